@@ -1,0 +1,47 @@
+/**
+ * Every input, output and state key of the action, typed. A contract test holds
+ * action.yml to these lists, so a rename cannot drift between the two.
+ */
+export const INPUTS = {
+  resource: 'resource',
+  actorDid: 'actor-did',
+  apiUrl: 'api-url',
+  key: 'key',
+  waitTimeout: 'wait-timeout',
+  onTimeout: 'on-timeout',
+  keepAlive: 'keep-alive',
+  dryRun: 'dry-run',
+} as const;
+export type InputName = (typeof INPUTS)[keyof typeof INPUTS];
+
+export const OUTPUTS = {
+  acquired: 'acquired',
+  leaseId: 'lease-id',
+  holder: 'holder',
+  expiresAtMs: 'expires-at-ms',
+  waitedMs: 'waited-ms',
+  actorDid: 'actor-did',
+  fence: 'fence',
+} as const;
+export type OutputName = (typeof OUTPUTS)[keyof typeof OUTPUTS];
+
+/** Handed from main to post. Never the key. */
+export const STATE = {
+  resource: 'resource',
+  actorDid: 'actor-did',
+  apiUrl: 'api-url',
+  leaseId: 'lease-id',
+  expiresAtMs: 'expires-at-ms',
+  grantedAtMs: 'granted-at-ms',
+  waitedMs: 'waited-ms',
+  fence: 'fence',
+  dryRun: 'dry-run',
+  kernelPid: 'kernel-pid',
+  kernelDir: 'kernel-dir',
+  keeperPid: 'keeper-pid',
+  keeperStatus: 'keeper-status',
+} as const;
+export type StateName = (typeof STATE)[keyof typeof STATE];
+
+/** The environment variable the key falls back to. */
+export const KEY_ENV = 'INTRAMEDIAL_KEY';

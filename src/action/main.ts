@@ -1,0 +1,145 @@
+import * as core from '@actions/core';
+import { randomBytes } from 'node:crypto';
+import { formatDuration } from '../gate/duration.js';
+import { LeaseRefusedError, waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
+import { createPlaneClient } from '../plane/client.js';
+import { PlaneError } from '../plane/errors.js';
+import { realSleep, systemClock } from '../plane/time.js';
+import { describeHolder } from './did.js';
+import { OUTPUTS, STATE } from './io.js';
+import { SettingsError, readKey, readSettings, type Settings } from './settings.js';
+import { formatEpoch, writeSummary } from './summary.js';
+
+/** The main step: validate, take the lease (waiting if held), hand it to post. */
+export async function run(): Promise<void> {
+  // Masked before anything else can print it.
+  const rawKey = readKey(core.getInput, process.env);
+  if (rawKey) core.setSecret(rawKey);
+  try {
+    const settings = readSettings((name) => core.getInput(name), process.env, nonce());
+    await acquire(settings);
+  } catch (error) {
+    core.setFailed(userMessage(error));
+  }
+}
+
+async function acquire(settings: Settings): Promise<void> {
+  const { resource, actorDid } = settings;
+  core.setOutput(OUTPUTS.actorDid, actorDid);
+  core.saveState(STATE.resource, resource);
+  core.saveState(STATE.actorDid, actorDid);
+  core.saveState(STATE.apiUrl, settings.apiUrl);
+  core.info(`Asking ${settings.apiUrl} for ${resource} as ${actorDid}`);
+
+  const client = createPlaneClient({ apiUrl: settings.apiUrl, key: settings.key });
+  const cancel = new AbortController();
+  const onSignal = (signal: string) => {
+    core.info(`Received ${signal}: stopping the wait.`);
+    cancel.abort();
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  let result: WaitResult;
+  try {
+    result = await waitForLease({
+      client,
+      resource,
+      actorDid,
+      timeoutMs: settings.waitTimeoutMs,
+      clock: systemClock,
+      sleep: realSleep,
+      random: Math.random,
+      signal: cancel.signal,
+      onHeld: (event) => reportHeld(settings, event),
+    });
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+  await report(settings, result);
+}
+
+function reportHeld(settings: Settings, event: HeldEvent): void {
+  const holder = describeHolder(event.holder);
+  if (event.holderChanged) {
+    core.notice(
+      `${settings.resource} is held by ${holder}. Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
+      {
+        title: `Waiting for ${settings.resource}`,
+      },
+    );
+  }
+  core.info(
+    `Waiting for ${settings.resource}: held by ${holder}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
+  );
+}
+
+async function report(settings: Settings, result: WaitResult): Promise<void> {
+  const { resource } = settings;
+  core.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
+  if (result.outcome === 'cancelled') {
+    core.setOutput(OUTPUTS.acquired, 'false');
+    core.setFailed(`Cancelled while waiting for ${resource}; this job holds nothing.`);
+    return;
+  }
+  if (result.outcome === 'timeout') {
+    core.setOutput(OUTPUTS.acquired, 'false');
+    core.setOutput(OUTPUTS.holder, result.holder);
+    const message = `Timed out after ${formatDuration(result.waitedMs)} waiting for ${resource}: still held by ${describeHolder(result.holder)}.`;
+    if (settings.onTimeout === 'fail') core.setFailed(message);
+    else core.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
+    await writeSummary(`lease-gate: ${resource} not acquired`, [
+      ['resource', resource],
+      ['held by', describeHolder(result.holder)],
+      ['waited', formatDuration(result.waitedMs)],
+      [
+        'outcome',
+        settings.onTimeout === 'fail' ? 'timed out (step failed)' : 'timed out (skipped)',
+      ],
+    ]);
+    return;
+  }
+  const { lease } = result;
+  core.saveState(STATE.leaseId, lease.id);
+  core.saveState(STATE.expiresAtMs, String(lease.expiresAtMs));
+  core.saveState(STATE.grantedAtMs, String(Date.now()));
+  core.saveState(STATE.waitedMs, String(Math.round(result.waitedMs)));
+  if (lease.fence !== undefined) core.saveState(STATE.fence, String(lease.fence));
+  core.setOutput(OUTPUTS.acquired, 'true');
+  core.setOutput(OUTPUTS.leaseId, lease.id);
+  core.setOutput(OUTPUTS.holder, lease.holder);
+  core.setOutput(OUTPUTS.expiresAtMs, String(lease.expiresAtMs));
+  if (lease.fence !== undefined) core.setOutput(OUTPUTS.fence, String(lease.fence));
+  const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+  core.notice(
+    `Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${formatDuration(result.waitedMs)}.`,
+    { title: `Holding ${resource}` },
+  );
+  await writeSummary(`lease-gate: holding ${resource}`, [
+    ['resource', resource],
+    ['holder', describeHolder(lease.holder)],
+    ['lease id', lease.id],
+    ...(lease.fence === undefined ? [] : ([['fence', String(lease.fence)]] as [string, string][])),
+    ['waited', formatDuration(result.waitedMs)],
+    ['expires', formatEpoch(lease.expiresAtMs)],
+    ['released', 'not yet: the post step gives it back'],
+  ]);
+}
+
+/** A message for the log: ours are written for people; anything else is named as unexpected. */
+export function userMessage(error: unknown): string {
+  if (
+    error instanceof SettingsError ||
+    error instanceof PlaneError ||
+    error instanceof LeaseRefusedError
+  ) {
+    return error.message;
+  }
+  if (error instanceof Error) {
+    core.debug(error.stack ?? '');
+    return `Unexpected error: ${error.message}`;
+  }
+  return `Unexpected error: ${String(error)}`;
+}
+
+function nonce(): string {
+  return randomBytes(4).toString('hex');
+}

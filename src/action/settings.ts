@@ -1,0 +1,114 @@
+import { DURATION_FORM, parseDuration } from '../gate/duration.js';
+import { parsePlaneUrl } from '../plane/url.js';
+import { deriveActorDid, runContextFromEnv } from './did.js';
+import { INPUTS, KEY_ENV, type InputName } from './io.js';
+
+/** Everything the main step needs, validated and typed. */
+export interface Settings {
+  /** What to lease, e.g. `lock:deploy/production`. */
+  resource: string;
+  /** The DID the job asks as. */
+  actorDid: string;
+  /** The plane's origin without a trailing slash; for a dry run, replaced by the local kernel's. */
+  apiUrl: string;
+  /** The plane key; empty only for a dry run. Never logged or saved. */
+  key: string;
+  /** How long to wait for a held lease; 0 asks once. */
+  waitTimeoutMs: number;
+  /** `fail` the step on timeout, or `skip`: succeed with acquired=false. */
+  onTimeout: 'fail' | 'skip';
+  /** Keep the lease alive until the post step. */
+  keepAlive: boolean;
+  /** Use the bundled local kernel instead of the plane. */
+  dryRun: boolean;
+}
+
+/** A user error: the message names the input and the accepted form. */
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+export type InputReader = (name: InputName) => string;
+
+const RESOURCE = /^[\x21-\x7e]{1,256}$/;
+/** did:<method>:<method-specific id> with the DID syntax's characters. */
+const DID =
+  /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*$/;
+
+function invalid(name: InputName, value: string, expected: string): SettingsError {
+  return new SettingsError(`Invalid input '${name}': '${value}'. Expected ${expected}.`);
+}
+
+function readBoolean(read: InputReader, name: InputName): boolean {
+  const value = read(name).trim();
+  if (/^(true|True|TRUE)$/.test(value)) return true;
+  if (/^(false|False|FALSE)$/.test(value)) return false;
+  throw invalid(name, value, "'true' or 'false'");
+}
+
+/** Reads the plane key: the `key` input, else INTRAMEDIAL_KEY. */
+export function readKey(read: InputReader, env: NodeJS.ProcessEnv): string {
+  return read(INPUTS.key).trim() || (env[KEY_ENV] ?? '').trim();
+}
+
+/**
+ * Turns the raw inputs into Settings, or throws a SettingsError before
+ * anything is sent anywhere. `nonce` makes the derived DID unique per job execution.
+ */
+export function readSettings(read: InputReader, env: NodeJS.ProcessEnv, nonce: string): Settings {
+  const resource = read(INPUTS.resource).trim();
+  if (!RESOURCE.test(resource)) {
+    throw invalid(
+      INPUTS.resource,
+      resource,
+      '1 to 256 printable characters without spaces, such as lock:deploy/production',
+    );
+  }
+
+  const givenDid = read(INPUTS.actorDid).trim();
+  if (givenDid && (!DID.test(givenDid) || givenDid.length > 512)) {
+    throw invalid(
+      INPUTS.actorDid,
+      givenDid,
+      'a DID of the form did:<method>:<id>, or empty to derive one from the run',
+    );
+  }
+  const run = runContextFromEnv(env);
+  if (!givenDid && !run) {
+    throw new SettingsError(
+      `Input '${INPUTS.actorDid}' is empty and cannot be derived: GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_JOB are not set. Give a DID of the form did:<method>:<id>.`,
+    );
+  }
+  const actorDid = givenDid || deriveActorDid(run!, nonce);
+
+  const rawUrl = read(INPUTS.apiUrl).trim();
+  const url = parsePlaneUrl(rawUrl);
+  if (!url.ok) {
+    throw invalid(
+      INPUTS.apiUrl,
+      rawUrl,
+      'an https:// origin (plain http:// only for localhost or 127.0.0.1)',
+    );
+  }
+
+  const rawTimeout = read(INPUTS.waitTimeout).trim();
+  const waitTimeoutMs = parseDuration(rawTimeout);
+  if (waitTimeoutMs === undefined)
+    throw invalid(INPUTS.waitTimeout, rawTimeout, `${DURATION_FORM}, at most 24h`);
+
+  const onTimeout = read(INPUTS.onTimeout).trim();
+  if (onTimeout !== 'fail' && onTimeout !== 'skip') {
+    throw invalid(INPUTS.onTimeout, onTimeout, "'fail' or 'skip'");
+  }
+
+  const keepAlive = readBoolean(read, INPUTS.keepAlive);
+  const dryRun = readBoolean(read, INPUTS.dryRun);
+  const key = readKey(read, env);
+  if (!key && !dryRun) {
+    throw new SettingsError(
+      `No plane key: set the '${INPUTS.key}' input or the ${KEY_ENV} environment variable from a secret (or use 'dry-run: true' to try the gate on a local kernel).`,
+    );
+  }
+
+  return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
+}

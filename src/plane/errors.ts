@@ -1,0 +1,52 @@
+/** Typed failures of a plane call; every message says which call and what to do. */
+export class PlaneError extends Error {
+  override name = 'PlaneError';
+  constructor(
+    message: string,
+    readonly call: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** 401/403: the key was refused. Never retried. */
+export class KeyRefusedError extends PlaneError {
+  override name = 'KeyRefusedError';
+}
+
+/** Other 4xx: our bug or bad input. Never retried. */
+export class RequestRejectedError extends PlaneError {
+  override name = 'RequestRejectedError';
+}
+
+/** The body does not match the contract; the message names the field. */
+export class ContractError extends PlaneError {
+  override name = 'ContractError';
+}
+
+/** Network failure, request timeout, 408, 429 or 5xx: worth asking again. */
+export class TransientError extends PlaneError {
+  override name = 'TransientError';
+  constructor(
+    message: string,
+    call: string,
+    status?: number,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message, call, status);
+  }
+}
+
+/** Transient failures went on past the retry budget. */
+export class PlaneUnavailableError extends PlaneError {
+  override name = 'PlaneUnavailableError';
+}
+
+/** The caller's signal stopped the call. */
+export class CancelledError extends Error {
+  override name = 'CancelledError';
+  constructor() {
+    super('cancelled');
+  }
+}

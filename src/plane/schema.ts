@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/**
+ * The plane's wire contract (CONTRACT.md part 1). Only the fields we use are
+ * validated; unknown fields are accepted and ignored so that a plane that grows
+ * its answers does not break old gates.
+ */
+
+export const LEASE_PATH = '/api/v1/acp/coordination/lease';
+export const RELEASE_PATH = '/api/v1/acp/coordination/release';
+export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+
+export const leaseSchema = z.object({
+  id: z.string().min(1),
+  resource: z.string(),
+  holder: z.string(),
+  expiresAtMs: z.number().finite(),
+  /** Only the bundled kernel promises a fencing token. */
+  fence: z.number().int().nonnegative().optional(),
+});
+export type Lease = z.infer<typeof leaseSchema>;
+
+export const grantedSchema = z.object({ ok: z.literal(true), lease: leaseSchema });
+
+export const heldSchema = z.object({
+  ok: z.literal(false),
+  reason: z.literal('lease_held'),
+  holder: z.string().min(1),
+  stampede: z.object({ waitMs: z.number().finite().nonnegative() }),
+});
+
+export const otherRefusalSchema = z.object({
+  ok: z.literal(false),
+  reason: z.string().min(1),
+  message: z.string().optional(),
+});
+
+export const releaseAnswerSchema = z.object({
+  released: z.unknown(),
+  releasedIds: z.array(z.string()),
+});
+
+export const statusAnswerSchema = z.object({
+  ok: z.literal(true),
+  lease: leaseSchema.nullable(),
+});
+
+export const revokeAnswerSchema = z.object({
+  ok: z.literal(true),
+  revoked: z.boolean(),
+  leaseId: z.string().nullable().optional(),
+});
+
+export interface LeaseRequest {
+  resource: string;
+  actorDid: string;
+}
+
+/** What a lease request can come to, once the body is checked. */
+export type LeaseAnswer =
+  | { kind: 'granted'; lease: Lease }
+  | { kind: 'held'; holder: string; waitMs: number }
+  | { kind: 'refused'; reason: string; message: string | undefined };
+
+export interface ReleaseAnswer {
+  released: boolean;
+  releasedIds: string[];
+}
+
+/** Turns a zod failure into "field: problem" that a person can act on. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`)
+    .join('; ');
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { INPUTS, type InputName } from '../src/action/io.js';
+import { SettingsError, readSettings } from '../src/action/settings.js';
+
+const DEFAULTS: Record<InputName, string> = {
+  resource: 'lock:deploy/production',
+  'actor-did': '',
+  'api-url': 'https://api.intramedial.com',
+  key: '',
+  'wait-timeout': '30m',
+  'on-timeout': 'fail',
+  'keep-alive': 'true',
+  'dry-run': 'false',
+};
+const RUN_ENV = {
+  GITHUB_REPOSITORY: 'acme/shop',
+  GITHUB_RUN_ID: '42',
+  GITHUB_JOB: 'deploy',
+  INTRAMEDIAL_KEY: 'k-env',
+};
+
+function settings(inputs: Partial<Record<InputName, string>>, env: NodeJS.ProcessEnv = RUN_ENV) {
+  const all = { ...DEFAULTS, ...inputs };
+  return readSettings((name) => all[name], env, 'nonce');
+}
+
+function failure(inputs: Partial<Record<InputName, string>>, env?: NodeJS.ProcessEnv): string {
+  try {
+    settings(inputs, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a SettingsError');
+}
+
+describe('readSettings', () => {
+  it('reads the action.yml defaults', () => {
+    expect(settings({})).toEqual({
+      resource: 'lock:deploy/production',
+      actorDid: 'did:web:github.com:acme:shop:actions:runs:42:attempts:1:jobs:deploy:nonce',
+      apiUrl: 'https://api.intramedial.com',
+      key: 'k-env',
+      waitTimeoutMs: 1_800_000,
+      onTimeout: 'fail',
+      keepAlive: true,
+      dryRun: false,
+    });
+  });
+
+  it('prefers the key input over INTRAMEDIAL_KEY', () => {
+    expect(settings({ key: 'k-input' }).key).toBe('k-input');
+  });
+
+  it('accepts every documented form', () => {
+    const s = settings({
+      resource: 'lock:deploy/eu-1',
+      'actor-did': 'did:web:acme.example:agent:release',
+      'api-url': 'http://127.0.0.1:8787/',
+      'wait-timeout': '0',
+      'on-timeout': 'skip',
+      'keep-alive': 'False',
+      'dry-run': 'TRUE',
+    });
+    expect(s).toMatchObject({
+      resource: 'lock:deploy/eu-1',
+      actorDid: 'did:web:acme.example:agent:release',
+      apiUrl: 'http://127.0.0.1:8787',
+      waitTimeoutMs: 0,
+      onTimeout: 'skip',
+      keepAlive: false,
+      dryRun: true,
+    });
+  });
+
+  it.each<[InputName, string, RegExp]>([
+    [INPUTS.resource, '', /'resource'.*printable characters without spaces/],
+    [INPUTS.resource, 'lock:deploy production', /'resource'/],
+    [INPUTS.resource, 'x'.repeat(257), /'resource'/],
+    [INPUTS.actorDid, 'release-bot', /'actor-did'.*did:<method>:<id>/],
+    [INPUTS.actorDid, 'did:Web:x', /'actor-did'/],
+    [INPUTS.actorDid, 'did:web:', /'actor-did'/],
+    [INPUTS.apiUrl, 'http://plane.example.com', /'api-url'.*https:\/\//],
+    [INPUTS.apiUrl, 'ftp://127.0.0.1', /'api-url'/],
+    [INPUTS.apiUrl, 'not a url', /'api-url'/],
+    [INPUTS.apiUrl, 'https://user:pw@plane.example.com', /'api-url'/],
+    [INPUTS.waitTimeout, '10 minutes', /'wait-timeout'.*'500ms', '90s', '15m', '1h'/],
+    [INPUTS.waitTimeout, '-5', /'wait-timeout'/],
+    [INPUTS.onTimeout, 'retry', /'on-timeout'.*'fail' or 'skip'/],
+    [INPUTS.keepAlive, 'yes', /'keep-alive'.*'true' or 'false'/],
+    [INPUTS.dryRun, '1', /'dry-run'.*'true' or 'false'/],
+  ])('rejects %s = %j, naming the input and the form', (name, value, message) => {
+    expect(failure({ [name]: value })).toMatch(message);
+  });
+
+  it('fails closed without a key unless it is a dry run', () => {
+    const env = { ...RUN_ENV, INTRAMEDIAL_KEY: '' };
+    expect(failure({}, env)).toMatch(/No plane key.*INTRAMEDIAL_KEY/);
+    expect(settings({ 'dry-run': 'true' }, env).key).toBe('');
+  });
+
+  it('needs actor-did outside a GitHub run', () => {
+    expect(failure({}, { INTRAMEDIAL_KEY: 'k' })).toMatch(
+      /'actor-did' is empty and cannot be derived/,
+    );
+    expect(settings({ 'actor-did': 'did:key:z6Mk' }, { INTRAMEDIAL_KEY: 'k' }).actorDid).toBe(
+      'did:key:z6Mk',
+    );
+  });
+
+  it('never echoes the key in a message', () => {
+    const message = failure({ key: 'sekrit-value', 'on-timeout': 'nope' });
+    expect(message).not.toContain('sekrit-value');
+  });
+});
