@@ -11,7 +11,7 @@ import { formatEpoch, writeSummary, type SummaryRow } from './summary.js';
 
 /** The longest we keep trying to give a lease back: a lease lasts 30 s anyway. */
 const MAX_RELEASE_BUDGET_MS = 30_000;
-const MIN_RELEASE_BUDGET_MS = 5_000;
+const MIN_RELEASE_BUDGET_MS = 1_000;
 
 /** The post step: give back what main was granted. It never fails the job. */
 export async function run(): Promise<void> {

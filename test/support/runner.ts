@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+interface ActionYml {
+  inputs: Record<string, { default?: string }>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string; post: string; 'post-if': string };
+}
+
+export const actionYml = parse(readFileSync('action.yml', 'utf8')) as ActionYml;
+
+export interface StepResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  state: Record<string, string>;
+  summary: string;
+  /** Milliseconds from the signal (if any) to the exit. */
+  exitAfterSignalMs?: number;
+}
+
+export interface StepOptions {
+  inputs?: Record<string, string>;
+  env?: Record<string, string>;
+  state?: Record<string, string>;
+  /** Send this signal once stdout contains `signalWhen`. */
+  signal?: { name: NodeJS.Signals; when: string };
+  tempDir?: string;
+}
+
+/** The run context a GitHub runner gives every step. */
+export const RUN_ENV = {
+  GITHUB_ACTIONS: 'true',
+  GITHUB_SERVER_URL: 'https://github.com',
+  GITHUB_REPOSITORY: 'acme/shop',
+  GITHUB_RUN_ID: '4242',
+  GITHUB_RUN_ATTEMPT: '1',
+  GITHUB_JOB: 'deploy',
+};
+
+/** Reads a runner file command file (`name<<delimiter` blocks). */
+export function parseFileCommands(text: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i += 1) {
+    const match = /^([^<]+)<<(.+)$/.exec(lines[i] ?? '');
+    if (!match) continue;
+    const [, name, delimiter] = match;
+    const value: string[] = [];
+    for (i += 1; i < lines.length && lines[i] !== delimiter; i += 1) value.push(lines[i] ?? '');
+    values[name!] = value.join('\n');
+  }
+  return values;
+}
+
+/** Runs dist/<step>/index.js the way a runner does. */
+export function runStep(step: 'main' | 'post', options: StepOptions = {}): Promise<StepResult> {
+  const dir = options.tempDir ?? mkdtempSync(join(tmpdir(), 'lease-gate-step-'));
+  const files = {
+    GITHUB_OUTPUT: join(dir, `${step}-output`),
+    GITHUB_STATE: join(dir, `${step}-state`),
+    GITHUB_STEP_SUMMARY: join(dir, `${step}-summary`),
+  };
+  for (const file of Object.values(files)) writeFileSync(file, '');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    RUNNER_TEMP: dir,
+    ...RUN_ENV,
+    ...files,
+    ...options.env,
+  };
+  for (const [name, spec] of Object.entries(actionYml.inputs)) {
+    env[`INPUT_${name.toUpperCase()}`] = options.inputs?.[name] ?? spec.default ?? '';
+  }
+  for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value;
+  const entry = step === 'main' ? actionYml.runs.main : actionYml.runs.post;
+
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let signalledAt: number | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (options.signal && signalledAt === undefined && stdout.includes(options.signal.when)) {
+        signalledAt = Date.now();
+        child.kill(options.signal.name);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolve({
+        code,
+        stdout,
+        stderr,
+        outputs: parseFileCommands(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+        state: parseFileCommands(readFileSync(files.GITHUB_STATE, 'utf8')),
+        summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+        ...(signalledAt === undefined ? {} : { exitAfterSignalMs: Date.now() - signalledAt }),
+      }),
+    );
+  });
+}
+
+/** Main, then post with main's state, sharing one RUNNER_TEMP. */
+export async function runJob(options: Omit<StepOptions, 'state' | 'tempDir' | 'signal'> = {}) {
+  const tempDir = mkdtempSync(join(tmpdir(), 'lease-gate-job-'));
+  const main = await runStep('main', { ...options, tempDir });
+  const post = await runStep('post', { ...options, tempDir, state: main.state });
+  return { main, post, tempDir };
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { LeaseRefusedError, waitForLease, type HeldEvent } from '../src/gate/wait.js';
+import type { PlaneClient } from '../src/plane/client.js';
+import { CancelledError } from '../src/plane/errors.js';
+import type { LeaseAnswer, LeaseRequest } from '../src/plane/schema.js';
+import { fakeTime } from './support/fake-time.js';
+
+const ME = 'did:web:acme.example:agent:me';
+const lease = { id: 'lease_1', resource: 'r', holder: ME, expiresAtMs: 0 };
+const held = (holder: string, waitMs: number): LeaseAnswer => ({ kind: 'held', holder, waitMs });
+
+/** A plane of just the two calls the loop uses, answering from a list. */
+function scripted(answers: Array<LeaseAnswer | Error>) {
+  const asked: LeaseRequest[] = [];
+  const releases: LeaseRequest[] = [];
+  const client: Pick<PlaneClient, 'lease' | 'release'> = {
+    lease: async (req) => {
+      asked.push(req);
+      const next = answers.shift();
+      if (!next) throw new Error('asked more often than scripted');
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    release: async (req) => {
+      releases.push(req);
+      return { released: true, releasedIds: ['lease_1'] };
+    },
+  };
+  return { client, asked, releases };
+}
+
+function options(client: Pick<PlaneClient, 'lease' | 'release'>, timeoutMs = 60_000) {
+  const time = fakeTime();
+  const events: HeldEvent[] = [];
+  return {
+    time,
+    events,
+    opts: {
+      client,
+      resource: 'r',
+      actorDid: ME,
+      timeoutMs,
+      clock: time.clock,
+      sleep: time.sleep,
+      random: () => 0,
+      onHeld: (event: HeldEvent) => events.push(event),
+    },
+  };
+}
+
+describe('waitForLease', () => {
+  it('takes a free lease at the first ask', async () => {
+    const plane = scripted([{ kind: 'granted', lease }]);
+    const { opts, time } = options(plane.client);
+    const result = await waitForLease(opts);
+    expect(result).toEqual({ outcome: 'granted', lease, waitedMs: 0, asks: 1 });
+    expect(time.sleeps).toEqual([]);
+    expect(plane.asked).toEqual([{ resource: 'r', actorDid: ME }]);
+  });
+
+  it('sleeps the plane-named waitMs between asks', async () => {
+    const plane = scripted([held('a', 3_000), held('a', 1_200), { kind: 'granted', lease }]);
+    const { opts, time } = options(plane.client);
+    const result = await waitForLease(opts);
+    expect(time.sleeps).toEqual([3_000, 1_200]);
+    expect(result).toMatchObject({ outcome: 'granted', waitedMs: 4_200, asks: 3 });
+  });
+
+  it('adds at most a little jitter', async () => {
+    const plane = scripted([held('a', 2_000), held('a', 10_000), { kind: 'granted', lease }]);
+    const { opts, time } = options(plane.client);
+    await waitForLease({ ...opts, random: () => 0.999 });
+    expect(time.sleeps[0]).toBeGreaterThan(2_000);
+    expect(time.sleeps[0]).toBeLessThanOrEqual(2_200);
+    expect(time.sleeps[1]).toBeLessThanOrEqual(10_250);
+  });
+
+  it('never hammers a plane that names no back-off', async () => {
+    const plane = scripted([held('a', 0), { kind: 'granted', lease }]);
+    const { opts, time } = options(plane.client);
+    await waitForLease(opts);
+    expect(time.sleeps).toEqual([100]);
+  });
+
+  it('tells about a new holder only when it changes', async () => {
+    const plane = scripted([
+      held('a', 1_000),
+      held('a', 1_000),
+      held('b', 1_000),
+      { kind: 'granted', lease },
+    ]);
+    const { opts, events } = options(plane.client);
+    await waitForLease(opts);
+    expect(events.map((e) => [e.holder, e.holderChanged, e.elapsedMs])).toEqual([
+      ['a', true, 0],
+      ['a', false, 1_000],
+      ['b', true, 2_000],
+    ]);
+  });
+
+  it('never sleeps past the deadline and asks once more there', async () => {
+    const plane = scripted([held('a', 4_000), held('a', 4_000), held('a', 4_000)]);
+    const { opts, time } = options(plane.client, 5_000);
+    const result = await waitForLease(opts);
+    expect(time.sleeps).toEqual([4_000, 1_000]);
+    expect(result).toEqual({ outcome: 'timeout', holder: 'a', waitedMs: 5_000, asks: 3 });
+  });
+
+  it('is granted at the last ask at the deadline', async () => {
+    const plane = scripted([held('a', 60_000), { kind: 'granted', lease }]);
+    const { opts, time } = options(plane.client, 5_000);
+    const result = await waitForLease(opts);
+    expect(time.sleeps).toEqual([5_000]);
+    expect(result.outcome).toBe('granted');
+  });
+
+  it('asks exactly once with a zero timeout', async () => {
+    const plane = scripted([held('a', 1_000)]);
+    const { opts, time } = options(plane.client, 0);
+    const result = await waitForLease(opts);
+    expect(result).toEqual({ outcome: 'timeout', holder: 'a', waitedMs: 0, asks: 1 });
+    expect(time.sleeps).toEqual([]);
+  });
+
+  it('fails on any refusal other than lease_held', async () => {
+    const plane = scripted([{ kind: 'refused', reason: 'actor_suspended', message: 'by ops' }]);
+    const { opts } = options(plane.client);
+    await expect(waitForLease(opts)).rejects.toThrow(
+      new LeaseRefusedError('actor_suspended', 'by ops'),
+    );
+  });
+
+  it('stops when aborted during the sleep, asking no more', async () => {
+    const plane = scripted([held('a', 5_000)]);
+    const { opts } = options(plane.client);
+    const abort = new AbortController();
+    const result = await waitForLease({
+      ...opts,
+      signal: abort.signal,
+      sleep: async () => abort.abort(),
+    });
+    expect(result).toMatchObject({ outcome: 'cancelled', asks: 1 });
+    expect(plane.asked).toHaveLength(1);
+    expect(plane.releases).toEqual([]);
+  });
+
+  it('gives back a lease granted in the moment of the abort', async () => {
+    const abort = new AbortController();
+    const plane = scripted([]);
+    const { opts } = options({
+      ...plane.client,
+      lease: async () => {
+        abort.abort();
+        return { kind: 'granted', lease };
+      },
+    });
+    const result = await waitForLease({ ...opts, signal: abort.signal });
+    expect(result.outcome).toBe('cancelled');
+    expect(plane.releases).toEqual([{ resource: 'r', actorDid: ME }]);
+  });
+
+  it('releases after a request cut short by the abort, in case the plane granted it', async () => {
+    const plane = scripted([new CancelledError()]);
+    const { opts } = options(plane.client);
+    const result = await waitForLease(opts);
+    expect(result.outcome).toBe('cancelled');
+    expect(plane.releases).toHaveLength(1);
+  });
+
+  it('passes plane failures through', async () => {
+    const plane = scripted([new Error('boom')]);
+    const { opts } = options(plane.client);
+    await expect(waitForLease(opts)).rejects.toThrow('boom');
+  });
+});
