@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
-const entries = ['main', 'post'];
+const entries = ['main', 'post', 'cli'];
 const only = process.argv.slice(2);
 for (const name of only.length ? only : entries) {
   rmSync(`dist/${name}`, { recursive: true, force: true });

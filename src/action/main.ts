@@ -5,6 +5,7 @@ import { LeaseRefusedError, waitForLease, type HeldEvent, type WaitResult } from
 import { createPlaneClient } from '../plane/client.js';
 import { PlaneError } from '../plane/errors.js';
 import { realSleep, systemClock } from '../plane/time.js';
+import { startDryRunKernel, startKeeper } from './background.js';
 import { describeHolder } from './did.js';
 import { OUTPUTS, STATE } from './io.js';
 import { SettingsError, readKey, readSettings, type Settings } from './settings.js';
@@ -23,7 +24,8 @@ export async function run(): Promise<void> {
   }
 }
 
-async function acquire(settings: Settings): Promise<void> {
+async function acquire(given: Settings): Promise<void> {
+  const settings = given.dryRun ? await useDryRunKernel(given) : given;
   const { resource, actorDid } = settings;
   core.setOutput(OUTPUTS.actorDid, actorDid);
   core.saveState(STATE.resource, resource);
@@ -55,6 +57,24 @@ async function acquire(settings: Settings): Promise<void> {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
   await report(settings, result);
+  if (result.outcome === 'granted' && settings.keepAlive) {
+    const keeper = startKeeper({ ...settings, lease: result.lease });
+    core.saveState(STATE.keeperPid, String(keeper.pid));
+    core.saveState(STATE.keeperStatus, keeper.statusFile);
+    core.info(`Keeping the lease alive in the background (pid ${keeper.pid}) until the post step.`);
+  }
+}
+
+/** A dry run gets its own kernel on loopback; post stops it. */
+async function useDryRunKernel(settings: Settings): Promise<Settings> {
+  const kernel = await startDryRunKernel();
+  core.saveState(STATE.dryRun, 'true');
+  core.saveState(STATE.kernelPid, String(kernel.pid));
+  core.saveState(STATE.kernelDir, kernel.dir);
+  core.info(
+    `Dry run: using this job's own local kernel at ${kernel.apiUrl}. No key is used and nothing leaves this machine; no other job is gated.`,
+  );
+  return { ...settings, apiUrl: kernel.apiUrl, key: '' };
 }
 
 function reportHeld(settings: Settings, event: HeldEvent): void {
@@ -121,6 +141,7 @@ async function report(settings: Settings, result: WaitResult): Promise<void> {
     ['waited', formatDuration(result.waitedMs)],
     ['expires', formatEpoch(lease.expiresAtMs)],
     ['released', 'not yet: the post step gives it back'],
+    ...(settings.dryRun ? ([['mode', 'dry run on a local kernel']] as [string, string][]) : []),
   ]);
 }
 

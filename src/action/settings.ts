@@ -1,4 +1,5 @@
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
+import { DID_FORM, RESOURCE_FORM, RESOURCE_PATTERN, isDid } from '../plane/schema.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { deriveActorDid, runContextFromEnv } from './did.js';
 import { INPUTS, KEY_ENV, type InputName } from './io.js';
@@ -30,11 +31,6 @@ export class SettingsError extends Error {
 
 export type InputReader = (name: InputName) => string;
 
-const RESOURCE = /^[\x21-\x7e]{1,256}$/;
-/** did:<method>:<method-specific id> with the DID syntax's characters. */
-const DID =
-  /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*$/;
-
 function invalid(name: InputName, value: string, expected: string): SettingsError {
   return new SettingsError(`Invalid input '${name}': '${value}'. Expected ${expected}.`);
 }
@@ -53,25 +49,23 @@ export function readKey(read: InputReader, env: NodeJS.ProcessEnv): string {
 
 /**
  * Turns the raw inputs into Settings, or throws a SettingsError before
- * anything is sent anywhere. `nonce` makes the derived DID unique per job execution.
+ * anything is sent anywhere. `nonce` makes the derived DID unique per job execution;
+ * `keyOptional` serves the CLI, which may talk to a keyless local kernel.
  */
-export function readSettings(read: InputReader, env: NodeJS.ProcessEnv, nonce: string): Settings {
+export function readSettings(
+  read: InputReader,
+  env: NodeJS.ProcessEnv,
+  nonce: string,
+  { keyOptional = false } = {},
+): Settings {
   const resource = read(INPUTS.resource).trim();
-  if (!RESOURCE.test(resource)) {
-    throw invalid(
-      INPUTS.resource,
-      resource,
-      '1 to 256 printable characters without spaces, such as lock:deploy/production',
-    );
+  if (!RESOURCE_PATTERN.test(resource)) {
+    throw invalid(INPUTS.resource, resource, RESOURCE_FORM);
   }
 
   const givenDid = read(INPUTS.actorDid).trim();
-  if (givenDid && (!DID.test(givenDid) || givenDid.length > 512)) {
-    throw invalid(
-      INPUTS.actorDid,
-      givenDid,
-      'a DID of the form did:<method>:<id>, or empty to derive one from the run',
-    );
+  if (givenDid && !isDid(givenDid)) {
+    throw invalid(INPUTS.actorDid, givenDid, `${DID_FORM}, or empty to derive one from the run`);
   }
   const run = runContextFromEnv(env);
   if (!givenDid && !run) {
@@ -104,7 +98,7 @@ export function readSettings(read: InputReader, env: NodeJS.ProcessEnv, nonce: s
   const keepAlive = readBoolean(read, INPUTS.keepAlive);
   const dryRun = readBoolean(read, INPUTS.dryRun);
   const key = readKey(read, env);
-  if (!key && !dryRun) {
+  if (!key && !dryRun && !keyOptional) {
     throw new SettingsError(
       `No plane key: set the '${INPUTS.key}' input or the ${KEY_ENV} environment variable from a secret (or use 'dry-run: true' to try the gate on a local kernel).`,
     );

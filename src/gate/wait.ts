@@ -61,7 +61,7 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   };
   let lastHolder: string | undefined;
   for (let asks = 1; ; asks += 1) {
-    const elapsed = () => clock.now() - started;
+    const elapsed = () => Math.round(clock.now() - started);
     if (signal?.aborted) return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
     let answer;
     try {

@@ -10,6 +10,17 @@ export const LEASE_PATH = '/api/v1/acp/coordination/lease';
 export const RELEASE_PATH = '/api/v1/acp/coordination/release';
 export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
 
+/** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
+export const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;
+export const RESOURCE_FORM =
+  '1 to 256 printable characters without spaces, such as lock:deploy/production';
+
+/** did:<method>:<method-specific id> with the DID syntax's characters. */
+export const DID_PATTERN =
+  /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*$/;
+export const DID_FORM = 'a DID of the form did:<method>:<id>';
+export const isDid = (value: string) => value.length <= 512 && DID_PATTERN.test(value);
+
 export const leaseSchema = z.object({
   id: z.string().min(1),
   resource: z.string(),

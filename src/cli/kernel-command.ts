@@ -1,0 +1,66 @@
+import { LeaseKernel, type KernelEvent } from '../kernel/core.js';
+import { startKernelServer } from '../kernel/server.js';
+import { fileStore, memoryStore } from '../kernel/store.js';
+import { isLoopbackHost } from '../plane/url.js';
+import { isAlive } from '../fs/processes.js';
+import { EXIT, UsageError, parse, type Output } from './options.js';
+
+/** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
+export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parse(args, {
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8787' },
+    'ttl-ms': { type: 'string', default: '30000' },
+    state: { type: 'string' },
+    quiet: { type: 'boolean', default: false },
+    'exit-with-pid': { type: 'string', default: '0' },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port) || port > 65_535) {
+    throw new UsageError(
+      `Invalid --port '${values.port}'. Expected a port number from 0 to 65535 (0 picks a free one).`,
+    );
+  }
+  const ttlMs = Number(values['ttl-ms']);
+  if (!/^\d+$/.test(values['ttl-ms']) || ttlMs < 100 || ttlMs > 3_600_000) {
+    throw new UsageError(
+      `Invalid --ttl-ms '${values['ttl-ms']}'. Expected milliseconds from 100 to 3600000.`,
+    );
+  }
+  const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+  const host = values.host.replace(/^\[(.*)\]$/, '$1');
+  if (!isLoopbackHost(host) && !key) {
+    throw new UsageError(
+      `Refusing to listen on ${values.host} without a key: set LEASE_GATE_KERNEL_KEY, or keep --host on loopback.`,
+    );
+  }
+  const store = values.state ? fileStore(values.state) : memoryStore();
+  const snapshot = store.load();
+  const leaseKernel = new LeaseKernel({ ttlMs, ...(snapshot ? { snapshot } : {}) });
+  const log = (events: KernelEvent[]) => {
+    if (values.quiet) return;
+    for (const e of events)
+      io.out(
+        `${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`,
+      );
+  };
+  const running = await startKernelServer({
+    kernel: leaseKernel,
+    store,
+    key,
+    adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+    host,
+    port,
+    onEvents: log,
+  });
+  io.out(`lease-gate kernel listening on ${running.url}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve).once('SIGTERM', resolve);
+    // A dry run's kernel goes when the job that started it goes.
+    const parent = Number(values['exit-with-pid']);
+    if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
+  });
+  await running.close();
+  return EXIT.done;
+}

@@ -1,0 +1,89 @@
+import { PlaneError } from '../plane/errors.js';
+import { LeaseRefusedError } from '../gate/wait.js';
+import { StoreError } from '../kernel/store.js';
+import { keep } from './keep-command.js';
+import { kernel } from './kernel-command.js';
+import { acquire, release, revoke, status } from './lease-commands.js';
+import { EXIT, UsageError, stdio, type Output } from './options.js';
+
+type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  kernel: {
+    run: kernel,
+    help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--state FILE] [--quiet]
+  Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
+  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
+  LEASE_GATE_ADMIN_KEY: the key that may revoke.`,
+  },
+  acquire: {
+    run: acquire,
+    help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json]
+  Take the lease, waiting on the plane's back-off while another holds it.`,
+  },
+  release: {
+    run: release,
+    help: `lease-gate release [--resource R] [--actor-did D] [--api-url U] [--json]
+  Give back the lease this actor holds.`,
+  },
+  status: {
+    run: status,
+    help: `lease-gate status [--resource R] [--api-url U] [--json]
+  Show who holds the resource, without taking it.`,
+  },
+  revoke: {
+    run: revoke,
+    help: `lease-gate revoke [--resource R] [--reason TEXT] [--api-url U] [--json]
+  End a lease at once (needs LEASE_GATE_ADMIN_KEY).`,
+  },
+};
+
+/** Used by the action itself; not in the help. */
+const INTERNAL: Record<string, Command> = { keep };
+
+const USAGE = `Usage: lease-gate <command> [options]
+
+${Object.values(COMMANDS)
+  .map((c) => c.help)
+  .join('\n\n')}
+
+Common: the key comes from INTRAMEDIAL_KEY; --api-url defaults to INTRAMEDIAL_API_URL or
+https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
+Exit codes: 0 done, 1 refused, timed out or the plane failed, 2 usage.`;
+
+/** Runs one command; returns the exit code. Never throws for a user's mistake. */
+export async function main(argv: string[], io: Output = stdio, env = process.env): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(USAGE);
+    return name ? EXIT.done : EXIT.usage;
+  }
+  const internal = INTERNAL[name];
+  if (internal) return internal(args, io, env);
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`Unknown command '${name}'. Run 'lease-gate --help' for the list.`);
+    return EXIT.usage;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(command.help);
+    return EXIT.done;
+  }
+  try {
+    return await command.run(args, io, env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${command.help}`);
+      return EXIT.usage;
+    }
+    if (
+      error instanceof PlaneError ||
+      error instanceof LeaseRefusedError ||
+      error instanceof StoreError
+    ) {
+      io.err(error.message);
+      return EXIT.refused;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { keepLease, type KeepOptions, type KeeperStatus } from '../src/gate/keep.js';
+import { LeaseKernel } from '../src/kernel/core.js';
+import { KeyRefusedError, PlaneUnavailableError } from '../src/plane/errors.js';
+import { fakeTime } from './support/fake-time.js';
+import { kernelClient } from './support/kernel-client.js';
+
+const ME = 'did:web:acme.example:agent:me';
+const THEM = 'did:web:acme.example:agent:them';
+const R = 'lock:deploy/production';
+
+function setup(ttlMs: number) {
+  const time = fakeTime(1_000_000);
+  const kernel = new LeaseKernel({ ttlMs, random: () => 0.5 });
+  const first = kernel.lease(R, ME, time.clock.now());
+  if (!first.ok) throw new Error('setup');
+  const client = kernelClient(kernel, time.clock);
+  const renewedAt: number[] = [];
+  const base: KeepOptions = {
+    client: {
+      lease: async (req, call) => {
+        renewedAt.push(time.clock.now());
+        return client.lease(req, call);
+      },
+    },
+    resource: R,
+    actorDid: ME,
+    lease: first.lease,
+    clock: time.clock,
+    wallNow: time.clock.now,
+    sleep: time.sleep,
+    maxLifetimeMs: 60_000,
+  };
+  return { time, kernel, base, renewedAt };
+}
+
+const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
+
+describe('keepLease', () => {
+  it.each([
+    [1_500, 500],
+    [30_000, 10_000],
+  ])('renews a %i ms lease about every %i ms, and it never lapses', async (ttl, every) => {
+    const { base, renewedAt, kernel, time } = setup(ttl);
+    const status = await keepLease(base);
+    expect(status.ended?.why).toBe('lifetime');
+    expect(status.gaps).toEqual([]);
+    expect(status.renewals).toBe(renewedAt.length);
+    expect(renewedAt.length).toBeGreaterThanOrEqual(60_000 / every - 1);
+    for (const gap of gaps(renewedAt)) expect(Math.abs(gap - every)).toBeLessThanOrEqual(1);
+    expect(kernel.status(R, time.clock.now())?.holder).toBe(ME);
+    expect(kernel.drainEvents().map((e) => e.kind)).toEqual(['grant']);
+  });
+
+  it('records a gap when the lease lapsed and was granted again', async () => {
+    const { base, time } = setup(1_500);
+    let calls = 0;
+    const outage: KeepOptions['client'] = {
+      lease: async (req, call) => {
+        calls += 1;
+        // The plane is unreachable for the 2nd to 4th renewal: about 3 s, twice the lease.
+        if (calls >= 2 && calls <= 4) {
+          await time.sleep(1_000);
+          throw new PlaneUnavailableError('down', 'call');
+        }
+        return base.client.lease(req, call);
+      },
+    };
+    const status = await keepLease({ ...base, client: outage, maxLifetimeMs: 8_000 });
+    expect(status.gaps).toHaveLength(1);
+    const [gap] = status.gaps;
+    expect(gap?.leaseId).not.toBe(gap?.previousLeaseId);
+    expect(gap?.gapMs).toBeGreaterThan(1_000);
+    expect(status.leaseId).toBe(gap?.leaseId);
+    expect(status.failures).toBe(3);
+    expect(status.ended?.why).toBe('lifetime');
+  });
+
+  it('reports a loss naming the new holder, and stops renewing', async () => {
+    const { base, kernel, time, renewedAt } = setup(1_500);
+    const changes: KeeperStatus[] = [];
+    const status = await keepLease({
+      ...base,
+      sleep: async (ms, signal) => {
+        await time.sleep(ms, signal);
+        if (time.clock.now() > 1_002_000 && kernel.status(R, time.clock.now())?.holder === ME) {
+          kernel.revoke(R, 'ops', time.clock.now());
+          kernel.lease(R, THEM, time.clock.now());
+        }
+      },
+      onChange: (s) => changes.push(structuredClone(s)),
+    });
+    expect(status.lost).toMatchObject({ holder: THEM, reason: 'lease_held' });
+    expect(status.ended?.why).toBe('lost');
+    const asksAfterLoss = renewedAt.filter((t) => t > status.lost!.atMs);
+    expect(asksAfterLoss).toEqual([]);
+    expect(changes.at(-1)?.ended?.why).toBe('lost');
+  });
+
+  it('ends when the process that started the job is gone', async () => {
+    const { base, time } = setup(30_000);
+    const status = await keepLease({ ...base, parentAlive: () => time.clock.now() < 1_005_000 });
+    expect(status.ended?.why).toBe('parent-gone');
+    expect(time.clock.now() - 1_000_000).toBeLessThanOrEqual(7_000);
+  });
+
+  it('ends at once when stopped', async () => {
+    const { base } = setup(30_000);
+    const abort = new AbortController();
+    abort.abort();
+    const status = await keepLease({ ...base, signal: abort.signal });
+    expect(status.ended?.why).toBe('stopped');
+    expect(status.renewals).toBe(0);
+  });
+
+  it('stops on a refused key instead of retrying forever', async () => {
+    const { base } = setup(1_500);
+    const status = await keepLease({
+      ...base,
+      client: {
+        lease: async () => {
+          throw new KeyRefusedError('refused', 'call', 401);
+        },
+      },
+    });
+    expect(status.ended?.why).toBe('key-refused');
+    expect(status.lastError).toBe('refused');
+  });
+});

@@ -1,0 +1,19 @@
+import type { LeaseKernel } from '../../src/kernel/core.js';
+import type { PlaneClient } from '../../src/plane/client.js';
+import type { Clock } from '../../src/plane/time.js';
+
+/** The real kernel core behind the client interface, on the test's clock: no HTTP, no mocks. */
+export function kernelClient(
+  kernel: LeaseKernel,
+  clock: Clock,
+): Pick<PlaneClient, 'lease' | 'release'> {
+  return {
+    lease: async ({ resource, actorDid }) => {
+      const reply = kernel.lease(resource, actorDid, clock.now());
+      return reply.ok
+        ? { kind: 'granted', lease: reply.lease }
+        : { kind: 'held', holder: reply.holder, waitMs: reply.stampede.waitMs };
+    },
+    release: async ({ resource, actorDid }) => kernel.release(resource, actorDid, clock.now()),
+  };
+}
