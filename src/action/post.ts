@@ -119,7 +119,10 @@ async function readKeeper(): Promise<KeeperStatus | undefined> {
   const file = core.getState(STATE.keeperStatus);
   if (!pid || !file) return undefined;
   const status = await stopKeeper(pid, file);
-  if (!status) core.warning('The keeper left no status: renewals are unknown.');
+  if (!status)
+    core.warning(
+      'The keeper left no status (it may have been stopped before it started): renewals are unknown.',
+    );
   return status;
 }
 

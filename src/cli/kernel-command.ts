@@ -54,13 +54,14 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     port,
     onEvents: log,
   });
-  io.out(`lease-gate kernel listening on ${running.url}`);
-  await new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve).once('SIGTERM', resolve);
     // A dry run's kernel goes when the job that started it goes.
     const parent = Number(values['exit-with-pid']);
     if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
   });
+  io.out(`lease-gate kernel listening on ${running.url}`);
+  await stopped;
   await running.close();
   return EXIT.done;
 }

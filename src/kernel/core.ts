@@ -59,12 +59,15 @@ interface Waiter {
 
 export interface KernelOptions {
   ttlMs?: number;
+  /** How soon the agent next in line is told to ask again; tests shorten it. */
+  nextInLineWaitMs?: number;
   random?: () => number;
   snapshot?: KernelSnapshot;
 }
 
 export class LeaseKernel {
   readonly ttlMs: number;
+  private readonly nextInLineWaitMs: number;
   private readonly random: () => number;
   private fence: number;
   private readonly leases = new Map<string, KernelLease>();
@@ -73,6 +76,7 @@ export class LeaseKernel {
 
   constructor(options: KernelOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    this.nextInLineWaitMs = options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS;
     this.random = options.random ?? Math.random;
     this.fence = options.snapshot?.fence ?? 0;
     for (const lease of options.snapshot?.leases ?? []) this.leases.set(lease.resource, lease);
@@ -88,6 +92,7 @@ export class LeaseKernel {
     const queue = this.queue(resource, now);
     if (!current && (queue.length === 0 || queue[0]?.actorDid === actorDid)) {
       queue.shift();
+      if (queue.length === 0) this.queues.delete(resource);
       return { ok: true, lease: { ...this.grant(resource, actorDid, now) }, renewed: false };
     }
     let position = queue.findIndex((w) => w.actorDid === actorDid);
@@ -187,11 +192,10 @@ export class LeaseKernel {
     });
   }
 
-  /** The queue without waiters that stopped asking. */
+  /** The resource's queue, without waiters that stopped asking. */
   private queue(resource: string, now: number): Waiter[] {
     const queue = (this.queues.get(resource) ?? []).filter((w) => w.keepUntil >= now);
-    if (queue.length) this.queues.set(resource, queue);
-    else this.queues.delete(resource);
+    this.queues.set(resource, queue);
     return queue;
   }
 
@@ -206,7 +210,7 @@ export class LeaseKernel {
    * they stand, jittered so they do not stampede, never past the lease's end.
    */
   private waitFor(position: number, remainingMs: number): number {
-    const base = NEXT_IN_LINE_WAIT_MS * (position + 1);
+    const base = this.nextInLineWaitMs * (position + 1);
     const jittered = position === 0 ? base : base * (0.75 + this.random() * 0.5);
     const bound = remainingMs > 0 ? Math.min(jittered, remainingMs) : jittered;
     return Math.max(1, Math.round(bound));

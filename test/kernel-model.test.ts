@@ -1,0 +1,216 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LeaseKernel, NEXT_IN_LINE_WAIT_MS, type KernelLease } from '../src/kernel/core.js';
+
+/**
+ * The kernel core against a small reference model of who holds what, over
+ * random interleavings of lease, release, revoke and clock steps.
+ */
+
+const AGENTS = ['did:web:a', 'did:web:b', 'did:web:c', 'did:web:d'];
+const RESOURCES = ['lock:r1', 'lock:r2'];
+const TTL = 1_000;
+
+type Op =
+  | { op: 'lease' | 'release'; agent: number; resource: number }
+  | { op: 'revoke'; resource: number }
+  | { op: 'tick'; ms: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      op: fc.constant('lease' as const),
+      agent: fc.nat(3),
+      resource: fc.nat(1),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('release' as const),
+      agent: fc.nat(3),
+      resource: fc.nat(1),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('revoke' as const), resource: fc.nat(1) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('tick' as const),
+      ms: fc.integer({ min: 1, max: 1_500 }),
+    }),
+  },
+);
+
+interface ModelLease {
+  holder: string;
+  id: string;
+  fence: number;
+  expiresAtMs: number;
+}
+
+let operations = 0;
+
+describe('the kernel core against a reference model', () => {
+  it('keeps every invariant over random interleavings', () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { minLength: 1, maxLength: 120, size: 'max' }),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        (ops, seed) => {
+          let rnd = seed;
+          const kernel = new LeaseKernel({
+            ttlMs: TTL,
+            random: () => (rnd = (rnd * 9301 + 0.49297) % 1),
+          });
+          const model = new Map<string, ModelLease>();
+          let now = 10_000;
+          let lastFence = 0;
+          const live = (resource: string) => {
+            const lease = model.get(resource);
+            return lease && lease.expiresAtMs > now ? lease : undefined;
+          };
+          for (const step of ops) {
+            operations += 1;
+            if (step.op === 'tick') {
+              now += step.ms;
+              continue;
+            }
+            const resource = RESOURCES[step.resource]!;
+            const before = live(resource);
+            if (step.op === 'revoke') {
+              const ended = kernel.revoke(resource, 'test', now);
+              expect(ended?.id).toBe(before?.id);
+              model.delete(resource);
+            } else if (step.op === 'release') {
+              const agent = AGENTS[step.agent]!;
+              const reply = kernel.release(resource, agent, now);
+              if (before?.holder === agent) {
+                expect(reply).toEqual({ ok: true, released: true, releasedIds: [before.id] });
+                model.delete(resource);
+              } else {
+                expect(reply).toEqual({ ok: true, released: false, releasedIds: [] });
+              }
+            } else {
+              const agent = AGENTS[step.agent]!;
+              const reply = kernel.lease(resource, agent, now);
+              if (reply.ok) {
+                const lease: KernelLease = reply.lease;
+                // At most one unexpired holder: a grant only when free or already ours.
+                expect(before === undefined || before.holder === agent).toBe(true);
+                expect(lease.expiresAtMs).toBe(now + TTL);
+                if (before) {
+                  expect(reply.renewed).toBe(true);
+                  expect([lease.id, lease.fence]).toEqual([before.id, before.fence]);
+                } else {
+                  expect(lease.fence).toBeGreaterThan(lastFence);
+                  lastFence = lease.fence;
+                }
+                model.set(resource, {
+                  holder: agent,
+                  id: lease.id,
+                  fence: lease.fence,
+                  expiresAtMs: lease.expiresAtMs,
+                });
+              } else {
+                expect(before?.holder).not.toBe(agent);
+                if (before) expect(reply.holder).toBe(before.holder);
+                const { waitMs } = reply.stampede;
+                expect(waitMs).toBeGreaterThanOrEqual(1);
+                expect(Number.isInteger(waitMs)).toBe(true);
+                const bound = before
+                  ? before.expiresAtMs - now
+                  : NEXT_IN_LINE_WAIT_MS * (reply.position + 1) * 1.25;
+                expect(waitMs).toBeLessThanOrEqual(Math.max(1, bound));
+                if (reply.position === 0) expect(waitMs).toBeLessThanOrEqual(2_000);
+              }
+            }
+            for (const r of RESOURCES) {
+              expect(kernel.status(r, now)?.id).toBe(live(r)?.id);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(operations).toBeGreaterThan(10_000);
+  });
+
+  it('serves agents that ask as told in the order they first asked, and starves none', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            arrive: fc.integer({ min: 0, max: 5_000 }),
+            hold: fc.integer({ min: 1, max: 3_000 }),
+          }),
+          {
+            minLength: 2,
+            maxLength: 8,
+          },
+        ),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        (agents, r) => {
+          const kernel = new LeaseKernel({ ttlMs: 30_000, random: () => r });
+          // Discrete events: [time, agent, kind], earliest first.
+          const events: Array<[number, number, 'ask' | 'release']> = agents.map((a, i) => [
+            a.arrive,
+            i,
+            'ask',
+          ]);
+          const firstAsk = new Map<number, number>();
+          const grants: number[] = [];
+          let guard = 0;
+          while (events.length) {
+            events.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+            const [now, i, kind] = events.shift()!;
+            guard += 1;
+            expect(guard).toBeLessThan(10_000);
+            const did = `did:web:agent${i}`;
+            if (kind === 'release') {
+              kernel.release('lock:r', did, now);
+              continue;
+            }
+            if (!firstAsk.has(i)) firstAsk.set(i, now);
+            const reply = kernel.lease('lock:r', did, now);
+            if (reply.ok) {
+              grants.push(i);
+              events.push([now + agents[i]!.hold, i, 'release']);
+            } else {
+              events.push([now + reply.stampede.waitMs, i, 'ask']);
+            }
+          }
+          expect(grants.length).toBe(agents.length);
+          const byFirstAsk = [...grants].sort(
+            (x, y) => firstAsk.get(x)! - firstAsk.get(y)! || x - y,
+          );
+          expect(grants).toEqual(byFirstAsk);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('lets a waiter that stops asking lose its place', () => {
+    const kernel = new LeaseKernel({ ttlMs: 1_000, random: () => 0.5 });
+    expect(kernel.lease('r', 'did:web:a', 0).ok).toBe(true);
+    expect(kernel.lease('r', 'did:web:quitter', 10).ok).toBe(false);
+    kernel.release('r', 'did:web:a', 100);
+    // The quitter never comes back; after its wait and the grace, the resource is free for others.
+    expect(kernel.lease('r', 'did:web:b', 150).ok).toBe(false);
+    expect(kernel.lease('r', 'did:web:b', 3_000).ok).toBe(true);
+  });
+
+  it('lapses an unrenewed lease and records it, keeping fences rising across a restart', () => {
+    const kernel = new LeaseKernel({ ttlMs: 1_000 });
+    const first = kernel.lease('r', 'did:web:a', 0);
+    expect(kernel.nextExpiry()).toBe(1_000);
+    kernel.reclaim(1_000);
+    expect(kernel.status('r', 1_000)).toBeNull();
+    expect(kernel.drainEvents().map((e) => e.kind)).toEqual(['grant', 'lapse']);
+    const restarted = new LeaseKernel({ snapshot: kernel.snapshot() });
+    const second = restarted.lease('r', 'did:web:b', 2_000);
+    expect(first.ok && second.ok && second.lease.fence > first.lease.fence).toBe(true);
+  });
+});
