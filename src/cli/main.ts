@@ -4,6 +4,7 @@ import { StoreError } from '../kernel/store.js';
 import { keep } from './keep-command.js';
 import { kernel } from './kernel-command.js';
 import { acquire, release, revoke, status } from './lease-commands.js';
+import { runCommand } from './run-command.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
 
 type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<number>;
@@ -25,6 +26,13 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: release,
     help: `lease-gate release [--resource R] [--actor-did D] [--api-url U] [--json]
   Give back the lease this actor holds.`,
+  },
+  run: {
+    run: runCommand,
+    help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] -- <command> [args...]
+  Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
+  The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
+  lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.`,
   },
   status: {
     run: status,
@@ -65,7 +73,8 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
     io.err(`Unknown command '${name}'. Run 'lease-gate --help' for the list.`);
     return EXIT.usage;
   }
-  if (args.includes('--help') || args.includes('-h')) {
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  if (own.includes('--help') || own.includes('-h')) {
     io.out(command.help);
     return EXIT.done;
   }

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startLoggedKernel } from './support/logged-kernel.js';
+
+/** `lease-gate run` from the committed bundle, against the kernel with 1.5 s leases. */
+
+const R = 'lock:deploy/production';
+const ME = 'did:web:acme.example:agent:runner';
+let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
+
+afterEach(async () => {
+  await plane?.close();
+  plane = undefined;
+});
+
+function run(
+  args: string[],
+  script: string,
+  onStdout?: (text: string, kill: (s: NodeJS.Signals) => void) => void,
+) {
+  const child = spawn(
+    process.execPath,
+    [
+      'dist/cli/index.js',
+      'run',
+      '--actor-did',
+      ME,
+      '--api-url',
+      plane!.url,
+      ...args,
+      '--',
+      process.execPath,
+      '-e',
+      script,
+    ],
+    { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+    onStdout?.(stdout, (s) => child.kill(s));
+  });
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+describe('lease-gate run', () => {
+  it('holds the lease across several lifetimes, passes the exit code through and releases after', async () => {
+    plane = await startLoggedKernel({ ttlMs: 1_500 });
+    const result = await run(
+      [],
+      'console.log("fence", process.env.LEASE_GATE_FENCE); setTimeout(() => process.exit(3), 4000)',
+    );
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('fence 1\n');
+    expect(result.stderr).toContain(`released ${R}`);
+    expect(plane.events.map((e) => [e.kind, e.actorDid])).toEqual([
+      ['grant', ME],
+      ['release', ME],
+    ]);
+    expect(plane.requests.filter((r) => r.path.endsWith('/lease')).length).toBeGreaterThanOrEqual(
+      7,
+    );
+  });
+
+  it('forwards SIGTERM to the command', async () => {
+    plane = await startLoggedKernel();
+    const script =
+      'process.on("SIGTERM", () => { console.log("got SIGTERM"); process.exit(7) }); console.log("ready"); setInterval(() => {}, 1000)';
+    let sent = false;
+    const { code, stdout } = await run([], script, (out, kill) => {
+      if (!sent && out.includes('ready')) {
+        sent = true;
+        kill('SIGTERM');
+      }
+    });
+    expect(stdout).toContain('got SIGTERM');
+    expect(code).toBe(7);
+    expect(plane.events.map((e) => e.kind)).toEqual(['grant', 'release']);
+  });
+
+  it('terminates the command when the lease is lost, naming the new holder', async () => {
+    plane = await startLoggedKernel({ ttlMs: 1_500 });
+    const THIEF = 'did:web:acme.example:agent:hotfix';
+    setTimeout(() => {
+      plane!.kernel.revoke(R, 'hotfix', Date.now());
+      plane!.kernel.lease(R, THIEF, Date.now());
+    }, 1_000);
+    const result = await run([], 'setInterval(() => {}, 1000)');
+    expect(result.code).toBe(143);
+    expect(result.stderr).toMatch(
+      new RegExp(`lost ${R} at .*now held by ${THIEF}\\. Stopping the command\\.`),
+    );
+    expect(plane.events.filter((e) => e.kind === 'release')).toEqual([]);
+  });
+
+  it('lets the command finish on loss with --on-lost warn, but exits non-zero', async () => {
+    plane = await startLoggedKernel({ ttlMs: 1_500 });
+    setTimeout(() => {
+      plane!.kernel.revoke(R, 'hotfix', Date.now());
+      plane!.kernel.lease(R, 'did:web:x:y', Date.now());
+    }, 500);
+    const result = await run(
+      ['--on-lost', 'warn'],
+      'setTimeout(() => { console.log("finished"); process.exit(0) }, 2500)',
+    );
+    expect(result.stdout).toBe('finished\n');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('lost lock:deploy/production');
+  });
+
+  it('does not run the command when the lease stays held', async () => {
+    plane = await startLoggedKernel();
+    plane.kernel.lease(R, 'did:web:other:job', Date.now());
+    const result = await run(['--wait-timeout', '0'], 'console.log("ran")');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('The command did not run.');
+  });
+});
