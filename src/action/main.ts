@@ -51,7 +51,7 @@ async function acquire(given: Settings): Promise<void> {
       sleep: realSleep,
       random: Math.random,
       signal: cancel.signal,
-      onHeld: (event) => reportHeld(settings, event),
+      onHeld: holdReporter(settings),
     });
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
@@ -77,19 +77,25 @@ async function useDryRunKernel(settings: Settings): Promise<Settings> {
   return { ...settings, apiUrl: kernel.apiUrl, key: '' };
 }
 
-function reportHeld(settings: Settings, event: HeldEvent): void {
-  const holder = describeHolder(event.holder);
-  if (event.holderChanged) {
-    core.notice(
-      `${settings.resource} is held by ${holder}. Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
-      {
-        title: `Waiting for ${settings.resource}`,
-      },
+/** Log lines at most this often while the holder stays the same; asks may be far more frequent. */
+const PROGRESS_EVERY_MS = 10_000;
+
+function holdReporter(settings: Settings): (event: HeldEvent) => void {
+  let lastLineAt = -Infinity;
+  return (event) => {
+    const holder = describeHolder(event.holder);
+    if (event.holderChanged) {
+      core.notice(
+        `${settings.resource} is held by ${holder}. Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
+        { title: `Waiting for ${settings.resource}` },
+      );
+    }
+    if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
+    lastLineAt = event.elapsedMs;
+    core.info(
+      `Waiting for ${settings.resource}: held by ${holder}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
     );
-  }
-  core.info(
-    `Waiting for ${settings.resource}: held by ${holder}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
-  );
+  };
 }
 
 async function report(settings: Settings, result: WaitResult): Promise<void> {
