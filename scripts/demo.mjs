@@ -129,11 +129,27 @@ const a = job('job A', '1001', url);
 await sleep(1_000);
 const b = job('job B', '1002', url);
 const codes = await Promise.all([a, b]);
+
+// The kernel's ledger: every grant and release, sealed and checkable offline.
+const bundleFile = join(mkdtempSync(join(tmpdir(), 'lease-gate-demo-ledger-')), 'ledger.json');
+const cli = (args, env = {}) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ['dist/cli/index.js', ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('close', (code) => resolve({ code, out: out.trim() }));
+  });
+await cli(['ledger', 'export', '--url', url, '--out', bundleFile], { LEASE_GATE_KERNEL_KEY: KEY });
+const verified = await cli(['verify', bundleFile, '--public-key', `${bundleFile}.pub`]);
+say('kernel', `lease-gate verify ${bundleFile} → ${verified.out}`);
 kernel.kill('SIGTERM');
 
 const release = events.find((e) => e.kind === 'release' && e.actor.includes(':runs:1001:'));
 const grant = events.find((e) => e.kind === 'grant' && e.actor.includes(':runs:1002:'));
-if (codes.some((code) => code !== 0) || !release || !grant) {
+if (codes.some((code) => code !== 0) || !release || !grant || verified.code !== 0) {
   console.error('demo failed: both jobs should have deployed one after the other');
   process.exit(1);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
+import { runCli } from './support/kernel-process.js';
 import { runJob } from './support/runner.js';
 
 describe('dry run, end to end', () => {
@@ -22,6 +23,11 @@ describe('dry run, end to end', () => {
     );
     expect(post.stdout).toContain("Stopped the dry run's local kernel.");
     expect(post.summary).toContain('dry run on a local kernel');
+    const bundle = /bundle<\/td><td>([^<]+)</.exec(post.summary)?.[1];
+    const key = /public key<\/td><td>([^<]+)</.exec(post.summary)?.[1];
+    expect(post.summary).toMatch(/entries<\/td><td>2</);
+    const verified = await runCli(['verify', bundle!, '--public-key', key!]);
+    expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(/^OK .*size 2/) });
     for (const pid of [main.state['kernel-pid'], main.state['keeper-pid']]) {
       expect(isAlive(Number(pid))).toBe(false);
     }

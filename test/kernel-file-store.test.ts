@@ -1,8 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPlaneClient } from '../src/plane/client.js';
+import { fetchLedger } from '../src/ledger/remote.js';
+import { verifyBundle } from '../src/ledger/verify.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 
 const A = 'did:web:acme.example:agent:a';
@@ -10,11 +13,19 @@ const B = 'did:web:acme.example:agent:b';
 
 describe('the kernel with a file store', () => {
   it('keeps held leases and never moves fences back across kill -9', async () => {
-    const state = join(mkdtempSync(join(tmpdir(), 'lease-gate-store-')), 'state.json');
+    const dir = mkdtempSync(join(tmpdir(), 'lease-gate-store-'));
+    const state = join(dir, 'state.json');
+    expect((await runCli(['keygen', '--out', dir])).code).toBe(0);
     const fences: number[] = [];
     const held = new Map<string, string>();
     for (let round = 0; round < 4; round += 1) {
-      const kernel = await startKernelProcess(['--state', state, '--quiet']);
+      const kernel = await startKernelProcess([
+        '--state',
+        state,
+        '--quiet',
+        '--signing-key',
+        join(dir, 'ledger.key'),
+      ]);
       const client = createPlaneClient({ apiUrl: kernel.url });
       for (const [resource, id] of held) {
         expect((await client.status(resource))?.id).toBe(id);
@@ -37,6 +48,23 @@ describe('the kernel with a file store', () => {
     }
     expect(fences).toEqual([...fences].sort((x, y) => x - y));
     expect(new Set(fences).size).toBe(fences.length);
+
+    // The ledger came back with every grant and the release, and still verifies.
+    const kernel = await startKernelProcess([
+      '--state',
+      state,
+      '--quiet',
+      '--signing-key',
+      join(dir, 'ledger.key'),
+    ]);
+    const { bundle } = await fetchLedger(kernel.url);
+    await kernel.stop();
+    const publicKey = createPublicKey(readFileSync(join(dir, 'ledger.pub'), 'utf8'));
+    expect(verifyBundle(bundle, publicKey)).toMatchObject({ size: 5, count: 5 });
+    const kinds = (bundle as { entries: Array<{ entry: { kind: string } }> }).entries.map(
+      (e) => e.entry.kind,
+    );
+    expect(kinds).toEqual(['grant', 'grant', 'grant', 'release', 'grant']);
   });
 
   it('refuses to start on an unreadable state file instead of forgetting it', async () => {

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
 import { LeaseKernel } from '../src/kernel/core.js';
+import { Ledger } from '../src/ledger/ledger.js';
+import { verifyBundle } from '../src/ledger/verify.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
 import { memoryStore } from '../src/kernel/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -174,6 +177,42 @@ describe('the kernel over HTTP', () => {
     expect(
       (await send(url, LEASE, { body: JSON.stringify({ resource: 'r', actorDid: A }) })).status,
     ).toBe(200);
+  });
+
+  it('serves the ledger: a text checkpoint and bundles over a range', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    running = await startKernelServer({
+      kernel: new LeaseKernel(),
+      store: memoryStore(),
+      ledger: new Ledger(privateKey),
+    });
+    const client = createPlaneClient({ apiUrl: running.url });
+    await client.lease({ resource: 'r', actorDid: A });
+    await client.release({ resource: 'r', actorDid: A });
+    await client.lease({ resource: 'r', actorDid: B });
+    const checkpoint = await request(`${running.url}/api/v1/acp/ledger/checkpoint`);
+    expect(checkpoint.headers['content-type']).toMatch(/^text\/plain/);
+    expect((await checkpoint.body.text()).split('\n').slice(1, 2)).toEqual(['3']);
+    const range = await send(running.url, '/api/v1/acp/ledger/bundle?from=1&to=3', {
+      method: 'GET',
+    });
+    expect(verifyBundle(range.body, publicKey, { allowPartial: true })).toMatchObject({
+      first: 1,
+      count: 2,
+    });
+    expect(
+      (await send(running.url, '/api/v1/acp/ledger/bundle?from=2&to=9', { method: 'GET' })).status,
+    ).toBe(400);
+    expect(
+      (await send(running.url, '/api/v1/acp/ledger/bundle?from=x', { method: 'GET' })).status,
+    ).toBe(400);
+  });
+
+  it('says so when it keeps no ledger', async () => {
+    const url = await start();
+    expect(
+      (await send(url, '/api/v1/acp/ledger/checkpoint', { method: 'GET' })).body,
+    ).toMatchObject({ reason: 'no_ledger' });
   });
 
   it('lapses a lease on its alarm', async () => {

@@ -4,7 +4,10 @@ import type { KeeperStatus } from '../gate/keep.js';
 import { createPlaneClient } from '../plane/client.js';
 import { systemClock } from '../plane/time.js';
 import { parsePlaneUrl } from '../plane/url.js';
-import { stopDryRunKernel, stopKeeper } from './background.js';
+import { jobTempDir, stopDryRunKernel, stopKeeper } from './background.js';
+import { fetchLedger } from '../ledger/remote.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describeHolder } from './did.js';
 import { STATE } from './io.js';
 import { userMessage } from './main.js';
@@ -24,7 +27,32 @@ export async function run(): Promise<void> {
   } catch (error) {
     core.warning(`lease-gate post step: ${userMessage(error)}`);
   } finally {
+    await exportDryRunLedger();
     await stopKernel();
+  }
+}
+
+/** A dry run's audit trail: the kernel's ledger bundle and public key, kept under RUNNER_TEMP. */
+async function exportDryRunLedger(): Promise<void> {
+  const apiUrl = core.getState(STATE.apiUrl);
+  if (!core.getState(STATE.kernelPid) || !apiUrl) return;
+  try {
+    const { bundleText, publicKey, bundle } = await fetchLedger(apiUrl);
+    const dir = jobTempDir('ledger');
+    const file = join(dir, 'ledger-bundle.json');
+    writeFileSync(file, bundleText);
+    writeFileSync(join(dir, 'ledger.pub'), publicKey);
+    const [, size, root] = (bundle as { checkpoint: string }).checkpoint.split('\n');
+    core.info(`Exported the dry run's ledger: ${file} (${size} entries, root ${root}).`);
+    await writeSummary("lease-gate: the dry run's ledger", [
+      ['bundle', file],
+      ['public key', join(dir, 'ledger.pub')],
+      ['entries', size ?? '?'],
+      ['root', root ?? '?'],
+      ['check it', `lease-gate verify ${file} --public-key ${join(dir, 'ledger.pub')}`],
+    ]);
+  } catch (error) {
+    core.warning(`Could not export the dry run's ledger: ${userMessage(error)}`);
   }
 }
 

@@ -1,4 +1,7 @@
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { LeaseKernel, type KernelEvent } from '../kernel/core.js';
+import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/server.js';
 import { fileStore, memoryStore } from '../kernel/store.js';
 import { isLoopbackHost } from '../plane/url.js';
@@ -14,6 +17,8 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     state: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     'exit-with-pid': { type: 'string', default: '0' },
+    'signing-key': { type: 'string' },
+    ledger: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -45,7 +50,11 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
         `${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`,
       );
   };
+  const ledgerFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
+  const ledger = new Ledger(readSigningKey(values['signing-key']), ledgerFile);
+  if (ledger.repaired) io.err(`warning: ${ledger.repaired}`);
   const running = await startKernelServer({
+    ledger,
     kernel: leaseKernel,
     store,
     key,
@@ -61,7 +70,26 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
   });
   io.out(`lease-gate kernel listening on ${running.url}`);
+  if (!values['signing-key'] && !values.quiet) {
+    io.out(
+      `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey.export({ type: 'spki', format: 'pem' })).trim()}`,
+    );
+  }
   await stopped;
   await running.close();
+  ledger.close();
   return EXIT.done;
+}
+
+function readSigningKey(file: string | undefined): KeyObject {
+  if (!file) return generateKeyPairSync('ed25519').privateKey;
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`Cannot read the signing key ${file}: ${(error as Error).message}`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new UsageError(`The signing key ${file} is not an Ed25519 key.`);
+  return key;
 }

@@ -1,10 +1,12 @@
 import { PlaneError } from '../plane/errors.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { StoreError } from '../kernel/store.js';
+import { LedgerError } from '../ledger/ledger.js';
 import { keep } from './keep-command.js';
 import { kernel } from './kernel-command.js';
 import { acquire, release, revoke, status } from './lease-commands.js';
 import { runCommand } from './run-command.js';
+import { keygen, ledger, verify } from './ledger-commands.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
 
 type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<number>;
@@ -33,6 +35,22 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
   The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
   lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.`,
+  },
+  keygen: {
+    run: keygen,
+    help: `lease-gate keygen --out DIR
+  Write an Ed25519 ledger signing key: DIR/ledger.key (PKCS#8 PEM, mode 0600) and DIR/ledger.pub (SPKI PEM).`,
+  },
+  ledger: {
+    run: ledger,
+    help: `lease-gate ledger export [--url http://127.0.0.1:8787] [--out FILE]
+  Fetch the kernel's ledger bundle (and its public key, to FILE.pub).`,
+  },
+  verify: {
+    run: verify,
+    help: `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT] [--allow-partial] [--json]
+  Check a ledger bundle offline: signature, origin, every inclusion proof, order, timestamps,
+  completeness, and (with --previous) that an older checkpoint's entries were not rewritten.`,
   },
   status: {
     run: status,
@@ -88,7 +106,8 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
     if (
       error instanceof PlaneError ||
       error instanceof LeaseRefusedError ||
-      error instanceof StoreError
+      error instanceof StoreError ||
+      error instanceof LedgerError
     ) {
       io.err(error.message);
       return EXIT.refused;

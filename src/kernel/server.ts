@@ -8,11 +8,13 @@ import {
   RELEASE_PATH,
   RESOURCE_FORM,
   RESOURCE_PATTERN,
+  LEDGER_PATHS,
   REVOKE_PATH,
   isDid,
 } from '../plane/schema.js';
 import type { KernelEvent, LeaseKernel } from './core.js';
 import type { KernelStore } from './store.js';
+import type { Ledger } from '../ledger/ledger.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -27,6 +29,8 @@ export interface KernelServerOptions {
   now?: () => number;
   /** Told of every grant, release, lapse and revocation, in order. */
   onEvents?: (events: KernelEvent[]) => void;
+  /** Where every grant, release, lapse and revocation is sealed; serves the ledger routes. */
+  ledger?: Ledger | undefined;
 }
 
 /** A user's mistake: answered with a 4xx and `{ ok: false, reason, message }`. */
@@ -63,6 +67,17 @@ export function createKernelHandler(options: KernelServerOptions) {
   /** Saves and reports after every change, then re-arms the lapse alarm. */
   const commit = () => {
     const events = kernel.drainEvents();
+    for (const { atMs, kind, resource: r, actorDid: a, leaseId, fence, reason } of events) {
+      options.ledger?.append({
+        atMs,
+        kind,
+        resource: r,
+        actorDid: a,
+        leaseId,
+        fence,
+        ...(reason ? { reason } : {}),
+      });
+    }
     store.save(kernel.snapshot());
     if (events.length) options.onEvents?.(events);
     if (alarm) clearTimeout(alarm);
@@ -76,6 +91,18 @@ export function createKernelHandler(options: KernelServerOptions) {
         Math.max(0, next - now()) + 1,
       ).unref();
     }
+  };
+
+  const ledger = () => {
+    if (!options.ledger) throw new HttpError(404, 'no_ledger', 'This kernel keeps no ledger.');
+    return options.ledger;
+  };
+  const query = (req: IncomingMessage) => new URL(req.url ?? '', 'http://kernel').searchParams;
+  const index = (value: string | null, fallback: number, name: string) => {
+    if (value === null) return fallback;
+    if (!/^\d+$/.test(value))
+      throw new HttpError(400, 'bad_request', `${name}: expected a whole number`);
+    return Number(value);
   };
 
   const routes: Record<string, (body: unknown, req: IncomingMessage) => [number, unknown]> = {
@@ -121,8 +148,26 @@ export function createKernelHandler(options: KernelServerOptions) {
         },
       ];
     },
+    [`GET ${LEDGER_PATHS.checkpoint}`]: () => [200, ledger().checkpoint()],
+    [`GET ${LEDGER_PATHS.publicKey}`]: () => [
+      200,
+      ledger().publicKey.export({ type: 'spki', format: 'pem' }),
+    ],
+    [`GET ${LEDGER_PATHS.bundle}`]: (_body, req) => {
+      const params = query(req);
+      const from = index(params.get('from'), 0, 'from');
+      const to = index(params.get('to'), ledger().size, 'to');
+      if (from > to || to > ledger().size) {
+        throw new HttpError(
+          400,
+          'bad_request',
+          `from/to: expected 0 ≤ from ≤ to ≤ ${ledger().size}`,
+        );
+      }
+      return [200, ledger().bundle(from, to)];
+    },
     [`GET ${LEASE_PATH}`]: (_body, req) => {
-      const r = new URL(req.url ?? '', 'http://kernel').searchParams.get('resource') ?? '';
+      const r = query(req).get('resource') ?? '';
       parse(z.object({ resource }), { resource: r });
       const lease = kernel.status(r, now());
       commit();
@@ -245,10 +290,12 @@ function readLimited(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** JSON, or plain text for a string (the checkpoint note, the public key). */
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  const plain = typeof body === 'string';
+  const text = plain ? body : JSON.stringify(body);
   res.writeHead(status, {
-    'content-type': 'application/json',
+    'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);

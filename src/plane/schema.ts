@@ -9,6 +9,12 @@ import { z } from 'zod';
 export const LEASE_PATH = '/api/v1/acp/coordination/lease';
 export const RELEASE_PATH = '/api/v1/acp/coordination/release';
 export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
+export const LEDGER_PATHS = {
+  checkpoint: '/api/v1/acp/ledger/checkpoint',
+  bundle: '/api/v1/acp/ledger/bundle',
+  publicKey: '/api/v1/acp/ledger/public-key',
+} as const;
 
 /** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
 export const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;

@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * An RFC 9162 §2.1 (RFC 6962) Merkle tree over an append-only list of leaves.
+ * Every complete subtree's hash is kept per level, so appending costs O(log n)
+ * at worst (O(1) amortised) and a proof costs O(log n) hashes.
+ */
+
+export type Hash = Uint8Array;
+const HASH_BYTES = 32;
+
+export const sha256 = (...parts: Uint8Array[]): Hash => {
+  const h = createHash('sha256');
+  for (const part of parts) h.update(part);
+  return new Uint8Array(h.digest());
+};
+const LEAF_PREFIX = Uint8Array.of(0);
+const NODE_PREFIX = Uint8Array.of(1);
+export const leafHash = (data: Uint8Array): Hash => sha256(LEAF_PREFIX, data);
+export const nodeHash = (left: Hash, right: Hash): Hash => sha256(NODE_PREFIX, left, right);
+export const EMPTY_ROOT: Hash = sha256();
+
+/** The largest power of two strictly below n (n ≥ 2). */
+function splitPoint(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/** A growable array of 32-byte hashes in one buffer (millions of leaves stay compact). */
+class HashList {
+  private buffer = new Uint8Array(HASH_BYTES * 1024);
+  length = 0;
+  push(hash: Hash): void {
+    if ((this.length + 1) * HASH_BYTES > this.buffer.length) {
+      const bigger = new Uint8Array(this.buffer.length * 2);
+      bigger.set(this.buffer);
+      this.buffer = bigger;
+    }
+    this.buffer.set(hash, this.length * HASH_BYTES);
+    this.length += 1;
+  }
+  at(index: number): Hash {
+    return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
+  }
+}
+
+export class MerkleTree {
+  /** levels[k][i] is the hash of leaves [i·2^k, (i+1)·2^k). */
+  private readonly levels: HashList[] = [new HashList()];
+
+  get size(): number {
+    return this.levels[0]!.length;
+  }
+
+  /** Appends a leaf's data; returns its index. */
+  append(data: Uint8Array): number {
+    return this.appendHash(leafHash(data));
+  }
+
+  appendHash(hash: Hash): number {
+    const index = this.size;
+    let node = hash;
+    for (let level = 0, i = index; ; level += 1, i >>= 1) {
+      const list = (this.levels[level] ??= new HashList());
+      list.push(node);
+      if (i % 2 === 0) break;
+      node = nodeHash(list.at(i - 1), node);
+    }
+    return index;
+  }
+
+  leafHashAt(index: number): Hash {
+    return this.levels[0]!.at(index);
+  }
+
+  /** The root of the first `size` leaves (the whole tree by default). */
+  root(size = this.size): Hash {
+    this.checkSize(size);
+    return size === 0 ? EMPTY_ROOT : this.range(0, size);
+  }
+
+  /** RFC 9162 §2.1.3.1 PATH(m, D[n]). */
+  inclusionProof(index: number, size = this.size): Hash[] {
+    this.checkSize(size);
+    if (!(index >= 0 && index < size))
+      throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+    const proof: Hash[] = [];
+    let lo = 0;
+    let hi = size;
+    let m = index;
+    const stack: Hash[] = [];
+    while (hi - lo > 1) {
+      const k = splitPoint(hi - lo);
+      if (m < k) {
+        stack.push(this.range(lo + k, hi));
+        hi = lo + k;
+      } else {
+        stack.push(this.range(lo, lo + k));
+        lo += k;
+        m -= k;
+      }
+    }
+    while (stack.length) proof.push(stack.pop()!);
+    return proof;
+  }
+
+  /** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
+  consistencyProof(first: number, second = this.size): Hash[] {
+    this.checkSize(second);
+    if (!(first >= 0 && first <= second)) throw new RangeError(`cannot prove ${first} → ${second}`);
+    if (first === 0 || first === second) return [];
+    const stack: Hash[] = [];
+    let lo = 0;
+    let hi = second;
+    let m = first;
+    let whole = true;
+    for (;;) {
+      const n = hi - lo;
+      if (m === n) {
+        if (!whole) stack.push(this.range(lo, hi));
+        break;
+      }
+      const k = splitPoint(n);
+      if (m <= k) {
+        stack.push(this.range(lo + k, hi));
+        hi = lo + k;
+      } else {
+        stack.push(this.range(lo, lo + k));
+        lo += k;
+        m -= k;
+        whole = false;
+      }
+    }
+    return stack.reverse();
+  }
+
+  /** MTH(D[lo:hi]) from the stored complete subtrees. */
+  private range(lo: number, hi: number): Hash {
+    const n = hi - lo;
+    if ((n & (n - 1)) === 0 && lo % n === 0) return this.levels[Math.log2(n)]!.at(lo / n);
+    const k = splitPoint(n);
+    return nodeHash(this.range(lo, lo + k), this.range(lo + k, hi));
+  }
+
+  private checkSize(size: number): void {
+    if (!(Number.isInteger(size) && size >= 0 && size <= this.size)) {
+      throw new RangeError(`tree size ${size} is not between 0 and ${this.size}`);
+    }
+  }
+}
+
+export const equalHashes = (a: Hash, b: Hash) =>
+  a.length === b.length && a.every((byte, i) => byte === b[i]);
+
+/** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
+export function verifyInclusion(
+  index: number,
+  size: number,
+  leaf: Hash,
+  proof: Hash[],
+  root: Hash,
+): boolean {
+  if (!(index >= 0 && index < size)) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = nodeHash(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && equalHashes(r, root);
+}
+
+/** RFC 9162 §2.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
+export function verifyConsistency(
+  first: number,
+  second: number,
+  firstRoot: Hash,
+  secondRoot: Hash,
+  proof: Hash[],
+): boolean {
+  if (first > second || first < 0) return false;
+  if (first === second) return proof.length === 0 && equalHashes(firstRoot, secondRoot);
+  if (first === 0) return proof.length === 0;
+  if (proof.length === 0) return false;
+  const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : proof;
+  let fn = first - 1;
+  let sn = second - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = path[0]!;
+  let sr = path[0]!;
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && equalHashes(fr, firstRoot) && equalHashes(sr, secondRoot);
+}

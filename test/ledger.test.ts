@@ -1,0 +1,242 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { signCheckpoint, verifyCheckpoint } from '../src/ledger/checkpoint.js';
+import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
+import { verifyBundle } from '../src/ledger/verify.js';
+import { runCli } from './support/kernel-process.js';
+
+const keys = () => generateKeyPairSync('ed25519');
+const kinds = ['grant', 'release', 'grant', 'lapse', 'grant', 'revoke'] as const;
+
+function filled(privateKey: KeyObject, count: number = kinds.length, file?: string): Ledger {
+  const ledger = new Ledger(privateKey, file);
+  for (let i = 0; i < count; i += 1) {
+    ledger.append({
+      atMs: 1_000 + i * 10,
+      kind: kinds[i % kinds.length]!,
+      resource: 'lock:deploy/production',
+      actorDid: `did:web:agent${i % 3}`,
+      leaseId: `lease_${i}`,
+      fence: i + 1,
+      ...(kinds[i % kinds.length] === 'revoke' ? { reason: 'incident' } : {}),
+    });
+  }
+  return ledger;
+}
+
+const clone = (bundle: LedgerBundle) => structuredClone(bundle) as LedgerBundle;
+
+describe('the ledger', () => {
+  const { privateKey, publicKey } = keys();
+  const ledger = filled(privateKey);
+  const bundle = ledger.bundle();
+
+  it('signs checkpoints in the C2SP signed-note form', () => {
+    const text = ledger.checkpoint();
+    const [origin, size, root, blank, signature] = text.split('\n');
+    expect(origin).toMatch(/^lease-gate\.kernel\/[0-9a-f]{16}$/);
+    expect(size).toBe('6');
+    expect(Buffer.from(root!, 'base64')).toHaveLength(32);
+    expect(blank).toBe('');
+    expect(signature).toMatch(new RegExp(`^— ${origin!.replace('.', '\\.')} [A-Za-z0-9+/]+=*$`));
+    expect(Buffer.from(signature!.split(' ')[2]!, 'base64')).toHaveLength(68);
+    expect(verifyCheckpoint(text, publicKey).size).toBe(6);
+  });
+
+  it('stamps strictly increasing times, even when events share a millisecond', () => {
+    const l = new Ledger(privateKey);
+    for (const kind of ['grant', 'release'] as const) {
+      l.append({ atMs: 5, kind, resource: 'r', actorDid: 'did:web:a', leaseId: 'x', fence: 1 });
+    }
+    expect(l.bundle().entries.map((e) => e.entry.tsMs)).toEqual([5, 6]);
+  });
+
+  it('verifies a whole bundle with nothing but the public key', () => {
+    expect(verifyBundle(JSON.parse(JSON.stringify(bundle)), publicKey)).toMatchObject({
+      size: 6,
+      count: 6,
+      first: 0,
+    });
+  });
+
+  const tampered: Array<[string, (b: LedgerBundle) => void, RegExp]> = [
+    [
+      'a flipped bit in a proof hash',
+      (b) => {
+        const proof = Buffer.from(b.entries[2]!.inclusionProof[0]!, 'base64');
+        proof[7]! ^= 0x10;
+        b.entries[2]!.inclusionProof[0] = proof.toString('base64');
+      },
+      /entry 2: the inclusion proof/,
+    ],
+    [
+      'a proof one hash short',
+      (b) => void b.entries[1]!.inclusionProof.pop(),
+      /entry 1: the inclusion proof/,
+    ],
+    [
+      'a proof one hash long',
+      (b) => void b.entries[1]!.inclusionProof.push(b.entries[0]!.inclusionProof[0]!),
+      /entry 1: the inclusion proof/,
+    ],
+    [
+      'a wrong index',
+      (b) => {
+        b.entries[3]!.index = 4;
+      },
+      /index 4 breaks the order/,
+    ],
+    [
+      'a changed field',
+      (b) => {
+        b.entries[4]!.entry.actorDid = 'did:web:mallory';
+      },
+      /entry 4: the inclusion proof/,
+    ],
+    [
+      'a changed fence',
+      (b) => {
+        b.entries[0]!.entry.fence = 99;
+      },
+      /entry 0: the inclusion proof/,
+    ],
+    ['reordered entries', (b) => b.entries.reverse(), /breaks the order/],
+    ['a dropped entry', (b) => void b.entries.splice(2, 1), /index 3 breaks the order/],
+    ['a dropped last entry', (b) => void b.entries.pop(), /some are missing/],
+    [
+      'a timestamp moved backwards',
+      (b) => {
+        b.entries[3]!.entry.tsMs = b.entries[2]!.entry.tsMs - 1;
+      },
+      /entry 3: tsMs .* is not after/,
+    ],
+    [
+      'a wrong tree size',
+      (b) => {
+        b.checkpoint = b.checkpoint.replace(/\n6\n/, '\n7\n');
+      },
+      /signature does not verify/,
+    ],
+    [
+      'a changed origin',
+      (b) => {
+        b.checkpoint = b.checkpoint.replace(/^lease-gate\.kernel\//, 'evil.example/');
+      },
+      /origin 'evil\.example\/.*' is not this key's log/,
+    ],
+    [
+      'a checkpoint re-signed by another key',
+      (b) => {
+        const [origin, size, root] = b.checkpoint.split('\n');
+        b.checkpoint = signCheckpoint(
+          { origin: origin!, size: Number(size), root: Buffer.from(root!, 'base64') },
+          keys().privateKey,
+        );
+      },
+      /no signature by this public key/,
+    ],
+    [
+      'an unknown field in an entry',
+      (b) => {
+        (b.entries[0]!.entry as Record<string, unknown>).note = 'x';
+      },
+      /bundle: entries\.0\.entry/,
+    ],
+  ];
+
+  it.each(tampered)('rejects %s, with a reason', (_what, tamper, reason) => {
+    const bad = clone(bundle);
+    tamper(bad);
+    expect(() => verifyBundle(bad, publicKey)).toThrow(reason);
+  });
+
+  it('checks a partial range only when asked to', () => {
+    const part = ledger.bundle(2, 5);
+    expect(() => verifyBundle(part, publicKey)).toThrow(/some are missing/);
+    expect(verifyBundle(part, publicKey, { allowPartial: true })).toMatchObject({
+      first: 2,
+      count: 3,
+    });
+  });
+
+  it('checks consistency with an older checkpoint, and catches rewritten history', () => {
+    const { privateKey: k, publicKey: p } = keys();
+    const growing = filled(k, 4);
+    const older = growing.checkpoint();
+    growing.append({
+      atMs: 9_999,
+      kind: 'release',
+      resource: 'r',
+      actorDid: 'did:web:a',
+      leaseId: 'z',
+      fence: 9,
+    });
+    expect(verifyBundle(growing.bundle(), p, { previous: older }).size).toBe(5);
+    const rewritten = filled(k, 5);
+    const forged = new Ledger(k);
+    rewritten.bundle().entries.forEach(({ entry }, i) =>
+      forged.append({
+        ...entry,
+        atMs: entry.tsMs,
+        actorDid: i === 1 ? 'did:web:forged' : entry.actorDid,
+      }),
+    );
+    expect(() => verifyBundle(forged.bundle(), p, { previous: older })).toThrow(
+      /first 4 entries were rewritten/,
+    );
+  });
+});
+
+describe('the ledger file', () => {
+  it('comes back after a restart, and a torn last record is cut off and reported', () => {
+    const { privateKey, publicKey } = keys();
+    const file = join(mkdtempSync(join(tmpdir(), 'lease-gate-ledger-')), 'ledger.jsonl');
+    const first = filled(privateKey, 5, file);
+    const root = first.bundle().checkpoint.split('\n')[2];
+    first.close();
+    appendFileSync(file, '{"actorDid":"did:web:half","fen');
+
+    const again = new Ledger(privateKey, file);
+    expect(again.repaired).toMatch(/last record was torn .* the 5 records before it kept/);
+    expect(again.size).toBe(5);
+    expect(again.bundle().checkpoint.split('\n')[2]).toBe(root);
+    again.append({
+      atMs: 1,
+      kind: 'grant',
+      resource: 'r',
+      actorDid: 'did:web:a',
+      leaseId: 'n',
+      fence: 9,
+    });
+    expect(verifyBundle(again.bundle(), publicKey).size).toBe(6);
+    again.close();
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(6);
+    expect(new Ledger(privateKey, file).repaired).toBeUndefined();
+  });
+
+  it('refuses a ledger damaged before its last record', () => {
+    const { privateKey } = keys();
+    const file = join(mkdtempSync(join(tmpdir(), 'lease-gate-ledger-')), 'ledger.jsonl');
+    filled(privateKey, 3, file).close();
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[1] = lines[1]!.slice(0, 20);
+    writeFileSync(file, lines.join('\n'));
+    expect(() => new Ledger(privateKey, file)).toThrow(
+      /line 2 is not JSON; the ledger is damaged before its last record/,
+    );
+  });
+});
+
+describe('keygen and verify on the command line', () => {
+  it('writes a private key only its owner can read, and verifies an exported bundle', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lease-gate-keys-'));
+    const made = await runCli(['keygen', '--out', dir]);
+    expect(made.code).toBe(0);
+    expect(made.stdout).not.toContain('PRIVATE KEY');
+    expect(statSync(join(dir, 'ledger.key')).mode & 0o777).toBe(0o600);
+    expect((await runCli(['keygen', '--out', dir])).code).toBe(2);
+  });
+});
