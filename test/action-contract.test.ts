@@ -24,6 +24,8 @@ describe('action.yml', () => {
       'on-timeout': 'fail',
       'keep-alive': 'true',
       'dry-run': 'false',
+      'github-token': '${{ github.token }}',
+      'status-context': 'lease-gate/{resource}',
     });
   });
 

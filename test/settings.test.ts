@@ -11,6 +11,8 @@ const DEFAULTS: Record<InputName, string> = {
   'on-timeout': 'fail',
   'keep-alive': 'true',
   'dry-run': 'false',
+  'github-token': 'ghs_token',
+  'status-context': 'lease-gate/{resource}',
 };
 const RUN_ENV = {
   GITHUB_REPOSITORY: 'acme/shop',
@@ -45,6 +47,8 @@ describe('readSettings', () => {
       onTimeout: 'fail',
       keepAlive: true,
       dryRun: false,
+      githubToken: 'ghs_token',
+      statusContext: 'lease-gate/lock:deploy/production',
     });
   });
 
@@ -89,6 +93,8 @@ describe('readSettings', () => {
     [INPUTS.onTimeout, 'retry', /'on-timeout'.*'fail' or 'skip'/],
     [INPUTS.keepAlive, 'yes', /'keep-alive'.*'true' or 'false'/],
     [INPUTS.dryRun, '1', /'dry-run'.*'true' or 'false'/],
+    [INPUTS.statusContext, 'a\nb', /'status-context'.*one line/],
+    [INPUTS.statusContext, 'x'.repeat(300), /'status-context'/],
   ])('rejects %s = %j, naming the input and the form', (name, value, message) => {
     expect(failure({ [name]: value })).toMatch(message);
   });

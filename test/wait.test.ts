@@ -43,7 +43,7 @@ function options(client: Pick<PlaneClient, 'lease' | 'release'>, timeoutMs = 60_
       clock: time.clock,
       sleep: time.sleep,
       random: () => 0,
-      onHeld: (event: HeldEvent) => events.push(event),
+      onHeld: (event: HeldEvent) => void events.push(event),
     },
   };
 }

@@ -43,21 +43,56 @@ export function deriveActorDid(run: RunContext, nonce: string): string {
   return `did:web:${parts.join(':')}`;
 }
 
-/** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
-export function runUrlFromDid(did: string): string | undefined {
+export interface RunDid {
+  host: string;
+  repository: string;
+  runId: string;
+  attempt: string;
+}
+
+/** The parts of a DID made by deriveActorDid; undefined for any other DID. */
+export function parseRunDid(did: string): RunDid | undefined {
   if (!did.startsWith('did:web:')) return undefined;
   const parts = did.slice('did:web:'.length).split(':');
   if (parts.length !== 11) return undefined;
-  const [host, owner, repo, actions, runs, runId, attempts, attempt, jobs] = parts;
-  if (actions !== 'actions' || runs !== 'runs' || attempts !== 'attempts' || jobs !== 'jobs') {
+  const [host, owner, repo, actions, runs, runId, attempts, attempt, jobs] = parts.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return '';
+    }
+  });
+  const labels =
+    actions === 'actions' && runs === 'runs' && attempts === 'attempts' && jobs === 'jobs';
+  if (
+    !labels ||
+    !host ||
+    !owner ||
+    !repo ||
+    !/^\d+$/.test(runId ?? '') ||
+    !/^\d+$/.test(attempt ?? '')
+  ) {
     return undefined;
   }
+  return { host, repository: `${owner}/${repo}`, runId: runId!, attempt: attempt! };
+}
+
+/** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
+export function runUrlFromDid(did: string): string | undefined {
+  const run = parseRunDid(did);
+  if (!run) return undefined;
   try {
-    const path = [owner, repo, 'actions', 'runs', runId, 'attempts', attempt]
-      .map((part) => encodeURIComponent(decodeURIComponent(part ?? '')))
+    const path = [
+      ...run.repository.split('/'),
+      'actions',
+      'runs',
+      run.runId,
+      'attempts',
+      run.attempt,
+    ]
+      .map(encodeURIComponent)
       .join('/');
-    const url = new URL(`https://${decodeURIComponent(host ?? '')}/${path}`);
-    return /^\d+$/.test(decodeURIComponent(runId ?? '')) ? url.href : undefined;
+    return new URL(`https://${run.host}/${path}`).href;
   } catch {
     return undefined;
   }
@@ -67,4 +102,10 @@ export function runUrlFromDid(did: string): string | undefined {
 export function describeHolder(did: string): string {
   const url = runUrlFromDid(did);
   return url ? `${did} (run: ${url})` : did;
+}
+
+/** A holder in few characters, for a commit status: its run when we know it. */
+export function shortHolder(did: string): string {
+  const run = parseRunDid(did);
+  return run ? `run ${run.runId} of ${run.repository}` : did;
 }

@@ -11,6 +11,8 @@ export const INPUTS = {
   onTimeout: 'on-timeout',
   keepAlive: 'keep-alive',
   dryRun: 'dry-run',
+  githubToken: 'github-token',
+  statusContext: 'status-context',
 } as const;
 export type InputName = (typeof INPUTS)[keyof typeof INPUTS];
 

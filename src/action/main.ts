@@ -6,7 +6,8 @@ import { createPlaneClient } from '../plane/client.js';
 import { PlaneError } from '../plane/errors.js';
 import { realSleep, systemClock } from '../plane/time.js';
 import { startDryRunKernel, startKeeper } from './background.js';
-import { describeHolder } from './did.js';
+import { describeHolder, shortHolder } from './did.js';
+import { GitHubSurfaces } from './surfaces.js';
 import { OUTPUTS, STATE } from './io.js';
 import { SettingsError, readKey, readSettings, type Settings } from './settings.js';
 import { formatEpoch, writeSummary } from './summary.js';
@@ -18,6 +19,7 @@ export async function run(): Promise<void> {
   if (rawKey) core.setSecret(rawKey);
   try {
     const settings = readSettings((name) => core.getInput(name), process.env, nonce());
+    if (settings.githubToken) core.setSecret(settings.githubToken);
     await acquire(settings);
   } catch (error) {
     core.setFailed(userMessage(error));
@@ -34,6 +36,12 @@ async function acquire(given: Settings): Promise<void> {
   core.info(`Asking ${settings.apiUrl} for ${resource} as ${actorDid}`);
 
   const client = createPlaneClient({ apiUrl: settings.apiUrl, key: settings.key });
+  const github = new GitHubSurfaces(
+    settings.githubToken,
+    settings.statusContext,
+    process.env,
+    (m) => core.warning(m),
+  );
   const cancel = new AbortController();
   const onSignal = (signal: string) => {
     core.info(`Received ${signal}: stopping the wait.`);
@@ -51,12 +59,12 @@ async function acquire(given: Settings): Promise<void> {
       sleep: realSleep,
       random: Math.random,
       signal: cancel.signal,
-      onHeld: holdReporter(settings),
+      onHeld: holdReporter(settings, github),
     });
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
-  await report(settings, result);
+  await report(settings, result, github);
   if (result.outcome === 'granted' && settings.keepAlive) {
     const keeper = startKeeper({ ...settings, lease: result.lease });
     core.saveState(STATE.keeperPid, String(keeper.pid));
@@ -80,14 +88,22 @@ async function useDryRunKernel(settings: Settings): Promise<Settings> {
 /** Log lines at most this often while the holder stays the same; asks may be far more frequent. */
 const PROGRESS_EVERY_MS = 10_000;
 
-function holdReporter(settings: Settings): (event: HeldEvent) => void {
+function holdReporter(
+  settings: Settings,
+  github: GitHubSurfaces,
+): (event: HeldEvent) => Promise<void> {
   let lastLineAt = -Infinity;
-  return (event) => {
+  return async (event) => {
     const holder = describeHolder(event.holder);
     if (event.holderChanged) {
+      const run = await github.holderRun(event.holder, Date.now());
       core.notice(
-        `${settings.resource} is held by ${holder}. Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
+        `${settings.resource} is held by ${holder}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
         { title: `Waiting for ${settings.resource}` },
+      );
+      await github.status(
+        'pending',
+        `Waiting: held by ${shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
       );
     }
     if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
@@ -98,7 +114,11 @@ function holdReporter(settings: Settings): (event: HeldEvent) => void {
   };
 }
 
-async function report(settings: Settings, result: WaitResult): Promise<void> {
+async function report(
+  settings: Settings,
+  result: WaitResult,
+  github: GitHubSurfaces,
+): Promise<void> {
   const { resource } = settings;
   core.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
   if (result.outcome === 'cancelled') {
@@ -110,6 +130,10 @@ async function report(settings: Settings, result: WaitResult): Promise<void> {
     core.setOutput(OUTPUTS.acquired, 'false');
     core.setOutput(OUTPUTS.holder, result.holder);
     const message = `Timed out after ${formatDuration(result.waitedMs)} waiting for ${resource}: still held by ${describeHolder(result.holder)}.`;
+    await github.status(
+      'failure',
+      `Timed out after ${formatDuration(result.waitedMs)}: held by ${shortHolder(result.holder)}`,
+    );
     if (settings.onTimeout === 'fail') core.setFailed(message);
     else core.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
     await writeSummary(`lease-gate: ${resource} not acquired`, [
@@ -135,6 +159,7 @@ async function report(settings: Settings, result: WaitResult): Promise<void> {
   core.setOutput(OUTPUTS.expiresAtMs, String(lease.expiresAtMs));
   if (lease.fence !== undefined) core.setOutput(OUTPUTS.fence, String(lease.fence));
   const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+  await github.status('success', `Holding lease ${lease.id}${fence}`);
   core.notice(
     `Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${formatDuration(result.waitedMs)}.`,
     { title: `Holding ${resource}` },

@@ -8,8 +8,9 @@ import { jobTempDir, stopDryRunKernel, stopKeeper } from './background.js';
 import { fetchLedger } from '../ledger/remote.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeHolder } from './did.js';
-import { STATE } from './io.js';
+import { describeHolder, shortHolder } from './did.js';
+import { GitHubSurfaces } from './surfaces.js';
+import { INPUTS, STATE } from './io.js';
 import { userMessage } from './main.js';
 import { readKey } from './settings.js';
 import { formatEpoch, writeSummary, type SummaryRow } from './summary.js';
@@ -23,7 +24,12 @@ export async function run(): Promise<void> {
   try {
     const key = readKey(core.getInput, process.env);
     if (key) core.setSecret(key);
-    await cleanup(key);
+    const token = core.getInput(INPUTS.githubToken);
+    if (token) core.setSecret(token);
+    const context = core
+      .getInput(INPUTS.statusContext)
+      .replaceAll('{resource}', core.getState(STATE.resource));
+    await cleanup(key, new GitHubSurfaces(token, context, process.env, (m) => core.warning(m)));
   } catch (error) {
     core.warning(`lease-gate post step: ${userMessage(error)}`);
   } finally {
@@ -56,7 +62,7 @@ async function exportDryRunLedger(): Promise<void> {
   }
 }
 
-async function cleanup(key: string): Promise<void> {
+async function cleanup(key: string, github: GitHubSurfaces): Promise<void> {
   const resource = core.getState(STATE.resource);
   const actorDid = core.getState(STATE.actorDid);
   const grantedId = core.getState(STATE.leaseId);
@@ -86,6 +92,10 @@ async function cleanup(key: string): Promise<void> {
       { title: `Lost ${resource}` },
     );
     rows.push(['released', `no: lost at ${new Date(atMs).toISOString()}`]);
+    await github.status(
+      'failure',
+      `Lost at ${new Date(atMs).toISOString().slice(11, 19)}Z to ${holder ? shortHolder(holder) : reason}`,
+    );
     await writeSummary(`lease-gate: ${resource} was lost`, rows);
     return;
   }
@@ -101,7 +111,13 @@ async function cleanup(key: string): Promise<void> {
     );
   }
 
-  rows.push(['released', await release(resource, actorDid, leaseId, expiresAtMs, key)]);
+  const outcome = await release(resource, actorDid, leaseId, expiresAtMs, key);
+  rows.push(['released', outcome]);
+  const heldFor = formatDuration(Date.now() - Number(core.getState(STATE.grantedAtMs)));
+  await github.status(
+    'success',
+    `${outcome === 'released' ? 'Released' : 'Done'} after holding ${heldFor} (lease ${leaseId})`,
+  );
   await writeSummary(`lease-gate: ${resource} given back`, rows);
 }
 

@@ -22,6 +22,10 @@ export interface Settings {
   keepAlive: boolean;
   /** Use the bundled local kernel instead of the plane. */
   dryRun: boolean;
+  /** For the commit status and the holder's run; empty means no GitHub call. Never logged. */
+  githubToken: string;
+  /** The commit status context; empty turns statuses off. */
+  statusContext: string;
 }
 
 /** A user error: the message names the input and the accepted form. */
@@ -104,5 +108,26 @@ export function readSettings(
     );
   }
 
-  return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
+  const statusContext = read(INPUTS.statusContext).trim().replaceAll('{resource}', resource);
+  if (statusContext.length > 255 || /[\r\n]/.test(statusContext)) {
+    throw invalid(
+      INPUTS.statusContext,
+      statusContext.slice(0, 60).replace(/\r?\n/g, '\\n'),
+      'one line of at most 255 characters, or empty to turn statuses off',
+    );
+  }
+  const githubToken = read(INPUTS.githubToken).trim();
+
+  return {
+    resource,
+    actorDid,
+    apiUrl: url.url,
+    key,
+    waitTimeoutMs,
+    onTimeout,
+    keepAlive,
+    dryRun,
+    githubToken,
+    statusContext,
+  };
 }

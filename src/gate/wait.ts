@@ -11,8 +11,8 @@ export interface WaitOptions extends LeaseRequest {
   sleep: Sleep;
   random: () => number;
   signal?: AbortSignal | undefined;
-  /** Told every time the lease is found held, before the sleep. */
-  onHeld?: (event: HeldEvent) => void;
+  /** Told every time the lease is found held, before the sleep (awaited). */
+  onHeld?: (event: HeldEvent) => void | Promise<void>;
 }
 
 export interface HeldEvent {
@@ -86,7 +86,7 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     }
     const jitter = options.random() * Math.min(250, answer.waitMs * 0.1);
     const nextAskInMs = Math.min(Math.max(MIN_SLEEP_MS, answer.waitMs + jitter), remaining);
-    options.onHeld?.({
+    await options.onHeld?.({
       holder: answer.holder,
       holderChanged: answer.holder !== lastHolder,
       elapsedMs: elapsed(),

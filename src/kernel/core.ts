@@ -72,6 +72,8 @@ export class LeaseKernel {
   private fence: number;
   private readonly leases = new Map<string, KernelLease>();
   private readonly queues = new Map<string, Waiter[]>();
+  /** Per resource, a moving average of how long holders kept it. */
+  private readonly typicalHold = new Map<string, number>();
   private events: KernelEvent[] = [];
 
   constructor(options: KernelOptions = {}) {
@@ -98,7 +100,7 @@ export class LeaseKernel {
     let position = queue.findIndex((w) => w.actorDid === actorDid);
     if (position < 0) position = queue.push({ actorDid, keepUntil: 0 }) - 1;
     const remaining = current ? current.expiresAtMs - now : 0;
-    const waitMs = this.waitFor(position, remaining);
+    const waitMs = this.waitFor(resource, position, current ? remaining : this.ttlMs);
     queue[position]!.keepUntil = now + waitMs + WAITER_GRACE_MS;
     const holder = current?.holder ?? queue[0]!.actorDid;
     return { ok: false, reason: 'lease_held', holder, stampede: { waitMs }, position };
@@ -176,6 +178,9 @@ export class LeaseKernel {
 
   private end(lease: KernelLease, kind: KernelEventKind, at: number, reason?: string): void {
     this.leases.delete(lease.resource);
+    const held = at - lease.grantedAtMs;
+    const before = this.typicalHold.get(lease.resource);
+    this.typicalHold.set(lease.resource, before === undefined ? held : 0.7 * before + 0.3 * held);
     this.record(kind, lease, at, reason);
   }
 
@@ -206,14 +211,19 @@ export class LeaseKernel {
   }
 
   /**
-   * The next in line polls briefly; the others wait longer the further back
-   * they stand, jittered so they do not stampede, never past the lease's end.
+   * The next in line polls briefly, so a handover costs at most one short
+   * sleep. Those further back cannot be served before the holds ahead of them
+   * end: they wait about half the typical time of those holds (never less than
+   * the next in line, jittered so they do not stampede), never past the lease's end.
    */
-  private waitFor(position: number, remainingMs: number): number {
-    const base = this.nextInLineWaitMs * (position + 1);
-    const jittered = position === 0 ? base : base * (0.75 + this.random() * 0.5);
-    const bound = remainingMs > 0 ? Math.min(jittered, remainingMs) : jittered;
-    return Math.max(1, Math.round(bound));
+  private waitFor(resource: string, position: number, boundMs: number): number {
+    const next = this.nextInLineWaitMs;
+    let wait = next;
+    if (position > 0) {
+      const ahead = position * (this.typicalHold.get(resource) ?? 0);
+      wait = Math.max(next, ahead / 2) * (1 + 0.2 * this.random());
+    }
+    return Math.max(1, Math.round(Math.min(wait, boundMs)));
   }
 
   private randomHex(length: number): string {

@@ -1,17 +1,16 @@
-import { request } from 'undici';
+import { exchange } from '../plane/transport.js';
 import { LEDGER_PATHS } from '../plane/schema.js';
 
 const TIMEOUT_MS = 30_000;
 
 async function get(apiUrl: string, path: string, key: string | undefined): Promise<string> {
-  const res = await request(apiUrl + path, {
+  const { status, text } = await exchange({
     method: 'GET',
+    url: apiUrl + path,
     headers: key ? { authorization: `Bearer ${key}` } : {},
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
-  const text = await res.body.text();
-  if (res.statusCode !== 200)
-    throw new Error(`[GET] "${apiUrl}${path}": ${res.statusCode} ${text.slice(0, 200)}`);
+  if (status !== 200) throw new Error(`[GET] "${apiUrl}${path}": ${status} ${text.slice(0, 200)}`);
   return text;
 }
 

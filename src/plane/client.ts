@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import type { Agent } from 'node:http';
 import type { z } from 'zod';
 import {
   CancelledError,
@@ -27,6 +27,7 @@ import {
   type ReleaseAnswer,
 } from './schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from './time.js';
+import { exchange, type Answer } from './transport.js';
 
 export interface PlaneClientOptions {
   /** The plane's origin, already checked by parsePlaneUrl. */
@@ -38,7 +39,8 @@ export interface PlaneClientOptions {
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
-  dispatcher?: Dispatcher;
+  /** A node:http(s) Agent, for callers that want their own connection pool. */
+  agent?: Agent;
 }
 
 export interface CallOptions {
@@ -90,17 +92,16 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     const timeout = AbortSignal.timeout(timeoutMs);
-    let response: Dispatcher.ResponseData;
-    let text: string;
+    let response: Answer;
     try {
-      response = await request(url, {
+      response = await exchange({
         method,
+        url,
         headers,
-        body: payload === undefined ? null : JSON.stringify(payload),
+        body: payload === undefined ? undefined : JSON.stringify(payload),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+        agent: options.agent,
       });
-      text = await response.body.text();
     } catch (error) {
       if (signal?.aborted) throw new CancelledError();
       const why = timeout.aborted
@@ -108,7 +109,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         : (error as Error).message || String(error);
       throw new TransientError(`${call}: ${why}`, call);
     }
-    const { statusCode: status } = response;
+    const { status, text } = response;
     const statusText = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
     if (status === 401 || status === 403) {
       throw new KeyRefusedError(

@@ -74,7 +74,9 @@ export function runStep(step: 'main' | 'post', options: StepOptions = {}): Promi
     ...options.env,
   };
   for (const [name, spec] of Object.entries(actionYml.inputs)) {
-    env[`INPUT_${name.toUpperCase()}`] = options.inputs?.[name] ?? spec.default ?? '';
+    // A runner expands ${{ … }} in defaults; here they expand to nothing unless given.
+    const fallback = spec.default?.includes('${{') ? '' : (spec.default ?? '');
+    env[`INPUT_${name.toUpperCase()}`] = options.inputs?.[name] ?? fallback;
   }
   for (const [name, value] of Object.entries(options.state ?? {})) env[`STATE_${name}`] = value;
   const entry = step === 'main' ? actionYml.runs.main : actionYml.runs.post;

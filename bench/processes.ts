@@ -1,0 +1,136 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { median } from './stats.js';
+
+/** Starts the committed CLI's kernel in its own process and waits for its address. */
+export function startKernel(args: string[] = []): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(
+    process.execPath,
+    ['dist/cli/index.js', 'kernel', '--port', '0', '--quiet', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.on('close', () => reject(new Error('kernel exited')));
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /listening on (\S+)\n/.exec(text);
+      if (match) resolve({ url: match[1]!, stop: () => child.kill('SIGTERM') });
+    });
+  });
+}
+
+function timeRun(args: string[], env: NodeJS.ProcessEnv): number {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}`);
+  return performance.now() - started;
+}
+
+/** The committed main step acquiring a free lease, against a bare node start, interleaved. */
+export async function startup(runs: number) {
+  const kernel = await startKernel();
+  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-'));
+  const bare: number[] = [];
+  const main: number[] = [];
+  try {
+    for (let i = 0; i < runs; i += 1) {
+      bare.push(timeRun(['-e', ''], { PATH: process.env.PATH }));
+      const files = {
+        GITHUB_STATE: join(dir, 'state'),
+        GITHUB_OUTPUT: join(dir, 'out'),
+        GITHUB_STEP_SUMMARY: join(dir, 'sum'),
+      };
+      for (const f of Object.values(files)) writeFileSync(f, '');
+      main.push(
+        timeRun(['dist/main/index.js'], {
+          PATH: process.env.PATH,
+          ...files,
+          RUNNER_TEMP: dir,
+          INPUT_RESOURCE: `lock:bench/${i}`,
+          'INPUT_ACTOR-DID': 'did:web:bench:startup',
+          'INPUT_API-URL': kernel.url,
+          INPUT_KEY: 'k',
+          'INPUT_WAIT-TIMEOUT': '30s',
+          'INPUT_ON-TIMEOUT': 'fail',
+          'INPUT_KEEP-ALIVE': 'false',
+          'INPUT_DRY-RUN': 'false',
+        }),
+      );
+    }
+  } finally {
+    kernel.stop();
+  }
+  const size = (entry: string) => statSync(`dist/${entry}/index.js`).size / 1024;
+  return {
+    bareMs: median(bare),
+    mainMs: median(main),
+    ratio: median(main) / median(bare),
+    bundleKb: { main: size('main'), post: size('post'), cli: size('cli') },
+  };
+}
+
+/** A keeper holding a lease for `seconds` with 1.5 s leases: renewals, peak RSS, CPU. */
+export async function keeperCost(seconds: number) {
+  const kernel = await startKernel(['--ttl-ms', '1500']);
+  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-keeper-'));
+  const status = join(dir, 'status.json');
+  const lease = {
+    id: 'pending',
+    resource: 'lock:bench/keeper',
+    holder: 'did:web:bench:keeper',
+    expiresAtMs: Date.now() + 1_500,
+  };
+  // Take the lease first, as the main step does.
+  const { createPlaneClient } = await import('../src/plane/client.js');
+  const granted = await createPlaneClient({ apiUrl: kernel.url }).lease({
+    resource: lease.resource,
+    actorDid: lease.holder,
+  });
+  if (granted.kind !== 'granted') throw new Error('keeper bench: no lease');
+  const child = spawn(
+    process.execPath,
+    [
+      'dist/cli/index.js',
+      'keep',
+      '--api-url',
+      kernel.url,
+      '--resource',
+      lease.resource,
+      '--actor-did',
+      lease.holder,
+      '--lease',
+      JSON.stringify(granted.lease),
+      '--status',
+      status,
+    ],
+    { stdio: 'ignore' },
+  );
+  const pid = child.pid!;
+  const ticks = () => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  await sleep(1_000);
+  const ticksAtStart = ticks();
+  await sleep(seconds * 1_000);
+  const cpuSeconds = (ticks() - ticksAtStart) / 100;
+  const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.on('close', resolve));
+  kernel.stop();
+  const record = JSON.parse(readFileSync(status, 'utf8')) as { renewals: number; gaps: unknown[] };
+  return {
+    seconds,
+    renewals: record.renewals,
+    gaps: record.gaps.length,
+    peakRssMb: peakKb / 1024,
+    cpuSeconds,
+    cpuPercent: (cpuSeconds / seconds) * 100,
+  };
+}
