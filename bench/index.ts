@@ -76,6 +76,7 @@ const start = await startup(15);
 add('start-up', 'bare node -e ""', start.bareMs, 'ms');
 add('start-up', 'dist/main acquiring a free lease', start.mainMs, 'ms');
 add('start-up', 'main / bare node', start.ratio, '×', '≤ 3', start.ratio <= 3);
+add('start-up', 'dist/main with a commit status', start.withStatusMs, 'ms');
 for (const [entry, kb] of Object.entries(start.bundleKb))
   add('start-up', `dist/${entry}/index.js`, kb, 'KB');
 

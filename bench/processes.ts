@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,25 +34,54 @@ function timeRun(args: string[], env: NodeJS.ProcessEnv): number {
   return performance.now() - started;
 }
 
-/** The committed main step acquiring a free lease, against a bare node start, interleaved. */
+/** A GitHub API that accepts every status, for timing the step with statuses on. */
+async function fakeGitHub(): Promise<{ url: string; close: () => void }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{"id":1}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+/**
+ * The committed main step acquiring a free lease, without and with a commit
+ * status, against a bare node start, interleaved.
+ */
 export async function startup(runs: number) {
   const kernel = await startKernel();
+  const github = await fakeGitHub();
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-'));
   const bare: number[] = [];
   const main: number[] = [];
+  const withStatus: number[] = [];
+  const statusEnv = {
+    'INPUT_GITHUB-TOKEN': 't',
+    'INPUT_STATUS-CONTEXT': 'lease-gate/{resource}',
+    GITHUB_API_URL: github.url,
+    GITHUB_SHA: 'a'.repeat(40),
+    GITHUB_REPOSITORY: 'acme/shop',
+    GITHUB_RUN_ID: '1',
+  };
   try {
-    for (let i = 0; i < runs; i += 1) {
-      bare.push(timeRun(['-e', ''], { PATH: process.env.PATH }));
+    for (let i = 0; i < runs * 2; i += 1) {
+      const statuses = i % 2 === 1;
+      if (!statuses) bare.push(timeRun(['-e', ''], { PATH: process.env.PATH }));
       const files = {
         GITHUB_STATE: join(dir, 'state'),
         GITHUB_OUTPUT: join(dir, 'out'),
         GITHUB_STEP_SUMMARY: join(dir, 'sum'),
       };
       for (const f of Object.values(files)) writeFileSync(f, '');
-      main.push(
+      (statuses ? withStatus : main).push(
         timeRun(['dist/main/index.js'], {
           PATH: process.env.PATH,
           ...files,
+          ...(statuses ? statusEnv : {}),
           RUNNER_TEMP: dir,
           INPUT_RESOURCE: `lock:bench/${i}`,
           'INPUT_ACTOR-DID': 'did:web:bench:startup',
@@ -65,12 +96,14 @@ export async function startup(runs: number) {
     }
   } finally {
     kernel.stop();
+    github.close();
   }
   const size = (entry: string) => statSync(`dist/${entry}/index.js`).size / 1024;
   return {
     bareMs: median(bare),
     mainMs: median(main),
     ratio: median(main) / median(bare),
+    withStatusMs: median(withStatus),
     bundleKb: { main: size('main'), post: size('post'), cli: size('cli') },
   };
 }

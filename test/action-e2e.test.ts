@@ -159,9 +159,15 @@ describe('the action, end to end', () => {
     expect(main.code).toBe(1);
     expect(main.stdout).toContain('Cancelled while waiting for lock:deploy/production');
     expect(main.state['lease-id']).toBeUndefined();
+    // Main leaves the plane's queue as it goes (by its own DID: it cannot release another's lease).
+    const releases = plane!.seen.filter(isRelease);
+    expect(releases.map((r) => r.body)).toEqual([
+      { resource: 'lock:deploy/production', actorDid: main.outputs['actor-did'] },
+    ]);
     const post = await runStep('post', { inputs: { 'api-url': plane!.url }, state: main.state });
     expect(post.code).toBe(0);
-    expect(plane!.seen.filter(isRelease)).toEqual([]);
+    expect(post.stdout).toContain('nothing to release');
+    expect(plane!.seen.filter(isRelease)).toHaveLength(1);
   });
 
   it('warns when the release fails and says when the lease lapses, never failing the job', async () => {

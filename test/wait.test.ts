@@ -130,7 +130,7 @@ describe('waitForLease', () => {
     );
   });
 
-  it('stops when aborted during the sleep, asking no more', async () => {
+  it('stops when aborted during the sleep, asking no more, and leaves the queue', async () => {
     const plane = scripted([held('a', 5_000)]);
     const { opts } = options(plane.client);
     const abort = new AbortController();
@@ -141,7 +141,17 @@ describe('waitForLease', () => {
     });
     expect(result).toMatchObject({ outcome: 'cancelled', asks: 1 });
     expect(plane.asked).toHaveLength(1);
-    expect(plane.releases).toEqual([]);
+    expect(plane.releases).toEqual([{ resource: 'r', actorDid: ME }]);
+  });
+
+  it('sends nothing when aborted before the first ask', async () => {
+    const plane = scripted([]);
+    const { opts } = options(plane.client);
+    const abort = new AbortController();
+    abort.abort();
+    const result = await waitForLease({ ...opts, signal: abort.signal });
+    expect(result).toMatchObject({ outcome: 'cancelled', asks: 0 });
+    expect([plane.asked, plane.releases]).toEqual([[], []]);
   });
 
   it('gives back a lease granted in the moment of the abort', async () => {

@@ -62,7 +62,11 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   let lastHolder: string | undefined;
   for (let asks = 1; ; asks += 1) {
     const elapsed = () => Math.round(clock.now() - started);
-    if (signal?.aborted) return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
+    if (signal?.aborted) {
+      // Leave the plane's queue at once rather than when our place lapses.
+      if (asks > 1) await releaseQuietly(options, request);
+      return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
+    }
     let answer;
     try {
       answer = await client.lease(request, call);
@@ -97,6 +101,11 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   }
 }
 
+/**
+ * Release by (resource, our own DID): it gives back a lease granted in the
+ * moment of a cancel, and otherwise only leaves the queue; it can never
+ * release another agent's lease.
+ */
 async function releaseQuietly(options: WaitOptions, request: LeaseRequest): Promise<void> {
   try {
     await options.client.release(request, {
