@@ -41,7 +41,12 @@ async function serve(handler: Handler): Promise<{ url: string; close: () => Prom
 }
 
 /** A TTL-only lock: a waiter is told to come back when the holder's lease runs out. */
-function ttlOnlyPlane(ttlMs: number, now: () => number, events: KernelEvent[]): Handler {
+function ttlOnlyPlane(
+  ttlMs: number,
+  now: () => number,
+  events: KernelEvent[],
+  seen: (actorDid: string) => void,
+): Handler {
   const leases = new Map<string, { holder: string; id: string; expiresAtMs: number }>();
   let fence = 0;
   return (req, res) => {
@@ -49,6 +54,7 @@ function ttlOnlyPlane(ttlMs: number, now: () => number, events: KernelEvent[]): 
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       const { resource, actorDid } = JSON.parse(text) as { resource: string; actorDid: string };
+      if (!req.url?.endsWith('/release')) seen(actorDid);
       const t = now();
       const current = leases.get(resource);
       const live = current && current.expiresAtMs > t ? current : undefined;
@@ -98,18 +104,29 @@ export async function handover(options: {
 }): Promise<HandoverResult> {
   const now = epochMonotonic();
   const events: KernelEvent[] = [];
+  // The order in which the plane first saw each agent ask, per wave.
+  let arrival = new Map<string, number>();
+  const seen = (actorDid: string) => {
+    if (!arrival.has(actorDid)) arrival.set(actorDid, arrival.size);
+  };
   const handler: Handler =
     options.plane === 'kernel'
       ? (() => {
+          const kernel = new LeaseKernel({ ttlMs: options.ttlMs });
+          const lease = kernel.lease.bind(kernel);
+          kernel.lease = (resource, actorDid, at) => {
+            seen(actorDid);
+            return lease(resource, actorDid, at);
+          };
           const h = createKernelHandler({
-            kernel: new LeaseKernel({ ttlMs: options.ttlMs }),
+            kernel,
             store: memoryStore(),
             now,
             onEvents: (batch) => events.push(...batch),
           });
           return (req, res) => void h(req, res);
         })()
-      : ttlOnlyPlane(options.ttlMs, now, events);
+      : ttlOnlyPlane(options.ttlMs, now, events, seen);
   const server = await serve(handler);
   const agents = options.agents ?? 8;
   const grants = new Array<number>(agents).fill(0);
@@ -123,7 +140,7 @@ export async function handover(options: {
   // Each wave is a burst of deploys queued at once: every agent asks, holds for
   // 50–300 ms, releases and is done, as one job does.
   for (let wave = 0; wave < waves; wave += 1) {
-    const firstAsk: number[] = [];
+    arrival = new Map();
     const granted: number[] = [];
     await Promise.all(
       Array.from({ length: agents }, async (_, i) => {
@@ -132,7 +149,6 @@ export async function handover(options: {
         const client: Pick<PlaneClient, 'lease' | 'release'> = {
           lease: (req, call) => {
             requests += 1;
-            firstAsk[i] ??= performance.now();
             return inner.lease(req, call);
           },
           release: (req, call) => {
@@ -159,7 +175,8 @@ export async function handover(options: {
         await client.release({ resource: RESOURCE, actorDid });
       }),
     );
-    const byArrival = [...granted].sort((a, b) => firstAsk[a]! - firstAsk[b]!);
+    const order = (agent: number) => arrival.get(`did:web:bench:agent${agent}`)!;
+    const byArrival = [...granted].sort((a, b) => order(a) - order(b));
     outOfOrder += granted.filter((agent, k) => byArrival[k] !== agent).length;
   }
   await server.close();

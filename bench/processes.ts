@@ -1,6 +1,4 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,18 +32,17 @@ function timeRun(args: string[], env: NodeJS.ProcessEnv): number {
   return performance.now() - started;
 }
 
-/** A GitHub API that accepts every status, for timing the step with statuses on. */
+/**
+ * A GitHub API that accepts every status, in its own process: the timing loop
+ * blocks this one in spawnSync, so an in-process server could not answer.
+ */
 async function fakeGitHub(): Promise<{ url: string; close: () => void }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end('{"id":1}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+  const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(201, { 'content-type': 'application/json' }); s.end('{"id":1}'); }); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
+  return { url: `http://127.0.0.1:${port}`, close: () => child.kill() };
 }
 
 /**

@@ -124,6 +124,7 @@ async function report(
   if (result.outcome === 'cancelled') {
     core.setOutput(OUTPUTS.acquired, 'false');
     core.setFailed(`Cancelled while waiting for ${resource}; this job holds nothing.`);
+    await github.status('error', 'Cancelled while waiting; this job held nothing');
     return;
   }
   if (result.outcome === 'timeout') {

@@ -153,6 +153,38 @@ export class MerkleTree {
 export const equalHashes = (a: Hash, b: Hash) =>
   a.length === b.length && a.every((byte, i) => byte === b[i]);
 
+const half = (n: number) => Math.floor(n / 2);
+
+/**
+ * The proof walk that RFC 9162 §2.1.3.2 and §2.1.4.2 share: `left(p)` when the
+ * proof hash sits to the left of the running hash, `right(p)` otherwise.
+ * Returns the final `sn` (0 for a proof of the right length), or -1 when the
+ * proof is too long.
+ */
+function walk(
+  fn: number,
+  sn: number,
+  proof: Hash[],
+  left: (p: Hash) => void,
+  right: (p: Hash) => void,
+): number {
+  for (const p of proof) {
+    if (sn === 0) return -1;
+    if (fn % 2 === 1 || fn === sn) {
+      left(p);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    } else {
+      right(p);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn;
+}
+
 /** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
 export function verifyInclusion(
   index: number,
@@ -162,23 +194,14 @@ export function verifyInclusion(
   root: Hash,
 ): boolean {
   if (!(index >= 0 && index < size)) return false;
-  let fn = index;
-  let sn = size - 1;
   let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
+  const sn = walk(
+    index,
+    size - 1,
+    proof,
+    (p) => (r = nodeHash(p, r)),
+    (p) => (r = nodeHash(r, p)),
+  );
   return sn === 0 && equalHashes(r, root);
 }
 
@@ -198,25 +221,20 @@ export function verifyConsistency(
   let fn = first - 1;
   let sn = second - 1;
   while (fn % 2 === 1) {
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
+    fn = half(fn);
+    sn = half(sn);
   }
   let fr = path[0]!;
   let sr = path[0]!;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
+  const end = walk(
+    fn,
+    sn,
+    path.slice(1),
+    (c) => {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      sr = nodeHash(sr, c);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equalHashes(fr, firstRoot) && equalHashes(sr, secondRoot);
+    },
+    (c) => (sr = nodeHash(sr, c)),
+  );
+  return end === 0 && equalHashes(fr, firstRoot) && equalHashes(sr, secondRoot);
 }
