@@ -1,16 +1,16 @@
 import * as core from '@actions/core';
 import { randomBytes } from 'node:crypto';
 import { formatDuration } from '../gate/duration.js';
-import { LeaseRefusedError, waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
+import { waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
 import { createPlaneClient } from '../plane/client.js';
-import { PlaneError } from '../plane/errors.js';
 import { realSleep, systemClock } from '../plane/time.js';
 import { startDryRunKernel, startKeeper } from './background.js';
 import { describeHolder, shortHolder } from './did.js';
 import { GitHubSurfaces } from './surfaces.js';
 import { OUTPUTS, STATE } from './io.js';
-import { SettingsError, readKey, readSettings, type Settings } from './settings.js';
-import { formatEpoch, writeSummary } from './summary.js';
+import { readKey, readSettings, type Settings } from './settings.js';
+import { userMessage } from './user-message.js';
+import { formatEpoch, writeSummary, type SummaryRow } from './summary.js';
 
 /** The main step: validate, take the lease (waiting if held), hand it to post. */
 export async function run(): Promise<void> {
@@ -119,36 +119,46 @@ async function report(
   result: WaitResult,
   github: GitHubSurfaces,
 ): Promise<void> {
-  const { resource } = settings;
   core.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
-  if (result.outcome === 'cancelled') {
-    core.setOutput(OUTPUTS.acquired, 'false');
-    core.setFailed(`Cancelled while waiting for ${resource}; this job holds nothing.`);
-    await github.status('error', 'Cancelled while waiting; this job held nothing');
-    return;
-  }
-  if (result.outcome === 'timeout') {
-    core.setOutput(OUTPUTS.acquired, 'false');
-    core.setOutput(OUTPUTS.holder, result.holder);
-    const message = `Timed out after ${formatDuration(result.waitedMs)} waiting for ${resource}: still held by ${describeHolder(result.holder)}.`;
-    await github.status(
-      'failure',
-      `Timed out after ${formatDuration(result.waitedMs)}: held by ${shortHolder(result.holder)}`,
-    );
-    if (settings.onTimeout === 'fail') core.setFailed(message);
-    else core.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
-    await writeSummary(`lease-gate: ${resource} not acquired`, [
-      ['resource', resource],
-      ['held by', describeHolder(result.holder)],
-      ['waited', formatDuration(result.waitedMs)],
-      [
-        'outcome',
-        settings.onTimeout === 'fail' ? 'timed out (step failed)' : 'timed out (skipped)',
-      ],
-    ]);
-    return;
-  }
+  if (result.outcome === 'granted') return reportGranted(settings, result, github);
+  core.setOutput(OUTPUTS.acquired, 'false');
+  if (result.outcome === 'timeout') return reportTimeout(settings, result, github);
+  core.setFailed(`Cancelled while waiting for ${settings.resource}; this job holds nothing.`);
+  await github.status('error', 'Cancelled while waiting; this job held nothing');
+}
+
+async function reportTimeout(
+  settings: Settings,
+  result: Extract<WaitResult, { outcome: 'timeout' }>,
+  github: GitHubSurfaces,
+): Promise<void> {
+  const { resource } = settings;
+  const waited = formatDuration(result.waitedMs);
+  core.setOutput(OUTPUTS.holder, result.holder);
+  await github.status(
+    'failure',
+    `Timed out after ${waited}: held by ${shortHolder(result.holder)}`,
+  );
+  const message = `Timed out after ${waited} waiting for ${resource}: still held by ${describeHolder(result.holder)}.`;
+  const fail = settings.onTimeout === 'fail';
+  if (fail) core.setFailed(message);
+  else core.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
+  await writeSummary(`lease-gate: ${resource} not acquired`, [
+    ['resource', resource],
+    ['held by', describeHolder(result.holder)],
+    ['waited', waited],
+    ['outcome', fail ? 'timed out (step failed)' : 'timed out (skipped)'],
+  ]);
+}
+
+async function reportGranted(
+  settings: Settings,
+  result: Extract<WaitResult, { outcome: 'granted' }>,
+  github: GitHubSurfaces,
+): Promise<void> {
+  const { resource } = settings;
   const { lease } = result;
+  // State first: whatever happens next, post can give the lease back.
   core.saveState(STATE.leaseId, lease.id);
   core.saveState(STATE.expiresAtMs, String(lease.expiresAtMs));
   core.saveState(STATE.grantedAtMs, String(Date.now()));
@@ -165,32 +175,19 @@ async function report(
     `Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${formatDuration(result.waitedMs)}.`,
     { title: `Holding ${resource}` },
   );
-  await writeSummary(`lease-gate: holding ${resource}`, [
+  const rows: SummaryRow[] = [
     ['resource', resource],
     ['holder', describeHolder(lease.holder)],
     ['lease id', lease.id],
-    ...(lease.fence === undefined ? [] : ([['fence', String(lease.fence)]] as [string, string][])),
+  ];
+  if (lease.fence !== undefined) rows.push(['fence', String(lease.fence)]);
+  rows.push(
     ['waited', formatDuration(result.waitedMs)],
     ['expires', formatEpoch(lease.expiresAtMs)],
     ['released', 'not yet: the post step gives it back'],
-    ...(settings.dryRun ? ([['mode', 'dry run on a local kernel']] as [string, string][]) : []),
-  ]);
-}
-
-/** A message for the log: ours are written for people; anything else is named as unexpected. */
-export function userMessage(error: unknown): string {
-  if (
-    error instanceof SettingsError ||
-    error instanceof PlaneError ||
-    error instanceof LeaseRefusedError
-  ) {
-    return error.message;
-  }
-  if (error instanceof Error) {
-    core.debug(error.stack ?? '');
-    return `Unexpected error: ${error.message}`;
-  }
-  return `Unexpected error: ${String(error)}`;
+  );
+  if (settings.dryRun) rows.push(['mode', 'dry run on a local kernel']);
+  await writeSummary(`lease-gate: holding ${resource}`, rows);
 }
 
 function nonce(): string {

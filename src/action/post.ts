@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describeHolder, shortHolder } from './did.js';
 import { GitHubSurfaces } from './surfaces.js';
 import { INPUTS, STATE } from './io.js';
-import { userMessage } from './main.js';
+import { userMessage } from './user-message.js';
 import { readKey } from './settings.js';
 import { formatEpoch, writeSummary, type SummaryRow } from './summary.js';
 
