@@ -81,6 +81,7 @@ async function cleanup(key: string, github: GitHubSurfaces): Promise<void> {
     ...(fence === '' || fence === undefined ? [] : ([['fence', String(fence)]] as SummaryRow[])),
     ['waited', formatDuration(Number(core.getState(STATE.waitedMs)) || 0)],
     ['held for', formatDuration(Date.now() - Number(core.getState(STATE.grantedAtMs)))],
+    ['expires', formatEpoch(expiresAtMs)],
   ];
   if (core.getState(STATE.dryRun)) rows.push(['mode', 'dry run on a local kernel']);
   if (keeper) rows.push(['renewals', describeKeeper(keeper)]);
