@@ -6,8 +6,11 @@ import { realSleep, systemClock } from '../plane/time.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 
-/** The longest job GitHub runs (6 h on hosted runners) plus a margin. */
-export const KEEPER_MAX_LIFETIME_MS = 6 * 3_600_000 + 15 * 60_000;
+/**
+ * The longest job GitHub runs (5 days on self-hosted runners, 6 h on hosted
+ * ones) plus a margin. A keeper whose runner is gone exits long before.
+ */
+export const KEEPER_MAX_LIFETIME_MS = 5 * 24 * 3_600_000 + 3_600_000;
 const RELEASE_ON_ABANDON_MS = 5_000;
 
 /**
