@@ -74,13 +74,14 @@ async function cleanup(key: string, github: GitHubSurfaces): Promise<void> {
   const leaseId = keeper?.leaseId ?? grantedId;
   const expiresAtMs = keeper?.expiresAtMs ?? Number(core.getState(STATE.expiresAtMs));
   const fence = keeper?.fence ?? core.getState(STATE.fence);
+  const heldFor = formatDuration(Date.now() - Number(core.getState(STATE.grantedAtMs)));
   const rows: SummaryRow[] = [
     ['resource', resource],
     ['holder', describeHolder(actorDid)],
     ['lease id', leaseId],
     ...(fence === '' || fence === undefined ? [] : ([['fence', String(fence)]] as SummaryRow[])),
     ['waited', formatDuration(Number(core.getState(STATE.waitedMs)) || 0)],
-    ['held for', formatDuration(Date.now() - Number(core.getState(STATE.grantedAtMs)))],
+    ['held for', heldFor],
     ['expires', formatEpoch(expiresAtMs)],
   ];
   if (core.getState(STATE.dryRun)) rows.push(['mode', 'dry run on a local kernel']);
@@ -114,7 +115,6 @@ async function cleanup(key: string, github: GitHubSurfaces): Promise<void> {
 
   const outcome = await release(resource, actorDid, leaseId, expiresAtMs, key);
   rows.push(['released', outcome]);
-  const heldFor = formatDuration(Date.now() - Number(core.getState(STATE.grantedAtMs)));
   await github.status(
     'success',
     `${outcome === 'released' ? 'Released' : 'Done'} after holding ${heldFor} (lease ${leaseId})`,

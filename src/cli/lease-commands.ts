@@ -1,6 +1,7 @@
 import { describeHolder } from '../action/did.js';
 import { formatDuration } from '../gate/duration.js';
 import { waitForLease } from '../gate/wait.js';
+import type { Lease } from '../plane/schema.js';
 import { realSleep, systemClock } from '../plane/time.js';
 import {
   EXIT,
@@ -11,6 +12,9 @@ import {
   settingsFromFlags,
   type Output,
 } from './options.js';
+
+const describeLease = (lease: Lease) =>
+  `lease ${lease.id}${lease.fence === undefined ? '' : `, fence ${lease.fence}`}, expires ${new Date(lease.expiresAtMs).toISOString()}`;
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
@@ -41,9 +45,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
     if (result.outcome === 'granted') {
       const { lease } = result;
       if (!values.json) {
-        io.out(
-          `acquired ${lease.resource} as ${lease.holder}: lease ${lease.id}${lease.fence === undefined ? '' : `, fence ${lease.fence}`}, expires ${new Date(lease.expiresAtMs).toISOString()}`,
-        );
+        io.out(`acquired ${lease.resource} as ${lease.holder}: ${describeLease(lease)}`);
       }
       return EXIT.done;
     }
@@ -87,7 +89,7 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
   else if (!lease) io.out(`${settings.resource} is free`);
   else
     io.out(
-      `${settings.resource} is held by ${describeHolder(lease.holder)}: lease ${lease.id}${lease.fence === undefined ? '' : `, fence ${lease.fence}`}, expires ${new Date(lease.expiresAtMs).toISOString()}`,
+      `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}`,
     );
   return EXIT.done;
 }

@@ -64,8 +64,12 @@ export function createKernelHandler(options: KernelServerOptions) {
   const now = options.now ?? epochMonotonic();
   let alarm: NodeJS.Timeout | undefined;
 
-  /** Saves and reports after every change, then re-arms the lapse alarm. */
-  const commit = () => {
+  /**
+   * Saves and reports after a change (a grant, renewal, release, lapse or
+   * revocation), then re-arms the lapse alarm. A refusal or a status read that
+   * changed nothing writes nothing: waiters poll, and the store syncs to disk.
+   */
+  const commit = (changed = false) => {
     const events = kernel.drainEvents();
     for (const { atMs, kind, resource: r, actorDid: a, leaseId, fence, reason } of events) {
       options.ledger?.append({
@@ -78,6 +82,7 @@ export function createKernelHandler(options: KernelServerOptions) {
         ...(reason ? { reason } : {}),
       });
     }
+    if (!changed && events.length === 0) return;
     store.save(kernel.snapshot());
     if (events.length) options.onEvents?.(events);
     if (alarm) clearTimeout(alarm);
@@ -86,7 +91,7 @@ export function createKernelHandler(options: KernelServerOptions) {
       alarm = setTimeout(
         () => {
           kernel.reclaim(now());
-          commit();
+          commit(true);
         },
         Math.max(0, next - now()) + 1,
       ).unref();
@@ -109,7 +114,7 @@ export function createKernelHandler(options: KernelServerOptions) {
     [`POST ${LEASE_PATH}`]: (body) => {
       const { resource: r, actorDid: a } = parse(leaseBody, body);
       const reply = kernel.lease(r, a, now());
-      commit();
+      commit(reply.ok);
       if (reply.ok)
         return [200, { ok: true, lease: publicLease(reply.lease), renewed: reply.renewed }];
       return [409, reply];
@@ -117,7 +122,7 @@ export function createKernelHandler(options: KernelServerOptions) {
     [`POST ${RELEASE_PATH}`]: (body) => {
       const { resource: r, actorDid: a } = parse(leaseBody, body);
       const reply = kernel.release(r, a, now());
-      commit();
+      commit(reply.released);
       return [200, reply];
     },
     [`POST ${REVOKE_PATH}`]: (body, req) => {
@@ -137,7 +142,7 @@ export function createKernelHandler(options: KernelServerOptions) {
       }
       const { resource: r, reason } = parse(revokeBody, body);
       const ended = kernel.revoke(r, reason, now());
-      commit();
+      commit(Boolean(ended));
       return [
         200,
         {
@@ -228,7 +233,7 @@ export async function startKernelServer(
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
-  handler.commit();
+  handler.commit(true);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
