@@ -51,6 +51,13 @@ export interface ReleaseReply {
   releasedIds: string[];
 }
 
+export interface ResourceView {
+  resource: string;
+  lease: KernelLease | null;
+  reserved: { holder: string; untilMs: number } | null;
+  queue: { actorDid: string; position: number }[];
+}
+
 interface Waiter {
   actorDid: string;
   /** When this waiter must have asked again to keep its place. */
@@ -125,6 +132,27 @@ export class LeaseKernel {
   status(resource: string, now: number): KernelLease | null {
     const current = this.live(resource, now);
     return current ? { ...current } : null;
+  }
+
+  // console branch (minimal; the kernel rewrite supersedes it): the state behind GET /api/v1/kernel/resources.
+  /** Every resource with a lease or waiters: holder, the next in line when free, and the queue. */
+  overview(now: number): ResourceView[] {
+    this.reclaim(now);
+    const names = new Set([...this.leases.keys(), ...this.queues.keys()]);
+    return [...names].sort().flatMap((resource) => {
+      const lease = this.leases.get(resource);
+      const queue = this.queue(resource, now);
+      if (!lease && queue.length === 0) return [];
+      const first = queue[0];
+      return [
+        {
+          resource,
+          lease: lease ? { ...lease } : null,
+          reserved: !lease && first ? { holder: first.actorDid, untilMs: first.keepUntil } : null,
+          queue: queue.map((w, position) => ({ actorDid: w.actorDid, position })),
+        },
+      ];
+    });
   }
 
   /** Reclaims every lapsed lease; the server's alarm calls this, but every call checks too. */

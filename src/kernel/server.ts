@@ -15,8 +15,10 @@ import {
 import type { KernelEvent, LeaseKernel } from './core.js';
 import type { KernelStore } from './store.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { createConsole } from '../console/serve.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+export const RESOURCES_PATH = '/api/v1/kernel/resources';
 
 export interface KernelServerOptions {
   kernel: LeaseKernel;
@@ -153,6 +155,16 @@ export function createKernelHandler(options: KernelServerOptions) {
         },
       ];
     },
+    // console branch (minimal; the kernel rewrite supersedes it): the console's read view.
+    [`GET ${RESOURCES_PATH}`]: () => {
+      const at = now();
+      const resources = kernel.overview(at).map(({ lease, ...rest }) => ({
+        ...rest,
+        lease: lease && { ...publicLease(lease), grantedAtMs: lease.grantedAtMs },
+      }));
+      commit();
+      return [200, { ok: true, nowMs: at, resources }];
+    },
     [`GET ${LEDGER_PATHS.checkpoint}`]: () => [200, ledger().checkpoint()],
     [`GET ${LEDGER_PATHS.publicKey}`]: () => [
       200,
@@ -180,15 +192,26 @@ export function createKernelHandler(options: KernelServerOptions) {
     },
   };
 
+  const serveConsole = createConsole();
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const path = (req.url ?? '').split('?')[0];
       const route = routes[`${req.method} ${path}`];
+      if (!route && serveConsole(req, res)) return; // console branch: the hook
       if (!route) {
         const known = Object.keys(routes).some((r) => r.endsWith(` ${path}`));
         throw known
           ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${path}.`)
           : new HttpError(404, 'not_found', `No route ${req.method} ${path}.`);
+      }
+      // console branch (minimal; the kernel rewrite supersedes it): no cross-origin changes.
+      if (req.method === 'POST' && isCrossOrigin(req)) {
+        req.resume();
+        throw new HttpError(
+          403,
+          'cross_origin',
+          'State-changing calls are refused from another origin (Origin / Sec-Fetch-Site).',
+        );
       }
       const revoking = path === REVOKE_PATH;
       if (options.key && !revoking && !bearerMatches(req, options.key)) {
@@ -315,6 +338,13 @@ function publicLease(lease: {
 }) {
   const { id, resource: r, holder, expiresAtMs, fence } = lease;
   return { id, resource: r, holder, expiresAtMs, fence };
+}
+
+/** A browser call from a page of another origin (the kernel's own console is same-origin). */
+function isCrossOrigin(req: IncomingMessage): boolean {
+  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = req.headers.origin;
+  return origin !== undefined && origin !== `http://${req.headers.host ?? ''}`;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

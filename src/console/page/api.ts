@@ -1,0 +1,158 @@
+import * as z from 'zod/mini';
+
+/**
+ * The console's reads and its one write, all to the page's own origin (the
+ * paths are absolute, never a full URL). Keys live in this module only: in
+ * memory, gone with the tab; never in storage, a cookie or a URL.
+ */
+
+export const PATHS = {
+  resources: '/api/v1/kernel/resources',
+  checkpoint: '/api/v1/acp/ledger/checkpoint',
+  bundle: '/api/v1/acp/ledger/bundle',
+  publicKey: '/api/v1/acp/ledger/public-key',
+  revoke: '/api/v1/acp/coordination/revoke',
+} as const;
+
+const MAX_LIST = 10_000;
+const text = z.string().check(z.maxLength(1_000));
+const time = z.number().check(z.minimum(0), z.maximum(8.64e15));
+
+export const resourcesSchema = z.object({
+  ok: z.literal(true),
+  nowMs: time,
+  resources: z
+    .array(
+      z.object({
+        resource: text,
+        lease: z.nullable(
+          z.object({
+            id: text,
+            holder: text,
+            expiresAtMs: time,
+            fence: z.optional(z.number()),
+            grantedAtMs: z.optional(time),
+          }),
+        ),
+        reserved: z.optional(z.nullable(z.object({ holder: text, untilMs: time }))),
+        queue: z
+          .array(z.object({ actorDid: text, position: z.number() }))
+          .check(z.maxLength(MAX_LIST)),
+      }),
+    )
+    .check(z.maxLength(MAX_LIST)),
+});
+export type Resources = z.infer<typeof resourcesSchema>;
+
+export const entrySchema = z.object({
+  tsMs: time,
+  kind: z.enum(['grant', 'release', 'lapse', 'revoke']),
+  resource: text,
+  actorDid: text,
+  leaseId: text,
+  fence: z.number(),
+  reason: z.optional(text),
+});
+
+const bundleSchema = z.object({
+  checkpoint: z.string().check(z.maxLength(10_000)),
+  entries: z
+    .array(
+      z.object({
+        index: z.number(),
+        entry: z.unknown(),
+        inclusionProof: z.array(z.string()).check(z.maxLength(64)),
+      }),
+    )
+    .check(z.maxLength(MAX_LIST)),
+  next: z.optional(z.nullable(z.string().check(z.maxLength(1_000)))),
+});
+export type BundlePage = z.infer<typeof bundleSchema>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let readKey: string | undefined;
+let adminKey: string | undefined;
+export const keys = {
+  setRead: (key: string) => void (readKey = key || undefined),
+  setAdmin: (key: string) => void (adminKey = key || undefined),
+  forgetAdmin: () => void (adminKey = undefined),
+  hasAdmin: () => adminKey !== undefined,
+};
+
+async function call(path: string, init: RequestInit = {}, key = readKey): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (key) headers.set('authorization', `Bearer ${key}`);
+  const response = await fetch(path, {
+    ...init,
+    headers,
+    credentials: 'omit',
+    cache: 'no-store',
+    referrerPolicy: 'no-referrer',
+  });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const body = (await response.json()) as { message?: unknown };
+      if (typeof body.message === 'string') message = body.message.slice(0, 300);
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new ApiError(response.status, message);
+  }
+  return response;
+}
+
+async function json<T>(schema: z.ZodMiniType<T>, response: Response, what: string): Promise<T> {
+  const parsed = schema.safeParse(await response.json());
+  if (!parsed.success)
+    throw new ApiError(0, `the kernel's ${what} answer is not in the expected form`);
+  return parsed.data;
+}
+
+export const fetchResources = async () =>
+  json(resourcesSchema, await call(PATHS.resources), 'resources');
+
+export const fetchCheckpoint = async () => (await call(PATHS.checkpoint)).text();
+
+export const fetchPublicKey = async () => (await call(PATHS.publicKey)).text();
+
+/** Entries from `from` to the end of one export, following its cursor (bounded). */
+export async function fetchEntries(from: number, maxPages = 20): Promise<BundlePage> {
+  let page = await json(
+    bundleSchema,
+    await call(`${PATHS.bundle}?from=${from}&limit=1000`),
+    'ledger bundle',
+  );
+  const all = { ...page, entries: [...page.entries] };
+  for (let n = 1; page.next && n < maxPages; n += 1) {
+    page = await json(
+      bundleSchema,
+      await call(`${PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=1000`),
+      'ledger bundle',
+    );
+    all.entries.push(...page.entries);
+  }
+  return all;
+}
+
+export async function revoke(resource: string, reason: string) {
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  const response = await call(
+    PATHS.revoke,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resource, reason }),
+    },
+    adminKey,
+  );
+  return (await response.json()) as { revoked?: boolean };
+}

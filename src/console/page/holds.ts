@@ -1,0 +1,71 @@
+/** Ledger entries → holds per resource: pure, shared by the console and the playground. */
+
+/** The fields of a ledger entry the timeline draws (the kernel's and the playground's). */
+export interface TimelineEntry {
+  tsMs: number;
+  kind: 'grant' | 'release' | 'lapse' | 'revoke';
+  resource: string;
+  actorDid: string;
+  leaseId: string;
+  fence: number;
+  reason?: string | undefined;
+}
+
+export type HoldEnd = 'release' | 'lapse' | 'revoke' | 'open';
+
+export interface Hold {
+  resource: string;
+  holder: string;
+  leaseId: string;
+  fence: number;
+  startMs: number;
+  endMs: number | null;
+  end: HoldEnd;
+  reason?: string | undefined;
+}
+
+/**
+ * Pairs each grant with the release, lapse or revocation of the same lease.
+ * A lease whose end is not in the entries is still open; an end whose grant
+ * came before the first entry shown starts at the earliest time known.
+ */
+export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]> {
+  const byResource = new Map<string, Hold[]>();
+  const open = new Map<string, Hold>();
+  const first = entries[0]?.tsMs ?? 0;
+  for (const e of entries) {
+    const holds = byResource.get(e.resource) ?? [];
+    byResource.set(e.resource, holds);
+    if (e.kind === 'grant') {
+      const hold: Hold = {
+        resource: e.resource,
+        holder: e.actorDid,
+        leaseId: e.leaseId,
+        fence: e.fence,
+        startMs: e.tsMs,
+        endMs: null,
+        end: 'open',
+      };
+      holds.push(hold);
+      open.set(e.leaseId, hold);
+      continue;
+    }
+    const hold = open.get(e.leaseId);
+    open.delete(e.leaseId);
+    if (hold) {
+      Object.assign(hold, { endMs: e.tsMs, end: e.kind, reason: e.reason });
+    } else {
+      holds.unshift({
+        resource: e.resource,
+        holder: e.actorDid,
+        leaseId: e.leaseId,
+        fence: e.fence,
+        startMs: first,
+        endMs: e.tsMs,
+        end: e.kind,
+        reason: e.reason,
+      });
+    }
+  }
+  return byResource;
+}
