@@ -12,7 +12,7 @@ for (const name of only.length ? only : entries) build(name);
 function build(name) {
   const out = `dist/${name}`;
   rmSync(out, { recursive: true, force: true });
-  // ncc keeps a cache outside the tree; skip it so a build depends on the sources alone.
+  // Skip ncc's cache (node_modules/.cache), so a local build is CI's fresh build.
   execFileSync(
     'npx',
     [
