@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { compareWaiting } from './compare.js';
 import { ledgerBench } from './ledger.js';
 import { keeperCost, startup } from './processes.js';
@@ -16,6 +16,8 @@ import { CLIENTS, inProcess, overHttp, redisRows } from './throughput.js';
 
 async function bench(out: string): Promise<void> {
   const began = performance.now();
+  // Other work on the machine moves every figure: the page says how busy it was.
+  const loadBefore = loadavg()[0]!;
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const rows: Row[] = [];
   const add = (
@@ -25,6 +27,7 @@ async function bench(out: string): Promise<void> {
     unit: string,
     target?: string,
     ok?: boolean,
+    why?: string,
   ) =>
     rows.push({
       section,
@@ -33,18 +36,23 @@ async function bench(out: string): Promise<void> {
       unit,
       ...(target ? { target } : {}),
       ...(ok === undefined ? {} : { ok }),
+      ...(why && ok === false ? { why } : {}),
     });
 
   const waiting = await compareWaiting(log);
   const [blocking, , poll1] = waiting.rows;
   const H = 'handover (blocking acquire)';
   const applied = waiting.blockingApplied ? '' : ' (kernel ignored Prefer: wait)';
-  add(H, `p50${applied}`, blocking!.p50Ms, 'ms', '≤ 20', blocking!.p50Ms <= 20);
-  add(H, `p99${applied}`, blocking!.p99Ms, 'ms', '≤ 100', blocking!.p99Ms <= 100);
-  const better = poll1!.p99Ms / blocking!.p99Ms;
-  add(H, 'p99 of 1 s polling / p99 of blocking', better, '×', '≥ 20', better >= 20);
-  const load = blocking!.requestsPerWaiterPerSecond;
-  add(H, 'plane load while waiting', load, 'req/waiter/s', '≤ 0.2', load <= 0.2);
+  const fallback = waiting.blockingApplied
+    ? undefined
+    : "the kernel answered at once (no Preference-Applied), so the gate fell back to waitMs and the next in line's 500 ms polling";
+  const b = blocking!;
+  add(H, `p50${applied}`, b.p50Ms, 'ms', '≤ 20', b.p50Ms <= 20, fallback);
+  add(H, `p99${applied}`, b.p99Ms, 'ms', '≤ 100', b.p99Ms <= 100, fallback);
+  const better = poll1!.p99Ms / b.p99Ms;
+  add(H, 'p99 of 1 s polling / p99 of blocking', better, '×', '≥ 20', better >= 20, fallback);
+  const load = b.requestsPerWaiterPerSecond;
+  add(H, 'plane load while waiting', load, 'req/waiter/s', '≤ 0.2', load <= 0.2, fallback);
 
   log('kernel throughput over HTTP, each server in its own process …');
   const K = `kernel throughput, ${CLIENTS} keep-alive clients`;
@@ -52,10 +60,8 @@ async function bench(out: string): Promise<void> {
   add(K, 'in-process core, lease + release', core.pairsPerSecond, 'pairs/s');
   const http = await overHttp('.tmp/bench-state', 20_000);
   const echo = http[0]!.requestsPerSecond;
-  for (const t of http) {
-    if (t.skipped) add(K, t.target, `skipped: ${t.skipped}`, '');
-    else add(K, t.target, t.requestsPerSecond, `req/s (p99 ${round(t.p99Ms, 2)} ms)`);
-  }
+  for (const t of http)
+    add(K, t.target, t.requestsPerSecond, `req/s (p99 ${round(t.p99Ms, 2)} ms)`);
   const ratio = http[1]!.requestsPerSecond / echo;
   add(K, 'kernel (memory) / node:http echo', ratio, '×', '≥ 0.8', ratio >= 0.8);
   const redis = await redisRows();
@@ -93,7 +99,8 @@ async function bench(out: string): Promise<void> {
   add('ledger', 'verify a checkpoint', ledger.verifyCheckpointMs, 'ms');
   add('ledger', 'verify 1 000 inclusion proofs', ledger.verify1000ProofsMs, 'ms');
 
-  const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'cpu'}), ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const busy = `1-minute load average ${round(loadBefore, 1)} before the run, ${round(loadavg()[0]!, 1)} after`;
+  const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'cpu'}), ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}; ${busy}`;
   const date = new Date().toISOString();
   const minutes = (performance.now() - began) / 60_000;
   const page = renderPage({ machine, date, minutes, waits: waiting.rows, rows });

@@ -25,7 +25,13 @@ type AddRequest = (req: ClientRequest, options: unknown) => void;
  * so the gate runs on `waitMs` alone. It never changes anything else.
  */
 export function preferAgent(mode: 'blocking' | 'poll'): { agent: Agent; log: PreferLog } {
-  const log: PreferLog = { leaseRequests: 0, sentByClient: 0, sentByBench: 0, stripped: 0, applied: 0 };
+  const log: PreferLog = {
+    leaseRequests: 0,
+    sentByClient: 0,
+    sentByBench: 0,
+    stripped: 0,
+    applied: 0,
+  };
   const agent = new Agent({ keepAlive: true });
   const addRequest = (agent as unknown as { addRequest: AddRequest }).addRequest.bind(agent);
   const wrapped: AddRequest = (req, options) => {
@@ -53,7 +59,10 @@ export function preferAgent(mode: 'blocking' | 'poll'): { agent: Agent; log: Pre
 
 /** The row's name says which behaviour the kernel gave, as its headers told. */
 export function blockingLabel(log: PreferLog): string {
-  const who = log.sentByBench > 0 ? 'added by the bench: the client does not send it yet' : 'sent by the client';
+  const who =
+    log.sentByBench > 0
+      ? 'added by the bench: the client does not send it yet'
+      : 'sent by the client';
   if (log.applied === 0)
     return `gate, Prefer: wait (${who}); kernel ignored it, so this is the waitMs fallback`;
   return `gate, blocking acquire (Prefer: wait ${who}; kernel applied it to ${log.applied} of ${log.leaseRequests} asks)`;

@@ -57,19 +57,19 @@ export async function startup(runs: number) {
       };
       for (const f of Object.values(files)) writeFileSync(f, '');
       const ms = timeRun(['dist/main/index.js'], {
-          PATH: process.env.PATH,
-          ...files,
-          ...(statuses ? statusEnv : {}),
-          RUNNER_TEMP: dir,
-          INPUT_RESOURCE: `lock:bench/${i}`,
-          'INPUT_ACTOR-DID': 'did:web:bench:startup',
-          'INPUT_API-URL': kernel.url,
-          INPUT_KEY: 'k',
-          'INPUT_WAIT-TIMEOUT': '30s',
-          'INPUT_ON-TIMEOUT': 'fail',
-          'INPUT_KEEP-ALIVE': 'false',
-          'INPUT_DRY-RUN': 'false',
-        });
+        PATH: process.env.PATH,
+        ...files,
+        ...(statuses ? statusEnv : {}),
+        RUNNER_TEMP: dir,
+        INPUT_RESOURCE: `lock:bench/${i}`,
+        'INPUT_ACTOR-DID': 'did:web:bench:startup',
+        'INPUT_API-URL': kernel.url,
+        INPUT_KEY: 'k',
+        'INPUT_WAIT-TIMEOUT': '30s',
+        'INPUT_ON-TIMEOUT': 'fail',
+        'INPUT_KEEP-ALIVE': 'false',
+        'INPUT_DRY-RUN': 'false',
+      });
       if (statuses) withStatus.push(ms);
       else {
         main.push(ms);

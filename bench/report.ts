@@ -27,7 +27,12 @@ function sectionTables(rows: Row[]): string {
   const sections = [...new Set(rows.map((r) => r.section))];
   return sections
     .map((section) => {
-      const lines = [`### ${section}`, '', '| metric | value | unit | target |', '|---|---:|---|---|'];
+      const lines = [
+        `### ${section}`,
+        '',
+        '| metric | value | unit | target |',
+        '|---|---:|---|---|',
+      ];
       for (const r of rows.filter((x) => x.section === section)) {
         const target = r.target ? `${r.target} ${r.ok ? '✓' : '✗'}` : '';
         lines.push(`| ${r.metric} | ${fmt(r.value)} | ${r.unit} | ${target} |`);
@@ -65,8 +70,9 @@ committed kernel (\`dist/cli\`). Pollers ask every T seconds whatever the plane 
 with a random phase, and wait their turn (first in, first out), as a lock action that
 waits for the runs queued before it does: the handover is then uniform on [0, T), so
 p50 ≈ T/2 and p99 ≈ 0.99 T, which is how the 60 s row is stated. The TTL-only lock
-tells a waiter only when the holder's lease runs out, so its handover is about the
-lease time minus the hold.
+tells a waiter only when the holder's lease runs out: the waiters wake together, one
+takes it, and those that ask again just after that one's short hold get it at once,
+while the rest sleep a whole lease: hence a low p50 and a p95 of about the lease time.
 
 ${waitTable(waits)}
 
@@ -77,7 +83,7 @@ ${sectionTables(rows)}
 ${
   missed.length === 0
     ? 'Every target was met in this run.'
-    : `Missed in this run:\n\n${missed.map((r) => `- ${r.section}: ${r.metric} = ${fmt(r.value)} ${r.unit} (target ${r.target})`).join('\n')}`
+    : `Missed in this run:\n\n${missed.map((r) => `- ${r.section}: ${r.metric} = ${fmt(r.value)} ${r.unit} (target ${r.target})${r.why ? `: ${r.why}` : ''}`).join('\n')}`
 }
 `;
 }

@@ -1,14 +1,14 @@
 import { load } from './loadgen.js';
-import { echoServer, lockServer } from './servers.js';
+import { announce, echoHandler, listen, lockHandler } from './servers.js';
 
 /** What a process started as `index.js role <name> …` does instead of the bench. */
 export async function runRole([role, ...args]: string[]): Promise<void> {
   const number = (i: number) => Number(args[i]);
   switch (role) {
     case 'echo':
-      return echoServer();
+      return announce(await listen(echoHandler));
     case 'lock':
-      return lockServer(number(0), args[1] === 'fifo');
+      return announce(await listen(lockHandler(number(0), args[1] === 'fifo')));
     case 'load': {
       const result = await load({
         url: args[0]!,

@@ -7,9 +7,10 @@ import type { AddressInfo } from 'node:net';
  * server being measured.
  */
 
-type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
-function listen(handle: Handler): Promise<Server> {
+/** A node:http server on 127.0.0.1 and a free port that reads each body (up to 64 KB) first. */
+export function listen(handle: Handler): Promise<Server> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -32,7 +33,8 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function announce(server: Server): void {
+/** How a role process tells the bench where it listens, and stops on SIGTERM. */
+export function announce(server: Server): void {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
   const stop = () => server.close(() => process.exit(0));
@@ -40,19 +42,15 @@ function announce(server: Server): void {
 }
 
 /** The ceiling of Node's HTTP stack here: parse the JSON body, answer it back. */
-export async function echoServer(): Promise<void> {
-  announce(
-    await listen((_req, res, body) => {
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        return reply(res, 400, { ok: false, reason: 'bad_json' });
-      }
-      reply(res, 200, { ok: true, echo: parsed });
-    }),
-  );
-}
+export const echoHandler: Handler = (_req, res, body) => {
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return reply(res, 400, { ok: false, reason: 'bad_json' });
+  }
+  reply(res, 200, { ok: true, echo: parsed });
+};
 
 interface LockState {
   holder: string;
@@ -67,53 +65,50 @@ interface LockState {
  * to ask after the lock frees takes it. The answer's `waitMs` is the time left
  * on the holder's lease (all a TTL-only lock knows); pollers ignore it.
  */
-export async function lockServer(ttlMs: number, fifo: boolean): Promise<void> {
+export function lockHandler(ttlMs: number, fifo: boolean, now = Date.now): Handler {
   const locks = new Map<string, LockState>();
   const queues = new Map<string, string[]>();
   let ids = 0;
-  const now = () => Date.now();
-  announce(
-    await listen((req, res, body) => {
-      let resource: string;
-      let actorDid: string;
-      try {
-        ({ resource, actorDid } = JSON.parse(body) as { resource: string; actorDid: string });
-      } catch {
-        return reply(res, 400, { ok: false, reason: 'bad_json' });
-      }
-      const t = now();
-      const held = locks.get(resource);
-      const live = held && held.expiresAtMs > t ? held : undefined;
-      const queue = queues.get(resource) ?? [];
-      if (req.url?.endsWith('/release')) {
-        queues.set(
-          resource,
-          queue.filter((a) => a !== actorDid),
-        );
-        const mine = live?.holder === actorDid;
-        if (mine) locks.delete(resource);
-        return reply(res, 200, { ok: true, released: mine, releasedIds: mine ? [live.id] : [] });
-      }
-      if (live?.holder === actorDid) {
-        live.expiresAtMs = t + ttlMs;
-        return reply(res, 200, { ok: true, lease: leaseOf(resource, live), renewed: true });
-      }
-      if (fifo && !queue.includes(actorDid)) queues.set(resource, [...queue, actorDid]);
-      const head = queues.get(resource)?.[0];
-      if (!live && (!fifo || head === actorDid)) {
-        queues.set(resource, queue.slice(1));
-        const lock = { holder: actorDid, id: `lease_${(ids += 1)}`, expiresAtMs: t + ttlMs };
-        locks.set(resource, lock);
-        return reply(res, 200, { ok: true, lease: leaseOf(resource, lock), renewed: false });
-      }
-      reply(res, 409, {
-        ok: false,
-        reason: 'lease_held',
-        holder: live?.holder ?? head ?? actorDid,
-        stampede: { waitMs: Math.max(1, Math.round((live?.expiresAtMs ?? t) - t)) },
-      });
-    }),
-  );
+  return (req, res, body) => {
+    let resource: string;
+    let actorDid: string;
+    try {
+      ({ resource, actorDid } = JSON.parse(body) as { resource: string; actorDid: string });
+    } catch {
+      return reply(res, 400, { ok: false, reason: 'bad_json' });
+    }
+    const t = now();
+    const held = locks.get(resource);
+    const live = held && held.expiresAtMs > t ? held : undefined;
+    const queue = queues.get(resource) ?? [];
+    if (req.url?.endsWith('/release')) {
+      queues.set(
+        resource,
+        queue.filter((a) => a !== actorDid),
+      );
+      const mine = live?.holder === actorDid;
+      if (mine) locks.delete(resource);
+      return reply(res, 200, { ok: true, released: mine, releasedIds: mine ? [live.id] : [] });
+    }
+    if (live?.holder === actorDid) {
+      live.expiresAtMs = t + ttlMs;
+      return reply(res, 200, { ok: true, lease: leaseOf(resource, live), renewed: true });
+    }
+    if (fifo && !queue.includes(actorDid)) queues.set(resource, [...queue, actorDid]);
+    const head = queues.get(resource)?.[0];
+    if (!live && (!fifo || head === actorDid)) {
+      queues.set(resource, queue.slice(1));
+      const lock = { holder: actorDid, id: `lease_${(ids += 1)}`, expiresAtMs: t + ttlMs };
+      locks.set(resource, lock);
+      return reply(res, 200, { ok: true, lease: leaseOf(resource, lock), renewed: false });
+    }
+    reply(res, 409, {
+      ok: false,
+      reason: 'lease_held',
+      holder: live?.holder ?? head ?? actorDid,
+      stampede: { waitMs: Math.max(1, Math.round((live?.expiresAtMs ?? t) - t)) },
+    });
+  };
 }
 
 function leaseOf(resource: string, lock: LockState) {

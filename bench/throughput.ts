@@ -7,7 +7,7 @@ import { runRole, startKernel, startRole, type Spawned } from './spawn.js';
 
 export const CLIENTS = 16;
 const SECONDS = 6;
-const PRELOAD_LIMIT_SECONDS = 40;
+const PRELOAD_LIMIT_SECONDS = 30;
 
 /** The pure core: lease + release pairs per second, on distinct resources. */
 export function inProcess(pairs: number) {
@@ -22,22 +22,22 @@ export function inProcess(pairs: number) {
   return { pairsPerSecond: pairs / ((performance.now() - started) / 1000) };
 }
 
-export type HttpTarget = LoadResult & { target: string; skipped?: string };
+export type HttpTarget = LoadResult & { target: string; short?: string };
 
 /**
  * One server in its own process, 16 keep-alive connections from the load
  * process alternating lease and release (the echo server gets the same bytes).
- * With `preload`, that many live leases are taken first (bounded in time).
+ * With `preload`, that many live leases are taken first, for at most
+ * PRELOAD_LIMIT_SECONDS; when that is too short the row names the count reached.
  */
 async function measure(target: string, server: Spawned, preload = 0): Promise<HttpTarget> {
   try {
     const args = [server.url, CLIENTS, SECONDS, preload, PRELOAD_LIMIT_SECONDS].map(String);
     const result = await runRole<LoadResult>('load', args, 120_000);
-    const skipped =
-      result.preloaded < preload
-        ? `only ${result.preloaded} of ${preload} leases taken in ${PRELOAD_LIMIT_SECONDS} s`
-        : undefined;
-    return { target, ...result, ...(skipped ? { skipped } : {}) };
+    if (result.preloaded >= preload) return { target, ...result };
+    // Measured all the same, with the leases it did take, and named as such.
+    const short = `${result.preloaded} live leases: ${preload} not taken within ${PRELOAD_LIMIT_SECONDS} s`;
+    return { ...result, target: target.replace(`${preload} live leases`, short), short };
   } finally {
     await server.stop();
   }
@@ -127,7 +127,10 @@ export async function redisRows(): Promise<RedisRow[]> {
     const row = result.stdout?.trim().split('\n').at(-1)?.split('","');
     const rps = Number(row?.[1]);
     if (result.status !== 0 || !Number.isFinite(rps))
-      return { target, skipped: `redis-benchmark failed: ${result.stderr?.trim() || result.status}` };
+      return {
+        target,
+        skipped: `redis-benchmark failed: ${result.stderr?.trim() || result.status}`,
+      };
     return { target, requestsPerSecond: rps, p50Ms: Number(row?.[4]), p99Ms: Number(row?.[6]) };
   });
 }
