@@ -117,9 +117,10 @@ export interface HandoverRun {
  */
 export async function handover(
   mode: Mode,
-  options: { lanes: number; waves: number; agents: number; tag: string },
+  options: { lanes: number; waves: number; agents: number; tag: string; arrivalJitterMs?: number },
   prefer = preferFor(mode),
 ): Promise<HandoverRun> {
+  const jitter = options.arrivalJitterMs ?? 50;
   const samplesMs: number[] = [];
   const started = performance.now();
   await Promise.all(
@@ -144,7 +145,7 @@ export async function handover(
               },
               prefer,
             );
-            await realSleep(Math.random() * 50);
+            await realSleep(Math.random() * jitter);
             if (!(await asker.acquire())) throw new Error('handover: a wait stopped');
             await realSleep(20 + Math.random() * 80);
             if (waiting.size > 0) releasedAt = performance.now();

@@ -2,6 +2,7 @@ import { request, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollModel } from '../bench/compare.js';
+import { handover, loadWhileWaiting } from '../bench/handover.js';
 import { load } from '../bench/loadgen.js';
 import { blockingLabel, preferAgent } from '../bench/prefer.js';
 import { renderPage } from '../bench/report.js';
@@ -157,6 +158,34 @@ describe('the load generator', () => {
     });
     expect(result.errors).toBeGreaterThan(0);
     expect(result.errors).toBeLessThan(result.requests);
+  });
+});
+
+describe('handover and load scenarios', () => {
+  it('counts a handover only for a release that found someone waiting', async () => {
+    const url = urlOf(await listen(lockHandler(30_000, true)));
+    const mode = { kind: 'poll' as const, url, intervalMs: 20 };
+    const run = await handover(mode, {
+      lanes: 2,
+      waves: 1,
+      agents: 3,
+      tag: 't',
+      arrivalJitterMs: 0,
+    });
+    // All ask in one turn; two releases find a waiter, the last one none.
+    expect(run.samplesMs).toHaveLength(4);
+    for (const ms of run.samplesMs) expect(ms).toBeGreaterThan(0);
+  });
+
+  it('counts every ask of the waiters, then cancels them and frees the lock', async () => {
+    const url = urlOf(await listen(lockHandler(30_000, true)));
+    const mode = { kind: 'poll' as const, url, intervalMs: 50 };
+    const result = await loadWhileWaiting(mode, { waiters: 2, seconds: 0.3, tag: 'l' });
+    expect(result.requests).toBeGreaterThanOrEqual(2);
+    expect(result.requestsPerWaiterPerSecond).toBe(result.requests / 0.6);
+    const client = createPlaneClient({ apiUrl: url });
+    const after = await client.lease({ resource: 'lock:bench/l/load', actorDid: did('z') });
+    expect(after.kind).toBe('granted');
   });
 });
 
