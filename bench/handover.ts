@@ -1,208 +1,204 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Agent } from 'node:http';
 import { waitForLease } from '../src/gate/wait.js';
-import { LeaseKernel, type KernelEvent } from '../src/kernel/core.js';
-import { createKernelHandler, epochMonotonic } from '../src/kernel/server.js';
-import { memoryStore } from '../src/kernel/store.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
-import { max, mean, percentile } from './stats.js';
+import { preferAgent, type PreferLog } from './prefer.js';
 
-const RESOURCE = 'lock:deploy/production';
+/**
+ * How agents wait for a held lease. `blocking` and `waitMs` are the real gate
+ * (waitForLease + the plane client) against the kernel, asking with and without
+ * `Prefer: wait`; `poll` asks at a fixed interval whatever the plane says, with
+ * a random phase as jobs that start at unrelated times have; `ttl-only` is the
+ * gate against a lock that only says when the holder's lease runs out.
+ */
+export type Mode =
+  | { kind: 'blocking'; url: string }
+  | { kind: 'waitMs'; url: string }
+  | { kind: 'poll'; url: string; intervalMs: number }
+  | { kind: 'ttl-only'; url: string };
 
-export interface HandoverResult {
-  plane: string;
-  handovers: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
-  requests: number;
-  requestsPerWaiterPerSecond: number;
-  fairness: number;
-  grantsPerAgent: { min: number; max: number };
-  /** Grants that did not follow the order in which agents first asked. */
-  outOfOrder: number;
-  starved: number;
+export interface Asker {
+  /** Resolves true once granted, false when `signal` stopped the wait. */
+  acquire(signal?: AbortSignal): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+interface Hooks {
+  /** Before every lease request this agent sends while it does not hold the lease. */
+  asking(): void;
+  /** The moment a grant's answer arrived. */
+  granted(atMs: number): void;
+}
+
+const WAIT_LIMIT_MS = 120_000;
+
+/** One agent of a mode; `preferLog` collects what the plane said to `Prefer: wait`. */
+export function makeAsker(
+  mode: Mode,
+  resource: string,
+  actorDid: string,
+  hooks: Hooks,
+  prefer?: { agent: Agent },
+): Asker {
+  const inner = createPlaneClient({
+    apiUrl: mode.url,
+    ...(prefer ? { agent: prefer.agent } : {}),
+  });
+  const request = { resource, actorDid };
+  const client: Pick<PlaneClient, 'lease' | 'release'> = {
+    lease: async (req, call) => {
+      hooks.asking();
+      const answer = await inner.lease(req, call);
+      if (answer.kind === 'granted') hooks.granted(performance.now());
+      return answer;
+    },
+    release: (req, call) => inner.release(req, call),
+  };
+  const release = async () => void (await inner.release(request));
+
+  if (mode.kind === 'poll') {
+    return {
+      release,
+      async acquire(signal) {
+        const deadline = performance.now() + WAIT_LIMIT_MS;
+        for (let first = true; performance.now() < deadline; first = false) {
+          if (signal?.aborted) break;
+          const answer = await client.lease(request, { signal }).catch((error: unknown) => {
+            if (signal?.aborted) return undefined;
+            throw error;
+          });
+          if (answer?.kind === 'granted') return true;
+          if (answer?.kind === 'refused') throw new Error(`refused: ${answer.reason}`);
+          // The first sleep sets a random phase; then a fixed interval.
+          await realSleep(first ? Math.random() * mode.intervalMs : mode.intervalMs, signal);
+        }
+        if (!signal?.aborted) throw new Error(`${actorDid}: no grant in ${WAIT_LIMIT_MS} ms`);
+        await release().catch(() => undefined);
+        return false;
+      },
+    };
+  }
+  return {
+    release,
+    async acquire(signal) {
+      const result = await waitForLease({
+        client,
+        ...request,
+        timeoutMs: WAIT_LIMIT_MS,
+        clock: systemClock,
+        sleep: realSleep,
+        random: Math.random,
+        signal,
+      });
+      if (result.outcome === 'timeout') throw new Error(`${actorDid}: no grant in time`);
+      return result.outcome === 'granted';
+    },
+  };
+}
+
+/** One shared Prefer agent per gate mode, so its log covers the whole row. */
+export function preferFor(mode: Mode): { agent: Agent; log: PreferLog } | undefined {
+  if (mode.kind === 'blocking') return preferAgent('blocking');
+  if (mode.kind === 'waitMs') return preferAgent('poll');
+  return undefined;
+}
+
+export interface HandoverRun {
+  /** release sent → next waiter's grant received, only when someone was waiting. */
+  samplesMs: number[];
   seconds: number;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-async function serve(handler: Handler): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A TTL-only lock: a waiter is told to come back when the holder's lease runs out. */
-function ttlOnlyPlane(
-  ttlMs: number,
-  now: () => number,
-  events: KernelEvent[],
-  seen: (actorDid: string) => void,
-): Handler {
-  const leases = new Map<string, { holder: string; id: string; expiresAtMs: number }>();
-  let fence = 0;
-  return (req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      const { resource, actorDid } = JSON.parse(text) as { resource: string; actorDid: string };
-      if (!req.url?.endsWith('/release')) seen(actorDid);
-      const t = now();
-      const current = leases.get(resource);
-      const live = current && current.expiresAtMs > t ? current : undefined;
-      let status = 200;
-      let body: unknown;
-      if (req.url?.endsWith('/release')) {
-        const mine = live?.holder === actorDid;
-        if (mine) {
-          leases.delete(resource);
-          events.push({ kind: 'release', atMs: t, resource, actorDid, leaseId: live.id, fence: 0 });
-        }
-        body = { ok: true, released: mine, releasedIds: mine ? [live.id] : [] };
-      } else if (!live || live.holder === actorDid) {
-        const lease = {
-          holder: actorDid,
-          id: live?.id ?? `lease_${(fence += 1)}`,
-          expiresAtMs: t + ttlMs,
-        };
-        leases.set(resource, lease);
-        if (!live)
-          events.push({ kind: 'grant', atMs: t, resource, actorDid, leaseId: lease.id, fence });
-        body = { ok: true, lease: { ...lease, resource } };
-      } else {
-        status = 409;
-        body = {
-          ok: false,
-          reason: 'lease_held',
-          holder: live.holder,
-          stampede: { waitMs: Math.max(1, live.expiresAtMs - t) },
-        };
+/**
+ * `lanes` resources in parallel; on each, `waves` bursts of `agents` jobs that
+ * all ask at once (within 50 ms), hold for 20–100 ms and release. A handover
+ * is counted only when the release found a live waiter: the first grant of a
+ * wave and the last release of a wave are not handovers.
+ */
+export async function handover(
+  mode: Mode,
+  options: { lanes: number; waves: number; agents: number; tag: string; arrivalJitterMs?: number },
+  prefer = preferFor(mode),
+): Promise<HandoverRun> {
+  const jitter = options.arrivalJitterMs ?? 50;
+  const samplesMs: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.lanes }, async (_, lane) => {
+      const resource = `lock:bench/${options.tag}/${lane}`;
+      for (let wave = 0; wave < options.waves; wave += 1) {
+        const waiting = new Set<number>();
+        let releasedAt: number | undefined;
+        await Promise.all(
+          Array.from({ length: options.agents }, async (_, i) => {
+            const asker = makeAsker(
+              mode,
+              resource,
+              `did:web:bench:${options.tag}:l${lane}a${i}`,
+              {
+                asking: () => waiting.add(i),
+                granted: (at) => {
+                  waiting.delete(i);
+                  if (releasedAt !== undefined) samplesMs.push(at - releasedAt);
+                  releasedAt = undefined;
+                },
+              },
+              prefer,
+            );
+            await realSleep(Math.random() * jitter);
+            if (!(await asker.acquire())) throw new Error('handover: a wait stopped');
+            await realSleep(20 + Math.random() * 80);
+            if (waiting.size > 0) releasedAt = performance.now();
+            await asker.release();
+          }),
+        );
       }
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    });
-  };
+    }),
+  );
+  return { samplesMs, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
- * Eight agents contend for one resource through the real client and wait loop;
- * each holds for a random 50–300 ms, then releases and asks again.
+ * Plane load while waiting: one holder keeps the lease (renewing every 1.5 s)
+ * while `waiters` wait for `seconds`; every lease request they send counts,
+ * the first included. Then the waits are cancelled and the holder releases.
  */
-export async function handover(options: {
-  plane: 'kernel' | 'ttl-only';
-  ttlMs: number;
-  handovers: number;
-  agents?: number;
-}): Promise<HandoverResult> {
-  const now = epochMonotonic();
-  const events: KernelEvent[] = [];
-  // The order in which the plane first saw each agent ask, per wave.
-  let arrival = new Map<string, number>();
-  const seen = (actorDid: string) => {
-    if (!arrival.has(actorDid)) arrival.set(actorDid, arrival.size);
-  };
-  const handler: Handler =
-    options.plane === 'kernel'
-      ? (() => {
-          const kernel = new LeaseKernel({ ttlMs: options.ttlMs });
-          const lease = kernel.lease.bind(kernel);
-          kernel.lease = (resource, actorDid, at) => {
-            seen(actorDid);
-            return lease(resource, actorDid, at);
-          };
-          const h = createKernelHandler({
-            kernel,
-            store: memoryStore(),
-            now,
-            onEvents: (batch) => events.push(...batch),
-          });
-          return (req, res) => void h(req, res);
-        })()
-      : ttlOnlyPlane(options.ttlMs, now, events, seen);
-  const server = await serve(handler);
-  const agents = options.agents ?? 8;
-  const grants = new Array<number>(agents).fill(0);
-  const waits: number[] = [];
-  let waitingRequests = 0;
+export async function loadWhileWaiting(
+  mode: Mode,
+  options: { waiters: number; seconds: number; tag: string },
+  prefer = preferFor(mode),
+): Promise<{ requestsPerWaiterPerSecond: number; requests: number }> {
+  const resource = `lock:bench/${options.tag}/load`;
+  const noHooks = { asking: () => undefined, granted: () => undefined };
+  const holder = makeAsker(mode, resource, `did:web:bench:${options.tag}:holder`, noHooks, prefer);
+  if (!(await holder.acquire())) throw new Error('load: the holder got no lease');
+  const stop = new AbortController();
+  const renewals = (async () => {
+    while (!stop.signal.aborted) {
+      await realSleep(1_500, stop.signal);
+      if (!stop.signal.aborted) await holder.acquire();
+    }
+  })();
   let requests = 0;
-  let outOfOrder = 0;
-  const started = performance.now();
-  const waves = Math.ceil(options.handovers / (agents - 1));
-
-  // Each wave is a burst of deploys queued at once: every agent asks, holds for
-  // 50–300 ms, releases and is done, as one job does.
-  for (let wave = 0; wave < waves; wave += 1) {
-    arrival = new Map();
-    const granted: number[] = [];
-    await Promise.all(
-      Array.from({ length: agents }, async (_, i) => {
-        const actorDid = `did:web:bench:agent${i}`;
-        const inner = createPlaneClient({ apiUrl: server.url });
-        const client: Pick<PlaneClient, 'lease' | 'release'> = {
-          lease: (req, call) => {
-            requests += 1;
-            return inner.lease(req, call);
-          },
-          release: (req, call) => {
-            requests += 1;
-            return inner.release(req, call);
-          },
-        };
-        await realSleep(Math.random() * 50);
-        const result = await waitForLease({
-          client,
-          resource: RESOURCE,
-          actorDid,
-          timeoutMs: 600_000,
-          clock: systemClock,
-          sleep: realSleep,
-          random: Math.random,
-        });
-        if (result.outcome !== 'granted') throw new Error(`agent ${i}: ${result.outcome}`);
-        granted.push(i);
-        waitingRequests += result.asks - 1;
-        waits.push(result.waitedMs);
-        grants[i]! += 1;
-        await realSleep(50 + Math.random() * 250);
-        await client.release({ resource: RESOURCE, actorDid });
-      }),
+  let counting = true;
+  const waits = Array.from({ length: options.waiters }, async (_, i) => {
+    const asker = makeAsker(
+      mode,
+      resource,
+      `did:web:bench:${options.tag}:w${i}`,
+      { asking: () => void (counting && (requests += 1)), granted: () => undefined },
+      prefer,
     );
-    const order = (agent: number) => arrival.get(`did:web:bench:agent${agent}`)!;
-    const byArrival = [...granted].sort((a, b) => order(a) - order(b));
-    outOfOrder += granted.filter((agent, k) => byArrival[k] !== agent).length;
-  }
-  await server.close();
-  const seconds = (performance.now() - started) / 1000;
-
-  const latencies: number[] = [];
-  events.forEach((event, i) => {
-    const next = events[i + 1];
-    if (event.kind === 'release' && next?.kind === 'grant') latencies.push(next.atMs - event.atMs);
+    await realSleep(Math.random() * 50);
+    if (await asker.acquire(stop.signal)) await asker.release();
   });
-  const waitSeconds = waits.reduce((a, b) => a + b, 0) / 1000;
+  await realSleep(options.seconds * 1000);
+  counting = false;
+  stop.abort();
+  await Promise.all([...waits, renewals]);
+  await holder.release();
   return {
-    plane: options.plane,
-    handovers: latencies.length,
-    latencyMs: {
-      p50: percentile(latencies, 50),
-      p95: percentile(latencies, 95),
-      p99: percentile(latencies, 99),
-      max: max(latencies),
-    },
     requests,
-    requestsPerWaiterPerSecond: waitSeconds > 0 ? waitingRequests / waitSeconds : 0,
-    fairness: max(waits) / (mean(waits) || 1),
-    grantsPerAgent: { min: Math.min(...grants), max: Math.max(...grants) },
-    outOfOrder,
-    starved: grants.filter((g) => g === 0).length,
-    seconds,
+    requestsPerWaiterPerSecond: requests / (options.waiters * options.seconds),
   };
 }

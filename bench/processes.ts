@@ -3,27 +3,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startKernel } from './spawn.js';
 import { median } from './stats.js';
-
-/** Starts the committed CLI's kernel in its own process and waits for its address. */
-export function startKernel(args: string[] = []): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(
-    process.execPath,
-    ['dist/cli/index.js', 'kernel', '--port', '0', '--quiet', ...args],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.on('close', () => reject(new Error('kernel exited')));
-    child.stdout.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /listening on (\S+)\n/.exec(text);
-      if (match) resolve({ url: match[1]!, stop: () => child.kill('SIGTERM') });
-    });
-  });
-}
 
 function timeRun(args: string[], env: NodeJS.ProcessEnv): number {
   const started = performance.now();
@@ -55,6 +36,7 @@ export async function startup(runs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-'));
   const bare: number[] = [];
   const main: number[] = [];
+  const ratios: number[] = [];
   const withStatus: number[] = [];
   const statusEnv = {
     'INPUT_GITHUB-TOKEN': 't',
@@ -74,32 +56,37 @@ export async function startup(runs: number) {
         GITHUB_STEP_SUMMARY: join(dir, 'sum'),
       };
       for (const f of Object.values(files)) writeFileSync(f, '');
-      (statuses ? withStatus : main).push(
-        timeRun(['dist/main/index.js'], {
-          PATH: process.env.PATH,
-          ...files,
-          ...(statuses ? statusEnv : {}),
-          RUNNER_TEMP: dir,
-          INPUT_RESOURCE: `lock:bench/${i}`,
-          'INPUT_ACTOR-DID': 'did:web:bench:startup',
-          'INPUT_API-URL': kernel.url,
-          INPUT_KEY: 'k',
-          'INPUT_WAIT-TIMEOUT': '30s',
-          'INPUT_ON-TIMEOUT': 'fail',
-          'INPUT_KEEP-ALIVE': 'false',
-          'INPUT_DRY-RUN': 'false',
-        }),
-      );
+      const ms = timeRun(['dist/main/index.js'], {
+        PATH: process.env.PATH,
+        ...files,
+        ...(statuses ? statusEnv : {}),
+        RUNNER_TEMP: dir,
+        INPUT_RESOURCE: `lock:bench/${i}`,
+        'INPUT_ACTOR-DID': 'did:web:bench:startup',
+        'INPUT_API-URL': kernel.url,
+        INPUT_KEY: 'k',
+        'INPUT_WAIT-TIMEOUT': '30s',
+        'INPUT_ON-TIMEOUT': 'fail',
+        'INPUT_KEEP-ALIVE': 'false',
+        'INPUT_DRY-RUN': 'false',
+      });
+      if (statuses) withStatus.push(ms);
+      else {
+        main.push(ms);
+        ratios.push(ms / bare.at(-1)!);
+      }
     }
   } finally {
-    kernel.stop();
+    await kernel.stop();
     github.close();
   }
-  const size = (entry: string) => statSync(`dist/${entry}/index.js`).size / 1024;
+  const size = (entry: string) => statSync(`dist/${entry}/${entry}.js`).size / 1024;
   return {
     bareMs: median(bare),
     mainMs: median(main),
-    ratio: median(main) / median(bare),
+    /** The median of each run's main / the bare start just before it. */
+    ratio: median(ratios),
+    node: process.version,
     withStatusMs: median(withStatus),
     bundleKb: { main: size('main'), post: size('post'), cli: size('cli') },
   };
@@ -153,7 +140,7 @@ export async function keeperCost(seconds: number) {
   const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
   child.kill('SIGTERM');
   await new Promise((resolve) => child.on('close', resolve));
-  kernel.stop();
+  await kernel.stop();
   const record = JSON.parse(readFileSync(status, 'utf8')) as { renewals: number; gaps: unknown[] };
   return {
     seconds,

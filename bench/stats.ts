@@ -18,6 +18,8 @@ export interface Row {
   unit: string;
   target?: string;
   ok?: boolean;
+  /** What held a missed target back, when the bench knows it. */
+  why?: string;
 }
 
 export const max = (values: number[]) =>

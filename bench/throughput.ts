@@ -1,7 +1,13 @@
-import { Pool } from 'undici';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { LeaseKernel } from '../src/kernel/core.js';
-import { startKernel } from './processes.js';
-import { percentile } from './stats.js';
+import type { LoadResult } from './loadgen.js';
+import { runRole, startKernel, startRole, type Spawned } from './spawn.js';
+
+export const CLIENTS = 16;
+const SECONDS = 6;
+const PRELOAD_LIMIT_SECONDS = 30;
 
 /** The pure core: lease + release pairs per second, on distinct resources. */
 export function inProcess(pairs: number) {
@@ -16,45 +22,115 @@ export function inProcess(pairs: number) {
   return { pairsPerSecond: pairs / ((performance.now() - started) / 1000) };
 }
 
+export type HttpTarget = LoadResult & { target: string; short?: string };
+
 /**
- * The CLI's kernel in its own process; 16 keep-alive connections alternate
- * lease and release. The load comes from undici's pool, the lightest generator
- * at hand, so that the figure is the kernel's rather than a client's.
+ * One server in its own process, 16 keep-alive connections from the load
+ * process alternating lease and release (the echo server gets the same bytes).
+ * With `preload`, that many live leases are taken first, for at most
+ * PRELOAD_LIMIT_SECONDS; when that is too short the row names the count reached.
  */
-export async function overHttp(clients: number, seconds: number) {
-  const kernel = await startKernel();
-  const pool = new Pool(kernel.url, { connections: clients });
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  const send = async (path: string, body: string) => {
-    const t = performance.now();
-    const res = await pool.request({
-      method: 'POST',
-      path,
-      body,
-      headers: { 'content-type': 'application/json' },
-    });
-    await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`kernel answered ${res.statusCode}`);
-    latencies.push(performance.now() - t);
-  };
-  await Promise.all(
-    Array.from({ length: clients }, async (_, i) => {
-      const body = JSON.stringify({ resource: `lock:http/${i}`, actorDid: `did:web:bench:c${i}` });
-      while (performance.now() < deadline) {
-        await send('/api/v1/acp/coordination/lease', body);
-        await send('/api/v1/acp/coordination/release', body);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  await pool.close();
-  kernel.stop();
-  return {
-    clients,
-    requestsPerSecond: latencies.length / elapsed,
-    p99Ms: percentile(latencies, 99),
-    p50Ms: percentile(latencies, 50),
-  };
+async function measure(target: string, server: Spawned, preload = 0): Promise<HttpTarget> {
+  try {
+    const args = [server.url, CLIENTS, SECONDS, preload, PRELOAD_LIMIT_SECONDS].map(String);
+    const result = await runRole<LoadResult>('load', args, 120_000);
+    if (result.preloaded >= preload) return { target, ...result };
+    // Measured all the same, with the leases it did take, and named as such.
+    const short = `${result.preloaded} live leases: ${preload} not taken within ${PRELOAD_LIMIT_SECONDS} s`;
+    return { ...result, target: target.replace(`${preload} live leases`, short), short };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function overHttp(stateDir: string, liveLeases: number): Promise<HttpTarget[]> {
+  rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  const long = ['--ttl-ms', '3600000'];
+  const results = [
+    await measure('node:http JSON echo', await startRole('echo')),
+    await measure('kernel, memory store', await startKernel()),
+    await measure('kernel, durable store', await startKernel(['--state', `${stateDir}/a.json`])),
+    await measure(
+      `kernel, memory store, ${liveLeases} live leases`,
+      await startKernel(long),
+      liveLeases,
+    ),
+    await measure(
+      `kernel, durable store, ${liveLeases} live leases`,
+      await startKernel([...long, '--state', `${stateDir}/b.json`]),
+      liveLeases,
+    ),
+  ];
+  rmSync(stateDir, { recursive: true, force: true });
+  return results;
+}
+
+export interface RedisRow {
+  target: string;
+  requestsPerSecond?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  skipped?: string;
+}
+
+const REDIS = { host: '127.0.0.1', port: 6379 };
+
+function redisAnswers(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(REDIS.port, REDIS.host);
+    const timer = setTimeout(() => done('no PONG within 2 s'), 2_000);
+    const done = (why?: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(why);
+    };
+    socket.once('error', (error) => done(`${REDIS.host}:${REDIS.port}: ${error.message}`));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (d: Buffer) =>
+      done(d.toString().startsWith('+PONG') ? undefined : 'no PONG'),
+    );
+  });
+}
+
+const COMMANDS: [string, string[]][] = [
+  ['Redis SET NX PX (take)', ['SET', 'lock:bench:__rand_int__', 'v', 'NX', 'PX', '30000']],
+  [
+    'Redis compare-and-delete EVAL (give back)',
+    [
+      'EVAL',
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+      '1',
+      'lock:bench:__rand_int__',
+      'v',
+    ],
+  ],
+];
+
+/** redis-benchmark with the same 16 clients, when it is installed and Redis answers. */
+export async function redisRows(): Promise<RedisRow[]> {
+  const which = spawnSync('redis-benchmark', ['--version'], { encoding: 'utf8' });
+  const why =
+    which.status === 0
+      ? await redisAnswers()
+      : 'redis-benchmark not installed (Debian package redis-tools)';
+  if (why) return COMMANDS.map(([target]) => ({ target, skipped: why }));
+  return COMMANDS.map(([target, command]) => {
+    const result = spawnSync(
+      'redis-benchmark',
+      [
+        ...['-h', REDIS.host, '-p', String(REDIS.port), '-c', String(CLIENTS)],
+        ...['-n', '200000', '-r', '100000', '--csv', ...command],
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    const row = result.stdout?.trim().split('\n').at(-1)?.split('","');
+    const rps = Number(row?.[1]);
+    if (result.status !== 0 || !Number.isFinite(rps))
+      return {
+        target,
+        skipped: `redis-benchmark failed: ${result.stderr?.trim() || result.status}`,
+      };
+    return { target, requestsPerSecond: rps, p50Ms: Number(row?.[4]), p99Ms: Number(row?.[6]) };
+  });
 }

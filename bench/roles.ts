@@ -1,0 +1,26 @@
+import { load } from './loadgen.js';
+import { announce, echoHandler, listen, lockHandler } from './servers.js';
+
+/** What a process started as `index.js role <name> …` does instead of the bench. */
+export async function runRole([role, ...args]: string[]): Promise<void> {
+  const number = (i: number) => Number(args[i]);
+  switch (role) {
+    case 'echo':
+      return announce(await listen(echoHandler));
+    case 'lock':
+      return announce(await listen(lockHandler(number(0), args[1] === 'fifo')));
+    case 'load': {
+      const result = await load({
+        url: args[0]!,
+        connections: number(1),
+        seconds: number(2),
+        preload: number(3),
+        preloadLimitSeconds: number(4),
+      });
+      process.stdout.write(JSON.stringify(result));
+      return;
+    }
+    default:
+      throw new Error(`unknown bench role ${role}`);
+  }
+}
