@@ -12,19 +12,22 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { runCli } from './support/kernel-process.js';
 
 const keys = () => generateKeyPairSync('ed25519');
-const kinds = ['grant', 'release', 'grant', 'lapse', 'grant', 'revoke'] as const;
+const ends = ['release', 'lapse', 'revoke'] as const;
 
-function filled(privateKey: KeyObject, count: number = kinds.length): Ledger {
+/** A valid history: grants and their ends alternate, fences rise. */
+function filled(privateKey: KeyObject, count = 6): Ledger {
   const ledger = new Ledger(privateKey);
   for (let i = 0; i < count; i += 1) {
+    const n = i >> 1;
+    const kind = i % 2 === 0 ? 'grant' : ends[n % ends.length]!;
     ledger.append({
       atMs: 1_000 + i * 10,
-      kind: kinds[i % kinds.length]!,
+      kind,
       resource: 'lock:deploy/production',
-      actorDid: `did:web:agent${i % 3}`,
-      leaseId: `lease_${i}`,
-      fence: i + 1,
-      ...(kinds[i % kinds.length] === 'revoke' ? { reason: 'incident' } : {}),
+      actorDid: `did:web:agent${n % 3}`,
+      leaseId: `lease_${n}`,
+      fence: n + 1,
+      ...(kind === 'revoke' ? { reason: 'incident' } : {}),
     });
   }
   return ledger;
@@ -156,6 +159,76 @@ describe('the ledger', () => {
     expect(() => verifyBundle(bad, publicKey)).toThrow(reason);
   });
 
+  const history = (steps: Array<[string, string, string, number]>) => {
+    const l = new Ledger(privateKey);
+    steps.forEach(([kind, resource, leaseId, fence], i) =>
+      l.append({
+        atMs: i,
+        kind: kind as 'grant',
+        resource,
+        actorDid: `did:web:${leaseId}`,
+        leaseId,
+        fence,
+      }),
+    );
+    return l;
+  };
+
+  it.each([
+    [
+      'two open grants on one resource',
+      [
+        ['grant', 'r', 'a', 1],
+        ['grant', 'r', 'b', 2],
+      ],
+      /entry 1: grants b on r while a \(entry 0\) is still open/,
+    ],
+    [
+      'a fence issued twice',
+      [
+        ['grant', 'r', 'a', 1],
+        ['grant', 's', 'b', 1],
+      ],
+      /entry 1: fence 1 was already issued at entry 0/,
+    ],
+    [
+      'an end of a lease that is not open',
+      [
+        ['grant', 'r', 'a', 1],
+        ['release', 'r', 'b', 1],
+      ],
+      /entry 1: release names b .* the open lease on r is a \(fence 1, entry 0\)/,
+    ],
+    [
+      'an end twice',
+      [
+        ['grant', 'r', 'a', 1],
+        ['release', 'r', 'a', 1],
+        ['lapse', 'r', 'a', 1],
+      ],
+      /entry 2: lapse of a on r, which has no open lease/,
+    ],
+  ] as Array<[string, Array<[string, string, string, number]>, RegExp]>)(
+    'rejects a signed ledger whose history is invalid: %s',
+    (_what, steps, reason) => {
+      expect(() => verifyBundle(history(steps).bundle(), publicKey)).toThrow(reason);
+    },
+  );
+
+  it('checks the meaning of a partial range within the range', () => {
+    const l = history([
+      ['grant', 'r', 'a', 1],
+      ['renew', 'r', 'a', 1],
+      ['release', 'r', 'a', 1],
+      ['grant', 'r', 'b', 2],
+      ['grant', 'r', 'c', 3],
+    ]);
+    expect(verifyBundle(l.bundle(1, 4), publicKey, { allowPartial: true }).count).toBe(3);
+    expect(() => verifyBundle(l.bundle(2, 5), publicKey, { allowPartial: true })).toThrow(
+      /entry 4: grants c on r while b \(entry 3\) is still open/,
+    );
+  });
+
   it('checks a partial range only when asked to', () => {
     const part = ledger.bundle(2, 5);
     expect(() => verifyBundle(part, publicKey)).toThrow(/some are missing/);
@@ -171,7 +244,7 @@ describe('the ledger', () => {
     const older = growing.checkpoint();
     growing.append({
       atMs: 9_999,
-      kind: 'release',
+      kind: 'grant',
       resource: 'r',
       actorDid: 'did:web:a',
       leaseId: 'z',
@@ -183,8 +256,8 @@ describe('the ledger', () => {
     rewritten.bundle().entries.forEach(({ entry }, i) =>
       forged.append({
         ...entry,
-        atMs: entry.tsMs,
-        actorDid: i === 1 ? 'did:web:forged' : entry.actorDid,
+        // A quietly moved time: still a valid history, but not the one signed before.
+        atMs: i === 1 ? entry.tsMs + 1 : entry.tsMs,
       }),
     );
     expect(() => verifyBundle(forged.bundle(), p, { previous: older })).toThrow(
