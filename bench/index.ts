@@ -5,6 +5,7 @@ import { ledgerBench } from './ledger.js';
 import { keeperCost, startup } from './processes.js';
 import { round, type Row } from './stats.js';
 import { inProcess, overHttp } from './throughput.js';
+import { durableBench } from './durable.js';
 
 /** npm run bench: every figure of the performance table, side by side where compared. */
 
@@ -94,6 +95,18 @@ add(
 );
 add('kernel', 'over HTTP p50 latency', http.p50Ms, 'ms');
 add('kernel', 'over HTTP p99 latency', http.p99Ms, 'ms');
+
+log('durable store and 20,000 live leases …');
+const durable = await durableBench();
+add('kernel', '--state (durable) changes', durable.stateChangesPerSecond, '/s');
+add(
+  'kernel',
+  'memory, 20,000 live leases / none',
+  durable.liveRatio,
+  '×',
+  '≥ 0.8',
+  durable.liveRatio >= 0.8,
+);
 
 log('keeper cost over 60 s with 1.5 s leases …');
 const keeper = await keeperCost(60);
