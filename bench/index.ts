@@ -7,6 +7,7 @@ import { renderPage } from './report.js';
 import { runRole } from './roles.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, inProcess, overHttp, redisRows } from './throughput.js';
+import { durableBench } from './durable.js';
 
 /**
  * npm run bench: every figure of the performance page from one run, side by
@@ -72,7 +73,17 @@ async function bench(out: string): Promise<void> {
   const set = redis[0]?.requestsPerSecond;
   if (set) add(K, 'kernel (memory) / Redis SET NX PX', http[1]!.requestsPerSecond / set, '×');
 
-  // The durability section (bench/durable.ts, the kernel's) goes here.
+  log('durable store and 20,000 live leases …');
+  const durable = await durableBench();
+  add(K, '--state (durable) changes, 16 clients', durable.stateChangesPerSecond, '/s');
+  add(
+    K,
+    'memory, 20,000 live leases / none',
+    durable.liveRatio,
+    '×',
+    '≥ 0.8',
+    durable.liveRatio >= 0.8,
+  );
 
   log('start-up of the committed main step against bare node, paired …');
   const start = await startup(15);

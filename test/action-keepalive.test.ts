@@ -64,7 +64,8 @@ describe('keep-alive, end to end', () => {
     expect(post.code).toBe(0);
     expect(post.stdout).toMatch(
       new RegExp(
-        `::error title=Lost lock%3Adeploy/production::Lost lock:deploy/production at .*now held by ${THIEF}`,
+        // A revoked holder is refused as final (reason "revoked").
+        `::error title=Lost lock%3Adeploy/production::Lost lock:deploy/production at .*refused the renewal \\(revoked\\)`,
       ),
     );
     expect(plane!.requests.filter((r) => r.path.endsWith('/release'))).toEqual([]);

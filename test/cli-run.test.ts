@@ -92,7 +92,8 @@ describe('lease-gate run', () => {
     const result = await run([], 'setInterval(() => {}, 1000)');
     expect(result.code).toBe(143);
     expect(result.stderr).toMatch(
-      new RegExp(`lost ${R} at .*now held by ${THIEF}\\. Stopping the command\\.`),
+      // A revoked holder is refused as final (reason "revoked"), not told who holds it now.
+      new RegExp(`lost ${R} at .*refused the renewal \\(revoked\\)\\. Stopping the command\\.`),
     );
     expect(plane.events.filter((e) => e.kind === 'release')).toEqual([]);
   });

@@ -30,7 +30,7 @@ function ledgerWith(count: number) {
       ...(i === 3 ? { reason: 'a "quoted" reason <b>' } : {}),
     });
   }
-  const pem = String(ledger.publicKey.export({ type: 'spki', format: 'pem' }));
+  const pem = String(ledger.publicKey!.export({ type: 'spki', format: 'pem' }));
   return { ledger, pem };
 }
 
@@ -60,7 +60,7 @@ describe('the page verifies the ledger as lease-gate verify does', () => {
     const other = ledgerWith(1).pem;
     const { checkpoint, entries } = ledger.bundle();
     expect((await verifyLedger(checkpoint, other, entries)).verified).toBe(false);
-    const { pem } = { pem: String(ledger.publicKey.export({ type: 'spki', format: 'pem' })) };
+    const { pem } = { pem: String(ledger.publicKey!.export({ type: 'spki', format: 'pem' })) };
     const flipped = checkpoint.replace(
       / (\S)(\S+)\n$/,
       (_m, c: string, rest: string) => ` ${c === 'A' ? 'B' : 'A'}${rest}\n`,

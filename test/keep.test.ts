@@ -90,7 +90,8 @@ describe('keepLease', () => {
       },
       onChange: (s) => changes.push(structuredClone(s)),
     });
-    expect(status.lost).toMatchObject({ holder: THEM, reason: 'lease_held' });
+    // Revoke is final: the revoked holder is refused with "revoked", not told to wait.
+    expect(status.lost).toMatchObject({ reason: 'revoked' });
     expect(status.ended?.why).toBe('lost');
     const asksAfterLoss = renewedAt.filter((t) => t > status.lost!.atMs);
     expect(asksAfterLoss).toEqual([]);

@@ -208,11 +208,11 @@ describe('the kernel over HTTP', () => {
     ).toBe(400);
   });
 
-  it('says so when it keeps no ledger', async () => {
+  it('keeps its log but signs nothing without a signing key, and says so', async () => {
     const url = await start();
     expect(
       (await send(url, '/api/v1/acp/ledger/checkpoint', { method: 'GET' })).body,
-    ).toMatchObject({ reason: 'no_ledger' });
+    ).toMatchObject({ reason: 'no_signing_key' });
   });
 
   it('lapses a lease on its alarm', async () => {

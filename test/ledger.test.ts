@@ -2,26 +2,32 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fileStore } from '../src/kernel/store.js';
+import { ENTRY_KINDS, canonicalJson, entryJson } from '../src/ledger/entry.js';
 import { signCheckpoint, verifyCheckpoint } from '../src/ledger/checkpoint.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { runCli } from './support/kernel-process.js';
 
 const keys = () => generateKeyPairSync('ed25519');
-const kinds = ['grant', 'release', 'grant', 'lapse', 'grant', 'revoke'] as const;
+const ends = ['release', 'lapse', 'revoke'] as const;
 
-function filled(privateKey: KeyObject, count: number = kinds.length, file?: string): Ledger {
-  const ledger = new Ledger(privateKey, file);
+/** A valid history: grants and their ends alternate, fences rise. */
+function filled(privateKey: KeyObject, count = 6): Ledger {
+  const ledger = new Ledger(privateKey);
   for (let i = 0; i < count; i += 1) {
+    const n = i >> 1;
+    const kind = i % 2 === 0 ? 'grant' : ends[n % ends.length]!;
     ledger.append({
       atMs: 1_000 + i * 10,
-      kind: kinds[i % kinds.length]!,
+      kind,
       resource: 'lock:deploy/production',
-      actorDid: `did:web:agent${i % 3}`,
-      leaseId: `lease_${i}`,
-      fence: i + 1,
-      ...(kinds[i % kinds.length] === 'revoke' ? { reason: 'incident' } : {}),
+      actorDid: `did:web:agent${n % 3}`,
+      leaseId: `lease_${n}`,
+      fence: n + 1,
+      ...(kind === 'revoke' ? { reason: 'incident' } : {}),
     });
   }
   return ledger;
@@ -153,6 +159,76 @@ describe('the ledger', () => {
     expect(() => verifyBundle(bad, publicKey)).toThrow(reason);
   });
 
+  const history = (steps: Array<[string, string, string, number]>) => {
+    const l = new Ledger(privateKey);
+    steps.forEach(([kind, resource, leaseId, fence], i) =>
+      l.append({
+        atMs: i,
+        kind: kind as 'grant',
+        resource,
+        actorDid: `did:web:${leaseId}`,
+        leaseId,
+        fence,
+      }),
+    );
+    return l;
+  };
+
+  it.each([
+    [
+      'two open grants on one resource',
+      [
+        ['grant', 'r', 'a', 1],
+        ['grant', 'r', 'b', 2],
+      ],
+      /entry 1: grants b on r while a \(entry 0\) is still open/,
+    ],
+    [
+      'a fence issued twice',
+      [
+        ['grant', 'r', 'a', 1],
+        ['grant', 's', 'b', 1],
+      ],
+      /entry 1: fence 1 was already issued at entry 0/,
+    ],
+    [
+      'an end of a lease that is not open',
+      [
+        ['grant', 'r', 'a', 1],
+        ['release', 'r', 'b', 1],
+      ],
+      /entry 1: release names b .* the open lease on r is a \(fence 1, entry 0\)/,
+    ],
+    [
+      'an end twice',
+      [
+        ['grant', 'r', 'a', 1],
+        ['release', 'r', 'a', 1],
+        ['lapse', 'r', 'a', 1],
+      ],
+      /entry 2: lapse of a on r, which has no open lease/,
+    ],
+  ] as Array<[string, Array<[string, string, string, number]>, RegExp]>)(
+    'rejects a signed ledger whose history is invalid: %s',
+    (_what, steps, reason) => {
+      expect(() => verifyBundle(history(steps).bundle(), publicKey)).toThrow(reason);
+    },
+  );
+
+  it('checks the meaning of a partial range within the range', () => {
+    const l = history([
+      ['grant', 'r', 'a', 1],
+      ['renew', 'r', 'a', 1],
+      ['release', 'r', 'a', 1],
+      ['grant', 'r', 'b', 2],
+      ['grant', 'r', 'c', 3],
+    ]);
+    expect(verifyBundle(l.bundle(1, 4), publicKey, { allowPartial: true }).count).toBe(3);
+    expect(() => verifyBundle(l.bundle(2, 5), publicKey, { allowPartial: true })).toThrow(
+      /entry 4: grants c on r while b \(entry 3\) is still open/,
+    );
+  });
+
   it('checks a partial range only when asked to', () => {
     const part = ledger.bundle(2, 5);
     expect(() => verifyBundle(part, publicKey)).toThrow(/some are missing/);
@@ -168,7 +244,7 @@ describe('the ledger', () => {
     const older = growing.checkpoint();
     growing.append({
       atMs: 9_999,
-      kind: 'release',
+      kind: 'grant',
       resource: 'r',
       actorDid: 'did:web:a',
       leaseId: 'z',
@@ -180,8 +256,8 @@ describe('the ledger', () => {
     rewritten.bundle().entries.forEach(({ entry }, i) =>
       forged.append({
         ...entry,
-        atMs: entry.tsMs,
-        actorDid: i === 1 ? 'did:web:forged' : entry.actorDid,
+        // A quietly moved time: still a valid history, but not the one signed before.
+        atMs: i === 1 ? entry.tsMs + 1 : entry.tsMs,
       }),
     );
     expect(() => verifyBundle(forged.bundle(), p, { previous: older })).toThrow(
@@ -190,42 +266,79 @@ describe('the ledger', () => {
   });
 });
 
-describe('the ledger file', () => {
-  it('comes back after a restart, and a torn last record is cut off and reported', () => {
+describe('the kernel log file', () => {
+  async function writeLog(file: string, ledger: Ledger) {
+    const store = fileStore(file);
+    await store.open();
+    const { entries, text } = new Ledger().prepare(
+      ledger
+        .bundle()
+        .entries.map(({ entry: { seq: _seq, tsMs, ...rest } }) => ({ ...rest, atMs: tsMs })),
+    );
+    await store.append(text, entries);
+    await store.close();
+  }
+
+  it('comes back after a restart, and a torn last record is cut off and reported', async () => {
     const { privateKey, publicKey } = keys();
     const file = join(mkdtempSync(join(tmpdir(), 'lease-gate-ledger-')), 'ledger.jsonl');
-    const first = filled(privateKey, 5, file);
-    const root = first.bundle().checkpoint.split('\n')[2];
-    first.close();
+    const first = filled(privateKey, 5);
+    await writeLog(file, first);
     appendFileSync(file, '{"actorDid":"did:web:half","fen');
 
-    const again = new Ledger(privateKey, file);
-    expect(again.repaired).toMatch(/last record was torn .* the 5 records before it kept/);
+    const store = fileStore(file);
+    const recovered = await store.open();
+    expect(recovered.warning).toMatch(/last record was torn .* the 5 records before it kept/);
+    const again = new Ledger(privateKey);
+    recovered.lines.forEach((line, i) => again.load(line, `line ${i + 1}`));
     expect(again.size).toBe(5);
-    expect(again.bundle().checkpoint.split('\n')[2]).toBe(root);
-    again.append({
-      atMs: 1,
-      kind: 'grant',
-      resource: 'r',
-      actorDid: 'did:web:a',
-      leaseId: 'n',
-      fence: 9,
-    });
+    expect(again.checkpoint()).toBe(first.checkpoint());
+    const next = again.prepare([
+      { atMs: 1, kind: 'grant', resource: 'r', actorDid: 'did:web:a', leaseId: 'n', fence: 9 },
+    ]);
+    await store.append(next.text, next.entries);
+    again.accept(next.entries);
     expect(verifyBundle(again.bundle(), publicKey).size).toBe(6);
-    again.close();
+    await store.close();
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(6);
-    expect(new Ledger(privateKey, file).repaired).toBeUndefined();
+    expect((await fileStore(file).open()).warning).toBeUndefined();
   });
 
-  it('refuses a ledger damaged before its last record', () => {
+  it('refuses a ledger damaged before its last record', async () => {
     const { privateKey } = keys();
     const file = join(mkdtempSync(join(tmpdir(), 'lease-gate-ledger-')), 'ledger.jsonl');
-    filled(privateKey, 3, file).close();
+    await writeLog(file, filled(privateKey, 3));
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[1] = lines[1]!.slice(0, 20);
     writeFileSync(file, lines.join('\n'));
-    expect(() => new Ledger(privateKey, file)).toThrow(
+    const { lines: read } = await fileStore(file).open();
+    const ledger = new Ledger(privateKey);
+    expect(() => read.forEach((line, i) => ledger.load(line, `line ${i + 1}`))).toThrow(
       /line 2 is not JSON; the ledger is damaged before its last record/,
+    );
+  });
+
+  it('writes each entry in canonical form without sorting (the hot path)', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            seq: fc.nat(),
+            tsMs: fc.nat(),
+            kind: fc.constantFrom(...ENTRY_KINDS),
+            resource: fc.string(),
+            actorDid: fc.string(),
+            leaseId: fc.string(),
+            fence: fc.integer(),
+            expiresAtMs: fc.nat(),
+            reason: fc.string(),
+          },
+          { requiredKeys: ['seq', 'tsMs', 'kind', 'resource', 'actorDid', 'leaseId', 'fence'] },
+        ),
+        (entry) => {
+          expect(entryJson(entry)).toBe(canonicalJson(entry));
+        },
+      ),
     );
   });
 });

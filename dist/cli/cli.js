@@ -5,7 +5,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(84);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(860);
 
 process.exitCode = await (0,_cli_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2));
 
@@ -14,7 +14,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 84:
+/***/ 860:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -161,6 +161,8 @@ async function releaseQuietly(options, request) {
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -9696,22 +9698,6 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/fs/atomic.ts
-
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = (0,external_node_fs_namespaceObject.openSync)(temp, 'w', 0o600);
-    try {
-        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
-        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-    (0,external_node_fs_namespaceObject.renameSync)(temp, path);
-}
-
 ;// CONCATENATED MODULE: ./src/kernel/store.ts
 
 
@@ -9719,77 +9705,152 @@ function writeFileAtomic(path, text) {
 class StoreError extends Error {
     name = 'StoreError';
 }
+/** Nothing outlives the process; appends always succeed. */
 function memoryStore() {
-    let kept;
     return {
         describe: 'memory',
-        load: () => kept,
-        save: (snapshot) => {
-            kept = snapshot;
+        open: async () => ({ lines: [], fenceFloor: 0 }),
+        append: async () => undefined,
+        probe: async () => undefined,
+        close: async () => undefined,
+    };
+}
+const legacyStateSchema = object({
+    version: literal(1),
+    fence: schemas_number().int().nonnegative(),
+});
+/**
+ * A file of canonical JSON lines, appended and fdatasync'ed per batch. A failed
+ * write is cut back to the last durable byte before the error is reported, and
+ * retried on the next batch, so the file never holds half a batch that memory
+ * does not. `legacyState` is an older release's state file, read only for its fence.
+ */
+function fileStore(path, legacyState) {
+    let handle;
+    let durableBytes = 0;
+    let dirty = false;
+    const repair = async () => {
+        if (!dirty || !handle)
+            return;
+        try {
+            await handle.truncate(durableBytes);
+            await handle.datasync();
+            dirty = false;
+        }
+        catch (error) {
+            throw new StoreError(`cannot repair ${path}: ${error.message}`);
+        }
+    };
+    return {
+        describe: path,
+        async open() {
+            const logExists = (0,external_node_fs_namespaceObject.existsSync)(path);
+            const fenceFloor = legacyState ? readLegacyFence(legacyState, logExists, path) : 0;
+            let text = '';
+            if (logExists) {
+                try {
+                    text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+                }
+                catch (error) {
+                    throw new StoreError(`Cannot read the kernel's log ${path}: ${error.message}`);
+                }
+            }
+            const lines = text.split('\n');
+            const tail = lines.pop() ?? '';
+            durableBytes = Buffer.byteLength(text) - Buffer.byteLength(tail);
+            let warning;
+            if (tail) {
+                const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r+');
+                (0,external_node_fs_namespaceObject.ftruncateSync)(fd, durableBytes);
+                (0,external_node_fs_namespaceObject.closeSync)(fd);
+                warning = `${path}: the last record was torn (${Buffer.byteLength(tail)} bytes without an end); it was cut off and the ${lines.length} records before it kept`;
+            }
+            try {
+                handle = await (0,promises_namespaceObject.open)(path, 'a', 0o600);
+            }
+            catch (error) {
+                throw new StoreError(`Cannot open the kernel's log ${path}: ${error.message}`);
+            }
+            return { lines, fenceFloor, ...(warning ? { warning } : {}) };
+        },
+        async append(text) {
+            if (!handle)
+                throw new StoreError(`${path} is not open`);
+            await repair();
+            const bytes = Buffer.from(text, 'utf8');
+            try {
+                dirty = true;
+                await handle.write(bytes, 0, bytes.length, null);
+                await handle.datasync();
+                durableBytes += bytes.length;
+                dirty = false;
+            }
+            catch (error) {
+                await repair().catch(() => undefined);
+                throw new StoreError(`cannot write ${path}: ${error.message}`);
+            }
+        },
+        async probe() {
+            if (!handle)
+                throw new StoreError(`${path} is not open`);
+            await repair();
+            try {
+                await handle.datasync();
+            }
+            catch (error) {
+                throw new StoreError(`cannot sync ${path}: ${error.message}`);
+            }
+        },
+        async close() {
+            await handle?.close();
+            handle = undefined;
         },
     };
 }
-const snapshotSchema = object({
-    version: literal(1),
-    fence: schemas_number().int().nonnegative(),
-    leases: array(object({
-        id: schemas_string(),
-        resource: schemas_string(),
-        holder: schemas_string(),
-        expiresAtMs: schemas_number(),
-        fence: schemas_number().int(),
-        grantedAtMs: schemas_number(),
-    })),
-});
-/**
- * A JSON file replaced atomically (temp file, fsync, rename) after every change,
- * so a crash leaves either the old state or the new one, never half of each.
- */
-function fileStore(path) {
-    return {
-        describe: path,
-        load() {
-            let text;
-            try {
-                text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-            }
-            catch (error) {
-                if (error.code === 'ENOENT')
-                    return undefined;
-                throw new StoreError(`Cannot read the state file ${path}: ${error.message}`);
-            }
-            let parsed;
-            try {
-                parsed = JSON.parse(text);
-            }
-            catch {
-                throw new StoreError(`The state file ${path} is not valid JSON; refusing to start rather than forget its leases. Move it away to start afresh.`);
-            }
-            const result = snapshotSchema.safeParse(parsed);
-            if (!result.success) {
-                throw new StoreError(`The state file ${path} is not a lease-gate kernel state (${result.error.issues[0]?.path.join('.')}: ${result.error.issues[0]?.message}); refusing to start rather than forget its leases.`);
-            }
-            return { fence: result.data.fence, leases: result.data.leases };
-        },
-        save(snapshot) {
-            writeFileAtomic(path, JSON.stringify({ version: 1, ...snapshot }));
-        },
-    };
+/** An older release's state file: its fence is a floor; without the log beside it, refuse. */
+function readLegacyFence(file, logExists, logPath) {
+    let text;
+    try {
+        text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return 0;
+        throw new StoreError(`Cannot read the state file ${file}: ${error.message}`);
+    }
+    let parsed;
+    try {
+        parsed = JSON.parse(text);
+    }
+    catch {
+        throw new StoreError(`The state file ${file} is not valid JSON; refusing to start rather than forget its fences. Move it away to start afresh.`);
+    }
+    const result = legacyStateSchema.safeParse(parsed);
+    if (!result.success) {
+        throw new StoreError(`The state file ${file} is not a lease-gate kernel state; refusing to start rather than forget its fences.`);
+    }
+    if (!logExists) {
+        throw new StoreError(`The state file ${file} exists but the kernel's log ${logPath} is missing: the log is the kernel's only record. Put the log back, or move both away to start a new plane (its fences start at 1 again).`);
+    }
+    return result.data.fence;
 }
 
 ;// CONCATENATED MODULE: external "node:crypto"
 const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/ledger/entry.ts
 
+const ENTRY_KINDS = ['grant', 'renew', 'release', 'lapse', 'revoke'];
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = object({
     seq: schemas_number().int().nonnegative(),
     tsMs: schemas_number().int().nonnegative(),
-    kind: schemas_enum(['grant', 'release', 'lapse', 'revoke']),
+    kind: schemas_enum(ENTRY_KINDS),
     resource: schemas_string(),
     actorDid: schemas_string(),
     leaseId: schemas_string(),
     fence: schemas_number().int(),
+    /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
+    expiresAtMs: schemas_number().int().optional(),
     reason: schemas_string().optional(),
 })
     .strict();
@@ -9805,7 +9866,22 @@ function canonicalJson(value) {
     }
     return JSON.stringify(value);
 }
-const leafBytes = (entry) => new Uint8Array(Buffer.from(canonicalJson(entry), 'utf8'));
+/**
+ * The canonical JSON of an entry the kernel built itself, written with its keys
+ * already in sorted order (no sort, no schema check on the hot path). Equal to
+ * `canonicalJson(entry)`; a test holds the two together.
+ */
+function entryJson(e) {
+    const s = JSON.stringify;
+    let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.expiresAtMs !== undefined)
+        text += `,"expiresAtMs":${e.expiresAtMs}`;
+    text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+    if (e.reason !== undefined)
+        text += `,"reason":${s(e.reason)}`;
+    return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
+}
+const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
 
 ;// CONCATENATED MODULE: ./src/ledger/merkle.ts
 
@@ -9900,6 +9976,50 @@ class MerkleTree {
         while (stack.length)
             proof.push(stack.pop());
         return proof;
+    }
+    /**
+     * Inclusion proofs of leaves [from, to) in the tree of `size`. The hashes of
+     * incomplete subtrees are shared by neighbouring proofs, so they are
+     * computed once for the whole run.
+     */
+    inclusionProofs(from, to, size = this.size) {
+        const memo = new Map();
+        const cached = (lo, hi) => {
+            const n = hi - lo;
+            if ((n & (n - 1)) === 0 && lo % n === 0)
+                return this.range(lo, hi);
+            const key = lo * 2 ** 26 + n;
+            let hash = memo.get(key);
+            if (!hash)
+                memo.set(key, (hash = this.range(lo, hi)));
+            return hash;
+        };
+        const proofs = [];
+        for (let index = from; index < to; index += 1)
+            proofs.push(this.pathOf(index, size, cached));
+        return proofs;
+    }
+    pathOf(index, size, range) {
+        this.checkSize(size);
+        if (!(index >= 0 && index < size))
+            throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+        const stack = [];
+        let lo = 0;
+        let hi = size;
+        let m = index;
+        while (hi - lo > 1) {
+            const k = splitPoint(hi - lo);
+            if (m < k) {
+                stack.push(range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(range(lo, lo + k));
+                lo += k;
+                m -= k;
+            }
+        }
+        return stack.reverse();
     }
     /** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
     consistencyProof(first, second = this.size) {
@@ -10091,14 +10211,14 @@ function verifyCheckpoint(text, publicKey) {
 
 
 
-
 class LedgerError extends Error {
     name = 'LedgerError';
 }
 /**
- * The append-only, Merkle-sealed record of every grant, release, lapse and
- * revocation. With a file, every entry is one canonical JSON line, appended and
- * synced before the next; a torn last line is cut off and reported on open.
+ * The append-only, Merkle-sealed record of every grant, renewal, release,
+ * lapse and revocation, in memory. Whoever keeps it durable (the kernel's
+ * store) prepares entries, writes their lines, and only then accepts them.
+ * Without a signing key it is still a log and a tree, but signs no checkpoint.
  */
 class Ledger {
     signingKey;
@@ -10107,100 +10227,49 @@ class Ledger {
     tree = new MerkleTree();
     entries = [];
     signed;
-    fd;
-    /** Set when opening found and cut a torn last record. */
-    repaired;
-    constructor(signingKey, file) {
+    constructor(signingKey) {
         this.signingKey = signingKey;
-        this.publicKey = (0,external_node_crypto_namespaceObject.createPublicKey)(signingKey);
-        this.origin = originFor(this.publicKey);
-        if (file === undefined)
-            return;
-        this.fd = (0,external_node_fs_namespaceObject.openSync)(file, 'a+', 0o600);
-        let text = '';
-        try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8');
-        }
-        catch {
-            // new file
-        }
-        const lines = text.split('\n');
-        const tail = lines.pop() ?? '';
-        try {
-            lines.forEach((line, i) => this.load(line, `${file} line ${i + 1}`));
-        }
-        catch (error) {
-            (0,external_node_fs_namespaceObject.closeSync)(this.fd);
-            throw error;
-        }
-        if (tail) {
-            const keep = Buffer.byteLength(text) - Buffer.byteLength(tail);
-            (0,external_node_fs_namespaceObject.ftruncateSync)(this.fd, keep);
-            this.repaired = `${file}: the last record was torn (${Buffer.byteLength(tail)} bytes without an end); it was cut off and the ${this.entries.length} records before it kept`;
-        }
+        this.publicKey = signingKey && (0,external_node_crypto_namespaceObject.createPublicKey)(signingKey);
+        this.origin = this.publicKey && originFor(this.publicKey);
     }
     get size() {
         return this.tree.size;
     }
-    append(event) {
-        const last = this.entries.at(-1);
-        const { atMs, ...rest } = event;
-        const entry = entrySchema.parse({
-            ...rest,
-            seq: this.entries.length,
-            // The plane's clock, made strictly increasing for the ledger.
-            tsMs: Math.max(Math.round(atMs), (last?.tsMs ?? -1) + 1),
-        });
-        if (this.fd !== undefined) {
-            (0,external_node_fs_namespaceObject.writeSync)(this.fd, `${canonicalJson(entry)}\n`);
-            (0,external_node_fs_namespaceObject.fdatasyncSync)(this.fd);
-        }
-        this.push(entry);
-        return entry;
+    get signs() {
+        return this.signingKey !== undefined;
     }
-    /** The signed checkpoint of the current tree; never one inconsistent with the last signed. */
-    checkpoint() {
-        const size = this.tree.size;
-        if (this.signed?.size === size)
-            return this.signed.text;
-        const root = this.tree.root();
-        if (this.signed) {
-            const proof = this.tree.consistencyProof(this.signed.size, size);
-            if (!verifyConsistency(this.signed.size, size, this.signed.root, root, proof)) {
-                throw new LedgerError('refusing to sign a checkpoint inconsistent with the last one signed');
-            }
-        }
-        const text = signCheckpoint({ origin: this.origin, size, root }, this.signingKey);
-        this.signed = { size, root, text };
-        return text;
-    }
-    /** Entries [from, to) with inclusion proofs against the current checkpoint. */
-    bundle(from = 0, to = this.size) {
-        if (!(Number.isInteger(from) &&
-            Number.isInteger(to) &&
-            0 <= from &&
-            from <= to &&
-            to <= this.size)) {
-            throw new LedgerError(`range ${from}..${to} is not within 0..${this.size}`);
-        }
-        const checkpoint = this.checkpoint();
-        const size = this.signed.size;
+    /** Numbers and times new entries after the accepted ones; changes nothing. */
+    prepare(events) {
+        let seq = this.entries.length;
+        let lastTs = this.entries.at(-1)?.tsMs ?? -1;
         const entries = [];
-        for (let index = from; index < to; index += 1) {
-            entries.push({
-                index,
-                entry: this.entries[index],
-                inclusionProof: this.tree
-                    .inclusionProof(index, size)
-                    .map((h) => Buffer.from(h).toString('base64')),
-            });
+        let text = '';
+        for (const { atMs, ...rest } of events) {
+            // The plane's clock, made strictly increasing for the ledger.
+            lastTs = Math.max(Math.round(atMs), lastTs + 1);
+            const entry = { ...rest, seq, tsMs: lastTs };
+            seq += 1;
+            entries.push(entry);
+            text += `${entryJson(entry)}\n`;
         }
-        return { checkpoint, entries };
+        return { entries, text };
     }
-    close() {
-        if (this.fd !== undefined)
-            (0,external_node_fs_namespaceObject.closeSync)(this.fd);
+    /** Takes prepared entries in once they are durable. */
+    accept(entries) {
+        for (const entry of entries) {
+            if (entry.seq !== this.entries.length)
+                throw new LedgerError(`entry ${entry.seq} accepted out of order`);
+            this.entries.push(entry);
+            this.tree.append(Buffer.from(entryJson(entry), 'utf8'));
+        }
     }
+    /** Prepares and accepts one entry at once (an in-memory ledger). */
+    append(event) {
+        const { entries } = this.prepare([event]);
+        this.accept(entries);
+        return entries[0];
+    }
+    /** Takes in one line read back from durable storage, checked as untrusted. */
     load(line, where) {
         let parsed;
         try {
@@ -10215,11 +10284,58 @@ class Ledger {
             canonicalJson(entry.data) !== line) {
             throw new LedgerError(`${where} is not the ledger entry ${this.entries.length} in canonical form`);
         }
-        this.push(entry.data);
+        this.accept([entry.data]);
+        return entry.data;
     }
-    push(entry) {
-        this.entries.push(entry);
-        this.tree.append(leafBytes(entry));
+    entry(index) {
+        return this.entries[index];
+    }
+    /** The signed checkpoint of the first `size` entries (all by default). */
+    checkpoint(size = this.tree.size) {
+        if (!this.signingKey || !this.origin)
+            throw new LedgerError('this kernel has no signing key, so it signs no checkpoint');
+        if (this.signed?.size === size)
+            return this.signed.text;
+        const root = this.tree.root(size);
+        if (this.signed && size > this.signed.size) {
+            const proof = this.tree.consistencyProof(this.signed.size, size);
+            if (!verifyConsistency(this.signed.size, size, this.signed.root, root, proof)) {
+                throw new LedgerError('refusing to sign a checkpoint inconsistent with the last one signed');
+            }
+        }
+        // Ed25519 is deterministic: an older size signs to the same note it had.
+        const text = signCheckpoint({ origin: this.origin, size, root }, this.signingKey);
+        if (!this.signed || size > this.signed.size)
+            this.signed = { size, root, text };
+        return text;
+    }
+    /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
+    page(from, to, size = this.size) {
+        if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
+            throw new LedgerError(`range ${from}..${to} is not within 0..${size}`);
+        }
+        const proofs = this.tree.inclusionProofs(from, to, size);
+        const entries = [];
+        for (let index = from; index < to; index += 1) {
+            entries.push({
+                index,
+                entry: this.entries[index],
+                inclusionProof: proofs[index - from].map((h) => Buffer.from(h).toString('base64')),
+            });
+        }
+        return entries;
+    }
+    /** Entries [from, to) with inclusion proofs against the current checkpoint. */
+    bundle(from = 0, to = this.size) {
+        if (!(Number.isInteger(from) &&
+            Number.isInteger(to) &&
+            0 <= from &&
+            from <= to &&
+            to <= this.size)) {
+            throw new LedgerError(`range ${from}..${to} is not within 0..${this.size}`);
+        }
+        const checkpoint = this.checkpoint();
+        return { checkpoint, entries: this.page(from, to) };
     }
 }
 
@@ -10323,6 +10439,22 @@ async function keepLease(options) {
 function remainingOf(lease, wallNow) {
     const remaining = lease.expiresAtMs - wallNow;
     return remaining > 0 && remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
+}
+
+;// CONCATENATED MODULE: ./src/fs/atomic.ts
+
+/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
+function writeFileAtomic(path, text) {
+    const temp = `${path}.${process.pid}.tmp`;
+    const fd = (0,external_node_fs_namespaceObject.openSync)(temp, 'w', 0o600);
+    try {
+        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
+        (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    (0,external_node_fs_namespaceObject.renameSync)(temp, path);
 }
 
 ;// CONCATENATED MODULE: external "node:child_process"
@@ -10449,6 +10581,8 @@ function parseRetryAfter(value, nowWallMs) {
 const LEASE_PATH = '/api/v1/acp/coordination/lease';
 const RELEASE_PATH = '/api/v1/acp/coordination/release';
 const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The local kernel's overview of every resource with a lease, a reservation or waiters. */
+const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
 const LEDGER_PATHS = {
     checkpoint: '/api/v1/acp/ledger/checkpoint',
@@ -10503,7 +10637,7 @@ function describeIssues(error) {
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/plane/time.ts
 
 const systemClock = { now: () => performance.now() };
@@ -10511,7 +10645,7 @@ const realSleep = async (ms, signal) => {
     if (signal?.aborted)
         return;
     try {
-        await (0,promises_namespaceObject.setTimeout)(Math.max(0, ms), undefined, signal ? { signal } : {});
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.max(0, ms), undefined, signal ? { signal } : {});
     }
     catch {
         // Aborted: the caller looks at its signal.
@@ -11114,196 +11248,867 @@ async function keep(args, _io, env) {
     return EXIT.done;
 }
 
-;// CONCATENATED MODULE: ./src/kernel/core.ts
+;// CONCATENATED MODULE: ./src/kernel/rules.ts
 /**
- * The local plane's rules, with no I/O: every method takes the time, so the
- * caller decides what "now" is (a monotonic clock in the server, a number in tests).
+ * The plane's rules for one resource, with no I/O: `decide` takes the
+ * resource's state, a command and a context (the time, the TTL, the next fence,
+ * randomness) and returns the next state, the reply and the events to record.
+ * Every store (memory, file, PostgreSQL) keeps states its own way and calls
+ * this one function, so the rules live in one place.
  */
 const DEFAULT_TTL_MS = 30_000;
 /** The agent next in line polls this often, so a handover costs one short sleep. */
 const NEXT_IN_LINE_WAIT_MS = 500;
 /** A waiter is dropped when it has not asked again this long after its told wait. */
 const WAITER_GRACE_MS = 2_000;
-class LeaseKernel {
+/** A freed resource is kept for the next in line at most this long, whatever others were told. */
+const MAX_RESERVATION_MS = 2_500;
+const emptyState = (resource) => ({
+    resource,
+    lease: null,
+    queue: [],
+    reservedUntilMs: 0,
+    typicalHoldMs: null,
+    revoked: [],
+});
+/** Nothing worth keeping: the store may forget this resource. */
+const isIdle = (s) => s.lease === null && s.queue.length === 0 && s.revoked.length === 0 && s.typicalHoldMs === null;
+function decide(state, command, ctx) {
+    const events = [];
+    const s = rules_settle(state, ctx.now, events);
+    switch (command.kind) {
+        case 'lease':
+            return { state: s, reply: lease(s, command.actorDid, ctx, events), events };
+        case 'release':
+            return { state: s, reply: release(s, command.actorDid, ctx.now, events), events };
+        case 'revoke': {
+            const ended = s.lease;
+            if (ended) {
+                end(s, 'revoke', ctx.now, events, command.reason);
+                // The revoked agent is refused at least a lease lifetime; others may take it at once.
+                s.reservedUntilMs = 0;
+                s.revoked.push({
+                    actorDid: ended.holder,
+                    message: command.reason,
+                    untilMs: ctx.now + ctx.ttlMs,
+                });
+                s.queue = s.queue.filter((w) => w.actorDid !== ended.holder);
+            }
+            return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
+        }
+        case 'status':
+            return { state: s, reply: { lease: s.lease }, events };
+        case 'expire':
+            return { state: s, reply: null, events };
+    }
+}
+/** The earliest time at which `expire` would change this state, for the alarm. */
+function nextDeadline(s) {
+    let next = s.lease?.expiresAtMs;
+    const consider = (at) => {
+        if (next === undefined || at < next)
+            next = at;
+    };
+    for (const w of s.queue)
+        consider(w.keepUntil + 1);
+    for (const m of s.revoked)
+        consider(m.untilMs + 1);
+    if (s.reservedUntilMs > 0)
+        consider(s.reservedUntilMs);
+    return next;
+}
+/** A copy with lapses, departed waiters, and old marks and reservations applied. */
+function rules_settle(state, now, events) {
+    const s = {
+        ...state,
+        queue: state.queue.filter((w) => w.keepUntil >= now),
+        revoked: state.revoked.filter((m) => m.untilMs > now),
+    };
+    if (s.lease && s.lease.expiresAtMs <= now)
+        end(s, 'lapse', now, events);
+    if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
+        s.reservedUntilMs = 0;
+    }
+    return s;
+}
+function lease(s, actorDid, ctx, events) {
+    const { now } = ctx;
+    const mark = s.revoked.find((m) => m.actorDid === actorDid);
+    if (mark) {
+        // Asking again keeps the refusal alive: a lease lifetime after the last ask.
+        const untilMs = Math.max(mark.untilMs, now + ctx.ttlMs);
+        s.revoked = s.revoked.map((m) => (m === mark ? { ...mark, untilMs } : m));
+        return {
+            ok: false,
+            reason: 'revoked',
+            holder: s.lease?.holder ?? actorDid,
+            message: mark.message,
+        };
+    }
+    const current = s.lease;
+    if (current?.holder === actorDid) {
+        s.lease = { ...current, expiresAtMs: now + ctx.ttlMs };
+        rules_record(events, 'renew', s.lease, now);
+        return { ok: true, lease: s.lease, renewed: true };
+    }
+    const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
+    if (!current && (reservedFor === undefined || reservedFor === actorDid)) {
+        s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+        s.reservedUntilMs = 0;
+        const fence = ctx.nextFence();
+        s.lease = {
+            id: `lease_${fence.toString(36)}_${randomHex(ctx.random, 8)}`,
+            resource: s.resource,
+            holder: actorDid,
+            expiresAtMs: now + ctx.ttlMs,
+            fence,
+            grantedAtMs: now,
+        };
+        rules_record(events, 'grant', s.lease, now);
+        return { ok: true, lease: s.lease, renewed: false };
+    }
+    let position = s.queue.findIndex((w) => w.actorDid === actorDid);
+    if (position < 0) {
+        s.queue = [...s.queue, { actorDid, keepUntil: 0 }];
+        position = s.queue.length - 1;
+    }
+    const bound = current ? current.expiresAtMs - now : s.reservedUntilMs - now;
+    const waitMs = waitFor(s, position, bound, ctx);
+    s.queue = s.queue.map((w, i) => i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w);
+    if (current) {
+        return {
+            ok: false,
+            reason: 'lease_held',
+            holder: current.holder,
+            stampede: { waitMs },
+            position,
+        };
+    }
+    return {
+        ok: false,
+        reason: 'lease_held',
+        holder: reservedFor,
+        reserved: true,
+        stampede: { waitMs },
+        position,
+    };
+}
+function release(s, actorDid, now, events) {
+    s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+    const current = s.lease;
+    if (current?.holder !== actorDid)
+        return { ok: true, released: false, releasedIds: [] };
+    end(s, 'release', now, events);
+    return { ok: true, released: true, releasedIds: [current.id] };
+}
+/** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
+function end(s, kind, now, events, reason) {
+    const lease = s.lease;
+    s.lease = null;
+    // A lapse happened when the lease ran out, however late it is noticed.
+    const at = kind === 'lapse' ? Math.min(now, lease.expiresAtMs) : now;
+    s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
+    s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
+    rules_record(events, kind, lease, now, reason);
+}
+const typical = (before, held) => before === null ? held : 0.7 * before + 0.3 * held;
+function rules_record(events, kind, lease, atMs, reason) {
+    const event = {
+        kind,
+        atMs,
+        resource: lease.resource,
+        actorDid: lease.holder,
+        leaseId: lease.id,
+        fence: lease.fence,
+    };
+    if (kind === 'grant' || kind === 'renew')
+        event.expiresAtMs = lease.expiresAtMs;
+    if (reason !== undefined)
+        event.reason = reason;
+    events.push(event);
+}
+/**
+ * The next in line polls briefly, so a handover costs at most one short
+ * sleep. Those further back cannot be served before the holds ahead of them
+ * end: they wait about half the typical time of those holds (never less than
+ * the next in line, jittered so they do not stampede), never past the lease's
+ * end (or the reservation's).
+ */
+function waitFor(s, position, boundMs, ctx) {
+    const next = ctx.nextInLineWaitMs;
+    let wait = next;
+    if (position > 0) {
+        const ahead = position * (s.typicalHoldMs ?? 0);
+        wait = Math.max(next, ahead / 2) * (1 + 0.2 * ctx.random());
+    }
+    return Math.max(1, Math.round(Math.min(wait, boundMs)));
+}
+function randomHex(random, length) {
+    let hex = '';
+    while (hex.length < length)
+        hex += Math.floor(random() * 16).toString(16);
+    return hex;
+}
+/**
+ * Rebuilds a resource's durable part from one recorded event (a restart's
+ * replay). Queues are not durable: waiters ask again.
+ */
+function replay(state, e, ttlMs) {
+    const s = { ...state, queue: [], reservedUntilMs: 0 };
+    if (e.kind === 'grant') {
+        s.lease = {
+            id: e.leaseId,
+            resource: e.resource,
+            holder: e.actorDid,
+            expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs,
+            fence: e.fence,
+            grantedAtMs: e.atMs,
+        };
+    }
+    else if (e.kind === 'renew') {
+        if (s.lease)
+            s.lease = { ...s.lease, expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs };
+    }
+    else {
+        const held = s.lease ? e.atMs - s.lease.grantedAtMs : null;
+        if (held !== null)
+            s.typicalHoldMs = typical(s.typicalHoldMs, held);
+        s.lease = null;
+        if (e.kind === 'revoke') {
+            s.revoked = [
+                ...s.revoked.filter((m) => m.actorDid !== e.actorDid),
+                { actorDid: e.actorDid, message: e.reason ?? '', untilMs: e.atMs + ttlMs },
+            ];
+        }
+    }
+    return s;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/core.ts
+
+
+/**
+ * Every resource's state and the fence counter, in memory, with no I/O:
+ * `decide` computes a change without keeping it, `put` keeps it. The service
+ * puts a decision only once it is durable.
+ */
+class ResourceTable {
     ttlMs;
     nextInLineWaitMs;
     random;
-    fence;
-    leases = new Map();
-    queues = new Map();
-    /** Per resource, a moving average of how long holders kept it. */
-    typicalHold = new Map();
-    events = [];
+    /** The last fence taken (durable or not: fences never go back, gaps are fine). */
+    fence = 0;
+    states = new Map();
     constructor(options = {}) {
         this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
         this.nextInLineWaitMs = options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS;
         this.random = options.random ?? Math.random;
-        this.fence = options.snapshot?.fence ?? 0;
-        for (const lease of options.snapshot?.leases ?? [])
-            this.leases.set(lease.resource, lease);
     }
-    /** Grants, renews or refuses. Waiters are served first come, first served. */
+    get(resource) {
+        return this.states.get(resource) ?? emptyState(resource);
+    }
+    decide(resource, command, now) {
+        return decide(this.get(resource), command, {
+            now,
+            ttlMs: this.ttlMs,
+            nextInLineWaitMs: this.nextInLineWaitMs,
+            nextFence: () => (this.fence += 1),
+            random: this.random,
+        });
+    }
+    put(state) {
+        if (isIdle(state))
+            this.states.delete(state.resource);
+        else
+            this.states.set(state.resource, state);
+    }
+    values() {
+        return this.states.values();
+    }
+    get size() {
+        return this.states.size;
+    }
+}
+/**
+ * The rules over a table, applied at once, for in-process use (tests, the
+ * bench's core row). The HTTP kernel goes through the service instead.
+ */
+class LeaseKernel {
+    table;
+    events = [];
+    constructor(options = {}) {
+        this.table = new ResourceTable(options);
+    }
+    get ttlMs() {
+        return this.table.ttlMs;
+    }
     lease(resource, actorDid, now) {
-        const current = this.live(resource, now);
-        if (current?.holder === actorDid) {
-            current.expiresAtMs = now + this.ttlMs;
-            return { ok: true, lease: { ...current }, renewed: true };
-        }
-        const queue = this.queue(resource, now);
-        if (!current && (queue.length === 0 || queue[0]?.actorDid === actorDid)) {
-            queue.shift();
-            if (queue.length === 0)
-                this.queues.delete(resource);
-            return { ok: true, lease: { ...this.grant(resource, actorDid, now) }, renewed: false };
-        }
-        let position = queue.findIndex((w) => w.actorDid === actorDid);
-        if (position < 0)
-            position = queue.push({ actorDid, keepUntil: 0 }) - 1;
-        const remaining = current ? current.expiresAtMs - now : 0;
-        const waitMs = this.waitFor(resource, position, current ? remaining : this.ttlMs);
-        queue[position].keepUntil = now + waitMs + WAITER_GRACE_MS;
-        const holder = current?.holder ?? queue[0].actorDid;
-        return { ok: false, reason: 'lease_held', holder, stampede: { waitMs }, position };
+        return this.apply(resource, { kind: 'lease', actorDid }, now);
     }
-    /** Gives the lease back if `actorDid` holds it; a non-holder changes nothing but leaves the queue. */
     release(resource, actorDid, now) {
-        const current = this.live(resource, now);
-        this.leaveQueue(resource, actorDid);
-        if (current?.holder !== actorDid)
-            return { ok: true, released: false, releasedIds: [] };
-        this.end(current, 'release', now);
-        return { ok: true, released: true, releasedIds: [current.id] };
+        return this.apply(resource, { kind: 'release', actorDid }, now);
     }
     /** The operator's lever: ends the lease at once, whoever holds it. */
     revoke(resource, reason, now) {
-        const current = this.live(resource, now);
-        if (current)
-            this.end(current, 'revoke', now, reason);
-        return current;
+        const reply = this.apply(resource, { kind: 'revoke', reason }, now);
+        return reply.lease ?? undefined;
     }
     status(resource, now) {
-        const current = this.live(resource, now);
-        return current ? { ...current } : null;
+        return this.apply(resource, { kind: 'status' }, now).lease;
     }
-    // console branch (minimal; the kernel rewrite supersedes it): the state behind GET /api/v1/kernel/resources.
-    /** Every resource with a lease or waiters: holder, the next in line when free, and the queue. */
-    overview(now) {
-        this.reclaim(now);
-        const names = new Set([...this.leases.keys(), ...this.queues.keys()]);
-        return [...names].sort().flatMap((resource) => {
-            const lease = this.leases.get(resource);
-            const queue = this.queue(resource, now);
-            if (!lease && queue.length === 0)
-                return [];
-            const first = queue[0];
-            return [
-                {
-                    resource,
-                    lease: lease ? { ...lease } : null,
-                    reserved: !lease && first ? { holder: first.actorDid, untilMs: first.keepUntil } : null,
-                    queue: queue.map((w, position) => ({ actorDid: w.actorDid, position })),
-                },
-            ];
-        });
-    }
-    /** Reclaims every lapsed lease; the server's alarm calls this, but every call checks too. */
+    /** Applies every lapse due by `now` (a scan: for tests; the service uses a heap). */
     reclaim(now) {
-        for (const resource of [...this.leases.keys()])
-            this.live(resource, now);
+        for (const state of [...this.table.values()])
+            this.apply(state.resource, { kind: 'expire' }, now);
     }
-    /** When the next lease lapses, for the alarm. */
     nextExpiry() {
         let next;
-        for (const lease of this.leases.values()) {
-            if (next === undefined || lease.expiresAtMs < next)
+        for (const { lease } of this.table.values()) {
+            if (lease && (next === undefined || lease.expiresAtMs < next))
                 next = lease.expiresAtMs;
         }
         return next;
     }
-    snapshot() {
-        return { fence: this.fence, leases: [...this.leases.values()].map((l) => ({ ...l })) };
-    }
-    /** Hands over the events since the last call. */
+    /** Hands over the changes of holder since the last call (renewals left out). */
     drainEvents() {
         const events = this.events;
         this.events = [];
         return events;
     }
-    live(resource, now) {
-        const lease = this.leases.get(resource);
-        if (lease && lease.expiresAtMs <= now) {
-            this.end(lease, 'lapse', now);
+    apply(resource, command, now) {
+        const { state, reply, events } = this.table.decide(resource, command, now);
+        this.table.put(state);
+        for (const event of events)
+            if (event.kind !== 'renew')
+                this.events.push(event);
+        return reply;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kernel/ledger-routes.ts
+
+
+
+const DEFAULT_PAGE = 1_000;
+const MAX_PAGE = 10_000;
+/** Entries built between two yields to the event loop, so renewals keep flowing. */
+const SLICE = 250;
+/**
+ * The ledger's routes. An export is pinned to the ledger's size S when it
+ * starts; every page carries the checkpoint of S and proofs against it, and a
+ * cursor to the next page.
+ */
+function ledgerRoutes(ledger) {
+    const signed = () => {
+        if (!ledger.signs || !ledger.publicKey) {
+            throw new HttpError(404, 'no_signing_key', 'This kernel runs without a signing key: it keeps its log but signs no checkpoint.');
+        }
+        return ledger.publicKey;
+    };
+    return {
+        [`GET ${LEDGER_PATHS.checkpoint}`]: async () => {
+            signed();
+            return { status: 200, body: ledger.checkpoint() };
+        },
+        [`GET ${LEDGER_PATHS.publicKey}`]: async () => ({
+            status: 200,
+            body: String(signed().export({ type: 'spki', format: 'pem' })),
+        }),
+        [`GET ${LEDGER_PATHS.bundle}`]: async (req) => {
+            signed();
+            const { size, from, end, limit } = pageRequest(req.query, ledger.size);
+            const to = Math.min(end, from + limit);
+            const next = to < end ? encodeCursor(size, to, end) : null;
+            return { status: 200, body: bundlePage(ledger, size, from, to, next) };
+        },
+    };
+}
+function pageRequest(query, currentSize) {
+    const limit = whole(query.get('limit'), DEFAULT_PAGE, 'limit');
+    if (limit < 1 || limit > MAX_PAGE) {
+        throw new HttpError(400, 'bad_request', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
+    }
+    const cursor = query.get('cursor');
+    if (cursor !== null) {
+        const decoded = decodeCursor(cursor);
+        if (!decoded ||
+            decoded.size > currentSize ||
+            decoded.from > decoded.end ||
+            decoded.end > decoded.size) {
+            throw new HttpError(400, 'bad_request', 'cursor: expected the `next` value of an earlier page');
+        }
+        return { ...decoded, limit };
+    }
+    const from = whole(query.get('from'), 0, 'from');
+    const end = whole(query.get('to'), currentSize, 'to');
+    if (from > end || end > currentSize) {
+        throw new HttpError(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
+    }
+    return { size: currentSize, from, end, limit };
+}
+function whole(value, fallback, name) {
+    if (value === null)
+        return fallback;
+    if (!/^\d{1,15}$/.test(value))
+        throw new HttpError(400, 'bad_request', `${name}: expected a whole number`);
+    return Number(value);
+}
+const encodeCursor = (size, from, end) => Buffer.from(`v1.${size}.${from}.${end}`, 'utf8').toString('base64url');
+function decodeCursor(cursor) {
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor))
+        return undefined;
+    const match = /^v1\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!match)
+        return undefined;
+    return { size: Number(match[1]), from: Number(match[2]), end: Number(match[3]) };
+}
+/** The page as JSON pieces, yielding to the event loop between slices. */
+async function* bundlePage(ledger, size, from, to, next) {
+    yield `{"checkpoint":${JSON.stringify(ledger.checkpoint(size))},"entries":[`;
+    for (let start = from; start < to; start += SLICE) {
+        if (start > from)
+            await (0,external_node_timers_promises_namespaceObject.setImmediate)();
+        const slice = ledger.page(start, Math.min(to, start + SLICE), size);
+        yield `${start > from ? ',' : ''}${slice.map((e) => JSON.stringify(e)).join(',')}`;
+    }
+    yield `],"next":${JSON.stringify(next)}}`;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/alarms.ts
+/** A binary min-heap of (time, resource): the next lapse without a scan of every lease. */
+class AlarmHeap {
+    items = [];
+    get size() {
+        return this.items.length;
+    }
+    peek() {
+        return this.items[0]?.at;
+    }
+    push(at, resource) {
+        const items = this.items;
+        items.push({ at, resource });
+        let i = items.length - 1;
+        while (i > 0) {
+            const parent = (i - 1) >> 1;
+            if (items[parent].at <= at)
+                break;
+            [items[parent], items[i]] = [items[i], items[parent]];
+            i = parent;
+        }
+    }
+    /** Removes and returns the earliest alarm due by `now`. */
+    popDue(now) {
+        const items = this.items;
+        const top = items[0];
+        if (!top || top.at > now)
             return undefined;
+        const last = items.pop();
+        if (items.length) {
+            items[0] = last;
+            let i = 0;
+            for (;;) {
+                const l = 2 * i + 1;
+                const r = l + 1;
+                let m = i;
+                if (l < items.length && items[l].at < items[m].at)
+                    m = l;
+                if (r < items.length && items[r].at < items[m].at)
+                    m = r;
+                if (m === i)
+                    break;
+                [items[m], items[i]] = [items[i], items[m]];
+                i = m;
+            }
         }
-        return lease;
+        return top;
     }
-    grant(resource, actorDid, now) {
-        this.fence += 1;
-        const lease = {
-            id: `lease_${this.fence.toString(36)}_${this.randomHex(8)}`,
-            resource,
-            holder: actorDid,
-            expiresAtMs: now + this.ttlMs,
-            fence: this.fence,
-            grantedAtMs: now,
-        };
-        this.leases.set(resource, lease);
-        this.record('grant', lease, now);
-        return lease;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/service.ts
+
+
+
+/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
+class StoreUnavailableError extends Error {
+    name = 'StoreUnavailableError';
+}
+const ALARM_RETRY_MS = 1_000;
+/**
+ * Owns the rules, the store, the ledger and the lapse alarms. Every call
+ * resolves only after its change is durable: changes decided in the same
+ * event-loop turn share one write and one sync (group commit). Commands on one
+ * resource run one at a time against its durable state; a failed write keeps
+ * memory as it was and rejects with StoreUnavailableError.
+ */
+class KernelService {
+    options;
+    table;
+    ledger;
+    now;
+    store;
+    inflight = new Map();
+    listeners = new Set();
+    alarms = new AlarmHeap();
+    scheduled = new Map();
+    timer;
+    timerAt = Infinity;
+    pending;
+    writing;
+    closed = false;
+    constructor(options) {
+        this.options = options;
+        this.table = options.table;
+        this.ledger = options.ledger;
+        this.store = options.store;
+        this.now = options.now;
     }
-    end(lease, kind, at, reason) {
-        this.leases.delete(lease.resource);
-        const held = at - lease.grantedAtMs;
-        const before = this.typicalHold.get(lease.resource);
-        this.typicalHold.set(lease.resource, before === undefined ? held : 0.7 * before + 0.3 * held);
-        this.record(kind, lease, at, reason);
-    }
-    record(kind, lease, atMs, reason) {
-        const { resource, holder: actorDid, id: leaseId, fence } = lease;
-        this.events.push({
-            kind,
-            atMs,
-            resource,
-            actorDid,
-            leaseId,
-            fence,
-            ...(reason ? { reason } : {}),
+    /** Replays the store's log into the ledger and the table, then arms the alarms. */
+    static async open(options) {
+        const service = new KernelService(options);
+        const recovered = await options.store.open();
+        const { table, ledger } = options;
+        recovered.lines.forEach((line, i) => {
+            const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
+            const event = toEvent(entry);
+            table.put(replay(table.get(entry.resource), event, table.ttlMs));
+            if (entry.kind === 'grant')
+                table.fence = Math.max(table.fence, entry.fence);
         });
+        table.fence = Math.max(table.fence, recovered.fenceFloor);
+        for (const state of table.values())
+            service.schedule(state);
+        service.arm();
+        return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
     }
-    /** The resource's queue, without waiters that stopped asking. */
-    queue(resource, now) {
-        const queue = (this.queues.get(resource) ?? []).filter((w) => w.keepUntil >= now);
-        this.queues.set(resource, queue);
-        return queue;
+    lease(resource, actorDid) {
+        return this.run(resource, { kind: 'lease', actorDid });
     }
-    leaveQueue(resource, actorDid) {
-        const queue = this.queues.get(resource)?.filter((w) => w.actorDid !== actorDid);
-        if (queue?.length)
-            this.queues.set(resource, queue);
-        else
-            this.queues.delete(resource);
+    release(resource, actorDid) {
+        return this.run(resource, { kind: 'release', actorDid });
     }
-    /**
-     * The next in line polls briefly, so a handover costs at most one short
-     * sleep. Those further back cannot be served before the holds ahead of them
-     * end: they wait about half the typical time of those holds (never less than
-     * the next in line, jittered so they do not stampede), never past the lease's end.
-     */
-    waitFor(resource, position, boundMs) {
-        const next = this.nextInLineWaitMs;
-        let wait = next;
-        if (position > 0) {
-            const ahead = position * (this.typicalHold.get(resource) ?? 0);
-            wait = Math.max(next, ahead / 2) * (1 + 0.2 * this.random());
+    revoke(resource, reason) {
+        return this.run(resource, { kind: 'revoke', reason });
+    }
+    async status(resource) {
+        const reply = (await this.run(resource, { kind: 'status' }));
+        return reply.lease;
+    }
+    /** Every resource with a live lease, a reservation or waiters. */
+    overview() {
+        const now = this.now();
+        const resources = [];
+        for (const s of this.table.values()) {
+            const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
+            const queue = s.queue
+                .filter((w) => w.keepUntil >= now)
+                .map((w, position) => ({ actorDid: w.actorDid, position }));
+            const head = queue[0];
+            const reserved = !lease && head && s.reservedUntilMs > now
+                ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
+                : null;
+            if (!lease && !reserved && queue.length === 0)
+                continue;
+            resources.push({
+                resource: s.resource,
+                lease: lease && {
+                    id: lease.id,
+                    holder: lease.holder,
+                    expiresAtMs: lease.expiresAtMs,
+                    fence: lease.fence,
+                    grantedAtMs: lease.grantedAtMs,
+                },
+                reserved,
+                queue,
+            });
         }
-        return Math.max(1, Math.round(Math.min(wait, boundMs)));
+        resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+        return { nowMs: now, resources };
     }
-    randomHex(length) {
-        let hex = '';
-        while (hex.length < length)
-            hex += Math.floor(this.random() * 16).toString(16);
-        return hex;
+    /** Told after each durable change (a grant, renewal, release, lapse or revoke). */
+    onChange(listener) {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
     }
+    /** Throws a StoreError when the store cannot take a write now. */
+    async ready() {
+        await this.store.probe();
+    }
+    async close() {
+        this.closed = true;
+        if (this.timer)
+            clearTimeout(this.timer);
+        while (this.writing)
+            await this.writing;
+        await this.store.close();
+    }
+    async run(resource, command) {
+        for (let busy = this.inflight.get(resource); busy; busy = this.inflight.get(resource)) {
+            await busy;
+        }
+        const decision = this.table.decide(resource, command, this.now());
+        if (decision.events.length === 0) {
+            this.keep(decision.state);
+            return decision.reply;
+        }
+        const durable = this.enqueue(decision.events);
+        const settled = durable.then(() => {
+            this.keep(decision.state);
+            for (const event of decision.events) {
+                for (const listener of this.listeners)
+                    listener(resource, event);
+            }
+        }, () => undefined);
+        this.inflight.set(resource, settled);
+        void settled.then(() => {
+            if (this.inflight.get(resource) === settled)
+                this.inflight.delete(resource);
+        });
+        await durable;
+        return decision.reply;
+    }
+    keep(state) {
+        this.table.put(state);
+        this.schedule(state);
+        this.arm();
+    }
+    /** Joins this turn's batch; resolves once the batch is written and synced. */
+    enqueue(events) {
+        if (this.closed)
+            return Promise.reject(new StoreUnavailableError('the kernel is stopping'));
+        let batch = this.pending;
+        if (!batch) {
+            let resolve;
+            let reject;
+            const promise = new Promise((res, rej) => {
+                resolve = res;
+                reject = rej;
+            });
+            batch = this.pending = { events: [], promise, resolve, reject };
+            if (!this.writing)
+                setImmediate(() => void this.flush());
+        }
+        batch.events.push(...events);
+        return batch.promise;
+    }
+    async flush() {
+        const batch = this.pending;
+        if (!batch || this.writing)
+            return;
+        this.pending = undefined;
+        const write = (async () => {
+            const prepared = this.ledger.prepare(batch.events);
+            try {
+                await this.store.append(prepared.text, prepared.entries);
+            }
+            catch (error) {
+                const message = error instanceof StoreError ? error.message : String(error);
+                batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
+                return;
+            }
+            this.ledger.accept(prepared.entries);
+            this.options.onEvents?.(batch.events);
+            batch.resolve();
+        })();
+        this.writing = write;
+        await write;
+        this.writing = undefined;
+        if (this.pending)
+            void this.flush();
+    }
+    /** Keeps one alarm per resource at its earliest deadline (a renewal needs none). */
+    schedule(state) {
+        const at = nextDeadline(state);
+        if (at === undefined)
+            return;
+        const current = this.scheduled.get(state.resource);
+        if (current !== undefined && current <= at)
+            return;
+        this.scheduled.set(state.resource, at);
+        this.alarms.push(at, state.resource);
+    }
+    arm() {
+        const next = this.alarms.peek();
+        if (next === undefined || next >= this.timerAt || this.closed)
+            return;
+        if (this.timer)
+            clearTimeout(this.timer);
+        this.timerAt = next;
+        this.timer = setTimeout(() => this.ring(), Math.max(0, next - this.now()) + 1);
+        this.timer.unref();
+    }
+    ring() {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        const now = this.now();
+        for (let due = this.alarms.popDue(now); due; due = this.alarms.popDue(now)) {
+            const { at, resource } = due;
+            if (this.scheduled.get(resource) !== at)
+                continue;
+            this.scheduled.delete(resource);
+            this.run(resource, { kind: 'expire' }).catch((error) => {
+                this.options.log?.(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+                this.scheduled.set(resource, now + ALARM_RETRY_MS);
+                this.alarms.push(now + ALARM_RETRY_MS, resource);
+                this.arm();
+            });
+        }
+        this.arm();
+    }
+}
+function toEvent(entry) {
+    const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
+    const event = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
+    if (expiresAtMs !== undefined)
+        event.expiresAtMs = expiresAtMs;
+    if (reason !== undefined)
+        event.reason = reason;
+    return event;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/app.ts
+
+
+
+
+
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
+class HttpError extends Error {
+    status;
+    reason;
+    constructor(status, reason, message) {
+        super(message);
+        this.status = status;
+        this.reason = reason;
+    }
+}
+const resource = schemas_string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
+const actorDid = schemas_string().refine(isDid, `expected ${DID_FORM}`);
+const leaseBody = object({ resource, actorDid });
+const revokeBody = object({
+    resource,
+    reason: schemas_string().max(1_000).default('revoked by an operator'),
+});
+/** Routing, keys, origin checks and validation; the service does the rest. */
+function createKernelApp(options) {
+    const { service } = options;
+    const ok = (body, status = 200) => ({ status, body });
+    const routes = {
+        [`POST ${LEASE_PATH}`]: async (req) => {
+            const { resource: r, actorDid: a } = app_parse(leaseBody, await req.json());
+            const reply = await service.lease(r, a);
+            if (reply.ok)
+                return ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed });
+            return ok(reply, 409);
+        },
+        [`POST ${RELEASE_PATH}`]: async (req) => {
+            const { resource: r, actorDid: a } = app_parse(leaseBody, await req.json());
+            return ok(await service.release(r, a));
+        },
+        [`POST ${REVOKE_PATH}`]: async (req) => {
+            if (!options.adminKey) {
+                throw new HttpError(403, 'revoke_disabled', 'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+            }
+            if (!bearerMatches(req.headers.authorization, options.adminKey)) {
+                throw new HttpError(403, 'forbidden', 'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+            }
+            const { resource: r, reason } = app_parse(revokeBody, await req.json());
+            const { lease } = await service.revoke(r, reason);
+            return ok({
+                ok: true,
+                revoked: lease !== null,
+                leaseId: lease?.id ?? null,
+                holder: lease?.holder ?? null,
+            });
+        },
+        [`GET ${LEASE_PATH}`]: async (req) => {
+            const r = req.query.get('resource') ?? '';
+            app_parse(object({ resource }), { resource: r });
+            const lease = await service.status(r);
+            return ok({ ok: true, lease: lease && publicLease(lease) });
+        },
+        [`GET ${KERNEL_RESOURCES_PATH}`]: async () => ok({ ok: true, ...service.overview() }),
+        'GET /healthz': async () => ok({ ok: true }),
+        'GET /readyz': async () => {
+            try {
+                await service.ready();
+                return ok({ ok: true });
+            }
+            catch (error) {
+                return ok({
+                    ok: false,
+                    reason: 'store_unavailable',
+                    message: `the kernel's store is not writable: ${error.message}`,
+                }, 503);
+            }
+        },
+        ...ledgerRoutes(service.ledger),
+    };
+    const open = new Set(['GET /healthz', 'GET /readyz']);
+    const paths = new Set(Object.keys(routes).map((r) => r.slice(r.indexOf(' ') + 1)));
+    const app = async (req) => {
+        try {
+            const name = `${req.method} ${req.path}`;
+            const route = routes[name];
+            if (!route) {
+                throw paths.has(req.path)
+                    ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
+                    : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+            }
+            if (req.method === 'POST')
+                refuseCrossOrigin(req);
+            const revoking = req.path === REVOKE_PATH;
+            if (options.key &&
+                !revoking &&
+                !open.has(name) &&
+                !bearerMatches(req.headers.authorization, options.key)) {
+                throw new HttpError(401, 'unauthorized', 'This kernel needs its key (LEASE_GATE_KERNEL_KEY) as a Bearer token.');
+            }
+            return await route(req);
+        }
+        catch (error) {
+            if (error instanceof HttpError) {
+                return {
+                    status: error.status,
+                    body: { ok: false, reason: error.reason, message: error.message },
+                };
+            }
+            if (error instanceof StoreUnavailableError) {
+                return {
+                    status: 503,
+                    body: { ok: false, reason: 'store_unavailable', message: error.message },
+                };
+            }
+            throw error;
+        }
+    };
+    return Object.assign(app, { serves: (path) => paths.has(path) });
+}
+/** A browser page from another origin may not change anything here. */
+function refuseCrossOrigin(req) {
+    const origin = req.headers.origin;
+    const own = `http://${req.headers.host ?? ''}`;
+    if ((origin !== undefined && origin !== own) || req.headers['sec-fetch-site'] === 'cross-site') {
+        throw new HttpError(403, 'cross_origin', `Requests that change leases must come from this kernel's own origin (${own}), not from a page on another site.`);
+    }
+}
+function app_parse(schema, body) {
+    const result = schema.safeParse(body);
+    if (result.success)
+        return result.data;
+    const issue = result.error.issues[0];
+    const field = issue?.path.join('.') || 'body';
+    throw new HttpError(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+}
+function publicLease(lease) {
+    const { id, resource: r, holder, expiresAtMs, fence } = lease;
+    return { id, resource: r, holder, expiresAtMs, fence };
+}
+const digest = (value) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(value).digest();
+/** Compares in constant time (over digests, so lengths do not leak either). */
+function bearerMatches(header, key) {
+    const value = header ?? '';
+    const token = value.startsWith('Bearer ') ? value.slice(7) : '';
+    return (0,external_node_crypto_namespaceObject.timingSafeEqual)(digest(token), digest(key)) && token.length > 0;
 }
 
 ;// CONCATENATED MODULE: external "node:url"
@@ -11344,7 +12149,7 @@ function defaultAssetsDir() {
     const candidates = [(0,external_node_path_namespaceObject.join)(here, '..', 'console'), (0,external_node_path_namespaceObject.join)(here, '..', '..', 'dist', 'console')];
     return candidates.find((dir) => (0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, 'index.html')));
 }
-function createConsole(options = {}) {
+function serve_createConsole(options = {}) {
     // Read on first use: a kernel nobody opens the console of pays nothing.
     const cache = new Map();
     const read = (file) => {
@@ -11388,217 +12193,124 @@ function createConsole(options = {}) {
 
 
 
+
+
+
 const BODY_LIMIT_BYTES = 64 * 1024;
-const RESOURCES_PATH = '/api/v1/kernel/resources';
-/** A user's mistake: answered with a 4xx and `{ ok: false, reason, message }`. */
-class HttpError extends Error {
-    status;
-    reason;
-    constructor(status, reason, message) {
-        super(message);
-        this.status = status;
-        this.reason = reason;
-    }
-}
-const resource = schemas_string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
-const actorDid = schemas_string().refine(isDid, `expected ${DID_FORM}`);
-const leaseBody = object({ resource, actorDid });
-const revokeBody = object({
-    resource,
-    reason: schemas_string().max(1_000).default('revoked by an operator'),
-});
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
 function epochMonotonic() {
     const wallStart = Date.now();
     const perfStart = performance.now();
     return () => Math.round(wallStart + performance.now() - perfStart);
 }
+/** Opens the service (replaying its store) and builds the app on it. */
+async function openKernel(options) {
+    const table = options.table ?? options.kernel?.table ?? new ResourceTable();
+    const log = options.log ?? ((line) => console.error(line));
+    const { service, warning } = await KernelService.open({
+        table,
+        store: options.store ?? memoryStore(),
+        ledger: options.ledger ?? new Ledger(),
+        now: options.now ?? epochMonotonic(),
+        onEvents: options.onEvents,
+        log,
+    });
+    const app = createKernelApp({ service, key: options.key, adminKey: options.adminKey });
+    return { service, app, warning };
+}
+/** A node:http handler for the kernel; the service opens in the background. */
 function createKernelHandler(options) {
-    const { kernel, store } = options;
-    const now = options.now ?? epochMonotonic();
-    let alarm;
-    /**
-     * Saves and reports after a change (a grant, renewal, release, lapse or
-     * revocation), then re-arms the lapse alarm. A refusal or a status read that
-     * changed nothing writes nothing: waiters poll, and the store syncs to disk.
-     */
-    const commit = (changed = false) => {
-        const events = kernel.drainEvents();
-        for (const { atMs, kind, resource: r, actorDid: a, leaseId, fence, reason } of events) {
-            options.ledger?.append({
-                atMs,
-                kind,
-                resource: r,
-                actorDid: a,
-                leaseId,
-                fence,
-                ...(reason ? { reason } : {}),
-            });
-        }
-        if (!changed && events.length === 0)
-            return;
-        store.save(kernel.snapshot());
-        if (events.length)
-            options.onEvents?.(events);
-        if (alarm)
-            clearTimeout(alarm);
-        const next = kernel.nextExpiry();
-        if (next !== undefined) {
-            alarm = setTimeout(() => {
-                kernel.reclaim(now());
-                commit(true);
-            }, Math.max(0, next - now()) + 1).unref();
-        }
-    };
-    const ledger = () => {
-        if (!options.ledger)
-            throw new HttpError(404, 'no_ledger', 'This kernel keeps no ledger.');
-        return options.ledger;
-    };
-    const query = (req) => new URL(req.url ?? '', 'http://kernel').searchParams;
-    const index = (value, fallback, name) => {
-        if (value === null)
-            return fallback;
-        if (!/^\d+$/.test(value))
-            throw new HttpError(400, 'bad_request', `${name}: expected a whole number`);
-        return Number(value);
-    };
-    const routes = {
-        [`POST ${LEASE_PATH}`]: (body) => {
-            const { resource: r, actorDid: a } = server_parse(leaseBody, body);
-            const reply = kernel.lease(r, a, now());
-            commit(reply.ok);
-            if (reply.ok)
-                return [200, { ok: true, lease: publicLease(reply.lease), renewed: reply.renewed }];
-            return [409, reply];
-        },
-        [`POST ${RELEASE_PATH}`]: (body) => {
-            const { resource: r, actorDid: a } = server_parse(leaseBody, body);
-            const reply = kernel.release(r, a, now());
-            commit(reply.released);
-            return [200, reply];
-        },
-        [`POST ${REVOKE_PATH}`]: (body, req) => {
-            if (!options.adminKey) {
-                throw new HttpError(403, 'revoke_disabled', 'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
-            }
-            if (!bearerMatches(req, options.adminKey)) {
-                throw new HttpError(403, 'forbidden', 'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
-            }
-            const { resource: r, reason } = server_parse(revokeBody, body);
-            const ended = kernel.revoke(r, reason, now());
-            commit(Boolean(ended));
-            return [
-                200,
-                {
-                    ok: true,
-                    revoked: Boolean(ended),
-                    leaseId: ended?.id ?? null,
-                    holder: ended?.holder ?? null,
-                },
-            ];
-        },
-        // console branch (minimal; the kernel rewrite supersedes it): the console's read view.
-        [`GET ${RESOURCES_PATH}`]: () => {
-            const at = now();
-            const resources = kernel.overview(at).map(({ lease, ...rest }) => ({
-                ...rest,
-                lease: lease && { ...publicLease(lease), grantedAtMs: lease.grantedAtMs },
-            }));
-            commit();
-            return [200, { ok: true, nowMs: at, resources }];
-        },
-        [`GET ${LEDGER_PATHS.checkpoint}`]: () => [200, ledger().checkpoint()],
-        [`GET ${LEDGER_PATHS.publicKey}`]: () => [
-            200,
-            ledger().publicKey.export({ type: 'spki', format: 'pem' }),
-        ],
-        [`GET ${LEDGER_PATHS.bundle}`]: (_body, req) => {
-            const params = query(req);
-            const from = index(params.get('from'), 0, 'from');
-            const to = index(params.get('to'), ledger().size, 'to');
-            if (from > to || to > ledger().size) {
-                throw new HttpError(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${ledger().size}`);
-            }
-            return [200, ledger().bundle(from, to)];
-        },
-        [`GET ${LEASE_PATH}`]: (_body, req) => {
-            const r = query(req).get('resource') ?? '';
-            server_parse(object({ resource }), { resource: r });
-            const lease = kernel.status(r, now());
-            commit();
-            return [200, { ok: true, lease: lease && publicLease(lease) }];
-        },
-    };
-    const serveConsole = createConsole();
+    const opened = openKernel(options);
+    const log = options.log ?? ((line) => console.error(line));
+    let handle;
     const handler = async (req, res) => {
+        if (!handle)
+            handle = nodeAdapter((await opened).app, log, options.console ?? createConsole());
+        return handle(req, res);
+    };
+    return Object.assign(handler, { opened });
+}
+/** The thin adapter: node's request to the app's, the app's answer to node's response. */
+function nodeAdapter(app, log, consoleHook) {
+    return async (req, res) => {
+        const url = req.url ?? '/';
+        const mark = url.indexOf('?');
+        const path = mark < 0 ? url : url.slice(0, mark);
+        if (!app.serves(path) && consoleHook?.(req, res))
+            return;
+        const controller = new AbortController();
+        res.once('close', () => res.writableFinished || controller.abort());
         try {
-            const path = (req.url ?? '').split('?')[0];
-            const route = routes[`${req.method} ${path}`];
-            if (!route && serveConsole(req, res))
-                return; // console branch: the hook
-            if (!route) {
-                const known = Object.keys(routes).some((r) => r.endsWith(` ${path}`));
-                throw known
-                    ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${path}.`)
-                    : new HttpError(404, 'not_found', `No route ${req.method} ${path}.`);
-            }
-            // console branch (minimal; the kernel rewrite supersedes it): no cross-origin changes.
-            if (req.method === 'POST' && isCrossOrigin(req)) {
-                req.resume();
-                throw new HttpError(403, 'cross_origin', 'State-changing calls are refused from another origin (Origin / Sec-Fetch-Site).');
-            }
-            const revoking = path === REVOKE_PATH;
-            if (options.key && !revoking && !bearerMatches(req, options.key)) {
-                throw new HttpError(401, 'unauthorized', 'This kernel needs its key (LEASE_GATE_KERNEL_KEY) as a Bearer token.');
-            }
-            const body = req.method === 'POST' ? await readJson(req) : undefined;
-            const [status, answer] = route(body, req);
-            send(res, status, answer);
+            const answer = await app({
+                method: req.method ?? 'GET',
+                path,
+                query: new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)),
+                headers: req.headers,
+                json: () => readJson(req),
+                signal: controller.signal,
+            });
+            await send(res, answer, controller.signal);
         }
         catch (error) {
-            if (error instanceof HttpError) {
-                send(res, error.status, { ok: false, reason: error.reason, message: error.message });
+            if (error instanceof ClientGone) {
+                log(`kernel: the client went away before its ${req.method} ${server_escape(path)} body ended`);
+                return;
+            }
+            log(`kernel: ${req.method} ${server_escape(path)} failed: ${error.stack ?? String(error)}`);
+            if (!res.headersSent) {
+                await send(res, {
+                    status: 500,
+                    body: { ok: false, reason: 'internal', message: 'The kernel failed; see its log.' },
+                });
             }
             else {
-                send(res, 500, {
-                    ok: false,
-                    reason: 'internal',
-                    message: 'The kernel failed; see its log.',
-                });
-                console.error(error);
+                res.destroy();
             }
         }
     };
-    return Object.assign(handler, { commit });
 }
 async function startKernelServer(options) {
-    const handler = createKernelHandler(options);
-    const server = (0,external_node_http_namespaceObject.createServer)((req, res) => void handler(req, res));
+    const { service, app, warning } = await openKernel(options);
+    const log = options.log ?? ((line) => console.error(line));
+    const handle = nodeAdapter(app, log, options.console ?? serve_createConsole());
+    const server = (0,external_node_http_namespaceObject.createServer)((req, res) => void handle(req, res));
     server.keepAliveTimeout = 5_000;
+    server.on('clientError', answerClientError);
     await new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
     });
-    handler.commit(true);
     const address = server.address();
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return {
         url: `http://${host}:${address.port}`,
         server,
-        close: () => new Promise((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-        }),
+        service,
+        warning,
+        close: async () => {
+            await new Promise((resolve) => {
+                server.close(() => resolve());
+                server.closeIdleConnections();
+            });
+            await service.close();
+        },
     };
 }
-function server_parse(schema, body) {
-    const result = schema.safeParse(body);
-    if (result.success)
-        return result.data;
-    const issue = result.error.issues[0];
-    const field = issue?.path.join('.') || 'body';
-    throw new HttpError(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+/** Malformed HTTP gets a JSON answer too, then the connection closes. */
+function answerClientError(error, socket) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+    }
+    const [status, reason, message] = error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'The request headers are too large.']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'request_timeout', 'The request took too long to arrive.']
+            : [400, 'bad_request', 'The request is not well-formed HTTP/1.1.'];
+    const body = JSON.stringify({ ok: false, reason, message });
+    socket.end(`HTTP/1.1 ${status} ${external_node_http_namespaceObject.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+class ClientGone extends Error {
 }
 async function readJson(req) {
     const type = req.headers['content-type'] ?? '';
@@ -11624,7 +12336,8 @@ function readLimited(req) {
             if (size <= BODY_LIMIT_BYTES)
                 chunks.push(chunk);
         });
-        req.on('error', reject);
+        req.on('error', () => reject(new ClientGone()));
+        req.on('close', () => req.complete || reject(new ClientGone()));
         req.on('end', () => {
             if (size > BODY_LIMIT_BYTES) {
                 reject(new HttpError(413, 'payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`));
@@ -11635,34 +12348,33 @@ function readLimited(req) {
         });
     });
 }
-/** JSON, or plain text for a string (the checkpoint note, the public key). */
-function send(res, status, body) {
+const isStream = (body) => typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
+/** JSON, plain text for a string (the checkpoint, the public key), or JSON in pieces. */
+async function send(res, answer, signal) {
+    const { status, body, headers = {} } = answer;
+    if (isStream(body)) {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        for await (const piece of body) {
+            if (signal?.aborted)
+                return;
+            if (!res.write(piece)) {
+                await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+            }
+        }
+        res.end();
+        return;
+    }
     const plain = typeof body === 'string';
     const text = plain ? body : JSON.stringify(body);
     res.writeHead(status, {
         'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
         'content-length': Buffer.byteLength(text),
+        ...headers,
     });
     res.end(text);
 }
-function publicLease(lease) {
-    const { id, resource: r, holder, expiresAtMs, fence } = lease;
-    return { id, resource: r, holder, expiresAtMs, fence };
-}
-/** A browser call from a page of another origin (the kernel's own console is same-origin). */
-function isCrossOrigin(req) {
-    if (req.headers['sec-fetch-site'] === 'cross-site')
-        return true;
-    const origin = req.headers.origin;
-    return origin !== undefined && origin !== `http://${req.headers.host ?? ''}`;
-}
-const digest = (value) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(value).digest();
-/** Compares in constant time (over digests, so lengths do not leak either). */
-function bearerMatches(req, key) {
-    const header = req.headers.authorization ?? '';
-    const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-    return (0,external_node_crypto_namespaceObject.timingSafeEqual)(digest(token), digest(key)) && token.length > 0;
-}
+/** A path from the wire, made safe for one log line. */
+const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
 
 ;// CONCATENATED MODULE: ./src/cli/kernel-command.ts
 
@@ -11700,28 +12412,29 @@ async function kernel(args, io, env) {
     if (!isLoopbackHost(host) && !key) {
         throw new UsageError(`Refusing to listen on ${values.host} without a key: set LEASE_GATE_KERNEL_KEY, or keep --host on loopback.`);
     }
-    const store = values.state ? fileStore(values.state) : memoryStore();
-    const snapshot = store.load();
-    const leaseKernel = new LeaseKernel({ ttlMs, ...(snapshot ? { snapshot } : {}) });
+    // The log is the kernel's one durable record; --state names where it lives.
+    const logFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
+    const store = logFile ? fileStore(logFile, values.state) : memoryStore();
     const log = (events) => {
         if (values.quiet)
             return;
-        for (const e of events)
+        for (const e of events) {
+            if (e.kind === 'renew')
+                continue;
             io.out(`${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`);
+        }
     };
-    const ledgerFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
-    const ledger = new Ledger(readSigningKey(values['signing-key']), ledgerFile);
-    if (ledger.repaired)
-        io.err(`warning: ${ledger.repaired}`);
+    const ledger = new Ledger(readSigningKey(values['signing-key']));
     const running = await startKernelServer({
         ledger,
-        kernel: leaseKernel,
+        table: new ResourceTable({ ttlMs }),
         store,
         key,
         adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
         host,
         port,
         onEvents: log,
+        log: (line) => io.err(line),
     });
     const stopped = new Promise((resolve) => {
         process.once('SIGINT', resolve).once('SIGTERM', resolve);
@@ -11731,14 +12444,16 @@ async function kernel(args, io, env) {
             setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
     });
     io.out(`lease-gate kernel listening on ${running.url}`);
+    if (running.warning)
+        io.err(`warning: ${running.warning}`);
     if (!values['signing-key'] && !values.quiet) {
-        io.out(`ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey.export({ type: 'spki', format: 'pem' })).trim()}`);
+        io.out(`ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`);
     }
     await stopped;
     await running.close();
-    ledger.close();
     return EXIT.done;
 }
+/** A key file, or one made for this run (its checkpoints then mean something only while it runs). */
 function readSigningKey(file) {
     if (!file)
         return (0,external_node_crypto_namespaceObject.generateKeyPairSync)('ed25519').privateKey;
@@ -11805,7 +12520,7 @@ async function acquire(args, io, env) {
     }
 }
 /** `lease-gate release`: give back what this actor holds. */
-async function release(args, io, env) {
+async function lease_commands_release(args, io, env) {
     const { values } = options_parse(args, PLANE_OPTIONS);
     const settings = settingsFromFlags(values, env);
     const answer = await clientFor(settings).release({
@@ -11982,6 +12697,9 @@ function signalNumber(signal) {
 
 
 const TIMEOUT_MS = 30_000;
+/** An export stops after this many pages (10 million entries at the maximum page size). */
+const MAX_PAGES = 1_000;
+const PAGE = 10_000;
 async function get(apiUrl, path, key) {
     const { status, text } = await exchange({
         method: 'GET',
@@ -11993,13 +12711,96 @@ async function get(apiUrl, path, key) {
         throw new Error(`[GET] "${apiUrl}${path}": ${status} ${text.slice(0, 200)}`);
     return text;
 }
-/** The kernel's whole ledger as a bundle, and the public key that checks it. */
-async function fetchLedger(apiUrl, key) {
-    const [bundle, publicKey] = await Promise.all([
-        get(apiUrl, LEDGER_PATHS.bundle, key),
-        get(apiUrl, LEDGER_PATHS.publicKey, key),
-    ]);
-    return { bundle: JSON.parse(bundle), bundleText: bundle, publicKey };
+function readPage(text, where) {
+    const page = JSON.parse(text);
+    if (!page ||
+        typeof page.checkpoint !== 'string' ||
+        !Array.isArray(page.entries) ||
+        !(page.next === null || page.next === undefined || typeof page.next === 'string')) {
+        throw new Error(`${where}: not a ledger bundle page`);
+    }
+    return { checkpoint: page.checkpoint, entries: page.entries, next: page.next ?? null };
+}
+/**
+ * The kernel's whole ledger as one bundle, following the pages of one export
+ * (every page carries the same checkpoint), and the public key that checks it.
+ */
+async function fetchLedger(apiUrl, key, progress) {
+    const publicKey = await get(apiUrl, LEDGER_PATHS.publicKey, key);
+    let path = `${LEDGER_PATHS.bundle}?limit=${PAGE}`;
+    const entries = [];
+    let checkpoint;
+    for (let pages = 0;; pages += 1) {
+        if (pages >= MAX_PAGES)
+            throw new Error(`the ledger export did not end within ${MAX_PAGES} pages`);
+        const page = readPage(await get(apiUrl, path, key), apiUrl + path);
+        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+            throw new Error('the kernel changed the checkpoint in the middle of one export');
+        }
+        checkpoint = page.checkpoint;
+        entries.push(...page.entries);
+        progress?.(entries.length, Number(checkpoint.split('\n')[1]));
+        if (page.next === null)
+            break;
+        path = `${LEDGER_PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+    }
+    const bundle = { checkpoint, entries };
+    return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
+/** A bundle that does not verify; the message names the first problem. */
+class BundleError extends Error {
+    name = 'BundleError';
+}
+
+;// CONCATENATED MODULE: ./src/ledger/meaning.ts
+
+/**
+ * Checks that the entries tell a valid history: per resource, a grant and its
+ * end alternate, and every renewal or end names the open lease (its id, holder
+ * and fence); grant fences strictly increase across the log. On a partial
+ * range, a resource's state before its first entry in the range is unknown,
+ * and the same rules hold from there on.
+ */
+function checkMeaning(entries, partial) {
+    const open = new Map();
+    let lastGrant;
+    for (const e of entries) {
+        const known = open.has(e.resource) || !partial;
+        const current = open.get(e.resource) ?? null;
+        if (e.kind === 'grant') {
+            if (current) {
+                throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`);
+            }
+            if (lastGrant && e.fence <= lastGrant.fence) {
+                throw new BundleError(e.fence === lastGrant.fence
+                    ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
+                    : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
+            }
+            lastGrant = { fence: e.fence, seq: e.seq };
+            open.set(e.resource, {
+                leaseId: e.leaseId,
+                actorDid: e.actorDid,
+                fence: e.fence,
+                seq: e.seq,
+            });
+            continue;
+        }
+        if (current) {
+            if (current.leaseId !== e.leaseId ||
+                current.actorDid !== e.actorDid ||
+                current.fence !== e.fence) {
+                throw new BundleError(`entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`);
+            }
+        }
+        else if (known) {
+            throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
+        }
+        open.set(e.resource, e.kind === 'renew'
+            ? { leaseId: e.leaseId, actorDid: e.actorDid, fence: e.fence, seq: current?.seq ?? e.seq }
+            : null);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/verify.ts
@@ -12007,9 +12808,9 @@ async function fetchLedger(apiUrl, key) {
 
 
 
-class BundleError extends Error {
-    name = 'BundleError';
-}
+
+
+
 const bundleSchema = object({
     checkpoint: schemas_string(),
     entries: array(object({
@@ -12021,7 +12822,8 @@ const bundleSchema = object({
 /**
  * Checks a ledger bundle with nothing but the public key: the checkpoint's
  * signature and origin, every entry's inclusion proof, their order and
- * timestamps, completeness, and consistency with an older checkpoint.
+ * timestamps, completeness, consistency with an older checkpoint, and the
+ * meaning of the entries (one holder at a time, fences strictly rising).
  * Throws a BundleError naming the first problem.
  */
 function verifyBundle(raw, publicKey, options = {}) {
@@ -12053,6 +12855,7 @@ function verifyBundle(raw, publicKey, options = {}) {
     if (!complete && !options.allowPartial) {
         throw new BundleError(`bundle holds entries ${first}..${first + entries.length - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`);
     }
+    checkMeaning(entries.map((e) => e.entry), first !== 0);
     if (options.previous !== undefined) {
         if (!complete)
             throw new BundleError('--previous needs a complete bundle');
@@ -12115,7 +12918,7 @@ async function ledger(args, io, env) {
     const url = parsePlaneUrl(raw);
     if (!url.ok)
         throw new UsageError(`Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`);
-    const { bundleText, publicKey } = await fetchLedger(url.url, env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY);
+    const { bundleText, publicKey } = await fetchLedger(url.url, env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY, (count, size) => io.err(`ledger export: ${count} of ${size} entries`));
     if (values.out) {
         (0,external_node_fs_namespaceObject.writeFileSync)(values.out, bundleText);
         (0,external_node_fs_namespaceObject.writeFileSync)(`${values.out}.pub`, publicKey);
@@ -12205,7 +13008,7 @@ const COMMANDS = {
   Take the lease, waiting on the plane's back-off while another holds it.`,
     },
     release: {
-        run: release,
+        run: lease_commands_release,
         help: `lease-gate release [--resource R] [--actor-did D] [--api-url U] [--json]
   Give back the lease this actor holds.`,
     },

@@ -41054,6 +41054,8 @@ function preprocess(fn, schema) {
 const LEASE_PATH = '/api/v1/acp/coordination/lease';
 const RELEASE_PATH = '/api/v1/acp/coordination/release';
 const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The local kernel's overview of every resource with a lease, a reservation or waiters. */
+const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
 const LEDGER_PATHS = {
     checkpoint: '/api/v1/acp/ledger/checkpoint',

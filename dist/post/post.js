@@ -40961,6 +40961,8 @@ function preprocess(fn, schema) {
 const LEASE_PATH = '/api/v1/acp/coordination/lease';
 const RELEASE_PATH = '/api/v1/acp/coordination/release';
 const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The local kernel's overview of every resource with a lease, a reservation or waiters. */
+const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
 const LEDGER_PATHS = {
     checkpoint: '/api/v1/acp/ledger/checkpoint',
@@ -41413,6 +41415,9 @@ async function stopKeeper(pid, statusFile) {
 
 
 const TIMEOUT_MS = 30_000;
+/** An export stops after this many pages (10 million entries at the maximum page size). */
+const MAX_PAGES = 1_000;
+const PAGE = 10_000;
 async function get(apiUrl, path, key) {
     const { status, text } = await exchange({
         method: 'GET',
@@ -41424,13 +41429,41 @@ async function get(apiUrl, path, key) {
         throw new Error(`[GET] "${apiUrl}${path}": ${status} ${text.slice(0, 200)}`);
     return text;
 }
-/** The kernel's whole ledger as a bundle, and the public key that checks it. */
-async function fetchLedger(apiUrl, key) {
-    const [bundle, publicKey] = await Promise.all([
-        get(apiUrl, LEDGER_PATHS.bundle, key),
-        get(apiUrl, LEDGER_PATHS.publicKey, key),
-    ]);
-    return { bundle: JSON.parse(bundle), bundleText: bundle, publicKey };
+function readPage(text, where) {
+    const page = JSON.parse(text);
+    if (!page ||
+        typeof page.checkpoint !== 'string' ||
+        !Array.isArray(page.entries) ||
+        !(page.next === null || page.next === undefined || typeof page.next === 'string')) {
+        throw new Error(`${where}: not a ledger bundle page`);
+    }
+    return { checkpoint: page.checkpoint, entries: page.entries, next: page.next ?? null };
+}
+/**
+ * The kernel's whole ledger as one bundle, following the pages of one export
+ * (every page carries the same checkpoint), and the public key that checks it.
+ */
+async function fetchLedger(apiUrl, key, progress) {
+    const publicKey = await get(apiUrl, LEDGER_PATHS.publicKey, key);
+    let path = `${LEDGER_PATHS.bundle}?limit=${PAGE}`;
+    const entries = [];
+    let checkpoint;
+    for (let pages = 0;; pages += 1) {
+        if (pages >= MAX_PAGES)
+            throw new Error(`the ledger export did not end within ${MAX_PAGES} pages`);
+        const page = readPage(await get(apiUrl, path, key), apiUrl + path);
+        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+            throw new Error('the kernel changed the checkpoint in the middle of one export');
+        }
+        checkpoint = page.checkpoint;
+        entries.push(...page.entries);
+        progress?.(entries.length, Number(checkpoint.split('\n')[1]));
+        if (page.next === null)
+            break;
+        path = `${LEDGER_PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+    }
+    const bundle = { checkpoint, entries };
+    return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
 }
 
 ;// CONCATENATED MODULE: ./src/action/did.ts

@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { LeaseKernel, type KernelEvent } from '../kernel/core.js';
+import { ResourceTable, type KernelEvent } from '../kernel/core.js';
 import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/server.js';
 import { fileStore, memoryStore } from '../kernel/store.js';
@@ -40,28 +40,29 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
       `Refusing to listen on ${values.host} without a key: set LEASE_GATE_KERNEL_KEY, or keep --host on loopback.`,
     );
   }
-  const store = values.state ? fileStore(values.state) : memoryStore();
-  const snapshot = store.load();
-  const leaseKernel = new LeaseKernel({ ttlMs, ...(snapshot ? { snapshot } : {}) });
+  // The log is the kernel's one durable record; --state names where it lives.
+  const logFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
+  const store = logFile ? fileStore(logFile, values.state) : memoryStore();
   const log = (events: KernelEvent[]) => {
     if (values.quiet) return;
-    for (const e of events)
+    for (const e of events) {
+      if (e.kind === 'renew') continue;
       io.out(
         `${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`,
       );
+    }
   };
-  const ledgerFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
-  const ledger = new Ledger(readSigningKey(values['signing-key']), ledgerFile);
-  if (ledger.repaired) io.err(`warning: ${ledger.repaired}`);
+  const ledger = new Ledger(readSigningKey(values['signing-key']));
   const running = await startKernelServer({
     ledger,
-    kernel: leaseKernel,
+    table: new ResourceTable({ ttlMs }),
     store,
     key,
     adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
     host,
     port,
     onEvents: log,
+    log: (line) => io.err(line),
   });
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve).once('SIGTERM', resolve);
@@ -70,17 +71,18 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
   });
   io.out(`lease-gate kernel listening on ${running.url}`);
+  if (running.warning) io.err(`warning: ${running.warning}`);
   if (!values['signing-key'] && !values.quiet) {
     io.out(
-      `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey.export({ type: 'spki', format: 'pem' })).trim()}`,
+      `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`,
     );
   }
   await stopped;
   await running.close();
-  ledger.close();
   return EXIT.done;
 }
 
+/** A key file, or one made for this run (its checkpoints then mean something only while it runs). */
 function readSigningKey(file: string | undefined): KeyObject {
   if (!file) return generateKeyPairSync('ed25519').privateKey;
   let key: KeyObject;

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 
+export const ENTRY_KINDS = ['grant', 'renew', 'release', 'lapse', 'revoke'] as const;
+
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 export const entrySchema = z
   .object({
     seq: z.number().int().nonnegative(),
     tsMs: z.number().int().nonnegative(),
-    kind: z.enum(['grant', 'release', 'lapse', 'revoke']),
+    kind: z.enum(ENTRY_KINDS),
     resource: z.string(),
     actorDid: z.string(),
     leaseId: z.string(),
     fence: z.number().int(),
+    /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
+    expiresAtMs: z.number().int().optional(),
     reason: z.string().optional(),
   })
   .strict();
@@ -27,5 +31,19 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * The canonical JSON of an entry the kernel built itself, written with its keys
+ * already in sorted order (no sort, no schema check on the hot path). Equal to
+ * `canonicalJson(entry)`; a test holds the two together.
+ */
+export function entryJson(e: LedgerEntry): string {
+  const s = JSON.stringify;
+  let text = `{"actorDid":${s(e.actorDid)}`;
+  if (e.expiresAtMs !== undefined) text += `,"expiresAtMs":${e.expiresAtMs}`;
+  text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+  if (e.reason !== undefined) text += `,"reason":${s(e.reason)}`;
+  return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
+}
+
 export const leafBytes = (entry: LedgerEntry) =>
-  new Uint8Array(Buffer.from(canonicalJson(entry), 'utf8'));
+  new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));

@@ -1,13 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import {
-  closeSync,
-  fdatasyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
-import { canonicalJson, entrySchema, leafBytes, type LedgerEntry } from './entry.js';
+import { canonicalJson, entryJson, entrySchema, type LedgerEntry } from './entry.js';
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 
@@ -25,124 +17,79 @@ export interface LedgerBundle {
 
 export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs'> & { atMs: number };
 
+/** Entries numbered and timed, with their lines, not yet part of the ledger. */
+export interface PreparedEntries {
+  entries: LedgerEntry[];
+  /** One canonical JSON line per entry, each ending in a newline. */
+  text: string;
+}
+
 export class LedgerError extends Error {
   override name = 'LedgerError';
 }
 
 /**
- * The append-only, Merkle-sealed record of every grant, release, lapse and
- * revocation. With a file, every entry is one canonical JSON line, appended and
- * synced before the next; a torn last line is cut off and reported on open.
+ * The append-only, Merkle-sealed record of every grant, renewal, release,
+ * lapse and revocation, in memory. Whoever keeps it durable (the kernel's
+ * store) prepares entries, writes their lines, and only then accepts them.
+ * Without a signing key it is still a log and a tree, but signs no checkpoint.
  */
 export class Ledger {
-  readonly origin: string;
-  readonly publicKey: KeyObject;
+  readonly origin: string | undefined;
+  readonly publicKey: KeyObject | undefined;
   private readonly tree = new MerkleTree();
   private readonly entries: LedgerEntry[] = [];
   private signed?: { size: number; root: Hash; text: string };
-  private readonly fd: number | undefined;
-  /** Set when opening found and cut a torn last record. */
-  readonly repaired: string | undefined;
 
-  constructor(
-    private readonly signingKey: KeyObject,
-    file?: string,
-  ) {
-    this.publicKey = createPublicKey(signingKey);
-    this.origin = originFor(this.publicKey);
-    if (file === undefined) return;
-    this.fd = openSync(file, 'a+', 0o600);
-    let text = '';
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      // new file
-    }
-    const lines = text.split('\n');
-    const tail = lines.pop() ?? '';
-    try {
-      lines.forEach((line, i) => this.load(line, `${file} line ${i + 1}`));
-    } catch (error) {
-      closeSync(this.fd);
-      throw error;
-    }
-    if (tail) {
-      const keep = Buffer.byteLength(text) - Buffer.byteLength(tail);
-      ftruncateSync(this.fd, keep);
-      this.repaired = `${file}: the last record was torn (${Buffer.byteLength(tail)} bytes without an end); it was cut off and the ${this.entries.length} records before it kept`;
-    }
+  constructor(private readonly signingKey?: KeyObject) {
+    this.publicKey = signingKey && createPublicKey(signingKey);
+    this.origin = this.publicKey && originFor(this.publicKey);
   }
 
   get size(): number {
     return this.tree.size;
   }
 
-  append(event: NewEntry): LedgerEntry {
-    const last = this.entries.at(-1);
-    const { atMs, ...rest } = event;
-    const entry: LedgerEntry = entrySchema.parse({
-      ...rest,
-      seq: this.entries.length,
+  get signs(): boolean {
+    return this.signingKey !== undefined;
+  }
+
+  /** Numbers and times new entries after the accepted ones; changes nothing. */
+  prepare(events: NewEntry[]): PreparedEntries {
+    let seq = this.entries.length;
+    let lastTs = this.entries.at(-1)?.tsMs ?? -1;
+    const entries: LedgerEntry[] = [];
+    let text = '';
+    for (const { atMs, ...rest } of events) {
       // The plane's clock, made strictly increasing for the ledger.
-      tsMs: Math.max(Math.round(atMs), (last?.tsMs ?? -1) + 1),
-    });
-    if (this.fd !== undefined) {
-      writeSync(this.fd, `${canonicalJson(entry)}\n`);
-      fdatasyncSync(this.fd);
+      lastTs = Math.max(Math.round(atMs), lastTs + 1);
+      const entry: LedgerEntry = { ...rest, seq, tsMs: lastTs };
+      seq += 1;
+      entries.push(entry);
+      text += `${entryJson(entry)}\n`;
     }
-    this.push(entry);
-    return entry;
+    return { entries, text };
   }
 
-  /** The signed checkpoint of the current tree; never one inconsistent with the last signed. */
-  checkpoint(): string {
-    const size = this.tree.size;
-    if (this.signed?.size === size) return this.signed.text;
-    const root = this.tree.root();
-    if (this.signed) {
-      const proof = this.tree.consistencyProof(this.signed.size, size);
-      if (!verifyConsistency(this.signed.size, size, this.signed.root, root, proof)) {
-        throw new LedgerError(
-          'refusing to sign a checkpoint inconsistent with the last one signed',
-        );
-      }
+  /** Takes prepared entries in once they are durable. */
+  accept(entries: LedgerEntry[]): void {
+    for (const entry of entries) {
+      if (entry.seq !== this.entries.length)
+        throw new LedgerError(`entry ${entry.seq} accepted out of order`);
+      this.entries.push(entry);
+      this.tree.append(Buffer.from(entryJson(entry), 'utf8'));
     }
-    const text = signCheckpoint({ origin: this.origin, size, root }, this.signingKey);
-    this.signed = { size, root, text };
-    return text;
   }
 
-  /** Entries [from, to) with inclusion proofs against the current checkpoint. */
-  bundle(from = 0, to = this.size): LedgerBundle {
-    if (!(
-      Number.isInteger(from) &&
-      Number.isInteger(to) &&
-      0 <= from &&
-      from <= to &&
-      to <= this.size
-    )) {
-      throw new LedgerError(`range ${from}..${to} is not within 0..${this.size}`);
-    }
-    const checkpoint = this.checkpoint();
-    const size = this.signed!.size;
-    const entries: BundleEntry[] = [];
-    for (let index = from; index < to; index += 1) {
-      entries.push({
-        index,
-        entry: this.entries[index]!,
-        inclusionProof: this.tree
-          .inclusionProof(index, size)
-          .map((h) => Buffer.from(h).toString('base64')),
-      });
-    }
-    return { checkpoint, entries };
+  /** Prepares and accepts one entry at once (an in-memory ledger). */
+  append(event: NewEntry): LedgerEntry {
+    const { entries } = this.prepare([event]);
+    this.accept(entries);
+    return entries[0]!;
   }
 
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-  }
-
-  private load(line: string, where: string): void {
+  /** Takes in one line read back from durable storage, checked as untrusted. */
+  load(line: string, where: string): LedgerEntry {
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
@@ -159,11 +106,63 @@ export class Ledger {
         `${where} is not the ledger entry ${this.entries.length} in canonical form`,
       );
     }
-    this.push(entry.data);
+    this.accept([entry.data]);
+    return entry.data;
   }
 
-  private push(entry: LedgerEntry): void {
-    this.entries.push(entry);
-    this.tree.append(leafBytes(entry));
+  entry(index: number): LedgerEntry | undefined {
+    return this.entries[index];
+  }
+
+  /** The signed checkpoint of the first `size` entries (all by default). */
+  checkpoint(size = this.tree.size): string {
+    if (!this.signingKey || !this.origin)
+      throw new LedgerError('this kernel has no signing key, so it signs no checkpoint');
+    if (this.signed?.size === size) return this.signed.text;
+    const root = this.tree.root(size);
+    if (this.signed && size > this.signed.size) {
+      const proof = this.tree.consistencyProof(this.signed.size, size);
+      if (!verifyConsistency(this.signed.size, size, this.signed.root, root, proof)) {
+        throw new LedgerError(
+          'refusing to sign a checkpoint inconsistent with the last one signed',
+        );
+      }
+    }
+    // Ed25519 is deterministic: an older size signs to the same note it had.
+    const text = signCheckpoint({ origin: this.origin, size, root }, this.signingKey);
+    if (!this.signed || size > this.signed.size) this.signed = { size, root, text };
+    return text;
+  }
+
+  /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
+  page(from: number, to: number, size = this.size): BundleEntry[] {
+    if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
+      throw new LedgerError(`range ${from}..${to} is not within 0..${size}`);
+    }
+    const proofs = this.tree.inclusionProofs(from, to, size);
+    const entries: BundleEntry[] = [];
+    for (let index = from; index < to; index += 1) {
+      entries.push({
+        index,
+        entry: this.entries[index]!,
+        inclusionProof: proofs[index - from]!.map((h) => Buffer.from(h).toString('base64')),
+      });
+    }
+    return entries;
+  }
+
+  /** Entries [from, to) with inclusion proofs against the current checkpoint. */
+  bundle(from = 0, to = this.size): LedgerBundle {
+    if (!(
+      Number.isInteger(from) &&
+      Number.isInteger(to) &&
+      0 <= from &&
+      from <= to &&
+      to <= this.size
+    )) {
+      throw new LedgerError(`range ${from}..${to} is not within 0..${this.size}`);
+    }
+    const checkpoint = this.checkpoint();
+    return { checkpoint, entries: this.page(from, to) };
   }
 }

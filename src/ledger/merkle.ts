@@ -105,6 +105,48 @@ export class MerkleTree {
     return proof;
   }
 
+  /**
+   * Inclusion proofs of leaves [from, to) in the tree of `size`. The hashes of
+   * incomplete subtrees are shared by neighbouring proofs, so they are
+   * computed once for the whole run.
+   */
+  inclusionProofs(from: number, to: number, size = this.size): Hash[][] {
+    const memo = new Map<number, Hash>();
+    const cached = (lo: number, hi: number) => {
+      const n = hi - lo;
+      if ((n & (n - 1)) === 0 && lo % n === 0) return this.range(lo, hi);
+      const key = lo * 2 ** 26 + n;
+      let hash = memo.get(key);
+      if (!hash) memo.set(key, (hash = this.range(lo, hi)));
+      return hash;
+    };
+    const proofs: Hash[][] = [];
+    for (let index = from; index < to; index += 1) proofs.push(this.pathOf(index, size, cached));
+    return proofs;
+  }
+
+  private pathOf(index: number, size: number, range: (lo: number, hi: number) => Hash): Hash[] {
+    this.checkSize(size);
+    if (!(index >= 0 && index < size))
+      throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+    const stack: Hash[] = [];
+    let lo = 0;
+    let hi = size;
+    let m = index;
+    while (hi - lo > 1) {
+      const k = splitPoint(hi - lo);
+      if (m < k) {
+        stack.push(range(lo + k, hi));
+        hi = lo + k;
+      } else {
+        stack.push(range(lo, lo + k));
+        lo += k;
+        m -= k;
+      }
+    }
+    return stack.reverse();
+  }
+
   /** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
   consistencyProof(first: number, second = this.size): Hash[] {
     this.checkSize(second);

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { CheckpointError, verifyCheckpoint, type Checkpoint } from './checkpoint.js';
 import { entrySchema, leafBytes } from './entry.js';
 import { MerkleTree, equalHashes, leafHash, verifyInclusion } from './merkle.js';
+import { checkMeaning } from './meaning.js';
+import { BundleError } from './verify-error.js';
 
-export class BundleError extends Error {
-  override name = 'BundleError';
-}
+export { BundleError };
 
 const bundleSchema = z.object({
   checkpoint: z.string(),
@@ -34,7 +34,8 @@ export interface VerifyOptions {
 /**
  * Checks a ledger bundle with nothing but the public key: the checkpoint's
  * signature and origin, every entry's inclusion proof, their order and
- * timestamps, completeness, and consistency with an older checkpoint.
+ * timestamps, completeness, consistency with an older checkpoint, and the
+ * meaning of the entries (one holder at a time, fences strictly rising).
  * Throws a BundleError naming the first problem.
  */
 export function verifyBundle(
@@ -76,6 +77,10 @@ export function verifyBundle(
       `bundle holds entries ${first}..${first + entries.length - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`,
     );
   }
+  checkMeaning(
+    entries.map((e) => e.entry),
+    first !== 0,
+  );
   if (options.previous !== undefined) {
     if (!complete) throw new BundleError('--previous needs a complete bundle');
     const older = guard(() => verifyCheckpoint(options.previous!, publicKey));

@@ -9,6 +9,8 @@ import { z } from 'zod';
 export const LEASE_PATH = '/api/v1/acp/coordination/lease';
 export const RELEASE_PATH = '/api/v1/acp/coordination/release';
 export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The local kernel's overview of every resource with a lease, a reservation or waiters. */
+export const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
 export const LEDGER_PATHS = {
   checkpoint: '/api/v1/acp/ledger/checkpoint',

@@ -10,9 +10,10 @@ export function kernelClient(
   return {
     lease: async ({ resource, actorDid }) => {
       const reply = kernel.lease(resource, actorDid, clock.now());
-      return reply.ok
-        ? { kind: 'granted', lease: reply.lease }
-        : { kind: 'held', holder: reply.holder, waitMs: reply.stampede.waitMs };
+      if (reply.ok) return { kind: 'granted', lease: reply.lease };
+      if (reply.reason === 'revoked')
+        return { kind: 'refused', reason: reply.reason, message: reply.message };
+      return { kind: 'held', holder: reply.holder, waitMs: reply.stampede.waitMs };
     },
     release: async ({ resource, actorDid }) => kernel.release(resource, actorDid, clock.now()),
   };

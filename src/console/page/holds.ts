@@ -3,7 +3,7 @@
 /** The fields of a ledger entry the timeline draws (the kernel's and the playground's). */
 export interface TimelineEntry {
   tsMs: number;
-  kind: 'grant' | 'release' | 'lapse' | 'revoke';
+  kind: 'grant' | 'renew' | 'release' | 'lapse' | 'revoke';
   resource: string;
   actorDid: string;
   leaseId: string;
@@ -36,13 +36,15 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
   for (const e of entries) {
     const holds = byResource.get(e.resource) ?? [];
     byResource.set(e.resource, holds);
-    if (e.kind === 'grant') {
+    if (e.kind === 'grant' || e.kind === 'renew') {
+      // A renewal only matters when its grant came before the entries shown.
+      if (open.has(e.leaseId)) continue;
       const hold: Hold = {
         resource: e.resource,
         holder: e.actorDid,
         leaseId: e.leaseId,
         fence: e.fence,
-        startMs: e.tsMs,
+        startMs: e.kind === 'grant' ? e.tsMs : first,
         endMs: null,
         end: 'open',
       };

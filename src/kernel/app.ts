@@ -1,0 +1,212 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import {
+  DID_FORM,
+  KERNEL_RESOURCES_PATH,
+  LEASE_PATH,
+  RELEASE_PATH,
+  RESOURCE_FORM,
+  RESOURCE_PATTERN,
+  REVOKE_PATH,
+  isDid,
+} from '../plane/schema.js';
+import { ledgerRoutes } from './ledger-routes.js';
+import { StoreUnavailableError, type KernelService } from './service.js';
+import type { LeaseRecord } from './rules.js';
+
+/** A request as the app sees it: what the adapter read off the wire. */
+export interface AppRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | undefined>;
+  /** The JSON body (POST only); rejects with an HttpError for a bad one. */
+  json(): Promise<unknown>;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+/** JSON, plain text (a string), or JSON written piece by piece (an async iterable). */
+export interface AppResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type App = ((req: AppRequest) => Promise<AppResponse>) & { serves(path: string): boolean };
+
+export interface AppOptions {
+  service: KernelService;
+  /** Every call must carry this Bearer key when set. */
+  key?: string | undefined;
+  /** The only key that may revoke; revoking is off without one. */
+  adminKey?: string | undefined;
+}
+
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const resource = z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
+const actorDid = z.string().refine(isDid, `expected ${DID_FORM}`);
+const leaseBody = z.object({ resource, actorDid });
+const revokeBody = z.object({
+  resource,
+  reason: z.string().max(1_000).default('revoked by an operator'),
+});
+
+type Route = (req: AppRequest) => Promise<AppResponse>;
+
+/** Routing, keys, origin checks and validation; the service does the rest. */
+export function createKernelApp(options: AppOptions): App {
+  const { service } = options;
+  const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
+
+  const routes: Record<string, Route> = {
+    [`POST ${LEASE_PATH}`]: async (req) => {
+      const { resource: r, actorDid: a } = parse(leaseBody, await req.json());
+      const reply = await service.lease(r, a);
+      if (reply.ok)
+        return ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed });
+      return ok(reply, 409);
+    },
+    [`POST ${RELEASE_PATH}`]: async (req) => {
+      const { resource: r, actorDid: a } = parse(leaseBody, await req.json());
+      return ok(await service.release(r, a));
+    },
+    [`POST ${REVOKE_PATH}`]: async (req) => {
+      if (!options.adminKey) {
+        throw new HttpError(
+          403,
+          'revoke_disabled',
+          'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
+        );
+      }
+      if (!bearerMatches(req.headers.authorization, options.adminKey)) {
+        throw new HttpError(
+          403,
+          'forbidden',
+          'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
+        );
+      }
+      const { resource: r, reason } = parse(revokeBody, await req.json());
+      const { lease } = await service.revoke(r, reason);
+      return ok({
+        ok: true,
+        revoked: lease !== null,
+        leaseId: lease?.id ?? null,
+        holder: lease?.holder ?? null,
+      });
+    },
+    [`GET ${LEASE_PATH}`]: async (req) => {
+      const r = req.query.get('resource') ?? '';
+      parse(z.object({ resource }), { resource: r });
+      const lease = await service.status(r);
+      return ok({ ok: true, lease: lease && publicLease(lease) });
+    },
+    [`GET ${KERNEL_RESOURCES_PATH}`]: async () => ok({ ok: true, ...service.overview() }),
+    'GET /healthz': async () => ok({ ok: true }),
+    'GET /readyz': async () => {
+      try {
+        await service.ready();
+        return ok({ ok: true });
+      } catch (error) {
+        return ok(
+          {
+            ok: false,
+            reason: 'store_unavailable',
+            message: `the kernel's store is not writable: ${(error as Error).message}`,
+          },
+          503,
+        );
+      }
+    },
+    ...ledgerRoutes(service.ledger),
+  };
+  const open = new Set(['GET /healthz', 'GET /readyz']);
+  const paths = new Set(Object.keys(routes).map((r) => r.slice(r.indexOf(' ') + 1)));
+
+  const app = async (req: AppRequest): Promise<AppResponse> => {
+    try {
+      const name = `${req.method} ${req.path}`;
+      const route = routes[name];
+      if (!route) {
+        throw paths.has(req.path)
+          ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
+          : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+      }
+      if (req.method === 'POST') refuseCrossOrigin(req);
+      const revoking = req.path === REVOKE_PATH;
+      if (
+        options.key &&
+        !revoking &&
+        !open.has(name) &&
+        !bearerMatches(req.headers.authorization, options.key)
+      ) {
+        throw new HttpError(
+          401,
+          'unauthorized',
+          'This kernel needs its key (LEASE_GATE_KERNEL_KEY) as a Bearer token.',
+        );
+      }
+      return await route(req);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        return {
+          status: error.status,
+          body: { ok: false, reason: error.reason, message: error.message },
+        };
+      }
+      if (error instanceof StoreUnavailableError) {
+        return {
+          status: 503,
+          body: { ok: false, reason: 'store_unavailable', message: error.message },
+        };
+      }
+      throw error;
+    }
+  };
+  return Object.assign(app, { serves: (path: string) => paths.has(path) });
+}
+
+/** A browser page from another origin may not change anything here. */
+function refuseCrossOrigin(req: AppRequest): void {
+  const origin = req.headers.origin;
+  const own = `http://${req.headers.host ?? ''}`;
+  if ((origin !== undefined && origin !== own) || req.headers['sec-fetch-site'] === 'cross-site') {
+    throw new HttpError(
+      403,
+      'cross_origin',
+      `Requests that change leases must come from this kernel's own origin (${own}), not from a page on another site.`,
+    );
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.join('.') || 'body';
+  throw new HttpError(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+}
+
+function publicLease(lease: LeaseRecord) {
+  const { id, resource: r, holder, expiresAtMs, fence } = lease;
+  return { id, resource: r, holder, expiresAtMs, fence };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compares in constant time (over digests, so lengths do not leak either). */
+export function bearerMatches(header: string | undefined, key: string): boolean {
+  const value = header ?? '';
+  const token = value.startsWith('Bearer ') ? value.slice(7) : '';
+  return timingSafeEqual(digest(token), digest(key)) && token.length > 0;
+}

@@ -1,0 +1,352 @@
+/**
+ * The plane's rules for one resource, with no I/O: `decide` takes the
+ * resource's state, a command and a context (the time, the TTL, the next fence,
+ * randomness) and returns the next state, the reply and the events to record.
+ * Every store (memory, file, PostgreSQL) keeps states its own way and calls
+ * this one function, so the rules live in one place.
+ */
+
+export const DEFAULT_TTL_MS = 30_000;
+/** The agent next in line polls this often, so a handover costs one short sleep. */
+export const NEXT_IN_LINE_WAIT_MS = 500;
+/** A waiter is dropped when it has not asked again this long after its told wait. */
+export const WAITER_GRACE_MS = 2_000;
+/** A freed resource is kept for the next in line at most this long, whatever others were told. */
+export const MAX_RESERVATION_MS = 2_500;
+
+export interface LeaseRecord {
+  id: string;
+  resource: string;
+  holder: string;
+  expiresAtMs: number;
+  fence: number;
+  grantedAtMs: number;
+}
+
+export interface Waiter {
+  actorDid: string;
+  /** When this waiter must have asked again to keep its place. */
+  keepUntil: number;
+}
+
+/** An operator's revoke: the revoked agent is refused here until `untilMs`. */
+export interface RevokedMark {
+  actorDid: string;
+  message: string;
+  untilMs: number;
+}
+
+/** Everything the rules know about one resource; small and plain JSON. */
+export interface ResourceState {
+  resource: string;
+  lease: LeaseRecord | null;
+  queue: Waiter[];
+  /** Until when a freed resource is kept for the head of the queue (0: not kept). */
+  reservedUntilMs: number;
+  /** A moving average of how long holders kept it. */
+  typicalHoldMs: number | null;
+  revoked: RevokedMark[];
+}
+
+export interface RuleContext {
+  now: number;
+  ttlMs: number;
+  nextInLineWaitMs: number;
+  /** Takes the next fence; called only for a grant. */
+  nextFence(): number;
+  random(): number;
+}
+
+export type Command =
+  | { kind: 'lease'; actorDid: string }
+  | { kind: 'release'; actorDid: string }
+  | { kind: 'revoke'; reason: string }
+  | { kind: 'status' }
+  | { kind: 'expire' };
+
+export type KernelEventKind = 'grant' | 'renew' | 'release' | 'lapse' | 'revoke';
+
+/** A durable change: every grant, renewal, release, lapse and revocation. */
+export interface KernelEvent {
+  kind: KernelEventKind;
+  atMs: number;
+  resource: string;
+  actorDid: string;
+  leaseId: string;
+  fence: number;
+  /** The lease's end as the holder was told it (grants and renewals). */
+  expiresAtMs?: number;
+  reason?: string;
+}
+
+export type LeaseReply =
+  | { ok: true; lease: LeaseRecord; renewed: boolean }
+  | {
+      ok: false;
+      reason: 'lease_held';
+      holder: string;
+      reserved?: true;
+      stampede: { waitMs: number };
+      position: number;
+    }
+  | { ok: false; reason: 'revoked'; holder: string; message: string };
+
+export interface ReleaseReply {
+  ok: true;
+  released: boolean;
+  releasedIds: string[];
+}
+
+export interface RevokeReply {
+  revoked: boolean;
+  lease: LeaseRecord | null;
+}
+
+export type Reply = LeaseReply | ReleaseReply | RevokeReply | { lease: LeaseRecord | null } | null;
+
+export interface Decision<R = Reply> {
+  state: ResourceState;
+  reply: R;
+  events: KernelEvent[];
+}
+
+export const emptyState = (resource: string): ResourceState => ({
+  resource,
+  lease: null,
+  queue: [],
+  reservedUntilMs: 0,
+  typicalHoldMs: null,
+  revoked: [],
+});
+
+/** Nothing worth keeping: the store may forget this resource. */
+export const isIdle = (s: ResourceState) =>
+  s.lease === null && s.queue.length === 0 && s.revoked.length === 0 && s.typicalHoldMs === null;
+
+export function decide(state: ResourceState, command: Command, ctx: RuleContext): Decision {
+  const events: KernelEvent[] = [];
+  const s = settle(state, ctx.now, events);
+  switch (command.kind) {
+    case 'lease':
+      return { state: s, reply: lease(s, command.actorDid, ctx, events), events };
+    case 'release':
+      return { state: s, reply: release(s, command.actorDid, ctx.now, events), events };
+    case 'revoke': {
+      const ended = s.lease;
+      if (ended) {
+        end(s, 'revoke', ctx.now, events, command.reason);
+        // The revoked agent is refused at least a lease lifetime; others may take it at once.
+        s.reservedUntilMs = 0;
+        s.revoked.push({
+          actorDid: ended.holder,
+          message: command.reason,
+          untilMs: ctx.now + ctx.ttlMs,
+        });
+        s.queue = s.queue.filter((w) => w.actorDid !== ended.holder);
+      }
+      return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
+    }
+    case 'status':
+      return { state: s, reply: { lease: s.lease }, events };
+    case 'expire':
+      return { state: s, reply: null, events };
+  }
+}
+
+/** The earliest time at which `expire` would change this state, for the alarm. */
+export function nextDeadline(s: ResourceState): number | undefined {
+  let next = s.lease?.expiresAtMs;
+  const consider = (at: number) => {
+    if (next === undefined || at < next) next = at;
+  };
+  for (const w of s.queue) consider(w.keepUntil + 1);
+  for (const m of s.revoked) consider(m.untilMs + 1);
+  if (s.reservedUntilMs > 0) consider(s.reservedUntilMs);
+  return next;
+}
+
+/** A copy with lapses, departed waiters, and old marks and reservations applied. */
+function settle(state: ResourceState, now: number, events: KernelEvent[]): ResourceState {
+  const s: ResourceState = {
+    ...state,
+    queue: state.queue.filter((w) => w.keepUntil >= now),
+    revoked: state.revoked.filter((m) => m.untilMs > now),
+  };
+  if (s.lease && s.lease.expiresAtMs <= now) end(s, 'lapse', now, events);
+  if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
+    s.reservedUntilMs = 0;
+  }
+  return s;
+}
+
+function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: KernelEvent[]) {
+  const { now } = ctx;
+  const mark = s.revoked.find((m) => m.actorDid === actorDid);
+  if (mark) {
+    // Asking again keeps the refusal alive: a lease lifetime after the last ask.
+    const untilMs = Math.max(mark.untilMs, now + ctx.ttlMs);
+    s.revoked = s.revoked.map((m) => (m === mark ? { ...mark, untilMs } : m));
+    return {
+      ok: false as const,
+      reason: 'revoked' as const,
+      holder: s.lease?.holder ?? actorDid,
+      message: mark.message,
+    };
+  }
+  const current = s.lease;
+  if (current?.holder === actorDid) {
+    s.lease = { ...current, expiresAtMs: now + ctx.ttlMs };
+    record(events, 'renew', s.lease, now);
+    return { ok: true as const, lease: s.lease, renewed: true };
+  }
+  const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
+  if (!current && (reservedFor === undefined || reservedFor === actorDid)) {
+    s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+    s.reservedUntilMs = 0;
+    const fence = ctx.nextFence();
+    s.lease = {
+      id: `lease_${fence.toString(36)}_${randomHex(ctx.random, 8)}`,
+      resource: s.resource,
+      holder: actorDid,
+      expiresAtMs: now + ctx.ttlMs,
+      fence,
+      grantedAtMs: now,
+    };
+    record(events, 'grant', s.lease, now);
+    return { ok: true as const, lease: s.lease, renewed: false };
+  }
+  let position = s.queue.findIndex((w) => w.actorDid === actorDid);
+  if (position < 0) {
+    s.queue = [...s.queue, { actorDid, keepUntil: 0 }];
+    position = s.queue.length - 1;
+  }
+  const bound = current ? current.expiresAtMs - now : s.reservedUntilMs - now;
+  const waitMs = waitFor(s, position, bound, ctx);
+  s.queue = s.queue.map((w, i) =>
+    i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
+  );
+  if (current) {
+    return {
+      ok: false as const,
+      reason: 'lease_held' as const,
+      holder: current.holder,
+      stampede: { waitMs },
+      position,
+    };
+  }
+  return {
+    ok: false as const,
+    reason: 'lease_held' as const,
+    holder: reservedFor!,
+    reserved: true as const,
+    stampede: { waitMs },
+    position,
+  };
+}
+
+function release(
+  s: ResourceState,
+  actorDid: string,
+  now: number,
+  events: KernelEvent[],
+): ReleaseReply {
+  s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+  const current = s.lease;
+  if (current?.holder !== actorDid) return { ok: true, released: false, releasedIds: [] };
+  end(s, 'release', now, events);
+  return { ok: true, released: true, releasedIds: [current.id] };
+}
+
+/** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
+function end(
+  s: ResourceState,
+  kind: 'release' | 'lapse' | 'revoke',
+  now: number,
+  events: KernelEvent[],
+  reason?: string,
+): void {
+  const lease = s.lease!;
+  s.lease = null;
+  // A lapse happened when the lease ran out, however late it is noticed.
+  const at = kind === 'lapse' ? Math.min(now, lease.expiresAtMs) : now;
+  s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
+  s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
+  record(events, kind, lease, now, reason);
+}
+
+const typical = (before: number | null, held: number) =>
+  before === null ? held : 0.7 * before + 0.3 * held;
+
+function record(
+  events: KernelEvent[],
+  kind: KernelEventKind,
+  lease: LeaseRecord,
+  atMs: number,
+  reason?: string,
+): void {
+  const event: KernelEvent = {
+    kind,
+    atMs,
+    resource: lease.resource,
+    actorDid: lease.holder,
+    leaseId: lease.id,
+    fence: lease.fence,
+  };
+  if (kind === 'grant' || kind === 'renew') event.expiresAtMs = lease.expiresAtMs;
+  if (reason !== undefined) event.reason = reason;
+  events.push(event);
+}
+
+/**
+ * The next in line polls briefly, so a handover costs at most one short
+ * sleep. Those further back cannot be served before the holds ahead of them
+ * end: they wait about half the typical time of those holds (never less than
+ * the next in line, jittered so they do not stampede), never past the lease's
+ * end (or the reservation's).
+ */
+function waitFor(s: ResourceState, position: number, boundMs: number, ctx: RuleContext): number {
+  const next = ctx.nextInLineWaitMs;
+  let wait = next;
+  if (position > 0) {
+    const ahead = position * (s.typicalHoldMs ?? 0);
+    wait = Math.max(next, ahead / 2) * (1 + 0.2 * ctx.random());
+  }
+  return Math.max(1, Math.round(Math.min(wait, boundMs)));
+}
+
+function randomHex(random: () => number, length: number): string {
+  let hex = '';
+  while (hex.length < length) hex += Math.floor(random() * 16).toString(16);
+  return hex;
+}
+
+/**
+ * Rebuilds a resource's durable part from one recorded event (a restart's
+ * replay). Queues are not durable: waiters ask again.
+ */
+export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): ResourceState {
+  const s: ResourceState = { ...state, queue: [], reservedUntilMs: 0 };
+  if (e.kind === 'grant') {
+    s.lease = {
+      id: e.leaseId,
+      resource: e.resource,
+      holder: e.actorDid,
+      expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs,
+      fence: e.fence,
+      grantedAtMs: e.atMs,
+    };
+  } else if (e.kind === 'renew') {
+    if (s.lease) s.lease = { ...s.lease, expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs };
+  } else {
+    const held = s.lease ? e.atMs - s.lease.grantedAtMs : null;
+    if (held !== null) s.typicalHoldMs = typical(s.typicalHoldMs, held);
+    s.lease = null;
+    if (e.kind === 'revoke') {
+      s.revoked = [
+        ...s.revoked.filter((m) => m.actorDid !== e.actorDid),
+        { actorDid: e.actorDid, message: e.reason ?? '', untilMs: e.atMs + ttlMs },
+      ];
+    }
+  }
+  return s;
+}

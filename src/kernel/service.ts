@@ -1,0 +1,286 @@
+import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerEntry } from '../ledger/entry.js';
+import { AlarmHeap } from './alarms.js';
+import type { ResourceTable } from './core.js';
+import {
+  nextDeadline,
+  replay,
+  type Command,
+  type KernelEvent,
+  type LeaseRecord,
+  type LeaseReply,
+  type ReleaseReply,
+  type ResourceState,
+  type RevokeReply,
+} from './rules.js';
+import { StoreError, type KernelStore } from './store.js';
+
+/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+export interface ResourceOverview {
+  resource: string;
+  lease: Omit<LeaseRecord, 'resource'> | null;
+  reserved: { holder: string; untilMs: number } | null;
+  queue: Array<{ actorDid: string; position: number }>;
+}
+
+export type ChangeListener = (resource: string, event: KernelEvent) => void;
+
+export interface ServiceOptions {
+  table: ResourceTable;
+  store: KernelStore;
+  ledger: Ledger;
+  /** Epoch-aligned monotonic milliseconds. */
+  now: () => number;
+  /** Told of every durable change, in order. */
+  onEvents?: ((events: KernelEvent[]) => void) | undefined;
+  /** One line per fault the service handled itself (a failed lapse write). */
+  log?: ((line: string) => void) | undefined;
+}
+
+interface Batch {
+  events: KernelEvent[];
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+const ALARM_RETRY_MS = 1_000;
+
+/**
+ * Owns the rules, the store, the ledger and the lapse alarms. Every call
+ * resolves only after its change is durable: changes decided in the same
+ * event-loop turn share one write and one sync (group commit). Commands on one
+ * resource run one at a time against its durable state; a failed write keeps
+ * memory as it was and rejects with StoreUnavailableError.
+ */
+export class KernelService {
+  readonly table: ResourceTable;
+  readonly ledger: Ledger;
+  readonly now: () => number;
+  private readonly store: KernelStore;
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly alarms = new AlarmHeap();
+  private readonly scheduled = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private pending: Batch | undefined;
+  private writing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: ServiceOptions) {
+    this.table = options.table;
+    this.ledger = options.ledger;
+    this.store = options.store;
+    this.now = options.now;
+  }
+
+  /** Replays the store's log into the ledger and the table, then arms the alarms. */
+  static async open(
+    options: ServiceOptions,
+  ): Promise<{ service: KernelService; warning?: string }> {
+    const service = new KernelService(options);
+    const recovered = await options.store.open();
+    const { table, ledger } = options;
+    recovered.lines.forEach((line, i) => {
+      const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
+      const event = toEvent(entry);
+      table.put(replay(table.get(entry.resource), event, table.ttlMs));
+      if (entry.kind === 'grant') table.fence = Math.max(table.fence, entry.fence);
+    });
+    table.fence = Math.max(table.fence, recovered.fenceFloor);
+    for (const state of table.values()) service.schedule(state);
+    service.arm();
+    return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
+  }
+
+  lease(resource: string, actorDid: string): Promise<LeaseReply> {
+    return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
+  }
+
+  release(resource: string, actorDid: string): Promise<ReleaseReply> {
+    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  }
+
+  revoke(resource: string, reason: string): Promise<RevokeReply> {
+    return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+  }
+
+  async status(resource: string): Promise<LeaseRecord | null> {
+    const reply = (await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null };
+    return reply.lease;
+  }
+
+  /** Every resource with a live lease, a reservation or waiters. */
+  overview(): { nowMs: number; resources: ResourceOverview[] } {
+    const now = this.now();
+    const resources: ResourceOverview[] = [];
+    for (const s of this.table.values()) {
+      const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
+      const queue = s.queue
+        .filter((w) => w.keepUntil >= now)
+        .map((w, position) => ({ actorDid: w.actorDid, position }));
+      const head = queue[0];
+      const reserved =
+        !lease && head && s.reservedUntilMs > now
+          ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
+          : null;
+      if (!lease && !reserved && queue.length === 0) continue;
+      resources.push({
+        resource: s.resource,
+        lease: lease && {
+          id: lease.id,
+          holder: lease.holder,
+          expiresAtMs: lease.expiresAtMs,
+          fence: lease.fence,
+          grantedAtMs: lease.grantedAtMs,
+        },
+        reserved,
+        queue,
+      });
+    }
+    resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+    return { nowMs: now, resources };
+  }
+
+  /** Told after each durable change (a grant, renewal, release, lapse or revoke). */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Throws a StoreError when the store cannot take a write now. */
+  async ready(): Promise<void> {
+    await this.store.probe();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    while (this.writing) await this.writing;
+    await this.store.close();
+  }
+
+  private async run(resource: string, command: Command): Promise<unknown> {
+    for (let busy = this.inflight.get(resource); busy; busy = this.inflight.get(resource)) {
+      await busy;
+    }
+    const decision = this.table.decide(resource, command, this.now());
+    if (decision.events.length === 0) {
+      this.keep(decision.state);
+      return decision.reply;
+    }
+    const durable = this.enqueue(decision.events);
+    const settled = durable.then(
+      () => {
+        this.keep(decision.state);
+        for (const event of decision.events) {
+          for (const listener of this.listeners) listener(resource, event);
+        }
+      },
+      () => undefined,
+    );
+    this.inflight.set(resource, settled);
+    void settled.then(() => {
+      if (this.inflight.get(resource) === settled) this.inflight.delete(resource);
+    });
+    await durable;
+    return decision.reply;
+  }
+
+  private keep(state: ResourceState): void {
+    this.table.put(state);
+    this.schedule(state);
+    this.arm();
+  }
+
+  /** Joins this turn's batch; resolves once the batch is written and synced. */
+  private enqueue(events: KernelEvent[]): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('the kernel is stopping'));
+    let batch = this.pending;
+    if (!batch) {
+      let resolve!: () => void;
+      let reject!: (error: Error) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      batch = this.pending = { events: [], promise, resolve, reject };
+      if (!this.writing) setImmediate(() => void this.flush());
+    }
+    batch.events.push(...events);
+    return batch.promise;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    if (!batch || this.writing) return;
+    this.pending = undefined;
+    const write = (async () => {
+      const prepared = this.ledger.prepare(batch.events);
+      try {
+        await this.store.append(prepared.text, prepared.entries);
+      } catch (error) {
+        const message = error instanceof StoreError ? error.message : String(error);
+        batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
+        return;
+      }
+      this.ledger.accept(prepared.entries);
+      this.options.onEvents?.(batch.events);
+      batch.resolve();
+    })();
+    this.writing = write;
+    await write;
+    this.writing = undefined;
+    if (this.pending) void this.flush();
+  }
+
+  /** Keeps one alarm per resource at its earliest deadline (a renewal needs none). */
+  private schedule(state: ResourceState): void {
+    const at = nextDeadline(state);
+    if (at === undefined) return;
+    const current = this.scheduled.get(state.resource);
+    if (current !== undefined && current <= at) return;
+    this.scheduled.set(state.resource, at);
+    this.alarms.push(at, state.resource);
+  }
+
+  private arm(): void {
+    const next = this.alarms.peek();
+    if (next === undefined || next >= this.timerAt || this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = next;
+    this.timer = setTimeout(() => this.ring(), Math.max(0, next - this.now()) + 1);
+    this.timer.unref();
+  }
+
+  private ring(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = this.now();
+    for (let due = this.alarms.popDue(now); due; due = this.alarms.popDue(now)) {
+      const { at, resource } = due;
+      if (this.scheduled.get(resource) !== at) continue;
+      this.scheduled.delete(resource);
+      this.run(resource, { kind: 'expire' }).catch((error: Error) => {
+        this.options.log?.(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+        this.scheduled.set(resource, now + ALARM_RETRY_MS);
+        this.alarms.push(now + ALARM_RETRY_MS, resource);
+        this.arm();
+      });
+    }
+    this.arm();
+  }
+}
+
+export function toEvent(entry: LedgerEntry): KernelEvent {
+  const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
+  const event: KernelEvent = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
+  if (expiresAtMs !== undefined) event.expiresAtMs = expiresAtMs;
+  if (reason !== undefined) event.reason = reason;
+  return event;
+}

@@ -1,0 +1,68 @@
+import type { LedgerEntry } from './entry.js';
+import { BundleError } from './verify-error.js';
+
+interface Open {
+  leaseId: string;
+  actorDid: string;
+  fence: number;
+  seq: number;
+}
+
+/**
+ * Checks that the entries tell a valid history: per resource, a grant and its
+ * end alternate, and every renewal or end names the open lease (its id, holder
+ * and fence); grant fences strictly increase across the log. On a partial
+ * range, a resource's state before its first entry in the range is unknown,
+ * and the same rules hold from there on.
+ */
+export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean): void {
+  const open = new Map<string, Open | null>();
+  let lastGrant: { fence: number; seq: number } | undefined;
+  for (const e of entries) {
+    const known = open.has(e.resource) || !partial;
+    const current = open.get(e.resource) ?? null;
+    if (e.kind === 'grant') {
+      if (current) {
+        throw new BundleError(
+          `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`,
+        );
+      }
+      if (lastGrant && e.fence <= lastGrant.fence) {
+        throw new BundleError(
+          e.fence === lastGrant.fence
+            ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
+            : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`,
+        );
+      }
+      lastGrant = { fence: e.fence, seq: e.seq };
+      open.set(e.resource, {
+        leaseId: e.leaseId,
+        actorDid: e.actorDid,
+        fence: e.fence,
+        seq: e.seq,
+      });
+      continue;
+    }
+    if (current) {
+      if (
+        current.leaseId !== e.leaseId ||
+        current.actorDid !== e.actorDid ||
+        current.fence !== e.fence
+      ) {
+        throw new BundleError(
+          `entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`,
+        );
+      }
+    } else if (known) {
+      throw new BundleError(
+        `entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`,
+      );
+    }
+    open.set(
+      e.resource,
+      e.kind === 'renew'
+        ? { leaseId: e.leaseId, actorDid: e.actorDid, fence: e.fence, seq: current?.seq ?? e.seq }
+        : null,
+    );
+  }
+}

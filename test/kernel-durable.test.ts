@@ -1,0 +1,322 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LeaseKernel, MAX_RESERVATION_MS, ResourceTable } from '../src/kernel/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { StoreError, fileStore, memoryStore, type KernelStore } from '../src/kernel/store.js';
+import { KernelService } from '../src/kernel/service.js';
+import { Ledger } from '../src/ledger/ledger.js';
+import { fetchLedger } from '../src/ledger/remote.js';
+import { verifyBundle } from '../src/ledger/verify.js';
+
+const A = 'did:web:acme.example:agent:a';
+const B = 'did:web:acme.example:agent:b';
+const LEASE = '/api/v1/acp/coordination/lease';
+let running: RunningKernel | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+/** A store whose writes fail while `broken` is set: a fault injected through the interface. */
+function faulty(inner: KernelStore) {
+  const control = { broken: false, writes: 0 };
+  const store: KernelStore = {
+    ...inner,
+    append: async (text, entries) => {
+      control.writes += 1;
+      if (control.broken) throw new StoreError('EIO: injected');
+      return inner.append(text, entries);
+    },
+    probe: async () => {
+      if (control.broken) throw new StoreError('EIO: injected');
+    },
+  };
+  return { store, control };
+}
+
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await request(url + path, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+}
+
+async function get(url: string, path: string) {
+  const res = await request(url + path);
+  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+}
+
+describe('store faults', () => {
+  it('answer 503, change nothing, crash nothing, and heal by themselves', async () => {
+    const { store, control } = faulty(memoryStore());
+    const logged: string[] = [];
+    running = await startKernelServer({
+      store,
+      table: new ResourceTable({ ttlMs: 300 }),
+      log: (line) => logged.push(line),
+    });
+    const { url, service } = running;
+    expect((await post(url, LEASE, { resource: 'r', actorDid: A })).status).toBe(200);
+    control.broken = true;
+    const refused = await post(url, LEASE, { resource: 's', actorDid: B });
+    expect(refused).toMatchObject({
+      status: 503,
+      body: { ok: false, reason: 'store_unavailable' },
+    });
+    expect(await service.status('s')).toBeNull();
+    expect(service.ledger.size).toBe(1);
+    expect((await get(url, '/readyz')).body).toMatchObject({ reason: 'store_unavailable' });
+    expect((await get(url, '/healthz')).body).toEqual({ ok: true });
+    // The lapse alarm fails to write meanwhile: logged, retried, never thrown.
+    for (let i = 0; i < 40 && logged.length === 0; i += 1)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(logged[0]).toMatch(/could not record a lapse on r: .*EIO: injected/);
+    control.broken = false;
+    expect((await get(url, '/readyz')).status).toBe(200);
+    const granted = await post(url, LEASE, { resource: 's', actorDid: B });
+    expect(granted).toMatchObject({ status: 200, body: { lease: { holder: B, fence: 3 } } });
+    const lapsedR = () =>
+      Array.from({ length: service.ledger.size }, (_, i) => service.ledger.entry(i)).some(
+        (e) => e?.kind === 'lapse' && e.resource === 'r',
+      );
+    for (let i = 0; i < 80 && !lapsedR(); i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(lapsedR()).toBe(true);
+    expect(service.ledger.entry(1)).toMatchObject({ kind: 'grant', resource: 's', fence: 3 });
+  });
+
+  it('share one write per event-loop turn (group commit)', async () => {
+    const { store, control } = faulty(memoryStore());
+    const { service } = await KernelService.open({
+      table: new ResourceTable(),
+      store,
+      ledger: new Ledger(),
+      now: () => 1_000,
+    });
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => service.lease(`r${i}`, A)),
+    );
+    expect(replies.every((r) => r.ok)).toBe(true);
+    expect(control.writes).toBe(1);
+    expect(service.ledger.size).toBe(20);
+  });
+});
+
+describe('fence seeding from what is durable', () => {
+  const key = generateKeyPairSync('ed25519').privateKey;
+  async function startOn(dir: string) {
+    const log = join(dir, 'state.json.ledger.jsonl');
+    return KernelService.open({
+      table: new ResourceTable(),
+      store: fileStore(log, join(dir, 'state.json')),
+      ledger: new Ledger(key),
+      now: () => Date.now(),
+    });
+  }
+  const fresh = () => mkdtempSync(join(tmpdir(), 'lease-gate-seed-'));
+
+  it('no log, no state file: a new plane, fences from 1', async () => {
+    const { service } = await startOn(fresh());
+    expect(await service.lease('r', A)).toMatchObject({ lease: { fence: 1 } });
+    await service.close();
+  });
+
+  it('log present, state file missing or moved away: fences continue from the log', async () => {
+    const dir = fresh();
+    const first = (await startOn(dir)).service;
+    for (let i = 0; i < 5; i += 1) await first.lease(`r${i}`, A);
+    await first.close();
+    const again = (await startOn(dir)).service;
+    expect(await again.status('r4')).toMatchObject({ holder: A, fence: 5 });
+    expect(await again.lease('x', B)).toMatchObject({ lease: { fence: 6 } });
+    await again.close();
+  });
+
+  it('log and an older release state file: the higher fence wins', async () => {
+    const dir = fresh();
+    const first = (await startOn(dir)).service;
+    await first.lease('r', A);
+    await first.close();
+    writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, fence: 473, leases: [] }));
+    const again = (await startOn(dir)).service;
+    expect(await again.lease('x', B)).toMatchObject({ lease: { fence: 474 } });
+    await again.close();
+  });
+
+  it('a state file without its log: refuses to start rather than reset fences', async () => {
+    const dir = fresh();
+    writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, fence: 473, leases: [] }));
+    await expect(startOn(dir)).rejects.toThrow(
+      /log .* is missing: the log is the kernel's only record/,
+    );
+  });
+});
+
+describe('revoke and reservations', () => {
+  it('revoke is final for the revoked agent; others take the resource at once', async () => {
+    let now = 1_000;
+    const { service } = await KernelService.open({
+      table: new ResourceTable({ ttlMs: 1_000 }),
+      store: memoryStore(),
+      ledger: new Ledger(),
+      now: () => now,
+    });
+    await service.lease('r', A);
+    await service.lease('r', B);
+    await service.revoke('r', 'incident 42');
+    const free = { ok: false, reason: 'revoked', holder: A, message: 'incident 42' };
+    expect(await service.lease('r', A)).toEqual(free);
+    expect(await service.lease('r', B)).toMatchObject({ ok: true, lease: { holder: B } });
+    // Still refused while it keeps asking, past one lease lifetime after the revoke.
+    for (let i = 0; i < 5; i += 1) {
+      now += 900;
+      expect(await service.lease('r', A)).toMatchObject({ reason: 'revoked', holder: B });
+      await service.lease('r', B);
+    }
+    await service.release('r', B);
+    now += 1_001;
+    expect(await service.lease('r', A)).toMatchObject({ ok: true });
+  });
+
+  it('keeps a freed resource for the next in line at most 2.5 s, whatever others were told', () => {
+    const kernel = new LeaseKernel({ ttlMs: 600_000, random: () => 0.5 });
+    // A long hold teaches the kernel that holds are long, so those behind are told long waits.
+    kernel.lease('r', A, 0);
+    kernel.release('r', A, 60_000);
+    kernel.lease('r', A, 60_000);
+    const waits = ['did:web:w:1', 'did:web:w:2', 'did:web:w:3'].map((w) =>
+      kernel.lease('r', w, 60_001),
+    );
+    expect(waits.map((w) => !w.ok && w.reason === 'lease_held' && w.stampede.waitMs)).toEqual([
+      500, 33_000, 66_000,
+    ]);
+    kernel.release('r', A, 61_000);
+    expect(kernel.lease('r', B, 62_000)).toMatchObject({
+      ok: false,
+      reserved: true,
+      holder: 'did:web:w:1',
+    });
+    expect(kernel.lease('r', B, 61_000 + MAX_RESERVATION_MS)).toMatchObject({ ok: true });
+  });
+});
+
+describe('routes', () => {
+  it('pages the bundle: one checkpoint per export, a cursor, bounded limits', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    running = await startKernelServer({ ledger: new Ledger(privateKey) });
+    const { url, service } = running;
+    for (let i = 0; i < 1_250; i += 1) await service.lease(`r${i}`, A);
+    const first = await get(url, '/api/v1/acp/ledger/bundle?limit=1000');
+    expect((first.body.entries as unknown[]).length).toBe(1_000);
+    await service.lease('late', B);
+    const second = await get(url, `/api/v1/acp/ledger/bundle?cursor=${first.body.next as string}`);
+    expect(second.body.checkpoint).toBe(first.body.checkpoint);
+    expect((second.body.entries as unknown[]).length).toBe(250);
+    expect(second.body.next).toBeNull();
+    const tooMany = await get(url, '/api/v1/acp/ledger/bundle?limit=10001');
+    expect(tooMany).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/^limit: .*1 to 10000/) },
+    });
+    expect((await get(url, '/api/v1/acp/ledger/bundle?cursor=bogus')).status).toBe(400);
+    const seen: number[] = [];
+    const { bundle } = await fetchLedger(url, undefined, (n) => seen.push(n));
+    expect(seen).toEqual([1_251]);
+    expect(verifyBundle(bundle, publicKey)).toMatchObject({ size: 1_251, count: 1_251 });
+  });
+
+  it('lists resources with a lease, a reservation or waiters', async () => {
+    running = await startKernelServer({});
+    await running.service.lease('lock:a', A);
+    await running.service.lease('lock:a', B);
+    const { body } = await get(running.url, '/api/v1/kernel/resources');
+    expect(body).toMatchObject({
+      ok: true,
+      resources: [
+        {
+          resource: 'lock:a',
+          lease: { holder: A, fence: 1 },
+          reserved: null,
+          queue: [{ actorDid: B, position: 0 }],
+        },
+      ],
+    });
+  });
+
+  it('refuses cross-origin changes', async () => {
+    running = await startKernelServer({});
+    const other = await post(
+      running.url,
+      LEASE,
+      { resource: 'r', actorDid: A },
+      { origin: 'https://evil.example' },
+    );
+    expect(other).toMatchObject({ status: 403, body: { reason: 'cross_origin' } });
+    const site = await post(
+      running.url,
+      LEASE,
+      { resource: 'r', actorDid: A },
+      { 'sec-fetch-site': 'cross-site' },
+    );
+    expect(site.status).toBe(403);
+    const own = new URL(running.url).host;
+    expect(
+      (await post(running.url, LEASE, { resource: 'r', actorDid: A }, { origin: `http://${own}` }))
+        .status,
+    ).toBe(200);
+  });
+
+  const raw = (url: string, text: string) =>
+    new Promise<string>((resolve) => {
+      const { hostname, port } = new URL(url);
+      const socket = connect(Number(port), hostname, () => socket.write(text));
+      let got = '';
+      socket.on('data', (d) => (got += d.toString()));
+      socket.on('close', () => resolve(got));
+      socket.on('error', () => resolve(got));
+    });
+
+  it.each([
+    ['garbage', 'NOT HTTP AT ALL\r\n\r\n', 400, 'bad_request'],
+    [
+      'oversized headers',
+      `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
+  ])('answers malformed HTTP (%s) with JSON', async (_what, text, status, reason) => {
+    running = await startKernelServer({});
+    const answer = await raw(running.url, text);
+    expect(answer).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      ok: false,
+      reason,
+    });
+  });
+
+  it('logs a client that aborts mid-body as one line, without a 500', async () => {
+    const logged: string[] = [];
+    running = await startKernelServer({ log: (line) => logged.push(line) });
+    const { hostname, port } = new URL(running.url);
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(
+        `POST ${LEASE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"resou`,
+      );
+      setTimeout(() => socket.destroy(), 50);
+    });
+    for (let i = 0; i < 40 && logged.length === 0; i += 1)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(logged).toEqual([`kernel: the client went away before its POST ${LEASE} body ended`]);
+  });
+});
