@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKernelApp } from '../src/kernel/app.js';
 import { ResourceTable } from '../src/kernel/core.js';
 import { HeldRequests, MAX_HELD_WAIT_S, preferredWait, type Timers } from '../src/kernel/held.js';
-import { epochMonotonic, nodeAdapter } from '../src/kernel/server.js';
+import { epochMonotonic, nodeAdapter, startKernelServer } from '../src/kernel/server.js';
 import { KernelService } from '../src/kernel/service.js';
 import { memoryStore } from '../src/kernel/store.js';
 import { Ledger } from '../src/ledger/ledger.js';
@@ -39,10 +39,8 @@ afterEach(async () => {
  * A real kernel on 127.0.0.1:0. The next in line is told to ask again only
  * after 20 s by default, so a fast grant can only come from the wake.
  */
-async function start(
-  options: { maxHeld?: number; maxWaitS?: number; nextInLineWaitMs?: number } = {},
-) {
-  const table = new ResourceTable({ nextInLineWaitMs: options.nextInLineWaitMs ?? 20_000 });
+async function start(options: { maxHeld?: number; maxWaitS?: number; ttlMs?: number } = {}) {
+  const table = new ResourceTable({ nextInLineWaitMs: 20_000, ttlMs: options.ttlMs ?? 30_000 });
   const { service } = await KernelService.open({
     table,
     store: memoryStore(),
@@ -127,6 +125,23 @@ describe('blocking acquire (Prefer: wait=N) over HTTP', () => {
     expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
     // Told to ask again only after 20 s: only the release's wake can grant it this fast.
     expect(granted.at - released.at).toBeLessThan(3_000);
+  });
+
+  it('wakes a held request when the lease lapses and when it is revoked', async () => {
+    const kernel = await start({ ttlMs: 1_500 });
+    const first = await ask(kernel, LEASE, A);
+    const lapsing = ask(kernel, LEASE, B, { prefer: 'wait=20' });
+    const granted = await lapsing;
+    expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
+    // The lease ran 1.5 s; the grant follows the lapse, not B's next ask 20 s on.
+    expect(granted.at - first.at).toBeLessThan(5_000);
+    const waiting = ask(kernel, LEASE, C, { prefer: 'wait=20' });
+    await queueBecomes(kernel, [C]);
+    const revokedAt = performance.now();
+    await kernel.service.revoke(R, 'frozen');
+    const next = await waiting;
+    expect(next.body).toMatchObject({ ok: true, lease: { holder: C } });
+    expect(next.at - revokedAt).toBeLessThan(3_000);
   });
 
   it('serves held requests in arrival order; a polling newcomer does not jump them', async () => {
@@ -219,6 +234,35 @@ function fakeTimers(clock: { now: number }) {
   };
   return { timers, advance, asked, settle };
 }
+
+describe('stopping the kernel', () => {
+  it('answers held requests at once instead of keeping the server open', async () => {
+    const kernel = await startKernelServer({ store: memoryStore(), log: () => undefined });
+    try {
+      await request(kernel.url + LEASE, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ resource: R, actorDid: A }),
+      }).then((res) => res.body.dump());
+      const held = request(kernel.url + LEASE, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', prefer: 'wait=20' },
+        body: JSON.stringify({ resource: R, actorDid: B }),
+      });
+      for (let i = 0; i < 500 && kernel.service.overview().resources[0]?.queue.length !== 1; i++) {
+        await delay(10);
+      }
+      const stoppedAt = performance.now();
+      await kernel.close();
+      const answer = await held;
+      expect(answer.statusCode).toBe(409);
+      expect(await answer.body.json()).toMatchObject({ reason: 'lease_held', holder: A });
+      expect(performance.now() - stoppedAt).toBeLessThan(5_000);
+    } finally {
+      await kernel.close().catch(() => undefined);
+    }
+  });
+});
 
 describe('held requests on an injected clock', () => {
   async function open() {

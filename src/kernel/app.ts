@@ -87,6 +87,8 @@ export function createKernelApp(options: AppOptions): App {
         : ok(reply, 409);
       if (appliedWaitS !== undefined) {
         answer.headers = { 'preference-applied': `wait=${appliedWaitS}` };
+        // Answered because the kernel is stopping: do not keep the connection for another.
+        if (held.stopping) answer.headers.connection = 'close';
       }
       return answer;
     },

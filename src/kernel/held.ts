@@ -83,6 +83,11 @@ export class HeldRequests {
     this.unsubscribe = service.onResourceChanged((resource) => this.wake(resource));
   }
 
+  /** True once `close` was called: answers should close their connections. */
+  get stopping(): boolean {
+    return this.closing;
+  }
+
   /** How many requests are held (or admitted to be) right now. */
   get size(): number {
     return this.count;
@@ -107,7 +112,11 @@ export class HeldRequests {
     try {
       const deadline = this.service.now() + appliedWaitS * 1_000;
       const reply = await this.service.lease(resource, actorDid);
-      if (!mayWait(reply) || signal.aborted) return { reply, appliedWaitS };
+      if (!mayWait(reply)) return { reply, appliedWaitS };
+      if (signal.aborted) {
+        await this.service.leave(resource, actorDid);
+        return { reply, appliedWaitS };
+      }
       return { reply: await this.hold(resource, actorDid, reply, deadline, signal), appliedWaitS };
     } finally {
       this.count -= 1;
