@@ -5,7 +5,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(860);
+/* harmony import */ var _cli_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(934);
 
 process.exitCode = await (0,_cli_main_js__WEBPACK_IMPORTED_MODULE_0__/* .main */ .i)(process.argv.slice(2));
 
@@ -14,7 +14,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 860:
+/***/ 934:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -11300,6 +11300,12 @@ function decide(state, command, ctx) {
             return { state: s, reply: { lease: s.lease }, events };
         case 'expire':
             return { state: s, reply: null, events };
+        case 'leave':
+            // Its place, and a reservation kept for it, pass to the next in line (settle drops an empty one).
+            s.queue = s.queue.filter((w) => w.actorDid !== command.actorDid);
+            if (s.queue.length === 0)
+                s.reservedUntilMs = 0;
+            return { state: s, reply: null, events };
     }
 }
 /** The earliest time at which `expire` would change this state, for the alarm. */
@@ -11585,6 +11591,179 @@ class LeaseKernel {
     }
 }
 
+;// CONCATENATED MODULE: ./src/kernel/held.ts
+/**
+ * The longest a request is held, whatever it prefers: below the 30 s that
+ * many clients and proxies give one request, so a held answer is not cut off.
+ */
+const MAX_HELD_WAIT_S = 25;
+/** Past this many requests held at once, a request that prefers to wait is answered at once. */
+const MAX_HELD_REQUESTS = 1_000;
+const realTimers = {
+    set: (run, ms) => setTimeout(run, ms),
+    clear: (handle) => clearTimeout(handle),
+};
+/**
+ * `wait=N` from RFC 7240 `Prefer` header(s) (node joins repeated ones with
+ * ", "); the first `wait` counts. Undefined when absent or not delta-seconds:
+ * a preference the server does not understand is ignored, never an error.
+ */
+function preferredWait(header) {
+    if (!header)
+        return undefined;
+    for (const preference of header.split(',')) {
+        const [token = '', ...rest] = (preference.split(';')[0] ?? '').split('=');
+        if (token.trim().toLowerCase() !== 'wait')
+            continue;
+        const value = rest
+            .join('=')
+            .trim()
+            .replace(/^"(.*)"$/, '$1');
+        return /^\d{1,10}$/.test(value) ? Number(value) : undefined;
+    }
+    return undefined;
+}
+/**
+ * Lease requests held open until they can be granted (blocking acquire).
+ * A held request is an ordinary waiter in the rules' queue: it asked once and
+ * was refused, so it has its place, and the rules keep a freed resource for
+ * the head of the queue. It asks again, in-process, when the service says the
+ * resource changed (release, lapse, revoke, from any store) and whenever its
+ * told wait runs out, which keeps its place from lapsing while it is held.
+ * Its answer is the service's, so a grant is answered only once it is durable.
+ */
+class HeldRequests {
+    service;
+    byResource = new Map();
+    maxWaitS;
+    maxHeld;
+    timers;
+    unsubscribe;
+    count = 0;
+    closing = false;
+    constructor(service, options = {}) {
+        this.service = service;
+        this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;
+        this.maxHeld = options.maxHeld ?? MAX_HELD_REQUESTS;
+        this.timers = options.timers ?? realTimers;
+        this.unsubscribe = service.onResourceChanged((resource) => this.wake(resource));
+    }
+    /** True once `close` was called: answers should close their connections. */
+    get stopping() {
+        return this.closing;
+    }
+    /** How many requests are held (or admitted to be) right now. */
+    get size() {
+        return this.count;
+    }
+    /**
+     * Asks for the lease; with a preferred wait of N ≥ 1 seconds (and room),
+     * holds the request until it is granted, refused for good, or min(N, cap)
+     * seconds pass, then answers with the last reply.
+     */
+    async lease(resource, actorDid, preferredS, signal) {
+        if (!preferredS || preferredS < 1 || this.count >= this.maxHeld || this.closing) {
+            return { reply: await this.service.lease(resource, actorDid) };
+        }
+        const appliedWaitS = Math.min(preferredS, this.maxWaitS);
+        this.count += 1;
+        try {
+            const deadline = this.service.now() + appliedWaitS * 1_000;
+            const reply = await this.service.lease(resource, actorDid);
+            if (!mayWait(reply))
+                return { reply, appliedWaitS };
+            if (signal.aborted) {
+                await this.service.leave(resource, actorDid);
+                return { reply, appliedWaitS };
+            }
+            return { reply: await this.hold(resource, actorDid, reply, deadline, signal), appliedWaitS };
+        }
+        finally {
+            this.count -= 1;
+        }
+    }
+    /** Answers every held request at once with a fresh ask (the kernel is stopping). */
+    close() {
+        this.closing = true;
+        this.unsubscribe();
+        for (const holds of this.byResource.values())
+            for (const hold of holds)
+                hold.wake();
+    }
+    hold(resource, actorDid, first, deadline, signal) {
+        return new Promise((resolve, reject) => {
+            let last = first;
+            let timer;
+            let asking = false;
+            let again = false;
+            let done = false;
+            const finish = (settle) => {
+                if (done)
+                    return;
+                done = true;
+                this.timers.clear(timer);
+                signal.removeEventListener('abort', gone);
+                const holds = this.byResource.get(resource);
+                holds?.delete(hold);
+                if (holds?.size === 0)
+                    this.byResource.delete(resource);
+                settle();
+            };
+            const arm = (reply) => {
+                const left = deadline - this.service.now();
+                timer = this.timers.set(ask, Math.max(0, Math.min(reply.stampede.waitMs, left)));
+            };
+            const ask = () => {
+                if (done)
+                    return;
+                if (asking) {
+                    again = true;
+                    return;
+                }
+                asking = true;
+                this.timers.clear(timer);
+                this.service.lease(resource, actorDid).then((reply) => {
+                    asking = false;
+                    last = reply;
+                    if (done)
+                        return;
+                    const over = this.closing || this.service.now() >= deadline;
+                    if (!mayWait(reply) || over)
+                        return finish(() => resolve(reply));
+                    if (again) {
+                        again = false;
+                        return ask();
+                    }
+                    arm(reply);
+                }, (error) => {
+                    asking = false;
+                    finish(() => reject(error instanceof Error ? error : new Error(String(error))));
+                });
+            };
+            const gone = () => finish(() => {
+                resolve(last);
+                // Its place goes to the next in line at once; a failed leave lapses with the place.
+                this.service.leave(resource, actorDid).catch(() => undefined);
+            });
+            const hold = { wake: ask };
+            let holds = this.byResource.get(resource);
+            if (!holds)
+                this.byResource.set(resource, (holds = new Set()));
+            holds.add(hold);
+            signal.addEventListener('abort', gone, { once: true });
+            arm(first);
+        });
+    }
+    /** Every request held on this resource asks again, in arrival order. */
+    wake(resource) {
+        const holds = this.byResource.get(resource);
+        if (holds)
+            for (const hold of [...holds])
+                hold.wake();
+    }
+}
+const mayWait = (reply) => !reply.ok && reply.reason === 'lease_held';
+
 ;// CONCATENATED MODULE: ./src/kernel/ledger-routes.ts
 
 
@@ -11733,6 +11912,7 @@ class StoreUnavailableError extends Error {
     name = 'StoreUnavailableError';
 }
 const ALARM_RETRY_MS = 1_000;
+const FREEING = new Set(['release', 'lapse', 'revoke']);
 /**
  * Owns the rules, the store, the ledger and the lapse alarms. Every call
  * resolves only after its change is durable: changes decided in the same
@@ -11748,6 +11928,7 @@ class KernelService {
     store;
     inflight = new Map();
     listeners = new Set();
+    changedListeners = new Set();
     alarms = new AlarmHeap();
     scheduled = new Map();
     timer;
@@ -11778,6 +11959,7 @@ class KernelService {
         for (const state of table.values())
             service.schedule(state);
         service.arm();
+        options.store.watch?.((resource) => service.resourceChanged(resource));
         return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
     }
     lease(resource, actorDid) {
@@ -11829,6 +12011,25 @@ class KernelService {
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
     }
+    /** Takes a waiter out of the queue at once (nothing durable changes). */
+    async leave(resource, actorDid) {
+        await this.run(resource, { kind: 'leave', actorDid });
+        this.resourceChanged(resource);
+    }
+    /**
+     * Told when a resource may have become free: a release, lapse or revoke made
+     * durable here, a waiter that left, or a change a shared store reports from
+     * another replica (`KernelStore.watch`). Held requests wake on it.
+     */
+    onResourceChanged(listener) {
+        this.changedListeners.add(listener);
+        return () => this.changedListeners.delete(listener);
+    }
+    /** Raises the "resource changed" signal; any store or notifier may call it. */
+    resourceChanged(resource) {
+        for (const listener of this.changedListeners)
+            listener(resource);
+    }
     /** Throws a StoreError when the store cannot take a write now. */
     async ready() {
         await this.store.probe();
@@ -11857,6 +12058,8 @@ class KernelService {
                 for (const listener of this.listeners)
                     listener(resource, event);
             }
+            if (decision.events.some((e) => FREEING.has(e.kind)))
+                this.resourceChanged(resource);
         }, () => undefined);
         this.inflight.set(resource, settled);
         void settled.then(() => {
@@ -11971,6 +12174,7 @@ function toEvent(entry) {
 
 
 
+
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
 class HttpError extends Error {
     status;
@@ -11991,14 +12195,23 @@ const revokeBody = object({
 /** Routing, keys, origin checks and validation; the service does the rest. */
 function createKernelApp(options) {
     const { service } = options;
+    const held = options.held ?? new HeldRequests(service);
     const ok = (body, status = 200) => ({ status, body });
     const routes = {
         [`POST ${LEASE_PATH}`]: async (req) => {
             const { resource: r, actorDid: a } = app_parse(leaseBody, await req.json());
-            const reply = await service.lease(r, a);
-            if (reply.ok)
-                return ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed });
-            return ok(reply, 409);
+            const wait = preferredWait(req.headers.prefer);
+            const { reply, appliedWaitS } = await held.lease(r, a, wait, req.signal);
+            const answer = reply.ok
+                ? ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed })
+                : ok(reply, 409);
+            if (appliedWaitS !== undefined) {
+                answer.headers = { 'preference-applied': `wait=${appliedWaitS}` };
+                // Answered because the kernel is stopping: do not keep the connection for another.
+                if (held.stopping)
+                    answer.headers.connection = 'close';
+            }
+            return answer;
         },
         [`POST ${RELEASE_PATH}`]: async (req) => {
             const { resource: r, actorDid: a } = app_parse(leaseBody, await req.json());
@@ -12081,7 +12294,10 @@ function createKernelApp(options) {
             throw error;
         }
     };
-    return Object.assign(app, { serves: (path) => paths.has(path) });
+    return Object.assign(app, {
+        serves: (path) => paths.has(path),
+        close: () => held.close(),
+    });
 }
 /** A browser page from another origin may not change anything here. */
 function refuseCrossOrigin(req) {
@@ -12288,6 +12504,7 @@ async function startKernelServer(options) {
         service,
         warning,
         close: async () => {
+            app.close();
             await new Promise((resolve) => {
                 server.close(() => resolve());
                 server.closeIdleConnections();

@@ -10,6 +10,7 @@ import {
   REVOKE_PATH,
   isDid,
 } from '../plane/schema.js';
+import { HeldRequests, preferredWait } from './held.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { StoreUnavailableError, type KernelService } from './service.js';
 import type { LeaseRecord } from './rules.js';
@@ -33,7 +34,11 @@ export interface AppResponse {
   headers?: Record<string, string>;
 }
 
-export type App = ((req: AppRequest) => Promise<AppResponse>) & { serves(path: string): boolean };
+export type App = ((req: AppRequest) => Promise<AppResponse>) & {
+  serves(path: string): boolean;
+  /** Answers held requests at once (before the server closes). */
+  close(): void;
+};
 
 export interface AppOptions {
   service: KernelService;
@@ -41,6 +46,8 @@ export interface AppOptions {
   key?: string | undefined;
   /** The only key that may revoke; revoking is off without one. */
   adminKey?: string | undefined;
+  /** Blocking acquire (`Prefer: wait=N`); one with the default caps when not given. */
+  held?: HeldRequests | undefined;
 }
 
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
@@ -67,15 +74,23 @@ type Route = (req: AppRequest) => Promise<AppResponse>;
 /** Routing, keys, origin checks and validation; the service does the rest. */
 export function createKernelApp(options: AppOptions): App {
   const { service } = options;
+  const held = options.held ?? new HeldRequests(service);
   const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
 
   const routes: Record<string, Route> = {
     [`POST ${LEASE_PATH}`]: async (req) => {
       const { resource: r, actorDid: a } = parse(leaseBody, await req.json());
-      const reply = await service.lease(r, a);
-      if (reply.ok)
-        return ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed });
-      return ok(reply, 409);
+      const wait = preferredWait(req.headers.prefer);
+      const { reply, appliedWaitS } = await held.lease(r, a, wait, req.signal);
+      const answer = reply.ok
+        ? ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed })
+        : ok(reply, 409);
+      if (appliedWaitS !== undefined) {
+        answer.headers = { 'preference-applied': `wait=${appliedWaitS}` };
+        // Answered because the kernel is stopping: do not keep the connection for another.
+        if (held.stopping) answer.headers.connection = 'close';
+      }
+      return answer;
     },
     [`POST ${RELEASE_PATH}`]: async (req) => {
       const { resource: r, actorDid: a } = parse(leaseBody, await req.json());
@@ -173,7 +188,10 @@ export function createKernelApp(options: AppOptions): App {
       throw error;
     }
   };
-  return Object.assign(app, { serves: (path: string) => paths.has(path) });
+  return Object.assign(app, {
+    serves: (path: string) => paths.has(path),
+    close: () => held.close(),
+  });
 }
 
 /** A browser page from another origin may not change anything here. */

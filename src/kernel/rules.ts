@@ -62,7 +62,9 @@ export type Command =
   | { kind: 'release'; actorDid: string }
   | { kind: 'revoke'; reason: string }
   | { kind: 'status' }
-  | { kind: 'expire' };
+  | { kind: 'expire' }
+  /** A waiter that stopped waiting (a held request whose client went away). */
+  | { kind: 'leave'; actorDid: string };
 
 export type KernelEventKind = 'grant' | 'renew' | 'release' | 'lapse' | 'revoke';
 
@@ -149,6 +151,11 @@ export function decide(state: ResourceState, command: Command, ctx: RuleContext)
     case 'status':
       return { state: s, reply: { lease: s.lease }, events };
     case 'expire':
+      return { state: s, reply: null, events };
+    case 'leave':
+      // Its place, and a reservation kept for it, pass to the next in line (settle drops an empty one).
+      s.queue = s.queue.filter((w) => w.actorDid !== command.actorDid);
+      if (s.queue.length === 0) s.reservedUntilMs = 0;
       return { state: s, reply: null, events };
   }
 }

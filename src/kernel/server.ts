@@ -146,6 +146,7 @@ export async function startKernelServer(
     service,
     warning,
     close: async () => {
+      app.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -49,6 +49,7 @@ interface Batch {
 }
 
 const ALARM_RETRY_MS = 1_000;
+const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke']);
 
 /**
  * Owns the rules, the store, the ledger and the lapse alarms. Every call
@@ -64,6 +65,7 @@ export class KernelService {
   private readonly store: KernelStore;
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly changedListeners = new Set<(resource: string) => void>();
   private readonly alarms = new AlarmHeap();
   private readonly scheduled = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -95,6 +97,7 @@ export class KernelService {
     table.fence = Math.max(table.fence, recovered.fenceFloor);
     for (const state of table.values()) service.schedule(state);
     service.arm();
+    options.store.watch?.((resource) => service.resourceChanged(resource));
     return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
   }
 
@@ -153,6 +156,27 @@ export class KernelService {
     return () => this.listeners.delete(listener);
   }
 
+  /** Takes a waiter out of the queue at once (nothing durable changes). */
+  async leave(resource: string, actorDid: string): Promise<void> {
+    await this.run(resource, { kind: 'leave', actorDid });
+    this.resourceChanged(resource);
+  }
+
+  /**
+   * Told when a resource may have become free: a release, lapse or revoke made
+   * durable here, a waiter that left, or a change a shared store reports from
+   * another replica (`KernelStore.watch`). Held requests wake on it.
+   */
+  onResourceChanged(listener: (resource: string) => void): () => void {
+    this.changedListeners.add(listener);
+    return () => this.changedListeners.delete(listener);
+  }
+
+  /** Raises the "resource changed" signal; any store or notifier may call it. */
+  resourceChanged(resource: string): void {
+    for (const listener of this.changedListeners) listener(resource);
+  }
+
   /** Throws a StoreError when the store cannot take a write now. */
   async ready(): Promise<void> {
     await this.store.probe();
@@ -181,6 +205,7 @@ export class KernelService {
         for (const event of decision.events) {
           for (const listener of this.listeners) listener(resource, event);
         }
+        if (decision.events.some((e) => FREEING.has(e.kind))) this.resourceChanged(resource);
       },
       () => undefined,
     );

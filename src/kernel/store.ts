@@ -19,6 +19,11 @@ export interface KernelStore {
   /** Resolves when the store can take a write now; throws a StoreError otherwise. */
   probe(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A store shared by replicas calls `changed` when another replica frees a
+   * resource (release, lapse, revoke), so requests held here wake at once.
+   */
+  watch?(changed: (resource: string) => void): void;
 }
 
 export interface RecoveredLog {
