@@ -1,5 +1,6 @@
 import type { LeaseKernel } from '../../src/kernel/core.js';
 import type { PlaneClient } from '../../src/plane/client.js';
+import type { LeaseAnswer } from '../../src/plane/schema.js';
 import type { Clock } from '../../src/plane/time.js';
 
 /** The real kernel core behind the client interface, on the test's clock: no HTTP, no mocks. */
@@ -8,11 +9,25 @@ export function kernelClient(
   clock: Clock,
 ): Pick<PlaneClient, 'lease' | 'release'> {
   return {
-    lease: async ({ resource, actorDid }) => {
-      const reply = kernel.lease(resource, actorDid, clock.now());
-      return reply.ok
-        ? { kind: 'granted', lease: reply.lease }
-        : { kind: 'held', holder: reply.holder, waitMs: reply.stampede.waitMs };
+    lease: async ({ resource, actorDid }): Promise<LeaseAnswer> => {
+      const reply = kernel.lease(resource, actorDid, clock.now()) as unknown as Record<
+        string,
+        unknown
+      >;
+      if (reply.ok) return { kind: 'granted', lease: reply.lease as never };
+      if (reply.reason === 'revoked') {
+        return { kind: 'revoked', holder: reply.holder as string, message: String(reply.message) };
+      }
+      if (reply.reason !== 'lease_held') {
+        return { kind: 'refused', reason: String(reply.reason), message: undefined };
+      }
+      return {
+        kind: 'held',
+        holder: reply.holder as string,
+        waitMs: (reply.stampede as { waitMs: number }).waitMs,
+        reserved: reply.reserved === true,
+        preferenceApplied: false,
+      };
     },
     release: async ({ resource, actorDid }) => kernel.release(resource, actorDid, clock.now()),
   };
