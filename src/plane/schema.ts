@@ -126,10 +126,10 @@ export interface ReleaseAnswer {
 /** Plane text is bounded before anything else sees it. */
 export function clipText(text: string | undefined, max = MAX_TEXT): string | undefined {
   if (text === undefined) return undefined;
-  // eslint-disable-next-line no-control-regex -- plane text never carries a line break onward
   const line = text
     .replace(/\r/g, '%0D')
     .replace(/\n/g, '%0A')
+    // eslint-disable-next-line no-control-regex -- plane text never carries a control character onward
     .replace(/[\u0000-\u001f\u007f]/g, ' ');
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
