@@ -1,8 +1,7 @@
-import type { Agent } from 'node:http';
 import { waitForLease } from '../src/gate/wait.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
-import { preferAgent, type PreferLog } from './prefer.js';
+import { BENCH_PREFER_WAIT_S, countPrefer, newPreferLog, type PreferLog } from './prefer.js';
 
 /**
  * How agents wait for a held lease. `blocking` and `waitMs` are the real gate
@@ -38,17 +37,15 @@ export function makeAsker(
   resource: string,
   actorDid: string,
   hooks: Hooks,
-  prefer?: { agent: Agent },
+  prefer?: { log: PreferLog },
 ): Asker {
-  const inner = createPlaneClient({
-    apiUrl: mode.url,
-    ...(prefer ? { agent: prefer.agent } : {}),
-  });
+  const inner = createPlaneClient({ apiUrl: mode.url });
   const request = { resource, actorDid };
   const client: Pick<PlaneClient, 'lease' | 'release'> = {
     lease: async (req, call) => {
       hooks.asking();
       const answer = await inner.lease(req, call);
+      if (prefer) countPrefer(prefer.log, answer);
       if (answer.kind === 'granted') hooks.granted(performance.now());
       return answer;
     },
@@ -89,6 +86,7 @@ export function makeAsker(
         sleep: realSleep,
         random: Math.random,
         signal,
+        maxHoldSeconds: mode.kind === 'blocking' ? BENCH_PREFER_WAIT_S : 0,
       });
       if (result.outcome === 'timeout') throw new Error(`${actorDid}: no grant in time`);
       return result.outcome === 'granted';
@@ -96,10 +94,9 @@ export function makeAsker(
   };
 }
 
-/** One shared Prefer agent per gate mode, so its log covers the whole row. */
-export function preferFor(mode: Mode): { agent: Agent; log: PreferLog } | undefined {
-  if (mode.kind === 'blocking') return preferAgent('blocking');
-  if (mode.kind === 'waitMs') return preferAgent('poll');
+/** One Prefer log per gate mode, so it covers the whole row. */
+export function preferFor(mode: Mode): { log: PreferLog } | undefined {
+  if (mode.kind === 'blocking' || mode.kind === 'waitMs') return { log: newPreferLog() };
   return undefined;
 }
 

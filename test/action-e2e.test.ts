@@ -174,7 +174,10 @@ describe('the action, end to end', () => {
     const expiresAtMs = Date.now() + 1_500;
     await startPlane({
       lease: {
-        body: { ok: true, lease: { id: 'lease_f', resource: 'r', holder: 'h', expiresAtMs } },
+        body: {
+          ok: true,
+          lease: { id: 'lease_f', resource: 'r', holder: 'did:web:h', expiresAtMs },
+        },
       },
       release: { status: 500 },
     });

@@ -1,10 +1,10 @@
-import { request, createServer, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollModel } from '../bench/compare.js';
 import { handover, loadWhileWaiting } from '../bench/handover.js';
 import { load } from '../bench/loadgen.js';
-import { blockingLabel, preferAgent } from '../bench/prefer.js';
+import { blockingLabel, countPrefer, newPreferLog } from '../bench/prefer.js';
 import { renderPage } from '../bench/report.js';
 import { echoHandler, listen, lockHandler } from '../bench/servers.js';
 import { percentile } from '../bench/stats.js';
@@ -57,7 +57,7 @@ describe('the bench lock plane', () => {
   });
 });
 
-describe('preferAgent', () => {
+describe('the Prefer log', () => {
   async function preferEcho() {
     const seen: (string | undefined)[] = [];
     const server = createServer((req, res) => {
@@ -79,48 +79,27 @@ describe('preferAgent', () => {
     return { url: urlOf(server), seen };
   }
 
-  it('blocking: adds Prefer: wait when the client did not, and counts what the plane applied', async () => {
+  it('counts an ask the plane held, from the gate client answer', async () => {
     const plane = await preferEcho();
-    const { agent, log } = preferAgent('blocking');
-    const client = createPlaneClient({ apiUrl: plane.url, agent });
-    await client.lease({ resource: R, actorDid: did('a') });
-    agent.destroy();
+    const client = createPlaneClient({ apiUrl: plane.url });
+    const log = newPreferLog();
+    countPrefer(log, await client.lease({ resource: R, actorDid: did('a') }, { waitSeconds: 8 }));
+    await client.close();
     expect(plane.seen).toEqual(['wait=8']);
-    expect(log).toEqual({
-      leaseRequests: 1,
-      sentByClient: 0,
-      sentByBench: 1,
-      stripped: 0,
-      applied: 1,
-    });
-    expect(blockingLabel(log)).toContain('kernel applied it to 1 of 1 asks');
+    expect(log).toEqual({ leaseRequests: 1, applied: 1 });
+    expect(blockingLabel(log)).toContain('applied to 1 of 1 asks');
   });
 
-  it('poll: removes a Prefer header so the gate runs on waitMs alone', async () => {
+  it('names the fallback when no ask was held', async () => {
     const plane = await preferEcho();
-    const { agent, log } = preferAgent('poll');
-    await new Promise<void>((resolve, reject) => {
-      const req = request(
-        `${plane.url}/api/v1/acp/coordination/lease`,
-        {
-          method: 'POST',
-          agent,
-          headers: { prefer: 'wait=5', 'content-type': 'application/json' },
-        },
-        (res) => res.resume().on('end', resolve),
-      );
-      req.on('error', reject);
-      req.end('{}');
-    });
-    agent.destroy();
+    const client = createPlaneClient({ apiUrl: plane.url });
+    const log = newPreferLog();
+    countPrefer(log, await client.lease({ resource: R, actorDid: did('a') }));
+    await client.close();
     expect(plane.seen).toEqual([undefined]);
-    expect(log).toMatchObject({ leaseRequests: 1, stripped: 1, applied: 0 });
-  });
-
-  it('names the fallback when the plane ignored the header', () => {
-    const log = { leaseRequests: 3, sentByClient: 3, sentByBench: 0, stripped: 0, applied: 0 };
+    expect(log).toEqual({ leaseRequests: 1, applied: 0 });
     expect(blockingLabel(log)).toBe(
-      'gate, Prefer: wait (sent by the client); kernel ignored it, so this is the waitMs fallback',
+      'gate, Prefer: wait sent; kernel ignored it, so this is the waitMs fallback',
     );
   });
 });

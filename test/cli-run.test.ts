@@ -8,6 +8,15 @@ const R = 'lock:deploy/production';
 const ME = 'did:web:acme.example:agent:runner';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
+/** Once ME holds the lease (measured from the grant, not from a timer started before the spawn), `then`. */
+function whenHeld(then: () => void, afterMs: number) {
+  const poll = setInterval(() => {
+    if (plane?.kernel.status(R, Date.now())?.holder !== ME) return;
+    clearInterval(poll);
+    setTimeout(then, afterMs);
+  }, 20);
+}
+
 afterEach(async () => {
   await plane?.close();
   plane = undefined;
@@ -82,35 +91,37 @@ describe('lease-gate run', () => {
     expect(plane.events.map((e) => e.kind)).toEqual(['grant', 'release']);
   });
 
-  it('terminates the command when the lease is lost, naming the new holder', async () => {
+  it('terminates the command when the lease is revoked, naming the operator reason', async () => {
     plane = await startLoggedKernel({ ttlMs: 1_500 });
     const THIEF = 'did:web:acme.example:agent:hotfix';
-    setTimeout(() => {
+    whenHeld(() => {
       plane!.kernel.revoke(R, 'hotfix', Date.now());
       plane!.kernel.lease(R, THIEF, Date.now());
-    }, 1_000);
+    }, 300);
     const result = await run([], 'setInterval(() => {}, 1000)');
     expect(result.code).toBe(143);
     expect(result.stderr).toMatch(
-      // A revoked holder is refused as final (reason "revoked"), not told who holds it now.
-      new RegExp(`lost ${R} at .*refused the renewal \\(revoked\\)\\. Stopping the command\\.`),
+      // A revoked holder is refused as final (reason "revoked"), with the operator's reason.
+      new RegExp(
+        `Lost ${R} at .*an operator revoked the lease.*hotfix.*\\. Stopping the command\\.`,
+      ),
     );
     expect(plane.events.filter((e) => e.kind === 'release')).toEqual([]);
   });
 
   it('lets the command finish on loss with --on-lost warn, but exits non-zero', async () => {
     plane = await startLoggedKernel({ ttlMs: 1_500 });
-    setTimeout(() => {
+    whenHeld(() => {
       plane!.kernel.revoke(R, 'hotfix', Date.now());
       plane!.kernel.lease(R, 'did:web:x:y', Date.now());
-    }, 500);
+    }, 100);
     const result = await run(
       ['--on-lost', 'warn'],
       'setTimeout(() => { console.log("finished"); process.exit(0) }, 2500)',
     );
     expect(result.stdout).toBe('finished\n');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('lost lock:deploy/production');
+    expect(result.stderr).toContain('Lost lock:deploy/production');
   });
 
   it('does not run the command when the lease stays held', async () => {
@@ -120,5 +131,32 @@ describe('lease-gate run', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('The command did not run.');
+  });
+
+  it('owns the whole process tree: a grandchild stops when the lease is lost', async () => {
+    plane = await startLoggedKernel({ ttlMs: 1_500 });
+    whenHeld(() => {
+      plane!.kernel.revoke(R, 'hotfix', Date.now());
+      plane!.kernel.lease(R, 'did:web:x:y', Date.now());
+    }, 200);
+    // The command starts a grandchild that ignores nothing and prints its pid.
+    const script = `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)`;
+    const result = await run([], script);
+    const grandchild = Number(result.stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    let alive = true;
+    try {
+      process.kill(grandchild, 0);
+    } catch {
+      alive = false;
+    }
+    expect(alive).toBe(false);
+    expect(result.code).toBe(143);
+  });
+
+  it('exits 128 + N for any signal that ends the command', async () => {
+    plane = await startLoggedKernel({ ttlMs: 30_000 });
+    const result = await run([], 'process.kill(process.pid, "SIGQUIT")');
+    expect(result.code).toBe(128 + 3);
   });
 });

@@ -33,7 +33,7 @@ describe('the lease-gate CLI', () => {
     const bad = await runCli(['acquire', '--api-url', 'http://127.0.0.1:1', '--resource', 'a b']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      "Invalid input 'resource': 'a b'. Expected 1 to 256 printable characters",
+      "Invalid --resource: 'a b'. Expected 1 to 256 printable characters",
     );
   });
 

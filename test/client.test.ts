@@ -76,6 +76,8 @@ describe('the plane client, against a real server', () => {
       kind: 'held',
       holder: 'did:web:other',
       waitMs: 2_500,
+      reserved: false,
+      preferenceApplied: false,
     });
   });
 

@@ -4,7 +4,7 @@ import {
   describeHolder,
   runContextFromEnv,
   runUrlFromDid,
-} from '../src/action/did.js';
+} from '../src/lease/did.js';
 
 const env = {
   GITHUB_SERVER_URL: 'https://github.com',

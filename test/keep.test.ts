@@ -16,11 +16,16 @@ function setup(ttlMs: number) {
   if (!first.ok) throw new Error('setup');
   const client = kernelClient(kernel, time.clock);
   const renewedAt: number[] = [];
+  const releases: number[] = [];
   const base: KeepOptions = {
     client: {
       lease: async (req, call) => {
         renewedAt.push(time.clock.now());
         return client.lease(req, call);
+      },
+      release: async (req, call) => {
+        releases.push(time.clock.now());
+        return client.release(req, call);
       },
     },
     resource: R,
@@ -31,7 +36,7 @@ function setup(ttlMs: number) {
     sleep: time.sleep,
     maxLifetimeMs: 60_000,
   };
-  return { time, kernel, base, renewedAt };
+  return { time, kernel, base, renewedAt, releases };
 }
 
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
@@ -44,7 +49,7 @@ describe('keepLease', () => {
     const { base, renewedAt, kernel, time } = setup(ttl);
     const status = await keepLease(base);
     expect(status.ended?.why).toBe('lifetime');
-    expect(status.gaps).toEqual([]);
+    expect(status.lost).toBeUndefined();
     expect(status.renewals).toBe(renewedAt.length);
     expect(renewedAt.length).toBeGreaterThanOrEqual(60_000 / every - 1);
     for (const gap of gaps(renewedAt)) expect(Math.abs(gap - every)).toBeLessThanOrEqual(1);
@@ -52,10 +57,11 @@ describe('keepLease', () => {
     expect(kernel.drainEvents().map((e) => e.kind)).toEqual(['grant']);
   });
 
-  it('records a gap when the lease lapsed and was granted again', async () => {
-    const { base, time } = setup(1_500);
+  it('renews and only renews: a new lease id means ours ended; it is given back and reported', async () => {
+    const { base, time, kernel, releases } = setup(1_500);
     let calls = 0;
     const outage: KeepOptions['client'] = {
+      ...base.client,
       lease: async (req, call) => {
         calls += 1;
         // The plane is unreachable for the 2nd to 4th renewal: about 3 s, twice the lease.
@@ -67,13 +73,39 @@ describe('keepLease', () => {
       },
     };
     const status = await keepLease({ ...base, client: outage, maxLifetimeMs: 8_000 });
-    expect(status.gaps).toHaveLength(1);
-    const [gap] = status.gaps;
-    expect(gap?.leaseId).not.toBe(gap?.previousLeaseId);
-    expect(gap?.gapMs).toBeGreaterThan(1_000);
-    expect(status.leaseId).toBe(gap?.leaseId);
+    expect(status.ended?.why).toBe('lost');
+    expect(status.lost).toMatchObject({ reason: 'replaced', gaveBack: true });
+    expect(status.lost?.newLeaseId).not.toBe(base.lease.id);
+    expect(status.leaseId).toBe(base.lease.id);
     expect(status.failures).toBe(3);
-    expect(status.ended?.why).toBe('lifetime');
+    expect(releases).toHaveLength(1);
+    // Nobody holds it now: the keeper took nothing for itself.
+    expect(kernel.status(R, time.clock.now())).toBeNull();
+  });
+
+  it('reports a revocation with the operator message and stops (a revoke is not undone)', async () => {
+    const { base, kernel, time, renewedAt } = setup(1_500);
+    const status = await keepLease({
+      ...base,
+      sleep: async (ms, signal) => {
+        await time.sleep(ms, signal);
+        if (time.clock.now() > 1_002_000 && kernel.status(R, time.clock.now())?.holder === ME) {
+          kernel.revoke(R, 'incident 42: freeze', time.clock.now());
+        }
+      },
+    });
+    expect(status.ended?.why).toBe('lost');
+    expect(['revoked', 'replaced']).toContain(status.lost?.reason);
+    if (status.lost?.reason === 'revoked') expect(status.lost.message).toContain('incident 42');
+    expect(renewedAt.filter((t) => t > status.lost!.atMs)).toEqual([]);
+    expect(kernel.status(R, time.clock.now())?.holder).not.toBe(ME);
+  });
+
+  it('exits without renewing once nobody wants the lease kept (status file gone)', async () => {
+    const { base, time, renewedAt } = setup(30_000);
+    const status = await keepLease({ ...base, stillWanted: () => time.clock.now() < 1_005_000 });
+    expect(status.ended?.why).toBe('not-wanted');
+    expect(renewedAt.every((t) => t < 1_005_000)).toBe(true);
   });
 
   it('reports a loss naming the new holder, and stops renewing', async () => {
@@ -119,6 +151,7 @@ describe('keepLease', () => {
     const status = await keepLease({
       ...base,
       client: {
+        ...base.client,
         lease: async () => {
           throw new KeyRefusedError('refused', 'call', 401);
         },

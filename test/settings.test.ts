@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INPUTS, type InputName } from '../src/action/io.js';
-import { SettingsError, readSettings } from '../src/action/settings.js';
+import { memoryContext } from '../src/action/context.js';
+import { readSettings } from '../src/action/settings.js';
+import { SettingsError } from '../src/lease/errors.js';
 
 const DEFAULTS: Record<InputName, string> = {
   resource: 'lock:deploy/production',
@@ -23,7 +25,7 @@ const RUN_ENV = {
 
 function settings(inputs: Partial<Record<InputName, string>>, env: NodeJS.ProcessEnv = RUN_ENV) {
   const all = { ...DEFAULTS, ...inputs };
-  return readSettings((name) => all[name], env, 'nonce');
+  return readSettings(memoryContext({ inputs: all, env }), 'nonce');
 }
 
 function failure(inputs: Partial<Record<InputName, string>>, env?: NodeJS.ProcessEnv): string {

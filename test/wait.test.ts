@@ -7,7 +7,13 @@ import { fakeTime } from './support/fake-time.js';
 
 const ME = 'did:web:acme.example:agent:me';
 const lease = { id: 'lease_1', resource: 'r', holder: ME, expiresAtMs: 0 };
-const held = (holder: string, waitMs: number): LeaseAnswer => ({ kind: 'held', holder, waitMs });
+const held = (holder: string, waitMs: number): LeaseAnswer => ({
+  kind: 'held',
+  holder,
+  waitMs,
+  reserved: false,
+  preferenceApplied: false,
+});
 
 /** A plane of just the two calls the loop uses, answering from a list. */
 function scripted(answers: Array<LeaseAnswer | Error>) {
@@ -103,7 +109,13 @@ describe('waitForLease', () => {
     const { opts, time } = options(plane.client, 5_000);
     const result = await waitForLease(opts);
     expect(time.sleeps).toEqual([4_000, 1_000]);
-    expect(result).toEqual({ outcome: 'timeout', holder: 'a', waitedMs: 5_000, asks: 3 });
+    expect(result).toEqual({
+      outcome: 'timeout',
+      holder: 'a',
+      reserved: false,
+      waitedMs: 5_000,
+      asks: 3,
+    });
   });
 
   it('is granted at the last ask at the deadline', async () => {
@@ -118,7 +130,13 @@ describe('waitForLease', () => {
     const plane = scripted([held('a', 1_000)]);
     const { opts, time } = options(plane.client, 0);
     const result = await waitForLease(opts);
-    expect(result).toEqual({ outcome: 'timeout', holder: 'a', waitedMs: 0, asks: 1 });
+    expect(result).toEqual({
+      outcome: 'timeout',
+      holder: 'a',
+      reserved: false,
+      waitedMs: 0,
+      asks: 1,
+    });
     expect(time.sleeps).toEqual([]);
   });
 

@@ -1,155 +1,175 @@
 import { readFileSync } from 'node:fs';
 import { formatDuration } from '../gate/duration.js';
-import { exchange } from '../plane/transport.js';
+import { parseRepository, parseRunDid } from '../lease/did.js';
+import { untrusted } from '../lease/escape.js';
 import { parsePlaneUrl } from '../plane/url.js';
+import type { getOctokit } from '@actions/github';
 
 /**
- * The two GitHub REST calls the gate makes: a commit status for the run's
- * commit, and a look at the run that holds the lease. Over the built-in HTTP
- * stack: octokit would add its weight to every job's start for two requests.
+ * The gate on GitHub's own surfaces: a commit status for the run's commit and
+ * a look at the run that holds the lease, through @actions/github's octokit
+ * (the runner's proxy settings, GHES's API URL). Loaded only when a token and
+ * a status context are set, so it costs nothing on the path to the first ask
+ * otherwise. Best effort: the first problem of each kind is one warning, and
+ * that surface is then left alone for the rest of the step.
  */
 
 export type StatusState = 'pending' | 'success' | 'failure' | 'error';
+export const MAX_DESCRIPTION = 140;
 
-export interface GitHubContext {
+interface GitHubTarget {
   apiUrl: string;
   /** The host of GITHUB_SERVER_URL: run DIDs on it are runs this API knows. */
   serverHost: string;
-  repository: string;
+  owner: string;
+  repo: string;
   sha: string;
   runUrl: string | undefined;
 }
 
-const TIMEOUT_MS = 10_000;
-export const MAX_DESCRIPTION = 140;
-
 /** The commit the run is about: for pull requests the head, not the merge commit. */
 export function commitSha(env: NodeJS.ProcessEnv): string | undefined {
+  const isSha = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{40}$/.test(v);
   if (env.GITHUB_EVENT_NAME?.startsWith('pull_request') && env.GITHUB_EVENT_PATH) {
     try {
       const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
         pull_request?: { head?: { sha?: unknown } };
       };
       const sha = event.pull_request?.head?.sha;
-      if (typeof sha === 'string' && /^[0-9a-f]{40}$/.test(sha)) return sha;
+      if (isSha(sha)) return sha;
     } catch {
       // fall back to GITHUB_SHA
     }
   }
-  return env.GITHUB_SHA || undefined;
+  return isSha(env.GITHUB_SHA) ? env.GITHUB_SHA : undefined;
 }
 
-export function githubContext(env: NodeJS.ProcessEnv): GitHubContext | undefined {
+export function githubTarget(env: NodeJS.ProcessEnv): GitHubTarget | undefined {
   const api = parsePlaneUrl(env.GITHUB_API_URL || 'https://api.github.com');
   const sha = commitSha(env);
-  if (!api.ok || !sha || !env.GITHUB_REPOSITORY?.includes('/')) return undefined;
-  const server = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
-  const runUrl = env.GITHUB_RUN_ID
-    ? `${server}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
-    : undefined;
-  return {
-    apiUrl: api.url,
-    serverHost: new URL(server).host,
-    repository: env.GITHUB_REPOSITORY,
-    sha,
-    runUrl,
-  };
-}
-
-export class GitHubError extends Error {
-  override name = 'GitHubError';
-}
-
-async function call(
-  token: string,
-  method: 'GET' | 'POST',
-  url: string,
-  body?: unknown,
-): Promise<unknown> {
-  let answer;
+  const repository = parseRepository(env.GITHUB_REPOSITORY ?? '');
+  if (!api.ok || !sha || !repository) return undefined;
+  let server: URL;
   try {
-    answer = await exchange({
-      method,
-      url,
-      headers: {
-        accept: 'application/vnd.github+json',
-        authorization: `Bearer ${token}`,
-        'user-agent': 'lease-gate',
-        'x-github-api-version': '2022-11-28',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new GitHubError(`${method} ${url}: ${(error as Error).message}`);
+    server = new URL(env.GITHUB_SERVER_URL || 'https://github.com');
+  } catch {
+    return undefined;
   }
-  if (answer.status < 200 || answer.status >= 300) {
-    let message = '';
-    try {
-      message = String((JSON.parse(answer.text) as { message?: unknown }).message ?? '');
-    } catch {
-      // not JSON
-    }
-    throw new GitHubError(`${method} ${url}: ${answer.status}${message ? ` ${message}` : ''}`);
-  }
-  return answer.text ? (JSON.parse(answer.text) as unknown) : undefined;
+  const runId = /^\d{1,20}$/.test(env.GITHUB_RUN_ID ?? '') ? env.GITHUB_RUN_ID : undefined;
+  const runUrl = runId
+    ? `${server.origin}/${repository.owner}/${repository.repo}/actions/runs/${runId}`
+    : undefined;
+  return { apiUrl: api.url, serverHost: server.host, ...repository, sha, runUrl };
 }
 
 export function clip(text: string): string {
   return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`;
 }
 
-export async function postStatus(
-  token: string,
-  context: GitHubContext,
-  status: { state: StatusState; description: string; context: string },
-): Promise<void> {
-  await call(
-    token,
-    'POST',
-    `${context.apiUrl}/repos/${context.repository}/statuses/${context.sha}`,
-    {
-      state: status.state,
-      context: status.context,
-      description: clip(status.description),
-      ...(context.runUrl ? { target_url: context.runUrl } : {}),
-    },
-  );
+type Octokit = ReturnType<typeof getOctokit>;
+
+export class GitHubSurfaces {
+  private readonly target: GitHubTarget | undefined;
+  private statusesOff: boolean;
+  private runsOff: boolean;
+  private octokit: Promise<Octokit> | undefined;
+  private readonly runs = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly token: string,
+    /** Empty turns commit statuses off. */
+    private readonly statusContext: string,
+    env: NodeJS.ProcessEnv,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.target = token ? githubTarget(env) : undefined;
+    this.statusesOff = !this.target || !statusContext;
+    this.runsOff = !this.target || !statusContext;
+  }
+
+  private client(target: GitHubTarget): Promise<Octokit> {
+    this.octokit ??= import('@actions/github').then(({ getOctokit }) =>
+      getOctokit(this.token, { baseUrl: target.apiUrl, request: { timeout: 10_000 } }),
+    );
+    return this.octokit;
+  }
+
+  async status(state: StatusState, description: string): Promise<void> {
+    const target = this.target;
+    if (this.statusesOff || !target) return;
+    try {
+      const octokit = await this.client(target);
+      await octokit.rest.repos.createCommitStatus({
+        owner: target.owner,
+        repo: target.repo,
+        sha: target.sha,
+        state,
+        context: this.statusContext,
+        description: clip(description),
+        ...(target.runUrl ? { target_url: target.runUrl } : {}),
+      });
+    } catch (error) {
+      this.statusesOff = true;
+      this.warn(
+        `Could not set the commit status '${this.statusContext}' (${describe(error)}); the gate goes on without it. It needs 'statuses: write' permission, which fork pull requests do not get.`,
+      );
+    }
+  }
+
+  /** What GitHub says of the run behind a holder's DID, looked up once per holder. */
+  async holderRun(did: string, nowMs: number): Promise<string | undefined> {
+    if (this.runs.has(did)) return this.runs.get(did);
+    const run = parseRunDid(did);
+    const target = this.target;
+    let text: string | undefined;
+    if (run && !this.runsOff && target && run.host === target.serverHost) {
+      try {
+        const octokit = await this.client(target);
+        const answer = await octokit.rest.actions.getWorkflowRun({
+          owner: run.owner,
+          repo: run.repo,
+          run_id: Number(run.runId),
+        });
+        text = describeRun(answer.data as RunFields, run.repository, run.runId, nowMs);
+      } catch (error) {
+        this.runsOff = true;
+        this.warn(
+          `Could not look up the holder's run (${describe(error)}); it needs 'actions: read' permission. The gate goes on.`,
+        );
+      }
+    }
+    this.runs.set(did, text);
+    return text;
+  }
 }
 
-export interface HolderRun {
-  text: string;
-  completed: boolean;
+interface RunFields {
+  name?: unknown;
+  run_number?: unknown;
+  status?: unknown;
+  conclusion?: unknown;
+  run_started_at?: unknown;
+  html_url?: unknown;
+  triggering_actor?: { login?: unknown } | null;
 }
 
-/** A GitHub run as the waiting job should read it. */
-export async function describeRun(
-  token: string,
-  apiUrl: string,
-  repository: string,
-  runId: string,
-  nowMs: number,
-): Promise<HolderRun> {
-  const run = (await call(token, 'GET', `${apiUrl}/repos/${repository}/actions/runs/${runId}`)) as {
-    name?: string;
-    run_number?: number;
-    status?: string;
-    conclusion?: string | null;
-    run_started_at?: string;
-    html_url?: string;
-    triggering_actor?: { login?: string };
-    actor?: { login?: string };
-  };
-  const who = run.triggering_actor?.login ?? run.actor?.login ?? 'someone';
-  const started = run.run_started_at ? Date.parse(run.run_started_at) : Number.NaN;
+/** A GitHub run as the waiting job should read it; every field from GitHub is escaped. */
+function describeRun(run: RunFields, repository: string, runId: string, nowMs: number): string {
+  const str = (v: unknown, fallback: string) =>
+    typeof v === 'string' ? untrusted(v, 120) : fallback;
+  const who = str(run.triggering_actor?.login, 'someone');
+  const started = typeof run.run_started_at === 'string' ? Date.parse(run.run_started_at) : NaN;
   const age = Number.isFinite(started) ? `, running for ${formatDuration(nowMs - started)}` : '';
-  const completed = run.status === 'completed';
-  const state = completed
-    ? `already completed (${run.conclusion ?? 'no conclusion'}): its lease lapses on its own within a lease time unless something still renews it`
-    : `${run.status ?? 'unknown status'}${age}`;
-  return {
-    completed,
-    text: `run #${run.run_number ?? runId} of "${run.name ?? 'a workflow'}" in ${repository}, started by ${who}, ${state} — ${run.html_url ?? ''}`.trim(),
-  };
+  const number = typeof run.run_number === 'number' ? run.run_number : runId;
+  const state =
+    run.status === 'completed'
+      ? `already completed (${str(run.conclusion, 'no conclusion')}): its lease lapses on its own within a lease time unless something still renews it`
+      : `${str(run.status, 'unknown status')}${age}`;
+  return `run #${number} of "${str(run.name, 'a workflow')}" in ${repository}, started by ${who}, ${state} — ${str(run.html_url, '')}`.trim();
+}
+
+function describe(error: unknown): string {
+  const status = (error as { status?: unknown }).status;
+  const message = error instanceof Error ? error.message : String(error);
+  return untrusted(`${typeof status === 'number' ? `${status} ` : ''}${message}`, 200);
 }

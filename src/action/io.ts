@@ -42,6 +42,8 @@ export const STATE = {
   kernelDir: 'kernel-dir',
   keeperPid: 'keeper-pid',
   keeperStatus: 'keeper-status',
+  /** 'none' once main knows it holds nothing (timeout, cancel, refusal); absent after a grant it may not have recorded. */
+  outcome: 'outcome',
 } as const;
 export type StateName = (typeof STATE)[keyof typeof STATE];
 

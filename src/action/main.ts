@@ -1,85 +1,82 @@
-import * as core from '@actions/core';
-import { randomBytes } from 'node:crypto';
 import { formatDuration } from '../gate/duration.js';
-import { waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
-import { createPlaneClient } from '../plane/client.js';
-import { realSleep, systemClock } from '../plane/time.js';
-import { startDryRunKernel, startKeeper } from './background.js';
-import { describeHolder, shortHolder } from './did.js';
-import { GitHubSurfaces } from './surfaces.js';
+import { LeaseRefusedError, type HeldEvent } from '../gate/wait.js';
+import { KeyRefusedError } from '../plane/errors.js';
+import { spawnKeeper, startDryRunKernel, waitForKeeper } from '../lease/background.js';
+import { describeHolder, shortHolder } from '../lease/did.js';
+import { messageOf } from '../lease/errors.js';
+import { helperCommand } from '../lease/helpers.js';
+import { openSession, type Acquired, type Held } from '../lease/session.js';
+import { describeHeldBy, formatEpoch } from '../lease/texts.js';
+import { summarize, type ActionContext } from './context.js';
+import { coreContext } from './core-context.js';
+import { GitHubSurfaces } from './github.js';
 import { OUTPUTS, STATE } from './io.js';
-import { readKey, readSettings, type Settings } from './settings.js';
-import { userMessage } from './user-message.js';
-import { formatEpoch, writeSummary, type SummaryRow } from './summary.js';
+import { readKey, readSettings, type ActionSettings } from './settings.js';
 
 /** The main step: validate, take the lease (waiting if held), hand it to post. */
-export async function run(): Promise<void> {
+export async function run(ctx: ActionContext = coreContext()): Promise<void> {
   // Masked before anything else can print it.
-  const rawKey = readKey(core.getInput, process.env);
-  if (rawKey) core.setSecret(rawKey);
+  const rawKey = readKey(ctx);
+  if (rawKey) ctx.setSecret(rawKey);
   try {
-    const settings = readSettings((name) => core.getInput(name), process.env, nonce());
-    if (settings.githubToken) core.setSecret(settings.githubToken);
-    await acquire(settings);
+    const settings = readSettings(ctx);
+    if (settings.githubToken) ctx.setSecret(settings.githubToken);
+    await acquire(ctx, settings.dryRun ? await useDryRunKernel(ctx, settings) : settings);
   } catch (error) {
-    core.setFailed(userMessage(error));
+    // A refusal means nothing was granted; anything else may have followed a grant, which post then releases.
+    if (error instanceof KeyRefusedError || error instanceof LeaseRefusedError) {
+      ctx.saveState(STATE.outcome, 'none');
+    }
+    ctx.setFailed(messageOf(error));
   }
 }
 
-async function acquire(given: Settings): Promise<void> {
-  const settings = given.dryRun ? await useDryRunKernel(given) : given;
+async function acquire(ctx: ActionContext, settings: ActionSettings): Promise<void> {
   const { resource, actorDid } = settings;
-  core.setOutput(OUTPUTS.actorDid, actorDid);
-  core.saveState(STATE.resource, resource);
-  core.saveState(STATE.actorDid, actorDid);
-  core.saveState(STATE.apiUrl, settings.apiUrl);
-  core.info(`Asking ${settings.apiUrl} for ${resource} as ${actorDid}`);
-
-  const client = createPlaneClient({ apiUrl: settings.apiUrl, key: settings.key });
-  const github = new GitHubSurfaces(
-    settings.githubToken,
-    settings.statusContext,
-    process.env,
-    (m) => core.warning(m),
+  ctx.setOutput(OUTPUTS.actorDid, actorDid);
+  // Before the first ask: whatever happens next, post can release by (resource, own DID).
+  ctx.saveState(STATE.resource, resource);
+  ctx.saveState(STATE.actorDid, actorDid);
+  ctx.saveState(STATE.apiUrl, settings.apiUrl);
+  ctx.info(`Asking ${settings.apiUrl} for ${resource} as ${actorDid}`);
+  const session = openSession({ ...settings, env: ctx.env });
+  const github = new GitHubSurfaces(settings.githubToken, settings.statusContext, ctx.env, (m) =>
+    ctx.warning(m),
   );
   const cancel = new AbortController();
   const onSignal = (signal: string) => {
-    core.info(`Received ${signal}: stopping the wait.`);
+    ctx.info(`Received ${signal}: stopping the wait.`);
     cancel.abort();
   };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-  let result: WaitResult;
   try {
-    result = await waitForLease({
-      client,
-      resource,
-      actorDid,
-      timeoutMs: settings.waitTimeoutMs,
-      clock: systemClock,
-      sleep: realSleep,
-      random: Math.random,
-      signal: cancel.signal,
-      onHeld: holdReporter(settings, github),
-    });
+    const result = await session
+      .acquire({
+        timeoutMs: settings.waitTimeoutMs,
+        signal: cancel.signal,
+        onHeld: holdReporter(ctx, settings, github),
+      })
+      .finally(() => process.off('SIGINT', onSignal).off('SIGTERM', onSignal));
+    await report(ctx, settings, result, github);
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-  }
-  await report(settings, result, github);
-  if (result.outcome === 'granted' && settings.keepAlive) {
-    const keeper = startKeeper({ ...settings, lease: result.lease });
-    core.saveState(STATE.keeperPid, String(keeper.pid));
-    core.saveState(STATE.keeperStatus, keeper.statusFile);
-    core.info(`Keeping the lease alive in the background (pid ${keeper.pid}) until the post step.`);
+    await session.close();
   }
 }
 
-/** A dry run gets its own kernel on loopback; post stops it. */
-async function useDryRunKernel(settings: Settings): Promise<Settings> {
-  const kernel = await startDryRunKernel();
-  core.saveState(STATE.dryRun, 'true');
-  core.saveState(STATE.kernelPid, String(kernel.pid));
-  core.saveState(STATE.kernelDir, kernel.dir);
-  core.info(
+/** A dry run gets its own kernel on loopback; its pid is saved first, so post stops it. */
+async function useDryRunKernel(
+  ctx: ActionContext,
+  settings: ActionSettings,
+): Promise<ActionSettings> {
+  const kernel = await startDryRunKernel({
+    env: ctx.env,
+    onPid: (pid, dir) => {
+      ctx.saveState(STATE.dryRun, 'true');
+      ctx.saveState(STATE.kernelPid, String(pid));
+      ctx.saveState(STATE.kernelDir, dir);
+    },
+  });
+  ctx.info(
     `Dry run: using this job's own local kernel at ${kernel.apiUrl}. No key is used and nothing leaves this machine; no other job is gated.`,
   );
   return { ...settings, apiUrl: kernel.apiUrl, key: '' };
@@ -88,108 +85,140 @@ async function useDryRunKernel(settings: Settings): Promise<Settings> {
 /** Log lines at most this often while the holder stays the same; asks may be far more frequent. */
 const PROGRESS_EVERY_MS = 10_000;
 
-function holdReporter(
-  settings: Settings,
-  github: GitHubSurfaces,
-): (event: HeldEvent) => Promise<void> {
+function holdReporter(ctx: ActionContext, settings: ActionSettings, github: GitHubSurfaces) {
   let lastLineAt = -Infinity;
-  return async (event) => {
-    const holder = describeHolder(event.holder);
+  return async (event: HeldEvent) => {
+    const state = describeHeldBy(event.holder, event.reserved);
     if (event.holderChanged) {
       const run = await github.holderRun(event.holder, Date.now());
-      core.notice(
-        `${settings.resource} is held by ${holder}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
-        { title: `Waiting for ${settings.resource}` },
+      ctx.notice(
+        `${settings.resource} is ${state}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
+        `Waiting for ${settings.resource}`,
       );
+      const verb = event.reserved ? 'reserved for' : 'held by';
       await github.status(
         'pending',
-        `Waiting: held by ${shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
+        `Waiting: ${verb} ${shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
       );
     }
     if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
     lastLineAt = event.elapsedMs;
-    core.info(
-      `Waiting for ${settings.resource}: held by ${holder}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
+    ctx.info(
+      `Waiting for ${settings.resource}: ${state}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
     );
   };
 }
 
 async function report(
-  settings: Settings,
-  result: WaitResult,
+  ctx: ActionContext,
+  settings: ActionSettings,
+  result: Acquired,
   github: GitHubSurfaces,
-): Promise<void> {
-  core.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
-  if (result.outcome === 'granted') return reportGranted(settings, result, github);
-  core.setOutput(OUTPUTS.acquired, 'false');
-  if (result.outcome === 'timeout') return reportTimeout(settings, result, github);
-  core.setFailed(`Cancelled while waiting for ${settings.resource}; this job holds nothing.`);
-  await github.status('error', 'Cancelled while waiting; this job held nothing');
-}
-
-async function reportTimeout(
-  settings: Settings,
-  result: Extract<WaitResult, { outcome: 'timeout' }>,
-  github: GitHubSurfaces,
-): Promise<void> {
-  const { resource } = settings;
+) {
+  ctx.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
+  if (result.outcome === 'granted') return reportGranted(ctx, settings, result.held, github);
+  ctx.setOutput(OUTPUTS.acquired, 'false');
+  ctx.saveState(STATE.outcome, 'none');
+  if (result.outcome === 'cancelled') {
+    ctx.setFailed(`Cancelled while waiting for ${settings.resource}; this job holds nothing.`);
+    await github.status('error', 'Cancelled while waiting; this job held nothing');
+    return;
+  }
   const waited = formatDuration(result.waitedMs);
-  core.setOutput(OUTPUTS.holder, result.holder);
+  ctx.setOutput(OUTPUTS.holder, result.holder);
   await github.status(
     'failure',
-    `Timed out after ${waited}: held by ${shortHolder(result.holder)}`,
+    `Timed out after ${waited}: ${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}`,
   );
-  const message = `Timed out after ${waited} waiting for ${resource}: still held by ${describeHolder(result.holder)}.`;
+  const message = `Timed out after ${waited} waiting for ${settings.resource}: still ${describeHeldBy(result.holder, result.reserved)}.`;
   const fail = settings.onTimeout === 'fail';
-  if (fail) core.setFailed(message);
-  else core.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
-  await writeSummary(`lease-gate: ${resource} not acquired`, [
-    ['resource', resource],
-    ['held by', describeHolder(result.holder)],
+  if (fail) ctx.setFailed(message);
+  else ctx.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
+  await summarize(ctx, `lease-gate: ${settings.resource} not acquired`, [
+    ['resource', settings.resource],
+    [result.reserved ? 'reserved for' : 'held by', describeHolder(result.holder)],
     ['waited', waited],
     ['outcome', fail ? 'timed out (step failed)' : 'timed out (skipped)'],
   ]);
 }
 
 async function reportGranted(
-  settings: Settings,
-  result: Extract<WaitResult, { outcome: 'granted' }>,
+  ctx: ActionContext,
+  settings: ActionSettings,
+  held: Held,
   github: GitHubSurfaces,
-): Promise<void> {
+) {
   const { resource } = settings;
-  const { lease } = result;
+  const { lease } = held;
   // State first: whatever happens next, post can give the lease back.
-  core.saveState(STATE.leaseId, lease.id);
-  core.saveState(STATE.expiresAtMs, String(lease.expiresAtMs));
-  core.saveState(STATE.grantedAtMs, String(Date.now()));
-  core.saveState(STATE.waitedMs, String(Math.round(result.waitedMs)));
-  if (lease.fence !== undefined) core.saveState(STATE.fence, String(lease.fence));
-  core.setOutput(OUTPUTS.acquired, 'true');
-  core.setOutput(OUTPUTS.leaseId, lease.id);
-  core.setOutput(OUTPUTS.holder, lease.holder);
-  core.setOutput(OUTPUTS.expiresAtMs, String(lease.expiresAtMs));
-  if (lease.fence !== undefined) core.setOutput(OUTPUTS.fence, String(lease.fence));
+  ctx.saveState(STATE.leaseId, lease.id);
+  ctx.saveState(STATE.outcome, 'granted');
+  ctx.saveState(STATE.expiresAtMs, String(lease.expiresAtMs));
+  ctx.saveState(STATE.grantedAtMs, String(Date.now()));
+  ctx.saveState(STATE.waitedMs, String(Math.round(held.waitedMs)));
+  if (lease.fence !== undefined) ctx.saveState(STATE.fence, String(lease.fence));
+  if (settings.keepAlive && !(await startKeeper(ctx, settings, held))) return;
+  ctx.setOutput(OUTPUTS.acquired, 'true');
+  ctx.setOutput(OUTPUTS.leaseId, lease.id);
+  ctx.setOutput(OUTPUTS.holder, lease.holder);
+  ctx.setOutput(OUTPUTS.expiresAtMs, String(lease.expiresAtMs));
+  if (lease.fence !== undefined) ctx.setOutput(OUTPUTS.fence, String(lease.fence));
   const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
   await github.status('success', `Holding lease ${lease.id}${fence}`);
-  core.notice(
-    `Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${formatDuration(result.waitedMs)}.`,
-    { title: `Holding ${resource}` },
+  ctx.notice(
+    `Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${formatDuration(held.waitedMs)}.`,
+    `Holding ${resource}`,
   );
-  const rows: SummaryRow[] = [
+  const rows: Array<[string, string]> = [
     ['resource', resource],
     ['holder', describeHolder(lease.holder)],
     ['lease id', lease.id],
   ];
   if (lease.fence !== undefined) rows.push(['fence', String(lease.fence)]);
   rows.push(
-    ['waited', formatDuration(result.waitedMs)],
+    ['waited', formatDuration(held.waitedMs)],
     ['expires', formatEpoch(lease.expiresAtMs)],
     ['released', 'not yet: the post step gives it back'],
   );
   if (settings.dryRun) rows.push(['mode', 'dry run on a local kernel']);
-  await writeSummary(`lease-gate: holding ${resource}`, rows);
+  await summarize(ctx, `lease-gate: holding ${resource}`, rows);
 }
 
-function nonce(): string {
-  return randomBytes(4).toString('hex');
+/**
+ * Starts the keeper and waits for its first record. Fails closed: a keeper
+ * that did not start means the step fails and the lease is given back.
+ */
+async function startKeeper(
+  ctx: ActionContext,
+  settings: ActionSettings,
+  held: Held,
+): Promise<boolean> {
+  let problem: string;
+  try {
+    const helper = helperCommand();
+    const keeper = spawnKeeper({
+      ...settings,
+      lease: held.lease,
+      env: ctx.env,
+      helper,
+      onStatusFile: (file) => ctx.saveState(STATE.keeperStatus, file),
+      onPid: (pid) => ctx.saveState(STATE.keeperPid, String(pid)),
+    });
+    if (await waitForKeeper(keeper, helper.fromSource)) {
+      ctx.info(
+        `Keeping the lease alive in the background (pid ${keeper.pid}) until the post step.`,
+      );
+      return true;
+    }
+    problem = `the keeper (pid ${keeper.pid}) wrote no status`;
+  } catch (error) {
+    problem = messageOf(error);
+  }
+  const released = await held.release();
+  ctx.saveState(STATE.leaseId, '');
+  ctx.setOutput(OUTPUTS.acquired, 'false');
+  ctx.setFailed(
+    `Keep-alive was asked for, but the keeper did not start (${problem}); the lease was ${released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)'}. Without a keeper the lease would lapse in 30 s while the job still deploys.`,
+  );
+  return false;
 }

@@ -1,56 +1,177 @@
-import * as core from '@actions/core';
-import { formatDuration } from '../gate/duration.js';
-import type { KeeperStatus } from '../gate/keep.js';
-import { createPlaneClient } from '../plane/client.js';
-import { systemClock } from '../plane/time.js';
-import { parsePlaneUrl } from '../plane/url.js';
-import { jobTempDir, stopDryRunKernel, stopKeeper } from './background.js';
-import { fetchLedger } from '../ledger/remote.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeHolder, shortHolder } from './did.js';
-import { GitHubSurfaces } from './surfaces.js';
+import { formatDuration } from '../gate/duration.js';
+import { jobTempDir, stopDryRunKernel, stopKeeper } from '../lease/background.js';
+import { describeHolder, shortHolder } from '../lease/did.js';
+import { messageOf } from '../lease/errors.js';
+import type { KeeperRecord } from '../lease/keeper-status.js';
+import { openSession, type ReleaseOutcome } from '../lease/session.js';
+import { describeLoss, formatEpoch } from '../lease/texts.js';
+import { fetchLedger } from '../ledger/remote.js';
+import { isDid } from '../plane/schema.js';
+import { parsePlaneUrl } from '../plane/url.js';
+import { summarize, type ActionContext } from './context.js';
+import { coreContext } from './core-context.js';
+import { GitHubSurfaces } from './github.js';
 import { INPUTS, STATE } from './io.js';
-import { userMessage } from './user-message.js';
 import { readKey } from './settings.js';
-import { formatEpoch, writeSummary, type SummaryRow } from './summary.js';
 
-/** The longest we keep trying to give a lease back: a lease lasts 30 s anyway. */
-const MAX_RELEASE_BUDGET_MS = 30_000;
-const MIN_RELEASE_BUDGET_MS = 1_000;
-
-/** The post step: stop the keeper, give back what main was granted. It never fails the job. */
-export async function run(): Promise<void> {
+/** The post step: stop the keeper, give back what main may have been granted. It never fails the job. */
+export async function run(ctx: ActionContext = coreContext()): Promise<void> {
   try {
-    const key = readKey(core.getInput, process.env);
-    if (key) core.setSecret(key);
-    const token = core.getInput(INPUTS.githubToken);
-    if (token) core.setSecret(token);
-    const context = core
+    const key = readKey(ctx);
+    if (key) ctx.setSecret(key);
+    const token = ctx.getInput(INPUTS.githubToken);
+    if (token) ctx.setSecret(token);
+    const statusContext = ctx
       .getInput(INPUTS.statusContext)
-      .replaceAll('{resource}', core.getState(STATE.resource));
-    await cleanup(key, new GitHubSurfaces(token, context, process.env, (m) => core.warning(m)));
+      .replaceAll('{resource}', ctx.getState(STATE.resource));
+    const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
+    await cleanup(ctx, key, github);
   } catch (error) {
-    core.warning(`lease-gate post step: ${userMessage(error)}`);
+    ctx.warning(`lease-gate post step: ${messageOf(error)}`);
   } finally {
-    await exportDryRunLedger();
-    await stopKernel();
+    await exportDryRunLedger(ctx);
+    await stopKernel(ctx);
   }
 }
 
+async function cleanup(ctx: ActionContext, key: string, github: GitHubSurfaces): Promise<void> {
+  const resource = ctx.getState(STATE.resource);
+  const actorDid = ctx.getState(STATE.actorDid);
+  const apiUrl = parsePlaneUrl(ctx.getState(STATE.apiUrl));
+  const keeper = await readKeeper(ctx);
+  if (!resource || !isDid(actorDid) || !apiUrl.ok) {
+    ctx.info('This job asked for no lease: nothing to release.');
+    return;
+  }
+  const grantedId = ctx.getState(STATE.leaseId);
+  const session = openSession({ apiUrl: apiUrl.url, key, resource, actorDid, env: ctx.env });
+  try {
+    if (!grantedId && ctx.getState(STATE.outcome) === 'none') {
+      ctx.info(`This job was granted no lease on ${resource}: nothing to release.`);
+      return;
+    }
+    if (!grantedId) {
+      // Main may have been granted a lease it never recorded (killed, or an answer it refused).
+      const outcome = await session.releaseOwn();
+      ctx.info(
+        outcome.kind === 'released'
+          ? `Main recorded no lease, but the plane held one for this job's DID: released ${outcome.ids.join(', ')} (a release by resource and own DID can only give back this job's own lease).`
+          : `This job holds no lease on ${resource}: nothing to release.`,
+      );
+      return;
+    }
+    await giveBack(ctx, session.releaseOwn, { resource, actorDid, grantedId, keeper }, github);
+  } finally {
+    await session.close();
+  }
+}
+
+async function giveBack(
+  ctx: ActionContext,
+  releaseOwn: () => Promise<ReleaseOutcome>,
+  job: { resource: string; actorDid: string; grantedId: string; keeper: KeeperRecord | undefined },
+  github: GitHubSurfaces,
+): Promise<void> {
+  const { resource, keeper, grantedId } = job;
+  const leaseId = grantedId;
+  const expiresAtMs = keeper?.expiresAtMs ?? Number(ctx.getState(STATE.expiresAtMs));
+  const fence = ctx.getState(STATE.fence);
+  const heldFor = formatDuration(
+    Math.max(0, Date.now() - Number(ctx.getState(STATE.grantedAtMs) || Date.now())),
+  );
+  const rows: Array<[string, string]> = [
+    ['resource', resource],
+    ['holder', describeHolder(job.actorDid)],
+    ['lease id', leaseId],
+    ...(fence ? ([['fence', fence]] as Array<[string, string]>) : []),
+    ['waited', formatDuration(Number(ctx.getState(STATE.waitedMs)) || 0)],
+    ['held for', heldFor],
+    ['expires', formatEpoch(expiresAtMs)],
+  ];
+  if (ctx.getState(STATE.dryRun)) rows.push(['mode', 'dry run on a local kernel']);
+  if (keeper) rows.push(['renewals', describeKeeper(keeper)]);
+
+  if (keeper?.lost) {
+    // Nothing of ours to give back: the keeper gave back any lease granted in its place.
+    const loss = describeLoss(resource, keeper.lost);
+    ctx.error(`${loss} This job was not exclusive after that moment.`, `Lost ${resource}`);
+    rows.push(['released', `lost at ${formatEpoch(keeper.lost.atMs)}`]);
+    const to = keeper.lost.holder ? shortHolder(keeper.lost.holder) : keeper.lost.reason;
+    await github.status(
+      'failure',
+      `Lost at ${new Date(keeper.lost.atMs).toISOString().slice(11, 19)}Z: ${to}`,
+    );
+    await summarize(ctx, `lease-gate: ${resource} was lost`, rows);
+    return;
+  }
+  if (keeper?.ended && keeper.ended.why !== 'stopped') {
+    ctx.warning(
+      `The keeper stopped early (${keeper.ended.why})${keeper.lastError ? `: ${keeper.lastError}` : ''}.`,
+    );
+  }
+  // Release by (resource, own DID): it can only give back this job's own lease.
+  const outcome = await releaseOwn();
+  let text: string;
+  if (outcome.kind === 'released' && outcome.ids.includes(leaseId)) {
+    ctx.info(`Released ${resource} (lease ${leaseId}).`);
+    text = 'released';
+  } else if (outcome.kind === 'failed') {
+    ctx.warning(
+      `Could not release ${resource} (lease ${leaseId}): ${outcome.message} The lease lapses on its own by ${formatEpoch(expiresAtMs)}.`,
+    );
+    text = 'release failed; it lapses on its own';
+  } else {
+    const named = outcome.ids.join(', ') || 'none';
+    ctx.warning(
+      `Released ${resource}, but the plane's answer does not name lease ${leaseId} (it named ${named}): the lease may have lapsed or been taken away before the post step.`,
+    );
+    text = `not confirmed: the plane released ${named}`;
+  }
+  rows.push(['released', text]);
+  await github.status(
+    'success',
+    `${text === 'released' ? 'Released' : 'Done'} after holding ${heldFor} (lease ${leaseId})`,
+  );
+  await summarize(ctx, `lease-gate: ${resource} given back`, rows);
+}
+
+async function readKeeper(ctx: ActionContext): Promise<KeeperRecord | undefined> {
+  const file = ctx.getState(STATE.keeperStatus);
+  if (!file) return undefined;
+  const pid = Number(ctx.getState(STATE.keeperPid)) || undefined;
+  const status = await stopKeeper(pid, file);
+  if (!status)
+    ctx.warning(
+      'The keeper left no status (it may have been stopped before it started): renewals are unknown.',
+    );
+  return status;
+}
+
+function describeKeeper(status: KeeperRecord): string {
+  const last = status.lastRenewedAtMs
+    ? `, last at ${new Date(status.lastRenewedAtMs).toISOString()}`
+    : '';
+  const failures = status.failures ? `, ${status.failures} failed attempt(s)` : '';
+  return `${status.renewals}${last}${failures}`;
+}
+
 /** A dry run's audit trail: the kernel's ledger bundle and public key, kept under RUNNER_TEMP. */
-async function exportDryRunLedger(): Promise<void> {
-  const apiUrl = core.getState(STATE.apiUrl);
-  if (!core.getState(STATE.kernelPid) || !apiUrl) return;
+async function exportDryRunLedger(ctx: ActionContext): Promise<void> {
+  const apiUrl = ctx.getState(STATE.apiUrl);
+  if (!ctx.getState(STATE.kernelPid) || !apiUrl) return;
   try {
     const { bundleText, publicKey, bundle } = await fetchLedger(apiUrl);
-    const dir = jobTempDir('ledger');
+    const dir = jobTempDir('ledger', ctx.env);
     const file = join(dir, 'ledger-bundle.json');
     writeFileSync(file, bundleText);
     writeFileSync(join(dir, 'ledger.pub'), publicKey);
-    const [, size, root] = (bundle as { checkpoint: string }).checkpoint.split('\n');
-    core.info(`Exported the dry run's ledger: ${file} (${size} entries, root ${root}).`);
-    await writeSummary("lease-gate: the dry run's ledger", [
+    const [, size, root] = String((bundle as { checkpoint?: unknown }).checkpoint ?? '').split(
+      '\n',
+    );
+    ctx.info(`Exported the dry run's ledger: ${file} (${size} entries, root ${root}).`);
+    await summarize(ctx, "lease-gate: the dry run's ledger", [
       ['bundle', file],
       ['public key', join(dir, 'ledger.pub')],
       ['entries', size ?? '?'],
@@ -58,131 +179,13 @@ async function exportDryRunLedger(): Promise<void> {
       ['check it', `lease-gate verify ${file} --public-key ${join(dir, 'ledger.pub')}`],
     ]);
   } catch (error) {
-    core.warning(`Could not export the dry run's ledger: ${userMessage(error)}`);
+    ctx.warning(`Could not export the dry run's ledger: ${messageOf(error)}`);
   }
 }
 
-async function cleanup(key: string, github: GitHubSurfaces): Promise<void> {
-  const resource = core.getState(STATE.resource);
-  const actorDid = core.getState(STATE.actorDid);
-  const grantedId = core.getState(STATE.leaseId);
-  if (!resource || !actorDid || !grantedId) {
-    core.info('This job was granted no lease: nothing to release.');
-    return;
-  }
-  const keeper = await readKeeper();
-  const leaseId = keeper?.leaseId ?? grantedId;
-  const expiresAtMs = keeper?.expiresAtMs ?? Number(core.getState(STATE.expiresAtMs));
-  const fence = keeper?.fence ?? core.getState(STATE.fence);
-  const heldFor = formatDuration(Date.now() - Number(core.getState(STATE.grantedAtMs)));
-  const rows: SummaryRow[] = [
-    ['resource', resource],
-    ['holder', describeHolder(actorDid)],
-    ['lease id', leaseId],
-    ...(fence === '' || fence === undefined ? [] : ([['fence', String(fence)]] as SummaryRow[])),
-    ['waited', formatDuration(Number(core.getState(STATE.waitedMs)) || 0)],
-    ['held for', heldFor],
-    ['expires', formatEpoch(expiresAtMs)],
-  ];
-  if (core.getState(STATE.dryRun)) rows.push(['mode', 'dry run on a local kernel']);
-  if (keeper) rows.push(['renewals', describeKeeper(keeper)]);
-
-  if (keeper?.lost) {
-    const { holder, reason, atMs } = keeper.lost;
-    core.error(
-      `Lost ${resource} at ${new Date(atMs).toISOString()}: ${holder ? `it is now held by ${describeHolder(holder)}` : `the plane refused the renewal (${reason})`}. This job was not exclusive after that moment; nothing was released.`,
-      { title: `Lost ${resource}` },
-    );
-    rows.push(['released', `no: lost at ${new Date(atMs).toISOString()}`]);
-    await github.status(
-      'failure',
-      `Lost at ${new Date(atMs).toISOString().slice(11, 19)}Z to ${holder ? shortHolder(holder) : reason}`,
-    );
-    await writeSummary(`lease-gate: ${resource} was lost`, rows);
-    return;
-  }
-  for (const gap of keeper?.gaps ?? []) {
-    core.warning(
-      `${resource} lapsed and was granted again at ${new Date(gap.atMs).toISOString()} (lease ${gap.previousLeaseId} → ${gap.leaseId}): exclusivity had a gap of about ${formatDuration(gap.gapMs)}.`,
-      { title: `Gap in ${resource}` },
-    );
-  }
-  if (keeper?.ended && keeper.ended.why !== 'stopped') {
-    core.warning(
-      `The keeper stopped early (${keeper.ended.why})${keeper.lastError ? `: ${keeper.lastError}` : ''}.`,
-    );
-  }
-
-  const outcome = await release(resource, actorDid, leaseId, expiresAtMs, key);
-  rows.push(['released', outcome]);
-  await github.status(
-    'success',
-    `${outcome === 'released' ? 'Released' : 'Done'} after holding ${heldFor} (lease ${leaseId})`,
-  );
-  await writeSummary(`lease-gate: ${resource} given back`, rows);
-}
-
-async function release(
-  resource: string,
-  actorDid: string,
-  leaseId: string,
-  expiresAtMs: number,
-  key: string,
-): Promise<string> {
-  const apiUrl = parsePlaneUrl(core.getState(STATE.apiUrl));
-  if (!apiUrl.ok) throw new Error('the plane URL saved by the main step is not valid');
-  const client = createPlaneClient({ apiUrl: apiUrl.url, key });
-  // The plane's clock only sizes the retry budget here, bounded either way.
-  const budget = Math.min(
-    MAX_RELEASE_BUDGET_MS,
-    Math.max(MIN_RELEASE_BUDGET_MS, expiresAtMs - Date.now() || 0),
-  );
-  try {
-    const answer = await client.release(
-      { resource, actorDid },
-      { retryUntilMs: systemClock.now() + budget },
-    );
-    if (answer.releasedIds.includes(leaseId)) {
-      core.info(`Released ${resource} (lease ${leaseId}).`);
-      return 'released';
-    }
-    const named = answer.releasedIds.join(', ') || 'none';
-    core.warning(
-      `Released ${resource}, but the plane's answer does not name lease ${leaseId} (it named ${named}): the lease may have lapsed or been taken away before the post step.`,
-    );
-    return `not confirmed: the plane released ${named}`;
-  } catch (error) {
-    core.warning(
-      `Could not release ${resource} (lease ${leaseId}): ${userMessage(error)} The lease lapses on its own by ${formatEpoch(expiresAtMs)}.`,
-    );
-    return 'release failed; it lapses on its own';
-  }
-}
-
-async function readKeeper(): Promise<KeeperStatus | undefined> {
-  const pid = Number(core.getState(STATE.keeperPid));
-  const file = core.getState(STATE.keeperStatus);
-  if (!pid || !file) return undefined;
-  const status = await stopKeeper(pid, file);
-  if (!status)
-    core.warning(
-      'The keeper left no status (it may have been stopped before it started): renewals are unknown.',
-    );
-  return status;
-}
-
-function describeKeeper(status: KeeperStatus): string {
-  const last = status.lastRenewedAtMs
-    ? `, last at ${new Date(status.lastRenewedAtMs).toISOString()}`
-    : '';
-  const failures = status.failures ? `, ${status.failures} failed attempt(s)` : '';
-  const gaps = status.gaps.length ? `, ${status.gaps.length} gap(s)` : '';
-  return `${status.renewals}${last}${failures}${gaps}`;
-}
-
-async function stopKernel(): Promise<void> {
-  const pid = Number(core.getState(STATE.kernelPid));
+async function stopKernel(ctx: ActionContext): Promise<void> {
+  const pid = Number(ctx.getState(STATE.kernelPid));
   if (!pid) return;
-  if (await stopDryRunKernel(pid)) core.info("Stopped the dry run's local kernel.");
-  else core.warning(`The dry run's local kernel (pid ${pid}) did not stop.`);
+  if (await stopDryRunKernel(pid)) ctx.info("Stopped the dry run's local kernel.");
+  else ctx.warning(`The dry run's local kernel (pid ${pid}) did not stop.`);
 }

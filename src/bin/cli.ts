@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../cli/main.js';
+import { runCli } from '../cli/entry.js';
 
-process.exitCode = await main(process.argv.slice(2));
+await runCli();

@@ -1,5 +1,5 @@
-import { PlaneError } from '../plane/errors.js';
-import { LeaseRefusedError } from '../gate/wait.js';
+import { LeaseGateError } from '../http/errors.js';
+import { untrusted } from '../lease/escape.js';
 import { StoreError } from '../kernel/store.js';
 import { LedgerError } from '../ledger/ledger.js';
 import { keep } from './keep-command.js';
@@ -8,6 +8,7 @@ import { acquire, release, revoke, status } from './lease-commands.js';
 import { runCommand } from './run-command.js';
 import { keygen, ledger, verify } from './ledger-commands.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<number>;
 
@@ -22,7 +23,9 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   acquire: {
     run: acquire,
     help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json]
-  Take the lease, waiting on the plane's back-off while another holds it.`,
+  Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
+  taken with acquire: it lapses in 30 s unless renewed. To hold it while a command runs, use run.
+  --wait-timeout 0 asks once (an unreachable plane is retried for up to 10 s, said on stderr).`,
   },
   release: {
     run: release,
@@ -34,7 +37,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] -- <command> [args...]
   Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
   The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
-  lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.`,
+  lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
+  The command runs in its own process group: signals are forwarded to the group, and on loss (or when
+  the command exits leaving children) the group gets SIGTERM, then SIGKILL 10 s later. Nothing it
+  started outlives the lease.`,
   },
   keygen: {
     run: keygen,
@@ -75,11 +81,18 @@ ${Object.values(COMMANDS)
 
 Common: the key comes from INTRAMEDIAL_KEY; --api-url defaults to INTRAMEDIAL_API_URL or
 https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
-Exit codes: 0 done, 1 refused, timed out or the plane failed, 2 usage.`;
+An unreachable plane is retried for up to 30 s (10 s with --wait-timeout 0), with a line on stderr.
+Exit codes: 0 done, 1 refused, timed out, lost or the plane failed, 2 usage,
+128+N when stopped by signal N (run: the command's own code, or 128+N for its signal).
+lease-gate --version prints the version.`;
 
 /** Runs one command; returns the exit code. Never throws for a user's mistake. */
 export async function main(argv: string[], io: Output = stdio, env = process.env): Promise<number> {
   const [name, ...args] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.out(`lease-gate ${packageJson.version}`);
+    return EXIT.done;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.out(USAGE);
     return name ? EXIT.done : EXIT.usage;
@@ -88,7 +101,7 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
   if (internal) return internal(args, io, env);
   const command = COMMANDS[name];
   if (!command) {
-    io.err(`Unknown command '${name}'. Run 'lease-gate --help' for the list.`);
+    io.err(`Unknown command '${untrusted(name, 60)}'. Run 'lease-gate --help' for the list.`);
     return EXIT.usage;
   }
   const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
@@ -103,15 +116,31 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
       io.err(`${error.message}\n\n${command.help}`);
       return EXIT.usage;
     }
-    if (
-      error instanceof PlaneError ||
-      error instanceof LeaseRefusedError ||
-      error instanceof StoreError ||
-      error instanceof LedgerError
-    ) {
-      io.err(error.message);
-      return EXIT.refused;
-    }
-    throw error;
+    io.err(`lease-gate ${name}: ${describeFailure(error)}`);
+    return EXIT.refused;
   }
+}
+
+/**
+ * One line for any failure, never a stack: ours are written for people;
+ * system errors (a port in use, a missing file or directory, a refused
+ * connection) keep their message, which names the path or address.
+ */
+export function describeFailure(error: unknown): string {
+  if (
+    error instanceof LeaseGateError ||
+    error instanceof StoreError ||
+    error instanceof LedgerError
+  ) {
+    return untrusted(error.message, 1_000);
+  }
+  const err = error as NodeJS.ErrnoException;
+  const hints: Record<string, string> = {
+    EADDRINUSE: ' (the port is in use: pick another with --port, or 0 for a free one)',
+    ENOENT: ' (no such file or directory)',
+    ECONNREFUSED: ' (nothing listens there: is the kernel running?)',
+    EACCES: ' (permission denied)',
+  };
+  const message = error instanceof Error ? error.message : String(error);
+  return untrusted(`${message.split('\n')[0]}${(err?.code && hints[err.code]) || ''}`, 1_000);
 }

@@ -1,14 +1,15 @@
 import { hostname, userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { deriveActorDid, runContextFromEnv } from '../action/did.js';
-import { INPUTS, KEY_ENV, type InputName } from '../action/io.js';
-import { SettingsError, readSettings, type Settings } from '../action/settings.js';
-import { createPlaneClient, type PlaneClient } from '../plane/client.js';
+import { LeaseGateError } from '../http/errors.js';
+import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
+import { SettingsError } from '../lease/errors.js';
+import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
 
+/** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
 
 /** Bad command-line use: printed with the usage hint, exit 2. */
-export class UsageError extends Error {
+export class UsageError extends LeaseGateError {
   override name = 'UsageError';
 }
 
@@ -29,60 +30,81 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(String((error as Error).message).split('\n')[0]);
   }
 }
 
 /**
  * The CLI's default DID: on a GitHub runner the run's DID (the runner host tells
- * jobs apart), elsewhere this host and user. Stable across calls, so `acquire`
- * and a later `release` speak as the same agent.
+ * jobs apart), elsewhere this host and user, through the one DID encoder.
+ * Stable across calls, so `acquire` and a later `release` speak as the same agent.
  */
 export function defaultCliDid(env: NodeJS.ProcessEnv): string {
   const run = runContextFromEnv(env);
   if (run) return deriveActorDid(run, hostname());
-  const enc = (v: string) =>
-    v.replace(
-      /[^A-Za-z0-9._-]/g,
-      (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`,
-    );
-  return `did:web:${enc(hostname())}:users:${enc(userInfo().username)}`;
+  let user = env.USER || env.USERNAME || '';
+  try {
+    user ||= userInfo().username;
+  } catch {
+    user ||= 'user';
+  }
+  return hostUserDid(hostname(), user);
 }
 
-/** Flags → Settings through the action's own validation, so messages are the same. */
-export function settingsFromFlags(
-  values: Partial<Record<InputName, string | boolean | undefined>>,
+type PlaneFlags = {
+  resource?: string | undefined;
+  'actor-did'?: string | undefined;
+  'api-url'?: string | undefined;
+  'wait-timeout'?: string | undefined;
+};
+
+/** A flag's value, else an environment variable's, else the default: each named as its source. */
+function pick(
+  flag: string,
+  value: string | undefined,
   env: NodeJS.ProcessEnv,
-): Settings {
-  const given: Partial<Record<InputName, string>> = {
-    [INPUTS.resource]: 'lock:deploy/production',
-    [INPUTS.actorDid]: env.LEASE_GATE_ACTOR_DID || defaultCliDid(env),
-    [INPUTS.apiUrl]: env.INTRAMEDIAL_API_URL || 'https://api.intramedial.com',
-    [INPUTS.waitTimeout]: '30m',
-    [INPUTS.onTimeout]: 'fail',
-    [INPUTS.keepAlive]: 'true',
-    [INPUTS.dryRun]: 'false',
-  };
-  for (const [name, value] of Object.entries(values)) {
-    if (typeof value === 'string') given[name as InputName] = value;
-  }
+  envName: string | undefined,
+  fallback: string,
+): Given {
+  if (value !== undefined) return { value, from: `--${flag}` };
+  const fromEnv = envName ? env[envName] : undefined;
+  if (fromEnv) return { value: fromEnv, from: `${envName} (environment)` };
+  return { value: fallback, from: `--${flag} (default)` };
+}
+
+/** Flags and environment → the session's settings; messages name the flag or variable. */
+export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): Settings {
+  const fixed = (value: string): Given => ({ value, from: 'default' });
   try {
-    const settings = readSettings((name) => given[name] ?? '', env, 'cli', { keyOptional: true });
-    const loopback = /^http:/.test(settings.apiUrl);
-    if (!settings.key && !loopback) {
-      throw new SettingsError(
-        `No plane key: set ${KEY_ENV} (only a local kernel on loopback may run without one).`,
-      );
-    }
-    return settings;
+    return buildSettings(
+      {
+        resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),
+        actorDid: pick(
+          'actor-did',
+          values['actor-did'],
+          env,
+          'LEASE_GATE_ACTOR_DID',
+          values['actor-did'] ?? defaultCliDid(env),
+        ),
+        apiUrl: pick(
+          'api-url',
+          values['api-url'],
+          env,
+          'INTRAMEDIAL_API_URL',
+          'https://api.intramedial.com',
+        ),
+        key: { value: env[KEY_ENV] ?? '', from: KEY_ENV },
+        waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
+        onTimeout: fixed('fail'),
+        keepAlive: fixed('true'),
+        dryRun: fixed('false'),
+      },
+      'unless-loopback',
+    );
   } catch (error) {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-export function clientFor(settings: Settings): PlaneClient {
-  return createPlaneClient({ apiUrl: settings.apiUrl, key: settings.key });
 }
 
 export interface Output {

@@ -1,26 +1,33 @@
 import { spawn } from 'node:child_process';
-import { describeHolder } from '../action/did.js';
+import { constants } from 'node:os';
 import { formatDuration } from '../gate/duration.js';
-import { keepLease, type KeeperStatus } from '../gate/keep.js';
-import { waitForLease } from '../gate/wait.js';
-import { realSleep, systemClock } from '../plane/time.js';
+import type { Loss } from '../gate/keep.js';
+import { LIMITS, type Held } from '../lease/session.js';
+import { describeHeldBy, describeLoss, describeLease } from '../lease/texts.js';
+import { realSleep } from '../plane/time.js';
 import {
   EXIT,
   PLANE_OPTIONS,
   UsageError,
-  clientFor,
   parse,
   settingsFromFlags,
   type Output,
 } from './options.js';
+import { cliSession } from './session.js';
 
-const TERMINATE_GRACE_MS = 10_000;
-const RELEASE_BUDGET_MS = 30_000;
-const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
+
+/** 128 + the signal's number, for every signal. */
+export function signalExitCode(signal: NodeJS.Signals | null): number {
+  return 128 + ((signal && constants.signals[signal]) || 0);
+}
 
 /**
  * `lease-gate run -- <command>`: hold the lease for exactly as long as the
- * command runs, renewing it in-process, and exit with the command's code.
+ * command runs, renewing it in-process, and exit with the command's code. The
+ * command runs in its own process group, which owns everything it starts:
+ * signals go to the group, a loss stops the group (SIGTERM, then SIGKILL after
+ * the grace), and nothing of it outlives the lease.
  */
 export async function runCommand(
   args: string[],
@@ -40,113 +47,115 @@ export async function runCommand(
     throw new UsageError(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
   }
   const settings = settingsFromFlags(values, env);
-  const client = clientFor(settings);
-  const request = { resource: settings.resource, actorDid: settings.actorDid };
-
-  const cancelWait = new AbortController();
-  const onWaitSignal = () => cancelWait.abort();
-  for (const signal of FORWARDED) process.once(signal, onWaitSignal);
-  const waited = await waitForLease({
-    client,
-    ...request,
-    timeoutMs: settings.waitTimeoutMs,
-    clock: systemClock,
-    sleep: realSleep,
-    random: Math.random,
-    signal: cancelWait.signal,
-    onHeld: (e) =>
-      io.err(
-        `lease-gate: ${settings.resource} is held by ${describeHolder(e.holder)}; next ask in ${formatDuration(e.nextAskInMs)}`,
-      ),
-  }).finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
-  if (waited.outcome !== 'granted') {
-    io.err(
-      waited.outcome === 'timeout'
-        ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is held by ${describeHolder(waited.holder)}. The command did not run.`
-        : 'lease-gate: cancelled while waiting; the command did not run.',
-    );
-    return EXIT.refused;
-  }
-  const fence = waited.lease.fence === undefined ? '' : `, fence ${waited.lease.fence}`;
-  io.err(
-    `lease-gate: holding ${settings.resource} (lease ${waited.lease.id}${fence}); running ${command.join(' ')}`,
-  );
-
-  const child = spawn(command[0]!, command.slice(1), {
-    stdio: 'inherit',
-    env: {
-      ...env,
-      ...(waited.lease.fence === undefined ? {} : { LEASE_GATE_FENCE: String(waited.lease.fence) }),
-      LEASE_GATE_LEASE_ID: waited.lease.id,
-    },
-  });
-  const exited = new Promise<number>((resolve) => {
-    child.on('error', (error) => {
-      io.err(`lease-gate: could not start ${command[0]}: ${error.message}`);
-      resolve(127);
-    });
-    child.on('close', (code, signal) => resolve(code ?? 128 + signalNumber(signal)));
-  });
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  for (const signal of FORWARDED) process.on(signal, forward);
-
-  const stopKeeping = new AbortController();
-  let lost: KeeperStatus['lost'];
-  const keeping = keepLease({
-    client,
-    ...request,
-    lease: waited.lease,
-    clock: systemClock,
-    wallNow: Date.now,
-    sleep: realSleep,
-    signal: stopKeeping.signal,
-    maxLifetimeMs: 7 * 24 * 3_600_000,
-    onChange: (status) => {
-      if (!status.lost || lost) return;
-      lost = status.lost;
-      const who = lost.holder
-        ? `it is now held by ${describeHolder(lost.holder)}`
-        : `the plane refused the renewal (${lost.reason})`;
-      io.err(
-        `lease-gate: lost ${settings.resource} at ${new Date(lost.atMs).toISOString()}: ${who}.${onLost === 'terminate' ? ' Stopping the command.' : ''}`,
-      );
-      if (onLost === 'terminate') terminate(child.pid);
-    },
-  });
-
-  const code = await exited;
-  for (const signal of FORWARDED) process.off(signal, forward);
-  stopKeeping.abort();
-  const status = await keeping;
-  for (const gap of status.gaps) {
-    io.err(
-      `lease-gate: the lease lapsed and was granted again (gap of about ${formatDuration(gap.gapMs)}).`,
-    );
-  }
-  if (lost) return code === 0 ? EXIT.refused : code;
+  const session = cliSession(settings, io, env);
   try {
-    await client.release(request, { retryUntilMs: systemClock.now() + RELEASE_BUDGET_MS });
-    io.err(`lease-gate: released ${settings.resource}.`);
-  } catch (error) {
+    const cancelWait = new AbortController();
+    const onWaitSignal = () => cancelWait.abort();
+    for (const signal of FORWARDED) process.once(signal, onWaitSignal);
+    const waited = await session
+      .acquire({
+        timeoutMs: settings.waitTimeoutMs,
+        signal: cancelWait.signal,
+        onHeld: (e) =>
+          io.err(
+            `lease-gate: ${settings.resource} is ${describeHeldBy(e.holder, e.reserved)}; next ask in ${formatDuration(e.nextAskInMs)}`,
+          ),
+      })
+      .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+    if (waited.outcome !== 'granted') {
+      io.err(
+        waited.outcome === 'timeout'
+          ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is ${describeHeldBy(waited.holder, waited.reserved)}. The command did not run.`
+          : 'lease-gate: cancelled while waiting; the command did not run.',
+      );
+      return EXIT.refused;
+    }
+    const { held } = waited;
     io.err(
-      `lease-gate: could not release ${settings.resource} (${(error as Error).message}); it lapses on its own.`,
+      `lease-gate: holding ${settings.resource} (${describeLease(held.lease)}); running ${command.join(' ')}`,
     );
-  }
-  return code;
-
-  function terminate(pid: number | undefined) {
-    if (pid === undefined) return;
-    child.kill('SIGTERM');
-    setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), TERMINATE_GRACE_MS).unref();
+    return await runHolding(command, held, { io, env, onLost, resource: settings.resource });
+  } finally {
+    await session.close();
   }
 }
 
-function signalNumber(signal: NodeJS.Signals | null): number {
-  const numbers: Partial<Record<NodeJS.Signals, number>> = {
-    SIGHUP: 1,
-    SIGINT: 2,
-    SIGKILL: 9,
-    SIGTERM: 15,
+async function runHolding(
+  command: string[],
+  held: Held,
+  o: { io: Output; env: NodeJS.ProcessEnv; onLost: 'terminate' | 'warn'; resource: string },
+): Promise<number> {
+  const { lease } = held;
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: 'inherit',
+    detached: true,
+    env: {
+      ...o.env,
+      ...(lease.fence === undefined ? {} : { LEASE_GATE_FENCE: String(lease.fence) }),
+      LEASE_GATE_LEASE_ID: lease.id,
+    },
+  });
+  const group = child.pid;
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (group === undefined) return;
+    try {
+      process.kill(-group, signal);
+    } catch {
+      // the group is gone
+    }
   };
-  return (signal && numbers[signal]) || 0;
+  const exited = new Promise<number>((resolve) => {
+    child.on('error', (error) => {
+      o.io.err(`lease-gate: could not start ${command[0]}: ${error.message}`);
+      resolve(127);
+    });
+    child.on('exit', (code, signal) => resolve(code ?? signalExitCode(signal)));
+  });
+  const forward = (signal: NodeJS.Signals) => signalGroup(signal);
+  for (const signal of FORWARDED) process.on(signal, forward);
+
+  const stopKeeping = new AbortController();
+  let lost: Loss | undefined;
+  const keeping = held.keep({
+    signal: stopKeeping.signal,
+    onChange: (status) => {
+      if (!status.lost || lost) return;
+      lost = status.lost;
+      o.io.err(
+        `lease-gate: ${describeLoss(o.resource, lost)}${o.onLost === 'terminate' ? ' Stopping the command.' : ''}`,
+      );
+      if (o.onLost === 'terminate') void terminateGroup();
+    },
+  });
+  const terminateGroup = async () => {
+    signalGroup('SIGTERM');
+    for (let waited = 0; waited < LIMITS.terminateGraceMs && groupAlive(group); waited += 50)
+      await realSleep(50);
+    signalGroup('SIGKILL');
+  };
+
+  const code = await exited;
+  for (const signal of FORWARDED) process.off(signal, forward);
+  // Whatever the command left running in its group goes before the lease does.
+  if (groupAlive(group)) await terminateGroup();
+  stopKeeping.abort();
+  await keeping;
+  const outcome = await held.release();
+  if (outcome.kind === 'released') o.io.err(`lease-gate: released ${o.resource}.`);
+  else if (outcome.kind === 'failed')
+    o.io.err(
+      `lease-gate: could not release ${o.resource} (${outcome.message}); it lapses on its own.`,
+    );
+  if (lost) return code === 0 ? EXIT.refused : code;
+  return code;
+}
+
+function groupAlive(group: number | undefined): boolean {
+  if (group === undefined) return false;
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

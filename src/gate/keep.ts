@@ -3,7 +3,21 @@ import type { PlaneClient } from '../plane/client.js';
 import type { Lease, LeaseRequest } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
-/** What the keeper has seen; post reads it to tell the job what happened. */
+/** How our lease ended, when it ended under us. */
+export interface Loss {
+  atMs: number;
+  /** `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended) or the plane's reason. */
+  reason: string;
+  /** Who holds it now (for `revoked`: as the plane says). */
+  holder?: string;
+  /** The operator's message (revoked) or the plane's. */
+  message?: string;
+  /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
+  newLeaseId?: string;
+  gaveBack?: boolean;
+}
+
+/** What the keeper has seen; post (or `run`) reads it to tell what happened. */
 export interface KeeperStatus {
   resource: string;
   actorDid: string;
@@ -15,17 +29,16 @@ export interface KeeperStatus {
   lastRenewedAtMs?: number;
   failures: number;
   lastError?: string;
-  /** The lease lapsed and was granted again: exclusivity had a gap. */
-  gaps: Array<{ atMs: number; previousLeaseId: string; leaseId: string; gapMs: number }>;
-  /** Someone else holds it now (or the plane refused): renewing stopped. */
-  lost?: { atMs: number; holder?: string; reason: string };
+  /** Our lease ended under us; renewing stopped. */
+  lost?: Loss;
   ended?: { atMs: number; why: KeepEnd };
 }
 
-export type KeepEnd = 'stopped' | 'lifetime' | 'parent-gone' | 'lost' | 'key-refused';
+export type KeepEnd =
+  'stopped' | 'lifetime' | 'parent-gone' | 'lost' | 'key-refused' | 'not-wanted';
 
 export interface KeepOptions extends LeaseRequest {
-  client: Pick<PlaneClient, 'lease'>;
+  client: Pick<PlaneClient, 'lease' | 'release'>;
   lease: Lease;
   clock: Clock;
   /** Wall clock, only to pace renewals from expiresAtMs and to stamp the record. */
@@ -36,6 +49,8 @@ export interface KeepOptions extends LeaseRequest {
   maxLifetimeMs: number;
   /** False once the process that started the job is gone. */
   parentAlive?: () => boolean;
+  /** False once nobody wants the lease kept (the status file is gone, post released it). */
+  stillWanted?: () => boolean;
   /** Told after every change of the status. */
   onChange?: (status: KeeperStatus) => void;
 }
@@ -46,11 +61,13 @@ const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
 const RETRY_FAILED_RENEWAL_MS = 1_000;
+const GIVE_BACK_MS = 5_000;
 
 /**
- * Renews the lease at about a third of its remaining time until stopped.
- * Correctness never rests on the clocks: a new lease id or a refusal from the
- * plane is what tells a gap or a loss.
+ * Renews the lease at about a third of its remaining time until stopped. It
+ * renews and only renews: an answer naming another lease id means ours ended
+ * (lapsed, revoked, released by someone with our DID), so that new lease is
+ * given back at once and the loss reported. Correctness never rests on clocks.
  */
 export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
   const { client, clock, signal } = options;
@@ -64,8 +81,8 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
     expiresAtMs: options.lease.expiresAtMs,
     renewals: 0,
     failures: 0,
-    gaps: [],
   };
+  options.onChange?.(status);
   let leaseEnd = started + remainingOf(options.lease, options.wallNow());
   let nextRenewal = started + (leaseEnd - started) / 3;
   const end = (why: KeepEnd) => {
@@ -73,12 +90,17 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
     options.onChange?.(status);
     return status;
   };
+  const lose = (loss: Omit<Loss, 'atMs'>) => {
+    status.lost = { atMs: options.wallNow(), ...loss };
+    return end('lost');
+  };
 
   for (;;) {
     const now = clock.now();
     if (signal?.aborted) return end('stopped');
     if (now - started >= options.maxLifetimeMs) return end('lifetime');
     if (options.parentAlive && !options.parentAlive()) return end('parent-gone');
+    if (options.stillWanted && !options.stillWanted()) return end('not-wanted');
     if (now < nextRenewal) {
       await options.sleep(Math.max(1, Math.min(nextRenewal - now, CHECK_EVERY_MS)), signal);
       continue;
@@ -99,27 +121,32 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
       continue;
     }
     const answeredAt = clock.now();
-    if (answer.kind !== 'granted') {
-      status.lost = {
-        atMs: options.wallNow(),
-        reason: answer.kind === 'held' ? 'lease_held' : answer.reason,
-        ...(answer.kind === 'held' ? { holder: answer.holder } : {}),
-      };
-      return end('lost');
+    if (answer.kind === 'held') {
+      return lose({ reason: 'lease_held', holder: answer.holder });
+    }
+    if (answer.kind === 'revoked') {
+      return lose({
+        reason: 'revoked',
+        message: answer.message,
+        ...(answer.holder ? { holder: answer.holder } : {}),
+      });
+    }
+    if (answer.kind === 'refused') {
+      return lose({
+        reason: answer.reason,
+        ...(answer.message ? { message: answer.message } : {}),
+      });
     }
     const { lease } = answer;
     if (lease.id !== status.leaseId) {
-      status.gaps.push({
-        atMs: options.wallNow(),
-        previousLeaseId: status.leaseId,
-        leaseId: lease.id,
-        gapMs: Math.max(0, Math.round(answeredAt - leaseEnd)),
-      });
-      status.leaseId = lease.id;
-      if (lease.fence !== undefined) status.fence = lease.fence;
-    } else {
-      status.renewals += 1;
+      // Not a continuation: exclusivity already had a gap. Give it back, stop.
+      const gaveBack = await client
+        .release(request, { retryUntilMs: clock.now() + GIVE_BACK_MS })
+        .then((r) => r.releasedIds.includes(lease.id))
+        .catch(() => false);
+      return lose({ reason: 'replaced', newLeaseId: lease.id, gaveBack });
     }
+    status.renewals += 1;
     status.expiresAtMs = lease.expiresAtMs;
     status.lastRenewedAtMs = options.wallNow();
     const remaining = remainingOf(lease, options.wallNow());
@@ -129,8 +156,12 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
   }
 }
 
-/** The lease's time left by its expiry; a reading that skew makes absurd falls back to 30 s. */
+/**
+ * The lease's time left by its expiry: none left means renew at once; a
+ * reading that skew makes absurd (over an hour) falls back to 30 s.
+ */
 function remainingOf(lease: Lease, wallNow: number): number {
   const remaining = lease.expiresAtMs - wallNow;
-  return remaining > 0 && remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
+  if (remaining <= 0) return 0;
+  return remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
 }

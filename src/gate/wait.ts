@@ -1,3 +1,4 @@
+import { LeaseGateError } from '../http/errors.js';
 import { CancelledError } from '../plane/errors.js';
 import type { CallOptions, PlaneClient } from '../plane/client.js';
 import type { Lease, LeaseRequest } from '../plane/schema.js';
@@ -11,12 +12,21 @@ export interface WaitOptions extends LeaseRequest {
   sleep: Sleep;
   random: () => number;
   signal?: AbortSignal | undefined;
+  /**
+   * The longest `Prefer: wait` (seconds) to ask for; it must stay below the
+   * client's per-request timeout. 0 or absent: never ask the plane to hold.
+   */
+  maxHoldSeconds?: number | undefined;
+  /** Transient faults are retried at least this long, even when the wait budget is 0. */
+  minRetryWindowMs?: number | undefined;
   /** Told every time the lease is found held, before the sleep (awaited). */
   onHeld?: (event: HeldEvent) => void | Promise<void>;
 }
 
 export interface HeldEvent {
   holder: string;
+  /** Free, but kept for `holder` (the next in line) for a short grace. */
+  reserved: boolean;
   /** True on the first refusal and whenever the holder differs from the last one. */
   holderChanged: boolean;
   elapsedMs: number;
@@ -25,40 +35,60 @@ export interface HeldEvent {
 
 export type WaitResult =
   | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number }
-  | { outcome: 'timeout'; holder: string; waitedMs: number; asks: number }
+  | { outcome: 'timeout'; holder: string; reserved: boolean; waitedMs: number; asks: number }
   | { outcome: 'cancelled'; waitedMs: number; asks: number };
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
-export class LeaseRefusedError extends Error {
+export class LeaseRefusedError extends LeaseGateError {
   override name = 'LeaseRefusedError';
   constructor(
     readonly reason: string,
-    detail: string | undefined,
+    readonly detail: string | undefined,
+    message = `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`,
   ) {
-    super(`The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`);
+    super(message);
+  }
+}
+
+/** An operator revoked this agent's lease on the resource: final, not a wait. */
+export class LeaseRevokedError extends LeaseRefusedError {
+  override name = 'LeaseRevokedError';
+  constructor(
+    readonly resource: string,
+    readonly operatorMessage: string,
+  ) {
+    super(
+      'revoked',
+      operatorMessage,
+      `${resource} was revoked for this agent by an operator: ${operatorMessage}`,
+    );
   }
 }
 
 /** A plane that names no back-off must not be hammered. */
 const MIN_SLEEP_MS = 100;
-/** Transient faults are retried at least this long, even when the wait budget is 0. */
-const MIN_RETRY_WINDOW_MS = 30_000;
+/** The longest single sleep, whatever the plane names. */
+const MAX_SLEEP_MS = 60_000;
+export const MIN_RETRY_WINDOW_MS = 30_000;
 const RELEASE_ON_CANCEL_MS = 2_000;
+/** A held request shorter than this was not really held: fall back to waitMs. */
+const REALLY_HELD_MS = 500;
 
 /**
  * Asks for the lease until it is granted, the budget runs out or the signal
- * fires. Sleeps the plane's `waitMs` plus a little jitter, never past the
- * deadline, and asks one last time at the deadline.
+ * fires. Asks the plane to hold the request (`Prefer: wait`); a plane that
+ * does not names a back-off, slept with a little jitter, never past the
+ * deadline, with one last ask at the deadline.
  */
 export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   const { client, clock, sleep, signal } = options;
   const request = { resource: options.resource, actorDid: options.actorDid };
   const started = clock.now();
   const deadline = started + options.timeoutMs;
-  const call: CallOptions = {
-    signal,
-    retryUntilMs: Math.max(deadline, started + MIN_RETRY_WINDOW_MS),
-  };
+  const retryUntilMs = Math.max(
+    deadline,
+    started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS),
+  );
   let lastHolder: string | undefined;
   for (let asks = 1; ; asks += 1) {
     const elapsed = () => Math.round(clock.now() - started);
@@ -67,6 +97,8 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       if (asks > 1) await releaseQuietly(options, request);
       return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
     }
+    const call: CallOptions = { signal, retryUntilMs, waitSeconds: holdSeconds(options, deadline) };
+    const askedAt = clock.now();
     let answer;
     try {
       answer = await client.lease(request, call);
@@ -83,15 +115,24 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       }
       return { outcome: 'granted', lease: answer.lease, waitedMs: elapsed(), asks };
     }
+    if (answer.kind === 'revoked') throw new LeaseRevokedError(options.resource, answer.message);
     if (answer.kind === 'refused') throw new LeaseRefusedError(answer.reason, answer.message);
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
-      return { outcome: 'timeout', holder: answer.holder, waitedMs: elapsed(), asks };
+      const { holder, reserved } = answer;
+      return { outcome: 'timeout', holder, reserved, waitedMs: elapsed(), asks };
     }
-    const jitter = options.random() * Math.min(250, answer.waitMs * 0.1);
-    const nextAskInMs = Math.min(Math.max(MIN_SLEEP_MS, answer.waitMs + jitter), remaining);
+    const reallyHeld = answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
+    const pause = reallyHeld
+      ? options.random() * 50
+      : Math.max(
+          MIN_SLEEP_MS,
+          answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1),
+        );
+    const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
     await options.onHeld?.({
       holder: answer.holder,
+      reserved: answer.reserved,
       holderChanged: answer.holder !== lastHolder,
       elapsedMs: elapsed(),
       nextAskInMs,
@@ -99,6 +140,14 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     lastHolder = answer.holder;
     await sleep(nextAskInMs, signal);
   }
+}
+
+/** Whole seconds the plane may hold this ask: within the budget and the request timeout. */
+function holdSeconds(options: WaitOptions, deadline: number): number | undefined {
+  const cap = options.maxHoldSeconds ?? 0;
+  const left = Math.floor((deadline - options.clock.now()) / 1_000);
+  const seconds = Math.min(cap, left);
+  return seconds >= 1 ? seconds : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import type { Agent } from 'node:http';
-import type { z } from 'zod';
+import { createHttpClient, type HttpAnswer, type HttpClient } from '../http/client.js';
+import { HttpError } from '../http/errors.js';
 import {
   CancelledError,
   ContractError,
@@ -14,12 +14,14 @@ import {
   LEASE_PATH,
   RELEASE_PATH,
   REVOKE_PATH,
+  clipText,
   describeIssues,
   grantedSchema,
   heldSchema,
   otherRefusalSchema,
   releaseAnswerSchema,
   revokeAnswerSchema,
+  revokedSchema,
   statusAnswerSchema,
   type Lease,
   type LeaseAnswer,
@@ -27,7 +29,6 @@ import {
   type ReleaseAnswer,
 } from './schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from './time.js';
-import { exchange, type Answer } from './transport.js';
 
 export interface PlaneClientOptions {
   /** The plane's origin, already checked by parsePlaneUrl. */
@@ -39,18 +40,33 @@ export interface PlaneClientOptions {
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
-  /** A node:http(s) Agent, for callers that want their own connection pool. */
-  agent?: Agent;
+  /** Shared HTTP client; without one the plane client makes its own and close() closes it. */
+  http?: HttpClient;
+  /** Told before each retry of a transient failure (for a "retrying" line). */
+  onRetry?: (event: RetryEvent) => void;
+  /** Where the HTTP client reads proxy settings, when it makes its own. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RetryEvent {
+  error: string;
+  attempt: number;
+  /** How much longer transient failures will be retried. */
+  retryForMs: number;
 }
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
   /** Monotonic time after which transient failures are no longer retried. */
   retryUntilMs?: number | undefined;
+  /** Ask the plane to hold a lease request up to this many seconds (RFC 7240 `Prefer: wait`). */
+  waitSeconds?: number | undefined;
 }
 
 export interface PlaneClient {
   readonly apiUrl: string;
+  /** Per request; a `Prefer: wait` must stay below it. */
+  readonly requestTimeoutMs: number;
   lease(req: LeaseRequest, options?: CallOptions): Promise<LeaseAnswer>;
   release(req: LeaseRequest, options?: CallOptions): Promise<ReleaseAnswer>;
   status(resource: string, options?: CallOptions): Promise<Lease | null>;
@@ -60,17 +76,29 @@ export interface PlaneClient {
     adminKey: string,
     options?: CallOptions,
   ): Promise<{ revoked: boolean }>;
+  close(): Promise<void>;
 }
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-const DEFAULT_RETRY_WINDOW_MS = 30_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Transient failures are retried this long unless the caller says otherwise. */
+export const DEFAULT_RETRY_WINDOW_MS = 30_000;
 /** A refusal's status is undocumented: the body decides for these. */
 const BODY_DECIDES = new Set([409, 423]);
 
 interface RawAnswer {
   status: number;
   body: unknown;
+  preferenceApplied: boolean;
 }
+
+type Check = <T>(
+  schema: { safeParse(v: unknown): SafeResult<T> },
+  raw: RawAnswer,
+  call: string,
+) => T;
+type SafeResult<T> =
+  | { success: true; data: T }
+  | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
 
 export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
   const clock = options.clock ?? systemClock;
@@ -78,63 +106,73 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
   const random = options.random ?? Math.random;
   const policy = options.retry ?? DEFAULT_RETRY;
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const ownHttp = !options.http;
+  const http =
+    options.http ??
+    createHttpClient({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
 
   async function send(
     method: 'GET' | 'POST',
     path: string,
     payload: unknown,
-    signal: AbortSignal | undefined,
+    call: CallOptions,
     bearer: string | undefined,
   ): Promise<RawAnswer> {
     const url = options.apiUrl + path;
-    const call = `[${method}] "${url}"`;
+    const name = `[${method}] "${url}"`;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (bearer) headers.authorization = `Bearer ${bearer}`;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    let response: Answer;
+    const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
+    if (wait) headers.prefer = `wait=${wait}`;
+    let response: HttpAnswer;
     try {
-      response = await exchange({
+      response = await http.send({
         method,
         url,
         headers,
         body: payload === undefined ? undefined : JSON.stringify(payload),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-        agent: options.agent,
+        signal: call.signal,
+        timeoutMs: timeoutMs,
       });
     } catch (error) {
-      if (signal?.aborted) throw new CancelledError();
-      const why = timeout.aborted
-        ? `no answer within ${timeoutMs} ms`
-        : (error as Error).message || String(error);
-      throw new TransientError(`${call}: ${why}`, call);
+      if (call.signal?.aborted) throw new CancelledError();
+      const why = error instanceof HttpError ? error.message.slice(name.length + 2) : String(error);
+      throw new TransientError(`${name}: ${why}`, name);
     }
     const { status, text } = response;
     const statusText = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
+    const body = parseJson(text);
     if (status === 401 || status === 403) {
       throw new KeyRefusedError(
-        `${call}: ${statusText}. The plane refused the key; check the key input or INTRAMEDIAL_KEY.`,
-        call,
+        `${name}: ${statusText}. The plane refused the key; check the key input or INTRAMEDIAL_KEY.`,
+        name,
         status,
       );
     }
     if (status === 408 || status === 429 || status >= 500) {
       const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
-      throw new TransientError(`${call}: ${statusText}`, call, status, retryAfter);
+      const detail = messageOf(body);
+      throw new TransientError(
+        `${name}: ${statusText}${detail ? ` (${detail})` : ''}`,
+        name,
+        status,
+        retryAfter,
+      );
     }
-    const body = parseJson(text);
     if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
       const detail = messageOf(body);
       throw new RequestRejectedError(
-        `${call}: ${statusText}${detail ? ` (${detail})` : ''}`,
-        call,
+        `${name}: ${statusText}${detail ? ` (${detail})` : ''}`,
+        name,
         status,
       );
     }
     if (body === undefined) {
-      throw new ContractError(`${call}: ${statusText}, but the body is not JSON`, call, status);
+      throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, name, status);
     }
-    return { status, body };
+    const applied = headerValue(response.headers['preference-applied']) ?? '';
+    return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
   }
 
   async function withRetries<T>(attempt: () => Promise<T>, call: CallOptions): Promise<T> {
@@ -144,7 +182,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         return await attempt();
       } catch (error) {
         if (!(error instanceof TransientError)) throw error;
-        const wait = error.retryAfterMs ?? backoffMs(policy, n, random);
+        const wait = Math.min(error.retryAfterMs ?? backoffMs(policy, n, random), policy.capMs * 4);
         if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
           throw new PlaneUnavailableError(
             `${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`,
@@ -152,13 +190,18 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
             error.status,
           );
         }
+        options.onRetry?.({
+          error: error.message,
+          attempt: n + 1,
+          retryForMs: Math.max(0, Math.round(until - clock.now())),
+        });
         await sleep(wait, call.signal);
         if (call.signal?.aborted) throw new CancelledError();
       }
     }
   }
 
-  function check<T>(schema: z.ZodType<T>, raw: RawAnswer, call: string): T {
+  const check: Check = (schema, raw, call) => {
     const parsed = schema.safeParse(raw.body);
     if (parsed.success) return parsed.data;
     throw new ContractError(
@@ -166,57 +209,82 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       call,
       raw.status,
     );
-  }
+  };
 
   const key = options.key || undefined;
   const post = (path: string, payload: unknown, call: CallOptions, bearer = key) =>
-    withRetries(() => send('POST', path, payload, call.signal, bearer), call);
+    withRetries(() => send('POST', path, payload, call, bearer), call);
+  const name = (method: string, path: string) => `[${method}] "${options.apiUrl}${path}"`;
 
   return {
     apiUrl: options.apiUrl,
+    requestTimeoutMs: timeoutMs,
 
     async lease(req, call = {}) {
       const raw = await post(LEASE_PATH, { resource: req.resource, actorDid: req.actorDid }, call);
-      return interpretLease(raw, `[POST] "${options.apiUrl}${LEASE_PATH}"`, check);
+      return interpretLease(raw, name('POST', LEASE_PATH), check);
     },
 
     async release(req, call = {}) {
-      const raw = await post(
-        RELEASE_PATH,
-        { resource: req.resource, actorDid: req.actorDid },
-        call,
-      );
-      const answer = check(releaseAnswerSchema, raw, `[POST] "${options.apiUrl}${RELEASE_PATH}"`);
+      const payload = { resource: req.resource, actorDid: req.actorDid };
+      const raw = await post(RELEASE_PATH, payload, { ...call, waitSeconds: undefined });
+      const answer = check(releaseAnswerSchema, raw, name('POST', RELEASE_PATH));
       return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
     },
 
     async status(resource, call = {}) {
       const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
-      const raw = await withRetries(() => send('GET', path, undefined, call.signal, key), call);
-      return check(statusAnswerSchema, raw, `[GET] "${options.apiUrl}${path}"`).lease;
+      const plain = { ...call, waitSeconds: undefined };
+      const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
+      return check(statusAnswerSchema, raw, name('GET', path)).lease;
     },
 
     async revoke(resource, reason, adminKey, call = {}) {
-      const raw = await post(REVOKE_PATH, { resource, reason }, call, adminKey);
-      const answer = check(revokeAnswerSchema, raw, `[POST] "${options.apiUrl}${REVOKE_PATH}"`);
-      return { revoked: answer.revoked };
+      const raw = await post(
+        REVOKE_PATH,
+        { resource, reason },
+        { ...call, waitSeconds: undefined },
+        adminKey,
+      );
+      return { revoked: check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH)).revoked };
+    },
+
+    async close() {
+      if (ownHttp) await http.close();
     },
   };
 }
 
-function interpretLease(
-  raw: RawAnswer,
-  call: string,
-  check: <T>(schema: z.ZodType<T>, raw: RawAnswer, call: string) => T,
-): LeaseAnswer {
+function interpretLease(raw: RawAnswer, call: string, check: Check): LeaseAnswer {
   const ok = (raw.body as { ok?: unknown } | null)?.ok;
-  if (ok === true) return { kind: 'granted', lease: check(grantedSchema, raw, call).lease };
+  if (ok === true) {
+    const lease = check(grantedSchema, raw, call).lease;
+    return { kind: 'granted', lease, preferenceApplied: raw.preferenceApplied };
+  }
   const refusal = check(otherRefusalSchema, raw, call);
   if (refusal.reason === 'lease_held') {
     const held = check(heldSchema, raw, call);
-    return { kind: 'held', holder: held.holder, waitMs: held.stampede.waitMs };
+    return {
+      kind: 'held',
+      holder: held.holder,
+      waitMs: held.stampede.waitMs,
+      reserved: held.reserved === true,
+      preferenceApplied: raw.preferenceApplied,
+    };
   }
-  return { kind: 'refused', reason: refusal.reason, message: refusal.message };
+  if (refusal.reason === 'revoked') {
+    const revoked = check(revokedSchema, raw, call);
+    return {
+      kind: 'revoked',
+      holder: revoked.holder,
+      message: clipText(revoked.message) || 'revoked by an operator',
+    };
+  }
+  return {
+    kind: 'refused',
+    reason: clipText(refusal.reason, 200)!,
+    message: clipText(refusal.message),
+  };
 }
 
 function parseJson(text: string): unknown {
@@ -230,8 +298,8 @@ function parseJson(text: string): unknown {
 function messageOf(body: unknown): string | undefined {
   if (body && typeof body === 'object') {
     const { message, reason } = body as { message?: unknown; reason?: unknown };
-    if (typeof message === 'string') return message;
-    if (typeof reason === 'string') return reason;
+    if (typeof message === 'string') return clipText(message, 300);
+    if (typeof reason === 'string') return clipText(reason, 100);
   }
   return undefined;
 }

@@ -1,5 +1,7 @@
+import { LeaseGateError } from '../http/errors.js';
+
 /** Typed failures of a plane call; every message says which call and what to do. */
-export class PlaneError extends Error {
+export class PlaneError extends LeaseGateError {
   override name = 'PlaneError';
   constructor(
     message: string,
@@ -25,7 +27,7 @@ export class ContractError extends PlaneError {
   override name = 'ContractError';
 }
 
-/** Network failure, request timeout, 408, 429 or 5xx: worth asking again. */
+/** Network failure, request timeout, 408, 429 or 5xx (store_unavailable too): worth asking again. */
 export class TransientError extends PlaneError {
   override name = 'TransientError';
   constructor(
@@ -44,7 +46,7 @@ export class PlaneUnavailableError extends PlaneError {
 }
 
 /** The caller's signal stopped the call. */
-export class CancelledError extends Error {
+export class CancelledError extends LeaseGateError {
   override name = 'CancelledError';
   constructor() {
     super('cancelled');

@@ -1,9 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /**
- * The plane's wire contract (CONTRACT.md part 1). Only the fields we use are
- * validated; unknown fields are accepted and ignored so that a plane that grows
- * its answers does not break old gates.
+ * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
+ * fields we use are validated, and bounded: every answer is untrusted input.
+ * Unknown fields are accepted and ignored. zod/mini keeps this off the
+ * start-up bill (every job pays it twice).
  */
 
 export const LEASE_PATH = '/api/v1/acp/coordination/lease';
@@ -26,16 +27,38 @@ export const RESOURCE_FORM =
 /** did:<method>:<method-specific id> with the DID syntax's characters. */
 export const DID_PATTERN =
   /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*$/;
-export const DID_FORM = 'a DID of the form did:<method>:<id>';
-export const isDid = (value: string) => value.length <= 512 && DID_PATTERN.test(value);
+export const MAX_DID_LENGTH = 512;
+export const DID_FORM = `a DID of the form did:<method>:<id>, at most ${MAX_DID_LENGTH} characters`;
+export const isDid = (value: string) => value.length <= MAX_DID_LENGTH && DID_PATTERN.test(value);
+
+/** The range of a JavaScript Date: an expiry outside it cannot be shown, so it is refused. */
+export const MAX_EPOCH_MS = 8.64e15;
+/** No plane back-off is longer than a day; longer is a broken answer. */
+export const MAX_WAIT_MS = 86_400_000;
+const MAX_TEXT = 1_000;
+
+const did = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
+const shortText = (max: number) =>
+  z
+    .string()
+    .check(
+      z.minLength(1, 'expected a non-empty string'),
+      z.maxLength(max, `expected at most ${max} characters`),
+    );
+const boundedNumber = (min: number, max: number, what: string) =>
+  z.number().check(z.refine((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
 
 export const leaseSchema = z.object({
-  id: z.string().min(1),
-  resource: z.string(),
-  holder: z.string(),
-  expiresAtMs: z.number().finite(),
+  id: shortText(256),
+  resource: shortText(256),
+  holder: did,
+  expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
   /** Only the bundled kernel promises a fencing token. */
-  fence: z.number().int().nonnegative().optional(),
+  fence: z.optional(
+    boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(
+      z.refine(Number.isInteger, 'expected a whole number'),
+    ),
+  ),
 });
 export type Lease = z.infer<typeof leaseSchema>;
 
@@ -44,30 +67,37 @@ export const grantedSchema = z.object({ ok: z.literal(true), lease: leaseSchema 
 export const heldSchema = z.object({
   ok: z.literal(false),
   reason: z.literal('lease_held'),
-  holder: z.string().min(1),
-  stampede: z.object({ waitMs: z.number().finite().nonnegative() }),
+  holder: did,
+  reserved: z.optional(z.boolean()),
+  stampede: z.object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
+  position: z.optional(boundedNumber(0, 1e9, 'a queue position')),
+});
+
+export const revokedSchema = z.object({
+  ok: z.literal(false),
+  reason: z.literal('revoked'),
+  holder: z.optional(did),
+  message: z.optional(z.string()),
 });
 
 export const otherRefusalSchema = z.object({
   ok: z.literal(false),
-  reason: z.string().min(1),
-  message: z.string().optional(),
+  reason: shortText(200),
+  message: z.optional(z.string()),
 });
 
 export const releaseAnswerSchema = z.object({
-  released: z.unknown(),
-  releasedIds: z.array(z.string()),
+  releasedIds: z.array(shortText(256)).check(z.maxLength(100, 'expected at most 100 ids')),
 });
 
 export const statusAnswerSchema = z.object({
   ok: z.literal(true),
-  lease: leaseSchema.nullable(),
+  lease: z.nullable(leaseSchema),
 });
 
 export const revokeAnswerSchema = z.object({
   ok: z.literal(true),
   revoked: z.boolean(),
-  leaseId: z.string().nullable().optional(),
 });
 
 export interface LeaseRequest {
@@ -77,8 +107,22 @@ export interface LeaseRequest {
 
 /** What a lease request can come to, once the body is checked. */
 export type LeaseAnswer =
-  | { kind: 'granted'; lease: Lease }
-  | { kind: 'held'; holder: string; waitMs: number }
+  | {
+      kind: 'granted';
+      lease: Lease;
+      /** The plane held the request as asked by `Prefer: wait` before granting it. */
+      preferenceApplied?: boolean;
+    }
+  | {
+      kind: 'held';
+      holder: string;
+      waitMs: number;
+      /** Free, but kept for `holder`, the next in line, for a short grace. */
+      reserved: boolean;
+      /** The plane held the request as asked by `Prefer: wait` (RFC 7240). */
+      preferenceApplied: boolean;
+    }
+  | { kind: 'revoked'; holder: string | undefined; message: string }
   | { kind: 'refused'; reason: string; message: string | undefined };
 
 export interface ReleaseAnswer {
@@ -86,9 +130,26 @@ export interface ReleaseAnswer {
   releasedIds: string[];
 }
 
+/** Plane text is bounded before anything else sees it. */
+export function clipText(text: string | undefined, max = MAX_TEXT): string | undefined {
+  if (text === undefined) return undefined;
+  const line = text
+    .replace(/\r/g, '%0D')
+    .replace(/\n/g, '%0A')
+    // eslint-disable-next-line no-control-regex -- plane text never carries a control character onward
+    .replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
 /** Turns a zod failure into "field: problem" that a person can act on. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: {
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+}): string {
   return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`)
+    .slice(0, 5)
+    .map(
+      (issue) =>
+        `${issue.path.length ? issue.path.map(String).join('.') : '(body)'}: ${issue.message}`,
+    )
     .join('; ');
 }

@@ -1,5 +1,6 @@
 import type { LeaseKernel } from '../../src/kernel/core.js';
 import type { PlaneClient } from '../../src/plane/client.js';
+import type { LeaseAnswer } from '../../src/plane/schema.js';
 import type { Clock } from '../../src/plane/time.js';
 
 /** The real kernel core behind the client interface, on the test's clock: no HTTP, no mocks. */
@@ -8,12 +9,19 @@ export function kernelClient(
   clock: Clock,
 ): Pick<PlaneClient, 'lease' | 'release'> {
   return {
-    lease: async ({ resource, actorDid }) => {
+    lease: async ({ resource, actorDid }): Promise<LeaseAnswer> => {
       const reply = kernel.lease(resource, actorDid, clock.now());
       if (reply.ok) return { kind: 'granted', lease: reply.lease };
-      if (reply.reason === 'revoked')
-        return { kind: 'refused', reason: reply.reason, message: reply.message };
-      return { kind: 'held', holder: reply.holder, waitMs: reply.stampede.waitMs };
+      if (reply.reason === 'revoked') {
+        return { kind: 'revoked', holder: reply.holder, message: reply.message };
+      }
+      return {
+        kind: 'held',
+        holder: reply.holder,
+        waitMs: reply.stampede.waitMs,
+        reserved: reply.reserved === true,
+        preferenceApplied: false,
+      };
     },
     release: async ({ resource, actorDid }) => kernel.release(resource, actorDid, clock.now()),
   };

@@ -1,4 +1,4 @@
-import { runUrlFromDid } from '../../action/did.js';
+import { runUrlFromDid } from '../../lease/did.js';
 import {
   ApiError,
   fetchCheckpoint,

@@ -1,0 +1,171 @@
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { HttpError } from './errors.js';
+
+/**
+ * The one HTTP client of lease-gate (plane, ledger): undici with connect,
+ * headers and body timeouts, the proxy settings of the environment
+ * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; loopback never goes through a proxy
+ * unless asked), bounded answers, and close() so nothing keeps a step alive.
+ */
+
+export interface HttpClientOptions {
+  /** Where the proxy variables are read; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  connectTimeoutMs?: number;
+  /** Per request, until the answer's headers; a request may ask for longer. */
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Send loopback requests through the proxy too (tests of the proxy path). */
+  proxyLoopback?: boolean;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Overrides the client's headers timeout for this request (a held blocking acquire). */
+  timeoutMs?: number | undefined;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface HttpClient {
+  send(request: HttpRequest): Promise<HttpAnswer>;
+  /** A GET that must answer 200; its body as text. */
+  getText(url: string, headers?: Record<string, string>, signal?: AbortSignal): Promise<string>;
+  /** Closes every connection; later calls fail. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Bodies past this are not ours to read: the plane's answers are small. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
+const LOOPBACK_NO_PROXY = 'localhost,127.0.0.1,::1';
+
+function proxyEnv(env: NodeJS.ProcessEnv) {
+  const pick = (name: string) => env[name.toLowerCase()] ?? env[name] ?? '';
+  return {
+    httpProxy: pick('HTTP_PROXY'),
+    httpsProxy: pick('HTTPS_PROXY'),
+    noProxy: pick('NO_PROXY'),
+  };
+}
+
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  const env = options.env ?? process.env;
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+  const agentOptions = {
+    connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
+    headersTimeout,
+    bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
+    keepAliveTimeout: 4_000,
+  };
+  const proxies = proxyEnv(env);
+  let dispatcher: Dispatcher;
+  if (proxies.httpProxy || proxies.httpsProxy) {
+    const noProxy = options.proxyLoopback
+      ? proxies.noProxy
+      : [proxies.noProxy, LOOPBACK_NO_PROXY].filter(Boolean).join(',');
+    dispatcher = new EnvHttpProxyAgent({
+      ...agentOptions,
+      httpProxy: proxies.httpProxy || undefined,
+      httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
+      noProxy,
+    } as EnvHttpProxyAgent.Options);
+  } else {
+    dispatcher = new Agent(agentOptions);
+  }
+  let closed = false;
+
+  async function send(req: HttpRequest): Promise<HttpAnswer> {
+    const call = `[${req.method}] "${req.url}"`;
+    if (closed) throw new HttpError(`${call}: the HTTP client is closed`, 'cancelled', call);
+    const timeoutMs = req.timeoutMs ?? headersTimeout;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    try {
+      const answer = await request(req.url, {
+        method: req.method,
+        headers: req.headers ?? {},
+        ...(req.body === undefined ? {} : { body: req.body }),
+        signal,
+        dispatcher,
+        headersTimeout: Math.max(headersTimeout, timeoutMs),
+      });
+      const text = await readBounded(answer.body, call);
+      return { status: answer.statusCode, headers: answer.headers, text };
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      if (req.signal?.aborted) throw new HttpError(`${call}: cancelled`, 'cancelled', call);
+      if (timeout.aborted || isTimeout(error)) {
+        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
+      }
+      throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call);
+    }
+  }
+
+  return {
+    send,
+    async getText(url, headers = {}, signal) {
+      const answer = await send({ method: 'GET', url, headers, signal });
+      if (answer.status !== 200) {
+        const call = `[GET] "${url}"`;
+        throw new HttpError(
+          `${call}: ${answer.status} ${answer.text.slice(0, 200)}`,
+          'network',
+          call,
+        );
+      }
+      return answer.text;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await dispatcher.destroy();
+    },
+  };
+}
+
+async function readBounded(body: Dispatcher.ResponseData['body'], call: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      throw new HttpError(
+        `${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`,
+        'too-large',
+        call,
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  );
+}
+
+/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
+function describeNetworkError(error: unknown): string {
+  const err = error as { message?: unknown; code?: unknown; cause?: unknown };
+  const cause = err?.cause as { message?: unknown } | undefined;
+  const message =
+    (typeof cause?.message === 'string' && cause.message) ||
+    (typeof err?.message === 'string' && err.message) ||
+    String(error);
+  return message.replace(/[\r\n]+/g, ' ').slice(0, 300);
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Lease } from '../plane/schema.js';
+import { realSleep, type Sleep } from '../plane/time.js';
+import { HelperError } from './errors.js';
+import {
+  helperCommand,
+  helperEnv,
+  spawnHelper,
+  stopProcess,
+  type HelperCommand,
+} from './helpers.js';
+import { createStatusFile, readStatusFile, type KeeperRecord } from './keeper-status.js';
+import { LIMITS } from './session.js';
+
+/**
+ * The processes a job leaves running between its main and post steps: the
+ * keeper, and for a dry run the local kernel. Each is the CLI, detached,
+ * watching the runner process; post stops them.
+ */
+
+const KERNEL_START_TIMEOUT_MS = 10_000;
+/** tsx compiles the CLI first when the action runs from source. */
+const FROM_SOURCE_START_MS = 15_000;
+const STOP_GRACE_MS = 5_000;
+
+/** A fresh folder under RUNNER_TEMP, which the runner empties after the job. */
+export function jobTempDir(prefix: string, env: NodeJS.ProcessEnv = process.env): string {
+  return mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), `lease-gate-${prefix}-`));
+}
+
+export interface DryRunKernel {
+  apiUrl: string;
+  pid: number;
+  dir: string;
+}
+
+/**
+ * Starts this job's own kernel on loopback with a file store and waits for its
+ * address; `onPid` is told the pid before anything else can fail.
+ */
+export async function startDryRunKernel(
+  options: {
+    env?: NodeJS.ProcessEnv;
+    onPid?: (pid: number, dir: string) => void;
+    helper?: HelperCommand;
+  } = {},
+): Promise<DryRunKernel> {
+  const env = options.env ?? process.env;
+  const helper = options.helper ?? helperCommand();
+  const dir = jobTempDir('kernel', env);
+  const log = join(dir, 'kernel.log');
+  const args = ['kernel', '--port', '0', '--state', join(dir, 'state.json')];
+  args.push('--exit-with-pid', String(process.ppid));
+  const pid = spawnHelper(helper, args, helperEnv('', env), log);
+  options.onPid?.(pid, dir);
+  const limit = helper.fromSource ? FROM_SOURCE_START_MS : KERNEL_START_TIMEOUT_MS;
+  for (let waited = 0; waited < limit; waited += 25) {
+    let first = '';
+    try {
+      first = readFileSync(log, 'utf8').split('\n')[0] ?? '';
+    } catch {
+      // not written yet
+    }
+    const match = /^lease-gate kernel listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
+    if (match?.[1]) return { apiUrl: match[1], pid, dir };
+    await realSleep(25);
+  }
+  await stopProcess(pid, STOP_GRACE_MS, realSleep);
+  throw new HelperError(`the local kernel did not start within ${limit} ms; see ${log}`);
+}
+
+export function stopDryRunKernel(pid: number): Promise<boolean> {
+  return stopProcess(pid, STOP_GRACE_MS, realSleep);
+}
+
+export interface KeeperHandle {
+  pid: number;
+  statusFile: string;
+}
+
+/**
+ * Starts the keeper. `onStarting` is told the status file before the spawn and
+ * `onPid` the pid right after it, so that post can find both whatever fails next.
+ */
+export function spawnKeeper(options: {
+  apiUrl: string;
+  key: string;
+  resource: string;
+  actorDid: string;
+  lease: Lease;
+  env?: NodeJS.ProcessEnv;
+  helper?: HelperCommand;
+  onStatusFile?: (file: string) => void;
+  onPid?: (pid: number) => void;
+}): KeeperHandle {
+  const env = options.env ?? process.env;
+  const helper = options.helper ?? helperCommand();
+  const statusFile = join(jobTempDir('keeper', env), 'status.json');
+  createStatusFile(statusFile);
+  options.onStatusFile?.(statusFile);
+  const pid = spawnHelper(
+    helper,
+    [
+      'keep',
+      '--api-url',
+      options.apiUrl,
+      '--resource',
+      options.resource,
+      '--actor-did',
+      options.actorDid,
+      '--lease',
+      JSON.stringify(options.lease),
+      '--status',
+      statusFile,
+      '--parent-pid',
+      String(process.ppid),
+    ],
+    helperEnv(options.key, env),
+  );
+  options.onPid?.(pid);
+  return { pid, statusFile };
+}
+
+/** Waits (bounded) for the keeper's first status record; undefined if it never wrote one. */
+export async function waitForKeeper(
+  keeper: KeeperHandle,
+  fromSource: boolean,
+  sleep: Sleep = realSleep,
+): Promise<KeeperRecord | undefined> {
+  const limit = fromSource ? FROM_SOURCE_START_MS : LIMITS.keeperStartMs;
+  for (let waited = 0; waited <= limit; waited += 25) {
+    const record = readStatusFile(keeper.statusFile);
+    if (record?.pid === keeper.pid) return record;
+    await sleep(25);
+  }
+  return undefined;
+}
+
+/**
+ * Stops the keeper (bounded), reads its last record, and removes the status
+ * file: a keeper still running (its pid never saved) exits without renewing.
+ */
+export async function stopKeeper(
+  pid: number | undefined,
+  statusFile: string,
+): Promise<KeeperRecord | undefined> {
+  if (pid) await stopProcess(pid, STOP_GRACE_MS, realSleep);
+  const record = readStatusFile(statusFile);
+  rmSync(statusFile, { force: true });
+  return record;
+}

@@ -1,0 +1,40 @@
+/**
+ * Text from outside (plane answers, GitHub, files of other processes) on its
+ * way to a log line, a terminal or a job summary. Nothing it holds may start a
+ * line, run a workflow command or drive a terminal.
+ */
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** One line, bounded: CR and LF as the runner escapes them (%0D, %0A), other controls as \uXXXX. */
+export function untrusted(text: string, max = 300): string {
+  const bounded = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return bounded
+    .replace(/\r/g, '%0D')
+    .replace(/\n/g, '%0A')
+    .replace(/\t/g, ' ')
+    .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A whole log line for the runner: nothing after it can begin a new line. */
+export function logLine(text: string): string {
+  return text
+    .replace(/\r/g, '%0D')
+    .replace(/\n/g, '%0A')
+    .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The runner's own escaping of workflow command data (what @actions/core applies). */
+export function escapeCommandData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** A cell of the job summary, which is HTML. */
+export function escapeHtml(text: string): string {
+  return untrusted(text, 2_000)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}

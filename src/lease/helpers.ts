@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isAlive } from '../fs/processes.js';
+import type { Sleep } from '../plane/time.js';
+import { HelperError } from './errors.js';
+
+/**
+ * Helper processes (the keeper, a dry run's kernel) are the CLI, found from
+ * this module's own location — never from argv[1], which under a runner
+ * emulator is the emulator's file. In a bundle (dist/<entry>/index.js) that is
+ * dist/cli/index.js; from source (tests, @github/local-action) it is
+ * src/bin/cli.ts under tsx.
+ */
+export interface HelperCommand {
+  command: string;
+  args: string[];
+  fromSource: boolean;
+}
+
+export function helperCommand(moduleUrl: string = import.meta.url): HelperCommand {
+  const here = dirname(fileURLToPath(moduleUrl));
+  if (fileURLToPath(moduleUrl).endsWith('.ts')) {
+    const root = join(here, '..', '..');
+    const cli = join(root, 'src', 'bin', 'cli.ts');
+    const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+    for (const file of [cli, tsx]) {
+      if (!existsSync(file)) throw new HelperError(`lease-gate cannot find its helper ${file}.`);
+    }
+    return { command: process.execPath, args: ['--import', tsx, cli], fromSource: true };
+  }
+  const cli = join(here, '..', 'cli', 'index.js');
+  if (!existsSync(cli)) {
+    throw new HelperError(`lease-gate cannot find its helper ${cli}; is dist/ complete?`);
+  }
+  return { command: process.execPath, args: [cli], fromSource: false };
+}
+
+/**
+ * Starts the CLI detached so it outlives this step: its own process group, no
+ * pipes to us (a runner waits for inherited pipes), output to a file if given.
+ */
+export function spawnHelper(
+  helper: HelperCommand,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile?: string,
+): number {
+  const out = logFile ? openSync(logFile, 'a') : 'ignore';
+  try {
+    const child = spawn(helper.command, [...helper.args, ...args], {
+      detached: true,
+      stdio: ['ignore', out, out],
+      env,
+    });
+    child.on('error', () => undefined);
+    child.unref();
+    if (child.pid === undefined) throw new HelperError(`could not start ${helper.args.at(-1)}`);
+    return child.pid;
+  } finally {
+    if (typeof out === 'number') closeSync(out);
+  }
+}
+
+/** False when /proc shows that `pid` now runs something else (the pid was reused). */
+function runs(pid: number, marker: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * SIGTERM, then SIGKILL if it is still there after `graceMs`; only if its
+ * command line still holds `marker`. True when it is gone.
+ */
+export async function stopProcess(
+  pid: number,
+  graceMs: number,
+  sleep: Sleep,
+  marker = 'cli',
+): Promise<boolean> {
+  if (!(pid > 0) || !isAlive(pid) || !runs(pid, marker)) return true;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return true;
+  }
+  for (let waited = 0; waited < graceMs; waited += 25) {
+    await sleep(25);
+    if (!isAlive(pid)) return true;
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone in the meantime
+  }
+  await sleep(50);
+  return !isAlive(pid);
+}
+
+/** An environment for a helper process: the key under its documented name, no step inputs or state. */
+export function helperEnv(key: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('INPUT_') && !name.startsWith('STATE_')) out[name] = value;
+  }
+  if (key) out.INTRAMEDIAL_KEY = key;
+  else delete out.INTRAMEDIAL_KEY;
+  return out;
+}

@@ -1,0 +1,168 @@
+import { keepLease, type KeeperStatus } from '../gate/keep.js';
+import { waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
+import { createPlaneClient, type PlaneClient, type RetryEvent } from '../plane/client.js';
+import type { Lease } from '../plane/schema.js';
+import { realSleep, systemClock, type Clock, type Sleep } from '../plane/time.js';
+import { messageOf } from './errors.js';
+
+/**
+ * One lease session, the same for the action and the CLI:
+ * `acquire() → Held { keep(), release() }`. It knows no runner and no
+ * terminal; the faces turn its events into annotations or stderr lines.
+ */
+
+/** The one set of limits both faces use (they drifted when each had its own). */
+export const LIMITS = {
+  /** The longest job GitHub runs (5 days, self-hosted) plus an hour. */
+  keeperMaxLifetimeMs: 5 * 24 * 3_600_000 + 3_600_000,
+  /** How long a release is retried: a lease lasts 30 s anyway. */
+  releaseBudgetMs: 10_000,
+  /** How long main waits for the keeper's first status record. */
+  keeperStartMs: 2_000,
+  /** `run`: SIGTERM to the command's group, then SIGKILL after this. */
+  terminateGraceMs: 10_000,
+} as const;
+
+export interface SessionOptions {
+  apiUrl: string;
+  key: string;
+  resource: string;
+  actorDid: string;
+  clock?: Clock;
+  sleep?: Sleep;
+  random?: () => number;
+  wallNow?: () => number;
+  env?: NodeJS.ProcessEnv;
+  requestTimeoutMs?: number;
+  /** Told before each retry of a transient failure. */
+  onRetry?: (event: RetryEvent) => void;
+  /** Ask the plane to hold lease requests (RFC 7240); on by default. */
+  blocking?: boolean;
+  /** A client to use instead of one made here (tests, benchmarks). */
+  client?: PlaneClient;
+}
+
+export type ReleaseOutcome =
+  | { kind: 'released'; ids: string[] }
+  | { kind: 'nothing'; ids: string[] }
+  | { kind: 'failed'; message: string };
+
+export interface Held {
+  lease: Lease;
+  waitedMs: number;
+  /** Renews until `signal`, a loss, or `stillWanted`/`parentAlive` say stop. */
+  keep(options: KeepControls): Promise<KeeperStatus>;
+  /** Gives the lease back by (resource, own DID); never throws. */
+  release(): Promise<ReleaseOutcome>;
+}
+
+export interface KeepControls {
+  signal?: AbortSignal;
+  parentAlive?: () => boolean;
+  stillWanted?: () => boolean;
+  onChange?: (status: KeeperStatus) => void;
+  lease?: Lease;
+}
+
+export type Acquired =
+  | { outcome: 'granted'; held: Held; waitedMs: number }
+  | Exclude<WaitResult, { outcome: 'granted' }>;
+
+export interface Session {
+  readonly client: PlaneClient;
+  acquire(options: {
+    timeoutMs: number;
+    signal?: AbortSignal;
+    /** How long transient failures are retried at least (30 s unless said). */
+    retryWindowMs?: number;
+    onHeld?: (event: HeldEvent) => void | Promise<void>;
+  }): Promise<Acquired>;
+  /** A lease this session already holds (a keeper's, post's). */
+  held(lease: Lease, waitedMs?: number): Held;
+  /** Release by (resource, own DID): only this agent's lease can be released. */
+  releaseOwn(): Promise<ReleaseOutcome>;
+  close(): Promise<void>;
+}
+
+export function openSession(options: SessionOptions): Session {
+  const clock = options.clock ?? systemClock;
+  const sleep = options.sleep ?? realSleep;
+  const random = options.random ?? Math.random;
+  const wallNow = options.wallNow ?? Date.now;
+  const client =
+    options.client ??
+    createPlaneClient({
+      apiUrl: options.apiUrl,
+      key: options.key,
+      clock,
+      sleep,
+      random,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    });
+  const request = { resource: options.resource, actorDid: options.actorDid };
+  // A held request must be answered before the client's own timeout fires.
+  const maxHoldSeconds =
+    options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
+
+  async function releaseOwn(): Promise<ReleaseOutcome> {
+    try {
+      const answer = await client.release(request, {
+        retryUntilMs: clock.now() + LIMITS.releaseBudgetMs,
+      });
+      return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
+    } catch (error) {
+      return { kind: 'failed', message: messageOf(error) };
+    }
+  }
+
+  function held(lease: Lease, waitedMs = 0): Held {
+    return {
+      lease,
+      waitedMs,
+      keep: (controls) =>
+        keepLease({
+          client,
+          ...request,
+          lease: controls.lease ?? lease,
+          clock,
+          wallNow,
+          sleep,
+          signal: controls.signal,
+          maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
+          ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
+          ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
+          ...(controls.onChange ? { onChange: controls.onChange } : {}),
+        }),
+      release: releaseOwn,
+    };
+  }
+
+  return {
+    client,
+    async acquire({ timeoutMs, signal, onHeld, retryWindowMs }) {
+      const result = await waitForLease({
+        client,
+        ...request,
+        timeoutMs,
+        clock,
+        sleep,
+        random,
+        signal,
+        maxHoldSeconds,
+        ...(retryWindowMs === undefined ? {} : { minRetryWindowMs: retryWindowMs }),
+        ...(onHeld ? { onHeld } : {}),
+      });
+      if (result.outcome !== 'granted') return result;
+      return {
+        outcome: 'granted',
+        held: held(result.lease, result.waitedMs),
+        waitedMs: result.waitedMs,
+      };
+    },
+    held,
+    releaseOwn,
+    close: () => client.close(),
+  };
+}

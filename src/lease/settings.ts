@@ -1,0 +1,87 @@
+import { DURATION_FORM, parseDuration } from '../gate/duration.js';
+import { DID_FORM, RESOURCE_FORM, RESOURCE_PATTERN, isDid } from '../plane/schema.js';
+import { parsePlaneUrl } from '../plane/url.js';
+import { SettingsError } from './errors.js';
+
+/** Everything a lease session needs, validated and typed; both faces build one. */
+export interface Settings {
+  /** What to lease, e.g. `lock:deploy/production`. */
+  resource: string;
+  /** The DID this session asks as. */
+  actorDid: string;
+  /** The plane's origin without a trailing slash; for a dry run, replaced by the local kernel's. */
+  apiUrl: string;
+  /** The plane key; empty only for a keyless local kernel. Never logged or saved. */
+  key: string;
+  /** How long to wait for a held lease; 0 asks once. */
+  waitTimeoutMs: number;
+  /** `fail` on timeout, or `skip`: go on without the lease. */
+  onTimeout: 'fail' | 'skip';
+  /** Keep the lease alive until released. */
+  keepAlive: boolean;
+  /** Use a bundled local kernel instead of the plane. */
+  dryRun: boolean;
+}
+
+/** A raw value and where it came from, so an error can name it: `input 'api-url'`, `--api-url`, `INTRAMEDIAL_API_URL`. */
+export interface Given {
+  value: string;
+  from: string;
+}
+
+export type RawSettings = Record<keyof Settings, Given>;
+
+export const KEY_ENV = 'INTRAMEDIAL_KEY';
+export const API_URL_FORM = 'an https:// origin (plain http:// only for localhost or 127.0.0.1)';
+
+export function invalid(given: Given, expected: string): SettingsError {
+  const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
+  return new SettingsError(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
+}
+
+function readBoolean(given: Given): boolean {
+  const value = given.value.trim();
+  if (/^(true|True|TRUE)$/.test(value)) return true;
+  if (/^(false|False|FALSE)$/.test(value)) return false;
+  throw invalid(given, "'true' or 'false'");
+}
+
+/**
+ * Raw values → Settings, or a SettingsError before anything is sent anywhere.
+ * `keyRequired`: the action needs a key unless it is a dry run; the CLI needs
+ * one for anything but a plane on loopback.
+ */
+export function buildSettings(
+  raw: RawSettings,
+  keyRequired: 'unless-dry-run' | 'unless-loopback',
+): Settings {
+  const resource = raw.resource.value.trim();
+  if (!RESOURCE_PATTERN.test(resource)) throw invalid(raw.resource, RESOURCE_FORM);
+
+  const actorDid = raw.actorDid.value.trim();
+  if (!isDid(actorDid)) throw invalid(raw.actorDid, DID_FORM);
+
+  const url = parsePlaneUrl(raw.apiUrl.value.trim());
+  if (!url.ok) throw invalid(raw.apiUrl, API_URL_FORM);
+
+  const waitTimeoutMs = parseDuration(raw.waitTimeoutMs.value);
+  if (waitTimeoutMs === undefined)
+    throw invalid(raw.waitTimeoutMs, `${DURATION_FORM}, at most 24h`);
+
+  const onTimeout = raw.onTimeout.value.trim();
+  if (onTimeout !== 'fail' && onTimeout !== 'skip')
+    throw invalid(raw.onTimeout, "'fail' or 'skip'");
+
+  const keepAlive = readBoolean(raw.keepAlive);
+  const dryRun = readBoolean(raw.dryRun);
+  const key = raw.key.value.trim();
+  const loopback = url.url.startsWith('http:');
+  if (!key && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
+    throw new SettingsError(
+      keyRequired === 'unless-dry-run'
+        ? `No plane key: set the 'key' input or the ${KEY_ENV} environment variable from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
+        : `No plane key: set ${KEY_ENV} (only a local kernel on loopback may run without one).`,
+    );
+  }
+  return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
+}

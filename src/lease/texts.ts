@@ -1,0 +1,39 @@
+import type { Loss } from '../gate/keep.js';
+import type { Lease } from '../plane/schema.js';
+import { describeHolder } from './did.js';
+import { untrusted } from './escape.js';
+
+/** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
+
+export function formatEpoch(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+    ? `${new Date(ms).toISOString()} (${ms})`
+    : 'unknown';
+}
+
+export function describeLease(lease: Lease): string {
+  const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+  return `lease ${untrusted(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+}
+
+/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+export function describeHeldBy(holder: string, reserved: boolean): string {
+  return reserved
+    ? `reserved for ${describeHolder(holder)} (next in line)`
+    : `held by ${describeHolder(holder)}`;
+}
+
+export function describeLoss(resource: string, loss: Loss): string {
+  const at = formatEpoch(loss.atMs).split(' ')[0];
+  const message = loss.message ? `: ${untrusted(loss.message)}` : '';
+  switch (loss.reason) {
+    case 'revoked':
+      return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+    case 'lease_held':
+      return `Lost ${resource} at ${at}: it is now held by ${describeHolder(loss.holder ?? 'another agent')}.`;
+    case 'replaced':
+      return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${untrusted(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+    default:
+      return `Lost ${resource} at ${at}: the plane refused the renewal (${untrusted(loss.reason, 100)})${message}.`;
+  }
+}

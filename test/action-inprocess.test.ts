@@ -1,0 +1,164 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryContext, type MemoryContext } from '../src/action/context.js';
+import { run as main } from '../src/action/main.js';
+import { run as post } from '../src/action/post.js';
+import { startLoggedKernel } from './support/logged-kernel.js';
+import { RUN_ENV, actionYml } from './support/runner.js';
+import {
+  granted,
+  held,
+  released,
+  startScriptedPlane,
+  type ScriptedPlane,
+} from './support/scripted-plane.js';
+
+/** main and post in-process through the memory context: src/, not dist/. */
+
+const ME = 'did:web:acme.example:agent:me';
+let plane: ScriptedPlane | undefined;
+let kernel: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
+afterEach(async () => {
+  await plane?.close();
+  await kernel?.close();
+  plane = undefined;
+  kernel = undefined;
+});
+
+function inputs(extra: Record<string, string>): Record<string, string> {
+  const all: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(actionYml.inputs)) {
+    all[name] = spec.default?.includes('${{') ? '' : (spec.default ?? '');
+  }
+  return { ...all, 'actor-did': ME, 'keep-alive': 'false', ...extra };
+}
+
+const lines = (ctx: MemoryContext) => ctx.log.map((l) => `${l.kind}: ${l.message}`).join('\n');
+
+describe('the action in-process', () => {
+  it('escapes plane text: a holder or message cannot write workflow commands', async () => {
+    plane = await startScriptedPlane(() => ({
+      status: 409,
+      body: {
+        ok: false,
+        reason: 'revoked',
+        holder: ME,
+        message: 'x\n::add-mask::leak\n::stop-commands::t',
+      },
+    }));
+    const ctx = memoryContext({
+      inputs: inputs({ 'api-url': plane.url }),
+      env: { ...RUN_ENV, INTRAMEDIAL_KEY: 'k' },
+    });
+    await main(ctx);
+    expect(ctx.failed).toContain('revoked');
+    for (const entry of ctx.log) expect(entry.message).not.toMatch(/[\r\n]/);
+    expect(ctx.state.outcome).toBe('none');
+  });
+
+  it('post releases by (resource, own DID) when main died between the grant and saving it', async () => {
+    kernel = await startLoggedKernel();
+    expect(kernel.kernel.lease('lock:deploy/production', ME, Date.now()).ok).toBe(true);
+    const ctx = memoryContext({
+      inputs: inputs({}),
+      state: { resource: 'lock:deploy/production', 'actor-did': ME, 'api-url': kernel.url },
+      env: { INTRAMEDIAL_KEY: 'k' },
+    });
+    await post(ctx);
+    expect(lines(ctx)).toMatch(/Main recorded no lease.*released/);
+    expect(kernel.kernel.status('lock:deploy/production', Date.now())).toBeNull();
+  });
+
+  it('a grant with an expiry outside the Date range fails main; post still gives the lease back', async () => {
+    plane = await startScriptedPlane((req) =>
+      req.path.endsWith('/release')
+        ? { body: released('lease_bad') }
+        : { body: granted(ME, 'lease_bad', { expiresAtMs: 1e300 }) },
+    );
+    const env = { ...RUN_ENV, INTRAMEDIAL_KEY: 'k' };
+    const mainCtx = memoryContext({ inputs: inputs({ 'api-url': plane.url }), env });
+    await main(mainCtx);
+    expect(mainCtx.failed).toContain('expiresAtMs');
+    expect(mainCtx.outputs.acquired).toBeUndefined();
+    const postCtx = memoryContext({
+      inputs: inputs({ 'api-url': plane.url }),
+      state: mainCtx.state,
+      env,
+    });
+    await post(postCtx);
+    expect(postCtx.failed).toBeUndefined();
+    expect(plane.seen.filter((r) => r.path.endsWith('/release'))).toHaveLength(1);
+  });
+
+  it('a summary that cannot be written is a warning after a grant, never a failure', async () => {
+    kernel = await startLoggedKernel();
+    const ctx = memoryContext({
+      inputs: inputs({ 'api-url': kernel.url }),
+      env: { ...RUN_ENV, INTRAMEDIAL_KEY: 'k' },
+      summaryFails: true,
+    });
+    await main(ctx);
+    expect(ctx.failed).toBeUndefined();
+    expect(ctx.outputs.acquired).toBe('true');
+    expect(ctx.log.some((l) => l.kind === 'warning' && /job summary/.test(l.message))).toBe(true);
+    await post(
+      memoryContext({
+        inputs: inputs({ 'api-url': kernel.url }),
+        state: ctx.state,
+        env: { INTRAMEDIAL_KEY: 'k' },
+      }),
+    );
+    expect(kernel.kernel.status('lock:deploy/production', Date.now())).toBeNull();
+  });
+
+  it('words a reservation as reserved for the next in line, never held by', async () => {
+    plane = await startScriptedPlane((_, i) =>
+      i === 0
+        ? { status: 409, body: { ...held('did:web:acme.example:agent:next', 100), reserved: true } }
+        : { body: granted(ME) },
+    );
+    const ctx = memoryContext({
+      inputs: inputs({ 'api-url': plane.url }),
+      env: { ...RUN_ENV, INTRAMEDIAL_KEY: 'k' },
+    });
+    await main(ctx);
+    expect(lines(ctx)).toContain('reserved for did:web:acme.example:agent:next (next in line)');
+    expect(lines(ctx)).not.toContain('held by did:web:acme.example:agent:next');
+  });
+
+  it('keeps the lease with a keeper found from its own module (tsx from source), and post stops it', async () => {
+    kernel = await startLoggedKernel({ ttlMs: 10_000 });
+    const env = { ...RUN_ENV, INTRAMEDIAL_KEY: 'k', PATH: process.env.PATH ?? '' };
+    const ctx = memoryContext({
+      inputs: inputs({ 'api-url': kernel.url, 'keep-alive': 'true' }),
+      env,
+    });
+    await main(ctx);
+    expect(ctx.failed).toBeUndefined();
+    expect(Number(ctx.state['keeper-pid'])).toBeGreaterThan(0);
+    const { readStatusFile } = await import('../src/lease/keeper-status.js');
+    for (
+      let i = 0;
+      i < 150 && !(readStatusFile(ctx.state['keeper-status']!)?.renewals ?? 0);
+      i += 1
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(readStatusFile(ctx.state['keeper-status']!)?.renewals).toBeGreaterThanOrEqual(1);
+    expect(kernel.kernel.status('lock:deploy/production', Date.now())?.holder).toBe(ME);
+    const postCtx = memoryContext({
+      inputs: inputs({ 'api-url': kernel.url }),
+      state: ctx.state,
+      env,
+    });
+    await post(postCtx);
+    expect(lines(postCtx)).toContain('Released lock:deploy/production');
+    let alive = true;
+    try {
+      process.kill(Number(ctx.state['keeper-pid']), 0);
+    } catch {
+      alive = false;
+    }
+    expect(alive).toBe(false);
+    expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
+  }, 40_000);
+});
