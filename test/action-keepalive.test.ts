@@ -52,7 +52,7 @@ describe('keep-alive, end to end', () => {
     expect(plane.requests.length).toBe(served);
   });
 
-  it('reports a lease taken away mid-job, naming the new holder, and releases nothing', async () => {
+  it('reports a lease revoked mid-job, with the operator reason, and releases nothing', async () => {
     const THIEF = 'did:web:acme.example:agent:hotfix';
     const { post } = await holdThenPost(async () => {
       await sleep(1_000);
@@ -64,8 +64,8 @@ describe('keep-alive, end to end', () => {
     expect(post.code).toBe(0);
     expect(post.stdout).toMatch(
       new RegExp(
-        // A revoked holder is refused as final (reason "revoked").
-        `::error title=Lost lock%3Adeploy/production::Lost lock:deploy/production at .*refused the renewal \\(revoked\\)`,
+        // A revoked holder is refused as final (reason "revoked"), with the operator's reason.
+        `::error title=Lost lock%3Adeploy/production::Lost lock:deploy/production at .*an operator revoked the lease: hotfix`,
       ),
     );
     expect(plane!.requests.filter((r) => r.path.endsWith('/release'))).toEqual([]);

@@ -35,7 +35,7 @@ describe('the bench lock plane', () => {
     const ask = (who: string) => client.lease({ resource: R, actorDid: did(who) });
     expect((await ask('a')).kind).toBe('granted');
     t.now += 10_000;
-    expect(await ask('b')).toEqual({ kind: 'held', holder: did('a'), waitMs: 20_000 });
+    expect(await ask('b')).toMatchObject({ kind: 'held', holder: did('a'), waitMs: 20_000 });
     expect((await ask('c')).kind).toBe('held');
     await client.release({ resource: R, actorDid: did('a') });
     expect(await ask('c')).toEqual({ kind: 'held', holder: did('b'), waitMs: 1 });

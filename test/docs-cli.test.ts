@@ -18,7 +18,8 @@ function commands(top: string): string[][] {
     if (!line.startsWith('lease-gate ')) continue;
     const words = line.split(' ').slice(1);
     const end = words.findIndex((word) => !/^[a-z]+$/.test(word));
-    names.add(words.slice(0, end < 0 ? words.length : end).join(' '));
+    const name = words.slice(0, end < 0 ? words.length : end).join(' ');
+    if (name) names.add(name); // `lease-gate --version` names no command
   }
   return [...names].map((name) => name.split(' '));
 }

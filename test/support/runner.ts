@@ -29,6 +29,8 @@ export interface StepOptions {
   state?: Record<string, string>;
   /** Send this signal once stdout contains `signalWhen`. */
   signal?: { name: NodeJS.Signals; when: string };
+  /** Call `run` once, the first time stdout contains `when` (the event a test reacts to). */
+  onStdout?: { when: string; run: () => void };
   tempDir?: string;
 }
 
@@ -86,8 +88,13 @@ export function runStep(step: 'main' | 'post', options: StepOptions = {}): Promi
     let stdout = '';
     let stderr = '';
     let signalledAt: number | undefined;
+    let reacted = false;
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
+      if (options.onStdout && !reacted && stdout.includes(options.onStdout.when)) {
+        reacted = true;
+        options.onStdout.run();
+      }
       if (options.signal && signalledAt === undefined && stdout.includes(options.signal.when)) {
         signalledAt = Date.now();
         child.kill(options.signal.name);
