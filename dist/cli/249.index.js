@@ -354,6 +354,8 @@ async function decideLocked(client, resource, command, settings, channel) {
     });
     if (first.events.length === 0) {
         if (JSON.stringify(first.state) !== JSON.stringify(before)) {
+            // Only the queue moved: not part of the durable record (waiters ask again), so no flush.
+            await client.query('SET LOCAL synchronous_commit TO OFF');
             await writeState(client, first.state, row !== undefined);
         }
         return first;
