@@ -33,6 +33,7 @@ export interface PostgresServiceOptions extends PostgresOptions {
 const ATTEMPTS = 4;
 const SWEEP_BATCH = 100;
 const PAGE = 5_000;
+const guarded = new WeakSet<pg.PoolClient>();
 
 const payloadSchema = z.object({
   resource: z.string(),
@@ -92,7 +93,7 @@ export class PostgresService implements PlaneService {
     const pool = createPool(options, log);
     const service = new PostgresService(pool, options);
     try {
-      const client = await pool.connect();
+      const client = await service.connect();
       try {
         await migrate(client, service.schema);
       } finally {
@@ -152,9 +153,9 @@ export class PostgresService implements PlaneService {
   async ready(): Promise<void> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await this.connect();
     } catch (error) {
-      throw new StoreError(`PostgreSQL is unreachable: ${describe(error)}`);
+      throw new StoreError((error as Error).message);
     }
     try {
       await checkSchema(client, this.schema);
@@ -213,11 +214,18 @@ export class PostgresService implements PlaneService {
 
   private async connect(): Promise<pg.PoolClient> {
     if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
+    let client: pg.PoolClient;
     try {
-      return await this.pool.connect();
+      client = await this.pool.connect();
     } catch (error) {
       throw new StoreUnavailableError(`the kernel's store is unreachable: ${describe(error)}`);
     }
+    // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
