@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { handover } from './handover.js';
 import { ledgerBench } from './ledger.js';
+import { postgresBench } from './postgres.js';
 import { keeperCost, startup } from './processes.js';
 import { round, type Row } from './stats.js';
 import { inProcess, overHttp } from './throughput.js';
@@ -110,6 +111,8 @@ add('ledger', 'checkpoints signed', ledger.checkpointsPerSecond, '/s');
 add('ledger', 'verify a checkpoint', ledger.verifyCheckpointMs, 'ms');
 add('ledger', 'verify 1 000 inclusion proofs', ledger.verify1000ProofsMs, 'ms');
 
+const postgres = await postgresBench((s, m, v, u) => add(s, m, v, u), log);
+
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
 writeFileSync(
   OUT,
@@ -118,7 +121,7 @@ writeFileSync(
       machine,
       date: new Date().toISOString(),
       rows,
-      raw: { ours, baseline, start, core, http, keeper, ledger },
+      raw: { ours, baseline, start, core, http, keeper, ledger, postgres },
     },
     null,
     2,

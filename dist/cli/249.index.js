@@ -439,6 +439,7 @@ function parseState(raw, resource) {
 const ATTEMPTS = 4;
 const SWEEP_BATCH = 100;
 const PAGE = 5_000;
+const guarded = new WeakSet();
 const payloadSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
     events: schemas/* array */.YOg(schemas/* object */.Ikc({
@@ -493,7 +494,7 @@ class PostgresService {
         const pool = (0,postgres_connect/* createPool */.b)(options, log);
         const service = new PostgresService(pool, options);
         try {
-            const client = await pool.connect();
+            const client = await service.connect();
             try {
                 await (0,migrations/* migrate */._r)(client, service.schema);
             }
@@ -544,10 +545,10 @@ class PostgresService {
     async ready() {
         let client;
         try {
-            client = await this.pool.connect();
+            client = await this.connect();
         }
         catch (error) {
-            throw new store/* StoreError */.AD(`PostgreSQL is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store/* StoreError */.AD(error.message);
         }
         try {
             await (0,migrations/* checkSchema */._U)(client, this.schema);
@@ -608,12 +609,19 @@ class PostgresService {
     async connect() {
         if (this.closed)
             throw new service/* StoreUnavailableError */.o2('the kernel is stopping');
+        let client;
         try {
-            return await this.pool.connect();
+            client = await this.pool.connect();
         }
         catch (error) {
             throw new service/* StoreUnavailableError */.o2(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
+        // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
+        if (!guarded.has(client)) {
+            guarded.add(client);
+            client.on('error', () => undefined);
+        }
+        return client;
     }
     async query(text, values = []) {
         const client = await this.connect();
