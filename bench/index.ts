@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { compareWaiting } from './compare.js';
 import { ledgerBench } from './ledger.js';
+import { postgresBench } from './postgres.js';
 import { keeperCost, startup } from './processes.js';
 import { renderPage } from './report.js';
 import { runRole } from './roles.js';
@@ -84,6 +85,8 @@ async function bench(out: string): Promise<void> {
     '≥ 0.8',
     durable.liveRatio >= 0.8,
   );
+
+  await postgresBench((section, metric, value, unit) => add(section, metric, value, unit), log);
 
   log('start-up of the committed main step against bare node, paired …');
   const start = await startup(15);

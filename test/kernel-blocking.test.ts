@@ -249,7 +249,11 @@ describe('stopping the kernel', () => {
         headers: { 'content-type': 'application/json', prefer: 'wait=20' },
         body: JSON.stringify({ resource: R, actorDid: B }),
       });
-      for (let i = 0; i < 500 && kernel.service.overview().resources[0]?.queue.length !== 1; i++) {
+      for (
+        let i = 0;
+        i < 500 && (await kernel.service.overview()).resources[0]?.queue.length !== 1;
+        i++
+      ) {
         await delay(10);
       }
       const stoppedAt = performance.now();

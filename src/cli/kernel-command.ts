@@ -6,11 +6,15 @@ import { startKernelServer } from '../kernel/server.js';
 import { fileStore, memoryStore } from '../kernel/store.js';
 import { isLoopbackHost } from '../plane/url.js';
 import { isAlive } from '../fs/processes.js';
+import { redactUrl } from '../kernel/postgres/settings.js';
+import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
+  if (args[0] === 'migrate') return migrateCommand(args.slice(1), io, env);
   const { values } = parse(args, {
+    ...STORE_OPTIONS,
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8787' },
     'ttl-ms': { type: 'string', default: '30000' },
@@ -40,6 +44,15 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
       `Refusing to listen on ${values.host} without a key: set LEASE_GATE_KERNEL_KEY, or keep --host on loopback.`,
     );
   }
+  const postgres = postgresFrom(values, env);
+  if (postgres && (values.state || values.ledger))
+    throw new UsageError(
+      '--store postgres keeps the log in the database: drop --state and --ledger.',
+    );
+  if (postgres && !values['signing-key'])
+    throw new UsageError(
+      '--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.',
+    );
   // The log is the kernel's one durable record; --state names where it lives.
   const logFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
   const store = logFile ? fileStore(logFile, values.state) : memoryStore();
@@ -53,7 +66,11 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     }
   };
   const ledger = new Ledger(readSigningKey(values['signing-key']));
+  const service = postgres
+    ? await openPostgres(postgres, { ledger, ttlMs, onEvents: log, log: (line) => io.err(line) })
+    : undefined;
   const running = await startKernelServer({
+    service,
     ledger,
     table: new ResourceTable({ ttlMs }),
     store,
@@ -72,6 +89,8 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   });
   io.out(`lease-gate kernel listening on ${running.url}`);
   if (running.warning) io.err(`warning: ${running.warning}`);
+  if (postgres && !values.quiet)
+    io.out(`store: PostgreSQL ${redactUrl(postgres.url)}, schema ${postgres.schema}`);
   if (!values['signing-key'] && !values.quiet) {
     io.out(
       `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`,

@@ -18,7 +18,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--state FILE] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
-  LEASE_GATE_ADMIN_KEY: the key that may revoke.`,
+  LEASE_GATE_ADMIN_KEY: the key that may revoke.
+  --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
+  on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
+  brings the schema up to date.`,
   },
   acquire: {
     run: acquire,

@@ -12,7 +12,8 @@ import {
 } from '../plane/schema.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { ledgerRoutes } from './ledger-routes.js';
-import { StoreUnavailableError, type KernelService } from './service.js';
+import { StoreUnavailableError } from './service.js';
+import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
@@ -41,7 +42,7 @@ export type App = ((req: AppRequest) => Promise<AppResponse>) & {
 };
 
 export interface AppOptions {
-  service: KernelService;
+  service: PlaneService;
   /** Every call must carry this Bearer key when set. */
   key?: string | undefined;
   /** The only key that may revoke; revoking is off without one. */
@@ -126,7 +127,7 @@ export function createKernelApp(options: AppOptions): App {
       const lease = await service.status(r);
       return ok({ ok: true, lease: lease && publicLease(lease) });
     },
-    [`GET ${KERNEL_RESOURCES_PATH}`]: async () => ok({ ok: true, ...service.overview() }),
+    [`GET ${KERNEL_RESOURCES_PATH}`]: async () => ok({ ok: true, ...(await service.overview()) }),
     'GET /healthz': async () => ok({ ok: true }),
     'GET /readyz': async () => {
       try {
@@ -143,7 +144,7 @@ export function createKernelApp(options: AppOptions): App {
         );
       }
     },
-    ...ledgerRoutes(service.ledger),
+    ...syncedFirst(ledgerRoutes(service.ledger), service),
   };
   const open = new Set(['GET /healthz', 'GET /readyz']);
   const paths = new Set(Object.keys(routes).map((r) => r.slice(r.indexOf(' ') + 1)));
@@ -192,6 +193,19 @@ export function createKernelApp(options: AppOptions): App {
     serves: (path: string) => paths.has(path),
     close: () => held.close(),
   });
+}
+
+/** A replica's ledger catches up with the shared store before it answers. */
+function syncedFirst(routes: Record<string, Route>, service: PlaneService): Record<string, Route> {
+  if (!service.syncLedger) return routes;
+  const synced: Record<string, Route> = {};
+  for (const [name, route] of Object.entries(routes)) {
+    synced[name] = async (req) => {
+      await service.syncLedger?.();
+      return route(req);
+    };
+  }
+  return synced;
 }
 
 /** A browser page from another origin may not change anything here. */

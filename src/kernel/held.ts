@@ -1,5 +1,5 @@
 import type { LeaseReply } from './rules.js';
-import type { KernelService } from './service.js';
+import type { PlaneService } from './plane-service.js';
 
 /**
  * The longest a request is held, whatever it prefers: below the 30 s that
@@ -74,7 +74,7 @@ export class HeldRequests {
   private closing = false;
 
   constructor(
-    private readonly service: KernelService,
+    private readonly service: PlaneService,
     options: HeldOptions = {},
   ) {
     this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;

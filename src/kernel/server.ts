@@ -10,6 +10,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { HttpError, createKernelApp, type App, type AppResponse } from './app.js';
 import { ResourceTable, type KernelEvent, type LeaseKernel } from './core.js';
 import { KernelService } from './service.js';
+import type { PlaneService } from './plane-service.js';
 import { memoryStore, type KernelStore } from './store.js';
 import { createConsole } from '../console/serve.js';
 
@@ -40,6 +41,8 @@ export interface KernelServerOptions {
   log?: ((line: string) => void) | undefined;
   /** The operator's console and playground; the bundled pages by default. */
   console?: ConsoleHook | undefined;
+  /** A service opened elsewhere (the PostgreSQL store's); the options above then only shape the app. */
+  service?: PlaneService | undefined;
 }
 
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
@@ -50,7 +53,16 @@ export function epochMonotonic(): () => number {
 }
 
 /** Opens the service (replaying its store) and builds the app on it. */
-export async function openKernel(options: KernelServerOptions) {
+export async function openKernel(
+  options: KernelServerOptions,
+): Promise<{ service: PlaneService; app: App; warning?: string | undefined }> {
+  if (options.service) {
+    const { service } = options;
+    return {
+      service,
+      app: createKernelApp({ service, key: options.key, adminKey: options.adminKey }),
+    };
+  }
   const table = options.table ?? options.kernel?.table ?? new ResourceTable();
   const log = options.log ?? ((line: string) => console.error(line));
   const { service, warning } = await KernelService.open({
@@ -119,7 +131,7 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
 export interface RunningKernel {
   url: string;
   server: Server;
-  service: KernelService;
+  service: PlaneService;
   /** Said once at start (a torn last record that was cut off). */
   warning?: string | undefined;
   close(): Promise<void>;

@@ -1,6 +1,8 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerEntry } from '../ledger/entry.js';
 import { AlarmHeap } from './alarms.js';
+import { overviewOf, type Overview } from './overview.js';
+import type { ChangeListener, PlaneService } from './plane-service.js';
 import type { ResourceTable } from './core.js';
 import {
   nextDeadline,
@@ -20,14 +22,8 @@ export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
 
-export interface ResourceOverview {
-  resource: string;
-  lease: Omit<LeaseRecord, 'resource'> | null;
-  reserved: { holder: string; untilMs: number } | null;
-  queue: Array<{ actorDid: string; position: number }>;
-}
-
-export type ChangeListener = (resource: string, event: KernelEvent) => void;
+export type { ResourceOverview } from './overview.js';
+export type { ChangeListener } from './plane-service.js';
 
 export interface ServiceOptions {
   table: ResourceTable;
@@ -58,7 +54,7 @@ const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke']);
  * resource run one at a time against its durable state; a failed write keeps
  * memory as it was and rejects with StoreUnavailableError.
  */
-export class KernelService {
+export class KernelService implements PlaneService {
   readonly table: ResourceTable;
   readonly ledger: Ledger;
   readonly now: () => number;
@@ -119,35 +115,8 @@ export class KernelService {
   }
 
   /** Every resource with a live lease, a reservation or waiters. */
-  overview(): { nowMs: number; resources: ResourceOverview[] } {
-    const now = this.now();
-    const resources: ResourceOverview[] = [];
-    for (const s of this.table.values()) {
-      const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
-      const queue = s.queue
-        .filter((w) => w.keepUntil >= now)
-        .map((w, position) => ({ actorDid: w.actorDid, position }));
-      const head = queue[0];
-      const reserved =
-        !lease && head && s.reservedUntilMs > now
-          ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
-          : null;
-      if (!lease && !reserved && queue.length === 0) continue;
-      resources.push({
-        resource: s.resource,
-        lease: lease && {
-          id: lease.id,
-          holder: lease.holder,
-          expiresAtMs: lease.expiresAtMs,
-          fence: lease.fence,
-          grantedAtMs: lease.grantedAtMs,
-        },
-        reserved,
-        queue,
-      });
-    }
-    resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
-    return { nowMs: now, resources };
+  overview(): Overview {
+    return overviewOf(this.table.values(), this.now());
   }
 
   /** Told after each durable change (a grant, renewal, release, lapse or revoke). */

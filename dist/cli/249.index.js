@@ -1,0 +1,711 @@
+export const id = 249;
+export const ids = [249];
+export const modules = {
+
+/***/ 6739:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ createPool),
+/* harmony export */   q0: () => (/* binding */ describe),
+/* harmony export */   r3: () => (/* binding */ isRetryable),
+/* harmony export */   tv: () => (/* binding */ connectionConfig)
+/* harmony export */ });
+/* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3808);
+
+
+/** What every connection of this kernel is set to: its schema, and bounds on waiting. */
+function connectionConfig(options) {
+    const statement = options.statementTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_STATEMENT_TIMEOUT_MS */ .Lf;
+    return {
+        connectionString: options.url,
+        options: `-c search_path=${(0,_settings_js__WEBPACK_IMPORTED_MODULE_1__/* .schemaOf */ .pP)(options)}`,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_CONNECT_TIMEOUT_MS */ .od,
+        statement_timeout: statement,
+        lock_timeout: statement,
+        // A replica that stalls inside a transaction must not keep a resource locked.
+        idle_in_transaction_session_timeout: 2 * statement,
+        query_timeout: statement + 1_000,
+        keepAlive: true,
+        application_name: 'lease-gate kernel',
+    };
+}
+/**
+ * A bounded pool. An idle connection that breaks (the database restarted)
+ * is dropped and reported, never thrown: the next call opens a fresh one.
+ */
+function createPool(options, log) {
+    const pool = new pg__WEBPACK_IMPORTED_MODULE_0__/* ["default"].Pool */ .Ay.Pool({
+        ...connectionConfig(options),
+        max: options.poolSize ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_POOL_SIZE */ .xl,
+        idleTimeoutMillis: 30_000,
+    });
+    pool.on('error', (error) => log(`kernel: a PostgreSQL connection broke: ${describe(error)}`));
+    return pool;
+}
+/** A one-line account of a driver or server error, without the connection string. */
+function describe(error) {
+    if (!(error instanceof Error))
+        return String(error);
+    const code = error.code;
+    return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+}
+const RETRYABLE = new Set([
+    '23505', // another replica created the resource's row first
+    '40001', // serialization failure
+    '40P01', // deadlock detected
+]);
+/** Worth running the whole transaction again (the answer is then decided afresh). */
+const isRetryable = (error) => typeof error?.code === 'string' &&
+    RETRYABLE.has(error.code);
+
+
+/***/ }),
+
+/***/ 7000:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   _U: () => (/* binding */ checkSchema),
+/* harmony export */   _r: () => (/* binding */ migrate)
+/* harmony export */ });
+/* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
+/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4722);
+
+/**
+ * The schema, one version at a time. A migration is never edited once
+ * released: a change is a new version. Each runs inside the one transaction
+ * that also records it, so a crash leaves a database at a whole version.
+ */
+const MIGRATIONS = [
+    {
+        version: 1,
+        name: 'resources, ledger, fences',
+        sql: `
+      CREATE TABLE lease_gate_resources (
+        resource text PRIMARY KEY,
+        state jsonb NOT NULL,
+        -- When the rules' 'expire' would next change this row (epoch ms, the database's clock).
+        deadline_ms bigint
+      );
+      CREATE INDEX lease_gate_resources_deadline ON lease_gate_resources (deadline_ms)
+        WHERE deadline_ms IS NOT NULL;
+      CREATE TABLE lease_gate_ledger (
+        seq bigint PRIMARY KEY,
+        line text NOT NULL
+      );
+      -- The ledger's size and last timestamp: every write locks this row, which
+      -- keeps the ledger gapless and in commit order.
+      CREATE TABLE lease_gate_ledger_head (
+        id int PRIMARY KEY CHECK (id = 1),
+        size bigint NOT NULL,
+        last_ts bigint NOT NULL
+      );
+      INSERT INTO lease_gate_ledger_head VALUES (1, 0, -1);
+      CREATE SEQUENCE lease_gate_fence;
+    `,
+    },
+];
+const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
+class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+    name = 'SchemaTooNewError';
+}
+/**
+ * Brings the schema to this binary's version under an advisory lock, so
+ * replicas that start together apply each migration once. Refuses a database
+ * whose schema is newer than this binary. Returns the versions applied.
+ */
+async function migrate(client, schema) {
+    await client.query('BEGIN');
+    try {
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('lease-gate migrate ' || $1))`, [
+            schema,
+        ]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS lease_gate_migrations (
+      version int PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+        const current = await schemaVersion(client);
+        if (current > SCHEMA_VERSION)
+            throw tooNew(current, schema);
+        const applied = [];
+        for (const m of MIGRATIONS) {
+            if (m.version <= current)
+                continue;
+            await client.query(m.sql);
+            await client.query('INSERT INTO lease_gate_migrations (version, name) VALUES ($1, $2)', [
+                m.version,
+                m.name,
+            ]);
+            applied.push(m.version);
+        }
+        await client.query('COMMIT');
+        return applied;
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+}
+/** The schema's version (0: none yet). */
+async function schemaVersion(client) {
+    const exists = await client.query(`SELECT to_regclass('lease_gate_migrations') IS NOT NULL AS present`);
+    if (!exists.rows[0]?.present)
+        return 0;
+    const { rows } = await client.query('SELECT max(version) AS version FROM lease_gate_migrations');
+    return rows[0]?.version ?? 0;
+}
+/** Throws unless the schema is exactly this binary's version. */
+async function checkSchema(client, schema) {
+    const version = await schemaVersion(client);
+    if (version > SCHEMA_VERSION)
+        throw tooNew(version, schema);
+    if (version < SCHEMA_VERSION) {
+        throw new _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+    }
+}
+const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);
+
+
+/***/ }),
+
+/***/ 4249:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  PostgresService: () => (/* binding */ PostgresService)
+});
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
+var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./src/kernel/rules.ts
+var rules = __webpack_require__(9133);
+// EXTERNAL MODULE: ./src/kernel/overview.ts
+var overview = __webpack_require__(4566);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 1 modules
+var service = __webpack_require__(4396);
+// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
+var store = __webpack_require__(4722);
+// EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
+var postgres_connect = __webpack_require__(6739);
+// EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
+var settings = __webpack_require__(3808);
+// EXTERNAL MODULE: ./node_modules/pg/esm/index.mjs
+var esm = __webpack_require__(3849);
+;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts
+
+
+const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
+/** The NOTIFY channel of one plane (one schema). */
+const channelOf = (schema) => `lease_gate_${schema}`;
+/**
+ * One connection that LISTENs on the plane's channel and hands each payload
+ * on. When it breaks (the database restarted) it connects again, backing off;
+ * `onReconnect` is told, since notifications sent meanwhile are lost.
+ */
+function listenForChanges(options) {
+    let client;
+    let closed = false;
+    let failures = 0;
+    let timer;
+    let first = true;
+    const connect = async () => {
+        const next = new esm/* default.Client */.Ay.Client((0,postgres_connect/* connectionConfig */.tv)(options.connection));
+        next.on('notification', (message) => {
+            if (message.channel === options.channel && message.payload)
+                options.onPayload(message.payload);
+        });
+        next.on('error', (error) => lost(next, error));
+        next.on('end', () => lost(next, new Error('the connection ended')));
+        client = next;
+        await next.connect();
+        await next.query(`LISTEN ${options.channel}`);
+        if (failures > 0)
+            options.log('kernel: listening for changes again');
+        if (!first)
+            options.onReconnect?.();
+        first = false;
+        failures = 0;
+    };
+    const lost = (which, error) => {
+        if (closed || which !== client)
+            return;
+        client = undefined;
+        which.removeAllListeners('end');
+        which.on('error', () => undefined);
+        void which.end().catch(() => undefined);
+        if (failures === 0)
+            options.log(`kernel: lost the LISTEN connection: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        retry();
+    };
+    const retry = () => {
+        if (closed || timer)
+            return;
+        const delay = RETRY_MS[Math.min(failures, RETRY_MS.length - 1)];
+        failures += 1;
+        timer = setTimeout(() => {
+            timer = undefined;
+            connect().catch((error) => {
+                if (client)
+                    lost(client, error);
+                else
+                    retry();
+            });
+        }, delay);
+        timer.unref();
+    };
+    const ready = connect().catch((error) => {
+        if (client)
+            lost(client, error);
+        throw error;
+    });
+    return {
+        ready,
+        async close() {
+            closed = true;
+            if (timer)
+                clearTimeout(timer);
+            const last = client;
+            client = undefined;
+            if (last) {
+                last.removeAllListeners('end');
+                last.on('error', () => undefined);
+                await last.end().catch(() => undefined);
+            }
+        },
+    };
+}
+
+// EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
+var migrations = __webpack_require__(7000);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var entry = __webpack_require__(5641);
+;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
+
+
+
+const leaseSchema = schemas/* object */.Ikc({
+    id: schemas/* string */.YjP(),
+    resource: schemas/* string */.YjP(),
+    holder: schemas/* string */.YjP(),
+    expiresAtMs: schemas/* number */.aig(),
+    fence: schemas/* number */.aig().int(),
+    grantedAtMs: schemas/* number */.aig(),
+});
+/** A row written by another replica (or another release) is checked like any outside input. */
+const stateSchema = schemas/* object */.Ikc({
+    resource: schemas/* string */.YjP(),
+    lease: leaseSchema.nullable(),
+    queue: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), keepUntil: schemas/* number */.aig() })),
+    reservedUntilMs: schemas/* number */.aig(),
+    typicalHoldMs: schemas/* number */.aig().nullable(),
+    revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
+});
+const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
+/**
+ * One command on one resource as one transaction: the row locked FOR UPDATE,
+ * `now` from the database's clock once the lock is held, the same pure
+ * `decide` as every store, the fence from a sequence and the ledger's next
+ * numbers under the ledger head's lock, then the row, the entries, the head
+ * and a NOTIFY written together. COMMIT makes all of it true at once, or none.
+ */
+async function runCommand(client, resource, command, settings, channel) {
+    await client.query('BEGIN');
+    try {
+        const decision = await decideLocked(client, resource, command, settings, channel);
+        await client.query('COMMIT');
+        return decision;
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+}
+async function decideLocked(client, resource, command, settings, channel) {
+    // The clock is read in the outer query, so only once the row's lock is held.
+    const locked = await client.query(`SELECT locked.state, ${NOW_MS} AS now_ms
+       FROM (SELECT state FROM lease_gate_resources WHERE resource = $1 FOR UPDATE) AS locked`, [resource]);
+    const row = locked.rows[0];
+    const now = row
+        ? row.now_ms
+        : (await client.query(`SELECT ${NOW_MS} AS now_ms`)).rows[0].now_ms;
+    const before = row ? parseState(row.state, resource) : (0,rules/* emptyState */.p$)(resource);
+    // First pass: is a fence needed? Randomness is recorded so the second pass decides the same.
+    const drawn = [];
+    let wantsFence = false;
+    const first = (0,rules/* decide */.LD)(before, command, {
+        now,
+        ttlMs: settings.ttlMs,
+        nextInLineWaitMs: settings.nextInLineWaitMs,
+        nextFence: () => {
+            wantsFence = true;
+            return 0;
+        },
+        random: () => {
+            const value = settings.random();
+            drawn.push(value);
+            return value;
+        },
+    });
+    if (first.events.length === 0) {
+        if (JSON.stringify(first.state) !== JSON.stringify(before)) {
+            // Only the queue moved: not part of the durable record (waiters ask again), so no flush.
+            await client.query('SET LOCAL synchronous_commit TO OFF');
+            await writeState(client, first.state, row !== undefined);
+        }
+        return first;
+    }
+    // The ledger head's lock orders every change of every resource; the fence is taken under it,
+    // so fences rise in ledger order too.
+    const head = await client.query(`SELECT h.size, h.last_ts, CASE WHEN $1::boolean THEN nextval('lease_gate_fence') END AS fence
+       FROM (SELECT size, last_ts FROM lease_gate_ledger_head WHERE id = 1 FOR UPDATE) AS h`, [wantsFence]);
+    const { size, last_ts: lastTs, fence } = head.rows[0];
+    let decision = first;
+    if (wantsFence) {
+        let replayed = 0;
+        decision = (0,rules/* decide */.LD)(before, command, {
+            now,
+            ttlMs: settings.ttlMs,
+            nextInLineWaitMs: settings.nextInLineWaitMs,
+            nextFence: () => Number(fence),
+            random: () => drawn[replayed++] ?? settings.random(),
+        });
+    }
+    const entries = numberEntries(decision.events, Number(size), Number(lastTs));
+    const last = entries.at(-1);
+    await client.query(`WITH kept AS (${row ? UPDATE_STATE : INSERT_STATE}),
+          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($4::bigint[], $5::text[])),
+          moved AS (UPDATE lease_gate_ledger_head SET size = $6, last_ts = $7 WHERE id = 1)
+     SELECT pg_notify($8, $9)`, [
+        resource,
+        JSON.stringify(decision.state),
+        (0,rules/* nextDeadline */.Gg)(decision.state) ?? null,
+        entries.map((e) => e.seq),
+        entries.map(entry/* entryJson */.Bm),
+        last.seq + 1,
+        last.tsMs,
+        channel,
+        JSON.stringify({ resource, events: decision.events }),
+    ]);
+    return decision;
+}
+const INSERT_STATE = 'INSERT INTO lease_gate_resources (resource, state, deadline_ms) VALUES ($1, $2, $3)';
+const UPDATE_STATE = 'UPDATE lease_gate_resources SET state = $2, deadline_ms = $3 WHERE resource = $1';
+/**
+ * A row that did not exist is inserted, never upserted: a replica that raced
+ * us to create it makes this fail (23505) and the whole command runs again
+ * against its row, instead of overwriting it.
+ */
+async function writeState(client, state, exists) {
+    await client.query(exists ? UPDATE_STATE : INSERT_STATE, [
+        state.resource,
+        JSON.stringify(state),
+        (0,rules/* nextDeadline */.Gg)(state) ?? null,
+    ]);
+}
+/** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
+function numberEntries(events, size, lastTs) {
+    let ts = lastTs;
+    return events.map(({ atMs, ...rest }, i) => {
+        ts = Math.max(Math.round(atMs), ts + 1);
+        return { ...rest, seq: size + i, tsMs: ts };
+    });
+}
+function parseState(raw, resource) {
+    const parsed = stateSchema.safeParse(raw);
+    if (!parsed.success || parsed.data.resource !== resource) {
+        throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
+    }
+    return parsed.data;
+}
+
+
+;// CONCATENATED MODULE: ./src/kernel/postgres/service.ts
+
+
+
+
+
+
+
+
+
+
+const ATTEMPTS = 4;
+const SWEEP_BATCH = 100;
+const PAGE = 5_000;
+const guarded = new WeakSet();
+const payloadSchema = schemas/* object */.Ikc({
+    resource: schemas/* string */.YjP(),
+    events: schemas/* array */.YOg(schemas/* object */.Ikc({
+        kind: schemas/* enum */.k5n(['grant', 'renew', 'release', 'lapse', 'revoke']),
+        atMs: schemas/* number */.aig(),
+        resource: schemas/* string */.YjP(),
+        actorDid: schemas/* string */.YjP(),
+        leaseId: schemas/* string */.YjP(),
+        fence: schemas/* number */.aig(),
+        expiresAtMs: schemas/* number */.aig().optional(),
+        reason: schemas/* string */.YjP().optional(),
+    })),
+});
+const FREEING = new Set(['release', 'lapse', 'revoke']);
+/**
+ * The kernel on PostgreSQL: no state in the process. Each command is one
+ * transaction that runs the shared rules on the resource's locked row; any
+ * number of replicas serve one plane. NOTIFY tells every replica of each
+ * change; a sweep on every replica records lapses that no call has noticed
+ * (a replica that granted a lease may be gone). The ledger is read from the
+ * database into memory to answer its routes.
+ */
+class PostgresService {
+    pool;
+    options;
+    ledger;
+    schema;
+    listeners = new Set();
+    changedListeners = new Set();
+    settings;
+    channel;
+    log;
+    listener;
+    sweepTimer;
+    sweepFailing = false;
+    syncing;
+    closed = false;
+    constructor(pool, options) {
+        this.pool = pool;
+        this.options = options;
+        this.ledger = options.ledger;
+        this.schema = (0,settings/* schemaOf */.pP)(options);
+        this.channel = channelOf(this.schema);
+        this.log = options.log ?? ((line) => console.error(line));
+        this.settings = {
+            ttlMs: options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT,
+            nextInLineWaitMs: options.nextInLineWaitMs ?? rules/* NEXT_IN_LINE_WAIT_MS */.i2,
+            random: options.random ?? Math.random,
+        };
+    }
+    /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
+    static async open(options) {
+        const log = options.log ?? ((line) => console.error(line));
+        const pool = (0,postgres_connect/* createPool */.b)(options, log);
+        const service = new PostgresService(pool, options);
+        try {
+            const client = await service.connect();
+            try {
+                await (0,migrations/* migrate */._r)(client, service.schema);
+            }
+            finally {
+                client.release();
+            }
+            await service.syncLedger();
+            const listener = listenForChanges({
+                connection: options,
+                channel: service.channel,
+                onPayload: (payload) => service.tell(payload),
+                log,
+            });
+            service.listener = listener;
+            await listener.ready;
+        }
+        catch (error) {
+            await service.close();
+            if (error instanceof store/* StoreError */.AD)
+                throw error;
+            throw new store/* StoreError */.AD(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
+        service.scheduleSweep();
+        return service;
+    }
+    lease(resource, actorDid) {
+        return this.run(resource, { kind: 'lease', actorDid });
+    }
+    release(resource, actorDid) {
+        return this.run(resource, { kind: 'release', actorDid });
+    }
+    revoke(resource, reason) {
+        return this.run(resource, { kind: 'revoke', reason });
+    }
+    async status(resource) {
+        return (await this.run(resource, { kind: 'status' })).lease;
+    }
+    async overview() {
+        const { rows } = await this.query(`SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL`);
+        const now = rows[0]?.now_ms ?? Date.now();
+        return (0,overview/* overviewOf */.b)(rows.map((r) => parseState(r.state, r.resource)), now);
+    }
+    onChange(listener) {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+    onResourceChanged(listener) {
+        this.changedListeners.add(listener);
+        return () => this.changedListeners.delete(listener);
+    }
+    async leave(resource, actorDid) {
+        await this.run(resource, { kind: 'leave', actorDid });
+        this.resourceChanged(resource);
+    }
+    /** Only paces held requests on this replica; expiry is the database's clock. */
+    now() {
+        return Date.now();
+    }
+    resourceChanged(resource) {
+        for (const listener of this.changedListeners)
+            listener(resource);
+    }
+    /** Reachable, and the schema is this binary's version. */
+    async ready() {
+        let client;
+        try {
+            client = await this.connect();
+        }
+        catch (error) {
+            throw new store/* StoreError */.AD(error.message);
+        }
+        try {
+            await (0,migrations/* checkSchema */._U)(client, this.schema);
+            client.release();
+        }
+        catch (error) {
+            client.release(true);
+            throw error instanceof store/* StoreError */.AD ? error : new store/* StoreError */.AD((0,postgres_connect/* describe */.q0)(error));
+        }
+    }
+    /** Reads the entries other replicas (or this one) committed since the last read. */
+    syncLedger() {
+        this.syncing ??= (async () => {
+            try {
+                for (;;) {
+                    const { rows } = await this.query('SELECT line FROM lease_gate_ledger WHERE seq >= $1 ORDER BY seq LIMIT $2', [this.ledger.size, PAGE]);
+                    for (const { line } of rows) {
+                        this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
+                    }
+                    if (rows.length < PAGE)
+                        return;
+                }
+            }
+            finally {
+                this.syncing = undefined;
+            }
+        })();
+        return this.syncing;
+    }
+    async close() {
+        if (this.closed)
+            return;
+        this.closed = true;
+        if (this.sweepTimer)
+            clearTimeout(this.sweepTimer);
+        await this.listener?.close();
+        await this.pool.end().catch(() => undefined);
+    }
+    async run(resource, command) {
+        for (let attempt = 1;; attempt += 1) {
+            const client = await this.connect();
+            try {
+                const decision = await runCommand(client, resource, command, this.settings, this.channel);
+                client.release();
+                if (decision.events.length)
+                    this.options.onEvents?.(decision.events);
+                return decision.reply;
+            }
+            catch (error) {
+                // A connection that failed mid-transaction is not reused; the server rolled it back.
+                client.release(true);
+                if ((0,postgres_connect/* isRetryable */.r3)(error) && attempt < ATTEMPTS)
+                    continue;
+                throw new service/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            }
+        }
+    }
+    async connect() {
+        if (this.closed)
+            throw new service/* StoreUnavailableError */.o2('the kernel is stopping');
+        let client;
+        try {
+            client = await this.pool.connect();
+        }
+        catch (error) {
+            throw new service/* StoreUnavailableError */.o2(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
+        // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
+        if (!guarded.has(client)) {
+            guarded.add(client);
+            client.on('error', () => undefined);
+        }
+        return client;
+    }
+    async query(text, values = []) {
+        const client = await this.connect();
+        try {
+            const result = await client.query(text, values);
+            client.release();
+            return result;
+        }
+        catch (error) {
+            client.release(true);
+            throw new service/* StoreUnavailableError */.o2(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
+    }
+    tell(payload) {
+        let parsed;
+        try {
+            parsed = payloadSchema.parse(JSON.parse(payload));
+        }
+        catch {
+            this.log('kernel: ignored a change notice that is not ours');
+            return;
+        }
+        for (const event of parsed.events) {
+            const known = { ...event };
+            for (const listener of this.listeners)
+                listener(parsed.resource, known);
+        }
+        // Every replica hears every commit (its own too): held requests here wake on it.
+        if (parsed.events.some((e) => FREEING.has(e.kind)))
+            this.resourceChanged(parsed.resource);
+    }
+    /** A lapse is recorded within about a quarter of a lease (a second at most). */
+    scheduleSweep() {
+        if (this.closed)
+            return;
+        const every = Math.min(1_000, Math.max(25, this.settings.ttlMs / 4));
+        this.sweepTimer = setTimeout(() => void this.sweep(), every * (0.75 + 0.5 * Math.random()));
+        this.sweepTimer.unref();
+    }
+    async sweep() {
+        try {
+            const { rows } = await this.query(`SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
+           ORDER BY deadline_ms LIMIT ${SWEEP_BATCH}`);
+            for (const { resource } of rows) {
+                if (this.closed)
+                    return;
+                await this.run(resource, { kind: 'expire' });
+            }
+            if (this.sweepFailing)
+                this.log('kernel: the PostgreSQL store answers again');
+            this.sweepFailing = false;
+        }
+        catch (error) {
+            if (!this.sweepFailing)
+                this.log(`kernel: ${error.message}`);
+            this.sweepFailing = true;
+        }
+        finally {
+            this.scheduleSweep();
+        }
+    }
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=249.index.js.map

@@ -1,0 +1,219 @@
+export const id = 996;
+export const ids = [996];
+export const modules = {
+
+/***/ 6739:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   b: () => (/* binding */ createPool),
+/* harmony export */   q0: () => (/* binding */ describe),
+/* harmony export */   r3: () => (/* binding */ isRetryable),
+/* harmony export */   tv: () => (/* binding */ connectionConfig)
+/* harmony export */ });
+/* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3808);
+
+
+/** What every connection of this kernel is set to: its schema, and bounds on waiting. */
+function connectionConfig(options) {
+    const statement = options.statementTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_STATEMENT_TIMEOUT_MS */ .Lf;
+    return {
+        connectionString: options.url,
+        options: `-c search_path=${(0,_settings_js__WEBPACK_IMPORTED_MODULE_1__/* .schemaOf */ .pP)(options)}`,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_CONNECT_TIMEOUT_MS */ .od,
+        statement_timeout: statement,
+        lock_timeout: statement,
+        // A replica that stalls inside a transaction must not keep a resource locked.
+        idle_in_transaction_session_timeout: 2 * statement,
+        query_timeout: statement + 1_000,
+        keepAlive: true,
+        application_name: 'lease-gate kernel',
+    };
+}
+/**
+ * A bounded pool. An idle connection that breaks (the database restarted)
+ * is dropped and reported, never thrown: the next call opens a fresh one.
+ */
+function createPool(options, log) {
+    const pool = new pg__WEBPACK_IMPORTED_MODULE_0__/* ["default"].Pool */ .Ay.Pool({
+        ...connectionConfig(options),
+        max: options.poolSize ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_POOL_SIZE */ .xl,
+        idleTimeoutMillis: 30_000,
+    });
+    pool.on('error', (error) => log(`kernel: a PostgreSQL connection broke: ${describe(error)}`));
+    return pool;
+}
+/** A one-line account of a driver or server error, without the connection string. */
+function describe(error) {
+    if (!(error instanceof Error))
+        return String(error);
+    const code = error.code;
+    return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+}
+const RETRYABLE = new Set([
+    '23505', // another replica created the resource's row first
+    '40001', // serialization failure
+    '40P01', // deadlock detected
+]);
+/** Worth running the whole transaction again (the answer is then decided afresh). */
+const isRetryable = (error) => typeof error?.code === 'string' &&
+    RETRYABLE.has(error.code);
+
+
+/***/ }),
+
+/***/ 5996:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   migrateDatabase: () => (/* binding */ migrateDatabase)
+/* harmony export */ });
+/* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
+/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4722);
+/* harmony import */ var _connect_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6739);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3808);
+/* harmony import */ var _migrations_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7000);
+
+
+
+
+
+/** One connection, the migrations under their advisory lock, then gone. */
+async function migrateDatabase(options) {
+    const client = new pg__WEBPACK_IMPORTED_MODULE_0__/* ["default"].Client */ .Ay.Client((0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .connectionConfig */ .tv)(options));
+    client.on('error', () => undefined);
+    try {
+        await client.connect();
+    }
+    catch (error) {
+        throw new _store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`cannot reach ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)}: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
+    }
+    try {
+        return await (0,_migrations_js__WEBPACK_IMPORTED_MODULE_4__/* .migrate */ ._r)(client, (0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .schemaOf */ .pP)(options));
+    }
+    catch (error) {
+        if (error instanceof _store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD)
+            throw error;
+        throw new _store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`migrating ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)} failed: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
+    }
+    finally {
+        await client.end().catch(() => undefined);
+    }
+}
+
+
+/***/ }),
+
+/***/ 7000:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   _U: () => (/* binding */ checkSchema),
+/* harmony export */   _r: () => (/* binding */ migrate)
+/* harmony export */ });
+/* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
+/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4722);
+
+/**
+ * The schema, one version at a time. A migration is never edited once
+ * released: a change is a new version. Each runs inside the one transaction
+ * that also records it, so a crash leaves a database at a whole version.
+ */
+const MIGRATIONS = [
+    {
+        version: 1,
+        name: 'resources, ledger, fences',
+        sql: `
+      CREATE TABLE lease_gate_resources (
+        resource text PRIMARY KEY,
+        state jsonb NOT NULL,
+        -- When the rules' 'expire' would next change this row (epoch ms, the database's clock).
+        deadline_ms bigint
+      );
+      CREATE INDEX lease_gate_resources_deadline ON lease_gate_resources (deadline_ms)
+        WHERE deadline_ms IS NOT NULL;
+      CREATE TABLE lease_gate_ledger (
+        seq bigint PRIMARY KEY,
+        line text NOT NULL
+      );
+      -- The ledger's size and last timestamp: every write locks this row, which
+      -- keeps the ledger gapless and in commit order.
+      CREATE TABLE lease_gate_ledger_head (
+        id int PRIMARY KEY CHECK (id = 1),
+        size bigint NOT NULL,
+        last_ts bigint NOT NULL
+      );
+      INSERT INTO lease_gate_ledger_head VALUES (1, 0, -1);
+      CREATE SEQUENCE lease_gate_fence;
+    `,
+    },
+];
+const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
+class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+    name = 'SchemaTooNewError';
+}
+/**
+ * Brings the schema to this binary's version under an advisory lock, so
+ * replicas that start together apply each migration once. Refuses a database
+ * whose schema is newer than this binary. Returns the versions applied.
+ */
+async function migrate(client, schema) {
+    await client.query('BEGIN');
+    try {
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('lease-gate migrate ' || $1))`, [
+            schema,
+        ]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS lease_gate_migrations (
+      version int PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+        const current = await schemaVersion(client);
+        if (current > SCHEMA_VERSION)
+            throw tooNew(current, schema);
+        const applied = [];
+        for (const m of MIGRATIONS) {
+            if (m.version <= current)
+                continue;
+            await client.query(m.sql);
+            await client.query('INSERT INTO lease_gate_migrations (version, name) VALUES ($1, $2)', [
+                m.version,
+                m.name,
+            ]);
+            applied.push(m.version);
+        }
+        await client.query('COMMIT');
+        return applied;
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+}
+/** The schema's version (0: none yet). */
+async function schemaVersion(client) {
+    const exists = await client.query(`SELECT to_regclass('lease_gate_migrations') IS NOT NULL AS present`);
+    if (!exists.rows[0]?.present)
+        return 0;
+    const { rows } = await client.query('SELECT max(version) AS version FROM lease_gate_migrations');
+    return rows[0]?.version ?? 0;
+}
+/** Throws unless the schema is exactly this binary's version. */
+async function checkSchema(client, schema) {
+    const version = await schemaVersion(client);
+    if (version > SCHEMA_VERSION)
+        throw tooNew(version, schema);
+    if (version < SCHEMA_VERSION) {
+        throw new _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+    }
+}
+const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=996.index.js.map

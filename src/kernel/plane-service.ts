@@ -1,0 +1,35 @@
+import type { Ledger } from '../ledger/ledger.js';
+import type { Overview } from './overview.js';
+import type { KernelEvent, LeaseRecord, LeaseReply, ReleaseReply, RevokeReply } from './rules.js';
+
+export type ChangeListener = (resource: string, event: KernelEvent) => void;
+
+/**
+ * What the HTTP app needs of a kernel, whatever keeps its state: the
+ * in-process service (memory and file stores) and the PostgreSQL service both
+ * answer through the same pure rules.
+ */
+export interface PlaneService {
+  /** The ledger the routes read; `syncLedger` brings it up to date first when set. */
+  readonly ledger: Ledger;
+  syncLedger?(): Promise<void>;
+  lease(resource: string, actorDid: string): Promise<LeaseReply>;
+  release(resource: string, actorDid: string): Promise<ReleaseReply>;
+  revoke(resource: string, reason: string): Promise<RevokeReply>;
+  status(resource: string): Promise<LeaseRecord | null>;
+  overview(): Overview | Promise<Overview>;
+  /** Told after each durable change (on every replica, for a shared store). */
+  onChange(listener: ChangeListener): () => void;
+  /**
+   * Told when a resource may have become free (a release, lapse or revoke, here
+   * or on another replica, or a waiter that left): held requests wake on it.
+   */
+  onResourceChanged(listener: (resource: string) => void): () => void;
+  /** Takes a waiter out of the queue at once (a held request whose client went away). */
+  leave(resource: string, actorDid: string): Promise<void>;
+  /** This process's epoch-aligned monotonic clock, for how long a request is held. */
+  now(): number;
+  /** Throws when the store cannot take a write now. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}

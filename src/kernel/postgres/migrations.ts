@@ -1,0 +1,108 @@
+import type pg from 'pg';
+import { StoreError } from '../store.js';
+
+/**
+ * The schema, one version at a time. A migration is never edited once
+ * released: a change is a new version. Each runs inside the one transaction
+ * that also records it, so a crash leaves a database at a whole version.
+ */
+export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'resources, ledger, fences',
+    sql: `
+      CREATE TABLE lease_gate_resources (
+        resource text PRIMARY KEY,
+        state jsonb NOT NULL,
+        -- When the rules' 'expire' would next change this row (epoch ms, the database's clock).
+        deadline_ms bigint
+      );
+      CREATE INDEX lease_gate_resources_deadline ON lease_gate_resources (deadline_ms)
+        WHERE deadline_ms IS NOT NULL;
+      CREATE TABLE lease_gate_ledger (
+        seq bigint PRIMARY KEY,
+        line text NOT NULL
+      );
+      -- The ledger's size and last timestamp: every write locks this row, which
+      -- keeps the ledger gapless and in commit order.
+      CREATE TABLE lease_gate_ledger_head (
+        id int PRIMARY KEY CHECK (id = 1),
+        size bigint NOT NULL,
+        last_ts bigint NOT NULL
+      );
+      INSERT INTO lease_gate_ledger_head VALUES (1, 0, -1);
+      CREATE SEQUENCE lease_gate_fence;
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+export class SchemaTooNewError extends StoreError {
+  override name = 'SchemaTooNewError';
+}
+
+/**
+ * Brings the schema to this binary's version under an advisory lock, so
+ * replicas that start together apply each migration once. Refuses a database
+ * whose schema is newer than this binary. Returns the versions applied.
+ */
+export async function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('lease-gate migrate ' || $1))`, [
+      schema,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS lease_gate_migrations (
+      version int PRIMARY KEY,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+    const current = await schemaVersion(client);
+    if (current > SCHEMA_VERSION) throw tooNew(current, schema);
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO lease_gate_migrations (version, name) VALUES ($1, $2)', [
+        m.version,
+        m.name,
+      ]);
+      applied.push(m.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The schema's version (0: none yet). */
+export async function schemaVersion(client: pg.ClientBase): Promise<number> {
+  const exists = await client.query<{ present: boolean }>(
+    `SELECT to_regclass('lease_gate_migrations') IS NOT NULL AS present`,
+  );
+  if (!exists.rows[0]?.present) return 0;
+  const { rows } = await client.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM lease_gate_migrations',
+  );
+  return rows[0]?.version ?? 0;
+}
+
+/** Throws unless the schema is exactly this binary's version. */
+export async function checkSchema(client: pg.ClientBase, schema: string): Promise<void> {
+  const version = await schemaVersion(client);
+  if (version > SCHEMA_VERSION) throw tooNew(version, schema);
+  if (version < SCHEMA_VERSION) {
+    throw new StoreError(
+      `the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`,
+    );
+  }
+}
+
+const tooNew = (version: number, schema: string) =>
+  new SchemaTooNewError(
+    `the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`,
+  );

@@ -1,0 +1,308 @@
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Ledger } from '../../ledger/ledger.js';
+import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS } from '../rules.js';
+import { overviewOf, type Overview } from '../overview.js';
+import type { ChangeListener, PlaneService } from '../plane-service.js';
+import type {
+  Command,
+  KernelEvent,
+  LeaseRecord,
+  LeaseReply,
+  ReleaseReply,
+  RevokeReply,
+} from '../rules.js';
+import { StoreUnavailableError } from '../service.js';
+import { StoreError } from '../store.js';
+import { createPool, describe, isRetryable } from './connect.js';
+import { schemaOf, type PostgresOptions } from './settings.js';
+import { channelOf, listenForChanges } from './listen.js';
+import { checkSchema, migrate } from './migrations.js';
+import { NOW_MS, parseState, runCommand, type RuleSettings } from './transaction.js';
+
+export interface PostgresServiceOptions extends PostgresOptions {
+  ledger: Ledger;
+  ttlMs?: number | undefined;
+  nextInLineWaitMs?: number | undefined;
+  random?: (() => number) | undefined;
+  /** Told of every durable change made by this replica, in order. */
+  onEvents?: ((events: KernelEvent[]) => void) | undefined;
+  log?: ((line: string) => void) | undefined;
+}
+
+const ATTEMPTS = 4;
+const SWEEP_BATCH = 100;
+const PAGE = 5_000;
+const guarded = new WeakSet<pg.PoolClient>();
+
+const payloadSchema = z.object({
+  resource: z.string(),
+  events: z.array(
+    z.object({
+      kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke']),
+      atMs: z.number(),
+      resource: z.string(),
+      actorDid: z.string(),
+      leaseId: z.string(),
+      fence: z.number(),
+      expiresAtMs: z.number().optional(),
+      reason: z.string().optional(),
+    }),
+  ),
+});
+
+const FREEING = new Set<string>(['release', 'lapse', 'revoke']);
+
+/**
+ * The kernel on PostgreSQL: no state in the process. Each command is one
+ * transaction that runs the shared rules on the resource's locked row; any
+ * number of replicas serve one plane. NOTIFY tells every replica of each
+ * change; a sweep on every replica records lapses that no call has noticed
+ * (a replica that granted a lease may be gone). The ledger is read from the
+ * database into memory to answer its routes.
+ */
+export class PostgresService implements PlaneService {
+  readonly ledger: Ledger;
+  private readonly schema: string;
+  private readonly listeners = new Set<ChangeListener>();
+  private readonly changedListeners = new Set<(resource: string) => void>();
+  private readonly settings: RuleSettings;
+  private readonly channel: string;
+  private readonly log: (line: string) => void;
+  private listener: { close(): Promise<void> } | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweepFailing = false;
+  private syncing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: PostgresServiceOptions,
+  ) {
+    this.ledger = options.ledger;
+    this.schema = schemaOf(options);
+    this.channel = channelOf(this.schema);
+    this.log = options.log ?? ((line) => console.error(line));
+    this.settings = {
+      ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
+      nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
+      random: options.random ?? Math.random,
+    };
+  }
+
+  /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
+  static async open(options: PostgresServiceOptions): Promise<PostgresService> {
+    const log = options.log ?? ((line: string) => console.error(line));
+    const pool = createPool(options, log);
+    const service = new PostgresService(pool, options);
+    try {
+      const client = await service.connect();
+      try {
+        await migrate(client, service.schema);
+      } finally {
+        client.release();
+      }
+      await service.syncLedger();
+      const listener = listenForChanges({
+        connection: options,
+        channel: service.channel,
+        onPayload: (payload) => service.tell(payload),
+        log,
+      });
+      service.listener = listener;
+      await listener.ready;
+    } catch (error) {
+      await service.close();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`cannot open the PostgreSQL store: ${describe(error)}`);
+    }
+    service.scheduleSweep();
+    return service;
+  }
+
+  lease(resource: string, actorDid: string): Promise<LeaseReply> {
+    return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
+  }
+
+  release(resource: string, actorDid: string): Promise<ReleaseReply> {
+    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  }
+
+  revoke(resource: string, reason: string): Promise<RevokeReply> {
+    return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+  }
+
+  async status(resource: string): Promise<LeaseRecord | null> {
+    return ((await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null }).lease;
+  }
+
+  async overview(): Promise<Overview> {
+    const { rows } = await this.query<{ state: unknown; resource: string; now_ms: number }>(
+      `SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL`,
+    );
+    const now = rows[0]?.now_ms ?? Date.now();
+    return overviewOf(
+      rows.map((r) => parseState(r.state, r.resource)),
+      now,
+    );
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onResourceChanged(listener: (resource: string) => void): () => void {
+    this.changedListeners.add(listener);
+    return () => this.changedListeners.delete(listener);
+  }
+
+  async leave(resource: string, actorDid: string): Promise<void> {
+    await this.run(resource, { kind: 'leave', actorDid });
+    this.resourceChanged(resource);
+  }
+
+  /** Only paces held requests on this replica; expiry is the database's clock. */
+  now(): number {
+    return Date.now();
+  }
+
+  private resourceChanged(resource: string): void {
+    for (const listener of this.changedListeners) listener(resource);
+  }
+
+  /** Reachable, and the schema is this binary's version. */
+  async ready(): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.connect();
+    } catch (error) {
+      throw new StoreError((error as Error).message);
+    }
+    try {
+      await checkSchema(client, this.schema);
+      client.release();
+    } catch (error) {
+      client.release(true);
+      throw error instanceof StoreError ? error : new StoreError(describe(error));
+    }
+  }
+
+  /** Reads the entries other replicas (or this one) committed since the last read. */
+  syncLedger(): Promise<void> {
+    this.syncing ??= (async () => {
+      try {
+        for (;;) {
+          const { rows } = await this.query<{ line: string }>(
+            'SELECT line FROM lease_gate_ledger WHERE seq >= $1 ORDER BY seq LIMIT $2',
+            [this.ledger.size, PAGE],
+          );
+          for (const { line } of rows) {
+            this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
+          }
+          if (rows.length < PAGE) return;
+        }
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    await this.listener?.close();
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private async run(resource: string, command: Command): Promise<unknown> {
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await this.connect();
+      try {
+        const decision = await runCommand(client, resource, command, this.settings, this.channel);
+        client.release();
+        if (decision.events.length) this.options.onEvents?.(decision.events);
+        return decision.reply;
+      } catch (error) {
+        // A connection that failed mid-transaction is not reused; the server rolled it back.
+        client.release(true);
+        if (isRetryable(error) && attempt < ATTEMPTS) continue;
+        throw new StoreUnavailableError(`the kernel's store cannot write: ${describe(error)}`);
+      }
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw new StoreUnavailableError(`the kernel's store is unreachable: ${describe(error)}`);
+    }
+    // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+    const client = await this.connect();
+    try {
+      const result = await client.query<R>(text, values);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(true);
+      throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`);
+    }
+  }
+
+  private tell(payload: string): void {
+    let parsed: z.infer<typeof payloadSchema>;
+    try {
+      parsed = payloadSchema.parse(JSON.parse(payload));
+    } catch {
+      this.log('kernel: ignored a change notice that is not ours');
+      return;
+    }
+    for (const event of parsed.events) {
+      const known: KernelEvent = { ...event } as KernelEvent;
+      for (const listener of this.listeners) listener(parsed.resource, known);
+    }
+    // Every replica hears every commit (its own too): held requests here wake on it.
+    if (parsed.events.some((e) => FREEING.has(e.kind))) this.resourceChanged(parsed.resource);
+  }
+
+  /** A lapse is recorded within about a quarter of a lease (a second at most). */
+  private scheduleSweep(): void {
+    if (this.closed) return;
+    const every = Math.min(1_000, Math.max(25, this.settings.ttlMs / 4));
+    this.sweepTimer = setTimeout(() => void this.sweep(), every * (0.75 + 0.5 * Math.random()));
+    this.sweepTimer.unref();
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const { rows } = await this.query<{ resource: string }>(
+        `SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
+           ORDER BY deadline_ms LIMIT ${SWEEP_BATCH}`,
+      );
+      for (const { resource } of rows) {
+        if (this.closed) return;
+        await this.run(resource, { kind: 'expire' });
+      }
+      if (this.sweepFailing) this.log('kernel: the PostgreSQL store answers again');
+      this.sweepFailing = false;
+    } catch (error) {
+      if (!this.sweepFailing) this.log(`kernel: ${(error as Error).message}`);
+      this.sweepFailing = true;
+    } finally {
+      this.scheduleSweep();
+    }
+  }
+}

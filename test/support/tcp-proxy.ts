@@ -1,0 +1,55 @@
+import { connect, createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback TCP proxy in front of PostgreSQL, to take the database away and
+ * give it back, or to cut a connection the moment a given statement is sent.
+ */
+export async function startTcpProxy(targetHost: string, targetPort: number) {
+  const sockets = new Set<Socket>();
+  let down = false;
+  let cutOn: string | undefined;
+  const server = createServer((client) => {
+    if (down) return void client.destroy();
+    const upstream = connect(targetPort, targetHost);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (cutOn !== undefined && chunk.includes(cutOn)) {
+        cutOn = undefined;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    /** The database is gone: every connection cut, new ones refused. */
+    takeDown() {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    bringUp() {
+      down = false;
+    },
+    /** Cuts the connection that next sends this text (for example COMMIT), before it arrives. */
+    cutWhenSent(text: string) {
+      cutOn = text;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
