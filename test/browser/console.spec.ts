@@ -116,7 +116,9 @@ describe('the console in Chromium, against a kernel with keys', () => {
     // run notices at its next renewal (a third of the 3 s lease) and stops its command.
     const code = await holder.exited;
     expect(code).not.toBe(0);
-    expect(holder.stderr()).toMatch(/Lost lock:deploy\/production .*an operator revoked the lease: frozen for the incident\. Stopping the command\./);
+    expect(holder.stderr()).toMatch(
+      /Lost lock:deploy\/production .*an operator revoked the lease: frozen for the incident\. Stopping the command\./,
+    );
     await expect
       .poll(() => row.locator('td.holder').textContent(), { timeout: 10_000 })
       .toContain(WAITER);
