@@ -28640,16 +28640,9 @@ class Ledger {
 var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/fs/processes.ts
 
 
-
-/** The committed CLI bundle beside the running bundle (dist/<entry>/index.js → dist/cli/index.js). */
-function cliBundlePath() {
-    return join(dirname(process.argv[1] ?? '.'), '..', 'cli', 'index.js');
-}
 /**
  * Starts a node script that outlives this step: its own process group, no pipes
  * to us (a runner waits for inherited pipes), stdout to a file if given.
@@ -31576,6 +31569,8 @@ function bearerMatches(header, key) {
     return (0,external_node_crypto_.timingSafeEqual)(digest(token), digest(key)) && token.length > 0;
 }
 
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/console/serve.ts

@@ -28645,11 +28645,6 @@ var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/fs/processes.ts
 
 
-
-/** The committed CLI bundle beside the running bundle (dist/<entry>/index.js → dist/cli/index.js). */
-function cliBundlePath() {
-    return join(dirname(process.argv[1] ?? '.'), '..', 'cli', 'index.js');
-}
 /**
  * Starts a node script that outlives this step: its own process group, no pipes
  * to us (a runner waits for inherited pipes), stdout to a file if given.

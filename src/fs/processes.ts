@@ -1,12 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { Sleep } from '../plane/time.js';
-
-/** The committed CLI bundle beside the running bundle (dist/<entry>/index.js → dist/cli/index.js). */
-export function cliBundlePath(): string {
-  return join(dirname(process.argv[1] ?? '.'), '..', 'cli', 'index.js');
-}
 
 /**
  * Starts a node script that outlives this step: its own process group, no pipes
