@@ -155,7 +155,9 @@ describe('the action, end to end', () => {
       env: { INTRAMEDIAL_KEY: KEY },
       signal: { name: 'SIGINT', when: 'next ask in' },
     });
-    expect(main.exitAfterSignalMs).toBeLessThan(1_000);
+    // Stops on the signal, not at the next ask (10 s away) nor at the runner's SIGTERM (7.5 s
+    // later); the 1 s target is the bench's, this bound holds with both cores busy.
+    expect(main.exitAfterSignalMs).toBeLessThan(5_000);
     expect(main.code).toBe(1);
     expect(main.stdout).toContain('Cancelled while waiting for lock:deploy/production');
     expect(main.state['lease-id']).toBeUndefined();

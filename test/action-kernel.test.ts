@@ -69,7 +69,9 @@ describe('the action against the kernel', () => {
       signal: { name: 'SIGINT', when: 'next ask in' },
     });
     expect(main.code).toBe(1);
-    expect(main.exitAfterSignalMs).toBeLessThan(1_000);
+    // Stops on the signal, not at the next ask (10 s away) nor at the runner's SIGTERM (7.5 s
+    // later); the 1 s target is the bench's, this bound holds with both cores busy.
+    expect(main.exitAfterSignalMs).toBeLessThan(5_000);
     plane.kernel.release(R, OTHER, Date.now());
     // The cancelled job released its place: a newcomer is served at once.
     expect(plane.kernel.lease(R, 'did:web:newcomer', Date.now()).ok).toBe(true);
