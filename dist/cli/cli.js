@@ -31940,9 +31940,8 @@ async function send(res, answer, signal) {
         for await (const piece of body) {
             if (gone?.aborted)
                 return;
-            if (!res.write(piece)) {
-                await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-            }
+            if (!res.write(piece))
+                await drainedOrClosed(res);
         }
         res.end();
         return;
@@ -31955,6 +31954,16 @@ async function send(res, answer, signal) {
         ...headers,
     });
     res.end(text);
+}
+/** Resolves on the first of drain or close, leaving no listener behind for the next wait. */
+function drainedOrClosed(res) {
+    return new Promise((resolve) => {
+        const done = () => {
+            res.off('drain', done).off('close', done);
+            resolve();
+        };
+        res.on('drain', done).on('close', done);
+    });
 }
 /** A path from the wire, made safe for one log line. */
 const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
@@ -32487,9 +32496,14 @@ function exchange({ method, url, headers, body, signal, agent }) {
 
 
 const TIMEOUT_MS = 30_000;
-/** An export stops after this many pages (10 million entries at the maximum page size). */
-const MAX_PAGES = 1_000;
-const PAGE = 10_000;
+/**
+ * Entries asked per page: a page of a large ledger costs about 1 KB an entry
+ * (the proofs grow with the log), so 500 stay well under the 1 MB the
+ * transport accepts in one answer.
+ */
+const PAGE = 500;
+/** An export stops after this many pages (10 million entries). */
+const MAX_PAGES = 20_000;
 async function get(apiUrl, path, key) {
     const { status, text } = await exchange({
         method: 'GET',

@@ -256,9 +256,7 @@ async function send(
     const gone = signal?.();
     for await (const piece of body) {
       if (gone?.aborted) return;
-      if (!res.write(piece)) {
-        await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-      }
+      if (!res.write(piece)) await drainedOrClosed(res);
     }
     res.end();
     return;
@@ -271,6 +269,17 @@ async function send(
     ...headers,
   });
   res.end(text);
+}
+
+/** Resolves on the first of drain or close, leaving no listener behind for the next wait. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /** A path from the wire, made safe for one log line. */
