@@ -9,6 +9,7 @@ import { runRole } from './roles.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, inProcess, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
+import { exportBesideRenewals } from './export.js';
 
 /**
  * npm run bench: every figure of the performance page from one run, side by
@@ -85,6 +86,15 @@ async function bench(out: string): Promise<void> {
     '≥ 0.8',
     durable.liveRatio >= 0.8,
   );
+
+  const exp = await exportBesideRenewals(200_000, log);
+  const E = `ledger export of ${exp.entries} entries beside 12 renewing clients`;
+  add(E, 'export (pages followed by the CLI)', exp.exportSeconds, 's');
+  add(E, 'renewal p99 before the export', exp.p99BeforeMs, 'ms');
+  add(E, 'renewal p99 during the export', exp.p99DuringMs, 'ms', '< 100', exp.p99DuringMs < 100);
+  const block = exp.maxDuringMs;
+  add(E, 'longest renewal (bounds an event-loop block)', block, 'ms', '≤ 50', block <= 50);
+  add(E, 'renewals failed', exp.failures, '', '0', exp.failures === 0);
 
   await postgresBench((section, metric, value, unit) => add(section, metric, value, unit), log);
 

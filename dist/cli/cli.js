@@ -28094,7 +28094,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_entry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5798);
+/* harmony import */ var _cli_entry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7102);
 
 await (0,_cli_entry_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)();
 
@@ -28103,7 +28103,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5798:
+/***/ 7102:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28182,6 +28182,7 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 var ledger_entry = __nccwpck_require__(5641);
 ;// CONCATENATED MODULE: ./src/ledger/merkle.ts
 
+
 const HASH_BYTES = 32;
 const sha256 = (...parts) => {
     const h = (0,external_node_crypto_.createHash)('sha256');
@@ -28191,6 +28192,28 @@ const sha256 = (...parts) => {
 };
 const LEAF_PREFIX = Uint8Array.of(0);
 const NODE_PREFIX = Uint8Array.of(1);
+/**
+ * One-shot SHA-256 (Node ≥ 20.12): no Hash object per digest. Those objects
+ * hold native handles that survive the young generation's collections, which
+ * made the collector the largest cost of an append. Older Nodes use createHash.
+ */
+const oneShot = external_node_crypto_.hash;
+let scratch = Buffer.allocUnsafeSlow(1024);
+/** SHA-256 of one prefix byte and the parts; the digest is a fresh buffer. */
+function prefixedDigest(prefix, a, b) {
+    if (!oneShot) {
+        const h = (0,external_node_crypto_.createHash)('sha256').update(prefix).update(a);
+        return (b ? h.update(b) : h).digest();
+    }
+    const size = 1 + a.length + (b?.length ?? 0);
+    if (size > scratch.length)
+        scratch = Buffer.allocUnsafeSlow(size * 2);
+    scratch[0] = prefix[0];
+    scratch.set(a, 1);
+    if (b)
+        scratch.set(b, 1 + a.length);
+    return oneShot('sha256', scratch.subarray(0, size), 'buffer');
+}
 const leafHash = (data) => sha256(LEAF_PREFIX, data);
 const nodeHash = (left, right) => sha256(NODE_PREFIX, left, right);
 const EMPTY_ROOT = sha256();
@@ -28226,7 +28249,8 @@ class MerkleTree {
     }
     /** Appends a leaf's data; returns its index. */
     append(data) {
-        return this.appendHash(leafHash(data));
+        // The list copies what it keeps, so the digests need no copy of their own.
+        return this.appendHash(prefixedDigest(LEAF_PREFIX, data));
     }
     appendHash(hash) {
         const index = this.size;
@@ -28236,7 +28260,7 @@ class MerkleTree {
             list.push(node);
             if (i % 2 === 0)
                 break;
-            node = nodeHash(list.at(i - 1), node);
+            node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
         }
         return index;
     }
@@ -28503,7 +28527,53 @@ function verifyCheckpoint(text, publicKey) {
     throw new CheckpointError('checkpoint: no signature by this public key');
 }
 
+;// CONCATENATED MODULE: ./src/ledger/lines.ts
+/**
+ * The ledger's lines as UTF-8 bytes in large chunks, with a small index: a
+ * ledger of millions of entries stays off the JavaScript heap, so the garbage
+ * collector never copies or scans it while the kernel serves requests.
+ */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Per line: its chunk, its offset in the chunk, its length in bytes. */
+const SLOTS = 3;
+class LineStore {
+    chunks = [];
+    used = CHUNK_BYTES;
+    index = new Uint32Array(SLOTS * 1024);
+    length = 0;
+    /** Keeps one line; returns its bytes (a view that stays valid, for hashing). */
+    push(line) {
+        const most = line.length * 3;
+        if (this.chunks.length === 0 || this.used + most > this.chunks.at(-1).length) {
+            this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, most)));
+            this.used = 0;
+        }
+        const chunk = this.chunks.length - 1;
+        const bytes = this.chunks[chunk].write(line, this.used, 'utf8');
+        if ((this.length + 1) * SLOTS > this.index.length) {
+            const bigger = new Uint32Array(this.index.length * 2);
+            bigger.set(this.index);
+            this.index = bigger;
+        }
+        const at = this.length * SLOTS;
+        this.index[at] = chunk;
+        this.index[at + 1] = this.used;
+        this.index[at + 2] = bytes;
+        this.length += 1;
+        const view = this.chunks[chunk].subarray(this.used, this.used + bytes);
+        this.used += bytes;
+        return view;
+    }
+    /** The line at `i` (0 ≤ i < length). */
+    at(i) {
+        const at = i * SLOTS;
+        const start = this.index[at + 1];
+        return this.chunks[this.index[at]].toString('utf8', start, start + this.index[at + 2]);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/ledger/ledger.ts
+
 
 
 
@@ -28522,7 +28592,9 @@ class Ledger {
     origin;
     publicKey;
     tree = new MerkleTree();
-    entries = [];
+    /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
+    lines = new LineStore();
+    lastTs = -1;
     signed;
     constructor(signingKey) {
         this.signingKey = signingKey;
@@ -28537,33 +28609,36 @@ class Ledger {
     }
     /** Numbers and times new entries after the accepted ones; changes nothing. */
     prepare(events) {
-        let seq = this.entries.length;
-        let lastTs = this.entries.at(-1)?.tsMs ?? -1;
+        let seq = this.lines.length;
+        let lastTs = this.lastTs;
         const entries = [];
+        const lines = [];
         let text = '';
         for (const { atMs, ...rest } of events) {
             // The plane's clock, made strictly increasing for the ledger.
             lastTs = Math.max(Math.round(atMs), lastTs + 1);
             const entry = { ...rest, seq, tsMs: lastTs };
             seq += 1;
+            const line = (0,ledger_entry/* entryJson */.Bm)(entry);
             entries.push(entry);
-            text += `${(0,ledger_entry/* entryJson */.Bm)(entry)}\n`;
+            lines.push(line);
+            text += `${line}\n`;
         }
-        return { entries, text };
+        return { entries, text, lines };
     }
-    /** Takes prepared entries in once they are durable. */
-    accept(entries) {
-        for (const entry of entries) {
-            if (entry.seq !== this.entries.length)
+    /** Takes prepared entries in once they are durable; `lines` are their canonical JSON when known. */
+    accept(entries, lines) {
+        entries.forEach((entry, i) => {
+            if (entry.seq !== this.lines.length)
                 throw new LedgerError(`entry ${entry.seq} accepted out of order`);
-            this.entries.push(entry);
-            this.tree.append(Buffer.from((0,ledger_entry/* entryJson */.Bm)(entry), 'utf8'));
-        }
+            this.tree.append(this.lines.push(lines?.[i] ?? (0,ledger_entry/* entryJson */.Bm)(entry)));
+            this.lastTs = entry.tsMs;
+        });
     }
     /** Prepares and accepts one entry at once (an in-memory ledger). */
     append(event) {
-        const { entries } = this.prepare([event]);
-        this.accept(entries);
+        const { entries, lines } = this.prepare([event]);
+        this.accept(entries, lines);
         return entries[0];
     }
     /** Takes in one line read back from durable storage, checked as untrusted. */
@@ -28577,15 +28652,17 @@ class Ledger {
         }
         const entry = ledger_entry/* entrySchema */.Oo.safeParse(parsed);
         if (!entry.success ||
-            entry.data.seq !== this.entries.length ||
+            entry.data.seq !== this.lines.length ||
             (0,ledger_entry/* canonicalJson */.dj)(entry.data) !== line) {
-            throw new LedgerError(`${where} is not the ledger entry ${this.entries.length} in canonical form`);
+            throw new LedgerError(`${where} is not the ledger entry ${this.lines.length} in canonical form`);
         }
-        this.accept([entry.data]);
+        this.accept([entry.data], [line]);
         return entry.data;
     }
     entry(index) {
-        return this.entries[index];
+        if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length))
+            return undefined;
+        return JSON.parse(this.lines.at(index));
     }
     /** The signed checkpoint of the first `size` entries (all by default). */
     checkpoint(size = this.tree.size) {
@@ -28608,19 +28685,23 @@ class Ledger {
     }
     /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
     page(from, to, size = this.size) {
+        return this.pageJson(from, to, size).map((json) => JSON.parse(json));
+    }
+    /**
+     * The same page, each bundle entry already as JSON: the entry's canonical
+     * line is spliced in as it is kept, never parsed and written again.
+     */
+    pageJson(from, to, size = this.size) {
         if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
             throw new LedgerError(`range ${from}..${to} is not within 0..${size}`);
         }
         const proofs = this.tree.inclusionProofs(from, to, size);
-        const entries = [];
+        const json = [];
         for (let index = from; index < to; index += 1) {
-            entries.push({
-                index,
-                entry: this.entries[index],
-                inclusionProof: proofs[index - from].map((h) => Buffer.from(h).toString('base64')),
-            });
+            const proof = proofs[index - from].map((h) => Buffer.from(h).toString('base64'));
+            json.push(`{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`);
         }
-        return entries;
+        return json;
     }
     /** Entries [from, to) with inclusion proofs against the current checkpoint. */
     bundle(from = 0, to = this.size) {
@@ -31389,8 +31470,8 @@ async function* bundlePage(ledger, size, from, to, next) {
     for (let start = from; start < to; start += SLICE) {
         if (start > from)
             await (0,promises_namespaceObject.setImmediate)();
-        const slice = ledger.page(start, Math.min(to, start + SLICE), size);
-        yield `${start > from ? ',' : ''}${slice.map((e) => JSON.stringify(e)).join(',')}`;
+        const slice = ledger.pageJson(start, Math.min(to, start + SLICE), size);
+        yield `${start > from ? ',' : ''}${slice.join(',')}`;
     }
     yield `],"next":${JSON.stringify(next)}}`;
 }
@@ -31421,6 +31502,19 @@ const revokeBody = classic_schemas/* object */.Ikc({
     resource,
     reason: classic_schemas/* string */.YjP().max(1_000).default('revoked by an operator'),
 });
+const NEVER_ABORTED = new AbortController().signal;
+/**
+ * The lease and release body: a well-formed one is taken as it is (the hot
+ * path); anything else goes through the schema, which names what is wrong.
+ */
+function leaseOf(body) {
+    if (typeof body === 'object' && body !== null) {
+        const { resource: r, actorDid: a } = body;
+        if (typeof r === 'string' && typeof a === 'string' && RESOURCE_PATTERN.test(r) && isDid(a))
+            return { resource: r, actorDid: a };
+    }
+    return app_parse(leaseBody, body);
+}
 /** Routing, keys, origin checks and validation; the service does the rest. */
 function createKernelApp(options) {
     const { service } = options;
@@ -31428,9 +31522,11 @@ function createKernelApp(options) {
     const ok = (body, status = 200) => ({ status, body });
     const routes = {
         [`POST ${LEASE_PATH}`]: async (req) => {
-            const { resource: r, actorDid: a } = app_parse(leaseBody, await req.json());
+            const { resource: r, actorDid: a } = leaseOf(await req.json());
             const wait = preferredWait(req.headers.prefer);
-            const { reply, appliedWaitS } = await held.lease(r, a, wait, req.signal);
+            // Only a held request listens for its client going away.
+            const signal = wait ? req.signal : NEVER_ABORTED;
+            const { reply, appliedWaitS } = await held.lease(r, a, wait, signal);
             const answer = reply.ok
                 ? ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed })
                 : ok(reply, 409);
@@ -31443,7 +31539,7 @@ function createKernelApp(options) {
             return answer;
         },
         [`POST ${RELEASE_PATH}`]: async (req) => {
-            const { resource: r, actorDid: a } = app_parse(leaseBody, await req.json());
+            const { resource: r, actorDid: a } = leaseOf(await req.json());
             return ok(await service.release(r, a));
         },
         [`POST ${REVOKE_PATH}`]: async (req) => {
@@ -31705,8 +31801,9 @@ function nodeAdapter(app, log, consoleHook) {
         const path = mark < 0 ? url : url.slice(0, mark);
         if (!app.serves(path) && consoleHook?.(req, res))
             return;
-        const controller = new AbortController();
-        res.once('close', () => res.writableFinished || controller.abort());
+        let gone;
+        // Built on first use: most answers are immediate and never look at it.
+        const signal = () => (gone ??= goneSignal(res));
         try {
             const answer = await app({
                 method: req.method ?? 'GET',
@@ -31714,9 +31811,11 @@ function nodeAdapter(app, log, consoleHook) {
                 query: new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)),
                 headers: req.headers,
                 json: () => readJson(req),
-                signal: controller.signal,
+                get signal() {
+                    return signal();
+                },
             });
-            await send(res, answer, controller.signal);
+            await send(res, answer, signal);
         }
         catch (error) {
             if (error instanceof ClientGone) {
@@ -31780,6 +31879,16 @@ function answerClientError(error, socket) {
 }
 class ClientGone extends Error {
 }
+/** Aborted when the client goes away before its answer is finished (also if it already has). */
+function goneSignal(res) {
+    const controller = new AbortController();
+    const abort = () => res.writableFinished || controller.abort();
+    if (res.closed || res.destroyed)
+        abort();
+    else
+        res.once('close', abort);
+    return controller.signal;
+}
 async function readJson(req) {
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\b/i.test(type)) {
@@ -31819,15 +31928,15 @@ function readLimited(req) {
 const isStream = (body) => typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 /** JSON, plain text for a string (the checkpoint, the public key), or JSON in pieces. */
 async function send(res, answer, signal) {
-    const { status, body, headers = {} } = answer;
+    const { status, body, headers } = answer;
     if (isStream(body)) {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        const gone = signal?.();
         for await (const piece of body) {
-            if (signal?.aborted)
+            if (gone?.aborted)
                 return;
-            if (!res.write(piece)) {
-                await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-            }
+            if (!res.write(piece))
+                await drainedOrClosed(res);
         }
         res.end();
         return;
@@ -31840,6 +31949,16 @@ async function send(res, answer, signal) {
         ...headers,
     });
     res.end(text);
+}
+/** Resolves on the first of drain or close, leaving no listener behind for the next wait. */
+function drainedOrClosed(res) {
+    return new Promise((resolve) => {
+        const done = () => {
+            res.off('drain', done).off('close', done);
+            resolve();
+        };
+        res.on('drain', done).on('close', done);
+    });
 }
 /** A path from the wire, made safe for one log line. */
 const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
@@ -32372,9 +32491,14 @@ function exchange({ method, url, headers, body, signal, agent }) {
 
 
 const TIMEOUT_MS = 30_000;
-/** An export stops after this many pages (10 million entries at the maximum page size). */
-const MAX_PAGES = 1_000;
-const PAGE = 10_000;
+/**
+ * Entries asked per page: a page of a large ledger costs about 1 KB an entry
+ * (the proofs grow with the log), so 500 stay well under the 1 MB the
+ * transport accepts in one answer.
+ */
+const PAGE = 500;
+/** An export stops after this many pages (10 million entries). */
+const MAX_PAGES = 20_000;
 async function get(apiUrl, path, key) {
     const { status, text } = await exchange({
         method: 'GET',
@@ -33242,6 +33366,7 @@ class StoreUnavailableError extends Error {
     name = 'StoreUnavailableError';
 }
 const ALARM_RETRY_MS = 1_000;
+const noop = () => undefined;
 const FREEING = new Set(['release', 'lapse', 'revoke']);
 /**
  * Owns the rules, the store, the ledger and the lapse alarms. Every call
@@ -33354,33 +33479,42 @@ class KernelService {
             this.keep(decision.state);
             return decision.reply;
         }
-        const durable = this.enqueue(decision.events);
-        const settled = durable.then(() => {
-            this.keep(decision.state);
-            for (const event of decision.events) {
+        const batch = this.enqueue({ state: decision.state, events: decision.events });
+        this.inflight.set(resource, batch.settled);
+        await batch.promise;
+        return decision.reply;
+    }
+    /** Once a batch is durable: keeps its decisions and tells the listeners, in order. */
+    applied(batch) {
+        for (const { state, events } of batch.decided) {
+            const { resource } = state;
+            if (this.inflight.get(resource) === batch.settled)
+                this.inflight.delete(resource);
+            this.keep(state);
+            for (const event of events) {
                 for (const listener of this.listeners)
                     listener(resource, event);
             }
-            if (decision.events.some((e) => FREEING.has(e.kind)))
+            if (events.some((e) => FREEING.has(e.kind)))
                 this.resourceChanged(resource);
-        }, () => undefined);
-        this.inflight.set(resource, settled);
-        void settled.then(() => {
-            if (this.inflight.get(resource) === settled)
-                this.inflight.delete(resource);
-        });
-        await durable;
-        return decision.reply;
+        }
+    }
+    /** A batch that could not be written: memory stays as it was; waiting commands go on. */
+    dropped(batch) {
+        for (const { state } of batch.decided) {
+            if (this.inflight.get(state.resource) === batch.settled)
+                this.inflight.delete(state.resource);
+        }
     }
     keep(state) {
         this.table.put(state);
         this.schedule(state);
         this.arm();
     }
-    /** Joins this turn's batch; resolves once the batch is written and synced. */
-    enqueue(events) {
+    /** Joins this turn's batch, whose promise resolves once it is written and synced. */
+    enqueue(decided) {
         if (this.closed)
-            return Promise.reject(new StoreUnavailableError('the kernel is stopping'));
+            throw new StoreUnavailableError('the kernel is stopping');
         let batch = this.pending;
         if (!batch) {
             let resolve;
@@ -33389,12 +33523,14 @@ class KernelService {
                 resolve = res;
                 reject = rej;
             });
-            batch = this.pending = { events: [], promise, resolve, reject };
+            const settled = promise.then(noop, noop);
+            batch = this.pending = { events: [], decided: [], promise, settled, resolve, reject };
             if (!this.writing)
                 setImmediate(() => void this.flush());
         }
-        batch.events.push(...events);
-        return batch.promise;
+        batch.events.push(...decided.events);
+        batch.decided.push(decided);
+        return batch;
     }
     async flush() {
         const batch = this.pending;
@@ -33408,11 +33544,13 @@ class KernelService {
             }
             catch (error) {
                 const message = error instanceof store/* StoreError */.AD ? error.message : String(error);
+                this.dropped(batch);
                 batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
                 return;
             }
-            this.ledger.accept(prepared.entries);
+            this.ledger.accept(prepared.entries, prepared.lines);
             this.options.onEvents?.(batch.events);
+            this.applied(batch);
             batch.resolve();
         })();
         this.writing = write;

@@ -72,6 +72,21 @@ const revokeBody = z.object({
 
 type Route = (req: AppRequest) => Promise<AppResponse>;
 
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * The lease and release body: a well-formed one is taken as it is (the hot
+ * path); anything else goes through the schema, which names what is wrong.
+ */
+function leaseOf(body: unknown): { resource: string; actorDid: string } {
+  if (typeof body === 'object' && body !== null) {
+    const { resource: r, actorDid: a } = body as Record<string, unknown>;
+    if (typeof r === 'string' && typeof a === 'string' && RESOURCE_PATTERN.test(r) && isDid(a))
+      return { resource: r, actorDid: a };
+  }
+  return parse(leaseBody, body);
+}
+
 /** Routing, keys, origin checks and validation; the service does the rest. */
 export function createKernelApp(options: AppOptions): App {
   const { service } = options;
@@ -80,9 +95,11 @@ export function createKernelApp(options: AppOptions): App {
 
   const routes: Record<string, Route> = {
     [`POST ${LEASE_PATH}`]: async (req) => {
-      const { resource: r, actorDid: a } = parse(leaseBody, await req.json());
+      const { resource: r, actorDid: a } = leaseOf(await req.json());
       const wait = preferredWait(req.headers.prefer);
-      const { reply, appliedWaitS } = await held.lease(r, a, wait, req.signal);
+      // Only a held request listens for its client going away.
+      const signal = wait ? req.signal : NEVER_ABORTED;
+      const { reply, appliedWaitS } = await held.lease(r, a, wait, signal);
       const answer = reply.ok
         ? ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed })
         : ok(reply, 409);
@@ -94,7 +111,7 @@ export function createKernelApp(options: AppOptions): App {
       return answer;
     },
     [`POST ${RELEASE_PATH}`]: async (req) => {
-      const { resource: r, actorDid: a } = parse(leaseBody, await req.json());
+      const { resource: r, actorDid: a } = leaseOf(await req.json());
       return ok(await service.release(r, a));
     },
     [`POST ${REVOKE_PATH}`]: async (req) => {

@@ -105,8 +105,8 @@ async function* bundlePage(
   yield `{"checkpoint":${JSON.stringify(ledger.checkpoint(size))},"entries":[`;
   for (let start = from; start < to; start += SLICE) {
     if (start > from) await nextTurn();
-    const slice = ledger.page(start, Math.min(to, start + SLICE), size);
-    yield `${start > from ? ',' : ''}${slice.map((e) => JSON.stringify(e)).join(',')}`;
+    const slice = ledger.pageJson(start, Math.min(to, start + SLICE), size);
+    yield `${start > from ? ',' : ''}${slice.join(',')}`;
   }
   yield `],"next":${JSON.stringify(next)}}`;
 }

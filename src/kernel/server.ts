@@ -96,8 +96,9 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
     if (!app.serves(path) && consoleHook?.(req, res)) return;
-    const controller = new AbortController();
-    res.once('close', () => res.writableFinished || controller.abort());
+    let gone: AbortSignal | undefined;
+    // Built on first use: most answers are immediate and never look at it.
+    const signal = () => (gone ??= goneSignal(res));
     try {
       const answer = await app({
         method: req.method ?? 'GET',
@@ -105,9 +106,11 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
         query: new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1)),
         headers: req.headers as Record<string, string | undefined>,
         json: () => readJson(req),
-        signal: controller.signal,
+        get signal() {
+          return signal();
+        },
       });
-      await send(res, answer, controller.signal);
+      await send(res, answer, signal);
     } catch (error) {
       if (error instanceof ClientGone) {
         log(`kernel: the client went away before its ${req.method} ${escape(path)} body ended`);
@@ -188,6 +191,15 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
 
 class ClientGone extends Error {}
 
+/** Aborted when the client goes away before its answer is finished (also if it already has). */
+function goneSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => res.writableFinished || controller.abort();
+  if (res.closed || res.destroyed) abort();
+  else res.once('close', abort);
+  return controller.signal;
+}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) {
@@ -233,15 +245,18 @@ const isStream = (body: unknown): body is AsyncIterable<string> =>
   typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 
 /** JSON, plain text for a string (the checkpoint, the public key), or JSON in pieces. */
-async function send(res: ServerResponse, answer: AppResponse, signal?: AbortSignal): Promise<void> {
-  const { status, body, headers = {} } = answer;
+async function send(
+  res: ServerResponse,
+  answer: AppResponse,
+  signal?: () => AbortSignal,
+): Promise<void> {
+  const { status, body, headers } = answer;
   if (isStream(body)) {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    const gone = signal?.();
     for await (const piece of body) {
-      if (signal?.aborted) return;
-      if (!res.write(piece)) {
-        await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-      }
+      if (gone?.aborted) return;
+      if (!res.write(piece)) await drainedOrClosed(res);
     }
     res.end();
     return;
@@ -254,6 +269,17 @@ async function send(res: ServerResponse, answer: AppResponse, signal?: AbortSign
     ...headers,
   });
   res.end(text);
+}
+
+/** Resolves on the first of drain or close, leaving no listener behind for the next wait. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /** A path from the wire, made safe for one log line. */

@@ -37,14 +37,24 @@ export interface ServiceOptions {
   log?: ((line: string) => void) | undefined;
 }
 
+/** A decision waiting for its batch: kept in memory once the batch is durable. */
+interface Decided {
+  state: ResourceState;
+  events: KernelEvent[];
+}
+
 interface Batch {
   events: KernelEvent[];
+  decided: Decided[];
   promise: Promise<void>;
+  /** Settles with the batch, never rejects: what the next command on a resource waits for. */
+  settled: Promise<void>;
   resolve: () => void;
   reject: (error: Error) => void;
 }
 
 const ALARM_RETRY_MS = 1_000;
+const noop = () => undefined;
 const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke']);
 
 /**
@@ -167,23 +177,30 @@ export class KernelService implements PlaneService {
       this.keep(decision.state);
       return decision.reply;
     }
-    const durable = this.enqueue(decision.events);
-    const settled = durable.then(
-      () => {
-        this.keep(decision.state);
-        for (const event of decision.events) {
-          for (const listener of this.listeners) listener(resource, event);
-        }
-        if (decision.events.some((e) => FREEING.has(e.kind))) this.resourceChanged(resource);
-      },
-      () => undefined,
-    );
-    this.inflight.set(resource, settled);
-    void settled.then(() => {
-      if (this.inflight.get(resource) === settled) this.inflight.delete(resource);
-    });
-    await durable;
+    const batch = this.enqueue({ state: decision.state, events: decision.events });
+    this.inflight.set(resource, batch.settled);
+    await batch.promise;
     return decision.reply;
+  }
+
+  /** Once a batch is durable: keeps its decisions and tells the listeners, in order. */
+  private applied(batch: Batch): void {
+    for (const { state, events } of batch.decided) {
+      const { resource } = state;
+      if (this.inflight.get(resource) === batch.settled) this.inflight.delete(resource);
+      this.keep(state);
+      for (const event of events) {
+        for (const listener of this.listeners) listener(resource, event);
+      }
+      if (events.some((e) => FREEING.has(e.kind))) this.resourceChanged(resource);
+    }
+  }
+
+  /** A batch that could not be written: memory stays as it was; waiting commands go on. */
+  private dropped(batch: Batch): void {
+    for (const { state } of batch.decided) {
+      if (this.inflight.get(state.resource) === batch.settled) this.inflight.delete(state.resource);
+    }
   }
 
   private keep(state: ResourceState): void {
@@ -192,9 +209,9 @@ export class KernelService implements PlaneService {
     this.arm();
   }
 
-  /** Joins this turn's batch; resolves once the batch is written and synced. */
-  private enqueue(events: KernelEvent[]): Promise<void> {
-    if (this.closed) return Promise.reject(new StoreUnavailableError('the kernel is stopping'));
+  /** Joins this turn's batch, whose promise resolves once it is written and synced. */
+  private enqueue(decided: Decided): Batch {
+    if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
     let batch = this.pending;
     if (!batch) {
       let resolve!: () => void;
@@ -203,11 +220,13 @@ export class KernelService implements PlaneService {
         resolve = res;
         reject = rej;
       });
-      batch = this.pending = { events: [], promise, resolve, reject };
+      const settled = promise.then(noop, noop);
+      batch = this.pending = { events: [], decided: [], promise, settled, resolve, reject };
       if (!this.writing) setImmediate(() => void this.flush());
     }
-    batch.events.push(...events);
-    return batch.promise;
+    batch.events.push(...decided.events);
+    batch.decided.push(decided);
+    return batch;
   }
 
   private async flush(): Promise<void> {
@@ -220,11 +239,13 @@ export class KernelService implements PlaneService {
         await this.store.append(prepared.text, prepared.entries);
       } catch (error) {
         const message = error instanceof StoreError ? error.message : String(error);
+        this.dropped(batch);
         batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
         return;
       }
-      this.ledger.accept(prepared.entries);
+      this.ledger.accept(prepared.entries, prepared.lines);
       this.options.onEvents?.(batch.events);
+      this.applied(batch);
       batch.resolve();
     })();
     this.writing = write;

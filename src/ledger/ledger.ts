@@ -2,6 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { canonicalJson, entryJson, entrySchema, type LedgerEntry } from './entry.js';
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
+import { LineStore } from './lines.js';
 
 export interface BundleEntry {
   index: number;
@@ -22,6 +23,8 @@ export interface PreparedEntries {
   entries: LedgerEntry[];
   /** One canonical JSON line per entry, each ending in a newline. */
   text: string;
+  /** The same lines without their newlines: the Merkle leaves. */
+  lines: string[];
 }
 
 export class LedgerError extends Error {
@@ -38,7 +41,9 @@ export class Ledger {
   readonly origin: string | undefined;
   readonly publicKey: KeyObject | undefined;
   private readonly tree = new MerkleTree();
-  private readonly entries: LedgerEntry[] = [];
+  /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
+  private readonly lines = new LineStore();
+  private lastTs = -1;
   private signed?: { size: number; root: Hash; text: string };
 
   constructor(private readonly signingKey?: KeyObject) {
@@ -56,35 +61,38 @@ export class Ledger {
 
   /** Numbers and times new entries after the accepted ones; changes nothing. */
   prepare(events: NewEntry[]): PreparedEntries {
-    let seq = this.entries.length;
-    let lastTs = this.entries.at(-1)?.tsMs ?? -1;
+    let seq = this.lines.length;
+    let lastTs = this.lastTs;
     const entries: LedgerEntry[] = [];
+    const lines: string[] = [];
     let text = '';
     for (const { atMs, ...rest } of events) {
       // The plane's clock, made strictly increasing for the ledger.
       lastTs = Math.max(Math.round(atMs), lastTs + 1);
       const entry: LedgerEntry = { ...rest, seq, tsMs: lastTs };
       seq += 1;
+      const line = entryJson(entry);
       entries.push(entry);
-      text += `${entryJson(entry)}\n`;
+      lines.push(line);
+      text += `${line}\n`;
     }
-    return { entries, text };
+    return { entries, text, lines };
   }
 
-  /** Takes prepared entries in once they are durable. */
-  accept(entries: LedgerEntry[]): void {
-    for (const entry of entries) {
-      if (entry.seq !== this.entries.length)
+  /** Takes prepared entries in once they are durable; `lines` are their canonical JSON when known. */
+  accept(entries: LedgerEntry[], lines?: readonly string[]): void {
+    entries.forEach((entry, i) => {
+      if (entry.seq !== this.lines.length)
         throw new LedgerError(`entry ${entry.seq} accepted out of order`);
-      this.entries.push(entry);
-      this.tree.append(Buffer.from(entryJson(entry), 'utf8'));
-    }
+      this.tree.append(this.lines.push(lines?.[i] ?? entryJson(entry)));
+      this.lastTs = entry.tsMs;
+    });
   }
 
   /** Prepares and accepts one entry at once (an in-memory ledger). */
   append(event: NewEntry): LedgerEntry {
-    const { entries } = this.prepare([event]);
-    this.accept(entries);
+    const { entries, lines } = this.prepare([event]);
+    this.accept(entries, lines);
     return entries[0]!;
   }
 
@@ -99,19 +107,20 @@ export class Ledger {
     const entry = entrySchema.safeParse(parsed);
     if (
       !entry.success ||
-      entry.data.seq !== this.entries.length ||
+      entry.data.seq !== this.lines.length ||
       canonicalJson(entry.data) !== line
     ) {
       throw new LedgerError(
-        `${where} is not the ledger entry ${this.entries.length} in canonical form`,
+        `${where} is not the ledger entry ${this.lines.length} in canonical form`,
       );
     }
-    this.accept([entry.data]);
+    this.accept([entry.data], [line]);
     return entry.data;
   }
 
   entry(index: number): LedgerEntry | undefined {
-    return this.entries[index];
+    if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length)) return undefined;
+    return JSON.parse(this.lines.at(index)) as LedgerEntry;
   }
 
   /** The signed checkpoint of the first `size` entries (all by default). */
@@ -136,19 +145,26 @@ export class Ledger {
 
   /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
   page(from: number, to: number, size = this.size): BundleEntry[] {
+    return this.pageJson(from, to, size).map((json) => JSON.parse(json) as BundleEntry);
+  }
+
+  /**
+   * The same page, each bundle entry already as JSON: the entry's canonical
+   * line is spliced in as it is kept, never parsed and written again.
+   */
+  pageJson(from: number, to: number, size = this.size): string[] {
     if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
       throw new LedgerError(`range ${from}..${to} is not within 0..${size}`);
     }
     const proofs = this.tree.inclusionProofs(from, to, size);
-    const entries: BundleEntry[] = [];
+    const json: string[] = [];
     for (let index = from; index < to; index += 1) {
-      entries.push({
-        index,
-        entry: this.entries[index]!,
-        inclusionProof: proofs[index - from]!.map((h) => Buffer.from(h).toString('base64')),
-      });
+      const proof = proofs[index - from]!.map((h) => Buffer.from(h).toString('base64'));
+      json.push(
+        `{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`,
+      );
     }
-    return entries;
+    return json;
   }
 
   /** Entries [from, to) with inclusion proofs against the current checkpoint. */

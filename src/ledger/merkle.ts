@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 
 /**
@@ -16,6 +17,30 @@ export const sha256 = (...parts: Uint8Array[]): Hash => {
 };
 const LEAF_PREFIX = Uint8Array.of(0);
 const NODE_PREFIX = Uint8Array.of(1);
+
+/**
+ * One-shot SHA-256 (Node ≥ 20.12): no Hash object per digest. Those objects
+ * hold native handles that survive the young generation's collections, which
+ * made the collector the largest cost of an append. Older Nodes use createHash.
+ */
+const oneShot = (
+  nodeCrypto as { hash?: (algorithm: string, data: Uint8Array, as: 'buffer') => Buffer }
+).hash;
+let scratch = Buffer.allocUnsafeSlow(1024);
+
+/** SHA-256 of one prefix byte and the parts; the digest is a fresh buffer. */
+function prefixedDigest(prefix: Uint8Array, a: Uint8Array, b?: Uint8Array): Buffer {
+  if (!oneShot) {
+    const h = createHash('sha256').update(prefix).update(a);
+    return (b ? h.update(b) : h).digest();
+  }
+  const size = 1 + a.length + (b?.length ?? 0);
+  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(size * 2);
+  scratch[0] = prefix[0]!;
+  scratch.set(a, 1);
+  if (b) scratch.set(b, 1 + a.length);
+  return oneShot('sha256', scratch.subarray(0, size), 'buffer');
+}
 export const leafHash = (data: Uint8Array): Hash => sha256(LEAF_PREFIX, data);
 export const nodeHash = (left: Hash, right: Hash): Hash => sha256(NODE_PREFIX, left, right);
 export const EMPTY_ROOT: Hash = sha256();
@@ -55,7 +80,8 @@ export class MerkleTree {
 
   /** Appends a leaf's data; returns its index. */
   append(data: Uint8Array): number {
-    return this.appendHash(leafHash(data));
+    // The list copies what it keeps, so the digests need no copy of their own.
+    return this.appendHash(prefixedDigest(LEAF_PREFIX, data));
   }
 
   appendHash(hash: Hash): number {
@@ -65,7 +91,7 @@ export class MerkleTree {
       const list = (this.levels[level] ??= new HashList());
       list.push(node);
       if (i % 2 === 0) break;
-      node = nodeHash(list.at(i - 1), node);
+      node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
     }
     return index;
   }

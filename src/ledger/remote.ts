@@ -2,9 +2,14 @@ import { exchange } from '../plane/transport.js';
 import { LEDGER_PATHS } from '../plane/schema.js';
 
 const TIMEOUT_MS = 30_000;
-/** An export stops after this many pages (10 million entries at the maximum page size). */
-const MAX_PAGES = 1_000;
-const PAGE = 10_000;
+/**
+ * Entries asked per page: a page of a large ledger costs about 1 KB an entry
+ * (the proofs grow with the log), so 500 stay well under the 1 MB the
+ * transport accepts in one answer.
+ */
+const PAGE = 500;
+/** An export stops after this many pages (10 million entries). */
+const MAX_PAGES = 20_000;
 
 async function get(apiUrl: string, path: string, key: string | undefined): Promise<string> {
   const { status, text } = await exchange({
