@@ -110,6 +110,9 @@ export async function keeperCost(seconds: number) {
     actorDid: lease.holder,
   });
   if (granted.kind !== 'granted') throw new Error('keeper bench: no lease');
+  // As main does: the keeper renews only while its status file exists.
+  const { createStatusFile } = await import('../src/lease/keeper-status.js');
+  createStatusFile(status);
   const child = spawn(
     process.execPath,
     [
