@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 import { percentile, type Row } from './stats.js';
 
 /**
@@ -51,9 +51,9 @@ export async function postgresBench(add: Add, log: (line: string) => void): Prom
       add(section, 'p99 latency', load.p99Ms, 'ms');
       raw[`replicas${count}`] = load;
       if (count === 2) {
-        const hand = await handover(replicas[0]!.url, replicas[1]!.url, schema, 100);
-        add(section, 'handover across replicas (NOTIFY) p50', hand.p50Ms, 'ms');
-        add(section, 'handover across replicas (NOTIFY) p99', hand.p99Ms, 'ms');
+        const hand = await handover(replicas[0]!.url, replicas[1]!.url, 100);
+        add(section, 'handover across replicas (held request, NOTIFY) p50', hand.p50Ms, 'ms');
+        add(section, 'handover across replicas (held request, NOTIFY) p99', hand.p99Ms, 'ms');
         raw.handover = hand;
       }
       for (const r of replicas) r.child.kill('SIGTERM');
@@ -136,45 +136,58 @@ async function throughput(urls: string[], clients: number, seconds: number) {
   };
 }
 
-/** The holder releases on one replica; a waiter LISTENing is woken by NOTIFY and leases on the other. */
-async function handover(from: string, to: string, schema: string, rounds: number) {
-  const listener = new pg.Client({ connectionString: URL });
-  await listener.connect();
-  await listener.query(`LISTEN lease_gate_${schema}`);
-  const [a, b] = [new Pool(from, { connections: 1 }), new Pool(to, { connections: 1 })];
-  const post = async (pool: Pool, path: string, actorDid: string) => {
+/**
+ * Blocking acquire across replicas: the waiter's lease request is held on
+ * replica B (`Prefer: wait=20`) while the holder releases on replica A; B is
+ * woken by A's NOTIFY and grants. Timed from the release sent to the grant
+ * answered. Replicas tell the next in line to ask again after 500 ms, so a
+ * handover well under that came from the wake.
+ */
+async function handover(from: string, to: string, rounds: number) {
+  const [a, b] = [new Pool(from, { connections: 2 }), new Pool(to, { connections: 2 })];
+  const post = async (pool: Pool, path: string, actorDid: string, prefer?: string) => {
     const res = await pool.request({
       method: 'POST',
       path,
       body: JSON.stringify({ resource: 'lock:pg/handover', actorDid }),
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
     });
-    return { status: res.statusCode, text: await res.body.text() };
+    return {
+      status: res.statusCode,
+      applied: res.headers['preference-applied'],
+      text: await res.body.text(),
+      at: performance.now(),
+    };
   };
   const samples: number[] = [];
   for (let i = 0; i < rounds; i += 1) {
     const [holder, waiter] =
       i % 2 ? ['did:web:bench:x', 'did:web:bench:y'] : ['did:web:bench:y', 'did:web:bench:x'];
     if ((await post(a, LEASE, holder)).status !== 200) throw new Error('holder not granted');
-    const woken = new Promise<void>((resolve) => {
-      const onNote = (note: pg.Notification) => {
-        if (note.payload?.includes('"kind":"release"')) {
-          listener.off('notification', onNote);
-          resolve();
-        }
-      };
-      listener.on('notification', onNote);
-    });
+    const held = post(b, LEASE, waiter, 'wait=20');
+    await waitingOn(to, waiter);
     const t = performance.now();
     await post(a, RELEASE, holder);
-    await woken;
-    const granted = await post(b, LEASE, waiter);
-    if (granted.status !== 200) throw new Error(`waiter not granted: ${granted.text}`);
-    samples.push(performance.now() - t);
+    const granted = await held;
+    if (granted.status !== 200 || granted.applied !== 'wait=20') {
+      throw new Error(`waiter not granted by a held request: ${granted.status} ${granted.text}`);
+    }
+    samples.push(granted.at - t);
     await post(b, RELEASE, waiter);
   }
-  await Promise.all([a.close(), b.close(), listener.end()]);
+  await Promise.all([a.close(), b.close()]);
   return { rounds, p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99) };
+}
+
+/** Until the replica's overview shows the waiter queued (its request is held); bounded. */
+async function waitingOn(url: string, actorDid: string): Promise<void> {
+  for (let i = 0; i < 500; i += 1) {
+    const res = await request(`${url}/api/v1/kernel/resources`);
+    const text = await res.body.text();
+    if (text.includes(`"actorDid":"${actorDid}"`)) return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error(`${actorDid} was never held`);
 }
 
 export type { Row };

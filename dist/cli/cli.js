@@ -32004,7 +32004,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__nccwpck_require__.e(849), __nccwpck_require__.e(249)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4249));
+    const { PostgresService } = await Promise.all(/* import() */[__nccwpck_require__.e(849), __nccwpck_require__.e(386)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2386));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */

@@ -1,8 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
 import { Ledger } from '../../src/ledger/ledger.js';
-import { PostgresService } from '../../src/kernel/postgres/service.js';
-import type { PostgresOptions } from '../../src/kernel/postgres/settings.js';
+import { PostgresService, type PostgresServiceOptions } from '../../src/kernel/postgres/service.js';
 import { startKernelServer } from '../../src/kernel/server.js';
 import { POSTGRES_URL } from './postgres.js';
 
@@ -11,14 +10,17 @@ export const signingKey: KeyObject = generateKeyPairSync('ed25519').privateKey;
 /** One replica in this process: a PostgresService behind the real HTTP adapter on port 0. */
 export async function startReplica(
   schema: string,
-  options: Partial<PostgresOptions> & { ttlMs?: number; key?: string; adminKey?: string } = {},
+  options: Partial<PostgresServiceOptions> & {
+    key?: string | undefined;
+    adminKey?: string | undefined;
+  } = {},
 ) {
-  const { key, adminKey, ttlMs, ...connection } = options;
+  const { key, adminKey, ...connection } = options;
   const service = await PostgresService.open({
     url: POSTGRES_URL,
     schema,
     ledger: new Ledger(signingKey),
-    ttlMs: ttlMs ?? 30_000,
+    ttlMs: 30_000,
     nextInLineWaitMs: 20,
     log: () => undefined,
     ...connection,

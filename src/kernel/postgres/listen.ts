@@ -1,8 +1,26 @@
 import pg from 'pg';
+import { z } from 'zod';
 import { connectionConfig, describe } from './connect.js';
 import type { PostgresOptions } from './settings.js';
 
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
+
+/** A change notice (NOTIFY payload): one resource's events of one commit. */
+export const changeNoticeSchema = z.object({
+  resource: z.string(),
+  events: z.array(
+    z.object({
+      kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke']),
+      atMs: z.number(),
+      resource: z.string(),
+      actorDid: z.string(),
+      leaseId: z.string(),
+      fence: z.number(),
+      expiresAtMs: z.number().optional(),
+      reason: z.string().optional(),
+    }),
+  ),
+});
 
 /** The NOTIFY channel of one plane (one schema). */
 export const channelOf = (schema: string) => `lease_gate_${schema}`;

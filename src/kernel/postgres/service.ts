@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Ledger } from '../../ledger/ledger.js';
 import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS } from '../rules.js';
 import { overviewOf, type Overview } from '../overview.js';
@@ -14,11 +14,18 @@ import type {
 } from '../rules.js';
 import { StoreUnavailableError } from '../service.js';
 import { StoreError } from '../store.js';
-import { createPool, describe, isRetryable } from './connect.js';
-import { schemaOf, type PostgresOptions } from './settings.js';
-import { channelOf, listenForChanges } from './listen.js';
+import { createPool, describe } from './connect.js';
+import { commitBatch } from './commit-batch.js';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_POOL_SIZE,
+  schemaOf,
+  type PostgresOptions,
+} from './settings.js';
+import { changeNoticeSchema, channelOf, listenForChanges } from './listen.js';
 import { checkSchema, migrate } from './migrations.js';
-import { NOW_MS, parseState, runCommand, type RuleSettings } from './transaction.js';
+import { GroupCommit } from './group-commit.js';
+import { NOW_MS, parseState, type RuleSettings, type Work } from './transaction.js';
 
 export interface PostgresServiceOptions extends PostgresOptions {
   ledger: Ledger;
@@ -30,26 +37,13 @@ export interface PostgresServiceOptions extends PostgresOptions {
   log?: ((line: string) => void) | undefined;
 }
 
-const ATTEMPTS = 4;
 const SWEEP_BATCH = 100;
 const PAGE = 5_000;
+/** Calls committed together at most (group commit). */
+const MAX_BATCH = 64;
+/** Batches in flight per replica; see GroupCommit. */
+const BATCH_SLOTS = 2;
 const guarded = new WeakSet<pg.PoolClient>();
-
-const payloadSchema = z.object({
-  resource: z.string(),
-  events: z.array(
-    z.object({
-      kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke']),
-      atMs: z.number(),
-      resource: z.string(),
-      actorDid: z.string(),
-      leaseId: z.string(),
-      fence: z.number(),
-      expiresAtMs: z.number().optional(),
-      reason: z.string().optional(),
-    }),
-  ),
-});
 
 const FREEING = new Set<string>(['release', 'lapse', 'revoke']);
 
@@ -74,6 +68,7 @@ export class PostgresService implements PlaneService {
   private sweepFailing = false;
   private syncing: Promise<void> | undefined;
   private closed = false;
+  private readonly batches: GroupCommit<Work, unknown>;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -83,6 +78,25 @@ export class PostgresService implements PlaneService {
     this.schema = schemaOf(options);
     this.channel = channelOf(this.schema);
     this.log = options.log ?? ((line) => console.error(line));
+    this.batches = new GroupCommit(
+      (work) =>
+        commitBatch(
+          {
+            connect: () => this.connect(),
+            settings: this.settings,
+            channel: this.channel,
+            onEvents: this.options.onEvents,
+          },
+          work,
+        ),
+      {
+        maxBatch: MAX_BATCH,
+        slots: Math.min(BATCH_SLOTS, options.poolSize ?? DEFAULT_POOL_SIZE),
+        waitMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        busy: () =>
+          new StoreUnavailableError("the kernel's store is busy: every connection is in use"),
+      },
+    );
     this.settings = {
       ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
@@ -217,21 +231,8 @@ export class PostgresService implements PlaneService {
     await this.pool.end().catch(() => undefined);
   }
 
-  private async run(resource: string, command: Command): Promise<unknown> {
-    for (let attempt = 1; ; attempt += 1) {
-      const client = await this.connect();
-      try {
-        const decision = await runCommand(client, resource, command, this.settings, this.channel);
-        client.release();
-        if (decision.events.length) this.options.onEvents?.(decision.events);
-        return decision.reply;
-      } catch (error) {
-        // A connection that failed mid-transaction is not reused; the server rolled it back.
-        client.release(true);
-        if (isRetryable(error) && attempt < ATTEMPTS) continue;
-        throw new StoreUnavailableError(`the kernel's store cannot write: ${describe(error)}`);
-      }
-    }
+  private run(resource: string, command: Command): Promise<unknown> {
+    return this.batches.submit({ resource, command });
   }
 
   private async connect(): Promise<pg.PoolClient> {
@@ -263,9 +264,9 @@ export class PostgresService implements PlaneService {
   }
 
   private tell(payload: string): void {
-    let parsed: z.infer<typeof payloadSchema>;
+    let parsed: z.infer<typeof changeNoticeSchema>;
     try {
-      parsed = payloadSchema.parse(JSON.parse(payload));
+      parsed = changeNoticeSchema.parse(JSON.parse(payload));
     } catch {
       this.log('kernel: ignored a change notice that is not ours');
       return;

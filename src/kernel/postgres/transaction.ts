@@ -39,13 +39,52 @@ const stateSchema = z.object({
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 
+/** One command for one resource, as a batch carries it. */
+export interface Work {
+  resource: string;
+  command: Command;
+}
+
 /**
- * One command on one resource as one transaction: the row locked FOR UPDATE,
- * `now` from the database's clock once the lock is held, the same pure
- * `decide` as every store, the fence from a sequence and the ledger's next
- * numbers under the ledger head's lock, then the row, the entries, the head
- * and a NOTIFY written together. COMMIT makes all of it true at once, or none.
+ * Commands, in order, as one transaction (group commit: one WAL flush for
+ * the batch). The rows are locked FOR UPDATE in resource order (so two
+ * replicas' batches cannot deadlock), `now` is read from the database's clock
+ * once the locks are held, and each command runs the same pure `decide` as
+ * every store, on the state the one before it left. The fences come from a
+ * sequence and the ledger's next numbers from its head, both under the head's
+ * lock; then the rows, the entries, the head and one NOTIFY per resource are
+ * written together. COMMIT makes all of it true at once, or none of it.
  */
+export async function runCommands(
+  client: pg.ClientBase,
+  work: readonly Work[],
+  settings: RuleSettings,
+  channel: string,
+): Promise<Decision[]> {
+  await client.query('BEGIN');
+  let decisions: Decision[];
+  try {
+    decisions = await decideLocked(client, work, settings, channel);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  try {
+    await client.query('COMMIT');
+  } catch (error) {
+    throw new CommitUnknownError(error);
+  }
+  return decisions;
+}
+
+/** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
+export class CommitUnknownError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** One command on one resource as one transaction. */
 export async function runCommand(
   client: pg.ClientBase,
   resource: string,
@@ -53,45 +92,34 @@ export async function runCommand(
   settings: RuleSettings,
   channel: string,
 ): Promise<Decision> {
-  await client.query('BEGIN');
-  try {
-    const decision = await decideLocked(client, resource, command, settings, channel);
-    await client.query('COMMIT');
-    return decision;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  return (await runCommands(client, [{ resource, command }], settings, channel))[0]!;
 }
 
 async function decideLocked(
   client: pg.ClientBase,
-  resource: string,
-  command: Command,
+  work: readonly Work[],
   settings: RuleSettings,
   channel: string,
-): Promise<Decision> {
-  // The clock is read in the outer query, so only once the row's lock is held.
-  const locked = await client.query<{ state: unknown; now_ms: number }>(
-    `SELECT locked.state, ${NOW_MS} AS now_ms
-       FROM (SELECT state FROM lease_gate_resources WHERE resource = $1 FOR UPDATE) AS locked`,
-    [resource],
+): Promise<Decision[]> {
+  const names = [...new Set(work.map((w) => w.resource))].sort();
+  // The clock is read in the outer query, so only once every row's lock is held.
+  const locked = await client.query<{ resource: string; state: unknown; now_ms: number }>(
+    `SELECT locked.resource, locked.state, ${NOW_MS} AS now_ms
+       FROM (SELECT resource, state FROM lease_gate_resources WHERE resource = ANY($1::text[])
+              ORDER BY resource FOR UPDATE) AS locked`,
+    [names],
   );
-  const row = locked.rows[0];
-  const now = row
-    ? row.now_ms
-    : (await client.query<{ now_ms: number }>(`SELECT ${NOW_MS} AS now_ms`)).rows[0]!.now_ms;
-  const before = row ? parseState(row.state, resource) : emptyState(resource);
+  const now =
+    locked.rows[0]?.now_ms ??
+    (await client.query<{ now_ms: number }>(`SELECT ${NOW_MS} AS now_ms`)).rows[0]!.now_ms;
+  const stored = new Map(locked.rows.map((r) => [r.resource, parseState(r.state, r.resource)]));
 
-  // First pass: is a fence needed? Randomness is recorded so the second pass decides the same.
+  // First pass: how many fences? Randomness is recorded so the second pass decides the same.
   const drawn: number[] = [];
-  let wantsFence = false;
-  const first = decide(before, command, {
-    now,
-    ttlMs: settings.ttlMs,
-    nextInLineWaitMs: settings.nextInLineWaitMs,
+  let fencesWanted = 0;
+  const first = decideAll(work, stored, now, settings, {
     nextFence: () => {
-      wantsFence = true;
+      fencesWanted += 1;
       return 0;
     },
     random: () => {
@@ -100,54 +128,98 @@ async function decideLocked(
       return value;
     },
   });
-  if (first.events.length === 0) {
-    if (JSON.stringify(first.state) !== JSON.stringify(before)) {
-      // Only the queue moved: not part of the durable record (waiters ask again), so no flush.
+  const events = first.decisions.flatMap((d) => d.events);
+  if (events.length === 0) {
+    if (first.changed.size > 0) {
+      // Only queues moved: not part of the durable record (waiters ask again), so no flush.
       await client.query('SET LOCAL synchronous_commit TO OFF');
-      await writeState(client, first.state, row !== undefined);
+      await writeStates(client, first.changed, stored);
     }
-    return first;
+    return first.decisions;
   }
 
-  // The ledger head's lock orders every change of every resource; the fence is taken under it,
-  // so fences rise in ledger order too.
-  const head = await client.query<{ size: string; last_ts: string; fence: string | null }>(
-    `SELECT h.size, h.last_ts, CASE WHEN $1::boolean THEN nextval('lease_gate_fence') END AS fence
+  // The ledger head's lock orders every change of every resource; fences are taken under it,
+  // in the order of the commands, so fences rise in ledger order too.
+  const head = await client.query<{ size: string; last_ts: string; fences: string[] | null }>(
+    `SELECT h.size, h.last_ts,
+            CASE WHEN $1::int > 0 THEN ARRAY(SELECT nextval('lease_gate_fence')
+                                               FROM generate_series(1, $1::int) ORDER BY 1) END AS fences
        FROM (SELECT size, last_ts FROM lease_gate_ledger_head WHERE id = 1 FOR UPDATE) AS h`,
-    [wantsFence],
+    [fencesWanted],
   );
-  const { size, last_ts: lastTs, fence } = head.rows[0]!;
-  let decision = first;
-  if (wantsFence) {
+  const { size, last_ts: lastTs, fences } = head.rows[0]!;
+  let final = first;
+  if (fencesWanted > 0) {
     let replayed = 0;
-    decision = decide(before, command, {
-      now,
-      ttlMs: settings.ttlMs,
-      nextInLineWaitMs: settings.nextInLineWaitMs,
-      nextFence: () => Number(fence),
+    let fenced = 0;
+    final = decideAll(work, stored, now, settings, {
+      nextFence: () => Number(fences![fenced++]),
       random: () => drawn[replayed++] ?? settings.random(),
     });
   }
-  const entries = numberEntries(decision.events, Number(size), Number(lastTs));
+  const ordered = final.decisions.flatMap((d) => d.events);
+  const entries = numberEntries(ordered, Number(size), Number(lastTs));
   const last = entries.at(-1)!;
+  // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
+  const states = [...final.changed.values()].sort(byResource);
+  const inserted = states.filter((s) => !stored.has(s.resource));
+  const updated = states.filter((s) => stored.has(s.resource));
+  const notices = [...new Set(ordered.map((e) => e.resource))].map((resource) =>
+    JSON.stringify({ resource, events: ordered.filter((e) => e.resource === resource) }),
+  );
+  const rows = (list: ResourceState[]) => [
+    list.map((s) => s.resource),
+    list.map((s) => JSON.stringify(s)),
+    list.map((s) => nextDeadline(s) ?? null),
+  ];
   await client.query(
-    `WITH kept AS (${row ? UPDATE_STATE : INSERT_STATE}),
-          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($4::bigint[], $5::text[])),
-          moved AS (UPDATE lease_gate_ledger_head SET size = $6, last_ts = $7 WHERE id = 1)
-     SELECT pg_notify($8, $9)`,
+    `WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
+                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
+          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
+                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
+                    WHERE r.resource = u.resource),
+          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($7::bigint[], $8::text[])),
+          moved AS (UPDATE lease_gate_ledger_head SET size = $9, last_ts = $10 WHERE id = 1)
+     SELECT pg_notify($11, notice) FROM unnest($12::text[]) AS notice`,
     [
-      resource,
-      JSON.stringify(decision.state),
-      nextDeadline(decision.state) ?? null,
+      ...rows(inserted),
+      ...rows(updated),
       entries.map((e) => e.seq),
       entries.map(entryJson),
       last.seq + 1,
       last.tsMs,
       channel,
-      JSON.stringify({ resource, events: decision.events }),
+      notices,
     ],
   );
-  return decision;
+  return final.decisions;
+}
+
+/** Each command in order on the state the one before it left; the states that changed. */
+function decideAll(
+  work: readonly Work[],
+  stored: ReadonlyMap<string, ResourceState>,
+  now: number,
+  settings: RuleSettings,
+  draw: { nextFence(): number; random(): number },
+): { decisions: Decision[]; changed: Map<string, ResourceState> } {
+  const current = new Map(stored);
+  const changed = new Map<string, ResourceState>();
+  const decisions = work.map(({ resource, command }) => {
+    const before = current.get(resource) ?? emptyState(resource);
+    const decision = decide(before, command, {
+      now,
+      ttlMs: settings.ttlMs,
+      nextInLineWaitMs: settings.nextInLineWaitMs,
+      ...draw,
+    });
+    current.set(resource, decision.state);
+    if (decision.events.length > 0 || JSON.stringify(decision.state) !== JSON.stringify(before)) {
+      changed.set(resource, decision.state);
+    }
+    return decision;
+  });
+  return { decisions, changed };
 }
 
 const INSERT_STATE =
@@ -157,16 +229,25 @@ const UPDATE_STATE =
 
 /**
  * A row that did not exist is inserted, never upserted: a replica that raced
- * us to create it makes this fail (23505) and the whole command runs again
+ * us to create it makes this fail (23505) and the whole batch runs again
  * against its row, instead of overwriting it.
  */
-async function writeState(client: pg.ClientBase, state: ResourceState, exists: boolean) {
-  await client.query(exists ? UPDATE_STATE : INSERT_STATE, [
-    state.resource,
-    JSON.stringify(state),
-    nextDeadline(state) ?? null,
-  ]);
+async function writeStates(
+  client: pg.ClientBase,
+  changed: ReadonlyMap<string, ResourceState>,
+  stored: ReadonlyMap<string, ResourceState>,
+) {
+  for (const state of [...changed.values()].sort(byResource)) {
+    await client.query(stored.has(state.resource) ? UPDATE_STATE : INSERT_STATE, [
+      state.resource,
+      JSON.stringify(state),
+      nextDeadline(state) ?? null,
+    ]);
+  }
 }
+
+const byResource = (a: ResourceState, b: ResourceState) =>
+  a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 
 /** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
 function numberEntries(events: KernelEvent[], size: number, lastTs: number): LedgerEntry[] {

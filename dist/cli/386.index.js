@@ -1,5 +1,5 @@
-export const id = 249;
-export const ids = [249];
+export const id = 386;
+export const ids = [386];
 export const modules = {
 
 /***/ 6739:
@@ -172,7 +172,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 4249:
+/***/ 2386:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -181,8 +181,6 @@ __webpack_require__.d(__webpack_exports__, {
   PostgresService: () => (/* binding */ PostgresService)
 });
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
-var schemas = __webpack_require__(0);
 // EXTERNAL MODULE: ./src/kernel/rules.ts
 var rules = __webpack_require__(9133);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
@@ -193,6 +191,255 @@ var service = __webpack_require__(4396);
 var store = __webpack_require__(4722);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
+var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var entry = __webpack_require__(5641);
+;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
+
+
+
+const leaseSchema = schemas/* object */.Ikc({
+    id: schemas/* string */.YjP(),
+    resource: schemas/* string */.YjP(),
+    holder: schemas/* string */.YjP(),
+    expiresAtMs: schemas/* number */.aig(),
+    fence: schemas/* number */.aig().int(),
+    grantedAtMs: schemas/* number */.aig(),
+});
+/** A row written by another replica (or another release) is checked like any outside input. */
+const stateSchema = schemas/* object */.Ikc({
+    resource: schemas/* string */.YjP(),
+    lease: leaseSchema.nullable(),
+    queue: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), keepUntil: schemas/* number */.aig() })),
+    reservedUntilMs: schemas/* number */.aig(),
+    typicalHoldMs: schemas/* number */.aig().nullable(),
+    revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
+});
+const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
+/**
+ * Commands, in order, as one transaction (group commit: one WAL flush for
+ * the batch). The rows are locked FOR UPDATE in resource order (so two
+ * replicas' batches cannot deadlock), `now` is read from the database's clock
+ * once the locks are held, and each command runs the same pure `decide` as
+ * every store, on the state the one before it left. The fences come from a
+ * sequence and the ledger's next numbers from its head, both under the head's
+ * lock; then the rows, the entries, the head and one NOTIFY per resource are
+ * written together. COMMIT makes all of it true at once, or none of it.
+ */
+async function runCommands(client, work, settings, channel) {
+    await client.query('BEGIN');
+    let decisions;
+    try {
+        decisions = await decideLocked(client, work, settings, channel);
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+    try {
+        await client.query('COMMIT');
+    }
+    catch (error) {
+        throw new CommitUnknownError(error);
+    }
+    return decisions;
+}
+/** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
+class CommitUnknownError extends Error {
+    cause;
+    constructor(cause) {
+        super(cause instanceof Error ? cause.message : String(cause));
+        this.cause = cause;
+    }
+}
+/** One command on one resource as one transaction. */
+async function runCommand(client, resource, command, settings, channel) {
+    return (await runCommands(client, [{ resource, command }], settings, channel))[0];
+}
+async function decideLocked(client, work, settings, channel) {
+    const names = [...new Set(work.map((w) => w.resource))].sort();
+    // The clock is read in the outer query, so only once every row's lock is held.
+    const locked = await client.query(`SELECT locked.resource, locked.state, ${NOW_MS} AS now_ms
+       FROM (SELECT resource, state FROM lease_gate_resources WHERE resource = ANY($1::text[])
+              ORDER BY resource FOR UPDATE) AS locked`, [names]);
+    const now = locked.rows[0]?.now_ms ??
+        (await client.query(`SELECT ${NOW_MS} AS now_ms`)).rows[0].now_ms;
+    const stored = new Map(locked.rows.map((r) => [r.resource, parseState(r.state, r.resource)]));
+    // First pass: how many fences? Randomness is recorded so the second pass decides the same.
+    const drawn = [];
+    let fencesWanted = 0;
+    const first = decideAll(work, stored, now, settings, {
+        nextFence: () => {
+            fencesWanted += 1;
+            return 0;
+        },
+        random: () => {
+            const value = settings.random();
+            drawn.push(value);
+            return value;
+        },
+    });
+    const events = first.decisions.flatMap((d) => d.events);
+    if (events.length === 0) {
+        if (first.changed.size > 0) {
+            // Only queues moved: not part of the durable record (waiters ask again), so no flush.
+            await client.query('SET LOCAL synchronous_commit TO OFF');
+            await writeStates(client, first.changed, stored);
+        }
+        return first.decisions;
+    }
+    // The ledger head's lock orders every change of every resource; fences are taken under it,
+    // in the order of the commands, so fences rise in ledger order too.
+    const head = await client.query(`SELECT h.size, h.last_ts,
+            CASE WHEN $1::int > 0 THEN ARRAY(SELECT nextval('lease_gate_fence')
+                                               FROM generate_series(1, $1::int) ORDER BY 1) END AS fences
+       FROM (SELECT size, last_ts FROM lease_gate_ledger_head WHERE id = 1 FOR UPDATE) AS h`, [fencesWanted]);
+    const { size, last_ts: lastTs, fences } = head.rows[0];
+    let final = first;
+    if (fencesWanted > 0) {
+        let replayed = 0;
+        let fenced = 0;
+        final = decideAll(work, stored, now, settings, {
+            nextFence: () => Number(fences[fenced++]),
+            random: () => drawn[replayed++] ?? settings.random(),
+        });
+    }
+    const ordered = final.decisions.flatMap((d) => d.events);
+    const entries = numberEntries(ordered, Number(size), Number(lastTs));
+    const last = entries.at(-1);
+    // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
+    const states = [...final.changed.values()].sort(byResource);
+    const inserted = states.filter((s) => !stored.has(s.resource));
+    const updated = states.filter((s) => stored.has(s.resource));
+    const notices = [...new Set(ordered.map((e) => e.resource))].map((resource) => JSON.stringify({ resource, events: ordered.filter((e) => e.resource === resource) }));
+    const rows = (list) => [
+        list.map((s) => s.resource),
+        list.map((s) => JSON.stringify(s)),
+        list.map((s) => (0,rules/* nextDeadline */.Gg)(s) ?? null),
+    ];
+    await client.query(`WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
+                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
+          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
+                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
+                    WHERE r.resource = u.resource),
+          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($7::bigint[], $8::text[])),
+          moved AS (UPDATE lease_gate_ledger_head SET size = $9, last_ts = $10 WHERE id = 1)
+     SELECT pg_notify($11, notice) FROM unnest($12::text[]) AS notice`, [
+        ...rows(inserted),
+        ...rows(updated),
+        entries.map((e) => e.seq),
+        entries.map(entry/* entryJson */.Bm),
+        last.seq + 1,
+        last.tsMs,
+        channel,
+        notices,
+    ]);
+    return final.decisions;
+}
+/** Each command in order on the state the one before it left; the states that changed. */
+function decideAll(work, stored, now, settings, draw) {
+    const current = new Map(stored);
+    const changed = new Map();
+    const decisions = work.map(({ resource, command }) => {
+        const before = current.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
+        const decision = (0,rules/* decide */.LD)(before, command, {
+            now,
+            ttlMs: settings.ttlMs,
+            nextInLineWaitMs: settings.nextInLineWaitMs,
+            ...draw,
+        });
+        current.set(resource, decision.state);
+        if (decision.events.length > 0 || JSON.stringify(decision.state) !== JSON.stringify(before)) {
+            changed.set(resource, decision.state);
+        }
+        return decision;
+    });
+    return { decisions, changed };
+}
+const INSERT_STATE = 'INSERT INTO lease_gate_resources (resource, state, deadline_ms) VALUES ($1, $2, $3)';
+const UPDATE_STATE = 'UPDATE lease_gate_resources SET state = $2, deadline_ms = $3 WHERE resource = $1';
+/**
+ * A row that did not exist is inserted, never upserted: a replica that raced
+ * us to create it makes this fail (23505) and the whole batch runs again
+ * against its row, instead of overwriting it.
+ */
+async function writeStates(client, changed, stored) {
+    for (const state of [...changed.values()].sort(byResource)) {
+        await client.query(stored.has(state.resource) ? UPDATE_STATE : INSERT_STATE, [
+            state.resource,
+            JSON.stringify(state),
+            (0,rules/* nextDeadline */.Gg)(state) ?? null,
+        ]);
+    }
+}
+const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
+/** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
+function numberEntries(events, size, lastTs) {
+    let ts = lastTs;
+    return events.map(({ atMs, ...rest }, i) => {
+        ts = Math.max(Math.round(atMs), ts + 1);
+        return { ...rest, seq: size + i, tsMs: ts };
+    });
+}
+function parseState(raw, resource) {
+    const parsed = stateSchema.safeParse(raw);
+    if (!parsed.success || parsed.data.resource !== resource) {
+        throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
+    }
+    return parsed.data;
+}
+
+
+;// CONCATENATED MODULE: ./src/kernel/postgres/commit-batch.ts
+
+
+
+const ATTEMPTS = 4;
+/** A batch whose COMMIT went unanswered: answered 503, never run again. */
+class OutcomeUnknownError extends service/* StoreUnavailableError */.o2 {
+}
+/**
+ * One batch as one transaction, run again whole on a retryable conflict.
+ * When a batch of several fails before its COMMIT, each call runs alone, so
+ * one bad row answers 503 only to the calls on it.
+ */
+async function commitBatch(context, work) {
+    try {
+        const replies = await transact(context, work);
+        return replies.map((value) => ({ status: 'fulfilled', value }));
+    }
+    catch (error) {
+        // Alone again only when nothing can have been committed: a batch is never applied twice.
+        if (work.length === 1 || error instanceof OutcomeUnknownError)
+            throw error;
+        return Promise.allSettled(work.map(async (w) => (await transact(context, [w]))[0]));
+    }
+}
+async function transact(context, work) {
+    for (let attempt = 1;; attempt += 1) {
+        const client = await context.connect();
+        try {
+            const decisions = await runCommands(client, work, context.settings, context.channel);
+            client.release();
+            const events = decisions.flatMap((d) => d.events);
+            if (events.length)
+                context.onEvents?.(events);
+            return decisions.map((d) => d.reply);
+        }
+        catch (error) {
+            // A connection that failed mid-transaction is not reused; the server rolled it back.
+            client.release(true);
+            if (error instanceof CommitUnknownError) {
+                throw new OutcomeUnknownError(`the kernel's store did not confirm the change: ${(0,postgres_connect/* describe */.q0)(error.cause)}`);
+            }
+            if ((0,postgres_connect/* isRetryable */.r3)(error) && attempt < ATTEMPTS)
+                continue;
+            throw new service/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
+    }
+}
+
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
 var settings = __webpack_require__(3808);
 // EXTERNAL MODULE: ./node_modules/pg/esm/index.mjs
@@ -200,7 +447,22 @@ var esm = __webpack_require__(3849);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts
 
 
+
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
+/** A change notice (NOTIFY payload): one resource's events of one commit. */
+const changeNoticeSchema = schemas/* object */.Ikc({
+    resource: schemas/* string */.YjP(),
+    events: schemas/* array */.YOg(schemas/* object */.Ikc({
+        kind: schemas/* enum */.k5n(['grant', 'renew', 'release', 'lapse', 'revoke']),
+        atMs: schemas/* number */.aig(),
+        resource: schemas/* string */.YjP(),
+        actorDid: schemas/* string */.YjP(),
+        leaseId: schemas/* string */.YjP(),
+        fence: schemas/* number */.aig(),
+        expiresAtMs: schemas/* number */.aig().optional(),
+        reason: schemas/* string */.YjP().optional(),
+    })),
+});
 /** The NOTIFY channel of one plane (one schema). */
 const channelOf = (schema) => `lease_gate_${schema}`;
 /**
@@ -283,147 +545,74 @@ function listenForChanges(options) {
 
 // EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
 var migrations = __webpack_require__(7000);
-// EXTERNAL MODULE: ./src/ledger/entry.ts
-var entry = __webpack_require__(5641);
-;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
-
-
-
-const leaseSchema = schemas/* object */.Ikc({
-    id: schemas/* string */.YjP(),
-    resource: schemas/* string */.YjP(),
-    holder: schemas/* string */.YjP(),
-    expiresAtMs: schemas/* number */.aig(),
-    fence: schemas/* number */.aig().int(),
-    grantedAtMs: schemas/* number */.aig(),
-});
-/** A row written by another replica (or another release) is checked like any outside input. */
-const stateSchema = schemas/* object */.Ikc({
-    resource: schemas/* string */.YjP(),
-    lease: leaseSchema.nullable(),
-    queue: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), keepUntil: schemas/* number */.aig() })),
-    reservedUntilMs: schemas/* number */.aig(),
-    typicalHoldMs: schemas/* number */.aig().nullable(),
-    revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-});
-const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
+;// CONCATENATED MODULE: ./src/kernel/postgres/group-commit.ts
 /**
- * One command on one resource as one transaction: the row locked FOR UPDATE,
- * `now` from the database's clock once the lock is held, the same pure
- * `decide` as every store, the fence from a sequence and the ledger's next
- * numbers under the ledger head's lock, then the row, the entries, the head
- * and a NOTIFY written together. COMMIT makes all of it true at once, or none.
+ * Group commit for a transactional store: calls that arrive while every slot
+ * is committing wait and go together in the next batch, so one WAL flush (and
+ * one turn of the ledger head's lock) serves many calls. Few slots: each
+ * batch holds the ledger head's lock to its COMMIT, so more in flight would
+ * only queue on it. A call that waits longer than `waitMs` (every slot stuck
+ * on a locked row) is refused at once, as a busy pool refuses a connection.
  */
-async function runCommand(client, resource, command, settings, channel) {
-    await client.query('BEGIN');
-    try {
-        const decision = await decideLocked(client, resource, command, settings, channel);
-        await client.query('COMMIT');
-        return decision;
+class GroupCommit {
+    commit;
+    options;
+    waiting = [];
+    inFlight = 0;
+    constructor(
+    /** Settles each item; throwing fails the whole batch. */
+    commit, options) {
+        this.commit = commit;
+        this.options = options;
     }
-    catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-    }
-}
-async function decideLocked(client, resource, command, settings, channel) {
-    // The clock is read in the outer query, so only once the row's lock is held.
-    const locked = await client.query(`SELECT locked.state, ${NOW_MS} AS now_ms
-       FROM (SELECT state FROM lease_gate_resources WHERE resource = $1 FOR UPDATE) AS locked`, [resource]);
-    const row = locked.rows[0];
-    const now = row
-        ? row.now_ms
-        : (await client.query(`SELECT ${NOW_MS} AS now_ms`)).rows[0].now_ms;
-    const before = row ? parseState(row.state, resource) : (0,rules/* emptyState */.p$)(resource);
-    // First pass: is a fence needed? Randomness is recorded so the second pass decides the same.
-    const drawn = [];
-    let wantsFence = false;
-    const first = (0,rules/* decide */.LD)(before, command, {
-        now,
-        ttlMs: settings.ttlMs,
-        nextInLineWaitMs: settings.nextInLineWaitMs,
-        nextFence: () => {
-            wantsFence = true;
-            return 0;
-        },
-        random: () => {
-            const value = settings.random();
-            drawn.push(value);
-            return value;
-        },
-    });
-    if (first.events.length === 0) {
-        if (JSON.stringify(first.state) !== JSON.stringify(before)) {
-            // Only the queue moved: not part of the durable record (waiters ask again), so no flush.
-            await client.query('SET LOCAL synchronous_commit TO OFF');
-            await writeState(client, first.state, row !== undefined);
-        }
-        return first;
-    }
-    // The ledger head's lock orders every change of every resource; the fence is taken under it,
-    // so fences rise in ledger order too.
-    const head = await client.query(`SELECT h.size, h.last_ts, CASE WHEN $1::boolean THEN nextval('lease_gate_fence') END AS fence
-       FROM (SELECT size, last_ts FROM lease_gate_ledger_head WHERE id = 1 FOR UPDATE) AS h`, [wantsFence]);
-    const { size, last_ts: lastTs, fence } = head.rows[0];
-    let decision = first;
-    if (wantsFence) {
-        let replayed = 0;
-        decision = (0,rules/* decide */.LD)(before, command, {
-            now,
-            ttlMs: settings.ttlMs,
-            nextInLineWaitMs: settings.nextInLineWaitMs,
-            nextFence: () => Number(fence),
-            random: () => drawn[replayed++] ?? settings.random(),
+    submit(item) {
+        return new Promise((resolve, reject) => {
+            const entry = {
+                item,
+                resolve,
+                reject,
+                timer: setTimeout(() => {
+                    const at = this.waiting.indexOf(entry);
+                    if (at < 0)
+                        return;
+                    this.waiting.splice(at, 1);
+                    reject(this.options.busy());
+                }, this.options.waitMs),
+            };
+            this.waiting.push(entry);
+            this.next();
         });
     }
-    const entries = numberEntries(decision.events, Number(size), Number(lastTs));
-    const last = entries.at(-1);
-    await client.query(`WITH kept AS (${row ? UPDATE_STATE : INSERT_STATE}),
-          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($4::bigint[], $5::text[])),
-          moved AS (UPDATE lease_gate_ledger_head SET size = $6, last_ts = $7 WHERE id = 1)
-     SELECT pg_notify($8, $9)`, [
-        resource,
-        JSON.stringify(decision.state),
-        (0,rules/* nextDeadline */.Gg)(decision.state) ?? null,
-        entries.map((e) => e.seq),
-        entries.map(entry/* entryJson */.Bm),
-        last.seq + 1,
-        last.tsMs,
-        channel,
-        JSON.stringify({ resource, events: decision.events }),
-    ]);
-    return decision;
-}
-const INSERT_STATE = 'INSERT INTO lease_gate_resources (resource, state, deadline_ms) VALUES ($1, $2, $3)';
-const UPDATE_STATE = 'UPDATE lease_gate_resources SET state = $2, deadline_ms = $3 WHERE resource = $1';
-/**
- * A row that did not exist is inserted, never upserted: a replica that raced
- * us to create it makes this fail (23505) and the whole command runs again
- * against its row, instead of overwriting it.
- */
-async function writeState(client, state, exists) {
-    await client.query(exists ? UPDATE_STATE : INSERT_STATE, [
-        state.resource,
-        JSON.stringify(state),
-        (0,rules/* nextDeadline */.Gg)(state) ?? null,
-    ]);
-}
-/** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
-function numberEntries(events, size, lastTs) {
-    let ts = lastTs;
-    return events.map(({ atMs, ...rest }, i) => {
-        ts = Math.max(Math.round(atMs), ts + 1);
-        return { ...rest, seq: size + i, tsMs: ts };
-    });
-}
-function parseState(raw, resource) {
-    const parsed = stateSchema.safeParse(raw);
-    if (!parsed.success || parsed.data.resource !== resource) {
-        throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
+    next() {
+        if (this.inFlight >= this.options.slots || this.waiting.length === 0)
+            return;
+        const batch = this.waiting.splice(0, this.options.maxBatch);
+        for (const b of batch)
+            clearTimeout(b.timer);
+        this.inFlight += 1;
+        void this.run(batch).finally(() => {
+            this.inFlight -= 1;
+            this.next();
+        });
     }
-    return parsed.data;
+    async run(batch) {
+        try {
+            const results = await this.commit(batch.map((b) => b.item));
+            batch.forEach((b, i) => {
+                const result = results[i];
+                if (result?.status === 'fulfilled')
+                    b.resolve(result.value);
+                else
+                    b.reject(asError(result?.reason ?? 'no result for this call'));
+            });
+        }
+        catch (error) {
+            for (const b of batch)
+                b.reject(asError(error));
+        }
+    }
 }
-
+const asError = (error) => (error instanceof Error ? error : new Error(String(error)));
 
 ;// CONCATENATED MODULE: ./src/kernel/postgres/service.ts
 
@@ -436,23 +625,14 @@ function parseState(raw, resource) {
 
 
 
-const ATTEMPTS = 4;
+
 const SWEEP_BATCH = 100;
 const PAGE = 5_000;
+/** Calls committed together at most (group commit). */
+const MAX_BATCH = 64;
+/** Batches in flight per replica; see GroupCommit. */
+const BATCH_SLOTS = 2;
 const guarded = new WeakSet();
-const payloadSchema = schemas/* object */.Ikc({
-    resource: schemas/* string */.YjP(),
-    events: schemas/* array */.YOg(schemas/* object */.Ikc({
-        kind: schemas/* enum */.k5n(['grant', 'renew', 'release', 'lapse', 'revoke']),
-        atMs: schemas/* number */.aig(),
-        resource: schemas/* string */.YjP(),
-        actorDid: schemas/* string */.YjP(),
-        leaseId: schemas/* string */.YjP(),
-        fence: schemas/* number */.aig(),
-        expiresAtMs: schemas/* number */.aig().optional(),
-        reason: schemas/* string */.YjP().optional(),
-    })),
-});
 const FREEING = new Set(['release', 'lapse', 'revoke']);
 /**
  * The kernel on PostgreSQL: no state in the process. Each command is one
@@ -477,6 +657,7 @@ class PostgresService {
     sweepFailing = false;
     syncing;
     closed = false;
+    batches;
     constructor(pool, options) {
         this.pool = pool;
         this.options = options;
@@ -484,6 +665,17 @@ class PostgresService {
         this.schema = (0,settings/* schemaOf */.pP)(options);
         this.channel = channelOf(this.schema);
         this.log = options.log ?? ((line) => console.error(line));
+        this.batches = new GroupCommit((work) => commitBatch({
+            connect: () => this.connect(),
+            settings: this.settings,
+            channel: this.channel,
+            onEvents: this.options.onEvents,
+        }, work), {
+            maxBatch: MAX_BATCH,
+            slots: Math.min(BATCH_SLOTS, options.poolSize ?? settings/* DEFAULT_POOL_SIZE */.xl),
+            waitMs: options.connectTimeoutMs ?? settings/* DEFAULT_CONNECT_TIMEOUT_MS */.od,
+            busy: () => new service/* StoreUnavailableError */.o2("the kernel's store is busy: every connection is in use"),
+        });
         this.settings = {
             ttlMs: options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT,
             nextInLineWaitMs: options.nextInLineWaitMs ?? rules/* NEXT_IN_LINE_WAIT_MS */.i2,
@@ -605,24 +797,8 @@ class PostgresService {
         await this.listener?.close();
         await this.pool.end().catch(() => undefined);
     }
-    async run(resource, command) {
-        for (let attempt = 1;; attempt += 1) {
-            const client = await this.connect();
-            try {
-                const decision = await runCommand(client, resource, command, this.settings, this.channel);
-                client.release();
-                if (decision.events.length)
-                    this.options.onEvents?.(decision.events);
-                return decision.reply;
-            }
-            catch (error) {
-                // A connection that failed mid-transaction is not reused; the server rolled it back.
-                client.release(true);
-                if ((0,postgres_connect/* isRetryable */.r3)(error) && attempt < ATTEMPTS)
-                    continue;
-                throw new service/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
-            }
-        }
+    run(resource, command) {
+        return this.batches.submit({ resource, command });
     }
     async connect() {
         if (this.closed)
@@ -656,7 +832,7 @@ class PostgresService {
     tell(payload) {
         let parsed;
         try {
-            parsed = payloadSchema.parse(JSON.parse(payload));
+            parsed = changeNoticeSchema.parse(JSON.parse(payload));
         }
         catch {
             this.log('kernel: ignored a change notice that is not ours');
@@ -708,4 +884,4 @@ class PostgresService {
 
 };
 
-//# sourceMappingURL=249.index.js.map
+//# sourceMappingURL=386.index.js.map

@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import type { KernelEvent } from '../rules.js';
+import { StoreUnavailableError } from '../service.js';
+import { describe, isRetryable } from './connect.js';
+import { CommitUnknownError, runCommands, type RuleSettings, type Work } from './transaction.js';
+
+const ATTEMPTS = 4;
+
+export interface BatchContext {
+  connect(): Promise<pg.PoolClient>;
+  settings: RuleSettings;
+  channel: string;
+  /** Told of every durable change, in order. */
+  onEvents?: ((events: KernelEvent[]) => void) | undefined;
+}
+
+/** A batch whose COMMIT went unanswered: answered 503, never run again. */
+class OutcomeUnknownError extends StoreUnavailableError {}
+
+/**
+ * One batch as one transaction, run again whole on a retryable conflict.
+ * When a batch of several fails before its COMMIT, each call runs alone, so
+ * one bad row answers 503 only to the calls on it.
+ */
+export async function commitBatch(
+  context: BatchContext,
+  work: Work[],
+): Promise<Array<PromiseSettledResult<unknown>>> {
+  try {
+    const replies = await transact(context, work);
+    return replies.map((value) => ({ status: 'fulfilled', value }));
+  } catch (error) {
+    // Alone again only when nothing can have been committed: a batch is never applied twice.
+    if (work.length === 1 || error instanceof OutcomeUnknownError) throw error;
+    return Promise.allSettled(work.map(async (w) => (await transact(context, [w]))[0]));
+  }
+}
+
+async function transact(context: BatchContext, work: Work[]): Promise<unknown[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    const client = await context.connect();
+    try {
+      const decisions = await runCommands(client, work, context.settings, context.channel);
+      client.release();
+      const events = decisions.flatMap((d) => d.events);
+      if (events.length) context.onEvents?.(events);
+      return decisions.map((d) => d.reply);
+    } catch (error) {
+      // A connection that failed mid-transaction is not reused; the server rolled it back.
+      client.release(true);
+      if (error instanceof CommitUnknownError) {
+        throw new OutcomeUnknownError(
+          `the kernel's store did not confirm the change: ${describe(error.cause)}`,
+        );
+      }
+      if (isRetryable(error) && attempt < ATTEMPTS) continue;
+      throw new StoreUnavailableError(`the kernel's store cannot write: ${describe(error)}`);
+    }
+  }
+}

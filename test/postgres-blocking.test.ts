@@ -1,0 +1,137 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { createKernelApp } from '../src/kernel/app.js';
+import { HeldRequests, type Timers } from '../src/kernel/held.js';
+import { PostgresService } from '../src/kernel/postgres/service.js';
+import { nodeAdapter } from '../src/kernel/server.js';
+import { Ledger } from '../src/ledger/ledger.js';
+import { signingKey, startReplica } from './support/pg-kernel.js';
+import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+
+/**
+ * Blocking acquire (`Prefer: wait=N`) across two replicas on one database:
+ * a request held on one replica is woken by the other's NOTIFY, or by the
+ * NOTIFY of a lapse that the sweep found after the granting replica went away.
+ */
+
+const LEASE = '/api/v1/acp/coordination/lease';
+const RELEASE = '/api/v1/acp/coordination/release';
+const A = 'did:web:acme.example:agent:a';
+const B = 'did:web:acme.example:agent:b';
+
+async function post(url: string, path: string, body: unknown, prefer?: string) {
+  const res = await request(url + path, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
+    signal: AbortSignal.timeout(15_000),
+  });
+  return {
+    status: res.statusCode,
+    applied: res.headers['preference-applied'],
+    body: (await res.body.json()) as Record<string, unknown>,
+    at: performance.now(),
+  };
+}
+
+/** Until `actorDid` waits on `resource` as the database sees it; polled a bounded number of times. */
+async function queued(url: string, resource: string, actorDid: string): Promise<void> {
+  for (let i = 0; i < 300; i += 1) {
+    const res = await request(`${url}/api/v1/kernel/resources`);
+    const { resources } = (await res.body.json()) as {
+      resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
+    };
+    if (resources.find((r) => r.resource === resource)?.queue.some((w) => w.actorDid === actorDid))
+      return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${actorDid} never appeared in the queue of ${resource}`);
+}
+
+/** Timers that never fire: a held request then asks again only when it is woken. */
+const wakeOnly: Timers = { set: () => undefined, clear: () => undefined };
+
+describePostgres('blocking acquire across PostgreSQL replicas', () => {
+  let schema: string;
+  let drop: () => Promise<void>;
+  const open: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    ({ schema, drop } = await testSchema());
+  });
+  afterEach(async () => {
+    for (const r of open.splice(0)) await r.close();
+  });
+  afterAll(() => drop());
+
+  it('grants a request held on one replica soon after the holder releases on the other', async () => {
+    // The next in line is told to ask again only after 20 s: a fast grant can only come from the wake.
+    const options = { nextInLineWaitMs: 20_000 };
+    const one = await startReplica(schema, options);
+    const two = await startReplica(schema, options);
+    open.push(one, two);
+    const resource = 'lock:deploy/handover';
+    expect((await post(one.url, LEASE, { resource, actorDid: A })).status).toBe(200);
+    const refused = await post(two.url, LEASE, { resource, actorDid: B });
+    expect((refused.body.stampede as { waitMs: number }).waitMs).toBeGreaterThanOrEqual(15_000);
+
+    const held = post(two.url, LEASE, { resource, actorDid: B }, 'wait=20');
+    await queued(two.url, resource, B);
+    const released = await post(one.url, RELEASE, { resource, actorDid: A });
+    expect(released.body).toMatchObject({ released: true });
+    const granted = await held;
+    expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
+    expect(granted.applied).toBe('wait=20');
+    expect(granted.at - released.at).toBeLessThan(2_000);
+  });
+
+  it('wakes a held request on another replica when the sweep finds the lease lapsed', async () => {
+    const ttlMs = 1_000;
+    const granting = await startReplica(schema, { ttlMs });
+    const service = await PostgresService.open({
+      url: POSTGRES_URL,
+      schema,
+      ledger: new Ledger(signingKey),
+      ttlMs,
+      log: () => undefined,
+    });
+    const app = createKernelApp({ service, held: new HeldRequests(service, { timers: wakeOnly }) });
+    const handle = nodeAdapter(app, () => undefined);
+    const server = createServer((req, res) => void handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const watching = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    open.push({
+      close: async () => {
+        app.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await service.close();
+      },
+    });
+
+    const resource = 'lock:deploy/lapse';
+    const grant = await post(granting.url, LEASE, { resource, actorDid: A });
+    const lease = grant.body.lease as { id: string; expiresAtMs: number };
+    const held = post(watching, LEASE, { resource, actorDid: B }, 'wait=20');
+    await queued(watching, resource, B);
+    await granting.close(); // the replica that granted is gone; no timer of its own will fire
+
+    const granted = await held;
+    expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
+    // Within the lease, a sweep (a quarter of the TTL here) and generous slack of its end.
+    expect(granted.at - grant.at).toBeLessThan(ttlMs + 4_000);
+    await service.syncLedger();
+    const kinds = service.ledger
+      .bundle()
+      .entries.map(({ entry }) => entry)
+      .filter((e) => e.resource === resource)
+      .map((e) => [e.kind, e.actorDid]);
+    expect(kinds).toEqual([
+      ['grant', A],
+      ['lapse', A],
+      ['grant', B],
+    ]);
+    expect(lease.id).not.toBe((granted.body.lease as { id: string }).id);
+  });
+});

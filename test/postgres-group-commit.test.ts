@@ -1,0 +1,125 @@
+import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
+import { GroupCommit } from '../src/kernel/postgres/group-commit.js';
+import { createPlaneClient } from '../src/plane/client.js';
+import type { LedgerEntry } from '../src/ledger/entry.js';
+import { meaningBreach, startReplica } from './support/pg-kernel.js';
+import { describePostgres, testSchema } from './support/postgres.js';
+
+/** A commit the test finishes by hand; it records each batch it was given. */
+function heldCommits() {
+  const batches: number[][] = [];
+  const finish: Array<() => void> = [];
+  const commit = (items: number[]) => {
+    batches.push(items);
+    return new Promise<Array<PromiseSettledResult<number>>>((resolve) =>
+      finish.push(() =>
+        resolve(
+          items.map((n) =>
+            n < 0
+              ? { status: 'rejected', reason: new Error(`bad ${n}`) }
+              : { status: 'fulfilled', value: n * 10 },
+          ),
+        ),
+      ),
+    );
+  };
+  return { batches, finish, commit };
+}
+
+/** Lets every promise callback that is ready run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+const options = { maxBatch: 3, slots: 1, waitMs: 1_000, busy: () => new Error('busy') };
+
+describe('group commit', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends calls that arrive while a batch commits together in the next, up to the cap', async () => {
+    const { batches, finish, commit } = heldCommits();
+    const group = new GroupCommit(commit, options);
+    const answers = [1, 2, 3, 4, 5, -6].map((n) => group.submit(n));
+    expect(batches).toEqual([[1]]);
+    finish.shift()!();
+    await settle();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    finish.shift()!();
+    await settle();
+    expect(batches).toEqual([[1], [2, 3, 4], [5, -6]]);
+    finish.shift()!();
+    const settled = await Promise.allSettled(answers);
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason)))).toEqual([
+      10,
+      20,
+      30,
+      40,
+      50,
+      'Error: bad -6',
+    ]);
+  });
+
+  it('fails every call of a batch whose commit throws, and goes on with the next', async () => {
+    let calls = 0;
+    const group = new GroupCommit(async (items: number[]) => {
+      calls += 1;
+      if (calls === 1) throw new Error('store away');
+      return items.map((value) => ({ status: 'fulfilled' as const, value }));
+    }, options);
+    const first = group.submit(1);
+    const second = group.submit(2);
+    await expect(first).rejects.toThrow('store away');
+    await expect(second).resolves.toBe(2);
+  });
+
+  it('refuses a call that waits longer than its bound while every slot is stuck', async () => {
+    vi.useFakeTimers();
+    const { batches, finish, commit } = heldCommits();
+    const group = new GroupCommit(commit, options);
+    const stuck = group.submit(1);
+    const waiting = group.submit(2);
+    const refused = expect(waiting).rejects.toThrow('busy');
+    await vi.advanceTimersByTimeAsync(1_000);
+    await refused;
+    finish.shift()!();
+    await expect(stuck).resolves.toBe(10);
+    expect(batches).toEqual([[1]]);
+  });
+});
+
+describePostgres('group commit on PostgreSQL', () => {
+  let schema: string;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ schema, drop } = await testSchema());
+  });
+  afterAll(() => drop());
+
+  it('keeps one holder and rising fences when many calls share batches', async () => {
+    const replica = await startReplica(schema, { poolSize: 4 });
+    try {
+      const client = createPlaneClient({ apiUrl: replica.url });
+      const agents = Array.from({ length: 24 }, (_, i) => `did:web:batch:agent${i}`);
+      // All at once on one resource: exactly one grant.
+      const one = await Promise.all(
+        agents.map((actorDid) => client.lease({ resource: 'lock:batch/one', actorDid })),
+      );
+      expect(one.filter((a) => a.kind === 'granted')).toHaveLength(1);
+      // All at once on a resource each: every one granted, each with its own fence.
+      const many = await Promise.all(
+        agents.map((actorDid, i) => client.lease({ resource: `lock:batch/${i}`, actorDid })),
+      );
+      const fences = many.map((a) => (a.kind === 'granted' ? a.lease.fence : undefined));
+      expect(new Set(fences).size).toBe(agents.length);
+      await Promise.all(
+        agents.map((actorDid, i) => client.release({ resource: `lock:batch/${i}`, actorDid })),
+      );
+      await replica.pg.syncLedger();
+      const entries: LedgerEntry[] = replica.pg.ledger.bundle().entries.map((e) => e.entry);
+      expect(entries.filter((e) => e.kind === 'grant')).toHaveLength(agents.length + 1);
+      expect(meaningBreach(entries)).toBeUndefined();
+    } finally {
+      await replica.close();
+    }
+  });
+});
