@@ -24,7 +24,8 @@ const BUNDLES = [
 function newestMtime(path: string): number {
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
+  // Files only: a folder's own time moves with unrelated entries (editor swap files).
+  let newest = 0;
   for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
   return newest;
 }
