@@ -3,7 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Black-box tests spawn dist/: rebuild it first when src/ is newer.
+    globalSetup: ['test/support/fresh-dist.ts'],
+    // Generous: the suite must pass while both cores are busy with other work
+    // (a CLI test that spawns a dozen processes took 21 s there). Speed is bench's.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

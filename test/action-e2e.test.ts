@@ -155,9 +155,9 @@ describe('the action, end to end', () => {
       env: { INTRAMEDIAL_KEY: KEY },
       signal: { name: 'SIGINT', when: 'next ask in' },
     });
-    // Stops on the signal, not at the next ask (10 s away) nor at the runner's SIGTERM (7.5 s
-    // later); the 1 s target is the bench's, this bound holds with both cores busy.
-    expect(main.exitAfterSignalMs).toBeLessThan(5_000);
+    // From the signal to the exit. The 1 s target is the bench's; this bound is the runner's
+    // escalation (SIGTERM 7.5 s after SIGINT), with room for two busy cores (3.4 s seen).
+    expect(main.exitAfterSignalMs).toBeLessThan(6_000);
     expect(main.code).toBe(1);
     expect(main.stdout).toContain('Cancelled while waiting for lock:deploy/production');
     expect(main.state['lease-id']).toBeUndefined();

@@ -7,7 +7,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Main, several 1.5 s lease lifetimes of "deploy", then post: the committed dist/ on loopback. */
+/**
+ * Main, several 3 s lease lifetimes of "deploy", then post: the committed dist/ on loopback.
+ * (1.5 s leases lapsed with both cores busy: a starved keeper renewed too late.)
+ */
 
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
@@ -17,7 +20,7 @@ afterEach(async () => {
 });
 
 async function holdThenPost(deploy: () => Promise<void>) {
-  plane = await startLoggedKernel({ ttlMs: 1_500 });
+  plane = await startLoggedKernel({ ttlMs: 3_000 });
   const tempDir = mkdtempSync(join(tmpdir(), 'lease-gate-keep-'));
   const inputs = { 'api-url': plane.url };
   const env = { INTRAMEDIAL_KEY: 'k' };
@@ -31,8 +34,8 @@ async function holdThenPost(deploy: () => Promise<void>) {
 }
 
 describe('keep-alive, end to end', () => {
-  it('holds a 1.5 s lease through 5 s of deploy, then releases and leaves nothing running', async () => {
-    const { main, post, keeperPid, plane } = await holdThenPost(() => sleep(5_000));
+  it('holds a 3 s lease through 9 s of deploy, then releases and leaves nothing running', async () => {
+    const { main, post, keeperPid, plane } = await holdThenPost(() => sleep(9_000));
     const actor = main.outputs['actor-did']!;
     expect(post.code).toBe(0);
     expect(post.stdout).toContain(
@@ -59,7 +62,7 @@ describe('keep-alive, end to end', () => {
       // Revoke and re-grant in one tick, so the keeper's next renewal cannot slip between.
       plane!.kernel.revoke('lock:deploy/production', 'hotfix', Date.now());
       expect(plane!.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(true);
-      await sleep(1_500);
+      await sleep(3_000);
     });
     expect(post.code).toBe(0);
     expect(post.stdout).toMatch(

@@ -69,9 +69,9 @@ describe('the action against the kernel', () => {
       signal: { name: 'SIGINT', when: 'next ask in' },
     });
     expect(main.code).toBe(1);
-    // Stops on the signal, not at the next ask (10 s away) nor at the runner's SIGTERM (7.5 s
-    // later); the 1 s target is the bench's, this bound holds with both cores busy.
-    expect(main.exitAfterSignalMs).toBeLessThan(5_000);
+    // From the signal to the exit. The 1 s target is the bench's; this bound is the runner's
+    // escalation (SIGTERM 7.5 s after SIGINT), with room for two busy cores (3.4 s seen).
+    expect(main.exitAfterSignalMs).toBeLessThan(6_000);
     plane.kernel.release(R, OTHER, Date.now());
     // The cancelled job released its place: a newcomer is served at once.
     expect(plane.kernel.lease(R, 'did:web:newcomer', Date.now()).ok).toBe(true);

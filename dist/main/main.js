@@ -28764,11 +28764,13 @@ function spawnHelper(helper, args, env, logFile) {
             stdio: ['ignore', out, out],
             env,
         });
-        child.on('error', () => undefined);
+        let ended;
+        child.on('error', (error) => (ended ??= error.message));
+        child.on('exit', (code, signal) => (ended ??= signal ? `signal ${signal}` : `exit code ${code}`));
         child.unref();
         if (child.pid === undefined)
             throw new HelperError(`could not start ${helper.args.at(-1)}`);
-        return child.pid;
+        return { pid: child.pid, exited: () => ended };
     }
     finally {
         if (typeof out === 'number')
@@ -36522,7 +36524,8 @@ async function startDryRunKernel(options = {}) {
     const log = (0,external_node_path_namespaceObject.join)(dir, 'kernel.log');
     const args = ['kernel', '--port', '0', '--state', (0,external_node_path_namespaceObject.join)(dir, 'state.json')];
     args.push('--exit-with-pid', String(process.ppid));
-    const pid = spawnHelper(helper, args, helpers_helperEnv('', env), log);
+    const spawned = spawnHelper(helper, args, helpers_helperEnv('', env), log);
+    const { pid } = spawned;
     options.onPid?.(pid, dir);
     const limit = helper.fromSource ? FROM_SOURCE_START_MS : KERNEL_START_TIMEOUT_MS;
     for (let waited = 0; waited < limit; waited += 25) {
@@ -36536,6 +36539,10 @@ async function startDryRunKernel(options = {}) {
         const match = /^lease-gate kernel listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
         if (match?.[1])
             return { apiUrl: match[1], pid, dir };
+        const ended = spawned.exited();
+        if (ended) {
+            throw new HelperError(`the local kernel exited (${ended}) before it listened; see ${log}`);
+        }
         await time_realSleep(25);
     }
     await helpers_stopProcess(pid, STOP_GRACE_MS, time_realSleep);
@@ -36554,7 +36561,7 @@ function spawnKeeper(options) {
     const statusFile = (0,external_node_path_namespaceObject.join)(jobTempDir('keeper', env), 'status.json');
     createStatusFile(statusFile);
     options.onStatusFile?.(statusFile);
-    const pid = spawnHelper(helper, [
+    const spawned = spawnHelper(helper, [
         'keep',
         '--api-url',
         options.apiUrl,
@@ -36569,19 +36576,23 @@ function spawnKeeper(options) {
         '--parent-pid',
         String(process.ppid),
     ], helpers_helperEnv(options.key, env));
-    options.onPid?.(pid);
-    return { pid, statusFile };
+    options.onPid?.(spawned.pid);
+    return { pid: spawned.pid, statusFile, exited: spawned.exited };
 }
-/** Waits (bounded) for the keeper's first status record; undefined if it never wrote one. */
+/** Waits (bounded) for the keeper's first status record; undefined if it exited or never wrote one. */
 async function waitForKeeper(keeper, fromSource, sleep = time_realSleep) {
     const limit = fromSource ? FROM_SOURCE_START_MS : LIMITS.keeperStartMs;
     for (let waited = 0; waited <= limit; waited += 25) {
         const record = keeper_status_readStatusFile(keeper.statusFile);
         if (record?.pid === keeper.pid)
             return record;
+        if (keeper.exited())
+            break;
         await sleep(25);
     }
-    return undefined;
+    // It may have written its record just before it exited.
+    const last = keeper_status_readStatusFile(keeper.statusFile);
+    return last?.pid === keeper.pid ? last : undefined;
 }
 /**
  * Stops the keeper (bounded), reads its last record, and removes the status
@@ -40123,7 +40134,8 @@ function readSettings(ctx, nonce = (0,external_node_crypto_.randomBytes)(4).toSt
 
 
 /** The main step: validate, take the lease (waiting if held), hand it to post. */
-async function run(ctx = coreContext()) {
+async function run(ctx = coreContext(), options = {}) {
+    const helper = options.helper ?? (() => helperCommand());
     // Masked before anything else can print it.
     const rawKey = readKey(ctx);
     if (rawKey)
@@ -40132,7 +40144,8 @@ async function run(ctx = coreContext()) {
         const settings = readSettings(ctx);
         if (settings.githubToken)
             ctx.setSecret(settings.githubToken);
-        await acquire(ctx, settings.dryRun ? await useDryRunKernel(ctx, settings) : settings);
+        const ready = settings.dryRun ? await useDryRunKernel(ctx, settings, helper) : settings;
+        await acquire(ctx, ready, helper);
     }
     catch (error) {
         // A refusal means nothing was granted; anything else may have followed a grant, which post then releases.
@@ -40142,7 +40155,7 @@ async function run(ctx = coreContext()) {
         ctx.setFailed(messageOf(error));
     }
 }
-async function acquire(ctx, settings) {
+async function acquire(ctx, settings, helper) {
     const { resource, actorDid } = settings;
     ctx.setOutput(OUTPUTS.actorDid, actorDid);
     // Before the first ask: whatever happens next, post can release by (resource, own DID).
@@ -40166,22 +40179,30 @@ async function acquire(ctx, settings) {
             onHeld: holdReporter(ctx, settings, github),
         })
             .finally(() => process.off('SIGINT', onSignal).off('SIGTERM', onSignal));
-        await report(ctx, settings, result, github);
+        await report(ctx, settings, result, github, helper);
     }
     finally {
         await session.close();
     }
 }
 /** A dry run gets its own kernel on loopback; its pid is saved first, so post stops it. */
-async function useDryRunKernel(ctx, settings) {
-    const kernel = await startDryRunKernel({
-        env: ctx.env,
-        onPid: (pid, dir) => {
-            ctx.saveState(STATE.dryRun, 'true');
-            ctx.saveState(STATE.kernelPid, String(pid));
-            ctx.saveState(STATE.kernelDir, dir);
-        },
-    });
+async function useDryRunKernel(ctx, settings, helper) {
+    let kernel;
+    try {
+        kernel = await startDryRunKernel({
+            env: ctx.env,
+            helper: helper(),
+            onPid: (pid, dir) => {
+                ctx.saveState(STATE.dryRun, 'true');
+                ctx.saveState(STATE.kernelPid, String(pid));
+                ctx.saveState(STATE.kernelDir, dir);
+            },
+        });
+    }
+    catch (error) {
+        ctx.saveState(STATE.outcome, 'none');
+        throw new HelperError(`Dry run: the local kernel did not start: ${messageOf(error)}. Nothing was asked for; this job holds no lease.`);
+    }
     ctx.info(`Dry run: using this job's own local kernel at ${kernel.apiUrl}. No key is used and nothing leaves this machine; no other job is gated.`);
     return { ...settings, apiUrl: kernel.apiUrl, key: '' };
 }
@@ -40203,10 +40224,11 @@ function holdReporter(ctx, settings, github) {
         ctx.info(`Waiting for ${settings.resource}: ${state}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`);
     };
 }
-async function report(ctx, settings, result, github) {
+async function report(ctx, settings, result, github, helper) {
     ctx.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
-    if (result.outcome === 'granted')
-        return reportGranted(ctx, settings, result.held, github);
+    if (result.outcome === 'granted') {
+        return reportGranted(ctx, settings, result.held, github, helper);
+    }
     ctx.setOutput(OUTPUTS.acquired, 'false');
     ctx.saveState(STATE.outcome, 'none');
     if (result.outcome === 'cancelled') {
@@ -40230,7 +40252,7 @@ async function report(ctx, settings, result, github) {
         ['outcome', fail ? 'timed out (step failed)' : 'timed out (skipped)'],
     ]);
 }
-async function reportGranted(ctx, settings, held, github) {
+async function reportGranted(ctx, settings, held, github, helper) {
     const { resource } = settings;
     const { lease } = held;
     // State first: whatever happens next, post can give the lease back.
@@ -40241,7 +40263,7 @@ async function reportGranted(ctx, settings, held, github) {
     ctx.saveState(STATE.waitedMs, String(Math.round(held.waitedMs)));
     if (lease.fence !== undefined)
         ctx.saveState(STATE.fence, String(lease.fence));
-    if (settings.keepAlive && !(await startKeeper(ctx, settings, held)))
+    if (settings.keepAlive && !(await startKeeper(ctx, settings, held, helper)))
         return;
     ctx.setOutput(OUTPUTS.acquired, 'true');
     ctx.setOutput(OUTPUTS.leaseId, lease.id);
@@ -40268,10 +40290,10 @@ async function reportGranted(ctx, settings, held, github) {
  * Starts the keeper and waits for its first record. Fails closed: a keeper
  * that did not start means the step fails and the lease is given back.
  */
-async function startKeeper(ctx, settings, held) {
+async function startKeeper(ctx, settings, held, findHelper) {
     let problem;
     try {
-        const helper = helperCommand();
+        const helper = findHelper();
         const keeper = spawnKeeper({
             ...settings,
             lease: held.lease,
@@ -40284,7 +40306,10 @@ async function startKeeper(ctx, settings, held) {
             ctx.info(`Keeping the lease alive in the background (pid ${keeper.pid}) until the post step.`);
             return true;
         }
-        problem = `the keeper (pid ${keeper.pid}) wrote no status`;
+        const ended = keeper.exited();
+        problem = ended
+            ? `the keeper (pid ${keeper.pid}) exited (${ended}) before it wrote its status`
+            : `the keeper (pid ${keeper.pid}) wrote no status`;
     }
     catch (error) {
         problem = messageOf(error);

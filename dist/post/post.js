@@ -28596,11 +28596,13 @@ function helpers_spawnHelper(helper, args, env, logFile) {
             stdio: ['ignore', out, out],
             env,
         });
-        child.on('error', () => undefined);
+        let ended;
+        child.on('error', (error) => (ended ??= error.message));
+        child.on('exit', (code, signal) => (ended ??= signal ? `signal ${signal}` : `exit code ${code}`));
         child.unref();
         if (child.pid === undefined)
             throw new HelperError(`could not start ${helper.args.at(-1)}`);
-        return child.pid;
+        return { pid: child.pid, exited: () => ended };
     }
     finally {
         if (typeof out === 'number')
@@ -36522,7 +36524,8 @@ async function startDryRunKernel(options = {}) {
     const log = join(dir, 'kernel.log');
     const args = ['kernel', '--port', '0', '--state', join(dir, 'state.json')];
     args.push('--exit-with-pid', String(process.ppid));
-    const pid = spawnHelper(helper, args, helperEnv('', env), log);
+    const spawned = spawnHelper(helper, args, helperEnv('', env), log);
+    const { pid } = spawned;
     options.onPid?.(pid, dir);
     const limit = helper.fromSource ? FROM_SOURCE_START_MS : KERNEL_START_TIMEOUT_MS;
     for (let waited = 0; waited < limit; waited += 25) {
@@ -36536,6 +36539,10 @@ async function startDryRunKernel(options = {}) {
         const match = /^lease-gate kernel listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
         if (match?.[1])
             return { apiUrl: match[1], pid, dir };
+        const ended = spawned.exited();
+        if (ended) {
+            throw new HelperError(`the local kernel exited (${ended}) before it listened; see ${log}`);
+        }
         await realSleep(25);
     }
     await stopProcess(pid, STOP_GRACE_MS, realSleep);
@@ -36554,7 +36561,7 @@ function spawnKeeper(options) {
     const statusFile = join(jobTempDir('keeper', env), 'status.json');
     createStatusFile(statusFile);
     options.onStatusFile?.(statusFile);
-    const pid = spawnHelper(helper, [
+    const spawned = spawnHelper(helper, [
         'keep',
         '--api-url',
         options.apiUrl,
@@ -36569,19 +36576,23 @@ function spawnKeeper(options) {
         '--parent-pid',
         String(process.ppid),
     ], helperEnv(options.key, env));
-    options.onPid?.(pid);
-    return { pid, statusFile };
+    options.onPid?.(spawned.pid);
+    return { pid: spawned.pid, statusFile, exited: spawned.exited };
 }
-/** Waits (bounded) for the keeper's first status record; undefined if it never wrote one. */
+/** Waits (bounded) for the keeper's first status record; undefined if it exited or never wrote one. */
 async function waitForKeeper(keeper, fromSource, sleep = realSleep) {
     const limit = fromSource ? FROM_SOURCE_START_MS : LIMITS.keeperStartMs;
     for (let waited = 0; waited <= limit; waited += 25) {
         const record = readStatusFile(keeper.statusFile);
         if (record?.pid === keeper.pid)
             return record;
+        if (keeper.exited())
+            break;
         await sleep(25);
     }
-    return undefined;
+    // It may have written its record just before it exited.
+    const last = readStatusFile(keeper.statusFile);
+    return last?.pid === keeper.pid ? last : undefined;
 }
 /**
  * Stops the keeper (bounded), reads its last record, and removes the status

@@ -3,8 +3,8 @@ import { LeaseRefusedError, type HeldEvent } from '../gate/wait.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import { spawnKeeper, startDryRunKernel, waitForKeeper } from '../lease/background.js';
 import { describeHolder, shortHolder } from '../lease/did.js';
-import { messageOf } from '../lease/errors.js';
-import { helperCommand } from '../lease/helpers.js';
+import { HelperError, messageOf } from '../lease/errors.js';
+import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
 import { describeHeldBy, formatEpoch } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
@@ -13,15 +13,29 @@ import { GitHubSurfaces } from './github.js';
 import { OUTPUTS, STATE } from './io.js';
 import { readKey, readSettings, type ActionSettings } from './settings.js';
 
+export interface MainOptions {
+  /**
+   * Where the helper processes (keeper, dry-run kernel) are found; by default
+   * from this module's own location. Tests point it at a missing or failing
+   * file to check that main fails closed.
+   */
+  helper?: () => HelperCommand;
+}
+
 /** The main step: validate, take the lease (waiting if held), hand it to post. */
-export async function run(ctx: ActionContext = coreContext()): Promise<void> {
+export async function run(
+  ctx: ActionContext = coreContext(),
+  options: MainOptions = {},
+): Promise<void> {
+  const helper = options.helper ?? (() => helperCommand());
   // Masked before anything else can print it.
   const rawKey = readKey(ctx);
   if (rawKey) ctx.setSecret(rawKey);
   try {
     const settings = readSettings(ctx);
     if (settings.githubToken) ctx.setSecret(settings.githubToken);
-    await acquire(ctx, settings.dryRun ? await useDryRunKernel(ctx, settings) : settings);
+    const ready = settings.dryRun ? await useDryRunKernel(ctx, settings, helper) : settings;
+    await acquire(ctx, ready, helper);
   } catch (error) {
     // A refusal means nothing was granted; anything else may have followed a grant, which post then releases.
     if (error instanceof KeyRefusedError || error instanceof LeaseRefusedError) {
@@ -31,7 +45,11 @@ export async function run(ctx: ActionContext = coreContext()): Promise<void> {
   }
 }
 
-async function acquire(ctx: ActionContext, settings: ActionSettings): Promise<void> {
+async function acquire(
+  ctx: ActionContext,
+  settings: ActionSettings,
+  helper: () => HelperCommand,
+): Promise<void> {
   const { resource, actorDid } = settings;
   ctx.setOutput(OUTPUTS.actorDid, actorDid);
   // Before the first ask: whatever happens next, post can release by (resource, own DID).
@@ -57,7 +75,7 @@ async function acquire(ctx: ActionContext, settings: ActionSettings): Promise<vo
         onHeld: holdReporter(ctx, settings, github),
       })
       .finally(() => process.off('SIGINT', onSignal).off('SIGTERM', onSignal));
-    await report(ctx, settings, result, github);
+    await report(ctx, settings, result, github, helper);
   } finally {
     await session.close();
   }
@@ -67,15 +85,25 @@ async function acquire(ctx: ActionContext, settings: ActionSettings): Promise<vo
 async function useDryRunKernel(
   ctx: ActionContext,
   settings: ActionSettings,
+  helper: () => HelperCommand,
 ): Promise<ActionSettings> {
-  const kernel = await startDryRunKernel({
-    env: ctx.env,
-    onPid: (pid, dir) => {
-      ctx.saveState(STATE.dryRun, 'true');
-      ctx.saveState(STATE.kernelPid, String(pid));
-      ctx.saveState(STATE.kernelDir, dir);
-    },
-  });
+  let kernel: Awaited<ReturnType<typeof startDryRunKernel>>;
+  try {
+    kernel = await startDryRunKernel({
+      env: ctx.env,
+      helper: helper(),
+      onPid: (pid, dir) => {
+        ctx.saveState(STATE.dryRun, 'true');
+        ctx.saveState(STATE.kernelPid, String(pid));
+        ctx.saveState(STATE.kernelDir, dir);
+      },
+    });
+  } catch (error) {
+    ctx.saveState(STATE.outcome, 'none');
+    throw new HelperError(
+      `Dry run: the local kernel did not start: ${messageOf(error)}. Nothing was asked for; this job holds no lease.`,
+    );
+  }
   ctx.info(
     `Dry run: using this job's own local kernel at ${kernel.apiUrl}. No key is used and nothing leaves this machine; no other job is gated.`,
   );
@@ -114,9 +142,12 @@ async function report(
   settings: ActionSettings,
   result: Acquired,
   github: GitHubSurfaces,
+  helper: () => HelperCommand,
 ) {
   ctx.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
-  if (result.outcome === 'granted') return reportGranted(ctx, settings, result.held, github);
+  if (result.outcome === 'granted') {
+    return reportGranted(ctx, settings, result.held, github, helper);
+  }
   ctx.setOutput(OUTPUTS.acquired, 'false');
   ctx.saveState(STATE.outcome, 'none');
   if (result.outcome === 'cancelled') {
@@ -147,6 +178,7 @@ async function reportGranted(
   settings: ActionSettings,
   held: Held,
   github: GitHubSurfaces,
+  helper: () => HelperCommand,
 ) {
   const { resource } = settings;
   const { lease } = held;
@@ -157,7 +189,7 @@ async function reportGranted(
   ctx.saveState(STATE.grantedAtMs, String(Date.now()));
   ctx.saveState(STATE.waitedMs, String(Math.round(held.waitedMs)));
   if (lease.fence !== undefined) ctx.saveState(STATE.fence, String(lease.fence));
-  if (settings.keepAlive && !(await startKeeper(ctx, settings, held))) return;
+  if (settings.keepAlive && !(await startKeeper(ctx, settings, held, helper))) return;
   ctx.setOutput(OUTPUTS.acquired, 'true');
   ctx.setOutput(OUTPUTS.leaseId, lease.id);
   ctx.setOutput(OUTPUTS.holder, lease.holder);
@@ -192,10 +224,11 @@ async function startKeeper(
   ctx: ActionContext,
   settings: ActionSettings,
   held: Held,
+  findHelper: () => HelperCommand,
 ): Promise<boolean> {
   let problem: string;
   try {
-    const helper = helperCommand();
+    const helper = findHelper();
     const keeper = spawnKeeper({
       ...settings,
       lease: held.lease,
@@ -210,7 +243,10 @@ async function startKeeper(
       );
       return true;
     }
-    problem = `the keeper (pid ${keeper.pid}) wrote no status`;
+    const ended = keeper.exited();
+    problem = ended
+      ? `the keeper (pid ${keeper.pid}) exited (${ended}) before it wrote its status`
+      : `the keeper (pid ${keeper.pid}) wrote no status`;
   } catch (error) {
     problem = messageOf(error);
   }

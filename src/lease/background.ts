@@ -53,7 +53,8 @@ export async function startDryRunKernel(
   const log = join(dir, 'kernel.log');
   const args = ['kernel', '--port', '0', '--state', join(dir, 'state.json')];
   args.push('--exit-with-pid', String(process.ppid));
-  const pid = spawnHelper(helper, args, helperEnv('', env), log);
+  const spawned = spawnHelper(helper, args, helperEnv('', env), log);
+  const { pid } = spawned;
   options.onPid?.(pid, dir);
   const limit = helper.fromSource ? FROM_SOURCE_START_MS : KERNEL_START_TIMEOUT_MS;
   for (let waited = 0; waited < limit; waited += 25) {
@@ -65,6 +66,10 @@ export async function startDryRunKernel(
     }
     const match = /^lease-gate kernel listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
     if (match?.[1]) return { apiUrl: match[1], pid, dir };
+    const ended = spawned.exited();
+    if (ended) {
+      throw new HelperError(`the local kernel exited (${ended}) before it listened; see ${log}`);
+    }
     await realSleep(25);
   }
   await stopProcess(pid, STOP_GRACE_MS, realSleep);
@@ -78,6 +83,8 @@ export function stopDryRunKernel(pid: number): Promise<boolean> {
 export interface KeeperHandle {
   pid: number;
   statusFile: string;
+  /** How the keeper ended, if it already has. */
+  exited(): string | undefined;
 }
 
 /**
@@ -100,7 +107,7 @@ export function spawnKeeper(options: {
   const statusFile = join(jobTempDir('keeper', env), 'status.json');
   createStatusFile(statusFile);
   options.onStatusFile?.(statusFile);
-  const pid = spawnHelper(
+  const spawned = spawnHelper(
     helper,
     [
       'keep',
@@ -119,11 +126,11 @@ export function spawnKeeper(options: {
     ],
     helperEnv(options.key, env),
   );
-  options.onPid?.(pid);
-  return { pid, statusFile };
+  options.onPid?.(spawned.pid);
+  return { pid: spawned.pid, statusFile, exited: spawned.exited };
 }
 
-/** Waits (bounded) for the keeper's first status record; undefined if it never wrote one. */
+/** Waits (bounded) for the keeper's first status record; undefined if it exited or never wrote one. */
 export async function waitForKeeper(
   keeper: KeeperHandle,
   fromSource: boolean,
@@ -133,9 +140,12 @@ export async function waitForKeeper(
   for (let waited = 0; waited <= limit; waited += 25) {
     const record = readStatusFile(keeper.statusFile);
     if (record?.pid === keeper.pid) return record;
+    if (keeper.exited()) break;
     await sleep(25);
   }
-  return undefined;
+  // It may have written its record just before it exited.
+  const last = readStatusFile(keeper.statusFile);
+  return last?.pid === keeper.pid ? last : undefined;
 }
 
 /**

@@ -37,6 +37,12 @@ export function helperCommand(moduleUrl: string = import.meta.url): HelperComman
   return { command: process.execPath, args: [cli], fromSource: false };
 }
 
+export interface SpawnedHelper {
+  pid: number;
+  /** How it ended ("exit code 1", "signal SIGKILL") if it has already exited, else undefined. */
+  exited(): string | undefined;
+}
+
 /**
  * Starts the CLI detached so it outlives this step: its own process group, no
  * pipes to us (a runner waits for inherited pipes), output to a file if given.
@@ -46,7 +52,7 @@ export function spawnHelper(
   args: string[],
   env: NodeJS.ProcessEnv,
   logFile?: string,
-): number {
+): SpawnedHelper {
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
   try {
     const child = spawn(helper.command, [...helper.args, ...args], {
@@ -54,10 +60,15 @@ export function spawnHelper(
       stdio: ['ignore', out, out],
       env,
     });
-    child.on('error', () => undefined);
+    let ended: string | undefined;
+    child.on('error', (error) => (ended ??= error.message));
+    child.on(
+      'exit',
+      (code, signal) => (ended ??= signal ? `signal ${signal}` : `exit code ${code}`),
+    );
     child.unref();
     if (child.pid === undefined) throw new HelperError(`could not start ${helper.args.at(-1)}`);
-    return child.pid;
+    return { pid: child.pid, exited: () => ended };
   } finally {
     if (typeof out === 'number') closeSync(out);
   }

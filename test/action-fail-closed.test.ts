@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { memoryContext } from '../src/action/context.js';
+import { run as main } from '../src/action/main.js';
+import { run as post } from '../src/action/post.js';
+import { helperCommand, type HelperCommand } from '../src/lease/helpers.js';
+import { startLoggedKernel } from './support/logged-kernel.js';
+import { RUN_ENV, actionYml } from './support/runner.js';
+
+/**
+ * Fail closed: keep-alive asked and no keeper, or a dry run and no kernel,
+ * fails main (and gives back what it took). The helper is made to fail by
+ * pointing main at a missing or a failing file, not by replacing main's code.
+ */
+
+const ME = 'did:web:acme.example:agent:me';
+const RESOURCE = 'lock:deploy/production';
+const dir = mkdtempSync(join(tmpdir(), 'lease-gate-fail-closed-'));
+const failing = join(dir, 'failing-helper.mjs');
+writeFileSync(failing, "process.stderr.write('helper refuses\\n'); process.exit(3);\n");
+
+/** Where a bundle in an empty folder would look: dist/cli/index.js is missing there. */
+const missingHelper = () =>
+  helperCommand(pathToFileURL(join(dir, 'dist', 'main', 'index.js')).href);
+const failingHelper = (): HelperCommand => ({
+  command: process.execPath,
+  args: [failing],
+  fromSource: false,
+});
+
+let kernel: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
+afterEach(async () => {
+  await kernel?.close();
+  kernel = undefined;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function inputs(extra: Record<string, string>): Record<string, string> {
+  const all: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(actionYml.inputs)) {
+    all[name] = spec.default?.includes('${{') ? '' : (spec.default ?? '');
+  }
+  return { ...all, 'actor-did': ME, ...extra };
+}
+
+const env = () => ({ ...RUN_ENV, INTRAMEDIAL_KEY: 'k', RUNNER_TEMP: dir });
+
+describe('main fails closed when a helper does not start', () => {
+  for (const [name, helper, says] of [
+    ['is missing', missingHelper, /cannot find its helper .*dist\/cli\/index\.js/],
+    ['exits at once', failingHelper, /exited \(exit code 3\) before it wrote its status/],
+  ] as const) {
+    it(`keep-alive asked and the keeper ${name}: main fails and gives the lease back`, async () => {
+      kernel = await startLoggedKernel();
+      const ctx = memoryContext({
+        inputs: inputs({ 'api-url': kernel.url, 'keep-alive': 'true' }),
+        env: env(),
+      });
+      await main(ctx, { helper });
+      expect(ctx.failed).toMatch(/Keep-alive was asked for, but the keeper did not start/);
+      expect(ctx.failed).toMatch(says);
+      expect(ctx.failed).toContain('the lease was given back');
+      expect(ctx.outputs.acquired).toBe('false');
+      expect(kernel.kernel.status(RESOURCE, Date.now())).toBeNull();
+      expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
+      // Post after a failed main finds nothing left to give back and does not fail.
+      const postCtx = memoryContext({
+        inputs: inputs({ 'api-url': kernel.url }),
+        state: ctx.state,
+        env: env(),
+      });
+      await post(postCtx);
+      expect(postCtx.failed).toBeUndefined();
+      expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
+    });
+  }
+
+  for (const [name, helper, says] of [
+    ['is missing', missingHelper, /cannot find its helper .*dist\/cli\/index\.js/],
+    ['exits at once', failingHelper, /the local kernel exited \(exit code 3\) before it listened/],
+  ] as const) {
+    it(`a dry run whose kernel ${name}: main fails with a clear message and holds nothing`, async () => {
+      const ctx = memoryContext({ inputs: inputs({ 'dry-run': 'true' }), env: env() });
+      const started = performance.now();
+      await main(ctx, { helper });
+      // The exit is noticed, not waited out (the start timeout is 10 s).
+      expect(performance.now() - started).toBeLessThan(8_000);
+      expect(ctx.failed).toMatch(/^Dry run: the local kernel did not start: /);
+      expect(ctx.failed).toMatch(says);
+      expect(ctx.failed).toContain('this job holds no lease');
+      expect(ctx.failed).not.toMatch(/\n|\s{2}at /);
+      expect(ctx.state.outcome).toBe('none');
+      expect(ctx.outputs.acquired).toBeUndefined();
+      const postCtx = memoryContext({ inputs: inputs({}), state: ctx.state, env: env() });
+      await post(postCtx);
+      expect(postCtx.failed).toBeUndefined();
+    });
+  }
+});
