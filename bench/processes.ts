@@ -144,11 +144,13 @@ export async function keeperCost(seconds: number) {
   child.kill('SIGTERM');
   await new Promise((resolve) => child.on('close', resolve));
   await kernel.stop();
-  const record = JSON.parse(readFileSync(status, 'utf8')) as { renewals: number; gaps: unknown[] };
+  const { readStatusFile } = await import('../src/lease/keeper-status.js');
+  const record = readStatusFile(status);
+  if (!record) throw new Error('keeper bench: the keeper wrote no status record');
   return {
     seconds,
     renewals: record.renewals,
-    gaps: record.gaps.length,
+    failures: record.failures + (record.lost ? 1 : 0),
     peakRssMb: peakKb / 1024,
     cpuSeconds,
     cpuPercent: (cpuSeconds / seconds) * 100,
