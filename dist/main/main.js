@@ -40331,6 +40331,9 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _action_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8983);
 
 await (0,_action_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+// Exit as soon as the work is done: undici parses HTTP with WebAssembly, and V8's background
+// tier-up of that module would otherwise keep every step alive ~250 ms longer.
+process.exit();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
