@@ -28719,33 +28719,8 @@ class Ledger {
 
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(3024);
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/fs/processes.ts
 
-
-/**
- * Starts a node script that outlives this step: its own process group, no pipes
- * to us (a runner waits for inherited pipes), stdout to a file if given.
- */
-function spawnDetached(script, args, env, logFile) {
-    const out = logFile ? openSync(logFile, 'a') : 'ignore';
-    try {
-        const child = spawn(process.execPath, [script, ...args], {
-            detached: true,
-            stdio: ['ignore', out, out],
-            env,
-        });
-        child.unref();
-        if (child.pid === undefined)
-            throw new Error(`could not start ${script}`);
-        return child.pid;
-    }
-    finally {
-        if (typeof out === 'number')
-            closeSync(out);
-    }
-}
 /** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
 function isAlive(pid) {
     try {
@@ -28760,50 +28735,6 @@ function isAlive(pid) {
     catch {
         return true;
     }
-}
-/** False when /proc shows that `pid` now runs something else (the pid was reused). */
-function runs(pid, marker) {
-    try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    }
-    catch {
-        return true;
-    }
-}
-/**
- * SIGTERM, then SIGKILL if it is still there after `graceMs`; only if its
- * command line still holds `marker`. True when it is gone.
- */
-async function stopProcess(pid, graceMs, sleep, marker = 'index.js') {
-    if (!isAlive(pid) || !runs(pid, marker))
-        return true;
-    process.kill(pid, 'SIGTERM');
-    for (let waited = 0; waited < graceMs; waited += 25) {
-        await sleep(25);
-        if (!isAlive(pid))
-            return true;
-    }
-    try {
-        process.kill(pid, 'SIGKILL');
-    }
-    catch {
-        // gone in the meantime
-    }
-    await sleep(50);
-    return !isAlive(pid);
-}
-/** An environment for a helper process: the key under its documented name, no step inputs. */
-function helperEnv(key) {
-    const env = {};
-    for (const [name, value] of Object.entries(process.env)) {
-        if (!name.startsWith('INPUT_') && !name.startsWith('STATE_'))
-            env[name] = value;
-    }
-    if (key)
-        env.INTRAMEDIAL_KEY = key;
-    else
-        delete env.INTRAMEDIAL_KEY;
-    return env;
 }
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
@@ -32309,6 +32240,8 @@ async function revoke(args, io, env) {
     }
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/cli/run-command.ts
 
 

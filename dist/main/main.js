@@ -28644,29 +28644,6 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/fs/processes.ts
 
-
-/**
- * Starts a node script that outlives this step: its own process group, no pipes
- * to us (a runner waits for inherited pipes), stdout to a file if given.
- */
-function spawnDetached(script, args, env, logFile) {
-    const out = logFile ? openSync(logFile, 'a') : 'ignore';
-    try {
-        const child = spawn(process.execPath, [script, ...args], {
-            detached: true,
-            stdio: ['ignore', out, out],
-            env,
-        });
-        child.unref();
-        if (child.pid === undefined)
-            throw new Error(`could not start ${script}`);
-        return child.pid;
-    }
-    finally {
-        if (typeof out === 'number')
-            closeSync(out);
-    }
-}
 /** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
 function isAlive(pid) {
     try {
@@ -28681,50 +28658,6 @@ function isAlive(pid) {
     catch {
         return true;
     }
-}
-/** False when /proc shows that `pid` now runs something else (the pid was reused). */
-function runs(pid, marker) {
-    try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    }
-    catch {
-        return true;
-    }
-}
-/**
- * SIGTERM, then SIGKILL if it is still there after `graceMs`; only if its
- * command line still holds `marker`. True when it is gone.
- */
-async function processes_stopProcess(pid, graceMs, sleep, marker = 'index.js') {
-    if (!isAlive(pid) || !runs(pid, marker))
-        return true;
-    process.kill(pid, 'SIGTERM');
-    for (let waited = 0; waited < graceMs; waited += 25) {
-        await sleep(25);
-        if (!isAlive(pid))
-            return true;
-    }
-    try {
-        process.kill(pid, 'SIGKILL');
-    }
-    catch {
-        // gone in the meantime
-    }
-    await sleep(50);
-    return !isAlive(pid);
-}
-/** An environment for a helper process: the key under its documented name, no step inputs. */
-function helperEnv(key) {
-    const env = {};
-    for (const [name, value] of Object.entries(process.env)) {
-        if (!name.startsWith('INPUT_') && !name.startsWith('STATE_'))
-            env[name] = value;
-    }
-    if (key)
-        env.INTRAMEDIAL_KEY = key;
-    else
-        delete env.INTRAMEDIAL_KEY;
-    return env;
 }
 
 ;// CONCATENATED MODULE: ./src/lease/helpers.ts
@@ -28778,7 +28711,7 @@ function spawnHelper(helper, args, env, logFile) {
     }
 }
 /** False when /proc shows that `pid` now runs something else (the pid was reused). */
-function helpers_runs(pid, marker) {
+function runs(pid, marker) {
     try {
         return (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
     }
@@ -28791,7 +28724,7 @@ function helpers_runs(pid, marker) {
  * command line still holds `marker`. True when it is gone.
  */
 async function helpers_stopProcess(pid, graceMs, sleep, marker = 'cli') {
-    if (!(pid > 0) || !isAlive(pid) || !helpers_runs(pid, marker))
+    if (!(pid > 0) || !isAlive(pid) || !runs(pid, marker))
         return true;
     try {
         process.kill(pid, 'SIGTERM');
@@ -28814,7 +28747,7 @@ async function helpers_stopProcess(pid, graceMs, sleep, marker = 'cli') {
     return !isAlive(pid);
 }
 /** An environment for a helper process: the key under its documented name, no step inputs or state. */
-function helpers_helperEnv(key, env = process.env) {
+function helperEnv(key, env = process.env) {
     const out = {};
     for (const [name, value] of Object.entries(env)) {
         if (!name.startsWith('INPUT_') && !name.startsWith('STATE_'))
@@ -36524,7 +36457,7 @@ async function startDryRunKernel(options = {}) {
     const log = (0,external_node_path_namespaceObject.join)(dir, 'kernel.log');
     const args = ['kernel', '--port', '0', '--state', (0,external_node_path_namespaceObject.join)(dir, 'state.json')];
     args.push('--exit-with-pid', String(process.ppid));
-    const spawned = spawnHelper(helper, args, helpers_helperEnv('', env), log);
+    const spawned = spawnHelper(helper, args, helperEnv('', env), log);
     const { pid } = spawned;
     options.onPid?.(pid, dir);
     const limit = helper.fromSource ? FROM_SOURCE_START_MS : KERNEL_START_TIMEOUT_MS;
@@ -36575,7 +36508,7 @@ function spawnKeeper(options) {
         statusFile,
         '--parent-pid',
         String(process.ppid),
-    ], helpers_helperEnv(options.key, env));
+    ], helperEnv(options.key, env));
     options.onPid?.(spawned.pid);
     return { pid: spawned.pid, statusFile, exited: spawned.exited };
 }
