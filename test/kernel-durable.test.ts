@@ -189,6 +189,45 @@ describe('revoke and reservations', () => {
     expect(await service.lease('r', A)).toMatchObject({ ok: true });
   });
 
+  it('a revoke still refuses one lease lifetime after a restart, until a later grant', async () => {
+    let now = 1_000;
+    const dir = mkdtempSync(join(tmpdir(), 'lease-gate-revoke-'));
+    const open = () =>
+      KernelService.open({
+        table: new ResourceTable({ ttlMs: 1_000 }),
+        store: fileStore(join(dir, 'state.json.ledger.jsonl'), join(dir, 'state.json')),
+        ledger: new Ledger(),
+        now: () => now,
+      });
+    const first = (await open()).service;
+    await first.lease('r', A);
+    await first.lease('q', A);
+    await first.revoke('r', 'incident 42');
+    await first.revoke('q', 'incident 43');
+    now = 1_800;
+    expect(await first.lease('r', A)).toMatchObject({ reason: 'revoked' });
+    // q's refusal ran out unasked, so A is granted q again: the log shows that end.
+    now = 2_100;
+    expect(await first.lease('q', A)).toMatchObject({ ok: true });
+    await first.release('q', A);
+    await first.close();
+    // Restarted 2.5 s after the revoke, 1.7 s after A's last ask on r.
+    now = 3_500;
+    const second = (await open()).service;
+    expect(await second.lease('q', A)).toMatchObject({ ok: true });
+    await second.release('q', A);
+    now = 4_400;
+    expect(await second.lease('r', A)).toEqual({
+      ok: false,
+      reason: 'revoked',
+      holder: A,
+      message: 'incident 42',
+    });
+    now = 5_401;
+    expect(await second.lease('r', A)).toMatchObject({ ok: true, lease: { holder: A } });
+    await second.close();
+  });
+
   it('keeps a freed resource for the next in line at most 2.5 s, whatever others were told', () => {
     const kernel = new LeaseKernel({ ttlMs: 600_000, random: () => 0.5 });
     // A long hold teaches the kernel that holds are long, so those behind are told long waits.

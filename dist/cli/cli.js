@@ -32971,6 +32971,7 @@ function redactUrl(url) {
 /* harmony export */   Gg: () => (/* binding */ nextDeadline),
 /* harmony export */   KT: () => (/* binding */ DEFAULT_TTL_MS),
 /* harmony export */   LD: () => (/* binding */ decide),
+/* harmony export */   M$: () => (/* binding */ afterRestart),
 /* harmony export */   eZ: () => (/* binding */ replay),
 /* harmony export */   i2: () => (/* binding */ NEXT_IN_LINE_WAIT_MS),
 /* harmony export */   p$: () => (/* binding */ emptyState),
@@ -33190,6 +33191,9 @@ function randomHex(random, length) {
 function replay(state, e, ttlMs) {
     const s = { ...state, queue: [], reservedUntilMs: 0 };
     if (e.kind === 'grant') {
+        // A grant to a revoked agent can only follow its refusal's end.
+        if (s.revoked.length > 0)
+            s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
         s.lease = {
             id: e.leaseId,
             resource: e.resource,
@@ -33216,6 +33220,20 @@ function replay(state, e, ttlMs) {
         }
     }
     return s;
+}
+/**
+ * After a restart, a revoke the log has not seen end refuses its agent one lease lifetime
+ * from now: the asks that kept the refusal alive before the crash are not logged, and a
+ * refusal a little too long is safer than a revoke undone.
+ */
+function afterRestart(state, now, ttlMs) {
+    if (state.revoked.length === 0)
+        return state;
+    const untilMs = now + ttlMs;
+    return {
+        ...state,
+        revoked: state.revoked.map((m) => ({ ...m, untilMs: Math.max(m.untilMs, untilMs) })),
+    };
 }
 
 
@@ -33344,6 +33362,9 @@ class KernelService {
                 table.fence = Math.max(table.fence, entry.fence);
         });
         table.fence = Math.max(table.fence, recovered.fenceFloor);
+        const now = options.now();
+        for (const state of [...table.values()])
+            table.put((0,rules/* afterRestart */.M$)(state, now, table.ttlMs));
         for (const state of table.values())
             service.schedule(state);
         service.arm();

@@ -334,6 +334,8 @@ function randomHex(random: () => number, length: number): string {
 export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): ResourceState {
   const s: ResourceState = { ...state, queue: [], reservedUntilMs: 0 };
   if (e.kind === 'grant') {
+    // A grant to a revoked agent can only follow its refusal's end.
+    if (s.revoked.length > 0) s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
     s.lease = {
       id: e.leaseId,
       resource: e.resource,
@@ -356,4 +358,18 @@ export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): Res
     }
   }
   return s;
+}
+
+/**
+ * After a restart, a revoke the log has not seen end refuses its agent one lease lifetime
+ * from now: the asks that kept the refusal alive before the crash are not logged, and a
+ * refusal a little too long is safer than a revoke undone.
+ */
+export function afterRestart(state: ResourceState, now: number, ttlMs: number): ResourceState {
+  if (state.revoked.length === 0) return state;
+  const untilMs = now + ttlMs;
+  return {
+    ...state,
+    revoked: state.revoked.map((m) => ({ ...m, untilMs: Math.max(m.untilMs, untilMs) })),
+  };
 }

@@ -7,6 +7,7 @@ import type { ResourceTable } from './core.js';
 import {
   nextDeadline,
   replay,
+  afterRestart,
   type Command,
   type KernelEvent,
   type LeaseRecord,
@@ -101,6 +102,8 @@ export class KernelService implements PlaneService {
       if (entry.kind === 'grant') table.fence = Math.max(table.fence, entry.fence);
     });
     table.fence = Math.max(table.fence, recovered.fenceFloor);
+    const now = options.now();
+    for (const state of [...table.values()]) table.put(afterRestart(state, now, table.ttlMs));
     for (const state of table.values()) service.schedule(state);
     service.arm();
     options.store.watch?.((resource) => service.resourceChanged(resource));
