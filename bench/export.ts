@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -38,11 +38,38 @@ function ledgerLines(entries: number, ledger: Ledger): string {
 }
 
 /**
+ * Preloaded into the kernel's process (`--import`), so the committed kernel runs unchanged:
+ * a 1 ms timer's lateness, the longest of which bounds any event-loop block (within 1 ms;
+ * on a busy machine it also counts time the process waited for a core), and the longest
+ * garbage-collection pause.
+ * SIGUSR2 starts the measured phase; the figures are written when the kernel exits.
+ */
+const LOOP_MONITOR = `
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
+let gcMaxMs = 0;
+new PerformanceObserver((list) => {
+  for (const gc of list.getEntries()) gcMaxMs = Math.max(gcMaxMs, gc.duration);
+}).observe({ entryTypes: ['gc'] });
+process.on('SIGUSR2', () => { delay.reset(); gcMaxMs = 0; });
+process.on('exit', () => writeFileSync(process.env.LEASE_GATE_BENCH_LOOP_FILE, JSON.stringify({
+  maxMs: delay.max / 1e6, p99Ms: delay.percentile(99) / 1e6, gcMaxMs,
+})));`;
+const loopMonitorImport = `data:text/javascript,${encodeURIComponent(LOOP_MONITOR)}`;
+
+interface LoopDelay {
+  maxMs: number;
+  p99Ms: number;
+  gcMaxMs: number;
+}
+
+/**
  * `lease-gate ledger export` of an `entries`-long ledger (pages followed from
  * the committed CLI, in its own process) while 12 clients renew their leases
- * every 20 ms: their renewal latency before and during the export. The
- * longest renewal during the export bounds how long the kernel's event loop
- * was ever blocked (plus one loopback round trip).
+ * every 20 ms: their renewal latency before and during the export, and the
+ * kernel's own event-loop delay during the export.
  */
 export async function exportBesideRenewals(entries = 200_000, log: (line: string) => void) {
   // tmpfs when there is one, so the renewals' fdatasync measures no disk.
@@ -55,7 +82,12 @@ export async function exportBesideRenewals(entries = 200_000, log: (line: string
     writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     const logFile = join(dir, 'ledger.jsonl');
     writeFileSync(logFile, ledgerLines(entries, new Ledger(privateKey)));
-    const kernel = await startKernel(['--ledger', logFile, '--signing-key', keyFile]);
+    const loopFile = join(dir, 'loop.json');
+    process.env.LEASE_GATE_BENCH_LOOP_FILE = loopFile;
+    const kernel = await startKernel(
+      ['--ledger', logFile, '--signing-key', keyFile],
+      ['--import', loopMonitorImport],
+    );
     const pool = new Pool(kernel.url, { connections: RENEWERS });
     const before: number[] = [];
     const during: number[] = [];
@@ -80,6 +112,7 @@ export async function exportBesideRenewals(entries = 200_000, log: (line: string
     });
     await new Promise((resolve) => setTimeout(resolve, BASELINE_MS));
     phase = during;
+    process.kill(kernel.pid, 'SIGUSR2');
     log(`exporting ${entries} entries beside ${RENEWERS} renewing clients …`);
     const out = join(dir, 'bundle.json');
     const began = performance.now();
@@ -106,7 +139,11 @@ export async function exportBesideRenewals(entries = 200_000, log: (line: string
     await pool.close();
     await kernel.stop();
     if (exitCode !== 0) throw new Error(`ledger export exited ${exitCode}: ${said}`);
+    const loop = JSON.parse(readFileSync(loopFile, 'utf8')) as LoopDelay;
     return {
+      loopMaxMs: loop.maxMs,
+      loopP99Ms: loop.p99Ms,
+      gcMaxMs: loop.gcMaxMs,
       entries,
       exportSeconds,
       bundleMb: statSync(out).size / 2 ** 20,

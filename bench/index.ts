@@ -92,8 +92,11 @@ async function bench(out: string): Promise<void> {
   add(E, 'export (pages followed by the CLI)', exp.exportSeconds, 's');
   add(E, 'renewal p99 before the export', exp.p99BeforeMs, 'ms');
   add(E, 'renewal p99 during the export', exp.p99DuringMs, 'ms', '< 100', exp.p99DuringMs < 100);
-  const block = exp.maxDuringMs;
-  add(E, 'longest renewal (bounds an event-loop block)', block, 'ms', '≤ 50', block <= 50);
+  add(E, 'longest renewal', exp.maxDuringMs, 'ms');
+  add(E, "kernel's event-loop delay, p99", exp.loopP99Ms, 'ms');
+  add(E, "kernel's longest garbage-collection pause", exp.gcMaxMs, 'ms');
+  const block = exp.loopMaxMs;
+  add(E, "kernel's longest event-loop block (1 ms timer)", block, 'ms', '≤ 50', block <= 50);
   add(E, 'renewals failed', exp.failures, '', '0', exp.failures === 0);
 
   await postgresBench((section, metric, value, unit) => add(section, metric, value, unit), log);

@@ -42,9 +42,9 @@ export function spawnServer(args: string[]): Promise<Spawned> {
   });
 }
 
-/** The committed CLI's kernel, in its own process. */
-export const startKernel = (args: string[] = []) =>
-  spawnServer(['dist/cli/index.js', 'kernel', '--port', '0', '--quiet', ...args]);
+/** The committed CLI's kernel, in its own process (`nodeArgs` go before the script). */
+export const startKernel = (args: string[] = [], nodeArgs: string[] = []) =>
+  spawnServer([...nodeArgs, 'dist/cli/index.js', 'kernel', '--port', '0', '--quiet', ...args]);
 
 /** One of the bench's own servers (`echo`, `lock`), in its own process. */
 export const startRole = (role: string, args: string[] = []) =>
