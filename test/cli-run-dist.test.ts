@@ -13,15 +13,6 @@ const R = 'lock:deploy/production';
 const ME = 'did:web:acme.example:agent:runner';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
-/** Once ME holds the lease (measured from the grant, not from a timer started before the spawn), `then`. */
-function whenHeld(then: () => void, afterMs: number) {
-  const poll = setInterval(() => {
-    if (plane?.kernel.status(R, Date.now())?.holder !== ME) return;
-    clearInterval(poll);
-    setTimeout(then, afterMs);
-  }, 20);
-}
-
 afterEach(async () => {
   await plane?.close();
   plane = undefined;
@@ -80,13 +71,17 @@ describe('lease-gate run, the process', () => {
 
   it('owns the whole process tree: a grandchild stops when the lease is lost', async () => {
     plane = await startLoggedKernel({ ttlMs: 1_500 });
-    whenHeld(() => {
+    // The command starts a grandchild that ignores nothing and prints its pid. The lease is
+    // taken away once that pid is printed (the event), not 200 ms after the grant: a busy
+    // machine once had not started the command by then, and the test saw no grandchild.
+    const script = `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)`;
+    let revoked = false;
+    const result = await run([], script, (out) => {
+      if (revoked || !/^\d+\n/.test(out)) return;
+      revoked = true;
       plane!.kernel.revoke(R, 'hotfix', Date.now());
       plane!.kernel.lease(R, 'did:web:x:y', Date.now());
-    }, 200);
-    // The command starts a grandchild that ignores nothing and prints its pid.
-    const script = `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000)`;
-    const result = await run([], script);
+    });
     const grandchild = Number(result.stdout.trim());
     expect(grandchild).toBeGreaterThan(0);
     let alive = true;
