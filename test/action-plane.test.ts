@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { annotations, jobSteps, logText } from './support/in-process.js';
+import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import {
   granted,
   held,
@@ -148,12 +148,20 @@ describe('the action in-process against a scripted plane', () => {
   });
 
   it('warns when the release does not name our lease', async () => {
-    await startPlane({ release: { body: released() } });
-    const { post } = await job();
-    expect(post.failed).toBeUndefined();
-    expect(annotations(post, 'warning').map((w) => w.message)).toContainEqual(
-      expect.stringMatching(/does not name lease lease_e2e/),
-    );
+    for (const [answer, named] of [
+      [released(), 'none'],
+      [released('lease_other'), 'lease_other'],
+    ] as const) {
+      await startPlane({ release: { body: answer } });
+      const { post } = await job();
+      expect(post.failed).toBeUndefined();
+      expect(annotations(post, 'warning').map((w) => w.message)).toContainEqual(
+        expect.stringMatching(new RegExp(`does not name lease lease_e2e \\(it named ${named}\\)`)),
+      );
+      expect(summaryRow(post, 'released')).toBe(`not confirmed: the plane released ${named}`);
+      await plane!.close();
+      plane = undefined;
+    }
   });
 
   it('validates every input before any request', async () => {
