@@ -8,7 +8,8 @@ import { run as main } from '../src/action/main.js';
 import { run as post } from '../src/action/post.js';
 import { helperCommand, type HelperCommand } from '../src/lease/helpers.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
-import { RUN_ENV, actionYml } from './support/runner.js';
+import { actionInputs } from './support/in-process.js';
+import { RUN_ENV } from './support/runner.js';
 
 /**
  * Fail closed: keep-alive asked and no keeper, or a dry run and no kernel,
@@ -38,13 +39,7 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function inputs(extra: Record<string, string>): Record<string, string> {
-  const all: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(actionYml.inputs)) {
-    all[name] = spec.default?.includes('${{') ? '' : (spec.default ?? '');
-  }
-  return { ...all, 'actor-did': ME, ...extra };
-}
+const inputs = (extra: Record<string, string>) => actionInputs({ 'actor-did': ME, ...extra });
 
 const env = () => ({ ...RUN_ENV, INTRAMEDIAL_KEY: 'k', RUNNER_TEMP: dir });
 
@@ -84,11 +79,10 @@ describe('main fails closed when a helper does not start', () => {
   ] as const) {
     it(`a dry run whose kernel ${name}: main fails with a clear message and holds nothing`, async () => {
       const ctx = memoryContext({ inputs: inputs({ 'dry-run': 'true' }), env: env() });
-      const started = performance.now();
       await main(ctx, { helper });
-      // The exit is noticed, not waited out (the start timeout is 10 s).
-      expect(performance.now() - started).toBeLessThan(8_000);
       expect(ctx.failed).toMatch(/^Dry run: the local kernel did not start: /);
+      // The exit is noticed, not waited out: waiting out the 10 s start timeout says
+      // "did not start within", whatever the load, so no wall clock is needed here.
       expect(ctx.failed).toMatch(says);
       expect(ctx.failed).toContain('this job holds no lease');
       expect(ctx.failed).not.toMatch(/\n|\s{2}at /);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runJob } from './support/runner.js';
+import { annotations, jobSteps, logText } from './support/in-process.js';
 import {
   granted,
   held,
@@ -13,7 +13,7 @@ import {
   type Seen,
 } from './support/scripted-plane.js';
 
-/** The committed dist/ against a scripted plane and a fake GitHub API, both on loopback. */
+/** main and post in-process (src/, the memory context) against a scripted plane and a fake GitHub API, both on loopback. */
 
 const KEY = 'plane-KEY-never-shown';
 const SHA = 'a'.repeat(40);
@@ -56,7 +56,7 @@ async function start(options: { heldAsks?: number; run?: Reply; statuses?: Reply
 }
 
 function job(inputs: Record<string, string> = {}, env: Record<string, string> = {}) {
-  return runJob({
+  return jobSteps({
     inputs: { 'api-url': plane!.url, 'keep-alive': 'false', 'github-token': 'ghs_test', ...inputs },
     env: { INTRAMEDIAL_KEY: KEY, GITHUB_API_URL: github!.url, GITHUB_SHA: SHA, ...env },
   });
@@ -74,8 +74,8 @@ describe('commit statuses and the holder run', () => {
   it('goes pending → success → success (released), linking this run', async () => {
     await start({ heldAsks: 2 });
     const { main, post } = await job();
-    expect(main.code).toBe(0);
-    expect(post.code).toBe(0);
+    expect(main.failed).toBeUndefined();
+    expect(post.failed).toBeUndefined();
     const sent = statuses();
     expect(sent.map((s) => s.state)).toEqual(['pending', 'success', 'success']);
     for (const s of sent) {
@@ -96,8 +96,8 @@ describe('commit statuses and the holder run', () => {
   it('names the holder run in the notice: workflow, number, who, status, age, link', async () => {
     await start({ heldAsks: 1 });
     const { main } = await job();
-    const notice = main.stdout.split('\n').find((l) => l.startsWith('::notice title=Waiting'));
-    expect(notice).toMatch(
+    const notice = annotations(main, 'notice').find((n) => n.title?.startsWith('Waiting'));
+    expect(notice?.message).toMatch(
       /That is run #57 of "Deploy" in acme\/shop, started by alice, in_progress, running for 2m \d+s — https:\/\/github\.com\/acme\/shop\/actions\/runs\/777/,
     );
     expect(github!.seen.filter((r) => r.path.endsWith('/runs/777'))).toHaveLength(1);
@@ -109,16 +109,16 @@ describe('commit statuses and the holder run', () => {
       run: { body: { ...RUN_777, status: 'completed', conclusion: 'cancelled' } },
     });
     const { main } = await job();
-    expect(main.stdout).toMatch(/already completed \(cancelled\): its lease lapses on its own/);
+    expect(logText(main)).toMatch(/already completed \(cancelled\): its lease lapses on its own/);
   });
 
   it('warns once when the holder run cannot be read, and goes on', async () => {
     await start({ heldAsks: 2, run: { status: 404, body: { message: 'Not Found' } } });
     const { main } = await job();
-    expect(main.code).toBe(0);
-    const warnings = main.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('::warning::Could not look up'));
+    expect(main.failed).toBeUndefined();
+    const warnings = annotations(main, 'warning')
+      .map((w) => w.message)
+      .filter((m) => m.startsWith('Could not look up'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('404 Not Found');
   });
@@ -126,7 +126,7 @@ describe('commit statuses and the holder run', () => {
   it('fails the status on timeout, naming the holder', async () => {
     await start({ heldAsks: 1_000 });
     const { main } = await job({ 'wait-timeout': '300ms' });
-    expect(main.code).toBe(1);
+    expect(main.failed).toMatch(/^Timed out/);
     expect(statuses().map((s) => s.state)).toEqual(['pending', 'failure']);
     expect(statuses()[1]!.description).toMatch(
       /^Timed out after \d+ms: held by run 777 of acme\/shop$/,
@@ -139,14 +139,14 @@ describe('commit statuses and the holder run', () => {
       statuses: { status: 403, body: { message: 'Resource not accessible by integration' } },
     });
     const { main, post } = await job();
-    expect(main.code).toBe(0);
+    expect(main.failed).toBeUndefined();
     expect(main.outputs.acquired).toBe('true');
-    const warnings = main.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('::warning::Could not set the commit status'));
+    const warnings = annotations(main, 'warning')
+      .map((w) => w.message)
+      .filter((m) => m.startsWith('Could not set the commit status'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('403 Resource not accessible by integration');
-    expect(post.stdout).toContain('Released lock:deploy/production');
+    expect(logText(post)).toContain('Released lock:deploy/production');
     expect(statuses()).toHaveLength(2); // one failed try in main, one in post
   });
 

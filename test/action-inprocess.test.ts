@@ -1,9 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryContext, type MemoryContext } from '../src/action/context.js';
+import { memoryContext } from '../src/action/context.js';
 import { run as main } from '../src/action/main.js';
 import { run as post } from '../src/action/post.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
-import { RUN_ENV, actionYml } from './support/runner.js';
+import { readStatusFile } from '../src/lease/keeper-status.js';
+import {
+  actionInputs,
+  distHelper,
+  logText as lines,
+  mainStep,
+  postStep,
+} from './support/in-process.js';
+import { RUN_ENV } from './support/runner.js';
 import {
   granted,
   held,
@@ -24,15 +32,15 @@ afterEach(async () => {
   kernel = undefined;
 });
 
-function inputs(extra: Record<string, string>): Record<string, string> {
-  const all: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(actionYml.inputs)) {
-    all[name] = spec.default?.includes('${{') ? '' : (spec.default ?? '');
-  }
-  return { ...all, 'actor-did': ME, 'keep-alive': 'false', ...extra };
-}
+const inputs = (extra: Record<string, string>) =>
+  actionInputs({ 'actor-did': ME, 'keep-alive': 'false', ...extra });
 
-const lines = (ctx: MemoryContext) => ctx.log.map((l) => `${l.kind}: ${l.message}`).join('\n');
+/** Polls (the keeper is another process) until `done`; the deadline only ends a failing test. */
+async function until(done: () => boolean, deadlineMs = 30_000) {
+  for (const end = Date.now() + deadlineMs; !done() && Date.now() < end;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 describe('the action in-process', () => {
   it('escapes plane text: a holder or message cannot write workflow commands', async () => {
@@ -135,14 +143,7 @@ describe('the action in-process', () => {
     await main(ctx);
     expect(ctx.failed).toBeUndefined();
     expect(Number(ctx.state['keeper-pid'])).toBeGreaterThan(0);
-    const { readStatusFile } = await import('../src/lease/keeper-status.js');
-    for (
-      let i = 0;
-      i < 150 && !(readStatusFile(ctx.state['keeper-status']!)?.renewals ?? 0);
-      i += 1
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(() => (readStatusFile(ctx.state['keeper-status']!)?.renewals ?? 0) > 0);
     expect(readStatusFile(ctx.state['keeper-status']!)?.renewals).toBeGreaterThanOrEqual(1);
     expect(kernel.kernel.status('lock:deploy/production', Date.now())?.holder).toBe(ME);
     const postCtx = memoryContext({
@@ -160,5 +161,35 @@ describe('the action in-process', () => {
     }
     expect(alive).toBe(false);
     expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
-  }, 40_000);
+  });
+
+  it('reports a lease revoked mid-job, with the operator reason, and releases nothing', async () => {
+    kernel = await startLoggedKernel({ ttlMs: 3_000 });
+    const THIEF = 'did:web:acme.example:agent:hotfix';
+    const step = {
+      inputs: inputs({ 'api-url': kernel.url, 'keep-alive': 'true' }),
+      env: { INTRAMEDIAL_KEY: 'k' },
+    };
+    const main = await mainStep({ ...step, main: { helper: distHelper } });
+    expect(main.failed).toBeUndefined();
+    // Revoke and re-grant in one tick, so the keeper's next renewal cannot slip between.
+    kernel.kernel.revoke('lock:deploy/production', 'hotfix', Date.now());
+    expect(kernel.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(true);
+    // Post runs once the keeper has seen the loss (the event), not after a guessed sleep.
+    await until(() => readStatusFile(main.state['keeper-status']!)?.lost !== undefined);
+    const post = await postStep(main.state, step);
+    expect(post.failed).toBeUndefined();
+    // A revoked holder is refused as final (reason "revoked"), with the operator's reason.
+    expect(post.log).toContainEqual({
+      kind: 'error',
+      title: 'Lost lock:deploy/production',
+      message: expect.stringMatching(
+        /^Lost lock:deploy\/production at .*an operator revoked the lease: hotfix/,
+      ),
+    });
+    expect(kernel.requests.filter((r) => r.path.endsWith('/release'))).toEqual([]);
+    // The thief's own lease may lapse meanwhile; we neither renewed nor released it.
+    expect(kernel.events.slice(0, 3).map((e) => e.kind)).toEqual(['grant', 'revoke', 'grant']);
+    expect(kernel.events.filter((e) => e.kind === 'release')).toEqual([]);
+  });
 });

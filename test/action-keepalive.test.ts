@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Main, several 3 s lease lifetimes of "deploy", then post: the committed dist/ on loopback.
- * (1.5 s leases lapsed with both cores busy: a starved keeper renewed too late.)
+ * Main, several 3 s lease lifetimes of "deploy", then post: the committed dist/ on loopback,
+ * a black-box run because the keeper must outlive main's process and be stopped by post's.
+ * (1.5 s leases lapsed with both cores busy: a starved keeper renewed too late.) A lease
+ * revoked mid-job is action-inprocess.test.ts's, main and post in-process.
  */
 
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
@@ -42,8 +44,10 @@ describe('keep-alive, end to end', () => {
       `Released lock:deploy/production (lease ${main.outputs['lease-id']})`,
     );
     expect(post.stdout).not.toMatch(/::(warning|error)/);
+    // At least one renewal per lifetime held (about 9 are due); the exact pace is keep.test.ts's,
+    // and a lapse would show below as a second grant.
     const renewals = Number(/renewals<\/td><td>(\d+)/.exec(post.summary)?.[1]);
-    expect(renewals).toBeGreaterThanOrEqual(6);
+    expect(renewals).toBeGreaterThanOrEqual(3);
     const events = plane.events;
     expect(events.map((e) => [e.kind, e.actorDid])).toEqual([
       ['grant', actor],
@@ -53,27 +57,5 @@ describe('keep-alive, end to end', () => {
     const served = plane.requests.length;
     await sleep(1_000);
     expect(plane.requests.length).toBe(served);
-  });
-
-  it('reports a lease revoked mid-job, with the operator reason, and releases nothing', async () => {
-    const THIEF = 'did:web:acme.example:agent:hotfix';
-    const { post } = await holdThenPost(async () => {
-      await sleep(1_000);
-      // Revoke and re-grant in one tick, so the keeper's next renewal cannot slip between.
-      plane!.kernel.revoke('lock:deploy/production', 'hotfix', Date.now());
-      expect(plane!.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(true);
-      await sleep(3_000);
-    });
-    expect(post.code).toBe(0);
-    expect(post.stdout).toMatch(
-      new RegExp(
-        // A revoked holder is refused as final (reason "revoked"), with the operator's reason.
-        `::error title=Lost lock%3Adeploy/production::Lost lock:deploy/production at .*an operator revoked the lease: hotfix`,
-      ),
-    );
-    expect(plane!.requests.filter((r) => r.path.endsWith('/release'))).toEqual([]);
-    // The thief's own lease may lapse meanwhile; we neither renewed nor released it.
-    expect(plane!.events.slice(0, 3).map((e) => e.kind)).toEqual(['grant', 'revoke', 'grant']);
-    expect(plane!.events.filter((e) => e.kind === 'release')).toEqual([]);
   });
 });

@@ -109,7 +109,7 @@ describe('blocking acquire (Prefer: wait=N) over HTTP', () => {
     expect(granted).toMatchObject({ status: 200, applied: `wait=${MAX_HELD_WAIT_S}` });
     const started = performance.now();
     const refused = await ask(kernel, LEASE, B);
-    expect(refused.at - started).toBeLessThan(5_000);
+    expect(refused.at - started).toBeLessThan(10_000); // not held the 25 s cap
     expect(refused).toMatchObject({ status: 409, applied: undefined });
     expect(refused.body).toMatchObject({ reason: 'lease_held', holder: A, stampede: {} });
   });
@@ -124,7 +124,7 @@ describe('blocking acquire (Prefer: wait=N) over HTTP', () => {
     expect(granted).toMatchObject({ status: 200, applied: 'wait=20' });
     expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
     // Told to ask again only after 20 s: only the release's wake can grant it this fast.
-    expect(granted.at - released.at).toBeLessThan(3_000);
+    expect(granted.at - released.at).toBeLessThan(10_000);
   });
 
   it('wakes a held request when the lease lapses and when it is revoked', async () => {
@@ -134,14 +134,14 @@ describe('blocking acquire (Prefer: wait=N) over HTTP', () => {
     const granted = await lapsing;
     expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
     // The lease ran 1.5 s; the grant follows the lapse, not B's next ask 20 s on.
-    expect(granted.at - first.at).toBeLessThan(5_000);
+    expect(granted.at - first.at).toBeLessThan(10_000);
     const waiting = ask(kernel, LEASE, C, { prefer: 'wait=20' });
     await queueBecomes(kernel, [C]);
     const revokedAt = performance.now();
     await kernel.service.revoke(R, 'frozen');
     const next = await waiting;
     expect(next.body).toMatchObject({ ok: true, lease: { holder: C } });
-    expect(next.at - revokedAt).toBeLessThan(3_000);
+    expect(next.at - revokedAt).toBeLessThan(10_000);
   });
 
   it('serves held requests in arrival order; a polling newcomer does not jump them', async () => {
@@ -177,7 +177,7 @@ describe('blocking acquire (Prefer: wait=N) over HTTP', () => {
     const released = await ask(kernel, RELEASE, A);
     const granted = await staying;
     expect(granted.body).toMatchObject({ ok: true, lease: { holder: C } });
-    expect(granted.at - released.at).toBeLessThan(3_000);
+    expect(granted.at - released.at).toBeLessThan(10_000);
   });
 
   it('caps the wait, answers a refusal when it runs out, and holds at most maxHeld', async () => {
@@ -261,7 +261,7 @@ describe('stopping the kernel', () => {
       const answer = await held;
       expect(answer.statusCode).toBe(409);
       expect(await answer.body.json()).toMatchObject({ reason: 'lease_held', holder: A });
-      expect(performance.now() - stoppedAt).toBeLessThan(5_000);
+      expect(performance.now() - stoppedAt).toBeLessThan(10_000);
     } finally {
       await kernel.close().catch(() => undefined);
     }

@@ -123,7 +123,8 @@ describeEachStore("the kernel's HTTP contract", (start) => {
   });
 
   it('holds a request that prefers to wait and grants it when the holder releases', async () => {
-    // The waiter is told to ask again only after 20 s: a grant within 2 s comes from the wake.
+    // The waiter is told to ask again only after 20 s: a grant within 10 s (from the release,
+    // generous for two busy cores) comes from the wake.
     const { url } = await start({ nextInLineWaitMs: 20_000 });
     await send(url, LEASE, { body: { resource: R, actorDid: A } });
     const held = send(url, LEASE, {
@@ -134,7 +135,7 @@ describeEachStore("the kernel's HTTP contract", (start) => {
     const releasedAt = performance.now();
     await send(url, RELEASE, { body: { resource: R, actorDid: A } });
     const answer = await held;
-    expect(performance.now() - releasedAt).toBeLessThan(2_000);
+    expect(performance.now() - releasedAt).toBeLessThan(10_000);
     expect(answer.headers['preference-applied']).toBe('wait=10');
     expect(answer.body).toMatchObject({ ok: true, lease: { holder: B } });
   });

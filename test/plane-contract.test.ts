@@ -126,20 +126,23 @@ describe('the plane client and interfaces.md', () => {
       }
       return { body: granted(ME) };
     });
-    const started = Date.now();
+    const sleeps: number[] = [];
     const result = await waitForLease({
       client,
       ...REQ,
       timeoutMs: 30_000,
       clock: systemClock,
-      sleep: realSleep,
+      sleep: async (ms, signal) => {
+        sleeps.push(ms);
+        await realSleep(ms, signal);
+      },
       random: () => 0,
       maxHoldSeconds: 3,
     });
     expect(result.outcome).toBe('granted');
     expect(plane!.seen[0]!.headers.prefer).toBe('wait=3');
-    // Not the named 5 s back-off: the plane already held the request.
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // Not the named 5 s back-off: the plane already held the request (no wall clock needed).
+    expect(sleeps.filter((ms) => ms >= 1_000)).toEqual([]);
   });
 
   it('falls back to waitMs against a plane that ignores Prefer', async () => {
@@ -163,10 +166,10 @@ describe('the plane client and interfaces.md', () => {
     expect(sleeps).toEqual([300]);
   });
 
-  it('stops a held request within a second of cancel and releases what may have been granted', async () => {
+  it('stops a held request soon after cancel and releases what may have been granted', async () => {
     const client = await clientFor(async (req) => {
       if (req.path.endsWith('/release')) return { body: released('lease_late') };
-      await realSleep(4_000);
+      await realSleep(20_000);
       return { body: granted(ME, 'lease_late') };
     });
     const cancel = new AbortController();
@@ -180,12 +183,15 @@ describe('the plane client and interfaces.md', () => {
       maxHoldSeconds: 3,
       signal: cancel.signal,
     });
-    await realSleep(200);
+    // Cancelled once the plane holds the request (the event), not after a guessed sleep.
+    while (plane!.seen.length === 0) await realSleep(10);
     const cancelledAt = Date.now();
     cancel.abort();
     const result = await waiting;
     expect(result.outcome).toBe('cancelled');
-    expect(Date.now() - cancelledAt).toBeLessThan(1_000);
+    // The 1 s target is the bench's; this bound, from the cancel, only has to tell it apart
+    // from waiting out the plane's 20 s hold, with room for two busy cores.
+    expect(Date.now() - cancelledAt).toBeLessThan(5_000);
     expect(plane!.seen.some((r) => r.path.endsWith('/release'))).toBe(true);
   });
 

@@ -83,7 +83,7 @@ describePostgres('blocking acquire across PostgreSQL replicas', () => {
     const granted = await held;
     expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
     expect(granted.applied).toBe('wait=20');
-    expect(granted.at - released.at).toBeLessThan(2_000);
+    expect(granted.at - released.at).toBeLessThan(10_000); // not B's next ask, 15 s on
   });
 
   it('wakes a held request on another replica when the sweep finds the lease lapsed', async () => {
@@ -120,7 +120,7 @@ describePostgres('blocking acquire across PostgreSQL replicas', () => {
     const granted = await held;
     expect(granted.body).toMatchObject({ ok: true, lease: { holder: B } });
     // Within the lease, a sweep (a quarter of the TTL here) and generous slack of its end.
-    expect(granted.at - grant.at).toBeLessThan(ttlMs + 4_000);
+    expect(granted.at - grant.at).toBeLessThan(ttlMs + 9_000);
     await service.syncLedger();
     const kinds = service.ledger
       .bundle()

@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
+import {
+  granted,
+  held,
+  released,
+  startScriptedPlane,
+  type Reply,
+  type ScriptedPlane,
+  type Seen,
+} from './support/scripted-plane.js';
+
+/**
+ * main and post in-process (src/, the memory context) against a scripted plane
+ * on loopback: waiting, timeouts, faults, refusals, validation and the post
+ * step's warnings. The runner-shaped runs of dist/ are in action-e2e.test.ts.
+ */
+
+const KEY = 'sekrit-KEY-8c1f';
+const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
+const OTHER_RUN = 'https://github.com/acme/shop/actions/runs/777/attempts/1';
+const STACK = /\n\s+at /;
+let plane: ScriptedPlane | undefined;
+
+afterEach(async () => {
+  await plane?.close();
+  plane = undefined;
+});
+
+const isLease = (r: Seen) => r.path.endsWith('/coordination/lease');
+const isRelease = (r: Seen) => r.path.endsWith('/coordination/release');
+
+/** A plane that holds the resource for `heldAsks` asks, then grants it; releases answer `release`. */
+async function startPlane(
+  options: { heldAsks?: number; waitMs?: number; lease?: Reply; release?: Reply } = {},
+) {
+  let asks = 0;
+  plane = await startScriptedPlane((req) => {
+    const actor = (req.body as { actorDid: string }).actorDid;
+    if (isRelease(req)) return options.release ?? { body: released('lease_e2e') };
+    asks += 1;
+    if (asks <= (options.heldAsks ?? 0))
+      return { status: 423, body: held(OTHER, options.waitMs ?? 150) };
+    return options.lease ?? { body: granted(actor, 'lease_e2e', { fence: 3 }) };
+  });
+  return plane;
+}
+
+const job = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) =>
+  jobSteps({
+    inputs: { 'api-url': plane!.url, 'keep-alive': 'false', ...inputs },
+    env: { INTRAMEDIAL_KEY: KEY, ...env },
+  });
+
+describe('the action in-process against a scripted plane', () => {
+  it('waits on the named back-off, names the holder and its run, then takes over', async () => {
+    await startPlane({ heldAsks: 2, waitMs: 150 });
+    const { main } = await job();
+    expect(main.failed).toBeUndefined();
+    expect(main.outputs.acquired).toBe('true');
+    expect(Number(main.outputs['waited-ms'])).toBeGreaterThanOrEqual(300);
+    const notices = annotations(main, 'notice').filter((n) => n.title?.startsWith('Waiting'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.message).toContain(OTHER);
+    expect(notices[0]!.message).toContain(OTHER_RUN);
+    expect(logText(main)).toMatch(/Waiting for lock:deploy\/production: held by .*next ask in/);
+    const asks = plane!.seen.filter(isLease);
+    expect(asks).toHaveLength(3);
+    expect(asks[1]!.atMs - asks[0]!.atMs).toBeGreaterThanOrEqual(140);
+  });
+
+  it('fails on timeout with an error naming the holder, and post releases nothing', async () => {
+    await startPlane({ heldAsks: 1_000, waitMs: 200 });
+    const { main, post } = await job({ 'wait-timeout': '700ms' });
+    expect(main.failed).toMatch(
+      /^Timed out after \d+ms waiting for lock:deploy\/production: still held by .*actions\/runs\/777/,
+    );
+    expect(main.outputs).toMatchObject({ acquired: 'false', holder: OTHER });
+    expect(post.failed).toBeUndefined();
+    expect(logText(post)).toContain('nothing to release');
+    expect(plane!.seen.filter(isRelease)).toEqual([]);
+  });
+
+  it('skips on timeout with acquired=false when asked to', async () => {
+    await startPlane({ heldAsks: 1_000 });
+    const { main } = await job({ 'wait-timeout': '0', 'on-timeout': 'skip' });
+    expect(main.failed).toBeUndefined();
+    expect(main.outputs.acquired).toBe('false');
+    expect(annotations(main, 'warning').map((w) => w.message)).toEqual([
+      expect.stringMatching(/^Timed out .* Continuing with acquired=false/),
+    ]);
+    expect(plane!.seen.filter(isLease)).toHaveLength(1);
+  });
+
+  it('rides out transient plane faults', async () => {
+    let n = 0;
+    plane = await startScriptedPlane((req) => {
+      n += 1;
+      if (n === 1) return { status: 503 };
+      if (n === 2) return { destroy: true };
+      return isRelease(req)
+        ? { body: released('lease_t') }
+        : { body: granted('did:web:x:y', 'lease_t') };
+    });
+    const { main, post } = await job();
+    expect(main.failed).toBeUndefined();
+    expect(main.outputs['lease-id']).toBe('lease_t');
+    expect(post.failed).toBeUndefined();
+  });
+
+  it('fails at once on a refused key, without a stack trace', async () => {
+    plane = await startScriptedPlane(() => ({ status: 401, body: { error: 'unauthorized' } }));
+    const { main, post } = await job();
+    expect(main.failed).toMatch(/401 Unauthorized\. The plane refused the key/);
+    expect(logText(main)).not.toMatch(STACK);
+    expect(post.failed).toBeUndefined();
+    expect(plane.seen).toHaveLength(1);
+  });
+
+  it('fails on a body that breaks the contract, naming the field, without a stack trace', async () => {
+    await startPlane({ lease: { body: { ok: true, lease: { id: 'x' } } } });
+    const { main } = await job();
+    expect(main.failed).toMatch(/lease\.resource/);
+    expect(logText(main)).not.toMatch(STACK);
+  });
+
+  it('warns when the release fails and says when the lease lapses, never failing the job', async () => {
+    const expiresAtMs = Date.now() + 1_500;
+    await startPlane({
+      lease: {
+        body: {
+          ok: true,
+          lease: { id: 'lease_f', resource: 'r', holder: 'did:web:h', expiresAtMs },
+        },
+      },
+      release: { status: 500 },
+    });
+    const { post } = await job();
+    expect(post.failed).toBeUndefined();
+    expect(annotations(post, 'warning').map((w) => w.message)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^Could not release .*lease_f.*lapses on its own by ${new Date(expiresAtMs).toISOString()}`,
+        ),
+      ),
+    );
+    expect(plane!.seen.filter(isRelease).length).toBeGreaterThan(1);
+  });
+
+  it('warns when the release does not name our lease', async () => {
+    for (const [answer, named] of [
+      [released(), 'none'],
+      [released('lease_other'), 'lease_other'],
+    ] as const) {
+      await startPlane({ release: { body: answer } });
+      const { post } = await job();
+      expect(post.failed).toBeUndefined();
+      expect(annotations(post, 'warning').map((w) => w.message)).toContainEqual(
+        expect.stringMatching(new RegExp(`does not name lease lease_e2e \\(it named ${named}\\)`)),
+      );
+      expect(summaryRow(post, 'released')).toBe(`not confirmed: the plane released ${named}`);
+      await plane!.close();
+      plane = undefined;
+    }
+  });
+
+  it('validates every input before any request', async () => {
+    await startPlane();
+    const { main } = await job({ 'wait-timeout': 'forever' });
+    expect(main.failed).toMatch(/^Invalid input 'wait-timeout': 'forever'\. Expected/);
+    expect(plane!.seen).toEqual([]);
+  });
+
+  it('fails closed without a key, naming INTRAMEDIAL_KEY', async () => {
+    await startPlane();
+    const { main } = await job({}, { INTRAMEDIAL_KEY: '' });
+    expect(main.failed).toMatch(/^No plane key.*INTRAMEDIAL_KEY/);
+    expect(plane!.seen).toEqual([]);
+  });
+
+  it('refuses plain http to a host that is not loopback', async () => {
+    await startPlane();
+    const { main } = await job({ 'api-url': 'http://plane.example.com' });
+    expect(main.failed).toContain("Invalid input 'api-url'");
+  });
+});
