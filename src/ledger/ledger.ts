@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { canonicalJson, entryJson, entrySchema, type LedgerEntry } from './entry.js';
+import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 import { LineStore } from './lines.js';
@@ -25,20 +25,6 @@ export interface PreparedEntries {
   text: string;
   /** The same lines without their newlines: the Merkle leaves. */
   lines: string[];
-}
-
-/**
- * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after
- * `{ atMs, ...rest }`: V8 gave every object built that way a hidden class of
- * its own, in the old generation, and the kernel's entries then outlived the
- * young collections (three times the bytes promoted under load).
- */
-function entryOf(event: NewEntry, seq: number, tsMs: number): LedgerEntry {
-  const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason } = event;
-  const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
-  if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
-  if (reason !== undefined) entry.reason = reason;
-  return entry;
 }
 
 export class LedgerError extends Error {
