@@ -10,11 +10,13 @@ import { round, type Row } from './stats.js';
 import { CLIENTS, inProcess, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
 import { exportBesideRenewals } from './export.js';
+import { pairedThroughput } from './paired.js';
 
 /**
  * npm run bench: every figure of the performance page from one run, side by
  * side where compared. `index.js role <name> …` is one of the bench's own
- * servers or its load generator, started by the bench in a process of its own.
+ * servers or its load generator, started by the bench in a process of its own;
+ * `index.js paired [rounds]` measures only the kernel against the echo.
  */
 
 async function bench(out: string): Promise<void> {
@@ -140,4 +142,7 @@ async function bench(out: string): Promise<void> {
 }
 
 const [first, ...rest] = process.argv.slice(2);
-await (first === 'role' ? runRole(rest) : bench(first ?? 'bench-results.json'));
+if (first === 'role') await runRole(rest);
+else if (first === 'paired')
+  await pairedThroughput(Number(rest[0] ?? 5), (line) => process.stderr.write(`${line}\n`));
+else await bench(first ?? 'bench-results.json');

@@ -30,7 +30,7 @@ export type HttpTarget = LoadResult & { target: string; short?: string };
  * With `preload`, that many live leases are taken first, for at most
  * PRELOAD_LIMIT_SECONDS; when that is too short the row names the count reached.
  */
-async function measure(target: string, server: Spawned, preload = 0): Promise<HttpTarget> {
+export async function measure(target: string, server: Spawned, preload = 0): Promise<HttpTarget> {
   try {
     const args = [server.url, CLIENTS, SECONDS, preload, PRELOAD_LIMIT_SECONDS].map(String);
     const result = await runRole<LoadResult>('load', args, 120_000);

@@ -3,6 +3,8 @@
 // the committed dist/ (CI keeps it equal to src/): run `npm run build` first after
 // changing src/. Writes docs/performance.md (formatted as the repository's other
 // files are) and bench-results.json, or the path given as its argument.
+// `npm run bench -- paired [rounds]` runs only the kernel (memory) against the node:http
+// echo, alternated, and prints the median ratio (about 20 s a pair; writes nothing).
 import { execFileSync } from 'node:child_process';
 
 execFileSync('npx', ['ncc', 'build', 'bench/index.ts', '-o', '.tmp/bench', '--quiet'], {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fileStore } from '../src/kernel/store.js';
-import { ENTRY_KINDS, canonicalJson, entryJson } from '../src/ledger/entry.js';
+import { ENTRY_KINDS, canonicalJson, entryJson, entryOf } from '../src/ledger/entry.js';
 import { signCheckpoint, verifyCheckpoint } from '../src/ledger/checkpoint.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { verifyBundle } from '../src/ledger/verify.js';
@@ -337,6 +337,35 @@ describe('the kernel log file', () => {
         ),
         (entry) => {
           expect(entryJson(entry)).toBe(canonicalJson(entry));
+        },
+      ),
+    );
+  });
+
+  it('builds an entry from an event with exactly its fields (no atMs, no unset optional)', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            atMs: fc.nat(),
+            kind: fc.constantFrom(...ENTRY_KINDS),
+            resource: fc.string(),
+            actorDid: fc.string(),
+            leaseId: fc.string(),
+            fence: fc.integer(),
+            expiresAtMs: fc.nat(),
+            reason: fc.string(),
+          },
+          { requiredKeys: ['atMs', 'kind', 'resource', 'actorDid', 'leaseId', 'fence'] },
+        ),
+        fc.nat(),
+        fc.nat(),
+        (event, seq, tsMs) => {
+          const kept = Object.entries(event).filter(([key]) => key !== 'atMs');
+          const expected = { ...Object.fromEntries(kept), seq, tsMs };
+          const entry = entryOf(event, seq, tsMs);
+          expect(entry).toStrictEqual(expected);
+          expect(Object.keys(entry).sort()).toEqual(Object.keys(expected).sort());
         },
       ),
     );

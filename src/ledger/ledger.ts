@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { canonicalJson, entryJson, entrySchema, type LedgerEntry } from './entry.js';
+import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 import { LineStore } from './lines.js';
@@ -66,10 +66,10 @@ export class Ledger {
     const entries: LedgerEntry[] = [];
     const lines: string[] = [];
     let text = '';
-    for (const { atMs, ...rest } of events) {
+    for (const event of events) {
       // The plane's clock, made strictly increasing for the ledger.
-      lastTs = Math.max(Math.round(atMs), lastTs + 1);
-      const entry: LedgerEntry = { ...rest, seq, tsMs: lastTs };
+      lastTs = Math.max(Math.round(event.atMs), lastTs + 1);
+      const entry = entryOf(event, seq, lastTs);
       seq += 1;
       const line = entryJson(entry);
       entries.push(entry);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import { entryJson, type LedgerEntry } from '../../ledger/entry.js';
+import { entryJson, entryOf, type LedgerEntry } from '../../ledger/entry.js';
 import {
   decide,
   emptyState,
@@ -252,9 +252,9 @@ const byResource = (a: ResourceState, b: ResourceState) =>
 /** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
 function numberEntries(events: KernelEvent[], size: number, lastTs: number): LedgerEntry[] {
   let ts = lastTs;
-  return events.map(({ atMs, ...rest }, i) => {
-    ts = Math.max(Math.round(atMs), ts + 1);
-    return { ...rest, seq: size + i, tsMs: ts };
+  return events.map((event, i) => {
+    ts = Math.max(Math.round(event.atMs), ts + 1);
+    return entryOf(event, size + i, ts);
   });
 }
 
