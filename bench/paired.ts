@@ -7,8 +7,9 @@ import { startKernel, startRole } from './spawn.js';
  * `npm run bench -- paired [rounds]`: only the kernel (memory) against the
  * node:http echo, alternated (echo, kernel, echo, kernel …) so that both see
  * the same load from whatever else runs on the machine, with the median of
- * the per-pair ratios. Prints its figures and writes no file: the quick way
- * to check the ≥ 0.8 target while changing the kernel (`npm run build` first).
+ * the per-pair ratios. The full bench's ratio row is three such pairs;
+ * `npm run bench -- paired N` prints N of them and writes no file: the quick
+ * way to check the ≥ 0.8 target while changing the kernel (`npm run build` first).
  */
 export async function pairedThroughput(rounds: number, log: (line: string) => void) {
   const echo: number[] = [];
@@ -35,6 +36,5 @@ export async function pairedThroughput(rounds: number, log: (line: string) => vo
     echo,
     kernel,
   };
-  console.log(JSON.stringify(result, null, 2));
   return result;
 }
