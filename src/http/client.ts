@@ -1,4 +1,4 @@
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { HttpError } from './errors.js';
 
 /**
@@ -90,12 +90,15 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     try {
-      const answer = await request(req.url, {
+      const url = new URL(req.url);
+      // The dispatcher's own request(): undici's top-level one would load all of undici.
+      const answer = await dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: req.method,
         headers: req.headers ?? {},
         ...(req.body === undefined ? {} : { body: req.body }),
         signal,
-        dispatcher,
         headersTimeout: Math.max(headersTimeout, timeoutMs),
       });
       const text = await readBounded(answer.body, call);
