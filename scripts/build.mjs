@@ -2,7 +2,7 @@
 // read bundle diffs), <name>.js.map (pointing at src/), and index.js, a small loader that
 // names src/ lines in a crash's stack. CI rebuilds and diffs dist/.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const entries = ['main', 'post', 'cli'];
@@ -34,7 +34,23 @@ function build(name) {
   const code = readFileSync(join(out, 'index.js'), 'utf8')
     .replace(/^#!.*\n/, '')
     .replace(/\/\/# sourceMappingURL=index\.js\.map\s*$/, `//# sourceMappingURL=${bundle}.map\n`);
-  const map = JSON.parse(readFileSync(join(out, 'index.js.map'), 'utf8'));
+  writeFileSync(join(out, bundle), code);
+  writeFileSync(
+    join(out, `${bundle}.map`),
+    JSON.stringify(fixMap(join(out, 'index.js.map'), bundle)),
+  );
+  rmSync(join(out, 'index.js.map'));
+  // The chunks loaded on demand (octokit, the CLI's commands) have maps of their own.
+  for (const chunk of readdirSync(out).filter((f) => /^\d+\.index\.js$/.test(f))) {
+    const file = join(out, `${chunk}.map`);
+    writeFileSync(file, JSON.stringify(fixMap(file, chunk)));
+  }
+  writeFileSync(join(out, 'index.js'), loader(name, bundle));
+  chmodSync(join(out, 'index.js'), name === 'cli' ? 0o755 : 0o644);
+}
+
+function fixMap(file, bundle) {
+  const map = JSON.parse(readFileSync(file, 'utf8'));
   map.file = bundle;
   // Leave out the sources' text (the paths name the files in this repository): a smaller map
   // for the repository and for the loader to parse when a crash is printed.
@@ -43,11 +59,7 @@ function build(name) {
   map.sources = map.sources.map((source) =>
     source.startsWith('.././') ? `../../${source.slice('.././'.length)}` : source,
   );
-  writeFileSync(join(out, bundle), code);
-  writeFileSync(join(out, `${bundle}.map`), JSON.stringify(map));
-  rmSync(join(out, 'index.js.map'));
-  writeFileSync(join(out, 'index.js'), loader(name, bundle));
-  chmodSync(join(out, 'index.js'), name === 'cli' ? 0o755 : 0o644);
+  return map;
 }
 
 // The loader (scripts/dist-loader.mjs) imports the bundle and maps a crash's stack to src/
