@@ -15,7 +15,58 @@ const eager = {
   Dispatcher: () => Dispatcher,
 };
 const full = () => require('undici/index.js');
-for (const name of require('./undici-exports.json')) {
+// undici's export names, written out so that Node's import of this file from ESM (tsx runs
+// src/ in tests) finds them; each becomes a getter below.
+exports.Dispatcher =
+  exports.Client =
+  exports.Pool =
+  exports.BalancedPool =
+  exports.Agent =
+  exports.ProxyAgent =
+  exports.EnvHttpProxyAgent =
+  exports.RetryAgent =
+  exports.RetryHandler =
+  exports.DecoratorHandler =
+  exports.RedirectHandler =
+  exports.createRedirectInterceptor =
+  exports.interceptors =
+  exports.buildConnector =
+  exports.errors =
+  exports.util =
+  exports.setGlobalDispatcher =
+  exports.getGlobalDispatcher =
+  exports.fetch =
+  exports.Headers =
+  exports.Response =
+  exports.Request =
+  exports.FormData =
+  exports.File =
+  exports.FileReader =
+  exports.setGlobalOrigin =
+  exports.getGlobalOrigin =
+  exports.caches =
+  exports.deleteCookie =
+  exports.getCookies =
+  exports.getSetCookies =
+  exports.setCookie =
+  exports.parseMIMEType =
+  exports.serializeAMimeType =
+  exports.WebSocket =
+  exports.CloseEvent =
+  exports.ErrorEvent =
+  exports.MessageEvent =
+  exports.request =
+  exports.stream =
+  exports.pipeline =
+  exports.connect =
+  exports.upgrade =
+  exports.MockClient =
+  exports.MockPool =
+  exports.MockAgent =
+  exports.mockErrors =
+  exports.EventSource =
+    undefined;
+for (const name of Object.keys(exports)) {
   Object.defineProperty(exports, name, {
     enumerable: true,
     get: () => (eager[name] ?? (() => full()[name]))(),
