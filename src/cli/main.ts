@@ -1,16 +1,31 @@
 import { LeaseGateError } from '../http/errors.js';
 import { untrusted } from '../lease/escape.js';
-import { StoreError } from '../kernel/store.js';
-import { LedgerError } from '../ledger/ledger.js';
-import { keep } from './keep-command.js';
-import { kernel } from './kernel-command.js';
-import { acquire, release, revoke, status } from './lease-commands.js';
-import { runCommand } from './run-command.js';
-import { keygen, ledger, verify } from './ledger-commands.js';
+import { StoreError } from '../kernel/store-error.js';
+import { LedgerError } from '../ledger/ledger-error.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
 type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<number>;
+
+/**
+ * Each command's module is loaded when it runs: the keeper (`keep`), which lives as long as
+ * the job, then never holds the kernel, PostgreSQL or the ledger in memory, and a command
+ * starts without evaluating the others. The bundle puts each in its own chunk.
+ */
+const lazy =
+  (load: () => Promise<Command>): Command =>
+  async (args, io, env) =>
+    (await load())(args, io, env);
+const kernel = lazy(async () => (await import('./kernel-command.js')).kernel);
+const acquire = lazy(async () => (await import('./lease-commands.js')).acquire);
+const release = lazy(async () => (await import('./lease-commands.js')).release);
+const status = lazy(async () => (await import('./lease-commands.js')).status);
+const revoke = lazy(async () => (await import('./lease-commands.js')).revoke);
+const runCommand = lazy(async () => (await import('./run-command.js')).runCommand);
+const keygen = lazy(async () => (await import('./ledger-commands.js')).keygen);
+const ledger = lazy(async () => (await import('./ledger-commands.js')).ledger);
+const verify = lazy(async () => (await import('./ledger-commands.js')).verify);
+const keep = lazy(async () => (await import('./keep-command.js')).keep);
 
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   kernel: {

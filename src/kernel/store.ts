@@ -2,6 +2,9 @@ import { existsSync, openSync, closeSync, readFileSync, ftruncateSync } from 'no
 import { open, type FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import type { LedgerEntry } from '../ledger/entry.js';
+import { StoreError } from './store-error.js';
+
+export { StoreError };
 
 /**
  * Where the kernel's one durable record lives: an append-only log of ledger
@@ -32,10 +35,6 @@ export interface RecoveredLog {
   fenceFloor: number;
   /** Said once at start: a torn last record that was cut off. */
   warning?: string;
-}
-
-export class StoreError extends Error {
-  override name = 'StoreError';
 }
 
 /** Nothing outlives the process; appends always succeed. */

@@ -2,7 +2,10 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
+import { LedgerError } from './ledger-error.js';
 import { LineStore } from './lines.js';
+
+export { LedgerError };
 
 export interface BundleEntry {
   index: number;
@@ -25,10 +28,6 @@ export interface PreparedEntries {
   text: string;
   /** The same lines without their newlines: the Merkle leaves. */
   lines: string[];
-}
-
-export class LedgerError extends Error {
-  override name = 'LedgerError';
 }
 
 /**

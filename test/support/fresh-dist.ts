@@ -10,7 +10,13 @@ import { join } from 'node:path';
  * cores, so it runs only when needed; CI builds before it tests.
  */
 
-const SOURCES = ['src', 'scripts/build.mjs', 'scripts/build-console.mjs', 'package-lock.json'];
+const SOURCES = [
+  'src',
+  'scripts/build.mjs',
+  'scripts/dist-loader.mjs',
+  'scripts/build-console.mjs',
+  'package-lock.json',
+];
 const BUNDLES = [
   'dist/main/main.js',
   'dist/main/index.js',

@@ -1,0 +1,4 @@
+/** A store that cannot read or persist: the kernel answers 503 and leaves memory unchanged. */
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
