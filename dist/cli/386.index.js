@@ -71,7 +71,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4722);
+/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7636);
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -182,13 +182,13 @@ __webpack_require__.d(__webpack_exports__, {
 });
 
 // EXTERNAL MODULE: ./src/kernel/rules.ts
-var rules = __webpack_require__(9133);
+var rules = __webpack_require__(1514);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/service.ts + 1 modules
 var service = __webpack_require__(4396);
-// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
-var store = __webpack_require__(4722);
+// EXTERNAL MODULE: ./src/kernel/store.ts
+var store = __webpack_require__(7636);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
@@ -377,9 +377,9 @@ const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resou
 /** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
 function numberEntries(events, size, lastTs) {
     let ts = lastTs;
-    return events.map(({ atMs, ...rest }, i) => {
-        ts = Math.max(Math.round(atMs), ts + 1);
-        return { ...rest, seq: size + i, tsMs: ts };
+    return events.map((event, i) => {
+        ts = Math.max(Math.round(event.atMs), ts + 1);
+        return (0,entry/* entryOf */.Ms)(event, size + i, ts);
     });
 }
 function parseState(raw, resource) {

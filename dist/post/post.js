@@ -520,7 +520,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2279:
+/***/ 4660:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1465,7 +1465,7 @@ module.exports.request = __nccwpck_require__(4043)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(2279)
+module.exports.connect = __nccwpck_require__(4660)
 
 
 /***/ }),
@@ -8183,7 +8183,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 4660:
+/***/ 2279:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -8313,7 +8313,7 @@ module.exports = class FixedQueue {
 
 
 const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(4660)
+const FixedQueue = __nccwpck_require__(2279)
 const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
 const PoolStats = __nccwpck_require__(3246)
 
@@ -27314,7 +27314,7 @@ module.exports = {
 
 const { WebsocketFrameSend } = __nccwpck_require__(3264)
 const { opcodes, sendHints } = __nccwpck_require__(736)
-const FixedQueue = __nccwpck_require__(4660)
+const FixedQueue = __nccwpck_require__(2279)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -28368,7 +28368,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3866:
+/***/ 153:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35999,9 +35999,12 @@ async function releaseQuietly(options, request) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+// EXTERNAL MODULE: ./src/http/undici-lean.cjs
+var undici_lean = __nccwpck_require__(2136);
 ;// CONCATENATED MODULE: ./src/http/client.ts
+
 
 
 /** Bodies past this are not ours to read: the plane's answers are small. */
@@ -36016,7 +36019,23 @@ function proxyEnv(env) {
         noProxy: pick('NO_PROXY'),
     };
 }
+/**
+ * undici parses HTTP with WebAssembly (llhttp), compiled on the first connection by V8's
+ * baseline compiler and then again by its optimizing one in background threads. For the few
+ * small answers a step or the keeper reads, the second compile only costs: measured ~80 ms
+ * of CPU at each step's start on two busy cores, and ~30 MB of the keeper's peak RSS. Set
+ * before undici compiles its parser; V8 reads these flags when it compiles a module.
+ */
+let baselineWasmOnly = false;
+function keepWasmOnBaseline() {
+    if (baselineWasmOnly)
+        return;
+    baselineWasmOnly = true;
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-dynamic-tiering');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-tier-up');
+}
 function createHttpClient(options = {}) {
+    keepWasmOnBaseline();
     const env = options.env ?? process.env;
     const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
     const agentOptions = {
@@ -36031,7 +36050,7 @@ function createHttpClient(options = {}) {
         const noProxy = options.proxyLoopback
             ? proxies.noProxy
             : [proxies.noProxy, LOOPBACK_NO_PROXY].filter(Boolean).join(',');
-        dispatcher = new undici.EnvHttpProxyAgent({
+        dispatcher = new undici_lean.EnvHttpProxyAgent({
             ...agentOptions,
             httpProxy: proxies.httpProxy || undefined,
             httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
@@ -36039,7 +36058,7 @@ function createHttpClient(options = {}) {
         });
     }
     else {
-        dispatcher = new undici.Agent(agentOptions);
+        dispatcher = new undici_lean.Agent(agentOptions);
     }
     let closed = false;
     async function send(req) {
@@ -36050,12 +36069,15 @@ function createHttpClient(options = {}) {
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
         try {
-            const answer = await (0,undici.request)(req.url, {
+            const url = new URL(req.url);
+            // The dispatcher's own request(): undici's top-level one would load all of undici.
+            const answer = await dispatcher.request({
+                origin: url.origin,
+                path: `${url.pathname}${url.search}`,
                 method: req.method,
                 headers: req.headers ?? {},
                 ...(req.body === undefined ? {} : { body: req.body }),
                 signal,
-                dispatcher,
                 headersTimeout: Math.max(headersTimeout, timeoutMs),
             });
             const text = await readBounded(answer.body, call);
@@ -40328,7 +40350,7 @@ async function stopKernel(ctx) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3866);
+/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(153);
 
 await (0,_action_post_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // Exit as soon as the work is done: undici parses HTTP with WebAssembly, and V8's background
@@ -40547,6 +40569,87 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 2136:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+// What the bundles import as 'undici' (tsconfig.json "paths", which ncc follows for every
+// module it bundles, @actions/http-client's included). undici's index evaluates all of
+// undici — fetch, WebSocket, caches, mocks — on every step's start; lease-gate needs its
+// agents and Dispatcher#request. Those load now; every other export loads the whole index
+// on first use (octokit's fetch, a proxy agent for @actions/http-client).
+const Dispatcher = __nccwpck_require__(883);
+const api = __nccwpck_require__(6615);
+
+// The index adds request(), stream(), … to every dispatcher; so do we, as it would.
+Object.assign(Dispatcher.prototype, api);
+
+const eager = {
+  Agent: () => __nccwpck_require__(7405),
+  Dispatcher: () => Dispatcher,
+};
+const full = () => __nccwpck_require__(6752);
+// undici's export names, written out so that Node's import of this file from ESM (tsx runs
+// src/ in tests) finds them; each becomes a getter below.
+exports.Dispatcher =
+  exports.Client =
+  exports.Pool =
+  exports.BalancedPool =
+  exports.Agent =
+  exports.ProxyAgent =
+  exports.EnvHttpProxyAgent =
+  exports.RetryAgent =
+  exports.RetryHandler =
+  exports.DecoratorHandler =
+  exports.RedirectHandler =
+  exports.createRedirectInterceptor =
+  exports.interceptors =
+  exports.buildConnector =
+  exports.errors =
+  exports.util =
+  exports.setGlobalDispatcher =
+  exports.getGlobalDispatcher =
+  exports.fetch =
+  exports.Headers =
+  exports.Response =
+  exports.Request =
+  exports.FormData =
+  exports.File =
+  exports.FileReader =
+  exports.setGlobalOrigin =
+  exports.getGlobalOrigin =
+  exports.caches =
+  exports.deleteCookie =
+  exports.getCookies =
+  exports.getSetCookies =
+  exports.setCookie =
+  exports.parseMIMEType =
+  exports.serializeAMimeType =
+  exports.WebSocket =
+  exports.CloseEvent =
+  exports.ErrorEvent =
+  exports.MessageEvent =
+  exports.request =
+  exports.stream =
+  exports.pipeline =
+  exports.connect =
+  exports.upgrade =
+  exports.MockClient =
+  exports.MockPool =
+  exports.MockAgent =
+  exports.mockErrors =
+  exports.EventSource =
+    undefined;
+for (const name of Object.keys(exports)) {
+  Object.defineProperty(exports, name, {
+    enumerable: true,
+    get: () => (eager[name] ?? (() => full()[name]))(),
+  });
+}
+
 
 /***/ })
 

@@ -1,0 +1,213 @@
+export const id = 494;
+export const ids = [494];
+export const modules = {
+
+/***/ 4494:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  keep: () => (/* binding */ keep)
+});
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: ./src/fs/processes.ts
+var processes = __webpack_require__(5810);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
+var schemas = __webpack_require__(4343);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __webpack_require__(3759);
+;// CONCATENATED MODULE: ./src/fs/atomic.ts
+
+/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
+function atomic_writeFileAtomic(path, text) {
+    const temp = `${path}.${process.pid}.tmp`;
+    const fd = (0,external_node_fs_.openSync)(temp, 'w', 0o600);
+    try {
+        (0,external_node_fs_.writeSync)(fd, text);
+        (0,external_node_fs_.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    (0,external_node_fs_.renameSync)(temp, path);
+}
+
+// EXTERNAL MODULE: ./src/plane/schema.ts
+var schema = __webpack_require__(3659);
+;// CONCATENATED MODULE: ./src/lease/keeper-status.ts
+
+
+
+
+/**
+ * The keeper's status file crosses a process boundary, so both sides read it
+ * through the same schema. Main creates it before the keeper starts; post
+ * removes it, which tells a keeper it was not told of to stop.
+ */
+const keeper_status_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_000));
+const at = schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isFinite));
+const keeperStatusSchema = schemas/* object */.Ikc({
+    pid: schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isInteger)),
+    resource: keeper_status_text,
+    actorDid: keeper_status_text,
+    leaseId: keeper_status_text,
+    fence: schemas/* optional */.lqM(schemas/* number */.aig()),
+    expiresAtMs: at,
+    renewals: schemas/* number */.aig(),
+    lastRenewedAtMs: schemas/* optional */.lqM(at),
+    failures: schemas/* number */.aig(),
+    lastError: schemas/* optional */.lqM(keeper_status_text),
+    lost: schemas/* optional */.lqM(schemas/* object */.Ikc({
+        atMs: at,
+        reason: keeper_status_text,
+        holder: schemas/* optional */.lqM(keeper_status_text),
+        message: schemas/* optional */.lqM(keeper_status_text),
+        newLeaseId: schemas/* optional */.lqM(keeper_status_text),
+        gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
+    })),
+    ended: schemas/* optional */.lqM(schemas/* object */.Ikc({
+        atMs: at,
+        why: schemas/* enum */.k5n(['stopped', 'lifetime', 'parent-gone', 'lost', 'key-refused', 'not-wanted']),
+    })),
+});
+/** The keeper's first argument: the granted lease, checked like a plane answer. */
+const keeperLeaseSchema = schema/* leaseSchema */.Gn;
+const STARTING = '{"starting":true}';
+function createStatusFile(file) {
+    writeFileAtomic(file, STARTING);
+}
+/** The keeper's last record, or undefined while it has written none (or the file is gone or bad). */
+function readStatusFile(file) {
+    let raw;
+    try {
+        raw = JSON.parse(readFileSync(file, 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+    const parsed = keeperStatusSchema.safeParse(raw);
+    return parsed.success ? parsed.data : undefined;
+}
+/** Writes the keeper's record, unless post has removed the file (then nobody wants it). */
+function writeStatusFile(file, record) {
+    if (!(0,external_node_fs_.existsSync)(file))
+        return false;
+    atomic_writeFileAtomic(file, JSON.stringify(record));
+    return true;
+}
+
+// EXTERNAL MODULE: ./src/lease/session.ts + 4 modules
+var lease_session = __webpack_require__(3632);
+// EXTERNAL MODULE: ./src/plane/url.ts
+var plane_url = __webpack_require__(4043);
+// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
+var options = __webpack_require__(1156);
+;// CONCATENATED MODULE: ./src/cli/keep-command.ts
+
+
+
+
+
+
+
+/**
+ * `lease-gate keep` (internal): the action's detached keeper. Renews the lease
+ * (and only renews it) until post stops it or removes its status file, its
+ * runner is gone or its lifetime ends. The key comes from INTRAMEDIAL_KEY.
+ */
+async function keep(args, _io, env) {
+    const { values } = (0,options/* parse */.qg)(args, {
+        'api-url': { type: 'string', default: '' },
+        resource: { type: 'string', default: '' },
+        'actor-did': { type: 'string', default: '' },
+        lease: { type: 'string', default: '' },
+        status: { type: 'string', default: '' },
+        'parent-pid': { type: 'string', default: '0' },
+    });
+    const url = (0,plane_url/* parsePlaneUrl */.p)(values['api-url']);
+    if (!url.ok || !values.resource || !values['actor-did'] || !values.status || !values.lease) {
+        throw new options/* UsageError */.eb('keep needs --api-url, --resource, --actor-did, --lease and --status.');
+    }
+    let raw;
+    try {
+        raw = JSON.parse(values.lease);
+    }
+    catch {
+        throw new options/* UsageError */.eb('Invalid --lease: expected the granted lease as JSON.');
+    }
+    const parsed = keeperLeaseSchema.safeParse(raw);
+    if (!parsed.success)
+        throw new options/* UsageError */.eb(`Invalid --lease: ${(0,schema/* describeIssues */.wF)(parsed.error)}.`);
+    const statusFile = values.status;
+    const parentPid = Number(values['parent-pid']);
+    const session = (0,lease_session/* openSession */.f)({
+        apiUrl: url.url,
+        key: env.INTRAMEDIAL_KEY ?? '',
+        resource: values.resource,
+        actorDid: values['actor-did'],
+        env,
+    });
+    const stop = new AbortController();
+    process.once('SIGTERM', () => stop.abort()).once('SIGINT', () => stop.abort());
+    const held = session.held(parsed.data);
+    try {
+        const status = await held.keep({
+            signal: stop.signal,
+            parentAlive: () => !(parentPid > 0) || (0,processes/* isAlive */._)(parentPid),
+            stillWanted: () => (0,external_node_fs_.existsSync)(statusFile),
+            onChange: (s) => writeStatusFile(statusFile, {
+                pid: process.pid,
+                ...s,
+                ...(s.lastError ? { lastError: s.lastError.slice(0, 500) } : {}),
+            }),
+        });
+        // The job is gone or over its time: give production back rather than let it lapse.
+        if (status.ended?.why === 'parent-gone' || status.ended?.why === 'lifetime') {
+            await held.release();
+        }
+    }
+    finally {
+        await session.close();
+    }
+    return options/* EXIT */.dc.done;
+}
+
+
+/***/ }),
+
+/***/ 5810:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ isAlive)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
+function isAlive(pid) {
+    try {
+        process.kill(pid, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    try {
+        return !/^\d+ \(.*\) Z/.test((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+    }
+    catch {
+        return true;
+    }
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=494.index.js.map

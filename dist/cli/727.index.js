@@ -1,0 +1,229 @@
+export const id = 727;
+export const ids = [727];
+export const modules = {
+
+/***/ 6727:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+__webpack_require__.r(__webpack_exports__);
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   acquire: () => (/* binding */ acquire),
+/* harmony export */   release: () => (/* binding */ release),
+/* harmony export */   revoke: () => (/* binding */ revoke),
+/* harmony export */   status: () => (/* binding */ status)
+/* harmony export */ });
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _lease_did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
+/* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
+/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1156);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(2594);
+
+
+
+
+
+
+
+/** `lease-gate acquire`: wait for the lease like the action does, print it. */
+async function acquire(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    const cancel = new AbortController();
+    const stop = () => cancel.abort();
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    try {
+        const result = await session.acquire({
+            timeoutMs: settings.waitTimeoutMs,
+            signal: cancel.signal,
+            ...(settings.waitTimeoutMs === 0 ? { retryWindowMs: _session_js__WEBPACK_IMPORTED_MODULE_6__/* .ASK_ONCE_RETRY_MS */ .e } : {}),
+            onHeld: (event) => {
+                if (!values.json) {
+                    io.err(`${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeHeldBy */ .Qs)(event.holder, event.reserved)}; next ask in ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.nextAskInMs)}`);
+                }
+            },
+        });
+        if (result.outcome === 'granted') {
+            const { lease } = result.held;
+            if (values.json)
+                io.out(JSON.stringify({
+                    outcome: 'granted',
+                    lease,
+                    waitedMs: result.waitedMs,
+                    actorDid: settings.actorDid,
+                }));
+            else {
+                io.out(`acquired ${lease.resource} as ${lease.holder}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}`);
+                io.err('lease-gate: this lease lapses in about 30 s unless renewed; to hold it while a command runs, use `lease-gate run`.');
+            }
+            return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
+        }
+        if (values.json)
+            io.out(JSON.stringify({ ...result, actorDid: settings.actorDid }));
+        else
+            io.err(result.outcome === 'timeout'
+                ? `timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(result.waitedMs)}: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeHeldBy */ .Qs)(result.holder, result.reserved)}`
+                : 'cancelled; nothing is held');
+        return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
+    }
+    finally {
+        process.off('SIGINT', stop).off('SIGTERM', stop);
+        await session.close();
+    }
+}
+/** `lease-gate release`: give back what this actor holds. */
+async function release(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    try {
+        const answer = await session.client.release({
+            resource: settings.resource,
+            actorDid: settings.actorDid,
+        });
+        if (values.json)
+            io.out(JSON.stringify(answer));
+        else
+            io.out(answer.released
+                ? `released ${answer.releasedIds.join(', ')}`
+                : `${settings.actorDid} held nothing on ${settings.resource}`);
+        return answer.released ? _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
+    }
+    finally {
+        await session.close();
+    }
+}
+/** `lease-gate status`: who holds the resource, without taking it. */
+async function status(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    try {
+        const lease = await session.client.status(settings.resource);
+        if (values.json)
+            io.out(JSON.stringify({ resource: settings.resource, lease }));
+        else if (!lease)
+            io.out(`${settings.resource} is free`);
+        else
+            io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}`);
+        return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
+    }
+    finally {
+        await session.close();
+    }
+}
+/** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
+async function revoke(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR, reason: { type: 'string' } });
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
+    const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
+    if (!adminKey)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb('revoke needs the admin key in LEASE_GATE_ADMIN_KEY.');
+    const reason = values.reason ?? 'revoked by an operator';
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    try {
+        const answer = await session.client.revoke(settings.resource, reason, adminKey);
+        if (values.json)
+            io.out(JSON.stringify(answer));
+        else
+            io.out(answer.revoked ? `revoked ${settings.resource}` : `${settings.resource} was not held`);
+        return answer.revoked ? _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
+    }
+    catch (error) {
+        if (error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy) {
+            throw new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf('key refused', undefined, `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; revoking needs the kernel's admin key.`);
+        }
+        throw error;
+    }
+    finally {
+        await session.close();
+    }
+}
+
+
+/***/ }),
+
+/***/ 2594:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ ASK_ONCE_RETRY_MS),
+/* harmony export */   r: () => (/* binding */ cliSession)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3632);
+
+
+/** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
+function cliSession(settings, io, env) {
+    let lastLineAt = 0;
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_0__/* .openSession */ .f)({
+        ...settings,
+        env,
+        onRetry: (event) => {
+            const now = Date.now();
+            if (now - lastLineAt < 4_000 && event.attempt > 1)
+                return;
+            lastLineAt = now;
+            io.err(`lease-gate: plane unreachable (${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error, 200)}), retrying for ${Math.ceil(event.retryForMs / 1_000)} s more`);
+        },
+    });
+}
+/** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
+const ASK_ONCE_RETRY_MS = 10_000;
+
+
+/***/ }),
+
+/***/ 1782:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $4: () => (/* binding */ describeLoss),
+/* harmony export */   Qs: () => (/* binding */ describeHeldBy),
+/* harmony export */   un: () => (/* binding */ describeLease)
+/* harmony export */ });
+/* unused harmony export formatEpoch */
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+
+
+/** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
+function formatEpoch(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString()} (${ms})`
+        : 'unknown';
+}
+function describeLease(lease) {
+    const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+}
+/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+function describeHeldBy(holder, reserved) {
+    return reserved
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)}`;
+}
+function describeLoss(resource, loss) {
+    const at = formatEpoch(loss.atMs).split(' ')[0];
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.message)}` : '';
+    switch (loss.reason) {
+        case 'revoked':
+            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+        case 'lease_held':
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+        case 'replaced':
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        default:
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.reason, 100)})${message}.`;
+    }
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=727.index.js.map

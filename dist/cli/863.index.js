@@ -1,0 +1,248 @@
+export const id = 863;
+export const ids = [863];
+export const modules = {
+
+/***/ 5863:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+__webpack_require__.r(__webpack_exports__);
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   runCommand: () => (/* binding */ runCommand),
+/* harmony export */   signalExitCode: () => (/* binding */ signalExitCode)
+/* harmony export */ });
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1421);
+/* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_os__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9731);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3632);
+/* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1782);
+/* harmony import */ var _plane_time_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7513);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1156);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(2594);
+
+
+
+
+
+
+
+
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
+/** 128 + the signal's number, for every signal. */
+function signalExitCode(signal) {
+    return 128 + ((signal && node_os__WEBPACK_IMPORTED_MODULE_1__.constants.signals[signal]) || 0);
+}
+/**
+ * `lease-gate run -- <command>`: hold the lease for exactly as long as the
+ * command runs, renewing it in-process, and exit with the command's code. The
+ * command runs in its own process group, which owns everything it starts:
+ * signals go to the group, a loss stops the group (SIGTERM, then SIGKILL after
+ * the grace), and nothing of it outlives the lease.
+ */
+async function runCommand(args, io, env) {
+    const split = args.indexOf('--');
+    const command = split < 0 ? [] : args.slice(split + 1);
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_6__/* .parse */ .qg)(split < 0 ? args : args.slice(0, split), {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_6__/* .PLANE_OPTIONS */ .UR,
+        'on-lost': { type: 'string', default: 'terminate' },
+    });
+    if (command.length === 0)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_6__/* .UsageError */ .eb('run needs a command after --, as in: lease-gate run -- ./deploy.sh');
+    const onLost = values['on-lost'];
+    if (onLost !== 'terminate' && onLost !== 'warn') {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_6__/* .UsageError */ .eb(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
+    }
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_6__/* .settingsFromFlags */ .x$)(values, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .cliSession */ .r)(settings, io, env);
+    try {
+        const cancelWait = new AbortController();
+        const onWaitSignal = () => cancelWait.abort();
+        for (const signal of FORWARDED)
+            process.once(signal, onWaitSignal);
+        const waited = await session
+            .acquire({
+            timeoutMs: settings.waitTimeoutMs,
+            signal: cancelWait.signal,
+            onHeld: (e) => io.err(`lease-gate: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeHeldBy */ .Qs)(e.holder, e.reserved)}; next ask in ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .formatDuration */ .a3)(e.nextAskInMs)}`),
+        })
+            .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+        if (waited.outcome !== 'granted') {
+            io.err(waited.outcome === 'timeout'
+                ? `lease-gate: timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .formatDuration */ .a3)(waited.waitedMs)}; ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeHeldBy */ .Qs)(waited.holder, waited.reserved)}. The command did not run.`
+                : 'lease-gate: cancelled while waiting; the command did not run.');
+            return _options_js__WEBPACK_IMPORTED_MODULE_6__/* .EXIT */ .dc.refused;
+        }
+        const { held } = waited;
+        io.err(`lease-gate: holding ${settings.resource} (${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeLease */ .un)(held.lease)}); running ${command.join(' ')}`);
+        return await runHolding(command, held, { io, env, onLost, resource: settings.resource });
+    }
+    finally {
+        await session.close();
+    }
+}
+async function runHolding(command, held, o) {
+    const { lease } = held;
+    const child = (0,node_child_process__WEBPACK_IMPORTED_MODULE_0__.spawn)(command[0], command.slice(1), {
+        stdio: 'inherit',
+        detached: true,
+        env: {
+            ...o.env,
+            ...(lease.fence === undefined ? {} : { LEASE_GATE_FENCE: String(lease.fence) }),
+            LEASE_GATE_LEASE_ID: lease.id,
+        },
+    });
+    const group = child.pid;
+    const signalGroup = (signal) => {
+        if (group === undefined)
+            return;
+        try {
+            process.kill(-group, signal);
+        }
+        catch {
+            // the group is gone
+        }
+    };
+    const exited = new Promise((resolve) => {
+        child.on('error', (error) => {
+            o.io.err(`lease-gate: could not start ${command[0]}: ${error.message}`);
+            resolve(127);
+        });
+        child.on('exit', (code, signal) => resolve(code ?? signalExitCode(signal)));
+    });
+    const forward = (signal) => signalGroup(signal);
+    for (const signal of FORWARDED)
+        process.on(signal, forward);
+    const stopKeeping = new AbortController();
+    let lost;
+    const keeping = held.keep({
+        signal: stopKeeping.signal,
+        onChange: (status) => {
+            if (!status.lost || lost)
+                return;
+            lost = status.lost;
+            o.io.err(`lease-gate: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeLoss */ .$4)(o.resource, lost)}${o.onLost === 'terminate' ? ' Stopping the command.' : ''}`);
+            if (o.onLost === 'terminate')
+                void terminateGroup();
+        },
+    });
+    const terminateGroup = async () => {
+        signalGroup('SIGTERM');
+        for (let waited = 0; waited < _lease_session_js__WEBPACK_IMPORTED_MODULE_3__/* .LIMITS */ .b.terminateGraceMs && groupAlive(group); waited += 50)
+            await (0,_plane_time_js__WEBPACK_IMPORTED_MODULE_5__/* .realSleep */ .u)(50);
+        signalGroup('SIGKILL');
+    };
+    const code = await exited;
+    for (const signal of FORWARDED)
+        process.off(signal, forward);
+    // Whatever the command left running in its group goes before the lease does.
+    if (groupAlive(group))
+        await terminateGroup();
+    stopKeeping.abort();
+    await keeping;
+    const outcome = await held.release();
+    if (outcome.kind === 'released')
+        o.io.err(`lease-gate: released ${o.resource}.`);
+    else if (outcome.kind === 'failed')
+        o.io.err(`lease-gate: could not release ${o.resource} (${outcome.message}); it lapses on its own.`);
+    if (lost)
+        return code === 0 ? _options_js__WEBPACK_IMPORTED_MODULE_6__/* .EXIT */ .dc.refused : code;
+    return code;
+}
+function groupAlive(group) {
+    if (group === undefined)
+        return false;
+    try {
+        process.kill(-group, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+}
+
+
+/***/ }),
+
+/***/ 2594:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ ASK_ONCE_RETRY_MS),
+/* harmony export */   r: () => (/* binding */ cliSession)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3632);
+
+
+/** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
+function cliSession(settings, io, env) {
+    let lastLineAt = 0;
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_0__/* .openSession */ .f)({
+        ...settings,
+        env,
+        onRetry: (event) => {
+            const now = Date.now();
+            if (now - lastLineAt < 4_000 && event.attempt > 1)
+                return;
+            lastLineAt = now;
+            io.err(`lease-gate: plane unreachable (${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error, 200)}), retrying for ${Math.ceil(event.retryForMs / 1_000)} s more`);
+        },
+    });
+}
+/** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
+const ASK_ONCE_RETRY_MS = 10_000;
+
+
+/***/ }),
+
+/***/ 1782:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $4: () => (/* binding */ describeLoss),
+/* harmony export */   Qs: () => (/* binding */ describeHeldBy),
+/* harmony export */   un: () => (/* binding */ describeLease)
+/* harmony export */ });
+/* unused harmony export formatEpoch */
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+
+
+/** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
+function formatEpoch(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString()} (${ms})`
+        : 'unknown';
+}
+function describeLease(lease) {
+    const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+}
+/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+function describeHeldBy(holder, reserved) {
+    return reserved
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)}`;
+}
+function describeLoss(resource, loss) {
+    const at = formatEpoch(loss.atMs).split(' ')[0];
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.message)}` : '';
+    switch (loss.reason) {
+        case 'revoked':
+            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+        case 'lease_held':
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+        case 'replaced':
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        default:
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.reason, 100)})${message}.`;
+    }
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=863.index.js.map
