@@ -1,10 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { compareWaiting } from './compare.js';
 import { ledgerBench } from './ledger.js';
 import { postgresBench } from './postgres.js';
 import { keeperCost, startup } from './processes.js';
-import { renderPage } from './report.js';
+import { renderPage, renderReadmeTable, withReadmeTable } from './report.js';
 import { runRole } from './roles.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, inProcess, overHttp, redisRows } from './throughput.js';
@@ -143,10 +143,12 @@ async function bench(out: string): Promise<void> {
   const page = renderPage({ machine, date, minutes, waits: waiting.rows, rows });
   mkdirSync('docs', { recursive: true });
   writeFileSync('docs/performance.md', page);
+  const table = renderReadmeTable({ machine, date, rows });
+  writeFileSync('README.md', withReadmeTable(readFileSync('README.md', 'utf8'), table));
   const raw = { waiting, core, http, redis, start, keeper, ledger };
   writeFileSync(out, JSON.stringify({ machine, date, minutes, rows, raw }, null, 2));
   console.log(page);
-  console.log(`written to docs/performance.md; figures in ${out}`);
+  console.log(`written to docs/performance.md and README.md's table; figures in ${out}`);
 }
 
 const [first, ...rest] = process.argv.slice(2);

@@ -87,3 +87,34 @@ ${
 }
 `;
 }
+
+export const README_START = '<!-- bench:start -->';
+export const README_END = '<!-- bench:end -->';
+
+/** The README's table: every row with a target, from the same run as the performance page. */
+export function renderReadmeTable(options: { machine: string; date: string; rows: Row[] }): string {
+  const { machine, date, rows } = options;
+  const cores = /^\d+ cores/.exec(machine)?.[0] ?? machine;
+  const node = /Node (v[\d.]+)/.exec(machine)?.[1] ?? process.version;
+  const lines = [
+    `From one \`npm run bench\` run on ${date.slice(0, 10)}, ${cores}, Node ${node}, loopback; every figure and how it is measured: [docs/performance.md](docs/performance.md).`,
+    '',
+    '| what | measured | target |',
+    '|---|---:|---|',
+  ];
+  for (const r of rows.filter((x) => x.target)) {
+    lines.push(
+      `| ${r.section}: ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.target} ${r.ok ? '✓' : '✗'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** `readme` with the text between the bench markers replaced by `table`. */
+export function withReadmeTable(readme: string, table: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start)
+    throw new Error(`README.md has no ${README_START} … ${README_END} block`);
+  return `${readme.slice(0, start + README_START.length)}\n\n${table}\n\n${readme.slice(end)}`;
+}

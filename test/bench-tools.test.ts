@@ -5,7 +5,13 @@ import { pollModel } from '../bench/compare.js';
 import { handover, loadWhileWaiting } from '../bench/handover.js';
 import { load } from '../bench/loadgen.js';
 import { blockingLabel, countPrefer, newPreferLog } from '../bench/prefer.js';
-import { renderPage } from '../bench/report.js';
+import {
+  README_END,
+  README_START,
+  renderPage,
+  renderReadmeTable,
+  withReadmeTable,
+} from '../bench/report.js';
 import { echoHandler, listen, lockHandler } from '../bench/servers.js';
 import { percentile } from '../bench/stats.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -206,5 +212,27 @@ describe('figures', () => {
       '| poll every 1 s (model, not run) | model | 500 | 950 | 990 | 1,000 | 1 |',
     );
     expect(page).toContain('- start-up: main / bare node = 5 × (target ≤ 4)');
+  });
+});
+
+describe("the README's table", () => {
+  const rows = [
+    { section: 'keeper', metric: 'peak RSS', value: 59.2, unit: 'MB', target: '≤ 60', ok: true },
+    { section: 'keeper', metric: 'renewals', value: 120, unit: '' },
+    { section: 'start-up', metric: 'ratio', value: 4.98, unit: '×', target: '≤ 4', ok: false },
+  ];
+  const machine = '2 cores (AMD EPYC), 24 GiB, Node v20.20.2; load 1.1';
+
+  it('lists the rows with a target, marked, between the markers and nowhere else', () => {
+    const table = renderReadmeTable({ machine, date: '2026-12-01T04:00:00Z', rows });
+    expect(table).toContain('2026-12-01, 2 cores, Node v20.20.2');
+    expect(table).toContain('| keeper: peak RSS | 59.2 MB | ≤ 60 ✓ |');
+    expect(table).toContain('| start-up: ratio | 4.98 × | ≤ 4 ✗ |');
+    expect(table).not.toContain('renewals');
+    const readme = `# A\n\n${README_START}\nold\n${README_END}\n\n# B\n`;
+    expect(withReadmeTable(readme, table)).toBe(
+      `# A\n\n${README_START}\n\n${table}\n\n${README_END}\n\n# B\n`,
+    );
+    expect(() => withReadmeTable('# A\n', table)).toThrow(/no <!-- bench:start -->/);
   });
 });
