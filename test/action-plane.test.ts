@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import {
   granted,
-  held,
   released,
+  holdThenGrant,
+  isRelease,
+  isLease,
   startScriptedPlane,
-  type Reply,
   type ScriptedPlane,
-  type Seen,
 } from './support/scripted-plane.js';
 
 /**
@@ -27,22 +27,9 @@ afterEach(async () => {
   plane = undefined;
 });
 
-const isLease = (r: Seen) => r.path.endsWith('/coordination/lease');
-const isRelease = (r: Seen) => r.path.endsWith('/coordination/release');
-
 /** A plane that holds the resource for `heldAsks` asks, then grants it; releases answer `release`. */
-async function startPlane(
-  options: { heldAsks?: number; waitMs?: number; lease?: Reply; release?: Reply } = {},
-) {
-  let asks = 0;
-  plane = await startScriptedPlane((req) => {
-    const actor = (req.body as { actorDid: string }).actorDid;
-    if (isRelease(req)) return options.release ?? { body: released('lease_e2e') };
-    asks += 1;
-    if (asks <= (options.heldAsks ?? 0))
-      return { status: 423, body: held(OTHER, options.waitMs ?? 150) };
-    return options.lease ?? { body: granted(actor, 'lease_e2e', { fence: 3 }) };
-  });
+async function startPlane(options: Parameters<typeof holdThenGrant>[1] = {}) {
+  plane = await startScriptedPlane(holdThenGrant(OTHER, options));
   return plane;
 }
 

@@ -92,3 +92,25 @@ export const released = (...ids: string[]) => ({
   released: ids.length > 0,
   releasedIds: ids,
 });
+
+export const isLease = (r: Seen) => r.path.endsWith('/coordination/lease');
+export const isRelease = (r: Seen) => r.path.endsWith('/coordination/release');
+
+/**
+ * A plane that holds the resource in `holder`'s name for `heldAsks` asks, then grants it
+ * (`lease_e2e`, fence 3); releases answer `release`.
+ */
+export function holdThenGrant(
+  holder: string,
+  options: { heldAsks?: number; waitMs?: number; lease?: Reply; release?: Reply } = {},
+): Script {
+  let asks = 0;
+  return (req) => {
+    const actor = (req.body as { actorDid: string }).actorDid;
+    if (isRelease(req)) return options.release ?? { body: released('lease_e2e') };
+    asks += 1;
+    if (asks <= (options.heldAsks ?? 0))
+      return { status: 423, body: held(holder, options.waitMs ?? 150) };
+    return options.lease ?? { body: granted(actor, 'lease_e2e', { fence: 3 }) };
+  };
+}
