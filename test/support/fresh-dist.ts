@@ -1,22 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { STAMP, sourceHash } from '../../scripts/source-hash.mjs';
 
 /**
  * vitest globalSetup: the black-box tests spawn dist/, so dist/ is rebuilt
- * (`npm run build`, once, before any test) when a file it is built from is
- * newer than the oldest bundle. Otherwise a change to src/action/post.ts
- * could pass against a stale bundle. A full build takes 1–3 min on two busy
- * cores, so it runs only when needed; CI builds before it tests.
+ * (`npm run build`, once, before any test) when what it was built from has
+ * changed: the hash of the sources (`scripts/source-hash.mjs`) differs from
+ * the one the build recorded in dist/sources.sha256. Content, not mtimes: a
+ * fresh clone's files all have the clone's time, in no useful order, and
+ * must not rebuild an identical dist/ (1–2 min on two busy cores).
  */
 
-const SOURCES = [
-  'src',
-  'scripts/build.mjs',
-  'scripts/dist-loader.mjs',
-  'scripts/build-console.mjs',
-  'package-lock.json',
-];
 const BUNDLES = [
   'dist/main/main.js',
   'dist/main/index.js',
@@ -27,23 +22,15 @@ const BUNDLES = [
   'dist/console/index.html',
 ];
 
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  // Files only: a folder's own time moves with unrelated entries (editor swap files).
-  let newest = 0;
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
-  return newest;
-}
-
-/** Why dist/ must be rebuilt, or undefined when it is at least as new as its sources. */
+/** Why dist/ must be rebuilt, or undefined when it was built from the sources as they are. */
 export function staleReason(root = '.'): string | undefined {
   const missing = BUNDLES.find((file) => !existsSync(join(root, file)));
   if (missing) return `${missing} is missing`;
-  const built = Math.min(...BUNDLES.map((file) => statSync(join(root, file)).mtimeMs));
-  const sources = SOURCES.map((path) => join(root, path)).filter((path) => existsSync(path));
-  const changed = sources.find((path) => newestMtime(path) > built);
-  return changed ? `${changed} changed after dist/ was built` : undefined;
+  const stamp = join(root, STAMP);
+  if (!existsSync(stamp)) return `${STAMP} is missing`;
+  const recorded = readFileSync(stamp, 'utf8').trim();
+  const now = sourceHash(root);
+  return recorded === now ? undefined : `the sources changed since dist/ was built`;
 }
 
 export default function setup(): void {
