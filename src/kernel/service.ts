@@ -72,6 +72,8 @@ export class KernelService implements PlaneService {
   readonly now: () => number;
   /** The last durable entry's time at start: the clock reads no earlier. */
   private clockFloor = -Infinity;
+  /** Restart renewals a full disk did not take yet: written first, before any other change. */
+  private owed: KernelEvent[] = [];
   private readonly store: KernelStore;
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly listeners = new Set<ChangeListener>();
@@ -122,20 +124,25 @@ export class KernelService implements PlaneService {
     return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
   }
 
-  /** Renews the leases the log leaves open (the restart rule), durably, before serving. */
+  /**
+   * Renews the leases the log leaves open (the restart rule). Written before
+   * serving when the store takes it; on a full disk the renewals are owed and
+   * go first in the next write, so they are still stamped as of the log's end.
+   */
   private async resume(time: LogTime, now: number): Promise<void> {
     const { states, events } = resumeLeases(this.table.values(), time, now, this.table.ttlMs);
+    for (const state of states) this.table.put(state);
     if (events.length === 0) return;
     const prepared = this.ledger.prepare(events);
     try {
       await this.store.append(prepared.text, prepared.entries);
+      this.ledger.accept(prepared.entries, prepared.lines);
     } catch (error) {
-      throw new StoreError(
-        `cannot record the renewals of the ${events.length} leases held across the restart: ${(error as Error).message}`,
+      this.owed = events;
+      this.options.log?.(
+        `kernel: could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`,
       );
     }
-    this.ledger.accept(prepared.entries, prepared.lines);
-    for (const state of states) this.table.put(state);
   }
 
   lease(resource: string, actorDid: string): Promise<LeaseReply> {
@@ -265,9 +272,11 @@ export class KernelService implements PlaneService {
     if (!batch || this.writing) return;
     this.pending = undefined;
     const write = (async () => {
-      const prepared = this.ledger.prepare(batch.events);
+      const owed = this.owed;
+      const prepared = this.ledger.prepare(owed.length ? [...owed, ...batch.events] : batch.events);
       try {
         await this.store.append(prepared.text, prepared.entries);
+        if (owed.length) this.owed = [];
       } catch (error) {
         const message = error instanceof StoreError ? error.message : String(error);
         this.dropped(batch);
