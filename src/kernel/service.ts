@@ -117,11 +117,12 @@ export class KernelService implements PlaneService {
     if (time) service.clockFloor = time.lastMs;
     const now = service.now();
     for (const state of [...table.values()]) table.put(afterRestart(state, now, table.ttlMs));
-    if (time) await service.resume(time, now);
+    const owed = time ? await service.resume(time, now) : undefined;
     for (const state of table.values()) service.schedule(state);
     service.arm();
     options.store.watch?.((resource) => service.resourceChanged(resource));
-    return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
+    const warning = [recovered.warning, owed].filter(Boolean).join('; ');
+    return { service, ...(warning ? { warning } : {}) };
   }
 
   /**
@@ -129,20 +130,19 @@ export class KernelService implements PlaneService {
    * serving when the store takes it; on a full disk the renewals are owed and
    * go first in the next write, so they are still stamped as of the log's end.
    */
-  private async resume(time: LogTime, now: number): Promise<void> {
+  private async resume(time: LogTime, now: number): Promise<string | undefined> {
     const { states, events } = resumeLeases(this.table.values(), time, now, this.table.ttlMs);
     for (const state of states) this.table.put(state);
-    if (events.length === 0) return;
+    if (events.length === 0) return undefined;
     const prepared = this.ledger.prepare(events);
     try {
       await this.store.append(prepared.text, prepared.entries);
       this.ledger.accept(prepared.entries, prepared.lines);
     } catch (error) {
       this.owed = events;
-      this.options.log?.(
-        `kernel: could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`,
-      );
+      return `could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`;
     }
+    return undefined;
   }
 
   lease(resource: string, actorDid: string): Promise<LeaseReply> {
