@@ -266,6 +266,115 @@ describe('the ledger', () => {
   });
 });
 
+describe('verify checks time as well as order', () => {
+  const { privateKey, publicKey } = keys();
+  type Step = [kind: string, resource: string, leaseId: string, atMs: number, expiresAtMs?: number];
+  const ledgerOf = (steps: Step[]) => {
+    const l = new Ledger(privateKey);
+    const fences = new Map<string, number>();
+    let fence = 0;
+    for (const [kind, resource, leaseId, atMs, expiresAtMs] of steps) {
+      // Every grant a new fence (rising), so a forged reused lease id is caught by its id alone.
+      if (kind === 'grant') fences.set(leaseId, ++fence);
+      l.append({
+        atMs,
+        kind: kind as 'grant',
+        resource,
+        actorDid: `did:web:${leaseId}`,
+        leaseId,
+        fence: fences.get(leaseId)!,
+        ...(expiresAtMs === undefined ? {} : { expiresAtMs }),
+      });
+    }
+    return l;
+  };
+  const verifies = (steps: Step[]) => verifyBundle(ledgerOf(steps).bundle(), publicKey);
+
+  it('accepts honest ends: a release or revoke before the expiry, a lapse at it', () => {
+    expect(
+      verifies([
+        ['grant', 'r', 'a', 1_000, 31_000],
+        ['renew', 'r', 'a', 11_000, 41_000],
+        ['release', 'r', 'a', 12_000],
+        ['grant', 'r', 'b', 13_000, 43_000],
+        ['revoke', 'r', 'b', 14_000],
+        ['grant', 'r', 'c', 15_000, 45_000],
+        ['lapse', 'r', 'c', 45_000],
+      ]).count,
+    ).toBe(7);
+  });
+
+  it('accepts a burst stamped one apart, ahead of the clock (the kernel under load)', () => {
+    // 3 000 changes in one millisecond: stamps run 3 s ahead, the renewals are still in time.
+    const steps: Step[] = [];
+    for (let i = 0; i < 1_500; i += 1) steps.push(['grant', `r${i}`, `l${i}`, 5_000, 7_000]);
+    for (let i = 0; i < 1_500; i += 1) steps.push(['renew', `r${i}`, `l${i}`, 5_000, 7_000]);
+    expect(verifies(steps).count).toBe(3_000);
+  });
+
+  it.each([
+    [
+      'a lapse 29 s before the told expiry, then a grant to another agent',
+      [
+        ['grant', 'r', 'a', 1_000, 31_000],
+        ['lapse', 'r', 'a', 2_000],
+        ['grant', 'r', 'b', 2_001, 32_001],
+      ],
+      /entry 1 \(lapse of a on r\): lapses at 2000, 29000 ms before the expiry 31000 told at entry 0 \(grant\)/,
+    ],
+    [
+      'a lapse before a renewed expiry',
+      [
+        ['grant', 'r', 'a', 1_000, 31_000],
+        ['renew', 'r', 'a', 20_000, 50_000],
+        ['lapse', 'r', 'a', 31_000],
+      ],
+      /entry 2 \(lapse of a on r\): lapses at 31000, 19000 ms before the expiry 50000 told at entry 1 \(renew\)/,
+    ],
+    [
+      'a renewal after the lease expired',
+      [
+        ['grant', 'r', 'a', 1_000, 31_000],
+        ['renew', 'r', 'a', 40_000, 70_000],
+      ],
+      /entry 1 \(renew of a on r\): renews at 40000 or later, after the lease expired at 31000 \(told at entry 0 \(grant\)\)/,
+    ],
+    [
+      'a grant already expired when issued',
+      [['grant', 'r', 'a', 40_000, 31_000]],
+      /entry 0 \(grant of a on r\): expires at 31000, already past when it was granted/,
+    ],
+    [
+      'one lease id granted on two resources',
+      [
+        ['grant', 'r', 'a', 1_000, 31_000],
+        ['grant', 's', 'a', 2_000, 32_000],
+      ],
+      /entry 1 \(grant of a on s\): lease id a was already granted at entry 0 \(grant on r\)/,
+    ],
+  ] as Array<[string, Step[], RegExp]>)(
+    'rejects %s, naming the entries',
+    (_what, steps, reason) => {
+      const bundle = ledgerOf(steps).bundle();
+      expect(() => verifyBundle(bundle, publicKey)).toThrow(reason);
+    },
+  );
+
+  it.each([
+    ['a signature line without its blob', (c: string) => c.replace(/ (\S+)\n$/, '\n')],
+    ['a signature line with bad base64', (c: string) => c.replace(/ (\S+)\n$/, ' @@@$1\n')],
+    ['a stray line among the signatures', (c: string) => `${c}junk\n`],
+    ['an extra line in the note', (c: string) => c.replace('\n\n', '\nextra\n\n')],
+  ])('refuses a checkpoint with %s', (_what, forge) => {
+    const bundle = ledgerOf([['grant', 'r', 'a', 1_000, 31_000]]).bundle();
+    expect(verifyBundle(bundle, publicKey).count).toBe(1);
+    bundle.checkpoint = forge(bundle.checkpoint);
+    expect(() => verifyBundle(bundle, publicKey)).toThrow(
+      /checkpoint: (signature line \d+ is malformed|the note has 4 lines)/,
+    );
+  });
+});
+
 describe('the kernel log file', () => {
   async function writeLog(file: string, ledger: Ledger) {
     const store = fileStore(file);

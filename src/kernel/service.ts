@@ -17,6 +17,7 @@ import {
   type RevokeReply,
 } from './rules.js';
 import { StoreError, type KernelStore } from './store.js';
+import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
 
 /** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
 export class StoreUnavailableError extends Error {
@@ -69,6 +70,10 @@ export class KernelService implements PlaneService {
   readonly table: ResourceTable;
   readonly ledger: Ledger;
   readonly now: () => number;
+  /** The last durable entry's time at start: the clock reads no earlier. */
+  private clockFloor = -Infinity;
+  /** Restart renewals a full disk did not take yet: written first, before any other change. */
+  private owed: KernelEvent[] = [];
   private readonly store: KernelStore;
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly listeners = new Set<ChangeListener>();
@@ -85,29 +90,59 @@ export class KernelService implements PlaneService {
     this.table = options.table;
     this.ledger = options.ledger;
     this.store = options.store;
-    this.now = options.now;
+    this.now = () => Math.max(options.now(), this.clockFloor);
   }
 
-  /** Replays the store's log into the ledger and the table, then arms the alarms. */
+  /**
+   * Replays the store's log into the ledger and the table, applies the restart
+   * rule (`resumeLeases`) and writes its renewals, then arms the alarms.
+   */
   static async open(
     options: ServiceOptions,
   ): Promise<{ service: KernelService; warning?: string }> {
     const service = new KernelService(options);
     const recovered = await options.store.open();
     const { table, ledger } = options;
+    let time: LogTime | undefined;
     recovered.lines.forEach((line, i) => {
       const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
       const event = toEvent(entry);
       table.put(replay(table.get(entry.resource), event, table.ttlMs));
-      if (entry.kind === 'grant') table.fence = Math.max(table.fence, entry.fence);
+      // Every fence in what is durable, not only grants', stays below the next one.
+      table.fence = Math.max(table.fence, entry.fence);
+      time = logTimeAfter(time, entry.tsMs);
     });
     table.fence = Math.max(table.fence, recovered.fenceFloor);
-    const now = options.now();
+    // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
+    if (time) service.clockFloor = time.lastMs;
+    const now = service.now();
     for (const state of [...table.values()]) table.put(afterRestart(state, now, table.ttlMs));
+    const owed = time ? await service.resume(time, now) : undefined;
     for (const state of table.values()) service.schedule(state);
     service.arm();
     options.store.watch?.((resource) => service.resourceChanged(resource));
-    return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
+    const warning = [recovered.warning, owed].filter(Boolean).join('; ');
+    return { service, ...(warning ? { warning } : {}) };
+  }
+
+  /**
+   * Renews the leases the log leaves open (the restart rule). Written before
+   * serving when the store takes it; on a full disk the renewals are owed and
+   * go first in the next write, so they are still stamped as of the log's end.
+   */
+  private async resume(time: LogTime, now: number): Promise<string | undefined> {
+    const { states, events } = resumeLeases(this.table.values(), time, now, this.table.ttlMs);
+    for (const state of states) this.table.put(state);
+    if (events.length === 0) return undefined;
+    const prepared = this.ledger.prepare(events);
+    try {
+      await this.store.append(prepared.text, prepared.entries);
+      this.ledger.accept(prepared.entries, prepared.lines);
+    } catch (error) {
+      this.owed = events;
+      return `could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`;
+    }
+    return undefined;
   }
 
   lease(resource: string, actorDid: string): Promise<LeaseReply> {
@@ -237,9 +272,11 @@ export class KernelService implements PlaneService {
     if (!batch || this.writing) return;
     this.pending = undefined;
     const write = (async () => {
-      const prepared = this.ledger.prepare(batch.events);
+      const owed = this.owed;
+      const prepared = this.ledger.prepare(owed.length ? [...owed, ...batch.events] : batch.events);
       try {
         await this.store.append(prepared.text, prepared.entries);
+        if (owed.length) this.owed = [];
       } catch (error) {
         const message = error instanceof StoreError ? error.message : String(error);
         this.dropped(batch);

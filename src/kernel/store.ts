@@ -1,7 +1,7 @@
-import { existsSync, openSync, closeSync, readFileSync, ftruncateSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { LedgerEntry } from '../ledger/entry.js';
+import { readEntry, type LedgerEntry } from '../ledger/entry.js';
+import { nodeLogFs, type LogFile, type LogFs } from './log-file.js';
 import { StoreError } from './store-error.js';
 
 export { StoreError };
@@ -15,8 +15,8 @@ export interface KernelStore {
   /** The durable lines in order, read once at start. */
   open(): Promise<RecoveredLog>;
   /**
-   * Makes these lines durable (one write, one sync) or throws a StoreError,
-   * leaving nothing of them behind. The entries are the same lines, parsed.
+   * Makes these lines durable (every byte written, then one sync) or throws a
+   * StoreError, leaving nothing of them behind. The entries are the same lines, parsed.
    */
   append(text: string, entries: readonly LedgerEntry[]): Promise<void>;
   /** Resolves when the store can take a write now; throws a StoreError otherwise. */
@@ -33,7 +33,7 @@ export interface RecoveredLog {
   lines: string[];
   /** The lowest fence the next grant may not go below (an older release's state file). */
   fenceFloor: number;
-  /** Said once at start: a torn last record that was cut off. */
+  /** Said once at start: a torn last record that was saved and cut off, or one kept without its newline. */
   warning?: string;
 }
 
@@ -53,22 +53,47 @@ const legacyStateSchema = z.object({
   fence: z.number().int().nonnegative(),
 });
 
+export interface FileStoreOptions {
+  /** The file-system calls; node's by default (tests inject short writes here). */
+  fs?: LogFs;
+  /** Wall-clock milliseconds, to name the copy of cut bytes. */
+  now?: () => number;
+}
+
 /**
- * A file of canonical JSON lines, appended and fdatasync'ed per batch. A failed
- * write is cut back to the last durable byte before the error is reported, and
- * retried on the next batch, so the file never holds half a batch that memory
- * does not. `legacyState` is an older release's state file, read only for its fence.
+ * A file of canonical JSON lines, written at the end of what is durable and
+ * fdatasync'ed per batch. Only bytes a write reports as written count, and a
+ * batch counts only once all of them are written and synced; a short or failed
+ * write is cut back to the last durable byte (never past the file's end) before
+ * the error is reported, and retried on the next batch, so the file never holds
+ * half a batch that memory does not. `legacyState` is an older release's state
+ * file, read only for its fence.
  */
-export function fileStore(path: string, legacyState?: string): KernelStore {
-  let handle: FileHandle | undefined;
+export function fileStore(
+  path: string,
+  legacyState?: string,
+  options: FileStoreOptions = {},
+): KernelStore {
+  const fs = options.fs ?? nodeLogFs;
+  const now = options.now ?? Date.now;
+  let file: LogFile | undefined;
+  /** Bytes of whole records on disk and synced: the only length the file is ever cut to. */
   let durableBytes = 0;
+  /** The last record kept at start was whole but had no newline: the next write starts with one. */
+  let newlineOwed = false;
   let dirty = false;
 
   const repair = async () => {
-    if (!dirty || !handle) return;
+    if (!dirty || !file) return;
     try {
-      await handle.truncate(durableBytes);
-      await handle.datasync();
+      const size = await file.size();
+      if (size < durableBytes) {
+        throw new Error(
+          `it holds ${size} bytes, fewer than the ${durableBytes} already durable; refusing to extend it`,
+        );
+      }
+      if (size > durableBytes) await file.truncate(durableBytes);
+      await file.datasync();
       dirty = false;
     } catch (error) {
       throw new StoreError(`cannot repair ${path}: ${(error as Error).message}`);
@@ -78,62 +103,98 @@ export function fileStore(path: string, legacyState?: string): KernelStore {
   return {
     describe: path,
     async open() {
-      const logExists = existsSync(path);
-      const fenceFloor = legacyState ? readLegacyFence(legacyState, logExists, path) : 0;
-      let text = '';
-      if (logExists) {
-        try {
-          text = readFileSync(path, 'utf8');
-        } catch (error) {
-          throw new StoreError(`Cannot read the kernel's log ${path}: ${(error as Error).message}`);
+      let bytes: Buffer | undefined;
+      try {
+        bytes = fs.read(path);
+      } catch (error) {
+        throw new StoreError(`Cannot read the kernel's log ${path}: ${(error as Error).message}`);
+      }
+      let fenceFloor = legacyState ? readLegacyFence(legacyState, bytes !== undefined, path) : 0;
+      const log = bytes ?? Buffer.alloc(0);
+      const end = log.lastIndexOf(0x0a) + 1;
+      const lines = end > 0 ? log.toString('utf8', 0, end - 1).split('\n') : [];
+      const tail = log.subarray(end);
+      durableBytes = end;
+      let warning: string | undefined;
+      if (tail.length > 0) {
+        const text = tail.toString('utf8');
+        if (readEntry(text, lines.length)) {
+          // Whole and valid but for its newline: it may have been acknowledged, so it stays.
+          lines.push(text);
+          durableBytes = log.length;
+          newlineOwed = true;
+          warning = `${path}: the last record (${tail.length} bytes) had no newline; it is whole and was kept`;
+        } else {
+          const copy = `${path}.cut-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+          try {
+            await fs.saveCopy(copy, tail);
+          } catch (error) {
+            throw new StoreError(
+              `${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${(error as Error).message}. Free space and start again.`,
+            );
+          }
+          dirty = true;
+          fenceFloor = Math.max(fenceFloor, highestFence(text));
+          warning = `${path}: the last record was torn (${tail.length} bytes without an end); it was saved to ${copy}, cut off, and the ${lines.length} records before it kept`;
         }
       }
-      const lines = text.split('\n');
-      const tail = lines.pop() ?? '';
-      durableBytes = Buffer.byteLength(text) - Buffer.byteLength(tail);
-      let warning: string | undefined;
-      if (tail) {
-        const fd = openSync(path, 'r+');
-        ftruncateSync(fd, durableBytes);
-        closeSync(fd);
-        warning = `${path}: the last record was torn (${Buffer.byteLength(tail)} bytes without an end); it was cut off and the ${lines.length} records before it kept`;
-      }
       try {
-        handle = await open(path, 'a', 0o600);
+        file = await fs.openLog(path);
       } catch (error) {
         throw new StoreError(`Cannot open the kernel's log ${path}: ${(error as Error).message}`);
       }
+      await repair();
       return { lines, fenceFloor, ...(warning ? { warning } : {}) };
     },
     async append(text) {
-      if (!handle) throw new StoreError(`${path} is not open`);
+      if (!file) throw new StoreError(`${path} is not open`);
       await repair();
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = Buffer.from(newlineOwed ? `\n${text}` : text, 'utf8');
+      let written = 0;
       try {
         dirty = true;
-        await handle.write(bytes, 0, bytes.length, null);
-        await handle.datasync();
-        durableBytes += bytes.length;
-        dirty = false;
+        // A write may take fewer bytes than asked (a full disk): go on from there, or fail.
+        while (written < bytes.length) {
+          const n = await file.write(
+            bytes,
+            written,
+            bytes.length - written,
+            durableBytes + written,
+          );
+          if (!(n > 0)) throw new Error(`a write took ${written} of ${bytes.length} bytes`);
+          written += n;
+        }
+        await file.datasync();
       } catch (error) {
         await repair().catch(() => undefined);
         throw new StoreError(`cannot write ${path}: ${(error as Error).message}`);
       }
+      durableBytes += bytes.length;
+      newlineOwed = false;
+      dirty = false;
     },
     async probe() {
-      if (!handle) throw new StoreError(`${path} is not open`);
+      if (!file) throw new StoreError(`${path} is not open`);
       await repair();
       try {
-        await handle.datasync();
+        await file.datasync();
       } catch (error) {
         throw new StoreError(`cannot sync ${path}: ${(error as Error).message}`);
       }
     },
     async close() {
-      await handle?.close();
-      handle = undefined;
+      await file?.close();
+      file = undefined;
     },
   };
+}
+
+/** The highest fence named in bytes that are cut: a fence seen anywhere is never issued again. */
+function highestFence(text: string): number {
+  let highest = 0;
+  for (const match of text.matchAll(/"fence":(\d{1,15})/g))
+    highest = Math.max(highest, Number(match[1]));
+  return highest;
 }
 
 /** An older release's state file: its fence is a floor; without the log beside it, refuse. */

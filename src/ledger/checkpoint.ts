@@ -57,16 +57,29 @@ export function signCheckpoint(checkpoint: Checkpoint, privateKey: KeyObject): s
   return `${body}\n${SIGNATURE_PREFIX}${name} ${blob}\n`;
 }
 
-/** Parses a signed checkpoint and checks its signature by `publicKey`; throws with the reason. */
+/** One signature line: an em dash, the key name, and canonical base64 of key id ‖ signature. */
+const SIGNATURE_LINE = /^— ([^\s]+) ([A-Za-z0-9+/]+={0,2})$/;
+
+/**
+ * Parses a signed checkpoint and checks its signature by `publicKey`; throws
+ * with the reason. The note is exactly origin, size and root; every signature
+ * line must be well formed (lines by other keys are skipped, not malformed ones).
+ */
 export function verifyCheckpoint(text: string, publicKey: KeyObject): Checkpoint {
   const split = text.indexOf('\n\n');
   if (split < 0)
     throw new CheckpointError('checkpoint: no blank line between the note and its signatures');
   const body = text.slice(0, split + 1);
   const lines = body.split('\n');
+  lines.pop();
+  if (lines.length !== 3) {
+    throw new CheckpointError(
+      `checkpoint: the note has ${lines.length} lines; expected 3 (origin, tree size, root)`,
+    );
+  }
   const [origin = '', sizeText = '', rootText = ''] = lines;
   if (!origin) throw new CheckpointError('checkpoint: empty origin line');
-  if (!/^(0|[1-9]\d*)$/.test(sizeText))
+  if (!/^(0|[1-9]\d{0,15})$/.test(sizeText))
     throw new CheckpointError(`checkpoint: tree size '${sizeText}' is not a decimal number`);
   const root = new Uint8Array(Buffer.from(rootText, 'base64'));
   if (root.length !== 32 || Buffer.from(root).toString('base64') !== rootText) {
@@ -78,21 +91,30 @@ export function verifyCheckpoint(text: string, publicKey: KeyObject): Checkpoint
       `checkpoint: origin '${origin}' is not this key's log ('${expectedOrigin}')`,
     );
   }
+  const rest = text.slice(split + 2);
+  if (!rest.endsWith('\n'))
+    throw new CheckpointError('checkpoint: the signatures do not end with a newline');
   const id = Buffer.from(keyId(origin, publicKey));
-  const signatures = text
-    .slice(split + 2)
+  let signature: Buffer | undefined;
+  rest
+    .slice(0, -1)
     .split('\n')
-    .filter(Boolean);
-  for (const line of signatures) {
-    if (!line.startsWith(SIGNATURE_PREFIX))
-      throw new CheckpointError(`checkpoint: malformed signature line '${line}'`);
-    const [name, blob = ''] = line.slice(SIGNATURE_PREFIX.length).split(' ');
-    const bytes = Buffer.from(blob, 'base64');
-    if (name !== origin || bytes.length !== 4 + 64 || !bytes.subarray(0, 4).equals(id)) continue;
-    if (verify(null, Buffer.from(body, 'utf8'), publicKey, bytes.subarray(4))) {
-      return { origin, size: Number(sizeText), root };
-    }
+    .forEach((line, i) => {
+      const match = SIGNATURE_LINE.exec(line);
+      const bytes = match && Buffer.from(match[2]!, 'base64');
+      if (!match || !bytes || bytes.toString('base64') !== match[2] || bytes.length < 5) {
+        throw new CheckpointError(
+          `checkpoint: signature line ${i + 1} is malformed (expected '— <name> <base64 key id and signature>'): ${JSON.stringify(line.slice(0, 120))}`,
+        );
+      }
+      if (!signature && match[1] === origin && bytes.subarray(0, 4).equals(id)) signature = bytes;
+    });
+  if (!signature) throw new CheckpointError('checkpoint: no signature by this public key');
+  if (
+    signature.length !== 4 + 64 ||
+    !verify(null, Buffer.from(body, 'utf8'), publicKey, signature.subarray(4))
+  ) {
     throw new CheckpointError('checkpoint: the signature does not verify with this public key');
   }
-  throw new CheckpointError('checkpoint: no signature by this public key');
+  return { origin, size: Number(sizeText), root };
 }

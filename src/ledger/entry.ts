@@ -63,5 +63,22 @@ export function entryJson(e: LedgerEntry): string {
   return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
 }
 
+/**
+ * One line read back from storage, checked as untrusted: the entry `seq` in
+ * canonical form, or undefined.
+ */
+export function readEntry(line: string, seq: number): LedgerEntry | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const entry = entrySchema.safeParse(parsed);
+  if (!entry.success || entry.data.seq !== seq || canonicalJson(entry.data) !== line)
+    return undefined;
+  return entry.data;
+}
+
 export const leafBytes = (entry: LedgerEntry) =>
   new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));

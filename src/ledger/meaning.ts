@@ -6,19 +6,48 @@ interface Open {
   actorDid: string;
   fence: number;
   seq: number;
+  /** The lease's end as last told (its grant's or latest renewal's), and the entry that told it. */
+  expiresAtMs: number | undefined;
+  toldAt: number;
+  toldKind: string;
 }
 
 /**
- * Checks that the entries tell a valid history: per resource, a grant and its
- * end alternate, and every renewal or end names the open lease (its id, holder
- * and fence); grant fences strictly increase across the log. On a partial
- * range, a resource's state before its first entry in the range is unknown,
- * and the same rules hold from there on.
+ * Replicas read their clocks before they take the ledger's order, so an
+ * entry's stamp may trail the one before it by a few milliseconds' race; a
+ * renewal or grant is judged late only past this margin. (A lapse needs none:
+ * it is never stamped before the clock that saw it due.)
+ */
+export const CLOCK_RACE_MS = 1_000;
+
+const named = (e: LedgerEntry) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource})`;
+
+/**
+ * Checks that the entries tell a valid history in order and in time: per
+ * resource, a grant and its end alternate, and every renewal or end names the
+ * open lease (its id, holder and fence); grant fences strictly increase across
+ * the log and lease ids are never granted twice; no grant is already expired,
+ * no renewal comes after the lease expired, and no lapse comes before the
+ * lease's last told expiry (a release or revoke may end it early). On a
+ * partial range, a resource's state before its first entry in the range is
+ * unknown, and the same rules hold from there on.
+ *
+ * Time: stamps strictly increase, so entries in one millisecond are stamped
+ * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
+ * does not. An entry happened no earlier than the first stamp of its run (its
+ * `earliest`) and no later than its own stamp.
  */
 export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean): void {
   const open = new Map<string, Open | null>();
+  const granted = new Map<string, LedgerEntry>();
   let lastGrant: { fence: number; seq: number } | undefined;
+  let earliest = 0;
+  let previousTs: number | undefined;
   for (const e of entries) {
+    // A range's first run may have begun before the range: its clock is unknown there.
+    if (previousTs === undefined) earliest = partial ? -Infinity : e.tsMs;
+    else if (e.tsMs !== previousTs + 1) earliest = e.tsMs;
+    previousTs = e.tsMs;
     const known = open.has(e.resource) || !partial;
     const current = open.get(e.resource) ?? null;
     if (e.kind === 'grant') {
@@ -34,12 +63,27 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
             : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`,
         );
       }
+      const twin = granted.get(e.leaseId);
+      if (twin) {
+        throw new BundleError(
+          `${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`,
+        );
+      }
+      if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
+        throw new BundleError(
+          `${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`,
+        );
+      }
+      granted.set(e.leaseId, e);
       lastGrant = { fence: e.fence, seq: e.seq };
       open.set(e.resource, {
         leaseId: e.leaseId,
         actorDid: e.actorDid,
         fence: e.fence,
         seq: e.seq,
+        expiresAtMs: e.expiresAtMs,
+        toldAt: e.seq,
+        toldKind: e.kind,
       });
       continue;
     }
@@ -53,6 +97,7 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
           `entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`,
         );
       }
+      checkTime(e, current, earliest);
     } else if (known) {
       throw new BundleError(
         `entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`,
@@ -61,8 +106,33 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
     open.set(
       e.resource,
       e.kind === 'renew'
-        ? { leaseId: e.leaseId, actorDid: e.actorDid, fence: e.fence, seq: current?.seq ?? e.seq }
+        ? {
+            leaseId: e.leaseId,
+            actorDid: e.actorDid,
+            fence: e.fence,
+            seq: current?.seq ?? e.seq,
+            expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
+            toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
+            toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
+          }
         : null,
+    );
+  }
+}
+
+/** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
+function checkTime(e: LedgerEntry, current: Open, earliest: number): void {
+  const told = current.expiresAtMs;
+  if (told === undefined) return;
+  const by = `entry ${current.toldAt} (${current.toldKind})`;
+  if (e.kind === 'lapse' && e.tsMs < told) {
+    throw new BundleError(
+      `${named(e)}: lapses at ${e.tsMs}, ${told - e.tsMs} ms before the expiry ${told} told at ${by}`,
+    );
+  }
+  if (e.kind === 'renew' && earliest - CLOCK_RACE_MS >= told) {
+    throw new BundleError(
+      `${named(e)}: renews at ${earliest} or later, after the lease expired at ${told} (told at ${by})`,
     );
   }
 }

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { constants, open, type FileHandle } from 'node:fs/promises';
+
+/**
+ * The few file-system calls the file store makes, as a seam: the store counts
+ * only the bytes a write reports, so a test can hand it a file system whose
+ * writes come up short or fail part-way, on a real file.
+ */
+export interface LogFs {
+  /** The whole file, or undefined when it does not exist. */
+  read(path: string): Buffer | undefined;
+  /** Opens (creating) the log for positioned writes. */
+  openLog(path: string): Promise<LogFile>;
+  /** Writes and syncs a new file (never over an existing one). */
+  saveCopy(path: string, bytes: Uint8Array): Promise<void>;
+}
+
+export interface LogFile {
+  /** Writes at `position`; resolves with how many bytes were written, which may be fewer. */
+  write(bytes: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+  datasync(): Promise<void>;
+  /** Only ever called to shorten the file. */
+  truncate(length: number): Promise<void>;
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const nodeLogFs: LogFs = {
+  read(path) {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  },
+  async openLog(path) {
+    const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    return nodeLogFile(handle);
+  },
+  async saveCopy(path, bytes) {
+    const handle = await open(path, 'wx', 0o600);
+    try {
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, done);
+        if (bytesWritten <= 0) throw new Error(`wrote ${done} of ${bytes.length} bytes`);
+        done += bytesWritten;
+      }
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  },
+};
+
+function nodeLogFile(handle: FileHandle): LogFile {
+  return {
+    write: async (bytes, offset, length, position) =>
+      (await handle.write(bytes, offset, length, position)).bytesWritten,
+    datasync: () => handle.datasync(),
+    truncate: (length) => handle.truncate(length),
+    size: async () => (await handle.stat()).size,
+    close: () => handle.close(),
+  };
+}
