@@ -98,7 +98,7 @@ export class KernelService implements PlaneService {
     recovered.lines.forEach((line, i) => {
       const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
       const event = toEvent(entry);
-      table.put(replay(table.get(entry.resource), event, table.ttlMs));
+      table.put(replay(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
       if (entry.kind === 'grant') table.fence = Math.max(table.fence, entry.fence);
     });
     table.fence = Math.max(table.fence, recovered.fenceFloor);

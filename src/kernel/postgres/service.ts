@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Ledger } from '../../ledger/ledger.js';
-import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS } from '../rules.js';
+import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS, defaultLockDelayMs } from '../rules.js';
 import { overviewOf, type Overview } from '../overview.js';
 import type { ChangeListener, PlaneService } from '../plane-service.js';
 import type {
@@ -31,6 +31,7 @@ export interface PostgresServiceOptions extends PostgresOptions {
   ledger: Ledger;
   ttlMs?: number | undefined;
   nextInLineWaitMs?: number | undefined;
+  lockDelayMs?: number | undefined;
   random?: (() => number) | undefined;
   /** Told of every durable change made by this replica, in order. */
   onEvents?: ((events: KernelEvent[]) => void) | undefined;
@@ -97,9 +98,11 @@ export class PostgresService implements PlaneService {
           new StoreUnavailableError("the kernel's store is busy: every connection is in use"),
       },
     );
+    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.settings = {
-      ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
+      ttlMs,
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
+      lockDelayMs: options.lockDelayMs ?? defaultLockDelayMs(ttlMs),
       random: options.random ?? Math.random,
     };
   }
