@@ -114,8 +114,11 @@ export class KernelService implements PlaneService {
     return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
   }
 
-  release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  async release(resource: string, actorDid: string): Promise<ReleaseReply> {
+    const reply = (await this.run(resource, { kind: 'release', actorDid })) as ReleaseReply;
+    // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
+    if (!reply.released) this.resourceChanged(resource);
+    return reply;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {

@@ -10,6 +10,8 @@ import * as z from 'zod/mini';
 export const LEASE_PATH = '/api/v1/acp/coordination/lease';
 export const RELEASE_PATH = '/api/v1/acp/coordination/release';
 export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The bundled kernel's watch on one's own lease (answered when it ends); other planes may 404. */
+export const WATCH_PATH = '/api/v1/acp/coordination/watch';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 export const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */

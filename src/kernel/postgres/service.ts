@@ -141,8 +141,14 @@ export class PostgresService implements PlaneService {
     return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
   }
 
-  release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  async release(resource: string, actorDid: string): Promise<ReleaseReply> {
+    const reply = (await this.run(resource, { kind: 'release', actorDid })) as ReleaseReply;
+    if (!reply.released) {
+      // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
+      const notice = JSON.stringify({ resource, events: [], freed: true });
+      await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
+    }
+    return reply;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
@@ -279,7 +285,8 @@ export class PostgresService implements PlaneService {
       for (const listener of this.listeners) listener(parsed.resource, known);
     }
     // Every replica hears every commit (its own too): held requests here wake on it.
-    if (parsed.events.some((e) => FREEING.has(e.kind))) this.resourceChanged(parsed.resource);
+    if (parsed.freed || parsed.events.some((e) => FREEING.has(e.kind)))
+      this.resourceChanged(parsed.resource);
   }
 
   /** A lapse is recorded within about a quarter of a lease (a second at most). */
