@@ -102,6 +102,34 @@ export const revokeAnswerSchema = z.object({
   revoked: z.boolean(),
 });
 
+/** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
+export const watchAnswerSchema = z.object({
+  ok: z.literal(true),
+  ended: z.boolean(),
+  reason: z.optional(shortText(200)),
+  endedAtMs: z.optional(
+    boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
+  ),
+  message: z.optional(z.string()),
+  holder: z.optional(did),
+});
+
+/** What a watch on one's own lease came to. */
+export type WatchAnswer =
+  | { kind: 'held' }
+  | {
+      kind: 'ended';
+      /** `revoked`, `lapsed`, `released`, `unknown` or the plane's word, clipped. */
+      reason: string;
+      /** On the plane's clock, when it says. */
+      endedAtMs: number | undefined;
+      message: string | undefined;
+      /** Who holds the resource now, when the plane says. */
+      holder: string | undefined;
+    }
+  /** The plane has no watch (404/405/501): renewals alone tell of a loss. */
+  | { kind: 'unsupported' };
+
 export interface LeaseRequest {
   resource: string;
   actorDid: string;
