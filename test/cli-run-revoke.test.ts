@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RACE_RESOURCE, queued, startRace, until, type Race } from './support/revoke-race.js';
+import { RACE_RESOURCE, queued, startRace, until, type Race } from '../bench/revoke-race.js';
 
 /**
  * A revoke between two real `lease-gate run`s (from source) on a real kernel

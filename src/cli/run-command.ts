@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { groupAlive as isGroupAlive } from '../fs/processes.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
@@ -151,11 +152,5 @@ async function runHolding(
 }
 
 function groupAlive(group: number | undefined): boolean {
-  if (group === undefined) return false;
-  try {
-    process.kill(-group, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return group !== undefined && isGroupAlive(group);
 }

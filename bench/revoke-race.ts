@@ -11,7 +11,7 @@ import { request } from 'undici';
  * 10 ms. Used by the end-to-end test and by the bench.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '..');
 const CLI = [
   '--import',
   join(ROOT, 'node_modules/tsx/dist/loader.mjs'),
