@@ -28,7 +28,8 @@ export function signalExitCode(signal: NodeJS.Signals | null): number {
  * command runs, renewing it in-process, and exit with the command's code. The
  * command runs in its own process group, which owns everything it starts:
  * signals go to the group, a loss stops the group (SIGTERM, then SIGKILL after
- * the grace), and nothing of it outlives the lease.
+ * the grace); on a kernel a revoke is heard at once through a watch, and the
+ * next holder is granted only after the group is gone and the lease given back.
  */
 export async function runCommand(
   args: string[],
