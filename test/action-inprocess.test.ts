@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryContext } from '../src/action/context.js';
 import { run as main } from '../src/action/main.js';
@@ -163,8 +164,8 @@ describe('the action in-process', () => {
     expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
   });
 
-  it('reports a lease revoked mid-job, with the operator reason, and releases nothing', async () => {
-    kernel = await startLoggedKernel({ ttlMs: 3_000 });
+  it('reports a lease revoked mid-job, with the operator reason, and gives back only after the job', async () => {
+    kernel = await startLoggedKernel({ ttlMs: 3_000, adminKey: 'adm' });
     const THIEF = 'did:web:acme.example:agent:hotfix';
     const step = {
       inputs: inputs({ 'api-url': kernel.url, 'keep-alive': 'true' }),
@@ -172,9 +173,16 @@ describe('the action in-process', () => {
     };
     const main = await mainStep({ ...step, main: { helper: distHelper } });
     expect(main.failed).toBeUndefined();
-    // Revoke and re-grant in one tick, so the keeper's next renewal cannot slip between.
-    kernel.kernel.revoke('lock:deploy/production', 'hotfix', Date.now());
-    expect(kernel.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(true);
+    // Through the kernel's route, as the console does: the keeper's watch hears it.
+    const revoked = await request(`${kernel.url}/api/v1/acp/coordination/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer adm' },
+      body: JSON.stringify({ resource: 'lock:deploy/production', reason: 'hotfix' }),
+    });
+    expect(revoked.statusCode).toBe(200);
+    await revoked.body.dump();
+    // Until the job gives back (its post step) or the lock-delay passes, the next agent waits.
+    expect(kernel.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(false);
     // Post runs once the keeper has seen the loss (the event), not after a guessed sleep.
     await until(() => readStatusFile(main.state['keeper-status']!)?.lost !== undefined);
     const post = await postStep(main.state, step);
@@ -187,8 +195,9 @@ describe('the action in-process', () => {
         /^Lost lock:deploy\/production at .*an operator revoked the lease: hotfix/,
       ),
     });
-    expect(kernel.requests.filter((r) => r.path.endsWith('/release'))).toEqual([]);
-    // The thief's own lease may lapse meanwhile; we neither renewed nor released it.
+    // Post gave back (one release by our DID, which held nothing): now the next agent may have it.
+    expect(kernel.requests.filter((r) => r.path.endsWith('/release'))).toHaveLength(1);
+    expect(kernel.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(true);
     expect(kernel.events.slice(0, 3).map((e) => e.kind)).toEqual(['grant', 'revoke', 'grant']);
     expect(kernel.events.filter((e) => e.kind === 'release')).toEqual([]);
   });

@@ -160,4 +160,69 @@ describe('keepLease', () => {
     expect(status.ended?.why).toBe('key-refused');
     expect(status.lastError).toBe('refused');
   });
+
+  it('stops renewing the moment its watch hears the lease ended, with the plane’s time, reason and new holder', async () => {
+    const { base, renewedAt, releases, time } = setup(30_000);
+    const watched: string[] = [];
+    const status = await keepLease({
+      ...base,
+      watch: async (leaseId) => {
+        watched.push(leaseId);
+        return {
+          kind: 'ended',
+          reason: 'revoked',
+          endedAtMs: 1_000_123,
+          message: 'incident 42',
+          holder: THEM,
+        };
+      },
+    });
+    expect(watched).toEqual([base.lease.id]);
+    expect(status.ended?.why).toBe('lost');
+    expect(status.lost).toEqual({
+      atMs: status.lost?.atMs,
+      endedAtMs: 1_000_123,
+      reason: 'revoked',
+      message: 'incident 42',
+      holder: THEM,
+    });
+    // Learned before the first renewal was due (a third of the lease), and nothing was released.
+    expect(renewedAt).toEqual([]);
+    expect(releases).toEqual([]);
+    expect(time.clock.now() - 1_000_000).toBeLessThan(10_000);
+  });
+
+  it('renews as before against a plane without the watch, asking it once', async () => {
+    const { base, renewedAt } = setup(30_000);
+    let watches = 0;
+    const status = await keepLease({
+      ...base,
+      watch: async () => {
+        watches += 1;
+        return { kind: 'unsupported' };
+      },
+    });
+    expect(watches).toBe(1);
+    expect(status.ended?.why).toBe('lifetime');
+    expect(status.lost).toBeUndefined();
+    expect(renewedAt.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('watches again after a failed or an unheld watch, never in a tight loop', async () => {
+    const { base, renewedAt } = setup(30_000);
+    let watches = 0;
+    const status = await keepLease({
+      ...base,
+      watch: async () => {
+        watches += 1;
+        if (watches % 2) throw new PlaneUnavailableError('down', 'call');
+        return { kind: 'held' };
+      },
+    });
+    expect(status.ended?.why).toBe('lifetime');
+    expect(renewedAt.length).toBeGreaterThanOrEqual(5);
+    // One a second at most over the keeper's 60 s.
+    expect(watches).toBeGreaterThan(1);
+    expect(watches).toBeLessThanOrEqual(61);
+  });
 });

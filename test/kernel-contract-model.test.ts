@@ -9,7 +9,8 @@ import { describeEachStore } from './support/store-kernels.js';
  * store, checked step by step with a small model of who holds what, who
  * waits in which order and for whom a freed resource is kept. Runs are short
  * (well under the 2 s a waiter keeps its place and the reservation's 2.5 s),
- * so no clock-driven change is expected inside one; leases last 30 s.
+ * so no clock-driven change is expected inside one; leases last 30 s, and so
+ * does the lock-delay after a revoke unless the revoked holder gives back.
  */
 
 const AGENTS = ['did:web:model:a', 'did:web:model:b', 'did:web:model:c'];
@@ -46,6 +47,8 @@ interface Model {
   reserved: boolean;
   /** Agents revoked here (refused for a lease lifetime: the whole run). */
   revoked: Map<string, string>;
+  /** A revoked holder that has not given the resource back (its lock-delay). */
+  delayFor: string | undefined;
 }
 
 async function post(url: string, path: string, body: unknown, admin = false) {
@@ -77,6 +80,7 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
             queue: [],
             reserved: false,
             revoked: new Map(),
+            delayFor: undefined,
           }));
           for (const step of ops) {
             steps += 1;
@@ -93,7 +97,8 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
               if (m.lease) {
                 m.revoked.set(m.lease.holder, `r${steps}`);
                 m.queue = m.queue.filter((a) => a !== m.lease!.holder);
-                // Others may take it at once; revoking a free resource changes nothing.
+                // Others wait until it is given back; revoking a free resource changes nothing.
+                m.delayFor = m.lease.holder;
                 m.lease = null;
                 m.reserved = false;
               }
@@ -106,6 +111,11 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
                 actorDid,
               });
               m.queue = m.queue.filter((a) => a !== actorDid);
+              if (m.delayFor === actorDid) {
+                // The revoked holder gave it back: the next in line may have it.
+                m.delayFor = undefined;
+                m.reserved = m.queue.length > 0;
+              }
               if (m.lease?.holder === actorDid) {
                 expect(answer.body).toMatchObject({ released: true, releasedIds: [m.lease.id] });
                 m.lease = null;
@@ -126,14 +136,14 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
               expect(reply).toMatchObject({ ok: false, reason: 'revoked', message: revokedWith });
               continue;
             }
-            const keptFor = !m.lease && m.reserved ? m.queue[0] : undefined;
+            const keptFor = !m.lease && !m.delayFor && m.reserved ? m.queue[0] : undefined;
             if (m.lease?.holder === actorDid) {
               expect(reply).toMatchObject({
                 ok: true,
                 renewed: true,
                 lease: { id: m.lease.id, fence: m.lease.fence },
               });
-            } else if (!m.lease && (keptFor === undefined || keptFor === actorDid)) {
+            } else if (!m.lease && !m.delayFor && (keptFor === undefined || keptFor === actorDid)) {
               expect(reply).toMatchObject({
                 ok: true,
                 renewed: false,
@@ -152,16 +162,20 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
               expect(reply).toMatchObject({
                 ok: false,
                 reason: 'lease_held',
-                holder: m.lease?.holder ?? keptFor,
+                holder: m.lease?.holder ?? m.delayFor ?? keptFor,
                 position,
               });
-              if (!m.lease) expect(reply.reserved).toBe(true);
+              expect(reply.reserved).toBe(!m.lease && !m.delayFor ? true : undefined);
               const { waitMs } = reply.stampede as { waitMs: number };
               expect(Number.isInteger(waitMs) && waitMs >= 1 && waitMs <= 30_000).toBe(true);
               if (position === 0) expect(waitMs).toBeLessThanOrEqual(NEXT_IN_LINE_WAIT_MS);
             }
           }
           for (const [i, resource] of resources.entries()) {
+            // The revoked holder gives back last, so the next run starts from free resources.
+            const delayFor = models[i]!.delayFor;
+            if (delayFor)
+              await post(url, '/api/v1/acp/coordination/release', { resource, actorDid: delayFor });
             const status = await request(
               `${url}/api/v1/acp/coordination/lease?resource=${encodeURIComponent(resource)}`,
             );

@@ -102,6 +102,12 @@ describeEachStore("the kernel's HTTP contract", (start) => {
       message: 'incident 42',
     });
     expect(await agent.revoke('r', 'again', 'admin-key')).toEqual({ revoked: false });
+    // B waits for A to give back (its lock-delay), then is granted.
+    expect(await agent.lease({ resource: 'r', actorDid: B })).toMatchObject({
+      kind: 'held',
+      holder: A,
+    });
+    await agent.release({ resource: 'r', actorDid: A });
     expect(await agent.lease({ resource: 'r', actorDid: B })).toMatchObject({ kind: 'granted' });
   });
 

@@ -164,7 +164,7 @@ describe('fence seeding from what is durable', () => {
 });
 
 describe('revoke and reservations', () => {
-  it('revoke is final for the revoked agent; others take the resource at once', async () => {
+  it('revoke is final for the revoked agent; others take the resource once it gives back', async () => {
     let now = 1_000;
     const { service } = await KernelService.open({
       table: new ResourceTable({ ttlMs: 1_000 }),
@@ -177,6 +177,9 @@ describe('revoke and reservations', () => {
     await service.revoke('r', 'incident 42');
     const free = { ok: false, reason: 'revoked', holder: A, message: 'incident 42' };
     expect(await service.lease('r', A)).toEqual(free);
+    // Still A's until it gives the resource back (its command stopped) or the lock-delay ends.
+    expect(await service.lease('r', B)).toMatchObject({ reason: 'lease_held', holder: A });
+    await service.release('r', A);
     expect(await service.lease('r', B)).toMatchObject({ ok: true, lease: { holder: B } });
     // Still refused while it keeps asking, past one lease lifetime after the revoke.
     for (let i = 0; i < 5; i += 1) {

@@ -15,6 +15,7 @@ import {
 const AGENTS = ['did:web:a', 'did:web:b', 'did:web:c', 'did:web:d'];
 const RESOURCES = ['lock:r1', 'lock:r2'];
 const TTL = 1_000;
+const LOCK_DELAY = 700;
 
 type Op =
   | { op: 'lease' | 'release'; agent: number; resource: number }
@@ -67,11 +68,18 @@ describe('the kernel core against a reference model', () => {
           let rnd = seed;
           const kernel = new LeaseKernel({
             ttlMs: TTL,
+            lockDelayMs: LOCK_DELAY,
             random: () => (rnd = (rnd * 9301 + 0.49297) % 1),
           });
           const model = new Map<string, ModelLease>();
           /** "resource agent" → until when a revoked agent is refused there. */
           const marks = new Map<string, number>();
+          /** resource → the revoked holder that has not given it back, and until when it is kept. */
+          const delays = new Map<string, { holder: string; until: number }>();
+          const delayed = (resource: string) => {
+            const delay = delays.get(resource);
+            return delay && delay.until > now ? delay : undefined;
+          };
           let now = 10_000;
           let lastFence = 0;
           const live = (resource: string) => {
@@ -89,11 +97,16 @@ describe('the kernel core against a reference model', () => {
             if (step.op === 'revoke') {
               const ended = kernel.revoke(resource, 'test', now);
               expect(ended?.id).toBe(before?.id);
-              if (before) marks.set(`${resource} ${before.holder}`, now + TTL);
+              if (before) {
+                marks.set(`${resource} ${before.holder}`, now + TTL);
+                delays.set(resource, { holder: before.holder, until: now + LOCK_DELAY });
+              }
               model.delete(resource);
             } else if (step.op === 'release') {
               const agent = AGENTS[step.agent]!;
               const reply = kernel.release(resource, agent, now);
+              // The revoked holder gives the resource back: the lock-delay ends at once.
+              if (delayed(resource)?.holder === agent) delays.delete(resource);
               if (before?.holder === agent) {
                 expect(reply).toEqual({ ok: true, released: true, releasedIds: [before.id] });
                 model.delete(resource);
@@ -119,6 +132,8 @@ describe('the kernel core against a reference model', () => {
                 const lease: KernelLease = reply.lease;
                 // At most one unexpired holder: a grant only when free or already ours.
                 expect(before === undefined || before.holder === agent).toBe(true);
+                // Never another agent's while the revoked holder has not given it back.
+                if (!before) expect(delayed(resource)).toBeUndefined();
                 expect(lease.expiresAtMs).toBe(now + TTL);
                 if (before) {
                   expect(reply.renewed).toBe(true);
@@ -136,7 +151,11 @@ describe('the kernel core against a reference model', () => {
               } else {
                 if (reply.reason !== 'lease_held') throw new Error(`unexpected ${reply.reason}`);
                 expect(before?.holder).not.toBe(agent);
+                const delay = before ? undefined : delayed(resource);
                 if (before) expect(reply.holder).toBe(before.holder);
+                // In its lock-delay: still the revoked holder's, not a reservation.
+                else if (delay)
+                  expect([reply.holder, reply.reserved]).toEqual([delay.holder, undefined]);
                 // Free but kept for the next in line: said so, and never in the asker's name.
                 else expect(reply).toMatchObject({ reserved: true });
                 if (!before) expect(reply.holder).not.toBe(agent);
@@ -144,7 +163,11 @@ describe('the kernel core against a reference model', () => {
                 expect(waitMs).toBeGreaterThanOrEqual(1);
                 expect(Number.isInteger(waitMs)).toBe(true);
                 // Never past the lease's end; the next in line is told a short wait.
-                const bound = before ? before.expiresAtMs - now : MAX_RESERVATION_MS;
+                const bound = before
+                  ? before.expiresAtMs - now
+                  : delay
+                    ? delay.until - now
+                    : MAX_RESERVATION_MS;
                 expect(waitMs).toBeLessThanOrEqual(Math.max(1, bound));
                 if (reply.position === 0) expect(waitMs).toBeLessThanOrEqual(NEXT_IN_LINE_WAIT_MS);
               }
@@ -216,6 +239,48 @@ describe('the kernel core against a reference model', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('after a revoke, grants another agent only once the revoked holder gives back', () => {
+    const kernel = new LeaseKernel({ ttlMs: 30_000, lockDelayMs: 12_000, random: () => 0.5 });
+    expect(kernel.lease('r', 'did:web:a', 0).ok).toBe(true);
+    expect(kernel.revoke('r', 'stop', 1_000)?.holder).toBe('did:web:a');
+    // Still the revoked holder's: the waiter is told who, and to ask again soon.
+    expect(kernel.lease('r', 'did:web:b', 1_100)).toMatchObject({
+      ok: false,
+      reason: 'lease_held',
+      holder: 'did:web:a',
+      stampede: { waitMs: NEXT_IN_LINE_WAIT_MS },
+    });
+    expect(kernel.lease('r', 'did:web:b', 5_000).ok).toBe(false);
+    // Its command tree exited; it gives back, and the next in line is served at once.
+    expect(kernel.release('r', 'did:web:a', 5_200)).toEqual({
+      ok: true,
+      released: false,
+      releasedIds: [],
+    });
+    expect(kernel.lease('r', 'did:web:c', 5_210)).toMatchObject({ reserved: true });
+    expect(kernel.lease('r', 'did:web:b', 5_300)).toMatchObject({ ok: true });
+  });
+
+  it('ends the lock-delay on its own when the revoked holder never gives back', () => {
+    const kernel = new LeaseKernel({ ttlMs: 30_000, lockDelayMs: 12_000, random: () => 0.5 });
+    expect(kernel.lease('r', 'did:web:a', 0).ok).toBe(true);
+    kernel.revoke('r', 'stop', 1_000);
+    // The last wait is cut to the lock-delay's end, so a waiter asks exactly then.
+    expect(kernel.lease('r', 'did:web:b', 12_700)).toMatchObject({ stampede: { waitMs: 300 } });
+    expect(kernel.lease('r', 'did:web:b', 12_999).ok).toBe(false);
+    expect(kernel.lease('r', 'did:web:b', 13_000)).toMatchObject({ ok: true });
+    // The revoked agent is still refused, whoever holds it now.
+    expect(kernel.lease('r', 'did:web:a', 13_100)).toMatchObject({ reason: 'revoked' });
+  });
+
+  it('grants at once after a revoke with no lock-delay, and the default is a renewal interval plus grace', () => {
+    const kernel = new LeaseKernel({ ttlMs: 30_000, lockDelayMs: 0 });
+    kernel.lease('r', 'did:web:a', 0);
+    kernel.revoke('r', 'stop', 1_000);
+    expect(kernel.lease('r', 'did:web:b', 1_001).ok).toBe(true);
+    expect(new LeaseKernel({ ttlMs: 30_000 }).table.lockDelayMs).toBe(12_000);
   });
 
   it('lets a waiter that stops asking lose its place', () => {

@@ -90,6 +90,12 @@ describePostgres('the kernel on PostgreSQL, two replicas in one process', () => 
       status: 409,
       body: { reason: 'revoked', message: 'incident 42' },
     });
+    // B waits for A to give back (on either replica), then is granted.
+    expect(await post(one.url, lease, { resource, actorDid: B })).toMatchObject({
+      status: 409,
+      body: { reason: 'lease_held', holder: A },
+    });
+    await post(two.url, '/api/v1/acp/coordination/release', { resource, actorDid: A });
     expect((await post(one.url, lease, { resource, actorDid: B })).status).toBe(200);
   });
 

@@ -94,10 +94,12 @@ async function giveBack(
   if (keeper) rows.push(['renewals', describeKeeper(keeper)]);
 
   if (keeper?.lost) {
-    // Nothing of ours to give back: the keeper gave back any lease granted in its place.
     const loss = describeLoss(resource, keeper.lost);
     ctx.error(`${loss} This job was not exclusive after that moment.`, `Lost ${resource}`);
-    rows.push(['released', `lost at ${formatEpoch(keeper.lost.atMs)}`]);
+    rows.push(['released', `lost at ${formatEpoch(keeper.lost.endedAtMs ?? keeper.lost.atMs)}`]);
+    // No lease of ours is left, but after a revoke the next holder waits for this give-back
+    // (or the kernel's lock-delay): the job's steps are over now.
+    await releaseOwn();
     const to = keeper.lost.holder ? shortHolder(keeper.lost.holder) : keeper.lost.reason;
     await github.status(
       'failure',

@@ -1,6 +1,6 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ResourceTable, type KernelEvent } from '../kernel/core.js';
+import { ResourceTable, defaultLockDelayMs, type KernelEvent } from '../kernel/core.js';
 import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/server.js';
 import { fileStore, memoryStore } from '../kernel/store.js';
@@ -18,6 +18,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8787' },
     'ttl-ms': { type: 'string', default: '30000' },
+    'lock-delay-ms': { type: 'string' },
     state: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     'exit-with-pid': { type: 'string', default: '0' },
@@ -37,6 +38,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
       `Invalid --ttl-ms '${values['ttl-ms']}'. Expected milliseconds from 100 to 3600000.`,
     );
   }
+  const lockDelayMs = parseLockDelay(values['lock-delay-ms'], ttlMs);
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !key) {
@@ -67,12 +69,18 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   };
   const ledger = new Ledger(readSigningKey(values['signing-key']));
   const service = postgres
-    ? await openPostgres(postgres, { ledger, ttlMs, onEvents: log, log: (line) => io.err(line) })
+    ? await openPostgres(postgres, {
+        ledger,
+        ttlMs,
+        lockDelayMs,
+        onEvents: log,
+        log: (line) => io.err(line),
+      })
     : undefined;
   const running = await startKernelServer({
     service,
     ledger,
-    table: new ResourceTable({ ttlMs }),
+    table: new ResourceTable({ ttlMs, lockDelayMs }),
     store,
     key,
     adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
@@ -99,6 +107,18 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   await stopped;
   await running.close();
   return EXIT.done;
+}
+
+/** `--lock-delay-ms`: 0 (none) up to a lease lifetime; one renewal interval plus grace by default. */
+function parseLockDelay(raw: string | undefined, ttlMs: number): number {
+  if (raw === undefined) return defaultLockDelayMs(ttlMs);
+  const ms = Number(raw);
+  if (!/^\d{1,10}$/.test(raw) || ms > ttlMs) {
+    throw new UsageError(
+      `Invalid --lock-delay-ms '${raw}'. Expected milliseconds from 0 to the lease lifetime (--ttl-ms, ${ttlMs}).`,
+    );
+  }
+  return ms;
 }
 
 /** A key file, or one made for this run (its checkpoints then mean something only while it runs). */

@@ -51,6 +51,7 @@ export async function openPostgres(
   rest: {
     ledger: Ledger;
     ttlMs: number;
+    lockDelayMs: number;
     onEvents: (events: KernelEvent[]) => void;
     log: (line: string) => void;
   },

@@ -30,10 +30,12 @@ const keep = lazy(async () => (await import('./keep-command.js')).keep);
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   kernel: {
     run: kernel,
-    help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--state FILE] [--quiet]
+    help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--state FILE] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
   LEASE_GATE_ADMIN_KEY: the key that may revoke.
+  --lock-delay-ms: after a revoke, how long others wait at most for the holder to give back
+  (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).
   --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
   on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
   brings the schema up to date.`,
@@ -57,8 +59,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
   lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
   The command runs in its own process group: signals are forwarded to the group, and on loss (or when
-  the command exits leaving children) the group gets SIGTERM, then SIGKILL 10 s later. Nothing it
-  started outlives the lease.`,
+  the command exits leaving children) the group gets SIGTERM, then SIGKILL 10 s later. On a kernel it
+  keeps a watch on its lease, so a revoke stops the group at once; the kernel grants the resource to
+  the next agent only once run gave it back (after the group is gone) or the kernel's lock-delay
+  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).`,
   },
   keygen: {
     run: keygen,
@@ -84,7 +88,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   revoke: {
     run: revoke,
     help: `lease-gate revoke [--resource R] [--reason TEXT] [--api-url U] [--json]
-  End a lease at once (needs LEASE_GATE_ADMIN_KEY).`,
+  End a lease now (needs LEASE_GATE_ADMIN_KEY). Its holder's watch hears it at once; the next agent is
+  granted once the holder gives back or the lock-delay passes.`,
   },
 };
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { groupAlive as isGroupAlive } from '../fs/processes.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
@@ -27,7 +28,8 @@ export function signalExitCode(signal: NodeJS.Signals | null): number {
  * command runs, renewing it in-process, and exit with the command's code. The
  * command runs in its own process group, which owns everything it starts:
  * signals go to the group, a loss stops the group (SIGTERM, then SIGKILL after
- * the grace), and nothing of it outlives the lease.
+ * the grace); on a kernel a revoke is heard at once through a watch, and the
+ * next holder is granted only after the group is gone and the lease given back.
  */
 export async function runCommand(
   args: string[],
@@ -151,11 +153,5 @@ async function runHolding(
 }
 
 function groupAlive(group: number | undefined): boolean {
-  if (group === undefined) return false;
-  try {
-    process.kill(-group, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return group !== undefined && isGroupAlive(group);
 }

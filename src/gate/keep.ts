@@ -1,12 +1,18 @@
 import { CancelledError, KeyRefusedError } from '../plane/errors.js';
 import type { PlaneClient } from '../plane/client.js';
-import type { Lease, LeaseRequest } from '../plane/schema.js';
+import type { Lease, LeaseRequest, WatchAnswer } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
 /** How our lease ended, when it ended under us. */
 export interface Loss {
+  /** When we learned of it (wall clock). */
   atMs: number;
-  /** `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended) or the plane's reason. */
+  /** When the plane ended it, on the plane's clock (a watch's answer says). */
+  endedAtMs?: number;
+  /**
+   * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
+   * from a watch `lapsed`, `released` or `unknown`, or the plane's reason.
+   */
   reason: string;
   /** Who holds it now (for `revoked`: as the plane says). */
   holder?: string;
@@ -53,6 +59,12 @@ export interface KeepOptions extends LeaseRequest {
   stillWanted?: () => boolean;
   /** Told after every change of the status. */
   onChange?: (status: KeeperStatus) => void;
+  /**
+   * One blocking watch on our lease (the plane holds it until the lease ends);
+   * kept alongside the renewals, so a revoke is known at once. Without it, or
+   * against a plane without the route, renewals alone tell of a loss.
+   */
+  watch?: (leaseId: string, signal: AbortSignal) => Promise<WatchAnswer>;
 }
 
 /** The documented lease time, for a plane whose expiry cannot be read against our clock. */
@@ -62,6 +74,10 @@ const MIN_RENEW_EVERY_MS = 100;
 const CHECK_EVERY_MS = 2_000;
 const RETRY_FAILED_RENEWAL_MS = 1_000;
 const GIVE_BACK_MS = 5_000;
+/** After a failed watch, or one the plane answered at once, the next one waits this long. */
+const WATCH_AGAIN_MS = 1_000;
+
+type Ended = Extract<WatchAnswer, { kind: 'ended' }>;
 
 /**
  * Renews the lease at about a third of its remaining time until stopped. It
@@ -70,6 +86,52 @@ const GIVE_BACK_MS = 5_000;
  * given back at once and the loss reported. Correctness never rests on clocks.
  */
 export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
+  const { watch } = options;
+  if (!watch) return renewLoop(options, {});
+  // The watch ends the renewals (and a renewal in flight) the moment it hears the lease ended.
+  const inner = new AbortController();
+  const stop = () => inner.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  if (options.signal?.aborted) stop();
+  const seen: { end?: Ended } = {};
+  const watching = watchLoop(options, watch, inner.signal, (end) => {
+    seen.end = end;
+    stop();
+  });
+  try {
+    return await renewLoop({ ...options, signal: inner.signal }, seen);
+  } finally {
+    stop();
+    options.signal?.removeEventListener('abort', stop);
+    await watching;
+  }
+}
+
+async function watchLoop(
+  options: KeepOptions,
+  watch: NonNullable<KeepOptions['watch']>,
+  signal: AbortSignal,
+  onEnd: (end: Ended) => void,
+): Promise<void> {
+  while (!signal.aborted) {
+    const askedAt = options.clock.now();
+    let answer: WatchAnswer;
+    try {
+      answer = await watch(options.lease.id, signal);
+    } catch {
+      // Renewals go on; watch again shortly.
+      await options.sleep(WATCH_AGAIN_MS, signal);
+      continue;
+    }
+    if (answer.kind === 'unsupported') return;
+    if (answer.kind === 'ended') return signal.aborted ? undefined : onEnd(answer);
+    // A plane that answers at once rather than holding: do not ask in a tight loop.
+    const spent = options.clock.now() - askedAt;
+    if (spent < WATCH_AGAIN_MS) await options.sleep(WATCH_AGAIN_MS - spent, signal);
+  }
+}
+
+async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<KeeperStatus> {
   const { client, clock, signal } = options;
   const request = { resource: options.resource, actorDid: options.actorDid };
   const started = clock.now();
@@ -94,10 +156,11 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
     status.lost = { atMs: options.wallNow(), ...loss };
     return end('lost');
   };
+  const stopped = () => (seen.end ? lose(lossOf(seen.end)) : end('stopped'));
 
   for (;;) {
     const now = clock.now();
-    if (signal?.aborted) return end('stopped');
+    if (signal?.aborted) return stopped();
     if (now - started >= options.maxLifetimeMs) return end('lifetime');
     if (options.parentAlive && !options.parentAlive()) return end('parent-gone');
     if (options.stillWanted && !options.stillWanted()) return end('not-wanted');
@@ -112,7 +175,7 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
         retryUntilMs: Math.max(leaseEnd, now + RETRY_FAILED_RENEWAL_MS),
       });
     } catch (error) {
-      if (error instanceof CancelledError) return end('stopped');
+      if (error instanceof CancelledError) return stopped();
       status.failures += 1;
       status.lastError = (error as Error).message;
       options.onChange?.(status);
@@ -128,7 +191,8 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
       return lose({
         reason: 'revoked',
         message: answer.message,
-        ...(answer.holder ? { holder: answer.holder } : {}),
+        // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
+        ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
       });
     }
     if (answer.kind === 'refused') {
@@ -154,6 +218,16 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
     nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
     options.onChange?.(status);
   }
+}
+
+/** A loss as the watch told it: when the plane ended the lease, why, and who holds it now. */
+function lossOf(end: Ended): Omit<Loss, 'atMs'> {
+  return {
+    reason: end.reason,
+    ...(end.endedAtMs === undefined ? {} : { endedAtMs: end.endedAtMs }),
+    ...(end.message === undefined ? {} : { message: end.message }),
+    ...(end.holder === undefined ? {} : { holder: end.holder }),
+  };
 }
 
 /**

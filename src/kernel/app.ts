@@ -8,10 +8,12 @@ import {
   RESOURCE_FORM,
   RESOURCE_PATTERN,
   REVOKE_PATH,
+  WATCH_PATH,
   isDid,
 } from '../plane/schema.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { ledgerRoutes } from './ledger-routes.js';
+import { LeaseWatches, type WatchAnswer } from './watch.js';
 import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
@@ -65,6 +67,7 @@ export class HttpError extends Error {
 const resource = z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
 const actorDid = z.string().refine(isDid, `expected ${DID_FORM}`);
 const leaseBody = z.object({ resource, actorDid });
+const watchBody = z.object({ resource, actorDid, leaseId: z.string().min(1).max(256) });
 const revokeBody = z.object({
   resource,
   reason: z.string().max(1_000).default('revoked by an operator'),
@@ -91,6 +94,7 @@ function leaseOf(body: unknown): { resource: string; actorDid: string } {
 export function createKernelApp(options: AppOptions): App {
   const { service } = options;
   const held = options.held ?? new HeldRequests(service);
+  const watches = new LeaseWatches(service);
   const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
 
   const routes: Record<string, Route> = {
@@ -108,6 +112,14 @@ export function createKernelApp(options: AppOptions): App {
         // Answered because the kernel is stopping: do not keep the connection for another.
         if (held.stopping) answer.headers.connection = 'close';
       }
+      return answer;
+    },
+    [`POST ${WATCH_PATH}`]: async (req) => {
+      const { resource: r, actorDid: a, leaseId } = parse(watchBody, await req.json());
+      const wait = preferredWait(req.headers.prefer);
+      const signal = wait ? req.signal : NEVER_ABORTED;
+      const answer = watchReply(await watches.watch(r, a, leaseId, wait, signal));
+      if (held.stopping) answer.headers = { ...answer.headers, connection: 'close' };
       return answer;
     },
     [`POST ${RELEASE_PATH}`]: async (req) => {
@@ -208,7 +220,10 @@ export function createKernelApp(options: AppOptions): App {
   };
   return Object.assign(app, {
     serves: (path: string) => paths.has(path),
-    close: () => held.close(),
+    close: () => {
+      held.close();
+      watches.close();
+    },
   });
 }
 
@@ -236,6 +251,33 @@ function refuseCrossOrigin(req: AppRequest): void {
       `Requests that change leases must come from this kernel's own origin (${own}), not from a page on another site.`,
     );
   }
+}
+
+/** A watch's answer on the wire: still held, or how and when it ended. */
+function watchReply(answer: WatchAnswer): AppResponse {
+  if (answer.kind === 'not-yours') {
+    throw new HttpError(
+      403,
+      'not_your_lease',
+      'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.',
+    );
+  }
+  const headers =
+    answer.appliedWaitS === undefined
+      ? undefined
+      : { 'preference-applied': `wait=${answer.appliedWaitS}` };
+  const body =
+    answer.kind === 'held'
+      ? { ok: true, ended: false, lease: publicLease(answer.lease) }
+      : {
+          ok: true,
+          ended: true,
+          reason: answer.end?.reason ?? 'unknown',
+          ...(answer.end ? { leaseId: answer.end.leaseId, endedAtMs: answer.end.endedAtMs } : {}),
+          ...(answer.end?.message === undefined ? {} : { message: answer.end.message }),
+          ...(answer.holder === undefined ? {} : { holder: answer.holder }),
+        };
+  return { status: 200, body, ...(headers ? { headers } : {}) };
 }
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {

@@ -2,6 +2,7 @@ import {
   DEFAULT_TTL_MS,
   NEXT_IN_LINE_WAIT_MS,
   decide,
+  defaultLockDelayMs,
   emptyState,
   isIdle,
   type Command,
@@ -19,6 +20,7 @@ export {
   NEXT_IN_LINE_WAIT_MS,
   WAITER_GRACE_MS,
   MAX_RESERVATION_MS,
+  defaultLockDelayMs,
 } from './rules.js';
 export type {
   KernelEvent,
@@ -35,6 +37,8 @@ export interface TableOptions {
   ttlMs?: number;
   /** How soon the agent next in line is told to ask again; tests shorten it. */
   nextInLineWaitMs?: number;
+  /** After a revoke, how long others wait at most for the revoked holder to give back (0: not at all). */
+  lockDelayMs?: number | undefined;
   random?: () => number;
 }
 
@@ -46,6 +50,7 @@ export interface TableOptions {
 export class ResourceTable {
   readonly ttlMs: number;
   readonly nextInLineWaitMs: number;
+  readonly lockDelayMs: number;
   readonly random: () => number;
   /** The last fence taken (durable or not: fences never go back, gaps are fine). */
   fence = 0;
@@ -54,6 +59,7 @@ export class ResourceTable {
   constructor(options: TableOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.nextInLineWaitMs = options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS;
+    this.lockDelayMs = options.lockDelayMs ?? defaultLockDelayMs(this.ttlMs);
     this.random = options.random ?? Math.random;
   }
 
@@ -66,6 +72,7 @@ export class ResourceTable {
       now,
       ttlMs: this.ttlMs,
       nextInLineWaitMs: this.nextInLineWaitMs,
+      lockDelayMs: this.lockDelayMs,
       nextFence: () => (this.fence += 1),
       random: this.random,
     });

@@ -13,6 +13,18 @@ export const NEXT_IN_LINE_WAIT_MS = 500;
 export const WAITER_GRACE_MS = 2_000;
 /** A freed resource is kept for the next in line at most this long, whatever others were told. */
 export const MAX_RESERVATION_MS = 2_500;
+/** What a lock-delay adds to one renewal interval: the renewal's round trip and a prompt stop. */
+export const LOCK_DELAY_GRACE_MS = 2_000;
+
+/**
+ * After a revoke, the resource goes to another agent only once the revoked
+ * holder gave it back or this long has passed (Chubby's lock-delay). The
+ * keeper and `run` renew at a third of the lease's time left, so a holder that
+ * learns of the revoke only from its next renewal learns within `ttlMs / 3`;
+ * the grace covers that renewal's answer and its command stopping on SIGTERM.
+ */
+export const defaultLockDelayMs = (ttlMs: number) =>
+  Math.min(ttlMs, Math.round(ttlMs / 3) + LOCK_DELAY_GRACE_MS);
 
 export interface LeaseRecord {
   id: string;
@@ -36,6 +48,13 @@ export interface RevokedMark {
   untilMs: number;
 }
 
+/** A revoked holder that has not given the resource back yet: nobody else gets it until `untilMs`. */
+export interface LockDelay {
+  actorDid: string;
+  leaseId: string;
+  untilMs: number;
+}
+
 /** Everything the rules know about one resource; small and plain JSON. */
 export interface ResourceState {
   resource: string;
@@ -46,11 +65,15 @@ export interface ResourceState {
   /** A moving average of how long holders kept it. */
   typicalHoldMs: number | null;
   revoked: RevokedMark[];
+  /** Set by a revoke; cleared when the revoked holder gives the resource back or at `untilMs`. */
+  lockDelay?: LockDelay;
 }
 
 export interface RuleContext {
   now: number;
   ttlMs: number;
+  /** After a revoke (0: none); `defaultLockDelayMs(ttlMs)` when not given. */
+  lockDelayMs?: number | undefined;
   nextInLineWaitMs: number;
   /** Takes the next fence; called only for a grant. */
   nextFence(): number;
@@ -123,7 +146,11 @@ export const emptyState = (resource: string): ResourceState => ({
 
 /** Nothing worth keeping: the store may forget this resource. */
 export const isIdle = (s: ResourceState) =>
-  s.lease === null && s.queue.length === 0 && s.revoked.length === 0 && s.typicalHoldMs === null;
+  s.lease === null &&
+  s.queue.length === 0 &&
+  s.revoked.length === 0 &&
+  s.typicalHoldMs === null &&
+  s.lockDelay === undefined;
 
 export function decide(state: ResourceState, command: Command, ctx: RuleContext): Decision {
   const events: KernelEvent[] = [];
@@ -145,6 +172,7 @@ export function decide(state: ResourceState, command: Command, ctx: RuleContext)
           untilMs: ctx.now + ctx.ttlMs,
         });
         s.queue = s.queue.filter((w) => w.actorDid !== ended.holder);
+        holdForGiveBack(s, ended, ctx);
       }
       return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
     }
@@ -169,6 +197,7 @@ export function nextDeadline(s: ResourceState): number | undefined {
   for (const w of s.queue) consider(w.keepUntil + 1);
   for (const m of s.revoked) consider(m.untilMs + 1);
   if (s.reservedUntilMs > 0) consider(s.reservedUntilMs);
+  if (s.lockDelay) consider(s.lockDelay.untilMs);
   return next;
 }
 
@@ -180,6 +209,7 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
     revoked: state.revoked.filter((m) => m.untilMs > now),
   };
   if (s.lease && s.lease.expiresAtMs <= now) end(s, 'lapse', now, events);
+  if (s.lockDelay && s.lockDelay.untilMs <= now) gaveBack(s, s.lockDelay.untilMs);
   if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
     s.reservedUntilMs = 0;
   }
@@ -207,7 +237,8 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
     return { ok: true as const, lease: s.lease, renewed: true };
   }
   const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
-  if (!current && (reservedFor === undefined || reservedFor === actorDid)) {
+  const delay = s.lockDelay;
+  if (!current && !delay && (reservedFor === undefined || reservedFor === actorDid)) {
     s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
     s.reservedUntilMs = 0;
     const fence = ctx.nextFence();
@@ -227,7 +258,11 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
     s.queue = [...s.queue, { actorDid, keepUntil: 0 }];
     position = s.queue.length - 1;
   }
-  const bound = current ? current.expiresAtMs - now : s.reservedUntilMs - now;
+  const bound = current
+    ? current.expiresAtMs - now
+    : delay
+      ? delay.untilMs - now
+      : s.reservedUntilMs - now;
   const waitMs = waitFor(s, position, bound, ctx);
   s.queue = s.queue.map((w, i) =>
     i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
@@ -237,6 +272,16 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
       ok: false as const,
       reason: 'lease_held' as const,
       holder: current.holder,
+      stampede: { waitMs },
+      position,
+    };
+  }
+  if (delay) {
+    // Still the revoked holder's until it gives the resource back (or the lock-delay ends).
+    return {
+      ok: false as const,
+      reason: 'lease_held' as const,
+      holder: delay.actorDid,
       stampede: { waitMs },
       position,
     };
@@ -258,6 +303,7 @@ function release(
   events: KernelEvent[],
 ): ReleaseReply {
   s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+  if (s.lockDelay?.actorDid === actorDid) gaveBack(s, now);
   const current = s.lease;
   if (current?.holder !== actorDid) return { ok: true, released: false, releasedIds: [] };
   end(s, 'release', now, events);
@@ -279,6 +325,20 @@ function end(
   s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
   s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
   record(events, kind, lease, now, reason);
+}
+
+/** A revoke keeps the resource from others until its holder gives it back, at most the lock-delay. */
+function holdForGiveBack(s: ResourceState, ended: LeaseRecord, ctx: RuleContext): void {
+  const delayMs = ctx.lockDelayMs ?? defaultLockDelayMs(ctx.ttlMs);
+  if (delayMs > 0) {
+    s.lockDelay = { actorDid: ended.holder, leaseId: ended.id, untilMs: ctx.now + delayMs };
+  }
+}
+
+/** The revoked holder gave it back (or the lock-delay ended): kept for the next in line briefly. */
+function gaveBack(s: ResourceState, at: number): void {
+  delete s.lockDelay;
+  s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
 }
 
 const typical = (before: number | null, held: number) =>
@@ -331,9 +391,16 @@ function randomHex(random: () => number, length: number): string {
  * Rebuilds a resource's durable part from one recorded event (a restart's
  * replay). Queues are not durable: waiters ask again.
  */
-export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): ResourceState {
+export function replay(
+  state: ResourceState,
+  e: KernelEvent,
+  ttlMs: number,
+  lockDelayMs = defaultLockDelayMs(ttlMs),
+): ResourceState {
   const s: ResourceState = { ...state, queue: [], reservedUntilMs: 0 };
+  // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
   if (e.kind === 'grant') {
+    delete s.lockDelay;
     // A grant to a revoked agent can only follow its refusal's end.
     if (s.revoked.length > 0) s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
     s.lease = {
@@ -355,6 +422,9 @@ export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): Res
         ...s.revoked.filter((m) => m.actorDid !== e.actorDid),
         { actorDid: e.actorDid, message: e.reason ?? '', untilMs: e.atMs + ttlMs },
       ];
+      if (lockDelayMs > 0) {
+        s.lockDelay = { actorDid: e.actorDid, leaseId: e.leaseId, untilMs: e.atMs + lockDelayMs };
+      }
     }
   }
   return s;
@@ -363,13 +433,32 @@ export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): Res
 /**
  * After a restart, a revoke the log has not seen end refuses its agent one lease lifetime
  * from now: the asks that kept the refusal alive before the crash are not logged, and a
- * refusal a little too long is safer than a revoke undone.
+ * refusal a little too long is safer than a revoke undone. A lock-delay still running in
+ * the log runs its whole length again from now, so a clock that stepped forward while the
+ * kernel was down cannot hand the resource on before the revoked holder stopped.
  */
-export function afterRestart(state: ResourceState, now: number, ttlMs: number): ResourceState {
-  if (state.revoked.length === 0) return state;
-  const untilMs = now + ttlMs;
-  return {
-    ...state,
-    revoked: state.revoked.map((m) => ({ ...m, untilMs: Math.max(m.untilMs, untilMs) })),
-  };
+export function afterRestart(
+  state: ResourceState,
+  now: number,
+  ttlMs: number,
+  lockDelayMs = 0,
+): ResourceState {
+  let next = state;
+  if (state.revoked.length > 0) {
+    const untilMs = now + ttlMs;
+    next = {
+      ...next,
+      revoked: state.revoked.map((m) => ({ ...m, untilMs: Math.max(m.untilMs, untilMs) })),
+    };
+  }
+  if (state.lockDelay && state.lockDelay.untilMs > now - lockDelayMs) {
+    next = {
+      ...next,
+      lockDelay: {
+        ...state.lockDelay,
+        untilMs: Math.max(state.lockDelay.untilMs, now + lockDelayMs),
+      },
+    };
+  }
+  return next;
 }

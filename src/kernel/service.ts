@@ -107,7 +107,7 @@ export class KernelService implements PlaneService {
     recovered.lines.forEach((line, i) => {
       const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
       const event = toEvent(entry);
-      table.put(replay(table.get(entry.resource), event, table.ttlMs));
+      table.put(replay(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
       // Every fence in what is durable, not only grants', stays below the next one.
       table.fence = Math.max(table.fence, entry.fence);
       time = logTimeAfter(time, entry.tsMs);
@@ -116,7 +116,7 @@ export class KernelService implements PlaneService {
     // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
     if (time) service.clockFloor = time.lastMs;
     const now = service.now();
-    for (const state of [...table.values()]) table.put(afterRestart(state, now, table.ttlMs));
+    for (const state of [...table.values()]) table.put(afterRestart(state, now, table.ttlMs, table.lockDelayMs));
     const owed = time ? await service.resume(time, now) : undefined;
     for (const state of table.values()) service.schedule(state);
     service.arm();
@@ -149,8 +149,11 @@ export class KernelService implements PlaneService {
     return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
   }
 
-  release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  async release(resource: string, actorDid: string): Promise<ReleaseReply> {
+    const reply = (await this.run(resource, { kind: 'release', actorDid })) as ReleaseReply;
+    // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
+    if (!reply.released) this.resourceChanged(resource);
+    return reply;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {

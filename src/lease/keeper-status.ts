@@ -27,6 +27,7 @@ export const keeperStatusSchema = z.object({
   lost: z.optional(
     z.object({
       atMs: at,
+      endedAtMs: z.optional(at),
       reason: text,
       holder: z.optional(text),
       message: z.optional(text),

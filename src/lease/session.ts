@@ -134,6 +134,13 @@ export function openSession(options: SessionOptions): Session {
           ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
           ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
           ...(controls.onChange ? { onChange: controls.onChange } : {}),
+          // A blocking watch alongside the renewals, so a revoke is known at once.
+          ...(maxHoldSeconds > 0
+            ? {
+                watch: (leaseId: string, signal: AbortSignal) =>
+                  client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
+              }
+            : {}),
         }),
       release: releaseOwn,
     };

@@ -24,16 +24,27 @@ export function describeHeldBy(holder: string, reserved: boolean): string {
 }
 
 export function describeLoss(resource: string, loss: Loss): string {
-  const at = formatEpoch(loss.atMs).split(' ')[0];
+  // The plane's own time of the end when it said (a watch), else when we learned of it.
+  const at =
+    loss.endedAtMs === undefined
+      ? formatEpoch(loss.atMs).split(' ')[0]
+      : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
   const message = loss.message ? `: ${untrusted(loss.message)}` : '';
+  const now = loss.holder ? ` It is now held by ${describeHolder(loss.holder)}.` : '';
   switch (loss.reason) {
     case 'revoked':
-      return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+      return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+    case 'lapsed':
+      return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
+    case 'released':
+      return `Lost ${resource} at ${at}: the lease was released by someone acting as this agent.${now}`;
+    case 'unknown':
+      return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
     case 'lease_held':
       return `Lost ${resource} at ${at}: it is now held by ${describeHolder(loss.holder ?? 'another agent')}.`;
     case 'replaced':
       return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${untrusted(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
     default:
-      return `Lost ${resource} at ${at}: the plane refused the renewal (${untrusted(loss.reason, 100)})${message}.`;
+      return `Lost ${resource} at ${at}: the plane refused the renewal (${untrusted(loss.reason, 100)})${message}.${now}`;
   }
 }

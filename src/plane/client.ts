@@ -14,6 +14,7 @@ import {
   LEASE_PATH,
   RELEASE_PATH,
   REVOKE_PATH,
+  WATCH_PATH,
   clipText,
   describeIssues,
   grantedSchema,
@@ -23,10 +24,12 @@ import {
   revokeAnswerSchema,
   revokedSchema,
   statusAnswerSchema,
+  watchAnswerSchema,
   type Lease,
   type LeaseAnswer,
   type LeaseRequest,
   type ReleaseAnswer,
+  type WatchAnswer,
 } from './schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from './time.js';
 
@@ -70,6 +73,11 @@ export interface PlaneClient {
   lease(req: LeaseRequest, options?: CallOptions): Promise<LeaseAnswer>;
   release(req: LeaseRequest, options?: CallOptions): Promise<ReleaseAnswer>;
   status(resource: string, options?: CallOptions): Promise<Lease | null>;
+  /**
+   * One watch on our own lease, held by the plane up to `waitSeconds`: ended,
+   * still held, or unsupported (a plane without the route). Not retried.
+   */
+  watch(req: LeaseRequest & { leaseId: string }, options?: CallOptions): Promise<WatchAnswer>;
   revoke(
     resource: string,
     reason: string,
@@ -84,6 +92,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRY_WINDOW_MS = 30_000;
 /** A refusal's status is undocumented: the body decides for these. */
 const BODY_DECIDES = new Set([409, 423]);
+/** A plane without the watch route: "no watch here", not an error. */
+const NO_WATCH = new Set([404, 405]);
 
 interface RawAnswer {
   status: number;
@@ -237,6 +247,27 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       const plain = { ...call, waitSeconds: undefined };
       const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
       return check(statusAnswerSchema, raw, name('GET', path)).lease;
+    },
+
+    async watch(req, call = {}) {
+      const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
+      let raw: RawAnswer;
+      try {
+        raw = await send('POST', WATCH_PATH, payload, call, key);
+      } catch (error) {
+        if (error instanceof RequestRejectedError && NO_WATCH.has(error.status ?? 0))
+          return { kind: 'unsupported' };
+        throw error;
+      }
+      const answer = check(watchAnswerSchema, raw, name('POST', WATCH_PATH));
+      if (!answer.ended) return { kind: 'held' };
+      return {
+        kind: 'ended',
+        reason: clipText(answer.reason, 200) ?? 'unknown',
+        endedAtMs: answer.endedAtMs,
+        message: clipText(answer.message),
+        holder: answer.holder,
+      };
     },
 
     async revoke(resource, reason, adminKey, call = {}) {

@@ -10,6 +10,8 @@ import * as z from 'zod/mini';
 export const LEASE_PATH = '/api/v1/acp/coordination/lease';
 export const RELEASE_PATH = '/api/v1/acp/coordination/release';
 export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The bundled kernel's watch on one's own lease (answered when it ends); other planes may 404. */
+export const WATCH_PATH = '/api/v1/acp/coordination/watch';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 export const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -99,6 +101,34 @@ export const revokeAnswerSchema = z.object({
   ok: z.literal(true),
   revoked: z.boolean(),
 });
+
+/** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
+export const watchAnswerSchema = z.object({
+  ok: z.literal(true),
+  ended: z.boolean(),
+  reason: z.optional(shortText(200)),
+  endedAtMs: z.optional(
+    boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
+  ),
+  message: z.optional(z.string()),
+  holder: z.optional(did),
+});
+
+/** What a watch on one's own lease came to. */
+export type WatchAnswer =
+  | { kind: 'held' }
+  | {
+      kind: 'ended';
+      /** `revoked`, `lapsed`, `released`, `unknown` or the plane's word, clipped. */
+      reason: string;
+      /** On the plane's clock, when it says. */
+      endedAtMs: number | undefined;
+      message: string | undefined;
+      /** Who holds the resource now, when the plane says. */
+      holder: string | undefined;
+    }
+  /** The plane has no watch (404/405/501): renewals alone tell of a loss. */
+  | { kind: 'unsupported' };
 
 export interface LeaseRequest {
   resource: string;

@@ -20,6 +20,8 @@ export const changeNoticeSchema = z.object({
       reason: z.string().optional(),
     }),
   ),
+  /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
+  freed: z.boolean().optional(),
 });
 
 /** The NOTIFY channel of one plane (one schema). */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Ledger } from '../../ledger/ledger.js';
-import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS } from '../rules.js';
+import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS, defaultLockDelayMs } from '../rules.js';
 import { overviewOf, type Overview } from '../overview.js';
 import type { ChangeListener, PlaneService } from '../plane-service.js';
 import type {
@@ -31,6 +31,7 @@ export interface PostgresServiceOptions extends PostgresOptions {
   ledger: Ledger;
   ttlMs?: number | undefined;
   nextInLineWaitMs?: number | undefined;
+  lockDelayMs?: number | undefined;
   random?: (() => number) | undefined;
   /** Told of every durable change made by this replica, in order. */
   onEvents?: ((events: KernelEvent[]) => void) | undefined;
@@ -97,9 +98,11 @@ export class PostgresService implements PlaneService {
           new StoreUnavailableError("the kernel's store is busy: every connection is in use"),
       },
     );
+    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.settings = {
-      ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
+      ttlMs,
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
+      lockDelayMs: options.lockDelayMs ?? defaultLockDelayMs(ttlMs),
       random: options.random ?? Math.random,
     };
   }
@@ -138,8 +141,14 @@ export class PostgresService implements PlaneService {
     return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
   }
 
-  release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  async release(resource: string, actorDid: string): Promise<ReleaseReply> {
+    const reply = (await this.run(resource, { kind: 'release', actorDid })) as ReleaseReply;
+    if (!reply.released) {
+      // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
+      const notice = JSON.stringify({ resource, events: [], freed: true });
+      await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
+    }
+    return reply;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
@@ -276,7 +285,8 @@ export class PostgresService implements PlaneService {
       for (const listener of this.listeners) listener(parsed.resource, known);
     }
     // Every replica hears every commit (its own too): held requests here wake on it.
-    if (parsed.events.some((e) => FREEING.has(e.kind))) this.resourceChanged(parsed.resource);
+    if (parsed.freed || parsed.events.some((e) => FREEING.has(e.kind)))
+      this.resourceChanged(parsed.resource);
   }
 
   /** A lapse is recorded within about a quarter of a lease (a second at most). */

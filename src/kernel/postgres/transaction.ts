@@ -15,6 +15,7 @@ import {
 export interface RuleSettings {
   ttlMs: number;
   nextInLineWaitMs: number;
+  lockDelayMs: number;
   random: () => number;
 }
 
@@ -35,6 +36,9 @@ const stateSchema = z.object({
   reservedUntilMs: z.number(),
   typicalHoldMs: z.number().nullable(),
   revoked: z.array(z.object({ actorDid: z.string(), message: z.string(), untilMs: z.number() })),
+  lockDelay: z
+    .object({ actorDid: z.string(), leaseId: z.string(), untilMs: z.number() })
+    .optional(),
 });
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
@@ -211,6 +215,7 @@ function decideAll(
       now,
       ttlMs: settings.ttlMs,
       nextInLineWaitMs: settings.nextInLineWaitMs,
+      lockDelayMs: settings.lockDelayMs,
       ...draw,
     });
     current.set(resource, decision.state);
@@ -263,7 +268,8 @@ export function parseState(raw: unknown, resource: string): ResourceState {
   if (!parsed.success || parsed.data.resource !== resource) {
     throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
   }
-  return parsed.data;
+  const { lockDelay, ...state } = parsed.data;
+  return lockDelay ? { ...state, lockDelay } : state;
 }
 
 export { NOW_MS };

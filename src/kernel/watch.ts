@@ -1,0 +1,210 @@
+import { MAX_HELD_REQUESTS, MAX_HELD_WAIT_S, type Timers } from './held.js';
+import type { PlaneService } from './plane-service.js';
+import type { KernelEvent, LeaseRecord } from './rules.js';
+
+/** How a lease ended, as the plane recorded it. */
+export interface LeaseEnd {
+  leaseId: string;
+  resource: string;
+  /** The holder whose lease it was. */
+  actorDid: string;
+  reason: 'revoked' | 'lapsed' | 'released';
+  /** On the plane's clock. */
+  endedAtMs: number;
+  /** The operator's message (revoked). */
+  message?: string;
+}
+
+export type WatchAnswer =
+  | { kind: 'held'; lease: LeaseRecord; appliedWaitS?: number }
+  | {
+      kind: 'ended';
+      end: LeaseEnd | undefined;
+      /** Who holds the resource now, when someone does. */
+      holder: string | undefined;
+      appliedWaitS?: number;
+    }
+  /** The lease is (or was) another agent's: only its holder may watch it. */
+  | { kind: 'not-yours' };
+
+const REASONS = { revoke: 'revoked', lapse: 'lapsed', release: 'released' } as const;
+/** Ends remembered for watches that arrive just after the end (a keeper asking again). */
+const REMEMBERED_ENDS = 10_000;
+/** How far back the ledger is searched for an end this process did not hear. */
+const LEDGER_LOOKBACK = 100_000;
+
+const realTimers: Timers = {
+  set: (run, ms) => setTimeout(run, ms),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface WatchOptions {
+  maxWaitS?: number | undefined;
+  maxHeld?: number | undefined;
+  timers?: Timers | undefined;
+}
+
+/**
+ * Watches on one's own lease: a request held open until the lease ends
+ * (revoked, lapsed, released) or the wait runs out. It hears ends through the
+ * service's change feed, which every store delivers on every replica (the
+ * PostgreSQL store through LISTEN/NOTIFY), so a revoke on one replica answers
+ * a watch held on another. It listens before it looks, and looks again at the
+ * wait's end, so an end is never missed for a notice lost on the way.
+ */
+export class LeaseWatches {
+  private readonly waiting = new Map<string, Set<(end: LeaseEnd | undefined) => void>>();
+  private readonly ends = new Map<string, LeaseEnd>();
+  private readonly maxWaitS: number;
+  private readonly maxHeld: number;
+  private readonly timers: Timers;
+  private readonly unsubscribe: () => void;
+  private count = 0;
+  private closing = false;
+
+  constructor(
+    private readonly service: PlaneService,
+    options: WatchOptions = {},
+  ) {
+    this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;
+    this.maxHeld = options.maxHeld ?? MAX_HELD_REQUESTS;
+    this.timers = options.timers ?? realTimers;
+    this.unsubscribe = service.onChange((_resource, event) => this.heard(event));
+  }
+
+  async watch(
+    resource: string,
+    actorDid: string,
+    leaseId: string,
+    preferredS: number | undefined,
+    signal: AbortSignal,
+  ): Promise<WatchAnswer> {
+    const known = this.ends.get(leaseId);
+    if (known) return this.endedAnswer(known, actorDid, undefined);
+    const listening = this.listen(leaseId);
+    try {
+      const lease = await this.service.status(resource);
+      if (lease?.id !== leaseId) return await this.afterEnd(resource, leaseId, actorDid, undefined);
+      if (lease.holder !== actorDid) return { kind: 'not-yours' };
+      const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
+      if (!room) return { kind: 'held', lease };
+      const appliedWaitS = Math.min(preferredS, this.maxWaitS);
+      this.count += 1;
+      let end: LeaseEnd | undefined;
+      try {
+        end = await listening.until(appliedWaitS * 1_000, signal, () => this.closing);
+      } finally {
+        this.count -= 1;
+      }
+      if (end) return this.endedAnswer(end, actorDid, appliedWaitS);
+      // The wait ran out (or a notice was lost): look again before saying "still held".
+      const again = await this.service.status(resource);
+      if (again?.id === leaseId) return { kind: 'held', lease: again, appliedWaitS };
+      return await this.afterEnd(resource, leaseId, actorDid, appliedWaitS);
+    } finally {
+      listening.cancel();
+    }
+  }
+
+  /** Answers every held watch at once ("still held"; the kernel is stopping). */
+  close(): void {
+    this.closing = true;
+    this.unsubscribe();
+    for (const set of this.waiting.values()) for (const wake of set) wake(undefined);
+  }
+
+  private heard(event: KernelEvent): void {
+    if (event.kind === 'grant' || event.kind === 'renew') return;
+    const end: LeaseEnd = {
+      leaseId: event.leaseId,
+      resource: event.resource,
+      actorDid: event.actorDid,
+      reason: REASONS[event.kind],
+      endedAtMs: Math.round(event.atMs),
+      ...(event.kind === 'revoke' && event.reason !== undefined ? { message: event.reason } : {}),
+    };
+    this.ends.set(end.leaseId, end);
+    if (this.ends.size > REMEMBERED_ENDS) this.ends.delete(this.ends.keys().next().value!);
+    for (const wake of this.waiting.get(end.leaseId) ?? []) wake(end);
+  }
+
+  private listen(leaseId: string) {
+    let heard: LeaseEnd | undefined;
+    let wake: ((end: LeaseEnd | undefined) => void) | undefined;
+    const onEnd = (end: LeaseEnd | undefined) => {
+      heard ??= end;
+      wake?.(end);
+    };
+    let set = this.waiting.get(leaseId);
+    if (!set) this.waiting.set(leaseId, (set = new Set()));
+    set.add(onEnd);
+    return {
+      until: (ms: number, signal: AbortSignal, stopping: () => boolean) =>
+        new Promise<LeaseEnd | undefined>((resolve) => {
+          if (heard || signal.aborted || stopping()) return resolve(heard);
+          const timer = this.timers.set(() => finish(undefined), ms);
+          const gone = () => finish(undefined);
+          const finish = (end: LeaseEnd | undefined) => {
+            wake = undefined;
+            this.timers.clear(timer);
+            signal.removeEventListener('abort', gone);
+            resolve(end);
+          };
+          wake = finish;
+          signal.addEventListener('abort', gone, { once: true });
+        }),
+      cancel: () => {
+        set.delete(onEnd);
+        if (set.size === 0) this.waiting.delete(leaseId);
+      },
+    };
+  }
+
+  /** The lease is not live: how it ended, from what this process heard or from the ledger. */
+  private async afterEnd(
+    resource: string,
+    leaseId: string,
+    actorDid: string,
+    appliedWaitS: number | undefined,
+  ): Promise<WatchAnswer> {
+    const end = this.ends.get(leaseId) ?? (await this.fromLedger(leaseId));
+    return this.endedAnswer(end, actorDid, appliedWaitS, resource);
+  }
+
+  private async endedAnswer(
+    end: LeaseEnd | undefined,
+    actorDid: string,
+    appliedWaitS: number | undefined,
+    resource = end?.resource,
+  ): Promise<WatchAnswer> {
+    if (end && end.actorDid !== actorDid) return { kind: 'not-yours' };
+    const now = resource === undefined ? null : await this.service.status(resource);
+    const holder = now && now.id !== end?.leaseId ? now.holder : undefined;
+    return {
+      kind: 'ended',
+      end,
+      holder,
+      ...(appliedWaitS === undefined ? {} : { appliedWaitS }),
+    };
+  }
+
+  private async fromLedger(leaseId: string): Promise<LeaseEnd | undefined> {
+    await this.service.syncLedger?.();
+    const { ledger } = this.service;
+    const stop = Math.max(0, ledger.size - LEDGER_LOOKBACK);
+    for (let i = ledger.size - 1; i >= stop; i -= 1) {
+      const e = ledger.entry(i);
+      if (e?.leaseId !== leaseId) continue;
+      if (e.kind === 'grant' || e.kind === 'renew') return undefined;
+      return {
+        leaseId,
+        resource: e.resource,
+        actorDid: e.actorDid,
+        reason: REASONS[e.kind],
+        endedAtMs: e.tsMs,
+        ...(e.kind === 'revoke' && e.reason !== undefined ? { message: e.reason } : {}),
+      };
+    }
+    return undefined;
+  }
+}
