@@ -241,6 +241,20 @@ describe('OIDC tokens', () => {
   });
 });
 
+describe('a verified token', () => {
+  it('is refused once it expires, though its signature is not checked again', async () => {
+    const token = await issuer.sign({ expiresInS: 120 });
+    expect((await lease(token, OWN)).body).toMatchObject({ ok: true });
+    expect((await lease(token, OWN)).body).toMatchObject({ ok: true, renewed: true });
+    ahead += 240_000;
+    const late = await lease(token, OWN);
+    expect(late.status).toBe(401);
+    expect(String(late.body.message)).toContain('expired');
+    ahead -= 240_000;
+    expect((await release(token, OWN)).body).toMatchObject({ released: true });
+  });
+});
+
 describe('scoped keys', () => {
   it('act only as their DIDs and lease only their resources', async () => {
     const me = 'did:web:ci.example.com:jenkins:build-17';

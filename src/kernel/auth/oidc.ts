@@ -36,6 +36,11 @@ const MAX_DOCUMENT_CHARS = 64 * 1024;
 const MAX_KEYS = 50;
 /** Keys are fetched again after this even without an unknown kid. */
 const CACHE_MS = 3_600_000;
+/**
+ * Tokens already verified, kept until their `exp`: a keeper renews with the same token
+ * every few seconds, and a signature check costs ~0.25 ms of CPU. Bounded; the oldest go first.
+ */
+const VERIFIED_TOKENS = 1_024;
 
 export interface OidcOptions {
   issuer: string;
@@ -85,6 +90,7 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
   let fetchedAt = -Infinity;
   let inFlight: Promise<void> | undefined;
+  const verified = new Map<string, OidcClaims>();
 
   async function getJson(url: string, what: string): Promise<unknown> {
     const text = await options.http.getText(url, { accept: 'application/json' });
@@ -145,26 +151,43 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
   return {
     issuer,
     async verify(token) {
-      try {
-        try {
-          return await verifyOnce(token, await keySet());
-        } catch (error) {
-          // A key we do not know yet: the issuer may have rotated. Fetch again, rate-bounded.
-          if (!(error instanceof errors.JWKSNoMatchingKey) || now() - fetchedAt < minRefreshMs)
-            throw error;
-          try {
-            await refresh();
-          } catch (fetchError) {
-            throw unavailable(fetchError);
-          }
-          return await verifyOnce(token, keys!);
-        }
-      } catch (error) {
-        if (error instanceof AuthRefusal) throw error;
-        throw new AuthRefusal(401, 'unauthorized', `The OIDC token was refused: ${why(error)}.`);
+      const known = verified.get(token);
+      // The time claims still decide on every use; only the signature check is not repeated.
+      if (
+        known &&
+        (known.exp ?? 0) + skewS > now() / 1000 &&
+        (known.nbf ?? 0) - skewS <= now() / 1000
+      ) {
+        return known;
       }
+      if (known) verified.delete(token);
+      const claims = await verifyUncached(token);
+      if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+      verified.set(token, claims);
+      return claims;
     },
   };
+
+  async function verifyUncached(token: string): Promise<OidcClaims> {
+    try {
+      try {
+        return await verifyOnce(token, await keySet());
+      } catch (error) {
+        // A key we do not know yet: the issuer may have rotated. Fetch again, rate-bounded.
+        if (!(error instanceof errors.JWKSNoMatchingKey) || now() - fetchedAt < minRefreshMs)
+          throw error;
+        try {
+          await refresh();
+        } catch (fetchError) {
+          throw unavailable(fetchError);
+        }
+        return await verifyOnce(token, keys!);
+      }
+    } catch (error) {
+      if (error instanceof AuthRefusal) throw error;
+      throw new AuthRefusal(401, 'unauthorized', `The OIDC token was refused: ${why(error)}.`);
+    }
+  }
 }
 
 function unavailable(error: unknown): AuthRefusal {
