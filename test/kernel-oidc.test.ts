@@ -28,6 +28,8 @@ const MATRIX_LEG = `${RUN}:jobs:deploy-eu:bbbb2222`;
 const OTHER_RUN = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:cccc3333';
 const RETRY = 'did:web:github.com:acme:shop:actions:runs:4242:attempts:2:jobs:deploy:dddd4444';
 const PROD = 'lock:deploy/production';
+/** Not production: the first test leaves other runs queued there, and a freed lease is reserved for them. */
+const LATER = 'lock:deploy/staging-later';
 
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-oidc-'));
 const policyFile = join(dir, 'policy.json');
@@ -226,17 +228,17 @@ describe('OIDC tokens', () => {
     const rotated = await issuer.rotate(true);
     const token = await issuer.sign({ key: rotated });
     // The unknown-kid case above fetched just now: within the bound the new key is not fetched.
-    expect((await lease(token, OWN)).status).toBe(401);
+    expect((await lease(token, OWN, LATER)).status).toBe(401);
     ahead += MIN_REFRESH_MS + 1_000;
-    expect((await lease(token, OWN)).body).toMatchObject({ ok: true });
-    expect((await release(token, OWN)).body).toMatchObject({ released: true });
+    expect((await lease(token, OWN, LATER)).body).toMatchObject({ ok: true });
+    expect((await release(token, OWN, LATER)).body).toMatchObject({ released: true });
     expect((issuer.hits['/.well-known/jwks'] ?? 0) - before).toBeGreaterThanOrEqual(1);
     // Many tokens with unknown kids do not make the kernel fetch many times.
     ahead += MIN_REFRESH_MS + 1_000;
     const fetched = issuer.hits['/.well-known/jwks'] ?? 0;
     const stranger = await issuer.stranger();
     for (let i = 0; i < 10; i += 1)
-      expect((await lease(await issuer.sign({ key: stranger }), OWN)).status).toBe(401);
+      expect((await lease(await issuer.sign({ key: stranger }), OWN, LATER)).status).toBe(401);
     expect((issuer.hits['/.well-known/jwks'] ?? 0) - fetched).toBeLessThanOrEqual(1);
   });
 });
@@ -244,14 +246,14 @@ describe('OIDC tokens', () => {
 describe('a verified token', () => {
   it('is refused once it expires, though its signature is not checked again', async () => {
     const token = await issuer.sign({ expiresInS: 120 });
-    expect((await lease(token, OWN)).body).toMatchObject({ ok: true });
-    expect((await lease(token, OWN)).body).toMatchObject({ ok: true, renewed: true });
+    expect((await lease(token, OWN, LATER)).body).toMatchObject({ ok: true });
+    expect((await lease(token, OWN, LATER)).body).toMatchObject({ ok: true, renewed: true });
     ahead += 240_000;
-    const late = await lease(token, OWN);
+    const late = await lease(token, OWN, LATER);
     expect(late.status).toBe(401);
     expect(String(late.body.message)).toContain('expired');
     ahead -= 240_000;
-    expect((await release(token, OWN)).body).toMatchObject({ released: true });
+    expect((await release(token, OWN, LATER)).body).toMatchObject({ released: true });
   });
 });
 
