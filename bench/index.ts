@@ -7,16 +7,18 @@ import { keeperCost, startup } from './processes.js';
 import { renderPage, renderReadmeTable, withReadmeTable } from './report.js';
 import { runRole } from './roles.js';
 import { round, type Row } from './stats.js';
-import { CLIENTS, inProcess, overHttp, redisRows } from './throughput.js';
+import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
 import { exportBesideRenewals } from './export.js';
 import { pairedThroughput } from './paired.js';
+import { startKernel } from './spawn.js';
 
 /**
  * npm run bench: every figure of the performance page from one run, side by
  * side where compared. `index.js role <name> …` is one of the bench's own
  * servers or its load generator, started by the bench in a process of its own;
  * `index.js paired [rounds]` measures only the kernel against the echo.
+ * `index.js auth` measures only the kernel without a credential, with a scoped key and with OIDC tokens.
  */
 
 async function bench(out: string): Promise<void> {
@@ -161,4 +163,21 @@ else if (first === 'paired')
       2,
     ),
   );
+else if (first === 'auth') console.log(JSON.stringify(await authThroughput(), null, 2));
 else await bench(first ?? 'bench-results.json');
+
+/** `index.js auth`: keyless, scoped key and OIDC token rows of one run, nothing written. */
+async function authThroughput() {
+  const dir = '.tmp/bench-auth';
+  mkdirSync(dir, { recursive: true });
+  const rows = [
+    await measure('kernel, memory store', await startKernel()),
+    ...(await credentialRows(dir)),
+  ];
+  return rows.map((r) => ({
+    target: r.target,
+    requestsPerSecond: Math.round(r.requestsPerSecond),
+    p99Ms: r.p99Ms,
+    errors: r.errors,
+  }));
+}

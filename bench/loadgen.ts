@@ -22,10 +22,11 @@ export interface LoadResult {
 const LEASE = '/api/v1/acp/coordination/lease';
 const RELEASE = '/api/v1/acp/coordination/release';
 
-function post(host: string, path: string, body: unknown): Buffer {
+function post(host: string, path: string, body: unknown, bearer = ''): Buffer {
   const text = JSON.stringify(body);
+  const auth = bearer ? `Authorization: Bearer ${bearer}\r\n` : '';
   return Buffer.from(
-    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n${auth}` +
       `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
 }
@@ -80,6 +81,9 @@ export async function load(options: {
   preload: number;
   preloadLimitSeconds: number;
   warmupSeconds?: number;
+  /** Sent on every request (a key or an OIDC token), with DIDs under `didPrefix`. */
+  bearer?: string | undefined;
+  didPrefix?: string | undefined;
 }): Promise<LoadResult> {
   const { hostname, port, host } = new URL(options.url);
   const open = () => connect(Number(port), hostname).setNoDelay(true);
@@ -109,8 +113,12 @@ export async function load(options: {
   let errors = 0;
   await Promise.all(
     Array.from({ length: options.connections }, (_, c) => {
-      const body = { resource: `lock:http/${c}`, actorDid: `did:web:bench:c${c}` };
-      const pair = [post(host, LEASE, body), post(host, RELEASE, body)];
+      const actorDid = `${options.didPrefix ?? 'did:web:bench:'}c${c}`;
+      const body = { resource: `lock:http/${c}`, actorDid };
+      const pair = [
+        post(host, LEASE, body, options.bearer),
+        post(host, RELEASE, body, options.bearer),
+      ];
       let n = 0;
       return drive(
         open(),

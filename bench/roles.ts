@@ -16,6 +16,8 @@ export async function runRole([role, ...args]: string[]): Promise<void> {
         seconds: number(2),
         preload: number(3),
         preloadLimitSeconds: number(4),
+        bearer: args[5] || undefined,
+        didPrefix: args[6] || undefined,
       });
       process.stdout.write(JSON.stringify(result));
       return;

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { keyHash } from '../src/kernel/auth/keys.js';
 import { LeaseKernel } from '../src/kernel/core.js';
+import { startFakeIssuer } from '../test/support/fake-oidc.js';
 import type { LoadResult } from './loadgen.js';
 import { runRole, startKernel, startRole, type Spawned } from './spawn.js';
 
@@ -30,9 +32,15 @@ export type HttpTarget = LoadResult & { target: string; short?: string };
  * With `preload`, that many live leases are taken first, for at most
  * PRELOAD_LIMIT_SECONDS; when that is too short the row names the count reached.
  */
-export async function measure(target: string, server: Spawned, preload = 0): Promise<HttpTarget> {
+export async function measure(
+  target: string,
+  server: Spawned,
+  preload = 0,
+  auth: { bearer: string; didPrefix: string } | undefined = undefined,
+): Promise<HttpTarget> {
   try {
     const args = [server.url, CLIENTS, SECONDS, preload, PRELOAD_LIMIT_SECONDS].map(String);
+    if (auth) args.push(auth.bearer, auth.didPrefix);
     const result = await runRole<LoadResult>('load', args, 120_000);
     if (result.preloaded >= preload) return { target, ...result };
     // Measured all the same, with the leases it did take, and named as such.
@@ -50,6 +58,7 @@ export async function overHttp(stateDir: string, liveLeases: number): Promise<Ht
   const results = [
     await measure('node:http JSON echo', await startRole('echo')),
     await measure('kernel, memory store', await startKernel()),
+    ...(await credentialRows(stateDir)),
     await measure('kernel, durable store', await startKernel(['--state', `${stateDir}/a.json`])),
     await measure(
       `kernel, memory store, ${liveLeases} live leases`,
@@ -64,6 +73,59 @@ export async function overHttp(stateDir: string, liveLeases: number): Promise<Ht
   ];
   rmSync(stateDir, { recursive: true, force: true });
   return results;
+}
+
+/**
+ * The cost of checking a credential on every request, beside the keyless row of the same run:
+ * a scoped key (a SHA-256 and a map lookup) and an OIDC token (an RS256 signature and the
+ * claims, verified by jose on every request; the keys are fetched once from a fake issuer).
+ */
+export async function credentialRows(stateDir: string): Promise<HttpTarget[]> {
+  const issuer = await startFakeIssuer();
+  try {
+    const token = await issuer.sign({ expiresInS: 3_600 });
+    const didPrefix = 'did:web:github.com:acme:shop:actions:runs:4242:attempts:1:jobs:bench:';
+    const policy = `${stateDir}/policy.json`;
+    const keys = `${stateDir}/keys.json`;
+    const KEY = 'bench-scoped-key';
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        rules: [{ name: 'bench', resources: ['lock:*'], claims: { repository: 'acme/shop' } }],
+      }),
+    );
+    writeFileSync(
+      keys,
+      JSON.stringify({
+        keys: [
+          {
+            name: 'bench',
+            sha256: keyHash(KEY),
+            actors: ['did:web:bench:*'],
+            resources: ['lock:*'],
+          },
+        ],
+      }),
+    );
+    const oidc = ['--oidc-issuer', issuer.url, '--oidc-audience', 'lease-gate', '--policy', policy];
+    return [
+      await measure('kernel, memory store, scoped key', await startKernel(['--keys', keys]), 0, {
+        bearer: KEY,
+        didPrefix: 'did:web:bench:',
+      }),
+      await measure(
+        'kernel, memory store, OIDC token (RS256)',
+        await startKernel([...oidc, '--oidc-did-host', 'github.com']),
+        0,
+        {
+          bearer: token,
+          didPrefix,
+        },
+      ),
+    ];
+  } finally {
+    await issuer.close();
+  }
 }
 
 export interface RedisRow {

@@ -20,6 +20,8 @@ describe('action.yml', () => {
       'actor-did': '',
       'api-url': 'https://api.intramedial.com',
       key: '',
+      auth: 'auto',
+      'oidc-audience': 'lease-gate',
       'wait-timeout': '30m',
       'on-timeout': 'fail',
       'keep-alive': 'true',

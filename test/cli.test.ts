@@ -84,7 +84,7 @@ describe('the lease-gate CLI', () => {
   it('refuses to listen beyond loopback without a key', async () => {
     const result = await runCli(['kernel', '--host', '0.0.0.0', '--port', '0']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Refusing to listen on 0.0.0.0 without a key');
+    expect(result.stderr).toContain('Refusing to listen on 0.0.0.0 without a credential');
   });
 
   it('stops cleanly on SIGINT', async () => {

@@ -9,6 +9,8 @@ const DEFAULTS: Record<InputName, string> = {
   'actor-did': '',
   'api-url': 'https://api.intramedial.com',
   key: '',
+  auth: 'auto',
+  'oidc-audience': 'lease-gate',
   'wait-timeout': '30m',
   'on-timeout': 'fail',
   'keep-alive': 'true',
@@ -51,7 +53,42 @@ describe('readSettings', () => {
       dryRun: false,
       githubToken: 'ghs_token',
       statusContext: 'lease-gate/lock:deploy/production',
+      auth: 'key',
     });
+  });
+
+  it('asks keylessly when the job may have an OIDC token and no key is given (auth: auto)', () => {
+    const ID_TOKEN_ENV = {
+      ACTIONS_ID_TOKEN_REQUEST_URL: 'https://pipelines.example/_apis/token?api-version=2.0',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'request-token',
+    };
+    const read = (inputs: Record<string, string>, env: Record<string, string>) =>
+      readSettings(
+        memoryContext({ inputs: { ...DEFAULTS, ...inputs }, env: { ...RUN_ENV, ...env } }),
+        'nonce',
+      );
+    const keyless = read({}, { ...ID_TOKEN_ENV, INTRAMEDIAL_KEY: '' });
+    expect(keyless).toMatchObject({ auth: 'oidc', key: '', oidcAudience: 'lease-gate' });
+    expect(typeof keyless.bearer).toBe('function');
+    // A key wins in auto; 'oidc' sends the token even with a key around.
+    expect(read({}, ID_TOKEN_ENV)).toMatchObject({ auth: 'key', key: 'k-env' });
+    expect(read({ auth: 'oidc', 'oidc-audience': 'plane.example' }, ID_TOKEN_ENV)).toMatchObject({
+      auth: 'oidc',
+      key: '',
+      oidcAudience: 'plane.example',
+    });
+    // Neither a key nor id-token: write: fail closed, naming what to give.
+    expect(() => read({}, { INTRAMEDIAL_KEY: '' })).toThrow(/No plane key/);
+    expect(() => read({ auth: 'oidc' }, {})).toThrow(/input 'auth'.*id-token: write/i);
+    expect(() => read({ auth: 'key' }, { ...ID_TOKEN_ENV, INTRAMEDIAL_KEY: '' })).toThrow(
+      /No plane key/,
+    );
+    expect(() => read({ auth: 'token' }, {})).toThrow(
+      /Invalid input 'auth': 'token'. Expected 'auto', 'key' or 'oidc'/,
+    );
+    expect(() => read({ 'oidc-audience': 'a b' }, ID_TOKEN_ENV)).toThrow(
+      /Invalid input 'oidc-audience'/,
+    );
   });
 
   it('prefers the key input over INTRAMEDIAL_KEY', () => {

@@ -12,6 +12,8 @@ export interface ActionContext {
   saveState(name: StateName, value: string): void;
   setOutput(name: OutputName, value: string): void;
   setSecret(value: string): void;
+  /** The job's OIDC ID token for `audience` (`permissions: id-token: write`), masked. */
+  getIDToken(audience: string): Promise<string>;
   info(line: string): void;
   debug(line: string): void;
   notice(message: string, title?: string): void;
@@ -60,6 +62,19 @@ export function memoryContext(options: {
     saveState: (name, value) => void (ctx.state[name] = value),
     setOutput: (name, value) => void (ctx.outputs[name] = value),
     setSecret: (value) => void ctx.secrets.push(value),
+    // The runner's token service as core.getIDToken asks it (a fake one on loopback in tests).
+    getIDToken: async (audience) => {
+      const { runnerTokenSource } = await import('../lease/oidc-token.js');
+      const { createHttpClient } = await import('../http/client.js');
+      const http = createHttpClient({ env: ctx.env });
+      try {
+        const token = await runnerTokenSource(ctx.env, audience, http)();
+        ctx.secrets.push(token);
+        return token;
+      } finally {
+        await http.close();
+      }
+    },
     info: (message) => void ctx.log.push({ kind: 'info', message }),
     debug: (message) => void ctx.log.push({ kind: 'debug', message }),
     notice: (message, title) =>

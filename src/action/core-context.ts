@@ -15,6 +15,11 @@ export function coreContext(env: NodeJS.ProcessEnv = process.env): ActionContext
     saveState: (name, value) => core.saveState(name, value),
     setOutput: (name, value) => core.setOutput(name, value),
     setSecret: (value) => core.setSecret(value),
+    getIDToken: async (audience) => {
+      const token = await core.getIDToken(audience);
+      core.setSecret(token);
+      return token;
+    },
     info: (line) => core.info(logLine(line)),
     debug: (line) => core.debug(logLine(line)),
     notice: (message, title) => core.notice(message, title ? { title } : {}),

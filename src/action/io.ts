@@ -7,6 +7,8 @@ export const INPUTS = {
   actorDid: 'actor-did',
   apiUrl: 'api-url',
   key: 'key',
+  auth: 'auth',
+  oidcAudience: 'oidc-audience',
   waitTimeout: 'wait-timeout',
   onTimeout: 'on-timeout',
   keepAlive: 'keep-alive',

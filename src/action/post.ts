@@ -14,20 +14,24 @@ import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { GitHubSurfaces } from './github.js';
 import { INPUTS, STATE } from './io.js';
-import { readKey } from './settings.js';
+import { oidcBearer, readAuth, readKey } from './settings.js';
 
 /** The post step: stop the keeper, give back what main may have been granted. It never fails the job. */
 export async function run(ctx: ActionContext = coreContext()): Promise<void> {
   try {
     const key = readKey(ctx);
     if (key) ctx.setSecret(key);
+    const auth = readAuth(ctx);
+    // A dry run's own kernel takes no credential.
+    const oidc = auth.mode === 'oidc' && !ctx.getState(STATE.dryRun);
+    const bearer = oidc ? oidcBearer(ctx, auth.audience) : undefined;
     const token = ctx.getInput(INPUTS.githubToken);
     if (token) ctx.setSecret(token);
     const statusContext = ctx
       .getInput(INPUTS.statusContext)
       .replaceAll('{resource}', ctx.getState(STATE.resource));
     const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
-    await cleanup(ctx, key, github);
+    await cleanup(ctx, key, github, bearer);
   } catch (error) {
     ctx.warning(`lease-gate post step: ${messageOf(error)}`);
   } finally {
@@ -36,7 +40,12 @@ export async function run(ctx: ActionContext = coreContext()): Promise<void> {
   }
 }
 
-async function cleanup(ctx: ActionContext, key: string, github: GitHubSurfaces): Promise<void> {
+async function cleanup(
+  ctx: ActionContext,
+  key: string,
+  github: GitHubSurfaces,
+  bearer?: () => Promise<string>,
+): Promise<void> {
   const resource = ctx.getState(STATE.resource);
   const actorDid = ctx.getState(STATE.actorDid);
   const apiUrl = parsePlaneUrl(ctx.getState(STATE.apiUrl));
@@ -46,7 +55,14 @@ async function cleanup(ctx: ActionContext, key: string, github: GitHubSurfaces):
     return;
   }
   const grantedId = ctx.getState(STATE.leaseId);
-  const session = openSession({ apiUrl: apiUrl.url, key, resource, actorDid, env: ctx.env });
+  const session = openSession({
+    apiUrl: apiUrl.url,
+    key,
+    bearer,
+    resource,
+    actorDid,
+    env: ctx.env,
+  });
   try {
     if (!grantedId && ctx.getState(STATE.outcome) === 'none') {
       ctx.info(`This job was granted no lease on ${resource}: nothing to release.`);

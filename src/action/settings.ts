@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { deriveActorDid, runContextFromEnv } from '../lease/did.js';
+import { DEFAULT_AUDIENCE, cachedToken, runnerCanIssue } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
 import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
 import type { ActionContext } from './context.js';
@@ -11,6 +12,48 @@ export interface ActionSettings extends Settings {
   githubToken: string;
   /** The commit status context; empty turns statuses off. */
   statusContext: string;
+  /** How this job proves who it is: the key, its own OIDC token, or nothing (a dry run). */
+  auth: AuthMode;
+  /** With `auth` 'oidc': the audience, which the keeper asks its own tokens for. */
+  oidcAudience?: string | undefined;
+}
+
+export type AuthMode = 'key' | 'oidc' | 'none';
+
+/**
+ * The `auth` input: 'key', 'oidc', or 'auto' (a key if one is given, else an
+ * OIDC token when the job may ask for one, else none: the key check then fails closed).
+ */
+export function readAuth(ctx: Pick<ActionContext, 'getInput' | 'env'>): {
+  mode: AuthMode;
+  audience: string;
+} {
+  const given = ctx.getInput(INPUTS.auth).trim() || 'auto';
+  const audience = ctx.getInput(INPUTS.oidcAudience).trim() || DEFAULT_AUDIENCE;
+  if (!['auto', 'key', 'oidc'].includes(given)) {
+    throw new SettingsError(
+      `Invalid input '${INPUTS.auth}': '${given.slice(0, 40)}'. Expected 'auto', 'key' or 'oidc'.`,
+    );
+  }
+  if (!/^[\x21-\x7e]{1,200}$/.test(audience)) {
+    throw new SettingsError(
+      `Invalid input '${INPUTS.oidcAudience}': '${audience.slice(0, 60)}'. Expected 1 to 200 printable characters without spaces.`,
+    );
+  }
+  const canIssue = runnerCanIssue(ctx.env);
+  if (given === 'oidc' && !canIssue) {
+    throw new SettingsError(
+      `Input '${INPUTS.auth}' is 'oidc', but this job cannot ask for an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job \`permissions: id-token: write\`.`,
+    );
+  }
+  if (given === 'oidc') return { mode: 'oidc', audience };
+  if (given === 'key' || readKey(ctx)) return { mode: readKey(ctx) ? 'key' : 'none', audience };
+  return { mode: canIssue ? 'oidc' : 'none', audience };
+}
+
+/** Each call's Bearer: the job's OIDC token, asked for again shortly before it expires (masked by getIDToken). */
+export function oidcBearer(ctx: Pick<ActionContext, 'getIDToken'>, audience: string) {
+  return cachedToken(() => ctx.getIDToken(audience));
 }
 
 /** Reads the plane key: the `key` input, else INTRAMEDIAL_KEY. */
@@ -37,8 +80,9 @@ export function readSettings(
     }
     didInput.value = deriveActorDid(run, nonce);
   }
+  const { mode, audience } = readAuth(ctx);
   const keyInput = given(INPUTS.key);
-  if (!keyInput.value.trim()) keyInput.value = readKey(ctx);
+  if (!keyInput.value.trim()) keyInput.value = mode === 'key' ? readKey(ctx) : '';
   const settings = buildSettings(
     {
       resource: given(INPUTS.resource),
@@ -50,7 +94,7 @@ export function readSettings(
       keepAlive: given(INPUTS.keepAlive),
       dryRun: given(INPUTS.dryRun),
     },
-    'unless-dry-run',
+    mode === 'oidc' ? 'never' : 'unless-dry-run',
   );
   const statusContext = ctx
     .getInput(INPUTS.statusContext)
@@ -61,5 +105,13 @@ export function readSettings(
       `Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters, or empty to turn statuses off.`,
     );
   }
-  return { ...settings, githubToken: ctx.getInput(INPUTS.githubToken).trim(), statusContext };
+  return {
+    ...settings,
+    githubToken: ctx.getInput(INPUTS.githubToken).trim(),
+    statusContext,
+    auth: settings.dryRun ? 'none' : mode,
+    ...(mode === 'oidc' && !settings.dryRun
+      ? { bearer: oidcBearer(ctx, audience), oidcAudience: audience }
+      : {}),
+  };
 }

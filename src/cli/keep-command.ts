@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAlive } from '../fs/processes.js';
 import { keeperLeaseSchema, writeStatusFile } from '../lease/keeper-status.js';
+import { cachedToken, runnerTokenSource } from '../lease/oidc-token.js';
 import { openSession } from '../lease/session.js';
 import { describeIssues } from '../plane/schema.js';
 import { parsePlaneUrl } from '../plane/url.js';
@@ -19,6 +20,7 @@ export async function keep(args: string[], _io: Output, env: NodeJS.ProcessEnv):
     lease: { type: 'string', default: '' },
     status: { type: 'string', default: '' },
     'parent-pid': { type: 'string', default: '0' },
+    'oidc-audience': { type: 'string' },
   });
   const url = parsePlaneUrl(values['api-url']);
   if (!url.ok || !values.resource || !values['actor-did'] || !values.status || !values.lease) {
@@ -34,9 +36,12 @@ export async function keep(args: string[], _io: Output, env: NodeJS.ProcessEnv):
   if (!parsed.success) throw new UsageError(`Invalid --lease: ${describeIssues(parsed.error)}.`);
   const statusFile = values.status;
   const parentPid = Number(values['parent-pid']);
+  // With an audience, the job's own OIDC tokens (the runner's token service lasts the whole job).
+  const audience = values['oidc-audience'];
   const session = openSession({
     apiUrl: url.url,
-    key: env.INTRAMEDIAL_KEY ?? '',
+    key: audience ? '' : (env.INTRAMEDIAL_KEY ?? ''),
+    bearer: audience ? cachedToken(runnerTokenSource(env, audience)) : undefined,
     resource: values.resource,
     actorDid: values['actor-did'],
     env,

@@ -7,6 +7,7 @@ import { fileStore, memoryStore } from '../kernel/store.js';
 import { isLoopbackHost } from '../plane/url.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
+import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 
@@ -15,6 +16,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   if (args[0] === 'migrate') return migrateCommand(args.slice(1), io, env);
   const { values } = parse(args, {
     ...STORE_OPTIONS,
+    ...AUTH_OPTIONS,
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '8787' },
     'ttl-ms': { type: 'string', default: '30000' },
@@ -41,11 +43,12 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   const lockDelayMs = parseLockDelay(values['lock-delay-ms'], ttlMs);
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
-  if (!isLoopbackHost(host) && !key) {
+  if (!isLoopbackHost(host) && !key && !values.keys && !values['oidc-audience']) {
     throw new UsageError(
-      `Refusing to listen on ${values.host} without a key: set LEASE_GATE_KERNEL_KEY, or keep --host on loopback.`,
+      `Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`,
     );
   }
+  const credentials = await kernelAuth(values, key);
   const postgres = postgresFrom(values, env);
   if (postgres && (values.state || values.ledger))
     throw new UsageError(
@@ -83,6 +86,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     table: new ResourceTable({ ttlMs, lockDelayMs }),
     store,
     key,
+    auth: credentials.auth,
     adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
     host,
     port,
@@ -97,6 +101,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   });
   io.out(`lease-gate kernel listening on ${running.url}`);
   if (running.warning) io.err(`warning: ${running.warning}`);
+  if (credentials.summary && !values.quiet) io.out(credentials.summary);
   if (postgres && !values.quiet)
     io.out(`store: PostgreSQL ${redactUrl(postgres.url)}, schema ${postgres.schema}`);
   if (!values['signing-key'] && !values.quiet) {
@@ -106,6 +111,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   }
   await stopped;
   await running.close();
+  await credentials.close();
   return EXIT.done;
 }
 

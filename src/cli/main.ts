@@ -36,6 +36,9 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   LEASE_GATE_ADMIN_KEY: the key that may revoke.
   --lock-delay-ms: after a revoke, how long others wait at most for the holder to give back
   (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).
+  --oidc-audience AUD --policy FILE [--oidc-issuer URL] [--oidc-did-host HOST]: accept OIDC ID tokens
+  (GitHub Actions' by default); each acts only as its own run's DIDs, leasing what the policy allows.
+  --keys FILE: scoped keys, each acting only as its DIDs and leasing only its resources.
   --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
   on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
   brings the schema up to date.`,
@@ -102,7 +105,8 @@ ${Object.values(COMMANDS)
   .map((c) => c.help)
   .join('\n\n')}
 
-Common: the key comes from INTRAMEDIAL_KEY; --api-url defaults to INTRAMEDIAL_API_URL or
+Common: the key comes from INTRAMEDIAL_KEY, or an OIDC ID token from --oidc-token-file FILE or
+LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to INTRAMEDIAL_API_URL or
 https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
 An unreachable plane is retried for up to 30 s (10 s with --wait-timeout 0), with a line on stderr.
 Exit codes: 0 done, 1 refused, timed out, lost or the plane failed, 2 usage,

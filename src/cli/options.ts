@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LeaseGateError } from '../http/errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
+import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js';
 import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
@@ -18,6 +19,7 @@ export const PLANE_OPTIONS = {
   'actor-did': { type: 'string' },
   'api-url': { type: 'string' },
   'wait-timeout': { type: 'string' },
+  'oidc-token-file': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
@@ -56,6 +58,7 @@ type PlaneFlags = {
   'actor-did'?: string | undefined;
   'api-url'?: string | undefined;
   'wait-timeout'?: string | undefined;
+  'oidc-token-file'?: string | undefined;
 };
 
 /** A flag's value, else an environment variable's, else the default: each named as its source. */
@@ -76,7 +79,11 @@ function pick(
 export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): Settings {
   const fixed = (value: string): Given => ({ value, from: 'default' });
   try {
-    return buildSettings(
+    // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
+    const tokenFile = values['oidc-token-file'];
+    const bearer =
+      tokenFile || env[TOKEN_ENV] ? cachedToken(givenTokenSource(tokenFile, env)) : undefined;
+    const settings = buildSettings(
       {
         resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),
         actorDid: pick(
@@ -93,14 +100,15 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): S
           'INTRAMEDIAL_API_URL',
           'https://api.intramedial.com',
         ),
-        key: { value: env[KEY_ENV] ?? '', from: KEY_ENV },
+        key: { value: bearer ? '' : (env[KEY_ENV] ?? ''), from: KEY_ENV },
         waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
         onTimeout: fixed('fail'),
         keepAlive: fixed('true'),
         dryRun: fixed('false'),
       },
-      'unless-loopback',
+      bearer ? 'never' : 'unless-loopback',
     );
+    return bearer ? { ...settings, bearer } : settings;
   } catch (error) {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;

@@ -11,6 +11,8 @@ import {
   WATCH_PATH,
   isDid,
 } from '../plane/schema.js';
+import { createAuthorizer, type Authorizer, type Principal } from './auth/authorize.js';
+import { AuthRefusal } from './auth/refusal.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LeaseWatches, type WatchAnswer } from './watch.js';
@@ -49,6 +51,8 @@ export interface AppOptions {
   key?: string | undefined;
   /** The only key that may revoke; revoking is off without one. */
   adminKey?: string | undefined;
+  /** Who may act as whom (OIDC, scoped keys); the shared `key` alone when not given. */
+  auth?: Authorizer | undefined;
   /** Blocking acquire (`Prefer: wait=N`); one with the default caps when not given. */
   held?: HeldRequests | undefined;
 }
@@ -73,9 +77,11 @@ const revokeBody = z.object({
   reason: z.string().max(1_000).default('revoked by an operator'),
 });
 
-type Route = (req: AppRequest) => Promise<AppResponse>;
+/** `principal`: who `authorize` found behind the request's credential (routes that take an actorDid pass it to `mayActAs`). */
+type Route = (req: AppRequest, principal: Principal) => Promise<AppResponse>;
 
 const NEVER_ABORTED = new AbortController().signal;
+const OPEN: Principal = { kind: 'open' };
 
 /**
  * The lease and release body: a well-formed one is taken as it is (the hot
@@ -95,11 +101,13 @@ export function createKernelApp(options: AppOptions): App {
   const { service } = options;
   const held = options.held ?? new HeldRequests(service);
   const watches = new LeaseWatches(service);
+  const auth = options.auth ?? createAuthorizer({ key: options.key });
   const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
 
   const routes: Record<string, Route> = {
-    [`POST ${LEASE_PATH}`]: async (req) => {
+    [`POST ${LEASE_PATH}`]: async (req, principal) => {
       const { resource: r, actorDid: a } = leaseOf(await req.json());
+      auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
       const wait = preferredWait(req.headers.prefer);
       // Only a held request listens for its client going away.
       const signal = wait ? req.signal : NEVER_ABORTED;
@@ -114,16 +122,18 @@ export function createKernelApp(options: AppOptions): App {
       }
       return answer;
     },
-    [`POST ${WATCH_PATH}`]: async (req) => {
+    [`POST ${WATCH_PATH}`]: async (req, principal) => {
       const { resource: r, actorDid: a, leaseId } = parse(watchBody, await req.json());
+      auth.mayActAs(principal, { action: 'watch', resource: r, actorDid: a });
       const wait = preferredWait(req.headers.prefer);
       const signal = wait ? req.signal : NEVER_ABORTED;
       const answer = watchReply(await watches.watch(r, a, leaseId, wait, signal));
       if (held.stopping) answer.headers = { ...answer.headers, connection: 'close' };
       return answer;
     },
-    [`POST ${RELEASE_PATH}`]: async (req) => {
+    [`POST ${RELEASE_PATH}`]: async (req, principal) => {
       const { resource: r, actorDid: a } = leaseOf(await req.json());
+      auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
       return ok(await service.release(r, a));
     },
     [`POST ${REVOKE_PATH}`]: async (req) => {
@@ -188,22 +198,12 @@ export function createKernelApp(options: AppOptions): App {
           : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
       }
       if (req.method === 'POST') refuseCrossOrigin(req);
-      const revoking = req.path === REVOKE_PATH;
-      if (
-        options.key &&
-        !revoking &&
-        !open.has(name) &&
-        !bearerMatches(req.headers.authorization, options.key)
-      ) {
-        throw new HttpError(
-          401,
-          'unauthorized',
-          'This kernel needs its key (LEASE_GATE_KERNEL_KEY) as a Bearer token.',
-        );
-      }
-      return await route(req);
+      // Revoking checks the admin key itself; every other call names its caller here.
+      const principal =
+        req.path === REVOKE_PATH || open.has(name) ? OPEN : await auth.authorize(req.headers);
+      return await route(req, principal);
     } catch (error) {
-      if (error instanceof HttpError) {
+      if (error instanceof HttpError || error instanceof AuthRefusal) {
         return {
           status: error.status,
           body: { ok: false, reason: error.reason, message: error.message },
@@ -232,9 +232,9 @@ function syncedFirst(routes: Record<string, Route>, service: PlaneService): Reco
   if (!service.syncLedger) return routes;
   const synced: Record<string, Route> = {};
   for (const [name, route] of Object.entries(routes)) {
-    synced[name] = async (req) => {
+    synced[name] = async (req, principal) => {
       await service.syncLedger?.();
-      return route(req);
+      return route(req, principal);
     };
   }
   return synced;

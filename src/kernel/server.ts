@@ -8,6 +8,7 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import { Ledger } from '../ledger/ledger.js';
 import { HttpError, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
+import type { Authorizer } from './auth/authorize.js';
 import { ResourceTable, type KernelEvent, type LeaseKernel } from './core.js';
 import { KernelService } from './service.js';
 import type { PlaneService } from './plane-service.js';
@@ -31,6 +32,8 @@ export interface KernelServerOptions {
   key?: string | undefined;
   /** The only key that may revoke; revoking is off without one. */
   adminKey?: string | undefined;
+  /** Who may act as whom (OIDC tokens, scoped keys); the shared `key` alone when not given. */
+  auth?: Authorizer | undefined;
   /** Epoch-aligned monotonic milliseconds. */
   now?: () => number;
   /** Told of every durable change, in order. */
@@ -60,7 +63,12 @@ export async function openKernel(
     const { service } = options;
     return {
       service,
-      app: createKernelApp({ service, key: options.key, adminKey: options.adminKey }),
+      app: createKernelApp({
+        service,
+        key: options.key,
+        adminKey: options.adminKey,
+        auth: options.auth,
+      }),
     };
   }
   const table = options.table ?? options.kernel?.table ?? new ResourceTable();
@@ -73,7 +81,12 @@ export async function openKernel(
     onEvents: options.onEvents,
     log,
   });
-  const app = createKernelApp({ service, key: options.key, adminKey: options.adminKey });
+  const app = createKernelApp({
+    service,
+    key: options.key,
+    adminKey: options.adminKey,
+    auth: options.auth,
+  });
   return { service, app, warning };
 }
 

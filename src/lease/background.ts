@@ -97,6 +97,8 @@ export function spawnKeeper(options: {
   resource: string;
   actorDid: string;
   lease: Lease;
+  /** The keeper asks the runner for its own OIDC tokens for this audience (instead of a key). */
+  oidcAudience?: string | undefined;
   env?: NodeJS.ProcessEnv;
   helper?: HelperCommand;
   onStatusFile?: (file: string) => void;
@@ -123,6 +125,7 @@ export function spawnKeeper(options: {
       statusFile,
       '--parent-pid',
       String(process.ppid),
+      ...(options.oidcAudience ? ['--oidc-audience', options.oidcAudience] : []),
     ],
     helperEnv(options.key, env),
   );

@@ -26,6 +26,8 @@ export const LIMITS = {
 export interface SessionOptions {
   apiUrl: string;
   key: string;
+  /** A fresh Bearer token for each call (OIDC), used instead of `key`. */
+  bearer?: (() => Promise<string>) | undefined;
   resource: string;
   actorDid: string;
   clock?: Clock;
@@ -94,6 +96,7 @@ export function openSession(options: SessionOptions): Session {
     createPlaneClient({
       apiUrl: options.apiUrl,
       key: options.key,
+      bearer: options.bearer,
       clock,
       sleep,
       random,

@@ -11,8 +11,10 @@ export interface Settings {
   actorDid: string;
   /** The plane's origin without a trailing slash; for a dry run, replaced by the local kernel's. */
   apiUrl: string;
-  /** The plane key; empty only for a keyless local kernel. Never logged or saved. */
+  /** The plane key; empty only for a keyless local kernel or with `bearer`. Never logged or saved. */
   key: string;
+  /** A fresh Bearer token for each call (an OIDC ID token), instead of `key`. Never logged or saved. */
+  bearer?: (() => Promise<string>) | undefined;
   /** How long to wait for a held lease; 0 asks once. */
   waitTimeoutMs: number;
   /** `fail` on timeout, or `skip`: go on without the lease. */
@@ -29,7 +31,7 @@ export interface Given {
   from: string;
 }
 
-export type RawSettings = Record<keyof Settings, Given>;
+export type RawSettings = Record<Exclude<keyof Settings, 'bearer'>, Given>;
 
 export const KEY_ENV = 'INTRAMEDIAL_KEY';
 export const API_URL_FORM = 'an https:// origin (plain http:// only for localhost or 127.0.0.1)';
@@ -53,7 +55,7 @@ function readBoolean(given: Given): boolean {
  */
 export function buildSettings(
   raw: RawSettings,
-  keyRequired: 'unless-dry-run' | 'unless-loopback',
+  keyRequired: 'unless-dry-run' | 'unless-loopback' | 'never',
 ): Settings {
   const resource = raw.resource.value.trim();
   if (!RESOURCE_PATTERN.test(resource)) throw invalid(raw.resource, RESOURCE_FORM);
@@ -76,7 +78,7 @@ export function buildSettings(
   const dryRun = readBoolean(raw.dryRun);
   const key = raw.key.value.trim();
   const loopback = url.url.startsWith('http:');
-  if (!key && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
+  if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
     throw new SettingsError(
       keyRequired === 'unless-dry-run'
         ? `No plane key: set the 'key' input or the ${KEY_ENV} environment variable from a secret (or use 'dry-run: true' to try the gate on a local kernel).`

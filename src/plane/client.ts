@@ -38,6 +38,8 @@ export interface PlaneClientOptions {
   apiUrl: string;
   /** Sent as a Bearer token; omitted when empty (a keyless local kernel). */
   key?: string | undefined;
+  /** Asked before each call for the Bearer token (a fresh OIDC ID token); used instead of `key`. */
+  bearer?: (() => Promise<string>) | undefined;
   requestTimeoutMs?: number;
   retry?: RetryPolicy;
   clock?: Clock;
@@ -110,6 +112,9 @@ type SafeResult<T> =
   | { success: true; data: T }
   | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
 
+/** Stands for "the token `bearer` gives now" where a call takes its credential. */
+const FRESH_TOKEN = '\0fresh-token';
+
 export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
   const clock = options.clock ?? systemClock;
   const sleep = options.sleep ?? realSleep;
@@ -132,7 +137,19 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     const name = `[${method}] "${url}"`;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) headers['content-type'] = 'application/json';
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let credential = bearer;
+    if (bearer === FRESH_TOKEN) {
+      try {
+        credential = await options.bearer!();
+      } catch (error) {
+        // The token service may be down a moment: retried like the plane itself.
+        const why = String((error as Error)?.message ?? error)
+          .replace(/[\r\n]+/g, ' ')
+          .slice(0, 200);
+        throw new TransientError(`${name}: could not get an OIDC token (${why})`, name);
+      }
+    }
+    if (credential) headers.authorization = `Bearer ${credential}`;
     const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
     if (wait) headers.prefer = `wait=${wait}`;
     let response: HttpAnswer;
@@ -221,7 +238,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     );
   };
 
-  const key = options.key || undefined;
+  const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
   const post = (path: string, payload: unknown, call: CallOptions, bearer = key) =>
     withRetries(() => send('POST', path, payload, call, bearer), call);
   const name = (method: string, path: string) => `[${method}] "${options.apiUrl}${path}"`;

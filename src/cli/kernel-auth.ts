@@ -1,0 +1,97 @@
+import { createHttpClient, type HttpClient } from '../http/client.js';
+import { createAuthorizer, type Authorizer } from '../kernel/auth/authorize.js';
+import { AuthFileError } from '../kernel/auth/file.js';
+import { defaultDidHost } from '../kernel/auth/identity.js';
+import { readScopedKeys } from '../kernel/auth/keys.js';
+import { readPolicy } from '../kernel/auth/policy.js';
+import { UsageError } from './options.js';
+
+/** The kernel's credential flags; see docs/kernel.md. */
+export const AUTH_OPTIONS = {
+  'oidc-issuer': { type: 'string' },
+  'oidc-audience': { type: 'string' },
+  'oidc-did-host': { type: 'string' },
+  policy: { type: 'string' },
+  keys: { type: 'string' },
+} as const;
+
+export interface AuthFlags {
+  'oidc-issuer'?: string | undefined;
+  'oidc-audience'?: string | undefined;
+  'oidc-did-host'?: string | undefined;
+  policy?: string | undefined;
+  keys?: string | undefined;
+}
+
+export interface KernelAuth {
+  auth: Authorizer;
+  /** What the start-up line says about credentials. */
+  summary: string;
+  close(): Promise<void>;
+}
+
+/** Flags → the kernel's authorizer, every file read and checked before it listens. */
+export async function kernelAuth(values: AuthFlags, key: string | undefined): Promise<KernelAuth> {
+  const audience = values['oidc-audience'];
+  const oidcOn = audience !== undefined;
+  if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
+    throw new UsageError(
+      '--oidc-issuer, --oidc-did-host and --policy need --oidc-audience AUD (the audience the jobs ask their tokens for, e.g. lease-gate).',
+    );
+  }
+  if (key && (oidcOn || values.keys)) {
+    throw new UsageError(
+      'LEASE_GATE_KERNEL_KEY makes everyone who has it trusted to be anyone, which --oidc-audience and --keys exist to prevent: unset it, and give such callers a scoped key in the keys file instead.',
+    );
+  }
+  if (oidcOn && !values.policy) {
+    throw new UsageError(
+      '--oidc-audience needs --policy FILE: any GitHub repository can ask for a token with that audience, so the policy says which may lease what.',
+    );
+  }
+  if (oidcOn && !/^[\x21-\x7e]{1,200}$/.test(audience)) {
+    throw new UsageError(
+      `Invalid --oidc-audience '${audience.slice(0, 80)}'. Expected 1 to 200 printable characters.`,
+    );
+  }
+  try {
+    const keys = values.keys ? readScopedKeys(values.keys) : undefined;
+    const policy = values.policy ? readPolicy(values.policy) : undefined;
+    let http: HttpClient | undefined;
+    let oidc: Parameters<typeof createAuthorizer>[0]['oidc'];
+    const parts: string[] = [];
+    if (keys) parts.push(`${keys.size} scoped key(s) from ${values.keys}`);
+    if (oidcOn && policy) {
+      // jose only when OIDC is on: it costs ~90 ms of CPU to load, which a dry run's kernel need not pay.
+      const { GITHUB_ISSUER, createOidcVerifier } = await import('../kernel/auth/oidc.js');
+      const issuer = values['oidc-issuer'] ?? GITHUB_ISSUER;
+      http = createHttpClient();
+      let verifier;
+      try {
+        verifier = createOidcVerifier({ issuer, audience, http });
+      } catch (error) {
+        throw new UsageError(`Invalid --oidc-issuer: ${(error as Error).message}.`);
+      }
+      const didHost = values['oidc-did-host'] ?? defaultDidHost(verifier.issuer);
+      if (!/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
+        throw new UsageError(
+          `Invalid --oidc-did-host '${didHost.slice(0, 80)}'. Expected a host name such as github.com.`,
+        );
+      }
+      oidc = { verifier, didHost, policy };
+      parts.push(
+        `OIDC tokens from ${verifier.issuer} for audience ${audience} (DIDs under did:web:${didHost}:…), policy of ${policy.rules} rule(s) from ${values.policy}`,
+      );
+    }
+    return {
+      auth: createAuthorizer({ key, keys, oidc }),
+      summary: parts.length ? `credentials: ${parts.join('; ')}` : '',
+      close: async () => {
+        await http?.close();
+      },
+    };
+  } catch (error) {
+    if (error instanceof AuthFileError) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,116 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { runIdentity, type RunIdentity } from './identity.js';
+import type { ScopedKey, ScopedKeys } from './keys.js';
+import type { OidcClaims, OidcVerifier } from './oidc.js';
+import type { Policy } from './policy.js';
+import { AuthRefusal } from './refusal.js';
+
+/**
+ * Who is calling, and may it do this. The app calls `authorize` once per
+ * request before its route; every route that takes an `actorDid` then calls
+ * `mayActAs` with the principal, before it changes or waits on anything.
+ */
+
+export type Principal =
+  /** No credential configured: a keyless kernel on loopback (dry runs, demos). */
+  | { kind: 'open' }
+  /** The one shared key: everyone who has it is trusted to be anyone. */
+  | { kind: 'shared-key' }
+  | { kind: 'scoped-key'; key: ScopedKey }
+  | { kind: 'oidc'; claims: OidcClaims; run: RunIdentity };
+
+export interface AuthOptions {
+  /** The shared key (LEASE_GATE_KERNEL_KEY): everyone trusted. */
+  key?: string | undefined;
+  keys?: ScopedKeys | undefined;
+  oidc?: { verifier: OidcVerifier; didHost: string; policy: Policy } | undefined;
+}
+
+/** What a route is about to do as whom. */
+export interface Act {
+  action: 'lease' | 'release' | 'watch';
+  resource: string;
+  actorDid: string;
+}
+
+export interface Authorizer {
+  /** True when calls need a credential at all. */
+  readonly required: boolean;
+  /** The caller behind the request's Bearer credential; throws a 401 refusal. */
+  authorize(headers: Record<string, string | undefined>): Promise<Principal>;
+  /** Throws `403 not_your_did` or `not_allowed` unless `principal` may do `act`. */
+  mayActAs(principal: Principal, act: Act): void;
+}
+
+const OPEN: Principal = { kind: 'open' };
+const SHARED: Principal = { kind: 'shared-key' };
+const digest = (value: string) => createHash('sha256').update(value).digest();
+/** Three base64url parts: what a JWS in compact form looks like. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+
+export function createAuthorizer(options: AuthOptions): Authorizer {
+  const { key, keys, oidc } = options;
+  const required = Boolean(key || keys || oidc);
+  const keyDigest = key ? digest(key) : undefined;
+
+  async function authorize(headers: Record<string, string | undefined>): Promise<Principal> {
+    if (!required) return OPEN;
+    const header = headers.authorization ?? '';
+    const bearer = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
+    if (bearer) {
+      // Compared in constant time, over digests so that lengths do not leak either.
+      if (keyDigest && timingSafeEqual(digest(bearer), keyDigest)) return SHARED;
+      const scoped = keys?.find(bearer);
+      if (scoped) return { kind: 'scoped-key', key: scoped };
+      if (oidc && bearer.length <= 16_384 && JWT_SHAPE.test(bearer)) {
+        const claims = await oidc.verifier.verify(bearer);
+        return { kind: 'oidc', claims, run: runIdentity(claims, oidc.didHost) };
+      }
+    }
+    throw new AuthRefusal(401, 'unauthorized', expected(options));
+  }
+
+  function mayActAs(principal: Principal, act: Act): void {
+    if (principal.kind === 'oidc') {
+      const { run } = principal;
+      if (!act.actorDid.startsWith(run.didPrefix)) {
+        throw new AuthRefusal(
+          403,
+          'not_your_did',
+          `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`,
+        );
+      }
+      if (act.action === 'lease') oidc?.policy.check(principal.claims, act.resource);
+      return;
+    }
+    if (principal.kind === 'scoped-key') {
+      const scoped = principal.key;
+      if (!scoped.actors(act.actorDid)) {
+        throw new AuthRefusal(
+          403,
+          'not_your_did',
+          `Key "${scoped.name}" may act only as ${scoped.actorPatterns.join(' or ')}, not as ${act.actorDid}.`,
+        );
+      }
+      if (act.action === 'lease' && !scoped.resources(act.resource)) {
+        throw new AuthRefusal(
+          403,
+          'not_allowed',
+          `Key "${scoped.name}" may lease only ${scoped.resourcePatterns.join(' or ')}, not ${act.resource}.`,
+        );
+      }
+    }
+    // 'open' and 'shared-key': everyone is trusted to be anyone.
+  }
+
+  return { required, authorize, mayActAs };
+}
+
+function expected(options: AuthOptions): string {
+  const ways = [
+    options.key ? 'its key (LEASE_GATE_KERNEL_KEY)' : '',
+    options.keys ? 'a key from its keys file' : '',
+    options.oidc ? `an OIDC ID token from ${options.oidc.verifier.issuer}` : '',
+  ].filter(Boolean);
+  return `This kernel needs ${ways.join(' or ')} as a Bearer token.`;
+}

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { anyOf, type Matcher } from './glob.js';
+import { AuthFileError, entryPath, readJsonFile } from './file.js';
+
+/**
+ * The scoped keys file (`--keys FILE`, JSON), for callers that are not GitHub
+ * jobs (other CI systems, people): each key, stored as the SHA-256 of its text
+ * (never the key), may act only as DIDs matching `actors` and lease only
+ * resources matching `resources` (globs: `*`, `?`).
+ *
+ *   { "keys": [ { "name": "jenkins", "sha256": "<64 hex digits>",
+ *                 "actors": ["did:web:ci.example.com:jenkins:*"],
+ *                 "resources": ["lock:deploy/staging"] } ] }
+ */
+
+const pattern = z.string().min(1).max(500);
+const keySchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected the SHA-256 of the key as 64 hex digits'),
+  actors: z.array(pattern).min(1).max(100),
+  resources: z.array(pattern).min(1).max(100),
+});
+const keysSchema = z.strictObject({ keys: z.array(keySchema).min(1).max(10_000) });
+
+export interface ScopedKey {
+  name: string;
+  actors: Matcher;
+  resources: Matcher;
+  actorPatterns: readonly string[];
+  resourcePatterns: readonly string[];
+}
+
+export interface ScopedKeys {
+  readonly size: number;
+  /** The entry for a presented key, or undefined. */
+  find(key: string): ScopedKey | undefined;
+}
+
+/** The hash a keys file stores: `printf %s "$KEY" | sha256sum`. */
+export const keyHash = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+
+export function readScopedKeys(file: string): ScopedKeys {
+  const data = readJsonFile(file, keysSchema, (path, raw) =>
+    entryPath('keys', (raw as { keys?: unknown } | null)?.keys, path),
+  );
+  const byHash = new Map<string, ScopedKey>();
+  data.keys.forEach((entry, index) => {
+    const hash = entry.sha256.toLowerCase();
+    const earlier = byHash.get(hash);
+    if (earlier) {
+      throw new AuthFileError(
+        `${file}: keys[${index}] ("${entry.name}") has the same key as "${earlier.name}".`,
+      );
+    }
+    byHash.set(hash, {
+      name: entry.name,
+      actors: anyOf(entry.actors),
+      resources: anyOf(entry.resources),
+      actorPatterns: entry.actors,
+      resourcePatterns: entry.resources,
+    });
+  });
+  return {
+    size: byHash.size,
+    // A lookup by the key's hash: what the timing of a Map lookup could reveal is about the hash, not the key.
+    find: (key) => (key ? byHash.get(keyHash(key)) : undefined),
+  };
+}

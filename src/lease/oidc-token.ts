@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { createHttpClient, type HttpClient } from '../http/client.js';
+import { parsePlaneUrl } from '../plane/url.js';
+import { SettingsError } from './errors.js';
+
+/**
+ * OIDC ID tokens as the plane credential: a job's own token from the runner's
+ * token request service (the keeper's way; the action's steps use
+ * `@actions/core`), a file or a variable (the CLI), each kept until shortly
+ * before it expires. Tokens are never logged, saved or put in a message.
+ */
+
+export type TokenSource = () => Promise<string>;
+
+export const DEFAULT_AUDIENCE = 'lease-gate';
+export const TOKEN_ENV = 'LEASE_GATE_OIDC_TOKEN';
+/** A token is replaced this long before its `exp`. */
+const REFRESH_BEFORE_S = 120;
+/** A token whose expiry we cannot read is asked for again after this. */
+const UNKNOWN_LIFETIME_MS = 60_000;
+const MAX_TOKEN_CHARS = 16_384;
+
+/** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
+export function tokenExpiryMs(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (!payload || payload.length > MAX_TOKEN_CHARS) return undefined;
+  try {
+    const exp = (
+      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }
+    ).exp;
+    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One token until shortly before it expires, then a fresh one; concurrent callers share a fetch. */
+export function cachedToken(fetch: TokenSource, now: () => number = Date.now): TokenSource {
+  let token: string | undefined;
+  let freshUntil = -Infinity;
+  let pending: Promise<string> | undefined;
+  return async () => {
+    if (token && now() < freshUntil) return token;
+    pending ??= fetch()
+      .then((value) => {
+        const exp = tokenExpiryMs(value);
+        token = value;
+        freshUntil =
+          exp === undefined
+            ? now() + UNKNOWN_LIFETIME_MS
+            : Math.max(now() + 5_000, exp - REFRESH_BEFORE_S * 1000);
+        return value;
+      })
+      .finally(() => (pending = undefined));
+    return pending;
+  };
+}
+
+/** Whether this job may ask the runner for a token (`permissions: id-token: write`). */
+export function runnerCanIssue(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.ACTIONS_ID_TOKEN_REQUEST_URL && env.ACTIONS_ID_TOKEN_REQUEST_TOKEN);
+}
+
+/**
+ * The runner's token request service, asked as `@actions/core`'s getIDToken asks
+ * it: GET `$ACTIONS_ID_TOKEN_REQUEST_URL&audience=AUD` with the request token
+ * as Bearer, answering `{ value }`. Its variables last the whole job.
+ */
+export function runnerTokenSource(
+  env: NodeJS.ProcessEnv,
+  audience: string,
+  http: HttpClient = createHttpClient({ env }),
+): TokenSource {
+  const base = env.ACTIONS_ID_TOKEN_REQUEST_URL ?? '';
+  const requestToken = env.ACTIONS_ID_TOKEN_REQUEST_TOKEN ?? '';
+  let origin: { ok: boolean } = { ok: false };
+  try {
+    origin = parsePlaneUrl(new URL(base).origin);
+  } catch {
+    // not a URL: refused below
+  }
+  if (!origin.ok || !requestToken) {
+    throw new SettingsError(
+      'No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.',
+    );
+  }
+  return async () => {
+    const text = await http.getText(`${base}&audience=${encodeURIComponent(audience)}`, {
+      authorization: `Bearer ${requestToken}`,
+      accept: 'application/json',
+    });
+    let value: unknown;
+    try {
+      value = (JSON.parse(text) as { value?: unknown }).value;
+    } catch {
+      value = undefined;
+    }
+    if (typeof value !== 'string' || !value || value.length > MAX_TOKEN_CHARS) {
+      throw new Error("the runner's token service answered without a token");
+    }
+    return value;
+  };
+}
+
+/** A token from a file (read on each refresh: another tool may renew it) or from LEASE_GATE_OIDC_TOKEN. */
+export function givenTokenSource(file: string | undefined, env: NodeJS.ProcessEnv): TokenSource {
+  if (!file) {
+    const value = (env[TOKEN_ENV] ?? '').trim();
+    return async () => value;
+  }
+  const read = () => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      throw new SettingsError(
+        `Cannot read --oidc-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`,
+      );
+    }
+    if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {
+      throw new SettingsError(`Invalid --oidc-token-file ${file}: expected one compact JWT.`);
+    }
+    return text;
+  };
+  read();
+  return async () => read();
+}
