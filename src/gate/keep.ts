@@ -1,4 +1,5 @@
 import { CancelledError, KeyRefusedError } from '../plane/errors.js';
+import { BrokenGrantError } from '../plane/grant.js';
 import type { PlaneClient } from '../plane/client.js';
 import type { Lease, LeaseRequest } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
@@ -6,7 +7,7 @@ import type { Clock, Sleep } from '../plane/time.js';
 /** How our lease ended, when it ended under us. */
 export interface Loss {
   atMs: number;
-  /** `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended) or the plane's reason. */
+  /** `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended), `broken_plane` (a renewal not ours to believe, given back) or the plane's reason. */
   reason: string;
   /** Who holds it now (for `revoked`: as the plane says). */
   holder?: string;
@@ -113,6 +114,10 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
       });
     } catch (error) {
       if (error instanceof CancelledError) return end('stopped');
+      // The renewal named another holder, resource or an absurd lease: the client gave it back.
+      if (error instanceof BrokenGrantError) {
+        return lose({ reason: 'broken_plane', message: error.message, gaveBack: error.gaveBack });
+      }
       status.failures += 1;
       status.lastError = (error as Error).message;
       options.onChange?.(status);
