@@ -5,6 +5,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/server.js';
 import { fileStore, memoryStore } from '../kernel/store.js';
 import { isLoopbackHost } from '../plane/url.js';
+import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/names.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
@@ -23,6 +24,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     'exit-with-pid': { type: 'string', default: '0' },
     'signing-key': { type: 'string' },
     ledger: { type: 'string' },
+    'public-url': { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -36,6 +38,11 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     throw new UsageError(
       `Invalid --ttl-ms '${values['ttl-ms']}'. Expected milliseconds from 100 to 3600000.`,
     );
+  }
+  const publicUrls = values['public-url'];
+  for (const url of publicUrls) {
+    if (!parsePublicUrl(url))
+      throw new UsageError(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
   }
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
@@ -78,6 +85,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
     host,
     port,
+    publicUrls,
     onEvents: log,
     log: (line) => io.err(line),
   });

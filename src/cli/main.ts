@@ -34,6 +34,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
   LEASE_GATE_ADMIN_KEY: the key that may revoke.
+  --public-url URL (repeatable): a URL clients reach it by beyond loopback and its listen address, such as
+  the https:// one of a TLS proxy; other Host names are answered 421, other origins may not change leases.
   --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
   on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
   brings the schema up to date.`,

@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Ledger } from '../ledger/ledger.js';
 import { HttpError, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
 import { ResourceTable, type KernelEvent, type LeaseKernel } from './core.js';
+import { KernelNames } from './names.js';
 import { KernelService } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import { memoryStore, type KernelStore } from './store.js';
@@ -43,6 +44,8 @@ export interface KernelServerOptions {
   console?: ConsoleHook | undefined;
   /** A service opened elsewhere (the PostgreSQL store's); the options above then only shape the app. */
   service?: PlaneService | undefined;
+  /** The URLs clients reach it by beyond loopback (`--public-url`, a TLS proxy's `https://` one). */
+  publicUrls?: readonly string[] | undefined;
 }
 
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
@@ -56,11 +59,12 @@ export function epochMonotonic(): () => number {
 export async function openKernel(
   options: KernelServerOptions,
 ): Promise<{ service: PlaneService; app: App; warning?: string | undefined }> {
+  const names = new KernelNames(options.publicUrls);
   if (options.service) {
     const { service } = options;
     return {
       service,
-      app: createKernelApp({ service, key: options.key, adminKey: options.adminKey }),
+      app: createKernelApp({ service, key: options.key, adminKey: options.adminKey, names }),
     };
   }
   const table = options.table ?? options.kernel?.table ?? new ResourceTable();
@@ -73,7 +77,7 @@ export async function openKernel(
     onEvents: options.onEvents,
     log,
   });
-  const app = createKernelApp({ service, key: options.key, adminKey: options.adminKey });
+  const app = createKernelApp({ service, key: options.key, adminKey: options.adminKey, names });
   return { service, app, warning };
 }
 
@@ -95,7 +99,9 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
-    if (!app.serves(path) && consoleHook?.(req, res)) return;
+    // A foreign Host reaches the app, which answers 421, before any console page.
+    if (!app.serves(path) && app.names.hostAllowed(req.headers.host) && consoleHook?.(req, res))
+      return;
     const request = new NodeRequest(req, res, path, mark < 0 ? '' : url.slice(mark + 1));
     try {
       const answer = await app(request);
@@ -144,6 +150,7 @@ export async function startKernelServer(
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  app.names.listening(`http://${host}:${address.port}`);
   return {
     url: `http://${host}:${address.port}`,
     server,
@@ -275,7 +282,11 @@ async function send(
 ): Promise<void> {
   const { status, body, headers } = answer;
   if (isStream(body)) {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      ...headers,
+    });
     const gone = signal?.();
     for await (const piece of body) {
       if (gone?.aborted) return;
@@ -288,6 +299,8 @@ async function send(
   const text = plain ? body : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
+    // Every API answer: keyed ones carry holders, queues and the ledger, never for a cache.
+    'cache-control': 'no-store',
     'content-length': Buffer.byteLength(text),
     ...headers,
   });
