@@ -87,7 +87,7 @@ describe('the action in-process against a scripted plane', () => {
       if (n === 2) return { destroy: true };
       return isRelease(req)
         ? { body: released('lease_t') }
-        : { body: granted('did:web:x:y', 'lease_t') };
+        : { body: granted((req.body as { actorDid: string }).actorDid, 'lease_t') };
     });
     const { main, post } = await job();
     expect(main.failed).toBeUndefined();
@@ -113,15 +113,13 @@ describe('the action in-process against a scripted plane', () => {
 
   it('warns when the release fails and says when the lease lapses, never failing the job', async () => {
     const expiresAtMs = Date.now() + 1_500;
-    await startPlane({
-      lease: {
-        body: {
-          ok: true,
-          lease: { id: 'lease_f', resource: 'r', holder: 'did:web:h', expiresAtMs },
-        },
-      },
-      release: { status: 500 },
-    });
+    plane = await startScriptedPlane((req) =>
+      isRelease(req)
+        ? { status: 500 }
+        : {
+            body: granted((req.body as { actorDid: string }).actorDid, 'lease_f', { expiresAtMs }),
+          },
+    );
     const { post } = await job();
     expect(post.failed).toBeUndefined();
     expect(annotations(post, 'warning').map((w) => w.message)).toContainEqual(

@@ -37,6 +37,7 @@ describe('the bench lock plane', () => {
     const t = { now: 1_000 };
     const client = createPlaneClient({
       apiUrl: urlOf(await listen(lockHandler(30_000, true, () => t.now))),
+      wallNow: () => t.now,
     });
     const ask = (who: string) => client.lease({ resource: R, actorDid: did(who) });
     expect((await ask('a')).kind).toBe('granted');
@@ -52,6 +53,7 @@ describe('the bench lock plane', () => {
     const t = { now: 0 };
     const client = createPlaneClient({
       apiUrl: urlOf(await listen(lockHandler(5_000, false, () => t.now))),
+      wallNow: () => t.now,
     });
     const ask = (who: string) => client.lease({ resource: R, actorDid: did(who) });
     await ask('a');
@@ -77,7 +79,7 @@ describe('the Prefer log', () => {
       res.end(
         JSON.stringify({
           ok: true,
-          lease: { id: 'l', resource: R, holder: did('a'), expiresAtMs: 1 },
+          lease: { id: 'l', resource: R, holder: did('a'), expiresAtMs: Date.now() + 30_000 },
         }),
       );
     });

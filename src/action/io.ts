@@ -51,3 +51,17 @@ export type StateName = (typeof STATE)[keyof typeof STATE];
 
 /** The environment variable the key falls back to. */
 export const KEY_ENV = 'INTRAMEDIAL_KEY';
+
+/** The longest output value; a DID (512) and every lease id (128) fit. */
+export const MAX_OUTPUT_LENGTH = 1_024;
+
+/**
+ * An output value as later steps read it: one line, bounded. What main sets
+ * is checked already (DIDs, the grant's id, numbers); this is the last guard
+ * that no plane text can ever start a line or grow without bound there.
+ */
+export function outputValue(value: string): string {
+  // eslint-disable-next-line no-control-regex -- no control character reaches an output
+  const line = value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return line.length <= MAX_OUTPUT_LENGTH ? line : line.slice(0, MAX_OUTPUT_LENGTH);
+}

@@ -10,7 +10,7 @@ import { describeHeldBy, formatEpoch } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { GitHubSurfaces } from './github.js';
-import { OUTPUTS, STATE } from './io.js';
+import { OUTPUTS, STATE, outputValue, type OutputName } from './io.js';
 import { readKey, readSettings, type ActionSettings } from './settings.js';
 
 export interface MainOptions {
@@ -20,6 +20,11 @@ export interface MainOptions {
    * file to check that main fails closed.
    */
   helper?: () => HelperCommand;
+}
+
+/** Every output goes through here: bounded, one line. */
+function setOutput(ctx: ActionContext, name: OutputName, value: string): void {
+  ctx.setOutput(name, outputValue(value));
 }
 
 /** The main step: validate, take the lease (waiting if held), hand it to post. */
@@ -51,7 +56,7 @@ async function acquire(
   helper: () => HelperCommand,
 ): Promise<void> {
   const { resource, actorDid } = settings;
-  ctx.setOutput(OUTPUTS.actorDid, actorDid);
+  setOutput(ctx, OUTPUTS.actorDid, actorDid);
   // Before the first ask: whatever happens next, post can release by (resource, own DID).
   ctx.saveState(STATE.resource, resource);
   ctx.saveState(STATE.actorDid, actorDid);
@@ -144,11 +149,11 @@ async function report(
   github: GitHubSurfaces,
   helper: () => HelperCommand,
 ) {
-  ctx.setOutput(OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
+  setOutput(ctx, OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
   if (result.outcome === 'granted') {
     return reportGranted(ctx, settings, result.held, github, helper);
   }
-  ctx.setOutput(OUTPUTS.acquired, 'false');
+  setOutput(ctx, OUTPUTS.acquired, 'false');
   ctx.saveState(STATE.outcome, 'none');
   if (result.outcome === 'cancelled') {
     ctx.setFailed(`Cancelled while waiting for ${settings.resource}; this job holds nothing.`);
@@ -156,7 +161,7 @@ async function report(
     return;
   }
   const waited = formatDuration(result.waitedMs);
-  ctx.setOutput(OUTPUTS.holder, result.holder);
+  setOutput(ctx, OUTPUTS.holder, result.holder);
   await github.status(
     'failure',
     `Timed out after ${waited}: ${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}`,
@@ -190,11 +195,11 @@ async function reportGranted(
   ctx.saveState(STATE.waitedMs, String(Math.round(held.waitedMs)));
   if (lease.fence !== undefined) ctx.saveState(STATE.fence, String(lease.fence));
   if (settings.keepAlive && !(await startKeeper(ctx, settings, held, helper))) return;
-  ctx.setOutput(OUTPUTS.acquired, 'true');
-  ctx.setOutput(OUTPUTS.leaseId, lease.id);
-  ctx.setOutput(OUTPUTS.holder, lease.holder);
-  ctx.setOutput(OUTPUTS.expiresAtMs, String(lease.expiresAtMs));
-  if (lease.fence !== undefined) ctx.setOutput(OUTPUTS.fence, String(lease.fence));
+  setOutput(ctx, OUTPUTS.acquired, 'true');
+  setOutput(ctx, OUTPUTS.leaseId, lease.id);
+  setOutput(ctx, OUTPUTS.holder, lease.holder);
+  setOutput(ctx, OUTPUTS.expiresAtMs, String(lease.expiresAtMs));
+  if (lease.fence !== undefined) setOutput(ctx, OUTPUTS.fence, String(lease.fence));
   const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
   await github.status('success', `Holding lease ${lease.id}${fence}`);
   ctx.notice(
@@ -252,7 +257,7 @@ async function startKeeper(
   }
   const released = await held.release();
   ctx.saveState(STATE.leaseId, '');
-  ctx.setOutput(OUTPUTS.acquired, 'false');
+  setOutput(ctx, OUTPUTS.acquired, 'false');
   ctx.setFailed(
     `Keep-alive was asked for, but the keeper did not start (${problem}); the lease was ${released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)'}. Without a keeper the lease would lapse in 30 s while the job still deploys.`,
   );

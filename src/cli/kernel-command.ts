@@ -5,6 +5,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/server.js';
 import { fileStore, memoryStore } from '../kernel/store.js';
 import { isLoopbackHost } from '../plane/url.js';
+import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/names.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
@@ -26,6 +27,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     'exit-with-pid': { type: 'string', default: '0' },
     'signing-key': { type: 'string' },
     ledger: { type: 'string' },
+    'public-url': { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -41,6 +43,11 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     );
   }
   const lockDelayMs = parseLockDelay(values['lock-delay-ms'], ttlMs);
+  const publicUrls = values['public-url'];
+  for (const url of publicUrls) {
+    if (!parsePublicUrl(url))
+      throw new UsageError(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
+  }
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !key && !values.keys && !values['oidc-audience']) {
@@ -90,6 +97,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
     host,
     port,
+    publicUrls,
     onEvents: log,
     log: (line) => io.err(line),
   });

@@ -39,6 +39,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   --oidc-audience AUD --policy FILE [--oidc-issuer URL] [--oidc-did-host HOST]: accept OIDC ID tokens
   (GitHub Actions' by default); each acts only as its own run's DIDs, leasing what the policy allows.
   --keys FILE: scoped keys, each acting only as its DIDs and leasing only its resources.
+  --public-url URL (repeatable): a URL clients reach it by beyond loopback and its listen address, such as
+  the https:// one of a TLS proxy; other Host names are answered 421, other origins may not change leases.
   --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
   on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
   brings the schema up to date.`,

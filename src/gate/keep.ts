@@ -1,4 +1,5 @@
 import { CancelledError, KeyRefusedError } from '../plane/errors.js';
+import { BrokenGrantError } from '../plane/grant.js';
 import type { PlaneClient } from '../plane/client.js';
 import type { Lease, LeaseRequest, WatchAnswer } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
@@ -11,7 +12,8 @@ export interface Loss {
   endedAtMs?: number;
   /**
    * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
-   * from a watch `lapsed`, `released` or `unknown`, or the plane's reason.
+   * from a watch `lapsed`, `released` or `unknown`, `broken_plane` (a renewal not ours to
+   * believe, given back), or the plane's reason.
    */
   reason: string;
   /** Who holds it now (for `revoked`: as the plane says). */
@@ -176,6 +178,10 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
       });
     } catch (error) {
       if (error instanceof CancelledError) return stopped();
+      // The renewal named another holder, resource or an absurd lease: the client gave it back.
+      if (error instanceof BrokenGrantError) {
+        return lose({ reason: 'broken_plane', message: error.message, gaveBack: error.gaveBack });
+      }
       status.failures += 1;
       status.lastError = (error as Error).message;
       options.onChange?.(status);

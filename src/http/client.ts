@@ -1,12 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { HttpError } from './errors.js';
+import { isLoopbackHost } from './loopback.js';
 
 /**
  * The one HTTP client of lease-gate (plane, ledger): undici with connect,
  * headers and body timeouts, the proxy settings of the environment
  * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; loopback never goes through a proxy
- * unless asked), bounded answers, and close() so nothing keeps a step alive.
+ * unless a test asks, whatever NO_PROXY says), bounded answers, and close() so nothing keeps a step alive.
  */
 
 export interface HttpClientOptions {
@@ -47,7 +48,6 @@ export interface HttpClient {
 /** Bodies past this are not ours to read: the plane's answers are small. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
-const LOOPBACK_NO_PROXY = 'localhost,127.0.0.1,::1';
 
 function proxyEnv(env: NodeJS.ProcessEnv) {
   const pick = (name: string) => env[name.toLowerCase()] ?? env[name] ?? '';
@@ -84,20 +84,20 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     keepAliveTimeout: 4_000,
   };
   const proxies = proxyEnv(env);
-  let dispatcher: Dispatcher;
-  if (proxies.httpProxy || proxies.httpsProxy) {
-    const noProxy = options.proxyLoopback
-      ? proxies.noProxy
-      : [proxies.noProxy, LOOPBACK_NO_PROXY].filter(Boolean).join(',');
-    dispatcher = new EnvHttpProxyAgent({
-      ...agentOptions,
-      httpProxy: proxies.httpProxy || undefined,
-      httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
-      noProxy,
-    } as EnvHttpProxyAgent.Options);
-  } else {
-    dispatcher = new Agent(agentOptions);
-  }
+  const direct: Dispatcher = new Agent(agentOptions);
+  // Loopback is decided here, by the same test that allows plain http: to it, and not
+  // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
+  const proxied: Dispatcher | undefined =
+    proxies.httpProxy || proxies.httpsProxy
+      ? new EnvHttpProxyAgent({
+          ...agentOptions,
+          httpProxy: proxies.httpProxy || undefined,
+          httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
+          noProxy: proxies.noProxy,
+        } as EnvHttpProxyAgent.Options)
+      : undefined;
+  const dispatcherFor = (url: URL): Dispatcher =>
+    proxied && (options.proxyLoopback || !isLoopbackHost(url.hostname)) ? proxied : direct;
   let closed = false;
 
   async function send(req: HttpRequest): Promise<HttpAnswer> {
@@ -109,7 +109,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     try {
       const url = new URL(req.url);
       // The dispatcher's own request(): undici's top-level one would load all of undici.
-      const answer = await dispatcher.request({
+      const answer = await dispatcherFor(url).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: req.method,
@@ -147,7 +147,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     async close() {
       if (closed) return;
       closed = true;
-      await dispatcher.destroy();
+      await Promise.all([direct.destroy(), proxied?.destroy()]);
     },
   };
 }

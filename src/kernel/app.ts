@@ -16,6 +16,8 @@ import { AuthRefusal } from './auth/refusal.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LeaseWatches, type WatchAnswer } from './watch.js';
+import { KernelNames } from './names.js';
+import { OVERVIEW_PAGE, overviewPage } from './overview.js';
 import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
@@ -41,6 +43,8 @@ export interface AppResponse {
 
 export type App = ((req: AppRequest) => Promise<AppResponse>) & {
   serves(path: string): boolean;
+  /** The names it answers to (`Host`) and the origins it calls its own. */
+  readonly names: KernelNames;
   /** Answers held requests at once (before the server closes). */
   close(): void;
 };
@@ -55,6 +59,8 @@ export interface AppOptions {
   auth?: Authorizer | undefined;
   /** Blocking acquire (`Prefer: wait=N`); one with the default caps when not given. */
   held?: HeldRequests | undefined;
+  /** Its names beyond loopback (`--public-url`, the listen address); loopback only when not given. */
+  names?: KernelNames | undefined;
 }
 
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
@@ -75,6 +81,19 @@ const watchBody = z.object({ resource, actorDid, leaseId: z.string().min(1).max(
 const revokeBody = z.object({
   resource,
   reason: z.string().max(1_000).default('revoked by an operator'),
+});
+
+/** The overview is paged by resource name: `?after=R&limit=N`. */
+const overviewQuery = z.object({
+  after: z.optional(resource),
+  limit: z
+    .string()
+    .regex(/^\d{1,5}$/, `expected a whole number from 1 to ${OVERVIEW_PAGE.max}`)
+    .refine(
+      (n) => Number(n) >= 1 && Number(n) <= OVERVIEW_PAGE.max,
+      `expected a whole number from 1 to ${OVERVIEW_PAGE.max}`,
+    )
+    .optional(),
 });
 
 /** `principal`: who `authorize` found behind the request's credential (routes that take an actorDid pass it to `mayActAs`). */
@@ -99,6 +118,7 @@ function leaseOf(body: unknown): { resource: string; actorDid: string } {
 /** Routing, keys, origin checks and validation; the service does the rest. */
 export function createKernelApp(options: AppOptions): App {
   const { service } = options;
+  const names = options.names ?? new KernelNames();
   const held = options.held ?? new HeldRequests(service);
   const watches = new LeaseWatches(service);
   const auth = options.auth ?? createAuthorizer({ key: options.key });
@@ -166,7 +186,14 @@ export function createKernelApp(options: AppOptions): App {
       const lease = await service.status(r);
       return ok({ ok: true, lease: lease && publicLease(lease) });
     },
-    [`GET ${KERNEL_RESOURCES_PATH}`]: async () => ok({ ok: true, ...(await service.overview()) }),
+    [`GET ${KERNEL_RESOURCES_PATH}`]: async (req) => {
+      const { after, limit } = parse(overviewQuery, {
+        after: req.query.get('after') ?? undefined,
+        limit: req.query.get('limit') ?? undefined,
+      });
+      const size = limit === undefined ? OVERVIEW_PAGE.default : Number(limit);
+      return ok({ ok: true, ...overviewPage(await service.overview(), after, size) });
+    },
     'GET /healthz': async () => ok({ ok: true }),
     'GET /readyz': async () => {
       try {
@@ -191,13 +218,15 @@ export function createKernelApp(options: AppOptions): App {
   const app = async (req: AppRequest): Promise<AppResponse> => {
     try {
       const name = `${req.method} ${req.path}`;
+      // Health checks come by address (a container's, a pod's): they carry no lease data.
+      if (!open.has(name) && !names.hostAllowed(req.headers.host)) refuseHost(req.headers.host);
       const route = routes[name];
       if (!route) {
         throw paths.has(req.path)
           ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
           : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
       }
-      if (req.method === 'POST') refuseCrossOrigin(req);
+      if (req.method === 'POST') refuseCrossOrigin(req, names);
       // Revoking checks the admin key itself; every other call names its caller here.
       const principal =
         req.path === REVOKE_PATH || open.has(name) ? OPEN : await auth.authorize(req.headers);
@@ -220,6 +249,7 @@ export function createKernelApp(options: AppOptions): App {
   };
   return Object.assign(app, {
     serves: (path: string) => paths.has(path),
+    names,
     close: () => {
       held.close();
       watches.close();
@@ -240,15 +270,31 @@ function syncedFirst(routes: Record<string, Route>, service: PlaneService): Reco
   return synced;
 }
 
-/** A browser page from another origin may not change anything here. */
-function refuseCrossOrigin(req: AppRequest): void {
-  const origin = req.headers.origin;
-  const own = `http://${req.headers.host ?? ''}`;
-  if ((origin !== undefined && origin !== own) || req.headers['sec-fetch-site'] === 'cross-site') {
+/** A name that is not ours: a DNS-rebinding page, or a proxy not named with --public-url. */
+function refuseHost(host: string | undefined): never {
+  const shown = JSON.stringify((host ?? '').slice(0, 100));
+  throw new HttpError(
+    421,
+    'misdirected',
+    `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`,
+  );
+}
+
+/**
+ * A browser page from another origin may not change anything here. The
+ * origin is checked against the kernel's own names, never built from `Host`
+ * alone (a rebinding page controls the name it is reached by).
+ */
+function refuseCrossOrigin(req: AppRequest, names: KernelNames): void {
+  const { origin, host } = req.headers;
+  if (
+    (origin !== undefined && !names.originAllowed(origin, host)) ||
+    req.headers['sec-fetch-site'] === 'cross-site'
+  ) {
     throw new HttpError(
       403,
       'cross_origin',
-      `Requests that change leases must come from this kernel's own origin (${own}), not from a page on another site.`,
+      `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`,
     );
   }
 }

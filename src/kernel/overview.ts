@@ -42,3 +42,37 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
   resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
   return { nowMs: now, resources };
 }
+
+/** Resources per page of the overview when the caller names no limit, and at most. */
+export const OVERVIEW_PAGE = { default: 1_000, max: 5_000 } as const;
+
+export interface OverviewPage extends Overview {
+  /** The `after` of the next page, or null on the last one. */
+  next: string | null;
+}
+
+/**
+ * One page of the overview, in resource order: the resources after `after`
+ * (exclusive), at most `limit`. A page ends on a name, so a resource taken or
+ * freed between pages moves nothing else in or out of the next one.
+ */
+export function overviewPage(
+  overview: Overview,
+  after: string | undefined,
+  limit: number,
+): OverviewPage {
+  const all = overview.resources;
+  let start = 0;
+  if (after !== undefined) {
+    // Sorted by resource: the first name past `after`, by binary search.
+    let high = all.length;
+    while (start < high) {
+      const mid = (start + high) >> 1;
+      if (all[mid]!.resource <= after) start = mid + 1;
+      else high = mid;
+    }
+  }
+  const resources = all.slice(start, start + limit);
+  const more = start + limit < all.length;
+  return { nowMs: overview.nowMs, resources, next: more ? resources.at(-1)!.resource : null };
+}

@@ -10,6 +10,7 @@ import { Ledger } from '../ledger/ledger.js';
 import { HttpError, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
 import type { Authorizer } from './auth/authorize.js';
 import { ResourceTable, type KernelEvent, type LeaseKernel } from './core.js';
+import { KernelNames } from './names.js';
 import { KernelService } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import { memoryStore, type KernelStore } from './store.js';
@@ -46,6 +47,8 @@ export interface KernelServerOptions {
   console?: ConsoleHook | undefined;
   /** A service opened elsewhere (the PostgreSQL store's); the options above then only shape the app. */
   service?: PlaneService | undefined;
+  /** The URLs clients reach it by beyond loopback (`--public-url`, a TLS proxy's `https://` one). */
+  publicUrls?: readonly string[] | undefined;
 }
 
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
@@ -59,6 +62,7 @@ export function epochMonotonic(): () => number {
 export async function openKernel(
   options: KernelServerOptions,
 ): Promise<{ service: PlaneService; app: App; warning?: string | undefined }> {
+  const names = new KernelNames(options.publicUrls);
   if (options.service) {
     const { service } = options;
     return {
@@ -68,6 +72,7 @@ export async function openKernel(
         key: options.key,
         adminKey: options.adminKey,
         auth: options.auth,
+        names,
       }),
     };
   }
@@ -86,6 +91,7 @@ export async function openKernel(
     key: options.key,
     adminKey: options.adminKey,
     auth: options.auth,
+    names,
   });
   return { service, app, warning };
 }
@@ -108,7 +114,9 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
-    if (!app.serves(path) && consoleHook?.(req, res)) return;
+    // A foreign Host reaches the app, which answers 421, before any console page.
+    if (!app.serves(path) && app.names.hostAllowed(req.headers.host) && consoleHook?.(req, res))
+      return;
     const request = new NodeRequest(req, res, path, mark < 0 ? '' : url.slice(mark + 1));
     try {
       const answer = await app(request);
@@ -157,6 +165,7 @@ export async function startKernelServer(
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  app.names.listening(`http://${host}:${address.port}`);
   return {
     url: `http://${host}:${address.port}`,
     server,
@@ -288,7 +297,11 @@ async function send(
 ): Promise<void> {
   const { status, body, headers } = answer;
   if (isStream(body)) {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      ...headers,
+    });
     const gone = signal?.();
     for await (const piece of body) {
       if (gone?.aborted) return;
@@ -301,6 +314,8 @@ async function send(
   const text = plain ? body : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
+    // Every API answer: keyed ones carry holders, queues and the ledger, never for a cache.
+    'cache-control': 'no-store',
     'content-length': Buffer.byteLength(text),
     ...headers,
   });

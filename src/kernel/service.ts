@@ -116,7 +116,8 @@ export class KernelService implements PlaneService {
     // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
     if (time) service.clockFloor = time.lastMs;
     const now = service.now();
-    for (const state of [...table.values()]) table.put(afterRestart(state, now, table.ttlMs, table.lockDelayMs));
+    for (const state of [...table.values()])
+      table.put(afterRestart(state, now, table.ttlMs, table.lockDelayMs));
     const owed = time ? await service.resume(time, now) : undefined;
     for (const state of table.values()) service.schedule(state);
     service.arm();

@@ -100,6 +100,7 @@ export function openSession(options: SessionOptions): Session {
       clock,
       sleep,
       random,
+      wallNow,
       ...(options.env ? { env: options.env } : {}),
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),

@@ -44,6 +44,8 @@ export function describeLoss(resource: string, loss: Loss): string {
       return `Lost ${resource} at ${at}: it is now held by ${describeHolder(loss.holder ?? 'another agent')}.`;
     case 'replaced':
       return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${untrusted(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+    case 'broken_plane':
+      return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
     default:
       return `Lost ${resource} at ${at}: the plane refused the renewal (${untrusted(loss.reason, 100)})${message}.${now}`;
   }

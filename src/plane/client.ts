@@ -9,6 +9,7 @@ import {
   RequestRejectedError,
   TransientError,
 } from './errors.js';
+import { BrokenGrantError, grantProblem, type GrantProblem } from './grant.js';
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 import {
   LEASE_PATH,
@@ -51,6 +52,8 @@ export interface PlaneClientOptions {
   onRetry?: (event: RetryEvent) => void;
   /** Where the HTTP client reads proxy settings, when it makes its own. */
   env?: NodeJS.ProcessEnv;
+  /** Wall clock, only to refuse a grant whose expiry is absurd; Date.now by default. */
+  wallNow?: () => number;
 }
 
 export interface RetryEvent {
@@ -96,6 +99,8 @@ export const DEFAULT_RETRY_WINDOW_MS = 30_000;
 const BODY_DECIDES = new Set([409, 423]);
 /** A plane without the watch route: "no watch here", not an error. */
 const NO_WATCH = new Set([404, 405]);
+/** How long giving back a broken grant is retried. */
+const GIVE_BACK_MS = 5_000;
 
 interface RawAnswer {
   status: number;
@@ -119,6 +124,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
   const clock = options.clock ?? systemClock;
   const sleep = options.sleep ?? realSleep;
   const random = options.random ?? Math.random;
+  const wallNow = options.wallNow ?? Date.now;
   const policy = options.retry ?? DEFAULT_RETRY;
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const ownHttp = !options.http;
@@ -243,13 +249,49 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     withRetries(() => send('POST', path, payload, call, bearer), call);
   const name = (method: string, path: string) => `[${method}] "${options.apiUrl}${path}"`;
 
+  /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
+  async function giveBack(req: LeaseRequest): Promise<boolean> {
+    try {
+      const payload = { resource: req.resource, actorDid: req.actorDid };
+      const raw = await post(RELEASE_PATH, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
+      return releaseAnswerSchema.safeParse(raw.body).success;
+    } catch {
+      return false;
+    }
+  }
+
   return {
     apiUrl: options.apiUrl,
     requestTimeoutMs: timeoutMs,
 
     async lease(req, call = {}) {
       const raw = await post(LEASE_PATH, { resource: req.resource, actorDid: req.actorDid }, call);
-      return interpretLease(raw, name('POST', LEASE_PATH), check);
+      const where = name('POST', LEASE_PATH);
+      if ((raw.body as { ok?: unknown } | null)?.ok !== true)
+        return interpretLease(raw, where, check);
+      const parsed = grantedSchema.safeParse(raw.body);
+      const broken: GrantProblem | undefined = parsed.success
+        ? grantProblem(parsed.data.lease, req, wallNow())
+        : {
+            field: fieldOf(parsed.error),
+            problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
+          };
+      if (parsed.success && !broken) {
+        return {
+          kind: 'granted',
+          lease: parsed.data.lease,
+          preferenceApplied: raw.preferenceApplied,
+        };
+      }
+      // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
+      const gaveBack = await giveBack(req);
+      throw new BrokenGrantError(
+        `${where}: the plane granted a lease that is not ours to believe: ${broken!.field} ${broken!.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`,
+        where,
+        raw.status,
+        broken!.field,
+        gaveBack,
+      );
     },
 
     async release(req, call = {}) {
@@ -303,12 +345,12 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
   };
 }
 
-function interpretLease(raw: RawAnswer, call: string, check: Check): LeaseAnswer {
-  const ok = (raw.body as { ok?: unknown } | null)?.ok;
-  if (ok === true) {
-    const lease = check(grantedSchema, raw, call).lease;
-    return { kind: 'granted', lease, preferenceApplied: raw.preferenceApplied };
-  }
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(
+  raw: RawAnswer,
+  call: string,
+  check: Check,
+): Exclude<LeaseAnswer, { kind: 'granted' }> {
   const refusal = check(otherRefusalSchema, raw, call);
   if (refusal.reason === 'lease_held') {
     const held = check(heldSchema, raw, call);
@@ -333,6 +375,11 @@ function interpretLease(raw: RawAnswer, call: string, check: Check): LeaseAnswer
     reason: clipText(refusal.reason, 200)!,
     message: clipText(refusal.message),
   };
+}
+
+function fieldOf(error: { issues: ReadonlyArray<{ path: PropertyKey[] }> }): string {
+  const path = error.issues[0]?.path ?? [];
+  return path.length ? path.map(String).join('.') : '(body)';
 }
 
 function parseJson(text: string): unknown {

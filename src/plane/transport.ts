@@ -1,5 +1,11 @@
-import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type Agent,
+  type IncomingHttpHeaders,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isLoopbackHost } from '../http/loopback.js';
 
 /**
  * One HTTP exchange over node:http(s). We measured undici's request keeping a
@@ -26,6 +32,19 @@ export interface Answer {
 /** Bodies past this are not ours to read: the plane's answers are small. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/**
+ * Loopback goes direct: node's global agent sends through HTTP(S)_PROXY when
+ * NODE_USE_ENV_PROXY is set (Node 24), and the key must never meet a proxy.
+ * An agent made here reads no proxy settings.
+ */
+let loopbackAgent: HttpAgent | undefined;
+function agentFor(url: string, agent: Agent | undefined): Agent | undefined {
+  if (agent) return agent;
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'http:' || !isLoopbackHost(hostname)) return undefined;
+  return (loopbackAgent ??= new HttpAgent());
+}
+
 export function exchange({ method, url, headers, body, signal, agent }: Exchange): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const send = url.startsWith('https:') ? httpsRequest : httpRequest;
@@ -33,9 +52,10 @@ export function exchange({ method, url, headers, body, signal, agent }: Exchange
       ...headers,
       ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
     };
+    const chosen = agentFor(url, agent);
     const req = send(
       url,
-      { method, headers: outgoing, signal, ...(agent ? { agent } : {}) },
+      { method, headers: outgoing, signal, ...(chosen ? { agent: chosen } : {}) },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;

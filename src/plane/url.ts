@@ -1,8 +1,6 @@
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+import { isLoopbackHost } from '../http/loopback.js';
 
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
+export { isLoopbackHost };
 
 /**
  * The plane origin must be https:, or plain http: to this machine only, so the

@@ -27,8 +27,11 @@ export interface ScriptedPlane {
   close(): Promise<void>;
 }
 
-/** A plane on 127.0.0.1:0 that answers as the test script says, and logs every request. */
-export async function startScriptedPlane(script: Script): Promise<ScriptedPlane> {
+/** A plane on 127.0.0.1:0 (or `host`) that answers as the test script says, and logs every request. */
+export async function startScriptedPlane(
+  script: Script,
+  host = '127.0.0.1',
+): Promise<ScriptedPlane> {
   const seen: Seen[] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -56,10 +59,10 @@ export async function startScriptedPlane(script: Script): Promise<ScriptedPlane>
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.end(reply.raw ?? JSON.stringify(reply.body ?? {}));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     seen,
     close: () =>
       new Promise((resolve) => {

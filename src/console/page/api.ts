@@ -15,6 +15,9 @@ export const PATHS = {
 } as const;
 
 const MAX_LIST = 10_000;
+/** Resources asked per page of the overview (the kernel's most), and how many pages at most. */
+const RESOURCES_PAGE = 5_000;
+const MAX_RESOURCE_PAGES = 200;
 const text = z.string().check(z.maxLength(1_000));
 const time = z.number().check(z.minimum(0), z.maximum(8.64e15));
 
@@ -40,7 +43,9 @@ export const resourcesSchema = z.object({
           .check(z.maxLength(MAX_LIST)),
       }),
     )
-    .check(z.maxLength(MAX_LIST)),
+    .check(z.maxLength(RESOURCES_PAGE)),
+  /** The `after` of the next page; absent from a kernel that does not page. */
+  next: z.optional(z.nullable(z.string().check(z.maxLength(1_000)))),
 });
 export type Resources = z.infer<typeof resourcesSchema>;
 
@@ -117,8 +122,18 @@ async function json<T>(schema: z.ZodMiniType<T>, response: Response, what: strin
   return parsed.data;
 }
 
-export const fetchResources = async () =>
-  json(resourcesSchema, await call(PATHS.resources), 'resources');
+/** Every resource, page by page (bounded), as one list; `nowMs` is the first page's. */
+export async function fetchResources(): Promise<Resources> {
+  const ask = (after?: string) =>
+    `${PATHS.resources}?limit=${RESOURCES_PAGE}${after === undefined ? '' : `&after=${encodeURIComponent(after)}`}`;
+  let page = await json(resourcesSchema, await call(ask()), 'resources');
+  const all: Resources = { ...page, resources: [...page.resources], next: null };
+  for (let n = 1; page.next && n < MAX_RESOURCE_PAGES; n += 1) {
+    page = await json(resourcesSchema, await call(ask(page.next)), 'resources');
+    for (const row of page.resources) all.resources.push(row);
+  }
+  return all;
+}
 
 export const fetchCheckpoint = async () => (await call(PATHS.checkpoint)).text();
 
