@@ -25,11 +25,6 @@ export function logLine(text: string): string {
     .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The runner's own escaping of workflow command data (what @actions/core applies). */
-export function escapeCommandData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
 /** A cell of the job summary, which is HTML. */
 export function escapeHtml(text: string): string {
   return untrusted(text, 2_000)

@@ -88,17 +88,6 @@ export class CommitUnknownError extends Error {
   }
 }
 
-/** One command on one resource as one transaction. */
-export async function runCommand(
-  client: pg.ClientBase,
-  resource: string,
-  command: Command,
-  settings: RuleSettings,
-  channel: string,
-): Promise<Decision> {
-  return (await runCommands(client, [{ resource, command }], settings, channel))[0]!;
-}
-
 async function decideLocked(
   client: pg.ClientBase,
   work: readonly Work[],
