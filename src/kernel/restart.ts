@@ -20,8 +20,11 @@ export function logTimeAfter(time: LogTime | undefined, tsMs: number): LogTime {
 /**
  * The restart rule, with no I/O. A lease the log leaves open whose told expiry
  * had passed by the kernel's clock before the log's last entry was written is
- * left to lapse; every other one is renewed to a full TTL from `now` (the
- * moment the kernel serves again), never earlier than its told expiry. The
+ * left to lapse; every other one is renewed so that it has, from `now` (the
+ * moment the kernel serves again), at least what it had left when the log
+ * ended (its told expiry less the earliest the clock read then, at most one
+ * TTL), never earlier than its told expiry. Not a full TTL: leases held at a
+ * crash would otherwise keep their resources a whole lifetime longer. The
  * renewal is stamped as of the log's end (`atMs = lastMs`), when the lease was
  * still live, so the ledger shows it renewed before it expired.
  */
@@ -36,7 +39,8 @@ export function resumeLeases(
   for (const state of states) {
     const { lease } = state;
     if (!lease || lease.expiresAtMs <= time.earliestMs) continue;
-    const expiresAtMs = Math.max(lease.expiresAtMs, now + ttlMs);
+    const leftMs = Math.min(ttlMs, lease.expiresAtMs - time.earliestMs);
+    const expiresAtMs = Math.max(lease.expiresAtMs, now + leftMs);
     if (expiresAtMs === lease.expiresAtMs) continue;
     resumed.push({ ...state, lease: { ...lease, expiresAtMs } });
     events.push({
