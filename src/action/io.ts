@@ -13,6 +13,8 @@ export const INPUTS = {
   dryRun: 'dry-run',
   githubToken: 'github-token',
   statusContext: 'status-context',
+  onOutdated: 'on-outdated',
+  queue: 'queue',
 } as const;
 export type InputName = (typeof INPUTS)[keyof typeof INPUTS];
 
@@ -24,6 +26,9 @@ export const OUTPUTS = {
   waitedMs: 'waited-ms',
   actorDid: 'actor-did',
   fence: 'fence',
+  outdated: 'outdated',
+  liveCommit: 'live-commit',
+  supersededBy: 'superseded-by',
 } as const;
 export type OutputName = (typeof OUTPUTS)[keyof typeof OUTPUTS];
 

@@ -3,10 +3,11 @@ import { deriveActorDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
 import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
 import type { ActionContext } from './context.js';
+import { readDeployOrder, type DeployOrderSettings } from './deploy-settings.js';
 import { INPUTS, type InputName } from './io.js';
 
 /** The action's settings: the session's, plus its GitHub surfaces. */
-export interface ActionSettings extends Settings {
+export interface ActionSettings extends Settings, DeployOrderSettings {
   /** For the commit status and the holder's run; empty means no GitHub call. Never logged. */
   githubToken: string;
   /** The commit status context; empty turns statuses off. */
@@ -61,5 +62,6 @@ export function readSettings(
       `Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters, or empty to turn statuses off.`,
     );
   }
-  return { ...settings, githubToken: ctx.getInput(INPUTS.githubToken).trim(), statusContext };
+  const githubToken = ctx.getInput(INPUTS.githubToken).trim();
+  return { ...settings, ...readDeployOrder(ctx), githubToken, statusContext };
 }

@@ -131,6 +131,7 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
         ...(answer.holder ? { holder: answer.holder } : {}),
       });
     }
+    if (answer.kind === 'superseded') return lose({ reason: 'superseded', message: answer.by });
     if (answer.kind === 'refused') {
       return lose({
         reason: answer.reason,

@@ -1,6 +1,8 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerEntry } from '../ledger/entry.js';
+import { deploySchema } from '../plane/deploy.js';
 import { AlarmHeap } from './alarms.js';
+import type { LeaseExtensions } from './lease-extensions.js';
 import { overviewOf, type Overview } from './overview.js';
 import type { ChangeListener, PlaneService } from './plane-service.js';
 import type { ResourceTable } from './core.js';
@@ -110,12 +112,13 @@ export class KernelService implements PlaneService {
     return { service, ...(recovered.warning ? { warning: recovered.warning } : {}) };
   }
 
-  lease(resource: string, actorDid: string): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
+  lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
   }
 
-  release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
+    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
+    return this.run(resource, command) as Promise<ReleaseReply>;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
@@ -300,5 +303,7 @@ export function toEvent(entry: LedgerEntry): KernelEvent {
   const event: KernelEvent = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
   if (expiresAtMs !== undefined) event.expiresAtMs = expiresAtMs;
   if (reason !== undefined) event.reason = reason;
+  const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
+  if (deploy?.success) event.deploy = deploy.data;
   return event;
 }

@@ -9,6 +9,7 @@ import {
   RequestRejectedError,
   TransientError,
 } from './errors.js';
+import { deploySchema, supersededSchema } from './deploy.js';
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 import {
   LEASE_PATH,
@@ -221,12 +222,13 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     requestTimeoutMs: timeoutMs,
 
     async lease(req, call = {}) {
-      const raw = await post(LEASE_PATH, { resource: req.resource, actorDid: req.actorDid }, call);
+      const raw = await post(LEASE_PATH, leaseBody(req), call);
       return interpretLease(raw, name('POST', LEASE_PATH), check);
     },
 
     async release(req, call = {}) {
-      const payload = { resource: req.resource, actorDid: req.actorDid };
+      const payload: Record<string, unknown> = { resource: req.resource, actorDid: req.actorDid };
+      if (req.outdated) payload.outdated = true;
       const raw = await post(RELEASE_PATH, payload, { ...call, waitSeconds: undefined });
       const answer = check(releaseAnswerSchema, raw, name('POST', RELEASE_PATH));
       return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
@@ -259,7 +261,14 @@ function interpretLease(raw: RawAnswer, call: string, check: Check): LeaseAnswer
   const ok = (raw.body as { ok?: unknown } | null)?.ok;
   if (ok === true) {
     const lease = check(grantedSchema, raw, call).lease;
-    return { kind: 'granted', lease, preferenceApplied: raw.preferenceApplied };
+    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+    const previous = deploySchema.safeParse((raw.body as { previous?: unknown }).previous);
+    return {
+      kind: 'granted',
+      lease,
+      preferenceApplied: raw.preferenceApplied,
+      ...(previous.success && previous.data ? { previous: previous.data } : {}),
+    };
   }
   const refusal = check(otherRefusalSchema, raw, call);
   if (refusal.reason === 'lease_held') {
@@ -280,11 +289,22 @@ function interpretLease(raw: RawAnswer, call: string, check: Check): LeaseAnswer
       message: clipText(revoked.message) || 'revoked by an operator',
     };
   }
+  if (refusal.reason === 'superseded') {
+    return { kind: 'superseded', by: clipText(check(supersededSchema, raw, call).by, 2048)! };
+  }
   return {
     kind: 'refused',
     reason: clipText(refusal.reason, 200)!,
     message: clipText(refusal.message),
   };
+}
+
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseBody(req: LeaseRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { resource: req.resource, actorDid: req.actorDid };
+  if (req.deploy) body.deploy = req.deploy;
+  if (req.queue) body.queue = req.queue;
+  return body;
 }
 
 function parseJson(text: string): unknown {

@@ -12,6 +12,7 @@ import type {
   ReleaseReply,
   RevokeReply,
 } from '../rules.js';
+import type { LeaseExtensions } from '../lease-extensions.js';
 import { StoreUnavailableError } from '../service.js';
 import { StoreError } from '../store.js';
 import { createPool, describe } from './connect.js';
@@ -134,12 +135,13 @@ export class PostgresService implements PlaneService {
     return service;
   }
 
-  lease(resource: string, actorDid: string): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
+  lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
   }
 
-  release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    return this.run(resource, { kind: 'release', actorDid }) as Promise<ReleaseReply>;
+  release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
+    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
+    return this.run(resource, command) as Promise<ReleaseReply>;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
