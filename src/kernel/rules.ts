@@ -272,7 +272,7 @@ function lease(
   const bound = current ? current.expiresAtMs - now : s.reservedUntilMs - now;
   const waitMs = waitFor(s, position, bound, ctx);
   s.queue = s.queue.map((w, i) =>
-    i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
+    i === position ? { ...w, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
   );
   if (current) {
     return {
