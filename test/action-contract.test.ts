@@ -28,6 +28,8 @@ describe('action.yml', () => {
       'dry-run': 'false',
       'github-token': '${{ github.token }}',
       'status-context': 'lease-gate/{resource}',
+      'on-outdated': 'skip',
+      queue: 'fifo',
     });
   });
 

@@ -441,6 +441,7 @@ describe('the kernel log file', () => {
             fence: fc.integer(),
             expiresAtMs: fc.nat(),
             reason: fc.string(),
+            deploy: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())),
           },
           { requiredKeys: ['seq', 'tsMs', 'kind', 'resource', 'actorDid', 'leaseId', 'fence'] },
         ),

@@ -16,6 +16,8 @@ const DEFAULTS: Record<InputName, string> = {
   'keep-alive': 'true',
   'dry-run': 'false',
   'github-token': 'ghs_token',
+  'on-outdated': 'skip',
+  queue: 'fifo',
   'status-context': 'lease-gate/{resource}',
 };
 const RUN_ENV = {
@@ -54,6 +56,47 @@ describe('readSettings', () => {
       githubToken: 'ghs_token',
       statusContext: 'lease-gate/lock:deploy/production',
       auth: 'key',
+      onOutdated: 'skip',
+      queue: 'fifo',
+      deploy: { repository: 'acme/shop', runUrl: 'https://github.com/acme/shop/actions/runs/42' },
+    });
+  });
+
+  it('reads the deploy identity from GITHUB_* and leaves out what is malformed', () => {
+    const s = settings(
+      { 'on-outdated': 'fail', queue: 'newest' },
+      {
+        ...RUN_ENV,
+        GITHUB_WORKFLOW: 'Deploy',
+        GITHUB_WORKFLOW_REF: 'acme/shop/.github/workflows/deploy.yml@refs/heads/main',
+        GITHUB_REF: 'refs/heads/main',
+        GITHUB_SHA: 'c'.repeat(40),
+        GITHUB_RUN_NUMBER: '17',
+        GITHUB_RUN_ATTEMPT: '2',
+        GITHUB_SERVER_URL: 'https://ghe.example.com',
+      },
+    );
+    expect(s).toMatchObject({ onOutdated: 'fail', queue: 'newest' });
+    expect(s.deploy).toEqual({
+      repository: 'acme/shop',
+      workflow: '.github/workflows/deploy.yml',
+      ref: 'refs/heads/main',
+      commit: 'c'.repeat(40),
+      runNumber: 17,
+      runAttempt: 2,
+      runUrl: 'https://ghe.example.com/acme/shop/actions/runs/42/attempts/2',
+    });
+    const odd = settings({}, { ...RUN_ENV, GITHUB_SHA: 'abc', GITHUB_REF: 'refs/heads/a b' });
+    expect(odd.deploy).toEqual({
+      repository: 'acme/shop',
+      runUrl: 'https://github.com/acme/shop/actions/runs/42',
+    });
+  });
+
+  it('takes an empty on-outdated or queue as its default', () => {
+    expect(settings({ 'on-outdated': '', queue: '' })).toMatchObject({
+      onOutdated: 'skip',
+      queue: 'fifo',
     });
   });
 
@@ -120,6 +163,8 @@ describe('readSettings', () => {
     [INPUTS.resource, '', /'resource'.*printable characters without spaces/],
     [INPUTS.resource, 'lock:deploy production', /'resource'/],
     [INPUTS.resource, 'x'.repeat(257), /'resource'/],
+    [INPUTS.onOutdated, 'rollback', /'on-outdated'.*'skip', 'fail', 'deploy'/],
+    [INPUTS.queue, 'lifo', /'queue'.*'fifo', 'newest'/],
     [INPUTS.actorDid, 'release-bot', /'actor-did'.*did:<method>:<id>/],
     [INPUTS.actorDid, 'did:Web:x', /'actor-did'/],
     [INPUTS.actorDid, 'did:web:', /'actor-did'/],

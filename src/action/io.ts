@@ -15,6 +15,8 @@ export const INPUTS = {
   dryRun: 'dry-run',
   githubToken: 'github-token',
   statusContext: 'status-context',
+  onOutdated: 'on-outdated',
+  queue: 'queue',
 } as const;
 export type InputName = (typeof INPUTS)[keyof typeof INPUTS];
 
@@ -26,6 +28,9 @@ export const OUTPUTS = {
   waitedMs: 'waited-ms',
   actorDid: 'actor-did',
   fence: 'fence',
+  outdated: 'outdated',
+  liveCommit: 'live-commit',
+  supersededBy: 'superseded-by',
 } as const;
 export type OutputName = (typeof OUTPUTS)[keyof typeof OUTPUTS];
 

@@ -6,9 +6,11 @@ import { describeHolder, shortHolder } from '../lease/did.js';
 import { HelperError, messageOf } from '../lease/errors.js';
 import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
+import type { Deploy } from '../plane/deploy.js';
 import { describeHeldBy, formatEpoch } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
+import { checkDeployOrder, deployRows, reportSuperseded } from './deploy-report.js';
 import { GitHubSurfaces } from './github.js';
 import { OUTPUTS, STATE, outputValue, type OutputName } from './io.js';
 import { readKey, readSettings, type ActionSettings } from './settings.js';
@@ -151,7 +153,10 @@ async function report(
 ) {
   setOutput(ctx, OUTPUTS.waitedMs, String(Math.round(result.waitedMs)));
   if (result.outcome === 'granted') {
-    return reportGranted(ctx, settings, result.held, github, helper);
+    return reportGranted(ctx, settings, result, github, helper);
+  }
+  if (result.outcome === 'superseded') {
+    return reportSuperseded(ctx, settings, result, github, formatDuration(result.waitedMs));
   }
   setOutput(ctx, OUTPUTS.acquired, 'false');
   ctx.saveState(STATE.outcome, 'none');
@@ -181,7 +186,7 @@ async function report(
 async function reportGranted(
   ctx: ActionContext,
   settings: ActionSettings,
-  held: Held,
+  { held, previous }: { held: Held; previous?: Deploy },
   github: GitHubSurfaces,
   helper: () => HelperCommand,
 ) {
@@ -194,6 +199,7 @@ async function reportGranted(
   ctx.saveState(STATE.grantedAtMs, String(Date.now()));
   ctx.saveState(STATE.waitedMs, String(Math.round(held.waitedMs)));
   if (lease.fence !== undefined) ctx.saveState(STATE.fence, String(lease.fence));
+  if (!(await checkDeployOrder(ctx, settings, held, previous, github))) return;
   if (settings.keepAlive && !(await startKeeper(ctx, settings, held, helper))) return;
   setOutput(ctx, OUTPUTS.acquired, 'true');
   setOutput(ctx, OUTPUTS.leaseId, lease.id);
@@ -210,6 +216,7 @@ async function reportGranted(
     ['resource', resource],
     ['holder', describeHolder(lease.holder)],
     ['lease id', lease.id],
+    ...deployRows(settings.deploy, ctx.env),
   ];
   if (lease.fence !== undefined) rows.push(['fence', String(lease.fence)]);
   rows.push(

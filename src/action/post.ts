@@ -12,6 +12,8 @@ import { isDid } from '../plane/schema.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
+import { deployRows } from './deploy-report.js';
+import { deployFromEnv } from './deploy-settings.js';
 import { GitHubSurfaces } from './github.js';
 import { INPUTS, STATE } from './io.js';
 import { oidcBearer, readAuth, readKey } from './settings.js';
@@ -101,6 +103,7 @@ async function giveBack(
     ['resource', resource],
     ['holder', describeHolder(job.actorDid)],
     ['lease id', leaseId],
+    ...deployRows(deployFromEnv(ctx.env), ctx.env),
     ...(fence ? ([['fence', fence]] as Array<[string, string]>) : []),
     ['waited', formatDuration(Number(ctx.getState(STATE.waitedMs)) || 0)],
     ['held for', heldFor],

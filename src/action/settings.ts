@@ -4,10 +4,11 @@ import { DEFAULT_AUDIENCE, cachedToken, runnerCanIssue } from '../lease/oidc-tok
 import { SettingsError } from '../lease/errors.js';
 import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
 import type { ActionContext } from './context.js';
+import { readDeployOrder, type DeployOrderSettings } from './deploy-settings.js';
 import { INPUTS, type InputName } from './io.js';
 
 /** The action's settings: the session's, plus its GitHub surfaces. */
-export interface ActionSettings extends Settings {
+export interface ActionSettings extends Settings, DeployOrderSettings {
   /** For the commit status and the holder's run; empty means no GitHub call. Never logged. */
   githubToken: string;
   /** The commit status context; empty turns statuses off. */
@@ -107,6 +108,7 @@ export function readSettings(
   }
   return {
     ...settings,
+    ...readDeployOrder(ctx),
     githubToken: ctx.getInput(INPUTS.githubToken).trim(),
     statusContext,
     auth: settings.dryRun ? 'none' : mode,

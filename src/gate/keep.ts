@@ -201,6 +201,7 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
         ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
       });
     }
+    if (answer.kind === 'superseded') return lose({ reason: 'superseded', message: answer.by });
     if (answer.kind === 'refused') {
       return lose({
         reason: answer.reason,

@@ -1,6 +1,7 @@
 import { LeaseGateError } from '../http/errors.js';
 import { CancelledError } from '../plane/errors.js';
 import type { CallOptions, PlaneClient } from '../plane/client.js';
+import type { Deploy } from '../plane/deploy.js';
 import type { Lease, LeaseRequest } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
@@ -34,7 +35,9 @@ export interface HeldEvent {
 }
 
 export type WaitResult =
-  | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number }
+  | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number; previous?: Deploy }
+  /** A newer run of the same lane took our place in the queue: final, and not a failure. */
+  | { outcome: 'superseded'; by: string; waitedMs: number; asks: number }
   | { outcome: 'timeout'; holder: string; reserved: boolean; waitedMs: number; asks: number }
   | { outcome: 'cancelled'; waitedMs: number; asks: number };
 
@@ -82,7 +85,9 @@ const REALLY_HELD_MS = 500;
  */
 export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   const { client, clock, sleep, signal } = options;
-  const request = { resource: options.resource, actorDid: options.actorDid };
+  const request: LeaseRequest = { resource: options.resource, actorDid: options.actorDid };
+  if (options.deploy) request.deploy = options.deploy;
+  if (options.queue) request.queue = options.queue;
   const started = clock.now();
   const deadline = started + options.timeoutMs;
   const retryUntilMs = Math.max(
@@ -113,9 +118,19 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
         await releaseQuietly(options, request);
         return { outcome: 'cancelled', waitedMs: elapsed(), asks };
       }
-      return { outcome: 'granted', lease: answer.lease, waitedMs: elapsed(), asks };
+      const { lease, previous } = answer;
+      return {
+        outcome: 'granted',
+        lease,
+        waitedMs: elapsed(),
+        asks,
+        ...(previous ? { previous } : {}),
+      };
     }
     if (answer.kind === 'revoked') throw new LeaseRevokedError(options.resource, answer.message);
+    if (answer.kind === 'superseded') {
+      return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
+    }
     if (answer.kind === 'refused') throw new LeaseRefusedError(answer.reason, answer.message);
     const remaining = deadline - clock.now();
     if (remaining <= 0) {

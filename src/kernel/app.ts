@@ -14,6 +14,7 @@ import {
 import { createAuthorizer, type Authorizer, type Principal } from './auth/authorize.js';
 import { AuthRefusal } from './auth/refusal.js';
 import { HeldRequests, preferredWait } from './held.js';
+import { leaseExtensions, releaseOutdated } from './lease-extensions.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LeaseWatches, type WatchAnswer } from './watch.js';
 import { KernelNames } from './names.js';
@@ -126,14 +127,22 @@ export function createKernelApp(options: AppOptions): App {
 
   const routes: Record<string, Route> = {
     [`POST ${LEASE_PATH}`]: async (req, principal) => {
-      const { resource: r, actorDid: a } = leaseOf(await req.json());
+      const body = await req.json();
+      const { resource: r, actorDid: a } = leaseOf(body);
       auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
+      const extensions = leaseExtensions(body);
+      if ('error' in extensions) throw new HttpError(400, 'bad_request', extensions.error);
       const wait = preferredWait(req.headers.prefer);
       // Only a held request listens for its client going away.
       const signal = wait ? req.signal : NEVER_ABORTED;
-      const { reply, appliedWaitS } = await held.lease(r, a, wait, signal);
+      const { reply, appliedWaitS } = await held.lease(r, a, wait, signal, extensions);
       const answer = reply.ok
-        ? ok({ ok: true, lease: publicLease(reply.lease), renewed: reply.renewed })
+        ? ok({
+            ok: true,
+            lease: publicLease(reply.lease),
+            renewed: reply.renewed,
+            ...(reply.previous ? { previous: reply.previous } : {}),
+          })
         : ok(reply, 409);
       if (appliedWaitS !== undefined) {
         answer.headers = { 'preference-applied': `wait=${appliedWaitS}` };
@@ -152,9 +161,12 @@ export function createKernelApp(options: AppOptions): App {
       return answer;
     },
     [`POST ${RELEASE_PATH}`]: async (req, principal) => {
-      const { resource: r, actorDid: a } = leaseOf(await req.json());
+      const body = await req.json();
+      const { resource: r, actorDid: a } = leaseOf(body);
       auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
-      return ok(await service.release(r, a));
+      const outdated = releaseOutdated(body);
+      if (typeof outdated !== 'boolean') throw new HttpError(400, 'bad_request', outdated.error);
+      return ok(await service.release(r, a, outdated));
     },
     [`POST ${REVOKE_PATH}`]: async (req) => {
       if (!options.adminKey) {
@@ -335,8 +347,8 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 function publicLease(lease: LeaseRecord) {
-  const { id, resource: r, holder, expiresAtMs, fence } = lease;
-  return { id, resource: r, holder, expiresAtMs, fence };
+  const { id, resource: r, holder, expiresAtMs, fence, deploy } = lease;
+  return { id, resource: r, holder, expiresAtMs, fence, ...(deploy ? { deploy } : {}) };
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

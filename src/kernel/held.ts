@@ -1,3 +1,4 @@
+import type { LeaseExtensions } from './lease-extensions.js';
 import type { LeaseReply } from './rules.js';
 import type { PlaneService } from './plane-service.js';
 
@@ -103,21 +104,23 @@ export class HeldRequests {
     actorDid: string,
     preferredS: number | undefined,
     signal: AbortSignal,
+    extensions: LeaseExtensions = {},
   ): Promise<HeldAnswer> {
     if (!preferredS || preferredS < 1 || this.count >= this.maxHeld || this.closing) {
-      return { reply: await this.service.lease(resource, actorDid) };
+      return { reply: await this.firstAsk(resource, actorDid, extensions) };
     }
     const appliedWaitS = Math.min(preferredS, this.maxWaitS);
     this.count += 1;
     try {
       const deadline = this.service.now() + appliedWaitS * 1_000;
-      const reply = await this.service.lease(resource, actorDid);
+      const reply = await this.firstAsk(resource, actorDid, extensions);
       if (!mayWait(reply)) return { reply, appliedWaitS };
       if (signal.aborted) {
         await this.service.leave(resource, actorDid);
         return { reply, appliedWaitS };
       }
-      return { reply: await this.hold(resource, actorDid, reply, deadline, signal), appliedWaitS };
+      const answer = await this.hold(resource, actorDid, reply, deadline, signal, extensions);
+      return { reply: answer, appliedWaitS };
     } finally {
       this.count -= 1;
     }
@@ -136,6 +139,7 @@ export class HeldRequests {
     first: Extract<LeaseReply, { reason: 'lease_held' }>,
     deadline: number,
     signal: AbortSignal,
+    extensions: LeaseExtensions,
   ): Promise<LeaseReply> {
     return new Promise<LeaseReply>((resolve, reject) => {
       let last: LeaseReply = first;
@@ -166,7 +170,7 @@ export class HeldRequests {
         }
         asking = true;
         this.timers.clear(timer);
-        this.service.lease(resource, actorDid).then(
+        this.service.lease(resource, actorDid, extensions).then(
           (reply) => {
             asking = false;
             last = reply;
@@ -199,6 +203,16 @@ export class HeldRequests {
       signal.addEventListener('abort', gone, { once: true });
       arm(first);
     });
+  }
+
+  /**
+   * A run that names its lane may have superseded waiters held here
+   * (deploy-order.ts), which no durable event announces: they ask again now.
+   */
+  private async firstAsk(resource: string, actorDid: string, extensions: LeaseExtensions) {
+    const reply = await this.service.lease(resource, actorDid, extensions);
+    if (extensions.deploy?.runNumber !== undefined) this.wake(resource);
+    return reply;
   }
 
   /** Every request held on this resource asks again, in arrival order. */

@@ -1,5 +1,6 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { Overview } from './overview.js';
+import type { LeaseExtensions } from './lease-extensions.js';
 import type { KernelEvent, LeaseRecord, LeaseReply, ReleaseReply, RevokeReply } from './rules.js';
 
 export type ChangeListener = (resource: string, event: KernelEvent) => void;
@@ -13,8 +14,9 @@ export interface PlaneService {
   /** The ledger the routes read; `syncLedger` brings it up to date first when set. */
   readonly ledger: Ledger;
   syncLedger?(): Promise<void>;
-  lease(resource: string, actorDid: string): Promise<LeaseReply>;
-  release(resource: string, actorDid: string): Promise<ReleaseReply>;
+  lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply>;
+  /** `outdated`: the holder did not deploy; its grant no longer counts as the repository's last. */
+  release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply>;
   revoke(resource: string, reason: string): Promise<RevokeReply>;
   status(resource: string): Promise<LeaseRecord | null>;
   overview(): Overview | Promise<Overview>;

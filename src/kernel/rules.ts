@@ -6,6 +6,16 @@
  * this one function, so the rules live in one place.
  */
 
+import type { Deploy, QueueMode } from '../plane/deploy.js';
+import {
+  OUTDATED_REASON,
+  recordGrant,
+  supersede,
+  undoGrant,
+  type RepositoryDeploys,
+  type SupersededMark,
+} from './deploy-order.js';
+
 export const DEFAULT_TTL_MS = 30_000;
 /** The agent next in line polls this often, so a handover costs one short sleep. */
 export const NEXT_IN_LINE_WAIT_MS = 500;
@@ -33,12 +43,17 @@ export interface LeaseRecord {
   expiresAtMs: number;
   fence: number;
   grantedAtMs: number;
+  /** What the holder said it deploys (extension fields of its request). */
+  deploy?: Deploy | undefined;
 }
 
 export interface Waiter {
   actorDid: string;
   /** When this waiter must have asked again to keep its place. */
   keepUntil: number;
+  /** What it deploys and whether it steps aside for newer runs of its lane (deploy-order.ts). */
+  deploy?: Deploy | undefined;
+  queue?: QueueMode | undefined;
 }
 
 /** An operator's revoke: the revoked agent is refused here until `untilMs`. */
@@ -67,6 +82,10 @@ export interface ResourceState {
   revoked: RevokedMark[];
   /** Set by a revoke; cleared when the revoked holder gives the resource back or at `untilMs`. */
   lockDelay?: LockDelay;
+  /** Waiters a newer run of their lane superseded (deploy-order.ts). */
+  superseded?: SupersededMark[] | undefined;
+  /** Each repository's last grant here, for `previous` (deploy-order.ts). */
+  deploys?: RepositoryDeploys[] | undefined;
 }
 
 export interface RuleContext {
@@ -81,8 +100,9 @@ export interface RuleContext {
 }
 
 export type Command =
-  | { kind: 'lease'; actorDid: string }
-  | { kind: 'release'; actorDid: string }
+  | { kind: 'lease'; actorDid: string; deploy?: Deploy | undefined; queue?: QueueMode | undefined }
+  /** `outdated`: the holder did not deploy (an older commit), so its grant is undone for `previous`. */
+  | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }
   | { kind: 'revoke'; reason: string }
   | { kind: 'status' }
   | { kind: 'expire' }
@@ -102,10 +122,12 @@ export interface KernelEvent {
   /** The lease's end as the holder was told it (grants and renewals). */
   expiresAtMs?: number;
   reason?: string;
+  /** What the holder deploys (grants only). */
+  deploy?: Deploy;
 }
 
 export type LeaseReply =
-  | { ok: true; lease: LeaseRecord; renewed: boolean }
+  | { ok: true; lease: LeaseRecord; renewed: boolean; previous?: Deploy }
   | {
       ok: false;
       reason: 'lease_held';
@@ -114,7 +136,8 @@ export type LeaseReply =
       stampede: { waitMs: number };
       position: number;
     }
-  | { ok: false; reason: 'revoked'; holder: string; message: string };
+  | { ok: false; reason: 'revoked'; holder: string; message: string }
+  | { ok: false; reason: 'superseded'; by: string };
 
 export interface ReleaseReply {
   ok: true;
@@ -150,16 +173,18 @@ export const isIdle = (s: ResourceState) =>
   s.queue.length === 0 &&
   s.revoked.length === 0 &&
   s.typicalHoldMs === null &&
-  s.lockDelay === undefined;
+  s.lockDelay === undefined &&
+  !s.superseded?.length &&
+  !s.deploys?.length;
 
 export function decide(state: ResourceState, command: Command, ctx: RuleContext): Decision {
   const events: KernelEvent[] = [];
   const s = settle(state, ctx.now, events);
   switch (command.kind) {
     case 'lease':
-      return { state: s, reply: lease(s, command.actorDid, ctx, events), events };
+      return { state: s, reply: lease(s, command, ctx, events), events };
     case 'release':
-      return { state: s, reply: release(s, command.actorDid, ctx.now, events), events };
+      return { state: s, reply: release(s, command, ctx.now, events), events };
     case 'revoke': {
       const ended = s.lease;
       if (ended) {
@@ -196,6 +221,7 @@ export function nextDeadline(s: ResourceState): number | undefined {
   };
   for (const w of s.queue) consider(w.keepUntil + 1);
   for (const m of s.revoked) consider(m.untilMs + 1);
+  for (const m of s.superseded ?? []) consider(m.untilMs + 1);
   if (s.reservedUntilMs > 0) consider(s.reservedUntilMs);
   if (s.lockDelay) consider(s.lockDelay.untilMs);
   return next;
@@ -208,6 +234,7 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
     queue: state.queue.filter((w) => w.keepUntil >= now),
     revoked: state.revoked.filter((m) => m.untilMs > now),
   };
+  if (state.superseded) s.superseded = state.superseded.filter((m) => m.untilMs > now);
   if (s.lease && s.lease.expiresAtMs <= now) end(s, 'lapse', now, events);
   if (s.lockDelay && s.lockDelay.untilMs <= now) gaveBack(s, s.lockDelay.untilMs);
   if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
@@ -216,8 +243,14 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
   return s;
 }
 
-function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: KernelEvent[]) {
+function lease(
+  s: ResourceState,
+  command: Extract<Command, { kind: 'lease' }>,
+  ctx: RuleContext,
+  events: KernelEvent[],
+): LeaseReply {
   const { now } = ctx;
+  const { actorDid } = command;
   const mark = s.revoked.find((m) => m.actorDid === actorDid);
   if (mark) {
     // Asking again keeps the refusal alive: a lease lifetime after the last ask.
@@ -230,6 +263,8 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
       message: mark.message,
     };
   }
+  const turnedAway = supersededReply(s, command, now + ctx.ttlMs);
+  if (turnedAway) return turnedAway;
   const current = s.lease;
   if (current?.holder === actorDid) {
     s.lease = { ...current, expiresAtMs: now + ctx.ttlMs };
@@ -250,12 +285,16 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
       fence,
       grantedAtMs: now,
     };
+    if (command.deploy) s.lease.deploy = command.deploy;
+    const { previous, deploys } = recordGrant(s.deploys, command.deploy);
+    s.deploys = deploys;
     record(events, 'grant', s.lease, now);
-    return { ok: true as const, lease: s.lease, renewed: false };
+    return { ok: true as const, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
   }
   let position = s.queue.findIndex((w) => w.actorDid === actorDid);
   if (position < 0) {
-    s.queue = [...s.queue, { actorDid, keepUntil: 0 }];
+    const lane = { deploy: command.deploy, queue: command.queue };
+    s.queue = [...s.queue, { actorDid, keepUntil: 0, ...lane }];
     position = s.queue.length - 1;
   }
   const bound = current
@@ -265,7 +304,7 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
       : s.reservedUntilMs - now;
   const waitMs = waitFor(s, position, bound, ctx);
   s.queue = s.queue.map((w, i) =>
-    i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
+    i === position ? { ...w, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
   );
   if (current) {
     return {
@@ -298,7 +337,7 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
 
 function release(
   s: ResourceState,
-  actorDid: string,
+  { actorDid, outdated }: Extract<Command, { kind: 'release' }>,
   now: number,
   events: KernelEvent[],
 ): ReleaseReply {
@@ -306,7 +345,8 @@ function release(
   if (s.lockDelay?.actorDid === actorDid) gaveBack(s, now);
   const current = s.lease;
   if (current?.holder !== actorDid) return { ok: true, released: false, releasedIds: [] };
-  end(s, 'release', now, events);
+  if (outdated) s.deploys = undoGrant(s.deploys, current.deploy);
+  end(s, 'release', now, events, outdated ? OUTDATED_REASON : undefined);
   return { ok: true, released: true, releasedIds: [current.id] };
 }
 
@@ -361,6 +401,7 @@ function record(
   };
   if (kind === 'grant' || kind === 'renew') event.expiresAtMs = lease.expiresAtMs;
   if (reason !== undefined) event.reason = reason;
+  if (kind === 'grant' && lease.deploy) event.deploy = lease.deploy;
   events.push(event);
 }
 
@@ -379,6 +420,34 @@ function waitFor(s: ResourceState, position: number, boundMs: number, ctx: RuleC
     wait = Math.max(next, ahead / 2) * (1 + 0.2 * ctx.random());
   }
   return Math.max(1, Math.round(Math.min(wait, boundMs)));
+}
+
+/**
+ * A superseded waiter is told so while it keeps asking; a run joining the
+ * queue supersedes the older waiters of its lane that asked to step aside
+ * (or is itself turned away). See deploy-order.ts.
+ */
+function supersededReply(
+  s: ResourceState,
+  { actorDid, deploy, queue }: Extract<Command, { kind: 'lease' }>,
+  untilMs: number,
+): LeaseReply | undefined {
+  const mark = s.superseded?.find((m) => m.actorDid === actorDid);
+  if (mark) {
+    s.superseded = s.superseded!.map((m) => (m === mark ? { ...mark, untilMs } : m));
+    return { ok: false, reason: 'superseded', by: mark.by };
+  }
+  if (!deploy || s.lease?.holder === actorDid || s.queue.some((w) => w.actorDid === actorDid)) {
+    return undefined;
+  }
+  const joined = supersede(s.queue, { actorDid, deploy, queue }, untilMs);
+  if (joined.marks.length === 0) return undefined;
+  s.queue = joined.queue;
+  s.superseded = [...(s.superseded ?? []), ...joined.marks];
+  if (s.queue.length === 0) s.reservedUntilMs = 0;
+  return joined.joinerBy === undefined
+    ? undefined
+    : { ok: false, reason: 'superseded', by: joined.joinerBy };
 }
 
 function randomHex(random: () => number, length: number): string {
@@ -411,11 +480,16 @@ export function replay(
       fence: e.fence,
       grantedAtMs: e.atMs,
     };
+    if (e.deploy) s.lease.deploy = e.deploy;
+    s.deploys = recordGrant(s.deploys, e.deploy).deploys;
   } else if (e.kind === 'renew') {
     if (s.lease) s.lease = { ...s.lease, expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs };
   } else {
     const held = s.lease ? e.atMs - s.lease.grantedAtMs : null;
     if (held !== null) s.typicalHoldMs = typical(s.typicalHoldMs, held);
+    if (e.kind === 'release' && e.reason === OUTDATED_REASON) {
+      s.deploys = undoGrant(s.deploys, s.lease?.deploy);
+    }
     s.lease = null;
     if (e.kind === 'revoke') {
       s.revoked = [

@@ -1,6 +1,8 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerEntry } from '../ledger/entry.js';
+import { deploySchema } from '../plane/deploy.js';
 import { AlarmHeap } from './alarms.js';
+import type { LeaseExtensions } from './lease-extensions.js';
 import { overviewOf, type Overview } from './overview.js';
 import type { ChangeListener, PlaneService } from './plane-service.js';
 import type { ResourceTable } from './core.js';
@@ -146,12 +148,13 @@ export class KernelService implements PlaneService {
     return undefined;
   }
 
-  lease(resource: string, actorDid: string): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
+  lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
   }
 
-  async release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    const reply = (await this.run(resource, { kind: 'release', actorDid })) as ReleaseReply;
+  async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
+    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
+    const reply = (await this.run(resource, command)) as ReleaseReply;
     // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
     if (!reply.released) this.resourceChanged(resource);
     return reply;
@@ -341,5 +344,7 @@ export function toEvent(entry: LedgerEntry): KernelEvent {
   const event: KernelEvent = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
   if (expiresAtMs !== undefined) event.expiresAtMs = expiresAtMs;
   if (reason !== undefined) event.reason = reason;
+  const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
+  if (deploy?.success) event.deploy = deploy.data;
   return event;
 }

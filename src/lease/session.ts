@@ -1,6 +1,7 @@
 import { keepLease, type KeeperStatus } from '../gate/keep.js';
 import { waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
 import { createPlaneClient, type PlaneClient, type RetryEvent } from '../plane/client.js';
+import type { Deploy, QueueMode } from '../plane/deploy.js';
 import type { Lease } from '../plane/schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from '../plane/time.js';
 import { messageOf } from './errors.js';
@@ -30,6 +31,10 @@ export interface SessionOptions {
   bearer?: (() => Promise<string>) | undefined;
   resource: string;
   actorDid: string;
+  /** What this session deploys, sent with lease requests (plane/deploy.ts). */
+  deploy?: Deploy | undefined;
+  /** `newest`: step aside when a newer run of the same lane waits. */
+  queue?: QueueMode | undefined;
   clock?: Clock;
   sleep?: Sleep;
   random?: () => number;
@@ -54,8 +59,8 @@ export interface Held {
   waitedMs: number;
   /** Renews until `signal`, a loss, or `stillWanted`/`parentAlive` say stop. */
   keep(options: KeepControls): Promise<KeeperStatus>;
-  /** Gives the lease back by (resource, own DID); never throws. */
-  release(): Promise<ReleaseOutcome>;
+  /** Gives the lease back by (resource, own DID); never throws. `outdated`: it did not deploy. */
+  release(options?: { outdated?: boolean }): Promise<ReleaseOutcome>;
 }
 
 export interface KeepControls {
@@ -67,7 +72,7 @@ export interface KeepControls {
 }
 
 export type Acquired =
-  | { outcome: 'granted'; held: Held; waitedMs: number }
+  | { outcome: 'granted'; held: Held; waitedMs: number; previous?: Deploy }
   | Exclude<WaitResult, { outcome: 'granted' }>;
 
 export interface Session {
@@ -110,9 +115,9 @@ export function openSession(options: SessionOptions): Session {
   const maxHoldSeconds =
     options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
 
-  async function releaseOwn(): Promise<ReleaseOutcome> {
+  async function releaseOwn(how: { outdated?: boolean } = {}): Promise<ReleaseOutcome> {
     try {
-      const answer = await client.release(request, {
+      const answer = await client.release(how.outdated ? { ...request, outdated: true } : request, {
         retryUntilMs: clock.now() + LIMITS.releaseBudgetMs,
       });
       return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
@@ -156,6 +161,8 @@ export function openSession(options: SessionOptions): Session {
       const result = await waitForLease({
         client,
         ...request,
+        ...(options.deploy ? { deploy: options.deploy } : {}),
+        ...(options.queue ? { queue: options.queue } : {}),
         timeoutMs,
         clock,
         sleep,
@@ -170,6 +177,7 @@ export function openSession(options: SessionOptions): Session {
         outcome: 'granted',
         held: held(result.lease, result.waitedMs),
         waitedMs: result.waitedMs,
+        ...(result.previous ? { previous: result.previous } : {}),
       };
     },
     held,

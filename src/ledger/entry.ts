@@ -15,6 +15,19 @@ export const entrySchema = z
     /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
     expiresAtMs: z.number().int().optional(),
     reason: z.string().optional(),
+    /**
+     * What the holder said it deploys (grants; repository, commit, run...):
+     * recorded as the kernel validated it, a small flat object. Optional, so
+     * ledgers written before it verify as they are.
+     */
+    deploy: z
+      .record(
+        z.string().max(64),
+        // undefined never comes from JSON; it lets a kernel event's optional fields through.
+        z.union([z.string().max(2048), z.number(), z.undefined()]),
+      )
+      .refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields')
+      .optional(),
   })
   .strict();
 export type LedgerEntry = z.infer<typeof entrySchema>;
@@ -42,10 +55,11 @@ export function entryOf(
   seq: number,
   tsMs: number,
 ): LedgerEntry {
-  const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason } = event;
+  const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
   if (reason !== undefined) entry.reason = reason;
+  if (deploy !== undefined) entry.deploy = deploy;
   return entry;
 }
 
@@ -57,6 +71,8 @@ export function entryOf(
 export function entryJson(e: LedgerEntry): string {
   const s = JSON.stringify;
   let text = `{"actorDid":${s(e.actorDid)}`;
+  // Rare (grants that name a deploy) and nested: the general form sorts its keys.
+  if (e.deploy !== undefined) text += `,"deploy":${canonicalJson(e.deploy)}`;
   if (e.expiresAtMs !== undefined) text += `,"expiresAtMs":${e.expiresAtMs}`;
   text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
   if (e.reason !== undefined) text += `,"reason":${s(e.reason)}`;

@@ -10,6 +10,7 @@ import {
   TransientError,
 } from './errors.js';
 import { BrokenGrantError, grantProblem, type GrantProblem } from './grant.js';
+import { deploySchema, supersededSchema } from './deploy.js';
 import { DEFAULT_RETRY, backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 import {
   LEASE_PATH,
@@ -265,7 +266,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     requestTimeoutMs: timeoutMs,
 
     async lease(req, call = {}) {
-      const raw = await post(LEASE_PATH, { resource: req.resource, actorDid: req.actorDid }, call);
+      const raw = await post(LEASE_PATH, leaseBody(req), call);
       const where = name('POST', LEASE_PATH);
       if ((raw.body as { ok?: unknown } | null)?.ok !== true)
         return interpretLease(raw, where, check);
@@ -277,10 +278,13 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
             problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
           };
       if (parsed.success && !broken) {
+        // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+        const previous = deploySchema.safeParse((raw.body as { previous?: unknown }).previous);
         return {
           kind: 'granted',
           lease: parsed.data.lease,
           preferenceApplied: raw.preferenceApplied,
+          ...(previous.success && previous.data ? { previous: previous.data } : {}),
         };
       }
       // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
@@ -295,7 +299,8 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     },
 
     async release(req, call = {}) {
-      const payload = { resource: req.resource, actorDid: req.actorDid };
+      const payload: Record<string, unknown> = { resource: req.resource, actorDid: req.actorDid };
+      if (req.outdated) payload.outdated = true;
       const raw = await post(RELEASE_PATH, payload, { ...call, waitSeconds: undefined });
       const answer = check(releaseAnswerSchema, raw, name('POST', RELEASE_PATH));
       return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
@@ -370,6 +375,9 @@ function interpretLease(
       message: clipText(revoked.message) || 'revoked by an operator',
     };
   }
+  if (refusal.reason === 'superseded') {
+    return { kind: 'superseded', by: clipText(check(supersededSchema, raw, call).by, 2048)! };
+  }
   return {
     kind: 'refused',
     reason: clipText(refusal.reason, 200)!,
@@ -380,6 +388,14 @@ function interpretLease(
 function fieldOf(error: { issues: ReadonlyArray<{ path: PropertyKey[] }> }): string {
   const path = error.issues[0]?.path ?? [];
   return path.length ? path.map(String).join('.') : '(body)';
+}
+
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseBody(req: LeaseRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { resource: req.resource, actorDid: req.actorDid };
+  if (req.deploy) body.deploy = req.deploy;
+  if (req.queue) body.queue = req.queue;
+  return body;
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { Deploy, QueueMode } from './deploy.js';
 
 /**
  * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
@@ -133,6 +134,11 @@ export type WatchAnswer =
 export interface LeaseRequest {
   resource: string;
   actorDid: string;
+  /** Extension fields (plane/deploy.ts): sent with lease requests only; planes that do not know them ignore them. */
+  deploy?: Deploy | undefined;
+  queue?: QueueMode | undefined;
+  /** Release only: the holder did not deploy (an older commit); the kernel undoes its grant for `previous`. */
+  outdated?: boolean | undefined;
 }
 
 /** What a lease request can come to, once the body is checked. */
@@ -142,6 +148,8 @@ export type LeaseAnswer =
       lease: Lease;
       /** The plane held the request as asked by `Prefer: wait` before granting it. */
       preferenceApplied?: boolean;
+      /** The deploy of the last grant here from the same repository, when the plane says (the kernel does). */
+      previous?: Deploy;
     }
   | {
       kind: 'held';
@@ -153,6 +161,8 @@ export type LeaseAnswer =
       preferenceApplied: boolean;
     }
   | { kind: 'revoked'; holder: string | undefined; message: string }
+  /** A newer run of the same lane took this waiter's place: final, and not a failure. */
+  | { kind: 'superseded'; by: string }
   | { kind: 'refused'; reason: string; message: string | undefined };
 
 export interface ReleaseAnswer {

@@ -15,6 +15,7 @@ export function kernelClient(
       if (reply.reason === 'revoked') {
         return { kind: 'revoked', holder: reply.holder, message: reply.message };
       }
+      if (reply.reason === 'superseded') return { kind: 'superseded', by: reply.by };
       return {
         kind: 'held',
         holder: reply.holder,

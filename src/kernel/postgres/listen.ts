@@ -18,6 +18,7 @@ export const changeNoticeSchema = z.object({
       fence: z.number(),
       expiresAtMs: z.number().optional(),
       reason: z.string().optional(),
+      deploy: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
     }),
   ),
   /** A change with no ledger entry that may free the resource (a revoked holder gave back). */

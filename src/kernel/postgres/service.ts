@@ -12,6 +12,7 @@ import type {
   ReleaseReply,
   RevokeReply,
 } from '../rules.js';
+import type { LeaseExtensions } from '../lease-extensions.js';
 import { StoreUnavailableError } from '../service.js';
 import { StoreError } from '../store.js';
 import { createPool, describe } from './connect.js';
@@ -137,12 +138,13 @@ export class PostgresService implements PlaneService {
     return service;
   }
 
-  lease(resource: string, actorDid: string): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid }) as Promise<LeaseReply>;
+  lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
   }
 
-  async release(resource: string, actorDid: string): Promise<ReleaseReply> {
-    const reply = (await this.run(resource, { kind: 'release', actorDid })) as ReleaseReply;
+  async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
+    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
+    const reply = (await this.run(resource, command)) as ReleaseReply;
     if (!reply.released) {
       // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
       const notice = JSON.stringify({ resource, events: [], freed: true });

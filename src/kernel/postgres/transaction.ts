@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { entryJson, entryOf, type LedgerEntry } from '../../ledger/entry.js';
+import { deploySchema, queueSchema } from '../../plane/deploy.js';
 import {
   decide,
   emptyState,
@@ -26,18 +27,39 @@ const leaseSchema = z.object({
   expiresAtMs: z.number(),
   fence: z.number().int(),
   grantedAtMs: z.number(),
+  deploy: z.optional(deploySchema),
 });
 
 /** A row written by another replica (or another release) is checked like any outside input. */
 const stateSchema = z.object({
   resource: z.string(),
   lease: leaseSchema.nullable(),
-  queue: z.array(z.object({ actorDid: z.string(), keepUntil: z.number() })),
+  queue: z.array(
+    z.object({
+      actorDid: z.string(),
+      keepUntil: z.number(),
+      deploy: z.optional(deploySchema),
+      queue: z.optional(queueSchema),
+    }),
+  ),
   reservedUntilMs: z.number(),
   typicalHoldMs: z.number().nullable(),
   revoked: z.array(z.object({ actorDid: z.string(), message: z.string(), untilMs: z.number() })),
   lockDelay: z
     .object({ actorDid: z.string(), leaseId: z.string(), untilMs: z.number() })
+    .optional(),
+  // Deploy order (deploy-order.ts): optional, so rows written before it still read.
+  superseded: z
+    .array(z.object({ actorDid: z.string(), by: z.string(), untilMs: z.number() }))
+    .optional(),
+  deploys: z
+    .array(
+      z.object({
+        repository: z.string(),
+        live: deploySchema,
+        before: z.optional(deploySchema),
+      }),
+    )
     .optional(),
 });
 
