@@ -21,6 +21,8 @@ const acquire = lazy(async () => (await import('./lease-commands.js')).acquire);
 const release = lazy(async () => (await import('./lease-commands.js')).release);
 const status = lazy(async () => (await import('./lease-commands.js')).status);
 const revoke = lazy(async () => (await import('./lease-commands.js')).revoke);
+const freeze = lazy(async () => (await import('./freeze-commands.js')).freeze);
+const unfreeze = lazy(async () => (await import('./freeze-commands.js')).unfreeze);
 const runCommand = lazy(async () => (await import('./run-command.js')).runCommand);
 const keygen = lazy(async () => (await import('./ledger-commands.js')).keygen);
 const ledger = lazy(async () => (await import('./ledger-commands.js')).ledger);
@@ -85,6 +87,18 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: revoke,
     help: `lease-gate revoke [--resource R] [--reason TEXT] [--api-url U] [--json]
   End a lease at once (needs LEASE_GATE_ADMIN_KEY).`,
+  },
+  freeze: {
+    run: freeze,
+    help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--api-url U] [--json]
+  Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
+  unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
+  their place and are told "frozen until … by an operator: TEXT".`,
+  },
+  unfreeze: {
+    run: unfreeze,
+    help: `lease-gate unfreeze [--resource R] [--api-url U] [--json]
+  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it.`,
   },
 };
 

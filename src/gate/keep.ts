@@ -131,6 +131,10 @@ export async function keepLease(options: KeepOptions): Promise<KeeperStatus> {
         ...(answer.holder ? { holder: answer.holder } : {}),
       });
     }
+    if (answer.kind === 'frozen') {
+      // A holder's renewals go on through a freeze: this one's lease had already ended.
+      return lose({ reason: 'frozen', message: answer.message });
+    }
     if (answer.kind === 'refused') {
       return lose({
         reason: answer.reason,

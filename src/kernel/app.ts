@@ -2,14 +2,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import {
   DID_FORM,
+  FREEZE_PATH,
   KERNEL_RESOURCES_PATH,
   LEASE_PATH,
   RELEASE_PATH,
   RESOURCE_FORM,
   RESOURCE_PATTERN,
   REVOKE_PATH,
+  UNFREEZE_PATH,
   isDid,
 } from '../plane/schema.js';
+import { freezeRoutes } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { StoreUnavailableError } from './service.js';
@@ -73,6 +76,26 @@ const revokeBody = z.object({
 type Route = (req: AppRequest) => Promise<AppResponse>;
 
 const NEVER_ABORTED = new AbortController().signal;
+/** Routes that take the admin key instead of the kernel's key. */
+const ADMIN_PATHS = new Set([REVOKE_PATH, FREEZE_PATH, UNFREEZE_PATH]);
+
+/** The operator's levers need the admin key; they are off without one. */
+function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
+  if (!adminKey) {
+    throw new HttpError(
+      403,
+      'admin_disabled',
+      'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
+    );
+  }
+  if (!bearerMatches(req.headers.authorization, adminKey)) {
+    throw new HttpError(
+      403,
+      'forbidden',
+      'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
+    );
+  }
+}
 
 /**
  * The lease and release body: a well-formed one is taken as it is (the hot
@@ -138,6 +161,7 @@ export function createKernelApp(options: AppOptions): App {
         holder: lease?.holder ?? null,
       });
     },
+    ...freezeRoutes(service, (req) => requireAdmin(req, options.adminKey)),
     [`GET ${LEASE_PATH}`]: async (req) => {
       const r = req.query.get('resource') ?? '';
       parse(z.object({ resource }), { resource: r });
@@ -176,7 +200,7 @@ export function createKernelApp(options: AppOptions): App {
           : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
       }
       if (req.method === 'POST') refuseCrossOrigin(req);
-      const revoking = req.path === REVOKE_PATH;
+      const revoking = ADMIN_PATHS.has(req.path);
       if (
         options.key &&
         !revoking &&
@@ -238,7 +262,7 @@ function refuseCrossOrigin(req: AppRequest): void {
   }
 }
 
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -6,6 +6,7 @@ import {
   isIdle,
   type Command,
   type Decision,
+  type FreezeReply,
   type KernelEvent,
   type LeaseRecord,
   type LeaseReply,
@@ -113,6 +114,17 @@ export class LeaseKernel {
   revoke(resource: string, reason: string, now: number): KernelLease | undefined {
     const reply = this.apply(resource, { kind: 'revoke', reason }, now) as RevokeReply;
     return reply.lease ?? undefined;
+  }
+
+  /** No new holder until `untilMs` (null: until unfrozen); the holder keeps renewing. */
+  freeze(resource: string, reason: string, untilMs: number | null, now: number): boolean {
+    const cmd = { kind: 'freeze' as const, reason, untilMs, by: 'operator' };
+    return (this.apply(resource, cmd, now) as FreezeReply).changed;
+  }
+
+  unfreeze(resource: string, now: number): boolean {
+    const cmd = { kind: 'unfreeze' as const, by: 'operator' };
+    return (this.apply(resource, cmd, now) as FreezeReply).changed;
   }
 
   status(resource: string, now: number): KernelLease | null {

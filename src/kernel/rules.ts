@@ -6,6 +6,8 @@
  * this one function, so the rules live in one place.
  */
 
+import { freezeCommand, frozenReply, settleFreeze, type FrozenReply } from './freeze.js';
+
 export const DEFAULT_TTL_MS = 30_000;
 /** The agent next in line polls this often, so a handover costs one short sleep. */
 export const NEXT_IN_LINE_WAIT_MS = 500;
@@ -13,6 +15,8 @@ export const NEXT_IN_LINE_WAIT_MS = 500;
 export const WAITER_GRACE_MS = 2_000;
 /** A freed resource is kept for the next in line at most this long, whatever others were told. */
 export const MAX_RESERVATION_MS = 2_500;
+/** A frozen resource's waiters ask again this often (or at the freeze's end, if sooner). */
+export const FROZEN_WAIT_MS = 5_000;
 
 export interface LeaseRecord {
   id: string;
@@ -46,6 +50,17 @@ export interface ResourceState {
   /** A moving average of how long holders kept it. */
   typicalHoldMs: number | null;
   revoked: RevokedMark[];
+  /** An operator's freeze (see freeze.ts): no new grant until it ends. */
+  frozen?: Freeze | undefined;
+}
+
+/** Why and until when (null: until unfrozen) a resource takes no new holder. */
+export interface Freeze {
+  reason: string;
+  untilMs: number | null;
+  /** Who froze it, as the ledger names them. */
+  by: string;
+  atMs: number;
 }
 
 export interface RuleContext {
@@ -55,18 +70,23 @@ export interface RuleContext {
   /** Takes the next fence; called only for a grant. */
   nextFence(): number;
   random(): number;
+  /** A recurring freeze window in force now for this resource, if any (windows.ts). */
+  window?: Freeze | undefined;
 }
 
 export type Command =
   | { kind: 'lease'; actorDid: string }
   | { kind: 'release'; actorDid: string }
   | { kind: 'revoke'; reason: string }
+  | { kind: 'freeze'; reason: string; untilMs: number | null; by: string }
+  | { kind: 'unfreeze'; by: string }
   | { kind: 'status' }
   | { kind: 'expire' }
   /** A waiter that stopped waiting (a held request whose client went away). */
   | { kind: 'leave'; actorDid: string };
 
-export type KernelEventKind = 'grant' | 'renew' | 'release' | 'lapse' | 'revoke';
+export type KernelEventKind =
+  'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
 
 /** A durable change: every grant, renewal, release, lapse and revocation. */
 export interface KernelEvent {
@@ -90,7 +110,9 @@ export type LeaseReply =
       reserved?: true;
       stampede: { waitMs: number };
       position: number;
+      etaMs?: number;
     }
+  | FrozenReply
   | { ok: false; reason: 'revoked'; holder: string; message: string };
 
 export interface ReleaseReply {
@@ -104,7 +126,14 @@ export interface RevokeReply {
   lease: LeaseRecord | null;
 }
 
-export type Reply = LeaseReply | ReleaseReply | RevokeReply | { lease: LeaseRecord | null } | null;
+export interface FreezeReply {
+  frozen: Freeze | null;
+  /** Whether this command changed anything (an unfreeze of a resource not frozen does not). */
+  changed: boolean;
+}
+
+export type Reply =
+  LeaseReply | ReleaseReply | RevokeReply | FreezeReply | { lease: LeaseRecord | null } | null;
 
 export interface Decision<R = Reply> {
   state: ResourceState;
@@ -123,7 +152,11 @@ export const emptyState = (resource: string): ResourceState => ({
 
 /** Nothing worth keeping: the store may forget this resource. */
 export const isIdle = (s: ResourceState) =>
-  s.lease === null && s.queue.length === 0 && s.revoked.length === 0 && s.typicalHoldMs === null;
+  s.lease === null &&
+  s.queue.length === 0 &&
+  s.revoked.length === 0 &&
+  s.typicalHoldMs === null &&
+  !s.frozen;
 
 export function decide(state: ResourceState, command: Command, ctx: RuleContext): Decision {
   const events: KernelEvent[] = [];
@@ -148,6 +181,9 @@ export function decide(state: ResourceState, command: Command, ctx: RuleContext)
       }
       return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
     }
+    case 'freeze':
+    case 'unfreeze':
+      return { state: s, reply: freezeCommand(s, command, ctx.now, events), events };
     case 'status':
       return { state: s, reply: { lease: s.lease }, events };
     case 'expire':
@@ -169,6 +205,7 @@ export function nextDeadline(s: ResourceState): number | undefined {
   for (const w of s.queue) consider(w.keepUntil + 1);
   for (const m of s.revoked) consider(m.untilMs + 1);
   if (s.reservedUntilMs > 0) consider(s.reservedUntilMs);
+  if (s.frozen?.untilMs != null) consider(s.frozen.untilMs);
   return next;
 }
 
@@ -180,6 +217,7 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
     revoked: state.revoked.filter((m) => m.untilMs > now),
   };
   if (s.lease && s.lease.expiresAtMs <= now) end(s, 'lapse', now, events);
+  if (s.frozen) settleFreeze(s, now, events);
   if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
     s.reservedUntilMs = 0;
   }
@@ -206,6 +244,15 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
     record(events, 'renew', s.lease, now);
     return { ok: true as const, lease: s.lease, renewed: true };
   }
+  // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
+  const freeze = s.frozen ?? ctx.window;
+  if (freeze) {
+    const position = keepPlace(s, actorDid, 0, now);
+    const untilMs = freeze.untilMs ?? Infinity;
+    const waitMs = Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now)));
+    keepPlace(s, actorDid, waitMs, now);
+    return frozenReply(freeze, waitMs, position);
+  }
   const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
   if (!current && (reservedFor === undefined || reservedFor === actorDid)) {
     s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
@@ -222,33 +269,57 @@ function lease(s: ResourceState, actorDid: string, ctx: RuleContext, events: Ker
     record(events, 'grant', s.lease, now);
     return { ok: true as const, lease: s.lease, renewed: false };
   }
+  const position = keepPlace(s, actorDid, 0, now);
+  const bound = current ? current.expiresAtMs - now : s.reservedUntilMs - now;
+  const waitMs = waitFor(s, position, bound, ctx);
+  keepPlace(s, actorDid, waitMs, now);
+  const eta = etaMs(s, position, now);
+  const reply = current
+    ? {
+        ok: false as const,
+        reason: 'lease_held' as const,
+        holder: current.holder,
+        stampede: { waitMs },
+        position,
+      }
+    : {
+        ok: false as const,
+        reason: 'lease_held' as const,
+        holder: reservedFor!,
+        reserved: true as const,
+        stampede: { waitMs },
+        position,
+      };
+  return eta === undefined ? reply : { ...reply, etaMs: eta };
+}
+
+/** Puts the agent in the queue (at the back, if new) and keeps its place `waitMs` + a grace. */
+function keepPlace(s: ResourceState, actorDid: string, waitMs: number, now: number): number {
   let position = s.queue.findIndex((w) => w.actorDid === actorDid);
   if (position < 0) {
     s.queue = [...s.queue, { actorDid, keepUntil: 0 }];
     position = s.queue.length - 1;
   }
-  const bound = current ? current.expiresAtMs - now : s.reservedUntilMs - now;
-  const waitMs = waitFor(s, position, bound, ctx);
-  s.queue = s.queue.map((w, i) =>
-    i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
-  );
-  if (current) {
-    return {
-      ok: false as const,
-      reason: 'lease_held' as const,
-      holder: current.holder,
-      stampede: { waitMs },
-      position,
-    };
+  if (waitMs > 0) {
+    s.queue = s.queue.map((w, i) =>
+      i === position ? { actorDid, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
+    );
   }
-  return {
-    ok: false as const,
-    reason: 'lease_held' as const,
-    holder: reservedFor!,
-    reserved: true as const,
-    stampede: { waitMs },
-    position,
-  };
+  return position;
+}
+
+/**
+ * About how long until this waiter is granted, at recent hold times: what the
+ * current holder has left of a typical hold (none, if it has held longer), plus
+ * one typical hold for each waiter ahead. `typicalHoldMs` is a moving average
+ * (weights 0.7 old, 0.3 new) of how long each past lease on this resource was held,
+ * from its grant to its release, lapse or revoke. Unknown (undefined) until one has ended.
+ */
+export function etaMs(s: ResourceState, position: number, now: number): number | undefined {
+  const typicalMs = s.typicalHoldMs;
+  if (typicalMs === null) return undefined;
+  const held = s.lease ? now - s.lease.grantedAtMs : typicalMs;
+  return Math.max(0, Math.round(typicalMs - held + position * typicalMs));
 }
 
 function release(
@@ -333,7 +404,16 @@ function randomHex(random: () => number, length: number): string {
  */
 export function replay(state: ResourceState, e: KernelEvent, ttlMs: number): ResourceState {
   const s: ResourceState = { ...state, queue: [], reservedUntilMs: 0 };
-  if (e.kind === 'grant') {
+  if (e.kind === 'freeze') {
+    s.frozen = {
+      reason: e.reason ?? '',
+      untilMs: e.expiresAtMs ?? null,
+      by: e.actorDid,
+      atMs: e.atMs,
+    };
+  } else if (e.kind === 'unfreeze') {
+    delete s.frozen;
+  } else if (e.kind === 'grant') {
     // A grant to a revoked agent can only follow its refusal's end.
     if (s.revoked.length > 0) s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
     s.lease = {

@@ -13,12 +13,35 @@ interface Open {
  * end alternate, and every renewal or end names the open lease (its id, holder
  * and fence); grant fences strictly increase across the log. On a partial
  * range, a resource's state before its first entry in the range is unknown,
- * and the same rules hold from there on.
+ * and the same rules hold from there on. Freezes and unfreezes name no lease
+ * (empty id, fence 0) and leave the open lease alone, but no grant may fall
+ * inside a freeze: between a freeze and its unfreeze or the end it named.
  */
 export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean): void {
   const open = new Map<string, Open | null>();
+  const frozen = new Map<string, LedgerEntry>();
   let lastGrant: { fence: number; seq: number } | undefined;
   for (const e of entries) {
+    if (e.kind === 'freeze' || e.kind === 'unfreeze') {
+      if (e.leaseId !== '' || e.fence !== 0) {
+        throw new BundleError(
+          `entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`,
+        );
+      }
+      if (e.kind === 'freeze') frozen.set(e.resource, e);
+      else frozen.delete(e.resource);
+      continue;
+    }
+    const freeze = frozen.get(e.resource);
+    if (
+      e.kind === 'grant' &&
+      freeze &&
+      (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs)
+    ) {
+      throw new BundleError(
+        `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq})`,
+      );
+    }
     const known = open.has(e.resource) || !partial;
     const current = open.get(e.resource) ?? null;
     if (e.kind === 'grant') {

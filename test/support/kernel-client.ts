@@ -15,6 +15,10 @@ export function kernelClient(
       if (reply.reason === 'revoked') {
         return { kind: 'revoked', holder: reply.holder, message: reply.message };
       }
+      if (reply.reason === 'frozen') {
+        const untilMs = reply.until ?? undefined;
+        return { kind: 'frozen', message: reply.message, untilMs, waitMs: reply.stampede.waitMs };
+      }
       return {
         kind: 'held',
         holder: reply.holder,

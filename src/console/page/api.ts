@@ -46,7 +46,7 @@ export type Resources = z.infer<typeof resourcesSchema>;
 
 export const entrySchema = z.object({
   tsMs: time,
-  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke']),
+  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
   resource: text,
   actorDid: text,
   leaseId: text,

@@ -35,6 +35,14 @@ const stateSchema = z.object({
   reservedUntilMs: z.number(),
   typicalHoldMs: z.number().nullable(),
   revoked: z.array(z.object({ actorDid: z.string(), message: z.string(), untilMs: z.number() })),
+  frozen: z
+    .object({
+      reason: z.string(),
+      untilMs: z.number().nullable(),
+      by: z.string(),
+      atMs: z.number(),
+    })
+    .optional(),
 });
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
