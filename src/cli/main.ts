@@ -38,7 +38,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   LEASE_GATE_ADMIN_KEY: the key that may revoke.
   --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
   on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
-  brings the schema up to date.`,
+  brings the schema up to date.
+  --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
+  --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
+  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.`,
   },
   acquire: {
     run: acquire,

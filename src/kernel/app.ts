@@ -18,6 +18,7 @@ import { ledgerRoutes } from './ledger-routes.js';
 import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
+import type { FreezeWindows } from './windows.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
 export interface AppRequest {
@@ -52,6 +53,10 @@ export interface AppOptions {
   adminKey?: string | undefined;
   /** Blocking acquire (`Prefer: wait=N`); one with the default caps when not given. */
   held?: HeldRequests | undefined;
+  /** Recurring freeze windows, listed in the overview for the console. */
+  windows?: FreezeWindows | undefined;
+  /** Extra lines for `/readyz` and the overview (the notifier's failed deliveries). */
+  health?: (() => Record<string, unknown>) | undefined;
 }
 
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
@@ -168,12 +173,16 @@ export function createKernelApp(options: AppOptions): App {
       const lease = await service.status(r);
       return ok({ ok: true, lease: lease && publicLease(lease) });
     },
-    [`GET ${KERNEL_RESOURCES_PATH}`]: async () => ok({ ok: true, ...(await service.overview()) }),
+    [`GET ${KERNEL_RESOURCES_PATH}`]: async () => {
+      const overview = await service.overview();
+      const windows = options.windows?.describe(overview.nowMs);
+      return ok({ ok: true, ...overview, ...(windows ? { windows } : {}), ...options.health?.() });
+    },
     'GET /healthz': async () => ok({ ok: true }),
     'GET /readyz': async () => {
       try {
         await service.ready();
-        return ok({ ok: true });
+        return ok({ ok: true, ...options.health?.() });
       } catch (error) {
         return ok(
           {

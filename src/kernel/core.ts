@@ -6,6 +6,7 @@ import {
   isIdle,
   type Command,
   type Decision,
+  type Freeze,
   type FreezeReply,
   type KernelEvent,
   type LeaseRecord,
@@ -37,6 +38,8 @@ export interface TableOptions {
   /** How soon the agent next in line is told to ask again; tests shorten it. */
   nextInLineWaitMs?: number;
   random?: () => number;
+  /** Recurring freeze windows (windows.ts): the one in force for a resource now, if any. */
+  window?: ((resource: string, now: number) => Freeze | undefined) | undefined;
 }
 
 /**
@@ -48,6 +51,7 @@ export class ResourceTable {
   readonly ttlMs: number;
   readonly nextInLineWaitMs: number;
   readonly random: () => number;
+  readonly window: TableOptions['window'];
   /** The last fence taken (durable or not: fences never go back, gaps are fine). */
   fence = 0;
   private readonly states = new Map<string, ResourceState>();
@@ -56,6 +60,7 @@ export class ResourceTable {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.nextInLineWaitMs = options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS;
     this.random = options.random ?? Math.random;
+    this.window = options.window;
   }
 
   get(resource: string): ResourceState {
@@ -69,6 +74,7 @@ export class ResourceTable {
       nextInLineWaitMs: this.nextInLineWaitMs,
       nextFence: () => (this.fence += 1),
       random: this.random,
+      window: this.window?.(resource, now),
     });
   }
 

@@ -12,6 +12,7 @@ import { ResourceTable, type KernelEvent, type LeaseKernel } from './core.js';
 import { KernelService } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import { memoryStore, type KernelStore } from './store.js';
+import type { FreezeWindows } from './windows.js';
 import { createConsole } from '../console/serve.js';
 
 export { bearerMatches } from './app.js';
@@ -43,6 +44,10 @@ export interface KernelServerOptions {
   console?: ConsoleHook | undefined;
   /** A service opened elsewhere (the PostgreSQL store's); the options above then only shape the app. */
   service?: PlaneService | undefined;
+  /** Recurring freeze windows, shown in the overview (the table or service applies them). */
+  windows?: FreezeWindows | undefined;
+  /** Told once the service is open: a notifier subscribes here; its health joins `/readyz`. */
+  onService?: ((service: PlaneService) => { health(): Record<string, unknown> }) | undefined;
 }
 
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
@@ -58,10 +63,7 @@ export async function openKernel(
 ): Promise<{ service: PlaneService; app: App; warning?: string | undefined }> {
   if (options.service) {
     const { service } = options;
-    return {
-      service,
-      app: createKernelApp({ service, key: options.key, adminKey: options.adminKey }),
-    };
+    return { service, app: appOf(service, options) };
   }
   const table = options.table ?? options.kernel?.table ?? new ResourceTable();
   const log = options.log ?? ((line: string) => console.error(line));
@@ -73,8 +75,18 @@ export async function openKernel(
     onEvents: options.onEvents,
     log,
   });
-  const app = createKernelApp({ service, key: options.key, adminKey: options.adminKey });
-  return { service, app, warning };
+  return { service, app: appOf(service, options), warning };
+}
+
+function appOf(service: PlaneService, options: KernelServerOptions): App {
+  const extra = options.onService?.(service);
+  return createKernelApp({
+    service,
+    key: options.key,
+    adminKey: options.adminKey,
+    windows: options.windows,
+    health: extra && (() => extra.health()),
+  });
 }
 
 /** A node:http handler for the kernel; the service opens in the background. */

@@ -33,6 +33,7 @@ export interface PostgresServiceOptions extends PostgresOptions {
   ttlMs?: number | undefined;
   nextInLineWaitMs?: number | undefined;
   random?: (() => number) | undefined;
+  window?: RuleSettings['window'];
   /** Told of every durable change made by this replica, in order. */
   onEvents?: ((events: KernelEvent[]) => void) | undefined;
   log?: ((line: string) => void) | undefined;
@@ -103,6 +104,7 @@ export class PostgresService implements PlaneService {
       ttlMs: options.ttlMs ?? DEFAULT_TTL_MS,
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
       random: options.random ?? Math.random,
+      window: options.window,
     };
   }
 

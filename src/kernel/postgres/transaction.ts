@@ -7,6 +7,7 @@ import {
   nextDeadline,
   type Command,
   type Decision,
+  type Freeze,
   type KernelEvent,
   type ResourceState,
 } from '../rules.js';
@@ -16,6 +17,8 @@ export interface RuleSettings {
   ttlMs: number;
   nextInLineWaitMs: number;
   random: () => number;
+  /** Recurring freeze windows (windows.ts), when configured. */
+  window?: ((resource: string, now: number) => Freeze | undefined) | undefined;
 }
 
 const leaseSchema = z.object({
@@ -219,6 +222,7 @@ function decideAll(
       now,
       ttlMs: settings.ttlMs,
       nextInLineWaitMs: settings.nextInLineWaitMs,
+      window: settings.window?.(resource, now),
       ...draw,
     });
     current.set(resource, decision.state);
