@@ -12,6 +12,7 @@ import { durableBench } from './durable.js';
 import { exportBesideRenewals } from './export.js';
 import { pairedThroughput } from './paired.js';
 import { startKernel } from './spawn.js';
+import { notifyBench } from './notify.js';
 
 /**
  * npm run bench: every figure of the performance page from one run, side by
@@ -86,6 +87,15 @@ async function bench(out: string): Promise<void> {
   }
   const set = redis[0]?.requestsPerSecond;
   if (set) add(K, 'kernel (memory) / Redis SET NX PX', http[1]!.requestsPerSecond / set, '×');
+
+  log('notifications on vs off, alternated in 3 pairs …');
+  const N = 'notifications (--notify to a receiver on loopback)';
+  const n = await notifyBench(3, log);
+  add(N, 'kernel (memory) without --notify', n.offRequestsPerSecond, 'req/s');
+  add(N, 'kernel (memory) with --notify', n.onRequestsPerSecond, 'req/s');
+  add(N, 'with / without, median of 3 alternated pairs', n.ratio, '×', '≥ 0.9', n.ratio >= 0.9);
+  add(N, 'delivery latency p50 (commit to receiver)', n.p50Ms, 'ms');
+  add(N, 'delivery latency p99', n.p99Ms, `ms (${n.delivered} deliveries)`);
 
   log('durable store and 20,000 live leases …');
   const durable = await durableBench();
@@ -164,6 +174,17 @@ else if (first === 'paired')
     ),
   );
 else if (first === 'auth') console.log(JSON.stringify(await authThroughput(), null, 2));
+else if (first === 'notify')
+  console.log(
+    JSON.stringify(
+      await notifyBench(Number(rest[0] ?? 3), (line) =>
+        process.stderr.write(`${line}
+`),
+      ),
+      null,
+      2,
+    ),
+  );
 else await bench(first ?? 'bench-results.json');
 
 /** `index.js auth`: keyless, scoped key and OIDC token rows of one run, nothing written. */

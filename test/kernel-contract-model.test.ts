@@ -5,7 +5,7 @@ import { NEXT_IN_LINE_WAIT_MS } from '../src/kernel/rules.js';
 import { describeEachStore } from './support/store-kernels.js';
 
 /**
- * Random sequences of lease, release and revoke over HTTP, against every
+ * Random sequences of lease, release, revoke, freeze and unfreeze over HTTP, against every
  * store, checked step by step with a small model of who holds what, who
  * waits in which order and for whom a freed resource is kept. Runs are short
  * (well under the 2 s a waiter keeps its place and the reservation's 2.5 s),
@@ -17,7 +17,8 @@ const AGENTS = ['did:web:model:a', 'did:web:model:b', 'did:web:model:c'];
 const ADMIN = 'model-admin-key';
 
 type Op =
-  { op: 'lease' | 'release'; agent: number; resource: number } | { op: 'revoke'; resource: number };
+  | { op: 'lease' | 'release'; agent: number; resource: number }
+  | { op: 'revoke' | 'freeze' | 'unfreeze'; resource: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -37,6 +38,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('revoke' as const), resource: fc.nat(1) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('freeze' as const), resource: fc.nat(1) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('unfreeze' as const), resource: fc.nat(1) }),
+  },
 );
 
 interface Model {
@@ -49,6 +55,8 @@ interface Model {
   revoked: Map<string, string>;
   /** A revoked holder that has not given the resource back (its lock-delay). */
   delayFor: string | undefined;
+  /** The reason of an operator's freeze (untimed), or null. */
+  frozen: string | null;
 }
 
 async function post(url: string, path: string, body: unknown, admin = false) {
@@ -64,7 +72,7 @@ async function post(url: string, path: string, body: unknown, admin = false) {
 }
 
 describeEachStore('the kernel against a model, over HTTP', (start) => {
-  it('follows the model over random sequences of lease, release and revoke', async () => {
+  it('follows the model over random sequences of lease, release, revoke, freeze and unfreeze', async () => {
     const { url } = await start({ adminKey: ADMIN });
     let run = 0;
     let lastFence = 0;
@@ -81,6 +89,7 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
             reserved: false,
             revoked: new Map(),
             delayFor: undefined,
+            frozen: null,
           }));
           for (const step of ops) {
             steps += 1;
@@ -104,6 +113,24 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
               }
               continue;
             }
+            if (step.op === 'freeze' || step.op === 'unfreeze') {
+              const reason = `f${steps}`;
+              const answer = await post(
+                url,
+                `/api/v1/acp/coordination/${step.op}`,
+                step.op === 'freeze' ? { resource, reason } : { resource },
+                true,
+              );
+              const changed = step.op === 'freeze' || m.frozen !== null;
+              expect(answer.body).toMatchObject({
+                ok: true,
+                frozen: step.op === 'freeze',
+                changed,
+              });
+              m.frozen = step.op === 'freeze' ? reason : null;
+              continue;
+            }
+            if (step.op !== 'lease' && step.op !== 'release') throw new Error('unreachable');
             const actorDid = AGENTS[step.agent]!;
             if (step.op === 'release') {
               const answer = await post(url, '/api/v1/acp/coordination/release', {
@@ -143,6 +170,17 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
                 renewed: true,
                 lease: { id: m.lease.id, fence: m.lease.fence },
               });
+            } else if (m.frozen !== null) {
+              // Nobody new while frozen; the holder renews (above) and waiters keep their place.
+              if (!m.queue.includes(actorDid)) m.queue.push(actorDid);
+              expect(answer.status).toBe(409);
+              expect(reply).toMatchObject({
+                ok: false,
+                reason: 'frozen',
+                until: null,
+                position: m.queue.indexOf(actorDid),
+              });
+              expect(reply.message).toContain(m.frozen);
             } else if (!m.lease && !m.delayFor && (keptFor === undefined || keptFor === actorDid)) {
               expect(reply).toMatchObject({
                 ok: true,

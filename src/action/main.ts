@@ -7,7 +7,7 @@ import { HelperError, messageOf } from '../lease/errors.js';
 import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
 import type { Deploy } from '../plane/deploy.js';
-import { describeHeldBy, formatEpoch } from '../lease/texts.js';
+import { describeWaitState, formatEpoch } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { checkDeployOrder, deployRows, reportSuperseded } from './deploy-report.js';
@@ -123,17 +123,21 @@ const PROGRESS_EVERY_MS = 10_000;
 function holdReporter(ctx: ActionContext, settings: ActionSettings, github: GitHubSurfaces) {
   let lastLineAt = -Infinity;
   return async (event: HeldEvent) => {
-    const state = describeHeldBy(event.holder, event.reserved);
+    const state = describeWaitState(event);
     if (event.holderChanged) {
-      const run = await github.holderRun(event.holder, Date.now());
+      const run = event.frozen ? undefined : await github.holderRun(event.holder, Date.now());
       ctx.notice(
         `${settings.resource} is ${state}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
         `Waiting for ${settings.resource}`,
       );
-      const verb = event.reserved ? 'reserved for' : 'held by';
+      const verb = event.frozen
+        ? 'frozen by an operator'
+        : event.reserved
+          ? 'reserved for'
+          : 'held by';
       await github.status(
         'pending',
-        `Waiting: ${verb} ${shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
+        `Waiting: ${verb} ${event.frozen ? '' : shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
       );
     }
     if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
@@ -171,7 +175,7 @@ async function report(
     'failure',
     `Timed out after ${waited}: ${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}`,
   );
-  const message = `Timed out after ${waited} waiting for ${settings.resource}: still ${describeHeldBy(result.holder, result.reserved)}.`;
+  const message = `Timed out after ${waited} waiting for ${settings.resource}: still ${describeWaitState(result)}.`;
   const fail = settings.onTimeout === 'fail';
   if (fail) ctx.setFailed(message);
   else ctx.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);

@@ -9,6 +9,8 @@ import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/names.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
+import { Notifier, NotifyError, readNotifySecret } from '../kernel/notify.js';
+import { FreezeWindows, WindowsError } from '../kernel/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 
@@ -28,6 +30,9 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     'signing-key': { type: 'string' },
     ledger: { type: 'string' },
     'public-url': { type: 'string', multiple: true, default: [] },
+    windows: { type: 'string' },
+    notify: { type: 'string', multiple: true },
+    'notify-secret-file': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -77,12 +82,16 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
       );
     }
   };
+  const windows = values.windows ? loadWindows(values.windows) : undefined;
+  const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], io);
+  const window = windows && ((r: string, now: number) => windows.activeFor(r, now));
   const ledger = new Ledger(readSigningKey(values['signing-key']));
   const service = postgres
     ? await openPostgres(postgres, {
         ledger,
         ttlMs,
         lockDelayMs,
+        window,
         onEvents: log,
         log: (line) => io.err(line),
       })
@@ -90,7 +99,9 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
   const running = await startKernelServer({
     service,
     ledger,
-    table: new ResourceTable({ ttlMs, lockDelayMs }),
+    table: new ResourceTable({ ttlMs, lockDelayMs, window }),
+    windows,
+    onService: notifier && ((service) => notifier.attach(service)),
     store,
     key,
     auth: credentials.auth,
@@ -117,9 +128,11 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
       `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`,
     );
   }
+  if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
   await stopped;
   await running.close();
   await credentials.close();
+  await notifier?.close();
   return EXIT.done;
 }
 
@@ -133,6 +146,35 @@ function parseLockDelay(raw: string | undefined, ttlMs: number): number {
     );
   }
   return ms;
+}
+
+function loadWindows(file: string): FreezeWindows {
+  try {
+    return FreezeWindows.fromFile(file);
+  } catch (error) {
+    if (error instanceof WindowsError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function notifierFrom(urls: string[], secretFile: string | undefined, io: Output) {
+  if (urls.length === 0) {
+    if (secretFile) throw new UsageError('--notify-secret-file needs at least one --notify URL.');
+    return undefined;
+  }
+  if (!secretFile) {
+    throw new UsageError('--notify needs --notify-secret-file FILE: every delivery is signed.');
+  }
+  try {
+    return new Notifier({
+      urls,
+      secret: readNotifySecret(secretFile),
+      log: (line) => io.err(line),
+    });
+  } catch (error) {
+    if (error instanceof NotifyError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** A key file, or one made for this run (its checkpoints then mean something only while it runs). */

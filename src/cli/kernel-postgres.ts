@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { KernelEvent } from '../kernel/core.js';
+import type { Freeze } from '../kernel/rules.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { SCHEMA_FORM, SCHEMA_PATTERN, type PostgresOptions } from '../kernel/postgres/settings.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
@@ -52,6 +53,7 @@ export async function openPostgres(
     ledger: Ledger;
     ttlMs: number;
     lockDelayMs: number;
+    window?: ((resource: string, now: number) => Freeze | undefined) | undefined;
     onEvents: (events: KernelEvent[]) => void;
     log: (line: string) => void;
   },

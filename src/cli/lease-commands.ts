@@ -1,7 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { describeHolder } from '../lease/did.js';
-import { describeHeldBy, describeLease } from '../lease/texts.js';
+import { describeLease, describeWaitState } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import {
   EXIT,
@@ -29,7 +29,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
       onHeld: (event) => {
         if (!values.json) {
           io.err(
-            `${settings.resource} is ${describeHeldBy(event.holder, event.reserved)}; next ask in ${formatDuration(event.nextAskInMs)}`,
+            `${settings.resource} is ${describeWaitState(event)}; next ask in ${formatDuration(event.nextAskInMs)}`,
           );
         }
       },
@@ -57,7 +57,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
     else
       io.err(
         result.outcome === 'timeout'
-          ? `timed out after ${formatDuration(result.waitedMs)}: ${settings.resource} is ${describeHeldBy(result.holder, result.reserved)}`
+          ? `timed out after ${formatDuration(result.waitedMs)}: ${settings.resource} is ${describeWaitState(result)}`
           : 'cancelled; nothing is held',
       );
     return EXIT.refused;

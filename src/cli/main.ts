@@ -21,6 +21,8 @@ const acquire = lazy(async () => (await import('./lease-commands.js')).acquire);
 const release = lazy(async () => (await import('./lease-commands.js')).release);
 const status = lazy(async () => (await import('./lease-commands.js')).status);
 const revoke = lazy(async () => (await import('./lease-commands.js')).revoke);
+const freeze = lazy(async () => (await import('./freeze-commands.js')).freeze);
+const unfreeze = lazy(async () => (await import('./freeze-commands.js')).unfreeze);
 const runCommand = lazy(async () => (await import('./run-command.js')).runCommand);
 const keygen = lazy(async () => (await import('./ledger-commands.js')).keygen);
 const ledger = lazy(async () => (await import('./ledger-commands.js')).ledger);
@@ -43,7 +45,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   the https:// one of a TLS proxy; other Host names are answered 421, other origins may not change leases.
   --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
   on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
-  brings the schema up to date.`,
+  brings the schema up to date.
+  --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
+  --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
+  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.`,
   },
   acquire: {
     run: acquire,
@@ -95,6 +100,18 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: `lease-gate revoke [--resource R] [--reason TEXT] [--api-url U] [--json]
   End a lease now (needs LEASE_GATE_ADMIN_KEY). Its holder's watch hears it at once; the next agent is
   granted once the holder gives back or the lock-delay passes.`,
+  },
+  freeze: {
+    run: freeze,
+    help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--api-url U] [--json]
+  Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
+  unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
+  their place and are told "frozen until … by an operator: TEXT".`,
+  },
+  unfreeze: {
+    run: unfreeze,
+    help: `lease-gate unfreeze [--resource R] [--api-url U] [--json]
+  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it.`,
   },
 };
 

@@ -4,7 +4,7 @@ import { groupAlive as isGroupAlive } from '../fs/processes.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
-import { describeHeldBy, describeLoss, describeLease } from '../lease/texts.js';
+import { describeLease, describeLoss, describeWaitState } from '../lease/texts.js';
 import { realSleep } from '../plane/time.js';
 import {
   EXIT,
@@ -60,14 +60,14 @@ export async function runCommand(
         signal: cancelWait.signal,
         onHeld: (e) =>
           io.err(
-            `lease-gate: ${settings.resource} is ${describeHeldBy(e.holder, e.reserved)}; next ask in ${formatDuration(e.nextAskInMs)}`,
+            `lease-gate: ${settings.resource} is ${describeWaitState(e)}; next ask in ${formatDuration(e.nextAskInMs)}`,
           ),
       })
       .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
     if (waited.outcome !== 'granted') {
       io.err(
         waited.outcome === 'timeout'
-          ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is ${describeHeldBy(waited.holder, waited.reserved)}. The command did not run.`
+          ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is ${describeWaitState(waited)}. The command did not run.`
           : 'lease-gate: cancelled while waiting; the command did not run.',
       );
       return EXIT.refused;

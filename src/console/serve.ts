@@ -37,6 +37,11 @@ const PAGES: Record<string, string> = {
   '/console/console.css': 'console.css',
 };
 
+/** A lock, drawn inline: served at /favicon.svg and /favicon.ico (browsers ask for the latter). */
+const FAVICON = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="3" y="7" width="10" height="8" rx="1" fill="#3b6fd8"/><path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="#3b6fd8" stroke-width="1.6"/></svg>',
+);
+
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
@@ -66,6 +71,16 @@ export function createConsole(
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const path = (req.url ?? '').split('?')[0] ?? '';
+    if (path === '/favicon.svg' || path === '/favicon.ico') {
+      res.writeHead(200, {
+        'content-type': 'image/svg+xml',
+        'content-length': FAVICON.length,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'max-age=86400',
+      });
+      res.end(req.method === 'HEAD' ? undefined : FAVICON);
+      return true;
+    }
     const file = PAGES[path];
     if (!file) return false;
     const body = read(file);

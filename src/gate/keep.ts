@@ -202,6 +202,10 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
       });
     }
     if (answer.kind === 'superseded') return lose({ reason: 'superseded', message: answer.by });
+    if (answer.kind === 'frozen') {
+      // A holder's renewals go on through a freeze: this one's lease had already ended.
+      return lose({ reason: 'frozen', message: answer.message });
+    }
     if (answer.kind === 'refused') {
       return lose({
         reason: answer.reason,

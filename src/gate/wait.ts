@@ -32,13 +32,30 @@ export interface HeldEvent {
   holderChanged: boolean;
   elapsedMs: number;
   nextAskInMs: number;
+  /** Our place in the queue (0: next in line) and the plane's estimate, when it names them. */
+  position?: number | undefined;
+  etaMs?: number | undefined;
+  /** An operator froze the resource (then `holder` is empty): a wait, not a refusal. */
+  frozen?: FrozenState | undefined;
+}
+
+export interface FrozenState {
+  message: string;
+  untilMs: number | undefined;
 }
 
 export type WaitResult =
   | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number; previous?: Deploy }
   /** A newer run of the same lane took our place in the queue: final, and not a failure. */
   | { outcome: 'superseded'; by: string; waitedMs: number; asks: number }
-  | { outcome: 'timeout'; holder: string; reserved: boolean; waitedMs: number; asks: number }
+  | {
+      outcome: 'timeout';
+      holder: string;
+      reserved: boolean;
+      waitedMs: number;
+      asks: number;
+      frozen?: FrozenState | undefined;
+    }
   | { outcome: 'cancelled'; waitedMs: number; asks: number };
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
@@ -133,11 +150,14 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     }
     if (answer.kind === 'refused') throw new LeaseRefusedError(answer.reason, answer.message);
     const remaining = deadline - clock.now();
+    const frozen =
+      answer.kind === 'frozen' ? { message: answer.message, untilMs: answer.untilMs } : undefined;
+    const { holder, reserved } = answer.kind === 'held' ? answer : { holder: '', reserved: false };
     if (remaining <= 0) {
-      const { holder, reserved } = answer;
-      return { outcome: 'timeout', holder, reserved, waitedMs: elapsed(), asks };
+      return { outcome: 'timeout', holder, reserved, waitedMs: elapsed(), asks, frozen };
     }
-    const reallyHeld = answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
+    const reallyHeld =
+      answer.kind === 'held' && answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
     const pause = reallyHeld
       ? options.random() * 50
       : Math.max(
@@ -146,13 +166,16 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
         );
     const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
     await options.onHeld?.({
-      holder: answer.holder,
-      reserved: answer.reserved,
-      holderChanged: answer.holder !== lastHolder,
+      holder,
+      reserved,
+      holderChanged: holder !== lastHolder,
       elapsedMs: elapsed(),
       nextAskInMs,
+      position: answer.position,
+      etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+      frozen,
     });
-    lastHolder = answer.holder;
+    lastHolder = holder;
     await sleep(nextAskInMs, signal);
   }
 }

@@ -2,17 +2,20 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import {
   DID_FORM,
+  FREEZE_PATH,
   KERNEL_RESOURCES_PATH,
   LEASE_PATH,
   RELEASE_PATH,
   RESOURCE_FORM,
   RESOURCE_PATTERN,
   REVOKE_PATH,
+  UNFREEZE_PATH,
   WATCH_PATH,
   isDid,
 } from '../plane/schema.js';
 import { createAuthorizer, type Authorizer, type Principal } from './auth/authorize.js';
 import { AuthRefusal } from './auth/refusal.js';
+import { freezeRoutes } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { leaseExtensions, releaseOutdated } from './lease-extensions.js';
 import { ledgerRoutes } from './ledger-routes.js';
@@ -22,6 +25,7 @@ import { OVERVIEW_PAGE, overviewPage } from './overview.js';
 import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
+import type { FreezeWindows } from './windows.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
 export interface AppRequest {
@@ -62,6 +66,10 @@ export interface AppOptions {
   held?: HeldRequests | undefined;
   /** Its names beyond loopback (`--public-url`, the listen address); loopback only when not given. */
   names?: KernelNames | undefined;
+  /** Recurring freeze windows, listed in the overview for the console. */
+  windows?: FreezeWindows | undefined;
+  /** Extra lines for `/readyz` and the overview (the notifier's failed deliveries). */
+  health?: (() => Record<string, unknown>) | undefined;
 }
 
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
@@ -102,6 +110,26 @@ type Route = (req: AppRequest, principal: Principal) => Promise<AppResponse>;
 
 const NEVER_ABORTED = new AbortController().signal;
 const OPEN: Principal = { kind: 'open' };
+/** Routes that take the admin key instead of the kernel's key. */
+const ADMIN_PATHS = new Set([REVOKE_PATH, FREEZE_PATH, UNFREEZE_PATH]);
+
+/** The operator's levers need the admin key; they are off without one. */
+function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
+  if (!adminKey) {
+    throw new HttpError(
+      403,
+      'admin_disabled',
+      'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
+    );
+  }
+  if (!bearerMatches(req.headers.authorization, adminKey)) {
+    throw new HttpError(
+      403,
+      'forbidden',
+      'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
+    );
+  }
+}
 
 /**
  * The lease and release body: a well-formed one is taken as it is (the hot
@@ -192,6 +220,7 @@ export function createKernelApp(options: AppOptions): App {
         holder: lease?.holder ?? null,
       });
     },
+    ...freezeRoutes(service, (req) => requireAdmin(req, options.adminKey)),
     [`GET ${LEASE_PATH}`]: async (req) => {
       const r = req.query.get('resource') ?? '';
       parse(z.object({ resource }), { resource: r });
@@ -204,13 +233,20 @@ export function createKernelApp(options: AppOptions): App {
         limit: req.query.get('limit') ?? undefined,
       });
       const size = limit === undefined ? OVERVIEW_PAGE.default : Number(limit);
-      return ok({ ok: true, ...overviewPage(await service.overview(), after, size) });
+      const overview = await service.overview();
+      const windows = options.windows?.describe(overview.nowMs);
+      return ok({
+        ok: true,
+        ...overviewPage(overview, after, size),
+        ...(windows ? { windows } : {}),
+        ...options.health?.(),
+      });
     },
     'GET /healthz': async () => ok({ ok: true }),
     'GET /readyz': async () => {
       try {
         await service.ready();
-        return ok({ ok: true });
+        return ok({ ok: true, ...options.health?.() });
       } catch (error) {
         return ok(
           {
@@ -239,9 +275,9 @@ export function createKernelApp(options: AppOptions): App {
           : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
       }
       if (req.method === 'POST') refuseCrossOrigin(req, names);
-      // Revoking checks the admin key itself; every other call names its caller here.
+      // The operator's levers check the admin key themselves; every other call names its caller here.
       const principal =
-        req.path === REVOKE_PATH || open.has(name) ? OPEN : await auth.authorize(req.headers);
+        ADMIN_PATHS.has(req.path) || open.has(name) ? OPEN : await auth.authorize(req.headers);
       return await route(req, principal);
     } catch (error) {
       if (error instanceof HttpError || error instanceof AuthRefusal) {
@@ -338,7 +374,7 @@ function watchReply(answer: WatchAnswer): AppResponse {
   return { status: 200, body, ...(headers ? { headers } : {}) };
 }
 
-function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -7,6 +7,8 @@ import {
   isIdle,
   type Command,
   type Decision,
+  type Freeze,
+  type FreezeReply,
   type KernelEvent,
   type LeaseRecord,
   type LeaseReply,
@@ -40,6 +42,8 @@ export interface TableOptions {
   /** After a revoke, how long others wait at most for the revoked holder to give back (0: not at all). */
   lockDelayMs?: number | undefined;
   random?: () => number;
+  /** Recurring freeze windows (windows.ts): the one in force for a resource now, if any. */
+  window?: ((resource: string, now: number) => Freeze | undefined) | undefined;
 }
 
 /**
@@ -52,6 +56,7 @@ export class ResourceTable {
   readonly nextInLineWaitMs: number;
   readonly lockDelayMs: number;
   readonly random: () => number;
+  readonly window: TableOptions['window'];
   /** The last fence taken (durable or not: fences never go back, gaps are fine). */
   fence = 0;
   private readonly states = new Map<string, ResourceState>();
@@ -61,6 +66,7 @@ export class ResourceTable {
     this.nextInLineWaitMs = options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS;
     this.lockDelayMs = options.lockDelayMs ?? defaultLockDelayMs(this.ttlMs);
     this.random = options.random ?? Math.random;
+    this.window = options.window;
   }
 
   get(resource: string): ResourceState {
@@ -75,6 +81,7 @@ export class ResourceTable {
       lockDelayMs: this.lockDelayMs,
       nextFence: () => (this.fence += 1),
       random: this.random,
+      window: this.window?.(resource, now),
     });
   }
 
@@ -120,6 +127,17 @@ export class LeaseKernel {
   revoke(resource: string, reason: string, now: number): KernelLease | undefined {
     const reply = this.apply(resource, { kind: 'revoke', reason }, now) as RevokeReply;
     return reply.lease ?? undefined;
+  }
+
+  /** No new holder until `untilMs` (null: until unfrozen); the holder keeps renewing. */
+  freeze(resource: string, reason: string, untilMs: number | null, now: number): boolean {
+    const cmd = { kind: 'freeze' as const, reason, untilMs, by: 'operator' };
+    return (this.apply(resource, cmd, now) as FreezeReply).changed;
+  }
+
+  unfreeze(resource: string, now: number): boolean {
+    const cmd = { kind: 'unfreeze' as const, by: 'operator' };
+    return (this.apply(resource, cmd, now) as FreezeReply).changed;
   }
 
   status(resource: string, now: number): KernelLease | null {

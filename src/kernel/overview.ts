@@ -1,10 +1,12 @@
-import type { LeaseRecord, ResourceState } from './rules.js';
+import type { Freeze, LeaseRecord, ResourceState } from './rules.js';
 
 export interface ResourceOverview {
   resource: string;
   lease: Omit<LeaseRecord, 'resource'> | null;
   reserved: { holder: string; untilMs: number } | null;
   queue: Array<{ actorDid: string; position: number }>;
+  /** An operator's freeze, if any (recurring windows are listed beside, by the app). */
+  frozen?: Freeze | undefined;
 }
 
 export interface Overview {
@@ -25,7 +27,9 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
       !lease && head && s.reservedUntilMs > now
         ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
         : null;
-    if (!lease && !reserved && queue.length === 0) continue;
+    const frozen =
+      s.frozen && (s.frozen.untilMs === null || s.frozen.untilMs > now) ? s.frozen : undefined;
+    if (!lease && !reserved && queue.length === 0 && !frozen) continue;
     resources.push({
       resource: s.resource,
       lease: lease && {
@@ -37,6 +41,7 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
       },
       reserved,
       queue,
+      ...(frozen ? { frozen } : {}),
     });
   }
   resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));

@@ -1,7 +1,14 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { Overview } from './overview.js';
 import type { LeaseExtensions } from './lease-extensions.js';
-import type { KernelEvent, LeaseRecord, LeaseReply, ReleaseReply, RevokeReply } from './rules.js';
+import type {
+  FreezeReply,
+  KernelEvent,
+  LeaseRecord,
+  LeaseReply,
+  ReleaseReply,
+  RevokeReply,
+} from './rules.js';
 
 export type ChangeListener = (resource: string, event: KernelEvent) => void;
 
@@ -18,6 +25,14 @@ export interface PlaneService {
   /** `outdated`: the holder did not deploy; its grant no longer counts as the repository's last. */
   release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply>;
   revoke(resource: string, reason: string): Promise<RevokeReply>;
+  /** An operator's freeze: no new grant until `untilMs` (null: until unfrozen). */
+  freeze(
+    resource: string,
+    reason: string,
+    untilMs: number | null,
+    by: string,
+  ): Promise<FreezeReply>;
+  unfreeze(resource: string, by: string): Promise<FreezeReply>;
   status(resource: string): Promise<LeaseRecord | null>;
   overview(): Overview | Promise<Overview>;
   /** Told after each durable change (on every replica, for a shared store). */

@@ -15,6 +15,7 @@ import {
   type RepositoryDeploys,
   type SupersededMark,
 } from './deploy-order.js';
+import { freezeCommand, frozenReply, settleFreeze, type FrozenReply } from './freeze.js';
 
 export const DEFAULT_TTL_MS = 30_000;
 /** The agent next in line polls this often, so a handover costs one short sleep. */
@@ -35,6 +36,8 @@ export const LOCK_DELAY_GRACE_MS = 2_000;
  */
 export const defaultLockDelayMs = (ttlMs: number) =>
   Math.min(ttlMs, Math.round(ttlMs / 3) + LOCK_DELAY_GRACE_MS);
+/** A frozen resource's waiters ask again this often (or at the freeze's end, if sooner). */
+export const FROZEN_WAIT_MS = 5_000;
 
 export interface LeaseRecord {
   id: string;
@@ -86,6 +89,17 @@ export interface ResourceState {
   superseded?: SupersededMark[] | undefined;
   /** Each repository's last grant here, for `previous` (deploy-order.ts). */
   deploys?: RepositoryDeploys[] | undefined;
+  /** An operator's freeze (see freeze.ts): no new grant until it ends. */
+  frozen?: Freeze | undefined;
+}
+
+/** Why and until when (null: until unfrozen) a resource takes no new holder. */
+export interface Freeze {
+  reason: string;
+  untilMs: number | null;
+  /** Who froze it, as the ledger names them. */
+  by: string;
+  atMs: number;
 }
 
 export interface RuleContext {
@@ -97,6 +111,8 @@ export interface RuleContext {
   /** Takes the next fence; called only for a grant. */
   nextFence(): number;
   random(): number;
+  /** A recurring freeze window in force now for this resource, if any (windows.ts). */
+  window?: Freeze | undefined;
 }
 
 export type Command =
@@ -104,12 +120,15 @@ export type Command =
   /** `outdated`: the holder did not deploy (an older commit), so its grant is undone for `previous`. */
   | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }
   | { kind: 'revoke'; reason: string }
+  | { kind: 'freeze'; reason: string; untilMs: number | null; by: string }
+  | { kind: 'unfreeze'; by: string }
   | { kind: 'status' }
   | { kind: 'expire' }
   /** A waiter that stopped waiting (a held request whose client went away). */
   | { kind: 'leave'; actorDid: string };
 
-export type KernelEventKind = 'grant' | 'renew' | 'release' | 'lapse' | 'revoke';
+export type KernelEventKind =
+  'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
 
 /** A durable change: every grant, renewal, release, lapse and revocation. */
 export interface KernelEvent {
@@ -135,7 +154,9 @@ export type LeaseReply =
       reserved?: true;
       stampede: { waitMs: number };
       position: number;
+      etaMs?: number;
     }
+  | FrozenReply
   | { ok: false; reason: 'revoked'; holder: string; message: string }
   | { ok: false; reason: 'superseded'; by: string };
 
@@ -150,7 +171,14 @@ export interface RevokeReply {
   lease: LeaseRecord | null;
 }
 
-export type Reply = LeaseReply | ReleaseReply | RevokeReply | { lease: LeaseRecord | null } | null;
+export interface FreezeReply {
+  frozen: Freeze | null;
+  /** Whether this command changed anything (an unfreeze of a resource not frozen does not). */
+  changed: boolean;
+}
+
+export type Reply =
+  LeaseReply | ReleaseReply | RevokeReply | FreezeReply | { lease: LeaseRecord | null } | null;
 
 export interface Decision<R = Reply> {
   state: ResourceState;
@@ -175,7 +203,8 @@ export const isIdle = (s: ResourceState) =>
   s.typicalHoldMs === null &&
   s.lockDelay === undefined &&
   !s.superseded?.length &&
-  !s.deploys?.length;
+  !s.deploys?.length &&
+  !s.frozen;
 
 export function decide(state: ResourceState, command: Command, ctx: RuleContext): Decision {
   const events: KernelEvent[] = [];
@@ -201,6 +230,9 @@ export function decide(state: ResourceState, command: Command, ctx: RuleContext)
       }
       return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
     }
+    case 'freeze':
+    case 'unfreeze':
+      return { state: s, reply: freezeCommand(s, command, ctx.now, events), events };
     case 'status':
       return { state: s, reply: { lease: s.lease }, events };
     case 'expire':
@@ -224,6 +256,7 @@ export function nextDeadline(s: ResourceState): number | undefined {
   for (const m of s.superseded ?? []) consider(m.untilMs + 1);
   if (s.reservedUntilMs > 0) consider(s.reservedUntilMs);
   if (s.lockDelay) consider(s.lockDelay.untilMs);
+  if (s.frozen?.untilMs != null) consider(s.frozen.untilMs);
   return next;
 }
 
@@ -237,6 +270,7 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
   if (state.superseded) s.superseded = state.superseded.filter((m) => m.untilMs > now);
   if (s.lease && s.lease.expiresAtMs <= now) end(s, 'lapse', now, events);
   if (s.lockDelay && s.lockDelay.untilMs <= now) gaveBack(s, s.lockDelay.untilMs);
+  if (s.frozen) settleFreeze(s, now, events);
   if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
     s.reservedUntilMs = 0;
   }
@@ -271,6 +305,16 @@ function lease(
     record(events, 'renew', s.lease, now);
     return { ok: true as const, lease: s.lease, renewed: true };
   }
+  const lane: Lane = { deploy: command.deploy, queue: command.queue };
+  // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
+  const freeze = s.frozen ?? ctx.window;
+  if (freeze) {
+    const position = keepPlace(s, actorDid, lane, 0, now);
+    const untilMs = freeze.untilMs ?? Infinity;
+    const waitMs = Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now)));
+    keepPlace(s, actorDid, lane, waitMs, now);
+    return frozenReply(freeze, waitMs, position);
+  }
   const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
   const delay = s.lockDelay;
   if (!current && !delay && (reservedFor === undefined || reservedFor === actorDid)) {
@@ -291,48 +335,85 @@ function lease(
     record(events, 'grant', s.lease, now);
     return { ok: true as const, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
   }
-  let position = s.queue.findIndex((w) => w.actorDid === actorDid);
-  if (position < 0) {
-    const lane = { deploy: command.deploy, queue: command.queue };
-    s.queue = [...s.queue, { actorDid, keepUntil: 0, ...lane }];
-    position = s.queue.length - 1;
-  }
+  const position = keepPlace(s, actorDid, lane, 0, now);
   const bound = current
     ? current.expiresAtMs - now
     : delay
       ? delay.untilMs - now
       : s.reservedUntilMs - now;
   const waitMs = waitFor(s, position, bound, ctx);
-  s.queue = s.queue.map((w, i) =>
-    i === position ? { ...w, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
-  );
-  if (current) {
-    return {
-      ok: false as const,
-      reason: 'lease_held' as const,
-      holder: current.holder,
-      stampede: { waitMs },
-      position,
-    };
+  keepPlace(s, actorDid, lane, waitMs, now);
+  const eta = etaMs(s, position, now);
+  // Held by the holder; during a lock-delay still the revoked holder's until it gives back.
+  const reply = current
+    ? {
+        ok: false as const,
+        reason: 'lease_held' as const,
+        holder: current.holder,
+        stampede: { waitMs },
+        position,
+      }
+    : delay
+      ? {
+          ok: false as const,
+          reason: 'lease_held' as const,
+          holder: delay.actorDid,
+          stampede: { waitMs },
+          position,
+        }
+      : {
+          ok: false as const,
+          reason: 'lease_held' as const,
+          holder: reservedFor!,
+          reserved: true as const,
+          stampede: { waitMs },
+          position,
+        };
+  return eta === undefined ? reply : { ...reply, etaMs: eta };
+}
+
+/** What a waiter asked with: its deploy and queue mode (deploy-order.ts). */
+interface Lane {
+  deploy: Deploy | undefined;
+  queue: QueueMode | undefined;
+}
+
+/**
+ * Puts the agent in the queue (at the back, if new, with its lane) and keeps its
+ * place `waitMs` + a grace. The refresh keeps the waiter's other fields (its lane).
+ */
+function keepPlace(
+  s: ResourceState,
+  actorDid: string,
+  lane: Lane,
+  waitMs: number,
+  now: number,
+): number {
+  let position = s.queue.findIndex((w) => w.actorDid === actorDid);
+  if (position < 0) {
+    s.queue = [...s.queue, { actorDid, keepUntil: 0, ...lane }];
+    position = s.queue.length - 1;
   }
-  if (delay) {
-    // Still the revoked holder's until it gives the resource back (or the lock-delay ends).
-    return {
-      ok: false as const,
-      reason: 'lease_held' as const,
-      holder: delay.actorDid,
-      stampede: { waitMs },
-      position,
-    };
+  if (waitMs > 0) {
+    s.queue = s.queue.map((w, i) =>
+      i === position ? { ...w, keepUntil: now + waitMs + WAITER_GRACE_MS } : w,
+    );
   }
-  return {
-    ok: false as const,
-    reason: 'lease_held' as const,
-    holder: reservedFor!,
-    reserved: true as const,
-    stampede: { waitMs },
-    position,
-  };
+  return position;
+}
+
+/**
+ * About how long until this waiter is granted, at recent hold times: what the
+ * current holder has left of a typical hold (none, if it has held longer), plus
+ * one typical hold for each waiter ahead. `typicalHoldMs` is a moving average
+ * (weights 0.7 old, 0.3 new) of how long each past lease on this resource was held,
+ * from its grant to its release, lapse or revoke. Unknown (undefined) until one has ended.
+ */
+export function etaMs(s: ResourceState, position: number, now: number): number | undefined {
+  const typicalMs = s.typicalHoldMs;
+  if (typicalMs === null) return undefined;
+  const held = s.lease ? now - s.lease.grantedAtMs : typicalMs;
+  return Math.max(0, Math.round(typicalMs - held + position * typicalMs));
 }
 
 function release(
@@ -467,8 +548,17 @@ export function replay(
   lockDelayMs = defaultLockDelayMs(ttlMs),
 ): ResourceState {
   const s: ResourceState = { ...state, queue: [], reservedUntilMs: 0 };
-  // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
-  if (e.kind === 'grant') {
+  if (e.kind === 'freeze') {
+    s.frozen = {
+      reason: e.reason ?? '',
+      untilMs: e.expiresAtMs ?? null,
+      by: e.actorDid,
+      atMs: e.atMs,
+    };
+  } else if (e.kind === 'unfreeze') {
+    delete s.frozen;
+  } else if (e.kind === 'grant') {
+    // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
     delete s.lockDelay;
     // A grant to a revoked agent can only follow its refusal's end.
     if (s.revoked.length > 0) s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);

@@ -14,6 +14,7 @@ import { KernelNames } from './names.js';
 import { KernelService } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import { memoryStore, type KernelStore } from './store.js';
+import type { FreezeWindows } from './windows.js';
 import { createConsole } from '../console/serve.js';
 
 export { bearerMatches } from './app.js';
@@ -49,6 +50,10 @@ export interface KernelServerOptions {
   service?: PlaneService | undefined;
   /** The URLs clients reach it by beyond loopback (`--public-url`, a TLS proxy's `https://` one). */
   publicUrls?: readonly string[] | undefined;
+  /** Recurring freeze windows, shown in the overview (the table or service applies them). */
+  windows?: FreezeWindows | undefined;
+  /** Told once the service is open: a notifier subscribes here; its health joins `/readyz`. */
+  onService?: ((service: PlaneService) => { health(): Record<string, unknown> }) | undefined;
 }
 
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
@@ -65,16 +70,7 @@ export async function openKernel(
   const names = new KernelNames(options.publicUrls);
   if (options.service) {
     const { service } = options;
-    return {
-      service,
-      app: createKernelApp({
-        service,
-        key: options.key,
-        adminKey: options.adminKey,
-        auth: options.auth,
-        names,
-      }),
-    };
+    return { service, app: appOf(service, options, names) };
   }
   const table = options.table ?? options.kernel?.table ?? new ResourceTable();
   const log = options.log ?? ((line: string) => console.error(line));
@@ -86,14 +82,20 @@ export async function openKernel(
     onEvents: options.onEvents,
     log,
   });
-  const app = createKernelApp({
+  return { service, app: appOf(service, options, names), warning };
+}
+
+function appOf(service: PlaneService, options: KernelServerOptions, names: KernelNames): App {
+  const extra = options.onService?.(service);
+  return createKernelApp({
     service,
     key: options.key,
     adminKey: options.adminKey,
     auth: options.auth,
     names,
+    windows: options.windows,
+    health: extra && (() => extra.health()),
   });
-  return { service, app, warning };
 }
 
 /** A node:http handler for the kernel; the service opens in the background. */

@@ -11,6 +11,7 @@ import {
   replay,
   afterRestart,
   type Command,
+  type FreezeReply,
   type KernelEvent,
   type LeaseRecord,
   type LeaseReply,
@@ -59,7 +60,8 @@ interface Batch {
 
 const ALARM_RETRY_MS = 1_000;
 const noop = () => undefined;
-const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke']);
+// An unfreeze may free a resource too: a waiter held for it is answered again.
+const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke', 'unfreeze']);
 
 /**
  * Owns the rules, the store, the ledger and the lapse alarms. Every call
@@ -162,6 +164,14 @@ export class KernelService implements PlaneService {
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
     return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+  }
+
+  freeze(resource: string, reason: string, untilMs: number | null, by: string) {
+    return this.run(resource, { kind: 'freeze', reason, untilMs, by }) as Promise<FreezeReply>;
+  }
+
+  unfreeze(resource: string, by: string) {
+    return this.run(resource, { kind: 'unfreeze', by }) as Promise<FreezeReply>;
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {

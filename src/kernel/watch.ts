@@ -114,7 +114,9 @@ export class LeaseWatches {
   }
 
   private heard(event: KernelEvent): void {
+    // Grants and renewals end nothing; freezes name no lease.
     if (event.kind === 'grant' || event.kind === 'renew') return;
+    if (event.kind === 'freeze' || event.kind === 'unfreeze') return;
     const end: LeaseEnd = {
       leaseId: event.leaseId,
       resource: event.resource,
@@ -196,6 +198,7 @@ export class LeaseWatches {
       const e = ledger.entry(i);
       if (e?.leaseId !== leaseId) continue;
       if (e.kind === 'grant' || e.kind === 'renew') return undefined;
+      if (e.kind === 'freeze' || e.kind === 'unfreeze') continue;
       return {
         leaseId,
         resource: e.resource,

@@ -23,6 +23,42 @@ export function describeHeldBy(holder: string, reserved: boolean): string {
     : `held by ${describeHolder(holder)}`;
 }
 
+/** "3rd in line; about 6 min at recent hold times", from a refusal's position and estimate. */
+export function describePlace(position: number | undefined, etaMs: number | undefined): string {
+  if (position === undefined) return '';
+  const place = `${ordinal(position + 1)} in line`;
+  if (etaMs === undefined) return place;
+  const minutes = Math.round(etaMs / 60_000);
+  const about = minutes >= 1 ? `${minutes} min` : `${Math.max(1, Math.round(etaMs / 1_000))} s`;
+  return `${place}; about ${about} at recent hold times`;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffixes: Record<number, string> = { 1: 'st', 2: 'nd', 3: 'rd' };
+  return `${n}${tens >= 11 && tens <= 13 ? 'th' : (suffixes[n % 10] ?? 'th')}`;
+}
+
+/**
+ * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
+ * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ */
+export function describeWaitState(e: {
+  holder: string;
+  reserved: boolean;
+  frozen?: { message: string; untilMs: number | undefined } | undefined;
+  position?: number | undefined;
+  etaMs?: number | undefined;
+}): string {
+  if (e.frozen) {
+    const message = untrusted(e.frozen.message);
+    // The kernel's message starts "frozen until …"; another plane's may not.
+    return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+  }
+  const place = describePlace(e.position, e.etaMs);
+  return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
+}
+
 export function describeLoss(resource: string, loss: Loss): string {
   // The plane's own time of the end when it said (a watch), else when we learned of it.
   const at =

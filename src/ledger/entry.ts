@@ -1,6 +1,16 @@
 import { z } from 'zod';
 
-export const ENTRY_KINDS = ['grant', 'renew', 'release', 'lapse', 'revoke'] as const;
+export const ENTRY_KINDS = [
+  'grant',
+  'renew',
+  'release',
+  'lapse',
+  'revoke',
+  // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
+  // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
+  'freeze',
+  'unfreeze',
+] as const;
 
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 export const entrySchema = z

@@ -30,7 +30,9 @@ const named = (e: LedgerEntry) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on 
  * no renewal comes after the lease expired, and no lapse comes before the
  * lease's last told expiry (a release or revoke may end it early). On a
  * partial range, a resource's state before its first entry in the range is
- * unknown, and the same rules hold from there on.
+ * unknown, and the same rules hold from there on. Freezes and unfreezes name
+ * no lease (empty id, fence 0) and leave the open lease alone, but no grant
+ * may fall inside a freeze: between a freeze and its unfreeze or the end it named.
  *
  * Time: stamps strictly increase, so entries in one millisecond are stamped
  * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
@@ -40,6 +42,7 @@ const named = (e: LedgerEntry) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on 
 export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean): void {
   const open = new Map<string, Open | null>();
   const granted = new Map<string, LedgerEntry>();
+  const frozen = new Map<string, LedgerEntry>();
   let lastGrant: { fence: number; seq: number } | undefined;
   let earliest = 0;
   let previousTs: number | undefined;
@@ -48,6 +51,26 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
     if (previousTs === undefined) earliest = partial ? -Infinity : e.tsMs;
     else if (e.tsMs !== previousTs + 1) earliest = e.tsMs;
     previousTs = e.tsMs;
+    if (e.kind === 'freeze' || e.kind === 'unfreeze') {
+      if (e.leaseId !== '' || e.fence !== 0) {
+        throw new BundleError(
+          `entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`,
+        );
+      }
+      if (e.kind === 'freeze') frozen.set(e.resource, e);
+      else frozen.delete(e.resource);
+      continue;
+    }
+    const freeze = frozen.get(e.resource);
+    if (
+      e.kind === 'grant' &&
+      freeze &&
+      (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs)
+    ) {
+      throw new BundleError(
+        `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq})`,
+      );
+    }
     const known = open.has(e.resource) || !partial;
     const current = open.get(e.resource) ?? null;
     if (e.kind === 'grant') {

@@ -20,6 +20,10 @@ import {
   clipText,
   describeIssues,
   grantedSchema,
+  FREEZE_PATH,
+  UNFREEZE_PATH,
+  freezeAnswerSchema,
+  frozenSchema,
   heldSchema,
   otherRefusalSchema,
   releaseAnswerSchema,
@@ -90,6 +94,17 @@ export interface PlaneClient {
     adminKey: string,
     options?: CallOptions,
   ): Promise<{ revoked: boolean }>;
+  /** The bundled kernel's freeze (admin key): `until` or `for` milliseconds, or neither. */
+  freeze(
+    request: { resource: string; reason: string; untilMs?: number; forMs?: number },
+    adminKey: string,
+    options?: CallOptions,
+  ): Promise<{ until: number | null; changed: boolean }>;
+  unfreeze(
+    resource: string,
+    adminKey: string,
+    options?: CallOptions,
+  ): Promise<{ changed: boolean }>;
   close(): Promise<void>;
 }
 
@@ -102,6 +117,8 @@ const BODY_DECIDES = new Set([409, 423]);
 const NO_WATCH = new Set([404, 405]);
 /** How long giving back a broken grant is retried. */
 const GIVE_BACK_MS = 5_000;
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
 
 interface RawAnswer {
   status: number;
@@ -344,6 +361,18 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       return { revoked: check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH)).revoked };
     },
 
+    async freeze(request, adminKey, call = {}) {
+      const raw = await post(FREEZE_PATH, request, { ...call, waitSeconds: undefined }, adminKey);
+      const answer = check(freezeAnswerSchema, raw, name('POST', FREEZE_PATH));
+      return { until: answer.until ?? null, changed: answer.changed };
+    },
+
+    async unfreeze(resource, adminKey, call = {}) {
+      const plain = { ...call, waitSeconds: undefined };
+      const raw = await post(UNFREEZE_PATH, { resource }, plain, adminKey);
+      return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
+    },
+
     async close() {
       if (ownHttp) await http.close();
     },
@@ -365,6 +394,18 @@ function interpretLease(
       waitMs: held.stampede.waitMs,
       reserved: held.reserved === true,
       preferenceApplied: raw.preferenceApplied,
+      position: held.position,
+      etaMs: held.etaMs,
+    };
+  }
+  if (refusal.reason === 'frozen') {
+    const frozen = check(frozenSchema, raw, call);
+    return {
+      kind: 'frozen',
+      message: clipText(frozen.message) || 'frozen by an operator',
+      untilMs: frozen.until ?? undefined,
+      waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+      position: frozen.position,
     };
   }
   if (refusal.reason === 'revoked') {

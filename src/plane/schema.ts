@@ -13,6 +13,9 @@ export const RELEASE_PATH = '/api/v1/acp/coordination/release';
 export const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
 /** The bundled kernel's watch on one's own lease (answered when it ends); other planes may 404. */
 export const WATCH_PATH = '/api/v1/acp/coordination/watch';
+/** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
+export const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
+export const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 export const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -74,6 +77,19 @@ export const heldSchema = z.object({
   reserved: z.optional(z.boolean()),
   stampede: z.object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
   position: z.optional(boundedNumber(0, 1e9, 'a queue position')),
+  etaMs: z.optional(boundedNumber(0, 1e12, 'milliseconds from 0 to 10^12')),
+});
+
+/** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
+export const frozenSchema = z.object({
+  ok: z.literal(false),
+  reason: z.literal('frozen'),
+  message: z.optional(z.string()),
+  until: z.optional(z.nullable(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+  stampede: z.optional(
+    z.object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
+  ),
+  position: z.optional(boundedNumber(0, 1e9, 'a queue position')),
 });
 
 export const revokedSchema = z.object({
@@ -131,6 +147,14 @@ export type WatchAnswer =
   /** The plane has no watch (404/405/501): renewals alone tell of a loss. */
   | { kind: 'unsupported' };
 
+export const freezeAnswerSchema = z.object({
+  ok: z.literal(true),
+  frozen: z.boolean(),
+  until: z.optional(z.nullable(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+  /** Whether the command changed anything (unfreezing what was not frozen does not). */
+  changed: z.boolean(),
+});
+
 export interface LeaseRequest {
   resource: string;
   actorDid: string;
@@ -159,6 +183,18 @@ export type LeaseAnswer =
       reserved: boolean;
       /** The plane held the request as asked by `Prefer: wait` (RFC 7240). */
       preferenceApplied: boolean;
+      /** Our place in the queue (0: next) and the plane's estimate of the wait, when it names them. */
+      position?: number | undefined;
+      etaMs?: number | undefined;
+    }
+  | {
+      kind: 'frozen';
+      /** The operator's words (clipped). */
+      message: string;
+      /** When the freeze ends on the plane's clock (information only), or undefined. */
+      untilMs: number | undefined;
+      waitMs: number;
+      position?: number | undefined;
     }
   | { kind: 'revoked'; holder: string | undefined; message: string }
   /** A newer run of the same lane took this waiter's place: final, and not a failure. */

@@ -16,6 +16,10 @@ export function kernelClient(
         return { kind: 'revoked', holder: reply.holder, message: reply.message };
       }
       if (reply.reason === 'superseded') return { kind: 'superseded', by: reply.by };
+      if (reply.reason === 'frozen') {
+        const untilMs = reply.until ?? undefined;
+        return { kind: 'frozen', message: reply.message, untilMs, waitMs: reply.stampede.waitMs };
+      }
       return {
         kind: 'held',
         holder: reply.holder,

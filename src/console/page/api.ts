@@ -12,6 +12,8 @@ export const PATHS = {
   bundle: '/api/v1/acp/ledger/bundle',
   publicKey: '/api/v1/acp/ledger/public-key',
   revoke: '/api/v1/acp/coordination/revoke',
+  freeze: '/api/v1/acp/coordination/freeze',
+  unfreeze: '/api/v1/acp/coordination/unfreeze',
 } as const;
 
 const MAX_LIST = 10_000;
@@ -20,6 +22,7 @@ const RESOURCES_PAGE = 5_000;
 const MAX_RESOURCE_PAGES = 200;
 const text = z.string().check(z.maxLength(1_000));
 const time = z.number().check(z.minimum(0), z.maximum(8.64e15));
+const freezeSchema = z.object({ reason: text, untilMs: z.nullable(time), by: text, atMs: time });
 
 export const resourcesSchema = z.object({
   ok: z.literal(true),
@@ -38,6 +41,7 @@ export const resourcesSchema = z.object({
           }),
         ),
         reserved: z.optional(z.nullable(z.object({ holder: text, untilMs: time }))),
+        frozen: z.optional(freezeSchema),
         queue: z
           .array(z.object({ actorDid: text, position: z.number() }))
           .check(z.maxLength(MAX_LIST)),
@@ -46,12 +50,43 @@ export const resourcesSchema = z.object({
     .check(z.maxLength(RESOURCES_PAGE)),
   /** The `after` of the next page; absent from a kernel that does not page. */
   next: z.optional(z.nullable(z.string().check(z.maxLength(1_000)))),
+  windows: z.optional(
+    z
+      .array(
+        z.object({
+          name: text,
+          schedule: text,
+          timeZone: text,
+          durationMs: z.number(),
+          resources: z.array(text).check(z.maxLength(100)),
+          reason: text,
+          activeFromMs: z.nullable(time),
+          activeUntilMs: z.nullable(time),
+          nextStartMs: z.nullable(time),
+        }),
+      )
+      .check(z.maxLength(100)),
+  ),
+  notifications: z.optional(
+    z.object({
+      ok: z.boolean(),
+      delivered: z.number(),
+      pending: z.number(),
+      failed: z.number(),
+      dropped: z.number(),
+      recentFailures: z
+        .array(
+          z.object({ id: text, url: text, kind: text, resource: text, error: text, atMs: time }),
+        )
+        .check(z.maxLength(100)),
+    }),
+  ),
 });
 export type Resources = z.infer<typeof resourcesSchema>;
 
 export const entrySchema = z.object({
   tsMs: time,
-  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke']),
+  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
   resource: text,
   actorDid: text,
   leaseId: text,
@@ -85,6 +120,8 @@ export class ApiError extends Error {
 
 let readKey: string | undefined;
 let adminKey: string | undefined;
+export const hasReadKey = () => readKey !== undefined;
+export const adminKeyOf = () => adminKey;
 export const keys = {
   setRead: (key: string) => void (readKey = key || undefined),
   setAdmin: (key: string) => void (adminKey = key || undefined),
@@ -92,7 +129,7 @@ export const keys = {
   hasAdmin: () => adminKey !== undefined,
 };
 
-async function call(path: string, init: RequestInit = {}, key = readKey): Promise<Response> {
+export async function call(path: string, init: RequestInit = {}, key = readKey): Promise<Response> {
   const headers = new Headers(init.headers);
   if (key) headers.set('authorization', `Bearer ${key}`);
   const response = await fetch(path, {

@@ -1,4 +1,3 @@
-import { runUrlFromDid } from '../../lease/did.js';
 import {
   ApiError,
   fetchCheckpoint,
@@ -6,11 +5,21 @@ import {
   fetchPublicKey,
   fetchResources,
   entrySchema,
+  hasReadKey,
   keys,
   revoke,
   type Resources,
 } from './api.js';
-import { byId, duration, h } from './dom.js';
+import { byId, clock, duration, h } from './dom.js';
+import { historyRows, holderLink } from './history.js';
+import {
+  consequence,
+  freeze,
+  frozenBadge,
+  renderNotifications,
+  renderWindows,
+  unfreeze,
+} from './levers.js';
 import { holdsFrom, type TimelineEntry } from './holds.js';
 import { SPANS, drawTimeline } from './timeline.js';
 import { verifyLedger } from './verify.js';
@@ -28,38 +37,66 @@ let fetchedAt = 0;
 let entries: TimelineEntry[] = [];
 let ledgerSize = -1;
 let publicKey: string | undefined;
-let span: number = SPANS.hour;
+let span: number = SPANS.quarter;
+/** performance.now() of the last answer the kernel gave: shown when later ones fail. */
+let lastGoodAt: number | undefined;
 let ready = false;
 let resourcesTimer: ReturnType<typeof setTimeout> | undefined;
 let ledgerTimer: ReturnType<typeof setTimeout> | undefined;
 
 const serverNow = () => (resources ? resources.nowMs + performance.now() - fetchedAt : Date.now());
 
-function holderCell(did: string): Node {
-  const url = runUrlFromDid(did);
-  if (!url?.startsWith('https://')) return h('code', {}, did);
-  return h('a', { href: url, rel: 'noopener noreferrer', target: '_blank' }, h('code', {}, did));
-}
+const holderCell = holderLink;
 
 function renderResources(): void {
   const body = byId<HTMLTableSectionElement>('resources-body');
   const rows = (resources?.resources ?? []).map((r) => {
     const lease = r.lease;
     const holder = lease
-      ? holderCell(lease.holder)
+      ? h(
+          'span',
+          {},
+          holderCell(lease.holder),
+          lease.grantedAtMs === undefined
+            ? ''
+            : h('span', { class: 'since', 'data-since': String(lease.grantedAtMs) }),
+        )
       : r.reserved
         ? h('span', {}, 'reserved for ', h('code', {}, r.reserved.holder), ' (next in line)')
         : h('span', { class: 'muted' }, 'free');
     const queue = r.queue.length
-      ? h('ol', { class: 'queue' }, ...r.queue.map((w) => h('li', {}, h('code', {}, w.actorDid))))
+      ? h(
+          'ol',
+          { class: 'queue' },
+          ...r.queue.map((w) =>
+            h(
+              'li',
+              {},
+              `${w.position + 1}. `,
+              holderCell(w.actorDid),
+              waitedFor(r.resource, w.actorDid),
+            ),
+          ),
+        )
       : h('span', { class: 'muted' }, 'nobody waits');
-    const revokeButton = lease
-      ? h('button', { type: 'button', class: 'revoke', 'data-resource': r.resource }, 'Revoke…')
-      : null;
+    const revokeButton = h(
+      'span',
+      { class: 'levers' },
+      lease
+        ? h('button', { type: 'button', class: 'revoke', 'data-resource': r.resource }, 'Revoke…')
+        : '',
+      r.frozen
+        ? h(
+            'button',
+            { type: 'button', class: 'unfreeze', 'data-resource': r.resource },
+            'Unfreeze',
+          )
+        : h('button', { type: 'button', class: 'freeze', 'data-resource': r.resource }, 'Freeze…'),
+    );
     return h(
       'tr',
       { 'data-resource': r.resource },
-      h('td', {}, h('code', {}, r.resource)),
+      h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? ''),
       h('td', { class: 'holder' }, holder),
       h('td', {}, lease?.fence === undefined ? '—' : String(lease.fence)),
       h('td', { class: 'left', 'data-expires': String(lease?.expiresAtMs ?? '') }),
@@ -73,7 +110,21 @@ function renderResources(): void {
     );
   }
   body.replaceChildren(...rows);
+  renderWindows(resources, serverNow());
+  renderNotifications(resources);
   tick();
+}
+
+/** When this page first saw each waiter (the kernel keeps no such time): how long it has waited. */
+const firstSeen = new Map<string, number>();
+function waitedFor(resource: string, did: string): Node {
+  const id = `${resource} ${did}`;
+  if (!firstSeen.has(id)) firstSeen.set(id, serverNow());
+  return h('span', {
+    class: 'since',
+    'data-since': String(firstSeen.get(id)),
+    'data-prefix': 'waiting ',
+  });
 }
 
 /** Time left, between polls. */
@@ -83,16 +134,35 @@ function tick(): void {
     const expires = Number(cell.dataset.expires);
     cell.textContent = cell.dataset.expires ? duration(expires - now) : '—';
   }
+  for (const span of document.querySelectorAll<HTMLElement>('span.since')) {
+    const prefix = span.dataset.prefix ?? 'held for ';
+    span.textContent = ` · ${prefix}${duration(now - Number(span.dataset.since))}`;
+  }
 }
 
 function renderTimeline(): void {
-  byId('timeline').replaceChildren(drawTimeline(holdsFrom(entries), serverNow(), span));
+  const holds = holdsFrom(entries);
+  byId('timeline').replaceChildren(drawTimeline(holds, serverNow(), span));
+  const filter = byId<HTMLInputElement>('history-filter').value;
+  byId('history-body').replaceChildren(...historyRows(holds, entries, serverNow(), filter));
 }
 
 function setStatus(message: string, error = false): void {
   const status = byId('status');
   status.textContent = message;
   status.classList.toggle('error', error);
+  // What is shown is the last the kernel said: marked as such while it does not answer.
+  document.body.classList.toggle('stale', error && lastGoodAt !== undefined);
+}
+
+function unreachable(what: string, error: Error): string {
+  const since =
+    lastGoodAt === undefined
+      ? 'nothing shown yet'
+      : `the data below is from ${Math.round((performance.now() - lastGoodAt) / 1_000)} s ago (stale)`;
+  return error instanceof ApiError
+    ? `Cannot read the ${what}: ${error.message} — ${since}`
+    : `Kernel unreachable (${error.message}) — ${since}`;
 }
 
 function askForKey(message: string): void {
@@ -106,17 +176,30 @@ async function pollResources(): Promise<void> {
     resources = await fetchResources();
     fetchedAt = performance.now();
     renderResources();
-    setStatus(`Updated ${new Date().toLocaleTimeString()}`);
+    lastGoodAt = performance.now();
+    setStatus(`Updated ${clock(Date.now())} UTC`);
     if (!ready) {
       ready = true;
       document.body.dataset.readyMs = String(Math.round(performance.now()));
     }
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
-      askForKey('This kernel needs its key (LEASE_GATE_KERNEL_KEY) to show its state.');
+      const wrong = hasReadKey();
+      document.body.dataset.keyState = wrong ? 'wrong' : 'none';
+      setStatus(
+        wrong
+          ? 'Wrong key: the kernel refused the key typed for this tab.'
+          : 'No key: this kernel needs its key to show its state.',
+        true,
+      );
+      askForKey(
+        wrong
+          ? 'The kernel refused that key. Type its key (LEASE_GATE_KERNEL_KEY) again.'
+          : 'This kernel needs its key (LEASE_GATE_KERNEL_KEY) to show its state.',
+      );
       return; // polling resumes when a key is typed
     }
-    setStatus(`Cannot read the kernel: ${(error as Error).message}`, true);
+    setStatus(unreachable('kernel', error as Error), true);
   }
   clearTimeout(resourcesTimer);
   resourcesTimer = setTimeout(() => void pollResources(), POLL_MS);
@@ -146,7 +229,9 @@ async function pollLedger(): Promise<void> {
       return;
     }
     if (!(error instanceof ApiError && error.status === 401)) {
-      byId('checkpoint-mark').textContent = `Cannot read the ledger: ${(error as Error).message}`;
+      const mark = byId('checkpoint-mark');
+      mark.className = 'not-verified';
+      mark.textContent = unreachable('ledger', error as Error);
     }
   }
   clearTimeout(ledgerTimer);
@@ -156,9 +241,10 @@ async function pollLedger(): Promise<void> {
 function renderCheckpoint(text: string, verdict: Awaited<ReturnType<typeof verifyLedger>>): void {
   const mark = byId('checkpoint-mark');
   mark.className = verdict.verified ? 'verified' : 'not-verified';
+  const latest = entries.at(-1);
   mark.textContent = verdict.verified
-    ? `✓ verified: signed by the log's key, ${verdict.entries} entries proved in a tree of ${verdict.size}`
-    : `✗ not verified: ${verdict.reason}`;
+    ? `✓ Verified in this page: the checkpoint is signed by the key of ${verdict.origin}; the log holds ${verdict.size} entries, the latest ${entries.length} were each proved to be in it${latest ? `, the newest at ${new Date(latest.tsMs).toISOString().replace('T', ' ').slice(0, 19)} UTC` : ''}.`
+    : `✗ Not verified: ${verdict.reason}`;
   byId('checkpoint-origin').textContent = verdict.origin;
   byId('checkpoint-text').textContent = text;
 }
@@ -175,7 +261,7 @@ function wire(): void {
   });
   for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-span]')) {
     button.addEventListener('click', () => {
-      span = SPANS[button.dataset.span as keyof typeof SPANS] ?? SPANS.hour;
+      span = SPANS[button.dataset.span as keyof typeof SPANS] ?? SPANS.quarter;
       document
         .querySelectorAll('button[data-span]')
         .forEach((b) => b.classList.toggle('on', b === button));
@@ -183,12 +269,26 @@ function wire(): void {
     });
   }
   byId('resources-body').addEventListener('click', (event) => {
-    const button = (event.target as Element).closest<HTMLButtonElement>('button.revoke');
-    if (!button) return;
-    byId<HTMLInputElement>('revoke-resource').value = button.dataset.resource ?? '';
+    const button = (event.target as Element).closest<HTMLButtonElement>('button');
+    const resource = button?.dataset.resource;
+    if (!button || resource === undefined) return;
+    const lever = button.classList.contains('revoke')
+      ? 'revoke'
+      : button.classList.contains('freeze')
+        ? 'freeze'
+        : button.classList.contains('unfreeze')
+          ? 'unfreeze'
+          : undefined;
+    if (!lever) return;
+    byId<HTMLInputElement>('revoke-resource').value = resource;
+    byId<HTMLSelectElement>('lever').value = lever;
+    showConsequence();
     byId('revoke-section').scrollIntoView();
     byId<HTMLInputElement>('revoke-reason').focus();
   });
+  byId('history-filter').addEventListener('input', () => renderTimeline());
+  for (const id of ['lever', 'revoke-resource'])
+    byId(id).addEventListener('change', showConsequence);
   byId<HTMLFormElement>('revoke-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void submitRevoke();
@@ -200,23 +300,57 @@ function wire(): void {
   setInterval(tick, 250);
 }
 
+/** Says what the chosen lever will do, and asks for a second click to do it. */
+function showConsequence(): void {
+  const lever = byId<HTMLSelectElement>('lever').value;
+  const resource = byId<HTMLInputElement>('revoke-resource').value.trim();
+  const r = resources?.resources.find((x) => x.resource === resource);
+  const text =
+    lever === 'unfreeze'
+      ? 'Grants resume: the next in line is granted it when it asks again.'
+      : consequence(lever === 'freeze' ? 'freeze' : 'revoke', r);
+  byId('lever-consequence').textContent = text;
+  byId('revoke-form').dataset.confirming = '';
+  byId('lever-submit').textContent = 'Review…';
+}
+
 async function submitRevoke(): Promise<void> {
+  const form = byId('revoke-form');
+  if (form.dataset.confirming !== 'yes') {
+    showConsequence();
+    form.dataset.confirming = 'yes';
+    byId('lever-submit').textContent = `Confirm: ${byId<HTMLSelectElement>('lever').value}`;
+    return;
+  }
+  form.dataset.confirming = '';
+  byId('lever-submit').textContent = 'Review…';
   const adminInput = byId<HTMLInputElement>('admin-key');
   if (adminInput.value) keys.setAdmin(adminInput.value);
   adminInput.value = '';
+  const lever = byId<HTMLSelectElement>('lever').value;
   const resource = byId<HTMLInputElement>('revoke-resource').value.trim();
-  const reason = byId<HTMLInputElement>('revoke-reason').value.trim() || 'revoked by an operator';
+  const reasonText = byId<HTMLInputElement>('revoke-reason').value.trim();
+  const minutes = Number(byId<HTMLInputElement>('freeze-minutes').value);
   const result = byId('revoke-result');
   try {
-    const answer = await revoke(resource, reason);
-    result.textContent = answer.revoked
-      ? `Revoked ${resource}.`
-      : `${resource} was not held; nothing revoked.`;
+    if (lever === 'freeze') {
+      const forMs = minutes > 0 ? Math.round(minutes * 60_000) : undefined;
+      const answer = await freeze(resource, reasonText || 'frozen by an operator', forMs);
+      result.textContent = `Froze ${resource} ${answer.until ? `until ${clock(answer.until)} UTC` : 'until unfrozen'}.`;
+    } else if (lever === 'unfreeze') {
+      const answer = await unfreeze(resource);
+      result.textContent = answer.changed ? `Unfroze ${resource}.` : `${resource} was not frozen.`;
+    } else {
+      const answer = await revoke(resource, reasonText || 'revoked by an operator');
+      result.textContent = answer.revoked
+        ? `Revoked ${resource}.`
+        : `${resource} was not held; nothing revoked.`;
+    }
     void pollResources();
     void pollLedger();
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) keys.forgetAdmin();
-    result.textContent = `Not revoked: ${(error as Error).message}`;
+    result.textContent = `Not done (${lever}): ${(error as Error).message}`;
   }
 }
 

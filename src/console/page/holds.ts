@@ -3,7 +3,7 @@
 /** The fields of a ledger entry the timeline draws (the kernel's and the playground's). */
 export interface TimelineEntry {
   tsMs: number;
-  kind: 'grant' | 'renew' | 'release' | 'lapse' | 'revoke';
+  kind: 'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
   resource: string;
   actorDid: string;
   leaseId: string;
@@ -34,6 +34,8 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
   const open = new Map<string, Hold>();
   const first = entries[0]?.tsMs ?? 0;
   for (const e of entries) {
+    // A freeze names no lease: it is drawn beside the holds (freezesFrom), not as one.
+    if (e.kind === 'freeze' || e.kind === 'unfreeze') continue;
     const holds = byResource.get(e.resource) ?? [];
     byResource.set(e.resource, holds);
     if (e.kind === 'grant' || e.kind === 'renew') {

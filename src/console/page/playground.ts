@@ -73,7 +73,7 @@ function step(job: Job, at: number): void {
     } else {
       const { waitMs, position } = refusal(reply);
       job.nextAskAt = at + waitMs;
-      job.note = `waits ${duration(waitMs)} (position ${position + 1}) behind ${'holder' in reply ? reply.holder : 'a newer run'}`;
+      job.note = `waits ${duration(waitMs)} (position ${position + 1}) behind ${reply.reason === 'frozen' ? 'a freeze' : 'holder' in reply ? reply.holder : 'a newer run'}`;
     }
   } else if (job.state === 'holding' && at >= job.doneAt) {
     kernel.release(RESOURCE, job.did, at);

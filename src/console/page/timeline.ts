@@ -29,7 +29,7 @@ export function drawTimeline(
       svg(
         'text',
         { x: x(t), y: 14, class: i === 4 ? 'tick last' : 'tick' },
-        i === 4 ? 'now' : clock(t),
+        i === 4 ? 'now' : spanMs > SPANS.day / 2 ? `${dayOf(t)} ${clock(t).slice(0, 5)}` : clock(t),
       ),
     );
   }
@@ -40,7 +40,8 @@ export function drawTimeline(
     const y = AXIS + row * ROW;
     chart.append(svg('text', { x: 4, y: y + 19, class: 'label' }, resource));
     for (const hold of holds.get(resource) ?? []) {
-      const end = hold.endMs ?? nowMs;
+      // Nothing is drawn past now (a clock a little ahead of the page's is clamped).
+      const end = Math.min(hold.endMs ?? nowMs, nowMs);
       if (end < from) continue;
       const left = x(hold.startMs);
       const width = Math.max(2, x(end) - left);
@@ -52,7 +53,8 @@ export function drawTimeline(
           svg('title', {}, text),
         ),
       );
-      const tip = left + width;
+      // A mark sits inside the chart, at the end of its hold or just before now.
+      const tip = Math.min(left + width, x(nowMs) - 12);
       if (hold.end === 'lapse') {
         chart.append(svg('circle', { cx: tip + 6, cy: y + 15, r: 4, class: 'mark lapse' }));
       } else if (hold.end === 'revoke') {
@@ -63,7 +65,11 @@ export function drawTimeline(
   return chart;
 }
 
+/** 24 h labels in UTC, like the clock: "12-01". */
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(5, 10);
+
 export const SPANS = {
+  quarter: 900_000,
   hour: 3_600_000,
   day: 86_400_000,
   week: 7 * 86_400_000,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { z } from 'zod';
+import { ENTRY_KINDS } from '../../ledger/entry.js';
 import { connectionConfig, describe } from './connect.js';
 import type { PostgresOptions } from './settings.js';
 
@@ -10,7 +11,7 @@ export const changeNoticeSchema = z.object({
   resource: z.string(),
   events: z.array(
     z.object({
-      kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke']),
+      kind: z.enum(ENTRY_KINDS),
       atMs: z.number(),
       resource: z.string(),
       actorDid: z.string(),

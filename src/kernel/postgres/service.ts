@@ -5,6 +5,7 @@ import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS, defaultLockDelayMs } from '../rul
 import { overviewOf, type Overview } from '../overview.js';
 import type { ChangeListener, PlaneService } from '../plane-service.js';
 import type {
+  FreezeReply,
   Command,
   KernelEvent,
   LeaseRecord,
@@ -34,6 +35,7 @@ export interface PostgresServiceOptions extends PostgresOptions {
   nextInLineWaitMs?: number | undefined;
   lockDelayMs?: number | undefined;
   random?: (() => number) | undefined;
+  window?: RuleSettings['window'];
   /** Told of every durable change made by this replica, in order. */
   onEvents?: ((events: KernelEvent[]) => void) | undefined;
   log?: ((line: string) => void) | undefined;
@@ -47,7 +49,8 @@ const MAX_BATCH = 64;
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet<pg.PoolClient>();
 
-const FREEING = new Set<string>(['release', 'lapse', 'revoke']);
+// An unfreeze may free a resource too: a waiter held for it is answered again.
+const FREEING = new Set<string>(['release', 'lapse', 'revoke', 'unfreeze']);
 
 /**
  * The kernel on PostgreSQL: no state in the process. Each command is one
@@ -105,6 +108,7 @@ export class PostgresService implements PlaneService {
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
       lockDelayMs: options.lockDelayMs ?? defaultLockDelayMs(ttlMs),
       random: options.random ?? Math.random,
+      window: options.window,
     };
   }
 
@@ -157,13 +161,21 @@ export class PostgresService implements PlaneService {
     return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
   }
 
+  freeze(resource: string, reason: string, untilMs: number | null, by: string) {
+    return this.run(resource, { kind: 'freeze', reason, untilMs, by }) as Promise<FreezeReply>;
+  }
+
+  unfreeze(resource: string, by: string) {
+    return this.run(resource, { kind: 'unfreeze', by }) as Promise<FreezeReply>;
+  }
+
   async status(resource: string): Promise<LeaseRecord | null> {
     return ((await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null }).lease;
   }
 
   async overview(): Promise<Overview> {
     const { rows } = await this.query<{ state: unknown; resource: string; now_ms: number }>(
-      `SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL`,
+      `SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL OR state ? 'frozen'`,
     );
     const now = rows[0]?.now_ms ?? Date.now();
     return overviewOf(

@@ -8,6 +8,7 @@ import {
   nextDeadline,
   type Command,
   type Decision,
+  type Freeze,
   type KernelEvent,
   type ResourceState,
 } from '../rules.js';
@@ -18,6 +19,8 @@ export interface RuleSettings {
   nextInLineWaitMs: number;
   lockDelayMs: number;
   random: () => number;
+  /** Recurring freeze windows (windows.ts), when configured. */
+  window?: ((resource: string, now: number) => Freeze | undefined) | undefined;
 }
 
 const leaseSchema = z.object({
@@ -60,6 +63,14 @@ const stateSchema = z.object({
         before: z.optional(deploySchema),
       }),
     )
+    .optional(),
+  frozen: z
+    .object({
+      reason: z.string(),
+      untilMs: z.number().nullable(),
+      by: z.string(),
+      atMs: z.number(),
+    })
     .optional(),
 });
 
@@ -227,6 +238,7 @@ function decideAll(
       ttlMs: settings.ttlMs,
       nextInLineWaitMs: settings.nextInLineWaitMs,
       lockDelayMs: settings.lockDelayMs,
+      window: settings.window?.(resource, now),
       ...draw,
     });
     current.set(resource, decision.state);

@@ -1,0 +1,86 @@
+import { runUrlFromDid } from '../../lease/did.js';
+import { clock, duration, h } from './dom.js';
+import type { Hold, TimelineEntry } from './holds.js';
+
+/**
+ * The history table: every hold the ledger window shows, newest first, with how
+ * it ended, and the freezes beside them; filtered by a text the operator types
+ * (resource, holder or reason). Plane text goes in as text only.
+ */
+
+export function holderLink(did: string): Node {
+  const url = runUrlFromDid(did);
+  if (!url?.startsWith('https://')) return h('code', {}, did);
+  return h('a', { href: url, rel: 'noopener noreferrer', target: '_blank' }, h('code', {}, did));
+}
+
+const ENDED: Record<Hold['end'], string> = {
+  release: 'released',
+  lapse: 'lapsed (stopped renewing)',
+  revoke: 'revoked by an operator',
+  open: 'still held',
+};
+
+interface Row {
+  atMs: number;
+  resource: string;
+  cells: () => Node[];
+  text: string;
+}
+
+export function historyRows(
+  holds: Map<string, Hold[]>,
+  entries: readonly TimelineEntry[],
+  nowMs: number,
+  filter: string,
+): Node[] {
+  const rows: Row[] = [];
+  for (const [resource, list] of holds) {
+    for (const hold of list) {
+      const end = hold.endMs ?? nowMs;
+      const ended = `${ENDED[hold.end]}${hold.reason ? `: ${hold.reason}` : ''}`;
+      rows.push({
+        atMs: hold.startMs,
+        resource,
+        text: `${resource} ${hold.holder} ${ended}`.toLowerCase(),
+        cells: () => [
+          h('td', {}, h('code', {}, resource)),
+          h('td', {}, holderLink(hold.holder)),
+          h('td', {}, String(hold.fence)),
+          h('td', {}, `${clock(hold.startMs)} UTC`),
+          h('td', {}, duration(end - hold.startMs)),
+          h('td', { class: `ended ${hold.end}` }, ended),
+        ],
+      });
+    }
+  }
+  for (const e of entries) {
+    if (e.kind !== 'freeze' && e.kind !== 'unfreeze') continue;
+    const what = e.kind === 'freeze' ? `frozen by ${e.actorDid}` : `unfrozen (${e.reason ?? ''})`;
+    const reason = e.kind === 'freeze' && e.reason ? `: ${e.reason}` : '';
+    rows.push({
+      atMs: e.tsMs,
+      resource: e.resource,
+      text: `${e.resource} ${what}${reason}`.toLowerCase(),
+      cells: () => [
+        h('td', {}, h('code', {}, e.resource)),
+        h('td', { class: 'muted' }, '—'),
+        h('td', {}, '—'),
+        h('td', {}, `${clock(e.tsMs)} UTC`),
+        h('td', {}, '—'),
+        h('td', { class: `ended ${e.kind}` }, `${what}${reason}`),
+      ],
+    });
+  }
+  const wanted = filter.trim().toLowerCase();
+  const shown = rows
+    .filter((r) => !wanted || r.text.includes(wanted))
+    .sort((a, b) => b.atMs - a.atMs)
+    .slice(0, 500);
+  if (shown.length === 0) {
+    return [
+      h('tr', {}, h('td', { colspan: '6', class: 'muted' }, 'Nothing in the ledger matches.')),
+    ];
+  }
+  return shown.map((r) => h('tr', { 'data-resource': r.resource }, ...r.cells()));
+}

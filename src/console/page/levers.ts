@@ -1,0 +1,107 @@
+import { ApiError, PATHS, adminKeyOf, call, type Resources } from './api.js';
+import { byId, clock, duration, h } from './dom.js';
+
+/**
+ * The operator's levers beyond revoke: freeze and unfreeze (admin key, with a
+ * confirmation that says what happens to the holder's command and the queue),
+ * and what the kernel says of its freeze windows and notifications. Every
+ * plane-supplied text goes in as text, never as markup.
+ */
+
+type Resource = Resources['resources'][number];
+
+export async function freeze(resource: string, reason: string, forMs: number | undefined) {
+  const adminKey = adminKeyOf();
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  const body: Record<string, unknown> = { resource, reason };
+  if (forMs !== undefined) body.forMs = forMs;
+  const response = await call(
+    PATHS.freeze,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    adminKey,
+  );
+  return (await response.json()) as { until?: number | null };
+}
+
+export async function unfreeze(resource: string) {
+  const adminKey = adminKeyOf();
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  const response = await call(
+    PATHS.unfreeze,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resource }),
+    },
+    adminKey,
+  );
+  return (await response.json()) as { changed?: boolean };
+}
+
+/** "frozen until 18:00:00 UTC: incident 42" for the resources table. */
+export function frozenBadge(r: Resource): Node | null {
+  if (!r.frozen) return null;
+  const until =
+    r.frozen.untilMs === null ? 'until unfrozen' : `until ${clock(r.frozen.untilMs)} UTC`;
+  return h('p', { class: 'frozen' }, `❄ frozen ${until}: `, r.frozen.reason);
+}
+
+/** What a lever will do, said before it is done. */
+export function consequence(lever: 'revoke' | 'freeze', r: Resource | undefined): string {
+  const waiting = r?.queue.length ?? 0;
+  const queue =
+    waiting === 0
+      ? 'Nobody waits.'
+      : `${waiting} waiting ${waiting === 1 ? 'job keeps its' : 'jobs keep their'} place.`;
+  if (lever === 'revoke') {
+    return r?.lease
+      ? `The holder's lease ends now: a lease-gate run holding it stops its command (on-lost: terminate) or lets it finish and fails (warn); a job that asks again is refused. ${waiting ? 'The next in line is granted it once the holder gave it back or a lock-delay passed.' : 'Nobody waits.'}`
+      : 'Nobody holds it: nothing happens.';
+  }
+  return `${r?.lease ? 'The holder keeps it: its command runs on and renews (revoke it too to stop it).' : 'Nobody holds it.'} Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. ${queue}`;
+}
+
+export function renderWindows(resources: Resources | undefined, now: number): void {
+  const list = byId('windows-list');
+  const windows = resources?.windows ?? [];
+  byId('windows-section').hidden = windows.length === 0;
+  list.replaceChildren(
+    ...windows.map((w) => {
+      const state =
+        w.activeFromMs !== null && w.activeUntilMs !== null
+          ? `in force, ${duration(w.activeUntilMs - now)} left`
+          : w.nextStartMs !== null
+            ? `next from ${new Date(w.nextStartMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+            : 'no start within a year';
+      return h(
+        'li',
+        {},
+        h('strong', {}, w.name),
+        ` (${w.schedule}, ${w.timeZone}, for ${duration(w.durationMs)}) on `,
+        h('code', {}, w.resources.join(', ')),
+        `: ${w.reason} — ${state}`,
+      );
+    }),
+  );
+}
+
+export function renderNotifications(resources: Resources | undefined): void {
+  const n = resources?.notifications;
+  const section = byId('notifications-section');
+  section.hidden = n === undefined;
+  if (!n) return;
+  byId('notifications-summary').textContent =
+    `${n.delivered} delivered, ${n.pending} pending, ${n.failed} given up${n.dropped ? `, ${n.dropped} dropped (queue full)` : ''}.`;
+  byId('notifications-summary').classList.toggle('error', !n.ok);
+  byId('notifications-failures').replaceChildren(
+    ...n.recentFailures.map((f) =>
+      h(
+        'li',
+        {},
+        `${clock(f.atMs)} ${f.kind} on `,
+        h('code', {}, f.resource),
+        ` to ${f.url}: ${f.error}`,
+      ),
+    ),
+  );
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { FREEZE_PATH, RESOURCE_FORM, RESOURCE_PATTERN, UNFREEZE_PATH } from '../plane/schema.js';
+import { HttpError, parse, type AppRequest, type AppResponse } from './app.js';
+import type { PlaneService } from './plane-service.js';
+
+/** The longest freeze one command may name: a year (longer is a typo; unfreeze ends any). */
+export const MAX_FREEZE_MS = 366 * 86_400_000;
+/** Who the ledger names for a freeze made with the admin key. */
+export const ADMIN_OPERATOR = 'operator:admin-key';
+
+const resource = z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
+const freezeBody = z
+  .object({
+    resource,
+    reason: z.string().min(1, 'expected a reason').max(1_000),
+    /** The end, as epoch milliseconds. */
+    untilMs: z.number().int().positive().optional(),
+    /** Or the length, from now. */
+    forMs: z.number().int().positive().max(MAX_FREEZE_MS).optional(),
+  })
+  .refine((b) => b.untilMs === undefined || b.forMs === undefined, {
+    message: 'give untilMs or forMs, not both',
+    path: ['untilMs'],
+  });
+const unfreezeBody = z.object({ resource });
+
+/** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
+export function freezeRoutes(
+  service: PlaneService,
+  requireAdmin: (req: AppRequest) => void,
+): Record<string, (req: AppRequest) => Promise<AppResponse>> {
+  return {
+    [`POST ${FREEZE_PATH}`]: async (req) => {
+      requireAdmin(req);
+      const body = parse(freezeBody, await req.json());
+      const now = service.now();
+      const untilMs = body.forMs !== undefined ? now + body.forMs : (body.untilMs ?? null);
+      if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
+        throw new HttpError(
+          400,
+          'bad_request',
+          `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`,
+        );
+      }
+      const reply = await service.freeze(body.resource, body.reason, untilMs, ADMIN_OPERATOR);
+      return {
+        status: 200,
+        body: { ok: true, frozen: true, until: untilMs, changed: reply.changed },
+      };
+    },
+    [`POST ${UNFREEZE_PATH}`]: async (req) => {
+      requireAdmin(req);
+      const { resource: r } = parse(unfreezeBody, await req.json());
+      const reply = await service.unfreeze(r, ADMIN_OPERATOR);
+      return { status: 200, body: { ok: true, frozen: false, changed: reply.changed } };
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Freeze, FreezeReply, KernelEvent, ResourceState } from './rules.js';
+
+/**
+ * An operator's freeze, within the pure rules (no I/O): while a resource is
+ * frozen nobody is granted it; the current holder is not touched (its renewals
+ * go on until it gives back, or the operator also revokes). Waiters keep their
+ * place in the queue and are refused with `reason: "frozen"`. Freezes and
+ * unfreezes are ledger entries (`actorDid`: who froze it, `leaseId` empty,
+ * `fence` 0, `expiresAtMs`: the end named, `reason`), so a restart replays them
+ * and `verify` checks that no grant fell inside one.
+ */
+
+export interface FrozenReply {
+  ok: false;
+  reason: 'frozen';
+  message: string;
+  /** When the freeze ends (kernel epoch ms), or null: until an operator unfreezes it. */
+  until: number | null;
+  stampede: { waitMs: number };
+  position: number;
+}
+
+/** The reason text an unfreeze at a freeze's own end records. */
+export const FREEZE_ENDED = 'the freeze ended';
+
+export function freezeCommand(
+  s: ResourceState,
+  command:
+    | { kind: 'freeze'; reason: string; untilMs: number | null; by: string }
+    | { kind: 'unfreeze'; by: string },
+  now: number,
+  events: KernelEvent[],
+): FreezeReply {
+  if (command.kind === 'freeze') {
+    const frozen: Freeze = {
+      reason: command.reason,
+      untilMs: command.untilMs,
+      by: command.by,
+      atMs: now,
+    };
+    s.frozen = frozen;
+    events.push(
+      freezeEvent('freeze', s.resource, command.by, now, command.reason, command.untilMs),
+    );
+    return { frozen, changed: true };
+  }
+  if (!s.frozen) return { frozen: null, changed: false };
+  delete s.frozen;
+  events.push(freezeEvent('unfreeze', s.resource, command.by, now, 'unfrozen by an operator'));
+  return { frozen: null, changed: true };
+}
+
+/** A freeze whose end has come is recorded as over (an unfreeze entry) before anything else. */
+export function settleFreeze(s: ResourceState, now: number, events: KernelEvent[]): void {
+  const untilMs = s.frozen?.untilMs;
+  if (untilMs === null || untilMs === undefined || untilMs > now) return;
+  const by = s.frozen!.by;
+  delete s.frozen;
+  events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
+}
+
+export function frozenReply(freeze: Freeze, waitMs: number, position: number): FrozenReply {
+  const until =
+    freeze.untilMs === null ? 'until an operator unfreezes it' : `until ${iso(freeze.untilMs)}`;
+  return {
+    ok: false,
+    reason: 'frozen',
+    message: `frozen ${until} by an operator: ${freeze.reason}`,
+    until: freeze.untilMs,
+    stampede: { waitMs },
+    position,
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function freezeEvent(
+  kind: 'freeze' | 'unfreeze',
+  resource: string,
+  by: string,
+  atMs: number,
+  reason: string,
+  untilMs?: number | null,
+): KernelEvent {
+  const event: KernelEvent = { kind, atMs, resource, actorDid: by, leaseId: '', fence: 0, reason };
+  if (untilMs !== null && untilMs !== undefined) event.expiresAtMs = untilMs;
+  return event;
+}

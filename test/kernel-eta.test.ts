@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { LeaseKernel } from '../src/kernel/core.js';
+import { describePlace, describeWaitState } from '../src/lease/texts.js';
+
+/** Where a waiter stands: its position and an estimate from recent hold times. */
+
+const R = 'lock:deploy/production';
+const did = (n: string) => `did:web:acme.example:agent:${n}`;
+
+describe('etaMs', () => {
+  it('is what the holder has left of a typical hold plus one typical hold per waiter ahead', () => {
+    const kernel = new LeaseKernel({ ttlMs: 600_000 });
+    // Nothing has ended yet: no estimate.
+    kernel.lease(R, did('a'), 0);
+    expect(kernel.lease(R, did('b'), 1_000)).not.toHaveProperty('etaMs');
+    // A first hold of 120 s sets the typical hold.
+    kernel.release(R, did('a'), 120_000);
+    kernel.release(R, did('b'), 120_000);
+    kernel.lease(R, did('c'), 120_000);
+    const second = kernel.lease(R, did('d'), 150_000);
+    expect(second).toMatchObject({ position: 0, etaMs: 90_000 });
+    expect(kernel.lease(R, did('e'), 150_000)).toMatchObject({ position: 1, etaMs: 210_000 });
+    // A holder past its typical hold is expected to end any moment.
+    expect(kernel.lease(R, did('d'), 400_000)).toMatchObject({ position: 0, etaMs: 0 });
+  });
+
+  it("is said in the gate's notice", () => {
+    expect(describePlace(2, 6 * 60_000)).toBe('3rd in line; about 6 min at recent hold times');
+    expect(describePlace(0, 20_000)).toBe('1st in line; about 20 s at recent hold times');
+    expect(describePlace(10, undefined)).toBe('11th in line');
+    expect(describePlace(undefined, 5_000)).toBe('');
+    expect(
+      describeWaitState({ holder: did('a'), reserved: false, position: 1, etaMs: 120_000 }),
+    ).toMatch(/^held by .* \(2nd in line; about 2 min at recent hold times\)$/);
+  });
+});
