@@ -21,6 +21,12 @@ export interface WaitOptions extends LeaseRequest {
   minRetryWindowMs?: number | undefined;
   /** Told every time the lease is found held, before the sleep (awaited). */
   onHeld?: (event: HeldEvent) => void | Promise<void>;
+  /**
+   * True for a holder whose lease is ours to take up (the protection-rule app's lease
+   * for this run): we ask as that holder, which renews it, and go on as it. With this
+   * set, the first ask is not held by the plane, so such a lease is seen at once.
+   */
+  takeUp?: (holder: string) => boolean;
 }
 
 export interface HeldEvent {
@@ -34,7 +40,7 @@ export interface HeldEvent {
 }
 
 export type WaitResult =
-  | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number }
+  | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number; takenUp?: true }
   | { outcome: 'timeout'; holder: string; reserved: boolean; waitedMs: number; asks: number }
   | { outcome: 'cancelled'; waitedMs: number; asks: number };
 
@@ -97,7 +103,8 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       if (asks > 1) await releaseQuietly(options, request);
       return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
     }
-    const call: CallOptions = { signal, retryUntilMs, waitSeconds: holdSeconds(options, deadline) };
+    const waitSeconds = asks === 1 && options.takeUp ? undefined : holdSeconds(options, deadline);
+    const call: CallOptions = { signal, retryUntilMs, waitSeconds };
     const askedAt = clock.now();
     let answer;
     try {
@@ -117,6 +124,12 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     }
     if (answer.kind === 'revoked') throw new LeaseRevokedError(options.resource, answer.message);
     if (answer.kind === 'refused') throw new LeaseRefusedError(answer.reason, answer.message);
+    // Only a lease held now: a reservation would be a new grant, not the app's lease.
+    if (!answer.reserved && options.takeUp?.(answer.holder)) {
+      const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
+      if (taken)
+        return { outcome: 'granted', lease: taken, waitedMs: elapsed(), asks, takenUp: true };
+    }
     const remaining = deadline - clock.now();
     if (remaining <= 0) {
       const { holder, reserved } = answer;
@@ -140,6 +153,23 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     lastHolder = answer.holder;
     await sleep(nextAskInMs, signal);
   }
+}
+
+/**
+ * Asks as the holder (a renewal: same id and fence) and leaves our own place in the
+ * queue. Undefined when that lease is not there to take up any more.
+ */
+async function takeUp(
+  options: WaitOptions,
+  holder: string,
+  call: CallOptions,
+): Promise<Lease | undefined> {
+  const answer = await options.client.lease({ resource: options.resource, actorDid: holder }, call);
+  if (answer.kind === 'granted' && answer.lease.holder === holder) {
+    await releaseQuietly(options, { resource: options.resource, actorDid: options.actorDid });
+    return answer.lease;
+  }
+  return undefined;
 }
 
 /** Whole seconds the plane may hold this ask: within the budget and the request timeout. */
