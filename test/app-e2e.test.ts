@@ -211,4 +211,150 @@ describe('lease-gate app (protection rule) end to end', () => {
     ]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   }, 180_000);
+
+  it('refuses bad signatures, drops replays and unknown installations, rejects with a reason, and lets a cancelled run leave the queue', async () => {
+    const app = await startTestApp();
+    const patient = await startTestApp({ maxWait: '2s' });
+    const hold = () =>
+      runCli(
+        [
+          'acquire',
+          '--resource',
+          SLOW,
+          '--api-url',
+          kernel.url,
+          '--actor-did',
+          'did:web:example.com:other',
+          '--wait-timeout',
+          '0',
+        ],
+        {
+          INTRAMEDIAL_KEY: KEY,
+        },
+      );
+    const lines = (runId: number) => logs.filter((l) => l.includes(`run ${runId} of`));
+
+    // A bad signature: 401, nothing asked of GitHub or the plane.
+    github.addRun('acme/shop', 401, 'production');
+    const forged = await github.deliver(
+      app.url,
+      'deployment_protection_rule',
+      github.protectionRule('acme/shop', 401, 'production'),
+      {
+        signWith: 'not-the-secret',
+      },
+    );
+    expect(forged.status).toBe(401);
+
+    // No rule for the repository: rejected with the reason; the same delivery again is dropped.
+    github.addRun('other/repo', 402, 'production');
+    const first = await github.deliver(
+      app.url,
+      'deployment_protection_rule',
+      github.protectionRule('other/repo', 402, 'production'),
+    );
+    expect(first.status).toBe(202);
+    await until('the rejection of run 402', () => reviews('other/repo', 402).length > 0);
+    const again = await github.deliver(
+      app.url,
+      'deployment_protection_rule',
+      github.protectionRule('other/repo', 402, 'production'),
+      {
+        id: first.id,
+      },
+    );
+    expect(again.status).toBe(200);
+    const [rejection] = reviews('other/repo', 402);
+    expect(rejection).toMatchObject({
+      status: 204,
+      body: { state: 'rejected', environment_name: 'production' },
+    });
+    expect((rejection!.body as { comment: string }).comment).toContain('no rule');
+
+    // An installation GitHub does not know: no token, no place in a queue, no review.
+    github.addRun('acme/shop', 403, 'production');
+    await github.deliver(
+      app.url,
+      'deployment_protection_rule',
+      github.protectionRule('acme/shop', 403, 'production', 999),
+    );
+    await until('the drop of run 403', () => lines(403).some((l) => l.includes('dropped')));
+    expect(
+      github.calls.some(
+        (c) => c.path === '/app/installations/999/access_tokens' && c.status === 404,
+      ),
+    ).toBe(true);
+
+    // Waiting longer than the maximum: rejected, saying why.
+    expect((await hold()).code).toBe(0);
+    github.addRun('acme/slow', 404, 'staging');
+    await github.deliver(
+      patient.url,
+      'deployment_protection_rule',
+      github.protectionRule('acme/slow', 404, 'staging'),
+    );
+    await until('the rejection of run 404', () => reviews('acme/slow', 404).length > 0, 20_000);
+    expect(reviews('acme/slow', 404)[0]!.body).toMatchObject({ state: 'rejected' });
+    expect((reviews('acme/slow', 404)[0]!.body as { comment: string }).comment).toContain(
+      'longer than the configured maximum (2s)',
+    );
+    // While it waited, GitHub was shown who holds the resource.
+    expect(
+      github.calls.some(
+        (c) =>
+          /^\/repos\/acme\/slow\/deployments\/\d+\/statuses$/.test(c.path) &&
+          (c.body as { description: string }).description.includes(
+            'held by did:web:example.com:other',
+          ),
+      ),
+    ).toBe(true);
+
+    // Cancelled while waiting: the workflow_run event, and a missed event caught by the status check.
+    const queue = async () => {
+      const answer = await fetch(`${kernel.url}/api/v1/kernel/resources`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      const body = (await answer.json()) as {
+        resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
+      };
+      return body.resources.find((r) => r.resource === SLOW)?.queue.map((w) => w.actorDid) ?? [];
+    };
+    expect((await hold()).code).toBe(0);
+    github.addRun('acme/slow', 405, 'staging');
+    github.addRun('acme/slow', 406, 'staging');
+    await github.deliver(
+      app.url,
+      'deployment_protection_rule',
+      github.protectionRule('acme/slow', 405, 'staging'),
+    );
+    await github.deliver(
+      app.url,
+      'deployment_protection_rule',
+      github.protectionRule('acme/slow', 406, 'staging'),
+    );
+    await until(
+      'runs 405 and 406 in the queue',
+      () =>
+        lines(405).some((l) => l.includes('waiting for')) &&
+        lines(406).some((l) => l.includes('waiting for')),
+    );
+    expect((await queue()).filter((did) => /:runs:40[56]:/.test(did))).toHaveLength(2);
+    expect(
+      (await github.deliver(app.url, 'workflow_run', github.workflowRunCompleted('acme/slow', 405)))
+        .status,
+    ).toBe(202);
+    github.run('acme/slow', 406)!.status = 'completed';
+    for (const runId of [405, 406]) {
+      await until(`run ${runId} leaving the queue`, () =>
+        lines(runId).some((l) => l.includes('the run ended while it waited')),
+      );
+    }
+    expect((await queue()).filter((did) => /:runs:40[56]:/.test(did))).toEqual([]);
+    expect([...reviews('acme/slow', 405), ...reviews('acme/slow', 406)]).toEqual([]);
+    // Nothing at all was asked for the forged delivery's run.
+    expect(github.calls.filter((c) => c.path.includes('/runs/401'))).toEqual([]);
+    expect(lines(401)).toEqual([]);
+    // The replayed delivery was never worked on: one review only.
+    expect(reviews('other/repo', 402)).toHaveLength(1);
+  }, 120_000);
 });
