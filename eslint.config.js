@@ -53,4 +53,6 @@ export default tseslint.config(
   layer(['src/lease/**/*.ts'], ['action', 'cli', 'kernel', 'ledger']),
   layer(['src/action/**/*.ts'], ['cli', 'kernel']),
   layer(['src/cli/**/*.ts'], ['action']),
+  // The protection-rule app: a face of its own over the session core, never the runner's.
+  layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
 );

@@ -13,6 +13,7 @@ import { exportBesideRenewals } from './export.js';
 import { pairedThroughput } from './paired.js';
 import { startKernel } from './spawn.js';
 import { notifyBench } from './notify.js';
+import { protectionRuleBench } from './protection-rule.js';
 
 /**
  * npm run bench: every figure of the performance page from one run, side by
@@ -148,6 +149,23 @@ async function bench(out: string): Promise<void> {
   add('ledger', 'verify a checkpoint', ledger.verifyCheckpointMs, 'ms');
   add('ledger', 'verify 1 000 inclusion proofs', ledger.verify1000ProofsMs, 'ms');
 
+  const app = await protectionRuleBench(30, log);
+  const P = 'protection-rule app (lease-gate app, fake GitHub)';
+  add(P, `approval after the previous release, p50 of ${app.handovers}`, app.p50Ms, 'ms');
+  add(P, `approval after the previous release, p99 of ${app.handovers}`, app.p99Ms, 'ms');
+  add(
+    P,
+    'runner-seconds waiting per queued deploy, with the app',
+    app.appRunnerSecondsPerQueued,
+    's',
+  );
+  add(
+    P,
+    'runner-seconds waiting per queued deploy, in the step (2 s deploys)',
+    app.inStepRunnerSecondsPerQueued,
+    's',
+  );
+
   const busy = `1-minute load average ${round(loadBefore, 1)} before the run, ${round(loadavg()[0]!, 1)} after`;
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'cpu'}), ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}; ${busy}`;
   const date = new Date().toISOString();
@@ -165,6 +183,14 @@ async function bench(out: string): Promise<void> {
 
 const [first, ...rest] = process.argv.slice(2);
 if (first === 'role') await runRole(rest);
+else if (first === 'app')
+  console.log(
+    JSON.stringify(
+      await protectionRuleBench(Number(rest[0] ?? 30), (line) => process.stderr.write(`${line}\n`)),
+      null,
+      2,
+    ),
+  );
 else if (first === 'paired')
   console.log(
     JSON.stringify(

@@ -7,6 +7,7 @@ import { HelperError, messageOf } from '../lease/errors.js';
 import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
 import type { Deploy } from '../plane/deploy.js';
+import { mayTakeUp } from '../lease/take-up.js';
 import { describeWaitState, formatEpoch } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
@@ -80,12 +81,25 @@ async function acquire(
         timeoutMs: settings.waitTimeoutMs,
         signal: cancel.signal,
         onHeld: holdReporter(ctx, settings, github),
+        takeUp: (holder) => mayTakeUp(actorDid, holder),
       })
       .finally(() => process.off('SIGINT', onSignal).off('SIGTERM', onSignal));
-    await report(ctx, settings, result, github, helper);
+    await report(ctx, takenUp(ctx, settings, result), result, github, helper);
   } finally {
     await session.close();
   }
+}
+
+/** A lease the protection-rule app was granted for this run: kept and released as its DID. */
+function takenUp(ctx: ActionContext, settings: ActionSettings, result: Acquired): ActionSettings {
+  if (result.outcome !== 'granted' || !result.takenUp) return settings;
+  const actorDid = result.held.lease.holder;
+  ctx.saveState(STATE.actorDid, actorDid);
+  ctx.setOutput(OUTPUTS.actorDid, actorDid);
+  ctx.info(
+    `Taken up lease ${result.held.lease.id}: the protection-rule app was granted it for this run before the job started, as ${actorDid}.`,
+  );
+  return { ...settings, actorDid };
 }
 
 /** A dry run gets its own kernel on loopback; its pid is saved first, so post stops it. */

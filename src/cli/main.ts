@@ -2,6 +2,7 @@ import { LeaseGateError } from '../http/errors.js';
 import { untrusted } from '../lease/escape.js';
 import { StoreError } from '../kernel/store-error.js';
 import { LedgerError } from '../ledger/ledger-error.js';
+import { APP_HELP } from './app-help.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -28,6 +29,7 @@ const keygen = lazy(async () => (await import('./ledger-commands.js')).keygen);
 const ledger = lazy(async () => (await import('./ledger-commands.js')).ledger);
 const verify = lazy(async () => (await import('./ledger-commands.js')).verify);
 const keep = lazy(async () => (await import('./keep-command.js')).keep);
+const app = lazy(async () => (await import('./app-command.js')).app);
 
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   kernel: {
@@ -94,6 +96,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: status,
     help: `lease-gate status [--resource R] [--api-url U] [--json]
   Show who holds the resource, without taking it.`,
+  },
+  app: {
+    run: app,
+    help: APP_HELP,
   },
   revoke: {
     run: revoke,

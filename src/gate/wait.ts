@@ -22,6 +22,12 @@ export interface WaitOptions extends LeaseRequest {
   minRetryWindowMs?: number | undefined;
   /** Told every time the lease is found held, before the sleep (awaited). */
   onHeld?: (event: HeldEvent) => void | Promise<void>;
+  /**
+   * True for a holder whose lease is ours to take up (the protection-rule app's lease
+   * for this run): we ask as that holder, which renews it, and go on as it. With this
+   * set, the first ask is not held by the plane, so such a lease is seen at once.
+   */
+  takeUp?: (holder: string) => boolean;
 }
 
 export interface HeldEvent {
@@ -45,7 +51,14 @@ export interface FrozenState {
 }
 
 export type WaitResult =
-  | { outcome: 'granted'; lease: Lease; waitedMs: number; asks: number; previous?: Deploy }
+  | {
+      outcome: 'granted';
+      lease: Lease;
+      waitedMs: number;
+      asks: number;
+      previous?: Deploy;
+      takenUp?: true;
+    }
   /** A newer run of the same lane took our place in the queue: final, and not a failure. */
   | { outcome: 'superseded'; by: string; waitedMs: number; asks: number }
   | {
@@ -119,7 +132,8 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       if (asks > 1) await releaseQuietly(options, request);
       return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
     }
-    const call: CallOptions = { signal, retryUntilMs, waitSeconds: holdSeconds(options, deadline) };
+    const waitSeconds = asks === 1 && options.takeUp ? undefined : holdSeconds(options, deadline);
+    const call: CallOptions = { signal, retryUntilMs, waitSeconds };
     const askedAt = clock.now();
     let answer;
     try {
@@ -149,6 +163,12 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
     }
     if (answer.kind === 'refused') throw new LeaseRefusedError(answer.reason, answer.message);
+    // Only a lease held now: a reservation would be a new grant, not the app's lease.
+    if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
+      const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
+      if (taken)
+        return { outcome: 'granted', lease: taken, waitedMs: elapsed(), asks, takenUp: true };
+    }
     const remaining = deadline - clock.now();
     const frozen =
       answer.kind === 'frozen' ? { message: answer.message, untilMs: answer.untilMs } : undefined;
@@ -178,6 +198,23 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     lastHolder = holder;
     await sleep(nextAskInMs, signal);
   }
+}
+
+/**
+ * Asks as the holder (a renewal: same id and fence) and leaves our own place in the
+ * queue. Undefined when that lease is not there to take up any more.
+ */
+async function takeUp(
+  options: WaitOptions,
+  holder: string,
+  call: CallOptions,
+): Promise<Lease | undefined> {
+  const answer = await options.client.lease({ resource: options.resource, actorDid: holder }, call);
+  if (answer.kind === 'granted' && answer.lease.holder === holder) {
+    await releaseQuietly(options, { resource: options.resource, actorDid: options.actorDid });
+    return answer.lease;
+  }
+  return undefined;
 }
 
 /** Whole seconds the plane may hold this ask: within the budget and the request timeout. */

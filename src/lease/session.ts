@@ -72,7 +72,7 @@ export interface KeepControls {
 }
 
 export type Acquired =
-  | { outcome: 'granted'; held: Held; waitedMs: number; previous?: Deploy }
+  | { outcome: 'granted'; held: Held; waitedMs: number; previous?: Deploy; takenUp?: true }
   | Exclude<WaitResult, { outcome: 'granted' }>;
 
 export interface Session {
@@ -83,6 +83,8 @@ export interface Session {
     /** How long transient failures are retried at least (30 s unless said). */
     retryWindowMs?: number;
     onHeld?: (event: HeldEvent) => void | Promise<void>;
+    /** Holders whose lease this session takes up (see gate/wait.ts `takeUp`). */
+    takeUp?: (holder: string) => boolean;
   }): Promise<Acquired>;
   /** A lease this session already holds (a keeper's, post's). */
   held(lease: Lease, waitedMs?: number): Held;
@@ -110,7 +112,7 @@ export function openSession(options: SessionOptions): Session {
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
-  const request = { resource: options.resource, actorDid: options.actorDid };
+  let request = { resource: options.resource, actorDid: options.actorDid };
   // A held request must be answered before the client's own timeout fires.
   const maxHoldSeconds =
     options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
@@ -157,7 +159,7 @@ export function openSession(options: SessionOptions): Session {
 
   return {
     client,
-    async acquire({ timeoutMs, signal, onHeld, retryWindowMs }) {
+    async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
       const result = await waitForLease({
         client,
         ...request,
@@ -171,13 +173,17 @@ export function openSession(options: SessionOptions): Session {
         maxHoldSeconds,
         ...(retryWindowMs === undefined ? {} : { minRetryWindowMs: retryWindowMs }),
         ...(onHeld ? { onHeld } : {}),
+        ...(takeUp ? { takeUp } : {}),
       });
       if (result.outcome !== 'granted') return result;
+      // A lease taken up is kept and released as its holder from now on.
+      if (result.takenUp) request = { resource: options.resource, actorDid: result.lease.holder };
       return {
         outcome: 'granted',
         held: held(result.lease, result.waitedMs),
         waitedMs: result.waitedMs,
         ...(result.previous ? { previous: result.previous } : {}),
+        ...(result.takenUp ? { takenUp: true as const } : {}),
       };
     },
     held,

@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import * as z from 'zod';
+import { LeaseGateError } from '../http/errors.js';
+import { DURATION_FORM, parseDuration } from '../gate/duration.js';
+import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
+import { isLoopbackHost, parsePlaneUrl } from '../plane/url.js';
+
+/** The config file is wrong: the message names the field and the accepted form. */
+export class ConfigError extends LeaseGateError {
+  override name = 'ConfigError';
+}
+
+/** One rule: runs of repositories matching `repository` that target `environment` queue for `resource`. */
+export interface Rule {
+  /** `owner/repo`, where `*` matches any run of characters but `/` (`acme/*`, `*\/*`). */
+  repository: string;
+  /** GitHub environment name, compared without case (GitHub's own rule). */
+  environment: string;
+  resource: string;
+  /** The workflow job id (`jobs.<id>`) whose step takes up the lease; absent: any job of the run. */
+  job?: string | undefined;
+}
+
+export interface AppConfig {
+  appId: string;
+  /** PEM text of the App's private key (read from `privateKeyFile`). Never logged. */
+  privateKey: string;
+  /** The webhook secret (read from `webhookSecretFile`). Never logged. */
+  webhookSecret: string;
+  githubApiUrl: string;
+  /** The GitHub server the runs' DIDs are derived from (the runner's GITHUB_SERVER_URL). */
+  githubServerUrl: string;
+  planeUrl: string;
+  /** From `plane.keyFile`, else INTRAMEDIAL_KEY; empty only for a plane on loopback. Never logged. */
+  planeKey: string;
+  host: string;
+  port: number;
+  /** The path GitHub posts deliveries to. */
+  path: string;
+  rules: Rule[];
+  takeUpGraceMs: number;
+  maxWaitMs: number;
+  /** How often a waiting run's status is checked (a missed `workflow_run` event). */
+  runCheckEveryMs: number;
+  /** Post a deployment status (`queued`, with who holds the resource) while a run waits. */
+  deploymentStatus: boolean;
+}
+
+const duration = (fallback: string, min = 0) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((raw, ctx) => {
+      const ms = parseDuration(raw);
+      if (ms === undefined || ms < min) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected ${DURATION_FORM}, at most 24h${min ? `, at least ${min / 1000}s` : ''}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const checkedUrl = (raw: string): string => {
+  const url = parsePlaneUrl(raw);
+  return url.ok ? url.url : raw;
+};
+const originUrl = (what: string) =>
+  z
+    .string()
+    .refine(
+      (v) => parsePlaneUrl(v).ok,
+      `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`,
+    );
+
+const fileSchema = z.object({
+  appId: z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,19}$/)], {
+    error: 'expected the App id, a positive integer',
+  }),
+  privateKeyFile: z.string().min(1, 'expected the path of the App private key (PEM)'),
+  webhookSecretFile: z.string().min(1, 'expected the path of a file holding the webhook secret'),
+  githubApiUrl: originUrl("GitHub's REST API").default('https://api.github.com'),
+  githubServerUrl: originUrl('the GitHub server').default('https://github.com'),
+  plane: z.strictObject({
+    url: originUrl("the plane's URL"),
+    keyFile: z.string().min(1).optional(),
+  }),
+  listen: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65_535).default(8790),
+      path: z
+        .string()
+        .regex(/^\/[\x21-\x7e]{0,200}$/, 'expected a path starting with /')
+        .default('/'),
+    })
+    .default({ host: '127.0.0.1', port: 8790, path: '/' }),
+  rules: z
+    .array(
+      z.strictObject({
+        repository: z
+          .string()
+          .regex(
+            /^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/,
+            'expected owner/repo, where * matches any characters but /',
+          ),
+        environment: z.string().min(1).max(255),
+        resource: z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`),
+        job: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id')
+          .optional(),
+      }),
+    )
+    .min(1, 'expected at least one rule'),
+  takeUpGrace: duration('10m', 1_000),
+  maxWait: duration('6h', 1_000),
+  runCheckEvery: duration('1m', 1_000),
+  deploymentStatus: z.boolean().default(true),
+});
+
+/** Reads and checks the config file, and the secrets it names (paths relative to the file). */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(
+      `Cannot read the config ${file}: ${(error as Error).message.split('\n')[0]}. Expected a JSON file.`,
+    );
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+      .join('')
+      .slice(1);
+    throw new ConfigError(`Invalid config ${file}: field '${field || '(top)'}': ${issue.message}.`);
+  }
+  const c = parsed.data;
+  const near = (path: string) => resolve(dirname(file), path);
+  const secret = (field: string, path: string) => {
+    try {
+      const text = readFileSync(near(path), 'utf8').trim();
+      if (text) return text;
+    } catch {
+      // Named below, without the file's content.
+    }
+    throw new ConfigError(
+      `Invalid config ${file}: field '${field}': cannot read a non-empty file at ${path}.`,
+    );
+  };
+  const privateKey = secret('privateKeyFile', c.privateKeyFile);
+  if (!privateKey.includes('PRIVATE KEY-----')) {
+    throw new ConfigError(
+      `Invalid config ${file}: field 'privateKeyFile': ${c.privateKeyFile} is not a PEM private key.`,
+    );
+  }
+  const planeUrl = checkedUrl(c.plane.url);
+  const planeKey = c.plane.keyFile
+    ? secret('plane.keyFile', c.plane.keyFile)
+    : (env.INTRAMEDIAL_KEY ?? '').trim();
+  if (!planeKey && !planeUrl.startsWith('http:')) {
+    throw new ConfigError(
+      `Invalid config ${file}: field 'plane.keyFile': no plane key; name a file, or set INTRAMEDIAL_KEY (only a plane on loopback may go without).`,
+    );
+  }
+  if (!isLoopbackHost(c.listen.host) && c.listen.host !== '0.0.0.0' && c.listen.host !== '::') {
+    // Any address is allowed (GitHub must reach it); this only catches typos early.
+    if (!/^[A-Za-z0-9.:-]{1,253}$/.test(c.listen.host)) {
+      throw new ConfigError(
+        `Invalid config ${file}: field 'listen.host': expected a host name or address.`,
+      );
+    }
+  }
+  return {
+    appId: String(c.appId),
+    privateKey,
+    webhookSecret: secret('webhookSecretFile', c.webhookSecretFile),
+    githubApiUrl: checkedUrl(c.githubApiUrl),
+    githubServerUrl: checkedUrl(c.githubServerUrl),
+    planeUrl,
+    planeKey,
+    host: c.listen.host,
+    port: c.listen.port,
+    path: c.listen.path,
+    rules: c.rules,
+    takeUpGraceMs: c.takeUpGrace,
+    maxWaitMs: c.maxWait,
+    runCheckEveryMs: c.runCheckEvery,
+    deploymentStatus: c.deploymentStatus,
+  };
+}
+
+/** The first rule for this repository and environment, or undefined. */
+export function findRule(rules: Rule[], repository: string, environment: string): Rule | undefined {
+  return rules.find(
+    (rule) =>
+      globToRegExp(rule.repository).test(repository) &&
+      rule.environment.toLowerCase() === environment.toLowerCase(),
+  );
+}
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split('*')
+    .map((part) => part.replace(/[.]/g, '\\.'))
+    .join('[^/]*');
+  return new RegExp(`^${body}$`, 'i');
+}

@@ -1,0 +1,344 @@
+import { formatDuration } from '../gate/duration.js';
+import { LeaseRefusedError, LeaseRevokedError, type HeldEvent } from '../gate/wait.js';
+import { parseRepository, shortHolder } from '../lease/did.js';
+import { messageOf } from '../lease/errors.js';
+import { untrusted } from '../lease/escape.js';
+import { openSession, type Held } from '../lease/session.js';
+import { ANY_JOB, appDid } from '../lease/take-up.js';
+import type { PlaneClient } from '../plane/client.js';
+import type { Clock, Sleep } from '../plane/time.js';
+import { findRule, type AppConfig } from './config.js';
+import { protectionRuleSchema, runIdFromCallback, workflowRunSchema } from './events.js';
+import type { GitHubApp, Repo } from './github.js';
+import type { Delivery } from './receiver.js';
+
+/**
+ * The protection rule's core: a `deployment_protection_rule` request takes a place in
+ * the resource's queue under the DID the run's step takes up, waits (blocking acquire),
+ * approves when granted, and keeps the lease for the take-up grace; a refusal, a
+ * revoke or too long a wait rejects with the reason; a run that ends leaves the queue.
+ */
+
+export interface GatekeeperOptions {
+  config: AppConfig;
+  github: GitHubApp;
+  plane: PlaneClient;
+  log: (line: string) => void;
+  clock: Clock;
+  sleep: Sleep;
+  random: () => number;
+  wallNow: () => number;
+}
+
+/** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
+export const MAX_WAITING = 1_000;
+const PROGRESS_EVERY_MS = 60_000;
+
+interface Wait {
+  runKey: string;
+  cancel: AbortController;
+  why?: 'run-completed' | 'shutdown';
+}
+
+export function createGatekeeper(options: GatekeeperOptions) {
+  const { config, github, clock, log } = options;
+  const active = new Map<string, Wait>();
+  const working = new Set<Promise<void>>();
+
+  async function onDelivery(delivery: Delivery): Promise<void> {
+    if (delivery.event === 'deployment_protection_rule') return track(protectionRule(delivery));
+    if (delivery.event === 'workflow_run') return workflowRun(delivery);
+    if (delivery.event === 'ping') log(`delivery ${delivery.id}: ping from GitHub`);
+  }
+
+  function track(work: Promise<void>): Promise<void> {
+    working.add(work);
+    return work.finally(() => working.delete(work));
+  }
+
+  async function protectionRule(delivery: Delivery): Promise<void> {
+    const parsed = protectionRuleSchema.safeParse(delivery.payload);
+    if (!parsed.success) {
+      log(`delivery ${delivery.id}: not a deployment_protection_rule payload we can read; ignored`);
+      return;
+    }
+    const event = parsed.data;
+    if (event.action !== 'requested') return;
+    const name = event.repository.full_name;
+    const repo = parseRepository(name)!;
+    const runId = runIdFromCallback(event.deployment_callback_url, name);
+    const environment = untrusted(event.environment, 255);
+    if (!runId) {
+      log(`delivery ${delivery.id}: deployment_callback_url names no run of ${name}; ignored`);
+      return;
+    }
+    const tag = `run ${runId} of ${name} (environment ${environment})`;
+    const installation = event.installation.id;
+    const review = reviewer(installation, repo, runId, event.environment, tag);
+    try {
+      // A token first: an installation GitHub does not know gets no place in any queue.
+      await github.token(installation);
+    } catch (error) {
+      log(`${tag}: dropped: ${messageOf(error)}`);
+      return;
+    }
+    const rule = findRule(config.rules, name, event.environment);
+    if (!rule) {
+      return review(
+        'rejected',
+        `lease-gate: no rule in the app's config for ${name} and environment ${environment}; not approved.`,
+      );
+    }
+    if (active.size >= MAX_WAITING) {
+      return review(
+        'rejected',
+        `lease-gate: ${MAX_WAITING} runs are already waiting; try again later.`,
+      );
+    }
+    const run = await github.getRun(installation, repo, runId);
+    if (run.status === 'completed') {
+      log(`${tag}: the run has already completed; nothing to do`);
+      return;
+    }
+    const did = appDid(
+      {
+        serverUrl: config.githubServerUrl,
+        repository: name,
+        runId,
+        runAttempt: String(run.runAttempt),
+        job: rule.job ?? ANY_JOB,
+      },
+      event.deployment.id,
+    );
+    if (active.has(did)) {
+      log(`${tag}: already waiting as ${did}; this request is a repeat`);
+      return;
+    }
+    const wait: Wait = { runKey: runKey(name, runId), cancel: new AbortController() };
+    active.set(did, wait);
+    try {
+      await serve({
+        tag,
+        did,
+        resource: rule.resource,
+        wait,
+        installation,
+        repo,
+        runId,
+        deploymentId: event.deployment.id,
+        review,
+      });
+    } finally {
+      active.delete(did);
+    }
+  }
+
+  interface Serve {
+    tag: string;
+    did: string;
+    resource: string;
+    wait: Wait;
+    installation: number;
+    repo: Repo;
+    runId: string;
+    deploymentId: number;
+    review: ReturnType<typeof reviewer>;
+  }
+
+  async function serve(s: Serve): Promise<void> {
+    const session = openSession({
+      apiUrl: config.planeUrl,
+      key: config.planeKey,
+      resource: s.resource,
+      actorDid: s.did,
+      client: options.plane,
+      clock,
+      sleep: options.sleep,
+      random: options.random,
+      wallNow: options.wallNow,
+    });
+    log(`${s.tag}: queued for ${s.resource} as ${s.did}`);
+    const watching = new AbortController();
+    const watch = watchRun(s, watching.signal);
+    try {
+      let result;
+      try {
+        result = await session.acquire({
+          timeoutMs: config.maxWaitMs,
+          signal: s.wait.cancel.signal,
+          onHeld: heldReporter(s),
+        });
+      } catch (error) {
+        if (error instanceof LeaseRevokedError) {
+          return await s.review(
+            'rejected',
+            `lease-gate: ${s.resource} is revoked for this run: ${error.operatorMessage}`,
+          );
+        }
+        const why =
+          error instanceof LeaseRefusedError
+            ? `the plane refused ${s.resource}: ${error.reason}`
+            : `the plane failed: ${messageOf(error)}`;
+        return await s.review('rejected', `lease-gate: ${why}; not approved.`);
+      }
+      if (result.outcome === 'cancelled') {
+        log(
+          `${s.tag}: ${s.wait.why === 'shutdown' ? 'the app is stopping' : 'the run ended'} while it waited; left the queue of ${s.resource}`,
+        );
+        return;
+      }
+      if (result.outcome === 'timeout') {
+        return await s.review(
+          'rejected',
+          `lease-gate: waited longer than the configured maximum (${formatDuration(config.maxWaitMs)}) for ${s.resource}, still ${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}; not approved.`,
+        );
+      }
+      if (result.outcome === 'superseded') {
+        // The app asks in FIFO order, so only a plane that supersedes on its own gets here.
+        return await s.review(
+          'rejected',
+          `lease-gate: a newer run took this run's place in the queue of ${s.resource}; not approved.`,
+        );
+      }
+      await approve(s, result.held);
+    } finally {
+      watching.abort();
+      await watch;
+    }
+  }
+
+  async function approve(s: Serve, held: Held): Promise<void> {
+    const { lease } = held;
+    const fence = lease.fence === undefined ? 'none' : String(lease.fence);
+    const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${formatDuration(config.takeUpGraceMs)}.`;
+    try {
+      await github.review(s.installation, s.repo, s.runId, {
+        environment_name: s.review.environment,
+        state: 'approved',
+        comment,
+      });
+    } catch (error) {
+      const released = await held.release();
+      log(
+        `${s.tag}: approval failed (${messageOf(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
+      );
+      return;
+    }
+    log(
+      `${s.tag}: approved after ${formatDuration(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; kept for the job to take up, at most ${formatDuration(config.takeUpGraceMs)}`,
+    );
+    const graceEnd = clock.now() + config.takeUpGraceMs;
+    // Renewing under the job's DID is harmless once the job renews too (same id, same
+    // fence); a renewal answered with another id or holder means the job released it.
+    const kept = await held.keep({
+      signal: s.wait.cancel.signal,
+      stillWanted: () => clock.now() < graceEnd,
+    });
+    if (s.wait.why === 'run-completed') {
+      // The run is over, post steps included: nobody can hold this lease for it any more.
+      const released = await held.release();
+      log(
+        `${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`,
+      );
+      return;
+    }
+    const how =
+      kept.ended?.why === 'not-wanted'
+        ? 'the take-up grace ended: the job keeps it alive, or it lapses'
+        : kept.lost
+          ? `it ended (${kept.lost.reason}): the job gave it back`
+          : `stopped (${kept.ended?.why ?? 'unknown'})`;
+    log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
+  }
+
+  function heldReporter(s: Serve) {
+    let lastLineAt = -Infinity;
+    return async (event: HeldEvent) => {
+      const by = `${event.reserved ? 'reserved for' : 'held by'} ${shortHolder(event.holder)}`;
+      if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
+      lastLineAt = event.elapsedMs;
+      log(
+        `${s.tag}: waiting for ${s.resource}: ${untrusted(by, 300)}; waited ${formatDuration(event.elapsedMs)}`,
+      );
+      if (event.holderChanged && config.deploymentStatus) {
+        await github
+          .deploymentStatus(
+            s.installation,
+            s.repo,
+            s.deploymentId,
+            `lease-gate: waiting for ${s.resource}, ${by}`,
+          )
+          .catch((error: unknown) =>
+            log(`${s.tag}: could not post the waiting status: ${messageOf(error)}`),
+          );
+      }
+    };
+  }
+
+  /** A bounded check of the run's status while it waits or is kept: a missed event must not keep a place. */
+  async function watchRun(s: Serve, stop: AbortSignal): Promise<void> {
+    while (!stop.aborted) {
+      try {
+        await options.sleep(config.runCheckEveryMs, stop);
+      } catch {
+        return;
+      }
+      if (stop.aborted) return;
+      try {
+        const run = await github.getRun(s.installation, s.repo, s.runId);
+        if (run.status === 'completed') return endRun(s.wait);
+      } catch (error) {
+        log(`${s.tag}: could not check the run's status: ${messageOf(error)}`);
+      }
+    }
+  }
+
+  function endRun(wait: Wait): void {
+    if (wait.why) return;
+    wait.why = 'run-completed';
+    wait.cancel.abort();
+  }
+
+  async function workflowRun(delivery: Delivery): Promise<void> {
+    const parsed = workflowRunSchema.safeParse(delivery.payload);
+    if (!parsed.success || parsed.data.action !== 'completed') return;
+    const key = runKey(parsed.data.repository.full_name, String(parsed.data.workflow_run.id));
+    for (const wait of active.values()) if (wait.runKey === key) endRun(wait);
+  }
+
+  function reviewer(
+    installation: number,
+    repo: Repo,
+    runId: string,
+    environment: string,
+    tag: string,
+  ) {
+    const review = async (state: 'approved' | 'rejected', comment: string) => {
+      log(`${tag}: ${state}: ${comment}`);
+      await github
+        .review(installation, repo, runId, {
+          environment_name: environment,
+          state,
+          comment: comment.slice(0, 1_000),
+        })
+        .catch((error: unknown) => log(`${tag}: could not send '${state}': ${messageOf(error)}`));
+    };
+    return Object.assign(review, { environment });
+  }
+
+  return {
+    onDelivery,
+    /** How many runs wait or are kept now. */
+    waiting: () => active.size,
+    /** Leaves every queue (a granted lease is left to the job or to lapse) and waits for the work. */
+    async close(): Promise<void> {
+      for (const wait of active.values()) {
+        wait.why ??= 'shutdown';
+        wait.cancel.abort();
+      }
+      await Promise.allSettled([...working]);
+    },
+  };
+}
+
+const runKey = (repository: string, runId: string) => `${repository.toLowerCase()}#${runId}`;

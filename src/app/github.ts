@@ -1,0 +1,269 @@
+import { createAppAuth } from '@octokit/auth-app';
+import { request as octokitRequest } from '@octokit/request';
+import type { HttpAnswer, HttpClient } from '../http/client.js';
+import { HttpError, LeaseGateError } from '../http/errors.js';
+import { untrusted } from '../lease/escape.js';
+import { backoffMs, parseRetryAfter, type RetryPolicy } from '../plane/retry.js';
+import type { Clock, Sleep } from '../plane/time.js';
+
+/**
+ * GitHub as the App installation: an App JWT from the private key
+ * (`@octokit/auth-app`), installation tokens cached until shortly before they
+ * expire, and the few REST calls the protection rule needs, each retried within
+ * a budget: 5xx and network failures with back-off, rate limits (429, or 403
+ * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
+ */
+
+export class GitHubError extends LeaseGateError {
+  override name = 'GitHubError';
+  constructor(
+    message: string,
+    /** GitHub's status, or 0 when no answer came. */
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+export interface RunInfo {
+  status: string;
+  runAttempt: number;
+}
+
+export interface GitHubApp {
+  /** A token of the installation (cached); a GitHubError 404 for an unknown installation. */
+  token(installationId: number): Promise<string>;
+  getRun(installationId: number, repo: Repo, runId: string): Promise<RunInfo>;
+  /** Approves or rejects the run's pending protection rule for one environment. */
+  review(
+    installationId: number,
+    repo: Repo,
+    runId: string,
+    body: { environment_name: string; state: 'approved' | 'rejected'; comment: string },
+  ): Promise<void>;
+  /** A deployment status while the run waits (what GitHub shows in the environment's list). */
+  deploymentStatus(
+    installationId: number,
+    repo: Repo,
+    deploymentId: number,
+    description: string,
+  ): Promise<void>;
+}
+
+export interface GitHubAppOptions {
+  appId: string;
+  privateKey: string;
+  apiUrl: string;
+  http: HttpClient;
+  clock: Clock;
+  wallNow: () => number;
+  sleep: Sleep;
+  random: () => number;
+  /** How long one call is retried in all. */
+  budgetMs?: number;
+  retry?: RetryPolicy;
+}
+
+/** A token expiring sooner than this is fetched again. */
+const REFRESH_BEFORE_MS = 5 * 60_000;
+/** GitHub's advice for a secondary rate limit that names no time. */
+const RATE_LIMIT_FALLBACK_MS = 60_000;
+const RETRY: RetryPolicy = { baseMs: 500, capMs: 15_000, maxAttempts: 12 };
+const USER_AGENT = 'lease-gate-app';
+
+export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
+  const { http, clock, sleep } = options;
+  const budgetMs = options.budgetMs ?? 120_000;
+  const policy = options.retry ?? RETRY;
+  const auth = createAppAuth({
+    appId: options.appId,
+    privateKey: options.privateKey,
+    request: octokitRequest.defaults({
+      baseUrl: options.apiUrl,
+      headers: { 'user-agent': USER_AGENT },
+    }),
+  });
+
+  /** Retries `attempt` while it says how long to wait, within the budget. */
+  async function retrying<T>(
+    what: string,
+    attempt: () => Promise<T | { retryInMs: number; why: string }>,
+  ): Promise<T> {
+    const until = clock.now() + budgetMs;
+    for (let n = 0; ; n += 1) {
+      const result = await attempt();
+      if (!isRetry(result)) return result;
+      const left = until - clock.now();
+      if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
+        throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, 0);
+      }
+      await sleep(result.retryInMs);
+    }
+  }
+
+  async function token(installationId: number, refresh = false): Promise<string> {
+    return retrying(`installation ${installationId} token`, async () => {
+      try {
+        const got = await auth({
+          type: 'installation',
+          installationId,
+          ...(refresh ? { refresh } : {}),
+        });
+        if (!refresh && Date.parse(got.expiresAt) - options.wallNow() < REFRESH_BEFORE_MS) {
+          return token(installationId, true);
+        }
+        return got.token;
+      } catch (error) {
+        if (error instanceof GitHubError) throw error;
+        const status = Number((error as { status?: unknown }).status ?? 0);
+        const headers =
+          (error as { response?: { headers?: HttpAnswer['headers'] } }).response?.headers ?? {};
+        const wait = retryWait({ status, headers }, options.wallNow(), policy, 0, options.random);
+        if (wait !== undefined)
+          return { retryInMs: wait, why: `GitHub answered ${status || 'nothing'}` };
+        if (status === 404 || status === 401 || status === 403) {
+          throw new GitHubError(
+            `installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`,
+            status,
+          );
+        }
+        throw new GitHubError(
+          `installation ${installationId} token: ${untrusted((error as Error).message ?? String(error), 200)}`,
+          status,
+        );
+      }
+    });
+  }
+
+  async function call(
+    method: 'GET' | 'POST',
+    installationId: number,
+    path: string,
+    body?: object,
+  ): Promise<HttpAnswer> {
+    let attempt = 0;
+    let refreshed = false;
+    return retrying(`${method} ${path}`, async () => {
+      attempt += 1;
+      const bearer = await token(installationId, false);
+      let answer: HttpAnswer;
+      try {
+        answer = await http.send({
+          method,
+          url: `${options.apiUrl}${path}`,
+          headers: {
+            authorization: `Bearer ${bearer}`,
+            accept: 'application/vnd.github+json',
+            'x-github-api-version': '2022-11-28',
+            'user-agent': USER_AGENT,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+      } catch (error) {
+        if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
+        return { retryInMs: backoffMs(policy, attempt, options.random), why: error.message };
+      }
+      if (answer.status < 300) return answer;
+      if (answer.status === 401 && !refreshed) {
+        // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
+        refreshed = true;
+        await token(installationId, true);
+        return { retryInMs: 0, why: 'token refused' };
+      }
+      const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
+      if (wait !== undefined) return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
+      throw new GitHubError(
+        `${method} ${path}: GitHub answered ${answer.status}: ${untrusted(messageOf(answer.text), 200)}`,
+        answer.status,
+      );
+    });
+  }
+
+  return {
+    token: (id) => token(id),
+    async getRun(installationId, repo, runId) {
+      const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
+      const run = JSON.parse(answer.text) as { status?: unknown; run_attempt?: unknown };
+      const attempt = Number(run.run_attempt ?? 1);
+      if (
+        typeof run.status !== 'string' ||
+        !Number.isInteger(attempt) ||
+        attempt < 1 ||
+        attempt > 999_999
+      ) {
+        throw new GitHubError(
+          `run ${runId}: GitHub's answer has no status or run_attempt`,
+          answer.status,
+        );
+      }
+      return { status: run.status.slice(0, 40), runAttempt: attempt };
+    },
+    async review(installationId, repo, runId, body) {
+      await call(
+        'POST',
+        installationId,
+        `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`,
+        body,
+      );
+    },
+    async deploymentStatus(installationId, repo, deploymentId, description) {
+      await call('POST', installationId, `${repoPath(repo)}/deployments/${deploymentId}/statuses`, {
+        state: 'queued',
+        description: description.slice(0, 140),
+      });
+    },
+  };
+}
+
+const isRetry = (value: unknown): value is { retryInMs: number; why: string } =>
+  typeof value === 'object' && value !== null && 'retryInMs' in value && 'why' in value;
+
+const repoPath = (repo: Repo) =>
+  `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
+
+function headerOf(answer: Pick<HttpAnswer, 'headers'>, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * How long to wait before asking again, or undefined when asking again cannot help:
+ * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
+ */
+export function retryWait(
+  answer: Pick<HttpAnswer, 'status' | 'headers'>,
+  wallNow: number,
+  policy: RetryPolicy,
+  attempt: number,
+  random: () => number,
+): number | undefined {
+  const retryAfter = parseRetryAfter(headerOf(answer, 'retry-after'), wallNow);
+  const remaining = headerOf(answer, 'x-ratelimit-remaining');
+  const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
+  const limited =
+    answer.status === 429 ||
+    (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
+  if (limited) {
+    if (retryAfter !== undefined) return retryAfter;
+    if (remaining === '0' && Number.isFinite(reset))
+      return Math.max(0, reset * 1000 - wallNow) + 1_000;
+    return RATE_LIMIT_FALLBACK_MS;
+  }
+  if (answer.status >= 500 || answer.status === 408) return backoffMs(policy, attempt, random);
+  return undefined;
+}
+
+function messageOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    return typeof body.message === 'string' ? body.message : text.slice(0, 200);
+  } catch {
+    return text.slice(0, 200);
+  }
+}

@@ -1,0 +1,95 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpClient } from '../http/client.js';
+import { createPlaneClient } from '../plane/client.js';
+import { realSleep, systemClock, type Clock, type Sleep } from '../plane/time.js';
+import type { AppConfig } from './config.js';
+import { createGatekeeper } from './gatekeeper.js';
+import { createGitHubApp, type GitHubAppOptions } from './github.js';
+import { createReceiver } from './receiver.js';
+
+export interface AppOptions {
+  log: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  sleep?: Sleep;
+  random?: () => number;
+  wallNow?: () => number;
+  /** GitHub retry budget and policy (tests shorten them). */
+  github?: Pick<GitHubAppOptions, 'budgetMs' | 'retry'>;
+}
+
+export interface RunningApp {
+  url: string;
+  waiting(): number;
+  close(): Promise<void>;
+}
+
+/** `lease-gate app`: the webhook receiver on the configured address, in front of the plane. */
+export async function startApp(config: AppConfig, options: AppOptions): Promise<RunningApp> {
+  const clock = options.clock ?? systemClock;
+  const sleep = options.sleep ?? realSleep;
+  const random = options.random ?? Math.random;
+  const wallNow = options.wallNow ?? Date.now;
+  const env = options.env ?? process.env;
+  const http = createHttpClient({ env });
+  const plane = createPlaneClient({
+    apiUrl: config.planeUrl,
+    key: config.planeKey,
+    clock,
+    sleep,
+    random,
+    env,
+  });
+  const github = createGitHubApp({
+    appId: config.appId,
+    privateKey: config.privateKey,
+    apiUrl: config.githubApiUrl,
+    http,
+    clock,
+    wallNow,
+    sleep,
+    random,
+    ...options.github,
+  });
+  const gatekeeper = createGatekeeper({
+    config,
+    github,
+    plane,
+    log: options.log,
+    clock,
+    sleep,
+    random,
+    wallNow,
+  });
+  const receive = createReceiver({
+    secret: config.webhookSecret,
+    path: config.path,
+    log: options.log,
+    onDelivery: gatekeeper.onDelivery,
+  });
+  const server = createServer((req, res) => {
+    receive(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}${config.path === '/' ? '' : config.path}`,
+    waiting: gatekeeper.waiting,
+    async close() {
+      server.close();
+      server.closeAllConnections();
+      await gatekeeper.close();
+      await plane.close();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { ConfigError, loadConfig } from '../app/config.js';
+import { startApp } from '../app/server.js';
+import { logLine } from '../lease/escape.js';
+import { EXIT, UsageError, parse, type Output } from './options.js';
+
+/** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
+export async function app(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parse(args, {
+    config: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
+  if (!values.config) throw new UsageError('Missing --config FILE: the JSON config of the app.');
+  let config;
+  try {
+    config = loadConfig(values.config, env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const log = (line: string) => io.out(logLine(`${new Date().toISOString()} ${line}`));
+  const running = await startApp(config, { log, env });
+  const stopped = new Promise<void>((resolve) =>
+    process.once('SIGINT', resolve).once('SIGTERM', resolve),
+  );
+  io.out(`lease-gate app listening on ${running.url}`);
+  log(`plane ${config.planeUrl}, GitHub ${config.githubApiUrl}, ${config.rules.length} rule(s)`);
+  await stopped;
+  log('stopping: leaving every queue');
+  await running.close();
+  return EXIT.done;
+}

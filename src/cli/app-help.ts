@@ -1,0 +1,26 @@
+/** `lease-gate app --help`: every setting of the config file (docs/protection-rule.md says why). */
+export const APP_HELP = `lease-gate app --config FILE
+  Serve a GitHub App's custom deployment protection rule: a job that targets a configured
+  environment waits for its lease without a runner, and is approved once the lease is granted.
+  Prints "lease-gate app listening on http://HOST:PORT[PATH]" first; one log line per step of a run.
+  FILE is JSON (paths in it are relative to FILE):
+    appId              the App's id (a number)
+    privateKeyFile     the App's private key (PEM), for the App JWT and installation tokens
+    webhookSecretFile  the webhook secret; deliveries without a matching X-Hub-Signature-256 get 401
+    githubApiUrl       GitHub's REST API (default https://api.github.com; GHES: https://HOST/api/v3)
+    githubServerUrl    the server the runs' DIDs name (default https://github.com: the runner's GITHUB_SERVER_URL)
+    plane.url          the plane (the hosted plane or a lease-gate kernel)
+    plane.keyFile      the plane key (default: INTRAMEDIAL_KEY; none only for a plane on loopback)
+    listen.host        address to listen on (default 127.0.0.1; GitHub must reach it, e.g. via a proxy)
+    listen.port        port (default 8790; 0 picks a free one)
+    listen.path        the webhook path (default /)
+    rules              [{ repository, environment, resource, job? }]: the first rule whose repository
+                       glob (owner/repo, * matches anything but /) and environment (any case) match the
+                       run names the resource; job is the workflow job id whose lease-gate step takes up
+                       the lease (absent: any job of the run). No rule: rejected with the reason.
+    takeUpGrace        how long the app keeps an approved run's lease for its job to start (default 10m)
+    maxWait            a run waiting longer is rejected (default 6h; at most 24h)
+    runCheckEvery      how often a waiting run's status is checked, for a missed workflow_run event (default 1m)
+    deploymentStatus   post a "queued" deployment status naming the holder while a run waits (default true)
+  Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
+  read and write, and the events Deployment protection rule and Workflow run.`;
