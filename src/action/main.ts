@@ -6,7 +6,7 @@ import { describeHolder, shortHolder } from '../lease/did.js';
 import { HelperError, messageOf } from '../lease/errors.js';
 import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
-import { describeHeldBy, formatEpoch } from '../lease/texts.js';
+import { describeHeldBy, formatEpoch, waitNotices } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { GitHubSurfaces } from './github.js';
@@ -110,31 +110,36 @@ async function useDryRunKernel(
   return { ...settings, apiUrl: kernel.apiUrl, key: '' };
 }
 
-/** Log lines at most this often while the holder stays the same; asks may be far more frequent. */
-const PROGRESS_EVERY_MS = 10_000;
+/** The holder's run is named in the notice if GitHub answers this soon; else in a later line. */
+const RUN_LOOKUP_IN_NOTICE_MS = 1_000;
 
 function holdReporter(ctx: ActionContext, settings: ActionSettings, github: GitHubSurfaces) {
-  let lastLineAt = -Infinity;
+  const notices = waitNotices(settings.resource);
   return async (event: HeldEvent) => {
-    const state = describeHeldBy(event.holder, event.reserved);
-    if (event.holderChanged) {
-      const run = await github.holderRun(event.holder, Date.now());
-      ctx.notice(
-        `${settings.resource} is ${state}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
-        `Waiting for ${settings.resource}`,
-      );
-      const verb = event.reserved ? 'reserved for' : 'held by';
-      await github.status(
-        'pending',
-        `Waiting: ${verb} ${shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
-      );
+    const line = notices(event);
+    if (!line) return;
+    if (!event.holderChanged) return ctx.info(`Waiting for ${line}.`);
+    // The notice must not wait for GitHub: it is the wait's first word.
+    const lookup = github.holderRun(event.holder, Date.now());
+    const run = await Promise.race([lookup, delay(RUN_LOOKUP_IN_NOTICE_MS)]);
+    ctx.notice(
+      `${line}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
+      `Waiting for ${settings.resource}`,
+    );
+    if (!run) {
+      const late = await lookup;
+      if (late) ctx.info(`The holder of ${settings.resource} is ${late}.`);
     }
-    if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
-    lastLineAt = event.elapsedMs;
-    ctx.info(
-      `Waiting for ${settings.resource}: ${state}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
+    const verb = event.reserved ? 'reserved for' : 'held by';
+    await github.status(
+      'pending',
+      `Waiting: ${verb} ${shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
     );
   };
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
 async function report(

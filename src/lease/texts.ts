@@ -1,4 +1,6 @@
+import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
+import type { HeldEvent } from '../gate/wait.js';
 import type { Lease } from '../plane/schema.js';
 import { describeHolder } from './did.js';
 import { untrusted } from './escape.js';
@@ -36,4 +38,46 @@ export function describeLoss(resource: string, loss: Loss): string {
     default:
       return `Lost ${resource} at ${at}: the plane refused the renewal (${untrusted(loss.reason, 100)})${message}.`;
   }
+}
+
+/** "next in line", "2nd in line" for the plane's 0-based position; with its estimate. */
+export function describePlace(position: number | undefined, etaMs: number | undefined): string {
+  const place =
+    position === undefined
+      ? ''
+      : position === 0
+        ? 'next in line'
+        : `${ordinal(position + 1)} in line`;
+  const eta = etaMs === undefined ? '' : `about ${formatDuration(etaMs)} at recent hold times`;
+  return [place, eta].filter(Boolean).join('; ');
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+export const WAIT_PROGRESS_EVERY_MS = 60_000;
+
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+export function waitNotices(
+  resource: string,
+  everyMs = WAIT_PROGRESS_EVERY_MS,
+): (event: HeldEvent) => string | undefined {
+  let lastLineAt = -Infinity;
+  return (event) => {
+    const changed = event.first || event.holderChanged || event.positionChanged;
+    if (!changed && event.elapsedMs - lastLineAt < everyMs) return undefined;
+    lastLineAt = event.elapsedMs;
+    const place = describePlace(event.position, event.etaMs);
+    const waited = event.first ? '' : `; waited ${formatDuration(event.elapsedMs)}`;
+    const still = changed ? '' : 'still ';
+    return `${resource} is ${still}${describeHeldBy(event.holder, event.reserved)}${place ? `; ${place}` : ''}${waited}`;
+  };
 }

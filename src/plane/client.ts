@@ -269,6 +269,8 @@ function interpretLease(raw: RawAnswer, call: string, check: Check): LeaseAnswer
       holder: held.holder,
       waitMs: held.stampede.waitMs,
       reserved: held.reserved === true,
+      ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+      ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
       preferenceApplied: raw.preferenceApplied,
     };
   }
