@@ -13,7 +13,7 @@ import { parsePlaneUrl } from '../plane/url.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { GitHubSurfaces } from './github.js';
-import { INPUTS, STATE } from './io.js';
+import { INPUTS, STATE, inputOrDefault } from './io.js';
 import { readKey } from './settings.js';
 
 /** The post step: stop the keeper, give back what main may have been granted. It never fails the job. */
@@ -23,9 +23,10 @@ export async function run(ctx: ActionContext = coreContext()): Promise<void> {
     if (key) ctx.setSecret(key);
     const token = ctx.getInput(INPUTS.githubToken);
     if (token) ctx.setSecret(token);
-    const statusContext = ctx
-      .getInput(INPUTS.statusContext)
-      .replaceAll('{resource}', ctx.getState(STATE.resource));
+    const statusContext = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext).replaceAll(
+      '{resource}',
+      ctx.getState(STATE.resource),
+    );
     const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
     await cleanup(ctx, key, github);
   } catch (error) {
