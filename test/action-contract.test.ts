@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INPUTS, OUTPUTS } from '../src/action/io.js';
+import { INPUTS, INPUT_DEFAULTS, OUTPUTS } from '../src/action/io.js';
 import { actionYml } from './support/runner.js';
 
 describe('action.yml', () => {
@@ -31,6 +31,13 @@ describe('action.yml', () => {
       'on-outdated': 'skip',
       queue: 'fifo',
     });
+  });
+
+  it("takes an explicit empty input as action.yml's default (github-token: no token)", () => {
+    for (const [name, spec] of Object.entries(actionYml.inputs)) {
+      const declared = spec.default?.includes('${{') ? '' : (spec.default ?? '');
+      expect(INPUT_DEFAULTS[name as keyof typeof INPUT_DEFAULTS], name).toBe(declared);
+    }
   });
 
   it('runs the committed bundles on node24 with a post step that always runs', () => {

@@ -71,7 +71,7 @@ describe('the action, end to end', () => {
     const main = await runStep('main', {
       inputs: { 'api-url': plane!.url },
       env: { INTRAMEDIAL_KEY: KEY },
-      signal: { name: 'SIGINT', when: 'next ask in' },
+      signal: { name: 'SIGINT', when: '::notice title=Waiting' },
     });
     // From the signal to the exit. The 1 s target is the bench's; this bound is the runner's
     // escalation (SIGTERM 7.5 s after SIGINT), with room for two busy cores (3.4 s seen).

@@ -45,18 +45,19 @@ describe('the action in-process against a scripted plane', () => {
     const { main } = await job();
     expect(main.failed).toBeUndefined();
     expect(main.outputs.acquired).toBe('true');
-    expect(Number(main.outputs['waited-ms'])).toBeGreaterThanOrEqual(300);
+    // The first ask is answered at once; a held ask follows it, then the plane's back-off.
+    expect(Number(main.outputs['waited-ms'])).toBeGreaterThanOrEqual(150);
     const notices = annotations(main, 'notice').filter((n) => n.title?.startsWith('Waiting'));
     expect(notices).toHaveLength(1);
     expect(notices[0]!.message).toContain(OTHER);
     expect(notices[0]!.message).toContain(OTHER_RUN);
-    expect(logText(main)).toMatch(/Waiting for lock:deploy\/production: held by .*next ask in/);
+    expect(logText(main)).not.toMatch(/next ask in/);
     const asks = plane!.seen.filter(isLease);
     expect(asks).toHaveLength(3);
-    expect(asks[1]!.atMs - asks[0]!.atMs).toBeGreaterThanOrEqual(140);
+    expect(asks[2]!.atMs - asks[1]!.atMs).toBeGreaterThanOrEqual(140);
   });
 
-  it('fails on timeout with an error naming the holder, and post releases nothing', async () => {
+  it('fails on timeout naming the holder; main leaves the queue, post releases nothing', async () => {
     await startPlane({ heldAsks: 1_000, waitMs: 200 });
     const { main, post } = await job({ 'wait-timeout': '700ms' });
     expect(main.failed).toMatch(
@@ -65,7 +66,10 @@ describe('the action in-process against a scripted plane', () => {
     expect(main.outputs).toMatchObject({ acquired: 'false', holder: OTHER });
     expect(post.failed).toBeUndefined();
     expect(logText(post)).toContain('nothing to release');
-    expect(plane!.seen.filter(isRelease)).toEqual([]);
+    // One release, main's, by its own DID: it leaves the queue so nothing stays reserved for it.
+    expect(plane!.seen.filter(isRelease).map((r) => r.body)).toEqual([
+      { resource: 'lock:deploy/production', actorDid: main.outputs['actor-did'] },
+    ]);
   });
 
   it('skips on timeout with acquired=false when asked to', async () => {

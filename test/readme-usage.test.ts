@@ -77,3 +77,16 @@ describe('README', () => {
     expect(development).toMatch(/^npm test\b/m);
   });
 });
+
+describe('the README Usage block, run as written', () => {
+  it('runs: every empty input means its default (with a dry run and a job summary)', async () => {
+    const { runJob } = await import('./support/runner.js');
+    const step = parse(blocks[0] ?? '') as [{ with: Record<string, string> }];
+    const inputs = { ...step[0].with, 'dry-run': 'true' };
+    const { main, post } = await runJob({ inputs });
+    expect(main.stdout + main.stderr).not.toMatch(/Invalid input/);
+    expect(main.code, main.stdout).toBe(0);
+    expect(main.outputs.acquired).toBe('true');
+    expect(post.code).toBe(0);
+  }, 60_000);
+});

@@ -160,7 +160,7 @@ describe('readSettings', () => {
   });
 
   it.each<[InputName, string, RegExp]>([
-    [INPUTS.resource, '', /'resource'.*printable characters without spaces/],
+    [INPUTS.resource, 'a b', /'resource'.*printable characters without spaces/],
     [INPUTS.resource, 'lock:deploy production', /'resource'/],
     [INPUTS.resource, 'x'.repeat(257), /'resource'/],
     [INPUTS.onOutdated, 'rollback', /'on-outdated'.*'skip', 'fail', 'deploy'/],
@@ -171,6 +171,9 @@ describe('readSettings', () => {
     [INPUTS.apiUrl, 'http://plane.example.com', /'api-url'.*https:\/\//],
     [INPUTS.apiUrl, 'ftp://127.0.0.1', /'api-url'/],
     [INPUTS.apiUrl, 'not a url', /'api-url'/],
+    [INPUTS.apiUrl, 'http://127.0.0.1:8787/api/v1', /'api-url'.*without a path/],
+    [INPUTS.apiUrl, 'https://plane.example.com/?x=1', /'api-url'/],
+    [INPUTS.apiUrl, 'https://plane.example.com/#top', /'api-url'/],
     [INPUTS.apiUrl, 'https://user:pw@plane.example.com', /'api-url'/],
     [INPUTS.waitTimeout, '10 minutes', /'wait-timeout'.*'500ms', '90s', '15m', '1h'/],
     [INPUTS.waitTimeout, '-5', /'wait-timeout'/],

@@ -1,27 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseRefusedError, waitForLease, type HeldEvent } from '../src/gate/wait.js';
-import type { PlaneClient } from '../src/plane/client.js';
+import type { CallOptions, PlaneClient } from '../src/plane/client.js';
 import { CancelledError } from '../src/plane/errors.js';
 import type { LeaseAnswer, LeaseRequest } from '../src/plane/schema.js';
 import { fakeTime } from './support/fake-time.js';
 
 const ME = 'did:web:acme.example:agent:me';
 const lease = { id: 'lease_1', resource: 'r', holder: ME, expiresAtMs: 0 };
-const held = (holder: string, waitMs: number): LeaseAnswer => ({
+type Held = Extract<LeaseAnswer, { kind: 'held' }>;
+const held = (holder: string, waitMs: number, more: Partial<Held> = {}): LeaseAnswer => ({
   kind: 'held',
   holder,
   waitMs,
   reserved: false,
   preferenceApplied: false,
+  ...more,
 });
 
 /** A plane of just the two calls the loop uses, answering from a list. */
 function scripted(answers: Array<LeaseAnswer | Error>) {
   const asked: LeaseRequest[] = [];
+  const calls: Array<CallOptions | undefined> = [];
   const releases: LeaseRequest[] = [];
   const client: Pick<PlaneClient, 'lease' | 'release'> = {
-    lease: async (req) => {
+    lease: async (req, call) => {
       asked.push(req);
+      calls.push(call);
       const next = answers.shift();
       if (!next) throw new Error('asked more often than scripted');
       if (next instanceof Error) throw next;
@@ -32,7 +36,7 @@ function scripted(answers: Array<LeaseAnswer | Error>) {
       return { released: true, releasedIds: ['lease_1'] };
     },
   };
-  return { client, asked, releases };
+  return { client, asked, calls, releases };
 }
 
 function options(client: Pick<PlaneClient, 'lease' | 'release'>, timeoutMs = 60_000) {
@@ -193,6 +197,53 @@ describe('waitForLease', () => {
     const result = await waitForLease(opts);
     expect(result.outcome).toBe('cancelled');
     expect(plane.releases).toHaveLength(1);
+  });
+
+  it('asks once at once, then holds: the first answer is never a held one', async () => {
+    const plane = scripted([
+      held('a', 4_000, { position: 2, etaMs: 360_000 }),
+      held('a', 4_000, { position: 1, preferenceApplied: true }),
+      { kind: 'granted', lease },
+    ]);
+    const { opts, time, events } = options(plane.client);
+    // A plane that holds: the test's clock moves 8 s during the held ask.
+    const holding = {
+      ...plane.client,
+      lease: async (req: LeaseRequest, call?: CallOptions) => {
+        const answer = await plane.client.lease(req, call);
+        if (call?.waitSeconds) await time.sleep(8_000);
+        return answer;
+      },
+    };
+    const result = await waitForLease({ ...opts, client: holding, maxHoldSeconds: 8 });
+    expect(result.outcome).toBe('granted');
+    expect(plane.calls.map((c) => c?.waitSeconds)).toEqual([undefined, 8, 8]);
+    // No back-off sleep between the quick first ask and the first held one (jitter only).
+    expect(time.sleeps[0]).toBeLessThanOrEqual(50);
+    expect(events[0]).toMatchObject({
+      first: true,
+      elapsedMs: 0,
+      holder: 'a',
+      position: 2,
+      etaMs: 360_000,
+      positionChanged: true,
+    });
+    expect(events[1]).toMatchObject({ first: false, position: 1, positionChanged: true });
+  });
+
+  it('sleeps the back-off after the first ask of a plane that cannot hold', async () => {
+    const plane = scripted([held('a', 3_000), { kind: 'granted', lease }]);
+    const { opts, time } = options(plane.client);
+    await waitForLease({ ...opts, maxHoldSeconds: 0 });
+    expect(plane.calls.map((c) => c?.waitSeconds)).toEqual([undefined, undefined]);
+    expect(time.sleeps).toEqual([3_000]);
+  });
+
+  it('leaves the queue when the wait ends without the lease, so nothing stays reserved for it', async () => {
+    const plane = scripted([held('a', 1_000)]);
+    const { opts } = options(plane.client, 0);
+    await waitForLease(opts);
+    expect(plane.releases).toEqual([{ resource: 'r', actorDid: ME }]);
   });
 
   it('passes plane failures through', async () => {

@@ -20,6 +20,35 @@ export const INPUTS = {
 } as const;
 export type InputName = (typeof INPUTS)[keyof typeof INPUTS];
 
+/**
+ * action.yml's defaults, which the runner fills only for an input left out:
+ * an explicit empty value means the default too, as in actions/checkout.
+ * `github-token`'s default is a runner expression the step cannot see, so an
+ * empty one means no token (no GitHub API call). A contract test holds these
+ * to action.yml.
+ */
+export const INPUT_DEFAULTS: Record<InputName, string> = {
+  resource: 'lock:deploy/production',
+  'actor-did': '',
+  'api-url': 'https://api.intramedial.com',
+  key: '',
+  'wait-timeout': '30m',
+  'on-timeout': 'fail',
+  'keep-alive': 'true',
+  'dry-run': 'false',
+  'github-token': '',
+  'status-context': 'lease-gate/{resource}',
+  auth: 'auto',
+  'oidc-audience': 'lease-gate',
+  'on-outdated': 'skip',
+  queue: 'fifo',
+};
+
+/** An input's value, or its default when empty. */
+export function inputOrDefault(getInput: (name: InputName) => string, name: InputName): string {
+  return getInput(name).trim() || INPUT_DEFAULTS[name];
+}
+
 export const OUTPUTS = {
   acquired: 'acquired',
   leaseId: 'lease-id',

@@ -8,7 +8,7 @@ import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
 import type { Deploy } from '../plane/deploy.js';
 import { mayTakeUp } from '../lease/take-up.js';
-import { describeWaitState, formatEpoch } from '../lease/texts.js';
+import { describeWaitState, formatEpoch, waitNotices } from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { checkDeployOrder, deployRows, reportSuperseded } from './deploy-report.js';
@@ -131,35 +131,40 @@ async function useDryRunKernel(
   return { ...settings, apiUrl: kernel.apiUrl, key: '' };
 }
 
-/** Log lines at most this often while the holder stays the same; asks may be far more frequent. */
-const PROGRESS_EVERY_MS = 10_000;
+/** The holder's run is named in the notice if GitHub answers this soon; else in a later line. */
+const RUN_LOOKUP_IN_NOTICE_MS = 1_000;
 
 function holdReporter(ctx: ActionContext, settings: ActionSettings, github: GitHubSurfaces) {
-  let lastLineAt = -Infinity;
+  const notices = waitNotices(settings.resource);
   return async (event: HeldEvent) => {
-    const state = describeWaitState(event);
-    if (event.holderChanged) {
-      const run = event.frozen ? undefined : await github.holderRun(event.holder, Date.now());
-      ctx.notice(
-        `${settings.resource} is ${state}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
-        `Waiting for ${settings.resource}`,
-      );
-      const verb = event.frozen
-        ? 'frozen by an operator'
-        : event.reserved
-          ? 'reserved for'
-          : 'held by';
-      await github.status(
-        'pending',
-        `Waiting: ${verb} ${event.frozen ? '' : shortHolder(event.holder)} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
-      );
+    const line = notices(event);
+    if (!line) return;
+    if (!event.holderChanged) return ctx.info(`Waiting for ${line}.`);
+    // The notice must not wait for GitHub: it is the wait's first word.
+    const lookup = event.frozen
+      ? Promise.resolve(undefined)
+      : github.holderRun(event.holder, Date.now());
+    const run = await Promise.race([lookup, delay(RUN_LOOKUP_IN_NOTICE_MS)]);
+    ctx.notice(
+      `${line}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`,
+      `Waiting for ${settings.resource}`,
+    );
+    if (!run) {
+      const late = await lookup;
+      if (late) ctx.info(`The holder of ${settings.resource} is ${late}.`);
     }
-    if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS) return;
-    lastLineAt = event.elapsedMs;
-    ctx.info(
-      `Waiting for ${settings.resource}: ${state}; waited ${formatDuration(event.elapsedMs)}, next ask in ${formatDuration(event.nextAskInMs)}.`,
+    const verb = event.frozen
+      ? 'frozen by an operator'
+      : `${event.reserved ? 'reserved for' : 'held by'} ${shortHolder(event.holder)}`;
+    await github.status(
+      'pending',
+      `Waiting: ${verb} (seen ${new Date().toISOString().slice(11, 19)}Z)`,
     );
   };
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
 
 async function report(

@@ -5,7 +5,7 @@ import { SettingsError } from '../lease/errors.js';
 import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
 import type { ActionContext } from './context.js';
 import { readDeployOrder, type DeployOrderSettings } from './deploy-settings.js';
-import { INPUTS, type InputName } from './io.js';
+import { INPUTS, inputOrDefault, type InputName } from './io.js';
 
 /** The action's settings: the session's, plus its GitHub surfaces. */
 export interface ActionSettings extends Settings, DeployOrderSettings {
@@ -68,7 +68,7 @@ export function readSettings(
   nonce = randomBytes(4).toString('hex'),
 ): ActionSettings {
   const given = (name: InputName): Given => ({
-    value: ctx.getInput(name),
+    value: inputOrDefault((n) => ctx.getInput(n), name),
     from: `input '${name}'`,
   });
   const didInput = given(INPUTS.actorDid);
@@ -97,13 +97,13 @@ export function readSettings(
     },
     mode === 'oidc' ? 'never' : 'unless-dry-run',
   );
-  const statusContext = ctx
-    .getInput(INPUTS.statusContext)
-    .trim()
-    .replaceAll('{resource}', settings.resource);
+  const statusContext = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext).replaceAll(
+    '{resource}',
+    settings.resource,
+  );
   if (statusContext.length > 255 || /[\r\n]/.test(statusContext)) {
     throw new SettingsError(
-      `Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters, or empty to turn statuses off.`,
+      `Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters (an empty 'github-token' turns statuses off).`,
     );
   }
   return {

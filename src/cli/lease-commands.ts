@@ -1,7 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { describeHolder } from '../lease/did.js';
-import { describeLease, describeWaitState } from '../lease/texts.js';
+import { describeLease, describeWaitState, waitNotices } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import {
   EXIT,
@@ -9,6 +9,7 @@ import {
   UsageError,
   parse,
   settingsFromFlags,
+  signalExitCode,
   type Output,
 } from './options.js';
 import { ASK_ONCE_RETRY_MS, cliSession } from './session.js';
@@ -19,19 +20,21 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
   const settings = settingsFromFlags(values, env);
   const session = cliSession(settings, io, env);
   const cancel = new AbortController();
-  const stop = () => cancel.abort();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    stoppedBy ??= signal;
+    cancel.abort();
+  };
   process.once('SIGINT', stop).once('SIGTERM', stop);
+  const notices = waitNotices(settings.resource);
   try {
     const result = await session.acquire({
       timeoutMs: settings.waitTimeoutMs,
       signal: cancel.signal,
       ...(settings.waitTimeoutMs === 0 ? { retryWindowMs: ASK_ONCE_RETRY_MS } : {}),
       onHeld: (event) => {
-        if (!values.json) {
-          io.err(
-            `${settings.resource} is ${describeWaitState(event)}; next ask in ${formatDuration(event.nextAskInMs)}`,
-          );
-        }
+        const line = notices(event);
+        if (line && !values.json) io.err(`lease-gate: ${line}`);
       },
     });
     if (result.outcome === 'granted') {
@@ -58,9 +61,9 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
       io.err(
         result.outcome === 'timeout'
           ? `timed out after ${formatDuration(result.waitedMs)}: ${settings.resource} is ${describeWaitState(result)}`
-          : 'cancelled; nothing is held',
+          : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`,
       );
-    return EXIT.refused;
+    return result.outcome === 'cancelled' && stoppedBy ? signalExitCode(stoppedBy) : EXIT.refused;
   } finally {
     process.off('SIGINT', stop).off('SIGTERM', stop);
     await session.close();

@@ -1,4 +1,4 @@
-import { hostname, userInfo } from 'node:os';
+import { constants, hostname, userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LeaseGateError } from '../http/errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
@@ -8,6 +8,11 @@ import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/sett
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
+
+/** 128 + the signal's number, for every signal. */
+export function signalExitCode(signal: NodeJS.Signals | null): number {
+  return 128 + ((signal && constants.signals[signal]) || 0);
+}
 
 /** Bad command-line use: printed with the usage hint, exit 2. */
 export class UsageError extends LeaseGateError {

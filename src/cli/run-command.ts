@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
 import { groupAlive as isGroupAlive } from '../fs/processes.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
-import { describeLease, describeLoss, describeWaitState } from '../lease/texts.js';
+import { describeLease, describeLoss, describeWaitState, waitNotices } from '../lease/texts.js';
 import { realSleep } from '../plane/time.js';
 import {
   EXIT,
@@ -12,16 +11,12 @@ import {
   UsageError,
   parse,
   settingsFromFlags,
+  signalExitCode,
   type Output,
 } from './options.js';
 import { cliSession } from './session.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
-
-/** 128 + the signal's number, for every signal. */
-export function signalExitCode(signal: NodeJS.Signals | null): number {
-  return 128 + ((signal && constants.signals[signal]) || 0);
-}
 
 /**
  * `lease-gate run -- <command>`: hold the lease for exactly as long as the
@@ -52,25 +47,31 @@ export async function runCommand(
   const session = cliSession(settings, io, env);
   try {
     const cancelWait = new AbortController();
-    const onWaitSignal = () => cancelWait.abort();
+    let stoppedBy: NodeJS.Signals | undefined;
+    const onWaitSignal = (signal: NodeJS.Signals) => {
+      stoppedBy ??= signal;
+      cancelWait.abort();
+    };
+    const notices = waitNotices(settings.resource);
     for (const signal of FORWARDED) process.once(signal, onWaitSignal);
     const waited = await session
       .acquire({
         timeoutMs: settings.waitTimeoutMs,
         signal: cancelWait.signal,
-        onHeld: (e) =>
-          io.err(
-            `lease-gate: ${settings.resource} is ${describeWaitState(e)}; next ask in ${formatDuration(e.nextAskInMs)}`,
-          ),
+        onHeld: (event) => {
+          const line = notices(event);
+          if (line) io.err(`lease-gate: ${line}`);
+        },
       })
       .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
     if (waited.outcome !== 'granted') {
       io.err(
         waited.outcome === 'timeout'
           ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is ${describeWaitState(waited)}. The command did not run.`
-          : 'lease-gate: cancelled while waiting; the command did not run.',
+          : `lease-gate: stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; the command did not run.`,
       );
-      return EXIT.refused;
+      // 128+N for signal N, as --help promises.
+      return stoppedBy ? signalExitCode(stoppedBy) : EXIT.refused;
     }
     const { held } = waited;
     io.err(

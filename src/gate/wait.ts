@@ -36,11 +36,16 @@ export interface HeldEvent {
   reserved: boolean;
   /** True on the first refusal and whenever the holder differs from the last one. */
   holderChanged: boolean;
+  /** Our place in the plane's queue (0: next in line), when the plane says. */
+  position?: number | undefined;
+  /** True on the first refusal and whenever the position differs from the last one. */
+  positionChanged: boolean;
+  /** The plane's estimate of the wait, when it gives one. */
+  etaMs?: number | undefined;
+  /** True for the answer to the first ask, which the plane answers at once. */
+  first: boolean;
   elapsedMs: number;
   nextAskInMs: number;
-  /** Our place in the queue (0: next in line) and the plane's estimate, when it names them. */
-  position?: number | undefined;
-  etaMs?: number | undefined;
   /** An operator froze the resource (then `holder` is empty): a wait, not a refusal. */
   frozen?: FrozenState | undefined;
 }
@@ -109,9 +114,12 @@ const REALLY_HELD_MS = 500;
 
 /**
  * Asks for the lease until it is granted, the budget runs out or the signal
- * fires. Asks the plane to hold the request (`Prefer: wait`); a plane that
- * does not names a back-off, slept with a little jitter, never past the
- * deadline, with one last ask at the deadline.
+ * fires. The first ask is answered at once (no `Prefer: wait`), so the
+ * holder and our place are known within a round trip; later asks ask the
+ * plane to hold the request (`Prefer: wait`); a plane that does not names a
+ * back-off, slept with a little jitter, never past the deadline, with one
+ * last ask at the deadline. A wait that ends without the lease leaves the
+ * plane's queue, so nothing stays reserved in this agent's name.
  */
 export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   const { client, clock, sleep, signal } = options;
@@ -125,6 +133,7 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
     started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS),
   );
   let lastHolder: string | undefined;
+  let lastPosition: number | undefined;
   for (let asks = 1; ; asks += 1) {
     const elapsed = () => Math.round(clock.now() - started);
     if (signal?.aborted) {
@@ -132,7 +141,8 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       if (asks > 1) await releaseQuietly(options, request);
       return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
     }
-    const waitSeconds = asks === 1 && options.takeUp ? undefined : holdSeconds(options, deadline);
+    // The first ask is never held: the first notice must not wait for a hold to end.
+    const waitSeconds = asks === 1 ? undefined : holdSeconds(options, deadline);
     const call: CallOptions = { signal, retryUntilMs, waitSeconds };
     const askedAt = clock.now();
     let answer;
@@ -174,21 +184,29 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       answer.kind === 'frozen' ? { message: answer.message, untilMs: answer.untilMs } : undefined;
     const { holder, reserved } = answer.kind === 'held' ? answer : { holder: '', reserved: false };
     if (remaining <= 0) {
-      return { outcome: 'timeout', holder, reserved, waitedMs: elapsed(), asks, frozen };
+      const waitedMs = elapsed();
+      // An ask that ends here must not keep the resource reserved for us.
+      await releaseQuietly(options, request);
+      return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
     }
     const reallyHeld =
       answer.kind === 'held' && answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
-    const pause = reallyHeld
-      ? options.random() * 50
-      : Math.max(
-          MIN_SLEEP_MS,
-          answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1),
-        );
+    // After the quick first ask, go straight on to a held one where the plane may hold.
+    const holdNext = asks === 1 && holdSeconds(options, deadline) !== undefined;
+    const pause =
+      reallyHeld || holdNext
+        ? options.random() * 50
+        : Math.max(
+            MIN_SLEEP_MS,
+            answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1),
+          );
     const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
     await options.onHeld?.({
       holder,
       reserved,
       holderChanged: holder !== lastHolder,
+      positionChanged: asks === 1 || answer.position !== lastPosition,
+      first: asks === 1,
       elapsedMs: elapsed(),
       nextAskInMs,
       position: answer.position,
@@ -196,6 +214,7 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       frozen,
     });
     lastHolder = holder;
+    lastPosition = answer.position;
     await sleep(nextAskInMs, signal);
   }
 }

@@ -34,7 +34,8 @@ export interface Given {
 export type RawSettings = Record<Exclude<keyof Settings, 'bearer'>, Given>;
 
 export const KEY_ENV = 'INTRAMEDIAL_KEY';
-export const API_URL_FORM = 'an https:// origin (plain http:// only for localhost or 127.0.0.1)';
+export const API_URL_FORM =
+  'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
 
 export function invalid(given: Given, expected: string): SettingsError {
   const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
@@ -64,7 +65,8 @@ export function buildSettings(
   if (!isDid(actorDid)) throw invalid(raw.actorDid, DID_FORM);
 
   const url = parsePlaneUrl(raw.apiUrl.value.trim());
-  if (!url.ok) throw invalid(raw.apiUrl, API_URL_FORM);
+  // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
+  if (!url.ok || new URL(url.url).pathname !== '/') throw invalid(raw.apiUrl, API_URL_FORM);
 
   const waitTimeoutMs = parseDuration(raw.waitTimeoutMs.value);
   if (waitTimeoutMs === undefined)

@@ -1,4 +1,6 @@
+import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
+import type { HeldEvent } from '../gate/wait.js';
 import type { Lease } from '../plane/schema.js';
 import { describeHolder } from './did.js';
 import { untrusted } from './escape.js';
@@ -26,7 +28,7 @@ export function describeHeldBy(holder: string, reserved: boolean): string {
 /** "3rd in line; about 6 min at recent hold times", from a refusal's position and estimate. */
 export function describePlace(position: number | undefined, etaMs: number | undefined): string {
   if (position === undefined) return '';
-  const place = `${ordinal(position + 1)} in line`;
+  const place = position === 0 ? 'next in line' : `${ordinal(position + 1)} in line`;
   if (etaMs === undefined) return place;
   const minutes = Math.round(etaMs / 60_000);
   const about = minutes >= 1 ? `${minutes} min` : `${Math.max(1, Math.round(etaMs / 1_000))} s`;
@@ -85,4 +87,28 @@ export function describeLoss(resource: string, loss: Loss): string {
     default:
       return `Lost ${resource} at ${at}: the plane refused the renewal (${untrusted(loss.reason, 100)})${message}.${now}`;
   }
+}
+
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+export const WAIT_PROGRESS_EVERY_MS = 60_000;
+
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+export function waitNotices(
+  resource: string,
+  everyMs = WAIT_PROGRESS_EVERY_MS,
+): (event: HeldEvent) => string | undefined {
+  let lastLineAt = -Infinity;
+  return (event) => {
+    const changed = event.first || event.holderChanged || event.positionChanged;
+    if (!changed && event.elapsedMs - lastLineAt < everyMs) return undefined;
+    lastLineAt = event.elapsedMs;
+    const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+    const waited = event.first ? '' : `; waited ${formatDuration(event.elapsedMs)}`;
+    const still = changed ? '' : 'still ';
+    return `${resource} is ${still}${describeWaitState({ ...event, position: undefined })}${place ? `; ${place}` : ''}${waited}`;
+  };
 }

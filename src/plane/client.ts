@@ -393,9 +393,9 @@ function interpretLease(
       holder: held.holder,
       waitMs: held.stampede.waitMs,
       reserved: held.reserved === true,
+      ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+      ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
       preferenceApplied: raw.preferenceApplied,
-      position: held.position,
-      etaMs: held.etaMs,
     };
   }
   if (refusal.reason === 'frozen') {

@@ -77,7 +77,8 @@ export const heldSchema = z.object({
   reserved: z.optional(z.boolean()),
   stampede: z.object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
   position: z.optional(boundedNumber(0, 1e9, 'a queue position')),
-  etaMs: z.optional(boundedNumber(0, 1e12, 'milliseconds from 0 to 10^12')),
+  /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
+  etaMs: z.optional(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
 });
 
 /** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
@@ -181,11 +182,12 @@ export type LeaseAnswer =
       waitMs: number;
       /** Free, but kept for `holder`, the next in line, for a short grace. */
       reserved: boolean;
+      /** Our place in the queue (0: next in line), when the plane says. */
+      position?: number | undefined;
+      /** The plane's estimate of how long the wait will be, when it gives one. */
+      etaMs?: number | undefined;
       /** The plane held the request as asked by `Prefer: wait` (RFC 7240). */
       preferenceApplied: boolean;
-      /** Our place in the queue (0: next) and the plane's estimate of the wait, when it names them. */
-      position?: number | undefined;
-      etaMs?: number | undefined;
     }
   | {
       kind: 'frozen';

@@ -21,6 +21,8 @@ export interface StepResult {
   summary: string;
   /** Milliseconds from the signal (if any) to the exit. */
   exitAfterSignalMs?: number;
+  /** Milliseconds from the spawn to the first stdout holding each of `options.mark`. */
+  marks: Record<string, number>;
 }
 
 export interface StepOptions {
@@ -32,6 +34,8 @@ export interface StepOptions {
   /** Call `run` once, the first time stdout contains `when` (the event a test reacts to). */
   onStdout?: { when: string; run: () => void };
   tempDir?: string;
+  /** Texts whose first appearance on stdout is timed from the spawn (see `marks`). */
+  mark?: string[];
 }
 
 /** The run context a GitHub runner gives every step. */
@@ -84,13 +88,18 @@ export function runStep(step: 'main' | 'post', options: StepOptions = {}): Promi
   const entry = step === 'main' ? actionYml.runs.main : actionYml.runs.post;
 
   return new Promise((resolve, reject) => {
+    const spawnedAt = Date.now();
     const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const marks: Record<string, number> = {};
     let stdout = '';
     let stderr = '';
     let signalledAt: number | undefined;
     let reacted = false;
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
+      for (const text of options.mark ?? []) {
+        if (!(text in marks) && stdout.includes(text)) marks[text] = Date.now() - spawnedAt;
+      }
       if (options.onStdout && !reacted && stdout.includes(options.onStdout.when)) {
         reacted = true;
         options.onStdout.run();
@@ -110,6 +119,7 @@ export function runStep(step: 'main' | 'post', options: StepOptions = {}): Promi
         outputs: parseFileCommands(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
         state: parseFileCommands(readFileSync(files.GITHUB_STATE, 'utf8')),
         summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8'),
+        marks,
         ...(signalledAt === undefined ? {} : { exitAfterSignalMs: Date.now() - signalledAt }),
       }),
     );
