@@ -204,7 +204,7 @@ describe('superseded runs step aside', () => {
       },
       env: { INTRAMEDIAL_KEY: 'k', ...runEnv(OURS, 20) },
       onLog: {
-        when: 'Waiting for',
+        when: 'Waiting up to',
         run: () => {
           joined = lease({
             resource: RESOURCE,

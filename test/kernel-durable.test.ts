@@ -353,7 +353,7 @@ describe('routes', () => {
     const { hostname, port } = new URL(running.url);
     const socket = connect(Number(port), hostname, () => {
       socket.write(
-        `POST ${LEASE} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"resou`,
+        `POST ${LEASE} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"resou`,
       );
       setTimeout(() => socket.destroy(), 50);
     });

@@ -25,12 +25,12 @@ describe('etaMs', () => {
   });
 
   it("is said in the gate's notice", () => {
-    expect(describePlace(2, 6 * 60_000)).toBe('3rd in line; about 6 min at recent hold times');
-    expect(describePlace(0, 20_000)).toBe('1st in line; about 20 s at recent hold times');
+    expect(describePlace(2, 6 * 60_000)).toBe('3rd in line; about 6m at recent hold times');
+    expect(describePlace(0, 20_000)).toBe('next in line; about 20s at recent hold times');
     expect(describePlace(10, undefined)).toBe('11th in line');
-    expect(describePlace(undefined, 5_000)).toBe('');
+    expect(describePlace(undefined, 5_000)).toBe('about 5s at recent hold times');
     expect(
       describeWaitState({ holder: did('a'), reserved: false, position: 1, etaMs: 120_000 }),
-    ).toMatch(/^held by .* \(2nd in line; about 2 min at recent hold times\)$/);
+    ).toMatch(/^held by .* \(2nd in line; about 2m at recent hold times\)$/);
   });
 });

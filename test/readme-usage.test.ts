@@ -50,7 +50,7 @@ describe('README Usage block', () => {
   it("lists every input of action.yml, in action.yml's order", () => {
     const names = documentedInputs(blocks[0] ?? '').map((input) => input.name);
     expect(names).toEqual(Object.keys(action.inputs));
-    expect(names).toHaveLength(12);
+    expect(names).toHaveLength(14);
   });
 
   it("gives each input's default from action.yml as a comment, after a description", () => {

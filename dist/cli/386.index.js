@@ -71,7 +71,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7636);
+/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5423);
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -181,21 +181,24 @@ __webpack_require__.d(__webpack_exports__, {
   PostgresService: () => (/* binding */ PostgresService)
 });
 
-// EXTERNAL MODULE: ./src/kernel/rules.ts
-var rules = __webpack_require__(1514);
+// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
+var rules = __webpack_require__(9494);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 1 modules
-var service = __webpack_require__(4396);
-// EXTERNAL MODULE: ./src/kernel/store.ts
-var store = __webpack_require__(7636);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 2 modules
+var service = __webpack_require__(8626);
+// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
+var store = __webpack_require__(5423);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
 var schemas = __webpack_require__(0);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/plane/deploy.ts
+var deploy = __webpack_require__(6115);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
+
 
 
 
@@ -206,15 +209,39 @@ const leaseSchema = schemas/* object */.Ikc({
     expiresAtMs: schemas/* number */.aig(),
     fence: schemas/* number */.aig().int(),
     grantedAtMs: schemas/* number */.aig(),
+    deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
 });
 /** A row written by another replica (or another release) is checked like any outside input. */
 const stateSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
     lease: leaseSchema.nullable(),
-    queue: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), keepUntil: schemas/* number */.aig() })),
+    queue: schemas/* array */.YOg(schemas/* object */.Ikc({
+        actorDid: schemas/* string */.YjP(),
+        keepUntil: schemas/* number */.aig(),
+        deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
+        queue: schemas/* optional */.lqM(deploy/* queueSchema */.Xm),
+    })),
     reservedUntilMs: schemas/* number */.aig(),
     typicalHoldMs: schemas/* number */.aig().nullable(),
     revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
+    lockDelay: schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), leaseId: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })
+        .optional(),
+    // Deploy order (deploy-order.ts): optional, so rows written before it still read.
+    superseded: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), by: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() }))
+        .optional(),
+    deploys: schemas/* array */.YOg(schemas/* object */.Ikc({
+        repository: schemas/* string */.YjP(),
+        live: deploy/* deploySchema */.zR,
+        before: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
+    }))
+        .optional(),
+    frozen: schemas/* object */.Ikc({
+        reason: schemas/* string */.YjP(),
+        untilMs: schemas/* number */.aig().nullable(),
+        by: schemas/* string */.YjP(),
+        atMs: schemas/* number */.aig(),
+    })
+        .optional(),
 });
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
@@ -252,10 +279,6 @@ class CommitUnknownError extends Error {
         super(cause instanceof Error ? cause.message : String(cause));
         this.cause = cause;
     }
-}
-/** One command on one resource as one transaction. */
-async function runCommand(client, resource, command, settings, channel) {
-    return (await runCommands(client, [{ resource, command }], settings, channel))[0];
 }
 async function decideLocked(client, work, settings, channel) {
     const names = [...new Set(work.map((w) => w.resource))].sort();
@@ -347,6 +370,8 @@ function decideAll(work, stored, now, settings, draw) {
             now,
             ttlMs: settings.ttlMs,
             nextInLineWaitMs: settings.nextInLineWaitMs,
+            lockDelayMs: settings.lockDelayMs,
+            window: settings.window?.(resource, now),
             ...draw,
         });
         current.set(resource, decision.state);
@@ -387,7 +412,8 @@ function parseState(raw, resource) {
     if (!parsed.success || parsed.data.resource !== resource) {
         throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
     }
-    return parsed.data;
+    const { lockDelay, ...state } = parsed.data;
+    return lockDelay ? { ...state, lockDelay } : state;
 }
 
 
@@ -448,12 +474,13 @@ var esm = __webpack_require__(3849);
 
 
 
+
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 /** A change notice (NOTIFY payload): one resource's events of one commit. */
 const changeNoticeSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
     events: schemas/* array */.YOg(schemas/* object */.Ikc({
-        kind: schemas/* enum */.k5n(['grant', 'renew', 'release', 'lapse', 'revoke']),
+        kind: schemas/* enum */.k5n(entry/* ENTRY_KINDS */.pf),
         atMs: schemas/* number */.aig(),
         resource: schemas/* string */.YjP(),
         actorDid: schemas/* string */.YjP(),
@@ -461,7 +488,10 @@ const changeNoticeSchema = schemas/* object */.Ikc({
         fence: schemas/* number */.aig(),
         expiresAtMs: schemas/* number */.aig().optional(),
         reason: schemas/* string */.YjP().optional(),
+        deploy: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* number */.aig()])).optional(),
     })),
+    /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
+    freed: schemas/* boolean */.zMY().optional(),
 });
 /** The NOTIFY channel of one plane (one schema). */
 const channelOf = (schema) => `lease_gate_${schema}`;
@@ -633,7 +663,8 @@ const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet();
-const FREEING = new Set(['release', 'lapse', 'revoke']);
+// An unfreeze may free a resource too: a waiter held for it is answered again.
+const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
 /**
  * The kernel on PostgreSQL: no state in the process. Each command is one
  * transaction that runs the shared rules on the resource's locked row; any
@@ -676,10 +707,13 @@ class PostgresService {
             waitMs: options.connectTimeoutMs ?? settings/* DEFAULT_CONNECT_TIMEOUT_MS */.od,
             busy: () => new service/* StoreUnavailableError */.o2("the kernel's store is busy: every connection is in use"),
         });
+        const ttlMs = options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT;
         this.settings = {
-            ttlMs: options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT,
+            ttlMs,
             nextInLineWaitMs: options.nextInLineWaitMs ?? rules/* NEXT_IN_LINE_WAIT_MS */.i2,
+            lockDelayMs: options.lockDelayMs ?? (0,rules/* defaultLockDelayMs */.m_)(ttlMs),
             random: options.random ?? Math.random,
+            window: options.window,
         };
     }
     /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
@@ -714,22 +748,35 @@ class PostgresService {
         service.scheduleSweep();
         return service;
     }
-    lease(resource, actorDid) {
-        return this.run(resource, { kind: 'lease', actorDid });
+    lease(resource, actorDid, extensions) {
+        return this.run(resource, { kind: 'lease', actorDid, ...extensions });
     }
-    release(resource, actorDid) {
-        return this.run(resource, { kind: 'release', actorDid });
+    async release(resource, actorDid, outdated) {
+        const command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
+        const reply = (await this.run(resource, command));
+        if (!reply.released) {
+            // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
+            const notice = JSON.stringify({ resource, events: [], freed: true });
+            await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
+        }
+        return reply;
     }
     revoke(resource, reason) {
         return this.run(resource, { kind: 'revoke', reason });
+    }
+    freeze(resource, reason, untilMs, by) {
+        return this.run(resource, { kind: 'freeze', reason, untilMs, by });
+    }
+    unfreeze(resource, by) {
+        return this.run(resource, { kind: 'unfreeze', by });
     }
     async status(resource) {
         return (await this.run(resource, { kind: 'status' })).lease;
     }
     async overview() {
-        const { rows } = await this.query(`SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL`);
+        const { rows } = await this.query(`SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL OR state ? 'frozen'`);
         const now = rows[0]?.now_ms ?? Date.now();
-        return (0,overview/* overviewOf */.b)(rows.map((r) => parseState(r.state, r.resource)), now);
+        return (0,overview/* overviewOf */.bq)(rows.map((r) => parseState(r.state, r.resource)), now);
     }
     onChange(listener) {
         this.listeners.add(listener);
@@ -844,7 +891,7 @@ class PostgresService {
                 listener(parsed.resource, known);
         }
         // Every replica hears every commit (its own too): held requests here wake on it.
-        if (parsed.events.some((e) => FREEING.has(e.kind)))
+        if (parsed.freed || parsed.events.some((e) => FREEING.has(e.kind)))
             this.resourceChanged(parsed.resource);
     }
     /** A lapse is recorded within about a quarter of a lease (a second at most). */

@@ -64,6 +64,7 @@ const keeperStatusSchema = schemas/* object */.Ikc({
     lastError: schemas/* optional */.lqM(keeper_status_text),
     lost: schemas/* optional */.lqM(schemas/* object */.Ikc({
         atMs: at,
+        endedAtMs: schemas/* optional */.lqM(at),
         reason: keeper_status_text,
         holder: schemas/* optional */.lqM(keeper_status_text),
         message: schemas/* optional */.lqM(keeper_status_text),
@@ -101,13 +102,16 @@ function writeStatusFile(file, record) {
     return true;
 }
 
-// EXTERNAL MODULE: ./src/lease/session.ts + 4 modules
-var lease_session = __webpack_require__(3632);
+// EXTERNAL MODULE: ./src/lease/oidc-token.ts
+var oidc_token = __webpack_require__(8309);
+// EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
+var lease_session = __webpack_require__(5146);
 // EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __webpack_require__(4043);
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __webpack_require__(1156);
+var plane_url = __webpack_require__(6424);
+// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
+var options = __webpack_require__(9092);
 ;// CONCATENATED MODULE: ./src/cli/keep-command.ts
+
 
 
 
@@ -128,6 +132,7 @@ async function keep(args, _io, env) {
         lease: { type: 'string', default: '' },
         status: { type: 'string', default: '' },
         'parent-pid': { type: 'string', default: '0' },
+        'oidc-audience': { type: 'string' },
     });
     const url = (0,plane_url/* parsePlaneUrl */.p)(values['api-url']);
     if (!url.ok || !values.resource || !values['actor-did'] || !values.status || !values.lease) {
@@ -145,9 +150,12 @@ async function keep(args, _io, env) {
         throw new options/* UsageError */.eb(`Invalid --lease: ${(0,schema/* describeIssues */.wF)(parsed.error)}.`);
     const statusFile = values.status;
     const parentPid = Number(values['parent-pid']);
+    // With an audience, the job's own OIDC tokens (the runner's token service lasts the whole job).
+    const audience = values['oidc-audience'];
     const session = (0,lease_session/* openSession */.f)({
         apiUrl: url.url,
-        key: env.INTRAMEDIAL_KEY ?? '',
+        key: audience ? '' : (env.INTRAMEDIAL_KEY ?? ''),
+        bearer: audience ? (0,oidc_token/* cachedToken */.KQ)((0,oidc_token/* runnerTokenSource */.PT)(env, audience)) : undefined,
         resource: values.resource,
         actorDid: values['actor-did'],
         env,
@@ -184,7 +192,8 @@ async function keep(args, _io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   _: () => (/* binding */ isAlive)
+/* harmony export */   _: () => (/* binding */ isAlive),
+/* harmony export */   x: () => (/* binding */ groupAlive)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
@@ -203,6 +212,40 @@ function isAlive(pid) {
     catch {
         return true;
     }
+}
+/**
+ * True while any process of the group runs; zombies count as gone (an
+ * orphan's zombie waits for an init that may reap it seconds later, and it
+ * runs no code). Where /proc cannot be read, any member counts.
+ */
+function groupAlive(group) {
+    try {
+        process.kill(-group, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    let pids;
+    try {
+        pids = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readdirSync)('/proc').filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return true;
+    }
+    for (const pid of pids) {
+        let stat;
+        try {
+            stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        }
+        catch {
+            continue; // gone meanwhile
+        }
+        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pgrp) === group && state !== 'Z')
+            return true;
+    }
+    return false;
 }
 
 

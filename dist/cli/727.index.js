@@ -17,7 +17,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _lease_did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
 /* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
 /* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1156);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9092);
 /* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(2594);
 
 
@@ -32,17 +32,22 @@ async function acquire(args, io, env) {
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
     const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
     const cancel = new AbortController();
-    const stop = () => cancel.abort();
+    let stoppedBy;
+    const stop = (signal) => {
+        stoppedBy ??= signal;
+        cancel.abort();
+    };
     process.once('SIGINT', stop).once('SIGTERM', stop);
+    const notices = (0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .waitNotices */ .lY)(settings.resource);
     try {
         const result = await session.acquire({
             timeoutMs: settings.waitTimeoutMs,
             signal: cancel.signal,
             ...(settings.waitTimeoutMs === 0 ? { retryWindowMs: _session_js__WEBPACK_IMPORTED_MODULE_6__/* .ASK_ONCE_RETRY_MS */ .e } : {}),
             onHeld: (event) => {
-                if (!values.json) {
-                    io.err(`${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeHeldBy */ .Qs)(event.holder, event.reserved)}; next ask in ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.nextAskInMs)}`);
-                }
+                const line = notices(event);
+                if (line && !values.json)
+                    io.err(`lease-gate: ${line}`);
             },
         });
         if (result.outcome === 'granted') {
@@ -64,9 +69,9 @@ async function acquire(args, io, env) {
             io.out(JSON.stringify({ ...result, actorDid: settings.actorDid }));
         else
             io.err(result.outcome === 'timeout'
-                ? `timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(result.waitedMs)}: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeHeldBy */ .Qs)(result.holder, result.reserved)}`
-                : 'cancelled; nothing is held');
-        return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
+                ? `timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(result.waitedMs)}: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeWaitState */ .wS)(result)}`
+                : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`);
+        return result.outcome === 'cancelled' && stoppedBy ? (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .signalExitCode */ .cf)(stoppedBy) : _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
     }
     finally {
         process.off('SIGINT', stop).off('SIGTERM', stop);
@@ -153,7 +158,7 @@ async function revoke(args, io, env) {
 /* harmony export */   r: () => (/* binding */ cliSession)
 /* harmony export */ });
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3632);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5146);
 
 
 /** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
@@ -182,12 +187,15 @@ const ASK_ONCE_RETRY_MS = 10_000;
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   $4: () => (/* binding */ describeLoss),
-/* harmony export */   Qs: () => (/* binding */ describeHeldBy),
-/* harmony export */   un: () => (/* binding */ describeLease)
+/* harmony export */   lY: () => (/* binding */ waitNotices),
+/* harmony export */   un: () => (/* binding */ describeLease),
+/* harmony export */   wS: () => (/* binding */ describeWaitState)
 /* harmony export */ });
-/* unused harmony export formatEpoch */
-/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(623);
-/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* unused harmony exports formatEpoch, describeHeldBy, describePlace, WAIT_PROGRESS_EVERY_MS */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+
 
 
 /** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
@@ -198,27 +206,87 @@ function formatEpoch(ms) {
 }
 function describeLease(lease) {
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
-    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
 }
 /** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
     return reserved
-        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)} (next in line)`
-        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)}`;
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(holder)}`;
+}
+/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
+function describePlace(position, etaMs) {
+    const place = position === undefined
+        ? ''
+        : position === 0
+            ? 'next in line'
+            : `${ordinal(position + 1)} in line`;
+    const eta = etaMs === undefined ? '' : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
+    return [place, eta].filter(Boolean).join('; ');
+}
+function ordinal(n) {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+    return `${n}${suffix}`;
+}
+/**
+ * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
+ * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ */
+function describeWaitState(e) {
+    if (e.frozen) {
+        const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(e.frozen.message);
+        // The kernel's message starts "frozen until …"; another plane's may not.
+        return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+    }
+    const place = describePlace(e.position, e.etaMs);
+    return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
 function describeLoss(resource, loss) {
-    const at = formatEpoch(loss.atMs).split(' ')[0];
-    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.message)}` : '';
+    // The plane's own time of the end when it said (a watch), else when we learned of it.
+    const at = loss.endedAtMs === undefined
+        ? formatEpoch(loss.atMs).split(' ')[0]
+        : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.message)}` : '';
+    const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+        case 'lapsed':
+            return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
+        case 'released':
+            return `Lost ${resource} at ${at}: the lease was released by someone acting as this agent.${now}`;
+        case 'unknown':
+            return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
         case 'lease_held':
-            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
         case 'replaced':
-            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        case 'broken_plane':
+            return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
         default:
-            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.reason, 100)})${message}.`;
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.reason, 100)})${message}.${now}`;
     }
+}
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+const WAIT_PROGRESS_EVERY_MS = 60_000;
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
+    let lastLineAt = -Infinity;
+    return (event) => {
+        const changed = event.first || event.holderChanged || event.positionChanged;
+        if (!changed && event.elapsedMs - lastLineAt < everyMs)
+            return undefined;
+        lastLineAt = event.elapsedMs;
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+        const waited = event.first ? '' : `; waited ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.elapsedMs)}`;
+        const still = changed ? '' : 'still ';
+        return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
+    };
 }
 
 

@@ -7,18 +7,16 @@ export const modules = {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   runCommand: () => (/* binding */ runCommand),
-/* harmony export */   signalExitCode: () => (/* binding */ signalExitCode)
+/* harmony export */   runCommand: () => (/* binding */ runCommand)
 /* harmony export */ });
 /* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1421);
 /* harmony import */ var node_child_process__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_child_process__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8161);
-/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_os__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _fs_processes_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5810);
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9731);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3632);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(5146);
 /* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1782);
 /* harmony import */ var _plane_time_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7513);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1156);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(9092);
 /* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(2594);
 
 
@@ -29,16 +27,13 @@ __webpack_require__.r(__webpack_exports__);
 
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
-/** 128 + the signal's number, for every signal. */
-function signalExitCode(signal) {
-    return 128 + ((signal && node_os__WEBPACK_IMPORTED_MODULE_1__.constants.signals[signal]) || 0);
-}
 /**
  * `lease-gate run -- <command>`: hold the lease for exactly as long as the
  * command runs, renewing it in-process, and exit with the command's code. The
  * command runs in its own process group, which owns everything it starts:
  * signals go to the group, a loss stops the group (SIGTERM, then SIGKILL after
- * the grace), and nothing of it outlives the lease.
+ * the grace); on a kernel a revoke is heard at once through a watch, and the
+ * next holder is granted only after the group is gone and the lease given back.
  */
 async function runCommand(args, io, env) {
     const split = args.indexOf('--');
@@ -57,21 +52,31 @@ async function runCommand(args, io, env) {
     const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .cliSession */ .r)(settings, io, env);
     try {
         const cancelWait = new AbortController();
-        const onWaitSignal = () => cancelWait.abort();
+        let stoppedBy;
+        const onWaitSignal = (signal) => {
+            stoppedBy ??= signal;
+            cancelWait.abort();
+        };
+        const notices = (0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .waitNotices */ .lY)(settings.resource);
         for (const signal of FORWARDED)
             process.once(signal, onWaitSignal);
         const waited = await session
             .acquire({
             timeoutMs: settings.waitTimeoutMs,
             signal: cancelWait.signal,
-            onHeld: (e) => io.err(`lease-gate: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeHeldBy */ .Qs)(e.holder, e.reserved)}; next ask in ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .formatDuration */ .a3)(e.nextAskInMs)}`),
+            onHeld: (event) => {
+                const line = notices(event);
+                if (line)
+                    io.err(`lease-gate: ${line}`);
+            },
         })
             .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
         if (waited.outcome !== 'granted') {
             io.err(waited.outcome === 'timeout'
-                ? `lease-gate: timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .formatDuration */ .a3)(waited.waitedMs)}; ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeHeldBy */ .Qs)(waited.holder, waited.reserved)}. The command did not run.`
-                : 'lease-gate: cancelled while waiting; the command did not run.');
-            return _options_js__WEBPACK_IMPORTED_MODULE_6__/* .EXIT */ .dc.refused;
+                ? `lease-gate: timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_2__/* .formatDuration */ .a3)(waited.waitedMs)}; ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeWaitState */ .wS)(waited)}. The command did not run.`
+                : `lease-gate: stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; the command did not run.`);
+            // 128+N for signal N, as --help promises.
+            return stoppedBy ? (0,_options_js__WEBPACK_IMPORTED_MODULE_6__/* .signalExitCode */ .cf)(stoppedBy) : _options_js__WEBPACK_IMPORTED_MODULE_6__/* .EXIT */ .dc.refused;
         }
         const { held } = waited;
         io.err(`lease-gate: holding ${settings.resource} (${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_4__/* .describeLease */ .un)(held.lease)}); running ${command.join(' ')}`);
@@ -108,7 +113,7 @@ async function runHolding(command, held, o) {
             o.io.err(`lease-gate: could not start ${command[0]}: ${error.message}`);
             resolve(127);
         });
-        child.on('exit', (code, signal) => resolve(code ?? signalExitCode(signal)));
+        child.on('exit', (code, signal) => resolve(code ?? (0,_options_js__WEBPACK_IMPORTED_MODULE_6__/* .signalExitCode */ .cf)(signal)));
     });
     const forward = (signal) => signalGroup(signal);
     for (const signal of FORWARDED)
@@ -150,15 +155,7 @@ async function runHolding(command, held, o) {
     return code;
 }
 function groupAlive(group) {
-    if (group === undefined)
-        return false;
-    try {
-        process.kill(-group, 0);
-        return true;
-    }
-    catch (error) {
-        return error.code === 'EPERM';
-    }
+    return group !== undefined && (0,_fs_processes_js__WEBPACK_IMPORTED_MODULE_1__/* .groupAlive */ .x)(group);
 }
 
 
@@ -172,7 +169,7 @@ function groupAlive(group) {
 /* harmony export */   r: () => (/* binding */ cliSession)
 /* harmony export */ });
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3632);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5146);
 
 
 /** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
@@ -196,17 +193,83 @@ const ASK_ONCE_RETRY_MS = 10_000;
 
 /***/ }),
 
+/***/ 5810:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ isAlive),
+/* harmony export */   x: () => (/* binding */ groupAlive)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
+function isAlive(pid) {
+    try {
+        process.kill(pid, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    try {
+        return !/^\d+ \(.*\) Z/.test((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+    }
+    catch {
+        return true;
+    }
+}
+/**
+ * True while any process of the group runs; zombies count as gone (an
+ * orphan's zombie waits for an init that may reap it seconds later, and it
+ * runs no code). Where /proc cannot be read, any member counts.
+ */
+function groupAlive(group) {
+    try {
+        process.kill(-group, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    let pids;
+    try {
+        pids = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readdirSync)('/proc').filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return true;
+    }
+    for (const pid of pids) {
+        let stat;
+        try {
+            stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        }
+        catch {
+            continue; // gone meanwhile
+        }
+        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pgrp) === group && state !== 'Z')
+            return true;
+    }
+    return false;
+}
+
+
+/***/ }),
+
 /***/ 1782:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   $4: () => (/* binding */ describeLoss),
-/* harmony export */   Qs: () => (/* binding */ describeHeldBy),
-/* harmony export */   un: () => (/* binding */ describeLease)
+/* harmony export */   lY: () => (/* binding */ waitNotices),
+/* harmony export */   un: () => (/* binding */ describeLease),
+/* harmony export */   wS: () => (/* binding */ describeWaitState)
 /* harmony export */ });
-/* unused harmony export formatEpoch */
-/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(623);
-/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* unused harmony exports formatEpoch, describeHeldBy, describePlace, WAIT_PROGRESS_EVERY_MS */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+
 
 
 /** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
@@ -217,27 +280,87 @@ function formatEpoch(ms) {
 }
 function describeLease(lease) {
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
-    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
 }
 /** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
     return reserved
-        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)} (next in line)`
-        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(holder)}`;
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(holder)}`;
+}
+/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
+function describePlace(position, etaMs) {
+    const place = position === undefined
+        ? ''
+        : position === 0
+            ? 'next in line'
+            : `${ordinal(position + 1)} in line`;
+    const eta = etaMs === undefined ? '' : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
+    return [place, eta].filter(Boolean).join('; ');
+}
+function ordinal(n) {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+    return `${n}${suffix}`;
+}
+/**
+ * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
+ * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ */
+function describeWaitState(e) {
+    if (e.frozen) {
+        const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(e.frozen.message);
+        // The kernel's message starts "frozen until …"; another plane's may not.
+        return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+    }
+    const place = describePlace(e.position, e.etaMs);
+    return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
 function describeLoss(resource, loss) {
-    const at = formatEpoch(loss.atMs).split(' ')[0];
-    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.message)}` : '';
+    // The plane's own time of the end when it said (a watch), else when we learned of it.
+    const at = loss.endedAtMs === undefined
+        ? formatEpoch(loss.atMs).split(' ')[0]
+        : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.message)}` : '';
+    const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+        case 'lapsed':
+            return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
+        case 'released':
+            return `Lost ${resource} at ${at}: the lease was released by someone acting as this agent.${now}`;
+        case 'unknown':
+            return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
         case 'lease_held':
-            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
         case 'replaced':
-            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        case 'broken_plane':
+            return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
         default:
-            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(loss.reason, 100)})${message}.`;
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.reason, 100)})${message}.${now}`;
     }
+}
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+const WAIT_PROGRESS_EVERY_MS = 60_000;
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
+    let lastLineAt = -Infinity;
+    return (event) => {
+        const changed = event.first || event.holderChanged || event.positionChanged;
+        if (!changed && event.elapsedMs - lastLineAt < everyMs)
+            return undefined;
+        lastLineAt = event.elapsedMs;
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+        const waited = event.first ? '' : `; waited ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.elapsedMs)}`;
+        const still = changed ? '' : 'still ';
+        return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
+    };
 }
 
 

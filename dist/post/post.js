@@ -28368,7 +28368,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 153:
+/***/ 1850:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28377,8 +28377,8 @@ __nccwpck_require__.d(__webpack_exports__, {
   e: () => (/* binding */ run)
 });
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/gate/duration.ts
@@ -28397,7 +28397,7 @@ function duration_parseDuration(raw) {
     return ms <= MAX_DURATION_MS ? ms : undefined;
 }
 /** `1m 30s`-style text for logs. */
-function formatDuration(ms) {
+function duration_formatDuration(ms) {
     if (ms < 1_000)
         return `${Math.round(ms)}ms`;
     const totalSeconds = Math.round(ms / 1_000);
@@ -28426,50 +28426,8 @@ const time_realSleep = async (ms, signal) => {
     }
 };
 
-;// CONCATENATED MODULE: ./src/http/errors.ts
-/**
- * The one base of every error lease-gate means a person to read: its message is
- * written for them (what failed, what to do), so the faces print it as it is,
- * on one line, and never a stack.
- */
-class errors_LeaseGateError extends Error {
-    name = 'LeaseGateError';
-}
-/** The one error of the HTTP client: the exchange did not complete. */
-class HttpError extends errors_LeaseGateError {
-    failure;
-    call;
-    name = 'HttpError';
-    constructor(message, 
-    /** What went wrong, for callers that decide on it (retry, cancel). */
-    failure, 
-    /** `[METHOD] "url"`, for messages. */
-    call) {
-        super(message);
-        this.failure = failure;
-        this.call = call;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/lease/errors.ts
-
-
-/** A bad setting: the message names where the value came from and the accepted form. */
-class errors_SettingsError extends (/* unused pure expression or super */ null && (LeaseGateError)) {
-    name = 'SettingsError';
-}
-/** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
-class errors_HelperError extends (/* unused pure expression or super */ null && (LeaseGateError)) {
-    name = 'HelperError';
-}
-/** A message for a person: ours as written, anything else named as unexpected (one line). */
-function messageOf(error) {
-    if (error instanceof errors_LeaseGateError)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}`;
-}
-
+// EXTERNAL MODULE: ./src/lease/errors.ts
+var errors = __nccwpck_require__(2679);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:url"
@@ -28485,11 +28443,45 @@ function isAlive(pid) {
         return error.code === 'EPERM';
     }
     try {
-        return !/^\d+ \(.*\) Z/.test((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+        return !/^\d+ \(.*\) Z/.test((0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
     }
     catch {
         return true;
     }
+}
+/**
+ * True while any process of the group runs; zombies count as gone (an
+ * orphan's zombie waits for an init that may reap it seconds later, and it
+ * runs no code). Where /proc cannot be read, any member counts.
+ */
+function groupAlive(group) {
+    try {
+        process.kill(-group, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    let pids;
+    try {
+        pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return true;
+    }
+    for (const pid of pids) {
+        let stat;
+        try {
+            stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        }
+        catch {
+            continue; // gone meanwhile
+        }
+        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pgrp) === group && state !== 'Z')
+            return true;
+    }
+    return false;
 }
 
 ;// CONCATENATED MODULE: ./src/lease/helpers.ts
@@ -28545,7 +28537,7 @@ function helpers_spawnHelper(helper, args, env, logFile) {
 /** False when /proc shows that `pid` now runs something else (the pid was reused). */
 function runs(pid, marker) {
     try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+        return (0,external_node_fs_.readFileSync)(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
     }
     catch {
         return true;
@@ -29949,7 +29941,7 @@ const $ZodCheckLengthEquals = /*@__PURE__*/ (/* unused pure expression or super 
         });
     };
 })));
-const $ZodCheckStringFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckStringFormat", (inst, def) => {
+const $ZodCheckStringFormat = /*@__PURE__*/ $constructor("$ZodCheckStringFormat", (inst, def) => {
     var _a, _b;
     $ZodCheck.init(inst, def);
     if (def.pattern)
@@ -29969,8 +29961,8 @@ const $ZodCheckStringFormat = /*@__PURE__*/ (/* unused pure expression or super 
         });
     else
         (_b = inst._zod).check ?? (_b.check = () => { });
-})));
-const $ZodCheckRegex = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckRegex", (inst, def) => {
+});
+const $ZodCheckRegex = /*@__PURE__*/ $constructor("$ZodCheckRegex", (inst, def) => {
     $ZodCheckStringFormat.init(inst, def);
     inst._zod.check = (payload) => {
         def.pattern.lastIndex = 0;
@@ -29986,7 +29978,7 @@ const $ZodCheckRegex = /*@__PURE__*/ (/* unused pure expression or super */ null
             continue: !def.abort,
         });
     };
-})));
+});
 const $ZodCheckLowerCase = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckLowerCase", (inst, def) => {
     def.pattern ?? (def.pattern = regexes.lowercase);
     $ZodCheckStringFormat.init(inst, def);
@@ -31057,10 +31049,10 @@ const $ZodAny = /*@__PURE__*/ (/* unused pure expression or super */ null && (co
     $ZodType.init(inst, def);
     inst._zod.parse = (payload) => payload;
 })));
-const $ZodUnknown = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodUnknown", (inst, def) => {
+const $ZodUnknown = /*@__PURE__*/ $constructor("$ZodUnknown", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload) => payload;
-})));
+});
 const $ZodNever = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNever", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -33600,10 +33592,10 @@ function _length(length, params) {
 }
 // @__NO_SIDE_EFFECTS__
 function _regex(pattern, params) {
-    return new checks.$ZodCheckRegex({
+    return new $ZodCheckRegex({
         check: "string_format",
         format: "regex",
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
         pattern,
     });
 }
@@ -34929,13 +34921,13 @@ const ZodMiniAny = /*@__PURE__*/ (/* unused pure expression or super */ null && 
 function any() {
     return core._any(ZodMiniAny);
 }
-const ZodMiniUnknown = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniUnknown", (inst, def) => {
-    core.$ZodUnknown.init(inst, def);
+const ZodMiniUnknown = /*@__PURE__*/ $constructor("ZodMiniUnknown", (inst, def) => {
+    $ZodUnknown.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function unknown() {
-    return core._unknown(ZodMiniUnknown);
+    return _unknown(ZodMiniUnknown);
 }
 const ZodMiniNever = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniNever", (inst, def) => {
     core.$ZodNever.init(inst, def);
@@ -35566,6 +35558,11 @@ function atomic_writeFileAtomic(path, text) {
 const LEASE_PATH = '/api/v1/acp/coordination/lease';
 const RELEASE_PATH = '/api/v1/acp/coordination/release';
 const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The bundled kernel's watch on one's own lease (answered when it ends); other planes may 404. */
+const WATCH_PATH = '/api/v1/acp/coordination/watch';
+/** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
+const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
+const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -35607,6 +35604,17 @@ const heldSchema = object({
     reserved: optional(schemas_boolean()),
     stampede: object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
     position: optional(boundedNumber(0, 1e9, 'a queue position')),
+    /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
+    etaMs: optional(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+});
+/** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
+const frozenSchema = object({
+    ok: literal(false),
+    reason: literal('frozen'),
+    message: optional(schemas_string()),
+    until: optional(nullable(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+    stampede: optional(object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
+    position: optional(boundedNumber(0, 1e9, 'a queue position')),
 });
 const revokedSchema = object({
     ok: literal(false),
@@ -35629,6 +35637,22 @@ const statusAnswerSchema = object({
 const revokeAnswerSchema = object({
     ok: literal(true),
     revoked: schemas_boolean(),
+});
+/** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
+const watchAnswerSchema = object({
+    ok: literal(true),
+    ended: schemas_boolean(),
+    reason: optional(shortText(200)),
+    endedAtMs: optional(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
+    message: optional(schemas_string()),
+    holder: optional(did),
+});
+const freezeAnswerSchema = object({
+    ok: literal(true),
+    frozen: schemas_boolean(),
+    until: optional(nullable(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+    /** Whether the command changed anything (unfreezing what was not frozen does not). */
+    changed: schemas_boolean(),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {
@@ -35674,6 +35698,7 @@ const keeperStatusSchema = object({
     lastError: optional(keeper_status_text),
     lost: optional(object({
         atMs: at,
+        endedAtMs: optional(at),
         reason: keeper_status_text,
         holder: optional(keeper_status_text),
         message: optional(keeper_status_text),
@@ -35695,7 +35720,7 @@ function keeper_status_createStatusFile(file) {
 function keeper_status_readStatusFile(file) {
     let raw;
     try {
-        raw = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch {
         return undefined;
@@ -35711,10 +35736,12 @@ function writeStatusFile(file, record) {
     return true;
 }
 
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __nccwpck_require__(8549);
 ;// CONCATENATED MODULE: ./src/plane/errors.ts
 
 /** Typed failures of a plane call; every message says which call and what to do. */
-class PlaneError extends errors_LeaseGateError {
+class PlaneError extends http_errors/* LeaseGateError */.e {
     call;
     status;
     name = 'PlaneError';
@@ -35750,14 +35777,84 @@ class PlaneUnavailableError extends PlaneError {
     name = 'PlaneUnavailableError';
 }
 /** The caller's signal stopped the call. */
-class CancelledError extends errors_LeaseGateError {
+class CancelledError extends http_errors/* LeaseGateError */.e {
     name = 'CancelledError';
     constructor() {
         super('cancelled');
     }
 }
 
+;// CONCATENATED MODULE: ./src/plane/grant.ts
+
+/**
+ * A grant is believed only once it is checked (CONTRACT.md part 4): it names the
+ * DID we asked as and the resource we asked for, its expiry lies ahead within a
+ * bounded skew and within the longest lease a plane grants, and its id has a
+ * form that is safe in an output, a log line, a file name or a URL path.
+ */
+/** The kernel issues `lease_<fence>_<hex>`, the hosted plane `lease_4c1e`: both fit. */
+const LEASE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const LEASE_ID_FORM = '1 to 128 characters of A-Z a-z 0-9 . _ : -';
+/**
+ * How far the plane's clock may be from ours before an expiry is called broken.
+ * Expiry is information, never a correctness input (CONTRACT.md part 2): the
+ * bound only refuses the absurd, such as `expiresAtMs: 1`.
+ */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** The longest lease any plane grants: the kernel's largest `--ttl-ms` (the hosted plane's is 30 s). */
+const MAX_LEASE_MS = 3_600_000;
+/** What is wrong with a grant, or undefined when it is ours to believe. */
+function grantProblem(lease, asked, wallNow) {
+    if (lease.holder !== asked.actorDid) {
+        return {
+            field: 'lease.holder',
+            problem: `names ${quote(lease.holder)}, not ${asked.actorDid} (the DID asked as)`,
+        };
+    }
+    if (lease.resource !== asked.resource) {
+        return {
+            field: 'lease.resource',
+            problem: `names ${quote(lease.resource)}, not ${asked.resource} (the resource asked for)`,
+        };
+    }
+    if (!LEASE_ID_PATTERN.test(lease.id)) {
+        return { field: 'lease.id', problem: `${quote(lease.id)} is not ${LEASE_ID_FORM}` };
+    }
+    if (lease.expiresAtMs < wallNow - MAX_CLOCK_SKEW_MS) {
+        return {
+            field: 'lease.expiresAtMs',
+            problem: `${lease.expiresAtMs} is already past (more than ${MAX_CLOCK_SKEW_MS / 60_000} min before this clock's ${wallNow})`,
+        };
+    }
+    if (lease.expiresAtMs > wallNow + MAX_LEASE_MS + MAX_CLOCK_SKEW_MS) {
+        return {
+            field: 'lease.expiresAtMs',
+            problem: `${lease.expiresAtMs} is further ahead than the longest lease a plane grants (${MAX_LEASE_MS / 60_000} min, with ${MAX_CLOCK_SKEW_MS / 60_000} min of clock skew)`,
+        };
+    }
+    return undefined;
+}
+/** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
+class BrokenGrantError extends ContractError {
+    field;
+    gaveBack;
+    name = 'BrokenGrantError';
+    constructor(message, call, status, field, 
+    /** The release by (resource, own DID) that followed was answered. */
+    gaveBack) {
+        super(message, call, status);
+        this.field = field;
+        this.gaveBack = gaveBack;
+    }
+}
+/** Plane text in a message: bounded, on one line, without markup. */
+function quote(text) {
+    const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+    return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 ;// CONCATENATED MODULE: ./src/gate/keep.ts
+
 
 /** The documented lease time, for a plane whose expiry cannot be read against our clock. */
 const FALLBACK_LEASE_MS = 30_000;
@@ -35766,6 +35863,8 @@ const MIN_RENEW_EVERY_MS = 100;
 const CHECK_EVERY_MS = 2_000;
 const RETRY_FAILED_RENEWAL_MS = 1_000;
 const GIVE_BACK_MS = 5_000;
+/** After a failed watch, or one the plane answered at once, the next one waits this long. */
+const WATCH_AGAIN_MS = 1_000;
 /**
  * Renews the lease at about a third of its remaining time until stopped. It
  * renews and only renews: an answer naming another lease id means ours ended
@@ -35773,6 +35872,52 @@ const GIVE_BACK_MS = 5_000;
  * given back at once and the loss reported. Correctness never rests on clocks.
  */
 async function keepLease(options) {
+    const { watch } = options;
+    if (!watch)
+        return renewLoop(options, {});
+    // The watch ends the renewals (and a renewal in flight) the moment it hears the lease ended.
+    const inner = new AbortController();
+    const stop = () => inner.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    if (options.signal?.aborted)
+        stop();
+    const seen = {};
+    const watching = watchLoop(options, watch, inner.signal, (end) => {
+        seen.end = end;
+        stop();
+    });
+    try {
+        return await renewLoop({ ...options, signal: inner.signal }, seen);
+    }
+    finally {
+        stop();
+        options.signal?.removeEventListener('abort', stop);
+        await watching;
+    }
+}
+async function watchLoop(options, watch, signal, onEnd) {
+    while (!signal.aborted) {
+        const askedAt = options.clock.now();
+        let answer;
+        try {
+            answer = await watch(options.lease.id, signal);
+        }
+        catch {
+            // Renewals go on; watch again shortly.
+            await options.sleep(WATCH_AGAIN_MS, signal);
+            continue;
+        }
+        if (answer.kind === 'unsupported')
+            return;
+        if (answer.kind === 'ended')
+            return signal.aborted ? undefined : onEnd(answer);
+        // A plane that answers at once rather than holding: do not ask in a tight loop.
+        const spent = options.clock.now() - askedAt;
+        if (spent < WATCH_AGAIN_MS)
+            await options.sleep(WATCH_AGAIN_MS - spent, signal);
+    }
+}
+async function renewLoop(options, seen) {
     const { client, clock, signal } = options;
     const request = { resource: options.resource, actorDid: options.actorDid };
     const started = clock.now();
@@ -35797,10 +35942,11 @@ async function keepLease(options) {
         status.lost = { atMs: options.wallNow(), ...loss };
         return end('lost');
     };
+    const stopped = () => (seen.end ? lose(lossOf(seen.end)) : end('stopped'));
     for (;;) {
         const now = clock.now();
         if (signal?.aborted)
-            return end('stopped');
+            return stopped();
         if (now - started >= options.maxLifetimeMs)
             return end('lifetime');
         if (options.parentAlive && !options.parentAlive())
@@ -35820,7 +35966,11 @@ async function keepLease(options) {
         }
         catch (error) {
             if (error instanceof CancelledError)
-                return end('stopped');
+                return stopped();
+            // The renewal named another holder, resource or an absurd lease: the client gave it back.
+            if (error instanceof BrokenGrantError) {
+                return lose({ reason: 'broken_plane', message: error.message, gaveBack: error.gaveBack });
+            }
             status.failures += 1;
             status.lastError = error.message;
             options.onChange?.(status);
@@ -35837,8 +35987,15 @@ async function keepLease(options) {
             return lose({
                 reason: 'revoked',
                 message: answer.message,
-                ...(answer.holder ? { holder: answer.holder } : {}),
+                // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
+                ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
             });
+        }
+        if (answer.kind === 'superseded')
+            return lose({ reason: 'superseded', message: answer.by });
+        if (answer.kind === 'frozen') {
+            // A holder's renewals go on through a freeze: this one's lease had already ended.
+            return lose({ reason: 'frozen', message: answer.message });
         }
         if (answer.kind === 'refused') {
             return lose({
@@ -35864,6 +36021,15 @@ async function keepLease(options) {
         options.onChange?.(status);
     }
 }
+/** A loss as the watch told it: when the plane ended the lease, why, and who holds it now. */
+function lossOf(end) {
+    return {
+        reason: end.reason,
+        ...(end.endedAtMs === undefined ? {} : { endedAtMs: end.endedAtMs }),
+        ...(end.message === undefined ? {} : { message: end.message }),
+        ...(end.holder === undefined ? {} : { holder: end.holder }),
+    };
+}
 /**
  * The lease's time left by its expiry: none left means renew at once; a
  * reading that skew makes absurd (over an hour) falls back to 30 s.
@@ -35879,7 +36045,7 @@ function remainingOf(lease, wallNow) {
 
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
-class LeaseRefusedError extends errors_LeaseGateError {
+class LeaseRefusedError extends http_errors/* LeaseGateError */.e {
     reason;
     detail;
     name = 'LeaseRefusedError';
@@ -35910,17 +36076,25 @@ const RELEASE_ON_CANCEL_MS = 2_000;
 const REALLY_HELD_MS = 500;
 /**
  * Asks for the lease until it is granted, the budget runs out or the signal
- * fires. Asks the plane to hold the request (`Prefer: wait`); a plane that
- * does not names a back-off, slept with a little jitter, never past the
- * deadline, with one last ask at the deadline.
+ * fires. The first ask is answered at once (no `Prefer: wait`), so the
+ * holder and our place are known within a round trip; later asks ask the
+ * plane to hold the request (`Prefer: wait`); a plane that does not names a
+ * back-off, slept with a little jitter, never past the deadline, with one
+ * last ask at the deadline. A wait that ends without the lease leaves the
+ * plane's queue, so nothing stays reserved in this agent's name.
  */
 async function waitForLease(options) {
     const { client, clock, sleep, signal } = options;
     const request = { resource: options.resource, actorDid: options.actorDid };
+    if (options.deploy)
+        request.deploy = options.deploy;
+    if (options.queue)
+        request.queue = options.queue;
     const started = clock.now();
     const deadline = started + options.timeoutMs;
     const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
     let lastHolder;
+    let lastPosition;
     for (let asks = 1;; asks += 1) {
         const elapsed = () => Math.round(clock.now() - started);
         if (signal?.aborted) {
@@ -35929,7 +36103,9 @@ async function waitForLease(options) {
                 await releaseQuietly(options, request);
             return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
         }
-        const call = { signal, retryUntilMs, waitSeconds: holdSeconds(options, deadline) };
+        // The first ask is never held: the first notice must not wait for a hold to end.
+        const waitSeconds = asks === 1 ? undefined : holdSeconds(options, deadline);
+        const call = { signal, retryUntilMs, waitSeconds };
         const askedAt = clock.now();
         let answer;
         try {
@@ -35947,32 +36123,72 @@ async function waitForLease(options) {
                 await releaseQuietly(options, request);
                 return { outcome: 'cancelled', waitedMs: elapsed(), asks };
             }
-            return { outcome: 'granted', lease: answer.lease, waitedMs: elapsed(), asks };
+            const { lease, previous } = answer;
+            return {
+                outcome: 'granted',
+                lease,
+                waitedMs: elapsed(),
+                asks,
+                ...(previous ? { previous } : {}),
+            };
         }
         if (answer.kind === 'revoked')
             throw new LeaseRevokedError(options.resource, answer.message);
+        if (answer.kind === 'superseded') {
+            return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
+        }
         if (answer.kind === 'refused')
             throw new LeaseRefusedError(answer.reason, answer.message);
-        const remaining = deadline - clock.now();
-        if (remaining <= 0) {
-            const { holder, reserved } = answer;
-            return { outcome: 'timeout', holder, reserved, waitedMs: elapsed(), asks };
+        // Only a lease held now: a reservation would be a new grant, not the app's lease.
+        if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
+            const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
+            if (taken)
+                return { outcome: 'granted', lease: taken, waitedMs: elapsed(), asks, takenUp: true };
         }
-        const reallyHeld = answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
-        const pause = reallyHeld
+        const remaining = deadline - clock.now();
+        const frozen = answer.kind === 'frozen' ? { message: answer.message, untilMs: answer.untilMs } : undefined;
+        const { holder, reserved } = answer.kind === 'held' ? answer : { holder: '', reserved: false };
+        if (remaining <= 0) {
+            const waitedMs = elapsed();
+            // An ask that ends here must not keep the resource reserved for us.
+            await releaseQuietly(options, request);
+            return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
+        }
+        const reallyHeld = answer.kind === 'held' && answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
+        // After the quick first ask, go straight on to a held one where the plane may hold.
+        const holdNext = asks === 1 && holdSeconds(options, deadline) !== undefined;
+        const pause = reallyHeld || holdNext
             ? options.random() * 50
             : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
         const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
         await options.onHeld?.({
-            holder: answer.holder,
-            reserved: answer.reserved,
-            holderChanged: answer.holder !== lastHolder,
+            holder,
+            reserved,
+            holderChanged: holder !== lastHolder,
+            positionChanged: asks === 1 || answer.position !== lastPosition,
+            first: asks === 1,
             elapsedMs: elapsed(),
             nextAskInMs,
+            position: answer.position,
+            etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+            frozen,
         });
-        lastHolder = answer.holder;
+        lastHolder = holder;
+        lastPosition = answer.position;
         await sleep(nextAskInMs, signal);
     }
+}
+/**
+ * Asks as the holder (a renewal: same id and fence) and leaves our own place in the
+ * queue. Undefined when that lease is not there to take up any more.
+ */
+async function takeUp(options, holder, call) {
+    const answer = await options.client.lease({ resource: options.resource, actorDid: holder }, call);
+    if (answer.kind === 'granted' && answer.lease.holder === holder) {
+        await releaseQuietly(options, { resource: options.resource, actorDid: options.actorDid });
+        return answer.lease;
+    }
+    return undefined;
 }
 /** Whole seconds the plane may hold this ask: within the budget and the request timeout. */
 function holdSeconds(options, deadline) {
@@ -35999,146 +36215,97 @@ async function releaseQuietly(options, request) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-// EXTERNAL MODULE: ./src/http/undici-lean.cjs
-var undici_lean = __nccwpck_require__(2136);
-;// CONCATENATED MODULE: ./src/http/client.ts
+// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
+var client = __nccwpck_require__(1869);
+;// CONCATENATED MODULE: ./src/plane/deploy.ts
 
-
-
-/** Bodies past this are not ours to read: the plane's answers are small. */
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
-const LOOPBACK_NO_PROXY = 'localhost,127.0.0.1,::1';
-function proxyEnv(env) {
-    const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? '';
-    return {
-        httpProxy: pick('HTTP_PROXY'),
-        httpsProxy: pick('HTTPS_PROXY'),
-        noProxy: pick('NO_PROXY'),
-    };
-}
 /**
- * undici parses HTTP with WebAssembly (llhttp), compiled on the first connection by V8's
- * baseline compiler and then again by its optimizing one in background threads. For the few
- * small answers a step or the keeper reads, the second compile only costs: measured ~80 ms
- * of CPU at each step's start on two busy cores, and ~30 MB of the keeper's peak RSS. Set
- * before undici compiles its parser; V8 reads these flags when it compiles a module.
+ * What a lease request may say of the deploy it gates: extension fields of
+ * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
+ * not document them and ignores unknown fields; the bundled kernel validates
+ * them (a bad field is a 400 naming it), records them in the grant's ledger
+ * entry, supersedes waiting runs by them and answers the last grant's deploy
+ * of the same repository (`previous`) with a grant. Every field is optional:
+ * a CI system that knows no run number still names its commit.
  */
-let baselineWasmOnly = false;
-function keepWasmOnBaseline() {
-    if (baselineWasmOnly)
-        return;
-    baselineWasmOnly = true;
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-dynamic-tiering');
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-tier-up');
-}
-function createHttpClient(options = {}) {
-    keepWasmOnBaseline();
-    const env = options.env ?? process.env;
-    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
-    const agentOptions = {
-        connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
-        headersTimeout,
-        bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
-        keepAliveTimeout: 4_000,
-    };
-    const proxies = proxyEnv(env);
-    let dispatcher;
-    if (proxies.httpProxy || proxies.httpsProxy) {
-        const noProxy = options.proxyLoopback
-            ? proxies.noProxy
-            : [proxies.noProxy, LOOPBACK_NO_PROXY].filter(Boolean).join(',');
-        dispatcher = new undici_lean.EnvHttpProxyAgent({
-            ...agentOptions,
-            httpProxy: proxies.httpProxy || undefined,
-            httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
-            noProxy,
-        });
+const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
+const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Printable ASCII without spaces, as git refs are. */
+const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
+// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
+const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+const DEPLOY_FORMS = {
+    repository: 'owner/repo',
+    workflow: 'one line of 1 to 256 characters',
+    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
+    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
+    runNumber: 'a whole number from 1 to 10^12',
+    runAttempt: 'a whole number from 1 to 10^6',
+    runUrl: 'an https:// URL of at most 2048 characters',
+};
+const deploy_text = (pattern, form) => schemas_string().check(_regex(pattern, `expected ${form}`));
+const whole = (max, form) => schemas_number().check(refine((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const isRunUrl = (value) => {
+    if (value.length > 2048)
+        return false;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' && url.username === '' && url.password === '';
     }
-    else {
-        dispatcher = new undici_lean.Agent(agentOptions);
+    catch {
+        return false;
     }
-    let closed = false;
-    async function send(req) {
-        const call = `[${req.method}] "${req.url}"`;
-        if (closed)
-            throw new HttpError(`${call}: the HTTP client is closed`, 'cancelled', call);
-        const timeoutMs = req.timeoutMs ?? headersTimeout;
-        const timeout = AbortSignal.timeout(timeoutMs);
-        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-        try {
-            const url = new URL(req.url);
-            // The dispatcher's own request(): undici's top-level one would load all of undici.
-            const answer = await dispatcher.request({
-                origin: url.origin,
-                path: `${url.pathname}${url.search}`,
-                method: req.method,
-                headers: req.headers ?? {},
-                ...(req.body === undefined ? {} : { body: req.body }),
-                signal,
-                headersTimeout: Math.max(headersTimeout, timeoutMs),
-            });
-            const text = await readBounded(answer.body, call);
-            return { status: answer.statusCode, headers: answer.headers, text };
-        }
-        catch (error) {
-            if (error instanceof HttpError)
-                throw error;
-            if (req.signal?.aborted)
-                throw new HttpError(`${call}: cancelled`, 'cancelled', call);
-            if (timeout.aborted || isTimeout(error)) {
-                throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
-            }
-            throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call);
-        }
+};
+/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
+const deploySchema = object({
+    repository: optional(deploy_text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: optional(deploy_text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: optional(deploy_text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: optional(deploy_text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: optional(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: optional(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: optional(schemas_string().check(refine(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+});
+/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
+const QUEUE_MODES = ['fifo', 'newest'];
+const queueSchema = schemas_enum(QUEUE_MODES);
+/** The extension fields of a lease request body, as the kernel reads them. */
+const leaseExtensionSchema = object({
+    deploy: optional(deploySchema),
+    queue: optional(queueSchema),
+});
+/** A kernel's answer to a waiter a newer run of its lane took the place of. */
+const supersededSchema = object({
+    ok: literal(false),
+    reason: literal('superseded'),
+    by: schemas_string().check(_minLength(1), _maxLength(2048)),
+});
+/** The commit list in a fixed order, so a ledger line and a console row read the same. */
+function deployEntries(deploy) {
+    const keys = [
+        'repository',
+        'workflow',
+        'ref',
+        'commit',
+        'runNumber',
+        'runAttempt',
+        'runUrl',
+    ];
+    const out = [];
+    for (const key of keys) {
+        const value = deploy[key];
+        if (value !== undefined)
+            out.push([key, value]);
     }
-    return {
-        send,
-        async getText(url, headers = {}, signal) {
-            const answer = await send({ method: 'GET', url, headers, signal });
-            if (answer.status !== 200) {
-                const call = `[GET] "${url}"`;
-                throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
-            }
-            return answer.text;
-        },
-        async close() {
-            if (closed)
-                return;
-            closed = true;
-            await dispatcher.destroy();
-        },
-    };
+    return out;
 }
-async function readBounded(body, call) {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of body) {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-            body.destroy();
-            throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
-        }
-        chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
-}
-function isTimeout(error) {
-    const code = error?.code;
-    return (code === 'UND_ERR_CONNECT_TIMEOUT' ||
-        code === 'UND_ERR_HEADERS_TIMEOUT' ||
-        code === 'UND_ERR_BODY_TIMEOUT');
-}
-/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
-function describeNetworkError(error) {
-    const err = error;
-    const cause = err?.cause;
-    const message = (typeof cause?.message === 'string' && cause.message) ||
-        (typeof err?.message === 'string' && err.message) ||
-        String(error);
-    return message.replace(/[\r\n]+/g, ' ').slice(0, 300);
+/** A plain copy with only the known fields (what the kernel keeps and records). */
+function cleanDeploy(deploy) {
+    const out = {};
+    for (const [key, value] of deployEntries(deploy))
+        out[key] = value;
+    return Object.keys(out).length ? out : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/plane/retry.ts
@@ -36167,28 +36334,52 @@ function parseRetryAfter(value, nowWallMs) {
 
 
 
+
+
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** Transient failures are retried this long unless the caller says otherwise. */
 const DEFAULT_RETRY_WINDOW_MS = 30_000;
 /** A refusal's status is undocumented: the body decides for these. */
 const BODY_DECIDES = new Set([409, 423]);
+/** A plane without the watch route: "no watch here", not an error. */
+const NO_WATCH = new Set([404, 405]);
+/** How long giving back a broken grant is retried. */
+const client_GIVE_BACK_MS = 5_000;
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** Stands for "the token `bearer` gives now" where a call takes its credential. */
+const FRESH_TOKEN = '\0fresh-token';
 function createPlaneClient(options) {
     const clock = options.clock ?? systemClock;
     const sleep = options.sleep ?? time_realSleep;
     const random = options.random ?? Math.random;
+    const wallNow = options.wallNow ?? Date.now;
     const policy = options.retry ?? DEFAULT_RETRY;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const ownHttp = !options.http;
     const http = options.http ??
-        createHttpClient({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
+        (0,client.createHttpClient)({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
     async function send(method, path, payload, call, bearer) {
         const url = options.apiUrl + path;
         const name = `[${method}] "${url}"`;
         const headers = { accept: 'application/json' };
         if (payload !== undefined)
             headers['content-type'] = 'application/json';
-        if (bearer)
-            headers.authorization = `Bearer ${bearer}`;
+        let credential = bearer;
+        if (bearer === FRESH_TOKEN) {
+            try {
+                credential = await options.bearer();
+            }
+            catch (error) {
+                // The token service may be down a moment: retried like the plane itself.
+                const why = String(error?.message ?? error)
+                    .replace(/[\r\n]+/g, ' ')
+                    .slice(0, 200);
+                throw new TransientError(`${name}: could not get an OIDC token (${why})`, name);
+            }
+        }
+        if (credential)
+            headers.authorization = `Bearer ${credential}`;
         const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
         if (wait)
             headers.prefer = `wait=${wait}`;
@@ -36206,14 +36397,22 @@ function createPlaneClient(options) {
         catch (error) {
             if (call.signal?.aborted)
                 throw new CancelledError();
-            const why = error instanceof HttpError ? error.message.slice(name.length + 2) : String(error);
+            const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : String(error);
             throw new TransientError(`${name}: ${why}`, name);
         }
         const { status, text } = response;
         const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
         const body = parseJson(text);
         if (status === 401 || status === 403) {
-            throw new KeyRefusedError(`${name}: ${statusText}. The plane refused the key; check the key input or INTRAMEDIAL_KEY.`, name, status);
+            // The plane's own words first (escaped, one line): a kernel says what it wanted.
+            const said = client_messageOf(body);
+            const sent = options.bearer
+                ? 'the OIDC token sent'
+                : options.key
+                    ? 'the key'
+                    : 'the call: no key was sent';
+            const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+            throw new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, name, status);
         }
         if (status === 408 || status === 429 || status >= 500) {
             const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
@@ -36260,18 +36459,53 @@ function createPlaneClient(options) {
             return parsed.data;
         throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, call, raw.status);
     };
-    const key = options.key || undefined;
+    const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
     const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
     const name = (method, path) => `[${method}] "${options.apiUrl}${path}"`;
+    /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
+    async function giveBack(req) {
+        try {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            const raw = await post(RELEASE_PATH, payload, { retryUntilMs: clock.now() + client_GIVE_BACK_MS });
+            return releaseAnswerSchema.safeParse(raw.body).success;
+        }
+        catch {
+            return false;
+        }
+    }
     return {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
         async lease(req, call = {}) {
-            const raw = await post(LEASE_PATH, { resource: req.resource, actorDid: req.actorDid }, call);
-            return interpretLease(raw, name('POST', LEASE_PATH), check);
+            const raw = await post(LEASE_PATH, leaseBody(req), call);
+            const where = name('POST', LEASE_PATH);
+            if (raw.body?.ok !== true)
+                return interpretLease(raw, where, check);
+            const parsed = grantedSchema.safeParse(raw.body);
+            const broken = parsed.success
+                ? grantProblem(parsed.data.lease, req, wallNow())
+                : {
+                    field: fieldOf(parsed.error),
+                    problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
+                };
+            if (parsed.success && !broken) {
+                // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+                const previous = deploySchema.safeParse(raw.body.previous);
+                return {
+                    kind: 'granted',
+                    lease: parsed.data.lease,
+                    preferenceApplied: raw.preferenceApplied,
+                    ...(previous.success && previous.data ? { previous: previous.data } : {}),
+                };
+            }
+            // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
+            const gaveBack = await giveBack(req);
+            throw new BrokenGrantError(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, where, raw.status, broken.field, gaveBack);
         },
         async release(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid };
+            if (req.outdated)
+                payload.outdated = true;
             const raw = await post(RELEASE_PATH, payload, { ...call, waitSeconds: undefined });
             const answer = check(releaseAnswerSchema, raw, name('POST', RELEASE_PATH));
             return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
@@ -36282,9 +36516,41 @@ function createPlaneClient(options) {
             const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
             return check(statusAnswerSchema, raw, name('GET', path)).lease;
         },
+        async watch(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
+            let raw;
+            try {
+                raw = await send('POST', WATCH_PATH, payload, call, key);
+            }
+            catch (error) {
+                if (error instanceof RequestRejectedError && NO_WATCH.has(error.status ?? 0))
+                    return { kind: 'unsupported' };
+                throw error;
+            }
+            const answer = check(watchAnswerSchema, raw, name('POST', WATCH_PATH));
+            if (!answer.ended)
+                return { kind: 'held' };
+            return {
+                kind: 'ended',
+                reason: clipText(answer.reason, 200) ?? 'unknown',
+                endedAtMs: answer.endedAtMs,
+                message: clipText(answer.message),
+                holder: answer.holder,
+            };
+        },
         async revoke(resource, reason, adminKey, call = {}) {
             const raw = await post(REVOKE_PATH, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
             return { revoked: check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH)).revoked };
+        },
+        async freeze(request, adminKey, call = {}) {
+            const raw = await post(FREEZE_PATH, request, { ...call, waitSeconds: undefined }, adminKey);
+            const answer = check(freezeAnswerSchema, raw, name('POST', FREEZE_PATH));
+            return { until: answer.until ?? null, changed: answer.changed };
+        },
+        async unfreeze(resource, adminKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(UNFREEZE_PATH, { resource }, plain, adminKey);
+            return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
         },
         async close() {
             if (ownHttp)
@@ -36292,12 +36558,8 @@ function createPlaneClient(options) {
         },
     };
 }
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
 function interpretLease(raw, call, check) {
-    const ok = raw.body?.ok;
-    if (ok === true) {
-        const lease = check(grantedSchema, raw, call).lease;
-        return { kind: 'granted', lease, preferenceApplied: raw.preferenceApplied };
-    }
     const refusal = check(otherRefusalSchema, raw, call);
     if (refusal.reason === 'lease_held') {
         const held = check(heldSchema, raw, call);
@@ -36306,7 +36568,19 @@ function interpretLease(raw, call, check) {
             holder: held.holder,
             waitMs: held.stampede.waitMs,
             reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
             preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = check(frozenSchema, raw, call);
+        return {
+            kind: 'frozen',
+            message: clipText(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
         };
     }
     if (refusal.reason === 'revoked') {
@@ -36317,11 +36591,27 @@ function interpretLease(raw, call, check) {
             message: clipText(revoked.message) || 'revoked by an operator',
         };
     }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: clipText(check(supersededSchema, raw, call).by, 2048) };
+    }
     return {
         kind: 'refused',
         reason: clipText(refusal.reason, 200),
         message: clipText(refusal.message),
     };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseBody(req) {
+    const body = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        body.deploy = req.deploy;
+    if (req.queue)
+        body.queue = req.queue;
+    return body;
 }
 function parseJson(text) {
     try {
@@ -36376,25 +36666,28 @@ function openSession(options) {
         createPlaneClient({
             apiUrl: options.apiUrl,
             key: options.key,
+            bearer: options.bearer,
+            keyHint: options.keyHint,
             clock,
             sleep,
             random,
+            wallNow,
             ...(options.env ? { env: options.env } : {}),
             ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
             ...(options.onRetry ? { onRetry: options.onRetry } : {}),
         });
-    const request = { resource: options.resource, actorDid: options.actorDid };
+    let request = { resource: options.resource, actorDid: options.actorDid };
     // A held request must be answered before the client's own timeout fires.
     const maxHoldSeconds = options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
-    async function releaseOwn() {
+    async function releaseOwn(how = {}) {
         try {
-            const answer = await client.release(request, {
+            const answer = await client.release(how.outdated ? { ...request, outdated: true } : request, {
                 retryUntilMs: clock.now() + session_LIMITS.releaseBudgetMs,
             });
             return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
         }
         catch (error) {
-            return { kind: 'failed', message: messageOf(error) };
+            return { kind: 'failed', message: (0,errors/* messageOf */.bD)(error) };
         }
     }
     function held(lease, waitedMs = 0) {
@@ -36413,16 +36706,24 @@ function openSession(options) {
                 ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
                 ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
                 ...(controls.onChange ? { onChange: controls.onChange } : {}),
+                // A blocking watch alongside the renewals, so a revoke is known at once.
+                ...(maxHoldSeconds > 0
+                    ? {
+                        watch: (leaseId, signal) => client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
+                    }
+                    : {}),
             }),
             release: releaseOwn,
         };
     }
     return {
         client,
-        async acquire({ timeoutMs, signal, onHeld, retryWindowMs }) {
+        async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
             const result = await waitForLease({
                 client,
                 ...request,
+                ...(options.deploy ? { deploy: options.deploy } : {}),
+                ...(options.queue ? { queue: options.queue } : {}),
                 timeoutMs,
                 clock,
                 sleep,
@@ -36431,13 +36732,19 @@ function openSession(options) {
                 maxHoldSeconds,
                 ...(retryWindowMs === undefined ? {} : { minRetryWindowMs: retryWindowMs }),
                 ...(onHeld ? { onHeld } : {}),
+                ...(takeUp ? { takeUp } : {}),
             });
             if (result.outcome !== 'granted')
                 return result;
+            // A lease taken up is kept and released as its holder from now on.
+            if (result.takenUp)
+                request = { resource: options.resource, actorDid: result.lease.holder };
             return {
                 outcome: 'granted',
                 held: held(result.lease, result.waitedMs),
                 waitedMs: result.waitedMs,
+                ...(result.previous ? { previous: result.previous } : {}),
+                ...(result.takenUp ? { takenUp: true } : {}),
             };
         },
         held,
@@ -36466,7 +36773,7 @@ const FROM_SOURCE_START_MS = 15_000;
 const STOP_GRACE_MS = 5_000;
 /** A fresh folder under RUNNER_TEMP, which the runner empties after the job. */
 function jobTempDir(prefix, env = process.env) {
-    return (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(), `lease-gate-${prefix}-`));
+    return (0,external_node_fs_.mkdtempSync)((0,external_node_path_namespaceObject.join)(env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(), `lease-gate-${prefix}-`));
 }
 /**
  * Starts this job's own kernel on loopback with a file store and waits for its
@@ -36530,6 +36837,7 @@ function spawnKeeper(options) {
         statusFile,
         '--parent-pid',
         String(process.ppid),
+        ...(options.oidcAudience ? ['--oidc-audience', options.oidcAudience] : []),
     ], helperEnv(options.key, env));
     options.onPid?.(spawned.pid);
     return { pid: spawned.pid, statusFile, exited: spawned.exited };
@@ -36557,7 +36865,7 @@ async function stopKeeper(pid, statusFile) {
     if (pid)
         await helpers_stopProcess(pid, STOP_GRACE_MS, time_realSleep);
     const record = keeper_status_readStatusFile(statusFile);
-    (0,external_node_fs_namespaceObject.rmSync)(statusFile, { force: true });
+    (0,external_node_fs_.rmSync)(statusFile, { force: true });
     return record;
 }
 
@@ -36580,7 +36888,7 @@ const REPO_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 const RUN_ID_PATTERN = /^[1-9]\d{0,19}$/;
 const HOST_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
 /** `owner/repo` by GitHub's rules; undefined for anything else. */
-function parseRepository(value) {
+function did_parseRepository(value) {
     const [owner, repo, ...rest] = value.split('/');
     if (rest.length || !owner || !repo || !OWNER_PATTERN.test(owner) || !REPO_PATTERN.test(repo)) {
         return undefined;
@@ -36589,7 +36897,7 @@ function parseRepository(value) {
 }
 function did_runContextFromEnv(env) {
     const { GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB } = env;
-    if (!GITHUB_REPOSITORY || !parseRepository(GITHUB_REPOSITORY))
+    if (!GITHUB_REPOSITORY || !did_parseRepository(GITHUB_REPOSITORY))
         return undefined;
     if (!GITHUB_RUN_ID || !RUN_ID_PATTERN.test(GITHUB_RUN_ID) || !GITHUB_JOB)
         return undefined;
@@ -36694,10 +37002,6 @@ function logLine(text) {
         .replace(/\n/g, '%0A')
         .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
-/** The runner's own escaping of workflow command data (what @actions/core applies). */
-function escapeCommandData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
 /** A cell of the job summary, which is HTML. */
 function escapeHtml(text) {
     return escape_untrusted(text, 2_000)
@@ -36708,6 +37012,7 @@ function escapeHtml(text) {
 }
 
 ;// CONCATENATED MODULE: ./src/lease/texts.ts
+
 
 
 /** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
@@ -36726,142 +37031,173 @@ function describeHeldBy(holder, reserved) {
         ? `reserved for ${describeHolder(holder)} (next in line)`
         : `held by ${describeHolder(holder)}`;
 }
+/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
+function describePlace(position, etaMs) {
+    const place = position === undefined
+        ? ''
+        : position === 0
+            ? 'next in line'
+            : `${ordinal(position + 1)} in line`;
+    const eta = etaMs === undefined ? '' : `about ${formatDuration(etaMs)} at recent hold times`;
+    return [place, eta].filter(Boolean).join('; ');
+}
+function ordinal(n) {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+    return `${n}${suffix}`;
+}
+/**
+ * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
+ * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ */
+function describeWaitState(e) {
+    if (e.frozen) {
+        const message = untrusted(e.frozen.message);
+        // The kernel's message starts "frozen until …"; another plane's may not.
+        return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+    }
+    const place = describePlace(e.position, e.etaMs);
+    return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
+}
 function describeLoss(resource, loss) {
-    const at = formatEpoch(loss.atMs).split(' ')[0];
+    // The plane's own time of the end when it said (a watch), else when we learned of it.
+    const at = loss.endedAtMs === undefined
+        ? formatEpoch(loss.atMs).split(' ')[0]
+        : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
     const message = loss.message ? `: ${escape_untrusted(loss.message)}` : '';
+    const now = loss.holder ? ` It is now held by ${did_describeHolder(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.`;
+            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+        case 'lapsed':
+            return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
+        case 'released':
+            return `Lost ${resource} at ${at}: the lease was released by someone acting as this agent.${now}`;
+        case 'unknown':
+            return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
         case 'lease_held':
             return `Lost ${resource} at ${at}: it is now held by ${did_describeHolder(loss.holder ?? 'another agent')}.`;
         case 'replaced':
             return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${escape_untrusted(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        case 'broken_plane':
+            return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
         default:
-            return `Lost ${resource} at ${at}: the plane refused the renewal (${escape_untrusted(loss.reason, 100)})${message}.`;
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${escape_untrusted(loss.reason, 100)})${message}.${now}`;
     }
 }
-
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-;// CONCATENATED MODULE: ./src/plane/transport.ts
-
-
-/** Bodies past this are not ours to read: the plane's answers are small. */
-const transport_MAX_ANSWER_BYTES = 1024 * 1024;
-function exchange({ method, url, headers, body, signal, agent }) {
-    return new Promise((resolve, reject) => {
-        const send = url.startsWith('https:') ? external_node_https_namespaceObject.request : external_node_http_.request;
-        const outgoing = {
-            ...headers,
-            ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
-        };
-        const req = send(url, { method, headers: outgoing, signal, ...(agent ? { agent } : {}) }, (res) => {
-            const chunks = [];
-            let size = 0;
-            res.on('data', (chunk) => {
-                size += chunk.length;
-                if (size > transport_MAX_ANSWER_BYTES)
-                    req.destroy(new Error(`answer larger than ${transport_MAX_ANSWER_BYTES} bytes`));
-                else
-                    chunks.push(chunk);
-            });
-            res.on('end', () => resolve({
-                status: res.statusCode ?? 0,
-                headers: res.headers,
-                text: Buffer.concat(chunks).toString('utf8'),
-            }));
-            res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
-    });
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+const WAIT_PROGRESS_EVERY_MS = 60_000;
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
+    let lastLineAt = -Infinity;
+    return (event) => {
+        const changed = event.first || event.holderChanged || event.positionChanged;
+        if (!changed && event.elapsedMs - lastLineAt < everyMs)
+            return undefined;
+        lastLineAt = event.elapsedMs;
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+        const waited = event.first ? '' : `; waited ${formatDuration(event.elapsedMs)}`;
+        const still = changed ? '' : 'still ';
+        return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/remote.ts
 
 
+
+
+/**
+ * Reads a kernel's ledger over HTTP through the one HTTP client (src/http/):
+ * its proxies, timeouts and answer cap, and its errors, which every face
+ * already prints as one line.
+ */
+/** A page may take this long: a large ledger's pages carry long proofs. */
 const TIMEOUT_MS = 30_000;
 /**
  * Entries asked per page: a page of a large ledger costs about 1 KB an entry
- * (the proofs grow with the log), so 500 stay well under the 1 MB the
- * transport accepts in one answer.
+ * (the proofs grow with the log), so 500 stay well under the 4 MiB the
+ * client accepts in one answer.
  */
 const PAGE = 500;
 /** An export stops after this many pages (10 million entries). */
 const MAX_PAGES = 20_000;
-async function get(apiUrl, path, key) {
-    const { status, text } = await exchange({
+/** A ledger answer that is not what the kernel serves: a broken or foreign server. */
+class LedgerFetchError extends http_errors/* LeaseGateError */.e {
+    name = 'LedgerFetchError';
+}
+const pageSchema = object({
+    checkpoint: schemas_string(),
+    entries: array(unknown()),
+    next: optional(nullable(schemas_string())),
+});
+async function get(http, url, key) {
+    const answer = await http.send({
         method: 'GET',
-        url: apiUrl + path,
+        url,
         headers: key ? { authorization: `Bearer ${key}` } : {},
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        timeoutMs: TIMEOUT_MS,
     });
-    if (status !== 200)
-        throw new Error(`[GET] "${apiUrl}${path}": ${status} ${text.slice(0, 200)}`);
-    return text;
+    if (answer.status !== 200) {
+        const text = answer.text.replace(/[\r\n]+/g, ' ').slice(0, 200);
+        throw new LedgerFetchError(`[GET] "${url}": ${answer.status} ${text}`);
+    }
+    return answer.text;
 }
 function readPage(text, where) {
-    const page = JSON.parse(text);
-    if (!page ||
-        typeof page.checkpoint !== 'string' ||
-        !Array.isArray(page.entries) ||
-        !(page.next === null || page.next === undefined || typeof page.next === 'string')) {
-        throw new Error(`${where}: not a ledger bundle page`);
+    let json;
+    try {
+        json = JSON.parse(text);
     }
-    return { checkpoint: page.checkpoint, entries: page.entries, next: page.next ?? null };
+    catch {
+        throw new LedgerFetchError(`${where}: not a ledger bundle page (not JSON)`);
+    }
+    const page = pageSchema.safeParse(json);
+    if (!page.success)
+        throw new LedgerFetchError(`${where}: not a ledger bundle page`);
+    return page.data;
 }
 /**
  * The kernel's whole ledger as one bundle, following the pages of one export
  * (every page carries the same checkpoint), and the public key that checks it.
  */
 async function fetchLedger(apiUrl, key, progress) {
-    const publicKey = await get(apiUrl, LEDGER_PATHS.publicKey, key);
-    let path = `${LEDGER_PATHS.bundle}?limit=${PAGE}`;
-    const entries = [];
-    let checkpoint;
-    for (let pages = 0;; pages += 1) {
-        if (pages >= MAX_PAGES)
-            throw new Error(`the ledger export did not end within ${MAX_PAGES} pages`);
-        const page = readPage(await get(apiUrl, path, key), apiUrl + path);
-        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
-            throw new Error('the kernel changed the checkpoint in the middle of one export');
-        }
-        checkpoint = page.checkpoint;
-        entries.push(...page.entries);
-        progress?.(entries.length, Number(checkpoint.split('\n')[1]));
-        if (page.next === null)
-            break;
-        path = `${LEDGER_PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
-    }
-    const bundle = { checkpoint, entries };
-    return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
-}
-
-;// CONCATENATED MODULE: ./src/plane/url.ts
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-function isLoopbackHost(hostname) {
-    return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-/**
- * The plane origin must be https:, or plain http: to this machine only, so the
- * key never crosses a network in clear. Returns the origin without a trailing slash.
- */
-function url_parsePlaneUrl(raw) {
-    let url;
+    const http = (0,client.createHttpClient)({ bodyTimeoutMs: TIMEOUT_MS });
     try {
-        url = new URL(raw);
+        const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
+        let path = `${LEDGER_PATHS.bundle}?limit=${PAGE}`;
+        const entries = [];
+        let checkpoint;
+        for (let pages = 0;; pages += 1) {
+            if (pages >= MAX_PAGES) {
+                throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
+            }
+            const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
+            if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+                throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
+            }
+            checkpoint = page.checkpoint;
+            for (const entry of page.entries)
+                entries.push(entry);
+            progress?.(entries.length, Number(checkpoint.split('\n')[1]));
+            if (page.next === null || page.next === undefined)
+                break;
+            path = `${LEDGER_PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+        }
+        const bundle = { checkpoint, entries };
+        return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
     }
-    catch {
-        return { ok: false };
+    finally {
+        await http.close();
     }
-    const secure = url.protocol === 'https:';
-    const loopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-    if (!(secure || loopback) || url.username || url.password || url.search || url.hash) {
-        return { ok: false };
-    }
-    return { ok: true, url: url.href.replace(/\/+$/, '') };
 }
 
+// EXTERNAL MODULE: ./src/plane/url.ts
+var plane_url = __nccwpck_require__(6424);
 ;// CONCATENATED MODULE: ./src/action/context.ts
 
 /** An in-memory runner: what main writes to state, post can read by passing `state` on. */
@@ -36880,6 +37216,20 @@ function memoryContext(options) {
         saveState: (name, value) => void (ctx.state[name] = value),
         setOutput: (name, value) => void (ctx.outputs[name] = value),
         setSecret: (value) => void ctx.secrets.push(value),
+        // The runner's token service as core.getIDToken asks it (a fake one on loopback in tests).
+        getIDToken: async (audience) => {
+            const { runnerTokenSource } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 8309));
+            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 1869));
+            const http = createHttpClient({ env: ctx.env });
+            try {
+                const token = await runnerTokenSource(ctx.env, audience, http)();
+                ctx.secrets.push(token);
+                return token;
+            }
+            finally {
+                await http.close();
+            }
+        },
         info: (message) => void ctx.log.push({ kind: 'info', message }),
         debug: (message) => void ctx.log.push({ kind: 'debug', message }),
         notice: (message, title) => void ctx.log.push({ kind: 'notice', message, ...(title ? { title } : {}) }),
@@ -36898,12 +37248,12 @@ function memoryContext(options) {
     return ctx;
 }
 /** A summary that cannot be written is a warning, never a failure after a grant. */
-async function summarize(ctx, heading, rows) {
+async function context_summarize(ctx, heading, rows) {
     try {
         await ctx.summary(heading, rows);
     }
     catch (error) {
-        ctx.warning(`Could not write the job summary (${messageOf(error)}); the gate goes on.`);
+        ctx.warning(`Could not write the job summary (${(0,errors/* messageOf */.bD)(error)}); the gate goes on.`);
     }
 }
 
@@ -37080,8 +37430,10 @@ function file_command_prepareKeyValueMessage(key, value) {
 const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(8611);
+var external_http_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_http_, 2);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
+var external_https_namespaceObject = /*#__PURE__*/__nccwpck_require__.t(external_https_, 2);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
@@ -37174,7 +37526,9 @@ class DecodedURL extends URL {
 }
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var node_modules_tunnel = __nccwpck_require__(770);
+var tunnel = __nccwpck_require__(770);
+// EXTERNAL MODULE: ./src/http/undici-lean.cjs
+var undici_lean = __nccwpck_require__(2136);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -37250,7 +37604,7 @@ const HttpResponseRetryCodes = [
     HttpCodes.ServiceUnavailable,
     HttpCodes.GatewayTimeout
 ];
-const RetryableHttpVerbs = (/* unused pure expression or super */ null && (['OPTIONS', 'GET', 'DELETE', 'HEAD']));
+const RetryableHttpVerbs = ['OPTIONS', 'GET', 'DELETE', 'HEAD'];
 const ExponentialBackoffCeiling = 10;
 const ExponentialBackoffTimeSlice = 5;
 class HttpClientError extends Error {
@@ -37296,7 +37650,7 @@ function isHttps(requestUrl) {
     const parsedUrl = new URL(requestUrl);
     return parsedUrl.protocol === 'https:';
 }
-class lib_HttpClient {
+class HttpClient {
     constructor(userAgent, handlers, requestOptions) {
         this._ignoreSslError = false;
         this._allowRedirects = true;
@@ -37599,7 +37953,7 @@ class lib_HttpClient {
     }
     getAgentDispatcher(serverUrl) {
         const parsedUrl = new URL(serverUrl);
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
+        const proxyUrl = getProxyUrl(parsedUrl);
         const useProxy = proxyUrl && proxyUrl.hostname;
         if (!useProxy) {
             return;
@@ -37610,7 +37964,7 @@ class lib_HttpClient {
         const info = {};
         info.parsedUrl = requestUrl;
         const usingSsl = info.parsedUrl.protocol === 'https:';
-        info.httpModule = usingSsl ? https : http;
+        info.httpModule = usingSsl ? external_https_namespaceObject : external_http_namespaceObject;
         const defaultPort = usingSsl ? 443 : 80;
         info.options = {};
         info.options.host = info.parsedUrl.hostname;
@@ -37709,7 +38063,7 @@ class lib_HttpClient {
     }
     _getAgent(parsedUrl) {
         let agent;
-        const proxyUrl = pm.getProxyUrl(parsedUrl);
+        const proxyUrl = getProxyUrl(parsedUrl);
         const useProxy = proxyUrl && proxyUrl.hostname;
         if (this._keepAlive && useProxy) {
             agent = this._proxyAgent;
@@ -37724,7 +38078,7 @@ class lib_HttpClient {
         const usingSsl = parsedUrl.protocol === 'https:';
         let maxSockets = 100;
         if (this.requestOptions) {
-            maxSockets = this.requestOptions.maxSockets || http.globalAgent.maxSockets;
+            maxSockets = this.requestOptions.maxSockets || external_http_.globalAgent.maxSockets;
         }
         // This is `useProxy` again, but we need to check `proxyURl` directly for TypeScripts's flow analysis.
         if (proxyUrl && proxyUrl.hostname) {
@@ -37749,7 +38103,7 @@ class lib_HttpClient {
         // if tunneling agent isn't assigned create a new agent
         if (!agent) {
             const options = { keepAlive: this._keepAlive, maxSockets };
-            agent = usingSsl ? new https.Agent(options) : new http.Agent(options);
+            agent = usingSsl ? new external_https_.Agent(options) : new external_http_.Agent(options);
             this._agent = agent;
         }
         if (usingSsl && this._ignoreSslError) {
@@ -37772,7 +38126,7 @@ class lib_HttpClient {
             return proxyAgent;
         }
         const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+        proxyAgent = new undici_lean.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
             token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
         })));
         this._proxyAgentDispatcher = proxyAgent;
@@ -37903,7 +38257,7 @@ class BasicCredentialHandler {
         });
     }
 }
-class auth_BearerCredentialHandler {
+class BearerCredentialHandler {
     constructor(token) {
         this.token = token;
     }
@@ -37961,13 +38315,13 @@ var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg
 
 
 
-class oidc_utils_OidcClient {
+class OidcClient {
     static createHttpClient(allowRetry = true, maxRetry = 10) {
         const requestOptions = {
             allowRetries: allowRetry,
             maxRetries: maxRetry
         };
-        return new HttpClient('actions/oidc-client', [new BearerCredentialHandler(oidc_utils_OidcClient.getRequestToken())], requestOptions);
+        return new HttpClient('actions/oidc-client', [new BearerCredentialHandler(OidcClient.getRequestToken())], requestOptions);
     }
     static getRequestToken() {
         const token = process.env['ACTIONS_ID_TOKEN_REQUEST_TOKEN'];
@@ -37986,7 +38340,7 @@ class oidc_utils_OidcClient {
     static getCall(id_token_url) {
         return oidc_utils_awaiter(this, void 0, void 0, function* () {
             var _a;
-            const httpclient = oidc_utils_OidcClient.createHttpClient();
+            const httpclient = OidcClient.createHttpClient();
             const res = yield httpclient
                 .getJson(id_token_url)
                 .catch(error => {
@@ -38005,13 +38359,13 @@ class oidc_utils_OidcClient {
         return oidc_utils_awaiter(this, void 0, void 0, function* () {
             try {
                 // New ID Token is requested from action service
-                let id_token_url = oidc_utils_OidcClient.getIDTokenUrl();
+                let id_token_url = OidcClient.getIDTokenUrl();
                 if (audience) {
                     const encodedAudience = encodeURIComponent(audience);
                     id_token_url = `${id_token_url}&audience=${encodedAudience}`;
                 }
                 debug(`ID token url is ${id_token_url}`);
-                const id_token = yield oidc_utils_OidcClient.getCall(id_token_url);
+                const id_token = yield OidcClient.getCall(id_token_url);
                 setSecret(id_token);
                 return id_token;
             }
@@ -39609,7 +39963,7 @@ function exportVariable(name, val) {
  * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
  * ```
  */
-function core_setSecret(secret) {
+function setSecret(secret) {
     command_issueCommand('add-mask', {}, secret);
 }
 /**
@@ -39731,7 +40085,7 @@ function isDebug() {
  * Writes debug message to user log
  * @param message debug message
  */
-function core_debug(message) {
+function debug(message) {
     command_issueCommand('debug', {}, message);
 }
 /**
@@ -39865,9 +40219,14 @@ function coreContext(env = process.env) {
         getState: (name) => getState(name),
         saveState: (name, value) => saveState(name, value),
         setOutput: (name, value) => setOutput(name, value),
-        setSecret: (value) => core_setSecret(value),
+        setSecret: (value) => setSecret(value),
+        getIDToken: async (audience) => {
+            const token = await getIDToken(audience);
+            setSecret(token);
+            return token;
+        },
         info: (line) => info(logLine(line)),
-        debug: (line) => core_debug(logLine(line)),
+        debug: (line) => debug(logLine(line)),
         notice: (message, title) => notice(message, title ? { title } : {}),
         warning: (message, title) => warning(message, title ? { title } : {}),
         error: (message, title) => error(message, title ? { title } : {}),
@@ -39888,6 +40247,281 @@ function coreContext(env = process.env) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/action/io.ts
+/**
+ * Every input, output and state key of the action, typed. A contract test holds
+ * action.yml to these lists, so a rename cannot drift between the two.
+ */
+const io_INPUTS = {
+    resource: 'resource',
+    actorDid: 'actor-did',
+    apiUrl: 'api-url',
+    key: 'key',
+    auth: 'auth',
+    oidcAudience: 'oidc-audience',
+    waitTimeout: 'wait-timeout',
+    onTimeout: 'on-timeout',
+    keepAlive: 'keep-alive',
+    dryRun: 'dry-run',
+    githubToken: 'github-token',
+    statusContext: 'status-context',
+    onOutdated: 'on-outdated',
+    queue: 'queue',
+};
+/**
+ * action.yml's defaults, which the runner fills only for an input left out:
+ * an explicit empty value means the default too, as in actions/checkout.
+ * `github-token`'s default is a runner expression the step cannot see, so an
+ * empty one means no token (no GitHub API call). A contract test holds these
+ * to action.yml.
+ */
+const INPUT_DEFAULTS = {
+    resource: 'lock:deploy/production',
+    'actor-did': '',
+    'api-url': 'https://api.intramedial.com',
+    key: '',
+    'wait-timeout': '30m',
+    'on-timeout': 'fail',
+    'keep-alive': 'true',
+    'dry-run': 'false',
+    'github-token': '',
+    'status-context': 'lease-gate/{resource}',
+    auth: 'auto',
+    'oidc-audience': 'lease-gate',
+    'on-outdated': 'skip',
+    queue: 'fifo',
+};
+/** An input's value, or its default when empty. */
+function io_inputOrDefault(getInput, name) {
+    return getInput(name).trim() || INPUT_DEFAULTS[name];
+}
+const io_OUTPUTS = {
+    acquired: 'acquired',
+    leaseId: 'lease-id',
+    holder: 'holder',
+    expiresAtMs: 'expires-at-ms',
+    waitedMs: 'waited-ms',
+    actorDid: 'actor-did',
+    fence: 'fence',
+    outdated: 'outdated',
+    liveCommit: 'live-commit',
+    supersededBy: 'superseded-by',
+};
+/** Handed from main to post. Never the key. */
+const io_STATE = {
+    resource: 'resource',
+    actorDid: 'actor-did',
+    apiUrl: 'api-url',
+    leaseId: 'lease-id',
+    expiresAtMs: 'expires-at-ms',
+    grantedAtMs: 'granted-at-ms',
+    waitedMs: 'waited-ms',
+    fence: 'fence',
+    dryRun: 'dry-run',
+    kernelPid: 'kernel-pid',
+    kernelDir: 'kernel-dir',
+    keeperPid: 'keeper-pid',
+    keeperStatus: 'keeper-status',
+    /** 'none' once main knows it holds nothing (timeout, cancel, refusal); absent after a grant it may not have recorded. */
+    outcome: 'outcome',
+};
+/** The environment variable the key falls back to. */
+const KEY_ENV = 'INTRAMEDIAL_KEY';
+/** The longest output value; a DID (512) and every lease id (128) fit. */
+const MAX_OUTPUT_LENGTH = 1_024;
+/**
+ * An output value as later steps read it: one line, bounded. What main sets
+ * is checked already (DIDs, the grant's id, numbers); this is the last guard
+ * that no plane text can ever start a line or grow without bound there.
+ */
+function outputValue(value) {
+    // eslint-disable-next-line no-control-regex -- no control character reaches an output
+    const line = value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+    return line.length <= MAX_OUTPUT_LENGTH ? line : line.slice(0, MAX_OUTPUT_LENGTH);
+}
+
+;// CONCATENATED MODULE: ./src/action/outdated.ts
+
+
+
+async function outdated_compareWithLive(options) {
+    const { ours, previous: live } = options;
+    if (!live)
+        return { kind: 'first' };
+    const unknown = (why) => ({ kind: 'unknown', live, why });
+    if (!ours?.commit)
+        return unknown('this run names no commit');
+    if (!live.commit)
+        return unknown('the last grant named no commit');
+    if (live.repository !== ours.repository) {
+        return unknown(`the last grant came from another repository (${live.repository ?? 'none'})`);
+    }
+    if (live.commit === ours.commit)
+        return { kind: 'identical', live };
+    const repository = parseRepository(ours.repository ?? '');
+    if (!repository)
+        return unknown('this run names no repository');
+    if (!options.token)
+        return unknown("no 'github-token' to ask GitHub's compare API with");
+    const api = parsePlaneUrl(options.env.GITHUB_API_URL || 'https://api.github.com');
+    if (!api.ok)
+        return unknown('GITHUB_API_URL is not an https:// URL');
+    let octokit;
+    try {
+        const { getOctokit } = await __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413));
+        octokit = getOctokit(options.token, {
+            baseUrl: api.url,
+            request: { timeout: options.timeoutMs ?? 10_000 },
+        });
+    }
+    catch (error) {
+        return unknown(`cannot load the GitHub client: ${outdated_describe(error)}`);
+    }
+    try {
+        const answer = await octokit.rest.repos.compareCommitsWithBasehead({
+            ...repository,
+            basehead: `${live.commit}...${ours.commit}`,
+            // Only the status is read: keep GitHub's answer small.
+            per_page: 1,
+        });
+        const status = answer.data.status;
+        if (status === 'ahead' ||
+            status === 'behind' ||
+            status === 'identical' ||
+            status === 'diverged') {
+            return { kind: status, live };
+        }
+        return unknown(`GitHub's compare API answered an unknown status (${outdated_describe(status)})`);
+    }
+    catch (error) {
+        return unknown(`GitHub's compare API failed: ${outdated_describe(error)}`);
+    }
+}
+/** A commit as a link a person can follow (the repository's own page on GITHUB_SERVER_URL). */
+function outdated_commitUrl(deploy, env) {
+    if (!deploy.repository || !deploy.commit)
+        return undefined;
+    const server = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
+    return `${server}/${deploy.repository}/commit/${deploy.commit}`;
+}
+/** The live deploy in one line: its commit, and the run that deployed it. */
+function outdated_describeLive(live) {
+    const commit = live.commit ?? 'an unnamed commit';
+    const run = live.runUrl ?? (live.runNumber !== undefined ? `run ${live.runNumber}` : undefined);
+    return run ? `${commit} (${run})` : commit;
+}
+function outdated_describe(error) {
+    if (typeof error !== 'object' || error === null)
+        return untrusted(String(error), 100);
+    const status = error.status;
+    const message = error instanceof Error ? error.message : String(error);
+    return untrusted(`${typeof status === 'number' ? `${status} ` : ''}${message}`, 200);
+}
+
+;// CONCATENATED MODULE: ./src/action/deploy-report.ts
+
+
+
+
+
+/** The summary rows that say what this run deploys (the commit as its GitHub link). */
+function deployRows(deploy, env) {
+    if (!deploy)
+        return [];
+    const rows = [];
+    if (deploy.commit)
+        rows.push(['commit', outdated_commitUrl(deploy, env) ?? deploy.commit]);
+    if (deploy.ref)
+        rows.push(['ref', deploy.ref]);
+    if (deploy.workflow)
+        rows.push(['workflow', deploy.workflow]);
+    if (deploy.runNumber !== undefined) {
+        const attempt = deploy.runAttempt && deploy.runAttempt > 1 ? `, attempt ${deploy.runAttempt}` : '';
+        rows.push(['run', `${deploy.runNumber}${attempt}${deploy.runUrl ? ` ${deploy.runUrl}` : ''}`]);
+    }
+    return rows;
+}
+/** A newer run of this lane took our place: a success that holds nothing. */
+async function reportSuperseded(ctx, settings, result, github, waited) {
+    const by = untrusted(result.by, 2_048);
+    ctx.setOutput(OUTPUTS.acquired, 'false');
+    ctx.setOutput(OUTPUTS.supersededBy, by);
+    ctx.saveState(STATE.outcome, 'none');
+    ctx.notice(`A newer run of this workflow and ref is waiting for ${settings.resource}, so this run steps aside (queue: newest): ${by}. This job holds nothing; the step succeeds with acquired=false.`, `Superseded on ${settings.resource}`);
+    await github.status('success', `Superseded by a newer run: ${by}`);
+    await summarize(ctx, `lease-gate: ${settings.resource} superseded`, [
+        ['resource', settings.resource],
+        ...deployRows(settings.deploy, ctx.env),
+        ['superseded by', by],
+        ['waited', waited],
+        ['outcome', 'superseded (step succeeded, nothing deployed)'],
+    ]);
+}
+/**
+ * Never an older commit. Returns true to go on deploying; false when the
+ * lease was given back (skip) or the step failed (fail) because this run's
+ * commit is older than the one last granted here.
+ */
+async function checkDeployOrder(ctx, settings, held, previous, github) {
+    let comparison;
+    try {
+        comparison = await compareWithLive({
+            ours: settings.deploy,
+            previous,
+            token: settings.githubToken,
+            env: ctx.env,
+        });
+    }
+    catch (error) {
+        comparison = { kind: 'unknown', live: previous, why: messageOf(error) };
+    }
+    const live = comparison.kind === 'first' ? undefined : comparison.live;
+    if (live?.commit)
+        ctx.setOutput(OUTPUTS.liveCommit, live.commit);
+    ctx.setOutput(OUTPUTS.outdated, comparison.kind === 'behind' ? 'true' : 'false');
+    switch (comparison.kind) {
+        case 'first':
+            return true;
+        case 'ahead':
+        case 'identical':
+            ctx.info(`Deploy order: this run's commit is ${comparison.kind === 'ahead' ? 'newer than' : 'the same as'} the last one granted here, ${describeLive(comparison.live)}.`);
+            return true;
+        case 'diverged':
+            ctx.notice(`This run's commit and the last one granted here (${describeLive(comparison.live)}) have diverged (a force-push, or another branch): neither is an ancestor of the other, so it deploys.`, 'Deploy order: diverged');
+            return true;
+        case 'unknown':
+            ctx.warning(`Could not tell whether this run's commit is older than the last one granted here (${comparison.why}); it deploys.`);
+            return true;
+        case 'behind':
+            break;
+    }
+    const liveText = describeLive(comparison.live);
+    if (settings.onOutdated === 'deploy') {
+        ctx.warning(`This run's commit is older than the last one granted here, ${liveText}: deploying it anyway (on-outdated: deploy), a rollback.`, 'Deploying an older commit');
+        return true;
+    }
+    // Given back at once, marked outdated, so later runs compare with the live commit, not ours.
+    const released = await held.release({ outdated: true });
+    ctx.saveState(STATE.leaseId, '');
+    ctx.saveState(STATE.outcome, 'none');
+    ctx.setOutput(OUTPUTS.acquired, 'false');
+    const gaveBack = released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)';
+    const message = `This run's commit ${settings.deploy?.commit ?? ''} is older than the one last granted on ${settings.resource}, ${liveText}: not deploying it; the lease was ${gaveBack}.`;
+    const fail = settings.onOutdated === 'fail';
+    if (fail)
+        ctx.setFailed(`${message} (on-outdated: fail; use 'deploy' for a deliberate rollback)`);
+    else
+        ctx.notice(`${message} The step succeeds with acquired=false (on-outdated: skip).`, 'Outdated: skipped');
+    await github.status(fail ? 'failure' : 'success', `Outdated: ${live?.commit?.slice(0, 12) ?? 'a newer commit'} is live`);
+    await summarize(ctx, `lease-gate: ${settings.resource} outdated`, [
+        ['resource', settings.resource],
+        ...deployRows(settings.deploy, ctx.env),
+        ['live commit', (live && commitUrl(live, ctx.env)) ?? live?.commit ?? 'unknown'],
+        ['outcome', fail ? 'outdated (step failed)' : 'outdated (skipped, lease given back)'],
+    ]);
+    return false;
+}
+
 ;// CONCATENATED MODULE: ./src/action/github.ts
 
 
@@ -39900,7 +40534,7 @@ function commitSha(env) {
     const isSha = (v) => typeof v === 'string' && /^[0-9a-f]{40}$/.test(v);
     if (env.GITHUB_EVENT_NAME?.startsWith('pull_request') && env.GITHUB_EVENT_PATH) {
         try {
-            const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+            const event = JSON.parse((0,external_node_fs_.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
             const sha = event.pull_request?.head?.sha;
             if (isSha(sha))
                 return sha;
@@ -39912,9 +40546,9 @@ function commitSha(env) {
     return isSha(env.GITHUB_SHA) ? env.GITHUB_SHA : undefined;
 }
 function githubTarget(env) {
-    const api = url_parsePlaneUrl(env.GITHUB_API_URL || 'https://api.github.com');
+    const api = (0,plane_url/* parsePlaneUrl */.p)(env.GITHUB_API_URL || 'https://api.github.com');
     const sha = commitSha(env);
-    const repository = parseRepository(env.GITHUB_REPOSITORY ?? '');
+    const repository = did_parseRepository(env.GITHUB_REPOSITORY ?? '');
     if (!api.ok || !sha || !repository)
         return undefined;
     let server;
@@ -40008,7 +40642,7 @@ function describeRun(run, repository, runId, nowMs) {
     const str = (v, fallback) => typeof v === 'string' ? escape_untrusted(v, 120) : fallback;
     const who = str(run.triggering_actor?.login, 'someone');
     const started = typeof run.run_started_at === 'string' ? Date.parse(run.run_started_at) : NaN;
-    const age = Number.isFinite(started) ? `, running for ${formatDuration(nowMs - started)}` : '';
+    const age = Number.isFinite(started) ? `, running for ${duration_formatDuration(nowMs - started)}` : '';
     const number = typeof run.run_number === 'number' ? run.run_number : runId;
     const state = run.status === 'completed'
         ? `already completed (${str(run.conclusion, 'no conclusion')}): its lease lapses on its own within a lease time unless something still renews it`
@@ -40021,62 +40655,93 @@ function github_describe(error) {
     return escape_untrusted(`${typeof status === 'number' ? `${status} ` : ''}${message}`, 200);
 }
 
-;// CONCATENATED MODULE: ./src/action/io.ts
+;// CONCATENATED MODULE: ./src/action/deploy-settings.ts
+
+
+
+
+/** What the gate does when its commit is older than the one last granted here. */
+const ON_OUTDATED = (/* unused pure expression or super */ null && (['skip', 'fail', 'deploy']));
+/** The inputs `on-outdated` and `queue` (empty: their defaults) and the run's deploy identity. */
+function deploy_settings_readDeployOrder(ctx) {
+    const onOutdated = choice(ctx, INPUTS.onOutdated, ON_OUTDATED, 'skip');
+    const queue = choice(ctx, INPUTS.queue, ['fifo', 'newest'], 'fifo');
+    return { deploy: deployFromEnv(ctx.env), onOutdated, queue };
+}
+function choice(ctx, name, allowed, fallback) {
+    const value = ctx.getInput(name).trim();
+    if (!value)
+        return fallback;
+    if (allowed.includes(value))
+        return value;
+    const shown = value.slice(0, 80).replace(/[\r\n]/g, ' ');
+    throw new SettingsError(`Invalid input '${name}': '${shown}'. Expected ${allowed.map((a) => `'${a}'`).join(', ')}.`);
+}
 /**
- * Every input, output and state key of the action, typed. A contract test holds
- * action.yml to these lists, so a rename cannot drift between the two.
+ * The deploy's identity from the runner's environment. The workflow is its
+ * file (from GITHUB_WORKFLOW_REF, `owner/repo/.github/workflows/x.yml@ref`),
+ * which two workflows cannot share, or else its name. The run URL names the
+ * attempt, so a rerun's link is its own.
  */
-const io_INPUTS = {
-    resource: 'resource',
-    actorDid: 'actor-did',
-    apiUrl: 'api-url',
-    key: 'key',
-    waitTimeout: 'wait-timeout',
-    onTimeout: 'on-timeout',
-    keepAlive: 'keep-alive',
-    dryRun: 'dry-run',
-    githubToken: 'github-token',
-    statusContext: 'status-context',
-};
-const OUTPUTS = {
-    acquired: 'acquired',
-    leaseId: 'lease-id',
-    holder: 'holder',
-    expiresAtMs: 'expires-at-ms',
-    waitedMs: 'waited-ms',
-    actorDid: 'actor-did',
-    fence: 'fence',
-};
-/** Handed from main to post. Never the key. */
-const STATE = {
-    resource: 'resource',
-    actorDid: 'actor-did',
-    apiUrl: 'api-url',
-    leaseId: 'lease-id',
-    expiresAtMs: 'expires-at-ms',
-    grantedAtMs: 'granted-at-ms',
-    waitedMs: 'waited-ms',
-    fence: 'fence',
-    dryRun: 'dry-run',
-    kernelPid: 'kernel-pid',
-    kernelDir: 'kernel-dir',
-    keeperPid: 'keeper-pid',
-    keeperStatus: 'keeper-status',
-    /** 'none' once main knows it holds nothing (timeout, cancel, refusal); absent after a grant it may not have recorded. */
-    outcome: 'outcome',
-};
-/** The environment variable the key falls back to. */
-const KEY_ENV = 'INTRAMEDIAL_KEY';
+function deployFromEnv(env) {
+    const repository = env.GITHUB_REPOSITORY;
+    const workflowRef = env.GITHUB_WORKFLOW_REF ?? '';
+    const prefix = repository ? `${repository}/` : '';
+    const at = workflowRef.lastIndexOf('@');
+    const workflowFile = prefix && workflowRef.startsWith(prefix) && at > prefix.length
+        ? workflowRef.slice(prefix.length, at)
+        : undefined;
+    const server = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
+    const runId = /^\d{1,20}$/.test(env.GITHUB_RUN_ID ?? '') ? env.GITHUB_RUN_ID : undefined;
+    const attempt = /^\d{1,7}$/.test(env.GITHUB_RUN_ATTEMPT ?? '')
+        ? env.GITHUB_RUN_ATTEMPT
+        : undefined;
+    const candidate = {
+        repository,
+        workflow: workflowFile ?? env.GITHUB_WORKFLOW,
+        ref: env.GITHUB_REF,
+        commit: commitSha(env),
+        runNumber: numberOf(env.GITHUB_RUN_NUMBER),
+        runAttempt: numberOf(attempt),
+        runUrl: repository && runId
+            ? `${server}/${repository}/actions/runs/${runId}${attempt ? `/attempts/${attempt}` : ''}`
+            : undefined,
+    };
+    return keepValid(candidate);
+}
+const numberOf = (value) => value && /^\d{1,13}$/.test(value) ? Number(value) : undefined;
+/** Each field on its own: one the kernel would refuse is left out rather than failing the step. */
+function keepValid(candidate) {
+    const kept = {};
+    for (const [key, value] of Object.entries(candidate)) {
+        if (value === undefined)
+            continue;
+        if (deploySchema.safeParse({ [key]: value }).success)
+            kept[key] = value;
+    }
+    return cleanDeploy(deploySchema.parse(kept));
+}
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+// EXTERNAL MODULE: ./src/lease/oidc-token.ts
+var oidc_token = __nccwpck_require__(8309);
 ;// CONCATENATED MODULE: ./src/lease/settings.ts
 
 
 
 
-const settings_KEY_ENV = 'INTRAMEDIAL_KEY';
-const API_URL_FORM = 'an https:// origin (plain http:// only for localhost or 127.0.0.1)';
+/** Where clients read the plane key: ours first, then the hosted plane's documented name. */
+const settings_KEY_ENV = 'LEASE_GATE_KEY';
+const HOSTED_KEY_ENV = 'INTRAMEDIAL_KEY';
+/** The plane key from the environment, and the variable it came from. */
+function keyFromEnv(env) {
+    const ours = (env[settings_KEY_ENV] ?? '').trim();
+    if (ours)
+        return { value: ours, from: settings_KEY_ENV };
+    return { value: (env[HOSTED_KEY_ENV] ?? '').trim(), from: HOSTED_KEY_ENV };
+}
+const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
 function invalid(given, expected) {
     const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
     return new SettingsError(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
@@ -40102,7 +40767,8 @@ function settings_buildSettings(raw, keyRequired) {
     if (!isDid(actorDid))
         throw invalid(raw.actorDid, DID_FORM);
     const url = parsePlaneUrl(raw.apiUrl.value.trim());
-    if (!url.ok)
+    // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
+    if (!url.ok || new URL(url.url).pathname !== '/')
         throw invalid(raw.apiUrl, API_URL_FORM);
     const waitTimeoutMs = parseDuration(raw.waitTimeoutMs.value);
     if (waitTimeoutMs === undefined)
@@ -40114,10 +40780,10 @@ function settings_buildSettings(raw, keyRequired) {
     const dryRun = readBoolean(raw.dryRun);
     const key = raw.key.value.trim();
     const loopback = url.url.startsWith('http:');
-    if (!key && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
+    if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
         throw new SettingsError(keyRequired === 'unless-dry-run'
-            ? `No plane key: set the 'key' input or the ${settings_KEY_ENV} environment variable from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
-            : `No plane key: set ${settings_KEY_ENV} (only a local kernel on loopback may run without one).`);
+            ? `No plane key: set the 'key' input, or ${settings_KEY_ENV} (or ${HOSTED_KEY_ENV}) from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
+            : `No plane key: set ${settings_KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
     }
     return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
 }
@@ -40128,14 +40794,43 @@ function settings_buildSettings(raw, keyRequired) {
 
 
 
-/** Reads the plane key: the `key` input, else INTRAMEDIAL_KEY. */
+
+
+/**
+ * The `auth` input: 'key', 'oidc', or 'auto' (a key if one is given, else an
+ * OIDC token when the job may ask for one, else none: the key check then fails closed).
+ */
+function readAuth(ctx) {
+    const given = ctx.getInput(io_INPUTS.auth).trim() || 'auto';
+    const audience = ctx.getInput(io_INPUTS.oidcAudience).trim() || oidc_token/* DEFAULT_AUDIENCE */.Z4;
+    if (!['auto', 'key', 'oidc'].includes(given)) {
+        throw new errors/* SettingsError */.GN(`Invalid input '${io_INPUTS.auth}': '${given.slice(0, 40)}'. Expected 'auto', 'key' or 'oidc'.`);
+    }
+    if (!/^[\x21-\x7e]{1,200}$/.test(audience)) {
+        throw new errors/* SettingsError */.GN(`Invalid input '${io_INPUTS.oidcAudience}': '${audience.slice(0, 60)}'. Expected 1 to 200 printable characters without spaces.`);
+    }
+    const canIssue = (0,oidc_token/* runnerCanIssue */.wM)(ctx.env);
+    if (given === 'oidc' && !canIssue) {
+        throw new errors/* SettingsError */.GN(`Input '${io_INPUTS.auth}' is 'oidc', but this job cannot ask for an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job \`permissions: id-token: write\`.`);
+    }
+    if (given === 'oidc')
+        return { mode: 'oidc', audience };
+    if (given === 'key' || readKey(ctx))
+        return { mode: readKey(ctx) ? 'key' : 'none', audience };
+    return { mode: canIssue ? 'oidc' : 'none', audience };
+}
+/** Each call's Bearer: the job's OIDC token, asked for again shortly before it expires (masked by getIDToken). */
+function oidcBearer(ctx, audience) {
+    return (0,oidc_token/* cachedToken */.KQ)(() => ctx.getIDToken(audience));
+}
+/** Reads the plane key: the `key` input, else LEASE_GATE_KEY, else INTRAMEDIAL_KEY. */
 function readKey(ctx) {
-    return ctx.getInput(io_INPUTS.key).trim() || (ctx.env[settings_KEY_ENV] ?? '').trim();
+    return ctx.getInput(io_INPUTS.key).trim() || keyFromEnv(ctx.env).value;
 }
 /** Inputs → settings; every message names the input and the accepted form. */
 function readSettings(ctx, nonce = randomBytes(4).toString('hex')) {
     const given = (name) => ({
-        value: ctx.getInput(name),
+        value: inputOrDefault((n) => ctx.getInput(n), name),
         from: `input '${name}'`,
     });
     const didInput = given(INPUTS.actorDid);
@@ -40146,9 +40841,10 @@ function readSettings(ctx, nonce = randomBytes(4).toString('hex')) {
         }
         didInput.value = deriveActorDid(run, nonce);
     }
+    const { mode, audience } = readAuth(ctx);
     const keyInput = given(INPUTS.key);
     if (!keyInput.value.trim())
-        keyInput.value = readKey(ctx);
+        keyInput.value = mode === 'key' ? readKey(ctx) : '';
     const settings = buildSettings({
         resource: given(INPUTS.resource),
         actorDid: didInput,
@@ -40158,18 +40854,26 @@ function readSettings(ctx, nonce = randomBytes(4).toString('hex')) {
         onTimeout: given(INPUTS.onTimeout),
         keepAlive: given(INPUTS.keepAlive),
         dryRun: given(INPUTS.dryRun),
-    }, 'unless-dry-run');
-    const statusContext = ctx
-        .getInput(INPUTS.statusContext)
-        .trim()
-        .replaceAll('{resource}', settings.resource);
+    }, mode === 'oidc' ? 'never' : 'unless-dry-run');
+    const statusContext = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext).replaceAll('{resource}', settings.resource);
     if (statusContext.length > 255 || /[\r\n]/.test(statusContext)) {
-        throw new SettingsError(`Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters, or empty to turn statuses off.`);
+        throw new SettingsError(`Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters (an empty 'github-token' turns statuses off).`);
     }
-    return { ...settings, githubToken: ctx.getInput(INPUTS.githubToken).trim(), statusContext };
+    return {
+        ...settings,
+        ...readDeployOrder(ctx),
+        githubToken: ctx.getInput(INPUTS.githubToken).trim(),
+        statusContext,
+        auth: settings.dryRun ? 'none' : mode,
+        ...(mode === 'oidc' && !settings.dryRun
+            ? { bearer: oidcBearer(ctx, audience), oidcAudience: audience }
+            : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/action/post.ts
+
+
 
 
 
@@ -40192,36 +40896,45 @@ async function run(ctx = coreContext()) {
         const key = readKey(ctx);
         if (key)
             ctx.setSecret(key);
+        const auth = readAuth(ctx);
+        // A dry run's own kernel takes no credential.
+        const oidc = auth.mode === 'oidc' && !ctx.getState(io_STATE.dryRun);
+        const bearer = oidc ? oidcBearer(ctx, auth.audience) : undefined;
         const token = ctx.getInput(io_INPUTS.githubToken);
         if (token)
             ctx.setSecret(token);
-        const statusContext = ctx
-            .getInput(io_INPUTS.statusContext)
-            .replaceAll('{resource}', ctx.getState(STATE.resource));
+        const statusContext = io_inputOrDefault((n) => ctx.getInput(n), io_INPUTS.statusContext).replaceAll('{resource}', ctx.getState(io_STATE.resource));
         const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
-        await cleanup(ctx, key, github);
+        await cleanup(ctx, key, github, bearer);
     }
     catch (error) {
-        ctx.warning(`lease-gate post step: ${messageOf(error)}`);
+        ctx.warning(`lease-gate post step: ${(0,errors/* messageOf */.bD)(error)}`);
     }
     finally {
         await exportDryRunLedger(ctx);
         await stopKernel(ctx);
     }
 }
-async function cleanup(ctx, key, github) {
-    const resource = ctx.getState(STATE.resource);
-    const actorDid = ctx.getState(STATE.actorDid);
-    const apiUrl = url_parsePlaneUrl(ctx.getState(STATE.apiUrl));
+async function cleanup(ctx, key, github, bearer) {
+    const resource = ctx.getState(io_STATE.resource);
+    const actorDid = ctx.getState(io_STATE.actorDid);
+    const apiUrl = (0,plane_url/* parsePlaneUrl */.p)(ctx.getState(io_STATE.apiUrl));
     const keeper = await readKeeper(ctx);
     if (!resource || !schema_isDid(actorDid) || !apiUrl.ok) {
         ctx.info('This job asked for no lease: nothing to release.');
         return;
     }
-    const grantedId = ctx.getState(STATE.leaseId);
-    const session = openSession({ apiUrl: apiUrl.url, key, resource, actorDid, env: ctx.env });
+    const grantedId = ctx.getState(io_STATE.leaseId);
+    const session = openSession({
+        apiUrl: apiUrl.url,
+        key,
+        bearer,
+        resource,
+        actorDid,
+        env: ctx.env,
+    });
     try {
-        if (!grantedId && ctx.getState(STATE.outcome) === 'none') {
+        if (!grantedId && ctx.getState(io_STATE.outcome) === 'none') {
             ctx.info(`This job was granted no lease on ${resource}: nothing to release.`);
             return;
         }
@@ -40242,30 +40955,33 @@ async function cleanup(ctx, key, github) {
 async function giveBack(ctx, releaseOwn, job, github) {
     const { resource, keeper, grantedId } = job;
     const leaseId = grantedId;
-    const expiresAtMs = keeper?.expiresAtMs ?? Number(ctx.getState(STATE.expiresAtMs));
-    const fence = ctx.getState(STATE.fence);
-    const heldFor = formatDuration(Math.max(0, Date.now() - Number(ctx.getState(STATE.grantedAtMs) || Date.now())));
+    const expiresAtMs = keeper?.expiresAtMs ?? Number(ctx.getState(io_STATE.expiresAtMs));
+    const fence = ctx.getState(io_STATE.fence);
+    const heldFor = duration_formatDuration(Math.max(0, Date.now() - Number(ctx.getState(io_STATE.grantedAtMs) || Date.now())));
     const rows = [
         ['resource', resource],
         ['holder', did_describeHolder(job.actorDid)],
         ['lease id', leaseId],
+        ...deployRows(deployFromEnv(ctx.env), ctx.env),
         ...(fence ? [['fence', fence]] : []),
-        ['waited', formatDuration(Number(ctx.getState(STATE.waitedMs)) || 0)],
+        ['waited', duration_formatDuration(Number(ctx.getState(io_STATE.waitedMs)) || 0)],
         ['held for', heldFor],
         ['expires', formatEpoch(expiresAtMs)],
     ];
-    if (ctx.getState(STATE.dryRun))
+    if (ctx.getState(io_STATE.dryRun))
         rows.push(['mode', 'dry run on a local kernel']);
     if (keeper)
         rows.push(['renewals', describeKeeper(keeper)]);
     if (keeper?.lost) {
-        // Nothing of ours to give back: the keeper gave back any lease granted in its place.
         const loss = describeLoss(resource, keeper.lost);
         ctx.error(`${loss} This job was not exclusive after that moment.`, `Lost ${resource}`);
-        rows.push(['released', `lost at ${formatEpoch(keeper.lost.atMs)}`]);
+        rows.push(['released', `lost at ${formatEpoch(keeper.lost.endedAtMs ?? keeper.lost.atMs)}`]);
+        // No lease of ours is left, but after a revoke the next holder waits for this give-back
+        // (or the kernel's lock-delay): the job's steps are over now.
+        await releaseOwn();
         const to = keeper.lost.holder ? shortHolder(keeper.lost.holder) : keeper.lost.reason;
         await github.status('failure', `Lost at ${new Date(keeper.lost.atMs).toISOString().slice(11, 19)}Z: ${to}`);
-        await summarize(ctx, `lease-gate: ${resource} was lost`, rows);
+        await context_summarize(ctx, `lease-gate: ${resource} was lost`, rows);
         return;
     }
     if (keeper?.ended && keeper.ended.why !== 'stopped') {
@@ -40289,13 +41005,13 @@ async function giveBack(ctx, releaseOwn, job, github) {
     }
     rows.push(['released', text]);
     await github.status('success', `${text === 'released' ? 'Released' : 'Done'} after holding ${heldFor} (lease ${leaseId})`);
-    await summarize(ctx, `lease-gate: ${resource} given back`, rows);
+    await context_summarize(ctx, `lease-gate: ${resource} given back`, rows);
 }
 async function readKeeper(ctx) {
-    const file = ctx.getState(STATE.keeperStatus);
+    const file = ctx.getState(io_STATE.keeperStatus);
     if (!file)
         return undefined;
-    const pid = Number(ctx.getState(STATE.keeperPid)) || undefined;
+    const pid = Number(ctx.getState(io_STATE.keeperPid)) || undefined;
     const status = await stopKeeper(pid, file);
     if (!status)
         ctx.warning('The keeper left no status (it may have been stopped before it started): renewals are unknown.');
@@ -40310,18 +41026,18 @@ function describeKeeper(status) {
 }
 /** A dry run's audit trail: the kernel's ledger bundle and public key, kept under RUNNER_TEMP. */
 async function exportDryRunLedger(ctx) {
-    const apiUrl = ctx.getState(STATE.apiUrl);
-    if (!ctx.getState(STATE.kernelPid) || !apiUrl)
+    const apiUrl = ctx.getState(io_STATE.apiUrl);
+    if (!ctx.getState(io_STATE.kernelPid) || !apiUrl)
         return;
     try {
         const { bundleText, publicKey, bundle } = await fetchLedger(apiUrl);
         const dir = jobTempDir('ledger', ctx.env);
         const file = (0,external_node_path_namespaceObject.join)(dir, 'ledger-bundle.json');
-        (0,external_node_fs_namespaceObject.writeFileSync)(file, bundleText);
-        (0,external_node_fs_namespaceObject.writeFileSync)((0,external_node_path_namespaceObject.join)(dir, 'ledger.pub'), publicKey);
+        (0,external_node_fs_.writeFileSync)(file, bundleText);
+        (0,external_node_fs_.writeFileSync)((0,external_node_path_namespaceObject.join)(dir, 'ledger.pub'), publicKey);
         const [, size, root] = String(bundle.checkpoint ?? '').split('\n');
         ctx.info(`Exported the dry run's ledger: ${file} (${size} entries, root ${root}).`);
-        await summarize(ctx, "lease-gate: the dry run's ledger", [
+        await context_summarize(ctx, "lease-gate: the dry run's ledger", [
             ['bundle', file],
             ['public key', (0,external_node_path_namespaceObject.join)(dir, 'ledger.pub')],
             ['entries', size ?? '?'],
@@ -40330,11 +41046,11 @@ async function exportDryRunLedger(ctx) {
         ]);
     }
     catch (error) {
-        ctx.warning(`Could not export the dry run's ledger: ${messageOf(error)}`);
+        ctx.warning(`Could not export the dry run's ledger: ${(0,errors/* messageOf */.bD)(error)}`);
     }
 }
 async function stopKernel(ctx) {
-    const pid = Number(ctx.getState(STATE.kernelPid));
+    const pid = Number(ctx.getState(io_STATE.kernelPid));
     if (!pid)
         return;
     if (await stopDryRunKernel(pid))
@@ -40350,7 +41066,7 @@ async function stopKernel(ctx) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(153);
+/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1850);
 
 await (0,_action_post_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 // Exit as soon as the work is done: undici parses HTTP with WebAssembly, and V8's background
@@ -40359,6 +41075,405 @@ process.exit();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 1869:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  createHttpClient: () => (/* binding */ createHttpClient)
+});
+
+// UNUSED EXPORTS: MAX_ANSWER_BYTES
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+// EXTERNAL MODULE: ./src/http/undici-lean.cjs
+var undici_lean = __nccwpck_require__(2136);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __nccwpck_require__(8549);
+// EXTERNAL MODULE: ./src/http/loopback.ts
+var loopback = __nccwpck_require__(507);
+;// CONCATENATED MODULE: ./src/http/client.ts
+
+
+
+
+/** Bodies past this are not ours to read: the plane's answers are small. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
+function proxyEnv(env) {
+    const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? '';
+    return {
+        httpProxy: pick('HTTP_PROXY'),
+        httpsProxy: pick('HTTPS_PROXY'),
+        noProxy: pick('NO_PROXY'),
+    };
+}
+/**
+ * undici parses HTTP with WebAssembly (llhttp), compiled on the first connection by V8's
+ * baseline compiler and then again by its optimizing one in background threads. For the few
+ * small answers a step or the keeper reads, the second compile only costs: measured ~80 ms
+ * of CPU at each step's start on two busy cores, and ~30 MB of the keeper's peak RSS. Set
+ * before undici compiles its parser; V8 reads these flags when it compiles a module.
+ */
+let baselineWasmOnly = false;
+function keepWasmOnBaseline() {
+    if (baselineWasmOnly)
+        return;
+    baselineWasmOnly = true;
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-dynamic-tiering');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-tier-up');
+}
+function createHttpClient(options = {}) {
+    keepWasmOnBaseline();
+    const env = options.env ?? process.env;
+    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+    const agentOptions = {
+        connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
+        headersTimeout,
+        bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
+        keepAliveTimeout: 4_000,
+    };
+    const proxies = proxyEnv(env);
+    const direct = new undici_lean.Agent(agentOptions);
+    // Loopback is decided here, by the same test that allows plain http: to it, and not
+    // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
+    const proxied = proxies.httpProxy || proxies.httpsProxy
+        ? new undici_lean.EnvHttpProxyAgent({
+            ...agentOptions,
+            httpProxy: proxies.httpProxy || undefined,
+            httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
+            noProxy: proxies.noProxy,
+        })
+        : undefined;
+    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct;
+    let closed = false;
+    async function send(req) {
+        const call = `[${req.method}] "${req.url}"`;
+        if (closed)
+            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, 'cancelled', call);
+        const timeoutMs = req.timeoutMs ?? headersTimeout;
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+        try {
+            const url = new URL(req.url);
+            // The dispatcher's own request(): undici's top-level one would load all of undici.
+            const answer = await dispatcherFor(url).request({
+                origin: url.origin,
+                path: `${url.pathname}${url.search}`,
+                method: req.method,
+                headers: req.headers ?? {},
+                ...(req.body === undefined ? {} : { body: req.body }),
+                signal,
+                headersTimeout: Math.max(headersTimeout, timeoutMs),
+            });
+            const text = await readBounded(answer.body, call);
+            return { status: answer.statusCode, headers: answer.headers, text };
+        }
+        catch (error) {
+            if (error instanceof errors/* HttpError */.j)
+                throw error;
+            if (req.signal?.aborted)
+                throw new errors/* HttpError */.j(`${call}: cancelled`, 'cancelled', call);
+            if (timeout.aborted || isTimeout(error)) {
+                throw new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
+            }
+            throw new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, 'network', call);
+        }
+    }
+    return {
+        send,
+        async getText(url, headers = {}, signal) {
+            const answer = await send({ method: 'GET', url, headers, signal });
+            if (answer.status !== 200) {
+                const call = `[GET] "${url}"`;
+                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+            }
+            return answer.text;
+        },
+        async close() {
+            if (closed)
+                return;
+            closed = true;
+            await Promise.all([direct.destroy(), proxied?.destroy()]);
+        },
+    };
+}
+async function readBounded(body, call) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body) {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+            body.destroy();
+            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+}
+function isTimeout(error) {
+    const code = error?.code;
+    return (code === 'UND_ERR_CONNECT_TIMEOUT' ||
+        code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        code === 'UND_ERR_BODY_TIMEOUT');
+}
+/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
+function describeNetworkError(error) {
+    const err = error;
+    const cause = err?.cause;
+    const message = (typeof cause?.message === 'string' && cause.message) ||
+        (typeof err?.message === 'string' && err.message) ||
+        String(error);
+    return message.replace(/[\r\n]+/g, ' ').slice(0, 300);
+}
+
+
+/***/ }),
+
+/***/ 8549:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ LeaseGateError),
+/* harmony export */   j: () => (/* binding */ HttpError)
+/* harmony export */ });
+/**
+ * The one base of every error lease-gate means a person to read: its message is
+ * written for them (what failed, what to do), so the faces print it as it is,
+ * on one line, and never a stack.
+ */
+class LeaseGateError extends Error {
+    name = 'LeaseGateError';
+}
+/** The one error of the HTTP client: the exchange did not complete. */
+class HttpError extends LeaseGateError {
+    failure;
+    call;
+    name = 'HttpError';
+    constructor(message, 
+    /** What went wrong, for callers that decide on it (retry, cancel). */
+    failure, 
+    /** `[METHOD] "url"`, for messages. */
+    call) {
+        super(message);
+        this.failure = failure;
+        this.call = call;
+    }
+}
+
+
+/***/ }),
+
+/***/ 507:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   c: () => (/* binding */ isLoopbackHost)
+/* harmony export */ });
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/**
+ * This machine, as a URL's (normalized) hostname names it: `localhost`, all of
+ * 127.0.0.0/8 and `[::1]`. Plain http: is allowed only to these, and the HTTP
+ * clients never send a request to them through a proxy.
+ */
+function isLoopbackHost(hostname) {
+    return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+
+/***/ }),
+
+/***/ 2679:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   GN: () => (/* binding */ SettingsError),
+/* harmony export */   bD: () => (/* binding */ messageOf)
+/* harmony export */ });
+/* unused harmony export HelperError */
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8549);
+
+
+/** A bad setting: the message names where the value came from and the accepted form. */
+class SettingsError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+    name = 'SettingsError';
+}
+/** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
+class HelperError extends (/* unused pure expression or super */ null && (LeaseGateError)) {
+    name = 'HelperError';
+}
+/** A message for a person: ours as written, anything else named as unexpected (one line). */
+function messageOf(error) {
+    if (error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e)
+        return error.message;
+    const text = error instanceof Error ? error.message : String(error);
+    return `Unexpected error: ${text.split('\n')[0]}`;
+}
+
+
+/***/ }),
+
+/***/ 8309:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   KQ: () => (/* binding */ cachedToken),
+/* harmony export */   Z4: () => (/* binding */ DEFAULT_AUDIENCE),
+/* harmony export */   runnerTokenSource: () => (/* binding */ runnerTokenSource),
+/* harmony export */   wM: () => (/* binding */ runnerCanIssue)
+/* harmony export */ });
+/* unused harmony exports TOKEN_ENV, tokenExpiryMs, givenTokenSource */
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1869);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
+
+
+
+
+const DEFAULT_AUDIENCE = 'lease-gate';
+const TOKEN_ENV = 'LEASE_GATE_OIDC_TOKEN';
+/** A token is replaced this long before its `exp`. */
+const REFRESH_BEFORE_S = 120;
+/** A token whose expiry we cannot read is asked for again after this. */
+const UNKNOWN_LIFETIME_MS = 60_000;
+const MAX_TOKEN_CHARS = 16_384;
+/** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
+function tokenExpiryMs(token) {
+    const payload = token.split('.')[1];
+    if (!payload || payload.length > MAX_TOKEN_CHARS)
+        return undefined;
+    try {
+        const exp = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')).exp;
+        return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/** One token until shortly before it expires, then a fresh one; concurrent callers share a fetch. */
+function cachedToken(fetch, now = Date.now) {
+    let token;
+    let freshUntil = -Infinity;
+    let pending;
+    return async () => {
+        if (token && now() < freshUntil)
+            return token;
+        pending ??= fetch()
+            .then((value) => {
+            const exp = tokenExpiryMs(value);
+            token = value;
+            freshUntil =
+                exp === undefined
+                    ? now() + UNKNOWN_LIFETIME_MS
+                    : Math.max(now() + 5_000, exp - REFRESH_BEFORE_S * 1000);
+            return value;
+        })
+            .finally(() => (pending = undefined));
+        return pending;
+    };
+}
+/** Whether this job may ask the runner for a token (`permissions: id-token: write`). */
+function runnerCanIssue(env) {
+    return Boolean(env.ACTIONS_ID_TOKEN_REQUEST_URL && env.ACTIONS_ID_TOKEN_REQUEST_TOKEN);
+}
+/**
+ * The runner's token request service, asked as `@actions/core`'s getIDToken asks
+ * it: GET `$ACTIONS_ID_TOKEN_REQUEST_URL&audience=AUD` with the request token
+ * as Bearer, answering `{ value }`. Its variables last the whole job.
+ */
+function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__.createHttpClient)({ env })) {
+    const base = env.ACTIONS_ID_TOKEN_REQUEST_URL ?? '';
+    const requestToken = env.ACTIONS_ID_TOKEN_REQUEST_TOKEN ?? '';
+    let origin = { ok: false };
+    try {
+        origin = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .parsePlaneUrl */ .p)(new URL(base).origin);
+    }
+    catch {
+        // not a URL: refused below
+    }
+    if (!origin.ok || !requestToken) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
+    }
+    return async () => {
+        const text = await http.getText(`${base}&audience=${encodeURIComponent(audience)}`, {
+            authorization: `Bearer ${requestToken}`,
+            accept: 'application/json',
+        });
+        let value;
+        try {
+            value = JSON.parse(text).value;
+        }
+        catch {
+            value = undefined;
+        }
+        if (typeof value !== 'string' || !value || value.length > MAX_TOKEN_CHARS) {
+            throw new Error("the runner's token service answered without a token");
+        }
+        return value;
+    };
+}
+/** A token from a file (read on each refresh: another tool may renew it) or from LEASE_GATE_OIDC_TOKEN. */
+function givenTokenSource(file, env) {
+    if (!file) {
+        const value = (env[TOKEN_ENV] ?? '').trim();
+        return async () => value;
+    }
+    const read = () => {
+        let text;
+        try {
+            text = readFileSync(file, 'utf8').trim();
+        }
+        catch (error) {
+            throw new SettingsError(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`);
+        }
+        if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {
+            throw new SettingsError(`Invalid --oidc-token-file ${file}: expected one compact JWT.`);
+        }
+        return text;
+    };
+    read();
+    return async () => read();
+}
+
+
+/***/ }),
+
+/***/ 6424:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   p: () => (/* binding */ parsePlaneUrl)
+/* harmony export */ });
+/* harmony import */ var _http_loopback_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(507);
+
+
+/**
+ * The plane origin must be https:, or plain http: to this machine only, so the
+ * key never crosses a network in clear. Returns the origin without a trailing slash.
+ */
+function parsePlaneUrl(raw) {
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        return { ok: false };
+    }
+    const secure = url.protocol === 'https:';
+    const loopback = url.protocol === 'http:' && (0,_http_loopback_js__WEBPACK_IMPORTED_MODULE_0__/* .isLoopbackHost */ .c)(url.hostname);
+    if (!(secure || loopback) || url.username || url.password || url.search || url.hash) {
+        return { ok: false };
+    }
+    return { ok: true, url: url.href.replace(/\/+$/, '') };
+}
+
 
 /***/ }),
 
@@ -40457,6 +41572,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:events");
+
+/***/ }),
+
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 
 /***/ }),
 
@@ -40758,6 +41880,48 @@ for (const name of Object.keys(exports)) {
 /******/ 			return fn.r ? promise : getResult();
 /******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
 /******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/create fake namespace object */
+/******/ (() => {
+/******/ 	var getProto = Object.getPrototypeOf ? (obj) => (Object.getPrototypeOf(obj)) : (obj) => (obj.__proto__);
+/******/ 	var leafPrototypes;
+/******/ 	// create a fake namespace object
+/******/ 	// mode & 1: value is a module id, require it
+/******/ 	// mode & 2: merge all properties of value into the ns
+/******/ 	// mode & 4: return value when already ns object
+/******/ 	// mode & 16: return value when it's Promise-like
+/******/ 	// mode & 8|1: behave like require
+/******/ 	__nccwpck_require__.t = function(value, mode) {
+/******/ 		if(mode & 1) value = this(value);
+/******/ 		if(mode & 8) return value;
+/******/ 		if(typeof value === 'object' && value) {
+/******/ 			if((mode & 4) && value.__esModule) return value;
+/******/ 			if((mode & 16) && typeof value.then === 'function') return value;
+/******/ 		}
+/******/ 		var ns = Object.create(null);
+/******/ 		__nccwpck_require__.r(ns);
+/******/ 		var def = {};
+/******/ 		leafPrototypes = leafPrototypes || [null, getProto({}), getProto([]), getProto(getProto)];
+/******/ 		for(var current = mode & 2 && value; typeof current == 'object' && !~leafPrototypes.indexOf(current); current = getProto(current)) {
+/******/ 			Object.getOwnPropertyNames(current).forEach((key) => (def[key] = () => (value[key])));
+/******/ 		}
+/******/ 		def['default'] = () => (value);
+/******/ 		__nccwpck_require__.d(ns, def);
+/******/ 		return ns;
 /******/ 	};
 /******/ })();
 /******/ 

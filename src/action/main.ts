@@ -65,7 +65,7 @@ async function acquire(
   ctx.saveState(STATE.actorDid, actorDid);
   ctx.saveState(STATE.apiUrl, settings.apiUrl);
   ctx.info(`Asking ${settings.apiUrl} for ${resource} as ${actorDid}`);
-  const session = openSession({ ...settings, env: ctx.env });
+  const session = openSession({ ...settings, env: ctx.env, keyHint: ACTION_KEY_HINT });
   const github = new GitHubSurfaces(settings.githubToken, settings.statusContext, ctx.env, (m) =>
     ctx.warning(m),
   );
@@ -130,6 +130,9 @@ async function useDryRunKernel(
   );
   return { ...settings, apiUrl: kernel.apiUrl, key: '' };
 }
+
+/** Where the action takes its key from, for a refusal's message. */
+export const ACTION_KEY_HINT = "the 'key' input or LEASE_GATE_KEY (INTRAMEDIAL_KEY)";
 
 /** The holder's run is named in the notice if GitHub answers this soon; else in a later line. */
 const RUN_LOOKUP_IN_NOTICE_MS = 1_000;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { deriveActorDid, runContextFromEnv } from '../lease/did.js';
 import { DEFAULT_AUDIENCE, cachedToken, runnerCanIssue } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
-import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
+import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
 import type { ActionContext } from './context.js';
 import { readDeployOrder, type DeployOrderSettings } from './deploy-settings.js';
 import { INPUTS, inputOrDefault, type InputName } from './io.js';
@@ -57,9 +57,9 @@ export function oidcBearer(ctx: Pick<ActionContext, 'getIDToken'>, audience: str
   return cachedToken(() => ctx.getIDToken(audience));
 }
 
-/** Reads the plane key: the `key` input, else INTRAMEDIAL_KEY. */
+/** Reads the plane key: the `key` input, else LEASE_GATE_KEY, else INTRAMEDIAL_KEY. */
 export function readKey(ctx: Pick<ActionContext, 'getInput' | 'env'>): string {
-  return ctx.getInput(INPUTS.key).trim() || (ctx.env[KEY_ENV] ?? '').trim();
+  return ctx.getInput(INPUTS.key).trim() || keyFromEnv(ctx.env).value;
 }
 
 /** Inputs → settings; every message names the input and the accepted form. */

@@ -32,7 +32,7 @@ export interface AppConfig {
   /** The GitHub server the runs' DIDs are derived from (the runner's GITHUB_SERVER_URL). */
   githubServerUrl: string;
   planeUrl: string;
-  /** From `plane.keyFile`, else INTRAMEDIAL_KEY; empty only for a plane on loopback. Never logged. */
+  /** From `plane.keyFile`, else LEASE_GATE_KEY or INTRAMEDIAL_KEY; empty only for a plane on loopback. Never logged. */
   planeKey: string;
   host: string;
   port: number;
@@ -162,10 +162,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
   const planeUrl = checkedUrl(c.plane.url);
   const planeKey = c.plane.keyFile
     ? secret('plane.keyFile', c.plane.keyFile)
-    : (env.INTRAMEDIAL_KEY ?? '').trim();
+    : (env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || '').trim();
   if (!planeKey && !planeUrl.startsWith('http:')) {
     throw new ConfigError(
-      `Invalid config ${file}: field 'plane.keyFile': no plane key; name a file, or set INTRAMEDIAL_KEY (only a plane on loopback may go without).`,
+      `Invalid config ${file}: field 'plane.keyFile': no plane key; name a file, or set LEASE_GATE_KEY (only a plane on loopback may go without).`,
     );
   }
   if (!isLoopbackHost(c.listen.host) && c.listen.host !== '0.0.0.0' && c.listen.host !== '::') {

@@ -37,7 +37,7 @@ export async function ledger(args: string[], io: Output, env: NodeJS.ProcessEnv)
     );
   const { bundleText, publicKey } = await fetchLedger(
     url.url,
-    env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY,
+    env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY,
     (count, size) => io.err(`ledger export: ${count} of ${size} entries`),
   );
   if (values.out) {

@@ -4,7 +4,7 @@ import { LeaseGateError } from '../http/errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
 import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js';
-import { KEY_ENV, buildSettings, type Given, type Settings } from '../lease/settings.js';
+import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
@@ -105,7 +105,7 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): S
           'INTRAMEDIAL_API_URL',
           'https://api.intramedial.com',
         ),
-        key: { value: bearer ? '' : (env[KEY_ENV] ?? ''), from: KEY_ENV },
+        key: bearer ? { value: '', from: 'an OIDC token' } : keyFromEnv(env),
         waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
         onTimeout: fixed('fail'),
         keepAlive: fixed('true'),

@@ -29,6 +29,8 @@ export interface SessionOptions {
   key: string;
   /** A fresh Bearer token for each call (OIDC), used instead of `key`. */
   bearer?: (() => Promise<string>) | undefined;
+  /** Where this face takes the key from, for a refusal's message. */
+  keyHint?: string | undefined;
   resource: string;
   actorDid: string;
   /** What this session deploys, sent with lease requests (plane/deploy.ts). */
@@ -104,6 +106,7 @@ export function openSession(options: SessionOptions): Session {
       apiUrl: options.apiUrl,
       key: options.key,
       bearer: options.bearer,
+      keyHint: options.keyHint,
       clock,
       sleep,
       random,

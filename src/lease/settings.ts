@@ -33,7 +33,19 @@ export interface Given {
 
 export type RawSettings = Record<Exclude<keyof Settings, 'bearer'>, Given>;
 
-export const KEY_ENV = 'INTRAMEDIAL_KEY';
+/** Where clients read the plane key: ours first, then the hosted plane's documented name. */
+export const KEY_ENV = 'LEASE_GATE_KEY';
+export const HOSTED_KEY_ENV = 'INTRAMEDIAL_KEY';
+
+/** The plane key from the environment, and the variable it came from. */
+export function keyFromEnv(env: Record<string, string | undefined>): {
+  value: string;
+  from: string;
+} {
+  const ours = (env[KEY_ENV] ?? '').trim();
+  if (ours) return { value: ours, from: KEY_ENV };
+  return { value: (env[HOSTED_KEY_ENV] ?? '').trim(), from: HOSTED_KEY_ENV };
+}
 export const API_URL_FORM =
   'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
 
@@ -83,8 +95,8 @@ export function buildSettings(
   if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
     throw new SettingsError(
       keyRequired === 'unless-dry-run'
-        ? `No plane key: set the 'key' input or the ${KEY_ENV} environment variable from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
-        : `No plane key: set ${KEY_ENV} (only a local kernel on loopback may run without one).`,
+        ? `No plane key: set the 'key' input, or ${KEY_ENV} (or ${HOSTED_KEY_ENV}) from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
+        : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`,
     );
   }
   return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };

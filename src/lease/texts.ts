@@ -25,20 +25,22 @@ export function describeHeldBy(holder: string, reserved: boolean): string {
     : `held by ${describeHolder(holder)}`;
 }
 
-/** "3rd in line; about 6 min at recent hold times", from a refusal's position and estimate. */
+/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
 export function describePlace(position: number | undefined, etaMs: number | undefined): string {
-  if (position === undefined) return '';
-  const place = position === 0 ? 'next in line' : `${ordinal(position + 1)} in line`;
-  if (etaMs === undefined) return place;
-  const minutes = Math.round(etaMs / 60_000);
-  const about = minutes >= 1 ? `${minutes} min` : `${Math.max(1, Math.round(etaMs / 1_000))} s`;
-  return `${place}; about ${about} at recent hold times`;
+  const place =
+    position === undefined
+      ? ''
+      : position === 0
+        ? 'next in line'
+        : `${ordinal(position + 1)} in line`;
+  const eta = etaMs === undefined ? '' : `about ${formatDuration(etaMs)} at recent hold times`;
+  return [place, eta].filter(Boolean).join('; ');
 }
 
 function ordinal(n: number): string {
   const tens = n % 100;
-  const suffixes: Record<number, string> = { 1: 'st', 2: 'nd', 3: 'rd' };
-  return `${n}${tens >= 11 && tens <= 13 ? 'th' : (suffixes[n % 10] ?? 'th')}`;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+  return `${n}${suffix}`;
 }
 
 /**
@@ -109,6 +111,6 @@ export function waitNotices(
     const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
     const waited = event.first ? '' : `; waited ${formatDuration(event.elapsedMs)}`;
     const still = changed ? '' : 'still ';
-    return `${resource} is ${still}${describeWaitState({ ...event, position: undefined })}${place ? `; ${place}` : ''}${waited}`;
+    return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
   };
 }

@@ -59,6 +59,8 @@ export interface PlaneClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Wall clock, only to refuse a grant whose expiry is absurd; Date.now by default. */
   wallNow?: () => number;
+  /** Where this face takes the key from, for a refusal's message ("the 'key' input or LEASE_GATE_KEY"). */
+  keyHint?: string | undefined;
 }
 
 export interface RetryEvent {
@@ -195,8 +197,16 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     const statusText = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
     const body = parseJson(text);
     if (status === 401 || status === 403) {
+      // The plane's own words first (escaped, one line): a kernel says what it wanted.
+      const said = messageOf(body);
+      const sent = options.bearer
+        ? 'the OIDC token sent'
+        : options.key
+          ? 'the key'
+          : 'the call: no key was sent';
+      const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
       throw new KeyRefusedError(
-        `${name}: ${statusText}. The plane refused the key; check the key input or INTRAMEDIAL_KEY.`,
+        `${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`,
         name,
         status,
       );

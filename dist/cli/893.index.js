@@ -1,8 +1,8 @@
-export const id = 679;
-export const ids = [679];
+export const id = 893;
+export const ids = [893];
 export const modules = {
 
-/***/ 4679:
+/***/ 8274:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -21,108 +21,106 @@ var external_node_crypto_ = __webpack_require__(7598);
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __webpack_require__(7067);
-// EXTERNAL MODULE: external "node:https"
-var external_node_https_ = __webpack_require__(4708);
-;// CONCATENATED MODULE: ./src/plane/transport.ts
-
-
-/** Bodies past this are not ours to read: the plane's answers are small. */
-const MAX_ANSWER_BYTES = 1024 * 1024;
-function exchange({ method, url, headers, body, signal, agent }) {
-    return new Promise((resolve, reject) => {
-        const send = url.startsWith('https:') ? external_node_https_.request : external_node_http_.request;
-        const outgoing = {
-            ...headers,
-            ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
-        };
-        const req = send(url, { method, headers: outgoing, signal, ...(agent ? { agent } : {}) }, (res) => {
-            const chunks = [];
-            let size = 0;
-            res.on('data', (chunk) => {
-                size += chunk.length;
-                if (size > MAX_ANSWER_BYTES)
-                    req.destroy(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
-                else
-                    chunks.push(chunk);
-            });
-            res.on('end', () => resolve({
-                status: res.statusCode ?? 0,
-                headers: res.headers,
-                text: Buffer.concat(chunks).toString('utf8'),
-            }));
-            res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(body);
-    });
-}
-
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
+var schemas = __webpack_require__(4343);
+// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
+var client = __webpack_require__(1869);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __webpack_require__(8549);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var schema = __webpack_require__(3659);
 ;// CONCATENATED MODULE: ./src/ledger/remote.ts
 
 
+
+
+/**
+ * Reads a kernel's ledger over HTTP through the one HTTP client (src/http/):
+ * its proxies, timeouts and answer cap, and its errors, which every face
+ * already prints as one line.
+ */
+/** A page may take this long: a large ledger's pages carry long proofs. */
 const TIMEOUT_MS = 30_000;
 /**
  * Entries asked per page: a page of a large ledger costs about 1 KB an entry
- * (the proofs grow with the log), so 500 stay well under the 1 MB the
- * transport accepts in one answer.
+ * (the proofs grow with the log), so 500 stay well under the 4 MiB the
+ * client accepts in one answer.
  */
 const PAGE = 500;
 /** An export stops after this many pages (10 million entries). */
 const MAX_PAGES = 20_000;
-async function get(apiUrl, path, key) {
-    const { status, text } = await exchange({
+/** A ledger answer that is not what the kernel serves: a broken or foreign server. */
+class LedgerFetchError extends errors/* LeaseGateError */.e {
+    name = 'LedgerFetchError';
+}
+const pageSchema = schemas/* object */.Ikc({
+    checkpoint: schemas/* string */.YjP(),
+    entries: schemas/* array */.YOg(schemas/* unknown */.L5J()),
+    next: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP())),
+});
+async function get(http, url, key) {
+    const answer = await http.send({
         method: 'GET',
-        url: apiUrl + path,
+        url,
         headers: key ? { authorization: `Bearer ${key}` } : {},
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        timeoutMs: TIMEOUT_MS,
     });
-    if (status !== 200)
-        throw new Error(`[GET] "${apiUrl}${path}": ${status} ${text.slice(0, 200)}`);
-    return text;
+    if (answer.status !== 200) {
+        const text = answer.text.replace(/[\r\n]+/g, ' ').slice(0, 200);
+        throw new LedgerFetchError(`[GET] "${url}": ${answer.status} ${text}`);
+    }
+    return answer.text;
 }
 function readPage(text, where) {
-    const page = JSON.parse(text);
-    if (!page ||
-        typeof page.checkpoint !== 'string' ||
-        !Array.isArray(page.entries) ||
-        !(page.next === null || page.next === undefined || typeof page.next === 'string')) {
-        throw new Error(`${where}: not a ledger bundle page`);
+    let json;
+    try {
+        json = JSON.parse(text);
     }
-    return { checkpoint: page.checkpoint, entries: page.entries, next: page.next ?? null };
+    catch {
+        throw new LedgerFetchError(`${where}: not a ledger bundle page (not JSON)`);
+    }
+    const page = pageSchema.safeParse(json);
+    if (!page.success)
+        throw new LedgerFetchError(`${where}: not a ledger bundle page`);
+    return page.data;
 }
 /**
  * The kernel's whole ledger as one bundle, following the pages of one export
  * (every page carries the same checkpoint), and the public key that checks it.
  */
 async function fetchLedger(apiUrl, key, progress) {
-    const publicKey = await get(apiUrl, schema/* LEDGER_PATHS */.Tc.publicKey, key);
-    let path = `${schema/* LEDGER_PATHS */.Tc.bundle}?limit=${PAGE}`;
-    const entries = [];
-    let checkpoint;
-    for (let pages = 0;; pages += 1) {
-        if (pages >= MAX_PAGES)
-            throw new Error(`the ledger export did not end within ${MAX_PAGES} pages`);
-        const page = readPage(await get(apiUrl, path, key), apiUrl + path);
-        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
-            throw new Error('the kernel changed the checkpoint in the middle of one export');
+    const http = (0,client/* createHttpClient */.u)({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + schema/* LEDGER_PATHS */.Tc.publicKey, key);
+        let path = `${schema/* LEDGER_PATHS */.Tc.bundle}?limit=${PAGE}`;
+        const entries = [];
+        let checkpoint;
+        for (let pages = 0;; pages += 1) {
+            if (pages >= MAX_PAGES) {
+                throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
+            }
+            const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
+            if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+                throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
+            }
+            checkpoint = page.checkpoint;
+            for (const entry of page.entries)
+                entries.push(entry);
+            progress?.(entries.length, Number(checkpoint.split('\n')[1]));
+            if (page.next === null || page.next === undefined)
+                break;
+            path = `${schema/* LEDGER_PATHS */.Tc.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
         }
-        checkpoint = page.checkpoint;
-        entries.push(...page.entries);
-        progress?.(entries.length, Number(checkpoint.split('\n')[1]));
-        if (page.next === null)
-            break;
-        path = `${schema/* LEDGER_PATHS */.Tc.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+        const bundle = { checkpoint, entries };
+        return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
     }
-    const bundle = { checkpoint, entries };
-    return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
+    finally {
+        await http.close();
+    }
 }
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
-var schemas = __webpack_require__(0);
+var classic_schemas = __webpack_require__(0);
 // EXTERNAL MODULE: ./src/ledger/checkpoint.ts
 var ledger_checkpoint = __webpack_require__(4491);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
@@ -138,16 +136,60 @@ class BundleError extends Error {
 ;// CONCATENATED MODULE: ./src/ledger/meaning.ts
 
 /**
- * Checks that the entries tell a valid history: per resource, a grant and its
- * end alternate, and every renewal or end names the open lease (its id, holder
- * and fence); grant fences strictly increase across the log. On a partial
- * range, a resource's state before its first entry in the range is unknown,
- * and the same rules hold from there on.
+ * Replicas read their clocks before they take the ledger's order, so an
+ * entry's stamp may trail the one before it by a few milliseconds' race; a
+ * renewal or grant is judged late only past this margin. (A lapse needs none:
+ * it is never stamped before the clock that saw it due.)
+ */
+const CLOCK_RACE_MS = 1_000;
+const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource})`;
+/**
+ * Checks that the entries tell a valid history in order and in time: per
+ * resource, a grant and its end alternate, and every renewal or end names the
+ * open lease (its id, holder and fence); grant fences strictly increase across
+ * the log and lease ids are never granted twice; no grant is already expired,
+ * no renewal comes after the lease expired, and no lapse comes before the
+ * lease's last told expiry (a release or revoke may end it early). On a
+ * partial range, a resource's state before its first entry in the range is
+ * unknown, and the same rules hold from there on. Freezes and unfreezes name
+ * no lease (empty id, fence 0) and leave the open lease alone, but no grant
+ * may fall inside a freeze: between a freeze and its unfreeze or the end it named.
+ *
+ * Time: stamps strictly increase, so entries in one millisecond are stamped
+ * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
+ * does not. An entry happened no earlier than the first stamp of its run (its
+ * `earliest`) and no later than its own stamp.
  */
 function checkMeaning(entries, partial) {
     const open = new Map();
+    const granted = new Map();
+    const frozen = new Map();
     let lastGrant;
+    let earliest = 0;
+    let previousTs;
     for (const e of entries) {
+        // A range's first run may have begun before the range: its clock is unknown there.
+        if (previousTs === undefined)
+            earliest = partial ? -Infinity : e.tsMs;
+        else if (e.tsMs !== previousTs + 1)
+            earliest = e.tsMs;
+        previousTs = e.tsMs;
+        if (e.kind === 'freeze' || e.kind === 'unfreeze') {
+            if (e.leaseId !== '' || e.fence !== 0) {
+                throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
+            }
+            if (e.kind === 'freeze')
+                frozen.set(e.resource, e);
+            else
+                frozen.delete(e.resource);
+            continue;
+        }
+        const freeze = frozen.get(e.resource);
+        if (e.kind === 'grant' &&
+            freeze &&
+            (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs)) {
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq})`);
+        }
         const known = open.has(e.resource) || !partial;
         const current = open.get(e.resource) ?? null;
         if (e.kind === 'grant') {
@@ -159,12 +201,23 @@ function checkMeaning(entries, partial) {
                     ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
                     : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
             }
+            const twin = granted.get(e.leaseId);
+            if (twin) {
+                throw new BundleError(`${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`);
+            }
+            if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
+                throw new BundleError(`${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`);
+            }
+            granted.set(e.leaseId, e);
             lastGrant = { fence: e.fence, seq: e.seq };
             open.set(e.resource, {
                 leaseId: e.leaseId,
                 actorDid: e.actorDid,
                 fence: e.fence,
                 seq: e.seq,
+                expiresAtMs: e.expiresAtMs,
+                toldAt: e.seq,
+                toldKind: e.kind,
             });
             continue;
         }
@@ -174,13 +227,35 @@ function checkMeaning(entries, partial) {
                 current.fence !== e.fence) {
                 throw new BundleError(`entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`);
             }
+            checkTime(e, current, earliest);
         }
         else if (known) {
             throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
         }
         open.set(e.resource, e.kind === 'renew'
-            ? { leaseId: e.leaseId, actorDid: e.actorDid, fence: e.fence, seq: current?.seq ?? e.seq }
+            ? {
+                leaseId: e.leaseId,
+                actorDid: e.actorDid,
+                fence: e.fence,
+                seq: current?.seq ?? e.seq,
+                expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
+                toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
+                toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
+            }
             : null);
+    }
+}
+/** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
+function checkTime(e, current, earliest) {
+    const told = current.expiresAtMs;
+    if (told === undefined)
+        return;
+    const by = `entry ${current.toldAt} (${current.toldKind})`;
+    if (e.kind === 'lapse' && e.tsMs < told) {
+        throw new BundleError(`${named(e)}: lapses at ${e.tsMs}, ${told - e.tsMs} ms before the expiry ${told} told at ${by}`);
+    }
+    if (e.kind === 'renew' && earliest - CLOCK_RACE_MS >= told) {
+        throw new BundleError(`${named(e)}: renews at ${earliest} or later, after the lease expired at ${told} (told at ${by})`);
     }
 }
 
@@ -192,12 +267,12 @@ function checkMeaning(entries, partial) {
 
 
 
-const bundleSchema = schemas/* object */.Ikc({
-    checkpoint: schemas/* string */.YjP(),
-    entries: schemas/* array */.YOg(schemas/* object */.Ikc({
-        index: schemas/* number */.aig().int().nonnegative(),
+const bundleSchema = classic_schemas/* object */.Ikc({
+    checkpoint: classic_schemas/* string */.YjP(),
+    entries: classic_schemas/* array */.YOg(classic_schemas/* object */.Ikc({
+        index: classic_schemas/* number */.aig().int().nonnegative(),
         entry: ledger_entry/* entrySchema */.Oo,
-        inclusionProof: schemas/* array */.YOg(schemas/* string */.YjP()),
+        inclusionProof: classic_schemas/* array */.YOg(classic_schemas/* string */.YjP()),
     })),
 });
 /**
@@ -265,9 +340,9 @@ function guard(check) {
 }
 
 // EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __webpack_require__(4043);
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __webpack_require__(1156);
+var plane_url = __webpack_require__(6424);
+// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
+var options = __webpack_require__(9092);
 ;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
 
 
@@ -303,7 +378,7 @@ async function ledger(args, io, env) {
     const url = (0,plane_url/* parsePlaneUrl */.p)(raw);
     if (!url.ok)
         throw new options/* UsageError */.eb(`Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`);
-    const { bundleText, publicKey } = await fetchLedger(url.url, env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY, (count, size) => io.err(`ledger export: ${count} of ${size} entries`));
+    const { bundleText, publicKey } = await fetchLedger(url.url, env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY, (count, size) => io.err(`ledger export: ${count} of ${size} entries`));
     if (values.out) {
         (0,external_node_fs_.writeFileSync)(values.out, bundleText);
         (0,external_node_fs_.writeFileSync)(`${values.out}.pub`, publicKey);
@@ -419,17 +494,27 @@ function signCheckpoint(checkpoint, privateKey) {
     const blob = Buffer.concat([keyId(name, publicKey), signature]).toString('base64');
     return `${body}\n${SIGNATURE_PREFIX}${name} ${blob}\n`;
 }
-/** Parses a signed checkpoint and checks its signature by `publicKey`; throws with the reason. */
+/** One signature line: an em dash, the key name, and canonical base64 of key id ‖ signature. */
+const SIGNATURE_LINE = /^— ([^\s]+) ([A-Za-z0-9+/]+={0,2})$/;
+/**
+ * Parses a signed checkpoint and checks its signature by `publicKey`; throws
+ * with the reason. The note is exactly origin, size and root; every signature
+ * line must be well formed (lines by other keys are skipped, not malformed ones).
+ */
 function verifyCheckpoint(text, publicKey) {
     const split = text.indexOf('\n\n');
     if (split < 0)
         throw new CheckpointError('checkpoint: no blank line between the note and its signatures');
     const body = text.slice(0, split + 1);
     const lines = body.split('\n');
+    lines.pop();
+    if (lines.length !== 3) {
+        throw new CheckpointError(`checkpoint: the note has ${lines.length} lines; expected 3 (origin, tree size, root)`);
+    }
     const [origin = '', sizeText = '', rootText = ''] = lines;
     if (!origin)
         throw new CheckpointError('checkpoint: empty origin line');
-    if (!/^(0|[1-9]\d*)$/.test(sizeText))
+    if (!/^(0|[1-9]\d{0,15})$/.test(sizeText))
         throw new CheckpointError(`checkpoint: tree size '${sizeText}' is not a decimal number`);
     const root = new Uint8Array(Buffer.from(rootText, 'base64'));
     if (root.length !== 32 || Buffer.from(root).toString('base64') !== rootText) {
@@ -439,24 +524,30 @@ function verifyCheckpoint(text, publicKey) {
     if (origin !== expectedOrigin) {
         throw new CheckpointError(`checkpoint: origin '${origin}' is not this key's log ('${expectedOrigin}')`);
     }
+    const rest = text.slice(split + 2);
+    if (!rest.endsWith('\n'))
+        throw new CheckpointError('checkpoint: the signatures do not end with a newline');
     const id = Buffer.from(keyId(origin, publicKey));
-    const signatures = text
-        .slice(split + 2)
+    let signature;
+    rest
+        .slice(0, -1)
         .split('\n')
-        .filter(Boolean);
-    for (const line of signatures) {
-        if (!line.startsWith(SIGNATURE_PREFIX))
-            throw new CheckpointError(`checkpoint: malformed signature line '${line}'`);
-        const [name, blob = ''] = line.slice(SIGNATURE_PREFIX.length).split(' ');
-        const bytes = Buffer.from(blob, 'base64');
-        if (name !== origin || bytes.length !== 4 + 64 || !bytes.subarray(0, 4).equals(id))
-            continue;
-        if ((0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.verify)(null, Buffer.from(body, 'utf8'), publicKey, bytes.subarray(4))) {
-            return { origin, size: Number(sizeText), root };
+        .forEach((line, i) => {
+        const match = SIGNATURE_LINE.exec(line);
+        const bytes = match && Buffer.from(match[2], 'base64');
+        if (!match || !bytes || bytes.toString('base64') !== match[2] || bytes.length < 5) {
+            throw new CheckpointError(`checkpoint: signature line ${i + 1} is malformed (expected '— <name> <base64 key id and signature>'): ${JSON.stringify(line.slice(0, 120))}`);
         }
+        if (!signature && match[1] === origin && bytes.subarray(0, 4).equals(id))
+            signature = bytes;
+    });
+    if (!signature)
+        throw new CheckpointError('checkpoint: no signature by this public key');
+    if (signature.length !== 4 + 64 ||
+        !(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.verify)(null, Buffer.from(body, 'utf8'), publicKey, signature.subarray(4))) {
         throw new CheckpointError('checkpoint: the signature does not verify with this public key');
     }
-    throw new CheckpointError('checkpoint: no signature by this public key');
+    return { origin, size: Number(sizeText), root };
 }
 
 
@@ -470,12 +561,23 @@ function verifyCheckpoint(text, publicKey) {
 /* harmony export */   Ms: () => (/* binding */ entryOf),
 /* harmony export */   Oo: () => (/* binding */ entrySchema),
 /* harmony export */   dj: () => (/* binding */ canonicalJson),
-/* harmony export */   eS: () => (/* binding */ leafBytes)
+/* harmony export */   eS: () => (/* binding */ leafBytes),
+/* harmony export */   hB: () => (/* binding */ readEntry),
+/* harmony export */   pf: () => (/* binding */ ENTRY_KINDS)
 /* harmony export */ });
-/* unused harmony export ENTRY_KINDS */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(0);
 
-const ENTRY_KINDS = ['grant', 'renew', 'release', 'lapse', 'revoke'];
+const ENTRY_KINDS = [
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
+    // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
+    'freeze',
+    'unfreeze',
+];
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     seq: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative(),
@@ -488,6 +590,16 @@ const entrySchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
     /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
     expiresAtMs: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().optional(),
     reason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /**
+     * What the holder said it deploys (grants; repository, commit, run...):
+     * recorded as the kernel validated it, a small flat object. Optional, so
+     * ledgers written before it verify as they are.
+     */
+    deploy: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().max(64), 
+    // undefined never comes from JSON; it lets a kernel event's optional fields through.
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().max(2048), zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .undefined */ .Vxk()]))
+        .refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields')
+        .optional(),
 })
     .strict();
 /** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
@@ -509,12 +621,14 @@ function canonicalJson(value) {
  * young collections (three times the bytes promoted under load).
  */
 function entryOf(event, seq, tsMs) {
-    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason } = event;
+    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (expiresAtMs !== undefined)
         entry.expiresAtMs = expiresAtMs;
     if (reason !== undefined)
         entry.reason = reason;
+    if (deploy !== undefined)
+        entry.deploy = deploy;
     return entry;
 }
 /**
@@ -525,12 +639,32 @@ function entryOf(event, seq, tsMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    // Rare (grants that name a deploy) and nested: the general form sorts its keys.
+    if (e.deploy !== undefined)
+        text += `,"deploy":${canonicalJson(e.deploy)}`;
     if (e.expiresAtMs !== undefined)
         text += `,"expiresAtMs":${e.expiresAtMs}`;
     text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
     if (e.reason !== undefined)
         text += `,"reason":${s(e.reason)}`;
     return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
+}
+/**
+ * One line read back from storage, checked as untrusted: the entry `seq` in
+ * canonical form, or undefined.
+ */
+function readEntry(line, seq) {
+    let parsed;
+    try {
+        parsed = JSON.parse(line);
+    }
+    catch {
+        return undefined;
+    }
+    const entry = entrySchema.safeParse(parsed);
+    if (!entry.success || entry.data.seq !== seq || canonicalJson(entry.data) !== line)
+        return undefined;
+    return entry.data;
 }
 const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
 
@@ -824,4 +958,4 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
 
 };
 
-//# sourceMappingURL=679.index.js.map
+//# sourceMappingURL=893.index.js.map

@@ -1,0 +1,165 @@
+export const id = 14;
+export const ids = [14];
+export const modules = {
+
+/***/ 8014:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+__webpack_require__.r(__webpack_exports__);
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   freeze: () => (/* binding */ freeze),
+/* harmony export */   parseFreezeFor: () => (/* binding */ parseFreezeFor),
+/* harmony export */   parseFreezeUntil: () => (/* binding */ parseFreezeUntil),
+/* harmony export */   unfreeze: () => (/* binding */ unfreeze)
+/* harmony export */ });
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1223);
+/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3291);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9092);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(2594);
+
+
+
+
+
+
+const DAY_MS = 86_400_000;
+const MAX_FREEZE_MS = 366 * DAY_MS;
+const FOR_FORM = "a duration such as '90m', '4h' or '3d' (at most 366d)";
+const UNTIL_FORM = "an ISO 8601 time with a zone, such as '2026-12-24T18:00:00Z' or '2026-12-24T19:00+01:00'";
+/** `--for`: the gate's durations, and days (a freeze may outlast any job). */
+function parseFreezeFor(raw) {
+    const days = /^(\d+)d$/.exec(raw.trim());
+    const ms = days ? Number(days[1]) * DAY_MS : (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(raw);
+    return ms !== undefined && ms > 0 && ms <= MAX_FREEZE_MS ? ms : undefined;
+}
+/** `--until`: a time with its zone (a bare local time would depend on the host's). */
+function parseFreezeUntil(raw, nowMs) {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw))
+        return undefined;
+    const ms = Date.parse(raw);
+    return Number.isFinite(ms) && ms > nowMs && ms <= nowMs + MAX_FREEZE_MS ? ms : undefined;
+}
+function adminKeyOf(env, what) {
+    const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
+    if (!adminKey)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`${what} needs the admin key in LEASE_GATE_ADMIN_KEY.`);
+    return adminKey;
+}
+function keyRefused(error) {
+    if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .KeyRefusedError */ .gy))
+        return error;
+    return new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf('key refused', undefined, `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; freezing needs the kernel's admin key.`);
+}
+/** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
+async function freeze(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .parse */ .qg)(args, {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_3__/* .PLANE_OPTIONS */ .UR,
+        reason: { type: 'string' },
+        until: { type: 'string' },
+        for: { type: 'string' },
+    });
+    const reason = values.reason?.trim() ?? '';
+    if (!reason || reason.length > 1_000) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
+    }
+    if (values.until !== undefined && values.for !== undefined) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb('Give --until or --for, not both.');
+    }
+    const request = {
+        resource: '',
+        reason,
+    };
+    if (values.for !== undefined) {
+        const forMs = parseFreezeFor(values.for);
+        if (forMs === undefined)
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --for '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_5__/* .untrusted */ .bp)(values.for, 40)}'. Expected ${FOR_FORM}.`);
+        request.forMs = forMs;
+    }
+    if (values.until !== undefined) {
+        const untilMs = parseFreezeUntil(values.until, Date.now());
+        if (untilMs === undefined) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --until '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_5__/* .untrusted */ .bp)(values.until, 60)}'. Expected ${UNTIL_FORM}, in the future and within a year.`);
+        }
+        request.untilMs = untilMs;
+    }
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .settingsFromFlags */ .x$)(values, env);
+    request.resource = settings.resource;
+    const adminKey = adminKeyOf(env, 'freeze');
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .r)(settings, io, env);
+    try {
+        const answer = await session.client.freeze(request, adminKey);
+        if (values.json)
+            io.out(JSON.stringify({ resource: settings.resource, frozen: true, ...answer }));
+        else
+            io.out(`froze ${settings.resource} ${answer.until === null ? 'until unfrozen' : `until ${new Date(answer.until).toISOString()}`}; its holder (if any) keeps it, nobody else is granted it`);
+        return _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.done;
+    }
+    catch (error) {
+        throw keyRefused(error);
+    }
+    finally {
+        await session.close();
+    }
+}
+/** `lease-gate unfreeze`: grants resume, waiters first in the order they came. */
+async function unfreeze(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_3__/* .PLANE_OPTIONS */ .UR);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .settingsFromFlags */ .x$)(values, env);
+    const adminKey = adminKeyOf(env, 'unfreeze');
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .r)(settings, io, env);
+    try {
+        const answer = await session.client.unfreeze(settings.resource, adminKey);
+        if (values.json)
+            io.out(JSON.stringify({ resource: settings.resource, frozen: false, ...answer }));
+        else
+            io.out(answer.changed ? `unfroze ${settings.resource}` : `${settings.resource} was not frozen`);
+        return answer.changed ? _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.refused;
+    }
+    catch (error) {
+        throw keyRefused(error);
+    }
+    finally {
+        await session.close();
+    }
+}
+
+
+/***/ }),
+
+/***/ 2594:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ ASK_ONCE_RETRY_MS),
+/* harmony export */   r: () => (/* binding */ cliSession)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5146);
+
+
+/** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
+function cliSession(settings, io, env) {
+    let lastLineAt = 0;
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_0__/* .openSession */ .f)({
+        ...settings,
+        env,
+        onRetry: (event) => {
+            const now = Date.now();
+            if (now - lastLineAt < 4_000 && event.attempt > 1)
+                return;
+            lastLineAt = now;
+            io.err(`lease-gate: plane unreachable (${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error, 200)}), retrying for ${Math.ceil(event.retryForMs / 1_000)} s more`);
+        },
+    });
+}
+/** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
+const ASK_ONCE_RETRY_MS = 10_000;
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=14.index.js.map

@@ -1,0 +1,1151 @@
+export const id = 146;
+export const ids = [146];
+export const modules = {
+
+/***/ 4146:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   JU: () => (/* binding */ LeaseRevokedError),
+/* harmony export */   Nf: () => (/* binding */ LeaseRefusedError),
+/* harmony export */   tH: () => (/* binding */ waitForLease)
+/* harmony export */ });
+/* unused harmony export MIN_RETRY_WINDOW_MS */
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8549);
+/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3291);
+
+
+/** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
+class LeaseRefusedError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+    reason;
+    detail;
+    name = 'LeaseRefusedError';
+    constructor(reason, detail, message = `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`) {
+        super(message);
+        this.reason = reason;
+        this.detail = detail;
+    }
+}
+/** An operator revoked this agent's lease on the resource: final, not a wait. */
+class LeaseRevokedError extends LeaseRefusedError {
+    resource;
+    operatorMessage;
+    name = 'LeaseRevokedError';
+    constructor(resource, operatorMessage) {
+        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator: ${operatorMessage}`);
+        this.resource = resource;
+        this.operatorMessage = operatorMessage;
+    }
+}
+/** A plane that names no back-off must not be hammered. */
+const MIN_SLEEP_MS = 100;
+/** The longest single sleep, whatever the plane names. */
+const MAX_SLEEP_MS = 60_000;
+const MIN_RETRY_WINDOW_MS = 30_000;
+const RELEASE_ON_CANCEL_MS = 2_000;
+/** A held request shorter than this was not really held: fall back to waitMs. */
+const REALLY_HELD_MS = 500;
+/**
+ * Asks for the lease until it is granted, the budget runs out or the signal
+ * fires. The first ask is answered at once (no `Prefer: wait`), so the
+ * holder and our place are known within a round trip; later asks ask the
+ * plane to hold the request (`Prefer: wait`); a plane that does not names a
+ * back-off, slept with a little jitter, never past the deadline, with one
+ * last ask at the deadline. A wait that ends without the lease leaves the
+ * plane's queue, so nothing stays reserved in this agent's name.
+ */
+async function waitForLease(options) {
+    const { client, clock, sleep, signal } = options;
+    const request = { resource: options.resource, actorDid: options.actorDid };
+    if (options.deploy)
+        request.deploy = options.deploy;
+    if (options.queue)
+        request.queue = options.queue;
+    const started = clock.now();
+    const deadline = started + options.timeoutMs;
+    const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
+    let lastHolder;
+    let lastPosition;
+    for (let asks = 1;; asks += 1) {
+        const elapsed = () => Math.round(clock.now() - started);
+        if (signal?.aborted) {
+            // Leave the plane's queue at once rather than when our place lapses.
+            if (asks > 1)
+                await releaseQuietly(options, request);
+            return { outcome: 'cancelled', waitedMs: elapsed(), asks: asks - 1 };
+        }
+        // The first ask is never held: the first notice must not wait for a hold to end.
+        const waitSeconds = asks === 1 ? undefined : holdSeconds(options, deadline);
+        const call = { signal, retryUntilMs, waitSeconds };
+        const askedAt = clock.now();
+        let answer;
+        try {
+            answer = await client.lease(request, call);
+        }
+        catch (error) {
+            if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .CancelledError */ .cc))
+                throw error;
+            // The plane may have granted what we never heard of: give it back.
+            await releaseQuietly(options, request);
+            return { outcome: 'cancelled', waitedMs: elapsed(), asks };
+        }
+        if (answer.kind === 'granted') {
+            if (signal?.aborted) {
+                await releaseQuietly(options, request);
+                return { outcome: 'cancelled', waitedMs: elapsed(), asks };
+            }
+            const { lease, previous } = answer;
+            return {
+                outcome: 'granted',
+                lease,
+                waitedMs: elapsed(),
+                asks,
+                ...(previous ? { previous } : {}),
+            };
+        }
+        if (answer.kind === 'revoked')
+            throw new LeaseRevokedError(options.resource, answer.message);
+        if (answer.kind === 'superseded') {
+            return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
+        }
+        if (answer.kind === 'refused')
+            throw new LeaseRefusedError(answer.reason, answer.message);
+        // Only a lease held now: a reservation would be a new grant, not the app's lease.
+        if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
+            const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
+            if (taken)
+                return { outcome: 'granted', lease: taken, waitedMs: elapsed(), asks, takenUp: true };
+        }
+        const remaining = deadline - clock.now();
+        const frozen = answer.kind === 'frozen' ? { message: answer.message, untilMs: answer.untilMs } : undefined;
+        const { holder, reserved } = answer.kind === 'held' ? answer : { holder: '', reserved: false };
+        if (remaining <= 0) {
+            const waitedMs = elapsed();
+            // An ask that ends here must not keep the resource reserved for us.
+            await releaseQuietly(options, request);
+            return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
+        }
+        const reallyHeld = answer.kind === 'held' && answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
+        // After the quick first ask, go straight on to a held one where the plane may hold.
+        const holdNext = asks === 1 && holdSeconds(options, deadline) !== undefined;
+        const pause = reallyHeld || holdNext
+            ? options.random() * 50
+            : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
+        const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
+        await options.onHeld?.({
+            holder,
+            reserved,
+            holderChanged: holder !== lastHolder,
+            positionChanged: asks === 1 || answer.position !== lastPosition,
+            first: asks === 1,
+            elapsedMs: elapsed(),
+            nextAskInMs,
+            position: answer.position,
+            etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+            frozen,
+        });
+        lastHolder = holder;
+        lastPosition = answer.position;
+        await sleep(nextAskInMs, signal);
+    }
+}
+/**
+ * Asks as the holder (a renewal: same id and fence) and leaves our own place in the
+ * queue. Undefined when that lease is not there to take up any more.
+ */
+async function takeUp(options, holder, call) {
+    const answer = await options.client.lease({ resource: options.resource, actorDid: holder }, call);
+    if (answer.kind === 'granted' && answer.lease.holder === holder) {
+        await releaseQuietly(options, { resource: options.resource, actorDid: options.actorDid });
+        return answer.lease;
+    }
+    return undefined;
+}
+/** Whole seconds the plane may hold this ask: within the budget and the request timeout. */
+function holdSeconds(options, deadline) {
+    const cap = options.maxHoldSeconds ?? 0;
+    const left = Math.floor((deadline - options.clock.now()) / 1_000);
+    const seconds = Math.min(cap, left);
+    return seconds >= 1 ? seconds : undefined;
+}
+/**
+ * Release by (resource, our own DID): it gives back a lease granted in the
+ * moment of a cancel, and otherwise only leaves the queue; it can never
+ * release another agent's lease.
+ */
+async function releaseQuietly(options, request) {
+    try {
+        await options.client.release(request, {
+            retryUntilMs: options.clock.now() + RELEASE_ON_CANCEL_MS,
+        });
+    }
+    catch {
+        // Best effort: a lease we could not give back lapses on its own.
+    }
+}
+
+
+/***/ }),
+
+/***/ 5146:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  b: () => (/* binding */ LIMITS),
+  f: () => (/* binding */ openSession)
+});
+
+// EXTERNAL MODULE: ./src/plane/errors.ts
+var errors = __webpack_require__(3291);
+// EXTERNAL MODULE: ./src/plane/grant.ts
+var grant = __webpack_require__(3376);
+;// CONCATENATED MODULE: ./src/gate/keep.ts
+
+
+/** The documented lease time, for a plane whose expiry cannot be read against our clock. */
+const FALLBACK_LEASE_MS = 30_000;
+const MIN_RENEW_EVERY_MS = 100;
+/** How often the parent and the lifetime are checked while sleeping. */
+const CHECK_EVERY_MS = 2_000;
+const RETRY_FAILED_RENEWAL_MS = 1_000;
+const GIVE_BACK_MS = 5_000;
+/** After a failed watch, or one the plane answered at once, the next one waits this long. */
+const WATCH_AGAIN_MS = 1_000;
+/**
+ * Renews the lease at about a third of its remaining time until stopped. It
+ * renews and only renews: an answer naming another lease id means ours ended
+ * (lapsed, revoked, released by someone with our DID), so that new lease is
+ * given back at once and the loss reported. Correctness never rests on clocks.
+ */
+async function keepLease(options) {
+    const { watch } = options;
+    if (!watch)
+        return renewLoop(options, {});
+    // The watch ends the renewals (and a renewal in flight) the moment it hears the lease ended.
+    const inner = new AbortController();
+    const stop = () => inner.abort();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    if (options.signal?.aborted)
+        stop();
+    const seen = {};
+    const watching = watchLoop(options, watch, inner.signal, (end) => {
+        seen.end = end;
+        stop();
+    });
+    try {
+        return await renewLoop({ ...options, signal: inner.signal }, seen);
+    }
+    finally {
+        stop();
+        options.signal?.removeEventListener('abort', stop);
+        await watching;
+    }
+}
+async function watchLoop(options, watch, signal, onEnd) {
+    while (!signal.aborted) {
+        const askedAt = options.clock.now();
+        let answer;
+        try {
+            answer = await watch(options.lease.id, signal);
+        }
+        catch {
+            // Renewals go on; watch again shortly.
+            await options.sleep(WATCH_AGAIN_MS, signal);
+            continue;
+        }
+        if (answer.kind === 'unsupported')
+            return;
+        if (answer.kind === 'ended')
+            return signal.aborted ? undefined : onEnd(answer);
+        // A plane that answers at once rather than holding: do not ask in a tight loop.
+        const spent = options.clock.now() - askedAt;
+        if (spent < WATCH_AGAIN_MS)
+            await options.sleep(WATCH_AGAIN_MS - spent, signal);
+    }
+}
+async function renewLoop(options, seen) {
+    const { client, clock, signal } = options;
+    const request = { resource: options.resource, actorDid: options.actorDid };
+    const started = clock.now();
+    const status = {
+        resource: options.resource,
+        actorDid: options.actorDid,
+        leaseId: options.lease.id,
+        ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
+        expiresAtMs: options.lease.expiresAtMs,
+        renewals: 0,
+        failures: 0,
+    };
+    options.onChange?.(status);
+    let leaseEnd = started + remainingOf(options.lease, options.wallNow());
+    let nextRenewal = started + (leaseEnd - started) / 3;
+    const end = (why) => {
+        status.ended = { atMs: options.wallNow(), why };
+        options.onChange?.(status);
+        return status;
+    };
+    const lose = (loss) => {
+        status.lost = { atMs: options.wallNow(), ...loss };
+        return end('lost');
+    };
+    const stopped = () => (seen.end ? lose(lossOf(seen.end)) : end('stopped'));
+    for (;;) {
+        const now = clock.now();
+        if (signal?.aborted)
+            return stopped();
+        if (now - started >= options.maxLifetimeMs)
+            return end('lifetime');
+        if (options.parentAlive && !options.parentAlive())
+            return end('parent-gone');
+        if (options.stillWanted && !options.stillWanted())
+            return end('not-wanted');
+        if (now < nextRenewal) {
+            await options.sleep(Math.max(1, Math.min(nextRenewal - now, CHECK_EVERY_MS)), signal);
+            continue;
+        }
+        let answer;
+        try {
+            answer = await client.lease(request, {
+                signal,
+                retryUntilMs: Math.max(leaseEnd, now + RETRY_FAILED_RENEWAL_MS),
+            });
+        }
+        catch (error) {
+            if (error instanceof errors/* CancelledError */.cc)
+                return stopped();
+            // The renewal named another holder, resource or an absurd lease: the client gave it back.
+            if (error instanceof grant/* BrokenGrantError */.SE) {
+                return lose({ reason: 'broken_plane', message: error.message, gaveBack: error.gaveBack });
+            }
+            status.failures += 1;
+            status.lastError = error.message;
+            options.onChange?.(status);
+            if (error instanceof errors/* KeyRefusedError */.gy)
+                return end('key-refused');
+            nextRenewal = clock.now() + RETRY_FAILED_RENEWAL_MS;
+            continue;
+        }
+        const answeredAt = clock.now();
+        if (answer.kind === 'held') {
+            return lose({ reason: 'lease_held', holder: answer.holder });
+        }
+        if (answer.kind === 'revoked') {
+            return lose({
+                reason: 'revoked',
+                message: answer.message,
+                // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
+                ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
+            });
+        }
+        if (answer.kind === 'superseded')
+            return lose({ reason: 'superseded', message: answer.by });
+        if (answer.kind === 'frozen') {
+            // A holder's renewals go on through a freeze: this one's lease had already ended.
+            return lose({ reason: 'frozen', message: answer.message });
+        }
+        if (answer.kind === 'refused') {
+            return lose({
+                reason: answer.reason,
+                ...(answer.message ? { message: answer.message } : {}),
+            });
+        }
+        const { lease } = answer;
+        if (lease.id !== status.leaseId) {
+            // Not a continuation: exclusivity already had a gap. Give it back, stop.
+            const gaveBack = await client
+                .release(request, { retryUntilMs: clock.now() + GIVE_BACK_MS })
+                .then((r) => r.releasedIds.includes(lease.id))
+                .catch(() => false);
+            return lose({ reason: 'replaced', newLeaseId: lease.id, gaveBack });
+        }
+        status.renewals += 1;
+        status.expiresAtMs = lease.expiresAtMs;
+        status.lastRenewedAtMs = options.wallNow();
+        const remaining = remainingOf(lease, options.wallNow());
+        leaseEnd = answeredAt + remaining;
+        nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
+        options.onChange?.(status);
+    }
+}
+/** A loss as the watch told it: when the plane ended the lease, why, and who holds it now. */
+function lossOf(end) {
+    return {
+        reason: end.reason,
+        ...(end.endedAtMs === undefined ? {} : { endedAtMs: end.endedAtMs }),
+        ...(end.message === undefined ? {} : { message: end.message }),
+        ...(end.holder === undefined ? {} : { holder: end.holder }),
+    };
+}
+/**
+ * The lease's time left by its expiry: none left means renew at once; a
+ * reading that skew makes absurd (over an hour) falls back to 30 s.
+ */
+function remainingOf(lease, wallNow) {
+    const remaining = lease.expiresAtMs - wallNow;
+    if (remaining <= 0)
+        return 0;
+    return remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
+}
+
+// EXTERNAL MODULE: ./src/gate/wait.ts
+var wait = __webpack_require__(4146);
+// EXTERNAL MODULE: ./src/plane/client.ts
+var plane_client = __webpack_require__(7011);
+// EXTERNAL MODULE: ./src/plane/time.ts
+var time = __webpack_require__(7513);
+// EXTERNAL MODULE: ./src/lease/errors.ts
+var lease_errors = __webpack_require__(2679);
+;// CONCATENATED MODULE: ./src/lease/session.ts
+
+
+
+
+
+/**
+ * One lease session, the same for the action and the CLI:
+ * `acquire() → Held { keep(), release() }`. It knows no runner and no
+ * terminal; the faces turn its events into annotations or stderr lines.
+ */
+/** The one set of limits both faces use (they drifted when each had its own). */
+const LIMITS = {
+    /** The longest job GitHub runs (5 days, self-hosted) plus an hour. */
+    keeperMaxLifetimeMs: 5 * 24 * 3_600_000 + 3_600_000,
+    /** How long a release is retried: a lease lasts 30 s anyway. */
+    releaseBudgetMs: 10_000,
+    /** How long main waits for the keeper's first status record. */
+    keeperStartMs: 2_000,
+    /** `run`: SIGTERM to the command's group, then SIGKILL after this. */
+    terminateGraceMs: 10_000,
+};
+function openSession(options) {
+    const clock = options.clock ?? time/* systemClock */.m;
+    const sleep = options.sleep ?? time/* realSleep */.u;
+    const random = options.random ?? Math.random;
+    const wallNow = options.wallNow ?? Date.now;
+    const client = options.client ??
+        (0,plane_client/* createPlaneClient */.ku)({
+            apiUrl: options.apiUrl,
+            key: options.key,
+            bearer: options.bearer,
+            keyHint: options.keyHint,
+            clock,
+            sleep,
+            random,
+            wallNow,
+            ...(options.env ? { env: options.env } : {}),
+            ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+            ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+        });
+    let request = { resource: options.resource, actorDid: options.actorDid };
+    // A held request must be answered before the client's own timeout fires.
+    const maxHoldSeconds = options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
+    async function releaseOwn(how = {}) {
+        try {
+            const answer = await client.release(how.outdated ? { ...request, outdated: true } : request, {
+                retryUntilMs: clock.now() + LIMITS.releaseBudgetMs,
+            });
+            return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
+        }
+        catch (error) {
+            return { kind: 'failed', message: (0,lease_errors/* messageOf */.bD)(error) };
+        }
+    }
+    function held(lease, waitedMs = 0) {
+        return {
+            lease,
+            waitedMs,
+            keep: (controls) => keepLease({
+                client,
+                ...request,
+                lease: controls.lease ?? lease,
+                clock,
+                wallNow,
+                sleep,
+                signal: controls.signal,
+                maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
+                ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
+                ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
+                ...(controls.onChange ? { onChange: controls.onChange } : {}),
+                // A blocking watch alongside the renewals, so a revoke is known at once.
+                ...(maxHoldSeconds > 0
+                    ? {
+                        watch: (leaseId, signal) => client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
+                    }
+                    : {}),
+            }),
+            release: releaseOwn,
+        };
+    }
+    return {
+        client,
+        async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
+            const result = await (0,wait/* waitForLease */.tH)({
+                client,
+                ...request,
+                ...(options.deploy ? { deploy: options.deploy } : {}),
+                ...(options.queue ? { queue: options.queue } : {}),
+                timeoutMs,
+                clock,
+                sleep,
+                random,
+                signal,
+                maxHoldSeconds,
+                ...(retryWindowMs === undefined ? {} : { minRetryWindowMs: retryWindowMs }),
+                ...(onHeld ? { onHeld } : {}),
+                ...(takeUp ? { takeUp } : {}),
+            });
+            if (result.outcome !== 'granted')
+                return result;
+            // A lease taken up is kept and released as its holder from now on.
+            if (result.takenUp)
+                request = { resource: options.resource, actorDid: result.lease.holder };
+            return {
+                outcome: 'granted',
+                held: held(result.lease, result.waitedMs),
+                waitedMs: result.waitedMs,
+                ...(result.previous ? { previous: result.previous } : {}),
+                ...(result.takenUp ? { takenUp: true } : {}),
+            };
+        },
+        held,
+        releaseOwn,
+        close: () => client.close(),
+    };
+}
+
+
+/***/ }),
+
+/***/ 7011:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   ku: () => (/* binding */ createPlaneClient)
+/* harmony export */ });
+/* unused harmony exports DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_WINDOW_MS */
+/* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7067);
+/* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1869);
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3291);
+/* harmony import */ var _grant_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3376);
+/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6115);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(3860);
+/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(3659);
+/* harmony import */ var _time_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(7513);
+
+
+
+
+
+
+
+
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Transient failures are retried this long unless the caller says otherwise. */
+const DEFAULT_RETRY_WINDOW_MS = 30_000;
+/** A refusal's status is undocumented: the body decides for these. */
+const BODY_DECIDES = new Set([409, 423]);
+/** A plane without the watch route: "no watch here", not an error. */
+const NO_WATCH = new Set([404, 405]);
+/** How long giving back a broken grant is retried. */
+const GIVE_BACK_MS = 5_000;
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** Stands for "the token `bearer` gives now" where a call takes its credential. */
+const FRESH_TOKEN = '\0fresh-token';
+function createPlaneClient(options) {
+    const clock = options.clock ?? _time_js__WEBPACK_IMPORTED_MODULE_8__/* .systemClock */ .m;
+    const sleep = options.sleep ?? _time_js__WEBPACK_IMPORTED_MODULE_8__/* .realSleep */ .u;
+    const random = options.random ?? Math.random;
+    const wallNow = options.wallNow ?? Date.now;
+    const policy = options.retry ?? _retry_js__WEBPACK_IMPORTED_MODULE_6__/* .DEFAULT_RETRY */ .vI;
+    const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const ownHttp = !options.http;
+    const http = options.http ??
+        (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .createHttpClient */ .u)({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
+    async function send(method, path, payload, call, bearer) {
+        const url = options.apiUrl + path;
+        const name = `[${method}] "${url}"`;
+        const headers = { accept: 'application/json' };
+        if (payload !== undefined)
+            headers['content-type'] = 'application/json';
+        let credential = bearer;
+        if (bearer === FRESH_TOKEN) {
+            try {
+                credential = await options.bearer();
+            }
+            catch (error) {
+                // The token service may be down a moment: retried like the plane itself.
+                const why = String(error?.message ?? error)
+                    .replace(/[\r\n]+/g, ' ')
+                    .slice(0, 200);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: could not get an OIDC token (${why})`, name);
+            }
+        }
+        if (credential)
+            headers.authorization = `Bearer ${credential}`;
+        const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
+        if (wait)
+            headers.prefer = `wait=${wait}`;
+        let response;
+        try {
+            response = await http.send({
+                method,
+                url,
+                headers,
+                body: payload === undefined ? undefined : JSON.stringify(payload),
+                signal: call.signal,
+                timeoutMs: timeoutMs,
+            });
+        }
+        catch (error) {
+            if (call.signal?.aborted)
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .CancelledError */ .cc();
+            const why = error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j ? error.message.slice(name.length + 2) : String(error);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: ${why}`, name);
+        }
+        const { status, text } = response;
+        const statusText = `${status} ${node_http__WEBPACK_IMPORTED_MODULE_0__.STATUS_CODES[status] ?? ''}`.trim();
+        const body = parseJson(text);
+        if (status === 401 || status === 403) {
+            // The plane's own words first (escaped, one line): a kernel says what it wanted.
+            const said = messageOf(body);
+            const sent = options.bearer
+                ? 'the OIDC token sent'
+                : options.key
+                    ? 'the key'
+                    : 'the call: no key was sent';
+            const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .KeyRefusedError */ .gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, name, status);
+        }
+        if (status === 408 || status === 429 || status >= 500) {
+            const retryAfter = (0,_retry_js__WEBPACK_IMPORTED_MODULE_6__/* .parseRetryAfter */ .mu)(headerValue(response.headers['retry-after']), Date.now());
+            const detail = messageOf(body);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
+        }
+        if ((status < 200 || status >= 300) && !(path === _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0 && BODY_DECIDES.has(status))) {
+            const detail = messageOf(body);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
+        }
+        if (body === undefined) {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ContractError */ .Vl(`${name}: ${statusText}, but the body is not JSON`, name, status);
+        }
+        const applied = headerValue(response.headers['preference-applied']) ?? '';
+        return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
+    }
+    async function withRetries(attempt, call) {
+        const until = call.retryUntilMs ?? clock.now() + DEFAULT_RETRY_WINDOW_MS;
+        for (let n = 0;; n += 1) {
+            try {
+                return await attempt();
+            }
+            catch (error) {
+                if (!(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_))
+                    throw error;
+                const wait = Math.min(error.retryAfterMs ?? (0,_retry_js__WEBPACK_IMPORTED_MODULE_6__/* .backoffMs */ .jo)(policy, n, random), policy.capMs * 4);
+                if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
+                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .PlaneUnavailableError */ .Jo(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, error.call, error.status);
+                }
+                options.onRetry?.({
+                    error: error.message,
+                    attempt: n + 1,
+                    retryForMs: Math.max(0, Math.round(until - clock.now())),
+                });
+                await sleep(wait, call.signal);
+                if (call.signal?.aborted)
+                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .CancelledError */ .cc();
+            }
+        }
+    }
+    const check = (schema, raw, call) => {
+        const parsed = schema.safeParse(raw.body);
+        if (parsed.success)
+            return parsed.data;
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .describeIssues */ .wF)(parsed.error)}`, call, raw.status);
+    };
+    const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
+    const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
+    const name = (method, path) => `[${method}] "${options.apiUrl}${path}"`;
+    /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
+    async function giveBack(req) {
+        try {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .RELEASE_PATH */ .Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
+            return _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .releaseAnswerSchema */ .Lw.safeParse(raw.body).success;
+        }
+        catch {
+            return false;
+        }
+    }
+    return {
+        apiUrl: options.apiUrl,
+        requestTimeoutMs: timeoutMs,
+        async lease(req, call = {}) {
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0, leaseBody(req), call);
+            const where = name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0);
+            if (raw.body?.ok !== true)
+                return interpretLease(raw, where, check);
+            const parsed = _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .grantedSchema */ .xX.safeParse(raw.body);
+            const broken = parsed.success
+                ? (0,_grant_js__WEBPACK_IMPORTED_MODULE_4__/* .grantProblem */ .cN)(parsed.data.lease, req, wallNow())
+                : {
+                    field: fieldOf(parsed.error),
+                    problem: `does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .describeIssues */ .wF)(parsed.error)}`,
+                };
+            if (parsed.success && !broken) {
+                // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+                const previous = _deploy_js__WEBPACK_IMPORTED_MODULE_5__/* .deploySchema */ .zR.safeParse(raw.body.previous);
+                return {
+                    kind: 'granted',
+                    lease: parsed.data.lease,
+                    preferenceApplied: raw.preferenceApplied,
+                    ...(previous.success && previous.data ? { previous: previous.data } : {}),
+                };
+            }
+            // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
+            const gaveBack = await giveBack(req);
+            throw new _grant_js__WEBPACK_IMPORTED_MODULE_4__/* .BrokenGrantError */ .SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, where, raw.status, broken.field, gaveBack);
+        },
+        async release(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            if (req.outdated)
+                payload.outdated = true;
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .RELEASE_PATH */ .Sq, payload, { ...call, waitSeconds: undefined });
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .releaseAnswerSchema */ .Lw, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .RELEASE_PATH */ .Sq));
+            return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
+        },
+        async status(resource, call = {}) {
+            const path = `${_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0}?resource=${encodeURIComponent(resource)}`;
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
+            return check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .statusAnswerSchema */ .mR, raw, name('GET', path)).lease;
+        },
+        async watch(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
+            let raw;
+            try {
+                raw = await send('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .WATCH_PATH */ .Oh, payload, call, key);
+            }
+            catch (error) {
+                if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .RequestRejectedError */ .ku && NO_WATCH.has(error.status ?? 0))
+                    return { kind: 'unsupported' };
+                throw error;
+            }
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .watchAnswerSchema */ .$R, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .WATCH_PATH */ .Oh));
+            if (!answer.ended)
+                return { kind: 'held' };
+            return {
+                kind: 'ended',
+                reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(answer.reason, 200) ?? 'unknown',
+                endedAtMs: answer.endedAtMs,
+                message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(answer.message),
+                holder: answer.holder,
+            };
+        },
+        async revoke(resource, reason, adminKey, call = {}) {
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .REVOKE_PATH */ .DQ, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
+            return { revoked: check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .REVOKE_PATH */ .DQ)).revoked };
+        },
+        async freeze(request, adminKey, call = {}) {
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .FREEZE_PATH */ .s1, request, { ...call, waitSeconds: undefined }, adminKey);
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .FREEZE_PATH */ .s1));
+            return { until: answer.until ?? null, changed: answer.changed };
+        },
+        async unfreeze(resource, adminKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .UNFREEZE_PATH */ .NU, { resource }, plain, adminKey);
+            return { changed: check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .UNFREEZE_PATH */ .NU)).changed };
+        },
+        async close() {
+            if (ownHttp)
+                await http.close();
+        },
+    };
+}
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(raw, call, check) {
+    const refusal = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .otherRefusalSchema */ .cn, raw, call);
+    if (refusal.reason === 'lease_held') {
+        const held = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .heldSchema */ .HF, raw, call);
+        return {
+            kind: 'held',
+            holder: held.holder,
+            waitMs: held.stampede.waitMs,
+            reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .frozenSchema */ .Km, raw, call);
+        return {
+            kind: 'frozen',
+            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
+        };
+    }
+    if (refusal.reason === 'revoked') {
+        const revoked = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .revokedSchema */ .ad, raw, call);
+        return {
+            kind: 'revoked',
+            holder: revoked.holder,
+            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(revoked.message) || 'revoked by an operator',
+        };
+    }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(check(_deploy_js__WEBPACK_IMPORTED_MODULE_5__/* .supersededSchema */ .I0, raw, call).by, 2048) };
+    }
+    return {
+        kind: 'refused',
+        reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(refusal.reason, 200),
+        message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(refusal.message),
+    };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseBody(req) {
+    const body = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        body.deploy = req.deploy;
+    if (req.queue)
+        body.queue = req.queue;
+    return body;
+}
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function messageOf(body) {
+    if (body && typeof body === 'object') {
+        const { message, reason } = body;
+        if (typeof message === 'string')
+            return (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(message, 300);
+        if (typeof reason === 'string')
+            return (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(reason, 100);
+    }
+    return undefined;
+}
+function headerValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+
+
+/***/ }),
+
+/***/ 6115:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   D5: () => (/* binding */ leaseExtensionSchema),
+/* harmony export */   I0: () => (/* binding */ supersededSchema),
+/* harmony export */   Xm: () => (/* binding */ queueSchema),
+/* harmony export */   ZE: () => (/* binding */ cleanDeploy),
+/* harmony export */   zR: () => (/* binding */ deploySchema)
+/* harmony export */ });
+/* unused harmony exports REPOSITORY_PATTERN, COMMIT_PATTERN, DEPLOY_FORMS, isRunUrl, QUEUE_MODES, deployEntries */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4343);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3759);
+
+/**
+ * What a lease request may say of the deploy it gates: extension fields of
+ * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
+ * not document them and ignores unknown fields; the bundled kernel validates
+ * them (a bad field is a 400 naming it), records them in the grant's ledger
+ * entry, supersedes waiting runs by them and answers the last grant's deploy
+ * of the same repository (`previous`) with a grant. Every field is optional:
+ * a CI system that knows no run number still names its commit.
+ */
+const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
+const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Printable ASCII without spaces, as git refs are. */
+const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
+// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
+const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+const DEPLOY_FORMS = {
+    repository: 'owner/repo',
+    workflow: 'one line of 1 to 256 characters',
+    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
+    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
+    runNumber: 'a whole number from 1 to 10^12',
+    runAttempt: 'a whole number from 1 to 10^6',
+    runUrl: 'an https:// URL of at most 2048 characters',
+};
+const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._regex */ .Fk(pattern, `expected ${form}`));
+const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const isRunUrl = (value) => {
+    if (value.length > 2048)
+        return false;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' && url.username === '' && url.password === '';
+    }
+    catch {
+        return false;
+    }
+};
+/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
+const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+});
+/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
+const QUEUE_MODES = ['fifo', 'newest'];
+const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(QUEUE_MODES);
+/** The extension fields of a lease request body, as the kernel reads them. */
+const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(deploySchema),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(queueSchema),
+});
+/** A kernel's answer to a waiter a newer run of its lane took the place of. */
+const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('superseded'),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(2048)),
+});
+/** The commit list in a fixed order, so a ledger line and a console row read the same. */
+function deployEntries(deploy) {
+    const keys = [
+        'repository',
+        'workflow',
+        'ref',
+        'commit',
+        'runNumber',
+        'runAttempt',
+        'runUrl',
+    ];
+    const out = [];
+    for (const key of keys) {
+        const value = deploy[key];
+        if (value !== undefined)
+            out.push([key, value]);
+    }
+    return out;
+}
+/** A plain copy with only the known fields (what the kernel keeps and records). */
+function cleanDeploy(deploy) {
+    const out = {};
+    for (const [key, value] of deployEntries(deploy))
+        out[key] = value;
+    return Object.keys(out).length ? out : undefined;
+}
+
+
+/***/ }),
+
+/***/ 3291:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Jo: () => (/* binding */ PlaneUnavailableError),
+/* harmony export */   N_: () => (/* binding */ TransientError),
+/* harmony export */   Vl: () => (/* binding */ ContractError),
+/* harmony export */   cc: () => (/* binding */ CancelledError),
+/* harmony export */   gy: () => (/* binding */ KeyRefusedError),
+/* harmony export */   ku: () => (/* binding */ RequestRejectedError)
+/* harmony export */ });
+/* unused harmony export PlaneError */
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8549);
+
+/** Typed failures of a plane call; every message says which call and what to do. */
+class PlaneError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+    call;
+    status;
+    name = 'PlaneError';
+    constructor(message, call, status) {
+        super(message);
+        this.call = call;
+        this.status = status;
+    }
+}
+/** 401/403: the key was refused. Never retried. */
+class KeyRefusedError extends PlaneError {
+    name = 'KeyRefusedError';
+}
+/** Other 4xx: our bug or bad input. Never retried. */
+class RequestRejectedError extends PlaneError {
+    name = 'RequestRejectedError';
+}
+/** The body does not match the contract; the message names the field. */
+class ContractError extends PlaneError {
+    name = 'ContractError';
+}
+/** Network failure, request timeout, 408, 429 or 5xx (store_unavailable too): worth asking again. */
+class TransientError extends PlaneError {
+    retryAfterMs;
+    name = 'TransientError';
+    constructor(message, call, status, retryAfterMs) {
+        super(message, call, status);
+        this.retryAfterMs = retryAfterMs;
+    }
+}
+/** Transient failures went on past the retry budget. */
+class PlaneUnavailableError extends PlaneError {
+    name = 'PlaneUnavailableError';
+}
+/** The caller's signal stopped the call. */
+class CancelledError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+    name = 'CancelledError';
+    constructor() {
+        super('cancelled');
+    }
+}
+
+
+/***/ }),
+
+/***/ 3376:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   SE: () => (/* binding */ BrokenGrantError),
+/* harmony export */   cN: () => (/* binding */ grantProblem)
+/* harmony export */ });
+/* unused harmony exports LEASE_ID_PATTERN, LEASE_ID_FORM, MAX_CLOCK_SKEW_MS, MAX_LEASE_MS */
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3291);
+
+/**
+ * A grant is believed only once it is checked (CONTRACT.md part 4): it names the
+ * DID we asked as and the resource we asked for, its expiry lies ahead within a
+ * bounded skew and within the longest lease a plane grants, and its id has a
+ * form that is safe in an output, a log line, a file name or a URL path.
+ */
+/** The kernel issues `lease_<fence>_<hex>`, the hosted plane `lease_4c1e`: both fit. */
+const LEASE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const LEASE_ID_FORM = '1 to 128 characters of A-Z a-z 0-9 . _ : -';
+/**
+ * How far the plane's clock may be from ours before an expiry is called broken.
+ * Expiry is information, never a correctness input (CONTRACT.md part 2): the
+ * bound only refuses the absurd, such as `expiresAtMs: 1`.
+ */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** The longest lease any plane grants: the kernel's largest `--ttl-ms` (the hosted plane's is 30 s). */
+const MAX_LEASE_MS = 3_600_000;
+/** What is wrong with a grant, or undefined when it is ours to believe. */
+function grantProblem(lease, asked, wallNow) {
+    if (lease.holder !== asked.actorDid) {
+        return {
+            field: 'lease.holder',
+            problem: `names ${quote(lease.holder)}, not ${asked.actorDid} (the DID asked as)`,
+        };
+    }
+    if (lease.resource !== asked.resource) {
+        return {
+            field: 'lease.resource',
+            problem: `names ${quote(lease.resource)}, not ${asked.resource} (the resource asked for)`,
+        };
+    }
+    if (!LEASE_ID_PATTERN.test(lease.id)) {
+        return { field: 'lease.id', problem: `${quote(lease.id)} is not ${LEASE_ID_FORM}` };
+    }
+    if (lease.expiresAtMs < wallNow - MAX_CLOCK_SKEW_MS) {
+        return {
+            field: 'lease.expiresAtMs',
+            problem: `${lease.expiresAtMs} is already past (more than ${MAX_CLOCK_SKEW_MS / 60_000} min before this clock's ${wallNow})`,
+        };
+    }
+    if (lease.expiresAtMs > wallNow + MAX_LEASE_MS + MAX_CLOCK_SKEW_MS) {
+        return {
+            field: 'lease.expiresAtMs',
+            problem: `${lease.expiresAtMs} is further ahead than the longest lease a plane grants (${MAX_LEASE_MS / 60_000} min, with ${MAX_CLOCK_SKEW_MS / 60_000} min of clock skew)`,
+        };
+    }
+    return undefined;
+}
+/** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
+class BrokenGrantError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ContractError */ .Vl {
+    field;
+    gaveBack;
+    name = 'BrokenGrantError';
+    constructor(message, call, status, field, 
+    /** The release by (resource, own DID) that followed was answered. */
+    gaveBack) {
+        super(message, call, status);
+        this.field = field;
+        this.gaveBack = gaveBack;
+    }
+}
+/** Plane text in a message: bounded, on one line, without markup. */
+function quote(text) {
+    const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+    return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+
+/***/ }),
+
+/***/ 3860:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   jo: () => (/* binding */ backoffMs),
+/* harmony export */   mu: () => (/* binding */ parseRetryAfter),
+/* harmony export */   vI: () => (/* binding */ DEFAULT_RETRY)
+/* harmony export */ });
+const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
+/** Capped exponential back-off with "equal jitter": half fixed, half random. */
+function backoffMs(policy, attempt, random) {
+    const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt, 30));
+    return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+/** `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
+function parseRetryAfter(value, nowWallMs) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const trimmed = value.trim();
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const at = Date.parse(trimmed);
+    return Number.isNaN(at) ? undefined : Math.max(0, at - nowWallMs);
+}
+
+
+/***/ }),
+
+/***/ 7513:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   m: () => (/* binding */ systemClock),
+/* harmony export */   u: () => (/* binding */ realSleep)
+/* harmony export */ });
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8500);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
+
+const systemClock = { now: () => performance.now() };
+const realSleep = async (ms, signal) => {
+    if (signal?.aborted)
+        return;
+    try {
+        await (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, ms), undefined, signal ? { signal } : {});
+    }
+    catch {
+        // Aborted: the caller looks at its signal.
+    }
+};
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=146.index.js.map

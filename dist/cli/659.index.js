@@ -1,0 +1,4841 @@
+export const id = 659;
+export const ids = [659];
+export const modules = {
+
+/***/ 8659:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  kernel: () => (/* binding */ kernel)
+});
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
+var rules = __webpack_require__(9494);
+;// CONCATENATED MODULE: ./src/kernel/core.ts
+
+
+/**
+ * Every resource's state and the fence counter, in memory, with no I/O:
+ * `decide` computes a change without keeping it, `put` keeps it. The service
+ * puts a decision only once it is durable.
+ */
+class ResourceTable {
+    ttlMs;
+    nextInLineWaitMs;
+    lockDelayMs;
+    random;
+    window;
+    /** The last fence taken (durable or not: fences never go back, gaps are fine). */
+    fence = 0;
+    states = new Map();
+    constructor(options = {}) {
+        this.ttlMs = options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT;
+        this.nextInLineWaitMs = options.nextInLineWaitMs ?? rules/* NEXT_IN_LINE_WAIT_MS */.i2;
+        this.lockDelayMs = options.lockDelayMs ?? (0,rules/* defaultLockDelayMs */.m_)(this.ttlMs);
+        this.random = options.random ?? Math.random;
+        this.window = options.window;
+    }
+    get(resource) {
+        return this.states.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
+    }
+    decide(resource, command, now) {
+        return (0,rules/* decide */.LD)(this.get(resource), command, {
+            now,
+            ttlMs: this.ttlMs,
+            nextInLineWaitMs: this.nextInLineWaitMs,
+            lockDelayMs: this.lockDelayMs,
+            nextFence: () => (this.fence += 1),
+            random: this.random,
+            window: this.window?.(resource, now),
+        });
+    }
+    put(state) {
+        if ((0,rules/* isIdle */.xB)(state))
+            this.states.delete(state.resource);
+        else
+            this.states.set(state.resource, state);
+    }
+    values() {
+        return this.states.values();
+    }
+    get size() {
+        return this.states.size;
+    }
+}
+/**
+ * The rules over a table, applied at once, for in-process use (tests, the
+ * bench's core row). The HTTP kernel goes through the service instead.
+ */
+class LeaseKernel {
+    table;
+    events = [];
+    constructor(options = {}) {
+        this.table = new ResourceTable(options);
+    }
+    get ttlMs() {
+        return this.table.ttlMs;
+    }
+    lease(resource, actorDid, now) {
+        return this.apply(resource, { kind: 'lease', actorDid }, now);
+    }
+    release(resource, actorDid, now) {
+        return this.apply(resource, { kind: 'release', actorDid }, now);
+    }
+    /** The operator's lever: ends the lease at once, whoever holds it. */
+    revoke(resource, reason, now) {
+        const reply = this.apply(resource, { kind: 'revoke', reason }, now);
+        return reply.lease ?? undefined;
+    }
+    /** No new holder until `untilMs` (null: until unfrozen); the holder keeps renewing. */
+    freeze(resource, reason, untilMs, now) {
+        const cmd = { kind: 'freeze', reason, untilMs, by: 'operator' };
+        return this.apply(resource, cmd, now).changed;
+    }
+    unfreeze(resource, now) {
+        const cmd = { kind: 'unfreeze', by: 'operator' };
+        return this.apply(resource, cmd, now).changed;
+    }
+    status(resource, now) {
+        return this.apply(resource, { kind: 'status' }, now).lease;
+    }
+    /** Applies every lapse due by `now` (a scan: for tests; the service uses a heap). */
+    reclaim(now) {
+        for (const state of [...this.table.values()])
+            this.apply(state.resource, { kind: 'expire' }, now);
+    }
+    nextExpiry() {
+        let next;
+        for (const { lease } of this.table.values()) {
+            if (lease && (next === undefined || lease.expiresAtMs < next))
+                next = lease.expiresAtMs;
+        }
+        return next;
+    }
+    /** Hands over the changes of holder since the last call (renewals left out). */
+    drainEvents() {
+        const events = this.events;
+        this.events = [];
+        return events;
+    }
+    apply(resource, command, now) {
+        const { state, reply, events } = this.table.decide(resource, command, now);
+        this.table.put(state);
+        for (const event of events)
+            if (event.kind !== 'renew')
+                this.events.push(event);
+        return reply;
+    }
+}
+
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var ledger_entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/ledger/merkle.ts
+var merkle = __webpack_require__(9527);
+// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
+var checkpoint = __webpack_require__(4491);
+// EXTERNAL MODULE: ./src/ledger/ledger-error.ts
+var ledger_error = __webpack_require__(5919);
+;// CONCATENATED MODULE: ./src/ledger/lines.ts
+/**
+ * The ledger's lines as UTF-8 bytes in large chunks, with a small index: a
+ * ledger of millions of entries stays off the JavaScript heap, so the garbage
+ * collector never copies or scans it while the kernel serves requests.
+ */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Per line: its chunk, its offset in the chunk, its length in bytes. */
+const SLOTS = 3;
+class LineStore {
+    chunks = [];
+    used = CHUNK_BYTES;
+    index = new Uint32Array(SLOTS * 1024);
+    length = 0;
+    /** Keeps one line; returns its bytes (a view that stays valid, for hashing). */
+    push(line) {
+        const most = line.length * 3;
+        if (this.chunks.length === 0 || this.used + most > this.chunks.at(-1).length) {
+            this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, most)));
+            this.used = 0;
+        }
+        const chunk = this.chunks.length - 1;
+        const bytes = this.chunks[chunk].write(line, this.used, 'utf8');
+        if ((this.length + 1) * SLOTS > this.index.length) {
+            const bigger = new Uint32Array(this.index.length * 2);
+            bigger.set(this.index);
+            this.index = bigger;
+        }
+        const at = this.length * SLOTS;
+        this.index[at] = chunk;
+        this.index[at + 1] = this.used;
+        this.index[at + 2] = bytes;
+        this.length += 1;
+        const view = this.chunks[chunk].subarray(this.used, this.used + bytes);
+        this.used += bytes;
+        return view;
+    }
+    /** The line at `i` (0 ≤ i < length). */
+    at(i) {
+        const at = i * SLOTS;
+        const start = this.index[at + 1];
+        return this.chunks[this.index[at]].toString('utf8', start, start + this.index[at + 2]);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/ledger.ts
+
+
+
+
+
+
+
+/**
+ * The append-only, Merkle-sealed record of every grant, renewal, release,
+ * lapse and revocation, in memory. Whoever keeps it durable (the kernel's
+ * store) prepares entries, writes their lines, and only then accepts them.
+ * Without a signing key it is still a log and a tree, but signs no checkpoint.
+ */
+class Ledger {
+    signingKey;
+    origin;
+    publicKey;
+    tree = new merkle/* MerkleTree */.vU();
+    /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
+    lines = new LineStore();
+    lastTs = -1;
+    signed;
+    constructor(signingKey) {
+        this.signingKey = signingKey;
+        this.publicKey = signingKey && (0,external_node_crypto_.createPublicKey)(signingKey);
+        this.origin = this.publicKey && (0,checkpoint/* originFor */.Ag)(this.publicKey);
+    }
+    get size() {
+        return this.tree.size;
+    }
+    get signs() {
+        return this.signingKey !== undefined;
+    }
+    /** Numbers and times new entries after the accepted ones; changes nothing. */
+    prepare(events) {
+        let seq = this.lines.length;
+        let lastTs = this.lastTs;
+        const entries = [];
+        const lines = [];
+        let text = '';
+        for (const event of events) {
+            // The plane's clock, made strictly increasing for the ledger.
+            lastTs = Math.max(Math.round(event.atMs), lastTs + 1);
+            const entry = (0,ledger_entry/* entryOf */.Ms)(event, seq, lastTs);
+            seq += 1;
+            const line = (0,ledger_entry/* entryJson */.Bm)(entry);
+            entries.push(entry);
+            lines.push(line);
+            text += `${line}\n`;
+        }
+        return { entries, text, lines };
+    }
+    /** Takes prepared entries in once they are durable; `lines` are their canonical JSON when known. */
+    accept(entries, lines) {
+        entries.forEach((entry, i) => {
+            if (entry.seq !== this.lines.length)
+                throw new ledger_error/* LedgerError */.o(`entry ${entry.seq} accepted out of order`);
+            this.tree.append(this.lines.push(lines?.[i] ?? (0,ledger_entry/* entryJson */.Bm)(entry)));
+            this.lastTs = entry.tsMs;
+        });
+    }
+    /** Prepares and accepts one entry at once (an in-memory ledger). */
+    append(event) {
+        const { entries, lines } = this.prepare([event]);
+        this.accept(entries, lines);
+        return entries[0];
+    }
+    /** Takes in one line read back from durable storage, checked as untrusted. */
+    load(line, where) {
+        let parsed;
+        try {
+            parsed = JSON.parse(line);
+        }
+        catch {
+            throw new ledger_error/* LedgerError */.o(`${where} is not JSON; the ledger is damaged before its last record`);
+        }
+        const entry = ledger_entry/* entrySchema */.Oo.safeParse(parsed);
+        if (!entry.success ||
+            entry.data.seq !== this.lines.length ||
+            (0,ledger_entry/* canonicalJson */.dj)(entry.data) !== line) {
+            throw new ledger_error/* LedgerError */.o(`${where} is not the ledger entry ${this.lines.length} in canonical form`);
+        }
+        this.accept([entry.data], [line]);
+        return entry.data;
+    }
+    entry(index) {
+        if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length))
+            return undefined;
+        return JSON.parse(this.lines.at(index));
+    }
+    /** The signed checkpoint of the first `size` entries (all by default). */
+    checkpoint(size = this.tree.size) {
+        if (!this.signingKey || !this.origin)
+            throw new ledger_error/* LedgerError */.o('this kernel has no signing key, so it signs no checkpoint');
+        if (this.signed?.size === size)
+            return this.signed.text;
+        const root = this.tree.root(size);
+        if (this.signed && size > this.signed.size) {
+            const proof = this.tree.consistencyProof(this.signed.size, size);
+            if (!(0,merkle/* verifyConsistency */.Ko)(this.signed.size, size, this.signed.root, root, proof)) {
+                throw new ledger_error/* LedgerError */.o('refusing to sign a checkpoint inconsistent with the last one signed');
+            }
+        }
+        // Ed25519 is deterministic: an older size signs to the same note it had.
+        const text = (0,checkpoint/* signCheckpoint */.Ch)({ origin: this.origin, size, root }, this.signingKey);
+        if (!this.signed || size > this.signed.size)
+            this.signed = { size, root, text };
+        return text;
+    }
+    /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
+    page(from, to, size = this.size) {
+        return this.pageJson(from, to, size).map((json) => JSON.parse(json));
+    }
+    /**
+     * The same page, each bundle entry already as JSON: the entry's canonical
+     * line is spliced in as it is kept, never parsed and written again.
+     */
+    pageJson(from, to, size = this.size) {
+        if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
+            throw new ledger_error/* LedgerError */.o(`range ${from}..${to} is not within 0..${size}`);
+        }
+        const proofs = this.tree.inclusionProofs(from, to, size);
+        const json = [];
+        for (let index = from; index < to; index += 1) {
+            const proof = proofs[index - from].map((h) => Buffer.from(h).toString('base64'));
+            json.push(`{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`);
+        }
+        return json;
+    }
+    /** Entries [from, to) with inclusion proofs against the current checkpoint. */
+    bundle(from = 0, to = this.size) {
+        if (!(Number.isInteger(from) &&
+            Number.isInteger(to) &&
+            0 <= from &&
+            from <= to &&
+            to <= this.size)) {
+            throw new ledger_error/* LedgerError */.o(`range ${from}..${to} is not within 0..${this.size}`);
+        }
+        const checkpoint = this.checkpoint();
+        return { checkpoint, entries: this.page(from, to) };
+    }
+}
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __webpack_require__(7067);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
+var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./src/plane/schema.ts
+var schema = __webpack_require__(3659);
+// EXTERNAL MODULE: ./src/lease/did.ts
+var did = __webpack_require__(623);
+// EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
+var refusal = __webpack_require__(2528);
+;// CONCATENATED MODULE: ./src/kernel/auth/identity.ts
+
+
+function runIdentity(claims, didHost) {
+    const repository = typeof claims.repository === 'string' ? claims.repository : '';
+    const runId = typeof claims.run_id === 'string' ? claims.run_id : '';
+    const attempt = typeof claims.run_attempt === 'string' ? claims.run_attempt : '';
+    const repo = (0,did/* parseRepository */.SU)(repository);
+    if (!repo || !/^[1-9]\d{0,19}$/.test(runId) || !/^[1-9]\d{0,5}$/.test(attempt)) {
+        throw new refusal/* AuthRefusal */.N(401, 'unauthorized', 'The OIDC token verified but names no GitHub Actions run (its repository, run_id and run_attempt claims), so the kernel cannot tell which DIDs it may act as.');
+    }
+    const parts = [(0,did/* didSegment */.f4)(didHost), repo.owner, repo.repo, 'actions', 'runs', runId];
+    parts.push('attempts', attempt);
+    return { repository, runId, attempt, didPrefix: `did:web:${parts.join(':')}:` };
+}
+/** The DID host a run's DIDs carry for an issuer: github.com for GitHub's, the server's own for GHES. */
+function defaultDidHost(issuer) {
+    const url = new URL(issuer);
+    return url.hostname === 'token.actions.githubusercontent.com' ? 'github.com' : url.host;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/authorize.ts
+
+
+
+const OPEN = { kind: 'open' };
+const SHARED = { kind: 'shared-key' };
+const digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
+/** Three base64url parts: what a JWS in compact form looks like. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+function createAuthorizer(options) {
+    const { key, keys, oidc } = options;
+    const required = Boolean(key || keys || oidc);
+    const keyDigest = key ? digest(key) : undefined;
+    async function authorize(headers) {
+        if (!required)
+            return OPEN;
+        const header = headers.authorization ?? '';
+        const bearer = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
+        if (bearer) {
+            // Compared in constant time, over digests so that lengths do not leak either.
+            if (keyDigest && (0,external_node_crypto_.timingSafeEqual)(digest(bearer), keyDigest))
+                return SHARED;
+            const scoped = keys?.find(bearer);
+            if (scoped)
+                return { kind: 'scoped-key', key: scoped };
+            if (oidc && bearer.length <= 16_384 && JWT_SHAPE.test(bearer)) {
+                const claims = await oidc.verifier.verify(bearer);
+                return { kind: 'oidc', claims, run: runIdentity(claims, oidc.didHost) };
+            }
+        }
+        throw new refusal/* AuthRefusal */.N(401, 'unauthorized', expected(options));
+    }
+    function mayActAs(principal, act) {
+        if (principal.kind === 'oidc') {
+            const { run } = principal;
+            if (!act.actorDid.startsWith(run.didPrefix)) {
+                throw new refusal/* AuthRefusal */.N(403, 'not_your_did', `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`);
+            }
+            if (act.action === 'lease')
+                oidc?.policy.check(principal.claims, act.resource);
+            return;
+        }
+        if (principal.kind === 'scoped-key') {
+            const scoped = principal.key;
+            if (!scoped.actors(act.actorDid)) {
+                throw new refusal/* AuthRefusal */.N(403, 'not_your_did', `Key "${scoped.name}" may act only as ${scoped.actorPatterns.join(' or ')}, not as ${act.actorDid}.`);
+            }
+            if (act.action === 'lease' && !scoped.resources(act.resource)) {
+                throw new refusal/* AuthRefusal */.N(403, 'not_allowed', `Key "${scoped.name}" may lease only ${scoped.resourcePatterns.join(' or ')}, not ${act.resource}.`);
+            }
+        }
+        // 'open' and 'shared-key': everyone is trusted to be anyone.
+    }
+    return { required, authorize, mayActAs };
+}
+function expected(options) {
+    const ways = [
+        options.key ? 'its key (LEASE_GATE_KERNEL_KEY)' : '',
+        options.keys ? 'a key from its keys file' : '',
+        options.oidc ? `an OIDC ID token from ${options.oidc.verifier.issuer}` : '',
+    ].filter(Boolean);
+    return `This kernel needs ${ways.join(' or ')} as a Bearer token.`;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/freeze-routes.ts
+
+
+
+/** The longest freeze one command may name: a year (longer is a typo; unfreeze ends any). */
+const MAX_FREEZE_MS = 366 * 86_400_000;
+/** Who the ledger names for a freeze made with the admin key. */
+const ADMIN_OPERATOR = 'operator:admin-key';
+const resource = schemas/* string */.YjP().regex(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`);
+const freezeBody = schemas/* object */.Ikc({
+    resource,
+    reason: schemas/* string */.YjP().min(1, 'expected a reason').max(1_000),
+    /** The end, as epoch milliseconds. */
+    untilMs: schemas/* number */.aig().int().positive().optional(),
+    /** Or the length, from now. */
+    forMs: schemas/* number */.aig().int().positive().max(MAX_FREEZE_MS).optional(),
+})
+    .refine((b) => b.untilMs === undefined || b.forMs === undefined, {
+    message: 'give untilMs or forMs, not both',
+    path: ['untilMs'],
+});
+const unfreezeBody = schemas/* object */.Ikc({ resource });
+/** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
+function freezeRoutes(service, requireAdmin) {
+    return {
+        [`POST ${schema/* FREEZE_PATH */.s1}`]: async (req) => {
+            requireAdmin(req);
+            const body = parse(freezeBody, await req.json());
+            const now = service.now();
+            const untilMs = body.forMs !== undefined ? now + body.forMs : (body.untilMs ?? null);
+            if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
+                throw new HttpError(400, 'bad_request', `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`);
+            }
+            const reply = await service.freeze(body.resource, body.reason, untilMs, ADMIN_OPERATOR);
+            return {
+                status: 200,
+                body: { ok: true, frozen: true, until: untilMs, changed: reply.changed },
+            };
+        },
+        [`POST ${schema/* UNFREEZE_PATH */.NU}`]: async (req) => {
+            requireAdmin(req);
+            const { resource: r } = parse(unfreezeBody, await req.json());
+            const reply = await service.unfreeze(r, ADMIN_OPERATOR);
+            return { status: 200, body: { ok: true, frozen: false, changed: reply.changed } };
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/held.ts
+/**
+ * The longest a request is held, whatever it prefers: below the 30 s that
+ * many clients and proxies give one request, so a held answer is not cut off.
+ */
+const MAX_HELD_WAIT_S = 25;
+/** Past this many requests held at once, a request that prefers to wait is answered at once. */
+const MAX_HELD_REQUESTS = 1_000;
+const realTimers = {
+    set: (run, ms) => setTimeout(run, ms),
+    clear: (handle) => clearTimeout(handle),
+};
+/**
+ * `wait=N` from RFC 7240 `Prefer` header(s) (node joins repeated ones with
+ * ", "); the first `wait` counts. Undefined when absent or not delta-seconds:
+ * a preference the server does not understand is ignored, never an error.
+ */
+function preferredWait(header) {
+    if (!header)
+        return undefined;
+    for (const preference of header.split(',')) {
+        const [token = '', ...rest] = (preference.split(';')[0] ?? '').split('=');
+        if (token.trim().toLowerCase() !== 'wait')
+            continue;
+        const value = rest
+            .join('=')
+            .trim()
+            .replace(/^"(.*)"$/, '$1');
+        return /^\d{1,10}$/.test(value) ? Number(value) : undefined;
+    }
+    return undefined;
+}
+/**
+ * Lease requests held open until they can be granted (blocking acquire).
+ * A held request is an ordinary waiter in the rules' queue: it asked once and
+ * was refused, so it has its place, and the rules keep a freed resource for
+ * the head of the queue. It asks again, in-process, when the service says the
+ * resource changed (release, lapse, revoke, from any store) and whenever its
+ * told wait runs out, which keeps its place from lapsing while it is held.
+ * Its answer is the service's, so a grant is answered only once it is durable.
+ */
+class HeldRequests {
+    service;
+    byResource = new Map();
+    maxWaitS;
+    maxHeld;
+    timers;
+    unsubscribe;
+    count = 0;
+    closing = false;
+    constructor(service, options = {}) {
+        this.service = service;
+        this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;
+        this.maxHeld = options.maxHeld ?? MAX_HELD_REQUESTS;
+        this.timers = options.timers ?? realTimers;
+        this.unsubscribe = service.onResourceChanged((resource) => this.wake(resource));
+    }
+    /** True once `close` was called: answers should close their connections. */
+    get stopping() {
+        return this.closing;
+    }
+    /** How many requests are held (or admitted to be) right now. */
+    get size() {
+        return this.count;
+    }
+    /**
+     * Asks for the lease; with a preferred wait of N ≥ 1 seconds (and room),
+     * holds the request until it is granted, refused for good, or min(N, cap)
+     * seconds pass, then answers with the last reply.
+     */
+    async lease(resource, actorDid, preferredS, signal, extensions = {}) {
+        if (!preferredS || preferredS < 1 || this.count >= this.maxHeld || this.closing) {
+            return { reply: await this.firstAsk(resource, actorDid, extensions) };
+        }
+        const appliedWaitS = Math.min(preferredS, this.maxWaitS);
+        this.count += 1;
+        try {
+            const deadline = this.service.now() + appliedWaitS * 1_000;
+            const reply = await this.firstAsk(resource, actorDid, extensions);
+            if (!mayWait(reply))
+                return { reply, appliedWaitS };
+            if (signal.aborted) {
+                await this.service.leave(resource, actorDid);
+                return { reply, appliedWaitS };
+            }
+            const answer = await this.hold(resource, actorDid, reply, deadline, signal, extensions);
+            return { reply: answer, appliedWaitS };
+        }
+        finally {
+            this.count -= 1;
+        }
+    }
+    /** Answers every held request at once with a fresh ask (the kernel is stopping). */
+    close() {
+        this.closing = true;
+        this.unsubscribe();
+        for (const holds of this.byResource.values())
+            for (const hold of holds)
+                hold.wake();
+    }
+    hold(resource, actorDid, first, deadline, signal, extensions) {
+        return new Promise((resolve, reject) => {
+            let last = first;
+            let timer;
+            let asking = false;
+            let again = false;
+            let done = false;
+            const finish = (settle) => {
+                if (done)
+                    return;
+                done = true;
+                this.timers.clear(timer);
+                signal.removeEventListener('abort', gone);
+                const holds = this.byResource.get(resource);
+                holds?.delete(hold);
+                if (holds?.size === 0)
+                    this.byResource.delete(resource);
+                settle();
+            };
+            const arm = (reply) => {
+                const left = deadline - this.service.now();
+                timer = this.timers.set(ask, Math.max(0, Math.min(reply.stampede.waitMs, left)));
+            };
+            const ask = () => {
+                if (done)
+                    return;
+                if (asking) {
+                    again = true;
+                    return;
+                }
+                asking = true;
+                this.timers.clear(timer);
+                this.service.lease(resource, actorDid, extensions).then((reply) => {
+                    asking = false;
+                    last = reply;
+                    if (done)
+                        return;
+                    const over = this.closing || this.service.now() >= deadline;
+                    if (!mayWait(reply) || over)
+                        return finish(() => resolve(reply));
+                    if (again) {
+                        again = false;
+                        return ask();
+                    }
+                    arm(reply);
+                }, (error) => {
+                    asking = false;
+                    finish(() => reject(error instanceof Error ? error : new Error(String(error))));
+                });
+            };
+            const gone = () => finish(() => {
+                resolve(last);
+                // Its place goes to the next in line at once; a failed leave lapses with the place.
+                this.service.leave(resource, actorDid).catch(() => undefined);
+            });
+            const hold = { wake: ask };
+            let holds = this.byResource.get(resource);
+            if (!holds)
+                this.byResource.set(resource, (holds = new Set()));
+            holds.add(hold);
+            signal.addEventListener('abort', gone, { once: true });
+            arm(first);
+        });
+    }
+    /**
+     * A run that names its lane may have superseded waiters held here
+     * (deploy-order.ts), which no durable event announces: they ask again now.
+     */
+    async firstAsk(resource, actorDid, extensions) {
+        const reply = await this.service.lease(resource, actorDid, extensions);
+        if (extensions.deploy?.runNumber !== undefined)
+            this.wake(resource);
+        return reply;
+    }
+    /** Every request held on this resource asks again, in arrival order. */
+    wake(resource) {
+        const holds = this.byResource.get(resource);
+        if (holds)
+            for (const hold of [...holds])
+                hold.wake();
+    }
+}
+const mayWait = (reply) => !reply.ok && reply.reason === 'lease_held';
+
+// EXTERNAL MODULE: ./src/plane/deploy.ts
+var plane_deploy = __webpack_require__(6115);
+;// CONCATENATED MODULE: ./src/kernel/lease-extensions.ts
+
+
+/**
+ * The extension fields of a lease body (plane/deploy.ts), validated and
+ * bounded: `{ error }` names the first bad field (answered 400); a body
+ * without them costs one property lookup each.
+ */
+function leaseExtensions(body) {
+    const { deploy, queue } = (body ?? {});
+    if (deploy === undefined && queue === undefined)
+        return {};
+    const parsed = plane_deploy/* leaseExtensionSchema */.D5.safeParse({ deploy, queue });
+    if (!parsed.success)
+        return { error: (0,schema/* describeIssues */.wF)(parsed.error) };
+    const out = {};
+    const clean = parsed.data.deploy && (0,plane_deploy/* cleanDeploy */.ZE)(parsed.data.deploy);
+    if (clean)
+        out.deploy = clean;
+    if (parsed.data.queue)
+        out.queue = parsed.data.queue;
+    return out;
+}
+/** The release body's one extension: `outdated: true` (the holder did not deploy). */
+function releaseOutdated(body) {
+    const { outdated } = (body ?? {});
+    if (outdated === undefined || outdated === false)
+        return false;
+    if (outdated === true)
+        return true;
+    return { error: 'outdated: expected true or false' };
+}
+
+// EXTERNAL MODULE: external "node:timers/promises"
+var promises_ = __webpack_require__(8500);
+;// CONCATENATED MODULE: ./src/kernel/ledger-routes.ts
+
+
+
+const DEFAULT_PAGE = 1_000;
+const MAX_PAGE = 10_000;
+/** Entries built between two yields to the event loop, so renewals keep flowing. */
+const SLICE = 250;
+/**
+ * The ledger's routes. An export is pinned to the ledger's size S when it
+ * starts; every page carries the checkpoint of S and proofs against it, and a
+ * cursor to the next page.
+ */
+function ledgerRoutes(ledger) {
+    const signed = () => {
+        if (!ledger.signs || !ledger.publicKey) {
+            throw new HttpError(404, 'no_signing_key', 'This kernel runs without a signing key: it keeps its log but signs no checkpoint.');
+        }
+        return ledger.publicKey;
+    };
+    return {
+        [`GET ${schema/* LEDGER_PATHS */.Tc.checkpoint}`]: async () => {
+            signed();
+            return { status: 200, body: ledger.checkpoint() };
+        },
+        [`GET ${schema/* LEDGER_PATHS */.Tc.publicKey}`]: async () => ({
+            status: 200,
+            body: String(signed().export({ type: 'spki', format: 'pem' })),
+        }),
+        [`GET ${schema/* LEDGER_PATHS */.Tc.bundle}`]: async (req) => {
+            signed();
+            const { size, from, end, limit } = pageRequest(req.query, ledger.size);
+            const to = Math.min(end, from + limit);
+            const next = to < end ? encodeCursor(size, to, end) : null;
+            return { status: 200, body: bundlePage(ledger, size, from, to, next) };
+        },
+    };
+}
+function pageRequest(query, currentSize) {
+    const limit = whole(query.get('limit'), DEFAULT_PAGE, 'limit');
+    if (limit < 1 || limit > MAX_PAGE) {
+        throw new HttpError(400, 'bad_request', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
+    }
+    const cursor = query.get('cursor');
+    if (cursor !== null) {
+        const decoded = decodeCursor(cursor);
+        if (!decoded ||
+            decoded.size > currentSize ||
+            decoded.from > decoded.end ||
+            decoded.end > decoded.size) {
+            throw new HttpError(400, 'bad_request', 'cursor: expected the `next` value of an earlier page');
+        }
+        return { ...decoded, limit };
+    }
+    const from = whole(query.get('from'), 0, 'from');
+    const end = whole(query.get('to'), currentSize, 'to');
+    if (from > end || end > currentSize) {
+        throw new HttpError(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
+    }
+    return { size: currentSize, from, end, limit };
+}
+function whole(value, fallback, name) {
+    if (value === null)
+        return fallback;
+    if (!/^\d{1,15}$/.test(value))
+        throw new HttpError(400, 'bad_request', `${name}: expected a whole number`);
+    return Number(value);
+}
+const encodeCursor = (size, from, end) => Buffer.from(`v1.${size}.${from}.${end}`, 'utf8').toString('base64url');
+function decodeCursor(cursor) {
+    if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor))
+        return undefined;
+    const match = /^v1\.(\d{1,15})\.(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!match)
+        return undefined;
+    return { size: Number(match[1]), from: Number(match[2]), end: Number(match[3]) };
+}
+/** The page as JSON pieces, yielding to the event loop between slices. */
+async function* bundlePage(ledger, size, from, to, next) {
+    yield `{"checkpoint":${JSON.stringify(ledger.checkpoint(size))},"entries":[`;
+    for (let start = from; start < to; start += SLICE) {
+        if (start > from)
+            await (0,promises_.setImmediate)();
+        const slice = ledger.pageJson(start, Math.min(to, start + SLICE), size);
+        yield `${start > from ? ',' : ''}${slice.join(',')}`;
+    }
+    yield `],"next":${JSON.stringify(next)}}`;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/watch.ts
+
+const REASONS = { revoke: 'revoked', lapse: 'lapsed', release: 'released' };
+/** Ends remembered for watches that arrive just after the end (a keeper asking again). */
+const REMEMBERED_ENDS = 10_000;
+/** How far back the ledger is searched for an end this process did not hear. */
+const LEDGER_LOOKBACK = 100_000;
+const watch_realTimers = {
+    set: (run, ms) => setTimeout(run, ms),
+    clear: (handle) => clearTimeout(handle),
+};
+/**
+ * Watches on one's own lease: a request held open until the lease ends
+ * (revoked, lapsed, released) or the wait runs out. It hears ends through the
+ * service's change feed, which every store delivers on every replica (the
+ * PostgreSQL store through LISTEN/NOTIFY), so a revoke on one replica answers
+ * a watch held on another. It listens before it looks, and looks again at the
+ * wait's end, so an end is never missed for a notice lost on the way.
+ */
+class LeaseWatches {
+    service;
+    waiting = new Map();
+    ends = new Map();
+    maxWaitS;
+    maxHeld;
+    timers;
+    unsubscribe;
+    count = 0;
+    closing = false;
+    constructor(service, options = {}) {
+        this.service = service;
+        this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;
+        this.maxHeld = options.maxHeld ?? MAX_HELD_REQUESTS;
+        this.timers = options.timers ?? watch_realTimers;
+        this.unsubscribe = service.onChange((_resource, event) => this.heard(event));
+    }
+    async watch(resource, actorDid, leaseId, preferredS, signal) {
+        const known = this.ends.get(leaseId);
+        if (known)
+            return this.endedAnswer(known, actorDid, undefined);
+        const listening = this.listen(leaseId);
+        try {
+            const lease = await this.service.status(resource);
+            if (lease?.id !== leaseId)
+                return await this.afterEnd(resource, leaseId, actorDid, undefined);
+            if (lease.holder !== actorDid)
+                return { kind: 'not-yours' };
+            const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
+            if (!room)
+                return { kind: 'held', lease };
+            const appliedWaitS = Math.min(preferredS, this.maxWaitS);
+            this.count += 1;
+            let end;
+            try {
+                end = await listening.until(appliedWaitS * 1_000, signal, () => this.closing);
+            }
+            finally {
+                this.count -= 1;
+            }
+            if (end)
+                return this.endedAnswer(end, actorDid, appliedWaitS);
+            // The wait ran out (or a notice was lost): look again before saying "still held".
+            const again = await this.service.status(resource);
+            if (again?.id === leaseId)
+                return { kind: 'held', lease: again, appliedWaitS };
+            return await this.afterEnd(resource, leaseId, actorDid, appliedWaitS);
+        }
+        finally {
+            listening.cancel();
+        }
+    }
+    /** Answers every held watch at once ("still held"; the kernel is stopping). */
+    close() {
+        this.closing = true;
+        this.unsubscribe();
+        for (const set of this.waiting.values())
+            for (const wake of set)
+                wake(undefined);
+    }
+    heard(event) {
+        // Grants and renewals end nothing; freezes name no lease.
+        if (event.kind === 'grant' || event.kind === 'renew')
+            return;
+        if (event.kind === 'freeze' || event.kind === 'unfreeze')
+            return;
+        const end = {
+            leaseId: event.leaseId,
+            resource: event.resource,
+            actorDid: event.actorDid,
+            reason: REASONS[event.kind],
+            endedAtMs: Math.round(event.atMs),
+            ...(event.kind === 'revoke' && event.reason !== undefined ? { message: event.reason } : {}),
+        };
+        this.ends.set(end.leaseId, end);
+        if (this.ends.size > REMEMBERED_ENDS)
+            this.ends.delete(this.ends.keys().next().value);
+        for (const wake of this.waiting.get(end.leaseId) ?? [])
+            wake(end);
+    }
+    listen(leaseId) {
+        let heard;
+        let wake;
+        const onEnd = (end) => {
+            heard ??= end;
+            wake?.(end);
+        };
+        let set = this.waiting.get(leaseId);
+        if (!set)
+            this.waiting.set(leaseId, (set = new Set()));
+        set.add(onEnd);
+        return {
+            until: (ms, signal, stopping) => new Promise((resolve) => {
+                if (heard || signal.aborted || stopping())
+                    return resolve(heard);
+                const timer = this.timers.set(() => finish(undefined), ms);
+                const gone = () => finish(undefined);
+                const finish = (end) => {
+                    wake = undefined;
+                    this.timers.clear(timer);
+                    signal.removeEventListener('abort', gone);
+                    resolve(end);
+                };
+                wake = finish;
+                signal.addEventListener('abort', gone, { once: true });
+            }),
+            cancel: () => {
+                set.delete(onEnd);
+                if (set.size === 0)
+                    this.waiting.delete(leaseId);
+            },
+        };
+    }
+    /** The lease is not live: how it ended, from what this process heard or from the ledger. */
+    async afterEnd(resource, leaseId, actorDid, appliedWaitS) {
+        const end = this.ends.get(leaseId) ?? (await this.fromLedger(leaseId));
+        return this.endedAnswer(end, actorDid, appliedWaitS, resource);
+    }
+    async endedAnswer(end, actorDid, appliedWaitS, resource = end?.resource) {
+        if (end && end.actorDid !== actorDid)
+            return { kind: 'not-yours' };
+        const now = resource === undefined ? null : await this.service.status(resource);
+        const holder = now && now.id !== end?.leaseId ? now.holder : undefined;
+        return {
+            kind: 'ended',
+            end,
+            holder,
+            ...(appliedWaitS === undefined ? {} : { appliedWaitS }),
+        };
+    }
+    async fromLedger(leaseId) {
+        await this.service.syncLedger?.();
+        const { ledger } = this.service;
+        const stop = Math.max(0, ledger.size - LEDGER_LOOKBACK);
+        for (let i = ledger.size - 1; i >= stop; i -= 1) {
+            const e = ledger.entry(i);
+            if (e?.leaseId !== leaseId)
+                continue;
+            if (e.kind === 'grant' || e.kind === 'renew')
+                return undefined;
+            if (e.kind === 'freeze' || e.kind === 'unfreeze')
+                continue;
+            return {
+                leaseId,
+                resource: e.resource,
+                actorDid: e.actorDid,
+                reason: REASONS[e.kind],
+                endedAtMs: e.tsMs,
+                ...(e.kind === 'revoke' && e.reason !== undefined ? { message: e.reason } : {}),
+            };
+        }
+        return undefined;
+    }
+}
+
+// EXTERNAL MODULE: ./src/plane/url.ts
+var plane_url = __webpack_require__(6424);
+;// CONCATENATED MODULE: ./src/kernel/names.ts
+
+/**
+ * The names this kernel answers to, and the origins it calls its own. A
+ * request's `Host` must be a loopback name (127.0.0.0/8, [::1], localhost),
+ * the address it listens on, or a host of a `--public-url`: a web page that
+ * rebinds its own name to 127.0.0.1 sends its own name as `Host`, and is
+ * answered 421. Any port is accepted, so a TCP proxy or port mapping in front
+ * works; a port does not make a name ours or not. A change must come from one
+ * of our own origins: `http://` + a loopback or listen `Host` (the page this
+ * kernel served there), or a `--public-url` origin exactly (`https://` behind
+ * a TLS proxy).
+ */
+class KernelNames {
+    hostnames = new Set();
+    origins = new Set();
+    listenHostname;
+    constructor(publicUrls = []) {
+        for (const raw of publicUrls) {
+            const url = parsePublicUrl(raw);
+            if (!url)
+                throw new Error(`not a public URL: ${raw}`);
+            this.hostnames.add(url.hostname);
+            this.origins.add(url.origin);
+        }
+    }
+    /** Told once the server listens (its URL, as `http://127.0.0.1:8787`). */
+    listening(url) {
+        this.listenHostname = new URL(url).hostname;
+    }
+    /** Whether `Host` names this kernel. No `Host` at all (HTTP/1.0) is no browser's. */
+    hostAllowed(host) {
+        if (host === undefined)
+            return true;
+        const hostname = hostnameOf(host);
+        return hostname !== undefined && (this.isDirect(hostname) || this.hostnames.has(hostname));
+    }
+    /** Whether `origin` is one of this kernel's own, for a request that came with `host`. */
+    originAllowed(origin, host) {
+        if (this.origins.has(origin))
+            return true;
+        if (host === undefined)
+            return false;
+        const hostname = hostnameOf(host);
+        return hostname !== undefined && this.isDirect(hostname) && origin === `http://${host}`;
+    }
+    /** The origins a change may come from, for a message. */
+    describe(host) {
+        const own = host !== undefined && this.hostAllowed(host) ? [`http://${host}`] : [];
+        return [...new Set([...own, ...this.origins])].join(', ') || 'this kernel’s own';
+    }
+    isDirect(hostname) {
+        return (0,plane_url/* isLoopbackHost */.c)(hostname) || hostname === this.listenHostname;
+    }
+}
+/** `--public-url`: an http(s) origin, nothing after it but an optional `/`. */
+function parsePublicUrl(raw) {
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        return undefined;
+    }
+    const plain = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    return (url.protocol === 'https:' || url.protocol === 'http:') && plain ? url : undefined;
+}
+const PUBLIC_URL_FORM = 'an http:// or https:// origin such as https://gate.example (no path, query or credentials)';
+/** The hostname of a `Host` header (lower case, IPv6 in brackets), or undefined when malformed. */
+function hostnameOf(host) {
+    if (!/^[A-Za-z0-9.\-[\]:]{1,300}$/.test(host))
+        return undefined;
+    try {
+        return new URL(`http://${host}`).hostname || undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+// EXTERNAL MODULE: ./src/kernel/overview.ts
+var kernel_overview = __webpack_require__(4566);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 2 modules
+var kernel_service = __webpack_require__(8626);
+;// CONCATENATED MODULE: ./src/kernel/app.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
+class HttpError extends Error {
+    status;
+    reason;
+    constructor(status, reason, message) {
+        super(message);
+        this.status = status;
+        this.reason = reason;
+    }
+}
+const app_resource = schemas/* string */.YjP().regex(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`);
+const actorDid = schemas/* string */.YjP().refine(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`);
+const leaseBody = schemas/* object */.Ikc({ resource: app_resource, actorDid });
+const watchBody = schemas/* object */.Ikc({ resource: app_resource, actorDid, leaseId: schemas/* string */.YjP().min(1).max(256) });
+const revokeBody = schemas/* object */.Ikc({
+    resource: app_resource,
+    reason: schemas/* string */.YjP().max(1_000).default('revoked by an operator'),
+});
+/** The overview is paged by resource name: `?after=R&limit=N`. */
+const overviewQuery = schemas/* object */.Ikc({
+    after: schemas/* optional */.lqM(app_resource),
+    limit: schemas/* string */.YjP()
+        .regex(/^\d{1,5}$/, `expected a whole number from 1 to ${kernel_overview/* OVERVIEW_PAGE */._C.max}`)
+        .refine((n) => Number(n) >= 1 && Number(n) <= kernel_overview/* OVERVIEW_PAGE */._C.max, `expected a whole number from 1 to ${kernel_overview/* OVERVIEW_PAGE */._C.max}`)
+        .optional(),
+});
+const NEVER_ABORTED = new AbortController().signal;
+const app_OPEN = { kind: 'open' };
+/** Routes that take the admin key instead of the kernel's key. */
+const ADMIN_PATHS = new Set([schema/* REVOKE_PATH */.DQ, schema/* FREEZE_PATH */.s1, schema/* UNFREEZE_PATH */.NU]);
+/** The operator's levers need the admin key; they are off without one. */
+function requireAdmin(req, adminKey) {
+    if (!adminKey) {
+        throw new HttpError(403, 'admin_disabled', 'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+    }
+    if (!bearerMatches(req.headers.authorization, adminKey)) {
+        throw new HttpError(403, 'forbidden', 'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+    }
+}
+/**
+ * The lease and release body: a well-formed one is taken as it is (the hot
+ * path); anything else goes through the schema, which names what is wrong.
+ */
+function leaseOf(body) {
+    if (typeof body === 'object' && body !== null) {
+        const { resource: r, actorDid: a } = body;
+        if (typeof r === 'string' && typeof a === 'string' && schema/* RESOURCE_PATTERN */.iY.test(r) && (0,schema/* isDid */.Cn)(a))
+            return { resource: r, actorDid: a };
+    }
+    return parse(leaseBody, body);
+}
+/** Routing, keys, origin checks and validation; the service does the rest. */
+function createKernelApp(options) {
+    const { service } = options;
+    const names = options.names ?? new KernelNames();
+    const held = options.held ?? new HeldRequests(service);
+    const watches = new LeaseWatches(service);
+    const auth = options.auth ?? createAuthorizer({ key: options.key });
+    const ok = (body, status = 200) => ({ status, body });
+    const routes = {
+        [`POST ${schema/* LEASE_PATH */.B0}`]: async (req, principal) => {
+            const body = await req.json();
+            const { resource: r, actorDid: a } = leaseOf(body);
+            auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
+            const extensions = leaseExtensions(body);
+            if ('error' in extensions)
+                throw new HttpError(400, 'bad_request', extensions.error);
+            const wait = preferredWait(req.headers.prefer);
+            // Only a held request listens for its client going away.
+            const signal = wait ? req.signal : NEVER_ABORTED;
+            const { reply, appliedWaitS } = await held.lease(r, a, wait, signal, extensions);
+            const answer = reply.ok
+                ? ok({
+                    ok: true,
+                    lease: publicLease(reply.lease),
+                    renewed: reply.renewed,
+                    ...(reply.previous ? { previous: reply.previous } : {}),
+                })
+                : ok(reply, 409);
+            if (appliedWaitS !== undefined) {
+                answer.headers = { 'preference-applied': `wait=${appliedWaitS}` };
+                // Answered because the kernel is stopping: do not keep the connection for another.
+                if (held.stopping)
+                    answer.headers.connection = 'close';
+            }
+            return answer;
+        },
+        [`POST ${schema/* WATCH_PATH */.Oh}`]: async (req, principal) => {
+            const { resource: r, actorDid: a, leaseId } = parse(watchBody, await req.json());
+            auth.mayActAs(principal, { action: 'watch', resource: r, actorDid: a });
+            const wait = preferredWait(req.headers.prefer);
+            const signal = wait ? req.signal : NEVER_ABORTED;
+            const answer = watchReply(await watches.watch(r, a, leaseId, wait, signal));
+            if (held.stopping)
+                answer.headers = { ...answer.headers, connection: 'close' };
+            return answer;
+        },
+        [`POST ${schema/* RELEASE_PATH */.Sq}`]: async (req, principal) => {
+            const body = await req.json();
+            const { resource: r, actorDid: a } = leaseOf(body);
+            auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
+            const outdated = releaseOutdated(body);
+            if (typeof outdated !== 'boolean')
+                throw new HttpError(400, 'bad_request', outdated.error);
+            return ok(await service.release(r, a, outdated));
+        },
+        [`POST ${schema/* REVOKE_PATH */.DQ}`]: async (req) => {
+            if (!options.adminKey) {
+                throw new HttpError(403, 'revoke_disabled', 'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+            }
+            if (!bearerMatches(req.headers.authorization, options.adminKey)) {
+                throw new HttpError(403, 'forbidden', 'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+            }
+            const { resource: r, reason } = parse(revokeBody, await req.json());
+            const { lease } = await service.revoke(r, reason);
+            return ok({
+                ok: true,
+                revoked: lease !== null,
+                leaseId: lease?.id ?? null,
+                holder: lease?.holder ?? null,
+            });
+        },
+        ...freezeRoutes(service, (req) => requireAdmin(req, options.adminKey)),
+        [`GET ${schema/* LEASE_PATH */.B0}`]: async (req) => {
+            const r = req.query.get('resource') ?? '';
+            parse(schemas/* object */.Ikc({ resource: app_resource }), { resource: r });
+            const lease = await service.status(r);
+            return ok({ ok: true, lease: lease && publicLease(lease) });
+        },
+        [`GET ${schema/* KERNEL_RESOURCES_PATH */.KY}`]: async (req) => {
+            const { after, limit } = parse(overviewQuery, {
+                after: req.query.get('after') ?? undefined,
+                limit: req.query.get('limit') ?? undefined,
+            });
+            const size = limit === undefined ? kernel_overview/* OVERVIEW_PAGE */._C.default : Number(limit);
+            const overview = await service.overview();
+            const windows = options.windows?.describe(overview.nowMs);
+            return ok({
+                ok: true,
+                ...(0,kernel_overview/* overviewPage */.h6)(overview, after, size),
+                ...(windows ? { windows } : {}),
+                ...options.health?.(),
+            });
+        },
+        'GET /healthz': async () => ok({ ok: true }),
+        'GET /readyz': async () => {
+            try {
+                await service.ready();
+                return ok({ ok: true, ...options.health?.() });
+            }
+            catch (error) {
+                return ok({
+                    ok: false,
+                    reason: 'store_unavailable',
+                    message: `the kernel's store is not writable: ${error.message}`,
+                }, 503);
+            }
+        },
+        ...syncedFirst(ledgerRoutes(service.ledger), service),
+    };
+    const open = new Set(['GET /healthz', 'GET /readyz']);
+    const paths = new Set(Object.keys(routes).map((r) => r.slice(r.indexOf(' ') + 1)));
+    const app = async (req) => {
+        try {
+            const name = `${req.method} ${req.path}`;
+            // Health checks come by address (a container's, a pod's): they carry no lease data.
+            if (!open.has(name) && !names.hostAllowed(req.headers.host))
+                refuseHost(req.headers.host);
+            const route = routes[name];
+            if (!route) {
+                throw paths.has(req.path)
+                    ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
+                    : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+            }
+            if (req.method === 'POST')
+                refuseCrossOrigin(req, names);
+            // The operator's levers check the admin key themselves; every other call names its caller here.
+            const principal = ADMIN_PATHS.has(req.path) || open.has(name) ? app_OPEN : await auth.authorize(req.headers);
+            return await route(req, principal);
+        }
+        catch (error) {
+            if (error instanceof HttpError || error instanceof refusal/* AuthRefusal */.N) {
+                return {
+                    status: error.status,
+                    body: { ok: false, reason: error.reason, message: error.message },
+                };
+            }
+            if (error instanceof kernel_service/* StoreUnavailableError */.o2) {
+                return {
+                    status: 503,
+                    body: { ok: false, reason: 'store_unavailable', message: error.message },
+                };
+            }
+            throw error;
+        }
+    };
+    return Object.assign(app, {
+        serves: (path) => paths.has(path),
+        names,
+        close: () => {
+            held.close();
+            watches.close();
+        },
+    });
+}
+/** A replica's ledger catches up with the shared store before it answers. */
+function syncedFirst(routes, service) {
+    if (!service.syncLedger)
+        return routes;
+    const synced = {};
+    for (const [name, route] of Object.entries(routes)) {
+        synced[name] = async (req, principal) => {
+            await service.syncLedger?.();
+            return route(req, principal);
+        };
+    }
+    return synced;
+}
+/** A name that is not ours: a DNS-rebinding page, or a proxy not named with --public-url. */
+function refuseHost(host) {
+    const shown = JSON.stringify((host ?? '').slice(0, 100));
+    throw new HttpError(421, 'misdirected', `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`);
+}
+/**
+ * A browser page from another origin may not change anything here. The
+ * origin is checked against the kernel's own names, never built from `Host`
+ * alone (a rebinding page controls the name it is reached by).
+ */
+function refuseCrossOrigin(req, names) {
+    const { origin, host } = req.headers;
+    if ((origin !== undefined && !names.originAllowed(origin, host)) ||
+        req.headers['sec-fetch-site'] === 'cross-site') {
+        throw new HttpError(403, 'cross_origin', `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`);
+    }
+}
+/** A watch's answer on the wire: still held, or how and when it ended. */
+function watchReply(answer) {
+    if (answer.kind === 'not-yours') {
+        throw new HttpError(403, 'not_your_lease', 'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.');
+    }
+    const headers = answer.appliedWaitS === undefined
+        ? undefined
+        : { 'preference-applied': `wait=${answer.appliedWaitS}` };
+    const body = answer.kind === 'held'
+        ? { ok: true, ended: false, lease: publicLease(answer.lease) }
+        : {
+            ok: true,
+            ended: true,
+            reason: answer.end?.reason ?? 'unknown',
+            ...(answer.end ? { leaseId: answer.end.leaseId, endedAtMs: answer.end.endedAtMs } : {}),
+            ...(answer.end?.message === undefined ? {} : { message: answer.end.message }),
+            ...(answer.holder === undefined ? {} : { holder: answer.holder }),
+        };
+    return { status: 200, body, ...(headers ? { headers } : {}) };
+}
+function parse(schema, body) {
+    const result = schema.safeParse(body);
+    if (result.success)
+        return result.data;
+    const issue = result.error.issues[0];
+    const field = issue?.path.join('.') || 'body';
+    throw new HttpError(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+}
+function publicLease(lease) {
+    const { id, resource: r, holder, expiresAtMs, fence, deploy } = lease;
+    return { id, resource: r, holder, expiresAtMs, fence, ...(deploy ? { deploy } : {}) };
+}
+const app_digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
+/** Compares in constant time (over digests, so lengths do not leak either). */
+function bearerMatches(header, key) {
+    const value = header ?? '';
+    const token = value.startsWith('Bearer ') ? value.slice(7) : '';
+    return (0,external_node_crypto_.timingSafeEqual)(app_digest(token), app_digest(key)) && token.length > 0;
+}
+
+// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
+var kernel_store = __webpack_require__(5423);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __webpack_require__(3136);
+;// CONCATENATED MODULE: ./src/console/serve.ts
+
+
+
+/** No inline script or style, nothing from another origin, no framing. */
+const CONTENT_SECURITY_POLICY = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+].join('; ');
+/** Request path → built file. Nothing else is served, so no path reaches the file system. */
+const PAGES = {
+    '/': 'index.html',
+    '/console/': 'index.html',
+    '/playground': 'playground.html',
+    '/playground/': 'playground.html',
+    '/console/console.js': 'console.js',
+    '/console/playground.js': 'playground.js',
+    '/console/console.css': 'console.css',
+};
+/** A lock, drawn inline: served at /favicon.svg and /favicon.ico (browsers ask for the latter). */
+const FAVICON = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="3" y="7" width="10" height="8" rx="1" fill="#3b6fd8"/><path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="#3b6fd8" stroke-width="1.6"/></svg>');
+const TYPES = {
+    html: 'text/html; charset=utf-8',
+    js: 'text/javascript; charset=utf-8',
+    css: 'text/css; charset=utf-8',
+};
+function defaultAssetsDir() {
+    const here = (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url));
+    // dist/cli/index.js → dist/console; src/console/serve.ts → dist/console.
+    const candidates = [(0,external_node_path_.join)(here, '..', 'console'), (0,external_node_path_.join)(here, '..', '..', 'dist', 'console')];
+    return candidates.find((dir) => (0,external_node_fs_.existsSync)((0,external_node_path_.join)(dir, 'index.html')));
+}
+function serve_createConsole(options = {}) {
+    // Read on first use: a kernel nobody opens the console of pays nothing.
+    const cache = new Map();
+    const read = (file) => {
+        if (!cache.has(file)) {
+            const dir = options.assetsDir ?? defaultAssetsDir();
+            cache.set(file, dir && (0,external_node_fs_.existsSync)((0,external_node_path_.join)(dir, file)) ? (0,external_node_fs_.readFileSync)((0,external_node_path_.join)(dir, file)) : null);
+        }
+        return cache.get(file) ?? null;
+    };
+    return (req, res) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD')
+            return false;
+        const path = (req.url ?? '').split('?')[0] ?? '';
+        if (path === '/favicon.svg' || path === '/favicon.ico') {
+            res.writeHead(200, {
+                'content-type': 'image/svg+xml',
+                'content-length': FAVICON.length,
+                'x-content-type-options': 'nosniff',
+                'cache-control': 'max-age=86400',
+            });
+            res.end(req.method === 'HEAD' ? undefined : FAVICON);
+            return true;
+        }
+        const file = PAGES[path];
+        if (!file)
+            return false;
+        const body = read(file);
+        const headers = {
+            'content-security-policy': CONTENT_SECURITY_POLICY,
+            'x-content-type-options': 'nosniff',
+            'referrer-policy': 'no-referrer',
+            'cross-origin-opener-policy': 'same-origin',
+            'cache-control': 'no-cache',
+        };
+        if (!body) {
+            const text = 'The console is not built: run npm run build.\n';
+            res.writeHead(503, { ...headers, 'content-type': 'text/plain; charset=utf-8' });
+            res.end(req.method === 'HEAD' ? undefined : text);
+            return true;
+        }
+        const type = TYPES[file.slice(file.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
+        res.writeHead(200, { ...headers, 'content-type': type, 'content-length': body.length });
+        res.end(req.method === 'HEAD' ? undefined : body);
+        return true;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/server.ts
+
+
+
+
+
+
+
+
+
+const BODY_LIMIT_BYTES = 64 * 1024;
+/** Epoch milliseconds that never go backwards, whatever the wall clock does. */
+function epochMonotonic() {
+    const wallStart = Date.now();
+    const perfStart = performance.now();
+    return () => Math.round(wallStart + performance.now() - perfStart);
+}
+/** Opens the service (replaying its store) and builds the app on it. */
+async function openKernel(options) {
+    const names = new KernelNames(options.publicUrls);
+    if (options.service) {
+        const { service } = options;
+        return { service, app: appOf(service, options, names) };
+    }
+    const table = options.table ?? options.kernel?.table ?? new ResourceTable();
+    const log = options.log ?? ((line) => console.error(line));
+    const { service, warning } = await kernel_service/* KernelService */.h3.open({
+        table,
+        store: options.store ?? (0,kernel_store/* memoryStore */.LK)(),
+        ledger: options.ledger ?? new Ledger(),
+        now: options.now ?? epochMonotonic(),
+        onEvents: options.onEvents,
+        log,
+    });
+    return { service, app: appOf(service, options, names), warning };
+}
+function appOf(service, options, names) {
+    const extra = options.onService?.(service);
+    return createKernelApp({
+        service,
+        key: options.key,
+        adminKey: options.adminKey,
+        auth: options.auth,
+        names,
+        windows: options.windows,
+        health: extra && (() => extra.health()),
+    });
+}
+/** A node:http handler for the kernel; the service opens in the background. */
+function createKernelHandler(options) {
+    const opened = openKernel(options);
+    const log = options.log ?? ((line) => console.error(line));
+    let handle;
+    const handler = async (req, res) => {
+        if (!handle)
+            handle = nodeAdapter((await opened).app, log, options.console ?? createConsole());
+        return handle(req, res);
+    };
+    return Object.assign(handler, { opened });
+}
+/** The thin adapter: node's request to the app's, the app's answer to node's response. */
+function nodeAdapter(app, log, consoleHook) {
+    return async (req, res) => {
+        const url = req.url ?? '/';
+        const mark = url.indexOf('?');
+        const path = mark < 0 ? url : url.slice(0, mark);
+        // A foreign Host reaches the app, which answers 421, before any console page.
+        if (!app.serves(path) && app.names.hostAllowed(req.headers.host) && consoleHook?.(req, res))
+            return;
+        const request = new NodeRequest(req, res, path, mark < 0 ? '' : url.slice(mark + 1));
+        try {
+            const answer = await app(request);
+            await send(res, answer, () => request.signal);
+        }
+        catch (error) {
+            if (error instanceof ClientGone) {
+                log(`kernel: the client went away before its ${req.method} ${server_escape(path)} body ended`);
+                return;
+            }
+            log(`kernel: ${req.method} ${server_escape(path)} failed: ${error.stack ?? String(error)}`);
+            if (!res.headersSent) {
+                await send(res, {
+                    status: 500,
+                    body: { ok: false, reason: 'internal', message: 'The kernel failed; see its log.' },
+                });
+            }
+            else {
+                res.destroy();
+            }
+        }
+    };
+}
+async function startKernelServer(options) {
+    const { service, app, warning } = await openKernel(options);
+    const log = options.log ?? ((line) => console.error(line));
+    const handle = nodeAdapter(app, log, options.console ?? serve_createConsole());
+    const server = (0,external_node_http_.createServer)((req, res) => void handle(req, res));
+    server.keepAliveTimeout = 5_000;
+    server.on('clientError', answerClientError);
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    app.names.listening(`http://${host}:${address.port}`);
+    return {
+        url: `http://${host}:${address.port}`,
+        server,
+        service,
+        warning,
+        close: async () => {
+            app.close();
+            await new Promise((resolve) => {
+                server.close(() => resolve());
+                server.closeIdleConnections();
+            });
+            await service.close();
+        },
+    };
+}
+/** Malformed HTTP gets a JSON answer too, then the connection closes. */
+function answerClientError(error, socket) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+    }
+    const [status, reason, message] = error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'The request headers are too large.']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'request_timeout', 'The request took too long to arrive.']
+            : [400, 'bad_request', 'The request is not well-formed HTTP/1.1.'];
+    const body = JSON.stringify({ ok: false, reason, message });
+    socket.end(`HTTP/1.1 ${status} ${external_node_http_.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+/**
+ * The app's view of one node request. A class, so `signal` is a getter on the
+ * prototype: a getter in a per-request object literal makes V8 allocate an
+ * accessor pair in the old generation, which then held the request's whole
+ * graph (req, res, their buffers) through every young collection until the
+ * next full one, and most of the kernel's collector time went to that.
+ */
+class NodeRequest {
+    req;
+    res;
+    path;
+    method;
+    query;
+    headers;
+    gone;
+    constructor(req, res, path, search) {
+        this.req = req;
+        this.res = res;
+        this.path = path;
+        this.method = req.method ?? 'GET';
+        this.query = new URLSearchParams(search);
+        this.headers = req.headers;
+    }
+    json() {
+        return readJson(this.req);
+    }
+    /** Built on first use: most answers are immediate and never look at it. */
+    get signal() {
+        return (this.gone ??= goneSignal(this.res));
+    }
+}
+class ClientGone extends Error {
+}
+/** Aborted when the client goes away before its answer is finished (also if it already has). */
+function goneSignal(res) {
+    const controller = new AbortController();
+    const abort = () => res.writableFinished || controller.abort();
+    if (res.closed || res.destroyed)
+        abort();
+    else
+        res.once('close', abort);
+    return controller.signal;
+}
+async function readJson(req) {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/json\b/i.test(type)) {
+        req.resume();
+        throw new HttpError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
+    }
+    const text = await readLimited(req);
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        throw new HttpError(400, 'bad_json', 'The body is not valid JSON.');
+    }
+}
+/** Reads the body up to the limit; past it, drains the rest so the answer can still be sent. */
+function readLimited(req) {
+    return new Promise((resolve, reject) => {
+        const chunks = [];
+        let size = 0;
+        req.on('data', (chunk) => {
+            size += chunk.length;
+            if (size <= BODY_LIMIT_BYTES)
+                chunks.push(chunk);
+        });
+        req.on('error', () => reject(new ClientGone()));
+        req.on('close', () => req.complete || reject(new ClientGone()));
+        req.on('end', () => {
+            if (size > BODY_LIMIT_BYTES) {
+                reject(new HttpError(413, 'payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`));
+            }
+            else {
+                resolve(Buffer.concat(chunks).toString('utf8'));
+            }
+        });
+    });
+}
+const isStream = (body) => typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
+/** JSON, plain text for a string (the checkpoint, the public key), or JSON in pieces. */
+async function send(res, answer, signal) {
+    const { status, body, headers } = answer;
+    if (isStream(body)) {
+        res.writeHead(status, {
+            'content-type': 'application/json',
+            'cache-control': 'no-store',
+            ...headers,
+        });
+        const gone = signal?.();
+        for await (const piece of body) {
+            if (gone?.aborted)
+                return;
+            if (!res.write(piece))
+                await drainedOrClosed(res);
+        }
+        res.end();
+        return;
+    }
+    const plain = typeof body === 'string';
+    const text = plain ? body : JSON.stringify(body);
+    res.writeHead(status, {
+        'content-type': plain ? 'text/plain; charset=utf-8' : 'application/json',
+        // Every API answer: keyed ones carry holders, queues and the ledger, never for a cache.
+        'cache-control': 'no-store',
+        'content-length': Buffer.byteLength(text),
+        ...headers,
+    });
+    res.end(text);
+}
+/** Resolves on the first of drain or close, leaving no listener behind for the next wait. */
+function drainedOrClosed(res) {
+    return new Promise((resolve) => {
+        const done = () => {
+            res.off('drain', done).off('close', done);
+            resolve();
+        };
+        res.on('drain', done).on('close', done);
+    });
+}
+/** A path from the wire, made safe for one log line. */
+const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
+
+// EXTERNAL MODULE: ./src/fs/processes.ts
+var processes = __webpack_require__(5810);
+// EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
+var settings = __webpack_require__(3808);
+// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
+var client = __webpack_require__(1869);
+;// CONCATENATED MODULE: ./src/kernel/auth/file.ts
+
+/** Policy and keys files are small; anything bigger is a mistake. */
+const MAX_FILE_BYTES = 1024 * 1024;
+/** A policy or keys file that cannot be used: the message names the file, the line or the entry. */
+class AuthFileError extends Error {
+}
+/** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */
+function readJsonFile(file, schema, describe) {
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(file, 'utf8');
+    }
+    catch (error) {
+        throw new AuthFileError(`Cannot read ${file}: ${error.message}`);
+    }
+    if (text.length > MAX_FILE_BYTES)
+        throw new AuthFileError(`${file} is over ${MAX_FILE_BYTES} bytes.`);
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch (error) {
+        throw new AuthFileError(`${file}: ${syntaxError(text, error.message)}`);
+    }
+    const parsed = schema.safeParse(raw);
+    if (parsed.success)
+        return parsed.data;
+    const issue = parsed.error.issues[0];
+    const path = issue?.path ?? [];
+    throw new AuthFileError(`${file}: ${describe(path, raw)}: ${issue?.message ?? 'invalid'}.`);
+}
+/** "line 3, column 7: …" from JSON.parse's "at position N" (Node 20 and 24 both say it). */
+function syntaxError(text, message) {
+    const at = /position (\d+)/.exec(message);
+    const first = message.split('\n')[0] ?? message;
+    if (!at)
+        return `not valid JSON (${first})`;
+    const before = text.slice(0, Number(at[1]));
+    const line = before.split('\n').length;
+    const column = before.length - before.lastIndexOf('\n');
+    return `line ${line}, column ${column}: not valid JSON (${first.replace(/ in JSON at position \d+.*$/, '')})`;
+}
+/** `rules[1] ("production") → claims.ref` for a zod path into a list of named entries. */
+function entryPath(list, entries, path) {
+    const [top, index, ...rest] = path;
+    if (top !== list || typeof index !== 'number')
+        return path.length ? path.join('.') : 'the file';
+    const entry = Array.isArray(entries)
+        ? entries[index]
+        : undefined;
+    const name = typeof entry?.name === 'string' ? ` ("${entry.name.slice(0, 60)}")` : '';
+    return `${list}[${index}]${name}${rest.length ? ` ${rest.join('.')}` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/glob.ts
+/**
+ * The patterns of policy and keys files: `*` any run of characters (slashes and
+ * colons included), `?` exactly one; everything else is itself. Anchored.
+ */
+function globToRegExp(pattern) {
+    let source = '';
+    for (const char of pattern) {
+        if (char === '*')
+            source += '.*';
+        else if (char === '?')
+            source += '.';
+        else
+            source += char.replace(/[.+^${}()|[\]\\/-]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`, 's');
+}
+/** True when any of the patterns matches. */
+function anyOf(patterns) {
+    const compiled = patterns.map(globToRegExp);
+    return (value) => compiled.some((re) => re.test(value));
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/keys.ts
+
+
+
+
+/**
+ * The scoped keys file (`--keys FILE`, JSON), for callers that are not GitHub
+ * jobs (other CI systems, people): each key, stored as the SHA-256 of its text
+ * (never the key), may act only as DIDs matching `actors` and lease only
+ * resources matching `resources` (globs: `*`, `?`).
+ *
+ *   { "keys": [ { "name": "jenkins", "sha256": "<64 hex digits>",
+ *                 "actors": ["did:web:ci.example.com:jenkins:*"],
+ *                 "resources": ["lock:deploy/staging"] } ] }
+ */
+const pattern = schemas/* string */.YjP().min(1).max(500);
+const keySchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().min(1).max(200),
+    sha256: schemas/* string */.YjP().regex(/^[0-9a-fA-F]{64}$/, 'expected the SHA-256 of the key as 64 hex digits'),
+    actors: schemas/* array */.YOg(pattern).min(1).max(100),
+    resources: schemas/* array */.YOg(pattern).min(1).max(100),
+});
+const keysSchema = schemas/* strictObject */.rej({ keys: schemas/* array */.YOg(keySchema).min(1).max(10_000) });
+/** The hash a keys file stores: `printf %s "$KEY" | sha256sum`. */
+const keyHash = (key) => (0,external_node_crypto_.createHash)('sha256').update(key, 'utf8').digest('hex');
+function readScopedKeys(file) {
+    const data = readJsonFile(file, keysSchema, (path, raw) => entryPath('keys', raw?.keys, path));
+    const byHash = new Map();
+    data.keys.forEach((entry, index) => {
+        const hash = entry.sha256.toLowerCase();
+        const earlier = byHash.get(hash);
+        if (earlier) {
+            throw new AuthFileError(`${file}: keys[${index}] ("${entry.name}") has the same key as "${earlier.name}".`);
+        }
+        byHash.set(hash, {
+            name: entry.name,
+            actors: anyOf(entry.actors),
+            resources: anyOf(entry.resources),
+            actorPatterns: entry.actors,
+            resourcePatterns: entry.resources,
+        });
+    });
+    return {
+        size: byHash.size,
+        // A lookup by the key's hash: what the timing of a Map lookup could reveal is about the hash, not the key.
+        find: (key) => (key ? byHash.get(keyHash(key)) : undefined),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/policy.ts
+
+
+
+
+/**
+ * The policy file (`--policy FILE`, JSON): which OIDC token claims may lease
+ * which resources. A resource may be leased when some rule whose `resources`
+ * match it has every one of its `claims` matched by the token; a resource no
+ * rule names is refused. Patterns are globs (`*`, `?`).
+ *
+ *   { "rules": [ { "name": "production from main",
+ *                  "resources": ["lock:deploy/production"],
+ *                  "claims": { "repository": "acme/shop", "ref": "refs/heads/main",
+ *                              "environment": "production" } } ] }
+ */
+/** The claims of GitHub's tokens a rule may test; anything else is a typo, refused at start. */
+const POLICY_CLAIMS = [
+    'sub',
+    'repository',
+    'repository_owner',
+    'repository_id',
+    'repository_owner_id',
+    'repository_visibility',
+    'ref',
+    'ref_type',
+    'ref_protected',
+    'environment',
+    'job_workflow_ref',
+    'workflow_ref',
+    'workflow',
+    'event_name',
+    'actor',
+    'actor_id',
+    'runner_environment',
+    'base_ref',
+    'head_ref',
+];
+const patterns = schemas/* union */.KCZ([
+    schemas/* string */.YjP().min(1).max(500),
+    schemas/* array */.YOg(schemas/* string */.YjP().min(1).max(500)).min(1).max(100),
+]);
+const claimsSchema = schemas/* partialRecord */.jgl(schemas/* enum */.k5n(POLICY_CLAIMS), patterns);
+const ruleSchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().min(1).max(200),
+    resources: schemas/* array */.YOg(schemas/* string */.YjP().min(1).max(500)).min(1).max(100),
+    claims: claimsSchema.refine((c) => Object.keys(c).length > 0, 'a rule needs at least one claim'),
+});
+const policySchema = schemas/* strictObject */.rej({ rules: schemas/* array */.YOg(ruleSchema).min(1).max(1_000) });
+const list = (value) => (typeof value === 'string' ? [value] : value);
+function readPolicy(file) {
+    const data = readJsonFile(file, policySchema, (path, raw) => entryPath('rules', raw?.rules, path));
+    return compilePolicy(data);
+}
+function compilePolicy(data) {
+    const rules = data.rules.map((rule, index) => ({
+        name: rule.name,
+        index,
+        resources: anyOf(rule.resources),
+        claims: Object.entries(rule.claims).map(([claim, value]) => ({
+            claim,
+            shown: list(value).join(' or '),
+            match: anyOf(list(value)),
+        })),
+    }));
+    return {
+        rules: rules.length,
+        check(claims, resource) {
+            let refusedBy;
+            for (const rule of rules) {
+                if (!rule.resources(resource))
+                    continue;
+                const failed = rule.claims.find((c) => !c.match(claimText(claims[c.claim])));
+                if (!failed)
+                    return;
+                refusedBy ??= { rule, claim: failed.claim, shown: failed.shown };
+            }
+            if (!refusedBy) {
+                throw new refusal/* AuthRefusal */.N(403, 'not_allowed', `No rule of the kernel's policy lets anyone lease ${resource}.`);
+            }
+            const { rule, claim, shown } = refusedBy;
+            const has = claimText(claims[claim]);
+            throw new refusal/* AuthRefusal */.N(403, 'not_allowed', `Policy rule ${rule.index + 1} ("${rule.name}") lets ${resource} be leased only with ${claim} ${shown}; this token has ${claim} ${has ? JSON.stringify(has.slice(0, 200)) : '(none)'}.`);
+        },
+    };
+}
+/** A claim as text for matching; absent or non-scalar claims match nothing but `*`. */
+function claimText(value) {
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : '';
+}
+
+// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
+var cli_options = __webpack_require__(9092);
+;// CONCATENATED MODULE: ./src/cli/kernel-auth.ts
+
+
+
+
+
+
+
+/** The kernel's credential flags; see docs/kernel.md. */
+const AUTH_OPTIONS = {
+    'oidc-issuer': { type: 'string' },
+    'oidc-audience': { type: 'string' },
+    'oidc-did-host': { type: 'string' },
+    policy: { type: 'string' },
+    keys: { type: 'string' },
+};
+/** Flags → the kernel's authorizer, every file read and checked before it listens. */
+async function kernelAuth(values, key) {
+    const audience = values['oidc-audience'];
+    const oidcOn = audience !== undefined;
+    if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
+        throw new cli_options/* UsageError */.eb('--oidc-issuer, --oidc-did-host and --policy need --oidc-audience AUD (the audience the jobs ask their tokens for, e.g. lease-gate).');
+    }
+    if (key && (oidcOn || values.keys)) {
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_KERNEL_KEY makes everyone who has it trusted to be anyone, which --oidc-audience and --keys exist to prevent: unset it, and give such callers a scoped key in the keys file instead.');
+    }
+    if (oidcOn && !values.policy) {
+        throw new cli_options/* UsageError */.eb('--oidc-audience needs --policy FILE: any GitHub repository can ask for a token with that audience, so the policy says which may lease what.');
+    }
+    if (oidcOn && !/^[\x21-\x7e]{1,200}$/.test(audience)) {
+        throw new cli_options/* UsageError */.eb(`Invalid --oidc-audience '${audience.slice(0, 80)}'. Expected 1 to 200 printable characters.`);
+    }
+    try {
+        const keys = values.keys ? readScopedKeys(values.keys) : undefined;
+        const policy = values.policy ? readPolicy(values.policy) : undefined;
+        let http;
+        let oidc;
+        const parts = [];
+        if (keys)
+            parts.push(`${keys.size} scoped key(s) from ${values.keys}`);
+        if (oidcOn && policy) {
+            // jose only when OIDC is on: it costs ~90 ms of CPU to load, which a dry run's kernel need not pay.
+            const { GITHUB_ISSUER, createOidcVerifier } = await __webpack_require__.e(/* import() */ 329).then(__webpack_require__.bind(__webpack_require__, 329));
+            const issuer = values['oidc-issuer'] ?? GITHUB_ISSUER;
+            http = (0,client/* createHttpClient */.u)();
+            let verifier;
+            try {
+                verifier = createOidcVerifier({ issuer, audience, http });
+            }
+            catch (error) {
+                throw new cli_options/* UsageError */.eb(`Invalid --oidc-issuer: ${error.message}.`);
+            }
+            const didHost = values['oidc-did-host'] ?? defaultDidHost(verifier.issuer);
+            if (!/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
+                throw new cli_options/* UsageError */.eb(`Invalid --oidc-did-host '${didHost.slice(0, 80)}'. Expected a host name such as github.com.`);
+            }
+            oidc = { verifier, didHost, policy };
+            parts.push(`OIDC tokens from ${verifier.issuer} for audience ${audience} (DIDs under did:web:${didHost}:…), policy of ${policy.rules} rule(s) from ${values.policy}`);
+        }
+        return {
+            auth: createAuthorizer({ key, keys, oidc }),
+            summary: parts.length ? `credentials: ${parts.join('; ')}` : '',
+            close: async () => {
+                await http?.close();
+            },
+        };
+    }
+    catch (error) {
+        if (error instanceof AuthFileError)
+            throw new cli_options/* UsageError */.eb(error.message);
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kernel/notify.ts
+
+
+
+
+/** A queue this long per URL drops the oldest news (counted) rather than grow without end. */
+const MAX_QUEUED = 10_000;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 30_000;
+const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
+const KEPT_FAILURES = 20;
+const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
+class NotifyError extends Error {
+    name = 'NotifyError';
+}
+/** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
+function checkNotifyUrl(raw) {
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        throw new NotifyError(`Invalid --notify '${raw.slice(0, 200)}': expected an https: URL.`);
+    }
+    const secure = url.protocol === 'https:';
+    const loopback = url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(url.hostname);
+    if (!(secure || loopback) || url.username || url.password) {
+        throw new NotifyError(`Invalid --notify '${url.origin}': expected an https: URL without credentials (plain http: only to loopback).`);
+    }
+    return url.href;
+}
+function readNotifySecret(file) {
+    let secret;
+    try {
+        secret = (0,external_node_fs_.readFileSync)(file, 'utf8').trim();
+    }
+    catch (error) {
+        throw new NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
+    }
+    if (secret.length < 16) {
+        throw new NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
+    }
+    return secret;
+}
+/** GitHub's webhook signature of a body. */
+const signBody = (secret, body) => `sha256=${(0,external_node_crypto_.createHmac)('sha256', secret).update(body).digest('hex')}`;
+/** The words a chat webhook shows. Plane-supplied text stays on one line. */
+function notificationText(n) {
+    // eslint-disable-next-line no-control-regex -- control characters never reach a chat message
+    const line = (s) => s.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 300);
+    const who = line(n.agent);
+    const why = n.reason ? `: ${line(n.reason)}` : '';
+    switch (n.kind) {
+        case 'grant':
+            return `${n.resource} granted to ${who} (fence ${n.fence ?? '?'})`;
+        case 'release':
+            return `${n.resource} released by ${who}`;
+        case 'lapse':
+            return `${n.resource} lapsed: ${who} stopped renewing it`;
+        case 'revoke':
+            return `${n.resource} revoked from ${who} by an operator${why}`;
+        case 'freeze':
+            return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
+        case 'unfreeze':
+            return `${n.resource} unfrozen${why}`;
+    }
+}
+function notificationOf(event) {
+    if (!KINDS.has(event.kind))
+        return undefined;
+    const base = {
+        kind: event.kind,
+        resource: event.resource,
+        agent: event.actorDid,
+        atMs: event.atMs,
+    };
+    if (event.leaseId)
+        Object.assign(base, { leaseId: event.leaseId, fence: event.fence });
+    if (event.reason !== undefined)
+        base.reason = event.reason;
+    if (event.kind === 'freeze' && event.expiresAtMs !== undefined)
+        base.until = event.expiresAtMs;
+    return { id: (0,external_node_crypto_.randomUUID)(), ...base, text: notificationText(base) };
+}
+/** One URL's deliveries: a FIFO per resource, each drained by one loop. */
+class Target {
+    url;
+    lanes = new Map();
+    queued = 0;
+    dropped = 0;
+    constructor(url) {
+        this.url = url;
+    }
+}
+class Notifier {
+    options;
+    targets;
+    http;
+    ownHttp;
+    retryForMs;
+    now;
+    failures = [];
+    running = new Set();
+    stop = new AbortController();
+    delivered = 0;
+    failedCount = 0;
+    /** Delivery latencies (ms from queue to 2xx), for the bench. */
+    latencies = [];
+    constructor(options) {
+        this.options = options;
+        this.targets = options.urls.map((url) => new Target(checkNotifyUrl(url)));
+        this.ownHttp = options.http === undefined;
+        this.http = options.http ?? (0,client/* createHttpClient */.u)({ headersTimeoutMs: 10_000 });
+        this.retryForMs = options.retryForMs ?? DEFAULT_RETRY_FOR_MS;
+        this.now = options.now ?? (() => performance.now());
+    }
+    /** Subscribes to the service's durable changes; returns what `/readyz` shows. */
+    attach(service) {
+        service.onChange((_resource, event) => this.push(event));
+        return { health: () => ({ notifications: this.health() }) };
+    }
+    /** Queues a change (called after its commit): no I/O here, nothing awaited. */
+    push(event) {
+        const notification = notificationOf(event);
+        if (!notification || this.stop.signal.aborted)
+            return;
+        const body = JSON.stringify(notification);
+        for (const target of this.targets) {
+            if (target.queued >= MAX_QUEUED) {
+                target.dropped += 1;
+                continue;
+            }
+            const lane = target.lanes.get(notification.resource);
+            const item = { notification, body, queuedAt: this.now() };
+            target.queued += 1;
+            if (lane) {
+                lane.push(item);
+                continue;
+            }
+            target.lanes.set(notification.resource, [item]);
+            const run = this.drain(target, notification.resource).finally(() => this.running.delete(run));
+            this.running.add(run);
+        }
+    }
+    health() {
+        const pending = this.targets.reduce((n, t) => n + t.queued, 0);
+        const dropped = this.targets.reduce((n, t) => n + t.dropped, 0);
+        return {
+            ok: this.failedCount === 0 && dropped === 0,
+            delivered: this.delivered,
+            pending,
+            failed: this.failedCount,
+            dropped,
+            recentFailures: [...this.failures],
+        };
+    }
+    /** Stops retrying, lets deliveries in flight end (or waits `graceMs`), closes the client. */
+    async close(graceMs = 2_000) {
+        const idle = Promise.all([...this.running]);
+        await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+        this.stop.abort();
+        await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, 500).unref())]);
+        if (this.ownHttp)
+            await this.http.close();
+    }
+    /** Until a resource's lane is empty, delivers its head (with retries) and moves on. */
+    async drain(target, resource) {
+        const lane = target.lanes.get(resource);
+        while (lane.length > 0) {
+            const item = lane[0];
+            await this.deliver(target, item);
+            lane.shift();
+            target.queued -= 1;
+        }
+        target.lanes.delete(resource);
+    }
+    async deliver(target, item) {
+        const { notification, body } = item;
+        const headers = {
+            'content-type': 'application/json',
+            'user-agent': 'lease-gate-kernel',
+            'x-hub-signature-256': signBody(this.options.secret, body),
+            'x-lease-gate-delivery': notification.id,
+            'x-lease-gate-event': notification.kind,
+        };
+        const giveUpAt = this.now() + this.retryForMs;
+        let wait = FIRST_RETRY_MS;
+        let lastError = '';
+        for (let attempt = 1; attempt <= 1_000; attempt += 1) {
+            if (this.stop.signal.aborted)
+                break;
+            try {
+                const answer = await this.http.send({
+                    method: 'POST',
+                    url: target.url,
+                    headers,
+                    body,
+                    signal: this.stop.signal,
+                });
+                if (answer.status >= 200 && answer.status < 300) {
+                    this.delivered += 1;
+                    if (this.latencies.length < 100_000)
+                        this.latencies.push(this.now() - item.queuedAt);
+                    return;
+                }
+                lastError = `HTTP ${answer.status}`;
+                // A 4xx other than 408 and 429 will not change by asking again.
+                if (answer.status < 500 && answer.status !== 408 && answer.status !== 429)
+                    break;
+            }
+            catch (error) {
+                lastError = error.message;
+            }
+            if (this.now() + wait > giveUpAt)
+                break;
+            await (this.options.sleep ?? sleep)(wait, this.stop.signal);
+            wait = Math.min(MAX_RETRY_MS, wait * 2);
+        }
+        this.failedCount += 1;
+        const failure = {
+            id: notification.id,
+            url: new URL(target.url).origin,
+            kind: notification.kind,
+            resource: notification.resource,
+            error: lastError.slice(0, 300),
+            atMs: Date.now(),
+        };
+        this.failures.push(failure);
+        if (this.failures.length > KEPT_FAILURES)
+            this.failures.shift();
+        this.options.log?.(`kernel: gave up a ${notification.kind} notification on ${notification.resource} to ${failure.url}: ${failure.error}`);
+    }
+}
+function sleep(ms, signal) {
+    return new Promise((resolve) => {
+        if (signal.aborted)
+            return resolve();
+        const timer = setTimeout(done, ms);
+        function done() {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+    });
+}
+
+;// CONCATENATED MODULE: ./src/kernel/windows.ts
+
+class WindowsError extends Error {
+    name = 'WindowsError';
+}
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const MAX_DURATION_MS = 31 * DAY;
+const FIELDS = [
+    { name: 'minute', min: 0, max: 59 },
+    { name: 'hour', min: 0, max: 23 },
+    { name: 'day of month', min: 1, max: 31 },
+    { name: 'month', min: 1, max: 12 },
+    { name: 'day of week', min: 0, max: 7 },
+];
+class FreezeWindows {
+    windows;
+    constructor(windows) {
+        this.windows = windows;
+    }
+    static fromFile(file) {
+        let text;
+        try {
+            text = (0,external_node_fs_.readFileSync)(file, 'utf8');
+        }
+        catch (error) {
+            throw new WindowsError(`Cannot read the windows file ${file}: ${error.message}`);
+        }
+        return FreezeWindows.parse(text, file);
+    }
+    /** Checks every entry; the error names the file, the entry and the field. */
+    static parse(text, source = 'windows') {
+        let raw;
+        try {
+            raw = JSON.parse(text);
+        }
+        catch (error) {
+            throw new WindowsError(`${source}: not JSON (${error.message})`);
+        }
+        const list = raw?.windows;
+        if (!Array.isArray(list) || list.length > 100) {
+            throw new WindowsError(`${source}: expected {"windows": [ ... ]} with at most 100 entries`);
+        }
+        return new FreezeWindows(list.map((entry, i) => checkEntry(entry, `${source}: entry ${i + 1}`)));
+    }
+    get size() {
+        return this.windows.length;
+    }
+    /** The window in force on this resource at `now`, as a freeze (the one that ends last). */
+    activeFor(resource, now) {
+        let found;
+        for (const w of this.windows) {
+            if (!covers(w, resource))
+                continue;
+            const start = startInForce(w, now);
+            if (start === null)
+                continue;
+            const untilMs = start + w.durationMs;
+            if (!found || untilMs > (found.untilMs ?? 0)) {
+                found = {
+                    reason: `${w.reason} (window ${w.name})`,
+                    untilMs,
+                    by: `window:${w.name}`,
+                    atMs: start,
+                };
+            }
+        }
+        return found;
+    }
+    /** Every window, with whether it is in force and when it next starts, for the console. */
+    describe(now) {
+        return this.windows.map((w) => {
+            const start = startInForce(w, now);
+            return {
+                name: w.name,
+                schedule: w.schedule,
+                timeZone: w.timeZone,
+                durationMs: w.durationMs,
+                resources: w.resources,
+                reason: w.reason,
+                activeFromMs: start,
+                activeUntilMs: start === null ? null : start + w.durationMs,
+                nextStartMs: nextStart(w, now),
+            };
+        });
+    }
+}
+function checkEntry(entry, where) {
+    if (!entry || typeof entry !== 'object')
+        throw new WindowsError(`${where}: expected an object`);
+    const e = entry;
+    const text = (field, max) => {
+        const value = e[field];
+        if (typeof value !== 'string' || value.trim() === '' || value.length > max) {
+            throw new WindowsError(`${where}: ${field}: expected a string of 1 to ${max} characters`);
+        }
+        return value;
+    };
+    const name = text('name', 100);
+    const at = `${where} ("${name.replace(/[^\x20-\x7e]/g, '?')}")`;
+    const schedule = text('schedule', 200);
+    const parsed = parseSchedule(schedule, `${at}: schedule`);
+    const duration = text('duration', 20);
+    const durationMs = parseWindowDuration(duration);
+    if (durationMs === undefined) {
+        throw new WindowsError(`${at}: duration: expected a duration such as '90m', '4h' or '2d' (at most 31d), not '${duration.slice(0, 20)}'`);
+    }
+    const timeZone = text('timeZone', 100);
+    let format;
+    try {
+        format = new Intl.DateTimeFormat('en-US', {
+            timeZone,
+            hourCycle: 'h23',
+            weekday: 'short',
+            month: 'numeric',
+            day: 'numeric',
+            hour: 'numeric',
+            minute: 'numeric',
+        });
+    }
+    catch {
+        throw new WindowsError(`${at}: timeZone: expected an IANA time zone such as 'Europe/Berlin' or 'UTC', not '${timeZone.slice(0, 60)}'`);
+    }
+    const resources = e.resources;
+    if (!Array.isArray(resources) ||
+        resources.length === 0 ||
+        resources.length > 100 ||
+        !resources.every((r) => typeof r === 'string' && /^[\x21-\x7e]{1,256}$/.test(r))) {
+        throw new WindowsError(`${at}: resources: expected 1 to 100 resource names (printable, no spaces; a trailing * matches a prefix)`);
+    }
+    const reason = text('reason', 1_000);
+    return {
+        name,
+        schedule,
+        duration,
+        durationMs,
+        timeZone,
+        resources: resources,
+        reason,
+        parsed,
+        fields: zonedFields(format),
+    };
+}
+function parseWindowDuration(raw) {
+    const match = /^(\d+)(m|h|d)$/.exec(raw.trim());
+    if (!match)
+        return undefined;
+    const ms = Number(match[1]) * { m: MINUTE, h: 60 * MINUTE, d: DAY }[match[2]];
+    return ms > 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+function parseSchedule(schedule, where) {
+    const parts = schedule.trim().split(/\s+/);
+    if (parts.length !== 5) {
+        throw new WindowsError(`${where}: expected five fields (minute hour day-of-month month day-of-week), as '0 18 * * 5'`);
+    }
+    const sets = parts.map((part, i) => parseField(part, FIELDS[i], where));
+    const weekdays = new Set([...sets[4]].map((d) => d % 7));
+    return {
+        minutes: sets[0],
+        hours: sets[1],
+        days: sets[2],
+        months: sets[3],
+        weekdays,
+        dayOr: parts[2] !== '*' && parts[4] !== '*',
+    };
+}
+function parseField(part, field, where) {
+    const values = new Set();
+    for (const item of part.split(',')) {
+        const match = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(item);
+        const bad = () => new WindowsError(`${where}: ${field.name} '${item.slice(0, 20)}': expected *, a number from ${field.min} to ${field.max}, a range a-b, a list a,b or a step */n`);
+        if (!match)
+            throw bad();
+        const from = match[1] === '*' ? field.min : Number(match[2]);
+        const to = match[1] === '*' ? field.max : match[3] !== undefined ? Number(match[3]) : from;
+        const step = match[4] !== undefined ? Number(match[4]) : 1;
+        if (from < field.min || to > field.max || from > to || step < 1)
+            throw bad();
+        for (let v = from; v <= to; v += step)
+            values.add(v);
+    }
+    return values;
+}
+function zonedFields(format) {
+    const WEEKDAYS = {
+        Sun: 0,
+        Mon: 1,
+        Tue: 2,
+        Wed: 3,
+        Thu: 4,
+        Fri: 5,
+        Sat: 6,
+    };
+    return (ms) => {
+        const f = {};
+        for (const p of format.formatToParts(ms))
+            f[p.type] = p.value;
+        return {
+            minute: Number(f.minute),
+            hour: Number(f.hour) % 24,
+            day: Number(f.day),
+            month: Number(f.month),
+            weekday: WEEKDAYS[f.weekday ?? ''] ?? 0,
+        };
+    };
+}
+function dayMatches(s, f) {
+    if (!s.months.has(f.month))
+        return false;
+    if (s.dayOr)
+        return s.days.has(f.day) || s.weekdays.has(f.weekday);
+    return s.days.has(f.day) && s.weekdays.has(f.weekday);
+}
+const covers = (w, resource) => w.resources.some((r) => (r.endsWith('*') ? resource.startsWith(r.slice(0, -1)) : r === resource));
+/**
+ * The latest scheduled start in (now - duration, now], or null. Walks back from
+ * now a day, an hour or a minute at a time (whichever field fails), so a window
+ * costs at most a few thousand steps, once a minute (cached).
+ */
+function startInForce(w, now) {
+    const minute = Math.floor(now / MINUTE);
+    if (w.cache?.minute === minute)
+        return w.cache.start;
+    let t = minute * MINUTE;
+    let start = null;
+    for (let steps = 0; t > now - w.durationMs && steps < 20_000; steps += 1) {
+        const f = w.fields(t);
+        if (!dayMatches(w.parsed, f))
+            t -= (f.hour * 60 + f.minute + 1) * MINUTE;
+        else if (!w.parsed.hours.has(f.hour))
+            t -= (f.minute + 1) * MINUTE;
+        else if (!w.parsed.minutes.has(f.minute))
+            t -= MINUTE;
+        else {
+            start = t;
+            break;
+        }
+    }
+    w.cache = { minute, start };
+    return start;
+}
+/** The next start after now, walking forward the same way, within a year. */
+function nextStart(w, now) {
+    let t = (Math.floor(now / MINUTE) + 1) * MINUTE;
+    const end = now + 366 * DAY;
+    for (let steps = 0; t <= end && steps < 50_000; steps += 1) {
+        const f = w.fields(t);
+        if (!dayMatches(w.parsed, f))
+            t += (24 * 60 - f.hour * 60 - f.minute) * MINUTE;
+        else if (!w.parsed.hours.has(f.hour))
+            t += (60 - f.minute) * MINUTE;
+        else if (!w.parsed.minutes.has(f.minute))
+            t += MINUTE;
+        else
+            return t;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/cli/kernel-postgres.ts
+
+
+const STORE_OPTIONS = {
+    store: { type: 'string' },
+    schema: { type: 'string' },
+    'pool-size': { type: 'string' },
+};
+const STORE_FORM = "'memory', 'postgres' (the URL from DATABASE_URL) or a postgres://user@host:5432/db URL";
+/**
+ * The PostgreSQL settings from `--store`, `--schema` and `--pool-size`, or
+ * undefined for the in-process stores. DATABASE_URL is read only when asked
+ * for (`--store postgres`), so a job that happens to set it keeps a local kernel.
+ */
+function postgresFrom(values, env) {
+    const store = values.store ?? 'memory';
+    if (store === 'memory') {
+        if (values.schema !== undefined || values['pool-size'] !== undefined)
+            throw new cli_options/* UsageError */.eb('--schema and --pool-size go with --store postgres.');
+        return undefined;
+    }
+    let url = store;
+    if (store === 'postgres') {
+        url = env.DATABASE_URL ?? '';
+        if (!url)
+            throw new cli_options/* UsageError */.eb('--store postgres reads its URL from DATABASE_URL, which is not set.');
+    }
+    if (!/^postgres(ql)?:\/\//.test(url))
+        throw new cli_options/* UsageError */.eb(`Invalid --store. Expected ${STORE_FORM}.`);
+    const schema = values.schema ?? env.LEASE_GATE_PG_SCHEMA ?? 'public';
+    if (!settings/* SCHEMA_PATTERN */.f_.test(schema))
+        throw new cli_options/* UsageError */.eb(`Invalid --schema '${schema}'. Expected ${settings/* SCHEMA_FORM */.B4}.`);
+    const size = values['pool-size'] ?? '10';
+    if (!/^\d{1,3}$/.test(size) || Number(size) < 2 || Number(size) > 100)
+        throw new cli_options/* UsageError */.eb(`Invalid --pool-size '${size}'. Expected a whole number from 2 to 100.`);
+    return { url, schema, poolSize: Number(size) };
+}
+/** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
+async function openPostgres(options, rest) {
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(386)]).then(__webpack_require__.bind(__webpack_require__, 2386));
+    return PostgresService.open({ ...options, ...rest });
+}
+/** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
+async function migrateCommand(args, io, env) {
+    const { values } = (0,cli_options/* parse */.qg)(args, STORE_OPTIONS);
+    const options = postgresFrom(values, env);
+    if (!options)
+        throw new cli_options/* UsageError */.eb(`kernel migrate needs --store. Expected ${STORE_FORM}.`);
+    const { migrateDatabase } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(996)]).then(__webpack_require__.bind(__webpack_require__, 5996));
+    const applied = await migrateDatabase(options);
+    io.out(applied.length
+        ? `migrated schema ${options.schema} to version ${applied.at(-1)} (applied ${applied.join(', ')})`
+        : `schema ${options.schema} is current`);
+    return cli_options/* EXIT */.dc.done;
+}
+
+;// CONCATENATED MODULE: ./src/cli/kernel-command.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
+async function kernel(args, io, env) {
+    if (args[0] === 'migrate')
+        return migrateCommand(args.slice(1), io, env);
+    const { values } = (0,cli_options/* parse */.qg)(args, {
+        ...STORE_OPTIONS,
+        ...AUTH_OPTIONS,
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: '8787' },
+        'ttl-ms': { type: 'string', default: '30000' },
+        'lock-delay-ms': { type: 'string' },
+        state: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+        'exit-with-pid': { type: 'string', default: '0' },
+        'signing-key': { type: 'string' },
+        ledger: { type: 'string' },
+        'public-url': { type: 'string', multiple: true, default: [] },
+        windows: { type: 'string' },
+        notify: { type: 'string', multiple: true },
+        'notify-secret-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+    });
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65_535) {
+        throw new cli_options/* UsageError */.eb(`Invalid --port '${values.port}'. Expected a port number from 0 to 65535 (0 picks a free one).`);
+    }
+    const ttlMs = Number(values['ttl-ms']);
+    if (!/^\d+$/.test(values['ttl-ms']) || ttlMs < 100 || ttlMs > 3_600_000) {
+        throw new cli_options/* UsageError */.eb(`Invalid --ttl-ms '${values['ttl-ms']}'. Expected milliseconds from 100 to 3600000.`);
+    }
+    const lockDelayMs = parseLockDelay(values['lock-delay-ms'], ttlMs);
+    const publicUrls = values['public-url'];
+    for (const url of publicUrls) {
+        if (!parsePublicUrl(url))
+            throw new cli_options/* UsageError */.eb(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
+    }
+    const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+    const host = values.host.replace(/^\[(.*)\]$/, '$1');
+    if (!(0,plane_url/* isLoopbackHost */.c)(host) && !key && !values.keys && !values['oidc-audience']) {
+        throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
+    }
+    const credentials = await kernelAuth(values, key);
+    const postgres = postgresFrom(values, env);
+    if (postgres && (values.state || values.ledger))
+        throw new cli_options/* UsageError */.eb('--store postgres keeps the log in the database: drop --state and --ledger.');
+    if (postgres && !values['signing-key'])
+        throw new cli_options/* UsageError */.eb('--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.');
+    // The log is the kernel's one durable record; --state names where it lives.
+    const logFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
+    const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile, values.state) : (0,kernel_store/* memoryStore */.LK)();
+    const log = (events) => {
+        if (values.quiet)
+            return;
+        for (const e of events) {
+            if (e.kind === 'renew')
+                continue;
+            io.out(`${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`);
+        }
+    };
+    const windows = values.windows ? loadWindows(values.windows) : undefined;
+    const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], io);
+    const window = windows && ((r, now) => windows.activeFor(r, now));
+    const ledger = new Ledger(readSigningKey(values['signing-key']));
+    const service = postgres
+        ? await openPostgres(postgres, {
+            ledger,
+            ttlMs,
+            lockDelayMs,
+            window,
+            onEvents: log,
+            log: (line) => io.err(line),
+        })
+        : undefined;
+    const running = await startKernelServer({
+        service,
+        ledger,
+        table: new ResourceTable({ ttlMs, lockDelayMs, window }),
+        windows,
+        onService: notifier && ((service) => notifier.attach(service)),
+        store,
+        key,
+        auth: credentials.auth,
+        adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+        host,
+        port,
+        publicUrls,
+        onEvents: log,
+        log: (line) => io.err(line),
+    });
+    const stopped = new Promise((resolve) => {
+        process.once('SIGINT', resolve).once('SIGTERM', resolve);
+        // A dry run's kernel goes when the job that started it goes.
+        const parent = Number(values['exit-with-pid']);
+        if (parent > 0)
+            setInterval(() => (0,processes/* isAlive */._)(parent) || resolve(), 2_000).unref();
+    });
+    io.out(`lease-gate kernel listening on ${running.url}`);
+    if (running.warning)
+        io.err(`warning: ${running.warning}`);
+    if (credentials.summary && !values.quiet)
+        io.out(credentials.summary);
+    if (postgres && !values.quiet)
+        io.out(`store: PostgreSQL ${(0,settings/* redactUrl */.BO)(postgres.url)}, schema ${postgres.schema}`);
+    if (!values['signing-key'] && !values.quiet) {
+        io.out(`ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`);
+    }
+    if (windows && !values.quiet)
+        io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+    await stopped;
+    await running.close();
+    await credentials.close();
+    await notifier?.close();
+    return cli_options/* EXIT */.dc.done;
+}
+/** `--lock-delay-ms`: 0 (none) up to a lease lifetime; one renewal interval plus grace by default. */
+function parseLockDelay(raw, ttlMs) {
+    if (raw === undefined)
+        return (0,rules/* defaultLockDelayMs */.m_)(ttlMs);
+    const ms = Number(raw);
+    if (!/^\d{1,10}$/.test(raw) || ms > ttlMs) {
+        throw new cli_options/* UsageError */.eb(`Invalid --lock-delay-ms '${raw}'. Expected milliseconds from 0 to the lease lifetime (--ttl-ms, ${ttlMs}).`);
+    }
+    return ms;
+}
+function loadWindows(file) {
+    try {
+        return FreezeWindows.fromFile(file);
+    }
+    catch (error) {
+        if (error instanceof WindowsError)
+            throw new cli_options/* UsageError */.eb(error.message);
+        throw error;
+    }
+}
+function notifierFrom(urls, secretFile, io) {
+    if (urls.length === 0) {
+        if (secretFile)
+            throw new cli_options/* UsageError */.eb('--notify-secret-file needs at least one --notify URL.');
+        return undefined;
+    }
+    if (!secretFile) {
+        throw new cli_options/* UsageError */.eb('--notify needs --notify-secret-file FILE: every delivery is signed.');
+    }
+    try {
+        return new Notifier({
+            urls,
+            secret: readNotifySecret(secretFile),
+            log: (line) => io.err(line),
+        });
+    }
+    catch (error) {
+        if (error instanceof NotifyError)
+            throw new cli_options/* UsageError */.eb(error.message);
+        throw error;
+    }
+}
+/** A key file, or one made for this run (its checkpoints then mean something only while it runs). */
+function readSigningKey(file) {
+    if (!file)
+        return (0,external_node_crypto_.generateKeyPairSync)('ed25519').privateKey;
+    let key;
+    try {
+        key = (0,external_node_crypto_.createPrivateKey)((0,external_node_fs_.readFileSync)(file, 'utf8'));
+    }
+    catch (error) {
+        throw new cli_options/* UsageError */.eb(`Cannot read the signing key ${file}: ${error.message}`);
+    }
+    if (key.asymmetricKeyType !== 'ed25519')
+        throw new cli_options/* UsageError */.eb(`The signing key ${file} is not an Ed25519 key.`);
+    return key;
+}
+
+
+/***/ }),
+
+/***/ 5810:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   _: () => (/* binding */ isAlive),
+/* harmony export */   x: () => (/* binding */ groupAlive)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
+function isAlive(pid) {
+    try {
+        process.kill(pid, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    try {
+        return !/^\d+ \(.*\) Z/.test((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8'));
+    }
+    catch {
+        return true;
+    }
+}
+/**
+ * True while any process of the group runs; zombies count as gone (an
+ * orphan's zombie waits for an init that may reap it seconds later, and it
+ * runs no code). Where /proc cannot be read, any member counts.
+ */
+function groupAlive(group) {
+    try {
+        process.kill(-group, 0);
+    }
+    catch (error) {
+        return error.code === 'EPERM';
+    }
+    let pids;
+    try {
+        pids = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readdirSync)('/proc').filter((name) => /^\d+$/.test(name));
+    }
+    catch {
+        return true;
+    }
+    for (const pid of pids) {
+        let stat;
+        try {
+            stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        }
+        catch {
+            continue; // gone meanwhile
+        }
+        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(pgrp) === group && state !== 'Z')
+            return true;
+    }
+    return false;
+}
+
+
+/***/ }),
+
+/***/ 2528:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   N: () => (/* binding */ AuthRefusal)
+/* harmony export */ });
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8549);
+
+/**
+ * A credential refused (401), a caller acting beyond its credential (403
+ * `not_your_did`, `not_allowed`), or an issuer that cannot be reached (503):
+ * answered `{ ok: false, reason, message }`.
+ */
+class AuthRefusal extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+    status;
+    reason;
+    name = 'AuthRefusal';
+    constructor(status, reason, message) {
+        super(message);
+        this.status = status;
+        this.reason = reason;
+    }
+}
+
+
+/***/ }),
+
+/***/ 4566:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   _C: () => (/* binding */ OVERVIEW_PAGE),
+/* harmony export */   bq: () => (/* binding */ overviewOf),
+/* harmony export */   h6: () => (/* binding */ overviewPage)
+/* harmony export */ });
+/** Every resource with a live lease, a reservation or waiters, as seen at `now`. */
+function overviewOf(states, now) {
+    const resources = [];
+    for (const s of states) {
+        const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
+        const queue = s.queue
+            .filter((w) => w.keepUntil >= now)
+            .map((w, position) => ({ actorDid: w.actorDid, position }));
+        const head = queue[0];
+        const reserved = !lease && head && s.reservedUntilMs > now
+            ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
+            : null;
+        const frozen = s.frozen && (s.frozen.untilMs === null || s.frozen.untilMs > now) ? s.frozen : undefined;
+        if (!lease && !reserved && queue.length === 0 && !frozen)
+            continue;
+        resources.push({
+            resource: s.resource,
+            lease: lease && {
+                id: lease.id,
+                holder: lease.holder,
+                expiresAtMs: lease.expiresAtMs,
+                fence: lease.fence,
+                grantedAtMs: lease.grantedAtMs,
+            },
+            reserved,
+            queue,
+            ...(frozen ? { frozen } : {}),
+        });
+    }
+    resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+    return { nowMs: now, resources };
+}
+/** Resources per page of the overview when the caller names no limit, and at most. */
+const OVERVIEW_PAGE = { default: 1_000, max: 5_000 };
+/**
+ * One page of the overview, in resource order: the resources after `after`
+ * (exclusive), at most `limit`. A page ends on a name, so a resource taken or
+ * freed between pages moves nothing else in or out of the next one.
+ */
+function overviewPage(overview, after, limit) {
+    const all = overview.resources;
+    let start = 0;
+    if (after !== undefined) {
+        // Sorted by resource: the first name past `after`, by binary search.
+        let high = all.length;
+        while (start < high) {
+            const mid = (start + high) >> 1;
+            if (all[mid].resource <= after)
+                start = mid + 1;
+            else
+                high = mid;
+        }
+    }
+    const resources = all.slice(start, start + limit);
+    const more = start + limit < all.length;
+    return { nowMs: overview.nowMs, resources, next: more ? resources.at(-1).resource : null };
+}
+
+
+/***/ }),
+
+/***/ 3808:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   B4: () => (/* binding */ SCHEMA_FORM),
+/* harmony export */   BO: () => (/* binding */ redactUrl),
+/* harmony export */   Lf: () => (/* binding */ DEFAULT_STATEMENT_TIMEOUT_MS),
+/* harmony export */   f_: () => (/* binding */ SCHEMA_PATTERN),
+/* harmony export */   od: () => (/* binding */ DEFAULT_CONNECT_TIMEOUT_MS),
+/* harmony export */   pP: () => (/* binding */ schemaOf),
+/* harmony export */   xl: () => (/* binding */ DEFAULT_POOL_SIZE)
+/* harmony export */ });
+/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5423);
+
+/** A schema name we put in search_path and in a NOTIFY channel: plain, short, unquoted. */
+const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
+const SCHEMA_FORM = 'a lower-case SQL name of at most 40 letters, digits and _';
+const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+function schemaOf(options) {
+    const schema = options.schema ?? 'public';
+    if (!SCHEMA_PATTERN.test(schema))
+        throw new _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`schema: expected ${SCHEMA_FORM}`);
+    return schema;
+}
+/** Hides the password of a connection string that is shown to a person. */
+function redactUrl(url) {
+    try {
+        const parsed = new URL(url);
+        if (parsed.password)
+            parsed.password = '***';
+        return parsed.toString();
+    }
+    catch {
+        return 'the PostgreSQL URL';
+    }
+}
+
+
+/***/ }),
+
+/***/ 9494:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  KT: () => (/* binding */ DEFAULT_TTL_MS),
+  i2: () => (/* binding */ NEXT_IN_LINE_WAIT_MS),
+  M$: () => (/* binding */ afterRestart),
+  LD: () => (/* binding */ decide),
+  m_: () => (/* binding */ defaultLockDelayMs),
+  p$: () => (/* binding */ emptyState),
+  xB: () => (/* binding */ isIdle),
+  Gg: () => (/* binding */ nextDeadline),
+  eZ: () => (/* binding */ replay)
+});
+
+// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, etaMs
+
+;// CONCATENATED MODULE: ./src/kernel/deploy-order.ts
+/**
+ * The rules of deploy order, pure (no I/O), called from `decide`:
+ *
+ * - **Superseding.** A waiter that asked with `queue: 'newest'` leaves the
+ *   queue when a newer run of its lane (same repository, workflow and ref)
+ *   starts waiting for the same resource; one that arrives while a newer run
+ *   of its lane already waits is turned away at once. "Newer" is a strictly
+ *   higher run number: GitHub numbers a workflow's runs in the order they
+ *   were triggered, whereas the time a run reaches the gate depends on
+ *   runners, earlier jobs and retries, so a clock would let a slow newer run
+ *   be pushed out by an older one. A rerun keeps its number (a higher
+ *   attempt), so it never supersedes nor is superseded by its own run. The
+ *   newer run joins at the back: lanes stay FIFO among themselves, and a
+ *   stream of pushes to one lane can only shorten another lane's wait.
+ *   A holder is never superseded.
+ * - **The last grant per repository.** Each grant answers the deploy of the
+ *   grant before it on this resource from the same repository (`previous`),
+ *   so the gate can refuse to roll back. A holder that gives the lease back
+ *   as outdated (it did not deploy) restores the one before, so a skipped
+ *   old run never becomes the commit later runs are compared with.
+ */
+/** At most this many repositories' last grants are kept per resource (the oldest go). */
+const MAX_REPOSITORIES = 32;
+/** The release reason of a holder that found itself outdated and did not deploy. */
+const OUTDATED_REASON = 'outdated';
+const laneOf = (d) => d?.repository !== undefined &&
+    d.workflow !== undefined &&
+    d.ref !== undefined &&
+    d.runNumber !== undefined
+    ? { lane: JSON.stringify([d.repository, d.workflow, d.ref]), run: d.runNumber }
+    : undefined;
+/** How a superseded run is told who took its place: the newer run's URL, else its number. */
+const describeRun = (d) => d.runUrl ?? `run ${d.runNumber} of ${d.workflow} on ${d.ref} in ${d.repository}`;
+/**
+ * A run joins the queue: the waiters of its lane that asked to step aside and
+ * are older leave it (marked), and the joiner itself is turned away when it
+ * asked to step aside and a newer run of its lane already waits.
+ */
+function supersede(queue, joiner, untilMs) {
+    const mine = laneOf(joiner.deploy);
+    if (!mine)
+        return { queue: [...queue], marks: [] };
+    const marks = [];
+    let joinerBy;
+    const kept = queue.filter((w) => {
+        const theirs = laneOf(w.deploy);
+        if (!theirs || theirs.lane !== mine.lane || w.actorDid === joiner.actorDid)
+            return true;
+        if (theirs.run < mine.run && w.queue === 'newest') {
+            marks.push({ actorDid: w.actorDid, by: describeRun(joiner.deploy), untilMs });
+            return false;
+        }
+        if (theirs.run > mine.run && joiner.queue === 'newest')
+            joinerBy ??= describeRun(w.deploy);
+        return true;
+    });
+    if (joinerBy !== undefined)
+        marks.push({ actorDid: joiner.actorDid, by: joinerBy, untilMs });
+    return { queue: kept, marks, ...(joinerBy !== undefined ? { joinerBy } : {}) };
+}
+/** The grant before this one from the same repository, and the list with this grant as live. */
+function recordGrant(deploys, deploy) {
+    const repository = deploy?.repository;
+    if (!deploy || repository === undefined)
+        return { deploys: deploys && [...deploys] };
+    const list = deploys ?? [];
+    const found = list.find((d) => d.repository === repository);
+    const rest = list.filter((d) => d !== found);
+    const next = { repository, live: deploy };
+    if (found)
+        next.before = found.live;
+    // Most recent first, bounded: a resource shared by many repositories keeps the latest ones.
+    return {
+        ...(found ? { previous: found.live } : {}),
+        deploys: [next, ...rest].slice(0, MAX_REPOSITORIES),
+    };
+}
+/**
+ * A holder gave the lease back as outdated: the grant it made live did not
+ * deploy, so the repository's live grant is the one before it again.
+ */
+function undoGrant(deploys, deploy) {
+    if (!deploys || deploy?.repository === undefined)
+        return deploys && [...deploys];
+    const out = [];
+    for (const d of deploys) {
+        if (d.repository !== deploy.repository || !sameDeploy(d.live, deploy))
+            out.push(d);
+        else if (d.before)
+            out.push({ repository: d.repository, live: d.before });
+    }
+    return out.length ? out : undefined;
+}
+/** Field by field: a state read back from jsonb or a ledger line has its keys in another order. */
+const sameDeploy = (a, b) => Object.keys(a).every((k) => a[k] === b[k]) &&
+    Object.keys(a).length === Object.keys(b).length;
+
+;// CONCATENATED MODULE: ./src/kernel/freeze.ts
+/** The reason text an unfreeze at a freeze's own end records. */
+const FREEZE_ENDED = 'the freeze ended';
+function freezeCommand(s, command, now, events) {
+    if (command.kind === 'freeze') {
+        const frozen = {
+            reason: command.reason,
+            untilMs: command.untilMs,
+            by: command.by,
+            atMs: now,
+        };
+        s.frozen = frozen;
+        events.push(freezeEvent('freeze', s.resource, command.by, now, command.reason, command.untilMs));
+        return { frozen, changed: true };
+    }
+    if (!s.frozen)
+        return { frozen: null, changed: false };
+    delete s.frozen;
+    events.push(freezeEvent('unfreeze', s.resource, command.by, now, 'unfrozen by an operator'));
+    return { frozen: null, changed: true };
+}
+/** A freeze whose end has come is recorded as over (an unfreeze entry) before anything else. */
+function settleFreeze(s, now, events) {
+    const untilMs = s.frozen?.untilMs;
+    if (untilMs === null || untilMs === undefined || untilMs > now)
+        return;
+    const by = s.frozen.by;
+    delete s.frozen;
+    events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
+}
+function frozenReply(freeze, waitMs, position) {
+    const until = freeze.untilMs === null ? 'until an operator unfreezes it' : `until ${iso(freeze.untilMs)}`;
+    return {
+        ok: false,
+        reason: 'frozen',
+        message: `frozen ${until} by an operator: ${freeze.reason}`,
+        until: freeze.untilMs,
+        stampede: { waitMs },
+        position,
+    };
+}
+const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
+    const event = { kind, atMs, resource, actorDid: by, leaseId: '', fence: 0, reason };
+    if (untilMs !== null && untilMs !== undefined)
+        event.expiresAtMs = untilMs;
+    return event;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/rules.ts
+/**
+ * The plane's rules for one resource, with no I/O: `decide` takes the
+ * resource's state, a command and a context (the time, the TTL, the next fence,
+ * randomness) and returns the next state, the reply and the events to record.
+ * Every store (memory, file, PostgreSQL) keeps states its own way and calls
+ * this one function, so the rules live in one place.
+ */
+
+
+const DEFAULT_TTL_MS = 30_000;
+/** The agent next in line polls this often, so a handover costs one short sleep. */
+const NEXT_IN_LINE_WAIT_MS = 500;
+/** A waiter is dropped when it has not asked again this long after its told wait. */
+const WAITER_GRACE_MS = 2_000;
+/** A freed resource is kept for the next in line at most this long, whatever others were told. */
+const MAX_RESERVATION_MS = 2_500;
+/** What a lock-delay adds to one renewal interval: the renewal's round trip and a prompt stop. */
+const LOCK_DELAY_GRACE_MS = 2_000;
+/**
+ * After a revoke, the resource goes to another agent only once the revoked
+ * holder gave it back or this long has passed (Chubby's lock-delay). The
+ * keeper and `run` renew at a third of the lease's time left, so a holder that
+ * learns of the revoke only from its next renewal learns within `ttlMs / 3`;
+ * the grace covers that renewal's answer and its command stopping on SIGTERM.
+ */
+const defaultLockDelayMs = (ttlMs) => Math.min(ttlMs, Math.round(ttlMs / 3) + LOCK_DELAY_GRACE_MS);
+/** A frozen resource's waiters ask again this often (or at the freeze's end, if sooner). */
+const FROZEN_WAIT_MS = 5_000;
+const emptyState = (resource) => ({
+    resource,
+    lease: null,
+    queue: [],
+    reservedUntilMs: 0,
+    typicalHoldMs: null,
+    revoked: [],
+});
+/** Nothing worth keeping: the store may forget this resource. */
+const isIdle = (s) => s.lease === null &&
+    s.queue.length === 0 &&
+    s.revoked.length === 0 &&
+    s.typicalHoldMs === null &&
+    s.lockDelay === undefined &&
+    !s.superseded?.length &&
+    !s.deploys?.length &&
+    !s.frozen;
+function decide(state, command, ctx) {
+    const events = [];
+    const s = settle(state, ctx.now, events);
+    switch (command.kind) {
+        case 'lease':
+            return { state: s, reply: lease(s, command, ctx, events), events };
+        case 'release':
+            return { state: s, reply: release(s, command, ctx.now, events), events };
+        case 'revoke': {
+            const ended = s.lease;
+            if (ended) {
+                end(s, 'revoke', ctx.now, events, command.reason);
+                // The revoked agent is refused at least a lease lifetime; others may take it at once.
+                s.reservedUntilMs = 0;
+                s.revoked.push({
+                    actorDid: ended.holder,
+                    message: command.reason,
+                    untilMs: ctx.now + ctx.ttlMs,
+                });
+                s.queue = s.queue.filter((w) => w.actorDid !== ended.holder);
+                holdForGiveBack(s, ended, ctx);
+            }
+            return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
+        }
+        case 'freeze':
+        case 'unfreeze':
+            return { state: s, reply: freezeCommand(s, command, ctx.now, events), events };
+        case 'status':
+            return { state: s, reply: { lease: s.lease }, events };
+        case 'expire':
+            return { state: s, reply: null, events };
+        case 'leave':
+            // Its place, and a reservation kept for it, pass to the next in line (settle drops an empty one).
+            s.queue = s.queue.filter((w) => w.actorDid !== command.actorDid);
+            if (s.queue.length === 0)
+                s.reservedUntilMs = 0;
+            return { state: s, reply: null, events };
+    }
+}
+/** The earliest time at which `expire` would change this state, for the alarm. */
+function nextDeadline(s) {
+    let next = s.lease?.expiresAtMs;
+    const consider = (at) => {
+        if (next === undefined || at < next)
+            next = at;
+    };
+    for (const w of s.queue)
+        consider(w.keepUntil + 1);
+    for (const m of s.revoked)
+        consider(m.untilMs + 1);
+    for (const m of s.superseded ?? [])
+        consider(m.untilMs + 1);
+    if (s.reservedUntilMs > 0)
+        consider(s.reservedUntilMs);
+    if (s.lockDelay)
+        consider(s.lockDelay.untilMs);
+    if (s.frozen?.untilMs != null)
+        consider(s.frozen.untilMs);
+    return next;
+}
+/** A copy with lapses, departed waiters, and old marks and reservations applied. */
+function settle(state, now, events) {
+    const s = {
+        ...state,
+        queue: state.queue.filter((w) => w.keepUntil >= now),
+        revoked: state.revoked.filter((m) => m.untilMs > now),
+    };
+    if (state.superseded)
+        s.superseded = state.superseded.filter((m) => m.untilMs > now);
+    if (s.lease && s.lease.expiresAtMs <= now)
+        end(s, 'lapse', now, events);
+    if (s.lockDelay && s.lockDelay.untilMs <= now)
+        gaveBack(s, s.lockDelay.untilMs);
+    if (s.frozen)
+        settleFreeze(s, now, events);
+    if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
+        s.reservedUntilMs = 0;
+    }
+    return s;
+}
+function lease(s, command, ctx, events) {
+    const { now } = ctx;
+    const { actorDid } = command;
+    const mark = s.revoked.find((m) => m.actorDid === actorDid);
+    if (mark) {
+        // Asking again keeps the refusal alive: a lease lifetime after the last ask.
+        const untilMs = Math.max(mark.untilMs, now + ctx.ttlMs);
+        s.revoked = s.revoked.map((m) => (m === mark ? { ...mark, untilMs } : m));
+        return {
+            ok: false,
+            reason: 'revoked',
+            holder: s.lease?.holder ?? actorDid,
+            message: mark.message,
+        };
+    }
+    const turnedAway = supersededReply(s, command, now + ctx.ttlMs);
+    if (turnedAway)
+        return turnedAway;
+    const current = s.lease;
+    if (current?.holder === actorDid) {
+        s.lease = { ...current, expiresAtMs: now + ctx.ttlMs };
+        record(events, 'renew', s.lease, now);
+        return { ok: true, lease: s.lease, renewed: true };
+    }
+    const lane = { deploy: command.deploy, queue: command.queue };
+    // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
+    const freeze = s.frozen ?? ctx.window;
+    if (freeze) {
+        const position = keepPlace(s, actorDid, lane, 0, now);
+        const untilMs = freeze.untilMs ?? Infinity;
+        const waitMs = Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now)));
+        keepPlace(s, actorDid, lane, waitMs, now);
+        return frozenReply(freeze, waitMs, position);
+    }
+    const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
+    const delay = s.lockDelay;
+    if (!current && !delay && (reservedFor === undefined || reservedFor === actorDid)) {
+        s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+        s.reservedUntilMs = 0;
+        const fence = ctx.nextFence();
+        s.lease = {
+            id: `lease_${fence.toString(36)}_${randomHex(ctx.random, 8)}`,
+            resource: s.resource,
+            holder: actorDid,
+            expiresAtMs: now + ctx.ttlMs,
+            fence,
+            grantedAtMs: now,
+        };
+        if (command.deploy)
+            s.lease.deploy = command.deploy;
+        const { previous, deploys } = recordGrant(s.deploys, command.deploy);
+        s.deploys = deploys;
+        record(events, 'grant', s.lease, now);
+        return { ok: true, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
+    }
+    const position = keepPlace(s, actorDid, lane, 0, now);
+    const bound = current
+        ? current.expiresAtMs - now
+        : delay
+            ? delay.untilMs - now
+            : s.reservedUntilMs - now;
+    const waitMs = waitFor(s, position, bound, ctx);
+    keepPlace(s, actorDid, lane, waitMs, now);
+    const eta = etaMs(s, position, now);
+    // Held by the holder; during a lock-delay still the revoked holder's until it gives back.
+    const reply = current
+        ? {
+            ok: false,
+            reason: 'lease_held',
+            holder: current.holder,
+            stampede: { waitMs },
+            position,
+        }
+        : delay
+            ? {
+                ok: false,
+                reason: 'lease_held',
+                holder: delay.actorDid,
+                stampede: { waitMs },
+                position,
+            }
+            : {
+                ok: false,
+                reason: 'lease_held',
+                holder: reservedFor,
+                reserved: true,
+                stampede: { waitMs },
+                position,
+            };
+    return eta === undefined ? reply : { ...reply, etaMs: eta };
+}
+/**
+ * Puts the agent in the queue (at the back, if new, with its lane) and keeps its
+ * place `waitMs` + a grace. The refresh keeps the waiter's other fields (its lane).
+ */
+function keepPlace(s, actorDid, lane, waitMs, now) {
+    let position = s.queue.findIndex((w) => w.actorDid === actorDid);
+    if (position < 0) {
+        s.queue = [...s.queue, { actorDid, keepUntil: 0, ...lane }];
+        position = s.queue.length - 1;
+    }
+    if (waitMs > 0) {
+        s.queue = s.queue.map((w, i) => i === position ? { ...w, keepUntil: now + waitMs + WAITER_GRACE_MS } : w);
+    }
+    return position;
+}
+/**
+ * About how long until this waiter is granted, at recent hold times: what the
+ * current holder has left of a typical hold (none, if it has held longer), plus
+ * one typical hold for each waiter ahead. `typicalHoldMs` is a moving average
+ * (weights 0.7 old, 0.3 new) of how long each past lease on this resource was held,
+ * from its grant to its release, lapse or revoke. Unknown (undefined) until one has ended.
+ */
+function etaMs(s, position, now) {
+    const typicalMs = s.typicalHoldMs;
+    if (typicalMs === null)
+        return undefined;
+    const held = s.lease ? now - s.lease.grantedAtMs : typicalMs;
+    return Math.max(0, Math.round(typicalMs - held + position * typicalMs));
+}
+function release(s, { actorDid, outdated }, now, events) {
+    s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+    if (s.lockDelay?.actorDid === actorDid)
+        gaveBack(s, now);
+    const current = s.lease;
+    if (current?.holder !== actorDid)
+        return { ok: true, released: false, releasedIds: [] };
+    if (outdated)
+        s.deploys = undoGrant(s.deploys, current.deploy);
+    end(s, 'release', now, events, outdated ? OUTDATED_REASON : undefined);
+    return { ok: true, released: true, releasedIds: [current.id] };
+}
+/** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
+function end(s, kind, now, events, reason) {
+    const lease = s.lease;
+    s.lease = null;
+    // A lapse happened when the lease ran out, however late it is noticed.
+    const at = kind === 'lapse' ? Math.min(now, lease.expiresAtMs) : now;
+    s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
+    s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
+    record(events, kind, lease, now, reason);
+}
+/** A revoke keeps the resource from others until its holder gives it back, at most the lock-delay. */
+function holdForGiveBack(s, ended, ctx) {
+    const delayMs = ctx.lockDelayMs ?? defaultLockDelayMs(ctx.ttlMs);
+    if (delayMs > 0) {
+        s.lockDelay = { actorDid: ended.holder, leaseId: ended.id, untilMs: ctx.now + delayMs };
+    }
+}
+/** The revoked holder gave it back (or the lock-delay ended): kept for the next in line briefly. */
+function gaveBack(s, at) {
+    delete s.lockDelay;
+    s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
+}
+const typical = (before, held) => before === null ? held : 0.7 * before + 0.3 * held;
+function record(events, kind, lease, atMs, reason) {
+    const event = {
+        kind,
+        atMs,
+        resource: lease.resource,
+        actorDid: lease.holder,
+        leaseId: lease.id,
+        fence: lease.fence,
+    };
+    if (kind === 'grant' || kind === 'renew')
+        event.expiresAtMs = lease.expiresAtMs;
+    if (reason !== undefined)
+        event.reason = reason;
+    if (kind === 'grant' && lease.deploy)
+        event.deploy = lease.deploy;
+    events.push(event);
+}
+/**
+ * The next in line polls briefly, so a handover costs at most one short
+ * sleep. Those further back cannot be served before the holds ahead of them
+ * end: they wait about half the typical time of those holds (never less than
+ * the next in line, jittered so they do not stampede), never past the lease's
+ * end (or the reservation's).
+ */
+function waitFor(s, position, boundMs, ctx) {
+    const next = ctx.nextInLineWaitMs;
+    let wait = next;
+    if (position > 0) {
+        const ahead = position * (s.typicalHoldMs ?? 0);
+        wait = Math.max(next, ahead / 2) * (1 + 0.2 * ctx.random());
+    }
+    return Math.max(1, Math.round(Math.min(wait, boundMs)));
+}
+/**
+ * A superseded waiter is told so while it keeps asking; a run joining the
+ * queue supersedes the older waiters of its lane that asked to step aside
+ * (or is itself turned away). See deploy-order.ts.
+ */
+function supersededReply(s, { actorDid, deploy, queue }, untilMs) {
+    const mark = s.superseded?.find((m) => m.actorDid === actorDid);
+    if (mark) {
+        s.superseded = s.superseded.map((m) => (m === mark ? { ...mark, untilMs } : m));
+        return { ok: false, reason: 'superseded', by: mark.by };
+    }
+    if (!deploy || s.lease?.holder === actorDid || s.queue.some((w) => w.actorDid === actorDid)) {
+        return undefined;
+    }
+    const joined = supersede(s.queue, { actorDid, deploy, queue }, untilMs);
+    if (joined.marks.length === 0)
+        return undefined;
+    s.queue = joined.queue;
+    s.superseded = [...(s.superseded ?? []), ...joined.marks];
+    if (s.queue.length === 0)
+        s.reservedUntilMs = 0;
+    return joined.joinerBy === undefined
+        ? undefined
+        : { ok: false, reason: 'superseded', by: joined.joinerBy };
+}
+function randomHex(random, length) {
+    let hex = '';
+    while (hex.length < length)
+        hex += Math.floor(random() * 16).toString(16);
+    return hex;
+}
+/**
+ * Rebuilds a resource's durable part from one recorded event (a restart's
+ * replay). Queues are not durable: waiters ask again.
+ */
+function replay(state, e, ttlMs, lockDelayMs = defaultLockDelayMs(ttlMs)) {
+    const s = { ...state, queue: [], reservedUntilMs: 0 };
+    if (e.kind === 'freeze') {
+        s.frozen = {
+            reason: e.reason ?? '',
+            untilMs: e.expiresAtMs ?? null,
+            by: e.actorDid,
+            atMs: e.atMs,
+        };
+    }
+    else if (e.kind === 'unfreeze') {
+        delete s.frozen;
+    }
+    else if (e.kind === 'grant') {
+        // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
+        delete s.lockDelay;
+        // A grant to a revoked agent can only follow its refusal's end.
+        if (s.revoked.length > 0)
+            s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
+        s.lease = {
+            id: e.leaseId,
+            resource: e.resource,
+            holder: e.actorDid,
+            expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs,
+            fence: e.fence,
+            grantedAtMs: e.atMs,
+        };
+        if (e.deploy)
+            s.lease.deploy = e.deploy;
+        s.deploys = recordGrant(s.deploys, e.deploy).deploys;
+    }
+    else if (e.kind === 'renew') {
+        if (s.lease)
+            s.lease = { ...s.lease, expiresAtMs: e.expiresAtMs ?? e.atMs + ttlMs };
+    }
+    else {
+        const held = s.lease ? e.atMs - s.lease.grantedAtMs : null;
+        if (held !== null)
+            s.typicalHoldMs = typical(s.typicalHoldMs, held);
+        if (e.kind === 'release' && e.reason === OUTDATED_REASON) {
+            s.deploys = undoGrant(s.deploys, s.lease?.deploy);
+        }
+        s.lease = null;
+        if (e.kind === 'revoke') {
+            s.revoked = [
+                ...s.revoked.filter((m) => m.actorDid !== e.actorDid),
+                { actorDid: e.actorDid, message: e.reason ?? '', untilMs: e.atMs + ttlMs },
+            ];
+            if (lockDelayMs > 0) {
+                s.lockDelay = { actorDid: e.actorDid, leaseId: e.leaseId, untilMs: e.atMs + lockDelayMs };
+            }
+        }
+    }
+    return s;
+}
+/**
+ * After a restart, a revoke the log has not seen end refuses its agent one lease lifetime
+ * from now: the asks that kept the refusal alive before the crash are not logged, and a
+ * refusal a little too long is safer than a revoke undone. A lock-delay still running in
+ * the log runs its whole length again from now, so a clock that stepped forward while the
+ * kernel was down cannot hand the resource on before the revoked holder stopped.
+ */
+function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
+    let next = state;
+    if (state.revoked.length > 0) {
+        const untilMs = now + ttlMs;
+        next = {
+            ...next,
+            revoked: state.revoked.map((m) => ({ ...m, untilMs: Math.max(m.untilMs, untilMs) })),
+        };
+    }
+    if (state.lockDelay && state.lockDelay.untilMs > now - lockDelayMs) {
+        next = {
+            ...next,
+            lockDelay: {
+                ...state.lockDelay,
+                untilMs: Math.max(state.lockDelay.untilMs, now + lockDelayMs),
+            },
+        };
+    }
+    return next;
+}
+
+
+/***/ }),
+
+/***/ 8626:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  h3: () => (/* binding */ KernelService),
+  o2: () => (/* binding */ StoreUnavailableError)
+});
+
+// UNUSED EXPORTS: toEvent
+
+// EXTERNAL MODULE: ./src/plane/deploy.ts
+var plane_deploy = __webpack_require__(6115);
+;// CONCATENATED MODULE: ./src/kernel/alarms.ts
+/** A binary min-heap of (time, resource): the next lapse without a scan of every lease. */
+class AlarmHeap {
+    items = [];
+    get size() {
+        return this.items.length;
+    }
+    peek() {
+        return this.items[0]?.at;
+    }
+    push(at, resource) {
+        const items = this.items;
+        items.push({ at, resource });
+        let i = items.length - 1;
+        while (i > 0) {
+            const parent = (i - 1) >> 1;
+            if (items[parent].at <= at)
+                break;
+            [items[parent], items[i]] = [items[i], items[parent]];
+            i = parent;
+        }
+    }
+    /** Removes and returns the earliest alarm due by `now`. */
+    popDue(now) {
+        const items = this.items;
+        const top = items[0];
+        if (!top || top.at > now)
+            return undefined;
+        const last = items.pop();
+        if (items.length) {
+            items[0] = last;
+            let i = 0;
+            for (;;) {
+                const l = 2 * i + 1;
+                const r = l + 1;
+                let m = i;
+                if (l < items.length && items[l].at < items[m].at)
+                    m = l;
+                if (r < items.length && items[r].at < items[m].at)
+                    m = r;
+                if (m === i)
+                    break;
+                [items[m], items[i]] = [items[i], items[m]];
+                i = m;
+            }
+        }
+        return top;
+    }
+}
+
+// EXTERNAL MODULE: ./src/kernel/overview.ts
+var overview = __webpack_require__(4566);
+// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
+var rules = __webpack_require__(9494);
+// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
+var store = __webpack_require__(5423);
+;// CONCATENATED MODULE: ./src/kernel/restart.ts
+/** Follows the log's stamps entry by entry. */
+function logTimeAfter(time, tsMs) {
+    if (time && tsMs === time.lastMs + 1)
+        return { lastMs: tsMs, earliestMs: time.earliestMs };
+    return { lastMs: tsMs, earliestMs: tsMs };
+}
+/**
+ * The restart rule, with no I/O. A lease the log leaves open whose told expiry
+ * had passed by the kernel's clock before the log's last entry was written is
+ * left to lapse; every other one is renewed so that it has, from `now` (the
+ * moment the kernel serves again), at least what it had left when the log
+ * ended (its told expiry less the earliest the clock read then, at most one
+ * TTL), never earlier than its told expiry. Not a full TTL: leases held at a
+ * crash would otherwise keep their resources a whole lifetime longer. The
+ * renewal is stamped as of the log's end (`atMs = lastMs`), when the lease was
+ * still live, so the ledger shows it renewed before it expired.
+ */
+function resumeLeases(states, time, now, ttlMs) {
+    const resumed = [];
+    const events = [];
+    for (const state of states) {
+        const { lease } = state;
+        if (!lease || lease.expiresAtMs <= time.earliestMs)
+            continue;
+        const leftMs = Math.min(ttlMs, lease.expiresAtMs - time.earliestMs);
+        const expiresAtMs = Math.max(lease.expiresAtMs, now + leftMs);
+        if (expiresAtMs === lease.expiresAtMs)
+            continue;
+        resumed.push({ ...state, lease: { ...lease, expiresAtMs } });
+        events.push({
+            kind: 'renew',
+            atMs: time.lastMs,
+            resource: lease.resource,
+            actorDid: lease.holder,
+            leaseId: lease.id,
+            fence: lease.fence,
+            expiresAtMs,
+            reason: 'kernel restart',
+        });
+    }
+    return { states: resumed, events };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/service.ts
+
+
+
+
+
+
+/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
+class StoreUnavailableError extends Error {
+    name = 'StoreUnavailableError';
+}
+const ALARM_RETRY_MS = 1_000;
+const noop = () => undefined;
+// An unfreeze may free a resource too: a waiter held for it is answered again.
+const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
+/**
+ * Owns the rules, the store, the ledger and the lapse alarms. Every call
+ * resolves only after its change is durable: changes decided in the same
+ * event-loop turn share one write and one sync (group commit). Commands on one
+ * resource run one at a time against its durable state; a failed write keeps
+ * memory as it was and rejects with StoreUnavailableError.
+ */
+class KernelService {
+    options;
+    table;
+    ledger;
+    now;
+    /** The last durable entry's time at start: the clock reads no earlier. */
+    clockFloor = -Infinity;
+    /** Restart renewals a full disk did not take yet: written first, before any other change. */
+    owed = [];
+    store;
+    inflight = new Map();
+    listeners = new Set();
+    changedListeners = new Set();
+    alarms = new AlarmHeap();
+    scheduled = new Map();
+    timer;
+    timerAt = Infinity;
+    pending;
+    writing;
+    closed = false;
+    constructor(options) {
+        this.options = options;
+        this.table = options.table;
+        this.ledger = options.ledger;
+        this.store = options.store;
+        this.now = () => Math.max(options.now(), this.clockFloor);
+    }
+    /**
+     * Replays the store's log into the ledger and the table, applies the restart
+     * rule (`resumeLeases`) and writes its renewals, then arms the alarms.
+     */
+    static async open(options) {
+        const service = new KernelService(options);
+        const recovered = await options.store.open();
+        const { table, ledger } = options;
+        let time;
+        recovered.lines.forEach((line, i) => {
+            const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
+            const event = toEvent(entry);
+            table.put((0,rules/* replay */.eZ)(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
+            // Every fence in what is durable, not only grants', stays below the next one.
+            table.fence = Math.max(table.fence, entry.fence);
+            time = logTimeAfter(time, entry.tsMs);
+        });
+        table.fence = Math.max(table.fence, recovered.fenceFloor);
+        // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
+        if (time)
+            service.clockFloor = time.lastMs;
+        const now = service.now();
+        for (const state of [...table.values()])
+            table.put((0,rules/* afterRestart */.M$)(state, now, table.ttlMs, table.lockDelayMs));
+        const owed = time ? await service.resume(time, now) : undefined;
+        for (const state of table.values())
+            service.schedule(state);
+        service.arm();
+        options.store.watch?.((resource) => service.resourceChanged(resource));
+        const warning = [recovered.warning, owed].filter(Boolean).join('; ');
+        return { service, ...(warning ? { warning } : {}) };
+    }
+    /**
+     * Renews the leases the log leaves open (the restart rule). Written before
+     * serving when the store takes it; on a full disk the renewals are owed and
+     * go first in the next write, so they are still stamped as of the log's end.
+     */
+    async resume(time, now) {
+        const { states, events } = resumeLeases(this.table.values(), time, now, this.table.ttlMs);
+        for (const state of states)
+            this.table.put(state);
+        if (events.length === 0)
+            return undefined;
+        const prepared = this.ledger.prepare(events);
+        try {
+            await this.store.append(prepared.text, prepared.entries);
+            this.ledger.accept(prepared.entries, prepared.lines);
+        }
+        catch (error) {
+            this.owed = events;
+            return `could not yet record the renewals of the ${events.length} leases held across the restart (${error.message}); they go first in the next write`;
+        }
+        return undefined;
+    }
+    lease(resource, actorDid, extensions) {
+        return this.run(resource, { kind: 'lease', actorDid, ...extensions });
+    }
+    async release(resource, actorDid, outdated) {
+        const command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
+        const reply = (await this.run(resource, command));
+        // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
+        if (!reply.released)
+            this.resourceChanged(resource);
+        return reply;
+    }
+    revoke(resource, reason) {
+        return this.run(resource, { kind: 'revoke', reason });
+    }
+    freeze(resource, reason, untilMs, by) {
+        return this.run(resource, { kind: 'freeze', reason, untilMs, by });
+    }
+    unfreeze(resource, by) {
+        return this.run(resource, { kind: 'unfreeze', by });
+    }
+    async status(resource) {
+        const reply = (await this.run(resource, { kind: 'status' }));
+        return reply.lease;
+    }
+    /** Every resource with a live lease, a reservation or waiters. */
+    overview() {
+        return (0,overview/* overviewOf */.bq)(this.table.values(), this.now());
+    }
+    /** Told after each durable change (a grant, renewal, release, lapse or revoke). */
+    onChange(listener) {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+    /** Takes a waiter out of the queue at once (nothing durable changes). */
+    async leave(resource, actorDid) {
+        await this.run(resource, { kind: 'leave', actorDid });
+        this.resourceChanged(resource);
+    }
+    /**
+     * Told when a resource may have become free: a release, lapse or revoke made
+     * durable here, a waiter that left, or a change a shared store reports from
+     * another replica (`KernelStore.watch`). Held requests wake on it.
+     */
+    onResourceChanged(listener) {
+        this.changedListeners.add(listener);
+        return () => this.changedListeners.delete(listener);
+    }
+    /** Raises the "resource changed" signal; any store or notifier may call it. */
+    resourceChanged(resource) {
+        for (const listener of this.changedListeners)
+            listener(resource);
+    }
+    /** Throws a StoreError when the store cannot take a write now. */
+    async ready() {
+        await this.store.probe();
+    }
+    async close() {
+        this.closed = true;
+        if (this.timer)
+            clearTimeout(this.timer);
+        while (this.writing)
+            await this.writing;
+        await this.store.close();
+    }
+    async run(resource, command) {
+        for (let busy = this.inflight.get(resource); busy; busy = this.inflight.get(resource)) {
+            await busy;
+        }
+        const decision = this.table.decide(resource, command, this.now());
+        if (decision.events.length === 0) {
+            this.keep(decision.state);
+            return decision.reply;
+        }
+        const batch = this.enqueue({ state: decision.state, events: decision.events });
+        this.inflight.set(resource, batch.settled);
+        await batch.promise;
+        return decision.reply;
+    }
+    /** Once a batch is durable: keeps its decisions and tells the listeners, in order. */
+    applied(batch) {
+        for (const { state, events } of batch.decided) {
+            const { resource } = state;
+            if (this.inflight.get(resource) === batch.settled)
+                this.inflight.delete(resource);
+            this.keep(state);
+            for (const event of events) {
+                for (const listener of this.listeners)
+                    listener(resource, event);
+            }
+            if (events.some((e) => FREEING.has(e.kind)))
+                this.resourceChanged(resource);
+        }
+    }
+    /** A batch that could not be written: memory stays as it was; waiting commands go on. */
+    dropped(batch) {
+        for (const { state } of batch.decided) {
+            if (this.inflight.get(state.resource) === batch.settled)
+                this.inflight.delete(state.resource);
+        }
+    }
+    keep(state) {
+        this.table.put(state);
+        this.schedule(state);
+        this.arm();
+    }
+    /** Joins this turn's batch, whose promise resolves once it is written and synced. */
+    enqueue(decided) {
+        if (this.closed)
+            throw new StoreUnavailableError('the kernel is stopping');
+        let batch = this.pending;
+        if (!batch) {
+            let resolve;
+            let reject;
+            const promise = new Promise((res, rej) => {
+                resolve = res;
+                reject = rej;
+            });
+            const settled = promise.then(noop, noop);
+            batch = this.pending = { events: [], decided: [], promise, settled, resolve, reject };
+            if (!this.writing)
+                setImmediate(() => void this.flush());
+        }
+        batch.events.push(...decided.events);
+        batch.decided.push(decided);
+        return batch;
+    }
+    async flush() {
+        const batch = this.pending;
+        if (!batch || this.writing)
+            return;
+        this.pending = undefined;
+        const write = (async () => {
+            const owed = this.owed;
+            const prepared = this.ledger.prepare(owed.length ? [...owed, ...batch.events] : batch.events);
+            try {
+                await this.store.append(prepared.text, prepared.entries);
+                if (owed.length)
+                    this.owed = [];
+            }
+            catch (error) {
+                const message = error instanceof store/* StoreError */.AD ? error.message : String(error);
+                this.dropped(batch);
+                batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
+                return;
+            }
+            this.ledger.accept(prepared.entries, prepared.lines);
+            this.options.onEvents?.(batch.events);
+            this.applied(batch);
+            batch.resolve();
+        })();
+        this.writing = write;
+        await write;
+        this.writing = undefined;
+        if (this.pending)
+            void this.flush();
+    }
+    /** Keeps one alarm per resource at its earliest deadline (a renewal needs none). */
+    schedule(state) {
+        const at = (0,rules/* nextDeadline */.Gg)(state);
+        if (at === undefined)
+            return;
+        const current = this.scheduled.get(state.resource);
+        if (current !== undefined && current <= at)
+            return;
+        this.scheduled.set(state.resource, at);
+        this.alarms.push(at, state.resource);
+    }
+    arm() {
+        const next = this.alarms.peek();
+        if (next === undefined || next >= this.timerAt || this.closed)
+            return;
+        if (this.timer)
+            clearTimeout(this.timer);
+        this.timerAt = next;
+        this.timer = setTimeout(() => this.ring(), Math.max(0, next - this.now()) + 1);
+        this.timer.unref();
+    }
+    ring() {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        const now = this.now();
+        for (let due = this.alarms.popDue(now); due; due = this.alarms.popDue(now)) {
+            const { at, resource } = due;
+            if (this.scheduled.get(resource) !== at)
+                continue;
+            this.scheduled.delete(resource);
+            this.run(resource, { kind: 'expire' }).catch((error) => {
+                this.options.log?.(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+                this.scheduled.set(resource, now + ALARM_RETRY_MS);
+                this.alarms.push(now + ALARM_RETRY_MS, resource);
+                this.arm();
+            });
+        }
+        this.arm();
+    }
+}
+function toEvent(entry) {
+    const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
+    const event = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
+    if (expiresAtMs !== undefined)
+        event.expiresAtMs = expiresAtMs;
+    if (reason !== undefined)
+        event.reason = reason;
+    const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
+    if (deploy?.success)
+        event.deploy = deploy.data;
+    return event;
+}
+
+
+/***/ }),
+
+/***/ 5423:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  AD: () => (/* reexport */ store_error/* StoreError */.A),
+  oX: () => (/* binding */ fileStore),
+  LK: () => (/* binding */ memoryStore)
+});
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
+var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var entry = __webpack_require__(5641);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __webpack_require__(1455);
+;// CONCATENATED MODULE: ./src/kernel/log-file.ts
+
+
+const nodeLogFs = {
+    read(path) {
+        try {
+            return (0,external_node_fs_.readFileSync)(path);
+        }
+        catch (error) {
+            if (error.code === 'ENOENT')
+                return undefined;
+            throw error;
+        }
+    },
+    async openLog(path) {
+        const handle = await (0,promises_.open)(path, promises_.constants.O_RDWR | promises_.constants.O_CREAT, 0o600);
+        return nodeLogFile(handle);
+    },
+    async saveCopy(path, bytes) {
+        const handle = await (0,promises_.open)(path, 'wx', 0o600);
+        try {
+            let done = 0;
+            while (done < bytes.length) {
+                const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, done);
+                if (bytesWritten <= 0)
+                    throw new Error(`wrote ${done} of ${bytes.length} bytes`);
+                done += bytesWritten;
+            }
+            await handle.datasync();
+        }
+        finally {
+            await handle.close();
+        }
+    },
+};
+function nodeLogFile(handle) {
+    return {
+        write: async (bytes, offset, length, position) => (await handle.write(bytes, offset, length, position)).bytesWritten,
+        datasync: () => handle.datasync(),
+        truncate: (length) => handle.truncate(length),
+        size: async () => (await handle.stat()).size,
+        close: () => handle.close(),
+    };
+}
+
+// EXTERNAL MODULE: ./src/kernel/store-error.ts
+var store_error = __webpack_require__(959);
+;// CONCATENATED MODULE: ./src/kernel/store.ts
+
+
+
+
+
+
+/** Nothing outlives the process; appends always succeed. */
+function memoryStore() {
+    return {
+        describe: 'memory',
+        open: async () => ({ lines: [], fenceFloor: 0 }),
+        append: async () => undefined,
+        probe: async () => undefined,
+        close: async () => undefined,
+    };
+}
+const legacyStateSchema = schemas/* object */.Ikc({
+    version: schemas/* literal */.euz(1),
+    fence: schemas/* number */.aig().int().nonnegative(),
+});
+/**
+ * A file of canonical JSON lines, written at the end of what is durable and
+ * fdatasync'ed per batch. Only bytes a write reports as written count, and a
+ * batch counts only once all of them are written and synced; a short or failed
+ * write is cut back to the last durable byte (never past the file's end) before
+ * the error is reported, and retried on the next batch, so the file never holds
+ * half a batch that memory does not. `legacyState` is an older release's state
+ * file, read only for its fence.
+ */
+function fileStore(path, legacyState, options = {}) {
+    const fs = options.fs ?? nodeLogFs;
+    const now = options.now ?? Date.now;
+    let file;
+    /** Bytes of whole records on disk and synced: the only length the file is ever cut to. */
+    let durableBytes = 0;
+    /** The last record kept at start was whole but had no newline: the next write starts with one. */
+    let newlineOwed = false;
+    let dirty = false;
+    const repair = async () => {
+        if (!dirty || !file)
+            return;
+        try {
+            const size = await file.size();
+            if (size < durableBytes) {
+                throw new Error(`it holds ${size} bytes, fewer than the ${durableBytes} already durable; refusing to extend it`);
+            }
+            if (size > durableBytes)
+                await file.truncate(durableBytes);
+            await file.datasync();
+            dirty = false;
+        }
+        catch (error) {
+            throw new store_error/* StoreError */.A(`cannot repair ${path}: ${error.message}`);
+        }
+    };
+    return {
+        describe: path,
+        async open() {
+            let bytes;
+            try {
+                bytes = fs.read(path);
+            }
+            catch (error) {
+                throw new store_error/* StoreError */.A(`Cannot read the kernel's log ${path}: ${error.message}`);
+            }
+            let fenceFloor = legacyState ? readLegacyFence(legacyState, bytes !== undefined, path) : 0;
+            const log = bytes ?? Buffer.alloc(0);
+            const end = log.lastIndexOf(0x0a) + 1;
+            const lines = end > 0 ? log.toString('utf8', 0, end - 1).split('\n') : [];
+            const tail = log.subarray(end);
+            durableBytes = end;
+            let warning;
+            if (tail.length > 0) {
+                const text = tail.toString('utf8');
+                if ((0,entry/* readEntry */.hB)(text, lines.length)) {
+                    // Whole and valid but for its newline: it may have been acknowledged, so it stays.
+                    lines.push(text);
+                    durableBytes = log.length;
+                    newlineOwed = true;
+                    warning = `${path}: the last record (${tail.length} bytes) had no newline; it is whole and was kept`;
+                }
+                else {
+                    const copy = `${path}.cut-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+                    try {
+                        await fs.saveCopy(copy, tail);
+                    }
+                    catch (error) {
+                        throw new store_error/* StoreError */.A(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${error.message}. Free space and start again.`);
+                    }
+                    dirty = true;
+                    fenceFloor = Math.max(fenceFloor, highestFence(text));
+                    warning = `${path}: the last record was torn (${tail.length} bytes without an end); it was saved to ${copy}, cut off, and the ${lines.length} records before it kept`;
+                }
+            }
+            try {
+                file = await fs.openLog(path);
+            }
+            catch (error) {
+                throw new store_error/* StoreError */.A(`Cannot open the kernel's log ${path}: ${error.message}`);
+            }
+            await repair();
+            return { lines, fenceFloor, ...(warning ? { warning } : {}) };
+        },
+        async append(text) {
+            if (!file)
+                throw new store_error/* StoreError */.A(`${path} is not open`);
+            await repair();
+            const bytes = Buffer.from(newlineOwed ? `\n${text}` : text, 'utf8');
+            let written = 0;
+            try {
+                dirty = true;
+                // A write may take fewer bytes than asked (a full disk): go on from there, or fail.
+                while (written < bytes.length) {
+                    const n = await file.write(bytes, written, bytes.length - written, durableBytes + written);
+                    if (!(n > 0))
+                        throw new Error(`a write took ${written} of ${bytes.length} bytes`);
+                    written += n;
+                }
+                await file.datasync();
+            }
+            catch (error) {
+                await repair().catch(() => undefined);
+                throw new store_error/* StoreError */.A(`cannot write ${path}: ${error.message}`);
+            }
+            durableBytes += bytes.length;
+            newlineOwed = false;
+            dirty = false;
+        },
+        async probe() {
+            if (!file)
+                throw new store_error/* StoreError */.A(`${path} is not open`);
+            await repair();
+            try {
+                await file.datasync();
+            }
+            catch (error) {
+                throw new store_error/* StoreError */.A(`cannot sync ${path}: ${error.message}`);
+            }
+        },
+        async close() {
+            await file?.close();
+            file = undefined;
+        },
+    };
+}
+/** The highest fence named in bytes that are cut: a fence seen anywhere is never issued again. */
+function highestFence(text) {
+    let highest = 0;
+    for (const match of text.matchAll(/"fence":(\d{1,15})/g))
+        highest = Math.max(highest, Number(match[1]));
+    return highest;
+}
+/** An older release's state file: its fence is a floor; without the log beside it, refuse. */
+function readLegacyFence(file, logExists, logPath) {
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(file, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return 0;
+        throw new store_error/* StoreError */.A(`Cannot read the state file ${file}: ${error.message}`);
+    }
+    let parsed;
+    try {
+        parsed = JSON.parse(text);
+    }
+    catch {
+        throw new store_error/* StoreError */.A(`The state file ${file} is not valid JSON; refusing to start rather than forget its fences. Move it away to start afresh.`);
+    }
+    const result = legacyStateSchema.safeParse(parsed);
+    if (!result.success) {
+        throw new store_error/* StoreError */.A(`The state file ${file} is not a lease-gate kernel state; refusing to start rather than forget its fences.`);
+    }
+    if (!logExists) {
+        throw new store_error/* StoreError */.A(`The state file ${file} exists but the kernel's log ${logPath} is missing: the log is the kernel's only record. Put the log back, or move both away to start a new plane (its fences start at 1 again).`);
+    }
+    return result.data.fence;
+}
+
+
+/***/ }),
+
+/***/ 4491:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Ag: () => (/* binding */ originFor),
+/* harmony export */   Ch: () => (/* binding */ signCheckpoint),
+/* harmony export */   jg: () => (/* binding */ CheckpointError),
+/* harmony export */   om: () => (/* binding */ verifyCheckpoint)
+/* harmony export */ });
+/* unused harmony exports rawPublicKey, keyId, checkpointBody */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+class CheckpointError extends Error {
+    name = 'CheckpointError';
+}
+const ED25519 = 0x01;
+const SIGNATURE_PREFIX = '— ';
+/** The 32 raw bytes of an Ed25519 public key. */
+function rawPublicKey(key) {
+    const publicKey = key.type === 'public' ? key : (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createPublicKey)(key);
+    const der = publicKey.export({ format: 'der', type: 'spki' });
+    return new Uint8Array(der.subarray(der.length - 32));
+}
+/** The log's origin (and key name), bound to its key so that a verifier can expect it. */
+function originFor(key) {
+    const digest = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(rawPublicKey(key)).digest('hex');
+    return `lease-gate.kernel/${digest.slice(0, 16)}`;
+}
+function keyId(name, publicKey) {
+    const digest = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256')
+        .update(name, 'utf8')
+        .update(Uint8Array.of(0x0a, ED25519))
+        .update(rawPublicKey(publicKey))
+        .digest();
+    return new Uint8Array(digest.subarray(0, 4));
+}
+function checkpointBody({ origin, size, root }) {
+    return `${origin}\n${size}\n${Buffer.from(root).toString('base64')}\n`;
+}
+function signCheckpoint(checkpoint, privateKey) {
+    const publicKey = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createPublicKey)(privateKey);
+    const name = checkpoint.origin;
+    const body = checkpointBody(checkpoint);
+    const signature = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.sign)(null, Buffer.from(body, 'utf8'), privateKey);
+    const blob = Buffer.concat([keyId(name, publicKey), signature]).toString('base64');
+    return `${body}\n${SIGNATURE_PREFIX}${name} ${blob}\n`;
+}
+/** One signature line: an em dash, the key name, and canonical base64 of key id ‖ signature. */
+const SIGNATURE_LINE = /^— ([^\s]+) ([A-Za-z0-9+/]+={0,2})$/;
+/**
+ * Parses a signed checkpoint and checks its signature by `publicKey`; throws
+ * with the reason. The note is exactly origin, size and root; every signature
+ * line must be well formed (lines by other keys are skipped, not malformed ones).
+ */
+function verifyCheckpoint(text, publicKey) {
+    const split = text.indexOf('\n\n');
+    if (split < 0)
+        throw new CheckpointError('checkpoint: no blank line between the note and its signatures');
+    const body = text.slice(0, split + 1);
+    const lines = body.split('\n');
+    lines.pop();
+    if (lines.length !== 3) {
+        throw new CheckpointError(`checkpoint: the note has ${lines.length} lines; expected 3 (origin, tree size, root)`);
+    }
+    const [origin = '', sizeText = '', rootText = ''] = lines;
+    if (!origin)
+        throw new CheckpointError('checkpoint: empty origin line');
+    if (!/^(0|[1-9]\d{0,15})$/.test(sizeText))
+        throw new CheckpointError(`checkpoint: tree size '${sizeText}' is not a decimal number`);
+    const root = new Uint8Array(Buffer.from(rootText, 'base64'));
+    if (root.length !== 32 || Buffer.from(root).toString('base64') !== rootText) {
+        throw new CheckpointError('checkpoint: the root is not a base64 SHA-256 hash');
+    }
+    const expectedOrigin = originFor(publicKey);
+    if (origin !== expectedOrigin) {
+        throw new CheckpointError(`checkpoint: origin '${origin}' is not this key's log ('${expectedOrigin}')`);
+    }
+    const rest = text.slice(split + 2);
+    if (!rest.endsWith('\n'))
+        throw new CheckpointError('checkpoint: the signatures do not end with a newline');
+    const id = Buffer.from(keyId(origin, publicKey));
+    let signature;
+    rest
+        .slice(0, -1)
+        .split('\n')
+        .forEach((line, i) => {
+        const match = SIGNATURE_LINE.exec(line);
+        const bytes = match && Buffer.from(match[2], 'base64');
+        if (!match || !bytes || bytes.toString('base64') !== match[2] || bytes.length < 5) {
+            throw new CheckpointError(`checkpoint: signature line ${i + 1} is malformed (expected '— <name> <base64 key id and signature>'): ${JSON.stringify(line.slice(0, 120))}`);
+        }
+        if (!signature && match[1] === origin && bytes.subarray(0, 4).equals(id))
+            signature = bytes;
+    });
+    if (!signature)
+        throw new CheckpointError('checkpoint: no signature by this public key');
+    if (signature.length !== 4 + 64 ||
+        !(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.verify)(null, Buffer.from(body, 'utf8'), publicKey, signature.subarray(4))) {
+        throw new CheckpointError('checkpoint: the signature does not verify with this public key');
+    }
+    return { origin, size: Number(sizeText), root };
+}
+
+
+/***/ }),
+
+/***/ 5641:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Bm: () => (/* binding */ entryJson),
+/* harmony export */   Ms: () => (/* binding */ entryOf),
+/* harmony export */   Oo: () => (/* binding */ entrySchema),
+/* harmony export */   dj: () => (/* binding */ canonicalJson),
+/* harmony export */   eS: () => (/* binding */ leafBytes),
+/* harmony export */   hB: () => (/* binding */ readEntry),
+/* harmony export */   pf: () => (/* binding */ ENTRY_KINDS)
+/* harmony export */ });
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(0);
+
+const ENTRY_KINDS = [
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
+    // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
+    'freeze',
+    'unfreeze',
+];
+/** One ledger entry; its canonical JSON is the Merkle leaf. */
+const entrySchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    seq: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative(),
+    tsMs: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().nonnegative(),
+    kind: zod__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(ENTRY_KINDS),
+    resource: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    actorDid: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    leaseId: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP(),
+    fence: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int(),
+    /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
+    expiresAtMs: zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().int().optional(),
+    reason: zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().optional(),
+    /**
+     * What the holder said it deploys (grants; repository, commit, run...):
+     * recorded as the kernel validated it, a small flat object. Optional, so
+     * ledgers written before it verify as they are.
+     */
+    deploy: zod__WEBPACK_IMPORTED_MODULE_0__/* .record */ .g1P(zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().max(64), 
+    // undefined never comes from JSON; it lets a kernel event's optional fields through.
+    zod__WEBPACK_IMPORTED_MODULE_0__/* .union */ .KCZ([zod__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().max(2048), zod__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig(), zod__WEBPACK_IMPORTED_MODULE_0__/* .undefined */ .Vxk()]))
+        .refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields')
+        .optional(),
+})
+    .strict();
+/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
+/**
+ * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after
+ * `{ atMs, ...rest }`: V8 gave every object built that way a hidden class of
+ * its own, in the old generation, and the kernel's entries then outlived the
+ * young collections (three times the bytes promoted under load).
+ */
+function entryOf(event, seq, tsMs) {
+    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
+    const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
+    if (expiresAtMs !== undefined)
+        entry.expiresAtMs = expiresAtMs;
+    if (reason !== undefined)
+        entry.reason = reason;
+    if (deploy !== undefined)
+        entry.deploy = deploy;
+    return entry;
+}
+/**
+ * The canonical JSON of an entry the kernel built itself, written with its keys
+ * already in sorted order (no sort, no schema check on the hot path). Equal to
+ * `canonicalJson(entry)`; a test holds the two together.
+ */
+function entryJson(e) {
+    const s = JSON.stringify;
+    let text = `{"actorDid":${s(e.actorDid)}`;
+    // Rare (grants that name a deploy) and nested: the general form sorts its keys.
+    if (e.deploy !== undefined)
+        text += `,"deploy":${canonicalJson(e.deploy)}`;
+    if (e.expiresAtMs !== undefined)
+        text += `,"expiresAtMs":${e.expiresAtMs}`;
+    text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+    if (e.reason !== undefined)
+        text += `,"reason":${s(e.reason)}`;
+    return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
+}
+/**
+ * One line read back from storage, checked as untrusted: the entry `seq` in
+ * canonical form, or undefined.
+ */
+function readEntry(line, seq) {
+    let parsed;
+    try {
+        parsed = JSON.parse(line);
+    }
+    catch {
+        return undefined;
+    }
+    const entry = entrySchema.safeParse(parsed);
+    if (!entry.success || entry.data.seq !== seq || canonicalJson(entry.data) !== line)
+        return undefined;
+    return entry.data;
+}
+const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
+
+
+/***/ }),
+
+/***/ 9527:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Jq: () => (/* binding */ leafHash),
+/* harmony export */   Ko: () => (/* binding */ verifyConsistency),
+/* harmony export */   l$: () => (/* binding */ equalHashes),
+/* harmony export */   vU: () => (/* binding */ MerkleTree),
+/* harmony export */   yR: () => (/* binding */ verifyInclusion)
+/* harmony export */ });
+/* unused harmony exports sha256, nodeHash, EMPTY_ROOT */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+
+const HASH_BYTES = 32;
+const sha256 = (...parts) => {
+    const h = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256');
+    for (const part of parts)
+        h.update(part);
+    return new Uint8Array(h.digest());
+};
+const LEAF_PREFIX = Uint8Array.of(0);
+const NODE_PREFIX = Uint8Array.of(1);
+/**
+ * One-shot SHA-256 (Node ≥ 20.12): no Hash object per digest. Those objects
+ * hold native handles that survive the young generation's collections, which
+ * made the collector the largest cost of an append. Older Nodes use createHash.
+ */
+const oneShot = node_crypto__WEBPACK_IMPORTED_MODULE_0__.hash;
+let scratch = Buffer.allocUnsafeSlow(1024);
+/** SHA-256 of one prefix byte and the parts; the digest is a fresh buffer. */
+function prefixedDigest(prefix, a, b) {
+    if (!oneShot) {
+        const h = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(prefix).update(a);
+        return (b ? h.update(b) : h).digest();
+    }
+    const size = 1 + a.length + (b?.length ?? 0);
+    if (size > scratch.length)
+        scratch = Buffer.allocUnsafeSlow(size * 2);
+    scratch[0] = prefix[0];
+    scratch.set(a, 1);
+    if (b)
+        scratch.set(b, 1 + a.length);
+    return oneShot('sha256', scratch.subarray(0, size), 'buffer');
+}
+const leafHash = (data) => sha256(LEAF_PREFIX, data);
+const nodeHash = (left, right) => sha256(NODE_PREFIX, left, right);
+const EMPTY_ROOT = sha256();
+/** The largest power of two strictly below n (n ≥ 2). */
+function splitPoint(n) {
+    let k = 1;
+    while (k * 2 < n)
+        k *= 2;
+    return k;
+}
+/** A growable array of 32-byte hashes in one buffer (millions of leaves stay compact). */
+class HashList {
+    buffer = new Uint8Array(HASH_BYTES * 1024);
+    length = 0;
+    push(hash) {
+        if ((this.length + 1) * HASH_BYTES > this.buffer.length) {
+            const bigger = new Uint8Array(this.buffer.length * 2);
+            bigger.set(this.buffer);
+            this.buffer = bigger;
+        }
+        this.buffer.set(hash, this.length * HASH_BYTES);
+        this.length += 1;
+    }
+    at(index) {
+        return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
+    }
+}
+class MerkleTree {
+    /** levels[k][i] is the hash of leaves [i·2^k, (i+1)·2^k). */
+    levels = [new HashList()];
+    get size() {
+        return this.levels[0].length;
+    }
+    /** Appends a leaf's data; returns its index. */
+    append(data) {
+        // The list copies what it keeps, so the digests need no copy of their own.
+        return this.appendHash(prefixedDigest(LEAF_PREFIX, data));
+    }
+    appendHash(hash) {
+        const index = this.size;
+        let node = hash;
+        for (let level = 0, i = index;; level += 1, i >>= 1) {
+            const list = (this.levels[level] ??= new HashList());
+            list.push(node);
+            if (i % 2 === 0)
+                break;
+            node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
+        }
+        return index;
+    }
+    leafHashAt(index) {
+        return this.levels[0].at(index);
+    }
+    /** The root of the first `size` leaves (the whole tree by default). */
+    root(size = this.size) {
+        this.checkSize(size);
+        return size === 0 ? EMPTY_ROOT : this.range(0, size);
+    }
+    /** RFC 9162 §2.1.3.1 PATH(m, D[n]). */
+    inclusionProof(index, size = this.size) {
+        this.checkSize(size);
+        if (!(index >= 0 && index < size))
+            throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+        const proof = [];
+        let lo = 0;
+        let hi = size;
+        let m = index;
+        const stack = [];
+        while (hi - lo > 1) {
+            const k = splitPoint(hi - lo);
+            if (m < k) {
+                stack.push(this.range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(this.range(lo, lo + k));
+                lo += k;
+                m -= k;
+            }
+        }
+        while (stack.length)
+            proof.push(stack.pop());
+        return proof;
+    }
+    /**
+     * Inclusion proofs of leaves [from, to) in the tree of `size`. The hashes of
+     * incomplete subtrees are shared by neighbouring proofs, so they are
+     * computed once for the whole run.
+     */
+    inclusionProofs(from, to, size = this.size) {
+        const memo = new Map();
+        const cached = (lo, hi) => {
+            const n = hi - lo;
+            if ((n & (n - 1)) === 0 && lo % n === 0)
+                return this.range(lo, hi);
+            const key = lo * 2 ** 26 + n;
+            let hash = memo.get(key);
+            if (!hash)
+                memo.set(key, (hash = this.range(lo, hi)));
+            return hash;
+        };
+        const proofs = [];
+        for (let index = from; index < to; index += 1)
+            proofs.push(this.pathOf(index, size, cached));
+        return proofs;
+    }
+    pathOf(index, size, range) {
+        this.checkSize(size);
+        if (!(index >= 0 && index < size))
+            throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+        const stack = [];
+        let lo = 0;
+        let hi = size;
+        let m = index;
+        while (hi - lo > 1) {
+            const k = splitPoint(hi - lo);
+            if (m < k) {
+                stack.push(range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(range(lo, lo + k));
+                lo += k;
+                m -= k;
+            }
+        }
+        return stack.reverse();
+    }
+    /** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
+    consistencyProof(first, second = this.size) {
+        this.checkSize(second);
+        if (!(first >= 0 && first <= second))
+            throw new RangeError(`cannot prove ${first} → ${second}`);
+        if (first === 0 || first === second)
+            return [];
+        const stack = [];
+        let lo = 0;
+        let hi = second;
+        let m = first;
+        let whole = true;
+        for (;;) {
+            const n = hi - lo;
+            if (m === n) {
+                if (!whole)
+                    stack.push(this.range(lo, hi));
+                break;
+            }
+            const k = splitPoint(n);
+            if (m <= k) {
+                stack.push(this.range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(this.range(lo, lo + k));
+                lo += k;
+                m -= k;
+                whole = false;
+            }
+        }
+        return stack.reverse();
+    }
+    /** MTH(D[lo:hi]) from the stored complete subtrees. */
+    range(lo, hi) {
+        const n = hi - lo;
+        if ((n & (n - 1)) === 0 && lo % n === 0)
+            return this.levels[Math.log2(n)].at(lo / n);
+        const k = splitPoint(n);
+        return nodeHash(this.range(lo, lo + k), this.range(lo + k, hi));
+    }
+    checkSize(size) {
+        if (!(Number.isInteger(size) && size >= 0 && size <= this.size)) {
+            throw new RangeError(`tree size ${size} is not between 0 and ${this.size}`);
+        }
+    }
+}
+const equalHashes = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+const half = (n) => Math.floor(n / 2);
+/**
+ * The proof walk that RFC 9162 §2.1.3.2 and §2.1.4.2 share: `left(p)` when the
+ * proof hash sits to the left of the running hash, `right(p)` otherwise.
+ * Returns the final `sn` (0 for a proof of the right length), or -1 when the
+ * proof is too long.
+ */
+function walk(fn, sn, proof, left, right) {
+    for (const p of proof) {
+        if (sn === 0)
+            return -1;
+        if (fn % 2 === 1 || fn === sn) {
+            left(p);
+            while (fn % 2 === 0 && fn !== 0) {
+                fn = half(fn);
+                sn = half(sn);
+            }
+        }
+        else {
+            right(p);
+        }
+        fn = half(fn);
+        sn = half(sn);
+    }
+    return sn;
+}
+/** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
+function verifyInclusion(index, size, leaf, proof, root) {
+    if (!(index >= 0 && index < size))
+        return false;
+    let r = leaf;
+    const sn = walk(index, size - 1, proof, (p) => (r = nodeHash(p, r)), (p) => (r = nodeHash(r, p)));
+    return sn === 0 && equalHashes(r, root);
+}
+/** RFC 9162 §2.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
+function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
+    if (first > second || first < 0)
+        return false;
+    if (first === second)
+        return proof.length === 0 && equalHashes(firstRoot, secondRoot);
+    if (first === 0)
+        return proof.length === 0;
+    if (proof.length === 0)
+        return false;
+    const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : proof;
+    let fn = first - 1;
+    let sn = second - 1;
+    while (fn % 2 === 1) {
+        fn = half(fn);
+        sn = half(sn);
+    }
+    let fr = path[0];
+    let sr = path[0];
+    const end = walk(fn, sn, path.slice(1), (c) => {
+        fr = nodeHash(c, fr);
+        sr = nodeHash(c, sr);
+    }, (c) => (sr = nodeHash(sr, c)));
+    return end === 0 && equalHashes(fr, firstRoot) && equalHashes(sr, secondRoot);
+}
+
+
+/***/ }),
+
+/***/ 6115:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   D5: () => (/* binding */ leaseExtensionSchema),
+/* harmony export */   I0: () => (/* binding */ supersededSchema),
+/* harmony export */   Xm: () => (/* binding */ queueSchema),
+/* harmony export */   ZE: () => (/* binding */ cleanDeploy),
+/* harmony export */   zR: () => (/* binding */ deploySchema)
+/* harmony export */ });
+/* unused harmony exports REPOSITORY_PATTERN, COMMIT_PATTERN, DEPLOY_FORMS, isRunUrl, QUEUE_MODES, deployEntries */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4343);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3759);
+
+/**
+ * What a lease request may say of the deploy it gates: extension fields of
+ * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
+ * not document them and ignores unknown fields; the bundled kernel validates
+ * them (a bad field is a 400 naming it), records them in the grant's ledger
+ * entry, supersedes waiting runs by them and answers the last grant's deploy
+ * of the same repository (`previous`) with a grant. Every field is optional:
+ * a CI system that knows no run number still names its commit.
+ */
+const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
+const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Printable ASCII without spaces, as git refs are. */
+const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
+// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
+const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+const DEPLOY_FORMS = {
+    repository: 'owner/repo',
+    workflow: 'one line of 1 to 256 characters',
+    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
+    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
+    runNumber: 'a whole number from 1 to 10^12',
+    runAttempt: 'a whole number from 1 to 10^6',
+    runUrl: 'an https:// URL of at most 2048 characters',
+};
+const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._regex */ .Fk(pattern, `expected ${form}`));
+const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const isRunUrl = (value) => {
+    if (value.length > 2048)
+        return false;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' && url.username === '' && url.password === '';
+    }
+    catch {
+        return false;
+    }
+};
+/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
+const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+});
+/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
+const QUEUE_MODES = ['fifo', 'newest'];
+const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(QUEUE_MODES);
+/** The extension fields of a lease request body, as the kernel reads them. */
+const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(deploySchema),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(queueSchema),
+});
+/** A kernel's answer to a waiter a newer run of its lane took the place of. */
+const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('superseded'),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(2048)),
+});
+/** The commit list in a fixed order, so a ledger line and a console row read the same. */
+function deployEntries(deploy) {
+    const keys = [
+        'repository',
+        'workflow',
+        'ref',
+        'commit',
+        'runNumber',
+        'runAttempt',
+        'runUrl',
+    ];
+    const out = [];
+    for (const key of keys) {
+        const value = deploy[key];
+        if (value !== undefined)
+            out.push([key, value]);
+    }
+    return out;
+}
+/** A plain copy with only the known fields (what the kernel keeps and records). */
+function cleanDeploy(deploy) {
+    const out = {};
+    for (const [key, value] of deployEntries(deploy))
+        out[key] = value;
+    return Object.keys(out).length ? out : undefined;
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=659.index.js.map

@@ -1,0 +1,980 @@
+export const id = 784;
+export const ids = [784];
+export const modules = {
+
+/***/ 1784:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  app: () => (/* binding */ app)
+});
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
+var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
+var core = __webpack_require__(8532);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/gate/duration.ts
+var duration = __webpack_require__(9731);
+// EXTERNAL MODULE: ./src/plane/schema.ts
+var schema = __webpack_require__(3659);
+// EXTERNAL MODULE: ./src/plane/url.ts
+var plane_url = __webpack_require__(6424);
+;// CONCATENATED MODULE: ./src/app/config.ts
+
+
+
+
+
+
+
+/** The config file is wrong: the message names the field and the accepted form. */
+class ConfigError extends errors/* LeaseGateError */.e {
+    name = 'ConfigError';
+}
+const config_duration = (fallback, min = 0) => schemas/* string */.YjP()
+    .default(fallback)
+    .transform((raw, ctx) => {
+    const ms = (0,duration/* parseDuration */.E9)(raw);
+    if (ms === undefined || ms < min) {
+        ctx.addIssue({
+            code: 'custom',
+            message: `expected ${duration/* DURATION_FORM */.ec}, at most 24h${min ? `, at least ${min / 1000}s` : ''}`,
+        });
+        return core/* NEVER */.tm;
+    }
+    return ms;
+});
+const checkedUrl = (raw) => {
+    const url = (0,plane_url/* parsePlaneUrl */.p)(raw);
+    return url.ok ? url.url : raw;
+};
+const originUrl = (what) => schemas/* string */.YjP()
+    .refine((v) => (0,plane_url/* parsePlaneUrl */.p)(v).ok, `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`);
+const fileSchema = schemas/* object */.Ikc({
+    appId: schemas/* union */.KCZ([schemas/* number */.aig().int().positive(), schemas/* string */.YjP().regex(/^[1-9]\d{0,19}$/)], {
+        error: 'expected the App id, a positive integer',
+    }),
+    privateKeyFile: schemas/* string */.YjP().min(1, 'expected the path of the App private key (PEM)'),
+    webhookSecretFile: schemas/* string */.YjP().min(1, 'expected the path of a file holding the webhook secret'),
+    githubApiUrl: originUrl("GitHub's REST API").default('https://api.github.com'),
+    githubServerUrl: originUrl('the GitHub server').default('https://github.com'),
+    plane: schemas/* strictObject */.rej({
+        url: originUrl("the plane's URL"),
+        keyFile: schemas/* string */.YjP().min(1).optional(),
+    }),
+    listen: schemas/* strictObject */.rej({
+        host: schemas/* string */.YjP().min(1).default('127.0.0.1'),
+        port: schemas/* number */.aig().int().min(0).max(65_535).default(8790),
+        path: schemas/* string */.YjP()
+            .regex(/^\/[\x21-\x7e]{0,200}$/, 'expected a path starting with /')
+            .default('/'),
+    })
+        .default({ host: '127.0.0.1', port: 8790, path: '/' }),
+    rules: schemas/* array */.YOg(schemas/* strictObject */.rej({
+        repository: schemas/* string */.YjP()
+            .regex(/^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/, 'expected owner/repo, where * matches any characters but /'),
+        environment: schemas/* string */.YjP().min(1).max(255),
+        resource: schemas/* string */.YjP().regex(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`),
+        job: schemas/* string */.YjP()
+            .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id')
+            .optional(),
+    }))
+        .min(1, 'expected at least one rule'),
+    takeUpGrace: config_duration('10m', 1_000),
+    maxWait: config_duration('6h', 1_000),
+    runCheckEvery: config_duration('1m', 1_000),
+    deploymentStatus: schemas/* boolean */.zMY().default(true),
+});
+/** Reads and checks the config file, and the secrets it names (paths relative to the file). */
+function loadConfig(file, env) {
+    let raw;
+    try {
+        raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
+    }
+    catch (error) {
+        throw new ConfigError(`Cannot read the config ${file}: ${error.message.split('\n')[0]}. Expected a JSON file.`);
+    }
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const field = issue.path
+            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+            .join('')
+            .slice(1);
+        throw new ConfigError(`Invalid config ${file}: field '${field || '(top)'}': ${issue.message}.`);
+    }
+    const c = parsed.data;
+    const near = (path) => (0,external_node_path_.resolve)((0,external_node_path_.dirname)(file), path);
+    const secret = (field, path) => {
+        try {
+            const text = (0,external_node_fs_.readFileSync)(near(path), 'utf8').trim();
+            if (text)
+                return text;
+        }
+        catch {
+            // Named below, without the file's content.
+        }
+        throw new ConfigError(`Invalid config ${file}: field '${field}': cannot read a non-empty file at ${path}.`);
+    };
+    const privateKey = secret('privateKeyFile', c.privateKeyFile);
+    if (!privateKey.includes('PRIVATE KEY-----')) {
+        throw new ConfigError(`Invalid config ${file}: field 'privateKeyFile': ${c.privateKeyFile} is not a PEM private key.`);
+    }
+    const planeUrl = checkedUrl(c.plane.url);
+    const planeKey = c.plane.keyFile
+        ? secret('plane.keyFile', c.plane.keyFile)
+        : (env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || '').trim();
+    if (!planeKey && !planeUrl.startsWith('http:')) {
+        throw new ConfigError(`Invalid config ${file}: field 'plane.keyFile': no plane key; name a file, or set LEASE_GATE_KEY (only a plane on loopback may go without).`);
+    }
+    if (!(0,plane_url/* isLoopbackHost */.c)(c.listen.host) && c.listen.host !== '0.0.0.0' && c.listen.host !== '::') {
+        // Any address is allowed (GitHub must reach it); this only catches typos early.
+        if (!/^[A-Za-z0-9.:-]{1,253}$/.test(c.listen.host)) {
+            throw new ConfigError(`Invalid config ${file}: field 'listen.host': expected a host name or address.`);
+        }
+    }
+    return {
+        appId: String(c.appId),
+        privateKey,
+        webhookSecret: secret('webhookSecretFile', c.webhookSecretFile),
+        githubApiUrl: checkedUrl(c.githubApiUrl),
+        githubServerUrl: checkedUrl(c.githubServerUrl),
+        planeUrl,
+        planeKey,
+        host: c.listen.host,
+        port: c.listen.port,
+        path: c.listen.path,
+        rules: c.rules,
+        takeUpGraceMs: c.takeUpGrace,
+        maxWaitMs: c.maxWait,
+        runCheckEveryMs: c.runCheckEvery,
+        deploymentStatus: c.deploymentStatus,
+    };
+}
+/** The first rule for this repository and environment, or undefined. */
+function findRule(rules, repository, environment) {
+    return rules.find((rule) => globToRegExp(rule.repository).test(repository) &&
+        rule.environment.toLowerCase() === environment.toLowerCase());
+}
+function globToRegExp(glob) {
+    const body = glob
+        .split('*')
+        .map((part) => part.replace(/[.]/g, '\\.'))
+        .join('[^/]*');
+    return new RegExp(`^${body}$`, 'i');
+}
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __webpack_require__(7067);
+// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
+var client = __webpack_require__(1869);
+// EXTERNAL MODULE: ./src/plane/client.ts
+var plane_client = __webpack_require__(7011);
+// EXTERNAL MODULE: ./src/plane/time.ts
+var time = __webpack_require__(7513);
+// EXTERNAL MODULE: ./src/gate/wait.ts
+var wait = __webpack_require__(4146);
+// EXTERNAL MODULE: ./src/lease/did.ts
+var lease_did = __webpack_require__(623);
+// EXTERNAL MODULE: ./src/lease/errors.ts
+var lease_errors = __webpack_require__(2679);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __webpack_require__(1223);
+// EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
+var lease_session = __webpack_require__(5146);
+;// CONCATENATED MODULE: ./src/lease/take-up.ts
+
+/**
+ * Take-up: the protection-rule app (`lease-gate app`) queues a job before it has a
+ * runner, under a DID of the job's own run, and approves the job once the lease is
+ * granted. The job's step cannot know the app's DID in advance (its own DID ends in a
+ * random nonce, and GitHub's event does not name the job), so the step takes up a
+ * lease held by a DID of its own run and attempt that ends in this marker: the app's.
+ *   …:runs:<run>:attempts:<n>:jobs:<job or %2A>:protection-rule-<deployment id>
+ */
+const APP_NONCE_PREFIX = 'protection-rule-';
+/** The job segment when the app's rule does not name the job: `*`, never a job id. */
+const ANY_JOB = '*';
+/** The DID the app queues a run's deployment under (the action's encoder). */
+function appDid(run, deploymentId) {
+    const host = new URL(run.serverUrl).host;
+    const [owner = '', repo = ''] = run.repository.split('/');
+    const parts = [(0,lease_did/* didSegment */.f4)(host), (0,lease_did/* didSegment */.f4)(owner), (0,lease_did/* didSegment */.f4)(repo), 'actions', 'runs'];
+    parts.push((0,lease_did/* didSegment */.f4)(run.runId), 'attempts', (0,lease_did/* didSegment */.f4)(run.runAttempt));
+    parts.push('jobs', (0,lease_did/* didSegment */.f4)(run.job), `${APP_NONCE_PREFIX}${deploymentId}`);
+    return `did:web:${parts.join(':')}`;
+}
+/**
+ * May the step whose DID is `ownDid` take up a lease held by `holder`? Only when
+ * both are run DIDs of the same host, repository, run and attempt, the holder's
+ * job is this job (or any job), and the holder's nonce is the app's.
+ */
+function mayTakeUp(ownDid, holder) {
+    const own = parseRunDid(ownDid);
+    const theirs = parseRunDid(holder);
+    if (!own || !theirs || ownDid === holder)
+        return false;
+    const same = own.host === theirs.host &&
+        own.repository === theirs.repository &&
+        own.runId === theirs.runId &&
+        own.attempt === theirs.attempt;
+    const [ownJob] = ownDid.split(':').slice(-2);
+    const [job, nonce = ''] = holder.split(':').slice(-2);
+    const jobOk = job === ownJob || job === didSegment(ANY_JOB);
+    return same && jobOk && new RegExp(`^${APP_NONCE_PREFIX}[1-9]\\d{0,19}$`).test(nonce);
+}
+
+;// CONCATENATED MODULE: ./src/app/events.ts
+
+
+/**
+ * The parts of GitHub's webhook payloads the app uses, checked once here: a
+ * payload is untrusted even with a good signature (a bug, a changed shape).
+ * Unknown fields are ignored.
+ */
+const id = schemas/* number */.aig().int().positive().max(Number.MAX_SAFE_INTEGER);
+const repository = schemas/* object */.Ikc({
+    full_name: schemas/* string */.YjP().refine((v) => (0,lease_did/* parseRepository */.SU)(v) !== undefined, 'expected owner/repo'),
+});
+const protectionRuleSchema = schemas/* object */.Ikc({
+    action: schemas/* string */.YjP().max(64),
+    environment: schemas/* string */.YjP().min(1).max(255),
+    event: schemas/* string */.YjP().max(64).optional(),
+    deployment_callback_url: schemas/* string */.YjP().max(2_000),
+    deployment: schemas/* object */.Ikc({ id }),
+    repository,
+    installation: schemas/* object */.Ikc({ id }),
+});
+const workflowRunSchema = schemas/* object */.Ikc({
+    action: schemas/* string */.YjP().max(64),
+    workflow_run: schemas/* object */.Ikc({
+        id,
+        run_attempt: schemas/* number */.aig().int().positive().optional(),
+        status: schemas/* string */.YjP().max(40),
+    }),
+    repository,
+});
+/**
+ * The run id from `deployment_callback_url`, when that URL names this repository's
+ * run: `…/repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule`.
+ * The URL itself is never called: the app builds the route from its own API origin,
+ * so a payload cannot send the installation token elsewhere.
+ */
+function runIdFromCallback(url, fullName) {
+    let path;
+    try {
+        path = new URL(url).pathname;
+    }
+    catch {
+        return undefined;
+    }
+    const match = /\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/([1-9]\d{0,19})\/deployment_protection_rule$/.exec(path);
+    if (!match)
+        return undefined;
+    const [, owner = '', repo = '', runId] = match;
+    return `${owner}/${repo}`.toLowerCase() === fullName.toLowerCase() ? runId : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/app/gatekeeper.ts
+
+
+
+
+
+
+
+
+
+/** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
+const MAX_WAITING = 1_000;
+const PROGRESS_EVERY_MS = 60_000;
+function createGatekeeper(options) {
+    const { config, github, clock, log } = options;
+    const active = new Map();
+    const working = new Set();
+    async function onDelivery(delivery) {
+        if (delivery.event === 'deployment_protection_rule')
+            return track(protectionRule(delivery));
+        if (delivery.event === 'workflow_run')
+            return workflowRun(delivery);
+        if (delivery.event === 'ping')
+            log(`delivery ${delivery.id}: ping from GitHub`);
+    }
+    function track(work) {
+        working.add(work);
+        return work.finally(() => working.delete(work));
+    }
+    async function protectionRule(delivery) {
+        const parsed = protectionRuleSchema.safeParse(delivery.payload);
+        if (!parsed.success) {
+            log(`delivery ${delivery.id}: not a deployment_protection_rule payload we can read; ignored`);
+            return;
+        }
+        const event = parsed.data;
+        if (event.action !== 'requested')
+            return;
+        const name = event.repository.full_name;
+        const repo = (0,lease_did/* parseRepository */.SU)(name);
+        const runId = runIdFromCallback(event.deployment_callback_url, name);
+        const environment = (0,lease_escape/* untrusted */.bp)(event.environment, 255);
+        if (!runId) {
+            log(`delivery ${delivery.id}: deployment_callback_url names no run of ${name}; ignored`);
+            return;
+        }
+        const tag = `run ${runId} of ${name} (environment ${environment})`;
+        const installation = event.installation.id;
+        const review = reviewer(installation, repo, runId, event.environment, tag);
+        try {
+            // A token first: an installation GitHub does not know gets no place in any queue.
+            await github.token(installation);
+        }
+        catch (error) {
+            log(`${tag}: dropped: ${(0,lease_errors/* messageOf */.bD)(error)}`);
+            return;
+        }
+        const rule = findRule(config.rules, name, event.environment);
+        if (!rule) {
+            return review('rejected', `lease-gate: no rule in the app's config for ${name} and environment ${environment}; not approved.`);
+        }
+        if (active.size >= MAX_WAITING) {
+            return review('rejected', `lease-gate: ${MAX_WAITING} runs are already waiting; try again later.`);
+        }
+        const run = await github.getRun(installation, repo, runId);
+        if (run.status === 'completed') {
+            log(`${tag}: the run has already completed; nothing to do`);
+            return;
+        }
+        const did = appDid({
+            serverUrl: config.githubServerUrl,
+            repository: name,
+            runId,
+            runAttempt: String(run.runAttempt),
+            job: rule.job ?? ANY_JOB,
+        }, event.deployment.id);
+        if (active.has(did)) {
+            log(`${tag}: already waiting as ${did}; this request is a repeat`);
+            return;
+        }
+        const wait = { runKey: runKey(name, runId), cancel: new AbortController() };
+        active.set(did, wait);
+        try {
+            await serve({
+                tag,
+                did,
+                resource: rule.resource,
+                wait,
+                installation,
+                repo,
+                runId,
+                deploymentId: event.deployment.id,
+                review,
+            });
+        }
+        finally {
+            active.delete(did);
+        }
+    }
+    async function serve(s) {
+        const session = (0,lease_session/* openSession */.f)({
+            apiUrl: config.planeUrl,
+            key: config.planeKey,
+            resource: s.resource,
+            actorDid: s.did,
+            client: options.plane,
+            clock,
+            sleep: options.sleep,
+            random: options.random,
+            wallNow: options.wallNow,
+        });
+        log(`${s.tag}: queued for ${s.resource} as ${s.did}`);
+        const watching = new AbortController();
+        const watch = watchRun(s, watching.signal);
+        try {
+            let result;
+            try {
+                result = await session.acquire({
+                    timeoutMs: config.maxWaitMs,
+                    signal: s.wait.cancel.signal,
+                    onHeld: heldReporter(s),
+                });
+            }
+            catch (error) {
+                if (error instanceof wait/* LeaseRevokedError */.JU) {
+                    return await s.review('rejected', `lease-gate: ${s.resource} is revoked for this run: ${error.operatorMessage}`);
+                }
+                const why = error instanceof wait/* LeaseRefusedError */.Nf
+                    ? `the plane refused ${s.resource}: ${error.reason}`
+                    : `the plane failed: ${(0,lease_errors/* messageOf */.bD)(error)}`;
+                return await s.review('rejected', `lease-gate: ${why}; not approved.`);
+            }
+            if (result.outcome === 'cancelled') {
+                log(`${s.tag}: ${s.wait.why === 'shutdown' ? 'the app is stopping' : 'the run ended'} while it waited; left the queue of ${s.resource}`);
+                return;
+            }
+            if (result.outcome === 'timeout') {
+                return await s.review('rejected', `lease-gate: waited longer than the configured maximum (${(0,duration/* formatDuration */.a3)(config.maxWaitMs)}) for ${s.resource}, still ${result.reserved ? 'reserved for' : 'held by'} ${(0,lease_did/* shortHolder */.F9)(result.holder)}; not approved.`);
+            }
+            if (result.outcome === 'superseded') {
+                // The app asks in FIFO order, so only a plane that supersedes on its own gets here.
+                return await s.review('rejected', `lease-gate: a newer run took this run's place in the queue of ${s.resource}; not approved.`);
+            }
+            await approve(s, result.held);
+        }
+        finally {
+            watching.abort();
+            await watch;
+        }
+    }
+    async function approve(s, held) {
+        const { lease } = held;
+        const fence = lease.fence === undefined ? 'none' : String(lease.fence);
+        const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}.`;
+        try {
+            await github.review(s.installation, s.repo, s.runId, {
+                environment_name: s.review.environment,
+                state: 'approved',
+                comment,
+            });
+        }
+        catch (error) {
+            const released = await held.release();
+            log(`${s.tag}: approval failed (${(0,lease_errors/* messageOf */.bD)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
+            return;
+        }
+        log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}`);
+        const graceEnd = clock.now() + config.takeUpGraceMs;
+        // Renewing under the job's DID is harmless once the job renews too (same id, same
+        // fence); a renewal answered with another id or holder means the job released it.
+        const kept = await held.keep({
+            signal: s.wait.cancel.signal,
+            stillWanted: () => clock.now() < graceEnd,
+        });
+        if (s.wait.why === 'run-completed') {
+            // The run is over, post steps included: nobody can hold this lease for it any more.
+            const released = await held.release();
+            log(`${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`);
+            return;
+        }
+        const how = kept.ended?.why === 'not-wanted'
+            ? 'the take-up grace ended: the job keeps it alive, or it lapses'
+            : kept.lost
+                ? `it ended (${kept.lost.reason}): the job gave it back`
+                : `stopped (${kept.ended?.why ?? 'unknown'})`;
+        log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
+    }
+    function heldReporter(s) {
+        let lastLineAt = -Infinity;
+        return async (event) => {
+            const by = `${event.reserved ? 'reserved for' : 'held by'} ${(0,lease_did/* shortHolder */.F9)(event.holder)}`;
+            if (!event.holderChanged && event.elapsedMs - lastLineAt < PROGRESS_EVERY_MS)
+                return;
+            lastLineAt = event.elapsedMs;
+            log(`${s.tag}: waiting for ${s.resource}: ${(0,lease_escape/* untrusted */.bp)(by, 300)}; waited ${(0,duration/* formatDuration */.a3)(event.elapsedMs)}`);
+            if (event.holderChanged && config.deploymentStatus) {
+                await github
+                    .deploymentStatus(s.installation, s.repo, s.deploymentId, `lease-gate: waiting for ${s.resource}, ${by}`)
+                    .catch((error) => log(`${s.tag}: could not post the waiting status: ${(0,lease_errors/* messageOf */.bD)(error)}`));
+            }
+        };
+    }
+    /** A bounded check of the run's status while it waits or is kept: a missed event must not keep a place. */
+    async function watchRun(s, stop) {
+        while (!stop.aborted) {
+            try {
+                await options.sleep(config.runCheckEveryMs, stop);
+            }
+            catch {
+                return;
+            }
+            if (stop.aborted)
+                return;
+            try {
+                const run = await github.getRun(s.installation, s.repo, s.runId);
+                if (run.status === 'completed')
+                    return endRun(s.wait);
+            }
+            catch (error) {
+                log(`${s.tag}: could not check the run's status: ${(0,lease_errors/* messageOf */.bD)(error)}`);
+            }
+        }
+    }
+    function endRun(wait) {
+        if (wait.why)
+            return;
+        wait.why = 'run-completed';
+        wait.cancel.abort();
+    }
+    async function workflowRun(delivery) {
+        const parsed = workflowRunSchema.safeParse(delivery.payload);
+        if (!parsed.success || parsed.data.action !== 'completed')
+            return;
+        const key = runKey(parsed.data.repository.full_name, String(parsed.data.workflow_run.id));
+        for (const wait of active.values())
+            if (wait.runKey === key)
+                endRun(wait);
+    }
+    function reviewer(installation, repo, runId, environment, tag) {
+        const review = async (state, comment) => {
+            log(`${tag}: ${state}: ${comment}`);
+            await github
+                .review(installation, repo, runId, {
+                environment_name: environment,
+                state,
+                comment: comment.slice(0, 1_000),
+            })
+                .catch((error) => log(`${tag}: could not send '${state}': ${(0,lease_errors/* messageOf */.bD)(error)}`));
+        };
+        return Object.assign(review, { environment });
+    }
+    return {
+        onDelivery,
+        /** How many runs wait or are kept now. */
+        waiting: () => active.size,
+        /** Leaves every queue (a granted lease is left to the job or to lapse) and waits for the work. */
+        async close() {
+            for (const wait of active.values()) {
+                wait.why ??= 'shutdown';
+                wait.cancel.abort();
+            }
+            await Promise.allSettled([...working]);
+        },
+    };
+}
+const runKey = (repository, runId) => `${repository.toLowerCase()}#${runId}`;
+
+// EXTERNAL MODULE: ./node_modules/@octokit/auth-app/dist-node/index.js + 9 modules
+var dist_node = __webpack_require__(6479);
+// EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
+var dist_bundle = __webpack_require__(7561);
+// EXTERNAL MODULE: ./src/plane/retry.ts
+var retry = __webpack_require__(3860);
+;// CONCATENATED MODULE: ./src/app/github.ts
+
+
+
+
+
+/**
+ * GitHub as the App installation: an App JWT from the private key
+ * (`@octokit/auth-app`), installation tokens cached until shortly before they
+ * expire, and the few REST calls the protection rule needs, each retried within
+ * a budget: 5xx and network failures with back-off, rate limits (429, or 403
+ * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
+ */
+class GitHubError extends errors/* LeaseGateError */.e {
+    status;
+    name = 'GitHubError';
+    constructor(message, 
+    /** GitHub's status, or 0 when no answer came. */
+    status) {
+        super(message);
+        this.status = status;
+    }
+}
+/** A token expiring sooner than this is fetched again. */
+const REFRESH_BEFORE_MS = 5 * 60_000;
+/** GitHub's advice for a secondary rate limit that names no time. */
+const RATE_LIMIT_FALLBACK_MS = 60_000;
+const RETRY = { baseMs: 500, capMs: 15_000, maxAttempts: 12 };
+const USER_AGENT = 'lease-gate-app';
+function createGitHubApp(options) {
+    const { http, clock, sleep } = options;
+    const budgetMs = options.budgetMs ?? 120_000;
+    const policy = options.retry ?? RETRY;
+    const auth = (0,dist_node/* createAppAuth */.K)({
+        appId: options.appId,
+        privateKey: options.privateKey,
+        request: dist_bundle/* request */.E.defaults({
+            baseUrl: options.apiUrl,
+            headers: { 'user-agent': USER_AGENT },
+        }),
+    });
+    /** Retries `attempt` while it says how long to wait, within the budget. */
+    async function retrying(what, attempt) {
+        const until = clock.now() + budgetMs;
+        for (let n = 0;; n += 1) {
+            const result = await attempt();
+            if (!isRetry(result))
+                return result;
+            const left = until - clock.now();
+            if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
+                throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, 0);
+            }
+            await sleep(result.retryInMs);
+        }
+    }
+    async function token(installationId, refresh = false) {
+        return retrying(`installation ${installationId} token`, async () => {
+            try {
+                const got = await auth({
+                    type: 'installation',
+                    installationId,
+                    ...(refresh ? { refresh } : {}),
+                });
+                if (!refresh && Date.parse(got.expiresAt) - options.wallNow() < REFRESH_BEFORE_MS) {
+                    return token(installationId, true);
+                }
+                return got.token;
+            }
+            catch (error) {
+                if (error instanceof GitHubError)
+                    throw error;
+                const status = Number(error.status ?? 0);
+                const headers = error.response?.headers ?? {};
+                const wait = retryWait({ status, headers }, options.wallNow(), policy, 0, options.random);
+                if (wait !== undefined)
+                    return { retryInMs: wait, why: `GitHub answered ${status || 'nothing'}` };
+                if (status === 404 || status === 401 || status === 403) {
+                    throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, status);
+                }
+                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)(error.message ?? String(error), 200)}`, status);
+            }
+        });
+    }
+    async function call(method, installationId, path, body) {
+        let attempt = 0;
+        let refreshed = false;
+        return retrying(`${method} ${path}`, async () => {
+            attempt += 1;
+            const bearer = await token(installationId, false);
+            let answer;
+            try {
+                answer = await http.send({
+                    method,
+                    url: `${options.apiUrl}${path}`,
+                    headers: {
+                        authorization: `Bearer ${bearer}`,
+                        accept: 'application/vnd.github+json',
+                        'x-github-api-version': '2022-11-28',
+                        'user-agent': USER_AGENT,
+                        ...(body ? { 'content-type': 'application/json' } : {}),
+                    },
+                    body: body ? JSON.stringify(body) : undefined,
+                });
+            }
+            catch (error) {
+                if (!(error instanceof errors/* HttpError */.j) || error.failure === 'cancelled')
+                    throw error;
+                return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
+            }
+            if (answer.status < 300)
+                return answer;
+            if (answer.status === 401 && !refreshed) {
+                // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
+                refreshed = true;
+                await token(installationId, true);
+                return { retryInMs: 0, why: 'token refused' };
+            }
+            const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
+            if (wait !== undefined)
+                return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
+            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(messageOf(answer.text), 200)}`, answer.status);
+        });
+    }
+    return {
+        token: (id) => token(id),
+        async getRun(installationId, repo, runId) {
+            const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
+            const run = JSON.parse(answer.text);
+            const attempt = Number(run.run_attempt ?? 1);
+            if (typeof run.status !== 'string' ||
+                !Number.isInteger(attempt) ||
+                attempt < 1 ||
+                attempt > 999_999) {
+                throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, answer.status);
+            }
+            return { status: run.status.slice(0, 40), runAttempt: attempt };
+        },
+        async review(installationId, repo, runId, body) {
+            await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body);
+        },
+        async deploymentStatus(installationId, repo, deploymentId, description) {
+            await call('POST', installationId, `${repoPath(repo)}/deployments/${deploymentId}/statuses`, {
+                state: 'queued',
+                description: description.slice(0, 140),
+            });
+        },
+    };
+}
+const isRetry = (value) => typeof value === 'object' && value !== null && 'retryInMs' in value && 'why' in value;
+const repoPath = (repo) => `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
+function headerOf(answer, name) {
+    const value = answer.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+}
+/**
+ * How long to wait before asking again, or undefined when asking again cannot help:
+ * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
+ */
+function retryWait(answer, wallNow, policy, attempt, random) {
+    const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerOf(answer, 'retry-after'), wallNow);
+    const remaining = headerOf(answer, 'x-ratelimit-remaining');
+    const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
+    const limited = answer.status === 429 ||
+        (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
+    if (limited) {
+        if (retryAfter !== undefined)
+            return retryAfter;
+        if (remaining === '0' && Number.isFinite(reset))
+            return Math.max(0, reset * 1000 - wallNow) + 1_000;
+        return RATE_LIMIT_FALLBACK_MS;
+    }
+    if (answer.status >= 500 || answer.status === 408)
+        return (0,retry/* backoffMs */.jo)(policy, attempt, random);
+    return undefined;
+}
+function messageOf(text) {
+    try {
+        const body = JSON.parse(text);
+        return typeof body.message === 'string' ? body.message : text.slice(0, 200);
+    }
+    catch {
+        return text.slice(0, 200);
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/@octokit/webhooks-methods/dist-node/index.js
+var webhooks_methods_dist_node = __webpack_require__(1054);
+;// CONCATENATED MODULE: ./src/app/receiver.ts
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const REMEMBER_DELIVERIES = 10_000;
+const BODY_TIMEOUT_MS = 10_000;
+const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
+const EVENT_NAME = /^[a-z_]{1,64}$/;
+/** A bounded set: the oldest id is forgotten first. */
+class SeenDeliveries {
+    max;
+    ids = new Set();
+    constructor(max) {
+        this.max = max;
+    }
+    /** True when `id` was new (and is now remembered). */
+    add(id) {
+        if (this.ids.has(id))
+            return false;
+        this.ids.add(id);
+        if (this.ids.size > this.max)
+            this.ids.delete(this.ids.values().next().value);
+        return true;
+    }
+}
+function createReceiver(options) {
+    const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+    const seen = new SeenDeliveries(options.rememberDeliveries ?? REMEMBER_DELIVERIES);
+    const answer = (res, status, body) => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    return async (req, res) => {
+        const path = (req.url ?? '').split('?')[0];
+        if (req.method !== 'POST' || path !== options.path) {
+            return answer(res, 404, {
+                ok: false,
+                message: 'POST webhook deliveries to the configured path',
+            });
+        }
+        const event = header(req, 'x-github-event');
+        const id = header(req, 'x-github-delivery');
+        const signature = header(req, 'x-hub-signature-256');
+        if (!event || !EVENT_NAME.test(event) || !id || !DELIVERY_ID.test(id) || !signature) {
+            return answer(res, 400, {
+                ok: false,
+                message: 'expected X-GitHub-Event, X-GitHub-Delivery and X-Hub-Signature-256',
+            });
+        }
+        const body = await readBounded(req, maxBody);
+        if (body === undefined) {
+            options.log(`delivery ${id}: refused, body over ${maxBody} bytes or too slow`);
+            res.writeHead(413, { connection: 'close' }).end();
+            req.destroy();
+            return;
+        }
+        let valid = false;
+        try {
+            valid =
+                /^sha256=[0-9a-f]{64}$/.test(signature) && (await (0,webhooks_methods_dist_node/* verify */.MX)(options.secret, body, signature));
+        }
+        catch {
+            valid = false;
+        }
+        if (!valid) {
+            options.log(`delivery ${id} (${event}): refused, bad signature`);
+            return answer(res, 401, { ok: false, message: 'signature does not match' });
+        }
+        if (!seen.add(id)) {
+            options.log(`delivery ${id} (${event}): dropped, seen before`);
+            return answer(res, 200, { ok: true, duplicate: true });
+        }
+        let payload;
+        try {
+            payload = JSON.parse(body);
+        }
+        catch {
+            return answer(res, 400, { ok: false, message: 'the body is not JSON' });
+        }
+        answer(res, 202, { ok: true });
+        setImmediate(() => {
+            options.onDelivery({ id, event, payload }).catch((error) => {
+                options.log(`delivery ${id} (${event}): failed: ${error?.message ?? String(error)}`);
+            });
+        });
+    };
+}
+function header(req, name) {
+    const value = req.headers[name];
+    return typeof value === 'string' ? value : undefined;
+}
+/** The body as text, or undefined once it is over `max` bytes or slower than the timeout. */
+function readBounded(req, max) {
+    return new Promise((resolve) => {
+        const declared = Number(req.headers['content-length'] ?? '0');
+        if (declared > max)
+            return resolve(undefined);
+        const chunks = [];
+        let size = 0;
+        const timer = setTimeout(() => done(undefined), BODY_TIMEOUT_MS);
+        const done = (value) => {
+            clearTimeout(timer);
+            req.removeAllListeners('data');
+            resolve(value);
+        };
+        req.on('data', (chunk) => {
+            size += chunk.length;
+            if (size > max)
+                return done(undefined);
+            chunks.push(chunk);
+        });
+        req.on('end', () => done(Buffer.concat(chunks).toString('utf8')));
+        req.on('error', () => done(undefined));
+    });
+}
+
+;// CONCATENATED MODULE: ./src/app/server.ts
+
+
+
+
+
+
+
+/** `lease-gate app`: the webhook receiver on the configured address, in front of the plane. */
+async function startApp(config, options) {
+    const clock = options.clock ?? time/* systemClock */.m;
+    const sleep = options.sleep ?? time/* realSleep */.u;
+    const random = options.random ?? Math.random;
+    const wallNow = options.wallNow ?? Date.now;
+    const env = options.env ?? process.env;
+    const http = (0,client/* createHttpClient */.u)({ env });
+    const plane = (0,plane_client/* createPlaneClient */.ku)({
+        apiUrl: config.planeUrl,
+        key: config.planeKey,
+        clock,
+        sleep,
+        random,
+        env,
+    });
+    const github = createGitHubApp({
+        appId: config.appId,
+        privateKey: config.privateKey,
+        apiUrl: config.githubApiUrl,
+        http,
+        clock,
+        wallNow,
+        sleep,
+        random,
+        ...options.github,
+    });
+    const gatekeeper = createGatekeeper({
+        config,
+        github,
+        plane,
+        log: options.log,
+        clock,
+        sleep,
+        random,
+        wallNow,
+    });
+    const receive = createReceiver({
+        secret: config.webhookSecret,
+        path: config.path,
+        log: options.log,
+        onDelivery: gatekeeper.onDelivery,
+    });
+    const server = (0,external_node_http_.createServer)((req, res) => {
+        receive(req, res).catch(() => {
+            if (!res.headersSent)
+                res.writeHead(500).end();
+        });
+    });
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 15_000;
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => resolve());
+    });
+    const { port, address } = server.address();
+    const host = address.includes(':') ? `[${address}]` : address;
+    return {
+        url: `http://${host}:${port}${config.path === '/' ? '' : config.path}`,
+        waiting: gatekeeper.waiting,
+        async close() {
+            server.close();
+            server.closeAllConnections();
+            await gatekeeper.close();
+            await plane.close();
+            await http.close();
+        },
+    };
+}
+
+// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
+var options = __webpack_require__(9092);
+;// CONCATENATED MODULE: ./src/cli/app-command.ts
+
+
+
+
+/** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
+async function app(args, io, env) {
+    const { values } = (0,options/* parse */.qg)(args, {
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+    });
+    if (!values.config)
+        throw new options/* UsageError */.eb('Missing --config FILE: the JSON config of the app.');
+    let config;
+    try {
+        config = loadConfig(values.config, env);
+    }
+    catch (error) {
+        if (error instanceof ConfigError)
+            throw new options/* UsageError */.eb(error.message);
+        throw error;
+    }
+    const log = (line) => io.out((0,lease_escape/* logLine */.BP)(`${new Date().toISOString()} ${line}`));
+    const running = await startApp(config, { log, env });
+    const stopped = new Promise((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve));
+    io.out(`lease-gate app listening on ${running.url}`);
+    log(`plane ${config.planeUrl}, GitHub ${config.githubApiUrl}, ${config.rules.length} rule(s)`);
+    await stopped;
+    log('stopping: leaving every queue');
+    await running.close();
+    return options/* EXIT */.dc.done;
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=784.index.js.map
