@@ -40,7 +40,7 @@ describe('the lease-gate CLI', () => {
   it('fails closed without a key for a remote plane', async () => {
     const result = await runCli(['status', '--api-url', 'https://plane.example.com']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('No plane key: set INTRAMEDIAL_KEY');
+    expect(result.stderr).toContain('No plane key: set LEASE_GATE_KEY (or INTRAMEDIAL_KEY');
   });
 
   it('acquires, shows, refuses, releases and revokes against its own kernel', async () => {

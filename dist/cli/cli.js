@@ -28275,7 +28275,7 @@ ${Object.values(COMMANDS)
     .map((c) => c.help)
     .join('\n\n')}
 
-Common: the key comes from INTRAMEDIAL_KEY, or an OIDC ID token from --oidc-token-file FILE or
+Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
 LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to INTRAMEDIAL_API_URL or
 https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
 An unreachable plane is retried for up to 30 s (10 s with --wait-timeout 0), with a line on stderr.

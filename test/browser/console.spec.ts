@@ -98,7 +98,7 @@ describe('the console in Chromium, against a kernel with keys', () => {
     );
     await expect.poll(() => row.locator('td.left').textContent()).toMatch(/^\d+\.\d s$/);
     await expect.poll(() => page.locator('#timeline rect.hold.open').count()).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('#checkpoint-mark').textContent()).toContain('✓ verified');
+    await expect.poll(() => page.locator('#checkpoint-mark').textContent()).toContain('✓ Verified');
     expect(await page.locator('#checkpoint-origin').textContent()).toMatch(
       /^lease-gate\.kernel\/[0-9a-f]{16}$/,
     );
@@ -107,6 +107,10 @@ describe('the console in Chromium, against a kernel with keys', () => {
     await row.locator('button.revoke').click();
     await page.locator('#revoke-reason').fill('frozen for the incident');
     await page.locator('#admin-key').fill(ADMIN);
+    // The first press says what will happen to the holder's command and the queue; the second acts.
+    await page.locator('#revoke-form button[type=submit]').click();
+    await expect.poll(() => page.locator('#lever-consequence').textContent()).not.toBe('');
+    await expect.poll(() => page.locator('#lever-submit').textContent()).toBe('Confirm: revoke');
     await page.locator('#revoke-form button[type=submit]').click();
     await expect
       .poll(() => page.locator('#revoke-result').textContent())
@@ -151,7 +155,7 @@ describe('the console in Chromium, against a kernel with keys', () => {
     await page.locator('#key-form button').click();
     await expect
       .poll(() => page.locator('#checkpoint-mark').textContent())
-      .toContain('✗ not verified');
+      .toContain('✗ Not verified');
     expect(await page.locator('#checkpoint-mark').textContent()).toContain(
       'is not in the signed tree',
     );
