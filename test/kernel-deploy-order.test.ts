@@ -12,6 +12,7 @@ import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import type { Deploy } from '../src/plane/deploy.js';
+import { postJson } from './support/http.js';
 
 /** Deploy order in the kernel over HTTP: the extension fields, the ledger, restarts, fairness. */
 
@@ -40,19 +41,7 @@ async function kernel(
 
 const keys = () => generateKeyPairSync('ed25519');
 
-async function post(
-  url: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await request(url + path, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
+const post = postJson;
 
 async function status(url: string, resource: string) {
   const res = await request(`${url}${LEASE}?resource=${encodeURIComponent(resource)}`);

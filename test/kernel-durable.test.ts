@@ -12,6 +12,7 @@ import { KernelService } from '../src/kernel/service.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { postJson } from './support/http.js';
 
 const A = 'did:web:acme.example:agent:a';
 const B = 'did:web:acme.example:agent:b';
@@ -39,19 +40,7 @@ function faulty(inner: KernelStore) {
   return { store, control };
 }
 
-async function post(
-  url: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await request(url + path, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
+const post = postJson;
 
 async function get(url: string, path: string) {
   const res = await request(url + path);

@@ -3,6 +3,7 @@ import { request } from 'undici';
 import { startReplica } from './support/pg-kernel.js';
 import { describePostgres, testSchema } from './support/postgres.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { postJson } from './support/http.js';
 
 /**
  * The watch on one's own lease (POST …/watch), against every store: held
@@ -19,23 +20,7 @@ const B = 'did:web:acme.example:agent:b';
 const R = 'lock:deploy/production';
 const ADMIN = 'watch-admin-key';
 
-async function send(
-  url: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await request(url + path, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: (await res.body.json()) as Record<string, unknown>,
-  };
-}
+const send = postJson;
 
 async function grant(url: string, actorDid: string): Promise<string> {
   const answer = await send(url, LEASE, { resource: R, actorDid });
