@@ -1,7 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { describeHolder } from '../lease/did.js';
-import { describeLease, describeWaitState, waitNotices } from '../lease/texts.js';
+import { describeLapse, describeLease, describeWaitState, waitNotices } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import {
   EXIT,
@@ -12,7 +12,7 @@ import {
   signalExitCode,
   type Output,
 } from './options.js';
-import { ASK_ONCE_RETRY_MS, cliSession } from './session.js';
+import { cliSession, retryWindowMs } from './session.js';
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
@@ -31,7 +31,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
     const result = await session.acquire({
       timeoutMs: settings.waitTimeoutMs,
       signal: cancel.signal,
-      ...(settings.waitTimeoutMs === 0 ? { retryWindowMs: ASK_ONCE_RETRY_MS } : {}),
+      retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
       onHeld: (event) => {
         const line = notices(event);
         if (line && !values.json) io.err(`lease-gate: ${line}`);
@@ -51,7 +51,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
       else {
         io.out(`acquired ${lease.resource} as ${lease.holder}: ${describeLease(lease)}`);
         io.err(
-          'lease-gate: this lease lapses in about 30 s unless renewed; to hold it while a command runs, use `lease-gate run`.',
+          `lease-gate: this lease ${describeLapse(lease, Date.now())} unless renewed; to hold it while a command runs, use \`lease-gate run\`.`,
         );
       }
       return EXIT.done;

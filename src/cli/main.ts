@@ -56,8 +56,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: acquire,
     help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json]
   Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
-  taken with acquire: it lapses in 30 s unless renewed. To hold it while a command runs, use run.
-  --wait-timeout 0 asks once (an unreachable plane is retried for up to 10 s, said on stderr).`,
+  taken with acquire: it lapses at the expiry the plane answered (30 s on a default kernel), said on
+  stderr. To hold it while a command runs, use run. --wait-timeout 0 asks once.`,
   },
   release: {
     run: release,
@@ -133,7 +133,8 @@ ${Object.values(COMMANDS)
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
 LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to INTRAMEDIAL_API_URL or
 https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
-An unreachable plane is retried for up to 30 s (10 s with --wait-timeout 0), with a line on stderr.
+An unreachable plane is said at once on stderr (the URL, where it came from), then retried quietly
+within --wait-timeout (10 s with --wait-timeout 0; 30 s for the other commands), a line a minute.
 Exit codes: 0 done, 1 refused, timed out, lost or the plane failed, 2 usage,
 128+N when stopped by signal N (run: the command's own code, or 128+N for its signal).
 lease-gate --version prints the version.`;

@@ -80,8 +80,18 @@ function pick(
   return { value: fallback, from: `--${flag} (default)` };
 }
 
+/** The CLI's settings, and where the plane URL came from, for an unreachable plane's message. */
+export type CliSettings = Settings & { apiUrlFrom: string };
+
+/** Where `--api-url`'s value came from, in the words the unreachable-plane line uses. */
+export function apiUrlSource(values: PlaneFlags, env: NodeJS.ProcessEnv): string {
+  if (values['api-url'] !== undefined) return 'from --api-url';
+  if (env.INTRAMEDIAL_API_URL) return 'from the environment variable INTRAMEDIAL_API_URL';
+  return 'the default: no --api-url, no INTRAMEDIAL_API_URL';
+}
+
 /** Flags and environment → the session's settings; messages name the flag or variable. */
-export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): Settings {
+export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): CliSettings {
   const fixed = (value: string): Given => ({ value, from: 'default' });
   try {
     // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
@@ -113,7 +123,8 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): S
       },
       bearer ? 'never' : 'unless-loopback',
     );
-    return bearer ? { ...settings, bearer } : settings;
+    const apiUrlFrom = apiUrlSource(values, env);
+    return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
   } catch (error) {
     if (error instanceof SettingsError) throw new UsageError(error.message);
     throw error;

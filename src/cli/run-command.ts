@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { untrusted } from '../lease/escape.js';
 import { groupAlive as isGroupAlive } from '../fs/processes.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
@@ -14,7 +16,7 @@ import {
   signalExitCode,
   type Output,
 } from './options.js';
-import { cliSession } from './session.js';
+import { cliSession, retryWindowMs } from './session.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
 
@@ -33,12 +35,8 @@ export async function runCommand(
 ): Promise<number> {
   const split = args.indexOf('--');
   const command = split < 0 ? [] : args.slice(split + 1);
-  const { values } = parse(split < 0 ? args : args.slice(0, split), {
-    ...PLANE_OPTIONS,
-    'on-lost': { type: 'string', default: 'terminate' },
-  });
-  if (command.length === 0)
-    throw new UsageError('run needs a command after --, as in: lease-gate run -- ./deploy.sh');
+  const { values } = parse(split < 0 ? withoutCommand(args) : args.slice(0, split), RUN_OPTIONS);
+  if (command.length === 0) throw new UsageError(missingCommand(args));
   const onLost = values['on-lost'];
   if (onLost !== 'terminate' && onLost !== 'warn') {
     throw new UsageError(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
@@ -57,6 +55,7 @@ export async function runCommand(
     const waited = await session
       .acquire({
         timeoutMs: settings.waitTimeoutMs,
+        retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
         signal: cancelWait.signal,
         onHeld: (event) => {
           const line = notices(event);
@@ -81,6 +80,28 @@ export async function runCommand(
   } finally {
     await session.close();
   }
+}
+
+const RUN_OPTIONS = {
+  ...PLANE_OPTIONS,
+  'on-lost': { type: 'string', default: 'terminate' },
+} as const;
+
+/** The flags before a command given without `--`, so the usage error can point at `--`. */
+function withoutCommand(args: string[]): string[] {
+  const { tokens } = parseArgs({ args, options: RUN_OPTIONS, strict: false, tokens: true });
+  const first = tokens.find((t) => t.kind === 'positional');
+  return first ? args.slice(0, first.index) : args;
+}
+
+/** `run echo hi` means `run -- echo hi`: say so, with the user's own words. */
+function missingCommand(args: string[]): string {
+  const flags = withoutCommand(args);
+  const rest = args.slice(flags.length);
+  if (rest.length === 0 || args.includes('--'))
+    return 'run needs a command after --, as in: lease-gate run -- ./deploy.sh';
+  const shown = (words: string[]) => untrusted(words.join(' '), 200);
+  return `run takes its command after --: lease-gate run ${flags.length ? `${shown(flags)} ` : ''}-- ${shown(rest)}`;
 }
 
 async function runHolding(

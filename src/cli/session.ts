@@ -1,24 +1,71 @@
+import { formatDuration } from '../gate/duration.js';
 import { untrusted } from '../lease/escape.js';
 import { openSession, type Session } from '../lease/session.js';
 import type { Settings } from '../lease/settings.js';
+import type { RetryEvent } from '../plane/client.js';
 import type { Output } from './options.js';
 
-/** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
-export function cliSession(settings: Settings, io: Output, env: NodeJS.ProcessEnv): Session {
-  let lastLineAt = 0;
+/** After the first line, a plane still failing is said at most this often. */
+export const STILL_FAILING_EVERY_MS = 60_000;
+
+/**
+ * The CLI's lease session. An unreachable plane is said at once, once: which URL,
+ * where it came from and whether a kernel runs there; then retried quietly, with
+ * at most a line a minute, never silent for long.
+ */
+export function cliSession(
+  settings: Settings & { apiUrlFrom?: string },
+  io: Output,
+  env: NodeJS.ProcessEnv,
+): Session {
   return openSession({
     ...settings,
     env,
-    onRetry: (event) => {
-      const now = Date.now();
-      if (now - lastLineAt < 4_000 && event.attempt > 1) return;
-      lastLineAt = now;
-      io.err(
-        `lease-gate: plane unreachable (${untrusted(event.error, 200)}), retrying for ${Math.ceil(event.retryForMs / 1_000)} s more`,
-      );
-    },
+    onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
   });
+}
+
+/** The lines of a retried plane: the first failure in full, then one a minute. */
+export function retryLines(
+  apiUrl: string,
+  from: string | undefined,
+  say: (line: string) => void,
+  now: () => number,
+  everyMs = STILL_FAILING_EVERY_MS,
+): (event: RetryEvent) => void {
+  let lastLineAt: number | undefined;
+  return (event) => {
+    const at = now();
+    const left = `${formatDuration(event.retryForMs)}`;
+    if (lastLineAt === undefined) {
+      lastLineAt = at;
+      say(
+        `lease-gate: ${describeFirstFailure(apiUrl, from, event)} Retrying quietly for up to ${left}.`,
+      );
+      return;
+    }
+    if (at - lastLineAt < everyMs) return;
+    lastLineAt = at;
+    const what = event.status === undefined ? 'cannot reach' : 'still no answer from';
+    say(
+      `lease-gate: ${what} the plane at ${apiUrl} after ${event.attempt} attempts; retrying for ${left} more.`,
+    );
+  };
+}
+
+function describeFirstFailure(apiUrl: string, from: string | undefined, event: RetryEvent): string {
+  // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
+  const cause = untrusted(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+  const source = from ? ` (${from})` : '';
+  return event.status === undefined
+    ? `cannot reach the plane at ${apiUrl}${source}: ${cause}. Is the kernel running there ('lease-gate kernel'), and is that the right URL?`
+    : `the plane at ${apiUrl}${source} answered ${cause}.`;
 }
 
 /** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
 export const ASK_ONCE_RETRY_MS = 10_000;
+
+/** How long a waiting command retries an unreachable plane: within --wait-timeout. */
+export function retryWindowMs(waitTimeoutMs: number): number {
+  return waitTimeoutMs === 0 ? ASK_ONCE_RETRY_MS : waitTimeoutMs;
+}

@@ -98,9 +98,15 @@ export class LeaseRevokedError extends LeaseRefusedError {
     super(
       'revoked',
       operatorMessage,
-      `${resource} was revoked for this agent by an operator: ${operatorMessage}`,
+      `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
     );
   }
+}
+
+/** ": <reason>" for a revoke's message, or nothing when it only repeats "revoked by an operator". */
+export function operatorReason(message: string | undefined): string {
+  const said = (message ?? '').trim();
+  return said === '' || /^revoked( by an operator)?\.?$/i.test(said) ? '' : `: ${said}`;
 }
 
 /** A plane that names no back-off must not be hammered. */

@@ -1,6 +1,6 @@
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
-import type { HeldEvent } from '../gate/wait.js';
+import { operatorReason, type HeldEvent } from '../gate/wait.js';
 import type { Lease } from '../plane/schema.js';
 import { describeHolder } from './did.js';
 import { untrusted } from './escape.js';
@@ -16,6 +16,13 @@ export function formatEpoch(ms: number): string {
 export function describeLease(lease: Lease): string {
   const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
   return `lease ${untrusted(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+}
+
+/** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
+export function describeLapse(lease: Lease, nowMs: number): string {
+  const at = formatEpoch(lease.expiresAtMs).split(' ')[0];
+  const left = lease.expiresAtMs - nowMs;
+  return left > 0 ? `lapses at ${at} (in about ${formatDuration(left)})` : `lapses at ${at}`;
 }
 
 /** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
@@ -73,7 +80,7 @@ export function describeLoss(resource: string, loss: Loss): string {
   const now = loss.holder ? ` It is now held by ${describeHolder(loss.holder)}.` : '';
   switch (loss.reason) {
     case 'revoked':
-      return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+      return `Lost ${resource} at ${at}: an operator revoked the lease${operatorReason(loss.message && untrusted(loss.message))}.${now}`;
     case 'lapsed':
       return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
     case 'released':

@@ -66,6 +66,8 @@ export interface PlaneClientOptions {
 export interface RetryEvent {
   error: string;
   attempt: number;
+  /** The plane's HTTP status when it answered (5xx, 429, 408); undefined when it could not be reached. */
+  status?: number | undefined;
   /** How much longer transient failures will be retried. */
   retryForMs: number;
 }
@@ -254,6 +256,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         options.onRetry?.({
           error: error.message,
           attempt: n + 1,
+          status: error.status,
           retryForMs: Math.max(0, Math.round(until - clock.now())),
         });
         await sleep(wait, call.signal);
