@@ -3,6 +3,7 @@ import { formatDuration } from '../gate/duration.js';
 import { parseRepository, parseRunDid } from '../lease/did.js';
 import { untrusted } from '../lease/escape.js';
 import { parsePlaneUrl } from '../plane/url.js';
+import { describeGitHubFailure } from './github-failure.js';
 import type { getOctokit } from '@actions/github';
 
 /**
@@ -110,8 +111,15 @@ export class GitHubSurfaces {
       });
     } catch (error) {
       this.statusesOff = true;
+      const commit = `commit ${target.sha.slice(0, 7)} in ${target.owner}/${target.repo}`;
+      const why = describeGitHubFailure(error, {
+        apiUrl: target.apiUrl,
+        what: `the commit status of ${commit}`,
+        missing: commit,
+        permission: 'statuses: write',
+      });
       this.warn(
-        `Could not set the commit status '${this.statusContext}' (${describe(error)}); the gate goes on without it. It needs 'statuses: write' permission, which fork pull requests do not get.`,
+        `Could not set the commit status '${this.statusContext}': ${why}. The gate goes on without it.`,
       );
     }
   }
@@ -133,9 +141,14 @@ export class GitHubSurfaces {
         text = describeRun(answer.data as RunFields, run.repository, run.runId, nowMs);
       } catch (error) {
         this.runsOff = true;
-        this.warn(
-          `Could not look up the holder's run (${describe(error)}); it needs 'actions: read' permission. The gate goes on.`,
-        );
+        const named = `run ${run.runId} in ${run.repository}`;
+        const why = describeGitHubFailure(error, {
+          apiUrl: target.apiUrl,
+          what: `the holder's ${named}`,
+          missing: named,
+          permission: 'actions: read',
+        });
+        this.warn(`Could not look up the holder's run: ${why}. The gate goes on.`);
       }
     }
     this.runs.set(did, text);
@@ -166,10 +179,4 @@ function describeRun(run: RunFields, repository: string, runId: string, nowMs: n
       ? `already completed (${str(run.conclusion, 'no conclusion')}): its lease lapses on its own within a lease time unless something still renews it`
       : `${str(run.status, 'unknown status')}${age}`;
   return `run #${number} of "${str(run.name, 'a workflow')}" in ${repository}, started by ${who}, ${state} — ${str(run.html_url, '')}`.trim();
-}
-
-function describe(error: unknown): string {
-  const status = (error as { status?: unknown }).status;
-  const message = error instanceof Error ? error.message : String(error);
-  return untrusted(`${typeof status === 'number' ? `${status} ` : ''}${message}`, 200);
 }
