@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,5 +94,33 @@ describe('@github/local-action', () => {
     const keeperPid = Number(/in the background \(pid (\d+)\)/.exec(output)?.[1]);
     expect(keeperPid).toBeGreaterThan(0);
     expect(isAlive(keeperPid)).toBe(false);
+  }, 180_000);
+
+  it('runs as package.json writes it: `npm run local-action` with the shipped local-action.env', async () => {
+    // The file sets RUNNER_TEMP=.tmp/local-action (the emulator lets the file win over the
+    // environment); what this run leaves there is removed after.
+    const temp = join('.tmp', 'local-action');
+    const before = new Set(existsSync(temp) ? readdirSync(temp) : []);
+    const child = spawn('npm', ['run', '--silent', 'local-action'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        npm_config_offline: 'true',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    for (const name of readdirSync(temp).filter((n) => !before.has(n)))
+      rmSync(join(temp, name), { recursive: true, force: true });
+    expect(code, output).toBe(0);
+    expect(output).not.toMatch(/missing required argument|Error:/);
+    expect(output).toMatch(
+      /Acquired lock:deploy\/production as did:web:github\.com:acme:shop:actions:runs:1:/,
+    );
+    expect(output).toContain('Released lock:deploy/production');
+    expect(output).toContain("Stopped the dry run's local kernel");
   }, 180_000);
 });
