@@ -292,7 +292,7 @@ async function startKeeper(
   ctx.saveState(STATE.leaseId, '');
   setOutput(ctx, OUTPUTS.acquired, 'false');
   ctx.setFailed(
-    `Keep-alive was asked for, but the keeper did not start (${problem}); the lease was ${released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)'}. Without a keeper the lease would lapse in 30 s while the job still deploys.`,
+    `Keep-alive was asked for, but the keeper did not start (${problem}); the lease was ${released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)'}. Without a keeper the lease would lapse at ${formatEpoch(held.lease.expiresAtMs).split(' ')[0]} (its expiry as the plane answered) while the job still deploys.`,
   );
   return false;
 }
