@@ -2,6 +2,7 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerEntry } from '../ledger/entry.js';
 import { deploySchema } from '../plane/deploy.js';
 import { AlarmHeap } from './alarms.js';
+import { frees } from './event.js';
 import type { LeaseExtensions } from './lease-extensions.js';
 import { overviewOf, type Overview } from './overview.js';
 import type { ChangeListener, PlaneService } from './plane-service.js';
@@ -11,11 +12,11 @@ import {
   replay,
   afterRestart,
   type Command,
-  type FreezeReply,
   type KernelEvent,
   type LeaseRecord,
   type LeaseReply,
   type ReleaseReply,
+  type ReplyFor,
   type ResourceState,
   type RevokeReply,
 } from './rules.js';
@@ -60,8 +61,6 @@ interface Batch {
 
 const ALARM_RETRY_MS = 1_000;
 const noop = () => undefined;
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke', 'unfreeze']);
 
 /**
  * Owns the rules, the store, the ledger and the lapse alarms. Every call
@@ -151,31 +150,31 @@ export class KernelService implements PlaneService {
   }
 
   lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions });
   }
 
   async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
-    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
-    const reply = (await this.run(resource, command)) as ReleaseReply;
+    const command = { kind: 'release' as const, actorDid, ...(outdated ? { outdated } : {}) };
+    const reply = await this.run(resource, command);
     // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
     if (!reply.released) this.resourceChanged(resource);
     return reply;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
-    return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+    return this.run(resource, { kind: 'revoke', reason });
   }
 
   freeze(resource: string, reason: string, untilMs: number | null, by: string) {
-    return this.run(resource, { kind: 'freeze', reason, untilMs, by }) as Promise<FreezeReply>;
+    return this.run(resource, { kind: 'freeze', reason, untilMs, by });
   }
 
   unfreeze(resource: string, by: string) {
-    return this.run(resource, { kind: 'unfreeze', by }) as Promise<FreezeReply>;
+    return this.run(resource, { kind: 'unfreeze', by });
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {
-    const reply = (await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null };
+    const reply = await this.run(resource, { kind: 'status' });
     return reply.lease;
   }
 
@@ -223,7 +222,7 @@ export class KernelService implements PlaneService {
     await this.store.close();
   }
 
-  private async run(resource: string, command: Command): Promise<unknown> {
+  private async run<C extends Command>(resource: string, command: C): Promise<ReplyFor<C>> {
     for (let busy = this.inflight.get(resource); busy; busy = this.inflight.get(resource)) {
       await busy;
     }
@@ -247,7 +246,7 @@ export class KernelService implements PlaneService {
       for (const event of events) {
         for (const listener of this.listeners) listener(resource, event);
       }
-      if (events.some((e) => FREEING.has(e.kind))) this.resourceChanged(resource);
+      if (frees(events)) this.resourceChanged(resource);
     }
   }
 

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { KernelEvent } from '../rules.js';
 import { StoreUnavailableError } from '../service.js';
 import { describe, isRetryable } from './connect.js';
-import { CommitUnknownError, runCommands, type RuleSettings, type Work } from './transaction.js';
+import type { Work } from '../work.js';
+import { CommitUnknownError, runCommands, type RuleSettings } from './transaction.js';
 
 const ATTEMPTS = 4;
 

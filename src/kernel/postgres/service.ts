@@ -1,19 +1,21 @@
 import type pg from 'pg';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { Ledger } from '../../ledger/ledger.js';
 import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS, defaultLockDelayMs } from '../rules.js';
 import { overviewOf, type Overview } from '../overview.js';
 import type { ChangeListener, PlaneService } from '../plane-service.js';
 import type {
-  FreezeReply,
   Command,
   KernelEvent,
   LeaseRecord,
   LeaseReply,
   ReleaseReply,
+  ReplyFor,
   RevokeReply,
 } from '../rules.js';
+import { workFor, type Work } from '../work.js';
 import type { LeaseExtensions } from '../lease-extensions.js';
+import { frees } from '../event.js';
 import { StoreUnavailableError } from '../service.js';
 import { StoreError } from '../store.js';
 import { createPool, describe } from './connect.js';
@@ -27,7 +29,7 @@ import {
 import { changeNoticeSchema, channelOf, listenForChanges } from './listen.js';
 import { checkSchema, migrate } from './migrations.js';
 import { GroupCommit } from './group-commit.js';
-import { NOW_MS, parseState, type RuleSettings, type Work } from './transaction.js';
+import { NOW_MS, parseState, type RuleSettings } from './transaction.js';
 
 export interface PostgresServiceOptions extends PostgresOptions {
   ledger: Ledger;
@@ -48,9 +50,6 @@ const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet<pg.PoolClient>();
-
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set<string>(['release', 'lapse', 'revoke', 'unfreeze']);
 
 /**
  * The kernel on PostgreSQL: no state in the process. Each command is one
@@ -143,12 +142,12 @@ export class PostgresService implements PlaneService {
   }
 
   lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions });
   }
 
   async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
-    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
-    const reply = (await this.run(resource, command)) as ReleaseReply;
+    const command = { kind: 'release' as const, actorDid, ...(outdated ? { outdated } : {}) };
+    const reply = await this.run(resource, command);
     if (!reply.released) {
       // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
       const notice = JSON.stringify({ resource, events: [], freed: true });
@@ -158,19 +157,19 @@ export class PostgresService implements PlaneService {
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
-    return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+    return this.run(resource, { kind: 'revoke', reason });
   }
 
   freeze(resource: string, reason: string, untilMs: number | null, by: string) {
-    return this.run(resource, { kind: 'freeze', reason, untilMs, by }) as Promise<FreezeReply>;
+    return this.run(resource, { kind: 'freeze', reason, untilMs, by });
   }
 
   unfreeze(resource: string, by: string) {
-    return this.run(resource, { kind: 'unfreeze', by }) as Promise<FreezeReply>;
+    return this.run(resource, { kind: 'unfreeze', by });
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {
-    return ((await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null }).lease;
+    return (await this.run(resource, { kind: 'status' })).lease;
   }
 
   async overview(): Promise<Overview> {
@@ -254,8 +253,10 @@ export class PostgresService implements PlaneService {
     await this.pool.end().catch(() => undefined);
   }
 
-  private run(resource: string, command: Command): Promise<unknown> {
-    return this.batches.submit({ resource, command });
+  private async run<C extends Command>(resource: string, command: C): Promise<ReplyFor<C>> {
+    const work = workFor(resource, command);
+    await this.batches.submit(work);
+    return work.reply();
   }
 
   private async connect(): Promise<pg.PoolClient> {
@@ -295,12 +296,10 @@ export class PostgresService implements PlaneService {
       return;
     }
     for (const event of parsed.events) {
-      const known: KernelEvent = { ...event } as KernelEvent;
-      for (const listener of this.listeners) listener(parsed.resource, known);
+      for (const listener of this.listeners) listener(parsed.resource, event);
     }
     // Every replica hears every commit (its own too): held requests here wake on it.
-    if (parsed.freed || parsed.events.some((e) => FREEING.has(e.kind)))
-      this.resourceChanged(parsed.resource);
+    if (parsed.freed || frees(parsed.events)) this.resourceChanged(parsed.resource);
   }
 
   /** A lapse is recorded within about a quarter of a lease (a second at most). */
