@@ -59,7 +59,7 @@ describe('main fails closed when a helper does not start', () => {
       expect(ctx.failed).toMatch(says);
       expect(ctx.failed).toContain('the lease was given back');
       expect(ctx.outputs.acquired).toBe('false');
-      expect(kernel.kernel.status(RESOURCE, Date.now())).toBeNull();
+      expect(await kernel.kernel.status(RESOURCE)).toBeNull();
       expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
       // Post after a failed main finds nothing left to give back and does not fail.
       const postCtx = memoryContext({
