@@ -8,6 +8,7 @@ import {
   type Command,
   type Decision,
   type ReplyFor,
+  type RuleContext,
   type Freeze,
   type KernelEvent,
   type LeaseRecord,
@@ -73,7 +74,12 @@ export class ResourceTable {
   }
 
   decide<C extends Command>(resource: string, command: C, now: number): Decision<ReplyFor<C>> {
-    return decide(this.get(resource), command, {
+    return decide(this.get(resource), command, this.context(resource, now));
+  }
+
+  /** The rules' context for one resource at `now`, taking fences from this table. */
+  context(resource: string, now: number): RuleContext {
+    return {
       now,
       ttlMs: this.ttlMs,
       nextInLineWaitMs: this.nextInLineWaitMs,
@@ -81,7 +87,7 @@ export class ResourceTable {
       nextFence: () => (this.fence += 1),
       random: this.random,
       window: this.window?.(resource, now),
-    });
+    };
   }
 
   put(state: ResourceState): void {
