@@ -51,6 +51,7 @@ export class LocalBackend implements Backend<Overview> {
   private clockFloor = -Infinity;
   /** Restart renewals a full disk did not take yet: written first, before any other change. */
   private owed: KernelEvent[] = [];
+  private closed = false;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.table = options.table;
@@ -127,7 +128,9 @@ export class LocalBackend implements Backend<Overview> {
       return decision;
     });
     let failure: StoreUnavailableError | undefined;
-    if (durable.size > 0) {
+    if (durable.size > 0 && this.closed) {
+      failure = new StoreUnavailableError('the kernel is stopping');
+    } else if (durable.size > 0) {
       const events = decisions.flatMap((d) => d.events);
       const owed = this.owed;
       const prepared = this.ledger.prepare(owed.length ? [...owed, ...events] : events);
@@ -176,6 +179,7 @@ export class LocalBackend implements Backend<Overview> {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.store.close();
   }
 }

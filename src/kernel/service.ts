@@ -179,7 +179,7 @@ export class KernelService<
   }
 
   private async run<C extends Command>(resource: string, command: C): Promise<ReplyFor<C>> {
-    if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
+    // Once closed, the backend refuses what must be written; a refusal or a read is still answered.
     const work = workFor(resource, command);
     await this.batches.submit(work);
     return work.reply();
