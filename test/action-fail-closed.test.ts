@@ -61,7 +61,7 @@ describe('main fails closed when a helper does not start', () => {
       // The lapse is the plane's expiry, not a fixed 30 s.
       expect(ctx.failed).toMatch(/would lapse at \d{4}-\S+Z \(its expiry as the plane answered\)/);
       expect(ctx.outputs.acquired).toBe('false');
-      expect(kernel.kernel.status(RESOURCE, Date.now())).toBeNull();
+      expect(await kernel.kernel.status(RESOURCE)).toBeNull();
       expect(kernel.events.map((e) => e.kind)).toEqual(['grant', 'release']);
       // Post after a failed main finds nothing left to give back and does not fail.
       const postCtx = memoryContext({

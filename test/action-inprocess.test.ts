@@ -66,7 +66,7 @@ describe('the action in-process', () => {
 
   it('post releases by (resource, own DID) when main died between the grant and saving it', async () => {
     kernel = await startLoggedKernel();
-    expect(kernel.kernel.lease('lock:deploy/production', ME, Date.now()).ok).toBe(true);
+    expect((await kernel.kernel.lease('lock:deploy/production', ME)).ok).toBe(true);
     const ctx = memoryContext({
       inputs: inputs({}),
       state: { resource: 'lock:deploy/production', 'actor-did': ME, 'api-url': kernel.url },
@@ -74,7 +74,7 @@ describe('the action in-process', () => {
     });
     await post(ctx);
     expect(lines(ctx)).toMatch(/Main recorded no lease.*released/);
-    expect(kernel.kernel.status('lock:deploy/production', Date.now())).toBeNull();
+    expect(await kernel.kernel.status('lock:deploy/production')).toBeNull();
   });
 
   it('a grant with an expiry outside the Date range fails main; post still gives the lease back', async () => {
@@ -117,7 +117,7 @@ describe('the action in-process', () => {
         env: { INTRAMEDIAL_KEY: 'k' },
       }),
     );
-    expect(kernel.kernel.status('lock:deploy/production', Date.now())).toBeNull();
+    expect(await kernel.kernel.status('lock:deploy/production')).toBeNull();
   });
 
   it('words a reservation as reserved for the next in line, never held by', async () => {
@@ -147,7 +147,7 @@ describe('the action in-process', () => {
     expect(Number(ctx.state['keeper-pid'])).toBeGreaterThan(0);
     await until(() => (readStatusFile(ctx.state['keeper-status']!)?.renewals ?? 0) > 0);
     expect(readStatusFile(ctx.state['keeper-status']!)?.renewals).toBeGreaterThanOrEqual(1);
-    expect(kernel.kernel.status('lock:deploy/production', Date.now())?.holder).toBe(ME);
+    expect((await kernel.kernel.status('lock:deploy/production'))?.holder).toBe(ME);
     const postCtx = memoryContext({
       inputs: inputs({ 'api-url': kernel.url }),
       state: ctx.state,
@@ -183,7 +183,7 @@ describe('the action in-process', () => {
     expect(revoked.statusCode).toBe(200);
     await revoked.body.dump();
     // Until the job gives back (its post step) or the lock-delay passes, the next agent waits.
-    expect(kernel.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(false);
+    expect((await kernel.kernel.lease('lock:deploy/production', THIEF)).ok).toBe(false);
     // Post runs once the keeper has seen the loss (the event), not after a guessed sleep.
     await until(() => readStatusFile(main.state['keeper-status']!)?.lost !== undefined);
     const post = await postStep(main.state, step);
@@ -198,7 +198,7 @@ describe('the action in-process', () => {
     });
     // Post gave back (one release by our DID, which held nothing): now the next agent may have it.
     expect(kernel.requests.filter((r) => r.path.endsWith('/release'))).toHaveLength(1);
-    expect(kernel.kernel.lease('lock:deploy/production', THIEF, Date.now()).ok).toBe(true);
+    expect((await kernel.kernel.lease('lock:deploy/production', THIEF)).ok).toBe(true);
     expect(kernel.events.slice(0, 3).map((e) => e.kind)).toEqual(['grant', 'revoke', 'grant']);
     expect(kernel.events.filter((e) => e.kind === 'release')).toEqual([]);
   });

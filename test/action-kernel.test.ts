@@ -30,13 +30,13 @@ describe('the action against the kernel', () => {
 
   it('waits for another job, then takes over soon after it releases', async () => {
     plane = await startLoggedKernel();
-    plane.kernel.lease(R, OTHER, Date.now());
+    await plane.kernel.lease(R, OTHER);
     // Released 1.2 s after the job said it waits: measured from that event.
     let releasedAt = 0;
     const release = () =>
       setTimeout(() => {
         releasedAt = Date.now();
-        plane!.kernel.release(R, OTHER, releasedAt);
+        void plane!.kernel.release(R, OTHER);
       }, 1_200);
     const { main } = await jobSteps({
       inputs: inputs(),
@@ -52,19 +52,19 @@ describe('the action against the kernel', () => {
 
   it('times out against a held lease and holds nothing', async () => {
     plane = await startLoggedKernel();
-    plane.kernel.lease(R, OTHER, Date.now());
+    await plane.kernel.lease(R, OTHER);
     const { main, post } = await jobSteps({ inputs: { ...inputs(), 'wait-timeout': '1s' }, env });
     expect(main.failed).toMatch(/^Timed out after/);
     expect(main.outputs).toMatchObject({ acquired: 'false', holder: OTHER });
     expect(logText(post)).toContain('nothing to release');
-    expect(plane.kernel.status(R, Date.now())?.holder).toBe(OTHER);
+    expect((await plane.kernel.status(R))?.holder).toBe(OTHER);
   });
 
   it('leaves the queue clean when a held ask is cancelled by SIGINT or SIGTERM', async () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const listeners = process.listenerCount(signal);
       plane = await startLoggedKernel();
-      plane.kernel.lease(R, OTHER, Date.now());
+      await plane.kernel.lease(R, OTHER);
       const asked = () => plane!.requests.some((r) => r.path.endsWith('/lease'));
       // The kernel holds the ask (Prefer: wait) while OTHER holds the lease; the signal comes
       // once it has the ask. Emitting it runs main's handler (a test worker has no other
@@ -85,9 +85,9 @@ describe('the action against the kernel', () => {
       expect(process.listenerCount(signal)).toBe(listeners);
       const post = await postStep(main.state, { inputs: inputs(), env });
       expect(logText(post)).toContain('nothing to release');
-      plane.kernel.release(R, OTHER, Date.now());
+      await plane.kernel.release(R, OTHER);
       // The cancelled job released its place: a newcomer is served at once.
-      expect(plane.kernel.lease(R, 'did:web:newcomer', Date.now()).ok).toBe(true);
+      expect((await plane.kernel.lease(R, 'did:web:newcomer')).ok).toBe(true);
       await plane.close();
       plane = undefined;
     }

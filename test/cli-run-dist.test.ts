@@ -80,8 +80,7 @@ describe('lease-gate run, the process', () => {
     const result = await run([], script, (out) => {
       if (revoked || !/^\d+\n/.test(out)) return;
       revoked = true;
-      plane!.kernel.revoke(R, 'hotfix', Date.now());
-      plane!.kernel.lease(R, 'did:web:x:y', Date.now());
+      void plane!.kernel.revoke(R, 'hotfix').then(() => plane!.kernel.lease(R, 'did:web:x:y'));
     });
     const grandchild = Number(result.stdout.trim());
     expect(grandchild).toBeGreaterThan(0);

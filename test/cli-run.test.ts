@@ -23,11 +23,19 @@ afterEach(async () => {
 });
 
 /** Once ME holds the lease (measured from the grant, not from a timer started before the run), `then`. */
-function whenHeld(then: () => void, afterMs: number) {
+function whenHeld(then: () => Promise<void>, afterMs: number) {
+  let looking = false;
   const poll = setInterval(() => {
-    if (plane?.kernel.status(R, Date.now())?.holder !== ME) return;
-    clearInterval(poll);
-    setTimeout(then, afterMs);
+    if (looking || !plane) return;
+    looking = true;
+    void plane.kernel
+      .status(R)
+      .then((lease) => {
+        if (lease?.holder !== ME) return;
+        clearInterval(poll);
+        setTimeout(() => void then(), afterMs);
+      })
+      .finally(() => (looking = false));
   }, 20);
 }
 
@@ -77,9 +85,9 @@ describe('lease-gate run', () => {
   it('terminates the command when the lease is revoked, naming the operator reason', async () => {
     plane = await startLoggedKernel({ ttlMs: 1_500 });
     const THIEF = 'did:web:acme.example:agent:hotfix';
-    whenHeld(() => {
-      plane!.kernel.revoke(R, 'hotfix', Date.now());
-      plane!.kernel.lease(R, THIEF, Date.now());
+    whenHeld(async () => {
+      await plane!.kernel.revoke(R, 'hotfix');
+      await plane!.kernel.lease(R, THIEF);
     }, 300);
     const result = await run([], 'setInterval(() => {}, 1000)');
     expect(result.code).toBe(143);
@@ -94,9 +102,9 @@ describe('lease-gate run', () => {
 
   it('lets the command finish on loss with --on-lost warn, but exits non-zero', async () => {
     plane = await startLoggedKernel({ ttlMs: 1_500 });
-    whenHeld(() => {
-      plane!.kernel.revoke(R, 'hotfix', Date.now());
-      plane!.kernel.lease(R, 'did:web:x:y', Date.now());
+    whenHeld(async () => {
+      await plane!.kernel.revoke(R, 'hotfix');
+      await plane!.kernel.lease(R, 'did:web:x:y');
     }, 100);
     // The command finishes once the loss was reported (the event), so however slow the
     // machine, the loss comes while it runs; 30 s only ends a failing test.
@@ -114,7 +122,7 @@ describe('lease-gate run', () => {
 
   it('does not run the command when the lease stays held', async () => {
     plane = await startLoggedKernel();
-    plane.kernel.lease(R, 'did:web:other:job', Date.now());
+    await plane.kernel.lease(R, 'did:web:other:job');
     const result = await run(['--wait-timeout', '0'], write('"ran"'));
     expect(result.code).toBe(1);
     expect(result.written).toBeUndefined();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../src/console/serve.js';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { ResourceTable } from '../src/kernel/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
 import { memoryStore } from '../src/kernel/store.js';
 
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 async function start() {
   running = await startKernelServer({
-    kernel: new LeaseKernel({ random: () => 0.5 }),
+    table: new ResourceTable({ random: () => 0.5 }),
     store: memoryStore(),
     key: KEY,
   });

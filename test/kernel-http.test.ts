@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { ResourceTable } from '../src/kernel/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
 import { memoryStore } from '../src/kernel/store.js';
 
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 async function start() {
-  running = await startKernelServer({ kernel: new LeaseKernel(), store: memoryStore() });
+  running = await startKernelServer({ table: new ResourceTable(), store: memoryStore() });
   return running.url;
 }
 

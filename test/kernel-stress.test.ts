@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { ResourceTable } from '../src/kernel/core.js';
 import { startKernelServer } from '../src/kernel/server.js';
 import { memoryStore } from '../src/kernel/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -9,7 +9,7 @@ import { realSleep, systemClock } from '../src/plane/time.js';
 describe('the kernel under contention', () => {
   it('never lets two of 12 clients hold at once over 360 acquire/release cycles', async () => {
     const running = await startKernelServer({
-      kernel: new LeaseKernel({ nextInLineWaitMs: 5 }),
+      table: new ResourceTable({ nextInLineWaitMs: 5 }),
       store: memoryStore(),
     });
     const clients = 12;

@@ -7,14 +7,14 @@ import {
   isIdle,
   type Command,
   type Decision,
+  type ReplyFor,
+  type RuleContext,
   type Freeze,
-  type FreezeReply,
   type KernelEvent,
   type LeaseRecord,
   type LeaseReply,
   type ReleaseReply,
   type ResourceState,
-  type RevokeReply,
 } from './rules.js';
 
 export {
@@ -73,8 +73,13 @@ export class ResourceTable {
     return this.states.get(resource) ?? emptyState(resource);
   }
 
-  decide(resource: string, command: Command, now: number): Decision {
-    return decide(this.get(resource), command, {
+  decide<C extends Command>(resource: string, command: C, now: number): Decision<ReplyFor<C>> {
+    return decide(this.get(resource), command, this.context(resource, now));
+  }
+
+  /** The rules' context for one resource at `now`, taking fences from this table. */
+  context(resource: string, now: number): RuleContext {
+    return {
       now,
       ttlMs: this.ttlMs,
       nextInLineWaitMs: this.nextInLineWaitMs,
@@ -82,7 +87,7 @@ export class ResourceTable {
       nextFence: () => (this.fence += 1),
       random: this.random,
       window: this.window?.(resource, now),
-    });
+    };
   }
 
   put(state: ResourceState): void {
@@ -116,32 +121,32 @@ export class LeaseKernel {
   }
 
   lease(resource: string, actorDid: string, now: number): LeaseReply {
-    return this.apply(resource, { kind: 'lease', actorDid }, now) as LeaseReply;
+    return this.apply(resource, { kind: 'lease', actorDid }, now);
   }
 
   release(resource: string, actorDid: string, now: number): ReleaseReply {
-    return this.apply(resource, { kind: 'release', actorDid }, now) as ReleaseReply;
+    return this.apply(resource, { kind: 'release', actorDid }, now);
   }
 
   /** The operator's lever: ends the lease at once, whoever holds it. */
   revoke(resource: string, reason: string, now: number): KernelLease | undefined {
-    const reply = this.apply(resource, { kind: 'revoke', reason }, now) as RevokeReply;
+    const reply = this.apply(resource, { kind: 'revoke', reason }, now);
     return reply.lease ?? undefined;
   }
 
   /** No new holder until `untilMs` (null: until unfrozen); the holder keeps renewing. */
   freeze(resource: string, reason: string, untilMs: number | null, now: number): boolean {
     const cmd = { kind: 'freeze' as const, reason, untilMs, by: 'operator' };
-    return (this.apply(resource, cmd, now) as FreezeReply).changed;
+    return this.apply(resource, cmd, now).changed;
   }
 
   unfreeze(resource: string, now: number): boolean {
     const cmd = { kind: 'unfreeze' as const, by: 'operator' };
-    return (this.apply(resource, cmd, now) as FreezeReply).changed;
+    return this.apply(resource, cmd, now).changed;
   }
 
   status(resource: string, now: number): KernelLease | null {
-    return (this.apply(resource, { kind: 'status' }, now) as { lease: KernelLease | null }).lease;
+    return this.apply(resource, { kind: 'status' }, now).lease;
   }
 
   /** Applies every lapse due by `now` (a scan: for tests; the service uses a heap). */
@@ -165,7 +170,7 @@ export class LeaseKernel {
     return events;
   }
 
-  private apply(resource: string, command: Command, now: number) {
+  private apply<C extends Command>(resource: string, command: C, now: number): ReplyFor<C> {
     const { state, reply, events } = this.table.decide(resource, command, now);
     this.table.put(state);
     for (const event of events) if (event.kind !== 'renew') this.events.push(event);

@@ -15,6 +15,7 @@ import {
   type RepositoryDeploys,
   type SupersededMark,
 } from './deploy-order.js';
+import type { KernelEvent, KernelEventKind } from './event.js';
 import { freezeCommand, frozenReply, settleFreeze, type FrozenReply } from './freeze.js';
 
 export const DEFAULT_TTL_MS = 30_000;
@@ -127,23 +128,7 @@ export type Command =
   /** A waiter that stopped waiting (a held request whose client went away). */
   | { kind: 'leave'; actorDid: string };
 
-export type KernelEventKind =
-  'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
-
-/** A durable change: every grant, renewal, release, lapse and revocation. */
-export interface KernelEvent {
-  kind: KernelEventKind;
-  atMs: number;
-  resource: string;
-  actorDid: string;
-  leaseId: string;
-  fence: number;
-  /** The lease's end as the holder was told it (grants and renewals). */
-  expiresAtMs?: number;
-  reason?: string;
-  /** What the holder deploys (grants only). */
-  deploy?: Deploy;
-}
+export type { KernelEvent, KernelEventKind } from './event.js';
 
 export type LeaseReply =
   | { ok: true; lease: LeaseRecord; renewed: boolean; previous?: Deploy }
@@ -177,8 +162,24 @@ export interface FreezeReply {
   changed: boolean;
 }
 
-export type Reply =
-  LeaseReply | ReleaseReply | RevokeReply | FreezeReply | { lease: LeaseRecord | null } | null;
+export interface StatusReply {
+  lease: LeaseRecord | null;
+}
+
+/** What each command is answered: `decide` is typed by it, so no caller casts a reply. */
+export interface ReplyOf {
+  lease: LeaseReply;
+  release: ReleaseReply;
+  revoke: RevokeReply;
+  freeze: FreezeReply;
+  unfreeze: FreezeReply;
+  status: StatusReply;
+  expire: null;
+  leave: null;
+}
+
+export type ReplyFor<C extends Command> = ReplyOf[C['kind']];
+export type Reply = ReplyOf[keyof ReplyOf];
 
 export interface Decision<R = Reply> {
   state: ResourceState;
@@ -206,7 +207,16 @@ export const isIdle = (s: ResourceState) =>
   !s.deploys?.length &&
   !s.frozen;
 
-export function decide(state: ResourceState, command: Command, ctx: RuleContext): Decision {
+export function decide<C extends Command>(
+  state: ResourceState,
+  command: C,
+  ctx: RuleContext,
+): Decision<ReplyFor<C>> {
+  // The switch below answers each kind with ReplyOf[kind]; TypeScript cannot follow a generic through it.
+  return decideAny(state, command, ctx) as Decision<ReplyFor<C>>;
+}
+
+function decideAny(state: ResourceState, command: Command, ctx: RuleContext): Decision {
   const events: KernelEvent[] = [];
   const s = settle(state, ctx.now, events);
   switch (command.kind) {

@@ -9,7 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Ledger } from '../ledger/ledger.js';
 import { HttpError, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
 import type { Authorizer } from './auth/authorize.js';
-import { ResourceTable, type KernelEvent, type LeaseKernel } from './core.js';
+import { ResourceTable, type KernelEvent } from './core.js';
 import { KernelNames } from './names.js';
 import { KernelService } from './service.js';
 import type { PlaneService } from './plane-service.js';
@@ -25,9 +25,8 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export type ConsoleHook = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export interface KernelServerOptions {
-  /** The rules' table (TTL, randomness); a LeaseKernel lends its table. */
+  /** The rules' settings (TTL, lock-delay, windows, randomness) and the states they keep. */
   table?: ResourceTable | undefined;
-  kernel?: LeaseKernel | undefined;
   /** Where the log is kept; memory by default. */
   store?: KernelStore | undefined;
   /** Every call must carry this Bearer key when set. */
@@ -72,7 +71,7 @@ export async function openKernel(
     const { service } = options;
     return { service, app: appOf(service, options, names) };
   }
-  const table = options.table ?? options.kernel?.table ?? new ResourceTable();
+  const table = options.table ?? new ResourceTable();
   const log = options.log ?? ((line: string) => console.error(line));
   const { service, warning } = await KernelService.open({
     table,

@@ -1,190 +1,140 @@
 import type { Ledger } from '../ledger/ledger.js';
-import type { LedgerEntry } from '../ledger/entry.js';
-import { deploySchema } from '../plane/deploy.js';
 import { AlarmHeap } from './alarms.js';
+import type { Backend, ChangeNotice } from './backend.js';
+import { frees } from './event.js';
+import { GroupCommit } from './group-commit.js';
 import type { LeaseExtensions } from './lease-extensions.js';
-import { overviewOf, type Overview } from './overview.js';
+import type { Overview } from './overview.js';
+import { LocalBackend, type LocalBackendOptions } from './local-backend.js';
 import type { ChangeListener, PlaneService } from './plane-service.js';
-import type { ResourceTable } from './core.js';
 import {
   nextDeadline,
-  replay,
-  afterRestart,
   type Command,
-  type FreezeReply,
+  type Decision,
   type KernelEvent,
   type LeaseRecord,
   type LeaseReply,
   type ReleaseReply,
-  type ResourceState,
+  type ReplyFor,
   type RevokeReply,
 } from './rules.js';
-import { StoreError, type KernelStore } from './store.js';
-import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
+import { StoreUnavailableError } from './store-error.js';
+import { workFor, type Work } from './work.js';
 
-/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
-
+export { StoreUnavailableError };
+export { toEvent } from './local-backend.js';
 export type { ResourceOverview } from './overview.js';
 export type { ChangeListener } from './plane-service.js';
 
-export interface ServiceOptions {
-  table: ResourceTable;
-  store: KernelStore;
-  ledger: Ledger;
-  /** Epoch-aligned monotonic milliseconds. */
-  now: () => number;
-  /** Told of every durable change, in order. */
+export interface ServiceHooks {
+  /** Told of every durable change this process made, in order. */
   onEvents?: ((events: KernelEvent[]) => void) | undefined;
   /** One line per fault the service handled itself (a failed lapse write). */
   log?: ((line: string) => void) | undefined;
 }
 
-/** A decision waiting for its batch: kept in memory once the batch is durable. */
-interface Decided {
-  state: ResourceState;
-  events: KernelEvent[];
-}
-
-interface Batch {
-  events: KernelEvent[];
-  decided: Decided[];
-  promise: Promise<void>;
-  /** Settles with the batch, never rejects: what the next command on a resource waits for. */
-  settled: Promise<void>;
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
+/** The in-process kernel (memory and file stores): a LocalBackend's options and the hooks. */
+export type ServiceOptions = LocalBackendOptions & ServiceHooks;
 
 const ALARM_RETRY_MS = 1_000;
-const noop = () => undefined;
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set<KernelEvent['kind']>(['release', 'lapse', 'revoke', 'unfreeze']);
+const SWEEP_BATCH = 100;
 
 /**
- * Owns the rules, the store, the ledger and the lapse alarms. Every call
- * resolves only after its change is durable: changes decided in the same
- * event-loop turn share one write and one sync (group commit). Commands on one
- * resource run one at a time against its durable state; a failed write keeps
- * memory as it was and rejects with StoreUnavailableError.
+ * The kernel, once, over any backend (backend.ts): every call is decided by
+ * the rules inside the backend's commit and resolves only once its change is
+ * durable. Calls are grouped (GroupCommit, bounded as the backend asks); lapses
+ * are found by alarms at each decided deadline (a backend of one process) or by
+ * sweeping what the backend says is due (a shared one, whose other replicas may
+ * be gone); held requests are woken here, for changes made here or heard from
+ * other replicas.
  */
-export class KernelService implements PlaneService {
-  readonly table: ResourceTable;
+export class KernelService<
+  O extends Overview | Promise<Overview> = Overview,
+> implements PlaneService {
   readonly ledger: Ledger;
-  readonly now: () => number;
-  /** The last durable entry's time at start: the clock reads no earlier. */
-  private clockFloor = -Infinity;
-  /** Restart renewals a full disk did not take yet: written first, before any other change. */
-  private owed: KernelEvent[] = [];
-  private readonly store: KernelStore;
-  private readonly inflight = new Map<string, Promise<void>>();
+  /** Set when the backend's ledger can fall behind (other replicas write it). */
+  readonly syncLedger?: () => Promise<void>;
+  private readonly batches: GroupCommit<Work, Decision>;
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
   private readonly alarms = new AlarmHeap();
   private readonly scheduled = new Map<string, number>();
+  private readonly log: (line: string) => void;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
-  private pending: Batch | undefined;
-  private writing: Promise<void> | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweepFailing = false;
   private closed = false;
 
-  private constructor(private readonly options: ServiceOptions) {
-    this.table = options.table;
-    this.ledger = options.ledger;
-    this.store = options.store;
-    this.now = () => Math.max(options.now(), this.clockFloor);
+  private constructor(
+    private readonly backend: Backend<O>,
+    private readonly hooks: ServiceHooks,
+  ) {
+    this.ledger = backend.ledger;
+    this.log = hooks.log ?? ((line) => console.error(line));
+    if (backend.syncLedger) this.syncLedger = () => backend.syncLedger!();
+    this.batches = new GroupCommit((work) => this.commit(work), backend.batching);
   }
 
-  /**
-   * Replays the store's log into the ledger and the table, applies the restart
-   * rule (`resumeLeases`) and writes its renewals, then arms the alarms.
-   */
-  static async open(
-    options: ServiceOptions,
-  ): Promise<{ service: KernelService; warning?: string }> {
-    const service = new KernelService(options);
-    const recovered = await options.store.open();
-    const { table, ledger } = options;
-    let time: LogTime | undefined;
-    recovered.lines.forEach((line, i) => {
-      const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
-      const event = toEvent(entry);
-      table.put(replay(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
-      // Every fence in what is durable, not only grants', stays below the next one.
-      table.fence = Math.max(table.fence, entry.fence);
-      time = logTimeAfter(time, entry.tsMs);
-    });
-    table.fence = Math.max(table.fence, recovered.fenceFloor);
-    // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
-    if (time) service.clockFloor = time.lastMs;
-    const now = service.now();
-    for (const state of [...table.values()])
-      table.put(afterRestart(state, now, table.ttlMs, table.lockDelayMs));
-    const owed = time ? await service.resume(time, now) : undefined;
-    for (const state of table.values()) service.schedule(state);
-    service.arm();
-    options.store.watch?.((resource) => service.resourceChanged(resource));
-    const warning = [recovered.warning, owed].filter(Boolean).join('; ');
+  /** The in-process kernel over a memory or file store: replays it, then serves. */
+  static open(options: ServiceOptions): Promise<{ service: KernelService; warning?: string }> {
+    return KernelService.over(new LocalBackend(options), options);
+  }
+
+  /** Opens the backend and starts finding lapses. */
+  static async over<O extends Overview | Promise<Overview>>(
+    backend: Backend<O>,
+    hooks: ServiceHooks = {},
+  ): Promise<{ service: KernelService<O>; warning?: string }> {
+    const service = new KernelService(backend, hooks);
+    backend.watch?.((notice) => service.heard(notice));
+    const { warning } = await backend.open();
+    if (backend.shared) {
+      service.scheduleSweep();
+    } else {
+      for (const { resource, at } of backend.deadlines()) service.schedule(resource, at);
+      service.arm();
+    }
     return { service, ...(warning ? { warning } : {}) };
   }
 
-  /**
-   * Renews the leases the log leaves open (the restart rule). Written before
-   * serving when the store takes it; on a full disk the renewals are owed and
-   * go first in the next write, so they are still stamped as of the log's end.
-   */
-  private async resume(time: LogTime, now: number): Promise<string | undefined> {
-    const { states, events } = resumeLeases(this.table.values(), time, now, this.table.ttlMs);
-    for (const state of states) this.table.put(state);
-    if (events.length === 0) return undefined;
-    const prepared = this.ledger.prepare(events);
-    try {
-      await this.store.append(prepared.text, prepared.entries);
-      this.ledger.accept(prepared.entries, prepared.lines);
-    } catch (error) {
-      this.owed = events;
-      return `could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`;
-    }
-    return undefined;
-  }
-
   lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
+    return this.run(resource, { kind: 'lease', actorDid, ...extensions });
   }
 
   async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
-    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
-    const reply = (await this.run(resource, command)) as ReleaseReply;
+    const command = { kind: 'release' as const, actorDid, ...(outdated ? { outdated } : {}) };
+    const reply = await this.run(resource, command);
     // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
-    if (!reply.released) this.resourceChanged(resource);
+    if (!reply.released) {
+      if (this.backend.announceFreed) await this.backend.announceFreed(resource);
+      else this.resourceChanged(resource);
+    }
     return reply;
   }
 
   revoke(resource: string, reason: string): Promise<RevokeReply> {
-    return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+    return this.run(resource, { kind: 'revoke', reason });
   }
 
   freeze(resource: string, reason: string, untilMs: number | null, by: string) {
-    return this.run(resource, { kind: 'freeze', reason, untilMs, by }) as Promise<FreezeReply>;
+    return this.run(resource, { kind: 'freeze', reason, untilMs, by });
   }
 
   unfreeze(resource: string, by: string) {
-    return this.run(resource, { kind: 'unfreeze', by }) as Promise<FreezeReply>;
+    return this.run(resource, { kind: 'unfreeze', by });
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {
-    const reply = (await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null };
-    return reply.lease;
+    return (await this.run(resource, { kind: 'status' })).lease;
   }
 
-  /** Every resource with a live lease, a reservation or waiters. */
-  overview(): Overview {
-    return overviewOf(this.table.values(), this.now());
+  /** Every resource with a live lease, a reservation, waiters or a freeze (in memory: at once). */
+  overview(): O {
+    return this.backend.overview();
   }
 
-  /** Told after each durable change (a grant, renewal, release, lapse or revoke). */
+  /** Told after each durable change (a grant, renewal, release, lapse or revoke; every replica's). */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -198,127 +148,76 @@ export class KernelService implements PlaneService {
 
   /**
    * Told when a resource may have become free: a release, lapse or revoke made
-   * durable here, a waiter that left, or a change a shared store reports from
-   * another replica (`KernelStore.watch`). Held requests wake on it.
+   * durable here or on another replica, or a waiter that left. Held requests wake on it.
    */
   onResourceChanged(listener: (resource: string) => void): () => void {
     this.changedListeners.add(listener);
     return () => this.changedListeners.delete(listener);
   }
 
-  /** Raises the "resource changed" signal; any store or notifier may call it. */
-  resourceChanged(resource: string): void {
-    for (const listener of this.changedListeners) listener(resource);
+  /** The backend's clock (a shared backend's decisions read the database's; this paces held requests). */
+  now(): number {
+    return this.backend.now();
   }
 
-  /** Throws a StoreError when the store cannot take a write now. */
-  async ready(): Promise<void> {
-    await this.store.probe();
+  /** Throws a StoreError when the backend cannot take a write now. */
+  ready(): Promise<void> {
+    return this.backend.ready();
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    while (this.writing) await this.writing;
-    await this.store.close();
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    await this.batches.idle();
+    await this.backend.close();
   }
 
-  private async run(resource: string, command: Command): Promise<unknown> {
-    for (let busy = this.inflight.get(resource); busy; busy = this.inflight.get(resource)) {
-      await busy;
+  private resourceChanged(resource: string): void {
+    for (const listener of this.changedListeners) listener(resource);
+  }
+
+  private async run<C extends Command>(resource: string, command: C): Promise<ReplyFor<C>> {
+    // Once closed, the backend refuses what must be written; a refusal or a read is still answered.
+    const work = workFor(resource, command);
+    await this.batches.submit(work);
+    return work.reply();
+  }
+
+  /** One batch through the backend; what it made durable is told and armed, in order. */
+  private async commit(work: Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
+    const results = await this.backend.commit(work);
+    const decided = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const events = decided.flatMap((d) => d.events);
+    if (events.length) this.hooks.onEvents?.(events);
+    for (const { state, events } of decided) {
+      if (!this.backend.shared) this.schedule(state.resource, nextDeadline(state));
+      // A shared backend delivers every change, this replica's too, through `watch`.
+      if (!this.backend.watch) this.tell({ resource: state.resource, events });
     }
-    const decision = this.table.decide(resource, command, this.now());
-    if (decision.events.length === 0) {
-      this.keep(decision.state);
-      return decision.reply;
+    if (!this.backend.shared) this.arm();
+    return results;
+  }
+
+  private heard(notice: ChangeNotice): void {
+    this.tell(notice);
+  }
+
+  private tell({ resource, events, freed }: ChangeNotice): void {
+    for (const event of events) {
+      for (const listener of this.listeners) listener(resource, event);
     }
-    const batch = this.enqueue({ state: decision.state, events: decision.events });
-    this.inflight.set(resource, batch.settled);
-    await batch.promise;
-    return decision.reply;
-  }
-
-  /** Once a batch is durable: keeps its decisions and tells the listeners, in order. */
-  private applied(batch: Batch): void {
-    for (const { state, events } of batch.decided) {
-      const { resource } = state;
-      if (this.inflight.get(resource) === batch.settled) this.inflight.delete(resource);
-      this.keep(state);
-      for (const event of events) {
-        for (const listener of this.listeners) listener(resource, event);
-      }
-      if (events.some((e) => FREEING.has(e.kind))) this.resourceChanged(resource);
-    }
-  }
-
-  /** A batch that could not be written: memory stays as it was; waiting commands go on. */
-  private dropped(batch: Batch): void {
-    for (const { state } of batch.decided) {
-      if (this.inflight.get(state.resource) === batch.settled) this.inflight.delete(state.resource);
-    }
-  }
-
-  private keep(state: ResourceState): void {
-    this.table.put(state);
-    this.schedule(state);
-    this.arm();
-  }
-
-  /** Joins this turn's batch, whose promise resolves once it is written and synced. */
-  private enqueue(decided: Decided): Batch {
-    if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
-    let batch = this.pending;
-    if (!batch) {
-      let resolve!: () => void;
-      let reject!: (error: Error) => void;
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      const settled = promise.then(noop, noop);
-      batch = this.pending = { events: [], decided: [], promise, settled, resolve, reject };
-      if (!this.writing) setImmediate(() => void this.flush());
-    }
-    batch.events.push(...decided.events);
-    batch.decided.push(decided);
-    return batch;
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    if (!batch || this.writing) return;
-    this.pending = undefined;
-    const write = (async () => {
-      const owed = this.owed;
-      const prepared = this.ledger.prepare(owed.length ? [...owed, ...batch.events] : batch.events);
-      try {
-        await this.store.append(prepared.text, prepared.entries);
-        if (owed.length) this.owed = [];
-      } catch (error) {
-        const message = error instanceof StoreError ? error.message : String(error);
-        this.dropped(batch);
-        batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
-        return;
-      }
-      this.ledger.accept(prepared.entries, prepared.lines);
-      this.options.onEvents?.(batch.events);
-      this.applied(batch);
-      batch.resolve();
-    })();
-    this.writing = write;
-    await write;
-    this.writing = undefined;
-    if (this.pending) void this.flush();
+    if (freed || frees(events)) this.resourceChanged(resource);
   }
 
   /** Keeps one alarm per resource at its earliest deadline (a renewal needs none). */
-  private schedule(state: ResourceState): void {
-    const at = nextDeadline(state);
+  private schedule(resource: string, at: number | undefined): void {
     if (at === undefined) return;
-    const current = this.scheduled.get(state.resource);
+    const current = this.scheduled.get(resource);
     if (current !== undefined && current <= at) return;
-    this.scheduled.set(state.resource, at);
-    this.alarms.push(at, state.resource);
+    this.scheduled.set(resource, at);
+    this.alarms.push(at, resource);
   }
 
   private arm(): void {
@@ -339,7 +238,7 @@ export class KernelService implements PlaneService {
       if (this.scheduled.get(resource) !== at) continue;
       this.scheduled.delete(resource);
       this.run(resource, { kind: 'expire' }).catch((error: Error) => {
-        this.options.log?.(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+        this.log(`kernel: could not record a lapse on ${resource}: ${error.message}`);
         this.scheduled.set(resource, now + ALARM_RETRY_MS);
         this.alarms.push(now + ALARM_RETRY_MS, resource);
         this.arm();
@@ -347,14 +246,28 @@ export class KernelService implements PlaneService {
     }
     this.arm();
   }
-}
 
-export function toEvent(entry: LedgerEntry): KernelEvent {
-  const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
-  const event: KernelEvent = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
-  if (expiresAtMs !== undefined) event.expiresAtMs = expiresAtMs;
-  if (reason !== undefined) event.reason = reason;
-  const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
-  if (deploy?.success) event.deploy = deploy.data;
-  return event;
+  /** A shared backend: a lapse is recorded within about a quarter of a lease (a second at most). */
+  private scheduleSweep(): void {
+    if (this.closed) return;
+    const every = Math.min(1_000, Math.max(25, this.backend.ttlMs / 4));
+    this.sweepTimer = setTimeout(() => void this.sweep(), every * (0.75 + 0.5 * Math.random()));
+    this.sweepTimer.unref();
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      for (const resource of await this.backend.due(SWEEP_BATCH)) {
+        if (this.closed) return;
+        await this.run(resource, { kind: 'expire' });
+      }
+      if (this.sweepFailing) this.log(`kernel: ${this.backend.name} answers again`);
+      this.sweepFailing = false;
+    } catch (error) {
+      if (!this.sweepFailing) this.log(`kernel: ${(error as Error).message}`);
+      this.sweepFailing = true;
+    } finally {
+      this.scheduleSweep();
+    }
+  }
 }

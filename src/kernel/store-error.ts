@@ -2,3 +2,8 @@
 export class StoreError extends Error {
   override name = 'StoreError';
 }
+
+/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}

@@ -7,8 +7,10 @@ import { StoreError } from './store-error.js';
 export { StoreError };
 
 /**
- * Where the kernel's one durable record lives: an append-only log of ledger
- * lines. State after a restart is the replay of what `open` returns.
+ * Where the in-process backend (local-backend.ts) keeps its one durable
+ * record: an append-only log of ledger lines. State after a restart is the
+ * replay of what `open` returns. A store shared by replicas is a Backend
+ * (backend.ts) instead, as PostgreSQL is.
  */
 export interface KernelStore {
   readonly describe: string;
@@ -22,11 +24,6 @@ export interface KernelStore {
   /** Resolves when the store can take a write now; throws a StoreError otherwise. */
   probe(): Promise<void>;
   close(): Promise<void>;
-  /**
-   * A store shared by replicas calls `changed` when another replica frees a
-   * resource (release, lapse, revoke), so requests held here wake at once.
-   */
-  watch?(changed: (resource: string) => void): void;
 }
 
 export interface RecoveredLog {

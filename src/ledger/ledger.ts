@@ -31,6 +31,24 @@ export interface PreparedEntries {
 }
 
 /**
+ * The ledger's numbering, the one place it is written: entries follow the
+ * `size` already recorded, and each is stamped with the plane's clock made
+ * strictly increasing after `lastTs` (the last recorded stamp; -1 for none).
+ * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
+ */
+export function numberEntries(
+  events: readonly NewEntry[],
+  size: number,
+  lastTs: number,
+): LedgerEntry[] {
+  let ts = lastTs;
+  return events.map((event, i) => {
+    ts = Math.max(Math.round(event.atMs), ts + 1);
+    return entryOf(event, size + i, ts);
+  });
+}
+
+/**
  * The append-only, Merkle-sealed record of every grant, renewal, release,
  * lapse and revocation, in memory. Whoever keeps it durable (the kernel's
  * store) prepares entries, writes their lines, and only then accepts them.
@@ -60,21 +78,10 @@ export class Ledger {
 
   /** Numbers and times new entries after the accepted ones; changes nothing. */
   prepare(events: NewEntry[]): PreparedEntries {
-    let seq = this.lines.length;
-    let lastTs = this.lastTs;
-    const entries: LedgerEntry[] = [];
-    const lines: string[] = [];
+    const entries = numberEntries(events, this.lines.length, this.lastTs);
+    const lines = entries.map(entryJson);
     let text = '';
-    for (const event of events) {
-      // The plane's clock, made strictly increasing for the ledger.
-      lastTs = Math.max(Math.round(event.atMs), lastTs + 1);
-      const entry = entryOf(event, seq, lastTs);
-      seq += 1;
-      const line = entryJson(entry);
-      entries.push(entry);
-      lines.push(line);
-      text += `${line}\n`;
-    }
+    for (const line of lines) text += `${line}\n`;
     return { entries, text, lines };
   }
 

@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import type { KernelEvent } from '../rules.js';
-import { StoreUnavailableError } from '../service.js';
+import type { Decision } from '../rules.js';
+import { StoreUnavailableError } from '../store-error.js';
 import { describe, isRetryable } from './connect.js';
-import { CommitUnknownError, runCommands, type RuleSettings, type Work } from './transaction.js';
+import type { Work } from '../work.js';
+import { CommitUnknownError, runCommands, type RuleSettings } from './transaction.js';
 
 const ATTEMPTS = 4;
 
@@ -10,8 +11,6 @@ export interface BatchContext {
   connect(): Promise<pg.PoolClient>;
   settings: RuleSettings;
   channel: string;
-  /** Told of every durable change, in order. */
-  onEvents?: ((events: KernelEvent[]) => void) | undefined;
 }
 
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
@@ -25,26 +24,30 @@ class OutcomeUnknownError extends StoreUnavailableError {}
 export async function commitBatch(
   context: BatchContext,
   work: Work[],
-): Promise<Array<PromiseSettledResult<unknown>>> {
+): Promise<Array<PromiseSettledResult<Decision>>> {
   try {
-    const replies = await transact(context, work);
-    return replies.map((value) => ({ status: 'fulfilled', value }));
+    const decisions = await transact(context, work);
+    return decisions.map((value) => ({ status: 'fulfilled', value }));
   } catch (error) {
     // Alone again only when nothing can have been committed: a batch is never applied twice.
     if (work.length === 1 || error instanceof OutcomeUnknownError) throw error;
-    return Promise.allSettled(work.map(async (w) => (await transact(context, [w]))[0]));
+    return Promise.allSettled(
+      work.map(async (w) => {
+        const [decision] = await transact(context, [w]);
+        if (!decision) throw new StoreUnavailableError(`no decision for the call on ${w.resource}`);
+        return decision;
+      }),
+    );
   }
 }
 
-async function transact(context: BatchContext, work: Work[]): Promise<unknown[]> {
+async function transact(context: BatchContext, work: Work[]): Promise<Decision[]> {
   for (let attempt = 1; ; attempt += 1) {
     const client = await context.connect();
     try {
       const decisions = await runCommands(client, work, context.settings, context.channel);
       client.release();
-      const events = decisions.flatMap((d) => d.events);
-      if (events.length) context.onEvents?.(events);
-      return decisions.map((d) => d.reply);
+      return decisions;
     } catch (error) {
       // A connection that failed mid-transaction is not reused; the server rolled it back.
       client.release(true);

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { z } from 'zod';
-import { ENTRY_KINDS } from '../../ledger/entry.js';
+import * as z from 'zod/mini';
+import { kernelEventSchema } from '../event.js';
 import { connectionConfig, describe } from './connect.js';
 import type { PostgresOptions } from './settings.js';
 
@@ -9,21 +9,9 @@ const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 /** A change notice (NOTIFY payload): one resource's events of one commit. */
 export const changeNoticeSchema = z.object({
   resource: z.string(),
-  events: z.array(
-    z.object({
-      kind: z.enum(ENTRY_KINDS),
-      atMs: z.number(),
-      resource: z.string(),
-      actorDid: z.string(),
-      leaseId: z.string(),
-      fence: z.number(),
-      expiresAtMs: z.number().optional(),
-      reason: z.string().optional(),
-      deploy: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
-    }),
-  ),
+  events: z.array(kernelEventSchema),
   /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
-  freed: z.boolean().optional(),
+  freed: z.optional(z.boolean()),
 });
 
 /** The NOTIFY channel of one plane (one schema). */

@@ -1,33 +1,28 @@
 import type pg from 'pg';
-import type { z } from 'zod';
 import type { Ledger } from '../../ledger/ledger.js';
-import { DEFAULT_TTL_MS, NEXT_IN_LINE_WAIT_MS, defaultLockDelayMs } from '../rules.js';
+import type { Backend, ChangeNotice, Opened } from '../backend.js';
 import { overviewOf, type Overview } from '../overview.js';
-import type { ChangeListener, PlaneService } from '../plane-service.js';
-import type {
-  FreezeReply,
-  Command,
-  KernelEvent,
-  LeaseRecord,
-  LeaseReply,
-  ReleaseReply,
-  RevokeReply,
+import {
+  DEFAULT_TTL_MS,
+  NEXT_IN_LINE_WAIT_MS,
+  defaultLockDelayMs,
+  type Decision,
+  type KernelEvent,
 } from '../rules.js';
-import type { LeaseExtensions } from '../lease-extensions.js';
-import { StoreUnavailableError } from '../service.js';
-import { StoreError } from '../store.js';
-import { createPool, describe } from './connect.js';
+import { KernelService } from '../service.js';
+import { StoreError, StoreUnavailableError } from '../store-error.js';
+import type { Work } from '../work.js';
 import { commitBatch } from './commit-batch.js';
+import { createPool, describe } from './connect.js';
+import { changeNoticeSchema, channelOf, listenForChanges } from './listen.js';
+import { checkSchema, migrate } from './migrations.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_POOL_SIZE,
   schemaOf,
   type PostgresOptions,
 } from './settings.js';
-import { changeNoticeSchema, channelOf, listenForChanges } from './listen.js';
-import { checkSchema, migrate } from './migrations.js';
-import { GroupCommit } from './group-commit.js';
-import { NOW_MS, parseState, type RuleSettings, type Work } from './transaction.js';
+import { NOW_MS, parseState, type RuleSettings } from './transaction.js';
 
 export interface PostgresServiceOptions extends PostgresOptions {
   ledger: Ledger;
@@ -41,7 +36,6 @@ export interface PostgresServiceOptions extends PostgresOptions {
   log?: ((line: string) => void) | undefined;
 }
 
-const SWEEP_BATCH = 100;
 const PAGE = 5_000;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
@@ -49,60 +43,57 @@ const MAX_BATCH = 64;
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet<pg.PoolClient>();
 
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set<string>(['release', 'lapse', 'revoke', 'unfreeze']);
+/** The kernel on PostgreSQL: the one service (service.ts) over this backend. */
+export type PostgresService = KernelService<Promise<Overview>> & { syncLedger(): Promise<void> };
+
+export const PostgresService = {
+  /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
+  async open(options: PostgresServiceOptions): Promise<PostgresService> {
+    const backend = new PostgresBackend(options);
+    const { service } = await KernelService.over(backend, options);
+    return Object.assign(service, { syncLedger: () => backend.syncLedger() });
+  },
+};
 
 /**
- * The kernel on PostgreSQL: no state in the process. Each command is one
- * transaction that runs the shared rules on the resource's locked row; any
- * number of replicas serve one plane. NOTIFY tells every replica of each
- * change; a sweep on every replica records lapses that no call has noticed
- * (a replica that granted a lease may be gone). The ledger is read from the
- * database into memory to answer its routes.
+ * The kernel's state in PostgreSQL: no state in the process. Each batch is one
+ * transaction that runs the shared rules on the resources' locked rows at the
+ * database's clock; any number of replicas serve one plane. NOTIFY tells every
+ * replica of each change, its own too; the service sweeps `due` on every
+ * replica for lapses no call has noticed (a replica that granted a lease may
+ * be gone). The ledger is read from the database into memory to answer its routes.
  */
-export class PostgresService implements PlaneService {
+export class PostgresBackend implements Backend<Promise<Overview>> {
   readonly ledger: Ledger;
+  readonly shared = true;
+  readonly name = 'the PostgreSQL store';
+  readonly ttlMs: number;
+  readonly batching;
+  private readonly pool: pg.Pool;
   private readonly schema: string;
-  private readonly listeners = new Set<ChangeListener>();
-  private readonly changedListeners = new Set<(resource: string) => void>();
   private readonly settings: RuleSettings;
   private readonly channel: string;
   private readonly log: (line: string) => void;
+  private heard: ((notice: ChangeNotice) => void) | undefined;
   private listener: { close(): Promise<void> } | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweepFailing = false;
   private syncing: Promise<void> | undefined;
   private closed = false;
-  private readonly batches: GroupCommit<Work, unknown>;
 
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly options: PostgresServiceOptions,
-  ) {
+  constructor(private readonly options: PostgresServiceOptions) {
     this.ledger = options.ledger;
     this.schema = schemaOf(options);
     this.channel = channelOf(this.schema);
     this.log = options.log ?? ((line) => console.error(line));
-    this.batches = new GroupCommit(
-      (work) =>
-        commitBatch(
-          {
-            connect: () => this.connect(),
-            settings: this.settings,
-            channel: this.channel,
-            onEvents: this.options.onEvents,
-          },
-          work,
-        ),
-      {
-        maxBatch: MAX_BATCH,
-        slots: Math.min(BATCH_SLOTS, options.poolSize ?? DEFAULT_POOL_SIZE),
-        waitMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-        busy: () =>
-          new StoreUnavailableError("the kernel's store is busy: every connection is in use"),
-      },
-    );
+    this.pool = createPool(options, this.log);
+    this.batching = {
+      maxBatch: MAX_BATCH,
+      slots: Math.min(BATCH_SLOTS, options.poolSize ?? DEFAULT_POOL_SIZE),
+      waitMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      busy: () =>
+        new StoreUnavailableError("the kernel's store is busy: every connection is in use"),
+    };
     const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    this.ttlMs = ttlMs;
     this.settings = {
       ttlMs,
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
@@ -112,65 +103,64 @@ export class PostgresService implements PlaneService {
     };
   }
 
-  /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
-  static async open(options: PostgresServiceOptions): Promise<PostgresService> {
-    const log = options.log ?? ((line: string) => console.error(line));
-    const pool = createPool(options, log);
-    const service = new PostgresService(pool, options);
+  async open(): Promise<Opened> {
     try {
-      const client = await service.connect();
+      const client = await this.connect();
       try {
-        await migrate(client, service.schema);
+        await migrate(client, this.schema);
       } finally {
         client.release();
       }
-      await service.syncLedger();
+      await this.syncLedger();
       const listener = listenForChanges({
-        connection: options,
-        channel: service.channel,
-        onPayload: (payload) => service.tell(payload),
-        log,
+        connection: this.options,
+        channel: this.channel,
+        onPayload: (payload) => this.tell(payload),
+        log: this.log,
       });
-      service.listener = listener;
+      this.listener = listener;
       await listener.ready;
     } catch (error) {
-      await service.close();
+      await this.close();
       if (error instanceof StoreError) throw error;
       throw new StoreError(`cannot open the PostgreSQL store: ${describe(error)}`);
     }
-    service.scheduleSweep();
-    return service;
+    return {};
   }
 
-  lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply> {
-    return this.run(resource, { kind: 'lease', actorDid, ...extensions }) as Promise<LeaseReply>;
+  commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
+    return commitBatch(
+      { connect: () => this.connect(), settings: this.settings, channel: this.channel },
+      [...work],
+    );
   }
 
-  async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
-    const command: Command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
-    const reply = (await this.run(resource, command)) as ReleaseReply;
-    if (!reply.released) {
-      // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
-      const notice = JSON.stringify({ resource, events: [], freed: true });
-      await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
-    }
-    return reply;
+  async due(limit: number): Promise<string[]> {
+    const { rows } = await this.query<{ resource: string }>(
+      `SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
+         ORDER BY deadline_ms LIMIT ${Math.floor(limit)}`,
+    );
+    return rows.map((r) => r.resource);
   }
 
-  revoke(resource: string, reason: string): Promise<RevokeReply> {
-    return this.run(resource, { kind: 'revoke', reason }) as Promise<RevokeReply>;
+  /** None: the sweep finds them, whichever replica decided them. */
+  deadlines(): Iterable<{ resource: string; at: number }> {
+    return [];
   }
 
-  freeze(resource: string, reason: string, untilMs: number | null, by: string) {
-    return this.run(resource, { kind: 'freeze', reason, untilMs, by }) as Promise<FreezeReply>;
+  watch(listener: (notice: ChangeNotice) => void): void {
+    this.heard = listener;
   }
 
-  unfreeze(resource: string, by: string) {
-    return this.run(resource, { kind: 'unfreeze', by }) as Promise<FreezeReply>;
+  /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
+  async announceFreed(resource: string): Promise<void> {
+    const notice = JSON.stringify({ resource, events: [], freed: true });
+    await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
   }
 
-  async status(resource: string): Promise<LeaseRecord | null> {
-    return ((await this.run(resource, { kind: 'status' })) as { lease: LeaseRecord | null }).lease;
+  /** Only paces held requests on this replica; expiry is the database's clock. */
+  now(): number {
+    return Date.now();
   }
 
   async overview(): Promise<Overview> {
@@ -182,30 +172,6 @@ export class PostgresService implements PlaneService {
       rows.map((r) => parseState(r.state, r.resource)),
       now,
     );
-  }
-
-  onChange(listener: ChangeListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  onResourceChanged(listener: (resource: string) => void): () => void {
-    this.changedListeners.add(listener);
-    return () => this.changedListeners.delete(listener);
-  }
-
-  async leave(resource: string, actorDid: string): Promise<void> {
-    await this.run(resource, { kind: 'leave', actorDid });
-    this.resourceChanged(resource);
-  }
-
-  /** Only paces held requests on this replica; expiry is the database's clock. */
-  now(): number {
-    return Date.now();
-  }
-
-  private resourceChanged(resource: string): void {
-    for (const listener of this.changedListeners) listener(resource);
   }
 
   /** Reachable, and the schema is this binary's version. */
@@ -249,13 +215,8 @@ export class PostgresService implements PlaneService {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.sweepTimer) clearTimeout(this.sweepTimer);
     await this.listener?.close();
     await this.pool.end().catch(() => undefined);
-  }
-
-  private run(resource: string, command: Command): Promise<unknown> {
-    return this.batches.submit({ resource, command });
   }
 
   private async connect(): Promise<pg.PoolClient> {
@@ -286,48 +247,15 @@ export class PostgresService implements PlaneService {
     }
   }
 
+  /** Every replica hears every commit (its own too). */
   private tell(payload: string): void {
-    let parsed: z.infer<typeof changeNoticeSchema>;
+    let notice: ChangeNotice;
     try {
-      parsed = changeNoticeSchema.parse(JSON.parse(payload));
+      notice = changeNoticeSchema.parse(JSON.parse(payload));
     } catch {
       this.log('kernel: ignored a change notice that is not ours');
       return;
     }
-    for (const event of parsed.events) {
-      const known: KernelEvent = { ...event } as KernelEvent;
-      for (const listener of this.listeners) listener(parsed.resource, known);
-    }
-    // Every replica hears every commit (its own too): held requests here wake on it.
-    if (parsed.freed || parsed.events.some((e) => FREEING.has(e.kind)))
-      this.resourceChanged(parsed.resource);
-  }
-
-  /** A lapse is recorded within about a quarter of a lease (a second at most). */
-  private scheduleSweep(): void {
-    if (this.closed) return;
-    const every = Math.min(1_000, Math.max(25, this.settings.ttlMs / 4));
-    this.sweepTimer = setTimeout(() => void this.sweep(), every * (0.75 + 0.5 * Math.random()));
-    this.sweepTimer.unref();
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      const { rows } = await this.query<{ resource: string }>(
-        `SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
-           ORDER BY deadline_ms LIMIT ${SWEEP_BATCH}`,
-      );
-      for (const { resource } of rows) {
-        if (this.closed) return;
-        await this.run(resource, { kind: 'expire' });
-      }
-      if (this.sweepFailing) this.log('kernel: the PostgreSQL store answers again');
-      this.sweepFailing = false;
-    } catch (error) {
-      if (!this.sweepFailing) this.log(`kernel: ${(error as Error).message}`);
-      this.sweepFailing = true;
-    } finally {
-      this.scheduleSweep();
-    }
+    this.heard?.(notice);
   }
 }

@@ -1,15 +1,14 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import { entryJson, entryOf, type LedgerEntry } from '../../ledger/entry.js';
+import { entryJson } from '../../ledger/entry.js';
+import { numberEntries } from '../../ledger/ledger.js';
 import { deploySchema, queueSchema } from '../../plane/deploy.js';
+import type { Work } from '../work.js';
 import {
-  decide,
   emptyState,
   nextDeadline,
-  type Command,
   type Decision,
   type Freeze,
-  type KernelEvent,
   type ResourceState,
 } from '../rules.js';
 
@@ -76,11 +75,7 @@ const stateSchema = z.object({
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 
-/** One command for one resource, as a batch carries it. */
-export interface Work {
-  resource: string;
-  command: Command;
-}
+export type { Work };
 
 /**
  * Commands, in order, as one transaction (group commit: one WAL flush for
@@ -231,9 +226,10 @@ function decideAll(
 ): { decisions: Decision[]; changed: Map<string, ResourceState> } {
   const current = new Map(stored);
   const changed = new Map<string, ResourceState>();
-  const decisions = work.map(({ resource, command }) => {
+  const decisions = work.map((item) => {
+    const { resource } = item;
     const before = current.get(resource) ?? emptyState(resource);
-    const decision = decide(before, command, {
+    const decision = item.decide(before, {
       now,
       ttlMs: settings.ttlMs,
       nextInLineWaitMs: settings.nextInLineWaitMs,
@@ -276,15 +272,6 @@ async function writeStates(
 
 const byResource = (a: ResourceState, b: ResourceState) =>
   a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
-
-/** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
-function numberEntries(events: KernelEvent[], size: number, lastTs: number): LedgerEntry[] {
-  let ts = lastTs;
-  return events.map((event, i) => {
-    ts = Math.max(Math.round(event.atMs), ts + 1);
-    return entryOf(event, size + i, ts);
-  });
-}
 
 export function parseState(raw: unknown, resource: string): ResourceState {
   const parsed = stateSchema.safeParse(raw);

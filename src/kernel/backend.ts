@@ -1,0 +1,66 @@
+import type { Ledger } from '../ledger/ledger.js';
+import type { KernelEvent } from './event.js';
+import type { GroupCommitOptions } from './group-commit.js';
+import type { Overview } from './overview.js';
+import type { Decision } from './rules.js';
+import type { Work } from './work.js';
+
+/** A change another replica committed, as a shared store delivers it. */
+export interface ChangeNotice {
+  resource: string;
+  events: KernelEvent[];
+  /** No ledger entry, but the resource may be free (a revoked holder gave back). */
+  freed?: boolean | undefined;
+}
+
+/** What a backend knows when it is open. */
+export interface Opened {
+  /** Said once at start (a torn last record that was cut off, renewals still owed). */
+  warning?: string | undefined;
+}
+
+/**
+ * Where the kernel's state is kept: memory, a file, or PostgreSQL. It commits
+ * batches, finds what is due, hears other replicas and tells the time. The
+ * service above it (service.ts) does everything else once: group commit,
+ * lapse alarms, held requests' wake-ups, listeners. See docs/architecture.md.
+ */
+export interface Backend<O extends Overview | Promise<Overview> = Overview | Promise<Overview>> {
+  /** The ledger the routes read; kept up to date by the backend. */
+  readonly ledger: Ledger;
+  /** How the service batches calls for it (see GroupCommit). */
+  readonly batching: GroupCommitOptions;
+  /** How a person names it in a log line ("the PostgreSQL store", a file's path). */
+  readonly name: string;
+  /** The rules' lease lifetime: a shared backend is swept for lapses about four times per lease. */
+  readonly ttlMs: number;
+  /**
+   * Shared by replicas: lapses are found by `due` (a replica that decided a
+   * deadline may be gone) and every change, this replica's too, arrives through `watch`.
+   */
+  readonly shared: boolean;
+  open(): Promise<Opened>;
+  /**
+   * Decides each work item, in order, on the durable state the one before it
+   * left, at the backend's time, and makes every change and its numbered ledger
+   * entries durable at once, or none of them. One result per item: an item
+   * whose resource no durable change touched may be answered even when the write failed.
+   */
+  commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>>;
+  /** Resources whose next deadline has passed, earliest first, at most `limit`. */
+  due(limit: number): Promise<string[]>;
+  /** Resources with deadlines the service should arm alarms for (an unshared backend, at start). */
+  deadlines(): Iterable<{ resource: string; at: number }>;
+  /** Delivers every committed change, other replicas' too (a shared backend). */
+  watch?(listener: (notice: ChangeNotice) => void): void;
+  /** Tells every replica a resource may be free without a durable change. */
+  announceFreed?(resource: string): Promise<void>;
+  /** Epoch milliseconds: the clock decisions use (a shared backend's is the database's; this one only paces held requests). */
+  now(): number;
+  overview(): O;
+  /** Brings `ledger` up to date with what other replicas committed. */
+  syncLedger?(): Promise<void>;
+  /** Throws a StoreError when the backend cannot take a write now. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}

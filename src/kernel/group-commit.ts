@@ -1,0 +1,108 @@
+interface Waiting<T, R> {
+  item: T;
+  resolve(value: R): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+export interface GroupCommitOptions {
+  /** Calls committed together at most. */
+  maxBatch: number;
+  /** Batches in flight at once (each holds one connection). */
+  slots: number;
+  /** How long a call may wait for a batch to take it before it is refused (Infinity: no limit). */
+  waitMs: number;
+  /**
+   * Gather the calls of one event-loop turn before the first batch starts (an
+   * in-process store: one write and one sync for all of them); otherwise a batch
+   * starts as soon as a slot is free.
+   */
+  gatherTurn?: boolean | undefined;
+  /** The refusal of a call that waited too long. */
+  busy: () => Error;
+}
+
+/**
+ * Group commit, for every store: calls that arrive while every slot
+ * is committing wait and go together in the next batch, so one WAL flush (and
+ * one turn of the ledger head's lock) serves many calls. Few slots: each
+ * batch holds the ledger head's lock to its COMMIT, so more in flight would
+ * only queue on it. A call that waits longer than `waitMs` (every slot stuck
+ * on a locked row) is refused at once, as a busy pool refuses a connection.
+ */
+export class GroupCommit<T, R> {
+  private waiting: Array<Waiting<T, R>> = [];
+  private inFlight = 0;
+  private gathering = false;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    /** Settles each item; throwing fails the whole batch. */
+    private readonly commit: (items: T[]) => Promise<Array<PromiseSettledResult<R>>>,
+    private readonly options: GroupCommitOptions,
+  ) {}
+
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const entry: Waiting<T, R> = {
+        item,
+        resolve,
+        reject,
+        timer: Number.isFinite(this.options.waitMs)
+          ? setTimeout(() => {
+              const at = this.waiting.indexOf(entry);
+              if (at < 0) return;
+              this.waiting.splice(at, 1);
+              reject(this.options.busy());
+            }, this.options.waitMs)
+          : undefined,
+      };
+      this.waiting.push(entry);
+      if (this.options.gatherTurn && this.inFlight === 0) {
+        if (this.gathering) return;
+        this.gathering = true;
+        setImmediate(() => {
+          this.gathering = false;
+          this.next();
+        });
+        return;
+      }
+      this.next();
+    });
+  }
+
+  /** Resolves once no batch is in flight (a service that is closing waits for its writes). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0 || this.gathering) {
+      await Promise.all([...this.running, new Promise((r) => setImmediate(r))]);
+    }
+  }
+
+  private next(): void {
+    if (this.inFlight >= this.options.slots || this.waiting.length === 0) return;
+    const batch = this.waiting.splice(0, this.options.maxBatch);
+    for (const b of batch) clearTimeout(b.timer);
+    this.inFlight += 1;
+    const run = this.run(batch).finally(() => {
+      this.inFlight -= 1;
+      this.running.delete(run);
+      this.next();
+    });
+    this.running.add(run);
+  }
+
+  private async run(batch: Array<Waiting<T, R>>): Promise<void> {
+    try {
+      const results = await this.commit(batch.map((b) => b.item));
+      batch.forEach((b, i) => {
+        const result = results[i];
+        if (result?.status === 'fulfilled') b.resolve(result.value);
+        else b.reject(asError(result?.reason ?? 'no result for this call'));
+      });
+    } catch (error) {
+      for (const b of batch) b.reject(asError(error));
+    }
+  }
+}
+
+const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
