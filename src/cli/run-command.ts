@@ -15,6 +15,8 @@ import {
   type Output,
 } from './options.js';
 import { cliSession } from './session.js';
+import { DEPLOY_OPTIONS, deployFromFlags } from './deploy-flags.js';
+import { untrusted } from '../lease/escape.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
 
@@ -35,6 +37,7 @@ export async function runCommand(
   const command = split < 0 ? [] : args.slice(split + 1);
   const { values } = parse(split < 0 ? args : args.slice(0, split), {
     ...PLANE_OPTIONS,
+    ...DEPLOY_OPTIONS,
     'on-lost': { type: 'string', default: 'terminate' },
   });
   if (command.length === 0)
@@ -44,7 +47,7 @@ export async function runCommand(
     throw new UsageError(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
   }
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
+  const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   try {
     const cancelWait = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;
@@ -64,6 +67,11 @@ export async function runCommand(
         },
       })
       .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+    if (waited.outcome === 'superseded') {
+      // As the action: a newer run of the lane deploys instead; nothing ran, nothing failed.
+      io.err(`lease-gate: superseded by ${untrusted(waited.by, 2048)}; the command did not run.`);
+      return EXIT.done;
+    }
     if (waited.outcome !== 'granted') {
       io.err(
         waited.outcome === 'timeout'

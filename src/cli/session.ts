@@ -1,10 +1,14 @@
 import { untrusted } from '../lease/escape.js';
-import { openSession, type Session } from '../lease/session.js';
+import { openSession, type Session, type SessionOptions } from '../lease/session.js';
 import type { Settings } from '../lease/settings.js';
 import type { Output } from './options.js';
 
 /** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
-export function cliSession(settings: Settings, io: Output, env: NodeJS.ProcessEnv): Session {
+export function cliSession(
+  settings: Settings & Pick<SessionOptions, 'deploy' | 'queue'>,
+  io: Output,
+  env: NodeJS.ProcessEnv,
+): Session {
   let lastLineAt = 0;
   return openSession({
     ...settings,
