@@ -194,6 +194,11 @@ export class PostgresService implements PlaneService {
     return () => this.changedListeners.delete(listener);
   }
 
+  async wakeEverywhere(resource: string): Promise<void> {
+    const notice = JSON.stringify({ resource, events: [], freed: true });
+    await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
+  }
+
   async leave(resource: string, actorDid: string): Promise<void> {
     await this.run(resource, { kind: 'leave', actorDid });
     this.resourceChanged(resource);
