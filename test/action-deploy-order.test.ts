@@ -127,12 +127,14 @@ describe('never an older commit', () => {
     expect(main.failed).toBeUndefined();
     expect(main.outputs).toMatchObject({ acquired: 'true', outdated: 'true', 'live-commit': LIVE });
     expect(annotations(main, 'warning').map((w) => w.title)).toContain('Deploying an older commit');
+    expect(summaryRow(main, 'commit')).toBe(`https://github.com/acme/shop/commit/${OURS}`);
   });
 
   it('deploys when GitHub says identical', async () => {
     const { main } = await afterLive({ body: { status: 'identical' } });
     expect(main.outputs).toMatchObject({ acquired: 'true', outdated: 'false' });
     expect(logText(main)).toContain('the same as the last one granted here');
+    expect(summaryRow(main, 'commit')).toBe(`https://github.com/acme/shop/commit/${OURS}`);
   });
 
   it('deploys the same commit again (a rerun) without asking GitHub', async () => {
@@ -147,6 +149,7 @@ describe('never an older commit', () => {
     const { main } = await afterLive({ body: { status: 'diverged' } });
     expect(main.outputs).toMatchObject({ acquired: 'true', outdated: 'false' });
     expect(annotations(main, 'notice').map((n) => n.title)).toContain('Deploy order: diverged');
+    expect(summaryRow(main, 'commit')).toBe(`https://github.com/acme/shop/commit/${OURS}`);
   });
 
   it.each([
@@ -166,12 +169,14 @@ describe('never an older commit', () => {
     );
     expect(warning?.message).toMatch(why);
     expect(warning?.message).not.toContain('ghs_test');
+    expect(summaryRow(main, 'commit')).toBe(`https://github.com/acme/shop/commit/${OURS}`);
   });
 
   it('says so and deploys without a token, asking GitHub nothing', async () => {
     const { main } = await afterLive({ body: { status: 'behind' } }, { 'github-token': '' });
     expect(main.outputs).toMatchObject({ acquired: 'true', outdated: 'false' });
     expect(logText(main)).toMatch(/no 'github-token' to ask GitHub's compare API with/);
+    expect(summaryRow(main, 'commit')).toBe(`https://github.com/acme/shop/commit/${OURS}`);
     expect(compares()).toEqual([]);
   });
 });

@@ -75,7 +75,8 @@ const originUrl = (what: string) =>
       `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`,
     );
 
-const fileSchema = z.object({
+/** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
+export const configFileSchema = z.object({
   appId: z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,19}$/)], {
     error: 'expected the App id, a positive integer',
   }),
@@ -131,7 +132,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
       `Cannot read the config ${file}: ${(error as Error).message.split('\n')[0]}. Expected a JSON file.`,
     );
   }
-  const parsed = fileSchema.safeParse(raw);
+  const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path

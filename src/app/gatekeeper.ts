@@ -6,6 +6,7 @@ import { untrusted } from '../lease/escape.js';
 import { openSession, type Held } from '../lease/session.js';
 import { ANY_JOB, appDid } from '../lease/take-up.js';
 import type { PlaneClient } from '../plane/client.js';
+import { KeyRefusedError } from '../plane/errors.js';
 import type { Clock, Sleep } from '../plane/time.js';
 import { findRule, type AppConfig } from './config.js';
 import { protectionRuleSchema, runIdFromCallback, workflowRunSchema } from './events.js';
@@ -178,7 +179,10 @@ export function createGatekeeper(options: GatekeeperOptions) {
         const why =
           error instanceof LeaseRefusedError
             ? `the plane refused ${s.resource}: ${error.reason}`
-            : `the plane failed: ${messageOf(error)}`;
+            : error instanceof KeyRefusedError && error.status === 403
+              ? // The kernel's policy or a scoped key: it names what the key may act as.
+                `the plane does not let this run have ${s.resource}: ${messageOf(error)}`
+              : `the plane failed: ${messageOf(error)}`;
         return await s.review('rejected', `lease-gate: ${why}; not approved.`);
       }
       if (result.outcome === 'cancelled') {
@@ -242,12 +246,17 @@ export function createGatekeeper(options: GatekeeperOptions) {
       );
       return;
     }
+    // A revoked lease nobody took up yet is given back at once: the next run need not
+    // wait out the kernel's lock-delay for a job that may never start.
+    const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
     const how =
       kept.ended?.why === 'not-wanted'
         ? 'the take-up grace ended: the job keeps it alive, or it lapses'
-        : kept.lost
-          ? `it ended (${kept.lost.reason}): the job gave it back`
-          : `stopped (${kept.ended?.why ?? 'unknown'})`;
+        : kept.lost?.reason === 'revoked'
+          ? `an operator revoked it: ${untrusted(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
+          : kept.lost
+            ? `it ended (${kept.lost.reason}): the job gave it back`
+            : `stopped (${kept.ended?.why ?? 'unknown'})`;
     log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
   }
 

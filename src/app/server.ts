@@ -36,6 +36,7 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
   const plane = createPlaneClient({
     apiUrl: config.planeUrl,
     key: config.planeKey,
+    keyHint: "plane.keyFile in the app's config",
     clock,
     sleep,
     random,

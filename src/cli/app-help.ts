@@ -10,7 +10,7 @@ export const APP_HELP = `lease-gate app --config FILE
     githubApiUrl       GitHub's REST API (default https://api.github.com; GHES: https://HOST/api/v3)
     githubServerUrl    the server the runs' DIDs name (default https://github.com: the runner's GITHUB_SERVER_URL)
     plane.url          the plane (the hosted plane or a lease-gate kernel)
-    plane.keyFile      the plane key (default: INTRAMEDIAL_KEY; none only for a plane on loopback)
+    plane.keyFile      the plane key (default: LEASE_GATE_KEY, then INTRAMEDIAL_KEY; none only for a plane on loopback)
     listen.host        address to listen on (default 127.0.0.1; GitHub must reach it, e.g. via a proxy)
     listen.port        port (default 8790; 0 picks a free one)
     listen.path        the webhook path (default /)

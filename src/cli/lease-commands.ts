@@ -1,6 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { describeHolder } from '../lease/did.js';
+import { untrusted } from '../lease/escape.js';
 import { describeLapse, describeLease, describeWaitState, waitNotices } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import {
@@ -13,12 +14,13 @@ import {
   type Output,
 } from './options.js';
 import { cliSession, retryWindowMs } from './session.js';
+import { DEPLOY_OPTIONS, describeDeploy, deployFromFlags } from './deploy-flags.js';
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, PLANE_OPTIONS);
+  const { values } = parse(args, { ...PLANE_OPTIONS, ...DEPLOY_OPTIONS });
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
+  const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   const cancel = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
   const stop = (signal: NodeJS.Signals) => {
@@ -61,7 +63,9 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
       io.err(
         result.outcome === 'timeout'
           ? `timed out after ${formatDuration(result.waitedMs)}: ${settings.resource} is ${describeWaitState(result)}`
-          : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`,
+          : result.outcome === 'superseded'
+            ? `superseded by ${untrusted(result.by, 2048)} while waiting; nothing is held`
+            : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`,
       );
     return result.outcome === 'cancelled' && stoppedBy ? signalExitCode(stoppedBy) : EXIT.refused;
   } finally {
@@ -104,7 +108,7 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
     else if (!lease) io.out(`${settings.resource} is free`);
     else
       io.out(
-        `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}`,
+        `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}${lease.deploy ? `; deploying ${describeDeploy(lease.deploy)}` : ''}`,
       );
     return EXIT.done;
   } finally {

@@ -3,6 +3,7 @@ import { untrusted } from '../lease/escape.js';
 import { StoreError } from '../kernel/store-error.js';
 import { LedgerError } from '../ledger/ledger-error.js';
 import { APP_HELP } from './app-help.js';
+import { DEPLOY_HELP, DEPLOY_USAGE } from './deploy-flags.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -54,10 +55,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   },
   acquire: {
     run: acquire,
-    help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json]
+    help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json] ${DEPLOY_USAGE}
   Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
   taken with acquire: it lapses at the expiry the plane answered (30 s on a default kernel), said on
-  stderr. To hold it while a command runs, use run. --wait-timeout 0 asks once.`,
+  stderr. To hold it while a command runs, use run. --wait-timeout 0 asks once.
+${DEPLOY_HELP} Superseded, acquire exits 1: nothing is held.`,
   },
   release: {
     run: release,
@@ -66,7 +68,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   },
   run: {
     run: runCommand,
-    help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] -- <command> [args...]
+    help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] ${DEPLOY_USAGE} -- <command> [args...]
   Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
   The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
   lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
@@ -74,7 +76,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   the command exits leaving children) the group gets SIGTERM, then SIGKILL 10 s later. On a kernel it
   keeps a watch on its lease, so a revoke stops the group at once; the kernel grants the resource to
   the next agent only once run gave it back (after the group is gone) or the kernel's lock-delay
-  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).`,
+  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).
+${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the action succeeds).`,
   },
   keygen: {
     run: keygen,

@@ -17,6 +17,7 @@ import {
   type Output,
 } from './options.js';
 import { cliSession, retryWindowMs } from './session.js';
+import { DEPLOY_OPTIONS, deployFromFlags } from './deploy-flags.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
 
@@ -42,7 +43,7 @@ export async function runCommand(
     throw new UsageError(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
   }
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
+  const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   try {
     const cancelWait = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;
@@ -63,6 +64,11 @@ export async function runCommand(
         },
       })
       .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+    if (waited.outcome === 'superseded') {
+      // As the action: a newer run of the lane deploys instead; nothing ran, nothing failed.
+      io.err(`lease-gate: superseded by ${untrusted(waited.by, 2048)}; the command did not run.`);
+      return EXIT.done;
+    }
     if (waited.outcome !== 'granted') {
       io.err(
         waited.outcome === 'timeout'
@@ -84,6 +90,7 @@ export async function runCommand(
 
 const RUN_OPTIONS = {
   ...PLANE_OPTIONS,
+  ...DEPLOY_OPTIONS,
   'on-lost': { type: 'string', default: 'terminate' },
 } as const;
 

@@ -1,6 +1,6 @@
 import { formatDuration } from '../gate/duration.js';
 import { untrusted } from '../lease/escape.js';
-import { openSession, type Session } from '../lease/session.js';
+import { openSession, type Session, type SessionOptions } from '../lease/session.js';
 import type { Settings } from '../lease/settings.js';
 import type { RetryEvent } from '../plane/client.js';
 import type { Output } from './options.js';
@@ -14,7 +14,7 @@ export const STILL_FAILING_EVERY_MS = 60_000;
  * at most a line a minute, never silent for long.
  */
 export function cliSession(
-  settings: Settings & { apiUrlFrom?: string },
+  settings: Settings & { apiUrlFrom?: string } & Pick<SessionOptions, 'deploy' | 'queue'>,
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Session {

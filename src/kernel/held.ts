@@ -206,12 +206,16 @@ export class HeldRequests {
   }
 
   /**
-   * A run that names its lane may have superseded waiters held here
-   * (deploy-order.ts), which no durable event announces: they ask again now.
+   * A run that names its lane may have superseded waiters held here or on
+   * another replica (deploy-order.ts), which no durable event announces: they
+   * ask again now. Only a first ask wakes them, so their asks wake nobody.
    */
   private async firstAsk(resource: string, actorDid: string, extensions: LeaseExtensions) {
     const reply = await this.service.lease(resource, actorDid, extensions);
-    if (extensions.deploy?.runNumber !== undefined) this.wake(resource);
+    if (extensions.deploy?.runNumber !== undefined) {
+      if (this.service.wakeEverywhere) await this.service.wakeEverywhere(resource);
+      else this.wake(resource);
+    }
     return reply;
   }
 

@@ -42,6 +42,11 @@ export interface PlaneService {
    * or on another replica, or a waiter that left): held requests wake on it.
    */
   onResourceChanged(listener: (resource: string) => void): () => void;
+  /**
+   * Wakes the held requests of `resource` on every replica (a queue change no durable
+   * event announces, such as superseding). Absent: one process, whose own wake is enough.
+   */
+  wakeEverywhere?(resource: string): Promise<void>;
   /** Takes a waiter out of the queue at once (a held request whose client went away). */
   leave(resource: string, actorDid: string): Promise<void>;
   /** This process's epoch-aligned monotonic clock, for how long a request is held. */

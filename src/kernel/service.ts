@@ -140,6 +140,15 @@ export class KernelService<
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Wakes the held requests of `resource` on every replica: a queue change no
+   * durable event announces (superseding, deploy-order.ts). One process wakes its own.
+   */
+  async wakeEverywhere(resource: string): Promise<void> {
+    if (this.backend.announceFreed) await this.backend.announceFreed(resource);
+    else this.resourceChanged(resource);
+  }
+
   /** Takes a waiter out of the queue at once (nothing durable changes). */
   async leave(resource: string, actorDid: string): Promise<void> {
     await this.run(resource, { kind: 'leave', actorDid });

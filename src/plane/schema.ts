@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Deploy, QueueMode } from './deploy.js';
+import { deploySchema, type Deploy, type QueueMode } from './deploy.js';
 
 /**
  * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
@@ -65,6 +65,8 @@ export const leaseSchema = z.object({
       z.refine(Number.isInteger, 'expected a whole number'),
     ),
   ),
+  /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
+  deploy: z.optional(z.catch(z.optional(deploySchema), undefined)),
 });
 export type Lease = z.infer<typeof leaseSchema>;
 

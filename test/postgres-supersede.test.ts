@@ -1,0 +1,102 @@
+import { request } from 'undici';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { Deploy } from '../src/plane/deploy.js';
+import { startReplica } from './support/pg-kernel.js';
+import { describePostgres, testSchema } from './support/postgres.js';
+
+/**
+ * Superseding across PostgreSQL replicas: a run held (`Prefer: wait`) on one
+ * replica is answered `superseded` soon after a newer run of its lane starts
+ * waiting on the other, not at its next told wait (20 s here).
+ */
+
+const LEASE = '/api/v1/acp/coordination/lease';
+const R = 'lock:deploy/supersede-replicas';
+
+async function post(url: string, body: unknown, prefer?: string) {
+  const res = await request(url + LEASE, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { body: (await res.body.json()) as Record<string, unknown>, at: performance.now() };
+}
+
+async function queued(url: string, actorDid: string): Promise<void> {
+  for (let i = 0; i < 300; i += 1) {
+    const res = await request(`${url}/api/v1/kernel/resources`);
+    const { resources } = (await res.body.json()) as {
+      resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
+    };
+    if (resources.find((r) => r.resource === R)?.queue.some((w) => w.actorDid === actorDid)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${actorDid} never appeared in the queue of ${R}`);
+}
+
+const run = (n: number): Deploy => ({
+  repository: 'acme/shop',
+  workflow: '.github/workflows/deploy.yml',
+  ref: 'refs/heads/main',
+  commit: n.toString(16).padStart(40, '0'),
+  runNumber: n,
+  runAttempt: 1,
+  runUrl: `https://github.com/acme/shop/actions/runs/${9000 + n}`,
+});
+const did = (n: number) => `did:web:github.com:acme:shop:runs:${9000 + n}`;
+
+describePostgres('superseding across PostgreSQL replicas', () => {
+  let schema: string;
+  let drop: () => Promise<void>;
+  const open: Array<{ close(): Promise<void> }> = [];
+  beforeAll(async () => {
+    ({ schema, drop } = await testSchema());
+  });
+  afterEach(async () => {
+    for (const r of open.splice(0)) await r.close();
+  });
+  afterAll(() => drop());
+
+  it('answers a run held on one replica superseded soon after a newer run waits on the other', async () => {
+    // The next in line is told to ask again only after 20 s: a prompt answer can only come from a wake.
+    const options = { nextInLineWaitMs: 20_000 };
+    const a = await startReplica(schema, options);
+    const b = await startReplica(schema, options);
+    open.push(a, b);
+    expect(
+      (await post(a.url, { resource: R, actorDid: 'did:web:acme.example:other' })).body,
+    ).toMatchObject({
+      ok: true,
+    });
+    const older = post(
+      a.url,
+      { resource: R, actorDid: did(5), deploy: run(5), queue: 'newest' },
+      'wait=25',
+    );
+    await queued(a.url, did(5));
+    const newer = post(
+      b.url,
+      { resource: R, actorDid: did(6), deploy: run(6), queue: 'newest' },
+      'wait=25',
+    );
+    await queued(b.url, did(6));
+    const joinedAt = performance.now();
+    const answer = await older;
+    expect(answer.body).toEqual({ ok: false, reason: 'superseded', by: run(6).runUrl });
+    expect(answer.at - joinedAt).toBeLessThan(10_000); // not its next ask, 20 s on
+    // The newer run keeps its place (behind the holder), and nobody else was superseded.
+    const res = await request(`${b.url}/api/v1/kernel/resources`);
+    const { resources } = (await res.body.json()) as {
+      resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
+    };
+    expect(resources.find((r) => r.resource === R)?.queue.map((w) => w.actorDid)).toEqual([did(6)]);
+    // And it is granted once the holder gives back.
+    await request(`${a.url}/api/v1/acp/coordination/release`, {
+      method: 'POST',
+      body: JSON.stringify({ resource: R, actorDid: 'did:web:acme.example:other' }),
+      headers: { 'content-type': 'application/json' },
+    }).then((r) => r.body.dump());
+    expect((await newer).body).toMatchObject({ ok: true, lease: { holder: did(6) } });
+  }, 60_000);
+});
