@@ -104,7 +104,7 @@ async function bench(out: string): Promise<void> {
 
   log('durable store and 20,000 live leases …');
   const durable = await durableBench();
-  add(K, '--state (durable) changes, 16 clients', durable.stateChangesPerSecond, '/s');
+  add(K, '--data-prefix (durable) changes, 16 clients', durable.stateChangesPerSecond, '/s');
   add(
     K,
     'memory, 20,000 live leases / none',
