@@ -107,9 +107,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (error instanceof HttpError) throw error;
       if (req.signal?.aborted) throw new HttpError(`${call}: cancelled`, 'cancelled', call);
       if (timeout.aborted || isTimeout(error)) {
-        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
+        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
       }
-      throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call);
+      throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
     }
   }
 
