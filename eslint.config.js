@@ -38,15 +38,6 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [ACTIONS] }],
     },
   },
-  {
-    // CommonJS on purpose (src/http/undici-lean.cjs: lazy exports need a module object).
-    files: ['**/*.cjs'],
-    languageOptions: {
-      sourceType: 'commonjs',
-      globals: { require: 'readonly', exports: 'writable' },
-    },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
   layer(['src/http/**/*.ts'], ['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
   layer(['src/plane/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
   layer(['src/gate/**/*.ts'], ['lease', 'action', 'cli', 'kernel', 'ledger']),

@@ -55,7 +55,7 @@ export async function blockingHandover(options: {
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-blocking-'));
   const kernel = await startKernel(
     options.cli,
-    options.store === 'file' ? ['--state', join(dir, 'state.json')] : [],
+    options.store === 'file' ? ['--data-prefix', join(dir, 'state.json')] : [],
   );
   const dispatcher = new Agent({ connections: agents * 2 });
   const post = async (path: string, actorDid: string, prefer?: string) => {

@@ -55,7 +55,7 @@ async function changesPerSecond(args: string[], live: number, seconds: number): 
 export async function durableBench(seconds = 5) {
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-durable-'));
   const stateChangesPerSecond = await changesPerSecond(
-    ['--state', join(dir, 'state.json')],
+    ['--data-prefix', join(dir, 'state.json')],
     0,
     seconds,
   );

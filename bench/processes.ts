@@ -1,15 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startKernel } from './spawn.js';
 import { median } from './stats.js';
 
-function timeRun(args: string[], env: NodeJS.ProcessEnv): number {
+function timeRun(node: string, args: string[], env: NodeJS.ProcessEnv): number {
   const started = performance.now();
-  const result = spawnSync(process.execPath, args, { env, stdio: 'ignore' });
-  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}`);
+  const result = spawnSync(node, args, { env, stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`${node} ${args.join(' ')} exited ${result.status}`);
   return performance.now() - started;
 }
 
@@ -26,18 +26,31 @@ async function fakeGitHub(): Promise<{ url: string; close: () => void }> {
   return { url: `http://127.0.0.1:${port}`, close: () => child.kill() };
 }
 
+export interface StartupOptions {
+  /** The Node binary the steps run on; this process's by default. */
+  node?: string;
+  /** The dist/ folders measured, interleaved (a before and an after in one run). */
+  dists?: string[];
+}
+
 /**
- * The committed main step acquiring a free lease, without and with a commit
- * status, against a bare node start, interleaved.
+ * The main step of each dist/ acquiring a free lease, without and with a commit
+ * status, against a bare node start, interleaved, on one Node binary. Each run
+ * gets a fresh RUNNER_TEMP, as each job does: the compile cache main leaves
+ * there serves that job's post, not the next run.
  */
-export async function startup(runs: number) {
+export async function startup(runs: number, options: StartupOptions = {}) {
+  const node = options.node ?? process.execPath;
+  const dists = options.dists ?? ['dist'];
   const kernel = await startKernel();
   const github = await fakeGitHub();
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-'));
+  const root = mkdtempSync(join(tmpdir(), 'lease-gate-bench-'));
   const bare: number[] = [];
-  const main: number[] = [];
-  const ratios: number[] = [];
-  const withStatus: number[] = [];
+  const per = dists.map(() => ({
+    main: [] as number[],
+    ratios: [] as number[],
+    withStatus: [] as number[],
+  }));
   const statusEnv = {
     'INPUT_GITHUB-TOKEN': 't',
     'INPUT_STATUS-CONTEXT': 'lease-gate/{resource}',
@@ -49,45 +62,54 @@ export async function startup(runs: number) {
   try {
     for (let i = 0; i < runs * 2; i += 1) {
       const statuses = i % 2 === 1;
-      if (!statuses) bare.push(timeRun(['-e', ''], { PATH: process.env.PATH }));
-      const files = {
-        GITHUB_STATE: join(dir, 'state'),
-        GITHUB_OUTPUT: join(dir, 'out'),
-        GITHUB_STEP_SUMMARY: join(dir, 'sum'),
-      };
-      for (const f of Object.values(files)) writeFileSync(f, '');
-      const ms = timeRun(['dist/main/index.js'], {
-        PATH: process.env.PATH,
-        ...files,
-        ...(statuses ? statusEnv : {}),
-        RUNNER_TEMP: dir,
-        INPUT_RESOURCE: `lock:bench/${i}`,
-        'INPUT_ACTOR-DID': 'did:web:bench:startup',
-        'INPUT_API-URL': kernel.url,
-        INPUT_KEY: 'k',
-        'INPUT_WAIT-TIMEOUT': '30s',
-        'INPUT_ON-TIMEOUT': 'fail',
-        'INPUT_KEEP-ALIVE': 'false',
-        'INPUT_DRY-RUN': 'false',
+      if (!statuses) bare.push(timeRun(node, ['-e', ''], { PATH: process.env.PATH }));
+      dists.forEach((dist, d) => {
+        const dir = mkdtempSync(join(root, 'job-'));
+        const files = {
+          GITHUB_STATE: join(dir, 'state'),
+          GITHUB_OUTPUT: join(dir, 'out'),
+          GITHUB_STEP_SUMMARY: join(dir, 'sum'),
+        };
+        for (const f of Object.values(files)) writeFileSync(f, '');
+        const ms = timeRun(node, [join(dist, 'main', 'index.js')], {
+          PATH: process.env.PATH,
+          ...files,
+          ...(statuses ? statusEnv : {}),
+          RUNNER_TEMP: dir,
+          INPUT_RESOURCE: `lock:bench/${d}/${i}`,
+          'INPUT_ACTOR-DID': 'did:web:bench:startup',
+          'INPUT_API-URL': kernel.url,
+          INPUT_KEY: 'k',
+          'INPUT_WAIT-TIMEOUT': '30s',
+          'INPUT_ON-TIMEOUT': 'fail',
+          'INPUT_KEEP-ALIVE': 'false',
+          'INPUT_DRY-RUN': 'false',
+        });
+        const into = per[d]!;
+        if (statuses) into.withStatus.push(ms);
+        else {
+          into.main.push(ms);
+          into.ratios.push(ms / bare.at(-1)!);
+        }
       });
-      if (statuses) withStatus.push(ms);
-      else {
-        main.push(ms);
-        ratios.push(ms / bare.at(-1)!);
-      }
     }
   } finally {
     await kernel.stop();
     github.close();
+    rmSync(root, { recursive: true, force: true });
   }
-  const size = (entry: string) => statSync(`dist/${entry}/${entry}.js`).size / 1024;
+  const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const size = (entry: string) => statSync(`${dists[0]}/${entry}/${entry}.js`).size / 1024;
   return {
+    node: version,
     bareMs: median(bare),
-    mainMs: median(main),
-    /** The median of each run's main / the bare start just before it. */
-    ratio: median(ratios),
-    node: process.version,
-    withStatusMs: median(withStatus),
+    dists: dists.map((dist, d) => ({
+      dist,
+      mainMs: median(per[d]!.main),
+      /** The median of each run's main / the bare start just before it. */
+      ratio: median(per[d]!.ratios),
+      withStatusMs: median(per[d]!.withStatus),
+    })),
     bundleKb: { main: size('main'), post: size('post'), cli: size('cli') },
   };
 }

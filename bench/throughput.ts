@@ -59,7 +59,10 @@ export async function overHttp(stateDir: string, liveLeases: number): Promise<Ht
     await measure('node:http JSON echo', await startRole('echo')),
     await measure('kernel, memory store', await startKernel()),
     ...(await credentialRows(stateDir)),
-    await measure('kernel, durable store', await startKernel(['--state', `${stateDir}/a.json`])),
+    await measure(
+      'kernel, durable store',
+      await startKernel(['--data-prefix', `${stateDir}/a.json`]),
+    ),
     await measure(
       `kernel, memory store, ${liveLeases} live leases`,
       await startKernel(long),
@@ -67,7 +70,7 @@ export async function overHttp(stateDir: string, liveLeases: number): Promise<Ht
     ),
     await measure(
       `kernel, durable store, ${liveLeases} live leases`,
-      await startKernel([...long, '--state', `${stateDir}/b.json`]),
+      await startKernel([...long, '--data-prefix', `${stateDir}/b.json`]),
       liveLeases,
     ),
   ];

@@ -18,7 +18,7 @@ describe('the kernel under kill -9', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lease-gate-chaos-'));
     expect((await runCli(['keygen', '--out', dir])).code).toBe(0);
     const args = [
-      '--state',
+      '--data-prefix',
       join(dir, 'state.json'),
       '--quiet',
       '--ttl-ms',

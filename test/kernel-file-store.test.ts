@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ describe('the kernel with a file store', () => {
     const held = new Map<string, string>();
     for (let round = 0; round < 4; round += 1) {
       const kernel = await startKernelProcess([
-        '--state',
+        '--data-prefix',
         state,
         '--quiet',
         '--signing-key',
@@ -51,7 +52,7 @@ describe('the kernel with a file store', () => {
 
     // The ledger came back with every grant and the release, and still verifies.
     const kernel = await startKernelProcess([
-      '--state',
+      '--data-prefix',
       state,
       '--quiet',
       '--signing-key',
@@ -79,8 +80,48 @@ describe('the kernel with a file store', () => {
   it('refuses to start on an unreadable state file instead of forgetting it', async () => {
     const state = join(mkdtempSync(join(tmpdir(), 'lease-gate-store-')), 'state.json');
     writeFileSync(state, '{"version":1,"fence":3,"leases":[{"id":');
-    const result = await runCli(['kernel', '--port', '0', '--state', state]);
+    const result = await runCli(['kernel', '--port', '0', '--data-prefix', state]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/state file .* is not valid JSON; refusing to start/);
+  });
+
+  it('takes --state, the old name of --data-prefix, and says so once on stderr', async () => {
+    const prefix = join(mkdtempSync(join(tmpdir(), 'lease-gate-store-')), 'kernel');
+    const child = spawn(
+      process.execPath,
+      ['dist/cli/index.js', 'kernel', '--port', '0', '--quiet', '--state', prefix],
+      { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const match = /listening on (http:\/\/\S+)\n/.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      child.on('close', (code) => reject(new Error(`kernel exited ${code}: ${stderr}`)));
+    });
+    const answer = await createPlaneClient({ apiUrl: url }).lease({
+      resource: 'lock:alias',
+      actorDid: A,
+    });
+    child.kill('SIGTERM');
+    await exited;
+    expect(answer.kind).toBe('granted');
+    expect(readFileSync(`${prefix}.ledger.jsonl`, 'utf8')).toContain('lock:alias');
+    expect(existsSync(prefix)).toBe(false);
+    const warnings = stderr.split('\n').filter((line) => line.includes('--state'));
+    expect(warnings).toEqual([
+      `lease-gate kernel: --state is now --data-prefix (the log is ${prefix}.ledger.jsonl); the old name will go in a later major release.`,
+    ]);
+  });
+
+  it('refuses --state beside --data-prefix, naming the one to keep', async () => {
+    const result = await runCli(['kernel', '--port', '0', '--state', 'a', '--data-prefix', 'b']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Give --data-prefix only: --state is its old name.');
   });
 });

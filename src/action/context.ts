@@ -1,4 +1,4 @@
-import { messageOf } from '../lease/errors.js';
+import { errorMessage } from '../errors.js';
 import type { InputName, OutputName, StateName } from './io.js';
 
 /**
@@ -104,6 +104,6 @@ export async function summarize(
   try {
     await ctx.summary(heading, rows);
   } catch (error) {
-    ctx.warning(`Could not write the job summary (${messageOf(error)}); the gate goes on.`);
+    ctx.warning(`Could not write the job summary (${errorMessage(error)}); the gate goes on.`);
   }
 }

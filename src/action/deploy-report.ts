@@ -1,4 +1,4 @@
-import { messageOf } from '../lease/errors.js';
+import { errorMessage } from '../errors.js';
 import { untrusted } from '../lease/escape.js';
 import type { Held } from '../lease/session.js';
 import type { Deploy } from '../plane/deploy.js';
@@ -73,7 +73,7 @@ export async function checkDeployOrder(
       env: ctx.env,
     });
   } catch (error) {
-    comparison = { kind: 'unknown', live: previous, why: messageOf(error) };
+    comparison = { kind: 'unknown', live: previous, why: errorMessage(error) };
   }
   const live = comparison.kind === 'first' ? undefined : comparison.live;
   if (live?.commit) ctx.setOutput(OUTPUTS.liveCommit, live.commit);

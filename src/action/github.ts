@@ -5,6 +5,7 @@ import { untrusted } from '../lease/escape.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { describeGitHubFailure } from './github-failure.js';
 import type { getOctokit } from '@actions/github';
+import * as z from 'zod/mini';
 
 /**
  * The gate on GitHub's own surfaces: a commit status for the run's commit and
@@ -28,15 +29,20 @@ interface GitHubTarget {
   runUrl: string | undefined;
 }
 
+/** The part of a pull_request event's payload (GITHUB_EVENT_PATH) the gate reads. */
+const pullRequestEvent = z.object({
+  pull_request: z.optional(z.object({ head: z.optional(z.object({ sha: z.unknown() })) })),
+});
+
 /** The commit the run is about: for pull requests the head, not the merge commit. */
 export function commitSha(env: NodeJS.ProcessEnv): string | undefined {
   const isSha = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{40}$/.test(v);
   if (env.GITHUB_EVENT_NAME?.startsWith('pull_request') && env.GITHUB_EVENT_PATH) {
     try {
-      const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
-        pull_request?: { head?: { sha?: unknown } };
-      };
-      const sha = event.pull_request?.head?.sha;
+      const event = pullRequestEvent.safeParse(
+        JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')),
+      );
+      const sha = event.data?.pull_request?.head?.sha;
       if (isSha(sha)) return sha;
     } catch {
       // fall back to GITHUB_SHA
@@ -138,7 +144,7 @@ export class GitHubSurfaces {
           repo: run.repo,
           run_id: Number(run.runId),
         });
-        text = describeRun(answer.data as RunFields, run.repository, run.runId, nowMs);
+        text = describeRun(answer.data, run.repository, run.runId, nowMs);
       } catch (error) {
         this.runsOff = true;
         const named = `run ${run.runId} in ${run.repository}`;

@@ -3,7 +3,8 @@ import { LeaseRefusedError, type HeldEvent } from '../gate/wait.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import { spawnKeeper, startDryRunKernel, waitForKeeper } from '../lease/background.js';
 import { describeHolder, shortHolder } from '../lease/did.js';
-import { HelperError, messageOf } from '../lease/errors.js';
+import { errorMessage } from '../errors.js';
+import { HelperError } from '../lease/errors.js';
 import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
 import type { Deploy } from '../plane/deploy.js';
@@ -49,7 +50,7 @@ export async function run(
     if (error instanceof KeyRefusedError || error instanceof LeaseRefusedError) {
       ctx.saveState(STATE.outcome, 'none');
     }
-    ctx.setFailed(messageOf(error));
+    ctx.setFailed(errorMessage(error));
   }
 }
 
@@ -122,7 +123,7 @@ async function useDryRunKernel(
   } catch (error) {
     ctx.saveState(STATE.outcome, 'none');
     throw new HelperError(
-      `Dry run: the local kernel did not start: ${messageOf(error)}. Nothing was asked for; this job holds no lease.`,
+      `Dry run: the local kernel did not start: ${errorMessage(error)}. Nothing was asked for; this job holds no lease.`,
     );
   }
   ctx.info(
@@ -286,7 +287,7 @@ async function startKeeper(
       ? `the keeper (pid ${keeper.pid}) exited (${ended}) before it wrote its status`
       : `the keeper (pid ${keeper.pid}) wrote no status`;
   } catch (error) {
-    problem = messageOf(error);
+    problem = errorMessage(error);
   }
   const released = await held.release();
   ctx.saveState(STATE.leaseId, '');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { formatDuration } from '../gate/duration.js';
 import { jobTempDir, stopDryRunKernel, stopKeeper } from '../lease/background.js';
 import { describeHolder, shortHolder } from '../lease/did.js';
-import { messageOf } from '../lease/errors.js';
+import { errorMessage } from '../errors.js';
 import type { KeeperRecord } from '../lease/keeper-status.js';
 import { openSession, type ReleaseOutcome } from '../lease/session.js';
 import { describeLoss, formatEpoch } from '../lease/texts.js';
@@ -36,7 +36,7 @@ export async function run(ctx: ActionContext = coreContext()): Promise<void> {
     const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
     await cleanup(ctx, key, github, bearer);
   } catch (error) {
-    ctx.warning(`lease-gate post step: ${messageOf(error)}`);
+    ctx.warning(`lease-gate post step: ${errorMessage(error)}`);
   } finally {
     await exportDryRunLedger(ctx);
     await stopKernel(ctx);
@@ -201,7 +201,7 @@ async function exportDryRunLedger(ctx: ActionContext): Promise<void> {
       ['check it', `lease-gate verify ${file} --public-key ${join(dir, 'ledger.pub')}`],
     ]);
   } catch (error) {
-    ctx.warning(`Could not export the dry run's ledger: ${messageOf(error)}`);
+    ctx.warning(`Could not export the dry run's ledger: ${errorMessage(error)}`);
   }
 }
 

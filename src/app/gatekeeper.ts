@@ -1,7 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError, LeaseRevokedError, type HeldEvent } from '../gate/wait.js';
 import { parseRepository, shortHolder } from '../lease/did.js';
-import { messageOf } from '../lease/errors.js';
+import { errorMessage } from '../errors.js';
 import { untrusted } from '../lease/escape.js';
 import { openSession, type Held } from '../lease/session.js';
 import { ANY_JOB, appDid } from '../lease/take-up.js';
@@ -80,7 +80,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
       // A token first: an installation GitHub does not know gets no place in any queue.
       await github.token(installation);
     } catch (error) {
-      log(`${tag}: dropped: ${messageOf(error)}`);
+      log(`${tag}: dropped: ${errorMessage(error)}`);
       return;
     }
     const rule = findRule(config.rules, name, event.environment);
@@ -181,8 +181,8 @@ export function createGatekeeper(options: GatekeeperOptions) {
             ? `the plane refused ${s.resource}: ${error.reason}`
             : error instanceof KeyRefusedError && error.status === 403
               ? // The kernel's policy or a scoped key: it names what the key may act as.
-                `the plane does not let this run have ${s.resource}: ${messageOf(error)}`
-              : `the plane failed: ${messageOf(error)}`;
+                `the plane does not let this run have ${s.resource}: ${errorMessage(error)}`
+              : `the plane failed: ${errorMessage(error)}`;
         return await s.review('rejected', `lease-gate: ${why}; not approved.`);
       }
       if (result.outcome === 'cancelled') {
@@ -224,7 +224,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
     } catch (error) {
       const released = await held.release();
       log(
-        `${s.tag}: approval failed (${messageOf(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
+        `${s.tag}: approval failed (${errorMessage(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
       );
       return;
     }
@@ -278,7 +278,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
             `lease-gate: waiting for ${s.resource}, ${by}`,
           )
           .catch((error: unknown) =>
-            log(`${s.tag}: could not post the waiting status: ${messageOf(error)}`),
+            log(`${s.tag}: could not post the waiting status: ${errorMessage(error)}`),
           );
       }
     };
@@ -297,7 +297,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
         const run = await github.getRun(s.installation, s.repo, s.runId);
         if (run.status === 'completed') return endRun(s.wait);
       } catch (error) {
-        log(`${s.tag}: could not check the run's status: ${messageOf(error)}`);
+        log(`${s.tag}: could not check the run's status: ${errorMessage(error)}`);
       }
     }
   }
@@ -330,7 +330,9 @@ export function createGatekeeper(options: GatekeeperOptions) {
           state,
           comment: comment.slice(0, 1_000),
         })
-        .catch((error: unknown) => log(`${tag}: could not send '${state}': ${messageOf(error)}`));
+        .catch((error: unknown) =>
+          log(`${tag}: could not send '${state}': ${errorMessage(error)}`),
+        );
     };
     return Object.assign(review, { environment });
   }

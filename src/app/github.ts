@@ -179,7 +179,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
       if (wait !== undefined) return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
       throw new GitHubError(
-        `${method} ${path}: GitHub answered ${answer.status}: ${untrusted(messageOf(answer.text), 200)}`,
+        `${method} ${path}: GitHub answered ${answer.status}: ${untrusted(answerMessage(answer.text), 200)}`,
         answer.status,
       );
     });
@@ -259,7 +259,7 @@ export function retryWait(
   return undefined;
 }
 
-function messageOf(text: string): string {
+function answerMessage(text: string): string {
   try {
     const body = JSON.parse(text) as { message?: unknown };
     return typeof body.message === 'string' ? body.message : text.slice(0, 200);

@@ -24,6 +24,8 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     port: { type: 'string', default: '8787' },
     'ttl-ms': { type: 'string', default: '30000' },
     'lock-delay-ms': { type: 'string' },
+    'data-prefix': { type: 'string' },
+    /** The old name of --data-prefix: still accepted, with a warning. */
     state: { type: 'string' },
     quiet: { type: 'boolean', default: false },
     'exit-with-pid': { type: 'string', default: '0' },
@@ -61,18 +63,19 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     );
   }
   const credentials = await kernelAuth(values, key);
+  const dataPrefix = dataPrefixFrom(values, io);
   const postgres = postgresFrom(values, env);
-  if (postgres && (values.state || values.ledger))
+  if (postgres && (dataPrefix || values.ledger))
     throw new UsageError(
-      '--store postgres keeps the log in the database: drop --state and --ledger.',
+      '--store postgres keeps the log in the database: drop --data-prefix and --ledger.',
     );
   if (postgres && !values['signing-key'])
     throw new UsageError(
       '--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.',
     );
-  // The log is the kernel's one durable record; --state names where it lives.
-  const logFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
-  const store = logFile ? fileStore(logFile, values.state) : memoryStore();
+  // The log is the kernel's one durable record; --data-prefix names where it lives.
+  const logFile = values.ledger ?? (dataPrefix ? `${dataPrefix}.ledger.jsonl` : undefined);
+  const store = logFile ? fileStore(logFile, dataPrefix) : memoryStore();
   const log = (events: KernelEvent[]) => {
     if (values.quiet) return;
     for (const e of events) {
@@ -189,4 +192,18 @@ function readSigningKey(file: string | undefined): KeyObject {
   if (key.asymmetricKeyType !== 'ed25519')
     throw new UsageError(`The signing key ${file} is not an Ed25519 key.`);
   return key;
+}
+
+/**
+ * --data-prefix PATH: the kernel's log is PATH.ledger.jsonl. It was called --state, a
+ * name for a file that holds no state; that name still works and says so once.
+ */
+function dataPrefixFrom(values: { 'data-prefix'?: string; state?: string }, io: Output) {
+  if (values.state === undefined) return values['data-prefix'];
+  if (values['data-prefix'] !== undefined)
+    throw new UsageError('Give --data-prefix only: --state is its old name.');
+  io.err(
+    `lease-gate kernel: --state is now --data-prefix (the log is ${values.state}.ledger.jsonl); the old name will go in a later major release.`,
+  );
+  return values.state;
 }

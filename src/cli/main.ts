@@ -1,7 +1,5 @@
-import { LeaseGateError } from '../http/errors.js';
+import { errorMessage } from '../errors.js';
 import { untrusted } from '../lease/escape.js';
-import { StoreError } from '../kernel/store-error.js';
-import { LedgerError } from '../ledger/ledger-error.js';
 import { APP_HELP } from './app-help.js';
 import { DEPLOY_HELP, DEPLOY_USAGE } from './deploy-flags.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
@@ -35,7 +33,7 @@ const app = lazy(async () => (await import('./app-command.js')).app);
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   kernel: {
     run: kernel,
-    help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--state FILE] [--quiet]
+    help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
   LEASE_GATE_ADMIN_KEY: the key that may revoke.
@@ -177,26 +175,7 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
   }
 }
 
-/**
- * One line for any failure, never a stack: ours are written for people;
- * system errors (a port in use, a missing file or directory, a refused
- * connection) keep their message, which names the path or address.
- */
+/** One line for any failure, never a stack (errorMessage()), escaped for the terminal. */
 export function describeFailure(error: unknown): string {
-  if (
-    error instanceof LeaseGateError ||
-    error instanceof StoreError ||
-    error instanceof LedgerError
-  ) {
-    return untrusted(error.message, 1_000);
-  }
-  const err = error as NodeJS.ErrnoException;
-  const hints: Record<string, string> = {
-    EADDRINUSE: ' (the port is in use: pick another with --port, or 0 for a free one)',
-    ENOENT: ' (no such file or directory)',
-    ECONNREFUSED: ' (nothing listens there: is the kernel running?)',
-    EACCES: ' (permission denied)',
-  };
-  const message = error instanceof Error ? error.message : String(error);
-  return untrusted(`${message.split('\n')[0]}${(err?.code && hints[err.code]) || ''}`, 1_000);
+  return untrusted(errorMessage(error), 1_000);
 }

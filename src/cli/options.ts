@@ -1,6 +1,6 @@
 import { constants, hostname, userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { LeaseGateError } from '../http/errors.js';
+import { LeaseGateError, errorMessage } from '../errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
 import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js';
@@ -37,7 +37,8 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
-    throw new UsageError(String((error as Error).message).split('\n')[0]);
+    // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
+    throw new UsageError(errorMessage(error));
   }
 }
 

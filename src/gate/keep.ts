@@ -3,47 +3,10 @@ import { BrokenGrantError } from '../plane/grant.js';
 import type { PlaneClient } from '../plane/client.js';
 import type { Lease, LeaseRequest, WatchAnswer } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
+import type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
 
 /** How our lease ended, when it ended under us. */
-export interface Loss {
-  /** When we learned of it (wall clock). */
-  atMs: number;
-  /** When the plane ended it, on the plane's clock (a watch's answer says). */
-  endedAtMs?: number;
-  /**
-   * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
-   * from a watch `lapsed`, `released` or `unknown`, `broken_plane` (a renewal not ours to
-   * believe, given back), or the plane's reason.
-   */
-  reason: string;
-  /** Who holds it now (for `revoked`: as the plane says). */
-  holder?: string;
-  /** The operator's message (revoked) or the plane's. */
-  message?: string;
-  /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
-  newLeaseId?: string;
-  gaveBack?: boolean;
-}
-
-/** What the keeper has seen; post (or `run`) reads it to tell what happened. */
-export interface KeeperStatus {
-  resource: string;
-  actorDid: string;
-  leaseId: string;
-  fence?: number;
-  expiresAtMs: number;
-  renewals: number;
-  /** Wall time of the last successful renewal. */
-  lastRenewedAtMs?: number;
-  failures: number;
-  lastError?: string;
-  /** Our lease ended under us; renewing stopped. */
-  lost?: Loss;
-  ended?: { atMs: number; why: KeepEnd };
-}
-
-export type KeepEnd =
-  'stopped' | 'lifetime' | 'parent-gone' | 'lost' | 'key-refused' | 'not-wanted';
+export type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
 
 export interface KeepOptions extends LeaseRequest {
   client: Pick<PlaneClient, 'lease' | 'release'>;

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { HttpError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
@@ -58,23 +57,7 @@ function proxyEnv(env: NodeJS.ProcessEnv) {
   };
 }
 
-/**
- * undici parses HTTP with WebAssembly (llhttp), compiled on the first connection by V8's
- * baseline compiler and then again by its optimizing one in background threads. For the few
- * small answers a step or the keeper reads, the second compile only costs: measured ~80 ms
- * of CPU at each step's start on two busy cores, and ~30 MB of the keeper's peak RSS. Set
- * before undici compiles its parser; V8 reads these flags when it compiles a module.
- */
-let baselineWasmOnly = false;
-function keepWasmOnBaseline(): void {
-  if (baselineWasmOnly) return;
-  baselineWasmOnly = true;
-  setFlagsFromString('--no-wasm-dynamic-tiering');
-  setFlagsFromString('--no-wasm-tier-up');
-}
-
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
-  keepWasmOnBaseline();
   const env = options.env ?? process.env;
   const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
   const agentOptions = {
@@ -124,9 +107,9 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (error instanceof HttpError) throw error;
       if (req.signal?.aborted) throw new HttpError(`${call}: cancelled`, 'cancelled', call);
       if (timeout.aborted || isTimeout(error)) {
-        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
+        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
       }
-      throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call);
+      throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
     }
   }
 

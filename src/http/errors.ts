@@ -1,11 +1,6 @@
-/**
- * The one base of every error lease-gate means a person to read: its message is
- * written for them (what failed, what to do), so the faces print it as it is,
- * on one line, and never a stack.
- */
-export class LeaseGateError extends Error {
-  override name = 'LeaseGateError';
-}
+import { LeaseGateError } from '../errors.js';
+
+export { LeaseGateError };
 
 export type HttpFailure = 'network' | 'timeout' | 'too-large' | 'cancelled';
 
@@ -18,7 +13,8 @@ export class HttpError extends LeaseGateError {
     readonly failure: HttpFailure,
     /** `[METHOD] "url"`, for messages. */
     readonly call: string,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
   }
 }

@@ -26,6 +26,7 @@ import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
 import type { FreezeWindows } from './windows.js';
+import { LeaseGateError } from '../errors.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
 export interface AppRequest {
@@ -33,7 +34,7 @@ export interface AppRequest {
   path: string;
   query: URLSearchParams;
   headers: Record<string, string | undefined>;
-  /** The JSON body (POST only); rejects with an HttpError for a bad one. */
+  /** The JSON body (POST only); rejects with an ApiRefusal for a bad one. */
   json(): Promise<unknown>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
@@ -72,14 +73,15 @@ export interface AppOptions {
   health?: (() => Record<string, unknown>) | undefined;
 }
 
-/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
-export class HttpError extends Error {
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
+export class ApiRefusal extends LeaseGateError {
+  override name = 'ApiRefusal';
   constructor(
     readonly status: number,
     readonly reason: string,
     message: string,
   ) {
-    super(message);
+    super(message, { code: reason });
   }
 }
 
@@ -116,14 +118,14 @@ const ADMIN_PATHS = new Set([REVOKE_PATH, FREEZE_PATH, UNFREEZE_PATH]);
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
   if (!adminKey) {
-    throw new HttpError(
+    throw new ApiRefusal(
       403,
       'admin_disabled',
       'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
     );
   }
   if (!bearerMatches(req.headers.authorization, adminKey)) {
-    throw new HttpError(
+    throw new ApiRefusal(
       403,
       'forbidden',
       'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
@@ -159,7 +161,7 @@ export function createKernelApp(options: AppOptions): App {
       const { resource: r, actorDid: a } = leaseOf(body);
       auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
       const extensions = leaseExtensions(body);
-      if ('error' in extensions) throw new HttpError(400, 'bad_request', extensions.error);
+      if ('error' in extensions) throw new ApiRefusal(400, 'bad_request', extensions.error);
       const wait = preferredWait(req.headers.prefer);
       // Only a held request listens for its client going away.
       const signal = wait ? req.signal : NEVER_ABORTED;
@@ -193,19 +195,19 @@ export function createKernelApp(options: AppOptions): App {
       const { resource: r, actorDid: a } = leaseOf(body);
       auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
       const outdated = releaseOutdated(body);
-      if (typeof outdated !== 'boolean') throw new HttpError(400, 'bad_request', outdated.error);
+      if (typeof outdated !== 'boolean') throw new ApiRefusal(400, 'bad_request', outdated.error);
       return ok(await service.release(r, a, outdated));
     },
     [`POST ${REVOKE_PATH}`]: async (req) => {
       if (!options.adminKey) {
-        throw new HttpError(
+        throw new ApiRefusal(
           403,
           'revoke_disabled',
           'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
         );
       }
       if (!bearerMatches(req.headers.authorization, options.adminKey)) {
-        throw new HttpError(
+        throw new ApiRefusal(
           403,
           'forbidden',
           'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
@@ -271,8 +273,8 @@ export function createKernelApp(options: AppOptions): App {
       const route = routes[name];
       if (!route) {
         throw paths.has(req.path)
-          ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
-          : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+          ? new ApiRefusal(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
+          : new ApiRefusal(404, 'not_found', `No route ${req.method} ${req.path}.`);
       }
       if (req.method === 'POST') refuseCrossOrigin(req, names);
       // The operator's levers check the admin key themselves; every other call names its caller here.
@@ -280,7 +282,7 @@ export function createKernelApp(options: AppOptions): App {
         ADMIN_PATHS.has(req.path) || open.has(name) ? OPEN : await auth.authorize(req.headers);
       return await route(req, principal);
     } catch (error) {
-      if (error instanceof HttpError || error instanceof AuthRefusal) {
+      if (error instanceof ApiRefusal || error instanceof AuthRefusal) {
         return {
           status: error.status,
           body: { ok: false, reason: error.reason, message: error.message },
@@ -321,7 +323,7 @@ function syncedFirst(routes: Record<string, Route>, service: PlaneService): Reco
 /** A name that is not ours: a DNS-rebinding page, or a proxy not named with --public-url. */
 function refuseHost(host: string | undefined): never {
   const shown = JSON.stringify((host ?? '').slice(0, 100));
-  throw new HttpError(
+  throw new ApiRefusal(
     421,
     'misdirected',
     `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`,
@@ -339,7 +341,7 @@ function refuseCrossOrigin(req: AppRequest, names: KernelNames): void {
     (origin !== undefined && !names.originAllowed(origin, host)) ||
     req.headers['sec-fetch-site'] === 'cross-site'
   ) {
-    throw new HttpError(
+    throw new ApiRefusal(
       403,
       'cross_origin',
       `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`,
@@ -350,7 +352,7 @@ function refuseCrossOrigin(req: AppRequest, names: KernelNames): void {
 /** A watch's answer on the wire: still held, or how and when it ended. */
 function watchReply(answer: WatchAnswer): AppResponse {
   if (answer.kind === 'not-yours') {
-    throw new HttpError(
+    throw new ApiRefusal(
       403,
       'not_your_lease',
       'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.',
@@ -379,7 +381,7 @@ export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue?.path.join('.') || 'body';
-  throw new HttpError(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+  throw new ApiRefusal(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
 }
 
 function publicLease(lease: LeaseRecord) {

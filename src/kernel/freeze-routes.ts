@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FREEZE_PATH, RESOURCE_FORM, RESOURCE_PATTERN, UNFREEZE_PATH } from '../plane/schema.js';
-import { HttpError, parse, type AppRequest, type AppResponse } from './app.js';
+import { ApiRefusal, parse, type AppRequest, type AppResponse } from './app.js';
 import type { PlaneService } from './plane-service.js';
 
 /** The longest freeze one command may name: a year (longer is a typo; unfreeze ends any). */
@@ -36,7 +36,7 @@ export function freezeRoutes(
       const now = service.now();
       const untilMs = body.forMs !== undefined ? now + body.forMs : (body.untilMs ?? null);
       if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
-        throw new HttpError(
+        throw new ApiRefusal(
           400,
           'bad_request',
           `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`,

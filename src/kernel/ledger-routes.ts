@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LEDGER_PATHS } from '../plane/schema.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { HttpError, type AppRequest, type AppResponse } from './app.js';
+import { ApiRefusal, type AppRequest, type AppResponse } from './app.js';
 
 export const DEFAULT_PAGE = 1_000;
 export const MAX_PAGE = 10_000;
@@ -18,7 +18,7 @@ export function ledgerRoutes(
 ): Record<string, (req: AppRequest) => Promise<AppResponse>> {
   const signed = () => {
     if (!ledger.signs || !ledger.publicKey) {
-      throw new HttpError(
+      throw new ApiRefusal(
         404,
         'no_signing_key',
         'This kernel runs without a signing key: it keeps its log but signs no checkpoint.',
@@ -48,7 +48,11 @@ export function ledgerRoutes(
 function pageRequest(query: URLSearchParams, currentSize: number) {
   const limit = whole(query.get('limit'), DEFAULT_PAGE, 'limit');
   if (limit < 1 || limit > MAX_PAGE) {
-    throw new HttpError(400, 'bad_request', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
+    throw new ApiRefusal(
+      400,
+      'bad_request',
+      `limit: expected a whole number from 1 to ${MAX_PAGE}`,
+    );
   }
   const cursor = query.get('cursor');
   if (cursor !== null) {
@@ -59,7 +63,7 @@ function pageRequest(query: URLSearchParams, currentSize: number) {
       decoded.from > decoded.end ||
       decoded.end > decoded.size
     ) {
-      throw new HttpError(
+      throw new ApiRefusal(
         400,
         'bad_request',
         'cursor: expected the `next` value of an earlier page',
@@ -70,7 +74,7 @@ function pageRequest(query: URLSearchParams, currentSize: number) {
   const from = whole(query.get('from'), 0, 'from');
   const end = whole(query.get('to'), currentSize, 'to');
   if (from > end || end > currentSize) {
-    throw new HttpError(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
+    throw new ApiRefusal(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
   }
   return { size: currentSize, from, end, limit };
 }
@@ -78,7 +82,7 @@ function pageRequest(query: URLSearchParams, currentSize: number) {
 function whole(value: string | null, fallback: number, name: string): number {
   if (value === null) return fallback;
   if (!/^\d{1,15}$/.test(value))
-    throw new HttpError(400, 'bad_request', `${name}: expected a whole number`);
+    throw new ApiRefusal(400, 'bad_request', `${name}: expected a whole number`);
   return Number(value);
 }
 

@@ -4,6 +4,7 @@ import { createHttpClient, type HttpClient } from '../http/client.js';
 import { isLoopbackHost } from '../plane/url.js';
 import type { PlaneService } from './plane-service.js';
 import type { KernelEvent } from './rules.js';
+import { LeaseGateError } from '../errors.js';
 
 /**
  * Signed notifications (`lease-gate kernel --notify URL --notify-secret-file FILE`):
@@ -64,7 +65,7 @@ const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
 const KINDS = new Set<string>(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
 
-export class NotifyError extends Error {
+export class NotifyError extends LeaseGateError {
   override name = 'NotifyError';
 }
 

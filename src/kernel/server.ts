@@ -7,7 +7,7 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Ledger } from '../ledger/ledger.js';
-import { HttpError, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
+import { ApiRefusal, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
 import type { Authorizer } from './auth/authorize.js';
 import { ResourceTable, type KernelEvent } from './core.js';
 import { KernelNames } from './names.js';
@@ -20,6 +20,8 @@ import { createConsole } from '../console/serve.js';
 export { bearerMatches } from './app.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** What of a refused body is read and dropped before the answer goes (and the connection closes). */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
 
 /** The console's hook: answers its own pages and returns true, or returns false. */
 export type ConsoleHook = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -226,7 +228,7 @@ class NodeRequest implements AppRequest {
   }
 
   json(): Promise<unknown> {
-    return readJson(this.req);
+    return readJson(this.req, this.res);
   }
 
   /** Built on first use: most answers are immediate and never look at it. */
@@ -246,43 +248,51 @@ function goneSignal(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) {
-    req.resume();
-    throw new HttpError(
+    await readLimited(req, res, 0).catch((error: unknown) => {
+      if (error instanceof ClientGone) throw error;
+    });
+    throw new ApiRefusal(
       415,
       'unsupported_media_type',
       'Send the body as Content-Type: application/json.',
     );
   }
-  const text = await readLimited(req);
+  const text = await readLimited(req, res, BODY_LIMIT_BYTES);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new HttpError(400, 'bad_json', 'The body is not valid JSON.');
+    throw new ApiRefusal(400, 'bad_json', 'The body is not valid JSON.');
   }
 }
 
-/** Reads the body up to the limit; past it, drains the rest so the answer can still be sent. */
-function readLimited(req: IncomingMessage): Promise<string> {
+/**
+ * Reads the body up to `limit` bytes. A body refused (past the limit, or not read at all)
+ * is still read and dropped up to DRAIN_LIMIT_BYTES, so that a client that sends all of its
+ * body before it reads gets the answer; past that the answer goes at once. Either way the
+ * connection closes after the answer: what is left of the body never reaches a next request.
+ */
+function readLimited(req: IncomingMessage, res: ServerResponse, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const refuse = () => {
+      res.setHeader('connection', 'close');
+      req.removeAllListeners('data').pause();
+      reject(new ApiRefusal(413, 'payload_too_large', `The body is over ${limit} bytes.`));
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= BODY_LIMIT_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
+      else if (size > limit + DRAIN_LIMIT_BYTES) refuse();
     });
     req.on('error', () => reject(new ClientGone()));
     req.on('close', () => req.complete || reject(new ClientGone()));
     req.on('end', () => {
-      if (size > BODY_LIMIT_BYTES) {
-        reject(
-          new HttpError(413, 'payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`),
-        );
-      } else {
-        resolve(Buffer.concat(chunks).toString('utf8'));
-      }
+      if (size > limit) refuse();
+      else resolve(Buffer.concat(chunks).toString('utf8'));
     });
   });
 }

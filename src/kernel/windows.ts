@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Freeze } from './rules.js';
+import { LeaseGateError } from '../errors.js';
 
 /**
  * Recurring freezes (`lease-gate kernel --windows FILE`): a JSON file of windows,
@@ -41,7 +42,7 @@ export interface WindowState {
   nextStartMs: number | null;
 }
 
-export class WindowsError extends Error {
+export class WindowsError extends LeaseGateError {
   override name = 'WindowsError';
 }
 

@@ -51,7 +51,7 @@ export async function startDryRunKernel(
   const helper = options.helper ?? helperCommand();
   const dir = jobTempDir('kernel', env);
   const log = join(dir, 'kernel.log');
-  const args = ['kernel', '--port', '0', '--state', join(dir, 'state.json')];
+  const args = ['kernel', '--port', '0', '--data-prefix', join(dir, 'state.json')];
   args.push('--exit-with-pid', String(process.ppid));
   const spawned = spawnHelper(helper, args, helperEnv('', env), log);
   const { pid } = spawned;

@@ -1,4 +1,4 @@
-import { LeaseGateError } from '../http/errors.js';
+import { LeaseGateError } from '../errors.js';
 
 export { LeaseGateError };
 
@@ -10,11 +10,4 @@ export class SettingsError extends LeaseGateError {
 /** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
 export class HelperError extends LeaseGateError {
   override name = 'HelperError';
-}
-
-/** A message for a person: ours as written, anything else named as unexpected (one line). */
-export function messageOf(error: unknown): string {
-  if (error instanceof LeaseGateError) return error.message;
-  const text = error instanceof Error ? error.message : String(error);
-  return `Unexpected error: ${text.split('\n')[0]}`;
 }

@@ -1,7 +1,6 @@
-import * as z from 'zod/mini';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../fs/atomic.js';
-import type { KeeperStatus } from '../gate/keep.js';
+import { keeperRecordSchema, type KeeperRecord } from '../gate/keeper-status.js';
 import { leaseSchema } from '../plane/schema.js';
 
 /**
@@ -10,39 +9,7 @@ import { leaseSchema } from '../plane/schema.js';
  * removes it, which tells a keeper it was not told of to stop.
  */
 
-const text = z.string().check(z.maxLength(2_000));
-const at = z.number().check(z.refine(Number.isFinite));
-
-export const keeperStatusSchema = z.object({
-  pid: z.number().check(z.refine(Number.isInteger)),
-  resource: text,
-  actorDid: text,
-  leaseId: text,
-  fence: z.optional(z.number()),
-  expiresAtMs: at,
-  renewals: z.number(),
-  lastRenewedAtMs: z.optional(at),
-  failures: z.number(),
-  lastError: z.optional(text),
-  lost: z.optional(
-    z.object({
-      atMs: at,
-      endedAtMs: z.optional(at),
-      reason: text,
-      holder: z.optional(text),
-      message: z.optional(text),
-      newLeaseId: z.optional(text),
-      gaveBack: z.optional(z.boolean()),
-    }),
-  ),
-  ended: z.optional(
-    z.object({
-      atMs: at,
-      why: z.enum(['stopped', 'lifetime', 'parent-gone', 'lost', 'key-refused', 'not-wanted']),
-    }),
-  ),
-});
-export type KeeperRecord = KeeperStatus & { pid: number };
+export type { KeeperRecord };
 
 /** The keeper's first argument: the granted lease, checked like a plane answer. */
 export const keeperLeaseSchema = leaseSchema;
@@ -61,8 +28,8 @@ export function readStatusFile(file: string): KeeperRecord | undefined {
   } catch {
     return undefined;
   }
-  const parsed = keeperStatusSchema.safeParse(raw);
-  return parsed.success ? (parsed.data as KeeperRecord) : undefined;
+  const parsed = keeperRecordSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** Writes the keeper's record, unless post has removed the file (then nobody wants it). */

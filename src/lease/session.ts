@@ -4,7 +4,7 @@ import { createPlaneClient, type PlaneClient, type RetryEvent } from '../plane/c
 import type { Deploy, QueueMode } from '../plane/deploy.js';
 import type { Lease } from '../plane/schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from '../plane/time.js';
-import { messageOf } from './errors.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * One lease session, the same for the action and the CLI:
@@ -127,7 +127,7 @@ export function openSession(options: SessionOptions): Session {
       });
       return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
     } catch (error) {
-      return { kind: 'failed', message: messageOf(error) };
+      return { kind: 'failed', message: errorMessage(error) };
     }
   }
 

@@ -1,4 +1,5 @@
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { LeaseGateError } from '../errors.js';
 
 /**
  * Checkpoints in the C2SP tlog-checkpoint format, signed as C2SP signed notes
@@ -15,7 +16,7 @@ export interface Checkpoint {
   root: Uint8Array;
 }
 
-export class CheckpointError extends Error {
+export class CheckpointError extends LeaseGateError {
   override name = 'CheckpointError';
 }
 

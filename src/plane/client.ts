@@ -200,7 +200,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     const body = parseJson(text);
     if (status === 401 || status === 403) {
       // The plane's own words first (escaped, one line): a kernel says what it wanted.
-      const said = messageOf(body);
+      const said = bodyMessage(body);
       const sent = options.bearer
         ? 'the OIDC token sent'
         : options.key
@@ -215,7 +215,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     }
     if (status === 408 || status === 429 || status >= 500) {
       const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
-      const detail = messageOf(body);
+      const detail = bodyMessage(body);
       throw new TransientError(
         `${name}: ${statusText}${detail ? ` (${detail})` : ''}`,
         name,
@@ -224,7 +224,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       );
     }
     if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
-      const detail = messageOf(body);
+      const detail = bodyMessage(body);
       throw new RequestRejectedError(
         `${name}: ${statusText}${detail ? ` (${detail})` : ''}`,
         name,
@@ -460,7 +460,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function messageOf(body: unknown): string | undefined {
+function bodyMessage(body: unknown): string | undefined {
   if (body && typeof body === 'object') {
     const { message, reason } = body as { message?: unknown; reason?: unknown };
     if (typeof message === 'string') return clipText(message, 300);

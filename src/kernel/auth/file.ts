@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { LeaseGateError } from '../../errors.js';
 
 /** Policy and keys files are small; anything bigger is a mistake. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
 /** A policy or keys file that cannot be used: the message names the file, the line or the entry. */
-export class AuthFileError extends Error {}
+export class AuthFileError extends LeaseGateError {
+  override name = 'AuthFileError';
+}
 
 /** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */
 export function readJsonFile<T>(
