@@ -144,10 +144,15 @@ export function readNotifyFile(file: string): { urls: string[]; secretFile?: str
 export const signBody = (secret: string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
+// eslint-disable-next-line no-control-regex -- control characters never reach a chat message
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- the same, all of them
+const CONTROLS = /[\u0000-\u001f\u007f]/g;
+
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
 export function notificationText(n: Omit<Notification, 'id' | 'text'>): string {
-  // eslint-disable-next-line no-control-regex -- control characters never reach a chat message
-  const line = (s: string) => s.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 300);
+  const line = (s: string) =>
+    CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
   const who = line(n.agent);
   const why = n.reason ? `: ${line(n.reason)}` : '';
   switch (n.kind) {
@@ -168,16 +173,23 @@ export function notificationText(n: Omit<Notification, 'id' | 'text'>): string {
 
 export function notificationOf(event: KernelEvent): Notification | undefined {
   if (!KINDS.has(event.kind)) return undefined;
-  const base: Omit<Notification, 'id' | 'text'> = {
+  // One literal, fields added in place: this runs for every change a busy kernel makes.
+  const n: Notification = {
+    id: randomUUID(),
     kind: event.kind as NotificationKind,
     resource: event.resource,
     agent: event.actorDid,
     atMs: event.atMs,
+    text: '',
   };
-  if (event.leaseId) Object.assign(base, { leaseId: event.leaseId, fence: event.fence });
-  if (event.reason !== undefined) base.reason = event.reason;
-  if (event.kind === 'freeze' && event.expiresAtMs !== undefined) base.until = event.expiresAtMs;
-  return { id: randomUUID(), ...base, text: notificationText(base) };
+  if (event.leaseId) {
+    n.leaseId = event.leaseId;
+    n.fence = event.fence;
+  }
+  if (event.reason !== undefined) n.reason = event.reason;
+  if (event.kind === 'freeze' && event.expiresAtMs !== undefined) n.until = event.expiresAtMs;
+  n.text = notificationText(n);
+  return n;
 }
 
 interface Queued {
