@@ -100,7 +100,12 @@ async function bench(out: string): Promise<void> {
   add(N, 'kernel (memory) with --notify', n.onRequestsPerSecond, 'req/s');
   add(N, 'with / without, median of 3 alternated pairs', n.ratio, '×', '≥ 0.9', n.ratio >= 0.9);
   add(N, 'delivery latency p50 (commit to receiver)', n.p50Ms, 'ms');
-  add(N, 'delivery latency p99', n.p99Ms, `ms (${n.delivered} deliveries)`);
+  add(
+    N,
+    'delivery latency p99',
+    n.p99Ms,
+    `ms (${n.delivered} notifications in ${n.requests} POSTs)`,
+  );
 
   log('durable store and 20,000 live leases …');
   const durable = await durableBench();

@@ -1,9 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
+import { verify } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/core.js';
-import { Notifier, checkNotifyUrl, signBody } from '../src/kernel/notify.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Notifier, checkNotifyUrl, readNotifyFile, signBody } from '../src/kernel/notify.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
 import { memoryStore } from '../src/kernel/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -59,7 +63,17 @@ async function receiver(failFirst: number) {
     }
     return received;
   };
-  return { url, received, until, seen: () => seen };
+  /** Every notification received, a batch's one by one, in the order they came. */
+  const notifications = async (count: number) => {
+    const flat = () =>
+      received.flatMap((r) => {
+        const body = JSON.parse(r.body) as Record<string, unknown>;
+        return body.kind === 'batch' ? (body.notifications as Record<string, unknown>[]) : [body];
+      });
+    for (let i = 0; flat().length < count && i < 200; i += 1) await until(received.length + 1);
+    return flat();
+  };
+  return { url, received, until, notifications, seen: () => seen };
 }
 
 async function kernelWith(notifier: Notifier): Promise<RunningKernel> {
@@ -93,9 +107,9 @@ describe('notifications', () => {
     await client.release({ resource: R, actorDid: A });
     await client.lease({ resource: R, actorDid: B });
     await client.revoke(R, 'stuck deploy', ADMIN);
-    const got = await hook.until(6);
-    expect(hook.seen()).toBe(8);
-    const bodies = got.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    const bodies = await hook.notifications(6);
+    const got = hook.received;
+    expect(hook.seen()).toBe(2 + got.length);
     expect(bodies.map((b) => b.kind)).toEqual([
       'grant',
       'freeze',
@@ -114,9 +128,14 @@ describe('notifications', () => {
     for (const r of got) {
       const expected = createHmac('sha256', SECRET).update(r.body).digest('hex');
       expect(r.headers['x-hub-signature-256']).toBe(`sha256=${expected}`);
+      expect(await verify(SECRET, r.body, String(r.headers['x-hub-signature-256']))).toBe(true);
+      expect(
+        await verify('another-secret-entirely', r.body, String(r.headers['x-hub-signature-256'])),
+      ).toBe(false);
       expect(r.headers['x-lease-gate-delivery']).toBe(JSON.parse(r.body).id);
+      expect(r.headers['x-lease-gate-event']).toBe(JSON.parse(r.body).kind);
     }
-    expect(new Set(got.map((r) => r.headers['x-lease-gate-delivery'])).size).toBe(6);
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(6);
     const ready = (await (await fetch(`${url}/readyz`)).json()) as Record<string, unknown>;
     expect(ready).toMatchObject({ ok: true, notifications: { delivered: 6, failed: 0 } });
   });
@@ -146,6 +165,99 @@ describe('notifications', () => {
       failed: 1,
       recentFailures: [{ kind: 'grant', resource: R, error: 'HTTP 500' }],
     });
+  });
+
+  it('sends what queued during a delivery as one batch, in order per resource', async () => {
+    const hook = await receiver(1);
+    let letGo = () => undefined as void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const notifier = new Notifier({ urls: [hook.url], secret: SECRET, sleep: () => held });
+    const { url } = await kernelWith(notifier);
+    const client = createPlaneClient({ apiUrl: url });
+    cleanups.push(() => client.close());
+    // The first grant's delivery fails and waits to be retried; 3 resources x 4 changes queue.
+    await client.lease({ resource: R, actorDid: A });
+    const others = ['lock:a', 'lock:b', 'lock:c'];
+    await Promise.all(
+      others.map(async (resource) => {
+        await client.lease({ resource, actorDid: A });
+        await client.release({ resource, actorDid: A });
+        await client.lease({ resource, actorDid: B });
+        await client.release({ resource, actorDid: B });
+      }),
+    );
+    letGo();
+    const bodies = await hook.notifications(13);
+    // The retry is the same delivery as the first try; the twelve others come in one POST.
+    expect(hook.seen()).toBe(3);
+    expect(hook.received.map((r) => r.headers['x-lease-gate-event'])).toEqual(['grant', 'batch']);
+    const batch = JSON.parse(hook.received[1]!.body) as { count: number; text: string };
+    expect(batch.count).toBe(12);
+    expect(batch.text.split('\n')).toHaveLength(12);
+    for (const resource of others) {
+      expect(
+        bodies.filter((b) => b.resource === resource).map((b) => `${b.kind} ${b.agent}`),
+      ).toEqual([`grant ${A}`, `release ${A}`, `grant ${B}`, `release ${B}`]);
+    }
+    const ready = (await (await fetch(`${url}/readyz`)).json()) as Record<string, unknown>;
+    expect(ready).toMatchObject({ notifications: { delivered: 13, requests: 2, pending: 0 } });
+  });
+
+  it('drops new changes past its backlog bound, and counts them', async () => {
+    const hook = await receiver(1);
+    let letGo = () => undefined as void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const lines: string[] = [];
+    const notifier = new Notifier({
+      urls: [hook.url],
+      secret: SECRET,
+      sleep: () => held,
+      log: (line) => lines.push(line),
+    });
+    cleanups.push(() => notifier.close(100));
+    const event = (i: number) => ({
+      kind: 'grant' as const,
+      atMs: i,
+      resource: `lock:r${i}`,
+      actorDid: A,
+      leaseId: `l${i}`,
+      fence: i,
+    });
+    for (let i = 0; i < 10_007; i += 1) notifier.push(event(i));
+    expect(notifier.health()).toMatchObject({ ok: false, pending: 10_000, dropped: 7 });
+    expect(lines).toEqual([expect.stringMatching(/10000 behind; dropping new ones/)]);
+    letGo();
+    await hook.notifications(10_000);
+    // The receiver has the last batch a moment before the notifier reads its answer.
+    for (let i = 0; i < 100 && notifier.health().pending > 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(notifier.health()).toMatchObject({ delivered: 10_000, pending: 0, dropped: 7 });
+  });
+
+  it('reads --notify-file, and names the field and the form when it is wrong', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'notify-file-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, body: unknown) => {
+      writeFileSync(join(dir, name), typeof body === 'string' ? body : JSON.stringify(body));
+      return join(dir, name);
+    };
+    const good = file('good.json', {
+      notify: { urls: ['https://hooks.example.com/a', 'http://127.0.0.1:9/b'], secretFile: '/s' },
+    });
+    expect(readNotifyFile(good)).toEqual({
+      urls: ['https://hooks.example.com/a', 'http://127.0.0.1:9/b'],
+      secretFile: '/s',
+    });
+    expect(() => readNotifyFile(file('none.json', {}))).toThrow(/expected \{"notify"/);
+    expect(() => readNotifyFile(file('empty.json', { notify: { urls: [] } }))).toThrow(
+      /notify\.urls: expected 1 to 20 URLs/,
+    );
+    expect(() =>
+      readNotifyFile(file('clear.json', { notify: { urls: ['http://hooks.example.com/x'] } })),
+    ).toThrow(/https/);
+    expect(() => readNotifyFile(file('bad.json', '{not json'))).toThrow(
+      /Cannot read --notify-file/,
+    );
   });
 
   it('signs as GitHub does and sends nothing in clear beyond loopback', async () => {

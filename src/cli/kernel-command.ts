@@ -9,7 +9,7 @@ import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/names.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
-import { Notifier, NotifyError, readNotifySecret } from '../kernel/notify.js';
+import { Notifier, NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify.js';
 import { FreezeWindows, WindowsError } from '../kernel/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
@@ -35,6 +35,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     windows: { type: 'string' },
     notify: { type: 'string', multiple: true },
     'notify-secret-file': { type: 'string' },
+    'notify-file': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -86,7 +87,12 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     }
   };
   const windows = values.windows ? loadWindows(values.windows) : undefined;
-  const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], io);
+  const notifier = notifierFrom(
+    values.notify ?? [],
+    values['notify-secret-file'],
+    values['notify-file'],
+    io,
+  );
   const window = windows && ((r: string, now: number) => windows.activeFor(r, now));
   const ledger = new Ledger(readSigningKey(values['signing-key']));
   const service = postgres
@@ -160,7 +166,21 @@ function loadWindows(file: string): FreezeWindows {
   }
 }
 
-function notifierFrom(urls: string[], secretFile: string | undefined, io: Output) {
+function notifierFrom(
+  flagUrls: string[],
+  flagSecretFile: string | undefined,
+  file: string | undefined,
+  io: Output,
+) {
+  let fromFile: ReturnType<typeof readNotifyFile> = { urls: [] };
+  try {
+    if (file) fromFile = readNotifyFile(file);
+  } catch (error) {
+    if (error instanceof NotifyError) throw new UsageError(error.message);
+    throw error;
+  }
+  const urls = [...fromFile.urls, ...flagUrls];
+  const secretFile = flagSecretFile ?? fromFile.secretFile;
   if (urls.length === 0) {
     if (secretFile) throw new UsageError('--notify-secret-file needs at least one --notify URL.');
     return undefined;

@@ -49,7 +49,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   brings the schema up to date.
   --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
   --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
-  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.`,
+  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.
+  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.`,
   },
   acquire: {
     run: acquire,

@@ -13,9 +13,13 @@ import { LeaseGateError } from '../errors.js';
  * (`X-Hub-Signature-256: sha256=<HMAC-SHA256 of the body, hex>`) with a delivery
  * id (`X-Lease-Gate-Delivery`). The service tells the notifier after its commit,
  * and the notifier only queues there: a lease answer never waits for a delivery.
- * Per URL and resource, deliveries go one at a time in the order they happened; a
- * failed one is retried with back-off (doubling from 250 ms to 30 s) for up to
- * `retryForMs`, then given up, counted and shown in `/readyz` and the console.
+ * Per URL, deliveries go one at a time in the order the changes happened (so in
+ * order per resource); what queued while one was out goes together in the next
+ * (a batch), so a busy kernel sends one POST per round trip, not one per change.
+ * A failed delivery is retried, same body and id, with back-off (doubling from
+ * 250 ms to 30 s) for up to `retryForMs`, then given up, counted and shown in
+ * `/readyz` and the console. A URL more than MAX_QUEUED behind drops new changes,
+ * counted too, so a dead receiver costs bounded memory.
  */
 
 export type NotificationKind = 'grant' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
@@ -57,8 +61,12 @@ export interface FailedDelivery {
   atMs: number;
 }
 
-/** A queue this long per URL drops the oldest news (counted) rather than grow without end. */
+/** A queue this long per URL drops new news (counted) rather than grow without end. */
 const MAX_QUEUED = 10_000;
+/** At most this many changes in one POST (a few hundred KB of JSON). */
+const MAX_BATCH = 1_000;
+/** The shortest time between two POSTs to one URL (the first after a quiet spell goes at once). */
+const PACE_MS = 50;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
@@ -102,14 +110,50 @@ export function readNotifySecret(file: string): string {
   return secret;
 }
 
+/**
+ * `--notify-file FILE`: the same settings as a config entry,
+ * `{"notify": {"urls": ["https://…"], "secretFile": "/path"}}`; the flags add to its URLs
+ * and `--notify-secret-file` wins over its secret file. Checked whole at start.
+ */
+export function readNotifyFile(file: string): { urls: string[]; secretFile?: string } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new NotifyError(`Cannot read --notify-file ${file}: ${(error as Error).message}`);
+  }
+  const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
+  const notify = (raw as { notify?: unknown } | null)?.notify as
+    { urls?: unknown; secretFile?: unknown } | undefined;
+  if (typeof notify !== 'object' || notify === null || Array.isArray(notify))
+    throw new NotifyError(`--notify-file ${file}: ${form}.`);
+  const { urls, secretFile } = notify;
+  if (
+    !Array.isArray(urls) ||
+    urls.length === 0 ||
+    urls.length > 20 ||
+    !urls.every((u) => typeof u === 'string')
+  )
+    throw new NotifyError(`--notify-file ${file}: notify.urls: expected 1 to 20 URLs as strings.`);
+  if (secretFile !== undefined && (typeof secretFile !== 'string' || secretFile === ''))
+    throw new NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
+  for (const url of urls) checkNotifyUrl(url);
+  return { urls: urls as string[], ...(secretFile ? { secretFile } : {}) };
+}
+
 /** GitHub's webhook signature of a body. */
 export const signBody = (secret: string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
+// eslint-disable-next-line no-control-regex -- control characters never reach a chat message
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- the same, all of them
+const CONTROLS = /[\u0000-\u001f\u007f]/g;
+
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
 export function notificationText(n: Omit<Notification, 'id' | 'text'>): string {
-  // eslint-disable-next-line no-control-regex -- control characters never reach a chat message
-  const line = (s: string) => s.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 300);
+  const line = (s: string) =>
+    CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
   const who = line(n.agent);
   const why = n.reason ? `: ${line(n.reason)}` : '';
   switch (n.kind) {
@@ -130,32 +174,72 @@ export function notificationText(n: Omit<Notification, 'id' | 'text'>): string {
 
 export function notificationOf(event: KernelEvent): Notification | undefined {
   if (!KINDS.has(event.kind)) return undefined;
-  const base: Omit<Notification, 'id' | 'text'> = {
+  // One literal, fields added in place: this runs for every change a busy kernel makes.
+  const n: Notification = {
+    id: randomUUID(),
     kind: event.kind as NotificationKind,
     resource: event.resource,
     agent: event.actorDid,
     atMs: event.atMs,
+    text: '',
   };
-  if (event.leaseId) Object.assign(base, { leaseId: event.leaseId, fence: event.fence });
-  if (event.reason !== undefined) base.reason = event.reason;
-  if (event.kind === 'freeze' && event.expiresAtMs !== undefined) base.until = event.expiresAtMs;
-  return { id: randomUUID(), ...base, text: notificationText(base) };
+  if (event.leaseId) {
+    n.leaseId = event.leaseId;
+    n.fence = event.fence;
+  }
+  if (event.reason !== undefined) n.reason = event.reason;
+  if (event.kind === 'freeze' && event.expiresAtMs !== undefined) n.until = event.expiresAtMs;
+  n.text = notificationText(n);
+  return n;
 }
 
 interface Queued {
-  notification: Notification;
-  body: string;
-  /** Monotonic ms when it was queued: the latency is measured from here. */
-  queuedAt: number;
+  /** The change as the service told it; its notification is made when it is sent. */
+  event: KernelEvent;
 }
 
-/** One URL's deliveries: a FIFO per resource, each drained by one loop. */
+/** One delivery: one notification as it is, or several in a batch. Its body never changes on a retry. */
+interface Delivery {
+  items: Notification[];
+  id: string;
+  kind: NotificationKind | 'batch';
+  body: string;
+}
+
+/**
+ * One URL's news: a single FIFO (so in order per resource too) drained by one loop with
+ * one request in flight. Whatever queued while a request was out goes in the next one as a
+ * batch, so under load the kernel sends one POST per round trip, not one per change.
+ */
 class Target {
-  readonly lanes = new Map<string, Queued[]>();
-  queued = 0;
+  private items: Queued[] = [];
+  private head = 0;
   dropped = 0;
+  draining = false;
 
   constructor(readonly url: string) {}
+
+  get queued(): number {
+    return this.items.length - this.head;
+  }
+
+  add(item: Queued): void {
+    this.items.push(item);
+  }
+
+  /** Up to `max` of the oldest, left in place until `done`. */
+  peek(max: number): Queued[] {
+    return this.items.slice(this.head, this.head + max);
+  }
+
+  done(count: number): void {
+    this.head += count;
+    // Compacts now and then: O(1) a change, memory bounded by what is queued.
+    if (this.head > 1_024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
 }
 
 export class Notifier {
@@ -168,9 +252,8 @@ export class Notifier {
   private readonly running = new Set<Promise<void>>();
   private readonly stop = new AbortController();
   private delivered = 0;
+  private deliveries = 0;
   private failedCount = 0;
-  /** Delivery latencies (ms from queue to 2xx), for the bench. */
-  readonly latencies: number[] = [];
 
   constructor(private readonly options: NotifierOptions) {
     this.targets = options.urls.map((url) => new Target(checkNotifyUrl(url)));
@@ -186,25 +269,32 @@ export class Notifier {
     return { health: () => ({ notifications: this.health() }) };
   }
 
-  /** Queues a change (called after its commit): no I/O here, nothing awaited. */
+  /**
+   * Queues a change (called after its commit, on the answer's path): no I/O, no
+   * serialising, nothing awaited; the body is made when it is sent.
+   */
   push(event: KernelEvent): void {
-    const notification = notificationOf(event);
-    if (!notification || this.stop.signal.aborted) return;
-    const body = JSON.stringify(notification);
+    if (!KINDS.has(event.kind) || this.stop.signal.aborted) return;
     for (const target of this.targets) {
       if (target.queued >= MAX_QUEUED) {
+        // The newest is dropped, so what a receiver gets stays a gapless prefix; counted.
+        if (target.dropped === 0)
+          this.options.log?.(
+            `kernel: notifications to ${new URL(target.url).origin} are ${MAX_QUEUED} behind; dropping new ones (counted in /readyz)`,
+          );
         target.dropped += 1;
         continue;
       }
-      const lane = target.lanes.get(notification.resource);
-      const item = { notification, body, queuedAt: this.now() };
-      target.queued += 1;
-      if (lane) {
-        lane.push(item);
-        continue;
-      }
-      target.lanes.set(notification.resource, [item]);
-      const run = this.drain(target, notification.resource).finally(() => this.running.delete(run));
+      target.add({ event });
+      if (target.draining) continue;
+      target.draining = true;
+      // Started on the next turn, after the answer that caused it has been written.
+      const run = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => this.drain(target))
+        .finally(() => {
+          target.draining = false;
+          this.running.delete(run);
+        });
       this.running.add(run);
     }
   }
@@ -215,6 +305,7 @@ export class Notifier {
     return {
       ok: this.failedCount === 0 && dropped === 0,
       delivered: this.delivered,
+      requests: this.deliveries,
       pending,
       failed: this.failedCount,
       dropped,
@@ -231,26 +322,28 @@ export class Notifier {
     if (this.ownHttp) await this.http.close();
   }
 
-  /** Until a resource's lane is empty, delivers its head (with retries) and moves on. */
-  private async drain(target: Target, resource: string): Promise<void> {
-    const lane = target.lanes.get(resource)!;
-    while (lane.length > 0) {
-      const item = lane[0]!;
-      await this.deliver(target, item);
-      lane.shift();
-      target.queued -= 1;
+  /** Until the URL's queue is empty: sends the oldest (as a batch when several wait), then the next. */
+  private async drain(target: Target): Promise<void> {
+    while (target.queued > 0 && !this.stop.signal.aborted) {
+      const sentAt = performance.now();
+      const items = target.peek(MAX_BATCH);
+      await this.deliver(target, deliveryOf(items.map((i) => notificationOf(i.event)!)));
+      target.done(items.length);
+      // At most one POST per PACE_MS per URL: a busy kernel's news go in a few large
+      // batches instead of many small ones that cut into the answers' time.
+      const rest = PACE_MS - (performance.now() - sentAt);
+      if (target.queued > 0 && rest > 0) await sleep(rest, this.stop.signal);
     }
-    target.lanes.delete(resource);
   }
 
-  private async deliver(target: Target, item: Queued): Promise<void> {
-    const { notification, body } = item;
+  private async deliver(target: Target, delivery: Delivery): Promise<void> {
+    const { body } = delivery;
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'lease-gate-kernel',
       'x-hub-signature-256': signBody(this.options.secret, body),
-      'x-lease-gate-delivery': notification.id,
-      'x-lease-gate-event': notification.kind,
+      'x-lease-gate-delivery': delivery.id,
+      'x-lease-gate-event': delivery.kind,
     };
     const giveUpAt = this.now() + this.retryForMs;
     let wait = FIRST_RETRY_MS;
@@ -266,8 +359,8 @@ export class Notifier {
           signal: this.stop.signal,
         });
         if (answer.status >= 200 && answer.status < 300) {
-          this.delivered += 1;
-          if (this.latencies.length < 100_000) this.latencies.push(this.now() - item.queuedAt);
+          this.deliveries += 1;
+          this.delivered += delivery.items.length;
           return;
         }
         lastError = `HTTP ${answer.status}`;
@@ -280,21 +373,41 @@ export class Notifier {
       await (this.options.sleep ?? sleep)(wait, this.stop.signal);
       wait = Math.min(MAX_RETRY_MS, wait * 2);
     }
-    this.failedCount += 1;
+    this.failedCount += delivery.items.length;
+    const first = delivery.items[0]!;
     const failure: FailedDelivery = {
-      id: notification.id,
+      id: delivery.id,
       url: new URL(target.url).origin,
-      kind: notification.kind,
-      resource: notification.resource,
+      kind: first.kind,
+      resource: first.resource,
       error: lastError.slice(0, 300),
       atMs: Date.now(),
     };
     this.failures.push(failure);
     if (this.failures.length > KEPT_FAILURES) this.failures.shift();
-    this.options.log?.(
-      `kernel: gave up a ${notification.kind} notification on ${notification.resource} to ${failure.url}: ${failure.error}`,
-    );
+    const what =
+      delivery.items.length === 1
+        ? `a ${first.kind} notification on ${first.resource}`
+        : `a batch of ${delivery.items.length} notifications (from a ${first.kind} on ${first.resource})`;
+    this.options.log?.(`kernel: gave up ${what} to ${failure.url}: ${failure.error}`);
   }
+}
+
+/**
+ * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
+ * text}` in the order they happened, `text` their lines one under the other (a chat webhook
+ * shows them as they are).
+ */
+function deliveryOf(notifications: Notification[]): Delivery {
+  const items = notifications;
+  if (items.length === 1) {
+    const n = items[0]!;
+    return { items, id: n.id, kind: n.kind, body: JSON.stringify(n) };
+  }
+  const id = randomUUID();
+  const text = notifications.map((n) => n.text).join('\n');
+  const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
+  return { items, id, kind: 'batch', body };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,10 +1,12 @@
+import type { Deploy } from '../plane/deploy.js';
 import type { Freeze, LeaseRecord, ResourceState } from './rules.js';
 
 export interface ResourceOverview {
   resource: string;
   lease: Omit<LeaseRecord, 'resource'> | null;
   reserved: { holder: string; untilMs: number } | null;
-  queue: Array<{ actorDid: string; position: number }>;
+  /** Each waiter's place (0: next) and, when its request named it, what it deploys (its run). */
+  queue: Array<{ actorDid: string; position: number; deploy?: Deploy }>;
   /** An operator's freeze, if any (recurring windows are listed beside, by the app). */
   frozen?: Freeze | undefined;
 }
@@ -21,7 +23,11 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
     const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
     const queue = s.queue
       .filter((w) => w.keepUntil >= now)
-      .map((w, position) => ({ actorDid: w.actorDid, position }));
+      .map((w, position) => ({
+        actorDid: w.actorDid,
+        position,
+        ...(w.deploy ? { deploy: w.deploy } : {}),
+      }));
     const head = queue[0];
     const reserved =
       !lease && head && s.reservedUntilMs > now
@@ -38,6 +44,7 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
         expiresAtMs: lease.expiresAtMs,
         fence: lease.fence,
         grantedAtMs: lease.grantedAtMs,
+        ...(lease.deploy ? { deploy: lease.deploy } : {}),
       },
       reserved,
       queue,

@@ -23,6 +23,18 @@ const MAX_RESOURCE_PAGES = 200;
 const text = z.string().check(z.maxLength(1_000));
 const time = z.number().check(z.minimum(0), z.maximum(8.64e15));
 const freezeSchema = z.object({ reason: text, untilMs: z.nullable(time), by: text, atMs: time });
+/** What a holder or waiter deploys, as the kernel recorded it; links are checked again when drawn. */
+const deploySchema = z.optional(
+  z.object({
+    repository: z.optional(text),
+    workflow: z.optional(text),
+    ref: z.optional(text),
+    commit: z.optional(text),
+    runNumber: z.optional(z.number()),
+    runAttempt: z.optional(z.number()),
+    runUrl: z.optional(z.string().check(z.maxLength(2_048))),
+  }),
+);
 
 export const resourcesSchema = z.object({
   ok: z.literal(true),
@@ -38,12 +50,13 @@ export const resourcesSchema = z.object({
             expiresAtMs: time,
             fence: z.optional(z.number()),
             grantedAtMs: z.optional(time),
+            deploy: deploySchema,
           }),
         ),
         reserved: z.optional(z.nullable(z.object({ holder: text, untilMs: time }))),
         frozen: z.optional(freezeSchema),
         queue: z
-          .array(z.object({ actorDid: text, position: z.number() }))
+          .array(z.object({ actorDid: text, position: z.number(), deploy: deploySchema }))
           .check(z.maxLength(MAX_LIST)),
       }),
     )
@@ -92,6 +105,7 @@ export const entrySchema = z.object({
   leaseId: text,
   fence: z.number(),
   reason: z.optional(text),
+  deploy: deploySchema,
 });
 
 const bundleSchema = z.object({

@@ -11,7 +11,8 @@ import {
   type Resources,
 } from './api.js';
 import { byId, clock, duration, h } from './dom.js';
-import { historyRows, holderLink } from './history.js';
+import { historyRows } from './history.js';
+import { agentCell, ordinal } from './deploys.js';
 import {
   consequence,
   freeze,
@@ -46,8 +47,6 @@ let ledgerTimer: ReturnType<typeof setTimeout> | undefined;
 
 const serverNow = () => (resources ? resources.nowMs + performance.now() - fetchedAt : Date.now());
 
-const holderCell = holderLink;
-
 function renderResources(): void {
   const body = byId<HTMLTableSectionElement>('resources-body');
   const rows = (resources?.resources ?? []).map((r) => {
@@ -56,7 +55,7 @@ function renderResources(): void {
       ? h(
           'span',
           {},
-          holderCell(lease.holder),
+          agentCell(lease.holder, lease.deploy),
           lease.grantedAtMs === undefined
             ? ''
             : h('span', { class: 'since', 'data-since': String(lease.grantedAtMs) }),
@@ -71,9 +70,9 @@ function renderResources(): void {
           ...r.queue.map((w) =>
             h(
               'li',
-              {},
-              `${w.position + 1}. `,
-              holderCell(w.actorDid),
+              { 'data-position': String(w.position + 1) },
+              h('span', { class: 'place' }, `${ordinal(w.position + 1)} in line `),
+              agentCell(w.actorDid, w.deploy),
               waitedFor(r.resource, w.actorDid),
             ),
           ),
@@ -97,10 +96,14 @@ function renderResources(): void {
       'tr',
       { 'data-resource': r.resource },
       h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? ''),
-      h('td', { class: 'holder' }, holder),
-      h('td', {}, lease?.fence === undefined ? '—' : String(lease.fence)),
-      h('td', { class: 'left', 'data-expires': String(lease?.expiresAtMs ?? '') }),
-      h('td', { class: 'waiting' }, queue),
+      h('td', { class: 'holder', 'data-label': 'Holder' }, holder),
+      h('td', { 'data-label': 'Fence' }, lease?.fence === undefined ? '—' : String(lease.fence)),
+      h('td', {
+        class: 'left',
+        'data-label': 'Time left',
+        'data-expires': String(lease?.expiresAtMs ?? ''),
+      }),
+      h('td', { class: 'waiting', 'data-label': 'Queue' }, queue),
       h('td', {}, revokeButton),
     );
   });

@@ -1,4 +1,4 @@
-import { runUrlFromDid } from '../../lease/did.js';
+import { agentCell } from './deploys.js';
 import { clock, duration, h } from './dom.js';
 import type { Hold, TimelineEntry } from './holds.js';
 
@@ -8,16 +8,11 @@ import type { Hold, TimelineEntry } from './holds.js';
  * (resource, holder or reason). Plane text goes in as text only.
  */
 
-export function holderLink(did: string): Node {
-  const url = runUrlFromDid(did);
-  if (!url?.startsWith('https://')) return h('code', {}, did);
-  return h('a', { href: url, rel: 'noopener noreferrer', target: '_blank' }, h('code', {}, did));
-}
-
 const ENDED: Record<Hold['end'], string> = {
   release: 'released',
   lapse: 'lapsed (stopped renewing)',
-  revoke: 'revoked by an operator',
+  // Only the kernel's admin key may revoke (its ledger names it so on freezes).
+  revoke: 'revoked by operator:admin-key',
   open: 'still held',
 };
 
@@ -45,11 +40,11 @@ export function historyRows(
         text: `${resource} ${hold.holder} ${ended}`.toLowerCase(),
         cells: () => [
           h('td', {}, h('code', {}, resource)),
-          h('td', {}, holderLink(hold.holder)),
-          h('td', {}, String(hold.fence)),
-          h('td', {}, `${clock(hold.startMs)} UTC`),
-          h('td', {}, duration(end - hold.startMs)),
-          h('td', { class: `ended ${hold.end}` }, ended),
+          h('td', { 'data-label': 'Holder' }, agentCell(hold.holder, hold.deploy)),
+          h('td', { 'data-label': 'Fence' }, String(hold.fence)),
+          h('td', { 'data-label': 'Start' }, `${clock(hold.startMs)} UTC`),
+          h('td', { 'data-label': 'Duration' }, duration(end - hold.startMs)),
+          h('td', { class: `ended ${hold.end}`, 'data-label': 'Ended' }, ended),
         ],
       });
     }
@@ -66,9 +61,9 @@ export function historyRows(
         h('td', {}, h('code', {}, e.resource)),
         h('td', { class: 'muted' }, '—'),
         h('td', {}, '—'),
-        h('td', {}, `${clock(e.tsMs)} UTC`),
+        h('td', { 'data-label': 'At' }, `${clock(e.tsMs)} UTC`),
         h('td', {}, '—'),
-        h('td', { class: `ended ${e.kind}` }, `${what}${reason}`),
+        h('td', { class: `ended ${e.kind}`, 'data-label': 'What' }, `${what}${reason}`),
       ],
     });
   }

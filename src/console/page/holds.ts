@@ -9,6 +9,8 @@ export interface TimelineEntry {
   leaseId: string;
   fence: number;
   reason?: string | undefined;
+  /** What a grant's holder deploys (repository, commit, run...), as the ledger recorded it. */
+  deploy?: Record<string, string | number | undefined> | undefined;
 }
 
 export type HoldEnd = 'release' | 'lapse' | 'revoke' | 'open';
@@ -22,6 +24,7 @@ export interface Hold {
   endMs: number | null;
   end: HoldEnd;
   reason?: string | undefined;
+  deploy?: TimelineEntry['deploy'];
 }
 
 /**
@@ -49,6 +52,7 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
         startMs: e.kind === 'grant' ? e.tsMs : first,
         endMs: null,
         end: 'open',
+        ...(e.deploy ? { deploy: e.deploy } : {}),
       };
       holds.push(hold);
       open.set(e.leaseId, hold);
