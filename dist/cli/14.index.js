@@ -87,7 +87,7 @@ async function freeze(args, io, env) {
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .settingsFromFlags */ .x$)(values, env);
     request.resource = settings.resource;
     const adminKey = adminKeyOf(env, 'freeze');
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .r)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.freeze(request, adminKey);
         if (values.json)
@@ -108,7 +108,7 @@ async function unfreeze(args, io, env) {
     const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_3__/* .PLANE_OPTIONS */ .UR);
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .settingsFromFlags */ .x$)(values, env);
     const adminKey = adminKeyOf(env, 'unfreeze');
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .r)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.unfreeze(settings.resource, adminKey);
         if (values.json)
@@ -132,30 +132,62 @@ async function unfreeze(args, io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* binding */ ASK_ONCE_RETRY_MS),
-/* harmony export */   r: () => (/* binding */ cliSession)
+/* harmony export */   ZU: () => (/* binding */ retryWindowMs),
+/* harmony export */   ri: () => (/* binding */ cliSession)
 /* harmony export */ });
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5146);
+/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5146);
 
 
-/** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
+
+/** After the first line, a plane still failing is said at most this often. */
+const STILL_FAILING_EVERY_MS = 60_000;
+/**
+ * The CLI's lease session. An unreachable plane is said at once, once: which URL,
+ * where it came from and whether a kernel runs there; then retried quietly, with
+ * at most a line a minute, never silent for long.
+ */
 function cliSession(settings, io, env) {
-    let lastLineAt = 0;
-    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_0__/* .openSession */ .f)({
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_1__/* .openSession */ .f)({
         ...settings,
         env,
-        onRetry: (event) => {
-            const now = Date.now();
-            if (now - lastLineAt < 4_000 && event.attempt > 1)
-                return;
-            lastLineAt = now;
-            io.err(`lease-gate: plane unreachable (${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error, 200)}), retrying for ${Math.ceil(event.retryForMs / 1_000)} s more`);
-        },
+        onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
     });
+}
+/** The lines of a retried plane: the first failure in full, then one a minute. */
+function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
+    let lastLineAt;
+    return (event) => {
+        const at = now();
+        const left = `${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.retryForMs)}`;
+        if (lastLineAt === undefined) {
+            lastLineAt = at;
+            say(`lease-gate: ${describeFirstFailure(apiUrl, from, event)} Retrying quietly for up to ${left}.`);
+            return;
+        }
+        if (at - lastLineAt < everyMs)
+            return;
+        lastLineAt = at;
+        const what = event.status === undefined ? 'cannot reach' : 'still no answer from';
+        say(`lease-gate: ${what} the plane at ${apiUrl} after ${event.attempt} attempts; retrying for ${left} more.`);
+    };
+}
+function describeFirstFailure(apiUrl, from, event) {
+    // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const source = from ? ` (${from})` : '';
+    return event.status === undefined
+        ? `cannot reach the plane at ${apiUrl}${source}: ${cause}. Is the kernel running there ('lease-gate kernel'), and is that the right URL?`
+        : `the plane at ${apiUrl}${source} answered ${cause}.`;
 }
 /** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
 const ASK_ONCE_RETRY_MS = 10_000;
+/** How long a waiting command retries an unreachable plane: within --wait-timeout. */
+function retryWindowMs(waitTimeoutMs) {
+    return waitTimeoutMs === 0 ? ASK_ONCE_RETRY_MS : waitTimeoutMs;
+}
 
 
 /***/ })

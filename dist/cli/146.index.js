@@ -6,6 +6,7 @@ export const modules = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   FU: () => (/* binding */ operatorReason),
 /* harmony export */   JU: () => (/* binding */ LeaseRevokedError),
 /* harmony export */   Nf: () => (/* binding */ LeaseRefusedError),
 /* harmony export */   tH: () => (/* binding */ waitForLease)
@@ -32,10 +33,15 @@ class LeaseRevokedError extends LeaseRefusedError {
     operatorMessage;
     name = 'LeaseRevokedError';
     constructor(resource, operatorMessage) {
-        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator: ${operatorMessage}`);
+        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`);
         this.resource = resource;
         this.operatorMessage = operatorMessage;
     }
+}
+/** ": <reason>" for a revoke's message, or nothing when it only repeats "revoked by an operator". */
+function operatorReason(message) {
+    const said = (message ?? '').trim();
+    return said === '' || /^revoked( by an operator)?\.?$/i.test(said) ? '' : `: ${said}`;
 }
 /** A plane that names no back-off must not be hammered. */
 const MIN_SLEEP_MS = 100;
@@ -395,8 +401,8 @@ var wait = __webpack_require__(4146);
 var plane_client = __webpack_require__(7011);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
-// EXTERNAL MODULE: ./src/lease/errors.ts
-var lease_errors = __webpack_require__(2679);
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/lease/session.ts
 
 
@@ -449,7 +455,7 @@ function openSession(options) {
             return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
         }
         catch (error) {
-            return { kind: 'failed', message: (0,lease_errors/* messageOf */.bD)(error) };
+            return { kind: 'failed', message: (0,src_errors/* errorMessage */.g)(error) };
         }
     }
     function held(lease, waitedMs = 0) {
@@ -527,7 +533,7 @@ function openSession(options) {
 /* unused harmony exports DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_WINDOW_MS */
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7067);
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1869);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3329);
 /* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8549);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3291);
 /* harmony import */ var _grant_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3376);
@@ -613,7 +619,7 @@ function createPlaneClient(options) {
         const body = parseJson(text);
         if (status === 401 || status === 403) {
             // The plane's own words first (escaped, one line): a kernel says what it wanted.
-            const said = messageOf(body);
+            const said = bodyMessage(body);
             const sent = options.bearer
                 ? 'the OIDC token sent'
                 : options.key
@@ -624,11 +630,11 @@ function createPlaneClient(options) {
         }
         if (status === 408 || status === 429 || status >= 500) {
             const retryAfter = (0,_retry_js__WEBPACK_IMPORTED_MODULE_6__/* .parseRetryAfter */ .mu)(headerValue(response.headers['retry-after']), Date.now());
-            const detail = messageOf(body);
+            const detail = bodyMessage(body);
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
         }
         if ((status < 200 || status >= 300) && !(path === _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0 && BODY_DECIDES.has(status))) {
-            const detail = messageOf(body);
+            const detail = bodyMessage(body);
             throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
         }
         if (body === undefined) {
@@ -653,6 +659,7 @@ function createPlaneClient(options) {
                 options.onRetry?.({
                     error: error.message,
                     attempt: n + 1,
+                    status: error.status,
                     retryForMs: Math.max(0, Math.round(until - clock.now())),
                 });
                 await sleep(wait, call.signal);
@@ -829,7 +836,7 @@ function parseJson(text) {
         return undefined;
     }
 }
-function messageOf(body) {
+function bodyMessage(body) {
     if (body && typeof body === 'object') {
         const { message, reason } = body;
         if (typeof message === 'string')
@@ -841,112 +848,6 @@ function messageOf(body) {
 }
 function headerValue(value) {
     return Array.isArray(value) ? value[0] : value;
-}
-
-
-/***/ }),
-
-/***/ 6115:
-/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
-
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   D5: () => (/* binding */ leaseExtensionSchema),
-/* harmony export */   I0: () => (/* binding */ supersededSchema),
-/* harmony export */   Xm: () => (/* binding */ queueSchema),
-/* harmony export */   ZE: () => (/* binding */ cleanDeploy),
-/* harmony export */   zR: () => (/* binding */ deploySchema)
-/* harmony export */ });
-/* unused harmony exports REPOSITORY_PATTERN, COMMIT_PATTERN, DEPLOY_FORMS, isRunUrl, QUEUE_MODES, deployEntries */
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4343);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3759);
-
-/**
- * What a lease request may say of the deploy it gates: extension fields of
- * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
- * not document them and ignores unknown fields; the bundled kernel validates
- * them (a bad field is a 400 naming it), records them in the grant's ledger
- * entry, supersedes waiting runs by them and answers the last grant's deploy
- * of the same repository (`previous`) with a grant. Every field is optional:
- * a CI system that knows no run number still names its commit.
- */
-const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
-/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
-const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-/** Printable ASCII without spaces, as git refs are. */
-const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
-const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
-const DEPLOY_FORMS = {
-    repository: 'owner/repo',
-    workflow: 'one line of 1 to 256 characters',
-    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
-    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
-    runNumber: 'a whole number from 1 to 10^12',
-    runAttempt: 'a whole number from 1 to 10^6',
-    runUrl: 'an https:// URL of at most 2048 characters',
-};
-const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._regex */ .Fk(pattern, `expected ${form}`));
-const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
-const isRunUrl = (value) => {
-    if (value.length > 2048)
-        return false;
-    try {
-        const url = new URL(value);
-        return url.protocol === 'https:' && url.username === '' && url.password === '';
-    }
-    catch {
-        return false;
-    }
-};
-/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
-const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
-    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
-    ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
-    commit: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
-    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
-    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
-    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
-});
-/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
-const QUEUE_MODES = ['fifo', 'newest'];
-const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(QUEUE_MODES);
-/** The extension fields of a lease request body, as the kernel reads them. */
-const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(deploySchema),
-    queue: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(queueSchema),
-});
-/** A kernel's answer to a waiter a newer run of its lane took the place of. */
-const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('superseded'),
-    by: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(2048)),
-});
-/** The commit list in a fixed order, so a ledger line and a console row read the same. */
-function deployEntries(deploy) {
-    const keys = [
-        'repository',
-        'workflow',
-        'ref',
-        'commit',
-        'runNumber',
-        'runAttempt',
-        'runUrl',
-    ];
-    const out = [];
-    for (const key of keys) {
-        const value = deploy[key];
-        if (value !== undefined)
-            out.push([key, value]);
-    }
-    return out;
-}
-/** A plain copy with only the known fields (what the kernel keeps and records). */
-function cleanDeploy(deploy) {
-    const out = {};
-    for (const [key, value] of deployEntries(deploy))
-        out[key] = value;
-    return Object.keys(out).length ? out : undefined;
 }
 
 

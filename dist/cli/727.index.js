@@ -15,10 +15,14 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
 /* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
 /* harmony import */ var _lease_did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(1223);
 /* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
 /* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
 /* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9092);
 /* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(2594);
+/* harmony import */ var _deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(1749);
+
+
 
 
 
@@ -28,9 +32,9 @@ __webpack_require__.r(__webpack_exports__);
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 async function acquire(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR, ..._deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .DEPLOY_OPTIONS */ .NL });
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)({ ...settings, ...(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .deployFromFlags */ .J6)(values) }, io, env);
     const cancel = new AbortController();
     let stoppedBy;
     const stop = (signal) => {
@@ -43,7 +47,7 @@ async function acquire(args, io, env) {
         const result = await session.acquire({
             timeoutMs: settings.waitTimeoutMs,
             signal: cancel.signal,
-            ...(settings.waitTimeoutMs === 0 ? { retryWindowMs: _session_js__WEBPACK_IMPORTED_MODULE_6__/* .ASK_ONCE_RETRY_MS */ .e } : {}),
+            retryWindowMs: (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .retryWindowMs */ .ZU)(settings.waitTimeoutMs),
             onHeld: (event) => {
                 const line = notices(event);
                 if (line && !values.json)
@@ -61,7 +65,7 @@ async function acquire(args, io, env) {
                 }));
             else {
                 io.out(`acquired ${lease.resource} as ${lease.holder}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}`);
-                io.err('lease-gate: this lease lapses in about 30 s unless renewed; to hold it while a command runs, use `lease-gate run`.');
+                io.err(`lease-gate: this lease ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLapse */ .$x)(lease, Date.now())} unless renewed; to hold it while a command runs, use \`lease-gate run\`.`);
             }
             return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
         }
@@ -70,7 +74,9 @@ async function acquire(args, io, env) {
         else
             io.err(result.outcome === 'timeout'
                 ? `timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(result.waitedMs)}: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeWaitState */ .wS)(result)}`
-                : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`);
+                : result.outcome === 'superseded'
+                    ? `superseded by ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(result.by, 2048)} while waiting; nothing is held`
+                    : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`);
         return result.outcome === 'cancelled' && stoppedBy ? (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .signalExitCode */ .cf)(stoppedBy) : _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
     }
     finally {
@@ -82,7 +88,7 @@ async function acquire(args, io, env) {
 async function release(args, io, env) {
     const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.release({
             resource: settings.resource,
@@ -104,7 +110,7 @@ async function release(args, io, env) {
 async function status(args, io, env) {
     const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
     try {
         const lease = await session.client.status(settings.resource);
         if (values.json)
@@ -112,7 +118,7 @@ async function status(args, io, env) {
         else if (!lease)
             io.out(`${settings.resource} is free`);
         else
-            io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}`);
+            io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}${lease.deploy ? `; deploying ${(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .describeDeploy */ .ze)(lease.deploy)}` : ''}`);
         return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
     }
     finally {
@@ -127,7 +133,7 @@ async function revoke(args, io, env) {
     if (!adminKey)
         throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb('revoke needs the admin key in LEASE_GATE_ADMIN_KEY.');
     const reason = values.reason ?? 'revoked by an operator';
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .r)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.revoke(settings.resource, reason, adminKey);
         if (values.json)
@@ -154,30 +160,62 @@ async function revoke(args, io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* binding */ ASK_ONCE_RETRY_MS),
-/* harmony export */   r: () => (/* binding */ cliSession)
+/* harmony export */   ZU: () => (/* binding */ retryWindowMs),
+/* harmony export */   ri: () => (/* binding */ cliSession)
 /* harmony export */ });
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5146);
+/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5146);
 
 
-/** The CLI's lease session: retries of an unreachable plane are said on stderr, never silent. */
+
+/** After the first line, a plane still failing is said at most this often. */
+const STILL_FAILING_EVERY_MS = 60_000;
+/**
+ * The CLI's lease session. An unreachable plane is said at once, once: which URL,
+ * where it came from and whether a kernel runs there; then retried quietly, with
+ * at most a line a minute, never silent for long.
+ */
 function cliSession(settings, io, env) {
-    let lastLineAt = 0;
-    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_0__/* .openSession */ .f)({
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_1__/* .openSession */ .f)({
         ...settings,
         env,
-        onRetry: (event) => {
-            const now = Date.now();
-            if (now - lastLineAt < 4_000 && event.attempt > 1)
-                return;
-            lastLineAt = now;
-            io.err(`lease-gate: plane unreachable (${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error, 200)}), retrying for ${Math.ceil(event.retryForMs / 1_000)} s more`);
-        },
+        onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
     });
+}
+/** The lines of a retried plane: the first failure in full, then one a minute. */
+function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
+    let lastLineAt;
+    return (event) => {
+        const at = now();
+        const left = `${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.retryForMs)}`;
+        if (lastLineAt === undefined) {
+            lastLineAt = at;
+            say(`lease-gate: ${describeFirstFailure(apiUrl, from, event)} Retrying quietly for up to ${left}.`);
+            return;
+        }
+        if (at - lastLineAt < everyMs)
+            return;
+        lastLineAt = at;
+        const what = event.status === undefined ? 'cannot reach' : 'still no answer from';
+        say(`lease-gate: ${what} the plane at ${apiUrl} after ${event.attempt} attempts; retrying for ${left} more.`);
+    };
+}
+function describeFirstFailure(apiUrl, from, event) {
+    // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const source = from ? ` (${from})` : '';
+    return event.status === undefined
+        ? `cannot reach the plane at ${apiUrl}${source}: ${cause}. Is the kernel running there ('lease-gate kernel'), and is that the right URL?`
+        : `the plane at ${apiUrl}${source} answered ${cause}.`;
 }
 /** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
 const ASK_ONCE_RETRY_MS = 10_000;
+/** How long a waiting command retries an unreachable plane: within --wait-timeout. */
+function retryWindowMs(waitTimeoutMs) {
+    return waitTimeoutMs === 0 ? ASK_ONCE_RETRY_MS : waitTimeoutMs;
+}
 
 
 /***/ }),
@@ -187,14 +225,17 @@ const ASK_ONCE_RETRY_MS = 10_000;
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   $4: () => (/* binding */ describeLoss),
+/* harmony export */   $x: () => (/* binding */ describeLapse),
 /* harmony export */   lY: () => (/* binding */ waitNotices),
 /* harmony export */   un: () => (/* binding */ describeLease),
 /* harmony export */   wS: () => (/* binding */ describeWaitState)
 /* harmony export */ });
 /* unused harmony exports formatEpoch, describeHeldBy, describePlace, WAIT_PROGRESS_EVERY_MS */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
-/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(623);
-/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+/* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
+
 
 
 
@@ -206,13 +247,19 @@ function formatEpoch(ms) {
 }
 function describeLease(lease) {
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
-    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+}
+/** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
+function describeLapse(lease, nowMs) {
+    const at = formatEpoch(lease.expiresAtMs).split(' ')[0];
+    const left = lease.expiresAtMs - nowMs;
+    return left > 0 ? `lapses at ${at} (in about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(left)})` : `lapses at ${at}`;
 }
 /** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
     return reserved
-        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(holder)} (next in line)`
-        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(holder)}`;
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)}`;
 }
 /** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
 function describePlace(position, etaMs) {
@@ -235,7 +282,7 @@ function ordinal(n) {
  */
 function describeWaitState(e) {
     if (e.frozen) {
-        const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(e.frozen.message);
+        const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
         // The kernel's message starts "frozen until …"; another plane's may not.
         return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
     }
@@ -247,11 +294,11 @@ function describeLoss(resource, loss) {
     const at = loss.endedAtMs === undefined
         ? formatEpoch(loss.atMs).split(' ')[0]
         : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
-    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.message)}` : '';
-    const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(loss.holder)}.` : '';
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message)}` : '';
+    const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+            return `Lost ${resource} at ${at}: an operator revoked the lease${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .operatorReason */ .FU)(loss.message && (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message))}.${now}`;
         case 'lapsed':
             return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
         case 'released':
@@ -259,13 +306,13 @@ function describeLoss(resource, loss) {
         case 'unknown':
             return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
         case 'lease_held':
-            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_1__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
         case 'replaced':
-            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
         case 'broken_plane':
             return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
         default:
-            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(loss.reason, 100)})${message}.${now}`;
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.reason, 100)})${message}.${now}`;
     }
 }
 /** How often a wait whose holder and place stay the same says it is still waiting. */

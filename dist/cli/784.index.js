@@ -60,7 +60,8 @@ const checkedUrl = (raw) => {
 };
 const originUrl = (what) => schemas/* string */.YjP()
     .refine((v) => (0,plane_url/* parsePlaneUrl */.p)(v).ok, `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`);
-const fileSchema = schemas/* object */.Ikc({
+/** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
+const configFileSchema = schemas/* object */.Ikc({
     appId: schemas/* union */.KCZ([schemas/* number */.aig().int().positive(), schemas/* string */.YjP().regex(/^[1-9]\d{0,19}$/)], {
         error: 'expected the App id, a positive integer',
     }),
@@ -104,7 +105,7 @@ function loadConfig(file, env) {
     catch (error) {
         throw new ConfigError(`Cannot read the config ${file}: ${error.message.split('\n')[0]}. Expected a JSON file.`);
     }
-    const parsed = fileSchema.safeParse(raw);
+    const parsed = configFileSchema.safeParse(raw);
     if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const field = issue.path
@@ -176,8 +177,8 @@ function globToRegExp(glob) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
-// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
-var client = __webpack_require__(1869);
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __webpack_require__(3329);
 // EXTERNAL MODULE: ./src/plane/client.ts
 var plane_client = __webpack_require__(7011);
 // EXTERNAL MODULE: ./src/plane/time.ts
@@ -186,8 +187,8 @@ var time = __webpack_require__(7513);
 var wait = __webpack_require__(4146);
 // EXTERNAL MODULE: ./src/lease/did.ts
 var lease_did = __webpack_require__(623);
-// EXTERNAL MODULE: ./src/lease/errors.ts
-var lease_errors = __webpack_require__(2679);
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
@@ -234,6 +235,8 @@ function mayTakeUp(ownDid, holder) {
     return same && jobOk && new RegExp(`^${APP_NONCE_PREFIX}[1-9]\\d{0,19}$`).test(nonce);
 }
 
+// EXTERNAL MODULE: ./src/plane/errors.ts
+var plane_errors = __webpack_require__(3291);
 ;// CONCATENATED MODULE: ./src/app/events.ts
 
 
@@ -295,6 +298,7 @@ function runIdFromCallback(url, fullName) {
 
 
 
+
 /** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
 const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
@@ -339,7 +343,7 @@ function createGatekeeper(options) {
             await github.token(installation);
         }
         catch (error) {
-            log(`${tag}: dropped: ${(0,lease_errors/* messageOf */.bD)(error)}`);
+            log(`${tag}: dropped: ${(0,src_errors/* errorMessage */.g)(error)}`);
             return;
         }
         const rule = findRule(config.rules, name, event.environment);
@@ -414,7 +418,10 @@ function createGatekeeper(options) {
                 }
                 const why = error instanceof wait/* LeaseRefusedError */.Nf
                     ? `the plane refused ${s.resource}: ${error.reason}`
-                    : `the plane failed: ${(0,lease_errors/* messageOf */.bD)(error)}`;
+                    : error instanceof plane_errors/* KeyRefusedError */.gy && error.status === 403
+                        ? // The kernel's policy or a scoped key: it names what the key may act as.
+                            `the plane does not let this run have ${s.resource}: ${(0,src_errors/* errorMessage */.g)(error)}`
+                        : `the plane failed: ${(0,src_errors/* errorMessage */.g)(error)}`;
                 return await s.review('rejected', `lease-gate: ${why}; not approved.`);
             }
             if (result.outcome === 'cancelled') {
@@ -448,7 +455,7 @@ function createGatekeeper(options) {
         }
         catch (error) {
             const released = await held.release();
-            log(`${s.tag}: approval failed (${(0,lease_errors/* messageOf */.bD)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
+            log(`${s.tag}: approval failed (${(0,src_errors/* errorMessage */.g)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
             return;
         }
         log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}`);
@@ -465,11 +472,16 @@ function createGatekeeper(options) {
             log(`${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`);
             return;
         }
+        // A revoked lease nobody took up yet is given back at once: the next run need not
+        // wait out the kernel's lock-delay for a job that may never start.
+        const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
         const how = kept.ended?.why === 'not-wanted'
             ? 'the take-up grace ended: the job keeps it alive, or it lapses'
-            : kept.lost
-                ? `it ended (${kept.lost.reason}): the job gave it back`
-                : `stopped (${kept.ended?.why ?? 'unknown'})`;
+            : kept.lost?.reason === 'revoked'
+                ? `an operator revoked it: ${(0,lease_escape/* untrusted */.bp)(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
+                : kept.lost
+                    ? `it ended (${kept.lost.reason}): the job gave it back`
+                    : `stopped (${kept.ended?.why ?? 'unknown'})`;
         log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
     }
     function heldReporter(s) {
@@ -483,7 +495,7 @@ function createGatekeeper(options) {
             if (event.holderChanged && config.deploymentStatus) {
                 await github
                     .deploymentStatus(s.installation, s.repo, s.deploymentId, `lease-gate: waiting for ${s.resource}, ${by}`)
-                    .catch((error) => log(`${s.tag}: could not post the waiting status: ${(0,lease_errors/* messageOf */.bD)(error)}`));
+                    .catch((error) => log(`${s.tag}: could not post the waiting status: ${(0,src_errors/* errorMessage */.g)(error)}`));
             }
         };
     }
@@ -504,7 +516,7 @@ function createGatekeeper(options) {
                     return endRun(s.wait);
             }
             catch (error) {
-                log(`${s.tag}: could not check the run's status: ${(0,lease_errors/* messageOf */.bD)(error)}`);
+                log(`${s.tag}: could not check the run's status: ${(0,src_errors/* errorMessage */.g)(error)}`);
             }
         }
     }
@@ -532,7 +544,7 @@ function createGatekeeper(options) {
                 state,
                 comment: comment.slice(0, 1_000),
             })
-                .catch((error) => log(`${tag}: could not send '${state}': ${(0,lease_errors/* messageOf */.bD)(error)}`));
+                .catch((error) => log(`${tag}: could not send '${state}': ${(0,src_errors/* errorMessage */.g)(error)}`));
         };
         return Object.assign(review, { environment });
     }
@@ -678,7 +690,7 @@ function createGitHubApp(options) {
             const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
             if (wait !== undefined)
                 return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
-            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(messageOf(answer.text), 200)}`, answer.status);
+            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(answerMessage(answer.text), 200)}`, answer.status);
         });
     }
     return {
@@ -733,7 +745,7 @@ function retryWait(answer, wallNow, policy, attempt, random) {
         return (0,retry/* backoffMs */.jo)(policy, attempt, random);
     return undefined;
 }
-function messageOf(text) {
+function answerMessage(text) {
     try {
         const body = JSON.parse(text);
         return typeof body.message === 'string' ? body.message : text.slice(0, 200);
@@ -878,6 +890,7 @@ async function startApp(config, options) {
     const plane = (0,plane_client/* createPlaneClient */.ku)({
         apiUrl: config.planeUrl,
         key: config.planeKey,
+        keyHint: "plane.keyFile in the app's config",
         clock,
         sleep,
         random,

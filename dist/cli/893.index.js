@@ -23,8 +23,8 @@ var external_node_fs_ = __webpack_require__(3024);
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
 var schemas = __webpack_require__(4343);
-// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
-var client = __webpack_require__(1869);
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __webpack_require__(3329);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var errors = __webpack_require__(8549);
 // EXTERNAL MODULE: ./src/plane/schema.ts
@@ -127,9 +127,12 @@ var ledger_checkpoint = __webpack_require__(4491);
 var ledger_entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/ledger/merkle.ts
 var merkle = __webpack_require__(9527);
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
+
 /** A bundle that does not verify; the message names the first problem. */
-class BundleError extends Error {
+class BundleError extends src_errors/* LeaseGateError */.e {
     name = 'BundleError';
 }
 
@@ -458,8 +461,10 @@ async function verify(args, io) {
 /* unused harmony exports rawPublicKey, keyId, checkpointBody */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
 
-class CheckpointError extends Error {
+
+class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
     name = 'CheckpointError';
 }
 const ED25519 = 0x01;
@@ -562,9 +567,9 @@ function verifyCheckpoint(text, publicKey) {
 /* harmony export */   Oo: () => (/* binding */ entrySchema),
 /* harmony export */   dj: () => (/* binding */ canonicalJson),
 /* harmony export */   eS: () => (/* binding */ leafBytes),
-/* harmony export */   hB: () => (/* binding */ readEntry),
-/* harmony export */   pf: () => (/* binding */ ENTRY_KINDS)
+/* harmony export */   hB: () => (/* binding */ readEntry)
 /* harmony export */ });
+/* unused harmony export ENTRY_KINDS */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(0);
 
 const ENTRY_KINDS = [

@@ -4,6 +4,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ 6752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
+var __webpack_unused_export__;
 
 
 const Client = __nccwpck_require__(3701)
@@ -31,29 +32,29 @@ const createRedirectInterceptor = __nccwpck_require__(5092)
 
 Object.assign(Dispatcher.prototype, api)
 
-module.exports.Dispatcher = Dispatcher
-module.exports.Client = Client
-module.exports.Pool = Pool
-module.exports.BalancedPool = BalancedPool
-module.exports.Agent = Agent
-module.exports.ProxyAgent = ProxyAgent
-module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
-module.exports.RetryAgent = RetryAgent
-module.exports.RetryHandler = RetryHandler
+__webpack_unused_export__ = Dispatcher
+__webpack_unused_export__ = Client
+__webpack_unused_export__ = Pool
+__webpack_unused_export__ = BalancedPool
+module.exports.g6 = Agent
+__webpack_unused_export__ = ProxyAgent
+module.exports.J2 = EnvHttpProxyAgent
+__webpack_unused_export__ = RetryAgent
+__webpack_unused_export__ = RetryHandler
 
-module.exports.DecoratorHandler = DecoratorHandler
-module.exports.RedirectHandler = RedirectHandler
-module.exports.createRedirectInterceptor = createRedirectInterceptor
-module.exports.interceptors = {
+__webpack_unused_export__ = DecoratorHandler
+__webpack_unused_export__ = RedirectHandler
+__webpack_unused_export__ = createRedirectInterceptor
+__webpack_unused_export__ = {
   redirect: __nccwpck_require__(1514),
   retry: __nccwpck_require__(2026),
   dump: __nccwpck_require__(8060),
   dns: __nccwpck_require__(379)
 }
 
-module.exports.buildConnector = buildConnector
-module.exports.errors = errors
-module.exports.util = {
+__webpack_unused_export__ = buildConnector
+__webpack_unused_export__ = errors
+__webpack_unused_export__ = {
   parseHeaders: util.parseHeaders,
   headerNameToString: util.headerNameToString
 }
@@ -107,11 +108,11 @@ function makeDispatcher (fn) {
   }
 }
 
-module.exports.setGlobalDispatcher = setGlobalDispatcher
-module.exports.getGlobalDispatcher = getGlobalDispatcher
+__webpack_unused_export__ = setGlobalDispatcher
+__webpack_unused_export__ = getGlobalDispatcher
 
 const fetchImpl = (__nccwpck_require__(4398).fetch)
-module.exports.fetch = async function fetch (init, options = undefined) {
+__webpack_unused_export__ = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
   } catch (err) {
@@ -122,57 +123,57 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __nccwpck_require__(660).Headers
-module.exports.Response = __nccwpck_require__(9051).Response
-module.exports.Request = __nccwpck_require__(9967).Request
-module.exports.FormData = __nccwpck_require__(5910).FormData
-module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
-module.exports.FileReader = __nccwpck_require__(8355).FileReader
+/* unused reexport */ __nccwpck_require__(660).Headers
+/* unused reexport */ __nccwpck_require__(9051).Response
+/* unused reexport */ __nccwpck_require__(9967).Request
+/* unused reexport */ __nccwpck_require__(5910).FormData
+__webpack_unused_export__ = globalThis.File ?? (__nccwpck_require__(4573).File)
+/* unused reexport */ __nccwpck_require__(8355).FileReader
 
 const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
-module.exports.setGlobalOrigin = setGlobalOrigin
-module.exports.getGlobalOrigin = getGlobalOrigin
+__webpack_unused_export__ = setGlobalOrigin
+__webpack_unused_export__ = getGlobalOrigin
 
 const { CacheStorage } = __nccwpck_require__(3245)
 const { kConstruct } = __nccwpck_require__(109)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
-module.exports.caches = new CacheStorage(kConstruct)
+__webpack_unused_export__ = new CacheStorage(kConstruct)
 
 const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
 
-module.exports.deleteCookie = deleteCookie
-module.exports.getCookies = getCookies
-module.exports.getSetCookies = getSetCookies
-module.exports.setCookie = setCookie
+__webpack_unused_export__ = deleteCookie
+__webpack_unused_export__ = getCookies
+__webpack_unused_export__ = getSetCookies
+__webpack_unused_export__ = setCookie
 
 const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
 
-module.exports.parseMIMEType = parseMIMEType
-module.exports.serializeAMimeType = serializeAMimeType
+__webpack_unused_export__ = parseMIMEType
+__webpack_unused_export__ = serializeAMimeType
 
 const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
-module.exports.WebSocket = __nccwpck_require__(3726).WebSocket
-module.exports.CloseEvent = CloseEvent
-module.exports.ErrorEvent = ErrorEvent
-module.exports.MessageEvent = MessageEvent
+/* unused reexport */ __nccwpck_require__(3726).WebSocket
+__webpack_unused_export__ = CloseEvent
+__webpack_unused_export__ = ErrorEvent
+__webpack_unused_export__ = MessageEvent
 
-module.exports.request = makeDispatcher(api.request)
-module.exports.stream = makeDispatcher(api.stream)
-module.exports.pipeline = makeDispatcher(api.pipeline)
-module.exports.connect = makeDispatcher(api.connect)
-module.exports.upgrade = makeDispatcher(api.upgrade)
+__webpack_unused_export__ = makeDispatcher(api.request)
+__webpack_unused_export__ = makeDispatcher(api.stream)
+__webpack_unused_export__ = makeDispatcher(api.pipeline)
+__webpack_unused_export__ = makeDispatcher(api.connect)
+__webpack_unused_export__ = makeDispatcher(api.upgrade)
 
-module.exports.MockClient = MockClient
-module.exports.MockPool = MockPool
-module.exports.MockAgent = MockAgent
-module.exports.mockErrors = mockErrors
+__webpack_unused_export__ = MockClient
+__webpack_unused_export__ = MockPool
+__webpack_unused_export__ = MockAgent
+__webpack_unused_export__ = mockErrors
 
 const { EventSource } = __nccwpck_require__(1238)
 
-module.exports.EventSource = EventSource
+__webpack_unused_export__ = EventSource
 
 
 /***/ }),
@@ -241,7 +242,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4660:
+/***/ 2279:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1186,7 +1187,7 @@ module.exports.request = __nccwpck_require__(4043)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(4660)
+module.exports.connect = __nccwpck_require__(2279)
 
 
 /***/ }),
@@ -7904,7 +7905,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 2279:
+/***/ 4660:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -8034,7 +8035,7 @@ module.exports = class FixedQueue {
 
 
 const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(2279)
+const FixedQueue = __nccwpck_require__(4660)
 const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
 const PoolStats = __nccwpck_require__(3246)
 
@@ -23648,7 +23649,7 @@ module.exports = {
 
 
 const { types, inspect } = __nccwpck_require__(7975)
-const { markAsUncloneable } = __nccwpck_require__(8300)
+const { markAsUncloneable } = __nccwpck_require__(5919)
 const { toUSVString } = __nccwpck_require__(3440)
 
 /** @type {import('../../../types/webidl').Webidl} */
@@ -25951,7 +25952,7 @@ module.exports = {
 const { webidl } = __nccwpck_require__(5893)
 const { kEnumerableProperty } = __nccwpck_require__(3440)
 const { kConstruct } = __nccwpck_require__(6443)
-const { MessagePort } = __nccwpck_require__(8300)
+const { MessagePort } = __nccwpck_require__(5919)
 
 /**
  * @see https://html.spec.whatwg.org/multipage/comms.html#messageevent
@@ -27035,7 +27036,7 @@ module.exports = {
 
 const { WebsocketFrameSend } = __nccwpck_require__(3264)
 const { opcodes, sendHints } = __nccwpck_require__(736)
-const FixedQueue = __nccwpck_require__(2279)
+const FixedQueue = __nccwpck_require__(4660)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -28102,6 +28103,125 @@ __webpack_async_result__();
 
 /***/ }),
 
+/***/ 1749:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J6: () => (/* binding */ deployFromFlags),
+/* harmony export */   NL: () => (/* binding */ DEPLOY_OPTIONS),
+/* harmony export */   eQ: () => (/* binding */ DEPLOY_HELP),
+/* harmony export */   ul: () => (/* binding */ DEPLOY_USAGE),
+/* harmony export */   ze: () => (/* binding */ describeDeploy)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1223);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9092);
+
+
+
+/**
+ * The deploy's identity as flags, for CI systems that are not GitHub Actions
+ * (the action reads it from GITHUB_*): sent with `run` and `acquire` lease
+ * requests as the extension fields of plane/deploy.ts, checked here with the
+ * kernel's own schema so a bad value is a usage error naming the flag, not a
+ * 400 from the plane. A plane that does not know them ignores them.
+ */
+const DEPLOY_OPTIONS = {
+    repository: { type: 'string' },
+    workflow: { type: 'string' },
+    ref: { type: 'string' },
+    commit: { type: 'string' },
+    'run-number': { type: 'string' },
+    'run-attempt': { type: 'string' },
+    'run-url': { type: 'string' },
+    queue: { type: 'string' },
+};
+/** The usage line's part for these flags. */
+const DEPLOY_USAGE = '[--repository OWNER/REPO] [--workflow W] [--ref REF] [--commit SHA] [--run-number N] [--run-attempt N] [--run-url URL] [--queue fifo|newest]';
+/** The help's lines for these flags. */
+const DEPLOY_HELP = `  What is deployed (recorded in the grant's ledger entry, shown by status): --repository, --workflow,
+  --ref, --commit (the full SHA), --run-number, --run-attempt, --run-url (https://). --queue newest
+  steps aside when a newer run (higher --run-number) of the same repository, workflow and ref starts
+  waiting ("superseded by …" on stderr); it needs those four flags.`;
+const FLAG_OF = {
+    repository: 'repository',
+    workflow: 'workflow',
+    ref: 'ref',
+    commit: 'commit',
+    runNumber: 'run-number',
+    runAttempt: 'run-attempt',
+    runUrl: 'run-url',
+};
+const shown = (value) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(value, 80);
+/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
+function deployFromFlags(values) {
+    const candidate = {};
+    for (const [key, flag] of Object.entries(FLAG_OF)) {
+        const raw = values[flag];
+        if (raw === undefined)
+            continue;
+        const value = parseField(key, flag, raw);
+        if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR.safeParse({ [key]: value }).success) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .DEPLOY_FORMS */ .sq[key]}.`);
+        }
+        candidate[key] = value;
+    }
+    const deploy = (0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .cleanDeploy */ .ZE)(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR.parse(candidate));
+    const queue = values.queue;
+    if (queue === undefined)
+        return deploy ? { deploy } : {};
+    if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .QUEUE_MODES */ .xZ.includes(queue)) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
+    }
+    if (queue === 'newest') {
+        const missing = ['repository', 'workflow', 'ref', 'runNumber']
+            .filter((key) => deploy?.[key] === undefined)
+            .map((key) => `--${FLAG_OF[key]}`);
+        if (missing.length) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
+        }
+    }
+    return { ...(deploy ? { deploy } : {}), queue: queue };
+}
+function parseField(key, flag, raw) {
+    if (key === 'runNumber' || key === 'runAttempt') {
+        if (!/^\d{1,13}$/.test(raw)) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .DEPLOY_FORMS */ .sq[key]}.`);
+        }
+        return Number(raw);
+    }
+    // Git prints commits in lowercase; one pasted from elsewhere may not be.
+    return key === 'commit' ? raw.toLowerCase() : raw;
+}
+/** "commit abc… of acme/shop on refs/heads/main, run 12 attempt 1: https://…", escaped for a terminal. */
+function describeDeploy(deploy) {
+    const fields = new Map((0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deployEntries */ ._j)(deploy));
+    const parts = [];
+    const commit = fields.get('commit');
+    if (commit !== undefined)
+        parts.push(`commit ${commit}`);
+    const repository = fields.get('repository');
+    if (repository !== undefined)
+        parts.push(`${parts.length ? 'of ' : ''}${repository}`);
+    const workflow = fields.get('workflow');
+    if (workflow !== undefined)
+        parts.push(`workflow ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(String(workflow), 256)}`);
+    const ref = fields.get('ref');
+    if (ref !== undefined)
+        parts.push(`on ${ref}`);
+    const run = fields.get('runNumber');
+    const attempt = fields.get('runAttempt');
+    if (run !== undefined)
+        parts.push(`run ${run}${attempt !== undefined ? ` attempt ${attempt}` : ''}`);
+    else if (attempt !== undefined)
+        parts.push(`attempt ${attempt}`);
+    const url = fields.get('runUrl');
+    return `${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(parts.join(' '), 600)}${url !== undefined ? `: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(String(url), 2048)}` : ''}`;
+}
+
+
+/***/ }),
+
 /***/ 4487:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -28111,14 +28231,10 @@ __nccwpck_require__.d(__webpack_exports__, {
   a: () => (/* binding */ runCli)
 });
 
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __nccwpck_require__(8549);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __nccwpck_require__(1223);
-// EXTERNAL MODULE: ./src/kernel/store-error.ts
-var store_error = __nccwpck_require__(959);
-// EXTERNAL MODULE: ./src/ledger/ledger-error.ts
-var ledger_error = __nccwpck_require__(5919);
 ;// CONCATENATED MODULE: ./src/cli/app-help.ts
 /** `lease-gate app --help`: every setting of the config file (docs/protection-rule.md says why). */
 const APP_HELP = `lease-gate app --config FILE
@@ -28132,7 +28248,7 @@ const APP_HELP = `lease-gate app --config FILE
     githubApiUrl       GitHub's REST API (default https://api.github.com; GHES: https://HOST/api/v3)
     githubServerUrl    the server the runs' DIDs name (default https://github.com: the runner's GITHUB_SERVER_URL)
     plane.url          the plane (the hosted plane or a lease-gate kernel)
-    plane.keyFile      the plane key (default: INTRAMEDIAL_KEY; none only for a plane on loopback)
+    plane.keyFile      the plane key (default: LEASE_GATE_KEY, then INTRAMEDIAL_KEY; none only for a plane on loopback)
     listen.host        address to listen on (default 127.0.0.1; GitHub must reach it, e.g. via a proxy)
     listen.port        port (default 8790; 0 picks a free one)
     listen.path        the webhook path (default /)
@@ -28147,12 +28263,13 @@ const APP_HELP = `lease-gate app --config FILE
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
   read and write, and the events Deployment protection rule and Workflow run.`;
 
+// EXTERNAL MODULE: ./src/cli/deploy-flags.ts
+var deploy_flags = __nccwpck_require__(1749);
 // EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
 var options = __nccwpck_require__(9092);
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"1.0.0"};
 ;// CONCATENATED MODULE: ./src/cli/main.ts
-
 
 
 
@@ -28165,7 +28282,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(0), __nccwpck_require__.e(659)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8659))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(0), __nccwpck_require__.e(162)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6162))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28176,12 +28293,12 @@ const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_
 const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(0), __nccwpck_require__.e(893)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8274))).keygen);
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(0), __nccwpck_require__.e(893)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8274))).ledger);
 const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(0), __nccwpck_require__.e(893)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8274))).verify);
-const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(494)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4494))).keep);
+const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(941)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4941))).keep);
 const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(0), __nccwpck_require__.e(264), __nccwpck_require__.e(146), __nccwpck_require__.e(784)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1784))).app);
 const COMMANDS = {
     kernel: {
         run: kernel,
-        help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--state FILE] [--quiet]
+        help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
   LEASE_GATE_ADMIN_KEY: the key that may revoke.
@@ -28197,14 +28314,16 @@ const COMMANDS = {
   brings the schema up to date.
   --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
   --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
-  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.`,
+  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.
+  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.`,
     },
     acquire: {
         run: acquire,
-        help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json]
+        help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json] ${deploy_flags/* DEPLOY_USAGE */.ul}
   Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
-  taken with acquire: it lapses in 30 s unless renewed. To hold it while a command runs, use run.
-  --wait-timeout 0 asks once (an unreachable plane is retried for up to 10 s, said on stderr).`,
+  taken with acquire: it lapses at the expiry the plane answered (30 s on a default kernel), said on
+  stderr. To hold it while a command runs, use run. --wait-timeout 0 asks once.
+${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, acquire exits 1: nothing is held.`,
     },
     release: {
         run: release,
@@ -28213,7 +28332,7 @@ const COMMANDS = {
     },
     run: {
         run: runCommand,
-        help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] -- <command> [args...]
+        help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] ${deploy_flags/* DEPLOY_USAGE */.ul} -- <command> [args...]
   Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
   The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
   lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
@@ -28221,7 +28340,8 @@ const COMMANDS = {
   the command exits leaving children) the group gets SIGTERM, then SIGKILL 10 s later. On a kernel it
   keeps a watch on its lease, so a revoke stops the group at once; the kernel grants the resource to
   the next agent only once run gave it back (after the group is gone) or the kernel's lock-delay
-  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).`,
+  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).
+${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the command (as the action succeeds).`,
     },
     keygen: {
         run: keygen,
@@ -28278,7 +28398,8 @@ ${Object.values(COMMANDS)
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
 LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to INTRAMEDIAL_API_URL or
 https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
-An unreachable plane is retried for up to 30 s (10 s with --wait-timeout 0), with a line on stderr.
+An unreachable plane is said at once on stderr (the URL, where it came from), then retried quietly
+within --wait-timeout (10 s with --wait-timeout 0; 30 s for the other commands), a line a minute.
 Exit codes: 0 done, 1 refused, timed out, lost or the plane failed, 2 usage,
 128+N when stopped by signal N (run: the command's own code, or 128+N for its signal).
 lease-gate --version prints the version.`;
@@ -28318,26 +28439,9 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
         return options/* EXIT */.dc.refused;
     }
 }
-/**
- * One line for any failure, never a stack: ours are written for people;
- * system errors (a port in use, a missing file or directory, a refused
- * connection) keep their message, which names the path or address.
- */
+/** One line for any failure, never a stack (errorMessage()), escaped for the terminal. */
 function describeFailure(error) {
-    if (error instanceof errors/* LeaseGateError */.e ||
-        error instanceof store_error/* StoreError */.A ||
-        error instanceof ledger_error/* LedgerError */.o) {
-        return (0,lease_escape/* untrusted */.bp)(error.message, 1_000);
-    }
-    const err = error;
-    const hints = {
-        EADDRINUSE: ' (the port is in use: pick another with --port, or 0 for a free one)',
-        ENOENT: ' (no such file or directory)',
-        ECONNREFUSED: ' (nothing listens there: is the kernel running?)',
-        EACCES: ' (permission denied)',
-    };
-    const message = error instanceof Error ? error.message : String(error);
-    return (0,lease_escape/* untrusted */.bp)(`${message.split('\n')[0]}${(err?.code && hints[err.code]) || ''}`, 1_000);
+    return (0,lease_escape/* untrusted */.bp)((0,errors/* errorMessage */.g)(error), 1_000);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/entry.ts
@@ -28376,14 +28480,14 @@ __nccwpck_require__.d(__webpack_exports__, {
   iz: () => (/* binding */ stdio)
 });
 
-// UNUSED EXPORTS: defaultCliDid
+// UNUSED EXPORTS: apiUrlSource, defaultCliDid
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __nccwpck_require__(8549);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
 // EXTERNAL MODULE: ./src/lease/did.ts
 var did = __nccwpck_require__(623);
 // EXTERNAL MODULE: ./src/lease/errors.ts
@@ -28490,7 +28594,8 @@ function parse(args, options, allowPositionals = false) {
         return (0,external_node_util_.parseArgs)({ args, options, allowPositionals, strict: true });
     }
     catch (error) {
-        throw new UsageError(String(error.message).split('\n')[0]);
+        // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
+        throw new UsageError((0,errors/* errorMessage */.g)(error));
     }
 }
 /**
@@ -28520,6 +28625,14 @@ function pick(flag, value, env, envName, fallback) {
         return { value: fromEnv, from: `${envName} (environment)` };
     return { value: fallback, from: `--${flag} (default)` };
 }
+/** Where `--api-url`'s value came from, in the words the unreachable-plane line uses. */
+function apiUrlSource(values, env) {
+    if (values['api-url'] !== undefined)
+        return 'from --api-url';
+    if (env.INTRAMEDIAL_API_URL)
+        return 'from the environment variable INTRAMEDIAL_API_URL';
+    return 'the default: no --api-url, no INTRAMEDIAL_API_URL';
+}
 /** Flags and environment → the session's settings; messages name the flag or variable. */
 function settingsFromFlags(values, env) {
     const fixed = (value) => ({ value, from: 'default' });
@@ -28537,7 +28650,8 @@ function settingsFromFlags(values, env) {
             keepAlive: fixed('true'),
             dryRun: fixed('false'),
         }, bearer ? 'never' : 'unless-loopback');
-        return bearer ? { ...settings, bearer } : settings;
+        const apiUrlFrom = apiUrlSource(values, env);
+        return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
     }
     catch (error) {
         if (error instanceof lease_errors/* SettingsError */.GN)
@@ -28549,6 +28663,56 @@ const stdio = {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
 };
+
+
+/***/ }),
+
+/***/ 3916:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ LeaseGateError),
+/* harmony export */   g: () => (/* binding */ errorMessage)
+/* harmony export */ });
+/**
+ * The one base of every error lease-gate means a person to read, and the one
+ * function that turns any error into the line a person sees.
+ *
+ * A LeaseGateError's message is written for people (what failed, what to do)
+ * and printed as it is, never with a stack; `code` is stable, for code that
+ * decides on the kind of failure, and `cause` (ES2022) keeps the error it wraps.
+ */
+class LeaseGateError extends Error {
+    name = 'LeaseGateError';
+    code;
+    constructor(message, options = {}) {
+        super(message, 'cause' in options ? { cause: options.cause } : undefined);
+        this.code = options.code ?? 'lease-gate';
+    }
+}
+/** What a person can do about the system errors a face meets most. */
+const HINTS = {
+    EADDRINUSE: ' (the port is in use: pick another with --port, or 0 for a free one)',
+    ENOENT: ' (no such file or directory)',
+    ECONNREFUSED: ' (nothing listens there: is the kernel running?)',
+    EACCES: ' (permission denied)',
+};
+/**
+ * One line for any error: ours as written; an error of the system or of a driver (it
+ * carries a string `code`: a port in use, a missing file, a refused connection, a
+ * PostgreSQL error) by its first line, which names the path, address or reason, with a
+ * hint for the common ones; anything else named as unexpected. Callers that print to a
+ * log or a terminal still escape it (untrusted(), logLine()).
+ */
+function errorMessage(error) {
+    if (error instanceof LeaseGateError)
+        return error.message;
+    const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    const code = error?.code;
+    if (typeof code === 'string')
+        return `${text}${HINTS[code] ?? ''}`;
+    return `Unexpected error: ${text}`;
+}
 
 
 /***/ }),
@@ -28590,27 +28754,16 @@ function formatDuration(ms) {
 
 /***/ }),
 
-/***/ 1869:
+/***/ 3329:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  u: () => (/* binding */ createHttpClient)
-});
-
-// UNUSED EXPORTS: MAX_ANSWER_BYTES
-
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-// EXTERNAL MODULE: ./src/http/undici-lean.cjs
-var undici_lean = __nccwpck_require__(2136);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __nccwpck_require__(8549);
-// EXTERNAL MODULE: ./src/http/loopback.ts
-var loopback = __nccwpck_require__(507);
-;// CONCATENATED MODULE: ./src/http/client.ts
-
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   u: () => (/* binding */ createHttpClient)
+/* harmony export */ });
+/* unused harmony export MAX_ANSWER_BYTES */
+/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6752);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8549);
+/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(507);
 
 
 
@@ -28625,23 +28778,7 @@ function proxyEnv(env) {
         noProxy: pick('NO_PROXY'),
     };
 }
-/**
- * undici parses HTTP with WebAssembly (llhttp), compiled on the first connection by V8's
- * baseline compiler and then again by its optimizing one in background threads. For the few
- * small answers a step or the keeper reads, the second compile only costs: measured ~80 ms
- * of CPU at each step's start on two busy cores, and ~30 MB of the keeper's peak RSS. Set
- * before undici compiles its parser; V8 reads these flags when it compiles a module.
- */
-let baselineWasmOnly = false;
-function keepWasmOnBaseline() {
-    if (baselineWasmOnly)
-        return;
-    baselineWasmOnly = true;
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-dynamic-tiering');
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-tier-up');
-}
 function createHttpClient(options = {}) {
-    keepWasmOnBaseline();
     const env = options.env ?? process.env;
     const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
     const agentOptions = {
@@ -28651,23 +28788,23 @@ function createHttpClient(options = {}) {
         keepAliveTimeout: 4_000,
     };
     const proxies = proxyEnv(env);
-    const direct = new undici_lean.Agent(agentOptions);
+    const direct = new undici__WEBPACK_IMPORTED_MODULE_0__/* .Agent */ .g6(agentOptions);
     // Loopback is decided here, by the same test that allows plain http: to it, and not
     // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
     const proxied = proxies.httpProxy || proxies.httpsProxy
-        ? new undici_lean.EnvHttpProxyAgent({
+        ? new undici__WEBPACK_IMPORTED_MODULE_0__/* .EnvHttpProxyAgent */ .J2({
             ...agentOptions,
             httpProxy: proxies.httpProxy || undefined,
             httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct;
+    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_2__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
     let closed = false;
     async function send(req) {
         const call = `[${req.method}] "${req.url}"`;
         if (closed)
-            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, 'cancelled', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: the HTTP client is closed`, 'cancelled', call);
         const timeoutMs = req.timeoutMs ?? headersTimeout;
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -28687,14 +28824,14 @@ function createHttpClient(options = {}) {
             return { status: answer.statusCode, headers: answer.headers, text };
         }
         catch (error) {
-            if (error instanceof errors/* HttpError */.j)
+            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j)
                 throw error;
             if (req.signal?.aborted)
-                throw new errors/* HttpError */.j(`${call}: cancelled`, 'cancelled', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: cancelled`, 'cancelled', call);
             if (timeout.aborted || isTimeout(error)) {
-                throw new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
             }
-            throw new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, 'network', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
         }
     }
     return {
@@ -28703,7 +28840,7 @@ function createHttpClient(options = {}) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
                 const call = `[GET] "${url}"`;
-                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
             }
             return answer.text;
         },
@@ -28722,7 +28859,7 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
         }
         chunks.push(chunk);
     }
@@ -28751,19 +28888,14 @@ function describeNetworkError(error) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* binding */ LeaseGateError),
+/* harmony export */   e: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_0__.e),
 /* harmony export */   j: () => (/* binding */ HttpError)
 /* harmony export */ });
-/**
- * The one base of every error lease-gate means a person to read: its message is
- * written for them (what failed, what to do), so the faces print it as it is,
- * on one line, and never a stack.
- */
-class LeaseGateError extends Error {
-    name = 'LeaseGateError';
-}
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+
+
 /** The one error of the HTTP client: the exchange did not complete. */
-class HttpError extends LeaseGateError {
+class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
     failure;
     call;
     name = 'HttpError';
@@ -28771,8 +28903,8 @@ class HttpError extends LeaseGateError {
     /** What went wrong, for callers that decide on it (retry, cancel). */
     failure, 
     /** `[METHOD] "url"`, for messages. */
-    call) {
-        super(message);
+    call, cause) {
+        super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
         this.failure = failure;
         this.call = call;
     }
@@ -28795,20 +28927,6 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
  */
 function isLoopbackHost(hostname) {
     return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-
-/***/ }),
-
-/***/ 959:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   A: () => (/* binding */ StoreError)
-/* harmony export */ });
-/** A store that cannot read or persist: the kernel answers 503 and leaves memory unchanged. */
-class StoreError extends Error {
-    name = 'StoreError';
 }
 
 
@@ -28943,27 +29061,19 @@ function shortHolder(did) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   GN: () => (/* binding */ SettingsError),
-/* harmony export */   bD: () => (/* binding */ messageOf)
+/* harmony export */   GN: () => (/* binding */ SettingsError)
 /* harmony export */ });
 /* unused harmony export HelperError */
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 
 
 /** A bad setting: the message names where the value came from and the accepted form. */
-class SettingsError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
     name = 'SettingsError';
 }
 /** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
 class HelperError extends (/* unused pure expression or super */ null && (LeaseGateError)) {
     name = 'HelperError';
-}
-/** A message for a person: ours as written, anything else named as unexpected (one line). */
-function messageOf(error) {
-    if (error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}`;
 }
 
 
@@ -29024,7 +29134,7 @@ function escapeHtml(text) {
 /* unused harmony exports DEFAULT_AUDIENCE, tokenExpiryMs, runnerCanIssue */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1869);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
 /* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 
@@ -29139,15 +29249,110 @@ function givenTokenSource(file, env) {
 
 /***/ }),
 
-/***/ 5919:
+/***/ 6115:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   o: () => (/* binding */ LedgerError)
+/* harmony export */   D5: () => (/* binding */ leaseExtensionSchema),
+/* harmony export */   I0: () => (/* binding */ supersededSchema),
+/* harmony export */   Xm: () => (/* binding */ queueSchema),
+/* harmony export */   ZE: () => (/* binding */ cleanDeploy),
+/* harmony export */   _j: () => (/* binding */ deployEntries),
+/* harmony export */   sq: () => (/* binding */ DEPLOY_FORMS),
+/* harmony export */   xZ: () => (/* binding */ QUEUE_MODES),
+/* harmony export */   zR: () => (/* binding */ deploySchema)
 /* harmony export */ });
-/** A ledger that cannot be appended to, sealed or read back as asked. */
-class LedgerError extends Error {
-    name = 'LedgerError';
+/* unused harmony exports REPOSITORY_PATTERN, COMMIT_PATTERN, isRunUrl */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4343);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3759);
+
+/**
+ * What a lease request may say of the deploy it gates: extension fields of
+ * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
+ * not document them and ignores unknown fields; the bundled kernel validates
+ * them (a bad field is a 400 naming it), records them in the grant's ledger
+ * entry, supersedes waiting runs by them and answers the last grant's deploy
+ * of the same repository (`previous`) with a grant. Every field is optional:
+ * a CI system that knows no run number still names its commit.
+ */
+const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
+const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Printable ASCII without spaces, as git refs are. */
+const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
+// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
+const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+const DEPLOY_FORMS = {
+    repository: 'owner/repo',
+    workflow: 'one line of 1 to 256 characters',
+    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
+    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
+    runNumber: 'a whole number from 1 to 10^12',
+    runAttempt: 'a whole number from 1 to 10^6',
+    runUrl: 'an https:// URL of at most 2048 characters',
+};
+const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._regex */ .Fk(pattern, `expected ${form}`));
+const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const isRunUrl = (value) => {
+    if (value.length > 2048)
+        return false;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' && url.username === '' && url.password === '';
+    }
+    catch {
+        return false;
+    }
+};
+/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
+const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+});
+/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
+const QUEUE_MODES = ['fifo', 'newest'];
+const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(QUEUE_MODES);
+/** The extension fields of a lease request body, as the kernel reads them. */
+const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(deploySchema),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(queueSchema),
+});
+/** A kernel's answer to a waiter a newer run of its lane took the place of. */
+const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('superseded'),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(2048)),
+});
+/** The commit list in a fixed order, so a ledger line and a console row read the same. */
+function deployEntries(deploy) {
+    const keys = [
+        'repository',
+        'workflow',
+        'ref',
+        'commit',
+        'runNumber',
+        'runAttempt',
+        'runUrl',
+    ];
+    const out = [];
+    for (const key of keys) {
+        const value = deploy[key];
+        if (value !== undefined)
+            out.push([key, value]);
+    }
+    return out;
+}
+/** A plain copy with only the known fields (what the kernel keeps and records). */
+function cleanDeploy(deploy) {
+    const out = {};
+    for (const [key, value] of deployEntries(deploy))
+        out[key] = value;
+    return Object.keys(out).length ? out : undefined;
 }
 
 
@@ -29184,8 +29389,10 @@ class LedgerError extends Error {
 /* harmony export */   xX: () => (/* binding */ grantedSchema)
 /* harmony export */ });
 /* unused harmony exports DID_PATTERN, MAX_DID_LENGTH, MAX_EPOCH_MS, MAX_WAIT_MS */
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4343);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3759);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4343);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3759);
+/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
+
 
 /**
  * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
@@ -29222,75 +29429,77 @@ const MAX_EPOCH_MS = 8.64e15;
 /** No plane back-off is longer than a day; longer is a broken answer. */
 const MAX_WAIT_MS = 86_400_000;
 const MAX_TEXT = 1_000;
-const did = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isDid, `expected ${DID_FORM}`));
-const shortText = (max) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()
-    .check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1, 'expected a non-empty string'), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(max, `expected at most ${max} characters`));
-const boundedNumber = (min, max, what) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
-const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
+const did = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(isDid, `expected ${DID_FORM}`));
+const shortText = (max) => zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()
+    .check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._minLength */ .m9(1, 'expected a non-empty string'), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(max, `expected at most ${max} characters`));
+const boundedNumber = (min, max, what) => zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
+const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     id: shortText(256),
     resource: shortText(256),
     holder: did,
     expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
     /** Only the bundled kernel promises a fencing token. */
-    fence: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(Number.isInteger, 'expected a whole number'))),
+    fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(Number.isInteger, 'expected a whole number'))),
+    /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR), undefined)),
 });
-const grantedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(true), lease: leaseSchema });
-const heldSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('lease_held'),
+const grantedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true), lease: leaseSchema });
+const heldSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('lease_held'),
     holder: did,
-    reserved: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY()),
-    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
-    position: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
+    reserved: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY()),
+    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
+    position: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
     /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
-    etaMs: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+    etaMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
 });
 /** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
-const frozenSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('frozen'),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
-    until: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
-    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
-    position: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
+const frozenSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('frozen'),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
+    position: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
 });
-const revokedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('revoked'),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(did),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+const revokedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('revoked'),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(did),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
 });
-const otherRefusalSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
+const otherRefusalSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
     reason: shortText(200),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
 });
-const releaseAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    releasedIds: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .array */ .YOg(shortText(256)).check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(100, 'expected at most 100 ids')),
+const releaseAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    releasedIds: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(shortText(256)).check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(100, 'expected at most 100 ids')),
 });
-const statusAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(true),
-    lease: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullable */ .mee(leaseSchema),
+const statusAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
+    lease: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(leaseSchema),
 });
-const revokeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(true),
-    revoked: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+const revokeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
+    revoked: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
 });
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
-const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(true),
-    ended: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(shortText(200)),
-    endedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP()),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(did),
+const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
+    ended: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(shortText(200)),
+    endedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(did),
 });
-const freezeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(true),
-    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
-    until: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+const freezeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
+    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+    until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
     /** Whether the command changed anything (unfreezing what was not frozen does not). */
-    changed: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .boolean */ .zMY(),
+    changed: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {
@@ -29543,7 +29752,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/ty
 
 /***/ }),
 
-/***/ 8300:
+/***/ 5919:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
@@ -29596,87 +29805,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types");
-
-/***/ }),
-
-/***/ 2136:
-/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
-
-
-// What the bundles import as 'undici' (tsconfig.json "paths", which ncc follows for every
-// module it bundles, @actions/http-client's included). undici's index evaluates all of
-// undici — fetch, WebSocket, caches, mocks — on every step's start; lease-gate needs its
-// agents and Dispatcher#request. Those load now; every other export loads the whole index
-// on first use (octokit's fetch, a proxy agent for @actions/http-client).
-const Dispatcher = __nccwpck_require__(883);
-const api = __nccwpck_require__(6615);
-
-// The index adds request(), stream(), … to every dispatcher; so do we, as it would.
-Object.assign(Dispatcher.prototype, api);
-
-const eager = {
-  Agent: () => __nccwpck_require__(7405),
-  Dispatcher: () => Dispatcher,
-};
-const full = () => __nccwpck_require__(6752);
-// undici's export names, written out so that Node's import of this file from ESM (tsx runs
-// src/ in tests) finds them; each becomes a getter below.
-exports.Dispatcher =
-  exports.Client =
-  exports.Pool =
-  exports.BalancedPool =
-  exports.Agent =
-  exports.ProxyAgent =
-  exports.EnvHttpProxyAgent =
-  exports.RetryAgent =
-  exports.RetryHandler =
-  exports.DecoratorHandler =
-  exports.RedirectHandler =
-  exports.createRedirectInterceptor =
-  exports.interceptors =
-  exports.buildConnector =
-  exports.errors =
-  exports.util =
-  exports.setGlobalDispatcher =
-  exports.getGlobalDispatcher =
-  exports.fetch =
-  exports.Headers =
-  exports.Response =
-  exports.Request =
-  exports.FormData =
-  exports.File =
-  exports.FileReader =
-  exports.setGlobalOrigin =
-  exports.getGlobalOrigin =
-  exports.caches =
-  exports.deleteCookie =
-  exports.getCookies =
-  exports.getSetCookies =
-  exports.setCookie =
-  exports.parseMIMEType =
-  exports.serializeAMimeType =
-  exports.WebSocket =
-  exports.CloseEvent =
-  exports.ErrorEvent =
-  exports.MessageEvent =
-  exports.request =
-  exports.stream =
-  exports.pipeline =
-  exports.connect =
-  exports.upgrade =
-  exports.MockClient =
-  exports.MockPool =
-  exports.MockAgent =
-  exports.mockErrors =
-  exports.EventSource =
-    undefined;
-for (const name of Object.keys(exports)) {
-  Object.defineProperty(exports, name, {
-    enumerable: true,
-    get: () => (eager[name] ?? (() => full()[name]))(),
-  });
-}
-
 
 /***/ }),
 
@@ -36009,6 +36137,7 @@ function constantCatch(value) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Ikc: () => (/* binding */ object),
 /* harmony export */   L5J: () => (/* binding */ unknown),
+/* harmony export */   MfU: () => (/* binding */ _catch),
 /* harmony export */   YOg: () => (/* binding */ array),
 /* harmony export */   YPB: () => (/* binding */ refine),
 /* harmony export */   YjP: () => (/* binding */ string),
@@ -36019,7 +36148,7 @@ function constantCatch(value) {
 /* harmony export */   mee: () => (/* binding */ nullable),
 /* harmony export */   zMY: () => (/* binding */ boolean)
 /* harmony export */ });
-/* unused harmony exports ZodMiniType, ZodMiniString, ZodMiniStringFormat, ZodMiniEmail, email, ZodMiniGUID, guid, ZodMiniUUID, uuid, uuidv4, uuidv6, uuidv7, ZodMiniURL, url, httpUrl, ZodMiniEmoji, emoji, ZodMiniNanoID, nanoid, ZodMiniCUID, cuid, ZodMiniCUID2, cuid2, ZodMiniULID, ulid, ZodMiniXID, xid, ZodMiniKSUID, ksuid, ZodMiniIPv4, ipv4, ZodMiniIPv6, ipv6, ZodMiniCIDRv4, cidrv4, ZodMiniCIDRv6, cidrv6, ZodMiniMAC, mac, ZodMiniBase64, base64, ZodMiniBase64URL, base64url, ZodMiniE164, e164, ZodMiniCreditCard, creditCard, ZodMiniIBAN, iban, ZodMiniJWT, jwt, ZodMiniCustomStringFormat, stringFormat, hostname, hex, currencyCode, hash, ZodMiniNumber, ZodMiniNumberFormat, int, float32, float64, int32, uint32, ZodMiniBoolean, ZodMiniBigInt, bigint, ZodMiniBigIntFormat, int64, uint64, ZodMiniSymbol, symbol, ZodMiniUndefined, undefined, ZodMiniNull, null, ZodMiniAny, any, ZodMiniUnknown, ZodMiniNever, never, ZodMiniVoid, void, ZodMiniDate, date, ZodMiniArray, keyof, ZodMiniObject, strictObject, looseObject, extend, safeExtend, merge, pick, omit, partial, exactPartial, required, catchall, ZodMiniUnion, union, ZodMiniXor, xor, ZodMiniDiscriminatedUnion, discriminatedUnion, ZodMiniIntersection, intersection, ZodMiniTuple, tuple, ZodMiniRecord, record, partialRecord, looseRecord, ZodMiniMap, map, ZodMiniSet, set, ZodMiniEnum, nativeEnum, ZodMiniLiteral, ZodMiniFile, file, ZodMiniTransform, transform, ZodMiniOptional, ZodMiniExactOptional, exactOptional, ZodMiniNullable, nullish, ZodMiniDefault, _default, ZodMiniPrefault, prefault, ZodMiniNonOptional, nonoptional, ZodMiniSuccess, success, ZodMiniCatch, catch, ZodMiniNaN, nan, ZodMiniPipe, pipe, ZodMiniCodec, codec, invertCodec, ZodMiniReadonly, readonly, ZodMiniTemplateLiteral, templateLiteral, ZodMiniLazy, lazy, ZodMiniPromise, promise, ZodMiniCustom, check, custom, superRefine, describe, meta, instanceof, stringbool, json, ZodMiniFunction, _function, function */
+/* unused harmony exports ZodMiniType, ZodMiniString, ZodMiniStringFormat, ZodMiniEmail, email, ZodMiniGUID, guid, ZodMiniUUID, uuid, uuidv4, uuidv6, uuidv7, ZodMiniURL, url, httpUrl, ZodMiniEmoji, emoji, ZodMiniNanoID, nanoid, ZodMiniCUID, cuid, ZodMiniCUID2, cuid2, ZodMiniULID, ulid, ZodMiniXID, xid, ZodMiniKSUID, ksuid, ZodMiniIPv4, ipv4, ZodMiniIPv6, ipv6, ZodMiniCIDRv4, cidrv4, ZodMiniCIDRv6, cidrv6, ZodMiniMAC, mac, ZodMiniBase64, base64, ZodMiniBase64URL, base64url, ZodMiniE164, e164, ZodMiniCreditCard, creditCard, ZodMiniIBAN, iban, ZodMiniJWT, jwt, ZodMiniCustomStringFormat, stringFormat, hostname, hex, currencyCode, hash, ZodMiniNumber, ZodMiniNumberFormat, int, float32, float64, int32, uint32, ZodMiniBoolean, ZodMiniBigInt, bigint, ZodMiniBigIntFormat, int64, uint64, ZodMiniSymbol, symbol, ZodMiniUndefined, undefined, ZodMiniNull, null, ZodMiniAny, any, ZodMiniUnknown, ZodMiniNever, never, ZodMiniVoid, void, ZodMiniDate, date, ZodMiniArray, keyof, ZodMiniObject, strictObject, looseObject, extend, safeExtend, merge, pick, omit, partial, exactPartial, required, catchall, ZodMiniUnion, union, ZodMiniXor, xor, ZodMiniDiscriminatedUnion, discriminatedUnion, ZodMiniIntersection, intersection, ZodMiniTuple, tuple, ZodMiniRecord, record, partialRecord, looseRecord, ZodMiniMap, map, ZodMiniSet, set, ZodMiniEnum, nativeEnum, ZodMiniLiteral, ZodMiniFile, file, ZodMiniTransform, transform, ZodMiniOptional, ZodMiniExactOptional, exactOptional, ZodMiniNullable, nullish, ZodMiniDefault, _default, ZodMiniPrefault, prefault, ZodMiniNonOptional, nonoptional, ZodMiniSuccess, success, ZodMiniCatch, ZodMiniNaN, nan, ZodMiniPipe, pipe, ZodMiniCodec, codec, invertCodec, ZodMiniReadonly, readonly, ZodMiniTemplateLiteral, templateLiteral, ZodMiniLazy, lazy, ZodMiniPromise, promise, ZodMiniCustom, check, custom, superRefine, describe, meta, instanceof, stringbool, json, ZodMiniFunction, _function, function */
 /* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8532);
 /* harmony import */ var _core_index_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6985);
 /* harmony import */ var _core_util_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4723);
@@ -36839,16 +36968,16 @@ function success(innerType) {
         innerType: innerType,
     });
 }
-const ZodMiniCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniCatch", (inst, def) => {
-    core.$ZodCatch.init(inst, def);
+const ZodMiniCatch = /*@__PURE__*/ _core_index_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("ZodMiniCatch", (inst, def) => {
+    _core_index_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCatch */ .t$.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function _catch(innerType, catchValue) {
     return new ZodMiniCatch({
         type: "catch",
         innerType: innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : core.util.constantCatch(catchValue)),
+        catchValue: (typeof catchValue === "function" ? catchValue : _core_util_js__WEBPACK_IMPORTED_MODULE_2__/* .constantCatch */ .SS(catchValue)),
     });
 }
 

@@ -520,7 +520,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4660:
+/***/ 2279:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1465,7 +1465,7 @@ module.exports.request = __nccwpck_require__(4043)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(4660)
+module.exports.connect = __nccwpck_require__(2279)
 
 
 /***/ }),
@@ -8183,7 +8183,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 2279:
+/***/ 4660:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -8313,7 +8313,7 @@ module.exports = class FixedQueue {
 
 
 const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(2279)
+const FixedQueue = __nccwpck_require__(4660)
 const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
 const PoolStats = __nccwpck_require__(3246)
 
@@ -27314,7 +27314,7 @@ module.exports = {
 
 const { WebsocketFrameSend } = __nccwpck_require__(3264)
 const { opcodes, sendHints } = __nccwpck_require__(736)
-const FixedQueue = __nccwpck_require__(2279)
+const FixedQueue = __nccwpck_require__(4660)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -28368,7 +28368,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1679:
+/***/ 9461:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28395,7 +28395,7 @@ function parseDuration(raw) {
     return ms <= MAX_DURATION_MS ? ms : undefined;
 }
 /** `1m 30s`-style text for logs. */
-function formatDuration(ms) {
+function duration_formatDuration(ms) {
     if (ms < 1_000)
         return `${Math.round(ms)}ms`;
     const totalSeconds = Math.round(ms / 1_000);
@@ -28474,10 +28474,15 @@ class LeaseRevokedError extends LeaseRefusedError {
     operatorMessage;
     name = 'LeaseRevokedError';
     constructor(resource, operatorMessage) {
-        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator: ${operatorMessage}`);
+        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator${wait_operatorReason(operatorMessage)}`);
         this.resource = resource;
         this.operatorMessage = operatorMessage;
     }
+}
+/** ": <reason>" for a revoke's message, or nothing when it only repeats "revoked by an operator". */
+function wait_operatorReason(message) {
+    const said = (message ?? '').trim();
+    return said === '' || /^revoked( by an operator)?\.?$/i.test(said) ? '' : `: ${said}`;
 }
 /** A plane that names no back-off must not be hammered. */
 const MIN_SLEEP_MS = 100;
@@ -28804,6 +28809,22 @@ function helperEnv(key, env = process.env) {
     else
         delete out.INTRAMEDIAL_KEY;
     return out;
+}
+
+;// CONCATENATED MODULE: ./src/fs/atomic.ts
+
+/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
+function atomic_writeFileAtomic(path, text) {
+    const temp = `${path}.${process.pid}.tmp`;
+    const fd = (0,external_node_fs_.openSync)(temp, 'w', 0o600);
+    try {
+        (0,external_node_fs_.writeSync)(fd, text);
+        (0,external_node_fs_.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    (0,external_node_fs_.renameSync)(temp, path);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -31271,10 +31292,10 @@ const $ZodAny = /*@__PURE__*/ (/* unused pure expression or super */ null && (co
     $ZodType.init(inst, def);
     inst._zod.parse = (payload) => payload;
 })));
-const $ZodUnknown = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodUnknown", (inst, def) => {
+const $ZodUnknown = /*@__PURE__*/ $constructor("$ZodUnknown", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload) => payload;
-})));
+});
 const $ZodNever = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNever", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -32766,17 +32787,17 @@ function handleCatchResult(payload, result, def, ctx) {
         ...result,
         value: payload.value,
         error: {
-            issues: result.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
+            issues: result.issues.map((iss) => finalizeIssue(iss, ctx, config())),
         },
         input: payload.value,
     });
     return payload;
 }
-const $ZodCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCatch", (inst, def) => {
+const $ZodCatch = /*@__PURE__*/ $constructor("$ZodCatch", (inst, def) => {
     $ZodType.init(inst, def);
-    util.defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-    util.defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-    util.defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
+    defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
+    defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
+    defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
     inst._zod.parse = (payload, ctx) => {
         if (ctx.direction === "backward") {
             return def.innerType._zod.run(payload, ctx);
@@ -32788,7 +32809,7 @@ const $ZodCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (
         }
         return handleCatchResult(payload, result, def, ctx);
     };
-})));
+});
 const $ZodNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNaN", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _ctx) => {
@@ -35143,13 +35164,13 @@ const ZodMiniAny = /*@__PURE__*/ (/* unused pure expression or super */ null && 
 function any() {
     return core._any(ZodMiniAny);
 }
-const ZodMiniUnknown = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniUnknown", (inst, def) => {
-    core.$ZodUnknown.init(inst, def);
+const ZodMiniUnknown = /*@__PURE__*/ $constructor("ZodMiniUnknown", (inst, def) => {
+    $ZodUnknown.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function unknown() {
-    return core._unknown(ZodMiniUnknown);
+    return _unknown(ZodMiniUnknown);
 }
 const ZodMiniNever = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniNever", (inst, def) => {
     core.$ZodNever.init(inst, def);
@@ -35564,16 +35585,16 @@ function success(innerType) {
         innerType: innerType,
     });
 }
-const ZodMiniCatch = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniCatch", (inst, def) => {
-    core.$ZodCatch.init(inst, def);
+const ZodMiniCatch = /*@__PURE__*/ $constructor("ZodMiniCatch", (inst, def) => {
+    $ZodCatch.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function schemas_catch(innerType, catchValue) {
     return new ZodMiniCatch({
         type: "catch",
         innerType: innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : core.util.constantCatch(catchValue)),
+        catchValue: (typeof catchValue === "function" ? catchValue : constantCatch(catchValue)),
     });
 }
 
@@ -35753,23 +35774,153 @@ function _function(params) {
 }
 
 
-;// CONCATENATED MODULE: ./src/fs/atomic.ts
+;// CONCATENATED MODULE: ./src/gate/keeper-status.ts
 
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function atomic_writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = (0,external_node_fs_.openSync)(temp, 'w', 0o600);
+/**
+ * What the keeper has seen, as its status file carries it across the process
+ * boundary: one schema, and the types are what it parses (post, `run` and the
+ * keeper itself read and write it through this).
+ */
+const keeper_status_text = schemas_string().check(_maxLength(2_000));
+const at = schemas_number().check(refine(Number.isFinite));
+const keepEnds = [
+    'stopped',
+    'lifetime',
+    'parent-gone',
+    'lost',
+    'key-refused',
+    'not-wanted',
+];
+const lossSchema = object({
+    /** When we learned of it (wall clock). */
+    atMs: at,
+    /** When the plane ended it, on the plane's clock (a watch's answer says). */
+    endedAtMs: optional(at),
+    /**
+     * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
+     * from a watch `lapsed`, `released` or `unknown`, `broken_plane` (a renewal not ours to
+     * believe, given back), or the plane's reason.
+     */
+    reason: keeper_status_text,
+    /** Who holds it now (for `revoked`: as the plane says). */
+    holder: optional(keeper_status_text),
+    /** The operator's message (revoked) or the plane's. */
+    message: optional(keeper_status_text),
+    /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
+    newLeaseId: optional(keeper_status_text),
+    gaveBack: optional(schemas_boolean()),
+});
+/** The keeper's record in its status file: its pid and what it has seen. */
+const keeperRecordSchema = object({
+    pid: schemas_number().check(refine(Number.isInteger)),
+    resource: keeper_status_text,
+    actorDid: keeper_status_text,
+    leaseId: keeper_status_text,
+    fence: optional(schemas_number()),
+    expiresAtMs: at,
+    renewals: schemas_number(),
+    /** Wall time of the last successful renewal. */
+    lastRenewedAtMs: optional(at),
+    failures: schemas_number(),
+    lastError: optional(keeper_status_text),
+    /** Our lease ended under us; renewing stopped. */
+    lost: optional(lossSchema),
+    ended: optional(object({ atMs: at, why: schemas_enum(keepEnds) })),
+});
+
+;// CONCATENATED MODULE: ./src/plane/deploy.ts
+
+/**
+ * What a lease request may say of the deploy it gates: extension fields of
+ * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
+ * not document them and ignores unknown fields; the bundled kernel validates
+ * them (a bad field is a 400 naming it), records them in the grant's ledger
+ * entry, supersedes waiting runs by them and answers the last grant's deploy
+ * of the same repository (`previous`) with a grant. Every field is optional:
+ * a CI system that knows no run number still names its commit.
+ */
+const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
+const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Printable ASCII without spaces, as git refs are. */
+const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
+// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
+const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+const DEPLOY_FORMS = {
+    repository: 'owner/repo',
+    workflow: 'one line of 1 to 256 characters',
+    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
+    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
+    runNumber: 'a whole number from 1 to 10^12',
+    runAttempt: 'a whole number from 1 to 10^6',
+    runUrl: 'an https:// URL of at most 2048 characters',
+};
+const deploy_text = (pattern, form) => schemas_string().check(_regex(pattern, `expected ${form}`));
+const whole = (max, form) => schemas_number().check(refine((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const isRunUrl = (value) => {
+    if (value.length > 2048)
+        return false;
     try {
-        (0,external_node_fs_.writeSync)(fd, text);
-        (0,external_node_fs_.fsyncSync)(fd);
+        const url = new URL(value);
+        return url.protocol === 'https:' && url.username === '' && url.password === '';
     }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
+    catch {
+        return false;
     }
-    (0,external_node_fs_.renameSync)(temp, path);
+};
+/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
+const deploySchema = object({
+    repository: optional(deploy_text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: optional(deploy_text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: optional(deploy_text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: optional(deploy_text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: optional(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: optional(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: optional(schemas_string().check(refine(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+});
+/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
+const QUEUE_MODES = ['fifo', 'newest'];
+const queueSchema = schemas_enum(QUEUE_MODES);
+/** The extension fields of a lease request body, as the kernel reads them. */
+const leaseExtensionSchema = object({
+    deploy: optional(deploySchema),
+    queue: optional(queueSchema),
+});
+/** A kernel's answer to a waiter a newer run of its lane took the place of. */
+const supersededSchema = object({
+    ok: literal(false),
+    reason: literal('superseded'),
+    by: schemas_string().check(_minLength(1), _maxLength(2048)),
+});
+/** The commit list in a fixed order, so a ledger line and a console row read the same. */
+function deployEntries(deploy) {
+    const keys = [
+        'repository',
+        'workflow',
+        'ref',
+        'commit',
+        'runNumber',
+        'runAttempt',
+        'runUrl',
+    ];
+    const out = [];
+    for (const key of keys) {
+        const value = deploy[key];
+        if (value !== undefined)
+            out.push([key, value]);
+    }
+    return out;
+}
+/** A plain copy with only the known fields (what the kernel keeps and records). */
+function cleanDeploy(deploy) {
+    const out = {};
+    for (const [key, value] of deployEntries(deploy))
+        out[key] = value;
+    return Object.keys(out).length ? out : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/plane/schema.ts
+
 
 /**
  * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
@@ -35817,6 +35968,8 @@ const schema_leaseSchema = object({
     expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
     /** Only the bundled kernel promises a fencing token. */
     fence: optional(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(refine(Number.isInteger, 'expected a whole number'))),
+    /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
+    deploy: optional(schemas_catch(optional(deploySchema), undefined)),
 });
 const grantedSchema = object({ ok: literal(true), lease: schema_leaseSchema });
 const heldSchema = object({
@@ -35900,38 +36053,6 @@ function describeIssues(error) {
 
 
 
-/**
- * The keeper's status file crosses a process boundary, so both sides read it
- * through the same schema. Main creates it before the keeper starts; post
- * removes it, which tells a keeper it was not told of to stop.
- */
-const keeper_status_text = schemas_string().check(_maxLength(2_000));
-const at = schemas_number().check(refine(Number.isFinite));
-const keeperStatusSchema = object({
-    pid: schemas_number().check(refine(Number.isInteger)),
-    resource: keeper_status_text,
-    actorDid: keeper_status_text,
-    leaseId: keeper_status_text,
-    fence: optional(schemas_number()),
-    expiresAtMs: at,
-    renewals: schemas_number(),
-    lastRenewedAtMs: optional(at),
-    failures: schemas_number(),
-    lastError: optional(keeper_status_text),
-    lost: optional(object({
-        atMs: at,
-        endedAtMs: optional(at),
-        reason: keeper_status_text,
-        holder: optional(keeper_status_text),
-        message: optional(keeper_status_text),
-        newLeaseId: optional(keeper_status_text),
-        gaveBack: optional(schemas_boolean()),
-    })),
-    ended: optional(object({
-        atMs: at,
-        why: schemas_enum(['stopped', 'lifetime', 'parent-gone', 'lost', 'key-refused', 'not-wanted']),
-    })),
-});
 /** The keeper's first argument: the granted lease, checked like a plane answer. */
 const keeperLeaseSchema = (/* unused pure expression or super */ null && (leaseSchema));
 const STARTING = '{"starting":true}';
@@ -35947,7 +36068,7 @@ function keeper_status_readStatusFile(file) {
     catch {
         return undefined;
     }
-    const parsed = keeperStatusSchema.safeParse(raw);
+    const parsed = keeperRecordSchema.safeParse(raw);
     return parsed.success ? parsed.data : undefined;
 }
 /** Writes the keeper's record, unless post has removed the file (then nobody wants it). */
@@ -36217,99 +36338,8 @@ function remainingOf(lease, wallNow) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
-// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
-var client = __nccwpck_require__(1869);
-;// CONCATENATED MODULE: ./src/plane/deploy.ts
-
-/**
- * What a lease request may say of the deploy it gates: extension fields of
- * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
- * not document them and ignores unknown fields; the bundled kernel validates
- * them (a bad field is a 400 naming it), records them in the grant's ledger
- * entry, supersedes waiting runs by them and answers the last grant's deploy
- * of the same repository (`previous`) with a grant. Every field is optional:
- * a CI system that knows no run number still names its commit.
- */
-const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
-/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
-const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-/** Printable ASCII without spaces, as git refs are. */
-const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
-const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
-const DEPLOY_FORMS = {
-    repository: 'owner/repo',
-    workflow: 'one line of 1 to 256 characters',
-    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
-    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
-    runNumber: 'a whole number from 1 to 10^12',
-    runAttempt: 'a whole number from 1 to 10^6',
-    runUrl: 'an https:// URL of at most 2048 characters',
-};
-const deploy_text = (pattern, form) => schemas_string().check(_regex(pattern, `expected ${form}`));
-const whole = (max, form) => schemas_number().check(refine((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
-const isRunUrl = (value) => {
-    if (value.length > 2048)
-        return false;
-    try {
-        const url = new URL(value);
-        return url.protocol === 'https:' && url.username === '' && url.password === '';
-    }
-    catch {
-        return false;
-    }
-};
-/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
-const deploySchema = object({
-    repository: optional(deploy_text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
-    workflow: optional(deploy_text(ONE_LINE, DEPLOY_FORMS.workflow)),
-    ref: optional(deploy_text(REF_PATTERN, DEPLOY_FORMS.ref)),
-    commit: optional(deploy_text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
-    runNumber: optional(whole(1e12, DEPLOY_FORMS.runNumber)),
-    runAttempt: optional(whole(1e6, DEPLOY_FORMS.runAttempt)),
-    runUrl: optional(schemas_string().check(refine(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
-});
-/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
-const QUEUE_MODES = ['fifo', 'newest'];
-const queueSchema = schemas_enum(QUEUE_MODES);
-/** The extension fields of a lease request body, as the kernel reads them. */
-const leaseExtensionSchema = object({
-    deploy: optional(deploySchema),
-    queue: optional(queueSchema),
-});
-/** A kernel's answer to a waiter a newer run of its lane took the place of. */
-const supersededSchema = object({
-    ok: literal(false),
-    reason: literal('superseded'),
-    by: schemas_string().check(_minLength(1), _maxLength(2048)),
-});
-/** The commit list in a fixed order, so a ledger line and a console row read the same. */
-function deployEntries(deploy) {
-    const keys = [
-        'repository',
-        'workflow',
-        'ref',
-        'commit',
-        'runNumber',
-        'runAttempt',
-        'runUrl',
-    ];
-    const out = [];
-    for (const key of keys) {
-        const value = deploy[key];
-        if (value !== undefined)
-            out.push([key, value]);
-    }
-    return out;
-}
-/** A plain copy with only the known fields (what the kernel keeps and records). */
-function cleanDeploy(deploy) {
-    const out = {};
-    for (const [key, value] of deployEntries(deploy))
-        out[key] = value;
-    return Object.keys(out).length ? out : undefined;
-}
-
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __nccwpck_require__(3329);
 ;// CONCATENATED MODULE: ./src/plane/retry.ts
 const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
 /** Capped exponential back-off with "equal jitter": half fixed, half random. */
@@ -36407,7 +36437,7 @@ function createPlaneClient(options) {
         const body = parseJson(text);
         if (status === 401 || status === 403) {
             // The plane's own words first (escaped, one line): a kernel says what it wanted.
-            const said = messageOf(body);
+            const said = bodyMessage(body);
             const sent = options.bearer
                 ? 'the OIDC token sent'
                 : options.key
@@ -36418,11 +36448,11 @@ function createPlaneClient(options) {
         }
         if (status === 408 || status === 429 || status >= 500) {
             const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
-            const detail = messageOf(body);
+            const detail = bodyMessage(body);
             throw new TransientError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
         }
         if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
-            const detail = messageOf(body);
+            const detail = bodyMessage(body);
             throw new RequestRejectedError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
         }
         if (body === undefined) {
@@ -36447,6 +36477,7 @@ function createPlaneClient(options) {
                 options.onRetry?.({
                     error: error.message,
                     attempt: n + 1,
+                    status: error.status,
                     retryForMs: Math.max(0, Math.round(until - clock.now())),
                 });
                 await sleep(wait, call.signal);
@@ -36623,7 +36654,7 @@ function parseJson(text) {
         return undefined;
     }
 }
-function messageOf(body) {
+function bodyMessage(body) {
     if (body && typeof body === 'object') {
         const { message, reason } = body;
         if (typeof message === 'string')
@@ -36637,6 +36668,8 @@ function headerValue(value) {
     return Array.isArray(value) ? value[0] : value;
 }
 
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __nccwpck_require__(3916);
 ;// CONCATENATED MODULE: ./src/lease/session.ts
 
 
@@ -36689,7 +36722,7 @@ function openSession(options) {
             return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
         }
         catch (error) {
-            return { kind: 'failed', message: (0,lease_errors/* messageOf */.bD)(error) };
+            return { kind: 'failed', message: (0,src_errors/* errorMessage */.g)(error) };
         }
     }
     function held(lease, waitedMs = 0) {
@@ -36786,7 +36819,7 @@ async function startDryRunKernel(options = {}) {
     const helper = options.helper ?? helperCommand();
     const dir = jobTempDir('kernel', env);
     const log = (0,external_node_path_namespaceObject.join)(dir, 'kernel.log');
-    const args = ['kernel', '--port', '0', '--state', (0,external_node_path_namespaceObject.join)(dir, 'state.json')];
+    const args = ['kernel', '--port', '0', '--data-prefix', (0,external_node_path_namespaceObject.join)(dir, 'state.json')];
     args.push('--exit-with-pid', String(process.ppid));
     const spawned = spawnHelper(helper, args, helperEnv('', env), log);
     const { pid } = spawned;
@@ -37059,6 +37092,7 @@ function escapeHtml(text) {
 
 
 
+
 /** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
 function formatEpoch(ms) {
     return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
@@ -37068,6 +37102,12 @@ function formatEpoch(ms) {
 function describeLease(lease) {
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
     return `lease ${untrusted(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+}
+/** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
+function describeLapse(lease, nowMs) {
+    const at = formatEpoch(lease.expiresAtMs).split(' ')[0];
+    const left = lease.expiresAtMs - nowMs;
+    return left > 0 ? `lapses at ${at} (in about ${formatDuration(left)})` : `lapses at ${at}`;
 }
 /** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
@@ -37082,7 +37122,7 @@ function describePlace(position, etaMs) {
         : position === 0
             ? 'next in line'
             : `${ordinal(position + 1)} in line`;
-    const eta = etaMs === undefined ? '' : `about ${formatDuration(etaMs)} at recent hold times`;
+    const eta = etaMs === undefined ? '' : `about ${duration_formatDuration(etaMs)} at recent hold times`;
     return [place, eta].filter(Boolean).join('; ');
 }
 function ordinal(n) {
@@ -37112,7 +37152,7 @@ function describeLoss(resource, loss) {
     const now = loss.holder ? ` It is now held by ${describeHolder(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${message}.${now}`;
+            return `Lost ${resource} at ${at}: an operator revoked the lease${operatorReason(loss.message && untrusted(loss.message))}.${now}`;
         case 'lapsed':
             return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
         case 'released':
@@ -37144,7 +37184,7 @@ function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
             return undefined;
         lastLineAt = event.elapsedMs;
         const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
-        const waited = event.first ? '' : `; waited ${formatDuration(event.elapsedMs)}`;
+        const waited = event.first ? '' : `; waited ${duration_formatDuration(event.elapsedMs)}`;
         const still = changed ? '' : 'still ';
         return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
     };
@@ -37171,7 +37211,7 @@ function memoryContext(options) {
         // The runner's token service as core.getIDToken asks it (a fake one on loopback in tests).
         getIDToken: async (audience) => {
             const { runnerTokenSource } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 8309));
-            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 1869));
+            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 3329));
             const http = createHttpClient({ env: ctx.env });
             try {
                 const token = await runnerTokenSource(ctx.env, audience, http)();
@@ -37205,7 +37245,7 @@ async function summarize(ctx, heading, rows) {
         await ctx.summary(heading, rows);
     }
     catch (error) {
-        ctx.warning(`Could not write the job summary (${(0,lease_errors/* messageOf */.bD)(error)}); the gate goes on.`);
+        ctx.warning(`Could not write the job summary (${(0,src_errors/* errorMessage */.g)(error)}); the gate goes on.`);
     }
 }
 
@@ -37479,8 +37519,8 @@ class DecodedURL extends URL {
 //# sourceMappingURL=proxy.js.map
 // EXTERNAL MODULE: ./node_modules/tunnel/index.js
 var tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./src/http/undici-lean.cjs
-var undici_lean = __nccwpck_require__(2136);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
@@ -38078,7 +38118,7 @@ class HttpClient {
             return proxyAgent;
         }
         const usingSsl = parsedUrl.protocol === 'https:';
-        proxyAgent = new undici_lean.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
+        proxyAgent = new undici.ProxyAgent(Object.assign({ uri: proxyUrl.href, pipelining: !this._keepAlive ? 0 : 1 }, ((proxyUrl.username || proxyUrl.password) && {
             token: `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`
         })));
         this._proxyAgentDispatcher = proxyAgent;
@@ -40427,7 +40467,7 @@ async function checkDeployOrder(ctx, settings, held, previous, github) {
         });
     }
     catch (error) {
-        comparison = { kind: 'unknown', live: previous, why: (0,lease_errors/* messageOf */.bD)(error) };
+        comparison = { kind: 'unknown', live: previous, why: (0,src_errors/* errorMessage */.g)(error) };
     }
     const live = comparison.kind === 'first' ? undefined : comparison.live;
     if (live?.commit)
@@ -40476,20 +40516,59 @@ async function checkDeployOrder(ctx, settings, held, previous, github) {
     return false;
 }
 
+;// CONCATENATED MODULE: ./src/action/github-failure.ts
+
+function describeGitHubFailure(error, call) {
+    const e = (typeof error === 'object' && error !== null ? error : {});
+    const status = typeof e.status === 'number' ? e.status : undefined;
+    const said = escape_untrusted(String(e.message ?? error).split('\n')[0] ?? '', 160);
+    // Octokit reports a fetch that got no answer (DNS, refused, reset, timeout) as a 500 without a response.
+    if (!e.response) {
+        return `could not reach ${escape_untrusted(call.apiUrl, 200)} for ${call.what} (${networkCause(e) ?? said}): check the runner's network, proxy and GITHUB_API_URL; it is not a permission problem`;
+    }
+    const headers = e.response.headers ?? {};
+    if (status === 401)
+        return `GitHub refused the token (401 ${said}): the 'github-token' input is not a valid token for ${escape_untrusted(call.apiUrl, 200)}`;
+    if (status === 403 || status === 429) {
+        if (String(headers['x-ratelimit-remaining'] ?? '') === '0' || status === 429)
+            return `GitHub's rate limit was reached for ${call.what} (${status} ${said})`;
+        return `GitHub refused ${call.what} (${status} ${said}): the token needs '${call.permission}' permission (fork pull requests do not get it)`;
+    }
+    if (status === 404)
+        return `GitHub found no ${call.missing} (404 ${said}), or the token cannot see that repository`;
+    return `GitHub answered ${status ?? '?'} for ${call.what} (${said})`;
+}
+/** The system error behind a failed fetch: ENOTFOUND api.github.com, ECONNREFUSED 127.0.0.1:1. */
+function networkCause(e) {
+    for (let cause = e.cause, depth = 0; cause && depth < 4; depth += 1) {
+        const c = cause;
+        if (typeof c.code === 'string' && /^E[A-Z_]+$/.test(c.code))
+            return escape_untrusted(String(c.message ?? c.code), 160);
+        cause = c.cause;
+    }
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/action/github.ts
 
 
 
 
 
+
+
 const MAX_DESCRIPTION = 140;
+/** The part of a pull_request event's payload (GITHUB_EVENT_PATH) the gate reads. */
+const pullRequestEvent = object({
+    pull_request: optional(object({ head: optional(object({ sha: unknown() })) })),
+});
 /** The commit the run is about: for pull requests the head, not the merge commit. */
 function commitSha(env) {
     const isSha = (v) => typeof v === 'string' && /^[0-9a-f]{40}$/.test(v);
     if (env.GITHUB_EVENT_NAME?.startsWith('pull_request') && env.GITHUB_EVENT_PATH) {
         try {
-            const event = JSON.parse((0,external_node_fs_.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-            const sha = event.pull_request?.head?.sha;
+            const event = pullRequestEvent.safeParse(JSON.parse((0,external_node_fs_.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8')));
+            const sha = event.data?.pull_request?.head?.sha;
             if (isSha(sha))
                 return sha;
         }
@@ -40562,7 +40641,14 @@ class GitHubSurfaces {
         }
         catch (error) {
             this.statusesOff = true;
-            this.warn(`Could not set the commit status '${this.statusContext}' (${github_describe(error)}); the gate goes on without it. It needs 'statuses: write' permission, which fork pull requests do not get.`);
+            const commit = `commit ${target.sha.slice(0, 7)} in ${target.owner}/${target.repo}`;
+            const why = describeGitHubFailure(error, {
+                apiUrl: target.apiUrl,
+                what: `the commit status of ${commit}`,
+                missing: commit,
+                permission: 'statuses: write',
+            });
+            this.warn(`Could not set the commit status '${this.statusContext}': ${why}. The gate goes on without it.`);
         }
     }
     /** What GitHub says of the run behind a holder's DID, looked up once per holder. */
@@ -40584,7 +40670,14 @@ class GitHubSurfaces {
             }
             catch (error) {
                 this.runsOff = true;
-                this.warn(`Could not look up the holder's run (${github_describe(error)}); it needs 'actions: read' permission. The gate goes on.`);
+                const named = `run ${run.runId} in ${run.repository}`;
+                const why = describeGitHubFailure(error, {
+                    apiUrl: target.apiUrl,
+                    what: `the holder's ${named}`,
+                    missing: named,
+                    permission: 'actions: read',
+                });
+                this.warn(`Could not look up the holder's run: ${why}. The gate goes on.`);
             }
         }
         this.runs.set(did, text);
@@ -40596,17 +40689,12 @@ function describeRun(run, repository, runId, nowMs) {
     const str = (v, fallback) => typeof v === 'string' ? escape_untrusted(v, 120) : fallback;
     const who = str(run.triggering_actor?.login, 'someone');
     const started = typeof run.run_started_at === 'string' ? Date.parse(run.run_started_at) : NaN;
-    const age = Number.isFinite(started) ? `, running for ${formatDuration(nowMs - started)}` : '';
+    const age = Number.isFinite(started) ? `, running for ${duration_formatDuration(nowMs - started)}` : '';
     const number = typeof run.run_number === 'number' ? run.run_number : runId;
     const state = run.status === 'completed'
         ? `already completed (${str(run.conclusion, 'no conclusion')}): its lease lapses on its own within a lease time unless something still renews it`
         : `${str(run.status, 'unknown status')}${age}`;
     return `run #${number} of "${str(run.name, 'a workflow')}" in ${repository}, started by ${who}, ${state} — ${str(run.html_url, '')}`.trim();
-}
-function github_describe(error) {
-    const status = error.status;
-    const message = error instanceof Error ? error.message : String(error);
-    return escape_untrusted(`${typeof status === 'number' ? `${status} ` : ''}${message}`, 200);
 }
 
 // EXTERNAL MODULE: external "node:crypto"
@@ -40842,6 +40930,7 @@ function readSettings(ctx, nonce = (0,external_node_crypto_.randomBytes)(4).toSt
 
 
 
+
 /** Every output goes through here: bounded, one line. */
 function main_setOutput(ctx, name, value) {
     ctx.setOutput(name, outputValue(value));
@@ -40865,7 +40954,7 @@ async function run(ctx = coreContext(), options = {}) {
         if (error instanceof KeyRefusedError || error instanceof LeaseRefusedError) {
             ctx.saveState(STATE.outcome, 'none');
         }
-        ctx.setFailed((0,lease_errors/* messageOf */.bD)(error));
+        ctx.setFailed((0,src_errors/* errorMessage */.g)(error));
     }
 }
 async function acquire(ctx, settings, helper) {
@@ -40925,7 +41014,7 @@ async function useDryRunKernel(ctx, settings, helper) {
     }
     catch (error) {
         ctx.saveState(STATE.outcome, 'none');
-        throw new lease_errors/* HelperError */.pQ(`Dry run: the local kernel did not start: ${(0,lease_errors/* messageOf */.bD)(error)}. Nothing was asked for; this job holds no lease.`);
+        throw new lease_errors/* HelperError */.pQ(`Dry run: the local kernel did not start: ${(0,src_errors/* errorMessage */.g)(error)}. Nothing was asked for; this job holds no lease.`);
     }
     ctx.info(`Dry run: using this job's own local kernel at ${kernel.apiUrl}. No key is used and nothing leaves this machine; no other job is gated.`);
     return { ...settings, apiUrl: kernel.apiUrl, key: '' };
@@ -40947,7 +41036,7 @@ function holdReporter(ctx, settings, github) {
             ? Promise.resolve(undefined)
             : github.holderRun(event.holder, Date.now());
         const run = await Promise.race([lookup, delay(RUN_LOOKUP_IN_NOTICE_MS)]);
-        ctx.notice(`${line}.${run ? ` That is ${run}.` : ''} Waiting up to ${formatDuration(settings.waitTimeoutMs)}.`, `Waiting for ${settings.resource}`);
+        ctx.notice(`${line}.${run ? ` That is ${run}.` : ''} Waiting up to ${duration_formatDuration(settings.waitTimeoutMs)}.`, `Waiting for ${settings.resource}`);
         if (!run) {
             const late = await lookup;
             if (late)
@@ -40968,7 +41057,7 @@ async function report(ctx, settings, result, github, helper) {
         return reportGranted(ctx, settings, result, github, helper);
     }
     if (result.outcome === 'superseded') {
-        return reportSuperseded(ctx, settings, result, github, formatDuration(result.waitedMs));
+        return reportSuperseded(ctx, settings, result, github, duration_formatDuration(result.waitedMs));
     }
     main_setOutput(ctx, OUTPUTS.acquired, 'false');
     ctx.saveState(STATE.outcome, 'none');
@@ -40977,7 +41066,7 @@ async function report(ctx, settings, result, github, helper) {
         await github.status('error', 'Cancelled while waiting; this job held nothing');
         return;
     }
-    const waited = formatDuration(result.waitedMs);
+    const waited = duration_formatDuration(result.waitedMs);
     main_setOutput(ctx, OUTPUTS.holder, result.holder);
     await github.status('failure', `Timed out after ${waited}: ${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}`);
     const message = `Timed out after ${waited} waiting for ${settings.resource}: still ${describeWaitState(result)}.`;
@@ -41016,7 +41105,7 @@ async function reportGranted(ctx, settings, { held, previous }, github, helper) 
         main_setOutput(ctx, OUTPUTS.fence, String(lease.fence));
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
     await github.status('success', `Holding lease ${lease.id}${fence}`);
-    ctx.notice(`Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${formatDuration(held.waitedMs)}.`, `Holding ${resource}`);
+    ctx.notice(`Acquired ${resource} as ${lease.holder} (lease ${lease.id}${fence}) after ${duration_formatDuration(held.waitedMs)}.`, `Holding ${resource}`);
     const rows = [
         ['resource', resource],
         ['holder', did_describeHolder(lease.holder)],
@@ -41025,7 +41114,7 @@ async function reportGranted(ctx, settings, { held, previous }, github, helper) 
     ];
     if (lease.fence !== undefined)
         rows.push(['fence', String(lease.fence)]);
-    rows.push(['waited', formatDuration(held.waitedMs)], ['expires', formatEpoch(lease.expiresAtMs)], ['released', 'not yet: the post step gives it back']);
+    rows.push(['waited', duration_formatDuration(held.waitedMs)], ['expires', formatEpoch(lease.expiresAtMs)], ['released', 'not yet: the post step gives it back']);
     if (settings.dryRun)
         rows.push(['mode', 'dry run on a local kernel']);
     await summarize(ctx, `lease-gate: holding ${resource}`, rows);
@@ -41056,12 +41145,12 @@ async function startKeeper(ctx, settings, held, findHelper) {
             : `the keeper (pid ${keeper.pid}) wrote no status`;
     }
     catch (error) {
-        problem = (0,lease_errors/* messageOf */.bD)(error);
+        problem = (0,src_errors/* errorMessage */.g)(error);
     }
     const released = await held.release();
     ctx.saveState(STATE.leaseId, '');
     main_setOutput(ctx, OUTPUTS.acquired, 'false');
-    ctx.setFailed(`Keep-alive was asked for, but the keeper did not start (${problem}); the lease was ${released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)'}. Without a keeper the lease would lapse in 30 s while the job still deploys.`);
+    ctx.setFailed(`Keep-alive was asked for, but the keeper did not start (${problem}); the lease was ${released.kind === 'released' ? 'given back' : 'not confirmed given back (it lapses on its own)'}. Without a keeper the lease would lapse at ${formatEpoch(held.lease.expiresAtMs).split(' ')[0]} (its expiry as the plane answered) while the job still deploys.`);
     return false;
 }
 
@@ -41072,39 +41161,75 @@ async function startKeeper(ctx, settings, held, findHelper) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1679);
+/* harmony import */ var _action_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9461);
 
 await (0,_action_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
-// Exit as soon as the work is done: undici parses HTTP with WebAssembly, and V8's background
-// tier-up of that module would otherwise keep every step alive ~250 ms longer.
-process.exit();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 1869:
+/***/ 3916:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ LeaseGateError),
+/* harmony export */   g: () => (/* binding */ errorMessage)
+/* harmony export */ });
+/**
+ * The one base of every error lease-gate means a person to read, and the one
+ * function that turns any error into the line a person sees.
+ *
+ * A LeaseGateError's message is written for people (what failed, what to do)
+ * and printed as it is, never with a stack; `code` is stable, for code that
+ * decides on the kind of failure, and `cause` (ES2022) keeps the error it wraps.
+ */
+class LeaseGateError extends Error {
+    name = 'LeaseGateError';
+    code;
+    constructor(message, options = {}) {
+        super(message, 'cause' in options ? { cause: options.cause } : undefined);
+        this.code = options.code ?? 'lease-gate';
+    }
+}
+/** What a person can do about the system errors a face meets most. */
+const HINTS = {
+    EADDRINUSE: ' (the port is in use: pick another with --port, or 0 for a free one)',
+    ENOENT: ' (no such file or directory)',
+    ECONNREFUSED: ' (nothing listens there: is the kernel running?)',
+    EACCES: ' (permission denied)',
+};
+/**
+ * One line for any error: ours as written; an error of the system or of a driver (it
+ * carries a string `code`: a port in use, a missing file, a refused connection, a
+ * PostgreSQL error) by its first line, which names the path, address or reason, with a
+ * hint for the common ones; anything else named as unexpected. Callers that print to a
+ * log or a terminal still escape it (untrusted(), logLine()).
+ */
+function errorMessage(error) {
+    if (error instanceof LeaseGateError)
+        return error.message;
+    const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    const code = error?.code;
+    if (typeof code === 'string')
+        return `${text}${HINTS[code] ?? ''}`;
+    return `Unexpected error: ${text}`;
+}
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  createHttpClient: () => (/* binding */ createHttpClient)
-});
 
-// UNUSED EXPORTS: MAX_ANSWER_BYTES
+/***/ }),
 
-;// CONCATENATED MODULE: external "node:v8"
-const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-// EXTERNAL MODULE: ./src/http/undici-lean.cjs
-var undici_lean = __nccwpck_require__(2136);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __nccwpck_require__(8549);
-// EXTERNAL MODULE: ./src/http/loopback.ts
-var loopback = __nccwpck_require__(507);
-;// CONCATENATED MODULE: ./src/http/client.ts
+/***/ 3329:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   createHttpClient: () => (/* binding */ createHttpClient)
+/* harmony export */ });
+/* unused harmony export MAX_ANSWER_BYTES */
+/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6752);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8549);
+/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(507);
 
 
 
@@ -41119,23 +41244,7 @@ function proxyEnv(env) {
         noProxy: pick('NO_PROXY'),
     };
 }
-/**
- * undici parses HTTP with WebAssembly (llhttp), compiled on the first connection by V8's
- * baseline compiler and then again by its optimizing one in background threads. For the few
- * small answers a step or the keeper reads, the second compile only costs: measured ~80 ms
- * of CPU at each step's start on two busy cores, and ~30 MB of the keeper's peak RSS. Set
- * before undici compiles its parser; V8 reads these flags when it compiles a module.
- */
-let baselineWasmOnly = false;
-function keepWasmOnBaseline() {
-    if (baselineWasmOnly)
-        return;
-    baselineWasmOnly = true;
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-dynamic-tiering');
-    (0,external_node_v8_namespaceObject.setFlagsFromString)('--no-wasm-tier-up');
-}
 function createHttpClient(options = {}) {
-    keepWasmOnBaseline();
     const env = options.env ?? process.env;
     const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
     const agentOptions = {
@@ -41145,23 +41254,23 @@ function createHttpClient(options = {}) {
         keepAliveTimeout: 4_000,
     };
     const proxies = proxyEnv(env);
-    const direct = new undici_lean.Agent(agentOptions);
+    const direct = new undici__WEBPACK_IMPORTED_MODULE_0__.Agent(agentOptions);
     // Loopback is decided here, by the same test that allows plain http: to it, and not
     // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
     const proxied = proxies.httpProxy || proxies.httpsProxy
-        ? new undici_lean.EnvHttpProxyAgent({
+        ? new undici__WEBPACK_IMPORTED_MODULE_0__.EnvHttpProxyAgent({
             ...agentOptions,
             httpProxy: proxies.httpProxy || undefined,
             httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct;
+    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_2__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
     let closed = false;
     async function send(req) {
         const call = `[${req.method}] "${req.url}"`;
         if (closed)
-            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, 'cancelled', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: the HTTP client is closed`, 'cancelled', call);
         const timeoutMs = req.timeoutMs ?? headersTimeout;
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -41181,14 +41290,14 @@ function createHttpClient(options = {}) {
             return { status: answer.statusCode, headers: answer.headers, text };
         }
         catch (error) {
-            if (error instanceof errors/* HttpError */.j)
+            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j)
                 throw error;
             if (req.signal?.aborted)
-                throw new errors/* HttpError */.j(`${call}: cancelled`, 'cancelled', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: cancelled`, 'cancelled', call);
             if (timeout.aborted || isTimeout(error)) {
-                throw new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
             }
-            throw new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, 'network', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
         }
     }
     return {
@@ -41197,7 +41306,7 @@ function createHttpClient(options = {}) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
                 const call = `[GET] "${url}"`;
-                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
             }
             return answer.text;
         },
@@ -41216,7 +41325,7 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
         }
         chunks.push(chunk);
     }
@@ -41245,19 +41354,14 @@ function describeNetworkError(error) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* binding */ LeaseGateError),
+/* harmony export */   e: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_0__.e),
 /* harmony export */   j: () => (/* binding */ HttpError)
 /* harmony export */ });
-/**
- * The one base of every error lease-gate means a person to read: its message is
- * written for them (what failed, what to do), so the faces print it as it is,
- * on one line, and never a stack.
- */
-class LeaseGateError extends Error {
-    name = 'LeaseGateError';
-}
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
+
+
 /** The one error of the HTTP client: the exchange did not complete. */
-class HttpError extends LeaseGateError {
+class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
     failure;
     call;
     name = 'HttpError';
@@ -41265,8 +41369,8 @@ class HttpError extends LeaseGateError {
     /** What went wrong, for callers that decide on it (retry, cancel). */
     failure, 
     /** `[METHOD] "url"`, for messages. */
-    call) {
-        super(message);
+    call, cause) {
+        super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
         this.failure = failure;
         this.call = call;
     }
@@ -41299,26 +41403,18 @@ function isLoopbackHost(hostname) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   GN: () => (/* binding */ SettingsError),
-/* harmony export */   bD: () => (/* binding */ messageOf),
 /* harmony export */   pQ: () => (/* binding */ HelperError)
 /* harmony export */ });
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 
 
 /** A bad setting: the message names where the value came from and the accepted form. */
-class SettingsError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
     name = 'SettingsError';
 }
 /** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
-class HelperError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
     name = 'HelperError';
-}
-/** A message for a person: ours as written, anything else named as unexpected (one line). */
-function messageOf(error) {
-    if (error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e)
-        return error.message;
-    const text = error instanceof Error ? error.message : String(error);
-    return `Unexpected error: ${text.split('\n')[0]}`;
 }
 
 
@@ -41336,7 +41432,7 @@ function messageOf(error) {
 /* unused harmony exports TOKEN_ENV, tokenExpiryMs, givenTokenSource */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1869);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
 /* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 
@@ -41697,87 +41793,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
-
-/***/ }),
-
-/***/ 2136:
-/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
-
-
-// What the bundles import as 'undici' (tsconfig.json "paths", which ncc follows for every
-// module it bundles, @actions/http-client's included). undici's index evaluates all of
-// undici — fetch, WebSocket, caches, mocks — on every step's start; lease-gate needs its
-// agents and Dispatcher#request. Those load now; every other export loads the whole index
-// on first use (octokit's fetch, a proxy agent for @actions/http-client).
-const Dispatcher = __nccwpck_require__(883);
-const api = __nccwpck_require__(6615);
-
-// The index adds request(), stream(), … to every dispatcher; so do we, as it would.
-Object.assign(Dispatcher.prototype, api);
-
-const eager = {
-  Agent: () => __nccwpck_require__(7405),
-  Dispatcher: () => Dispatcher,
-};
-const full = () => __nccwpck_require__(6752);
-// undici's export names, written out so that Node's import of this file from ESM (tsx runs
-// src/ in tests) finds them; each becomes a getter below.
-exports.Dispatcher =
-  exports.Client =
-  exports.Pool =
-  exports.BalancedPool =
-  exports.Agent =
-  exports.ProxyAgent =
-  exports.EnvHttpProxyAgent =
-  exports.RetryAgent =
-  exports.RetryHandler =
-  exports.DecoratorHandler =
-  exports.RedirectHandler =
-  exports.createRedirectInterceptor =
-  exports.interceptors =
-  exports.buildConnector =
-  exports.errors =
-  exports.util =
-  exports.setGlobalDispatcher =
-  exports.getGlobalDispatcher =
-  exports.fetch =
-  exports.Headers =
-  exports.Response =
-  exports.Request =
-  exports.FormData =
-  exports.File =
-  exports.FileReader =
-  exports.setGlobalOrigin =
-  exports.getGlobalOrigin =
-  exports.caches =
-  exports.deleteCookie =
-  exports.getCookies =
-  exports.getSetCookies =
-  exports.setCookie =
-  exports.parseMIMEType =
-  exports.serializeAMimeType =
-  exports.WebSocket =
-  exports.CloseEvent =
-  exports.ErrorEvent =
-  exports.MessageEvent =
-  exports.request =
-  exports.stream =
-  exports.pipeline =
-  exports.connect =
-  exports.upgrade =
-  exports.MockClient =
-  exports.MockPool =
-  exports.MockAgent =
-  exports.mockErrors =
-  exports.EventSource =
-    undefined;
-for (const name of Object.keys(exports)) {
-  Object.defineProperty(exports, name, {
-    enumerable: true,
-    get: () => (eager[name] ?? (() => full()[name]))(),
-  });
-}
-
 
 /***/ })
 

@@ -1,8 +1,8 @@
-export const id = 659;
-export const ids = [659];
+export const id = 162;
+export const ids = [162];
 export const modules = {
 
-/***/ 8659:
+/***/ 6162:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -47,7 +47,11 @@ class ResourceTable {
         return this.states.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
     }
     decide(resource, command, now) {
-        return (0,rules/* decide */.LD)(this.get(resource), command, {
+        return (0,rules/* decide */.LD)(this.get(resource), command, this.context(resource, now));
+    }
+    /** The rules' context for one resource at `now`, taking fences from this table. */
+    context(resource, now) {
+        return {
             now,
             ttlMs: this.ttlMs,
             nextInLineWaitMs: this.nextInLineWaitMs,
@@ -55,7 +59,7 @@ class ResourceTable {
             nextFence: () => (this.fence += 1),
             random: this.random,
             window: this.window?.(resource, now),
-        });
+        };
     }
     put(state) {
         if ((0,rules/* isIdle */.xB)(state))
@@ -135,203 +139,8 @@ class LeaseKernel {
     }
 }
 
-// EXTERNAL MODULE: ./src/ledger/entry.ts
-var ledger_entry = __webpack_require__(5641);
-// EXTERNAL MODULE: ./src/ledger/merkle.ts
-var merkle = __webpack_require__(9527);
-// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
-var checkpoint = __webpack_require__(4491);
-// EXTERNAL MODULE: ./src/ledger/ledger-error.ts
-var ledger_error = __webpack_require__(5919);
-;// CONCATENATED MODULE: ./src/ledger/lines.ts
-/**
- * The ledger's lines as UTF-8 bytes in large chunks, with a small index: a
- * ledger of millions of entries stays off the JavaScript heap, so the garbage
- * collector never copies or scans it while the kernel serves requests.
- */
-const CHUNK_BYTES = 4 * 1024 * 1024;
-/** Per line: its chunk, its offset in the chunk, its length in bytes. */
-const SLOTS = 3;
-class LineStore {
-    chunks = [];
-    used = CHUNK_BYTES;
-    index = new Uint32Array(SLOTS * 1024);
-    length = 0;
-    /** Keeps one line; returns its bytes (a view that stays valid, for hashing). */
-    push(line) {
-        const most = line.length * 3;
-        if (this.chunks.length === 0 || this.used + most > this.chunks.at(-1).length) {
-            this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, most)));
-            this.used = 0;
-        }
-        const chunk = this.chunks.length - 1;
-        const bytes = this.chunks[chunk].write(line, this.used, 'utf8');
-        if ((this.length + 1) * SLOTS > this.index.length) {
-            const bigger = new Uint32Array(this.index.length * 2);
-            bigger.set(this.index);
-            this.index = bigger;
-        }
-        const at = this.length * SLOTS;
-        this.index[at] = chunk;
-        this.index[at + 1] = this.used;
-        this.index[at + 2] = bytes;
-        this.length += 1;
-        const view = this.chunks[chunk].subarray(this.used, this.used + bytes);
-        this.used += bytes;
-        return view;
-    }
-    /** The line at `i` (0 ≤ i < length). */
-    at(i) {
-        const at = i * SLOTS;
-        const start = this.index[at + 1];
-        return this.chunks[this.index[at]].toString('utf8', start, start + this.index[at + 2]);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/ledger.ts
-
-
-
-
-
-
-
-/**
- * The append-only, Merkle-sealed record of every grant, renewal, release,
- * lapse and revocation, in memory. Whoever keeps it durable (the kernel's
- * store) prepares entries, writes their lines, and only then accepts them.
- * Without a signing key it is still a log and a tree, but signs no checkpoint.
- */
-class Ledger {
-    signingKey;
-    origin;
-    publicKey;
-    tree = new merkle/* MerkleTree */.vU();
-    /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
-    lines = new LineStore();
-    lastTs = -1;
-    signed;
-    constructor(signingKey) {
-        this.signingKey = signingKey;
-        this.publicKey = signingKey && (0,external_node_crypto_.createPublicKey)(signingKey);
-        this.origin = this.publicKey && (0,checkpoint/* originFor */.Ag)(this.publicKey);
-    }
-    get size() {
-        return this.tree.size;
-    }
-    get signs() {
-        return this.signingKey !== undefined;
-    }
-    /** Numbers and times new entries after the accepted ones; changes nothing. */
-    prepare(events) {
-        let seq = this.lines.length;
-        let lastTs = this.lastTs;
-        const entries = [];
-        const lines = [];
-        let text = '';
-        for (const event of events) {
-            // The plane's clock, made strictly increasing for the ledger.
-            lastTs = Math.max(Math.round(event.atMs), lastTs + 1);
-            const entry = (0,ledger_entry/* entryOf */.Ms)(event, seq, lastTs);
-            seq += 1;
-            const line = (0,ledger_entry/* entryJson */.Bm)(entry);
-            entries.push(entry);
-            lines.push(line);
-            text += `${line}\n`;
-        }
-        return { entries, text, lines };
-    }
-    /** Takes prepared entries in once they are durable; `lines` are their canonical JSON when known. */
-    accept(entries, lines) {
-        entries.forEach((entry, i) => {
-            if (entry.seq !== this.lines.length)
-                throw new ledger_error/* LedgerError */.o(`entry ${entry.seq} accepted out of order`);
-            this.tree.append(this.lines.push(lines?.[i] ?? (0,ledger_entry/* entryJson */.Bm)(entry)));
-            this.lastTs = entry.tsMs;
-        });
-    }
-    /** Prepares and accepts one entry at once (an in-memory ledger). */
-    append(event) {
-        const { entries, lines } = this.prepare([event]);
-        this.accept(entries, lines);
-        return entries[0];
-    }
-    /** Takes in one line read back from durable storage, checked as untrusted. */
-    load(line, where) {
-        let parsed;
-        try {
-            parsed = JSON.parse(line);
-        }
-        catch {
-            throw new ledger_error/* LedgerError */.o(`${where} is not JSON; the ledger is damaged before its last record`);
-        }
-        const entry = ledger_entry/* entrySchema */.Oo.safeParse(parsed);
-        if (!entry.success ||
-            entry.data.seq !== this.lines.length ||
-            (0,ledger_entry/* canonicalJson */.dj)(entry.data) !== line) {
-            throw new ledger_error/* LedgerError */.o(`${where} is not the ledger entry ${this.lines.length} in canonical form`);
-        }
-        this.accept([entry.data], [line]);
-        return entry.data;
-    }
-    entry(index) {
-        if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length))
-            return undefined;
-        return JSON.parse(this.lines.at(index));
-    }
-    /** The signed checkpoint of the first `size` entries (all by default). */
-    checkpoint(size = this.tree.size) {
-        if (!this.signingKey || !this.origin)
-            throw new ledger_error/* LedgerError */.o('this kernel has no signing key, so it signs no checkpoint');
-        if (this.signed?.size === size)
-            return this.signed.text;
-        const root = this.tree.root(size);
-        if (this.signed && size > this.signed.size) {
-            const proof = this.tree.consistencyProof(this.signed.size, size);
-            if (!(0,merkle/* verifyConsistency */.Ko)(this.signed.size, size, this.signed.root, root, proof)) {
-                throw new ledger_error/* LedgerError */.o('refusing to sign a checkpoint inconsistent with the last one signed');
-            }
-        }
-        // Ed25519 is deterministic: an older size signs to the same note it had.
-        const text = (0,checkpoint/* signCheckpoint */.Ch)({ origin: this.origin, size, root }, this.signingKey);
-        if (!this.signed || size > this.signed.size)
-            this.signed = { size, root, text };
-        return text;
-    }
-    /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
-    page(from, to, size = this.size) {
-        return this.pageJson(from, to, size).map((json) => JSON.parse(json));
-    }
-    /**
-     * The same page, each bundle entry already as JSON: the entry's canonical
-     * line is spliced in as it is kept, never parsed and written again.
-     */
-    pageJson(from, to, size = this.size) {
-        if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
-            throw new ledger_error/* LedgerError */.o(`range ${from}..${to} is not within 0..${size}`);
-        }
-        const proofs = this.tree.inclusionProofs(from, to, size);
-        const json = [];
-        for (let index = from; index < to; index += 1) {
-            const proof = proofs[index - from].map((h) => Buffer.from(h).toString('base64'));
-            json.push(`{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`);
-        }
-        return json;
-    }
-    /** Entries [from, to) with inclusion proofs against the current checkpoint. */
-    bundle(from = 0, to = this.size) {
-        if (!(Number.isInteger(from) &&
-            Number.isInteger(to) &&
-            0 <= from &&
-            from <= to &&
-            to <= this.size)) {
-            throw new ledger_error/* LedgerError */.o(`range ${from}..${to} is not within 0..${this.size}`);
-        }
-        const checkpoint = this.checkpoint();
-        return { checkpoint, entries: this.page(from, to) };
-    }
-}
-
+// EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
+var ledger_ledger = __webpack_require__(1850);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
@@ -458,7 +267,7 @@ function freezeRoutes(service, requireAdmin) {
             const now = service.now();
             const untilMs = body.forMs !== undefined ? now + body.forMs : (body.untilMs ?? null);
             if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
-                throw new HttpError(400, 'bad_request', `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`);
+                throw new ApiRefusal(400, 'bad_request', `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`);
             }
             const reply = await service.freeze(body.resource, body.reason, untilMs, ADMIN_OPERATOR);
             return {
@@ -640,13 +449,18 @@ class HeldRequests {
         });
     }
     /**
-     * A run that names its lane may have superseded waiters held here
-     * (deploy-order.ts), which no durable event announces: they ask again now.
+     * A run that names its lane may have superseded waiters held here or on
+     * another replica (deploy-order.ts), which no durable event announces: they
+     * ask again now. Only a first ask wakes them, so their asks wake nobody.
      */
     async firstAsk(resource, actorDid, extensions) {
         const reply = await this.service.lease(resource, actorDid, extensions);
-        if (extensions.deploy?.runNumber !== undefined)
-            this.wake(resource);
+        if (extensions.deploy?.runNumber !== undefined) {
+            if (this.service.wakeEverywhere)
+                await this.service.wakeEverywhere(resource);
+            else
+                this.wake(resource);
+        }
         return reply;
     }
     /** Every request held on this resource asks again, in arrival order. */
@@ -712,7 +526,7 @@ const SLICE = 250;
 function ledgerRoutes(ledger) {
     const signed = () => {
         if (!ledger.signs || !ledger.publicKey) {
-            throw new HttpError(404, 'no_signing_key', 'This kernel runs without a signing key: it keeps its log but signs no checkpoint.');
+            throw new ApiRefusal(404, 'no_signing_key', 'This kernel runs without a signing key: it keeps its log but signs no checkpoint.');
         }
         return ledger.publicKey;
     };
@@ -737,7 +551,7 @@ function ledgerRoutes(ledger) {
 function pageRequest(query, currentSize) {
     const limit = whole(query.get('limit'), DEFAULT_PAGE, 'limit');
     if (limit < 1 || limit > MAX_PAGE) {
-        throw new HttpError(400, 'bad_request', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
+        throw new ApiRefusal(400, 'bad_request', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
     }
     const cursor = query.get('cursor');
     if (cursor !== null) {
@@ -746,14 +560,14 @@ function pageRequest(query, currentSize) {
             decoded.size > currentSize ||
             decoded.from > decoded.end ||
             decoded.end > decoded.size) {
-            throw new HttpError(400, 'bad_request', 'cursor: expected the `next` value of an earlier page');
+            throw new ApiRefusal(400, 'bad_request', 'cursor: expected the `next` value of an earlier page');
         }
         return { ...decoded, limit };
     }
     const from = whole(query.get('from'), 0, 'from');
     const end = whole(query.get('to'), currentSize, 'to');
     if (from > end || end > currentSize) {
-        throw new HttpError(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
+        throw new ApiRefusal(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
     }
     return { size: currentSize, from, end, limit };
 }
@@ -761,7 +575,7 @@ function whole(value, fallback, name) {
     if (value === null)
         return fallback;
     if (!/^\d{1,15}$/.test(value))
-        throw new HttpError(400, 'bad_request', `${name}: expected a whole number`);
+        throw new ApiRefusal(400, 'bad_request', `${name}: expected a whole number`);
     return Number(value);
 }
 const encodeCursor = (size, from, end) => Buffer.from(`v1.${size}.${from}.${end}`, 'utf8').toString('base64url');
@@ -1043,8 +857,10 @@ function hostnameOf(host) {
 
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var kernel_overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 2 modules
-var kernel_service = __webpack_require__(8626);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 5 modules
+var kernel_service = __webpack_require__(5569);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/kernel/app.ts
 
 
@@ -1059,12 +875,14 @@ var kernel_service = __webpack_require__(8626);
 
 
 
-/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
-class HttpError extends Error {
+
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
+class ApiRefusal extends errors/* LeaseGateError */.e {
     status;
     reason;
+    name = 'ApiRefusal';
     constructor(status, reason, message) {
-        super(message);
+        super(message, { code: reason });
         this.status = status;
         this.reason = reason;
     }
@@ -1092,10 +910,10 @@ const ADMIN_PATHS = new Set([schema/* REVOKE_PATH */.DQ, schema/* FREEZE_PATH */
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req, adminKey) {
     if (!adminKey) {
-        throw new HttpError(403, 'admin_disabled', 'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+        throw new ApiRefusal(403, 'admin_disabled', 'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
     }
     if (!bearerMatches(req.headers.authorization, adminKey)) {
-        throw new HttpError(403, 'forbidden', 'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+        throw new ApiRefusal(403, 'forbidden', 'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
     }
 }
 /**
@@ -1125,7 +943,7 @@ function createKernelApp(options) {
             auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
             const extensions = leaseExtensions(body);
             if ('error' in extensions)
-                throw new HttpError(400, 'bad_request', extensions.error);
+                throw new ApiRefusal(400, 'bad_request', extensions.error);
             const wait = preferredWait(req.headers.prefer);
             // Only a held request listens for its client going away.
             const signal = wait ? req.signal : NEVER_ABORTED;
@@ -1162,15 +980,15 @@ function createKernelApp(options) {
             auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
             const outdated = releaseOutdated(body);
             if (typeof outdated !== 'boolean')
-                throw new HttpError(400, 'bad_request', outdated.error);
+                throw new ApiRefusal(400, 'bad_request', outdated.error);
             return ok(await service.release(r, a, outdated));
         },
         [`POST ${schema/* REVOKE_PATH */.DQ}`]: async (req) => {
             if (!options.adminKey) {
-                throw new HttpError(403, 'revoke_disabled', 'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+                throw new ApiRefusal(403, 'revoke_disabled', 'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
             }
             if (!bearerMatches(req.headers.authorization, options.adminKey)) {
-                throw new HttpError(403, 'forbidden', 'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+                throw new ApiRefusal(403, 'forbidden', 'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
             }
             const { resource: r, reason } = parse(revokeBody, await req.json());
             const { lease } = await service.revoke(r, reason);
@@ -1230,8 +1048,8 @@ function createKernelApp(options) {
             const route = routes[name];
             if (!route) {
                 throw paths.has(req.path)
-                    ? new HttpError(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
-                    : new HttpError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+                    ? new ApiRefusal(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
+                    : new ApiRefusal(404, 'not_found', `No route ${req.method} ${req.path}.`);
             }
             if (req.method === 'POST')
                 refuseCrossOrigin(req, names);
@@ -1240,7 +1058,7 @@ function createKernelApp(options) {
             return await route(req, principal);
         }
         catch (error) {
-            if (error instanceof HttpError || error instanceof refusal/* AuthRefusal */.N) {
+            if (error instanceof ApiRefusal || error instanceof refusal/* AuthRefusal */.N) {
                 return {
                     status: error.status,
                     body: { ok: false, reason: error.reason, message: error.message },
@@ -1280,7 +1098,7 @@ function syncedFirst(routes, service) {
 /** A name that is not ours: a DNS-rebinding page, or a proxy not named with --public-url. */
 function refuseHost(host) {
     const shown = JSON.stringify((host ?? '').slice(0, 100));
-    throw new HttpError(421, 'misdirected', `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`);
+    throw new ApiRefusal(421, 'misdirected', `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`);
 }
 /**
  * A browser page from another origin may not change anything here. The
@@ -1291,13 +1109,13 @@ function refuseCrossOrigin(req, names) {
     const { origin, host } = req.headers;
     if ((origin !== undefined && !names.originAllowed(origin, host)) ||
         req.headers['sec-fetch-site'] === 'cross-site') {
-        throw new HttpError(403, 'cross_origin', `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`);
+        throw new ApiRefusal(403, 'cross_origin', `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`);
     }
 }
 /** A watch's answer on the wire: still held, or how and when it ended. */
 function watchReply(answer) {
     if (answer.kind === 'not-yours') {
-        throw new HttpError(403, 'not_your_lease', 'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.');
+        throw new ApiRefusal(403, 'not_your_lease', 'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.');
     }
     const headers = answer.appliedWaitS === undefined
         ? undefined
@@ -1320,7 +1138,7 @@ function parse(schema, body) {
         return result.data;
     const issue = result.error.issues[0];
     const field = issue?.path.join('.') || 'body';
-    throw new HttpError(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+    throw new ApiRefusal(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
 }
 function publicLease(lease) {
     const { id, resource: r, holder, expiresAtMs, fence, deploy } = lease;
@@ -1437,6 +1255,8 @@ function serve_createConsole(options = {}) {
 
 
 const BODY_LIMIT_BYTES = 64 * 1024;
+/** What of a refused body is read and dropped before the answer goes (and the connection closes). */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
 function epochMonotonic() {
     const wallStart = Date.now();
@@ -1450,12 +1270,12 @@ async function openKernel(options) {
         const { service } = options;
         return { service, app: appOf(service, options, names) };
     }
-    const table = options.table ?? options.kernel?.table ?? new ResourceTable();
+    const table = options.table ?? new ResourceTable();
     const log = options.log ?? ((line) => console.error(line));
     const { service, warning } = await kernel_service/* KernelService */.h3.open({
         table,
         store: options.store ?? (0,kernel_store/* memoryStore */.LK)(),
-        ledger: options.ledger ?? new Ledger(),
+        ledger: options.ledger ?? new ledger_ledger/* Ledger */.Oc(),
         now: options.now ?? epochMonotonic(),
         onEvents: options.onEvents,
         log,
@@ -1585,7 +1405,7 @@ class NodeRequest {
         this.headers = req.headers;
     }
     json() {
-        return readJson(this.req);
+        return readJson(this.req, this.res);
     }
     /** Built on first use: most answers are immediate and never look at it. */
     get signal() {
@@ -1604,39 +1424,52 @@ function goneSignal(res) {
         res.once('close', abort);
     return controller.signal;
 }
-async function readJson(req) {
+async function readJson(req, res) {
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/json\b/i.test(type)) {
-        req.resume();
-        throw new HttpError(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
+        await readLimited(req, res, 0).catch((error) => {
+            if (error instanceof ClientGone)
+                throw error;
+        });
+        throw new ApiRefusal(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
     }
-    const text = await readLimited(req);
+    const text = await readLimited(req, res, BODY_LIMIT_BYTES);
     try {
         return JSON.parse(text);
     }
     catch {
-        throw new HttpError(400, 'bad_json', 'The body is not valid JSON.');
+        throw new ApiRefusal(400, 'bad_json', 'The body is not valid JSON.');
     }
 }
-/** Reads the body up to the limit; past it, drains the rest so the answer can still be sent. */
-function readLimited(req) {
+/**
+ * Reads the body up to `limit` bytes. A body refused (past the limit, or not read at all)
+ * is still read and dropped up to DRAIN_LIMIT_BYTES, so that a client that sends all of its
+ * body before it reads gets the answer; past that the answer goes at once. Either way the
+ * connection closes after the answer: what is left of the body never reaches a next request.
+ */
+function readLimited(req, res, limit) {
     return new Promise((resolve, reject) => {
         const chunks = [];
         let size = 0;
+        const refuse = () => {
+            res.setHeader('connection', 'close');
+            req.removeAllListeners('data').pause();
+            reject(new ApiRefusal(413, 'payload_too_large', `The body is over ${limit} bytes.`));
+        };
         req.on('data', (chunk) => {
             size += chunk.length;
-            if (size <= BODY_LIMIT_BYTES)
+            if (size <= limit)
                 chunks.push(chunk);
+            else if (size > limit + DRAIN_LIMIT_BYTES)
+                refuse();
         });
         req.on('error', () => reject(new ClientGone()));
         req.on('close', () => req.complete || reject(new ClientGone()));
         req.on('end', () => {
-            if (size > BODY_LIMIT_BYTES) {
-                reject(new HttpError(413, 'payload_too_large', `The body is over ${BODY_LIMIT_BYTES} bytes.`));
-            }
-            else {
+            if (size > limit)
+                refuse();
+            else
                 resolve(Buffer.concat(chunks).toString('utf8'));
-            }
         });
     });
 }
@@ -1688,14 +1521,16 @@ const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
 var processes = __webpack_require__(5810);
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
 var settings = __webpack_require__(3808);
-// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
-var client = __webpack_require__(1869);
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __webpack_require__(3329);
 ;// CONCATENATED MODULE: ./src/kernel/auth/file.ts
+
 
 /** Policy and keys files are small; anything bigger is a mistake. */
 const MAX_FILE_BYTES = 1024 * 1024;
 /** A policy or keys file that cannot be used: the message names the file, the line or the entry. */
-class AuthFileError extends Error {
+class AuthFileError extends errors/* LeaseGateError */.e {
+    name = 'AuthFileError';
 }
 /** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */
 function readJsonFile(file, schema, describe) {
@@ -1991,14 +1826,19 @@ async function kernelAuth(values, key) {
 
 
 
-/** A queue this long per URL drops the oldest news (counted) rather than grow without end. */
+
+/** A queue this long per URL drops new news (counted) rather than grow without end. */
 const MAX_QUEUED = 10_000;
+/** At most this many changes in one POST (a few hundred KB of JSON). */
+const MAX_BATCH = 1_000;
+/** The shortest time between two POSTs to one URL (the first after a quiet spell goes at once). */
+const PACE_MS = 50;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
 const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
-class NotifyError extends Error {
+class NotifyError extends errors/* LeaseGateError */.e {
     name = 'NotifyError';
 }
 /** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
@@ -2030,12 +1870,44 @@ function readNotifySecret(file) {
     }
     return secret;
 }
+/**
+ * `--notify-file FILE`: the same settings as a config entry,
+ * `{"notify": {"urls": ["https://…"], "secretFile": "/path"}}`; the flags add to its URLs
+ * and `--notify-secret-file` wins over its secret file. Checked whole at start.
+ */
+function readNotifyFile(file) {
+    let raw;
+    try {
+        raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
+    }
+    catch (error) {
+        throw new NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
+    }
+    const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
+    const notify = raw?.notify;
+    if (typeof notify !== 'object' || notify === null || Array.isArray(notify))
+        throw new NotifyError(`--notify-file ${file}: ${form}.`);
+    const { urls, secretFile } = notify;
+    if (!Array.isArray(urls) ||
+        urls.length === 0 ||
+        urls.length > 20 ||
+        !urls.every((u) => typeof u === 'string'))
+        throw new NotifyError(`--notify-file ${file}: notify.urls: expected 1 to 20 URLs as strings.`);
+    if (secretFile !== undefined && (typeof secretFile !== 'string' || secretFile === ''))
+        throw new NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
+    for (const url of urls)
+        checkNotifyUrl(url);
+    return { urls: urls, ...(secretFile ? { secretFile } : {}) };
+}
 /** GitHub's webhook signature of a body. */
 const signBody = (secret, body) => `sha256=${(0,external_node_crypto_.createHmac)('sha256', secret).update(body).digest('hex')}`;
+// eslint-disable-next-line no-control-regex -- control characters never reach a chat message
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- the same, all of them
+const CONTROLS = /[\u0000-\u001f\u007f]/g;
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
 function notificationText(n) {
-    // eslint-disable-next-line no-control-regex -- control characters never reach a chat message
-    const line = (s) => s.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 300);
+    const line = (s) => CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
     const who = line(n.agent);
     const why = n.reason ? `: ${line(n.reason)}` : '';
     switch (n.kind) {
@@ -2056,28 +1928,57 @@ function notificationText(n) {
 function notificationOf(event) {
     if (!KINDS.has(event.kind))
         return undefined;
-    const base = {
+    // One literal, fields added in place: this runs for every change a busy kernel makes.
+    const n = {
+        id: (0,external_node_crypto_.randomUUID)(),
         kind: event.kind,
         resource: event.resource,
         agent: event.actorDid,
         atMs: event.atMs,
+        text: '',
     };
-    if (event.leaseId)
-        Object.assign(base, { leaseId: event.leaseId, fence: event.fence });
+    if (event.leaseId) {
+        n.leaseId = event.leaseId;
+        n.fence = event.fence;
+    }
     if (event.reason !== undefined)
-        base.reason = event.reason;
+        n.reason = event.reason;
     if (event.kind === 'freeze' && event.expiresAtMs !== undefined)
-        base.until = event.expiresAtMs;
-    return { id: (0,external_node_crypto_.randomUUID)(), ...base, text: notificationText(base) };
+        n.until = event.expiresAtMs;
+    n.text = notificationText(n);
+    return n;
 }
-/** One URL's deliveries: a FIFO per resource, each drained by one loop. */
+/**
+ * One URL's news: a single FIFO (so in order per resource too) drained by one loop with
+ * one request in flight. Whatever queued while a request was out goes in the next one as a
+ * batch, so under load the kernel sends one POST per round trip, not one per change.
+ */
 class Target {
     url;
-    lanes = new Map();
-    queued = 0;
+    items = [];
+    head = 0;
     dropped = 0;
+    draining = false;
     constructor(url) {
         this.url = url;
+    }
+    get queued() {
+        return this.items.length - this.head;
+    }
+    add(item) {
+        this.items.push(item);
+    }
+    /** Up to `max` of the oldest, left in place until `done`. */
+    peek(max) {
+        return this.items.slice(this.head, this.head + max);
+    }
+    done(count) {
+        this.head += count;
+        // Compacts now and then: O(1) a change, memory bounded by what is queued.
+        if (this.head > 1_024 && this.head * 2 > this.items.length) {
+            this.items = this.items.slice(this.head);
+            this.head = 0;
+        }
     }
 }
 class Notifier {
@@ -2091,9 +1992,8 @@ class Notifier {
     running = new Set();
     stop = new AbortController();
     delivered = 0;
+    deliveries = 0;
     failedCount = 0;
-    /** Delivery latencies (ms from queue to 2xx), for the bench. */
-    latencies = [];
     constructor(options) {
         this.options = options;
         this.targets = options.urls.map((url) => new Target(checkNotifyUrl(url)));
@@ -2107,26 +2007,32 @@ class Notifier {
         service.onChange((_resource, event) => this.push(event));
         return { health: () => ({ notifications: this.health() }) };
     }
-    /** Queues a change (called after its commit): no I/O here, nothing awaited. */
+    /**
+     * Queues a change (called after its commit, on the answer's path): no I/O, no
+     * serialising, nothing awaited; the body is made when it is sent.
+     */
     push(event) {
-        const notification = notificationOf(event);
-        if (!notification || this.stop.signal.aborted)
+        if (!KINDS.has(event.kind) || this.stop.signal.aborted)
             return;
-        const body = JSON.stringify(notification);
         for (const target of this.targets) {
             if (target.queued >= MAX_QUEUED) {
+                // The newest is dropped, so what a receiver gets stays a gapless prefix; counted.
+                if (target.dropped === 0)
+                    this.options.log?.(`kernel: notifications to ${new URL(target.url).origin} are ${MAX_QUEUED} behind; dropping new ones (counted in /readyz)`);
                 target.dropped += 1;
                 continue;
             }
-            const lane = target.lanes.get(notification.resource);
-            const item = { notification, body, queuedAt: this.now() };
-            target.queued += 1;
-            if (lane) {
-                lane.push(item);
+            target.add({ event });
+            if (target.draining)
                 continue;
-            }
-            target.lanes.set(notification.resource, [item]);
-            const run = this.drain(target, notification.resource).finally(() => this.running.delete(run));
+            target.draining = true;
+            // Started on the next turn, after the answer that caused it has been written.
+            const run = new Promise((resolve) => setImmediate(resolve))
+                .then(() => this.drain(target))
+                .finally(() => {
+                target.draining = false;
+                this.running.delete(run);
+            });
             this.running.add(run);
         }
     }
@@ -2136,6 +2042,7 @@ class Notifier {
         return {
             ok: this.failedCount === 0 && dropped === 0,
             delivered: this.delivered,
+            requests: this.deliveries,
             pending,
             failed: this.failedCount,
             dropped,
@@ -2151,25 +2058,28 @@ class Notifier {
         if (this.ownHttp)
             await this.http.close();
     }
-    /** Until a resource's lane is empty, delivers its head (with retries) and moves on. */
-    async drain(target, resource) {
-        const lane = target.lanes.get(resource);
-        while (lane.length > 0) {
-            const item = lane[0];
-            await this.deliver(target, item);
-            lane.shift();
-            target.queued -= 1;
+    /** Until the URL's queue is empty: sends the oldest (as a batch when several wait), then the next. */
+    async drain(target) {
+        while (target.queued > 0 && !this.stop.signal.aborted) {
+            const sentAt = performance.now();
+            const items = target.peek(MAX_BATCH);
+            await this.deliver(target, deliveryOf(items.map((i) => notificationOf(i.event))));
+            target.done(items.length);
+            // At most one POST per PACE_MS per URL: a busy kernel's news go in a few large
+            // batches instead of many small ones that cut into the answers' time.
+            const rest = PACE_MS - (performance.now() - sentAt);
+            if (target.queued > 0 && rest > 0)
+                await sleep(rest, this.stop.signal);
         }
-        target.lanes.delete(resource);
     }
-    async deliver(target, item) {
-        const { notification, body } = item;
+    async deliver(target, delivery) {
+        const { body } = delivery;
         const headers = {
             'content-type': 'application/json',
             'user-agent': 'lease-gate-kernel',
             'x-hub-signature-256': signBody(this.options.secret, body),
-            'x-lease-gate-delivery': notification.id,
-            'x-lease-gate-event': notification.kind,
+            'x-lease-gate-delivery': delivery.id,
+            'x-lease-gate-event': delivery.kind,
         };
         const giveUpAt = this.now() + this.retryForMs;
         let wait = FIRST_RETRY_MS;
@@ -2186,9 +2096,8 @@ class Notifier {
                     signal: this.stop.signal,
                 });
                 if (answer.status >= 200 && answer.status < 300) {
-                    this.delivered += 1;
-                    if (this.latencies.length < 100_000)
-                        this.latencies.push(this.now() - item.queuedAt);
+                    this.deliveries += 1;
+                    this.delivered += delivery.items.length;
                     return;
                 }
                 lastError = `HTTP ${answer.status}`;
@@ -2204,20 +2113,40 @@ class Notifier {
             await (this.options.sleep ?? sleep)(wait, this.stop.signal);
             wait = Math.min(MAX_RETRY_MS, wait * 2);
         }
-        this.failedCount += 1;
+        this.failedCount += delivery.items.length;
+        const first = delivery.items[0];
         const failure = {
-            id: notification.id,
+            id: delivery.id,
             url: new URL(target.url).origin,
-            kind: notification.kind,
-            resource: notification.resource,
+            kind: first.kind,
+            resource: first.resource,
             error: lastError.slice(0, 300),
             atMs: Date.now(),
         };
         this.failures.push(failure);
         if (this.failures.length > KEPT_FAILURES)
             this.failures.shift();
-        this.options.log?.(`kernel: gave up a ${notification.kind} notification on ${notification.resource} to ${failure.url}: ${failure.error}`);
+        const what = delivery.items.length === 1
+            ? `a ${first.kind} notification on ${first.resource}`
+            : `a batch of ${delivery.items.length} notifications (from a ${first.kind} on ${first.resource})`;
+        this.options.log?.(`kernel: gave up ${what} to ${failure.url}: ${failure.error}`);
     }
+}
+/**
+ * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
+ * text}` in the order they happened, `text` their lines one under the other (a chat webhook
+ * shows them as they are).
+ */
+function deliveryOf(notifications) {
+    const items = notifications;
+    if (items.length === 1) {
+        const n = items[0];
+        return { items, id: n.id, kind: n.kind, body: JSON.stringify(n) };
+    }
+    const id = (0,external_node_crypto_.randomUUID)();
+    const text = notifications.map((n) => n.text).join('\n');
+    const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
+    return { items, id, kind: 'batch', body };
 }
 function sleep(ms, signal) {
     return new Promise((resolve) => {
@@ -2235,7 +2164,8 @@ function sleep(ms, signal) {
 
 ;// CONCATENATED MODULE: ./src/kernel/windows.ts
 
-class WindowsError extends Error {
+
+class WindowsError extends errors/* LeaseGateError */.e {
     name = 'WindowsError';
 }
 const MINUTE = 60_000;
@@ -2531,7 +2461,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(386)]).then(__webpack_require__.bind(__webpack_require__, 2386));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(426)]).then(__webpack_require__.bind(__webpack_require__, 7426));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
@@ -2575,6 +2505,8 @@ async function kernel(args, io, env) {
         port: { type: 'string', default: '8787' },
         'ttl-ms': { type: 'string', default: '30000' },
         'lock-delay-ms': { type: 'string' },
+        'data-prefix': { type: 'string' },
+        /** The old name of --data-prefix: still accepted, with a warning. */
         state: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         'exit-with-pid': { type: 'string', default: '0' },
@@ -2584,6 +2516,7 @@ async function kernel(args, io, env) {
         windows: { type: 'string' },
         notify: { type: 'string', multiple: true },
         'notify-secret-file': { type: 'string' },
+        'notify-file': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
     });
     const port = Number(values.port);
@@ -2606,14 +2539,15 @@ async function kernel(args, io, env) {
         throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
     }
     const credentials = await kernelAuth(values, key);
+    const dataPrefix = dataPrefixFrom(values, io);
     const postgres = postgresFrom(values, env);
-    if (postgres && (values.state || values.ledger))
-        throw new cli_options/* UsageError */.eb('--store postgres keeps the log in the database: drop --state and --ledger.');
+    if (postgres && (dataPrefix || values.ledger))
+        throw new cli_options/* UsageError */.eb('--store postgres keeps the log in the database: drop --data-prefix and --ledger.');
     if (postgres && !values['signing-key'])
         throw new cli_options/* UsageError */.eb('--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.');
-    // The log is the kernel's one durable record; --state names where it lives.
-    const logFile = values.ledger ?? (values.state ? `${values.state}.ledger.jsonl` : undefined);
-    const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile, values.state) : (0,kernel_store/* memoryStore */.LK)();
+    // The log is the kernel's one durable record; --data-prefix names where it lives.
+    const logFile = values.ledger ?? (dataPrefix ? `${dataPrefix}.ledger.jsonl` : undefined);
+    const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile, dataPrefix) : (0,kernel_store/* memoryStore */.LK)();
     const log = (events) => {
         if (values.quiet)
             return;
@@ -2624,9 +2558,9 @@ async function kernel(args, io, env) {
         }
     };
     const windows = values.windows ? loadWindows(values.windows) : undefined;
-    const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], io);
+    const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], values['notify-file'], io);
     const window = windows && ((r, now) => windows.activeFor(r, now));
-    const ledger = new Ledger(readSigningKey(values['signing-key']));
+    const ledger = new ledger_ledger/* Ledger */.Oc(readSigningKey(values['signing-key']));
     const service = postgres
         ? await openPostgres(postgres, {
             ledger,
@@ -2698,7 +2632,19 @@ function loadWindows(file) {
         throw error;
     }
 }
-function notifierFrom(urls, secretFile, io) {
+function notifierFrom(flagUrls, flagSecretFile, file, io) {
+    let fromFile = { urls: [] };
+    try {
+        if (file)
+            fromFile = readNotifyFile(file);
+    }
+    catch (error) {
+        if (error instanceof NotifyError)
+            throw new cli_options/* UsageError */.eb(error.message);
+        throw error;
+    }
+    const urls = [...fromFile.urls, ...flagUrls];
+    const secretFile = flagSecretFile ?? fromFile.secretFile;
     if (urls.length === 0) {
         if (secretFile)
             throw new cli_options/* UsageError */.eb('--notify-secret-file needs at least one --notify URL.');
@@ -2734,6 +2680,18 @@ function readSigningKey(file) {
     if (key.asymmetricKeyType !== 'ed25519')
         throw new cli_options/* UsageError */.eb(`The signing key ${file} is not an Ed25519 key.`);
     return key;
+}
+/**
+ * --data-prefix PATH: the kernel's log is PATH.ledger.jsonl. It was called --state, a
+ * name for a file that holds no state; that name still works and says so once.
+ */
+function dataPrefixFrom(values, io) {
+    if (values.state === undefined)
+        return values['data-prefix'];
+    if (values['data-prefix'] !== undefined)
+        throw new cli_options/* UsageError */.eb('Give --data-prefix only: --state is its old name.');
+    io.err(`lease-gate kernel: --state is now --data-prefix (the log is ${values.state}.ledger.jsonl); the old name will go in a later major release.`);
+    return values.state;
 }
 
 
@@ -2829,6 +2787,44 @@ class AuthRefusal extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseG
 
 /***/ }),
 
+/***/ 8181:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   J: () => (/* binding */ kernelEventSchema),
+/* harmony export */   w: () => (/* binding */ frees)
+/* harmony export */ });
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4343);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6115);
+
+
+/**
+ * A durable change (every grant, renewal, release, lapse, revocation, freeze
+ * and unfreeze), as the rules make it and as a change notice carries it to
+ * other replicas: one shape, checked wherever it arrives from outside.
+ */
+const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    // The ledger's entry kinds (ledger/entry.ts); listed here too so the console page needs no node code.
+    kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
+    atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** The lease's end as the holder was told it (grants and renewals). */
+    expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** What the holder deploys (grants only). */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+});
+// An unfreeze may free a resource too: a waiter held for it is answered again.
+const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
+/** Whether these changes may have freed their resource (held requests wake on it). */
+const frees = (events) => events.some((e) => FREEING.has(e.kind));
+
+
+/***/ }),
+
 /***/ 4566:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -2844,7 +2840,11 @@ function overviewOf(states, now) {
         const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
         const queue = s.queue
             .filter((w) => w.keepUntil >= now)
-            .map((w, position) => ({ actorDid: w.actorDid, position }));
+            .map((w, position) => ({
+            actorDid: w.actorDid,
+            position,
+            ...(w.deploy ? { deploy: w.deploy } : {}),
+        }));
         const head = queue[0];
         const reserved = !lease && head && s.reservedUntilMs > now
             ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
@@ -2860,6 +2860,7 @@ function overviewOf(states, now) {
                 expiresAtMs: lease.expiresAtMs,
                 fence: lease.fence,
                 grantedAtMs: lease.grantedAtMs,
+                ...(lease.deploy ? { deploy: lease.deploy } : {}),
             },
             reserved,
             queue,
@@ -3153,6 +3154,10 @@ const isIdle = (s) => s.lease === null &&
     !s.deploys?.length &&
     !s.frozen;
 function decide(state, command, ctx) {
+    // The switch below answers each kind with ReplyOf[kind]; TypeScript cannot follow a generic through it.
+    return decideAny(state, command, ctx);
+}
+function decideAny(state, command, ctx) {
     const events = [];
     const s = settle(state, ctx.now, events);
     switch (command.kind) {
@@ -3541,20 +3546,18 @@ function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
 
 /***/ }),
 
-/***/ 8626:
+/***/ 5569:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
   h3: () => (/* binding */ KernelService),
-  o2: () => (/* binding */ StoreUnavailableError)
+  o2: () => (/* reexport */ store_error/* StoreUnavailableError */.o)
 });
 
 // UNUSED EXPORTS: toEvent
 
-// EXTERNAL MODULE: ./src/plane/deploy.ts
-var plane_deploy = __webpack_require__(6115);
 ;// CONCATENATED MODULE: ./src/kernel/alarms.ts
 /** A binary min-heap of (time, resource): the next lapse without a scan of every lease. */
 class AlarmHeap {
@@ -3605,12 +3608,103 @@ class AlarmHeap {
     }
 }
 
+// EXTERNAL MODULE: ./src/kernel/event.ts
+var kernel_event = __webpack_require__(8181);
+;// CONCATENATED MODULE: ./src/kernel/group-commit.ts
+/**
+ * Group commit, for every store: calls that arrive while every slot
+ * is committing wait and go together in the next batch, so one WAL flush (and
+ * one turn of the ledger head's lock) serves many calls. Few slots: each
+ * batch holds the ledger head's lock to its COMMIT, so more in flight would
+ * only queue on it. A call that waits longer than `waitMs` (every slot stuck
+ * on a locked row) is refused at once, as a busy pool refuses a connection.
+ */
+class GroupCommit {
+    commit;
+    options;
+    waiting = [];
+    inFlight = 0;
+    gathering = false;
+    running = new Set();
+    constructor(
+    /** Settles each item; throwing fails the whole batch. */
+    commit, options) {
+        this.commit = commit;
+        this.options = options;
+    }
+    submit(item) {
+        return new Promise((resolve, reject) => {
+            const entry = {
+                item,
+                resolve,
+                reject,
+                timer: Number.isFinite(this.options.waitMs)
+                    ? setTimeout(() => {
+                        const at = this.waiting.indexOf(entry);
+                        if (at < 0)
+                            return;
+                        this.waiting.splice(at, 1);
+                        reject(this.options.busy());
+                    }, this.options.waitMs)
+                    : undefined,
+            };
+            this.waiting.push(entry);
+            if (this.options.gatherTurn && this.inFlight === 0) {
+                if (this.gathering)
+                    return;
+                this.gathering = true;
+                setImmediate(() => {
+                    this.gathering = false;
+                    this.next();
+                });
+                return;
+            }
+            this.next();
+        });
+    }
+    /** Resolves once no batch is in flight (a service that is closing waits for its writes). */
+    async idle() {
+        while (this.running.size > 0 || this.gathering) {
+            await Promise.all([...this.running, new Promise((r) => setImmediate(r))]);
+        }
+    }
+    next() {
+        if (this.inFlight >= this.options.slots || this.waiting.length === 0)
+            return;
+        const batch = this.waiting.splice(0, this.options.maxBatch);
+        for (const b of batch)
+            clearTimeout(b.timer);
+        this.inFlight += 1;
+        const run = this.run(batch).finally(() => {
+            this.inFlight -= 1;
+            this.running.delete(run);
+            this.next();
+        });
+        this.running.add(run);
+    }
+    async run(batch) {
+        try {
+            const results = await this.commit(batch.map((b) => b.item));
+            batch.forEach((b, i) => {
+                const result = results[i];
+                if (result?.status === 'fulfilled')
+                    b.resolve(result.value);
+                else
+                    b.reject(asError(result?.reason ?? 'no result for this call'));
+            });
+        }
+        catch (error) {
+            for (const b of batch)
+                b.reject(asError(error));
+        }
+    }
+}
+const asError = (error) => (error instanceof Error ? error : new Error(String(error)));
+
+// EXTERNAL MODULE: ./src/plane/deploy.ts
+var plane_deploy = __webpack_require__(6115);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
-var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
-var store = __webpack_require__(5423);
 ;// CONCATENATED MODULE: ./src/kernel/restart.ts
 /** Follows the log's stamps entry by entry. */
 function logTimeAfter(time, tsMs) {
@@ -3655,66 +3749,65 @@ function resumeLeases(states, time, now, ttlMs) {
     return { states: resumed, events };
 }
 
-;// CONCATENATED MODULE: ./src/kernel/service.ts
+// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
+var rules = __webpack_require__(9494);
+// EXTERNAL MODULE: ./src/kernel/store-error.ts
+var store_error = __webpack_require__(959);
+;// CONCATENATED MODULE: ./src/kernel/local-backend.ts
 
 
 
 
 
-
-/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
-class StoreUnavailableError extends Error {
-    name = 'StoreUnavailableError';
-}
-const ALARM_RETRY_MS = 1_000;
-const noop = () => undefined;
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
 /**
- * Owns the rules, the store, the ledger and the lapse alarms. Every call
- * resolves only after its change is durable: changes decided in the same
- * event-loop turn share one write and one sync (group commit). Commands on one
- * resource run one at a time against its durable state; a failed write keeps
- * memory as it was and rejects with StoreUnavailableError.
+ * The backend of one process: the states in memory (the table), the record in
+ * a store's append-only log (memory: none; a file: fdatasync'ed per batch). A
+ * batch is decided on the table, its entries numbered by the ledger, written
+ * with one append, and only then kept. The clock never reads earlier than the
+ * log's end. Not shared: this process is the only one that changes it.
  */
-class KernelService {
+class LocalBackend {
     options;
-    table;
     ledger;
-    now;
+    shared = false;
+    batching = {
+        maxBatch: Infinity,
+        // One write at a time, each gathering every call of its event-loop turn.
+        slots: 1,
+        waitMs: Infinity,
+        gatherTurn: true,
+        busy: () => new store_error/* StoreUnavailableError */.o("the kernel's store is busy"),
+    };
+    name;
+    ttlMs;
+    table;
+    store;
     /** The last durable entry's time at start: the clock reads no earlier. */
     clockFloor = -Infinity;
     /** Restart renewals a full disk did not take yet: written first, before any other change. */
     owed = [];
-    store;
-    inflight = new Map();
-    listeners = new Set();
-    changedListeners = new Set();
-    alarms = new AlarmHeap();
-    scheduled = new Map();
-    timer;
-    timerAt = Infinity;
-    pending;
-    writing;
     closed = false;
     constructor(options) {
         this.options = options;
         this.table = options.table;
-        this.ledger = options.ledger;
         this.store = options.store;
-        this.now = () => Math.max(options.now(), this.clockFloor);
+        this.ledger = options.ledger;
+        this.name = options.store.describe;
+        this.ttlMs = options.table.ttlMs;
+    }
+    now() {
+        return Math.max(this.options.now(), this.clockFloor);
     }
     /**
      * Replays the store's log into the ledger and the table, applies the restart
-     * rule (`resumeLeases`) and writes its renewals, then arms the alarms.
+     * rule (`resumeLeases`) and writes its renewals.
      */
-    static async open(options) {
-        const service = new KernelService(options);
-        const recovered = await options.store.open();
-        const { table, ledger } = options;
+    async open() {
+        const recovered = await this.store.open();
+        const { table, ledger } = this;
         let time;
         recovered.lines.forEach((line, i) => {
-            const entry = ledger.load(line, `${options.store.describe} line ${i + 1}`);
+            const entry = ledger.load(line, `${this.store.describe} line ${i + 1}`);
             const event = toEvent(entry);
             table.put((0,rules/* replay */.eZ)(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
             // Every fence in what is durable, not only grants', stays below the next one.
@@ -3724,17 +3817,13 @@ class KernelService {
         table.fence = Math.max(table.fence, recovered.fenceFloor);
         // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
         if (time)
-            service.clockFloor = time.lastMs;
-        const now = service.now();
+            this.clockFloor = time.lastMs;
+        const now = this.now();
         for (const state of [...table.values()])
             table.put((0,rules/* afterRestart */.M$)(state, now, table.ttlMs, table.lockDelayMs));
-        const owed = time ? await service.resume(time, now) : undefined;
-        for (const state of table.values())
-            service.schedule(state);
-        service.arm();
-        options.store.watch?.((resource) => service.resourceChanged(resource));
+        const owed = time ? await this.resume(time, now) : undefined;
         const warning = [recovered.warning, owed].filter(Boolean).join('; ');
-        return { service, ...(warning ? { warning } : {}) };
+        return warning ? { warning } : {};
     }
     /**
      * Renews the leases the log leaves open (the restart rule). Written before
@@ -3758,15 +3847,187 @@ class KernelService {
         }
         return undefined;
     }
+    /**
+     * A failed write keeps memory as it was for every resource the batch changed
+     * durably; the others (a refusal, a status, a queue that moved) are answered.
+     */
+    async commit(work) {
+        const now = this.now();
+        const current = new Map();
+        const durable = new Set();
+        const decisions = work.map((item) => {
+            const before = current.get(item.resource) ?? this.table.get(item.resource);
+            const decision = item.decide(before, this.table.context(item.resource, now));
+            current.set(item.resource, decision.state);
+            if (decision.events.length > 0)
+                durable.add(item.resource);
+            return decision;
+        });
+        let failure;
+        if (durable.size > 0 && this.closed) {
+            failure = new store_error/* StoreUnavailableError */.o('the kernel is stopping');
+        }
+        else if (durable.size > 0) {
+            const events = decisions.flatMap((d) => d.events);
+            const owed = this.owed;
+            const prepared = this.ledger.prepare(owed.length ? [...owed, ...events] : events);
+            try {
+                await this.store.append(prepared.text, prepared.entries);
+                if (owed.length)
+                    this.owed = [];
+                this.ledger.accept(prepared.entries, prepared.lines);
+            }
+            catch (error) {
+                const message = error instanceof store_error/* StoreError */.A ? error.message : String(error);
+                failure = new store_error/* StoreUnavailableError */.o(`the kernel's store cannot write: ${message}`);
+            }
+        }
+        for (const [resource, state] of current) {
+            if (!failure || !durable.has(resource))
+                this.table.put(state);
+        }
+        return decisions.map((value) => failure && durable.has(value.state.resource)
+            ? { status: 'rejected', reason: failure }
+            : { status: 'fulfilled', value });
+    }
+    async due(limit) {
+        const now = this.now();
+        return [...this.deadlines()]
+            .filter((d) => d.at <= now)
+            .sort((a, b) => a.at - b.at)
+            .slice(0, limit)
+            .map((d) => d.resource);
+    }
+    *deadlines() {
+        for (const state of this.table.values()) {
+            const at = (0,rules/* nextDeadline */.Gg)(state);
+            if (at !== undefined)
+                yield { resource: state.resource, at };
+        }
+    }
+    overview() {
+        return (0,overview/* overviewOf */.bq)(this.table.values(), this.now());
+    }
+    /** Throws a StoreError when the store cannot take a write now. */
+    ready() {
+        return this.store.probe();
+    }
+    close() {
+        this.closed = true;
+        return this.store.close();
+    }
+}
+function toEvent(entry) {
+    const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
+    const event = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
+    if (expiresAtMs !== undefined)
+        event.expiresAtMs = expiresAtMs;
+    if (reason !== undefined)
+        event.reason = reason;
+    const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
+    if (deploy?.success)
+        event.deploy = deploy.data;
+    return event;
+}
+
+;// CONCATENATED MODULE: ./src/kernel/work.ts
+
+function workFor(resource, command) {
+    let last;
+    return {
+        resource,
+        command,
+        decide(state, ctx) {
+            last = (0,rules/* decide */.LD)(state, command, ctx);
+            return last;
+        },
+        reply() {
+            if (!last)
+                throw new Error(`the ${command.kind} on ${resource} was never decided`);
+            return last.reply;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/service.ts
+
+
+
+
+
+
+
+
+
+const ALARM_RETRY_MS = 1_000;
+const SWEEP_BATCH = 100;
+/**
+ * The kernel, once, over any backend (backend.ts): every call is decided by
+ * the rules inside the backend's commit and resolves only once its change is
+ * durable. Calls are grouped (GroupCommit, bounded as the backend asks); lapses
+ * are found by alarms at each decided deadline (a backend of one process) or by
+ * sweeping what the backend says is due (a shared one, whose other replicas may
+ * be gone); held requests are woken here, for changes made here or heard from
+ * other replicas.
+ */
+class KernelService {
+    backend;
+    hooks;
+    ledger;
+    /** Set when the backend's ledger can fall behind (other replicas write it). */
+    syncLedger;
+    batches;
+    listeners = new Set();
+    changedListeners = new Set();
+    alarms = new AlarmHeap();
+    scheduled = new Map();
+    log;
+    timer;
+    timerAt = Infinity;
+    sweepTimer;
+    sweepFailing = false;
+    closed = false;
+    constructor(backend, hooks) {
+        this.backend = backend;
+        this.hooks = hooks;
+        this.ledger = backend.ledger;
+        this.log = hooks.log ?? ((line) => console.error(line));
+        if (backend.syncLedger)
+            this.syncLedger = () => backend.syncLedger();
+        this.batches = new GroupCommit((work) => this.commit(work), backend.batching);
+    }
+    /** The in-process kernel over a memory or file store: replays it, then serves. */
+    static open(options) {
+        return KernelService.over(new LocalBackend(options), options);
+    }
+    /** Opens the backend and starts finding lapses. */
+    static async over(backend, hooks = {}) {
+        const service = new KernelService(backend, hooks);
+        backend.watch?.((notice) => service.heard(notice));
+        const { warning } = await backend.open();
+        if (backend.shared) {
+            service.scheduleSweep();
+        }
+        else {
+            for (const { resource, at } of backend.deadlines())
+                service.schedule(resource, at);
+            service.arm();
+        }
+        return { service, ...(warning ? { warning } : {}) };
+    }
     lease(resource, actorDid, extensions) {
         return this.run(resource, { kind: 'lease', actorDid, ...extensions });
     }
     async release(resource, actorDid, outdated) {
         const command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
-        const reply = (await this.run(resource, command));
+        const reply = await this.run(resource, command);
         // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
-        if (!reply.released)
-            this.resourceChanged(resource);
+        if (!reply.released) {
+            if (this.backend.announceFreed)
+                await this.backend.announceFreed(resource);
+            else
+                this.resourceChanged(resource);
+        }
         return reply;
     }
     revoke(resource, reason) {
@@ -3779,17 +4040,26 @@ class KernelService {
         return this.run(resource, { kind: 'unfreeze', by });
     }
     async status(resource) {
-        const reply = (await this.run(resource, { kind: 'status' }));
-        return reply.lease;
+        return (await this.run(resource, { kind: 'status' })).lease;
     }
-    /** Every resource with a live lease, a reservation or waiters. */
+    /** Every resource with a live lease, a reservation, waiters or a freeze (in memory: at once). */
     overview() {
-        return (0,overview/* overviewOf */.bq)(this.table.values(), this.now());
+        return this.backend.overview();
     }
-    /** Told after each durable change (a grant, renewal, release, lapse or revoke). */
+    /** Told after each durable change (a grant, renewal, release, lapse or revoke; every replica's). */
     onChange(listener) {
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
+    }
+    /**
+     * Wakes the held requests of `resource` on every replica: a queue change no
+     * durable event announces (superseding, deploy-order.ts). One process wakes its own.
+     */
+    async wakeEverywhere(resource) {
+        if (this.backend.announceFreed)
+            await this.backend.announceFreed(resource);
+        else
+            this.resourceChanged(resource);
     }
     /** Takes a waiter out of the queue at once (nothing durable changes). */
     async leave(resource, actorDid) {
@@ -3798,132 +4068,79 @@ class KernelService {
     }
     /**
      * Told when a resource may have become free: a release, lapse or revoke made
-     * durable here, a waiter that left, or a change a shared store reports from
-     * another replica (`KernelStore.watch`). Held requests wake on it.
+     * durable here or on another replica, or a waiter that left. Held requests wake on it.
      */
     onResourceChanged(listener) {
         this.changedListeners.add(listener);
         return () => this.changedListeners.delete(listener);
     }
-    /** Raises the "resource changed" signal; any store or notifier may call it. */
+    /** The backend's clock (a shared backend's decisions read the database's; this paces held requests). */
+    now() {
+        return this.backend.now();
+    }
+    /** Throws a StoreError when the backend cannot take a write now. */
+    ready() {
+        return this.backend.ready();
+    }
+    async close() {
+        if (this.closed)
+            return;
+        this.closed = true;
+        if (this.timer)
+            clearTimeout(this.timer);
+        if (this.sweepTimer)
+            clearTimeout(this.sweepTimer);
+        await this.batches.idle();
+        await this.backend.close();
+    }
     resourceChanged(resource) {
         for (const listener of this.changedListeners)
             listener(resource);
     }
-    /** Throws a StoreError when the store cannot take a write now. */
-    async ready() {
-        await this.store.probe();
-    }
-    async close() {
-        this.closed = true;
-        if (this.timer)
-            clearTimeout(this.timer);
-        while (this.writing)
-            await this.writing;
-        await this.store.close();
-    }
     async run(resource, command) {
-        for (let busy = this.inflight.get(resource); busy; busy = this.inflight.get(resource)) {
-            await busy;
-        }
-        const decision = this.table.decide(resource, command, this.now());
-        if (decision.events.length === 0) {
-            this.keep(decision.state);
-            return decision.reply;
-        }
-        const batch = this.enqueue({ state: decision.state, events: decision.events });
-        this.inflight.set(resource, batch.settled);
-        await batch.promise;
-        return decision.reply;
+        // Once closed, the backend refuses what must be written; a refusal or a read is still answered.
+        const work = workFor(resource, command);
+        await this.batches.submit(work);
+        return work.reply();
     }
-    /** Once a batch is durable: keeps its decisions and tells the listeners, in order. */
-    applied(batch) {
-        for (const { state, events } of batch.decided) {
-            const { resource } = state;
-            if (this.inflight.get(resource) === batch.settled)
-                this.inflight.delete(resource);
-            this.keep(state);
-            for (const event of events) {
-                for (const listener of this.listeners)
-                    listener(resource, event);
-            }
-            if (events.some((e) => FREEING.has(e.kind)))
-                this.resourceChanged(resource);
+    /** One batch through the backend; what it made durable is told and armed, in order. */
+    async commit(work) {
+        const results = await this.backend.commit(work);
+        const decided = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+        const events = decided.flatMap((d) => d.events);
+        if (events.length)
+            this.hooks.onEvents?.(events);
+        for (const { state, events } of decided) {
+            if (!this.backend.shared)
+                this.schedule(state.resource, (0,rules/* nextDeadline */.Gg)(state));
+            // A shared backend delivers every change, this replica's too, through `watch`.
+            if (!this.backend.watch)
+                this.tell({ resource: state.resource, events });
         }
+        if (!this.backend.shared)
+            this.arm();
+        return results;
     }
-    /** A batch that could not be written: memory stays as it was; waiting commands go on. */
-    dropped(batch) {
-        for (const { state } of batch.decided) {
-            if (this.inflight.get(state.resource) === batch.settled)
-                this.inflight.delete(state.resource);
+    heard(notice) {
+        this.tell(notice);
+    }
+    tell({ resource, events, freed }) {
+        for (const event of events) {
+            for (const listener of this.listeners)
+                listener(resource, event);
         }
-    }
-    keep(state) {
-        this.table.put(state);
-        this.schedule(state);
-        this.arm();
-    }
-    /** Joins this turn's batch, whose promise resolves once it is written and synced. */
-    enqueue(decided) {
-        if (this.closed)
-            throw new StoreUnavailableError('the kernel is stopping');
-        let batch = this.pending;
-        if (!batch) {
-            let resolve;
-            let reject;
-            const promise = new Promise((res, rej) => {
-                resolve = res;
-                reject = rej;
-            });
-            const settled = promise.then(noop, noop);
-            batch = this.pending = { events: [], decided: [], promise, settled, resolve, reject };
-            if (!this.writing)
-                setImmediate(() => void this.flush());
-        }
-        batch.events.push(...decided.events);
-        batch.decided.push(decided);
-        return batch;
-    }
-    async flush() {
-        const batch = this.pending;
-        if (!batch || this.writing)
-            return;
-        this.pending = undefined;
-        const write = (async () => {
-            const owed = this.owed;
-            const prepared = this.ledger.prepare(owed.length ? [...owed, ...batch.events] : batch.events);
-            try {
-                await this.store.append(prepared.text, prepared.entries);
-                if (owed.length)
-                    this.owed = [];
-            }
-            catch (error) {
-                const message = error instanceof store/* StoreError */.AD ? error.message : String(error);
-                this.dropped(batch);
-                batch.reject(new StoreUnavailableError(`the kernel's store cannot write: ${message}`));
-                return;
-            }
-            this.ledger.accept(prepared.entries, prepared.lines);
-            this.options.onEvents?.(batch.events);
-            this.applied(batch);
-            batch.resolve();
-        })();
-        this.writing = write;
-        await write;
-        this.writing = undefined;
-        if (this.pending)
-            void this.flush();
+        if (freed || (0,kernel_event/* frees */.w)(events))
+            this.resourceChanged(resource);
     }
     /** Keeps one alarm per resource at its earliest deadline (a renewal needs none). */
-    schedule(state) {
-        const at = (0,rules/* nextDeadline */.Gg)(state);
+    schedule(resource, at) {
         if (at === undefined)
             return;
-        const current = this.scheduled.get(state.resource);
+        const current = this.scheduled.get(resource);
         if (current !== undefined && current <= at)
             return;
-        this.scheduled.set(state.resource, at);
-        this.alarms.push(at, state.resource);
+        this.scheduled.set(resource, at);
+        this.alarms.push(at, resource);
     }
     arm() {
         const next = this.alarms.peek();
@@ -3945,7 +4162,7 @@ class KernelService {
                 continue;
             this.scheduled.delete(resource);
             this.run(resource, { kind: 'expire' }).catch((error) => {
-                this.options.log?.(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+                this.log(`kernel: could not record a lapse on ${resource}: ${error.message}`);
                 this.scheduled.set(resource, now + ALARM_RETRY_MS);
                 this.alarms.push(now + ALARM_RETRY_MS, resource);
                 this.arm();
@@ -3953,18 +4170,55 @@ class KernelService {
         }
         this.arm();
     }
+    /** A shared backend: a lapse is recorded within about a quarter of a lease (a second at most). */
+    scheduleSweep() {
+        if (this.closed)
+            return;
+        const every = Math.min(1_000, Math.max(25, this.backend.ttlMs / 4));
+        this.sweepTimer = setTimeout(() => void this.sweep(), every * (0.75 + 0.5 * Math.random()));
+        this.sweepTimer.unref();
+    }
+    async sweep() {
+        try {
+            for (const resource of await this.backend.due(SWEEP_BATCH)) {
+                if (this.closed)
+                    return;
+                await this.run(resource, { kind: 'expire' });
+            }
+            if (this.sweepFailing)
+                this.log(`kernel: ${this.backend.name} answers again`);
+            this.sweepFailing = false;
+        }
+        catch (error) {
+            if (!this.sweepFailing)
+                this.log(`kernel: ${error.message}`);
+            this.sweepFailing = true;
+        }
+        finally {
+            this.scheduleSweep();
+        }
+    }
 }
-function toEvent(entry) {
-    const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
-    const event = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
-    if (expiresAtMs !== undefined)
-        event.expiresAtMs = expiresAtMs;
-    if (reason !== undefined)
-        event.reason = reason;
-    const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
-    if (deploy?.success)
-        event.deploy = deploy.data;
-    return event;
+
+
+/***/ }),
+
+/***/ 959:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   A: () => (/* binding */ StoreError),
+/* harmony export */   o: () => (/* binding */ StoreUnavailableError)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+
+/** A store that cannot read or persist: the kernel answers 503 and leaves memory unchanged. */
+class StoreError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+    name = 'StoreError';
+}
+/** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
+class StoreUnavailableError extends Error {
+    name = 'StoreUnavailableError';
 }
 
 
@@ -4232,8 +4486,10 @@ function readLegacyFence(file, logExists, logPath) {
 /* unused harmony exports rawPublicKey, keyId, checkpointBody */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
 
-class CheckpointError extends Error {
+
+class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
     name = 'CheckpointError';
 }
 const ED25519 = 0x01;
@@ -4336,9 +4592,9 @@ function verifyCheckpoint(text, publicKey) {
 /* harmony export */   Oo: () => (/* binding */ entrySchema),
 /* harmony export */   dj: () => (/* binding */ canonicalJson),
 /* harmony export */   eS: () => (/* binding */ leafBytes),
-/* harmony export */   hB: () => (/* binding */ readEntry),
-/* harmony export */   pf: () => (/* binding */ ENTRY_KINDS)
+/* harmony export */   hB: () => (/* binding */ readEntry)
 /* harmony export */ });
+/* unused harmony export ENTRY_KINDS */
 /* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(0);
 
 const ENTRY_KINDS = [
@@ -4441,6 +4697,230 @@ function readEntry(line, seq) {
     return entry.data;
 }
 const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
+
+
+/***/ }),
+
+/***/ 1850:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  Oc: () => (/* binding */ Ledger),
+  ye: () => (/* binding */ numberEntries)
+});
+
+// UNUSED EXPORTS: LedgerError
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var ledger_entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/ledger/merkle.ts
+var merkle = __webpack_require__(9527);
+// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
+var checkpoint = __webpack_require__(4491);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
+;// CONCATENATED MODULE: ./src/ledger/ledger-error.ts
+
+/** A ledger that cannot be appended to, sealed or read back as asked. */
+class LedgerError extends errors/* LeaseGateError */.e {
+    name = 'LedgerError';
+}
+
+;// CONCATENATED MODULE: ./src/ledger/lines.ts
+/**
+ * The ledger's lines as UTF-8 bytes in large chunks, with a small index: a
+ * ledger of millions of entries stays off the JavaScript heap, so the garbage
+ * collector never copies or scans it while the kernel serves requests.
+ */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Per line: its chunk, its offset in the chunk, its length in bytes. */
+const SLOTS = 3;
+class LineStore {
+    chunks = [];
+    used = CHUNK_BYTES;
+    index = new Uint32Array(SLOTS * 1024);
+    length = 0;
+    /** Keeps one line; returns its bytes (a view that stays valid, for hashing). */
+    push(line) {
+        const most = line.length * 3;
+        if (this.chunks.length === 0 || this.used + most > this.chunks.at(-1).length) {
+            this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, most)));
+            this.used = 0;
+        }
+        const chunk = this.chunks.length - 1;
+        const bytes = this.chunks[chunk].write(line, this.used, 'utf8');
+        if ((this.length + 1) * SLOTS > this.index.length) {
+            const bigger = new Uint32Array(this.index.length * 2);
+            bigger.set(this.index);
+            this.index = bigger;
+        }
+        const at = this.length * SLOTS;
+        this.index[at] = chunk;
+        this.index[at + 1] = this.used;
+        this.index[at + 2] = bytes;
+        this.length += 1;
+        const view = this.chunks[chunk].subarray(this.used, this.used + bytes);
+        this.used += bytes;
+        return view;
+    }
+    /** The line at `i` (0 ≤ i < length). */
+    at(i) {
+        const at = i * SLOTS;
+        const start = this.index[at + 1];
+        return this.chunks[this.index[at]].toString('utf8', start, start + this.index[at + 2]);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/ledger.ts
+
+
+
+
+
+
+
+/**
+ * The ledger's numbering, the one place it is written: entries follow the
+ * `size` already recorded, and each is stamped with the plane's clock made
+ * strictly increasing after `lastTs` (the last recorded stamp; -1 for none).
+ * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
+ */
+function numberEntries(events, size, lastTs) {
+    let ts = lastTs;
+    return events.map((event, i) => {
+        ts = Math.max(Math.round(event.atMs), ts + 1);
+        return (0,ledger_entry/* entryOf */.Ms)(event, size + i, ts);
+    });
+}
+/**
+ * The append-only, Merkle-sealed record of every grant, renewal, release,
+ * lapse and revocation, in memory. Whoever keeps it durable (the kernel's
+ * store) prepares entries, writes their lines, and only then accepts them.
+ * Without a signing key it is still a log and a tree, but signs no checkpoint.
+ */
+class Ledger {
+    signingKey;
+    origin;
+    publicKey;
+    tree = new merkle/* MerkleTree */.vU();
+    /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
+    lines = new LineStore();
+    lastTs = -1;
+    signed;
+    constructor(signingKey) {
+        this.signingKey = signingKey;
+        this.publicKey = signingKey && (0,external_node_crypto_.createPublicKey)(signingKey);
+        this.origin = this.publicKey && (0,checkpoint/* originFor */.Ag)(this.publicKey);
+    }
+    get size() {
+        return this.tree.size;
+    }
+    get signs() {
+        return this.signingKey !== undefined;
+    }
+    /** Numbers and times new entries after the accepted ones; changes nothing. */
+    prepare(events) {
+        const entries = numberEntries(events, this.lines.length, this.lastTs);
+        const lines = entries.map(ledger_entry/* entryJson */.Bm);
+        let text = '';
+        for (const line of lines)
+            text += `${line}\n`;
+        return { entries, text, lines };
+    }
+    /** Takes prepared entries in once they are durable; `lines` are their canonical JSON when known. */
+    accept(entries, lines) {
+        entries.forEach((entry, i) => {
+            if (entry.seq !== this.lines.length)
+                throw new LedgerError(`entry ${entry.seq} accepted out of order`);
+            this.tree.append(this.lines.push(lines?.[i] ?? (0,ledger_entry/* entryJson */.Bm)(entry)));
+            this.lastTs = entry.tsMs;
+        });
+    }
+    /** Prepares and accepts one entry at once (an in-memory ledger). */
+    append(event) {
+        const { entries, lines } = this.prepare([event]);
+        this.accept(entries, lines);
+        return entries[0];
+    }
+    /** Takes in one line read back from durable storage, checked as untrusted. */
+    load(line, where) {
+        let parsed;
+        try {
+            parsed = JSON.parse(line);
+        }
+        catch {
+            throw new LedgerError(`${where} is not JSON; the ledger is damaged before its last record`);
+        }
+        const entry = ledger_entry/* entrySchema */.Oo.safeParse(parsed);
+        if (!entry.success ||
+            entry.data.seq !== this.lines.length ||
+            (0,ledger_entry/* canonicalJson */.dj)(entry.data) !== line) {
+            throw new LedgerError(`${where} is not the ledger entry ${this.lines.length} in canonical form`);
+        }
+        this.accept([entry.data], [line]);
+        return entry.data;
+    }
+    entry(index) {
+        if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length))
+            return undefined;
+        return JSON.parse(this.lines.at(index));
+    }
+    /** The signed checkpoint of the first `size` entries (all by default). */
+    checkpoint(size = this.tree.size) {
+        if (!this.signingKey || !this.origin)
+            throw new LedgerError('this kernel has no signing key, so it signs no checkpoint');
+        if (this.signed?.size === size)
+            return this.signed.text;
+        const root = this.tree.root(size);
+        if (this.signed && size > this.signed.size) {
+            const proof = this.tree.consistencyProof(this.signed.size, size);
+            if (!(0,merkle/* verifyConsistency */.Ko)(this.signed.size, size, this.signed.root, root, proof)) {
+                throw new LedgerError('refusing to sign a checkpoint inconsistent with the last one signed');
+            }
+        }
+        // Ed25519 is deterministic: an older size signs to the same note it had.
+        const text = (0,checkpoint/* signCheckpoint */.Ch)({ origin: this.origin, size, root }, this.signingKey);
+        if (!this.signed || size > this.signed.size)
+            this.signed = { size, root, text };
+        return text;
+    }
+    /** Entries [from, to) with inclusion proofs against the tree of `size` (a page of an export). */
+    page(from, to, size = this.size) {
+        return this.pageJson(from, to, size).map((json) => JSON.parse(json));
+    }
+    /**
+     * The same page, each bundle entry already as JSON: the entry's canonical
+     * line is spliced in as it is kept, never parsed and written again.
+     */
+    pageJson(from, to, size = this.size) {
+        if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
+            throw new LedgerError(`range ${from}..${to} is not within 0..${size}`);
+        }
+        const proofs = this.tree.inclusionProofs(from, to, size);
+        const json = [];
+        for (let index = from; index < to; index += 1) {
+            const proof = proofs[index - from].map((h) => Buffer.from(h).toString('base64'));
+            json.push(`{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`);
+        }
+        return json;
+    }
+    /** Entries [from, to) with inclusion proofs against the current checkpoint. */
+    bundle(from = 0, to = this.size) {
+        if (!(Number.isInteger(from) &&
+            Number.isInteger(to) &&
+            0 <= from &&
+            from <= to &&
+            to <= this.size)) {
+            throw new LedgerError(`range ${from}..${to} is not within 0..${this.size}`);
+        }
+        const checkpoint = this.checkpoint();
+        return { checkpoint, entries: this.page(from, to) };
+    }
+}
 
 
 /***/ }),
@@ -4728,114 +5208,8 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
 }
 
 
-/***/ }),
-
-/***/ 6115:
-/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
-
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   D5: () => (/* binding */ leaseExtensionSchema),
-/* harmony export */   I0: () => (/* binding */ supersededSchema),
-/* harmony export */   Xm: () => (/* binding */ queueSchema),
-/* harmony export */   ZE: () => (/* binding */ cleanDeploy),
-/* harmony export */   zR: () => (/* binding */ deploySchema)
-/* harmony export */ });
-/* unused harmony exports REPOSITORY_PATTERN, COMMIT_PATTERN, DEPLOY_FORMS, isRunUrl, QUEUE_MODES, deployEntries */
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4343);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3759);
-
-/**
- * What a lease request may say of the deploy it gates: extension fields of
- * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
- * not document them and ignores unknown fields; the bundled kernel validates
- * them (a bad field is a 400 naming it), records them in the grant's ledger
- * entry, supersedes waiting runs by them and answers the last grant's deploy
- * of the same repository (`previous`) with a grant. Every field is optional:
- * a CI system that knows no run number still names its commit.
- */
-const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
-/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
-const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-/** Printable ASCII without spaces, as git refs are. */
-const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
-const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
-const DEPLOY_FORMS = {
-    repository: 'owner/repo',
-    workflow: 'one line of 1 to 256 characters',
-    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
-    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
-    runNumber: 'a whole number from 1 to 10^12',
-    runAttempt: 'a whole number from 1 to 10^6',
-    runUrl: 'an https:// URL of at most 2048 characters',
-};
-const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._regex */ .Fk(pattern, `expected ${form}`));
-const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
-const isRunUrl = (value) => {
-    if (value.length > 2048)
-        return false;
-    try {
-        const url = new URL(value);
-        return url.protocol === 'https:' && url.username === '' && url.password === '';
-    }
-    catch {
-        return false;
-    }
-};
-/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
-const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
-    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
-    ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
-    commit: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
-    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
-    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
-    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
-});
-/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
-const QUEUE_MODES = ['fifo', 'newest'];
-const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(QUEUE_MODES);
-/** The extension fields of a lease request body, as the kernel reads them. */
-const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(deploySchema),
-    queue: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(queueSchema),
-});
-/** A kernel's answer to a waiter a newer run of its lane took the place of. */
-const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('superseded'),
-    by: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(2048)),
-});
-/** The commit list in a fixed order, so a ledger line and a console row read the same. */
-function deployEntries(deploy) {
-    const keys = [
-        'repository',
-        'workflow',
-        'ref',
-        'commit',
-        'runNumber',
-        'runAttempt',
-        'runUrl',
-    ];
-    const out = [];
-    for (const key of keys) {
-        const value = deploy[key];
-        if (value !== undefined)
-            out.push([key, value]);
-    }
-    return out;
-}
-/** A plain copy with only the known fields (what the kernel keeps and records). */
-function cleanDeploy(deploy) {
-    const out = {};
-    for (const [key, value] of deployEntries(deploy))
-        out[key] = value;
-    return Object.keys(out).length ? out : undefined;
-}
-
-
 /***/ })
 
 };
 
-//# sourceMappingURL=659.index.js.map
+//# sourceMappingURL=162.index.js.map

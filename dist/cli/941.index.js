@@ -1,8 +1,8 @@
-export const id = 494;
-export const ids = [494];
+export const id = 941;
+export const ids = [941];
 export const modules = {
 
-/***/ 4494:
+/***/ 4941:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -17,10 +17,6 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: ./src/fs/processes.ts
 var processes = __webpack_require__(5810);
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
-var schemas = __webpack_require__(4343);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __webpack_require__(3759);
 ;// CONCATENATED MODULE: ./src/fs/atomic.ts
 
 /** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
@@ -37,21 +33,48 @@ function atomic_writeFileAtomic(path, text) {
     (0,external_node_fs_.renameSync)(temp, path);
 }
 
-// EXTERNAL MODULE: ./src/plane/schema.ts
-var schema = __webpack_require__(3659);
-;// CONCATENATED MODULE: ./src/lease/keeper-status.ts
-
-
-
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
+var schemas = __webpack_require__(4343);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __webpack_require__(3759);
+;// CONCATENATED MODULE: ./src/gate/keeper-status.ts
 
 /**
- * The keeper's status file crosses a process boundary, so both sides read it
- * through the same schema. Main creates it before the keeper starts; post
- * removes it, which tells a keeper it was not told of to stop.
+ * What the keeper has seen, as its status file carries it across the process
+ * boundary: one schema, and the types are what it parses (post, `run` and the
+ * keeper itself read and write it through this).
  */
 const keeper_status_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_000));
 const at = schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isFinite));
-const keeperStatusSchema = schemas/* object */.Ikc({
+const keepEnds = [
+    'stopped',
+    'lifetime',
+    'parent-gone',
+    'lost',
+    'key-refused',
+    'not-wanted',
+];
+const lossSchema = schemas/* object */.Ikc({
+    /** When we learned of it (wall clock). */
+    atMs: at,
+    /** When the plane ended it, on the plane's clock (a watch's answer says). */
+    endedAtMs: schemas/* optional */.lqM(at),
+    /**
+     * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
+     * from a watch `lapsed`, `released` or `unknown`, `broken_plane` (a renewal not ours to
+     * believe, given back), or the plane's reason.
+     */
+    reason: keeper_status_text,
+    /** Who holds it now (for `revoked`: as the plane says). */
+    holder: schemas/* optional */.lqM(keeper_status_text),
+    /** The operator's message (revoked) or the plane's. */
+    message: schemas/* optional */.lqM(keeper_status_text),
+    /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
+    newLeaseId: schemas/* optional */.lqM(keeper_status_text),
+    gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
+});
+/** The keeper's record in its status file: its pid and what it has seen. */
+const keeper_status_keeperRecordSchema = schemas/* object */.Ikc({
     pid: schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isInteger)),
     resource: keeper_status_text,
     actorDid: keeper_status_text,
@@ -59,23 +82,22 @@ const keeperStatusSchema = schemas/* object */.Ikc({
     fence: schemas/* optional */.lqM(schemas/* number */.aig()),
     expiresAtMs: at,
     renewals: schemas/* number */.aig(),
+    /** Wall time of the last successful renewal. */
     lastRenewedAtMs: schemas/* optional */.lqM(at),
     failures: schemas/* number */.aig(),
     lastError: schemas/* optional */.lqM(keeper_status_text),
-    lost: schemas/* optional */.lqM(schemas/* object */.Ikc({
-        atMs: at,
-        endedAtMs: schemas/* optional */.lqM(at),
-        reason: keeper_status_text,
-        holder: schemas/* optional */.lqM(keeper_status_text),
-        message: schemas/* optional */.lqM(keeper_status_text),
-        newLeaseId: schemas/* optional */.lqM(keeper_status_text),
-        gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
-    })),
-    ended: schemas/* optional */.lqM(schemas/* object */.Ikc({
-        atMs: at,
-        why: schemas/* enum */.k5n(['stopped', 'lifetime', 'parent-gone', 'lost', 'key-refused', 'not-wanted']),
-    })),
+    /** Our lease ended under us; renewing stopped. */
+    lost: schemas/* optional */.lqM(lossSchema),
+    ended: schemas/* optional */.lqM(schemas/* object */.Ikc({ atMs: at, why: schemas/* enum */.k5n(keepEnds) })),
 });
+
+// EXTERNAL MODULE: ./src/plane/schema.ts
+var schema = __webpack_require__(3659);
+;// CONCATENATED MODULE: ./src/lease/keeper-status.ts
+
+
+
+
 /** The keeper's first argument: the granted lease, checked like a plane answer. */
 const keeperLeaseSchema = schema/* leaseSchema */.Gn;
 const STARTING = '{"starting":true}';
@@ -91,7 +113,7 @@ function readStatusFile(file) {
     catch {
         return undefined;
     }
-    const parsed = keeperStatusSchema.safeParse(raw);
+    const parsed = keeperRecordSchema.safeParse(raw);
     return parsed.success ? parsed.data : undefined;
 }
 /** Writes the keeper's record, unless post has removed the file (then nobody wants it). */
@@ -253,4 +275,4 @@ function groupAlive(group) {
 
 };
 
-//# sourceMappingURL=494.index.js.map
+//# sourceMappingURL=941.index.js.map

@@ -1,5 +1,5 @@
-export const id = 386;
-export const ids = [386];
+export const id = 426;
+export const ids = [426];
 export const modules = {
 
 /***/ 6739:
@@ -172,7 +172,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 2386:
+/***/ 7426:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -181,23 +181,28 @@ __webpack_require__.d(__webpack_exports__, {
   PostgresService: () => (/* binding */ PostgresService)
 });
 
-// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
-var rules = __webpack_require__(9494);
+// UNUSED EXPORTS: PostgresBackend
+
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 2 modules
-var service = __webpack_require__(8626);
-// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
-var store = __webpack_require__(5423);
+// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
+var rules = __webpack_require__(9494);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 5 modules
+var kernel_service = __webpack_require__(5569);
+// EXTERNAL MODULE: ./src/kernel/store-error.ts
+var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
 var schemas = __webpack_require__(0);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
+var ledger = __webpack_require__(1850);
 // EXTERNAL MODULE: ./src/plane/deploy.ts
 var deploy = __webpack_require__(6115);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
+
 
 
 
@@ -329,7 +334,7 @@ async function decideLocked(client, work, settings, channel) {
         });
     }
     const ordered = final.decisions.flatMap((d) => d.events);
-    const entries = numberEntries(ordered, Number(size), Number(lastTs));
+    const entries = (0,ledger/* numberEntries */.ye)(ordered, Number(size), Number(lastTs));
     const last = entries.at(-1);
     // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
     const states = [...final.changed.values()].sort(byResource);
@@ -364,9 +369,10 @@ async function decideLocked(client, work, settings, channel) {
 function decideAll(work, stored, now, settings, draw) {
     const current = new Map(stored);
     const changed = new Map();
-    const decisions = work.map(({ resource, command }) => {
+    const decisions = work.map((item) => {
+        const { resource } = item;
         const before = current.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
-        const decision = (0,rules/* decide */.LD)(before, command, {
+        const decision = item.decide(before, {
             now,
             ttlMs: settings.ttlMs,
             nextInLineWaitMs: settings.nextInLineWaitMs,
@@ -399,14 +405,6 @@ async function writeStates(client, changed, stored) {
     }
 }
 const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
-/** Numbers and times entries after the head, as `Ledger.prepare` does in memory. */
-function numberEntries(events, size, lastTs) {
-    let ts = lastTs;
-    return events.map((event, i) => {
-        ts = Math.max(Math.round(event.atMs), ts + 1);
-        return (0,entry/* entryOf */.Ms)(event, size + i, ts);
-    });
-}
 function parseState(raw, resource) {
     const parsed = stateSchema.safeParse(raw);
     if (!parsed.success || parsed.data.resource !== resource) {
@@ -423,7 +421,7 @@ function parseState(raw, resource) {
 
 const ATTEMPTS = 4;
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
-class OutcomeUnknownError extends service/* StoreUnavailableError */.o2 {
+class OutcomeUnknownError extends store_error/* StoreUnavailableError */.o {
 }
 /**
  * One batch as one transaction, run again whole on a retryable conflict.
@@ -432,14 +430,19 @@ class OutcomeUnknownError extends service/* StoreUnavailableError */.o2 {
  */
 async function commitBatch(context, work) {
     try {
-        const replies = await transact(context, work);
-        return replies.map((value) => ({ status: 'fulfilled', value }));
+        const decisions = await transact(context, work);
+        return decisions.map((value) => ({ status: 'fulfilled', value }));
     }
     catch (error) {
         // Alone again only when nothing can have been committed: a batch is never applied twice.
         if (work.length === 1 || error instanceof OutcomeUnknownError)
             throw error;
-        return Promise.allSettled(work.map(async (w) => (await transact(context, [w]))[0]));
+        return Promise.allSettled(work.map(async (w) => {
+            const [decision] = await transact(context, [w]);
+            if (!decision)
+                throw new store_error/* StoreUnavailableError */.o(`no decision for the call on ${w.resource}`);
+            return decision;
+        }));
     }
 }
 async function transact(context, work) {
@@ -448,10 +451,7 @@ async function transact(context, work) {
         try {
             const decisions = await runCommands(client, work, context.settings, context.channel);
             client.release();
-            const events = decisions.flatMap((d) => d.events);
-            if (events.length)
-                context.onEvents?.(events);
-            return decisions.map((d) => d.reply);
+            return decisions;
         }
         catch (error) {
             // A connection that failed mid-transaction is not reused; the server rolled it back.
@@ -461,15 +461,17 @@ async function transact(context, work) {
             }
             if ((0,postgres_connect/* isRetryable */.r3)(error) && attempt < ATTEMPTS)
                 continue;
-            throw new service/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
     }
 }
 
-// EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
-var settings = __webpack_require__(3808);
 // EXTERNAL MODULE: ./node_modules/pg/esm/index.mjs
 var esm = __webpack_require__(3849);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
+var mini_schemas = __webpack_require__(4343);
+// EXTERNAL MODULE: ./src/kernel/event.ts
+var kernel_event = __webpack_require__(8181);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts
 
 
@@ -477,21 +479,11 @@ var esm = __webpack_require__(3849);
 
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 /** A change notice (NOTIFY payload): one resource's events of one commit. */
-const changeNoticeSchema = schemas/* object */.Ikc({
-    resource: schemas/* string */.YjP(),
-    events: schemas/* array */.YOg(schemas/* object */.Ikc({
-        kind: schemas/* enum */.k5n(entry/* ENTRY_KINDS */.pf),
-        atMs: schemas/* number */.aig(),
-        resource: schemas/* string */.YjP(),
-        actorDid: schemas/* string */.YjP(),
-        leaseId: schemas/* string */.YjP(),
-        fence: schemas/* number */.aig(),
-        expiresAtMs: schemas/* number */.aig().optional(),
-        reason: schemas/* string */.YjP().optional(),
-        deploy: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* union */.KCZ([schemas/* string */.YjP(), schemas/* number */.aig()])).optional(),
-    })),
+const changeNoticeSchema = mini_schemas/* object */.Ikc({
+    resource: mini_schemas/* string */.YjP(),
+    events: mini_schemas/* array */.YOg(kernel_event/* kernelEventSchema */.J),
     /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
-    freed: schemas/* boolean */.zMY().optional(),
+    freed: mini_schemas/* optional */.lqM(mini_schemas/* boolean */.zMY()),
 });
 /** The NOTIFY channel of one plane (one schema). */
 const channelOf = (schema) => `lease_gate_${schema}`;
@@ -575,75 +567,8 @@ function listenForChanges(options) {
 
 // EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
 var migrations = __webpack_require__(7000);
-;// CONCATENATED MODULE: ./src/kernel/postgres/group-commit.ts
-/**
- * Group commit for a transactional store: calls that arrive while every slot
- * is committing wait and go together in the next batch, so one WAL flush (and
- * one turn of the ledger head's lock) serves many calls. Few slots: each
- * batch holds the ledger head's lock to its COMMIT, so more in flight would
- * only queue on it. A call that waits longer than `waitMs` (every slot stuck
- * on a locked row) is refused at once, as a busy pool refuses a connection.
- */
-class GroupCommit {
-    commit;
-    options;
-    waiting = [];
-    inFlight = 0;
-    constructor(
-    /** Settles each item; throwing fails the whole batch. */
-    commit, options) {
-        this.commit = commit;
-        this.options = options;
-    }
-    submit(item) {
-        return new Promise((resolve, reject) => {
-            const entry = {
-                item,
-                resolve,
-                reject,
-                timer: setTimeout(() => {
-                    const at = this.waiting.indexOf(entry);
-                    if (at < 0)
-                        return;
-                    this.waiting.splice(at, 1);
-                    reject(this.options.busy());
-                }, this.options.waitMs),
-            };
-            this.waiting.push(entry);
-            this.next();
-        });
-    }
-    next() {
-        if (this.inFlight >= this.options.slots || this.waiting.length === 0)
-            return;
-        const batch = this.waiting.splice(0, this.options.maxBatch);
-        for (const b of batch)
-            clearTimeout(b.timer);
-        this.inFlight += 1;
-        void this.run(batch).finally(() => {
-            this.inFlight -= 1;
-            this.next();
-        });
-    }
-    async run(batch) {
-        try {
-            const results = await this.commit(batch.map((b) => b.item));
-            batch.forEach((b, i) => {
-                const result = results[i];
-                if (result?.status === 'fulfilled')
-                    b.resolve(result.value);
-                else
-                    b.reject(asError(result?.reason ?? 'no result for this call'));
-            });
-        }
-        catch (error) {
-            for (const b of batch)
-                b.reject(asError(error));
-        }
-    }
-}
-const asError = (error) => (error instanceof Error ? error : new Error(String(error)));
-
+// EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
+var settings = __webpack_require__(3808);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/service.ts
 
 
@@ -655,59 +580,59 @@ const asError = (error) => (error instanceof Error ? error : new Error(String(er
 
 
 
-
-const SWEEP_BATCH = 100;
 const PAGE = 5_000;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet();
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
+const PostgresService = {
+    /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
+    async open(options) {
+        const backend = new PostgresBackend(options);
+        const { service } = await kernel_service/* KernelService */.h3.over(backend, options);
+        return Object.assign(service, { syncLedger: () => backend.syncLedger() });
+    },
+};
 /**
- * The kernel on PostgreSQL: no state in the process. Each command is one
- * transaction that runs the shared rules on the resource's locked row; any
- * number of replicas serve one plane. NOTIFY tells every replica of each
- * change; a sweep on every replica records lapses that no call has noticed
- * (a replica that granted a lease may be gone). The ledger is read from the
- * database into memory to answer its routes.
+ * The kernel's state in PostgreSQL: no state in the process. Each batch is one
+ * transaction that runs the shared rules on the resources' locked rows at the
+ * database's clock; any number of replicas serve one plane. NOTIFY tells every
+ * replica of each change, its own too; the service sweeps `due` on every
+ * replica for lapses no call has noticed (a replica that granted a lease may
+ * be gone). The ledger is read from the database into memory to answer its routes.
  */
-class PostgresService {
-    pool;
+class PostgresBackend {
     options;
     ledger;
+    shared = true;
+    name = 'the PostgreSQL store';
+    ttlMs;
+    batching;
+    pool;
     schema;
-    listeners = new Set();
-    changedListeners = new Set();
     settings;
     channel;
     log;
+    heard;
     listener;
-    sweepTimer;
-    sweepFailing = false;
     syncing;
     closed = false;
-    batches;
-    constructor(pool, options) {
-        this.pool = pool;
+    constructor(options) {
         this.options = options;
         this.ledger = options.ledger;
         this.schema = (0,settings/* schemaOf */.pP)(options);
         this.channel = channelOf(this.schema);
         this.log = options.log ?? ((line) => console.error(line));
-        this.batches = new GroupCommit((work) => commitBatch({
-            connect: () => this.connect(),
-            settings: this.settings,
-            channel: this.channel,
-            onEvents: this.options.onEvents,
-        }, work), {
+        this.pool = (0,postgres_connect/* createPool */.b)(options, this.log);
+        this.batching = {
             maxBatch: MAX_BATCH,
             slots: Math.min(BATCH_SLOTS, options.poolSize ?? settings/* DEFAULT_POOL_SIZE */.xl),
             waitMs: options.connectTimeoutMs ?? settings/* DEFAULT_CONNECT_TIMEOUT_MS */.od,
-            busy: () => new service/* StoreUnavailableError */.o2("the kernel's store is busy: every connection is in use"),
-        });
+            busy: () => new store_error/* StoreUnavailableError */.o("the kernel's store is busy: every connection is in use"),
+        };
         const ttlMs = options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT;
+        this.ttlMs = ttlMs;
         this.settings = {
             ttlMs,
             nextInLineWaitMs: options.nextInLineWaitMs ?? rules/* NEXT_IN_LINE_WAIT_MS */.i2,
@@ -716,87 +641,61 @@ class PostgresService {
             window: options.window,
         };
     }
-    /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
-    static async open(options) {
-        const log = options.log ?? ((line) => console.error(line));
-        const pool = (0,postgres_connect/* createPool */.b)(options, log);
-        const service = new PostgresService(pool, options);
+    async open() {
         try {
-            const client = await service.connect();
+            const client = await this.connect();
             try {
-                await (0,migrations/* migrate */._r)(client, service.schema);
+                await (0,migrations/* migrate */._r)(client, this.schema);
             }
             finally {
                 client.release();
             }
-            await service.syncLedger();
+            await this.syncLedger();
             const listener = listenForChanges({
-                connection: options,
-                channel: service.channel,
-                onPayload: (payload) => service.tell(payload),
-                log,
+                connection: this.options,
+                channel: this.channel,
+                onPayload: (payload) => this.tell(payload),
+                log: this.log,
             });
-            service.listener = listener;
+            this.listener = listener;
             await listener.ready;
         }
         catch (error) {
-            await service.close();
-            if (error instanceof store/* StoreError */.AD)
+            await this.close();
+            if (error instanceof store_error/* StoreError */.A)
                 throw error;
-            throw new store/* StoreError */.AD(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreError */.A(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
-        service.scheduleSweep();
-        return service;
+        return {};
     }
-    lease(resource, actorDid, extensions) {
-        return this.run(resource, { kind: 'lease', actorDid, ...extensions });
+    commit(work) {
+        return commitBatch({ connect: () => this.connect(), settings: this.settings, channel: this.channel }, [...work]);
     }
-    async release(resource, actorDid, outdated) {
-        const command = { kind: 'release', actorDid, ...(outdated ? { outdated } : {}) };
-        const reply = (await this.run(resource, command));
-        if (!reply.released) {
-            // A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters.
-            const notice = JSON.stringify({ resource, events: [], freed: true });
-            await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
-        }
-        return reply;
+    async due(limit) {
+        const { rows } = await this.query(`SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
+         ORDER BY deadline_ms LIMIT ${Math.floor(limit)}`);
+        return rows.map((r) => r.resource);
     }
-    revoke(resource, reason) {
-        return this.run(resource, { kind: 'revoke', reason });
+    /** None: the sweep finds them, whichever replica decided them. */
+    deadlines() {
+        return [];
     }
-    freeze(resource, reason, untilMs, by) {
-        return this.run(resource, { kind: 'freeze', reason, untilMs, by });
+    watch(listener) {
+        this.heard = listener;
     }
-    unfreeze(resource, by) {
-        return this.run(resource, { kind: 'unfreeze', by });
-    }
-    async status(resource) {
-        return (await this.run(resource, { kind: 'status' })).lease;
-    }
-    async overview() {
-        const { rows } = await this.query(`SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL OR state ? 'frozen'`);
-        const now = rows[0]?.now_ms ?? Date.now();
-        return (0,overview/* overviewOf */.bq)(rows.map((r) => parseState(r.state, r.resource)), now);
-    }
-    onChange(listener) {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
-    }
-    onResourceChanged(listener) {
-        this.changedListeners.add(listener);
-        return () => this.changedListeners.delete(listener);
-    }
-    async leave(resource, actorDid) {
-        await this.run(resource, { kind: 'leave', actorDid });
-        this.resourceChanged(resource);
+    /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
+    async announceFreed(resource) {
+        const notice = JSON.stringify({ resource, events: [], freed: true });
+        await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
     }
     /** Only paces held requests on this replica; expiry is the database's clock. */
     now() {
         return Date.now();
     }
-    resourceChanged(resource) {
-        for (const listener of this.changedListeners)
-            listener(resource);
+    async overview() {
+        const { rows } = await this.query(`SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL OR state ? 'frozen'`);
+        const now = rows[0]?.now_ms ?? Date.now();
+        return (0,overview/* overviewOf */.bq)(rows.map((r) => parseState(r.state, r.resource)), now);
     }
     /** Reachable, and the schema is this binary's version. */
     async ready() {
@@ -805,7 +704,7 @@ class PostgresService {
             client = await this.connect();
         }
         catch (error) {
-            throw new store/* StoreError */.AD(error.message);
+            throw new store_error/* StoreError */.A(error.message);
         }
         try {
             await (0,migrations/* checkSchema */._U)(client, this.schema);
@@ -813,7 +712,7 @@ class PostgresService {
         }
         catch (error) {
             client.release(true);
-            throw error instanceof store/* StoreError */.AD ? error : new store/* StoreError */.AD((0,postgres_connect/* describe */.q0)(error));
+            throw error instanceof store_error/* StoreError */.A ? error : new store_error/* StoreError */.A((0,postgres_connect/* describe */.q0)(error));
         }
     }
     /** Reads the entries other replicas (or this one) committed since the last read. */
@@ -839,23 +738,18 @@ class PostgresService {
         if (this.closed)
             return;
         this.closed = true;
-        if (this.sweepTimer)
-            clearTimeout(this.sweepTimer);
         await this.listener?.close();
         await this.pool.end().catch(() => undefined);
     }
-    run(resource, command) {
-        return this.batches.submit({ resource, command });
-    }
     async connect() {
         if (this.closed)
-            throw new service/* StoreUnavailableError */.o2('the kernel is stopping');
+            throw new store_error/* StoreUnavailableError */.o('the kernel is stopping');
         let client;
         try {
             client = await this.pool.connect();
         }
         catch (error) {
-            throw new service/* StoreUnavailableError */.o2(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
         // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
         if (!guarded.has(client)) {
@@ -873,56 +767,20 @@ class PostgresService {
         }
         catch (error) {
             client.release(true);
-            throw new service/* StoreUnavailableError */.o2(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
     }
+    /** Every replica hears every commit (its own too). */
     tell(payload) {
-        let parsed;
+        let notice;
         try {
-            parsed = changeNoticeSchema.parse(JSON.parse(payload));
+            notice = changeNoticeSchema.parse(JSON.parse(payload));
         }
         catch {
             this.log('kernel: ignored a change notice that is not ours');
             return;
         }
-        for (const event of parsed.events) {
-            const known = { ...event };
-            for (const listener of this.listeners)
-                listener(parsed.resource, known);
-        }
-        // Every replica hears every commit (its own too): held requests here wake on it.
-        if (parsed.freed || parsed.events.some((e) => FREEING.has(e.kind)))
-            this.resourceChanged(parsed.resource);
-    }
-    /** A lapse is recorded within about a quarter of a lease (a second at most). */
-    scheduleSweep() {
-        if (this.closed)
-            return;
-        const every = Math.min(1_000, Math.max(25, this.settings.ttlMs / 4));
-        this.sweepTimer = setTimeout(() => void this.sweep(), every * (0.75 + 0.5 * Math.random()));
-        this.sweepTimer.unref();
-    }
-    async sweep() {
-        try {
-            const { rows } = await this.query(`SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
-           ORDER BY deadline_ms LIMIT ${SWEEP_BATCH}`);
-            for (const { resource } of rows) {
-                if (this.closed)
-                    return;
-                await this.run(resource, { kind: 'expire' });
-            }
-            if (this.sweepFailing)
-                this.log('kernel: the PostgreSQL store answers again');
-            this.sweepFailing = false;
-        }
-        catch (error) {
-            if (!this.sweepFailing)
-                this.log(`kernel: ${error.message}`);
-            this.sweepFailing = true;
-        }
-        finally {
-            this.scheduleSweep();
-        }
+        this.heard?.(notice);
     }
 }
 
@@ -931,4 +789,4 @@ class PostgresService {
 
 };
 
-//# sourceMappingURL=386.index.js.map
+//# sourceMappingURL=426.index.js.map
