@@ -1,5 +1,5 @@
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { HttpClient } from '../../http/client.js';
 import { isLoopbackHost } from '../../plane/url.js';
 import { AuthRefusal } from './refusal.js';
@@ -61,7 +61,9 @@ export interface OidcVerifier {
 }
 
 const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
-const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())).max(MAX_KEYS) });
+const jwksSchema = z.object({
+  keys: z.array(z.record(z.string(), z.unknown())).check(z.maxLength(MAX_KEYS)),
+});
 
 /** An issuer URL we may fetch from: https, or plain http on loopback; no credentials, query or fragment. */
 export function checkIssuerUrl(value: string, what = 'issuer'): URL {
