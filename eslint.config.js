@@ -50,6 +50,30 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [ACTIONS] }],
     },
   },
+  // Type-aware rules: each .ts file is read with its own tsconfig (the root one, or
+  // src/console/page's for the browser code).
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
+  // `any` must not flow through the product code. Tests read JSON.parse'd answers
+  // and compare them with toEqual, where a schema per answer would only repeat the assertion.
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'error',
+      '@typescript-eslint/no-unsafe-assignment': 'error',
+      '@typescript-eslint/no-unsafe-call': 'error',
+      '@typescript-eslint/no-unsafe-member-access': 'error',
+      '@typescript-eslint/no-unsafe-return': 'error',
+    },
+  },
   layer(['src/http/**/*.ts'], ['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
   layer(['src/plane/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
   layer(['src/gate/**/*.ts'], ['lease', 'action', 'cli', 'kernel', 'ledger']),

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import * as z from 'zod/mini';
 import type { HttpClient } from '../../http/client.js';
 import { isLoopbackHost } from '../../plane/url.js';
@@ -116,7 +116,7 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
     const jwks = jwksSchema.safeParse(await getJson(jwksUrl.href, 'JWKS'));
     if (!jwks.success)
       throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
-    keys = createLocalJWKSet(jwks.data as unknown as JSONWebKeySet);
+    keys = createLocalJWKSet(jwks.data);
   }
 
   /** One fetch at a time; later callers share it. */

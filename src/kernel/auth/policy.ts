@@ -83,8 +83,8 @@ export function compilePolicy(data: z.infer<typeof policySchema>): Policy {
     resources: anyOf(rule.resources),
     claims: Object.entries(rule.claims).map(([claim, value]) => ({
       claim,
-      shown: list(value!).join(' or '),
-      match: anyOf(list(value!)),
+      shown: list(value).join(' or '),
+      match: anyOf(list(value)),
     })),
   }));
   return {
