@@ -92,7 +92,7 @@ function startReplica(schema: string, key: string): Promise<{ url: string; child
   );
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) resolve({ url: match[1]!, child });

@@ -106,7 +106,7 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
       );
       let stderr = '';
       let exitedAt: number | undefined;
-      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       const exited = new Promise<number | null>((done) =>
         child.on('close', (code) => {
           exitedAt = Date.now();

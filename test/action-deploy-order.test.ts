@@ -157,7 +157,7 @@ describe('never an older commit', () => {
     ['a 5xx', { status: 502, body: { message: 'Bad Gateway' } }, /compare API failed: 502/],
     ['an unknown status', { body: { status: 'sideways' } }, /unknown status \(sideways\)/],
   ])('says so and deploys when GitHub answers %s', async (_, reply, why) => {
-    const { main } = await afterLive(reply as Reply);
+    const { main } = await afterLive(reply);
     expect(main.failed).toBeUndefined();
     expect(main.outputs).toMatchObject({
       acquired: 'true',

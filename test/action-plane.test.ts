@@ -133,7 +133,7 @@ describe('the action in-process against a scripted plane', () => {
         ),
       ),
     );
-    expect(plane!.seen.filter(isRelease).length).toBeGreaterThan(1);
+    expect(plane.seen.filter(isRelease).length).toBeGreaterThan(1);
   });
 
   it('warns when the release does not name our lease', async () => {

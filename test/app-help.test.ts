@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { configFileSchema } from '../src/app/config.js';
 import { APP_HELP } from '../src/cli/app-help.js';
 
@@ -9,13 +9,13 @@ import { APP_HELP } from '../src/cli/app-help.js';
 const docs = readFileSync('docs/protection-rule.md', 'utf8');
 
 /** The object inside optional/default wrappers and arrays, if any. */
-function objectOf(schema: z.ZodType): z.ZodObject | undefined {
-  let inner: z.ZodType = schema;
+function objectOf(schema: z.ZodMiniType): z.ZodMiniObject | undefined {
+  let inner: z.ZodMiniType = schema;
   for (let i = 0; i < 5; i += 1) {
-    if (inner instanceof z.ZodObject) return inner;
-    if (inner instanceof z.ZodArray) inner = inner.element as z.ZodType;
-    else if (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional)
-      inner = inner.unwrap() as z.ZodType;
+    if (inner instanceof z.ZodMiniObject) return inner;
+    if (inner instanceof z.ZodMiniArray) inner = inner._zod.def.element as z.ZodMiniType;
+    else if (inner instanceof z.ZodMiniDefault || inner instanceof z.ZodMiniOptional)
+      inner = inner._zod.def.innerType as z.ZodMiniType;
     else return undefined;
   }
   return undefined;

@@ -152,9 +152,7 @@ describe('a frozen resource in the gate', () => {
 describe("a freeze's meaning in the ledger", () => {
   const base = { actorDid: A, resource: R, fence: 1, leaseId: 'lease_1' };
   const entries = (...list: Array<Partial<LedgerEntry>>): LedgerEntry[] =>
-    list.map(
-      (e, i) => ({ ...base, seq: i, tsMs: 100 + i * 10, kind: 'grant', ...e }) as LedgerEntry,
-    );
+    list.map((e, i) => ({ ...base, seq: i, tsMs: 100 + i * 10, kind: 'grant', ...e }));
 
   it('refuses a grant inside a freeze, and a freeze that names a lease', () => {
     const freeze = {

@@ -148,7 +148,7 @@ describe('the kernel on a full disk', () => {
     for (let round = 0; round < ROUNDS; round += 1) {
       unlinkSync(fillers.pop()!); // 16 KiB back, while the kernel runs: it heals by itself
       expect(await drive(5)).toBe(5);
-      expect(await kernel!.stop('SIGKILL')).toBeNull();
+      expect(await kernel.stop('SIGKILL')).toBeNull();
       kernel = await startKernelProcess(args); // the disk is still full
       counts.restarts += 1;
       await drive(3);
@@ -156,13 +156,13 @@ describe('the kernel on a full disk', () => {
     for (const file of fillers) unlinkSync(file);
     // Space is back: the running kernel writes again by itself, with nothing refused.
     expect(await drive(1, 200)).toBe(0);
-    expect(await kernel!.stop('SIGKILL')).toBeNull();
+    expect(await kernel.stop('SIGKILL')).toBeNull();
     kernel = await startKernelProcess(args);
     counts.restarts += 1;
 
     const bundle = join(root, 'bundle.json');
-    const exported = await runCli(['ledger', 'export', '--url', kernel!.url, '--out', bundle]);
-    await kernel!.stop();
+    const exported = await runCli(['ledger', 'export', '--url', kernel.url, '--out', bundle]);
+    await kernel.stop();
     expect(exported.code).toBe(0);
     const verified = await runCli(['verify', bundle, '--public-key', join(keys, 'ledger.pub')]);
     expect(verified.code).toBe(0);

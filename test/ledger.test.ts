@@ -33,7 +33,7 @@ function filled(privateKey: KeyObject, count = 6): Ledger {
   return ledger;
 }
 
-const clone = (bundle: LedgerBundle) => structuredClone(bundle) as LedgerBundle;
+const clone = (bundle: LedgerBundle) => structuredClone(bundle);
 
 describe('the ledger', () => {
   const { privateKey, publicKey } = keys();

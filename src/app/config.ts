@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod-en.js';
 import { LeaseGateError } from '../http/errors.js';
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
@@ -48,20 +49,21 @@ export interface AppConfig {
 }
 
 const duration = (fallback: string, min = 0) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((raw, ctx) => {
+  z.pipe(
+    z._default(z.string(), fallback),
+    z.transform((raw: string, ctx) => {
       const ms = parseDuration(raw);
       if (ms === undefined || ms < min) {
-        ctx.addIssue({
+        ctx.issues.push({
           code: 'custom',
+          input: raw,
           message: `expected ${DURATION_FORM}, at most 24h${min ? `, at least ${min / 1000}s` : ''}`,
         });
         return z.NEVER;
       }
       return ms;
-    });
+    }),
+  );
 
 const checkedUrl = (raw: string): string => {
   const url = parsePlaneUrl(raw);
@@ -70,56 +72,65 @@ const checkedUrl = (raw: string): string => {
 const originUrl = (what: string) =>
   z
     .string()
-    .refine(
-      (v) => parsePlaneUrl(v).ok,
-      `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`,
+    .check(
+      z.refine(
+        (v) => parsePlaneUrl(v).ok,
+        `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`,
+      ),
     );
 
 /** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
 export const configFileSchema = z.object({
-  appId: z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d{0,19}$/)], {
-    error: 'expected the App id, a positive integer',
-  }),
-  privateKeyFile: z.string().min(1, 'expected the path of the App private key (PEM)'),
-  webhookSecretFile: z.string().min(1, 'expected the path of a file holding the webhook secret'),
-  githubApiUrl: originUrl("GitHub's REST API").default('https://api.github.com'),
-  githubServerUrl: originUrl('the GitHub server').default('https://github.com'),
+  appId: z.union(
+    [z.number().check(z.int(), z.positive()), z.string().check(z.regex(/^[1-9]\d{0,19}$/))],
+    { error: 'expected the App id, a positive integer' },
+  ),
+  privateKeyFile: z
+    .string()
+    .check(z.minLength(1, 'expected the path of the App private key (PEM)')),
+  webhookSecretFile: z
+    .string()
+    .check(z.minLength(1, 'expected the path of a file holding the webhook secret')),
+  githubApiUrl: z._default(originUrl("GitHub's REST API"), 'https://api.github.com'),
+  githubServerUrl: z._default(originUrl('the GitHub server'), 'https://github.com'),
   plane: z.strictObject({
     url: originUrl("the plane's URL"),
-    keyFile: z.string().min(1).optional(),
+    keyFile: z.optional(z.string().check(z.minLength(1))),
   }),
-  listen: z
-    .strictObject({
-      host: z.string().min(1).default('127.0.0.1'),
-      port: z.number().int().min(0).max(65_535).default(8790),
-      path: z
-        .string()
-        .regex(/^\/[\x21-\x7e]{0,200}$/, 'expected a path starting with /')
-        .default('/'),
-    })
-    .default({ host: '127.0.0.1', port: 8790, path: '/' }),
+  listen: z._default(
+    z.strictObject({
+      host: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
+      port: z._default(z.number().check(z.int(), z.gte(0), z.lte(65_535)), 8790),
+      path: z._default(
+        z.string().check(z.regex(/^\/[\x21-\x7e]{0,200}$/, 'expected a path starting with /')),
+        '/',
+      ),
+    }),
+    { host: '127.0.0.1', port: 8790, path: '/' },
+  ),
   rules: z
     .array(
       z.strictObject({
         repository: z
           .string()
-          .regex(
-            /^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/,
-            'expected owner/repo, where * matches any characters but /',
+          .check(
+            z.regex(
+              /^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/,
+              'expected owner/repo, where * matches any characters but /',
+            ),
           ),
-        environment: z.string().min(1).max(255),
-        resource: z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`),
-        job: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id')
-          .optional(),
+        environment: z.string().check(z.minLength(1), z.maxLength(255)),
+        resource: z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`)),
+        job: z.optional(
+          z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id')),
+        ),
       }),
     )
-    .min(1, 'expected at least one rule'),
+    .check(z.minLength(1, 'expected at least one rule')),
   takeUpGrace: duration('10m', 1_000),
   maxWait: duration('6h', 1_000),
   runCheckEvery: duration('1m', 1_000),
-  deploymentStatus: z.boolean().default(true),
+  deploymentStatus: z._default(z.boolean(), true),
 });
 
 /** Reads and checks the config file, and the secrets it names (paths relative to the file). */

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../zod-en.js';
 import { parseRepository } from '../lease/did.js';
 
 /**
@@ -7,16 +8,18 @@ import { parseRepository } from '../lease/did.js';
  * Unknown fields are ignored.
  */
 
-const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const id = z.number().check(z.int(), z.positive(), z.lte(Number.MAX_SAFE_INTEGER));
 const repository = z.object({
-  full_name: z.string().refine((v) => parseRepository(v) !== undefined, 'expected owner/repo'),
+  full_name: z
+    .string()
+    .check(z.refine((v) => parseRepository(v) !== undefined, 'expected owner/repo')),
 });
 
 export const protectionRuleSchema = z.object({
-  action: z.string().max(64),
-  environment: z.string().min(1).max(255),
-  event: z.string().max(64).optional(),
-  deployment_callback_url: z.string().max(2_000),
+  action: z.string().check(z.maxLength(64)),
+  environment: z.string().check(z.minLength(1), z.maxLength(255)),
+  event: z.optional(z.string().check(z.maxLength(64))),
+  deployment_callback_url: z.string().check(z.maxLength(2_000)),
   deployment: z.object({ id }),
   repository,
   installation: z.object({ id }),
@@ -24,11 +27,11 @@ export const protectionRuleSchema = z.object({
 export type ProtectionRuleEvent = z.infer<typeof protectionRuleSchema>;
 
 export const workflowRunSchema = z.object({
-  action: z.string().max(64),
+  action: z.string().check(z.maxLength(64)),
   workflow_run: z.object({
     id,
-    run_attempt: z.number().int().positive().optional(),
-    status: z.string().max(40),
+    run_attempt: z.optional(z.number().check(z.int(), z.positive())),
+    status: z.string().check(z.maxLength(40)),
   }),
   repository,
 });

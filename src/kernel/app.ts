@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zod-en.js';
 import {
   DID_FORM,
   FREEZE_PATH,
@@ -85,26 +86,31 @@ export class ApiRefusal extends LeaseGateError {
   }
 }
 
-const resource = z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
-const actorDid = z.string().refine(isDid, `expected ${DID_FORM}`);
+const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
+const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
 const leaseBody = z.object({ resource, actorDid });
-const watchBody = z.object({ resource, actorDid, leaseId: z.string().min(1).max(256) });
+const watchBody = z.object({
+  resource,
+  actorDid,
+  leaseId: z.string().check(z.minLength(1), z.maxLength(256)),
+});
 const revokeBody = z.object({
   resource,
-  reason: z.string().max(1_000).default('revoked by an operator'),
+  reason: z._default(z.string().check(z.maxLength(1_000)), 'revoked by an operator'),
 });
 
 /** The overview is paged by resource name: `?after=R&limit=N`. */
 const overviewQuery = z.object({
   after: z.optional(resource),
-  limit: z
-    .string()
-    .regex(/^\d{1,5}$/, `expected a whole number from 1 to ${OVERVIEW_PAGE.max}`)
-    .refine(
-      (n) => Number(n) >= 1 && Number(n) <= OVERVIEW_PAGE.max,
-      `expected a whole number from 1 to ${OVERVIEW_PAGE.max}`,
-    )
-    .optional(),
+  limit: z.optional(
+    z.string().check(
+      z.regex(/^\d{1,5}$/, `expected a whole number from 1 to ${OVERVIEW_PAGE.max}`),
+      z.refine(
+        (n) => Number(n) >= 1 && Number(n) <= OVERVIEW_PAGE.max,
+        `expected a whole number from 1 to ${OVERVIEW_PAGE.max}`,
+      ),
+    ),
+  ),
 });
 
 /** `principal`: who `authorize` found behind the request's credential (routes that take an actorDid pass it to `mayActAs`). */
@@ -376,7 +382,7 @@ function watchReply(answer: WatchAnswer): AppResponse {
   return { status: 200, body, ...(headers ? { headers } : {}) };
 }
 
-export function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parse<T>(schema: z.ZodMiniType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

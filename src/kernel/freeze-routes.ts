@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zod-en.js';
 import { FREEZE_PATH, RESOURCE_FORM, RESOURCE_PATTERN, UNFREEZE_PATH } from '../plane/schema.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './app.js';
 import type { PlaneService } from './plane-service.js';
@@ -8,20 +9,22 @@ export const MAX_FREEZE_MS = 366 * 86_400_000;
 /** Who the ledger names for a freeze made with the admin key. */
 export const ADMIN_OPERATOR = 'operator:admin-key';
 
-const resource = z.string().regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`);
+const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const freezeBody = z
   .object({
     resource,
-    reason: z.string().min(1, 'expected a reason').max(1_000),
+    reason: z.string().check(z.minLength(1, 'expected a reason'), z.maxLength(1_000)),
     /** The end, as epoch milliseconds. */
-    untilMs: z.number().int().positive().optional(),
+    untilMs: z.optional(z.number().check(z.int(), z.positive())),
     /** Or the length, from now. */
-    forMs: z.number().int().positive().max(MAX_FREEZE_MS).optional(),
+    forMs: z.optional(z.number().check(z.int(), z.positive(), z.lte(MAX_FREEZE_MS))),
   })
-  .refine((b) => b.untilMs === undefined || b.forMs === undefined, {
-    message: 'give untilMs or forMs, not both',
-    path: ['untilMs'],
-  });
+  .check(
+    z.refine((b) => b.untilMs === undefined || b.forMs === undefined, {
+      message: 'give untilMs or forMs, not both',
+      path: ['untilMs'],
+    }),
+  );
 const unfreezeBody = z.object({ resource });
 
 /** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */

@@ -138,7 +138,7 @@ export function readNotifyFile(file: string): { urls: string[]; secretFile?: str
   if (secretFile !== undefined && (typeof secretFile !== 'string' || secretFile === ''))
     throw new NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
   for (const url of urls) checkNotifyUrl(url);
-  return { urls: urls as string[], ...(secretFile ? { secretFile } : {}) };
+  return { urls, ...(secretFile ? { secretFile } : {}) };
 }
 
 /** GitHub's webhook signature of a body. */

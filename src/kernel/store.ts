@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { readEntry, type LedgerEntry } from '../ledger/entry.js';
 import { nodeLogFs, type LogFile, type LogFs } from './log-file.js';
 import { StoreError } from './store-error.js';
@@ -47,7 +47,7 @@ export function memoryStore(): KernelStore {
 
 const legacyStateSchema = z.object({
   version: z.literal(1),
-  fence: z.number().int().nonnegative(),
+  fence: z.number().check(z.int(), z.nonnegative()),
 });
 
 export interface FileStoreOptions {

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zod-en.js';
 
 export const ENTRY_KINDS = [
   'grant',
@@ -13,33 +14,32 @@ export const ENTRY_KINDS = [
 ] as const;
 
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
-export const entrySchema = z
-  .object({
-    seq: z.number().int().nonnegative(),
-    tsMs: z.number().int().nonnegative(),
-    kind: z.enum(ENTRY_KINDS),
-    resource: z.string(),
-    actorDid: z.string(),
-    leaseId: z.string(),
-    fence: z.number().int(),
-    /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
-    expiresAtMs: z.number().int().optional(),
-    reason: z.string().optional(),
-    /**
-     * What the holder said it deploys (grants; repository, commit, run...):
-     * recorded as the kernel validated it, a small flat object. Optional, so
-     * ledgers written before it verify as they are.
-     */
-    deploy: z
+export const entrySchema = z.strictObject({
+  seq: z.number().check(z.int(), z.nonnegative()),
+  tsMs: z.number().check(z.int(), z.nonnegative()),
+  kind: z.enum(ENTRY_KINDS),
+  resource: z.string(),
+  actorDid: z.string(),
+  leaseId: z.string(),
+  fence: z.number().check(z.int()),
+  /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
+  expiresAtMs: z.optional(z.number().check(z.int())),
+  reason: z.optional(z.string()),
+  /**
+   * What the holder said it deploys (grants; repository, commit, run...):
+   * recorded as the kernel validated it, a small flat object. Optional, so
+   * ledgers written before it verify as they are.
+   */
+  deploy: z.optional(
+    z
       .record(
-        z.string().max(64),
+        z.string().check(z.maxLength(64)),
         // undefined never comes from JSON; it lets a kernel event's optional fields through.
-        z.union([z.string().max(2048), z.number(), z.undefined()]),
+        z.union([z.string().check(z.maxLength(2048)), z.number(), z.undefined()]),
       )
-      .refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields')
-      .optional(),
-  })
-  .strict();
+      .check(z.refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields')),
+  ),
+});
 export type LedgerEntry = z.infer<typeof entrySchema>;
 
 /** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */

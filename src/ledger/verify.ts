@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zod-en.js';
 import { CheckpointError, verifyCheckpoint, type Checkpoint } from './checkpoint.js';
 import { entrySchema, leafBytes } from './entry.js';
 import { MerkleTree, equalHashes, leafHash, verifyInclusion } from './merkle.js';
@@ -12,7 +13,7 @@ const bundleSchema = z.object({
   checkpoint: z.string(),
   entries: z.array(
     z.object({
-      index: z.number().int().nonnegative(),
+      index: z.number().check(z.int(), z.nonnegative()),
       entry: entrySchema,
       inclusionProof: z.array(z.string()),
     }),

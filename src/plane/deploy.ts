@@ -96,5 +96,5 @@ export function deployEntries(deploy: Deploy): Array<[keyof Deploy, string | num
 export function cleanDeploy(deploy: Deploy): Deploy | undefined {
   const out: Record<string, string | number> = {};
   for (const [key, value] of deployEntries(deploy)) out[key] = value;
-  return Object.keys(out).length ? (out as Deploy) : undefined;
+  return Object.keys(out).length ? out : undefined;
 }

@@ -52,7 +52,7 @@ function leaseGateRun(url: string, resource: string, did: string): RunProcess {
     },
   );
   let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   return { child, stderr: () => stderr, exited: new Promise((r) => child.on('close', r)) };
 }
 
@@ -226,9 +226,9 @@ describe('the operator levers in Chromium', () => {
       .poll(() => page.locator(`#resources-body tr[data-resource="${resource}"]`).count())
       .toBe(1);
     await expect.poll(() => page.locator('#checkpoint-mark').textContent()).toContain('Verified');
-    const widths = (await page.evaluate(
+    const widths = await page.evaluate<[number, number]>(
       '[document.documentElement.scrollWidth, window.innerWidth]',
-    )) as [number, number];
+    );
     expect(widths[0]).toBeLessThanOrEqual(widths[1]);
     expect(widths[1]).toBe(390);
     mkdirSync(SHOTS, { recursive: true });
@@ -252,10 +252,10 @@ describe('the console page weight and load time in Chromium', () => {
       for (let i = 0; i < 6; i += 1) {
         await page.goto(kernel.url);
         await expect.poll(() => page.locator('body').getAttribute('data-ready-ms')).not.toBeNull();
-        const timing = (await page.evaluate(`(() => {
+        const timing = await page.evaluate<[number, number]>(`(() => {
           const nav = performance.getEntriesByType('navigation')[0];
           return [nav.domContentLoadedEventEnd - nav.startTime, nav.loadEventEnd - nav.startTime];
-        })()`)) as [number, number];
+        })()`);
         if (i > 0) loads.push(timing[1]); // the first load warms the browser's caches of code
       }
       loads.sort((a, b) => a - b);

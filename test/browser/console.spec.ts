@@ -41,7 +41,7 @@ function leaseGateRun(url: string, did: string): RunProcess {
     },
   );
   let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   return { child, stderr: () => stderr, exited: new Promise((r) => child.on('close', r)) };
 }
 

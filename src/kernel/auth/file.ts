@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { LeaseGateError } from '../../errors.js';
 
 /** Policy and keys files are small; anything bigger is a mistake. */
@@ -13,7 +13,7 @@ export class AuthFileError extends LeaseGateError {
 /** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */
 export function readJsonFile<T>(
   file: string,
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   describe: (path: PropertyKey[], raw: unknown) => string,
 ): T {
   let text: string;

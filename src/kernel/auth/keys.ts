@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../../zod-en.js';
 import { anyOf, type Matcher } from './glob.js';
 import { AuthFileError, entryPath, readJsonFile } from './file.js';
 
@@ -14,14 +15,19 @@ import { AuthFileError, entryPath, readJsonFile } from './file.js';
  *                 "resources": ["lock:deploy/staging"] } ] }
  */
 
-const pattern = z.string().min(1).max(500);
+const pattern = z.string().check(z.minLength(1), z.maxLength(500));
+const patterns = z.array(pattern).check(z.minLength(1), z.maxLength(100));
 const keySchema = z.strictObject({
-  name: z.string().min(1).max(200),
-  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected the SHA-256 of the key as 64 hex digits'),
-  actors: z.array(pattern).min(1).max(100),
-  resources: z.array(pattern).min(1).max(100),
+  name: z.string().check(z.minLength(1), z.maxLength(200)),
+  sha256: z
+    .string()
+    .check(z.regex(/^[0-9a-fA-F]{64}$/, 'expected the SHA-256 of the key as 64 hex digits')),
+  actors: patterns,
+  resources: patterns,
 });
-const keysSchema = z.strictObject({ keys: z.array(keySchema).min(1).max(10_000) });
+const keysSchema = z.strictObject({
+  keys: z.array(keySchema).check(z.minLength(1), z.maxLength(10_000)),
+});
 
 export interface ScopedKey {
   name: string;

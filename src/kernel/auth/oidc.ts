@@ -1,5 +1,5 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
-import { z } from 'zod';
+import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import * as z from 'zod/mini';
 import type { HttpClient } from '../../http/client.js';
 import { isLoopbackHost } from '../../plane/url.js';
 import { AuthRefusal } from './refusal.js';
@@ -61,7 +61,9 @@ export interface OidcVerifier {
 }
 
 const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.string() });
-const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())).max(MAX_KEYS) });
+const jwksSchema = z.object({
+  keys: z.array(z.record(z.string(), z.unknown())).check(z.maxLength(MAX_KEYS)),
+});
 
 /** An issuer URL we may fetch from: https, or plain http on loopback; no credentials, query or fragment. */
 export function checkIssuerUrl(value: string, what = 'issuer'): URL {
@@ -114,7 +116,7 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
     const jwks = jwksSchema.safeParse(await getJson(jwksUrl.href, 'JWKS'));
     if (!jwks.success)
       throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
-    keys = createLocalJWKSet(jwks.data as unknown as JSONWebKeySet);
+    keys = createLocalJWKSet(jwks.data);
   }
 
   /** One fetch at a time; later callers share it. */

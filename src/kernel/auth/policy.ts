@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../../zod-en.js';
 import { anyOf, type Matcher } from './glob.js';
 import { entryPath, readJsonFile } from './file.js';
 import type { OidcClaims } from './oidc.js';
@@ -39,17 +40,19 @@ export const POLICY_CLAIMS = [
   'head_ref',
 ] as const;
 
-const patterns = z.union([
-  z.string().min(1).max(500),
-  z.array(z.string().min(1).max(500)).min(1).max(100),
-]);
+const text = z.string().check(z.minLength(1), z.maxLength(500));
+const patterns = z.union([text, z.array(text).check(z.minLength(1), z.maxLength(100))]);
 const claimsSchema = z.partialRecord(z.enum(POLICY_CLAIMS), patterns);
 const ruleSchema = z.strictObject({
-  name: z.string().min(1).max(200),
-  resources: z.array(z.string().min(1).max(500)).min(1).max(100),
-  claims: claimsSchema.refine((c) => Object.keys(c).length > 0, 'a rule needs at least one claim'),
+  name: z.string().check(z.minLength(1), z.maxLength(200)),
+  resources: z.array(text).check(z.minLength(1), z.maxLength(100)),
+  claims: claimsSchema.check(
+    z.refine((c) => Object.keys(c).length > 0, 'a rule needs at least one claim'),
+  ),
 });
-const policySchema = z.strictObject({ rules: z.array(ruleSchema).min(1).max(1_000) });
+const policySchema = z.strictObject({
+  rules: z.array(ruleSchema).check(z.minLength(1), z.maxLength(1_000)),
+});
 
 interface Rule {
   name: string;
@@ -80,8 +83,8 @@ export function compilePolicy(data: z.infer<typeof policySchema>): Policy {
     resources: anyOf(rule.resources),
     claims: Object.entries(rule.claims).map(([claim, value]) => ({
       claim,
-      shown: list(value!).join(' or '),
-      match: anyOf(list(value!)),
+      shown: list(value).join(' or '),
+      match: anyOf(list(value)),
     })),
   }));
   return {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { entryJson } from '../../ledger/entry.js';
 import { numberEntries } from '../../ledger/ledger.js';
 import { deploySchema, queueSchema } from '../../plane/deploy.js';
@@ -27,7 +27,7 @@ const leaseSchema = z.object({
   resource: z.string(),
   holder: z.string(),
   expiresAtMs: z.number(),
-  fence: z.number().int(),
+  fence: z.number().check(z.int()),
   grantedAtMs: z.number(),
   deploy: z.optional(deploySchema),
 });
@@ -35,7 +35,7 @@ const leaseSchema = z.object({
 /** A row written by another replica (or another release) is checked like any outside input. */
 const stateSchema = z.object({
   resource: z.string(),
-  lease: leaseSchema.nullable(),
+  lease: z.nullable(leaseSchema),
   queue: z.array(
     z.object({
       actorDid: z.string(),
@@ -45,32 +45,32 @@ const stateSchema = z.object({
     }),
   ),
   reservedUntilMs: z.number(),
-  typicalHoldMs: z.number().nullable(),
+  typicalHoldMs: z.nullable(z.number()),
   revoked: z.array(z.object({ actorDid: z.string(), message: z.string(), untilMs: z.number() })),
-  lockDelay: z
-    .object({ actorDid: z.string(), leaseId: z.string(), untilMs: z.number() })
-    .optional(),
+  lockDelay: z.optional(
+    z.object({ actorDid: z.string(), leaseId: z.string(), untilMs: z.number() }),
+  ),
   // Deploy order (deploy-order.ts): optional, so rows written before it still read.
-  superseded: z
-    .array(z.object({ actorDid: z.string(), by: z.string(), untilMs: z.number() }))
-    .optional(),
-  deploys: z
-    .array(
+  superseded: z.optional(
+    z.array(z.object({ actorDid: z.string(), by: z.string(), untilMs: z.number() })),
+  ),
+  deploys: z.optional(
+    z.array(
       z.object({
         repository: z.string(),
         live: deploySchema,
         before: z.optional(deploySchema),
       }),
-    )
-    .optional(),
-  frozen: z
-    .object({
+    ),
+  ),
+  frozen: z.optional(
+    z.object({
       reason: z.string(),
-      untilMs: z.number().nullable(),
+      untilMs: z.nullable(z.number()),
       by: z.string(),
       atMs: z.number(),
-    })
-    .optional(),
+    }),
+  ),
 });
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
