@@ -827,8 +827,10 @@ async function jwtVerify(jwt, key, options) {
 }
 
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
-var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
 // EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
@@ -873,7 +875,9 @@ const CACHE_MS = 3_600_000;
  */
 const VERIFIED_TOKENS = 1_024;
 const discoverySchema = schemas/* object */.Ikc({ issuer: schemas/* string */.YjP(), jwks_uri: schemas/* string */.YjP() });
-const jwksSchema = schemas/* object */.Ikc({ keys: schemas/* array */.YOg(schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J())).max(MAX_KEYS) });
+const jwksSchema = schemas/* object */.Ikc({
+    keys: schemas/* array */.YOg(schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J())).check(api/* _maxLength */.Eb(MAX_KEYS)),
+});
 /** An issuer URL we may fetch from: https, or plain http on loopback; no credentials, query or fragment. */
 function checkIssuerUrl(value, what = 'issuer') {
     let url;

@@ -193,8 +193,8 @@ var kernel_service = __webpack_require__(5569);
 var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
-var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
@@ -212,14 +212,14 @@ const leaseSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
     holder: schemas/* string */.YjP(),
     expiresAtMs: schemas/* number */.aig(),
-    fence: schemas/* number */.aig().int(),
+    fence: schemas/* number */.aig().check(schemas/* int */.Whr()),
     grantedAtMs: schemas/* number */.aig(),
     deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
 });
 /** A row written by another replica (or another release) is checked like any outside input. */
 const stateSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
-    lease: leaseSchema.nullable(),
+    lease: schemas/* nullable */.mee(leaseSchema),
     queue: schemas/* array */.YOg(schemas/* object */.Ikc({
         actorDid: schemas/* string */.YjP(),
         keepUntil: schemas/* number */.aig(),
@@ -227,26 +227,22 @@ const stateSchema = schemas/* object */.Ikc({
         queue: schemas/* optional */.lqM(deploy/* queueSchema */.Xm),
     })),
     reservedUntilMs: schemas/* number */.aig(),
-    typicalHoldMs: schemas/* number */.aig().nullable(),
+    typicalHoldMs: schemas/* nullable */.mee(schemas/* number */.aig()),
     revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    lockDelay: schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), leaseId: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })
-        .optional(),
+    lockDelay: schemas/* optional */.lqM(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), leaseId: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
     // Deploy order (deploy-order.ts): optional, so rows written before it still read.
-    superseded: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), by: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() }))
-        .optional(),
-    deploys: schemas/* array */.YOg(schemas/* object */.Ikc({
+    superseded: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), by: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() }))),
+    deploys: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({
         repository: schemas/* string */.YjP(),
         live: deploy/* deploySchema */.zR,
         before: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-    }))
-        .optional(),
-    frozen: schemas/* object */.Ikc({
+    }))),
+    frozen: schemas/* optional */.lqM(schemas/* object */.Ikc({
         reason: schemas/* string */.YjP(),
-        untilMs: schemas/* number */.aig().nullable(),
+        untilMs: schemas/* nullable */.mee(schemas/* number */.aig()),
         by: schemas/* string */.YjP(),
         atMs: schemas/* number */.aig(),
-    })
-        .optional(),
+    })),
 });
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
@@ -468,8 +464,6 @@ async function transact(context, work) {
 
 // EXTERNAL MODULE: ./node_modules/pg/esm/index.mjs
 var esm = __webpack_require__(3849);
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
-var mini_schemas = __webpack_require__(4343);
 // EXTERNAL MODULE: ./src/kernel/event.ts
 var kernel_event = __webpack_require__(8181);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts
@@ -479,11 +473,11 @@ var kernel_event = __webpack_require__(8181);
 
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 /** A change notice (NOTIFY payload): one resource's events of one commit. */
-const changeNoticeSchema = mini_schemas/* object */.Ikc({
-    resource: mini_schemas/* string */.YjP(),
-    events: mini_schemas/* array */.YOg(kernel_event/* kernelEventSchema */.J),
+const changeNoticeSchema = schemas/* object */.Ikc({
+    resource: schemas/* string */.YjP(),
+    events: schemas/* array */.YOg(kernel_event/* kernelEventSchema */.J),
     /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
-    freed: mini_schemas/* optional */.lqM(mini_schemas/* boolean */.zMY()),
+    freed: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
 });
 /** The NOTIFY channel of one plane (one schema). */
 const channelOf = (schema) => `lease_gate_${schema}`;

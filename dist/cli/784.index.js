@@ -17,10 +17,14 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 6 modules
-var schemas = __webpack_require__(0);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core = __webpack_require__(8532);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/zod-en.ts
+var zod_en = __webpack_require__(3184);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var errors = __webpack_require__(8549);
 // EXTERNAL MODULE: ./src/gate/duration.ts
@@ -37,64 +41,59 @@ var plane_url = __webpack_require__(6424);
 
 
 
+
 /** The config file is wrong: the message names the field and the accepted form. */
 class ConfigError extends errors/* LeaseGateError */.e {
     name = 'ConfigError';
 }
-const config_duration = (fallback, min = 0) => schemas/* string */.YjP()
-    .default(fallback)
-    .transform((raw, ctx) => {
+const config_duration = (fallback, min = 0) => schemas/* pipe */.FsL(schemas/* _default */.Rvf(schemas/* string */.YjP(), fallback), schemas/* transform */.pdi((raw, ctx) => {
     const ms = (0,duration/* parseDuration */.E9)(raw);
     if (ms === undefined || ms < min) {
-        ctx.addIssue({
+        ctx.issues.push({
             code: 'custom',
+            input: raw,
             message: `expected ${duration/* DURATION_FORM */.ec}, at most 24h${min ? `, at least ${min / 1000}s` : ''}`,
         });
         return core/* NEVER */.tm;
     }
     return ms;
-});
+}));
 const checkedUrl = (raw) => {
     const url = (0,plane_url/* parsePlaneUrl */.p)(raw);
     return url.ok ? url.url : raw;
 };
 const originUrl = (what) => schemas/* string */.YjP()
-    .refine((v) => (0,plane_url/* parsePlaneUrl */.p)(v).ok, `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`);
+    .check(schemas/* refine */.YPB((v) => (0,plane_url/* parsePlaneUrl */.p)(v).ok, `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`));
 /** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
 const configFileSchema = schemas/* object */.Ikc({
-    appId: schemas/* union */.KCZ([schemas/* number */.aig().int().positive(), schemas/* string */.YjP().regex(/^[1-9]\d{0,19}$/)], {
-        error: 'expected the App id, a positive integer',
-    }),
-    privateKeyFile: schemas/* string */.YjP().min(1, 'expected the path of the App private key (PEM)'),
-    webhookSecretFile: schemas/* string */.YjP().min(1, 'expected the path of a file holding the webhook secret'),
-    githubApiUrl: originUrl("GitHub's REST API").default('https://api.github.com'),
-    githubServerUrl: originUrl('the GitHub server').default('https://github.com'),
+    appId: schemas/* union */.KCZ([schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()), schemas/* string */.YjP().check(api/* _regex */.Fk(/^[1-9]\d{0,19}$/))], { error: 'expected the App id, a positive integer' }),
+    privateKeyFile: schemas/* string */.YjP()
+        .check(api/* _minLength */.m9(1, 'expected the path of the App private key (PEM)')),
+    webhookSecretFile: schemas/* string */.YjP()
+        .check(api/* _minLength */.m9(1, 'expected the path of a file holding the webhook secret')),
+    githubApiUrl: schemas/* _default */.Rvf(originUrl("GitHub's REST API"), 'https://api.github.com'),
+    githubServerUrl: schemas/* _default */.Rvf(originUrl('the GitHub server'), 'https://github.com'),
     plane: schemas/* strictObject */.rej({
         url: originUrl("the plane's URL"),
-        keyFile: schemas/* string */.YjP().min(1).optional(),
+        keyFile: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _minLength */.m9(1))),
     }),
-    listen: schemas/* strictObject */.rej({
-        host: schemas/* string */.YjP().min(1).default('127.0.0.1'),
-        port: schemas/* number */.aig().int().min(0).max(65_535).default(8790),
-        path: schemas/* string */.YjP()
-            .regex(/^\/[\x21-\x7e]{0,200}$/, 'expected a path starting with /')
-            .default('/'),
-    })
-        .default({ host: '127.0.0.1', port: 8790, path: '/' }),
+    listen: schemas/* _default */.Rvf(schemas/* strictObject */.rej({
+        host: schemas/* _default */.Rvf(schemas/* string */.YjP().check(api/* _minLength */.m9(1)), '127.0.0.1'),
+        port: schemas/* _default */.Rvf(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _gte */.qm(0), api/* _lte */.Zm(65_535)), 8790),
+        path: schemas/* _default */.Rvf(schemas/* string */.YjP().check(api/* _regex */.Fk(/^\/[\x21-\x7e]{0,200}$/, 'expected a path starting with /')), '/'),
+    }), { host: '127.0.0.1', port: 8790, path: '/' }),
     rules: schemas/* array */.YOg(schemas/* strictObject */.rej({
         repository: schemas/* string */.YjP()
-            .regex(/^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/, 'expected owner/repo, where * matches any characters but /'),
-        environment: schemas/* string */.YjP().min(1).max(255),
-        resource: schemas/* string */.YjP().regex(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`),
-        job: schemas/* string */.YjP()
-            .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id')
-            .optional(),
+            .check(api/* _regex */.Fk(/^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/, 'expected owner/repo, where * matches any characters but /')),
+        environment: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(255)),
+        resource: schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`)),
+        job: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id'))),
     }))
-        .min(1, 'expected at least one rule'),
+        .check(api/* _minLength */.m9(1, 'expected at least one rule')),
     takeUpGrace: config_duration('10m', 1_000),
     maxWait: config_duration('6h', 1_000),
     runCheckEvery: config_duration('1m', 1_000),
-    deploymentStatus: schemas/* boolean */.zMY().default(true),
+    deploymentStatus: schemas/* _default */.Rvf(schemas/* boolean */.zMY(), true),
 });
 /** Reads and checks the config file, and the secrets it names (paths relative to the file). */
 function loadConfig(file, env) {
@@ -240,30 +239,32 @@ var plane_errors = __webpack_require__(3291);
 ;// CONCATENATED MODULE: ./src/app/events.ts
 
 
+
 /**
  * The parts of GitHub's webhook payloads the app uses, checked once here: a
  * payload is untrusted even with a good signature (a bug, a changed shape).
  * Unknown fields are ignored.
  */
-const id = schemas/* number */.aig().int().positive().max(Number.MAX_SAFE_INTEGER);
+const id = schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC(), api/* _lte */.Zm(Number.MAX_SAFE_INTEGER));
 const repository = schemas/* object */.Ikc({
-    full_name: schemas/* string */.YjP().refine((v) => (0,lease_did/* parseRepository */.SU)(v) !== undefined, 'expected owner/repo'),
+    full_name: schemas/* string */.YjP()
+        .check(schemas/* refine */.YPB((v) => (0,lease_did/* parseRepository */.SU)(v) !== undefined, 'expected owner/repo')),
 });
 const protectionRuleSchema = schemas/* object */.Ikc({
-    action: schemas/* string */.YjP().max(64),
-    environment: schemas/* string */.YjP().min(1).max(255),
-    event: schemas/* string */.YjP().max(64).optional(),
-    deployment_callback_url: schemas/* string */.YjP().max(2_000),
+    action: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
+    environment: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(255)),
+    event: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(64))),
+    deployment_callback_url: schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_000)),
     deployment: schemas/* object */.Ikc({ id }),
     repository,
     installation: schemas/* object */.Ikc({ id }),
 });
 const workflowRunSchema = schemas/* object */.Ikc({
-    action: schemas/* string */.YjP().max(64),
+    action: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
     workflow_run: schemas/* object */.Ikc({
         id,
-        run_attempt: schemas/* number */.aig().int().positive().optional(),
-        status: schemas/* string */.YjP().max(40),
+        run_attempt: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
+        status: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
     }),
     repository,
 });
@@ -984,6 +985,24 @@ async function app(args, io, env) {
     await running.close();
     return options/* EXIT */.dc.done;
 }
+
+
+/***/ }),
+
+/***/ 3184:
+/***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __webpack_require__) => {
+
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8532);
+/* harmony import */ var zod_v4_locales_en_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(252);
+
+
+/**
+ * zod/mini ships no messages (every issue reads "Invalid input"); classic zod installed
+ * English on first use. The texts a person sees (the app config, the policy and keys
+ * files, the kernel's 400 answers) keep zod's English wording, so each module whose
+ * schema messages reach a person imports this once. `config` is global and idempotent.
+ */
+zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__WEBPACK_IMPORTED_MODULE_1__/* ["default"] */ .A)());
 
 
 /***/ })

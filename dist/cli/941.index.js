@@ -33,10 +33,10 @@ function atomic_writeFileAtomic(path, text) {
     (0,external_node_fs_.renameSync)(temp, path);
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js
-var schemas = __webpack_require__(4343);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __webpack_require__(3759);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
 ;// CONCATENATED MODULE: ./src/gate/keeper-status.ts
 
 /**

@@ -1,0 +1,674 @@
+export const id = 77;
+export const ids = [77];
+export const modules = {
+
+/***/ 4491:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Ag: () => (/* binding */ originFor),
+/* harmony export */   Ch: () => (/* binding */ signCheckpoint),
+/* harmony export */   jg: () => (/* binding */ CheckpointError),
+/* harmony export */   om: () => (/* binding */ verifyCheckpoint)
+/* harmony export */ });
+/* unused harmony exports rawPublicKey, keyId, checkpointBody */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
+
+
+class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+    name = 'CheckpointError';
+}
+const ED25519 = 0x01;
+const SIGNATURE_PREFIX = '— ';
+/** The 32 raw bytes of an Ed25519 public key. */
+function rawPublicKey(key) {
+    const publicKey = key.type === 'public' ? key : (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createPublicKey)(key);
+    const der = publicKey.export({ format: 'der', type: 'spki' });
+    return new Uint8Array(der.subarray(der.length - 32));
+}
+/** The log's origin (and key name), bound to its key so that a verifier can expect it. */
+function originFor(key) {
+    const digest = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(rawPublicKey(key)).digest('hex');
+    return `lease-gate.kernel/${digest.slice(0, 16)}`;
+}
+function keyId(name, publicKey) {
+    const digest = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256')
+        .update(name, 'utf8')
+        .update(Uint8Array.of(0x0a, ED25519))
+        .update(rawPublicKey(publicKey))
+        .digest();
+    return new Uint8Array(digest.subarray(0, 4));
+}
+function checkpointBody({ origin, size, root }) {
+    return `${origin}\n${size}\n${Buffer.from(root).toString('base64')}\n`;
+}
+function signCheckpoint(checkpoint, privateKey) {
+    const publicKey = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createPublicKey)(privateKey);
+    const name = checkpoint.origin;
+    const body = checkpointBody(checkpoint);
+    const signature = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.sign)(null, Buffer.from(body, 'utf8'), privateKey);
+    const blob = Buffer.concat([keyId(name, publicKey), signature]).toString('base64');
+    return `${body}\n${SIGNATURE_PREFIX}${name} ${blob}\n`;
+}
+/** One signature line: an em dash, the key name, and canonical base64 of key id ‖ signature. */
+const SIGNATURE_LINE = /^— ([^\s]+) ([A-Za-z0-9+/]+={0,2})$/;
+/**
+ * Parses a signed checkpoint and checks its signature by `publicKey`; throws
+ * with the reason. The note is exactly origin, size and root; every signature
+ * line must be well formed (lines by other keys are skipped, not malformed ones).
+ */
+function verifyCheckpoint(text, publicKey) {
+    const split = text.indexOf('\n\n');
+    if (split < 0)
+        throw new CheckpointError('checkpoint: no blank line between the note and its signatures');
+    const body = text.slice(0, split + 1);
+    const lines = body.split('\n');
+    lines.pop();
+    if (lines.length !== 3) {
+        throw new CheckpointError(`checkpoint: the note has ${lines.length} lines; expected 3 (origin, tree size, root)`);
+    }
+    const [origin = '', sizeText = '', rootText = ''] = lines;
+    if (!origin)
+        throw new CheckpointError('checkpoint: empty origin line');
+    if (!/^(0|[1-9]\d{0,15})$/.test(sizeText))
+        throw new CheckpointError(`checkpoint: tree size '${sizeText}' is not a decimal number`);
+    const root = new Uint8Array(Buffer.from(rootText, 'base64'));
+    if (root.length !== 32 || Buffer.from(root).toString('base64') !== rootText) {
+        throw new CheckpointError('checkpoint: the root is not a base64 SHA-256 hash');
+    }
+    const expectedOrigin = originFor(publicKey);
+    if (origin !== expectedOrigin) {
+        throw new CheckpointError(`checkpoint: origin '${origin}' is not this key's log ('${expectedOrigin}')`);
+    }
+    const rest = text.slice(split + 2);
+    if (!rest.endsWith('\n'))
+        throw new CheckpointError('checkpoint: the signatures do not end with a newline');
+    const id = Buffer.from(keyId(origin, publicKey));
+    let signature;
+    rest
+        .slice(0, -1)
+        .split('\n')
+        .forEach((line, i) => {
+        const match = SIGNATURE_LINE.exec(line);
+        const bytes = match && Buffer.from(match[2], 'base64');
+        if (!match || !bytes || bytes.toString('base64') !== match[2] || bytes.length < 5) {
+            throw new CheckpointError(`checkpoint: signature line ${i + 1} is malformed (expected '— <name> <base64 key id and signature>'): ${JSON.stringify(line.slice(0, 120))}`);
+        }
+        if (!signature && match[1] === origin && bytes.subarray(0, 4).equals(id))
+            signature = bytes;
+    });
+    if (!signature)
+        throw new CheckpointError('checkpoint: no signature by this public key');
+    if (signature.length !== 4 + 64 ||
+        !(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.verify)(null, Buffer.from(body, 'utf8'), publicKey, signature.subarray(4))) {
+        throw new CheckpointError('checkpoint: the signature does not verify with this public key');
+    }
+    return { origin, size: Number(sizeText), root };
+}
+
+
+/***/ }),
+
+/***/ 5641:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Bm: () => (/* binding */ entryJson),
+/* harmony export */   Ms: () => (/* binding */ entryOf),
+/* harmony export */   Oo: () => (/* binding */ entrySchema),
+/* harmony export */   dj: () => (/* binding */ canonicalJson),
+/* harmony export */   eS: () => (/* binding */ leafBytes),
+/* harmony export */   hB: () => (/* binding */ readEntry)
+/* harmony export */ });
+/* unused harmony export ENTRY_KINDS */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3305);
+/* harmony import */ var _zod_en_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3184);
+
+
+const ENTRY_KINDS = [
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
+    // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
+    'freeze',
+    'unfreeze',
+];
+/** One ledger entry; its canonical JSON is the Merkle leaf. */
+const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
+    seq: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
+    tsMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
+    kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(ENTRY_KINDS),
+    resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr()),
+    /** The end the holder was told (grants and renewals), so a replay never shortens a lease. */
+    expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr())),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /**
+     * What the holder said it deploys (grants; repository, commit, run...):
+     * recorded as the kernel validated it, a small flat object. Optional, so
+     * ledgers written before it verify as they are.
+     */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .record */ .g1P(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(64)), 
+    // undefined never comes from JSON; it lets a kernel event's optional fields through.
+    zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .union */ .KCZ([zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(2048)), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .undefined */ .Vxk()]))
+        .check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB((d) => Object.keys(d).length <= 16, 'expected at most 16 fields'))),
+});
+/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
+/**
+ * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after
+ * `{ atMs, ...rest }`: V8 gave every object built that way a hidden class of
+ * its own, in the old generation, and the kernel's entries then outlived the
+ * young collections (three times the bytes promoted under load).
+ */
+function entryOf(event, seq, tsMs) {
+    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
+    const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
+    if (expiresAtMs !== undefined)
+        entry.expiresAtMs = expiresAtMs;
+    if (reason !== undefined)
+        entry.reason = reason;
+    if (deploy !== undefined)
+        entry.deploy = deploy;
+    return entry;
+}
+/**
+ * The canonical JSON of an entry the kernel built itself, written with its keys
+ * already in sorted order (no sort, no schema check on the hot path). Equal to
+ * `canonicalJson(entry)`; a test holds the two together.
+ */
+function entryJson(e) {
+    const s = JSON.stringify;
+    let text = `{"actorDid":${s(e.actorDid)}`;
+    // Rare (grants that name a deploy) and nested: the general form sorts its keys.
+    if (e.deploy !== undefined)
+        text += `,"deploy":${canonicalJson(e.deploy)}`;
+    if (e.expiresAtMs !== undefined)
+        text += `,"expiresAtMs":${e.expiresAtMs}`;
+    text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+    if (e.reason !== undefined)
+        text += `,"reason":${s(e.reason)}`;
+    return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
+}
+/**
+ * One line read back from storage, checked as untrusted: the entry `seq` in
+ * canonical form, or undefined.
+ */
+function readEntry(line, seq) {
+    let parsed;
+    try {
+        parsed = JSON.parse(line);
+    }
+    catch {
+        return undefined;
+    }
+    const entry = entrySchema.safeParse(parsed);
+    if (!entry.success || entry.data.seq !== seq || canonicalJson(entry.data) !== line)
+        return undefined;
+    return entry.data;
+}
+const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
+
+
+/***/ }),
+
+/***/ 9527:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Jq: () => (/* binding */ leafHash),
+/* harmony export */   Ko: () => (/* binding */ verifyConsistency),
+/* harmony export */   l$: () => (/* binding */ equalHashes),
+/* harmony export */   vU: () => (/* binding */ MerkleTree),
+/* harmony export */   yR: () => (/* binding */ verifyInclusion)
+/* harmony export */ });
+/* unused harmony exports sha256, nodeHash, EMPTY_ROOT */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+
+
+const HASH_BYTES = 32;
+const sha256 = (...parts) => {
+    const h = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256');
+    for (const part of parts)
+        h.update(part);
+    return new Uint8Array(h.digest());
+};
+const LEAF_PREFIX = Uint8Array.of(0);
+const NODE_PREFIX = Uint8Array.of(1);
+/**
+ * One-shot SHA-256 (Node ≥ 20.12): no Hash object per digest. Those objects
+ * hold native handles that survive the young generation's collections, which
+ * made the collector the largest cost of an append. Older Nodes use createHash.
+ */
+const oneShot = node_crypto__WEBPACK_IMPORTED_MODULE_0__.hash;
+let scratch = Buffer.allocUnsafeSlow(1024);
+/** SHA-256 of one prefix byte and the parts; the digest is a fresh buffer. */
+function prefixedDigest(prefix, a, b) {
+    if (!oneShot) {
+        const h = (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(prefix).update(a);
+        return (b ? h.update(b) : h).digest();
+    }
+    const size = 1 + a.length + (b?.length ?? 0);
+    if (size > scratch.length)
+        scratch = Buffer.allocUnsafeSlow(size * 2);
+    scratch[0] = prefix[0];
+    scratch.set(a, 1);
+    if (b)
+        scratch.set(b, 1 + a.length);
+    return oneShot('sha256', scratch.subarray(0, size), 'buffer');
+}
+const leafHash = (data) => sha256(LEAF_PREFIX, data);
+const nodeHash = (left, right) => sha256(NODE_PREFIX, left, right);
+const EMPTY_ROOT = sha256();
+/** The largest power of two strictly below n (n ≥ 2). */
+function splitPoint(n) {
+    let k = 1;
+    while (k * 2 < n)
+        k *= 2;
+    return k;
+}
+/** A growable array of 32-byte hashes in one buffer (millions of leaves stay compact). */
+class HashList {
+    buffer = new Uint8Array(HASH_BYTES * 1024);
+    length = 0;
+    push(hash) {
+        if ((this.length + 1) * HASH_BYTES > this.buffer.length) {
+            const bigger = new Uint8Array(this.buffer.length * 2);
+            bigger.set(this.buffer);
+            this.buffer = bigger;
+        }
+        this.buffer.set(hash, this.length * HASH_BYTES);
+        this.length += 1;
+    }
+    at(index) {
+        return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
+    }
+}
+class MerkleTree {
+    /** levels[k][i] is the hash of leaves [i·2^k, (i+1)·2^k). */
+    levels = [new HashList()];
+    get size() {
+        return this.levels[0].length;
+    }
+    /** Appends a leaf's data; returns its index. */
+    append(data) {
+        // The list copies what it keeps, so the digests need no copy of their own.
+        return this.appendHash(prefixedDigest(LEAF_PREFIX, data));
+    }
+    appendHash(hash) {
+        const index = this.size;
+        let node = hash;
+        for (let level = 0, i = index;; level += 1, i >>= 1) {
+            const list = (this.levels[level] ??= new HashList());
+            list.push(node);
+            if (i % 2 === 0)
+                break;
+            node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
+        }
+        return index;
+    }
+    leafHashAt(index) {
+        return this.levels[0].at(index);
+    }
+    /** The root of the first `size` leaves (the whole tree by default). */
+    root(size = this.size) {
+        this.checkSize(size);
+        return size === 0 ? EMPTY_ROOT : this.range(0, size);
+    }
+    /** RFC 9162 §2.1.3.1 PATH(m, D[n]). */
+    inclusionProof(index, size = this.size) {
+        this.checkSize(size);
+        if (!(index >= 0 && index < size))
+            throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+        const proof = [];
+        let lo = 0;
+        let hi = size;
+        let m = index;
+        const stack = [];
+        while (hi - lo > 1) {
+            const k = splitPoint(hi - lo);
+            if (m < k) {
+                stack.push(this.range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(this.range(lo, lo + k));
+                lo += k;
+                m -= k;
+            }
+        }
+        while (stack.length)
+            proof.push(stack.pop());
+        return proof;
+    }
+    /**
+     * Inclusion proofs of leaves [from, to) in the tree of `size`. The hashes of
+     * incomplete subtrees are shared by neighbouring proofs, so they are
+     * computed once for the whole run.
+     */
+    inclusionProofs(from, to, size = this.size) {
+        const memo = new Map();
+        const cached = (lo, hi) => {
+            const n = hi - lo;
+            if ((n & (n - 1)) === 0 && lo % n === 0)
+                return this.range(lo, hi);
+            const key = lo * 2 ** 26 + n;
+            let hash = memo.get(key);
+            if (!hash)
+                memo.set(key, (hash = this.range(lo, hi)));
+            return hash;
+        };
+        const proofs = [];
+        for (let index = from; index < to; index += 1)
+            proofs.push(this.pathOf(index, size, cached));
+        return proofs;
+    }
+    pathOf(index, size, range) {
+        this.checkSize(size);
+        if (!(index >= 0 && index < size))
+            throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+        const stack = [];
+        let lo = 0;
+        let hi = size;
+        let m = index;
+        while (hi - lo > 1) {
+            const k = splitPoint(hi - lo);
+            if (m < k) {
+                stack.push(range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(range(lo, lo + k));
+                lo += k;
+                m -= k;
+            }
+        }
+        return stack.reverse();
+    }
+    /** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
+    consistencyProof(first, second = this.size) {
+        this.checkSize(second);
+        if (!(first >= 0 && first <= second))
+            throw new RangeError(`cannot prove ${first} → ${second}`);
+        if (first === 0 || first === second)
+            return [];
+        const stack = [];
+        let lo = 0;
+        let hi = second;
+        let m = first;
+        let whole = true;
+        for (;;) {
+            const n = hi - lo;
+            if (m === n) {
+                if (!whole)
+                    stack.push(this.range(lo, hi));
+                break;
+            }
+            const k = splitPoint(n);
+            if (m <= k) {
+                stack.push(this.range(lo + k, hi));
+                hi = lo + k;
+            }
+            else {
+                stack.push(this.range(lo, lo + k));
+                lo += k;
+                m -= k;
+                whole = false;
+            }
+        }
+        return stack.reverse();
+    }
+    /** MTH(D[lo:hi]) from the stored complete subtrees. */
+    range(lo, hi) {
+        const n = hi - lo;
+        if ((n & (n - 1)) === 0 && lo % n === 0)
+            return this.levels[Math.log2(n)].at(lo / n);
+        const k = splitPoint(n);
+        return nodeHash(this.range(lo, lo + k), this.range(lo + k, hi));
+    }
+    checkSize(size) {
+        if (!(Number.isInteger(size) && size >= 0 && size <= this.size)) {
+            throw new RangeError(`tree size ${size} is not between 0 and ${this.size}`);
+        }
+    }
+}
+const equalHashes = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+const half = (n) => Math.floor(n / 2);
+/**
+ * The proof walk that RFC 9162 §2.1.3.2 and §2.1.4.2 share: `left(p)` when the
+ * proof hash sits to the left of the running hash, `right(p)` otherwise.
+ * Returns the final `sn` (0 for a proof of the right length), or -1 when the
+ * proof is too long.
+ */
+function walk(fn, sn, proof, left, right) {
+    for (const p of proof) {
+        if (sn === 0)
+            return -1;
+        if (fn % 2 === 1 || fn === sn) {
+            left(p);
+            while (fn % 2 === 0 && fn !== 0) {
+                fn = half(fn);
+                sn = half(sn);
+            }
+        }
+        else {
+            right(p);
+        }
+        fn = half(fn);
+        sn = half(sn);
+    }
+    return sn;
+}
+/** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
+function verifyInclusion(index, size, leaf, proof, root) {
+    if (!(index >= 0 && index < size))
+        return false;
+    let r = leaf;
+    const sn = walk(index, size - 1, proof, (p) => (r = nodeHash(p, r)), (p) => (r = nodeHash(r, p)));
+    return sn === 0 && equalHashes(r, root);
+}
+/** RFC 9162 §2.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
+function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
+    if (first > second || first < 0)
+        return false;
+    if (first === second)
+        return proof.length === 0 && equalHashes(firstRoot, secondRoot);
+    if (first === 0)
+        return proof.length === 0;
+    if (proof.length === 0)
+        return false;
+    const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : proof;
+    let fn = first - 1;
+    let sn = second - 1;
+    while (fn % 2 === 1) {
+        fn = half(fn);
+        sn = half(sn);
+    }
+    let fr = path[0];
+    let sr = path[0];
+    const end = walk(fn, sn, path.slice(1), (c) => {
+        fr = nodeHash(c, fr);
+        sr = nodeHash(c, sr);
+    }, (c) => (sr = nodeHash(sr, c)));
+    return end === 0 && equalHashes(fr, firstRoot) && equalHashes(sr, secondRoot);
+}
+
+
+/***/ }),
+
+/***/ 3184:
+/***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __webpack_require__) => {
+
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8532);
+/* harmony import */ var zod_v4_locales_en_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(252);
+
+
+/**
+ * zod/mini ships no messages (every issue reads "Invalid input"); classic zod installed
+ * English on first use. The texts a person sees (the app config, the policy and keys
+ * files, the kernel's 400 answers) keep zod's English wording, so each module whose
+ * schema messages reach a person imports this once. `config` is global and idempotent.
+ */
+zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__WEBPACK_IMPORTED_MODULE_1__/* ["default"] */ .A)());
+
+
+/***/ }),
+
+/***/ 252:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   A: () => (/* export default binding */ __WEBPACK_DEFAULT_EXPORT__)
+/* harmony export */ });
+/* harmony import */ var _core_util_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4723);
+
+const error = () => {
+    const Sizable = {
+        string: { unit: "characters", verb: "to have" },
+        file: { unit: "bytes", verb: "to have" },
+        array: { unit: "items", verb: "to have" },
+        set: { unit: "items", verb: "to have" },
+        map: { unit: "entries", verb: "to have" },
+    };
+    function getSizing(origin) {
+        return Sizable[origin] ?? null;
+    }
+    const FormatDictionary = {
+        regex: "input",
+        email: "email address",
+        url: "URL",
+        emoji: "emoji",
+        uuid: "UUID",
+        uuidv4: "UUIDv4",
+        uuidv6: "UUIDv6",
+        nanoid: "nanoid",
+        guid: "GUID",
+        cuid: "cuid",
+        cuid2: "cuid2",
+        ulid: "ULID",
+        xid: "XID",
+        ksuid: "KSUID",
+        datetime: "ISO datetime",
+        date: "ISO date",
+        time: "ISO time",
+        duration: "ISO duration",
+        ipv4: "IPv4 address",
+        ipv6: "IPv6 address",
+        mac: "MAC address",
+        cidrv4: "IPv4 range",
+        cidrv6: "IPv6 range",
+        base64: "base64-encoded string",
+        base64url: "base64url-encoded string",
+        json_string: "JSON string",
+        e164: "E.164 number",
+        currency_code: "currency code",
+        credit_card: "credit card number",
+        iban: "IBAN",
+        jwt: "JWT",
+        template_literal: "input",
+    };
+    // type names: missing keys = do not translate (use raw value via ?? fallback)
+    const TypeDictionary = {
+        // Compatibility: "nan" -> "NaN" for display
+        nan: "NaN",
+        // All other type names omitted - they fall back to raw values via ?? operator
+    };
+    function getTypeName(type, input) {
+        if (type === "number" && typeof input === "number" && !Number.isFinite(input)) {
+            return String(input);
+        }
+        return TypeDictionary[type] ?? type;
+    }
+    return (issue) => {
+        switch (issue.code) {
+            case "invalid_type": {
+                const expected = getTypeName(issue.expected);
+                const receivedType = _core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .parsedType */ .GW(issue.input);
+                const received = getTypeName(receivedType, issue.input);
+                return `Invalid input: expected ${expected}, received ${received}`;
+            }
+            case "invalid_value":
+                if (issue.values.length === 1)
+                    return `Invalid input: expected ${_core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .stringifyPrimitive */ .B7(issue.values[0])}`;
+                return `Invalid option: expected one of ${_core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .joinValues */ .jw(issue.values, "|")}`;
+            case "too_big": {
+                const adj = issue.exact ? "exactly " : issue.inclusive ? "<=" : "<";
+                const sizing = getSizing(issue.origin);
+                if (sizing)
+                    return `Too big: expected ${issue.origin ?? "value"} to have ${adj}${issue.maximum.toString()} ${sizing.unit ?? "elements"}`;
+                return `Too big: expected ${issue.origin ?? "value"} to be ${adj}${issue.maximum.toString()}`;
+            }
+            case "too_small": {
+                const adj = issue.exact ? "exactly " : issue.inclusive ? ">=" : ">";
+                const sizing = getSizing(issue.origin);
+                if (sizing) {
+                    return `Too small: expected ${issue.origin} to have ${adj}${issue.minimum.toString()} ${sizing.unit}`;
+                }
+                return `Too small: expected ${issue.origin} to be ${adj}${issue.minimum.toString()}`;
+            }
+            case "invalid_format": {
+                const _issue = issue;
+                if (_issue.format === "starts_with") {
+                    return `Invalid string: must start with "${_issue.prefix}"`;
+                }
+                if (_issue.format === "ends_with")
+                    return `Invalid string: must end with "${_issue.suffix}"`;
+                if (_issue.format === "includes")
+                    return `Invalid string: must include "${_issue.includes}"`;
+                if (_issue.format === "regex")
+                    return `Invalid string: must match pattern ${_issue.pattern}`;
+                return `Invalid ${FormatDictionary[_issue.format] ?? issue.format}`;
+            }
+            case "not_multiple_of":
+                return `Invalid number: must be a multiple of ${issue.divisor}`;
+            case "unrecognized_keys":
+                return `Unrecognized key${issue.keys.length > 1 ? "s" : ""}: ${_core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .joinValues */ .jw(issue.keys, ", ")}`;
+            case "invalid_key":
+                return `Invalid key in ${issue.origin}`;
+            case "invalid_union":
+                if (issue.options && Array.isArray(issue.options) && issue.options.length > 0) {
+                    const opts = issue.options.map((o) => `'${o}'`).join(" | ");
+                    return `Invalid discriminator value. Expected ${opts}`;
+                }
+                if (issue.inclusive === false) {
+                    return "Invalid input: more than one option matched";
+                }
+                return "Invalid input";
+            case "invalid_element":
+                return `Invalid value in ${issue.origin}`;
+            default:
+                return `Invalid input`;
+        }
+    };
+};
+/* harmony default export */ function __WEBPACK_DEFAULT_EXPORT__() {
+    return {
+        localeError: error(),
+    };
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=77.index.js.map
