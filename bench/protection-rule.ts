@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/app/config.js';
 import { startApp } from '../src/app/server.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { KERNEL_RESOURCES_PATH } from '../src/plane/schema.js';
 import { startFakeGitHub } from '../test/support/fake-github-app.js';
 import { startKernelProcess } from '../test/support/kernel-process.js';
 import { runStep } from '../test/support/runner.js';
@@ -55,7 +56,19 @@ export async function protectionRuleBench(handovers: number, log: (line: string)
     }
     throw new Error(`run ${runId} was not approved`);
   }
+  /** Runs that hold the resource or wait for it, as the kernel's overview says. */
+  async function inLine(): Promise<number> {
+    const res = await fetch(`${kernel.url}${KERNEL_RESOURCES_PATH}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    const { resources } = (await res.json()) as {
+      resources: Array<{ resource: string; lease: unknown; queue: unknown[] }>;
+    };
+    const r = resources.find((x) => x.resource === R);
+    return r ? (r.lease ? 1 : 0) + r.queue.length : 0;
+  }
   async function queue(first: number, count: number) {
+    const before = await inLine();
     for (let runId = first; runId < first + count; runId += 1) {
       const repository = runId % 2 ? 'acme/shop' : 'acme/web';
       github.addRun(repository, runId, 'production');
@@ -64,9 +77,15 @@ export async function protectionRuleBench(handovers: number, log: (line: string)
         'deployment_protection_rule',
         github.protectionRule(repository, runId, 'production'),
       );
+      // The app answers the delivery first and queues after (its GitHub calls may finish in
+      // any order): the next run is delivered once this one has its place, so the queue's
+      // order is the runs' order, which the handovers below count on.
+      const placed = before + runId - first + 1;
+      for (let tries = 0; (await inLine()) < placed; tries += 1) {
+        if (tries > 2_000) throw new Error(`run ${runId} took no place in the queue`);
+        await sleep(5);
+      }
     }
-    // Arrival order is the queue's order: let each take its place.
-    await sleep(500);
   }
   try {
     // Approval latency: the holder (standing in for the job's post step) releases; the next run is approved.
