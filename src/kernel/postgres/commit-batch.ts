@@ -3,6 +3,7 @@ import type { Decision } from '../rules.js';
 import { StoreUnavailableError } from '../store-error.js';
 import { describe, isRetryable } from './connect.js';
 import type { Work } from '../work.js';
+import type { PlaneLocks } from './locks.js';
 import { CommitUnknownError, runCommands, type RuleSettings } from './transaction.js';
 
 const ATTEMPTS = 4;
@@ -11,6 +12,7 @@ export interface BatchContext {
   connect(): Promise<pg.PoolClient>;
   settings: RuleSettings;
   channel: string;
+  locks: PlaneLocks;
 }
 
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
@@ -45,7 +47,7 @@ async function transact(context: BatchContext, work: Work[]): Promise<Decision[]
   for (let attempt = 1; ; attempt += 1) {
     const client = await context.connect();
     try {
-      const decisions = await runCommands(client, work, context.settings, context.channel);
+      const decisions = await runCommands(client, work, context.settings, context);
       client.release();
       return decisions;
     } catch (error) {

@@ -34,6 +34,29 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE SEQUENCE lease_gate_fence;
     `,
   },
+  {
+    version: 2,
+    name: 'changes commit without the head lock; a sequencer numbers them',
+    sql: `
+      -- Entries committed with their change, not yet numbered: the sequencer
+      -- (sequencer.ts) moves them into lease_gate_ledger in (major, key) order.
+      -- major is the grant's fence, or for any other entry the fence sequence's
+      -- value read after its row was locked; key orders entries of equal major.
+      CREATE TABLE lease_gate_pending (
+        key bigint PRIMARY KEY,
+        major bigint NOT NULL,
+        event text NOT NULL
+      );
+      CREATE SEQUENCE lease_gate_key;
+      -- The head now counts what the sequencer numbered; only it writes the table.
+      ALTER TABLE lease_gate_ledger_head RENAME TO lease_gate_sequenced;
+      -- The ledger's size as before, every committed entry (numbered or pending), for
+      -- whoever reads it: a change is in the ledger once it commits.
+      CREATE VIEW lease_gate_ledger_head AS
+        SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
+          FROM lease_gate_sequenced;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

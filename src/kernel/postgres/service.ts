@@ -15,7 +15,9 @@ import type { Work } from '../work.js';
 import { commitBatch } from './commit-batch.js';
 import { createPool, describe } from './connect.js';
 import { changeNoticeSchema, channelOf, listenForChanges } from './listen.js';
+import { planeLocks, type PlaneLocks } from './locks.js';
 import { checkSchema, migrate } from './migrations.js';
+import { sequenceOnce } from './sequencer.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_POOL_SIZE,
@@ -42,6 +44,12 @@ const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet<pg.PoolClient>();
+/** How soon after a commit its entries are sequenced (more commits join the same pass). */
+const SEQUENCE_AFTER_MS = 5;
+/** Every replica sequences this often too, so a replica that died leaves nothing pending. */
+const SEQUENCE_EVERY_MS = 1_000;
+/** Sequencing transactions per pass at most (each numbers up to SEQUENCE_BATCH entries). */
+const SEQUENCE_ROUNDS = 50;
 
 /** The kernel on PostgreSQL: the one service (service.ts) over this backend. */
 export type PostgresService = KernelService<Promise<Overview>> & { syncLedger(): Promise<void> };
@@ -77,12 +85,19 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private heard: ((notice: ChangeNotice) => void) | undefined;
   private listener: { close(): Promise<void> } | undefined;
   private syncing: Promise<void> | undefined;
+  private readonly locks: PlaneLocks;
+  /** The pass of the sequencer that will start next, and the one running (at most one of each). */
+  private queued: { wait: boolean; done: Promise<void> } | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private sequenceTimer: NodeJS.Timeout | undefined;
+  private sequenceEvery: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: PostgresServiceOptions) {
     this.ledger = options.ledger;
     this.schema = schemaOf(options);
     this.channel = channelOf(this.schema);
+    this.locks = planeLocks(this.schema);
     this.log = options.log ?? ((line) => console.error(line));
     this.pool = createPool(options, this.log);
     this.batching = {
@@ -116,10 +131,13 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         connection: this.options,
         channel: this.channel,
         onPayload: (payload) => this.tell(payload),
+        onReconnect: () => void this.missedNotices(),
         log: this.log,
       });
       this.listener = listener;
       await listener.ready;
+      this.sequenceEvery = setInterval(() => this.sequenceSoon(0), SEQUENCE_EVERY_MS);
+      this.sequenceEvery.unref();
     } catch (error) {
       await this.close();
       if (error instanceof StoreError) throw error;
@@ -128,11 +146,73 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     return {};
   }
 
-  commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
-    return commitBatch(
-      { connect: () => this.connect(), settings: this.settings, channel: this.channel },
+  async commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
+    const results = await commitBatch(
+      {
+        connect: () => this.connect(),
+        settings: this.settings,
+        channel: this.channel,
+        locks: this.locks,
+      },
       [...work],
     );
+    if (results.some((r) => r.status === 'fulfilled' && r.value.events.length > 0))
+      this.sequenceSoon(SEQUENCE_AFTER_MS);
+    return results;
+  }
+
+  /**
+   * Numbers what has committed into the ledger (sequencer.ts): one pass after
+   * the last one started here ends. `wait`: take our turn even when another
+   * replica is sequencing (a ledger read must see every change answered before it).
+   */
+  sequence(wait: boolean): Promise<void> {
+    if (this.queued) {
+      this.queued.wait ||= wait;
+      return this.queued.done;
+    }
+    const queued = { wait, done: Promise.resolve() };
+    queued.done = this.running.then(async () => {
+      this.queued = undefined;
+      for (let round = 0; round < SEQUENCE_ROUNDS; round += 1) {
+        const numbered = await this.withClient((client) =>
+          sequenceOnce(client, this.locks, queued.wait),
+        );
+        // Another replica is at it (it numbers ours too), or nothing more is there.
+        if (numbered === undefined || numbered === 0) return;
+      }
+    });
+    this.queued = queued;
+    this.running = queued.done.catch(() => undefined);
+    return queued.done;
+  }
+
+  /** A pass soon, in the background; a failure is told and tried again by the next one. */
+  private sequenceSoon(delayMs: number): void {
+    if (this.sequenceTimer || this.closed) return;
+    this.sequenceTimer = setTimeout(() => {
+      this.sequenceTimer = undefined;
+      if (this.closed) return;
+      this.sequence(false).catch((error: unknown) => {
+        if (!this.closed) this.log(`kernel: sequencing the ledger failed: ${describe(error)}`);
+      });
+    }, delayMs);
+    this.sequenceTimer.unref();
+  }
+
+  /**
+   * The LISTEN connection came back: what was notified meanwhile is lost, so
+   * every resource someone waits for is told it may be free and held requests ask again.
+   */
+  private async missedNotices(): Promise<void> {
+    try {
+      const { rows } = await this.query<{ resource: string }>(
+        `SELECT resource FROM lease_gate_resources WHERE jsonb_array_length(state->'queue') > 0`,
+      );
+      for (const { resource } of rows) this.heard?.({ resource, events: [], freed: true });
+    } catch (error) {
+      this.log(`kernel: could not wake the held requests after reconnecting: ${describe(error)}`);
+    }
   }
 
   async due(limit: number): Promise<string[]> {
@@ -191,8 +271,15 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     }
   }
 
-  /** Reads the entries other replicas (or this one) committed since the last read. */
-  syncLedger(): Promise<void> {
+  /** Sequences what has committed, then reads the entries numbered since the last read. */
+  async syncLedger(): Promise<void> {
+    try {
+      await this.sequence(true);
+    } catch (error) {
+      throw error instanceof StoreError
+        ? error
+        : new StoreUnavailableError(`the kernel's store cannot sequence: ${describe(error)}`);
+    }
     this.syncing ??= (async () => {
       try {
         for (;;) {
@@ -215,6 +302,9 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.sequenceTimer) clearTimeout(this.sequenceTimer);
+    if (this.sequenceEvery) clearInterval(this.sequenceEvery);
+    await this.running;
     await this.listener?.close();
     await this.pool.end().catch(() => undefined);
   }
@@ -236,14 +326,24 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
+    try {
+      return await this.withClient((client) => client.query<R>(text, values));
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw error;
+      throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`);
+    }
+  }
+
+  /** A pooled connection for one task; one that failed is closed, never reused. */
+  private async withClient<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.connect();
     try {
-      const result = await client.query<R>(text, values);
+      const result = await task(client);
       client.release();
       return result;
     } catch (error) {
       client.release(true);
-      throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`);
+      throw error;
     }
   }
 

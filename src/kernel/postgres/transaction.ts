@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import * as z from 'zod/mini';
-import { entryJson } from '../../ledger/entry.js';
-import { numberEntries } from '../../ledger/ledger.js';
 import { deploySchema, queueSchema } from '../../plane/deploy.js';
 import type { Work } from '../work.js';
+import type { KernelEvent } from '../event.js';
+import type { PlaneLocks } from './locks.js';
 import {
   emptyState,
   nextDeadline,
@@ -79,24 +79,28 @@ export type { Work };
 
 /**
  * Commands, in order, as one transaction (group commit: one WAL flush for
- * the batch). The rows are locked FOR UPDATE in resource order (so two
- * replicas' batches cannot deadlock), `now` is read from the database's clock
- * once the locks are held, and each command runs the same pure `decide` as
- * every store, on the state the one before it left. The fences come from a
- * sequence and the ledger's next numbers from its head, both under the head's
- * lock; then the rows, the entries, the head and one NOTIFY per resource are
- * written together. COMMIT makes all of it true at once, or none of it.
+ * the batch). It first takes the plane's writers lock shared (the sequencer's
+ * watermark waits for it; no two commits wait on each other for it), then
+ * locks the rows FOR UPDATE in resource order (so two replicas' batches cannot
+ * deadlock) and reads `now` from the database's clock once every lock is held.
+ * Each command runs the same pure `decide` as every store, on the state the one
+ * before it left. Fences and ordering keys are drawn from sequences after the
+ * row locks, so a resource's later change always draws larger ones; the rows,
+ * the entries (pending, numbered later by the sequencer) and one NOTIFY per
+ * resource are written together. Nothing here locks anything every change needs:
+ * COMMIT makes all of it true at once, or none of it. See docs/architecture.md.
  */
 export async function runCommands(
   client: pg.ClientBase,
   work: readonly Work[],
   settings: RuleSettings,
-  channel: string,
+  context: { channel: string; locks: PlaneLocks },
 ): Promise<Decision[]> {
-  await client.query('BEGIN');
+  // One round trip: a simple query of literals only.
+  await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${context.locks.writers})`);
   let decisions: Decision[];
   try {
-    decisions = await decideLocked(client, work, settings, channel);
+    decisions = await decideLocked(client, work, settings, context.channel);
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -116,6 +120,42 @@ export class CommitUnknownError extends Error {
   }
 }
 
+/**
+ * The rows locked, then the clock: the aggregate takes in every locked row
+ * before its one row is projected, so the clock is read after the last lock
+ * (a clock beside FOR UPDATE rows would be read as each row comes out).
+ */
+const LOCK_ROWS = {
+  name: 'lease-gate lock rows',
+  text: `SELECT l.rows, ${NOW_MS} AS now_ms
+           FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
+                   FROM (SELECT resource, state FROM lease_gate_resources
+                          WHERE resource = ANY($1::text[]) ORDER BY resource FOR UPDATE) AS t) AS l`,
+};
+
+/**
+ * Fences for the grants, keys for every entry, and the fence sequence's value
+ * before them (the `major` of entries that are not grants). After the row locks.
+ */
+const DRAW = {
+  name: 'lease-gate draw',
+  text: `SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
+                ARRAY(SELECT nextval('lease_gate_fence') FROM generate_series(1, $1::int) ORDER BY 1) AS fences,
+                ARRAY(SELECT nextval('lease_gate_key') FROM generate_series(1, $2::int) ORDER BY 1) AS keys`,
+};
+
+const WRITE = {
+  name: 'lease-gate write',
+  text: `WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
+                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
+          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
+                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
+                    WHERE r.resource = u.resource),
+          pending AS (INSERT INTO lease_gate_pending (key, major, event)
+                     SELECT * FROM unnest($7::bigint[], $8::bigint[], $9::text[]))
+     SELECT pg_notify($10, notice) FROM unnest($11::text[]) AS notice`,
+};
+
 async function decideLocked(
   client: pg.ClientBase,
   work: readonly Work[],
@@ -123,17 +163,12 @@ async function decideLocked(
   channel: string,
 ): Promise<Decision[]> {
   const names = [...new Set(work.map((w) => w.resource))].sort();
-  // The clock is read in the outer query, so only once every row's lock is held.
-  const locked = await client.query<{ resource: string; state: unknown; now_ms: number }>(
-    `SELECT locked.resource, locked.state, ${NOW_MS} AS now_ms
-       FROM (SELECT resource, state FROM lease_gate_resources WHERE resource = ANY($1::text[])
-              ORDER BY resource FOR UPDATE) AS locked`,
-    [names],
-  );
-  const now =
-    locked.rows[0]?.now_ms ??
-    (await client.query<{ now_ms: number }>(`SELECT ${NOW_MS} AS now_ms`)).rows[0]!.now_ms;
-  const stored = new Map(locked.rows.map((r) => [r.resource, parseState(r.state, r.resource)]));
+  const locked = await client.query<{
+    rows: Array<{ resource: string; state: unknown }> | null;
+    now_ms: number;
+  }>({ ...LOCK_ROWS, values: [names] });
+  const { rows: found, now_ms: now } = locked.rows[0]!;
+  const stored = new Map((found ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
 
   // First pass: how many fences? Randomness is recorded so the second pass decides the same.
   const drawn: number[] = [];
@@ -159,28 +194,29 @@ async function decideLocked(
     return first.decisions;
   }
 
-  // The ledger head's lock orders every change of every resource; fences are taken under it,
-  // in the order of the commands, so fences rise in ledger order too.
-  const head = await client.query<{ size: string; last_ts: string; fences: string[] | null }>(
-    `SELECT h.size, h.last_ts,
-            CASE WHEN $1::int > 0 THEN ARRAY(SELECT nextval('lease_gate_fence')
-                                               FROM generate_series(1, $1::int) ORDER BY 1) END AS fences
-       FROM (SELECT size, last_ts FROM lease_gate_ledger_head WHERE id = 1 FOR UPDATE) AS h`,
-    [fencesWanted],
-  );
-  const { size, last_ts: lastTs, fences } = head.rows[0]!;
+  const draw = async (fences: number, keys: number) => {
+    const { rows } = await client.query<{ base: string; fences: string[]; keys: string[] }>({
+      ...DRAW,
+      values: [fences, keys],
+    });
+    const row = rows[0]!;
+    return { base: Number(row.base), fences: row.fences.map(Number), keys: row.keys.map(Number) };
+  };
+  const { base, fences, keys } = await draw(fencesWanted, events.length);
   let final = first;
   if (fencesWanted > 0) {
     let replayed = 0;
     let fenced = 0;
     final = decideAll(work, stored, now, settings, {
-      nextFence: () => Number(fences![fenced++]),
+      nextFence: () => fences[fenced++]!,
       random: () => drawn[replayed++] ?? settings.random(),
     });
   }
   const ordered = final.decisions.flatMap((d) => d.events);
-  const entries = numberEntries(ordered, Number(size), Number(lastTs));
-  const last = entries.at(-1)!;
+  // The second pass decides as the first did; should it ever make more entries, their keys follow.
+  if (keys.length < ordered.length)
+    keys.push(...(await draw(0, ordered.length - keys.length)).keys);
+  const majors = majorsOf(ordered, Math.min(base, fences[0] ?? base));
   // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
   const states = [...final.changed.values()].sort(byResource);
   const inserted = states.filter((s) => !stored.has(s.resource));
@@ -193,27 +229,34 @@ async function decideLocked(
     list.map((s) => JSON.stringify(s)),
     list.map((s) => nextDeadline(s) ?? null),
   ];
-  await client.query(
-    `WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
-                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
-          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
-                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
-                    WHERE r.resource = u.resource),
-          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($7::bigint[], $8::text[])),
-          moved AS (UPDATE lease_gate_ledger_head SET size = $9, last_ts = $10 WHERE id = 1)
-     SELECT pg_notify($11, notice) FROM unnest($12::text[]) AS notice`,
-    [
+  await client.query({
+    ...WRITE,
+    values: [
       ...rows(inserted),
       ...rows(updated),
-      entries.map((e) => e.seq),
-      entries.map(entryJson),
-      last.seq + 1,
-      last.tsMs,
+      keys.slice(0, ordered.length),
+      majors,
+      ordered.map((e) => JSON.stringify(e)),
       channel,
       notices,
     ],
-  );
+  });
   return final.decisions;
+}
+
+/**
+ * Each entry's place before its key: a grant's is its fence; any other's is
+ * the fence sequence's value once the rows were locked (`base`, never above
+ * the batch's first fence), or the batch's last grant before it. So within a
+ * batch they never fall, a resource's later change never has a smaller one,
+ * and grants are ordered by their fences. See sequencer.ts.
+ */
+export function majorsOf(events: readonly KernelEvent[], base: number): number[] {
+  let running = base;
+  return events.map((e) => {
+    if (e.kind === 'grant') running = Math.max(running, e.fence);
+    return running;
+  });
 }
 
 /** Each command in order on the state the one before it left; the states that changed. */

@@ -1,0 +1,156 @@
+import { createPublicKey } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { LedgerEntry } from '../src/ledger/entry.js';
+import { fetchLedger } from '../src/ledger/remote.js';
+import { verifyBundle } from '../src/ledger/verify.js';
+import { connectionConfig } from '../src/kernel/postgres/connect.js';
+import { planeLocks } from '../src/kernel/postgres/locks.js';
+import { sequenceOnce } from '../src/kernel/postgres/sequencer.js';
+import { createPlaneClient } from '../src/plane/client.js';
+import { meaningBreach, signingKey, startReplica } from './support/pg-kernel.js';
+import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+
+/**
+ * The ledger's sequencer (src/kernel/postgres/sequencer.ts): changes commit
+ * with pending entries and no lock every change shares; the sequencer numbers
+ * them later. Whatever stops it, nothing committed is lost or reordered.
+ */
+
+const agent = (i: number) => `did:web:acme.example:agent:${i}`;
+
+describePostgres('the PostgreSQL ledger sequencer', () => {
+  let schema: string;
+  let drop: () => Promise<void>;
+  const open: Array<{ close(): Promise<void> }> = [];
+  const clients: pg.Client[] = [];
+  beforeAll(async () => {
+    ({ schema, drop } = await testSchema());
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) await c.end().catch(() => undefined);
+    for (const r of open.splice(0)) await r.close();
+  });
+  afterAll(() => drop());
+
+  const replica = async () => {
+    const r = await startReplica(schema);
+    open.push(r);
+    return r;
+  };
+  const admin = async () => {
+    const client = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    client.on('error', () => undefined);
+    await client.connect();
+    clients.push(client);
+    return client;
+  };
+  const count = async (client: pg.Client, table: string) =>
+    Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+  /** Every cycle a lease and a release, by `workers` clients at once on their own resources. */
+  const cycles = async (urls: string[], workers: number, rounds: number, tag: string) => {
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        const client = createPlaneClient({ apiUrl: urls[w % urls.length]! });
+        const resource = `lock:${tag}/${w % 12}`;
+        for (let i = 0; i < rounds; i += 1) {
+          const answer = await client.lease({ resource, actorDid: agent(w) });
+          if (answer.kind === 'granted') await client.release({ resource, actorDid: agent(w) });
+        }
+      }),
+    );
+  };
+  const verified = async (url: string) => {
+    const { bundle } = await fetchLedger(url);
+    const checked = verifyBundle(bundle, createPublicKey(signingKey));
+    const entries = (bundle as { entries: Array<{ entry: LedgerEntry }> }).entries.map(
+      (e) => e.entry,
+    );
+    expect(checked.size).toBe(entries.length);
+    expect(meaningBreach(entries)).toBeUndefined();
+    return entries;
+  };
+
+  it('keeps one history when two replicas commit at once on many resources', async () => {
+    const [one, two] = [await replica(), await replica()];
+    await cycles([one.url, two.url], 24, 8, 'many');
+    const entries = await verified(two.url);
+    // Grants' fences rise along the ledger, and each resource's entries follow its own order.
+    const grants = entries.filter((e) => e.kind === 'grant').map((e) => e.fence);
+    expect(grants).toEqual([...grants].sort((a, b) => a - b));
+    expect(new Set(grants).size).toBe(grants.length);
+    const db = await admin();
+    expect(await count(db, 'lease_gate_pending')).toBe(0);
+    const checkpoint = async (url: string) =>
+      ((await fetchLedger(url)).bundle as { checkpoint: string }).checkpoint;
+    expect(await checkpoint(one.url)).toBe(await checkpoint(two.url));
+  });
+
+  it('commits while the ledger head is locked, and loses nothing when the sequencer is killed mid-way', async () => {
+    const one = await replica();
+    const db = await admin();
+    const before = await count(db, 'lease_gate_ledger');
+    // Another session holds the head: every sequencing transaction stops at its UPDATE.
+    await db.query('BEGIN');
+    await db.query('SELECT * FROM lease_gate_sequenced FOR UPDATE');
+    const lockerPid = (await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!
+      .pid;
+    await cycles([one.url], 6, 3, 'headlocked');
+    const watcher = await admin();
+    let killed = 0;
+    for (let i = 0; i < 200 && killed === 0; i += 1) {
+      const { rows } = await watcher.query<{ done: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
+          WHERE query LIKE '%UPDATE lease_gate_sequenced%' AND pg_blocking_pids(pid) @> ARRAY[$1::int]`,
+        [lockerPid],
+      );
+      killed = rows.filter((r) => r.done).length;
+      if (killed === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(killed).toBeGreaterThan(0);
+    expect(await count(watcher, 'lease_gate_ledger')).toBe(before);
+    expect(await count(watcher, 'lease_gate_pending')).toBe(6 * 3 * 2);
+    await db.query('COMMIT');
+    // A ledger read sequences first: every change is there, in an order that verifies.
+    const entries = await verified(one.url);
+    expect(entries.length).toBe(before + 6 * 3 * 2);
+    expect(await count(watcher, 'lease_gate_pending')).toBe(0);
+  });
+
+  it("sequences a dead replica's pending entries from another replica", async () => {
+    const db = await admin();
+    // Its statements give up soon, so it stops while its sequencer is still stuck.
+    const dying = await startReplica(schema, { statementTimeoutMs: 500 });
+    // The dying replica cannot sequence: its sequencer waits on this lock, then it goes.
+    await db.query('BEGIN');
+    await db.query('SELECT * FROM lease_gate_sequenced FOR UPDATE');
+    await cycles([dying.url], 4, 2, 'dead');
+    await dying.close();
+    const pending = await count(db, 'lease_gate_pending');
+    expect(pending).toBeGreaterThan(0);
+    await db.query('COMMIT');
+    const other = await replica();
+    const entries = await verified(other.url);
+    expect(entries.filter((e) => e.resource.startsWith('lock:dead/')).length).toBe(4 * 2 * 2);
+    expect(await count(db, 'lease_gate_pending')).toBe(0);
+  });
+
+  it('numbers only what committed below the watermark: a commit still open is waited for', async () => {
+    const one = await replica();
+    await cycles([one.url], 1, 1, 'mark');
+    const db = await admin();
+    const locks = planeLocks(schema);
+    // A writer that drew a fence and has not committed: the sequencer's watermark waits for it.
+    const writer = await admin();
+    await writer.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${locks.writers})`);
+    await writer.query(`SELECT nextval('lease_gate_fence') AS f`);
+    const sequencing = sequenceOnce(db, locks, true);
+    let settled = false;
+    void sequencing.finally(() => (settled = true));
+    for (let i = 0; i < 5; i += 1) await writer.query('SELECT 1');
+    expect(settled).toBe(false);
+    await writer.query('COMMIT');
+    expect(await sequencing).toBeGreaterThanOrEqual(0);
+    await verified(one.url);
+  });
+});
