@@ -86,7 +86,7 @@ describe('a write is durable whole, or not acknowledged', () => {
     const log = fresh();
     const { fs, control } = shortWrites();
     running = await startKernelServer({
-      store: fileStore(log, undefined, { fs }),
+      store: fileStore(log, { fs }),
       ledger: new Ledger(privateKey),
     });
     expect((await lease(running.url, 'r0', A)).status).toBe(200);
@@ -103,7 +103,7 @@ describe('a write is durable whole, or not acknowledged', () => {
     const { fs, control } = shortWrites();
     const open = () =>
       startKernelServer({
-        store: fileStore(log, undefined, { fs }),
+        store: fileStore(log, { fs }),
         ledger: new Ledger(privateKey),
       });
     running = await open();
@@ -158,7 +158,7 @@ describe('nothing acknowledged is ever cut', () => {
     const torn = '{"actorDid":"did:web:x","expiresAtMs":99,"fence":41,"kind":"gr';
     writeFileSync(log, readFileSync(log, 'utf8') + torn);
     running = await startKernelServer({
-      store: fileStore(log, undefined, { now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6) }),
+      store: fileStore(log, { now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6) }),
       ledger: new Ledger(privateKey),
     });
     const copy = `${log}.cut-2026-01-02T03-04-05-006Z`;

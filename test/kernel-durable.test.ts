@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,7 +108,7 @@ describe('fence seeding from what is durable', () => {
     const log = join(dir, 'state.json.ledger.jsonl');
     return KernelService.open({
       table: new ResourceTable(),
-      store: fileStore(log, join(dir, 'state.json')),
+      store: fileStore(log),
       ledger: new Ledger(key),
       now: () => Date.now(),
     });
@@ -130,25 +130,6 @@ describe('fence seeding from what is durable', () => {
     expect(await again.status('r4')).toMatchObject({ holder: A, fence: 5 });
     expect(await again.lease('x', B)).toMatchObject({ lease: { fence: 6 } });
     await again.close();
-  });
-
-  it('log and an older release state file: the higher fence wins', async () => {
-    const dir = fresh();
-    const first = (await startOn(dir)).service;
-    await first.lease('r', A);
-    await first.close();
-    writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, fence: 473, leases: [] }));
-    const again = (await startOn(dir)).service;
-    expect(await again.lease('x', B)).toMatchObject({ lease: { fence: 474 } });
-    await again.close();
-  });
-
-  it('a state file without its log: refuses to start rather than reset fences', async () => {
-    const dir = fresh();
-    writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, fence: 473, leases: [] }));
-    await expect(startOn(dir)).rejects.toThrow(
-      /log .* is missing: the log is the kernel's only record/,
-    );
   });
 });
 
@@ -187,7 +168,7 @@ describe('revoke and reservations', () => {
     const open = () =>
       KernelService.open({
         table: new ResourceTable({ ttlMs: 1_000 }),
-        store: fileStore(join(dir, 'state.json.ledger.jsonl'), join(dir, 'state.json')),
+        store: fileStore(join(dir, 'state.json.ledger.jsonl')),
         ledger: new Ledger(),
         now: () => now,
       });

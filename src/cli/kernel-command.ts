@@ -76,7 +76,7 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     );
   // The log is the kernel's one durable record; --data-prefix names where it lives.
   const logFile = values.ledger ?? (dataPrefix ? `${dataPrefix}.ledger.jsonl` : undefined);
-  const store = logFile ? fileStore(logFile, dataPrefix) : memoryStore();
+  const store = logFile ? fileStore(logFile) : memoryStore();
   const log = (events: KernelEvent[]) => {
     if (values.quiet) return;
     for (const e of events) {

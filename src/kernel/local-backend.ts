@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
+import { FileLines } from '../ledger/file-lines.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerEntry } from '../ledger/entry.js';
 import { deploySchema } from '../plane/deploy.js';
 import type { Backend, Opened } from './backend.js';
-import type { ResourceTable } from './core.js';
+import { ResourceTable } from './core.js';
 import { overviewOf, type Overview } from './overview.js';
 import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
 import {
@@ -13,8 +15,9 @@ import {
   type KernelEvent,
   type ResourceState,
 } from './rules.js';
+import { readSnapshotState } from './snapshot.js';
 import { StoreError, StoreUnavailableError } from './store-error.js';
-import type { KernelStore } from './store.js';
+import { isLogFileStore, type KernelStore, type LogFileStore, type LogPoint } from './store.js';
 import type { Work } from './work.js';
 
 export interface LocalBackendOptions {
@@ -23,6 +26,24 @@ export interface LocalBackendOptions {
   ledger: Ledger;
   /** Epoch-aligned monotonic milliseconds. */
   now: () => number;
+}
+
+/** Entries between two snapshots of a file kernel: a restart replays at most about this many. */
+const SNAPSHOT_EVERY = 16_384;
+
+/**
+ * A file kernel's view of its log alone, kept beside the live table for its
+ * snapshots: the states as replaying the log makes them, its highest fence
+ * and the time it ends with.
+ */
+interface Replayed {
+  store: LogFileStore;
+  lines: FileLines;
+  table: ResourceTable;
+  time: LogTime | undefined;
+  /** Entries since the last snapshot was taken. */
+  since: number;
+  writing: Promise<void> | undefined;
 }
 
 /**
@@ -52,6 +73,7 @@ export class LocalBackend implements Backend<Overview> {
   /** Restart renewals a full disk did not take yet: written first, before any other change. */
   private owed: KernelEvent[] = [];
   private closed = false;
+  private replayed: Replayed | undefined;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.table = options.table;
@@ -70,17 +92,28 @@ export class LocalBackend implements Backend<Overview> {
    * rule (`resumeLeases`) and writes its renewals.
    */
   async open(): Promise<Opened> {
-    const recovered = await this.store.open();
     const { table, ledger } = this;
     let time: LogTime | undefined;
-    recovered.lines.forEach((line, i) => {
-      const entry = ledger.load(line, `${this.store.describe} line ${i + 1}`);
-      const event = toEvent(entry);
-      table.put(replay(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
-      // Every fence in what is durable, not only grants', stays below the next one.
-      table.fence = Math.max(table.fence, entry.fence);
-      time = logTimeAfter(time, entry.tsMs);
-    });
+    let recovered: { fenceFloor: number; warning?: string };
+    if (isLogFileStore(this.store)) {
+      recovered = await this.openFile(this.store);
+      time = this.replayed!.time;
+      // Copies: the rules may change a state's arrays in place, and the view must not follow.
+      for (const state of this.replayed!.table.values()) table.put(structuredClone(state));
+      table.fence = Math.max(table.fence, this.replayed!.table.fence);
+    } else {
+      const log = await this.store.open();
+      recovered = log;
+      log.lines.forEach((line, i) => {
+        const entry = ledger.load(line, `${this.store.describe} line ${i + 1}`);
+        table.put(
+          replay(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs),
+        );
+        // Every fence in what is durable, not only grants', stays below the next one.
+        table.fence = Math.max(table.fence, entry.fence);
+        time = logTimeAfter(time, entry.tsMs);
+      });
+    }
     table.fence = Math.max(table.fence, recovered.fenceFloor);
     // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
     if (time) this.clockFloor = time.lastMs;
@@ -90,6 +123,119 @@ export class LocalBackend implements Backend<Overview> {
     const owed = time ? await this.resume(time, now) : undefined;
     const warning = [recovered.warning, owed].filter(Boolean).join('; ');
     return warning ? { warning } : {};
+  }
+
+  /**
+   * A file kernel's start: the ledger reads its lines back from the log; a
+   * snapshot the log confirms stands for the part of the log it covers, and
+   * only the lines after it are replayed. Any other snapshot is ignored with
+   * a note and the whole log replayed: the log is the one truth.
+   */
+  private async openFile(store: LogFileStore) {
+    const { table: live, ledger } = this;
+    const fresh = () => ({
+      store,
+      lines: new FileLines(store.path),
+      table: new ResourceTable({ ttlMs: live.ttlMs, lockDelayMs: live.lockDelayMs }),
+      time: undefined,
+      since: 0,
+      writing: undefined,
+    });
+    let replayed: Replayed = fresh();
+    let start: LogPoint | undefined;
+    let note: string | undefined;
+    const found = store.readSnapshot();
+    if ('snapshot' in found) {
+      const { snapshot } = found;
+      const state = readSnapshotState(snapshot.state);
+      try {
+        if (!state || state.ledger.size !== snapshot.size)
+          throw new Error('it is not a snapshot of this kernel');
+        if (state.end !== snapshot.lastOffset + snapshot.lastBytes + 1)
+          throw new Error('its index does not end at its last entry');
+        replayed.lines.restore(state.ledger.size, state.runStarts, state.end);
+        ledger.restoreFrom(replayed.lines, state.ledger);
+        for (const resource of state.states) replayed.table.put(resource);
+        replayed.table.fence = state.fence;
+        replayed.time = state.time;
+        start = { index: snapshot.size, offset: state.end, lastBytes: snapshot.lastBytes };
+      } catch (error) {
+        replayed.lines.close();
+        replayed = fresh();
+        note = (error as Error).message;
+      }
+    } else {
+      note = found.ignored;
+    }
+    if (!start) ledger.readFrom(replayed.lines);
+    const { table } = replayed;
+    let index = start?.index ?? 0;
+    const recovered = await store.openFrom((line) => {
+      index += 1;
+      const entry = ledger.load(line, `${store.describe} line ${index}`);
+      table.put(replay(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs));
+      table.fence = Math.max(table.fence, entry.fence);
+      replayed.time = logTimeAfter(replayed.time, entry.tsMs);
+      replayed.since += 1;
+    }, start);
+    this.replayed = replayed;
+    const ignored =
+      note && `${store.path}.snapshot.json was ignored: ${note}; the whole log was read`;
+    const warning = [recovered.warning, ignored].filter(Boolean).join('; ');
+    return { fenceFloor: recovered.fenceFloor, ...(warning ? { warning } : {}) };
+  }
+
+  /**
+   * Follows what became durable in the file kernel's view of its log, and now
+   * and then (off the answer path) snapshots it.
+   */
+  private recorded(entries: readonly LedgerEntry[]): void {
+    const replayed = this.replayed;
+    if (!replayed) return;
+    const { table } = replayed;
+    for (const entry of entries) {
+      table.put(replay(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs));
+      table.fence = Math.max(table.fence, entry.fence);
+      replayed.time = logTimeAfter(replayed.time, entry.tsMs);
+    }
+    replayed.since += entries.length;
+    if (replayed.since >= SNAPSHOT_EVERY && !replayed.writing) {
+      replayed.writing = new Promise<void>((done) => setImmediate(done))
+        .then(() => this.snapshot())
+        // The snapshot only saves time: one that cannot be written costs a longer restart.
+        .catch(() => undefined)
+        .finally(() => (replayed.writing = undefined));
+    }
+  }
+
+  /**
+   * Writes the snapshot of what is durable now. Taken at once (between two
+   * batches: the ledger, its index and the view all stand at the same entry),
+   * then written.
+   */
+  private async snapshot(): Promise<void> {
+    const replayed = this.replayed;
+    const size = this.ledger.size;
+    if (!replayed || size === 0 || !replayed.time) return;
+    const { lines, table } = replayed;
+    const last = Buffer.from(lines.at(size - 1), 'utf8');
+    replayed.since = 0;
+    const snapshot = {
+      size,
+      lastOffset: lines.end - last.length - 1,
+      lastBytes: last.length,
+      lastSha256: createHash('sha256').update(last).digest('hex'),
+      state: {
+        version: 1,
+        ledger: this.ledger.snapshot(),
+        runStarts: lines.runStarts(),
+        end: lines.end,
+        fence: table.fence,
+        time: replayed.time,
+        states: [...table.values()],
+      },
+    };
+    await replayed.store.writeSnapshot(snapshot);
   }
 
   /**
@@ -105,6 +251,7 @@ export class LocalBackend implements Backend<Overview> {
     try {
       await this.store.append(prepared.text, prepared.entries);
       this.ledger.accept(prepared.entries, prepared.lines);
+      this.recorded(prepared.entries);
     } catch (error) {
       this.owed = events;
       return `could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`;
@@ -138,6 +285,7 @@ export class LocalBackend implements Backend<Overview> {
         await this.store.append(prepared.text, prepared.entries);
         if (owed.length) this.owed = [];
         this.ledger.accept(prepared.entries, prepared.lines);
+        this.recorded(prepared.entries);
       } catch (error) {
         const message = error instanceof StoreError ? error.message : String(error);
         failure = new StoreUnavailableError(`the kernel's store cannot write: ${message}`);
@@ -178,9 +326,16 @@ export class LocalBackend implements Backend<Overview> {
     return this.store.probe();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true;
-    return this.store.close();
+    const replayed = this.replayed;
+    if (replayed) {
+      // A clean stop leaves a snapshot of everything, so the next start replays nothing.
+      await replayed.writing;
+      if (replayed.since > 0) await this.snapshot().catch(() => undefined);
+    }
+    await this.store.close();
+    replayed?.lines.close();
   }
 }
 

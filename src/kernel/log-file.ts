@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants, open, type FileHandle } from 'node:fs/promises';
 
 /**
@@ -7,12 +7,20 @@ import { constants, open, type FileHandle } from 'node:fs/promises';
  * writes come up short or fail part-way, on a real file.
  */
 export interface LogFs {
-  /** The whole file, or undefined when it does not exist. */
-  read(path: string): Buffer | undefined;
+  /** Opens the file for positioned reads, or undefined when it does not exist. */
+  openRead(path: string): LogReader | undefined;
   /** Opens (creating) the log for positioned writes. */
   openLog(path: string): Promise<LogFile>;
   /** Writes and syncs a new file (never over an existing one). */
   saveCopy(path: string, bytes: Uint8Array): Promise<void>;
+}
+
+/** Reads a log in pieces at start, so reading it never holds the whole file. */
+export interface LogReader {
+  readonly size: number;
+  /** Reads at `position` into `into`; returns how many bytes were read (0 at the end). */
+  read(into: Uint8Array, position: number): number;
+  close(): void;
 }
 
 export interface LogFile {
@@ -26,13 +34,19 @@ export interface LogFile {
 }
 
 export const nodeLogFs: LogFs = {
-  read(path) {
+  openRead(path) {
+    let fd: number;
     try {
-      return readFileSync(path);
+      fd = openSync(path, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
+    return {
+      size: fstatSync(fd).size,
+      read: (into, position) => readSync(fd, into, 0, into.length, position),
+      close: () => closeSync(fd),
+    };
   },
   async openLog(path) {
     const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);

@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { open as openFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import * as z from 'zod/mini';
 import { readEntry, type LedgerEntry } from '../ledger/entry.js';
 import { nodeLogFs, type LogFile, type LogFs } from './log-file.js';
@@ -28,11 +31,58 @@ export interface KernelStore {
 
 export interface RecoveredLog {
   lines: string[];
-  /** The lowest fence the next grant may not go below (an older release's state file). */
+  /** The lowest fence the next grant may not go below (the highest in a torn record cut off). */
   fenceFloor: number;
   /** Said once at start: a torn last record that was saved and cut off, or one kept without its newline. */
   warning?: string;
 }
+
+/** What a store over a file adds: the log read from a point, and a snapshot kept beside it. */
+export interface LogFileStore extends KernelStore {
+  readonly path: string;
+  /**
+   * Opens the log reading it from `start` (line `index`; the whole log by
+   * default), each whole line handed to `onLine` in order and none kept; the
+   * torn last record is handled as `open` does.
+   */
+  openFrom(onLine: (line: string) => void, start?: LogPoint): Promise<Omit<RecoveredLog, 'lines'>>;
+  /**
+   * The snapshot beside the log when the log still holds, at the offset it
+   * names, the very line it names as its last; otherwise why it is ignored.
+   */
+  readSnapshot(): { snapshot: SnapshotFile } | { ignored?: string };
+  /** Replaces the snapshot whole (a temporary file, synced, renamed over it). */
+  writeSnapshot(snapshot: SnapshotFile): Promise<void>;
+}
+
+/** A point in the log: just past line `index - 1`'s newline, `offset` bytes in; that line has `lastBytes`. */
+export interface LogPoint {
+  index: number;
+  offset: number;
+  lastBytes: number;
+}
+
+/** What the store checks of a snapshot against the log; `state` is the backend's. */
+export interface SnapshotFile {
+  /** Entries the snapshot covers. */
+  size: number;
+  /** Where its last line starts, its length in bytes, and that line's SHA-256 (hex). */
+  lastOffset: number;
+  lastBytes: number;
+  lastSha256: string;
+  state: unknown;
+}
+
+const snapshotLogSchema = z.object({
+  size: z.number().check(z.int(), z.positive()),
+  lastOffset: z.number().check(z.int(), z.nonnegative()),
+  lastBytes: z.number().check(z.int(), z.positive()),
+  lastSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  state: z.unknown(),
+});
+
+export const isLogFileStore = (store: KernelStore): store is LogFileStore =>
+  'openFrom' in store && 'readSnapshot' in store;
 
 /** Nothing outlives the process; appends always succeed. */
 export function memoryStore(): KernelStore {
@@ -45,10 +95,8 @@ export function memoryStore(): KernelStore {
   };
 }
 
-const legacyStateSchema = z.object({
-  version: z.literal(1),
-  fence: z.number().check(z.int(), z.nonnegative()),
-});
+/** Bytes read at a time at start. */
+const READ_BYTES = 4 * 1024 * 1024;
 
 export interface FileStoreOptions {
   /** The file-system calls; node's by default (tests inject short writes here). */
@@ -63,14 +111,10 @@ export interface FileStoreOptions {
  * batch counts only once all of them are written and synced; a short or failed
  * write is cut back to the last durable byte (never past the file's end) before
  * the error is reported, and retried on the next batch, so the file never holds
- * half a batch that memory does not. `legacyState` is an older release's state
- * file, read only for its fence.
+ * half a batch that memory does not. Beside it, `PATH.snapshot.json` may hold
+ * a snapshot that saves a restart the replay of what it covers (local-backend.ts).
  */
-export function fileStore(
-  path: string,
-  legacyState?: string,
-  options: FileStoreOptions = {},
-): KernelStore {
+export function fileStore(path: string, options: FileStoreOptions = {}): LogFileStore {
   const fs = options.fs ?? nodeLogFs;
   const now = options.now ?? Date.now;
   let file: LogFile | undefined;
@@ -97,51 +141,159 @@ export function fileStore(
     }
   };
 
-  return {
-    describe: path,
-    async open() {
-      let bytes: Buffer | undefined;
+  const snapshotPath = `${path}.snapshot.json`;
+
+  const openFrom = async (onLine: (line: string) => void, start?: LogPoint) => {
+    let reader;
+    try {
+      reader = fs.openRead(path);
+    } catch (error) {
+      throw new StoreError(`Cannot read the kernel's log ${path}: ${(error as Error).message}`);
+    }
+    let fenceFloor = 0;
+    let index = start?.index ?? 0;
+    let at = start?.offset ?? 0;
+    let tail = Buffer.alloc(0);
+    let warning: string | undefined;
+    if (start && reader && reader.size === start.offset - 1) {
+      // The snapshot's last line is the log's last, now without its newline: kept, as below.
+      at -= 1;
+      newlineOwed = true;
+      warning = `${path}: the last record (${start.lastBytes} bytes) had no newline; it is whole and was kept`;
+    } else if (reader) {
       try {
-        bytes = fs.read(path);
-      } catch (error) {
-        throw new StoreError(`Cannot read the kernel's log ${path}: ${(error as Error).message}`);
-      }
-      let fenceFloor = legacyState ? readLegacyFence(legacyState, bytes !== undefined, path) : 0;
-      const log = bytes ?? Buffer.alloc(0);
-      const end = log.lastIndexOf(0x0a) + 1;
-      const lines = end > 0 ? log.toString('utf8', 0, end - 1).split('\n') : [];
-      const tail = log.subarray(end);
-      durableBytes = end;
-      let warning: string | undefined;
-      if (tail.length > 0) {
-        const text = tail.toString('utf8');
-        if (readEntry(text, lines.length)) {
-          // Whole and valid but for its newline: it may have been acknowledged, so it stays.
-          lines.push(text);
-          durableBytes = log.length;
-          newlineOwed = true;
-          warning = `${path}: the last record (${tail.length} bytes) had no newline; it is whole and was kept`;
-        } else {
-          const copy = `${path}.cut-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+        // Whole lines go out as they are found; only the part after the last newline is carried.
+        const block = Buffer.allocUnsafe(READ_BYTES);
+        for (let position = at; position < reader.size;) {
+          let n: number;
           try {
-            await fs.saveCopy(copy, tail);
+            n = reader.read(block, position);
           } catch (error) {
             throw new StoreError(
-              `${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${(error as Error).message}. Free space and start again.`,
+              `Cannot read the kernel's log ${path}: ${(error as Error).message}`,
             );
           }
-          dirty = true;
-          fenceFloor = Math.max(fenceFloor, highestFence(text));
-          warning = `${path}: the last record was torn (${tail.length} bytes without an end); it was saved to ${copy}, cut off, and the ${lines.length} records before it kept`;
+          if (n <= 0) break;
+          position += n;
+          const data =
+            tail.length > 0 ? Buffer.concat([tail, block.subarray(0, n)]) : block.subarray(0, n);
+          let from = 0;
+          for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, from)) {
+            onLine(data.toString('utf8', from, nl));
+            index += 1;
+            at += nl - from + 1;
+            from = nl + 1;
+          }
+          tail = Buffer.from(data.subarray(from));
         }
+      } finally {
+        reader.close();
       }
+    }
+    durableBytes = at;
+    if (tail.length > 0) {
+      const text = tail.toString('utf8');
+      if (readEntry(text, index)) {
+        // Whole and valid but for its newline: it may have been acknowledged, so it stays.
+        onLine(text);
+        durableBytes += tail.length;
+        newlineOwed = true;
+        warning = `${path}: the last record (${tail.length} bytes) had no newline; it is whole and was kept`;
+      } else {
+        const copy = `${path}.cut-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+        try {
+          await fs.saveCopy(copy, tail);
+        } catch (error) {
+          throw new StoreError(
+            `${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${(error as Error).message}. Free space and start again.`,
+          );
+        }
+        dirty = true;
+        fenceFloor = Math.max(fenceFloor, highestFence(text));
+        warning = `${path}: the last record was torn (${tail.length} bytes without an end); it was saved to ${copy}, cut off, and the ${index} records before it kept`;
+      }
+    }
+    try {
+      file = await fs.openLog(path);
+    } catch (error) {
+      throw new StoreError(`Cannot open the kernel's log ${path}: ${(error as Error).message}`);
+    }
+    await repair();
+    return { fenceFloor, ...(warning ? { warning } : {}) };
+  };
+
+  return {
+    describe: path,
+    path,
+    openFrom,
+    async open() {
+      const lines: string[] = [];
+      const recovered = await openFrom((line) => lines.push(line));
+      return { lines, ...recovered };
+    },
+    readSnapshot() {
+      let text: string;
       try {
-        file = await fs.openLog(path);
+        text = readSmall(snapshotPath);
       } catch (error) {
-        throw new StoreError(`Cannot open the kernel's log ${path}: ${(error as Error).message}`);
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+        return { ignored: `cannot read it (${(error as Error).message})` };
       }
-      await repair();
-      return { lines, fenceFloor, ...(warning ? { warning } : {}) };
+      const newline = text.indexOf('\n');
+      const body = text.slice(newline + 1).trimEnd();
+      const header = /^\{"sha256":"([0-9a-f]{64})"\}$/.exec(text.slice(0, newline));
+      if (newline < 0 || !header || sha256Hex(body) !== header[1])
+        return { ignored: 'it is damaged' };
+      let parsed;
+      try {
+        parsed = snapshotLogSchema.safeParse(JSON.parse(body));
+      } catch {
+        return { ignored: 'it is damaged' };
+      }
+      if (!parsed.success) return { ignored: 'it is not a snapshot of this kernel' };
+      const snapshot = parsed.data;
+      const last = readAt(path, snapshot.lastOffset, snapshot.lastBytes + 1);
+      const line = last?.subarray(0, snapshot.lastBytes);
+      const before =
+        snapshot.lastOffset === 0 ? 0x0a : readAt(path, snapshot.lastOffset - 1, 1)?.[0];
+      if (
+        !last ||
+        line!.length !== snapshot.lastBytes ||
+        (last.length > snapshot.lastBytes && last[snapshot.lastBytes] !== 0x0a) ||
+        before !== 0x0a ||
+        sha256Hex(line!) !== snapshot.lastSha256
+      ) {
+        return {
+          ignored: 'the log does not hold its last entry where it says (another or an older log)',
+        };
+      }
+      return { snapshot };
+    },
+    async writeSnapshot(snapshot) {
+      const body = JSON.stringify(snapshot);
+      const text = `{"sha256":"${sha256Hex(body)}"}\n${body}\n`;
+      const tmp = `${snapshotPath}.tmp`;
+      try {
+        const handle = await openFile(tmp, 'w', 0o600);
+        try {
+          await handle.writeFile(text, 'utf8');
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(tmp, snapshotPath);
+        // The rename itself durable: the directory synced.
+        const dir = await openFile(dirname(snapshotPath), 'r');
+        try {
+          await dir.sync();
+        } finally {
+          await dir.close();
+        }
+      } catch (error) {
+        throw new StoreError(
+          `cannot write the snapshot ${snapshotPath}: ${(error as Error).message}`,
+        );
+      }
     },
     async append(text) {
       if (!file) throw new StoreError(`${path} is not open`);
@@ -194,33 +346,44 @@ function highestFence(text: string): number {
   return highest;
 }
 
-/** An older release's state file: its fence is a floor; without the log beside it, refuse. */
-function readLegacyFence(file: string, logExists: boolean, logPath: string): number {
-  let text: string;
+const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/** A whole small file (the snapshot), as UTF-8. */
+function readSmall(file: string): string {
+  const fd = openSync(file, 'r');
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw new StoreError(`Cannot read the state file ${file}: ${(error as Error).message}`);
+    const chunks: Buffer[] = [];
+    for (let position = 0; ;) {
+      const chunk = Buffer.allocUnsafe(1024 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, position);
+      if (n <= 0) break;
+      chunks.push(chunk.subarray(0, n));
+      position += n;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
   }
-  let parsed: unknown;
+}
+
+/** Up to `length` bytes of `file` at `position` (fewer at its end), or undefined when it is missing. */
+function readAt(file: string, position: number, length: number): Buffer | undefined {
+  let fd: number;
   try {
-    parsed = JSON.parse(text);
+    fd = openSync(file, 'r');
   } catch {
-    throw new StoreError(
-      `The state file ${file} is not valid JSON; refusing to start rather than forget its fences. Move it away to start afresh.`,
-    );
+    return undefined;
   }
-  const result = legacyStateSchema.safeParse(parsed);
-  if (!result.success) {
-    throw new StoreError(
-      `The state file ${file} is not a lease-gate kernel state; refusing to start rather than forget its fences.`,
-    );
+  try {
+    const bytes = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, bytes, got, length - got, position + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    return bytes.subarray(0, got);
+  } finally {
+    closeSync(fd);
   }
-  if (!logExists) {
-    throw new StoreError(
-      `The state file ${file} exists but the kernel's log ${logPath} is missing: the log is the kernel's only record. Put the log back, or move both away to start a new plane (its fences start at 1 again).`,
-    );
-  }
-  return result.data.fence;
 }

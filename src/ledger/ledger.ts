@@ -3,7 +3,7 @@ import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 import { LedgerError } from './ledger-error.js';
-import { LineStore } from './lines.js';
+import { LineStore, type LineSource } from './lines.js';
 
 export { LedgerError };
 
@@ -17,6 +17,15 @@ export interface BundleEntry {
 export interface LedgerBundle {
   checkpoint: string;
   entries: BundleEntry[];
+}
+
+export interface LedgerSnapshot {
+  size: number;
+  lastTs: number;
+  /** The tree's root at `size`, base64. */
+  root: string;
+  /** The roots of the tree's complete chunks, concatenated, base64. */
+  chunkRoots: string;
 }
 
 export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs'> & { atMs: number };
@@ -57,9 +66,9 @@ export function numberEntries(
 export class Ledger {
   readonly origin: string | undefined;
   readonly publicKey: KeyObject | undefined;
-  private readonly tree = new MerkleTree();
-  /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
-  private readonly lines = new LineStore();
+  private tree = new MerkleTree();
+  /** The accepted entries as their canonical lines (the Merkle leaves): off the heap, or in the log file. */
+  private lines: LineSource = new LineStore();
   private lastTs = -1;
   private signed?: { size: number; root: Hash; text: string };
 
@@ -70,6 +79,57 @@ export class Ledger {
 
   get size(): number {
     return this.tree.size;
+  }
+
+  /**
+   * Keeps the lines in `source` from now on (a file kernel's log, read back on
+   * demand): then the tree keeps only its chunks' hashes and recomputes the
+   * rest from the lines. Only before the first entry.
+   */
+  readFrom(source: LineSource): void {
+    if (this.size !== 0 || this.lines.length !== 0)
+      throw new LedgerError('a ledger changes where it keeps its lines only while empty');
+    this.lines = source;
+    this.tree = new MerkleTree(
+      source.readsBack ? { leaves: (lo, hi) => source.bytes(lo, hi) } : {},
+    );
+  }
+
+  /** What a snapshot keeps of the ledger: its size, last stamp, root and the tree's chunk roots. */
+  snapshot(): LedgerSnapshot {
+    return {
+      size: this.size,
+      lastTs: this.lastTs,
+      root: Buffer.from(this.tree.root()).toString('base64'),
+      chunkRoots: Buffer.from(this.tree.chunkRoots()).toString('base64'),
+    };
+  }
+
+  /**
+   * Takes a snapshot's ledger in over `source`, whose lines are already
+   * restored to the snapshot's size: the tree from its chunk roots and the
+   * leaves after them read back, kept only when it has the root the snapshot
+   * names (else this throws and the ledger is still empty). The caller checks
+   * the snapshot against the log.
+   */
+  restoreFrom(source: LineSource, snapshot: LedgerSnapshot): void {
+    if (this.size !== 0 || this.lines.length !== 0 || source.length !== snapshot.size)
+      throw new LedgerError('a snapshot restores only an empty ledger over its own lines');
+    const tree = new MerkleTree({ leaves: (lo, hi) => source.bytes(lo, hi) });
+    tree.restoreChunks(new Uint8Array(Buffer.from(snapshot.chunkRoots, 'base64')));
+    if (tree.size > snapshot.size)
+      throw new LedgerError('the snapshot has more chunks than entries');
+    for (const bytes of source.bytes(tree.size, snapshot.size)) tree.append(bytes);
+    if (Buffer.from(tree.root()).toString('base64') !== snapshot.root)
+      throw new LedgerError("the snapshot's tree does not have the root it names");
+    this.lines = source;
+    this.tree = tree;
+    this.lastTs = snapshot.lastTs;
+  }
+
+  /** Bytes this ledger keeps in memory for its lines and its tree. */
+  get heldBytes(): number {
+    return this.lines.heldBytes + this.tree.heldBytes;
   }
 
   get signs(): boolean {

@@ -4,11 +4,31 @@
  * collector never copies or scans it while the kernel serves requests.
  */
 
+/**
+ * Where a ledger keeps its accepted lines (the Merkle leaves): in memory
+ * (LineStore) or read back from the log file they were written to
+ * (file-lines.ts), so a file kernel's memory does not grow with its history.
+ */
+export interface LineSource {
+  readonly length: number;
+  /** Keeps the next line (`length`); returns its bytes, for hashing now. */
+  push(line: string): Uint8Array;
+  /** The line at `i` (0 ≤ i < length). */
+  at(i: number): string;
+  /** The bytes of lines [lo, hi), to recompute a part of the tree. */
+  bytes(lo: number, hi: number): Uint8Array[];
+  /** Whether the lines live elsewhere, so the tree need not keep every node. */
+  readonly readsBack: boolean;
+  /** Bytes this source keeps in memory. */
+  readonly heldBytes: number;
+}
+
 const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Per line: its chunk, its offset in the chunk, its length in bytes. */
 const SLOTS = 3;
 
-export class LineStore {
+export class LineStore implements LineSource {
+  readonly readsBack = false;
   private readonly chunks: Buffer[] = [];
   private used = CHUNK_BYTES;
   private index = new Uint32Array(SLOTS * 1024);
@@ -43,5 +63,19 @@ export class LineStore {
     const at = i * SLOTS;
     const start = this.index[at + 1]!;
     return this.chunks[this.index[at]!]!.toString('utf8', start, start + this.index[at + 2]!);
+  }
+
+  bytes(lo: number, hi: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (let i = lo; i < hi; i += 1) {
+      const at = i * SLOTS;
+      const start = this.index[at + 1]!;
+      out.push(this.chunks[this.index[at]!]!.subarray(start, start + this.index[at + 2]!));
+    }
+    return out;
+  }
+
+  get heldBytes(): number {
+    return this.chunks.length * CHUNK_BYTES + this.index.byteLength;
   }
 }

@@ -54,7 +54,7 @@ function splitPoint(n: number): number {
 
 /** A growable array of 32-byte hashes in one buffer (millions of leaves stay compact). */
 class HashList {
-  private buffer = new Uint8Array(HASH_BYTES * 1024);
+  private buffer = new Uint8Array(HASH_BYTES * 64);
   length = 0;
   push(hash: Hash): void {
     if ((this.length + 1) * HASH_BYTES > this.buffer.length) {
@@ -68,14 +68,67 @@ class HashList {
   at(index: number): Hash {
     return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
   }
+  /** The first `count` hashes as one buffer (a copy). */
+  slice(count: number): Uint8Array {
+    return this.buffer.slice(0, count * HASH_BYTES);
+  }
+  get bytes(): number {
+    return this.buffer.length;
+  }
 }
 
+/** Reads leaves [lo, hi) back (their data, not their hashes), for a bounded tree. */
+export type LeafReader = (lo: number, hi: number) => Uint8Array[];
+
+export interface MerkleOptions {
+  /**
+   * Keep only the hashes of subtrees of 2^chunkBits leaves and above, and the
+   * last incomplete chunk's lower nodes; a proof that needs a lower node of an
+   * older chunk recomputes that chunk from its leaves, read back with `leaves`.
+   * Without it every node is kept (a tree whose leaves live nowhere else).
+   */
+  leaves?: LeafReader;
+  chunkBits?: number;
+}
+
+/** Recomputed chunks kept for the next proofs: an export page walks one chunk after another. */
+const CHUNK_CACHE = 4;
+
 export class MerkleTree {
-  /** levels[k][i] is the hash of leaves [i·2^k, (i+1)·2^k). */
-  private readonly levels: HashList[] = [new HashList()];
+  /**
+   * low[k][i] is the hash of leaves [base + i·2^k, base + (i+1)·2^k) for the
+   * chunk starting at `base`, k < chunkBits; high[k][i] of leaves
+   * [i·2^(k+chunkBits), (i+1)·2^(k+chunkBits)). Without a leaf reader the
+   * chunk never closes, so `low` holds the whole tree.
+   */
+  private readonly low: HashList[] = [new HashList()];
+  private readonly high: HashList[] = [];
+  private readonly chunkBits: number;
+  private readonly leaves: LeafReader | undefined;
+  private base = 0;
+  private count = 0;
+  private readonly recomputed = new Map<number, Hash[][]>();
+
+  constructor(options: MerkleOptions = {}) {
+    this.leaves = options.leaves;
+    // 2^52 leaves is more than any ledger: a tree without a reader keeps all it has.
+    this.chunkBits = options.leaves ? (options.chunkBits ?? 8) : 52;
+  }
 
   get size(): number {
-    return this.levels[0]!.length;
+    return this.count;
+  }
+
+  /** Bytes of hashes this tree keeps (what a bounded tree bounds). */
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const list of [...this.low, ...this.high]) bytes += list.bytes;
+    return bytes;
+  }
+
+  /** The size of one chunk, 2^chunkBits leaves. */
+  get chunkSize(): number {
+    return 2 ** this.chunkBits;
   }
 
   /** Appends a leaf's data; returns its index. */
@@ -85,19 +138,58 @@ export class MerkleTree {
   }
 
   appendHash(hash: Hash): number {
-    const index = this.size;
+    const index = this.count;
     let node = hash;
-    for (let level = 0, i = index; ; level += 1, i >>= 1) {
-      const list = (this.levels[level] ??= new HashList());
+    let level = 0;
+    for (let i = index - this.base; level < this.chunkBits; level += 1, i >>= 1) {
+      const list = (this.low[level] ??= new HashList());
+      list.push(node);
+      if (i % 2 === 0) {
+        this.count += 1;
+        return index;
+      }
+      node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
+    }
+    // A chunk is complete: its lower nodes go (they can be recomputed), its root stays.
+    for (const list of this.low) list.length = 0;
+    this.base += this.chunkSize;
+    this.count += 1;
+    this.pushChunk(node);
+    return index;
+  }
+
+  /** The roots of the complete chunks, in order (a bounded tree's whole memory but its last chunk). */
+  chunkRoots(): Uint8Array {
+    return this.high[0]?.slice(this.base / this.chunkSize) ?? new Uint8Array(0);
+  }
+
+  /**
+   * Starts an empty bounded tree from the roots of its first complete chunks
+   * (as `chunkRoots` gave them); the leaves after them are appended.
+   */
+  restoreChunks(roots: Uint8Array): void {
+    if (this.count !== 0 || !this.leaves)
+      throw new RangeError('only an empty bounded tree restores');
+    if (roots.length % HASH_BYTES !== 0) throw new RangeError('chunk roots are not whole hashes');
+    for (let at = 0; at < roots.length; at += HASH_BYTES) {
+      this.base += this.chunkSize;
+      this.count += this.chunkSize;
+      this.pushChunk(roots.subarray(at, at + HASH_BYTES));
+    }
+  }
+
+  private pushChunk(root: Hash): void {
+    let node = root;
+    for (let level = 0, i = this.base / this.chunkSize - 1; ; level += 1, i = Math.floor(i / 2)) {
+      const list = (this.high[level] ??= new HashList());
       list.push(node);
       if (i % 2 === 0) break;
       node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
     }
-    return index;
   }
 
   leafHashAt(index: number): Hash {
-    return this.levels[0]!.at(index);
+    return this.node(0, index);
   }
 
   /** The root of the first `size` leaves (the whole tree by default). */
@@ -108,27 +200,7 @@ export class MerkleTree {
 
   /** RFC 9162 §2.1.3.1 PATH(m, D[n]). */
   inclusionProof(index: number, size = this.size): Hash[] {
-    this.checkSize(size);
-    if (!(index >= 0 && index < size))
-      throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
-    const proof: Hash[] = [];
-    let lo = 0;
-    let hi = size;
-    let m = index;
-    const stack: Hash[] = [];
-    while (hi - lo > 1) {
-      const k = splitPoint(hi - lo);
-      if (m < k) {
-        stack.push(this.range(lo + k, hi));
-        hi = lo + k;
-      } else {
-        stack.push(this.range(lo, lo + k));
-        lo += k;
-        m -= k;
-      }
-    }
-    while (stack.length) proof.push(stack.pop()!);
-    return proof;
+    return this.pathOf(index, size, (lo, hi) => this.range(lo, hi));
   }
 
   /**
@@ -206,9 +278,47 @@ export class MerkleTree {
   /** MTH(D[lo:hi]) from the stored complete subtrees. */
   private range(lo: number, hi: number): Hash {
     const n = hi - lo;
-    if ((n & (n - 1)) === 0 && lo % n === 0) return this.levels[Math.log2(n)]!.at(lo / n);
+    if ((n & (n - 1)) === 0 && lo % n === 0) return this.node(Math.log2(n), lo / n);
     const k = splitPoint(n);
     return nodeHash(this.range(lo, lo + k), this.range(lo + k, hi));
+  }
+
+  /** The complete subtree `i` of 2^level leaves. */
+  private node(level: number, i: number): Hash {
+    if (level >= this.chunkBits) return this.high[level - this.chunkBits]!.at(i);
+    const first = i * 2 ** level;
+    if (first >= this.base) return this.low[level]!.at(i - this.base / 2 ** level);
+    const chunk = Math.floor(first / this.chunkSize);
+    return this.chunk(chunk)[level]![i - chunk * 2 ** (this.chunkBits - level)]!;
+  }
+
+  /** Every node of an older chunk, from its leaves read back (a few kept for the next proofs). */
+  private chunk(c: number): Hash[][] {
+    const kept = this.recomputed.get(c);
+    if (kept) return kept;
+    const lo = c * this.chunkSize;
+    const data = this.leaves!(lo, lo + this.chunkSize);
+    if (data.length !== this.chunkSize)
+      throw new RangeError(`leaves ${lo}..${lo + this.chunkSize} could not be read back`);
+    const levels: Hash[][] = [data.map((d) => new Uint8Array(prefixedDigest(LEAF_PREFIX, d)))];
+    for (let level = 1; level < this.chunkBits; level += 1) {
+      const below = levels[level - 1]!;
+      const nodes: Hash[] = [];
+      for (let j = 0; j < below.length; j += 2)
+        nodes.push(new Uint8Array(prefixedDigest(NODE_PREFIX, below[j]!, below[j + 1])));
+      levels.push(nodes);
+    }
+    const top = levels.at(-1)!;
+    const root = prefixedDigest(NODE_PREFIX, top[0]!, top[1]);
+    if (!equalHashes(root, this.high[0]!.at(c))) {
+      throw new RangeError(
+        `leaves ${lo}..${lo + this.chunkSize} read back do not hash to the tree's`,
+      );
+    }
+    if (this.recomputed.size >= CHUNK_CACHE)
+      this.recomputed.delete(this.recomputed.keys().next().value!);
+    this.recomputed.set(c, levels);
+    return levels;
   }
 
   private checkSize(size: number): void {
