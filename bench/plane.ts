@@ -9,7 +9,13 @@ import { etcdMissing, startEtcd } from './etcd.js';
 import { findPgbench, pgbenchCeiling } from './pgbench.js';
 import { URL, handover, run, startReplica } from './postgres.js';
 import { runRole, startKernel } from './spawn.js';
-import { LONG_RUN_CHANGES, longRun, longRunRows, type LongRunResult } from './long-run.js';
+import {
+  LONG_RUN_CHANGES,
+  LONG_RUN_SECTION,
+  longRun,
+  longRunRows,
+  type LongRunResult,
+} from './long-run.js';
 import { round, type Row } from './stats.js';
 
 /**
@@ -107,40 +113,59 @@ export interface PlaneResult {
   rows: Row[];
 }
 
+/**
+ * A column's cells, or, when measuring it failed, why in each (the rest of the
+ * table is still measured and printed; the line under the table names the error).
+ */
+async function orFailed(
+  column: string,
+  log: (line: string) => void,
+  measure: () => Promise<(Cell | undefined)[]>,
+): Promise<(Cell | undefined)[]> {
+  try {
+    return await measure();
+  } catch (error) {
+    log(`  ${column} failed: ${(error as Error).message}`);
+    return skippedRows(`failed: ${(error as Error).message.split('\n')[0]!.slice(0, 300)}`);
+  }
+}
+
+/** A kernel of the committed CLI with `args`, measured for every row, then stopped. */
+async function kernelColumn(args: string[], log: (line: string) => void) {
+  const kernel = await startKernel(args);
+  try {
+    return await everyRow('kernel', [kernel.url], log);
+  } finally {
+    await kernel.stop();
+  }
+}
+
 export async function planeBench(log: (line: string) => void): Promise<PlaneResult> {
   const cells: PlaneCells = {};
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-plane-'));
   const hand: NonNullable<PlaneResult['handover']> = [];
   try {
     log('plane: kernel, memory …');
-    let kernel = await startKernel();
-    try {
-      cells['kernel, memory'] = await everyRow('kernel', [kernel.url], log);
-    } finally {
-      await kernel.stop();
-    }
+    const memory = 'kernel, memory';
+    cells[memory] = await orFailed(memory, log, () => kernelColumn([], log));
     log('plane: kernel, --data-prefix (file) …');
-    kernel = await startKernel(['--data-prefix', join(dir, 'plane')]);
-    try {
-      cells['kernel, `--data-prefix` (file)'] = await everyRow('kernel', [kernel.url], log);
-    } finally {
-      await kernel.stop();
-    }
+    const file = 'kernel, `--data-prefix` (file)';
+    const prefix = ['--data-prefix', join(dir, 'plane')];
+    cells[file] = await orFailed(file, log, () => kernelColumn(prefix, log));
     await postgresColumns(cells, hand, dir, log);
+    const etcdColumn = 'etcd 3.4 (lease grant + txn put + lease revoke)';
     const noEtcd = etcdMissing();
-    if (noEtcd) cells['etcd 3.4 (lease grant + txn put + lease revoke)'] = skippedRows(noEtcd);
+    if (noEtcd) cells[etcdColumn] = skippedRows(noEtcd);
     else {
       log('plane: etcd …');
-      const etcd = await startEtcd();
-      try {
-        cells['etcd 3.4 (lease grant + txn put + lease revoke)'] = await everyRow(
-          'etcd',
-          [etcd.url],
-          log,
-        );
-      } finally {
-        await etcd.stop();
-      }
+      cells[etcdColumn] = await orFailed(etcdColumn, log, async () => {
+        const etcd = await startEtcd();
+        try {
+          return await everyRow('etcd', [etcd.url], log);
+        } finally {
+          await etcd.stop();
+        }
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -175,24 +200,33 @@ async function postgresColumns(
       [3, '3 replicas'],
     ] as const) {
       log(`plane: PostgreSQL, ${count} replica(s) …`);
-      const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
-      schemas.push(schema);
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const replicas = [];
-      for (let i = 0; i < count; i += 1) {
-        const replica = await startReplica(schema, join(dir, 'ledger.key'));
-        children.push(replica.child);
-        replicas.push(replica);
-      }
-      const urls = replicas.map((r) => r.url);
-      cells[column] = await everyRow('kernel', urls, log);
-      if (count <= 2) {
-        // Released on the first replica, the waiter held on the last (the same one with one replica).
-        const h = await handover(urls[0]!, urls.at(-1)!, HANDOVERS);
-        hand.push({ replicas: count, ...h });
-        log(`  handover, ${count} replica(s): p50 ${round(h.p50Ms)} ms, p99 ${round(h.p99Ms)} ms`);
-      }
-      for (const r of replicas) r.child.kill('SIGTERM');
+      cells[column] = await orFailed(column, log, async () => {
+        const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
+        schemas.push(schema);
+        await admin.query(`CREATE SCHEMA ${schema}`);
+        const replicas = [];
+        try {
+          for (let i = 0; i < count; i += 1) {
+            const replica = await startReplica(schema, join(dir, 'ledger.key'));
+            children.push(replica.child);
+            replicas.push(replica);
+          }
+          const urls = replicas.map((r) => r.url);
+          const measured = await everyRow('kernel', urls, log);
+          if (count <= 2) {
+            // Released on the first replica, the waiter held on the last (the same one with one replica).
+            const h = await handover(urls[0]!, urls.at(-1)!, HANDOVERS);
+            hand.push({ replicas: count, ...h });
+            log(
+              `  handover, ${count} replica(s): p50 ${round(h.p50Ms)} ms, p99 ${round(h.p99Ms)} ms`,
+            );
+          }
+          return measured;
+        } finally {
+          // Gone before the next column starts, so their exit costs it nothing (bounded).
+          await Promise.all(replicas.map((r) => stopped(r.child)));
+        }
+      });
     }
     const pgbench = findPgbench();
     if (!pgbench)
@@ -205,11 +239,15 @@ async function postgresColumns(
       schemas.push(schema);
       await admin.query(`CREATE SCHEMA ${schema}`);
       const owned = PLANE_ROWS.filter((r) => r.resources === r.clients).map((r) => r.clients);
-      // At least 3 s: 64 clients connecting take a while, and -T counts that time.
-      const tps = await pgbenchCeiling(pgbench, admin, URL, schema, owned, Math.max(SECONDS, 3));
-      cells['pgbench, one-row upsert per transaction'] = PLANE_ROWS.map((r) =>
-        r.resources === r.clients ? { tps: tps.get(r.clients)! } : undefined,
-      );
+      const ceiling = 'pgbench, one-row upsert per transaction';
+      cells[ceiling] = await orFailed(ceiling, log, async () => {
+        // At least 3 s: 64 clients connecting take a while, and -T counts that time.
+        const seconds = Math.max(SECONDS, 3);
+        const tps = await pgbenchCeiling(pgbench, admin, URL, schema, owned, seconds);
+        return PLANE_ROWS.map((r) =>
+          r.resources === r.clients ? { tps: tps.get(r.clients)! } : undefined,
+        );
+      });
     }
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
@@ -217,6 +255,19 @@ async function postgresColumns(
       await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
     await admin.end();
   }
+}
+
+/** SIGTERM, and SIGKILL when it is still there after 5 s; resolves once it exited. */
+function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 const rate = (cell: Cell | undefined) =>
@@ -317,7 +368,7 @@ export and verify are the committed CLI on a 200,000-entry ledger, their peak RS
 export interface PlanePart {
   markdown: string;
   rows: Row[];
-  raw: { plane: PlaneResult; longRun: LongRunResult };
+  raw: { plane: PlaneResult; longRun: LongRunResult | { failed: string } };
 }
 
 /** The plane table and the long-running kernel, as the page shows them. */
@@ -326,10 +377,28 @@ export async function planePart(
   changes = LONG_RUN_CHANGES,
 ): Promise<PlanePart> {
   const plane = await planeBench(log);
-  const long = await longRun(changes, log);
-  const rows = [...plane.rows, ...longRunRows(long).map((r) => ({ ...r, pageOnly: true }))];
+  let long: LongRunResult | { failed: string };
+  try {
+    long = await longRun(changes, log);
+  } catch (error) {
+    // The table is still printed; the page says the long run failed, and why.
+    long = { failed: (error as Error).message.split('\n')[0]!.slice(0, 300) };
+    log(`long run failed: ${long.failed}`);
+  }
+  const longRows: Row[] =
+    'failed' in long
+      ? [
+          {
+            section: LONG_RUN_SECTION,
+            metric: 'long run',
+            value: `failed: ${long.failed}`,
+            unit: '',
+          },
+        ]
+      : longRunRows(long);
+  const rows = [...plane.rows, ...longRows.map((r) => ({ ...r, pageOnly: true }))];
   return {
-    markdown: planeMarkdown(plane.table, long.changes),
+    markdown: planeMarkdown(plane.table, 'failed' in long ? changes : long.changes),
     rows,
     raw: { plane, longRun: long },
   };
