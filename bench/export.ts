@@ -14,7 +14,7 @@ const BASELINE_MS = 2_000;
 const EXPORT_LIMIT_MS = 90_000;
 
 /** A valid history of `entries` (grant, release, …) on distinct resources, as log lines. */
-function ledgerLines(entries: number, ledger: Ledger): string {
+export function ledgerLines(entries: number, ledger: Ledger): string {
   const started = Date.now() - entries;
   let text = '';
   for (let i = 0; i < entries / 2; i += 1000) {

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { compareWaiting } from './compare.js';
 import { ledgerBench } from './ledger.js';
-import { postgresBench } from './postgres.js';
+import { planePart } from './plane.js';
 import { keeperCost, startup } from './processes.js';
-import { renderPage, renderReadmeTable, withReadmeTable } from './report.js';
+import { renderPage, renderReadmeTable, sectionTables, withReadmeTable } from './report.js';
 import { runRole } from './roles.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from './throughput.js';
@@ -24,6 +24,7 @@ const NODE24_INSTALL = 'npm install --no-save --prefix .tmp/node24 node-linux-x6
  * side where compared. `index.js role <name> …` is one of the bench's own
  * servers or its load generator, started by the bench in a process of its own;
  * `index.js paired [rounds]` measures only the kernel against the echo.
+ * `index.js plane` runs only issue #23's plane table and long-running kernel and prints them.
  * `index.js auth` measures only the kernel without a credential, with a scoped key and with OIDC tokens.
  */
 
@@ -131,7 +132,9 @@ async function bench(out: string): Promise<void> {
   add(E, "kernel's longest event-loop block (1 ms timer)", block, 'ms', '≤ 50', block <= 50);
   add(E, 'renewals failed', exp.failures, '', '0', exp.failures === 0);
 
-  await postgresBench((section, metric, value, unit) => add(section, metric, value, unit), log);
+  // PostgreSQL (1–3 replicas), etcd, pgbench and the long-running kernel: page only.
+  const plane = await planePart(log);
+  rows.push(...plane.rows);
 
   log('start-up of the committed main step against bare node, paired, on each Node …');
   const starts = [];
@@ -194,12 +197,15 @@ async function bench(out: string): Promise<void> {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'cpu'}), ${round(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}; ${busy}`;
   const date = new Date().toISOString();
   const minutes = (performance.now() - began) / 60_000;
-  const page = renderPage({ machine, date, minutes, waits: waiting.rows, rows });
+  const page = renderPage({
+    ...{ machine, date, minutes, waits: waiting.rows, rows },
+    extra: plane.markdown,
+  });
   mkdirSync('docs', { recursive: true });
   writeFileSync('docs/performance.md', page);
   const table = renderReadmeTable({ machine, date, rows });
   writeFileSync('README.md', withReadmeTable(readFileSync('README.md', 'utf8'), table));
-  const raw = { waiting, core, http, redis, starts, keeper, ledger };
+  const raw = { waiting, core, http, redis, starts, keeper, ledger, plane: plane.raw };
   writeFileSync(out, JSON.stringify({ machine, date, minutes, rows, raw }, null, 2));
   console.log(page);
   console.log(`written to docs/performance.md and README.md's table; figures in ${out}`);
@@ -235,7 +241,27 @@ else if (first === 'notify')
       2,
     ),
   );
+else if (first === 'plane') await planeOnly();
 else await bench(first ?? 'bench-results.json');
+
+/** `index.js plane`: issue #23's plane table and long-running kernel alone, printed, nothing written. */
+async function planeOnly() {
+  const before = loadavg()[0]!;
+  const began = performance.now();
+  const part = await planePart((line) => process.stderr.write(`${line}\n`));
+  const missed = part.rows.filter((r) => r.target && !r.ok);
+  const busy = `1-minute load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`;
+  console.log(
+    [
+      `${cpus().length} cores, Node ${process.version}; ${busy}; ${round((performance.now() - began) / 60_000, 1)} minutes`,
+      part.markdown,
+      sectionTables(part.rows),
+      missed.length
+        ? `Missed: ${missed.map((r) => `${r.metric} = ${r.value} ${r.unit} (target ${r.target})`).join('; ')}`
+        : 'Every target was met in this run.',
+    ].join('\n\n'),
+  );
+}
 
 /** `index.js auth`: keyless, scoped key and OIDC token rows of one run, nothing written. */
 async function authThroughput() {

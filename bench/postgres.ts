@@ -1,71 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { Pool, request } from 'undici';
 import { percentile, type Row } from './stats.js';
 
 /**
- * The kernel on PostgreSQL, 1 and 2 replicas (each its own process, the
- * committed CLI): lease + release throughput, and a handover across replicas
+ * The kernel on PostgreSQL for the plane table (bench/plane.ts): replicas in
+ * processes of their own (the committed CLI), and a handover across replicas
  * as blocking acquire does it (the release on one replica, the waiter woken by
- * NOTIFY, the grant on the other). Skipped with a note when no PostgreSQL answers.
+ * NOTIFY, the grant on the other).
  */
 
-const URL = process.env.LEASE_GATE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const URL =
+  process.env.LEASE_GATE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const LEASE = '/api/v1/acp/coordination/lease';
 const RELEASE = '/api/v1/acp/coordination/release';
 
-type Add = (section: string, metric: string, value: number | string, unit: string) => void;
-
-export async function postgresBench(add: Add, log: (line: string) => void): Promise<unknown> {
-  const admin = new pg.Client({ connectionString: URL, connectionTimeoutMillis: 2_000 });
-  admin.on('error', () => undefined);
-  try {
-    await admin.connect();
-  } catch (error) {
-    add('postgres', 'skipped', `no PostgreSQL at ${URL}: ${(error as Error).message}`, '');
-    return { skipped: true };
-  }
-  const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-pg-'));
-  await run(['keygen', '--out', dir]);
-  const raw: Record<string, unknown> = {};
-  try {
-    for (const count of [1, 2]) {
-      log(`postgres: ${count} replica(s) …`);
-      const replicas = await Promise.all(
-        Array.from({ length: count }, () => startReplica(schema, join(dir, 'ledger.key'))),
-      );
-      const section = `postgres, ${count} replica${count > 1 ? 's' : ''}`;
-      const load = await throughput(
-        replicas.map((r) => r.url),
-        16,
-        8,
-      );
-      add(section, 'lease + release, 16 clients', load.requestsPerSecond, 'req/s');
-      add(section, 'p50 latency', load.p50Ms, 'ms');
-      add(section, 'p99 latency', load.p99Ms, 'ms');
-      raw[`replicas${count}`] = load;
-      if (count === 2) {
-        const hand = await handover(replicas[0]!.url, replicas[1]!.url, 100);
-        add(section, 'handover across replicas (held request, NOTIFY) p50', hand.p50Ms, 'ms');
-        add(section, 'handover across replicas (held request, NOTIFY) p99', hand.p99Ms, 'ms');
-        raw.handover = hand;
-      }
-      for (const r of replicas) r.child.kill('SIGTERM');
-    }
-  } finally {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
-    await admin.end();
-  }
-  return raw;
-}
-
-function run(args: string[]): Promise<void> {
+export function run(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['dist/cli/index.js', ...args], { stdio: 'ignore' });
     child.on('close', (code) =>
@@ -74,7 +23,10 @@ function run(args: string[]): Promise<void> {
   });
 }
 
-function startReplica(schema: string, key: string): Promise<{ url: string; child: ChildProcess }> {
+export function startReplica(
+  schema: string,
+  key: string,
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
     ['dist/cli/index.js', 'kernel', '--port', '0', '--quiet', '--store', 'postgres'].concat([
@@ -92,48 +44,21 @@ function startReplica(schema: string, key: string): Promise<{ url: string; child
   );
   return new Promise((resolve, reject) => {
     let out = '';
+    // Bounded: a replica that never listens is killed, which rejects below.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ url: match[1]!, child });
-    });
-    child.on('close', (code) => reject(new Error(`replica exited with ${code}: ${out}`)));
-  });
-}
-
-/** Clients spread over the replicas, each on its own resource, alternating lease and release. */
-async function throughput(urls: string[], clients: number, seconds: number) {
-  const pools = urls.map((url) => new Pool(url, { connections: Math.ceil(clients / urls.length) }));
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async (_, i) => {
-      const pool = pools[i % pools.length]!;
-      const body = JSON.stringify({ resource: `lock:pg/${i}`, actorDid: `did:web:bench:c${i}` });
-      while (performance.now() < deadline) {
-        for (const path of [LEASE, RELEASE]) {
-          const t = performance.now();
-          const res = await pool.request({
-            method: 'POST',
-            path,
-            body,
-            headers: { 'content-type': 'application/json' },
-          });
-          await res.body.text();
-          if (res.statusCode !== 200) throw new Error(`replica answered ${res.statusCode}`);
-          latencies.push(performance.now() - t);
-        }
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child });
       }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  await Promise.all(pools.map((p) => p.close()));
-  return {
-    requestsPerSecond: latencies.length / elapsed,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-  };
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`replica exited with ${code}: ${out}`));
+    });
+  });
 }
 
 /**
@@ -143,7 +68,7 @@ async function throughput(urls: string[], clients: number, seconds: number) {
  * answered. Replicas tell the next in line to ask again after 500 ms, so a
  * handover well under that came from the wake.
  */
-async function handover(from: string, to: string, rounds: number) {
+export async function handover(from: string, to: string, rounds: number) {
   const [a, b] = [new Pool(from, { connections: 2 }), new Pool(to, { connections: 2 })];
   const post = async (pool: Pool, path: string, actorDid: string, prefer?: string) => {
     const res = await pool.request({

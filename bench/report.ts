@@ -23,7 +23,7 @@ function waitTable(rows: WaitRow[]): string {
   return lines.join('\n');
 }
 
-function sectionTables(rows: Row[]): string {
+export function sectionTables(rows: Row[]): string {
   const sections = [...new Set(rows.map((r) => r.section))];
   return sections
     .map((section) => {
@@ -48,8 +48,10 @@ export function renderPage(options: {
   minutes: number;
   waits: WaitRow[];
   rows: Row[];
+  /** Markdown placed after the section tables (the plane table). */
+  extra?: string;
 }): string {
-  const { machine, date, minutes, waits, rows } = options;
+  const { machine, date, minutes, waits, rows, extra } = options;
   const missed = rows.filter((r) => r.target && !r.ok);
   return `# Performance
 
@@ -77,7 +79,7 @@ while the rest sleep a whole lease: hence a low p50 and a p95 of about the lease
 ${waitTable(waits)}
 
 ${sectionTables(rows)}
-
+${extra ? `\n${extra}\n` : ''}
 ## Targets
 
 ${
@@ -102,7 +104,7 @@ export function renderReadmeTable(options: { machine: string; date: string; rows
     '| what | measured | target |',
     '|---|---:|---|',
   ];
-  for (const r of rows.filter((x) => x.target)) {
+  for (const r of rows.filter((x) => x.target && !x.pageOnly)) {
     lines.push(
       `| ${r.section}: ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.target} ${r.ok ? '✓' : '✗'} |`,
     );

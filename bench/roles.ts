@@ -1,3 +1,4 @@
+import { changes, cycles } from './cycles.js';
 import { load } from './loadgen.js';
 import { announce, echoHandler, listen, lockHandler } from './servers.js';
 
@@ -22,6 +23,16 @@ export async function runRole([role, ...args]: string[]): Promise<void> {
       process.stdout.write(JSON.stringify(result));
       return;
     }
+    case 'cycles':
+      process.stdout.write(
+        JSON.stringify(await cycles(JSON.parse(args[0]!) as Parameters<typeof cycles>[0])),
+      );
+      return;
+    case 'changes':
+      process.stdout.write(
+        JSON.stringify(await changes(args[0]!, number(1), number(2), number(3))),
+      );
+      return;
     default:
       throw new Error(`unknown bench role ${role}`);
   }

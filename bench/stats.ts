@@ -20,6 +20,8 @@ export interface Row {
   ok?: boolean;
   /** What held a missed target back, when the bench knows it. */
   why?: string;
+  /** Only on the performance page, not in README's table (which has a size budget). */
+  pageOnly?: boolean;
 }
 
 export const max = (values: number[]) =>

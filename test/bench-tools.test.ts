@@ -12,6 +12,16 @@ import {
   renderReadmeTable,
   withReadmeTable,
 } from '../bench/report.js';
+import {
+  etcdGrantBody,
+  etcdLeaseId,
+  etcdRevokeBody,
+  etcdTxnBody,
+  etcdTxnSucceeded,
+} from '../bench/etcd.js';
+import { longRunRows, rssMb, type LongRunResult } from '../bench/long-run.js';
+import { parsePgbenchTps, pgbenchEnv, UPSERT_SCRIPT } from '../bench/pgbench.js';
+import { PLANE_SECTION, planeTable, planeTargets, type PlaneCells } from '../bench/plane.js';
 import { echoHandler, listen, lockHandler } from '../bench/servers.js';
 import { percentile } from '../bench/stats.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -236,5 +246,199 @@ describe("the README's table", () => {
       `# A\n\n${README_START}\n\n${table}\n\n${README_END}\n\n# B\n`,
     );
     expect(() => withReadmeTable('# A\n', table)).toThrow(/no <!-- bench:start -->/);
+  });
+});
+
+describe('the plane table (issue #23)', () => {
+  const cycle = (cyclesPerSecond: number, p99Ms = 5) => ({
+    cycles: cyclesPerSecond * 5,
+    cyclesPerSecond,
+    p50Ms: 1,
+    p99Ms,
+    errors: 0,
+  });
+
+  it("reads pgbench's tps without the connection time, and refuses an output without one", () => {
+    const out = [
+      'pgbench (15.20 (Debian 15.20-0+deb12u1))',
+      'number of transactions actually processed: 37285',
+      'latency average = 2.145 ms',
+      'initial connection time = 12.071 ms',
+      'tps = 7457.123456 (without initial connection time)',
+    ].join('\n');
+    expect(parsePgbenchTps(out)).toBe(7457.123456);
+    const old =
+      'tps = 90.5 (including connections establishing)\ntps = 91.25 (excluding connections establishing)\n';
+    expect(parsePgbenchTps(old)).toBe(91.25);
+    expect(() => parsePgbenchTps('number of transactions actually processed: 0\n')).toThrow(
+      /no "tps = …" line in pgbench's output: number of transactions actually processed: 0/,
+    );
+  });
+
+  it('gives pgbench the database of the URL, the bench schema, and an upsert of its own row', () => {
+    expect(
+      pgbenchEnv('postgres://bench:s%40cret@127.0.0.1:5433/test', 'lease_gate_bench_1a'),
+    ).toEqual({
+      PGHOST: '127.0.0.1',
+      PGPORT: '5433',
+      PGDATABASE: 'test',
+      PGUSER: 'bench',
+      PGPASSWORD: 's@cret',
+      PGOPTIONS: '-c search_path=lease_gate_bench_1a',
+    });
+    expect(() => pgbenchEnv('postgres://127.0.0.1/test', 'x; DROP')).toThrow(/unsafe schema name/);
+    expect(() => pgbenchEnv('http://127.0.0.1/test', 's')).toThrow(/not a postgres:\/\/ URL/);
+    expect(UPSERT_SCRIPT).toMatch(/VALUES \(:client_id, 1\) ON CONFLICT \(id\) DO UPDATE/);
+  });
+
+  it("encodes etcd's lease grant, the put-if-absent transaction and the revoke as its gateway reads them", () => {
+    expect(JSON.parse(etcdGrantBody(30))).toEqual({ TTL: 30 });
+    const txn = JSON.parse(etcdTxnBody('lock/bench/3', 'c3', '7587869386617372421')) as {
+      compare: { key: string; target: string; result: string; create_revision: string }[];
+      success: { request_put: { key: string; value: string; lease: string } }[];
+    };
+    const text = (b64: string) => Buffer.from(b64, 'base64').toString();
+    expect(txn.compare).toEqual([
+      {
+        key: txn.success[0]!.request_put.key,
+        target: 'CREATE',
+        result: 'EQUAL',
+        create_revision: '0',
+      },
+    ]);
+    expect(text(txn.compare[0]!.key)).toBe('lock/bench/3');
+    expect(text(txn.success[0]!.request_put.value)).toBe('c3');
+    expect(txn.success[0]!.request_put.lease).toBe('7587869386617372421');
+    expect(() => etcdTxnBody('k', 'v', '12; x')).toThrow(/not a decimal id/);
+    expect(JSON.parse(etcdRevokeBody('42'))).toEqual({ ID: '42' });
+    expect(etcdLeaseId({ ID: '7587869386617372421', TTL: '30' })).toBe('7587869386617372421');
+    expect(etcdLeaseId({ ID: 42 })).toBe('42');
+    expect(() => etcdLeaseId({ error: 'etcdserver: too many requests' })).toThrow(/no lease id/);
+    expect(etcdTxnSucceeded({ succeeded: true })).toBe(true);
+    expect(etcdTxnSucceeded({ header: {} })).toBe(false);
+  });
+
+  it('renders a row per client count, p99 where resources are shared, and why a column is missing', () => {
+    const cells: PlaneCells = {
+      'kernel, memory': [cycle(4000), cycle(9588.4), cycle(10141), cycle(4421, 12.34)],
+      'etcd 3.4 (lease grant + txn put + lease revoke)': Array.from({ length: 4 }, () => ({
+        skipped: 'no etcd binary (Debian package etcd-server)',
+      })),
+      'pgbench, one-row upsert per transaction': [
+        { tps: 4014 },
+        { tps: 7457 },
+        { tps: 5455 },
+        undefined,
+      ],
+    };
+    const table = planeTable(cells);
+    expect(table).toContain('| 16 | 9,588 /s | — | — | — | — | skipped | 7,457 tps |');
+    expect(table).toContain('| 64, 8 shared resources | 4,421 /s (p99 12 ms) |');
+    expect(table).toContain('| skipped | — |');
+    expect(table).toContain(
+      'Skipped (etcd 3.4 (lease grant + txn put + lease revoke)): no etcd binary (Debian package etcd-server).',
+    );
+  });
+
+  it("states issue #23's targets at 16 clients, and the handover across replicas", () => {
+    const rows = planeTargets(
+      {
+        'PostgreSQL, 1 replica': [cycle(100), cycle(1000), cycle(1200), cycle(300)],
+        '2 replicas': [cycle(100), cycle(950), cycle(1200), cycle(300)],
+        '3 replicas': [cycle(100), cycle(800), cycle(1200), cycle(300)],
+        'etcd 3.4 (lease grant + txn put + lease revoke)': [
+          cycle(1),
+          cycle(1100),
+          cycle(1),
+          cycle(1),
+        ],
+        'pgbench, one-row upsert per transaction': [
+          { tps: 1 },
+          { tps: 3000 },
+          { tps: 1 },
+          undefined,
+        ],
+      },
+      [{ replicas: 2, rounds: 100, p50Ms: 4, p99Ms: 25 }],
+    );
+    const by = (m: string) => rows.find((r) => r.metric.startsWith(m));
+    expect(by('1 replica, 16 clients: changes/s')).toMatchObject({
+      value: 0.67,
+      ok: true,
+      pageOnly: true,
+    });
+    expect(by('1 replica, 16 clients: cycles / etcd')).toMatchObject({ value: 0.91, ok: false });
+    expect(by('2 replicas / 1 replica')).toMatchObject({ value: 0.95, ok: true });
+    expect(by('3 replicas / 1 replica')).toMatchObject({ value: 0.8, ok: false });
+    expect(by('handover across replicas')?.metric).toMatch(/p50$/);
+    expect(rows.find((r) => r.metric.endsWith('p99'))).toMatchObject({
+      value: 25,
+      target: '≤ 20',
+      ok: false,
+    });
+    expect(rows.every((r) => r.section === PLANE_SECTION)).toBe(true);
+    const skipped = Array.from({ length: 4 }, () => ({ skipped: 'no PostgreSQL' }));
+    const none = planeTargets({ 'PostgreSQL, 1 replica': skipped }, []);
+    expect(none).toMatchObject([
+      { metric: '1 replica, 16 clients', value: 'skipped: no PostgreSQL' },
+    ]);
+    expect(none[0]!.target).toBeUndefined();
+  });
+
+  it("reads a kernel's RSS from /proc, and states the long run against its targets", () => {
+    expect(rssMb(1, 'Name:\tnode\nVmRSS:\t  51200 kB\nVmData:\t1 kB\n')).toBeCloseTo(52.43, 2);
+    expect(rssMb(1, 'Name:\tnode\n')).toBeNaN();
+    const result: LongRunResult = {
+      changes: 1_000_000,
+      changesPerSecond: 4000,
+      rssStartMb: 50,
+      rssFirstMb: 60,
+      rssAfterMb: 130,
+      emptyStartMs: 150,
+      restartMs: 900,
+      logMb: 400,
+      exportEntries: 200_000,
+      bundleMb: 211,
+      exportPeakRssMb: 1480,
+      verifyPeakRssMb: 200,
+    };
+    const rows = longRunRows(result);
+    const by = (m: string) => rows.find((r) => r.metric.startsWith(m));
+    expect(by('RSS after 1,000,000 / after 10,000')).toMatchObject({
+      value: 2.17,
+      target: '≤ 2',
+      ok: false,
+    });
+    expect(by('restart on 1,000,000 changes')).toMatchObject({ value: 900, ok: true });
+    expect(by('ledger export of 200,000 entries (211 MB bundle)')).toMatchObject({ ok: false });
+    expect(by('verify of the 200,000 entries')).toMatchObject({ value: 200, ok: true });
+  });
+
+  it("keeps page-only rows out of README's table and puts the plane table on the page", () => {
+    const rows = [
+      { section: 'keeper', metric: 'peak RSS', value: 59.2, unit: 'MB', target: '≤ 60', ok: true },
+      {
+        section: PLANE_SECTION,
+        metric: 'ratio',
+        value: 0.2,
+        unit: '×',
+        target: '≥ 0.5',
+        ok: false,
+        pageOnly: true,
+      },
+    ];
+    const table = renderReadmeTable({ machine: '2 cores', date: '2026-12-01T04:00:00Z', rows });
+    expect(table).toContain('keeper: peak RSS');
+    expect(table).not.toContain(PLANE_SECTION);
+    const page = renderPage({
+      machine: '2 cores',
+      date: '2026-12-01T04:00:00Z',
+      minutes: 1,
+      waits: [],
+      rows,
+      extra: '## The plane side by side (issue #23)',
+    });
+    expect(page).toContain('\n## The plane side by side (issue #23)\n\n## Targets');
+    expect(page).toContain(`- ${PLANE_SECTION}: ratio = 0.2 × (target ≥ 0.5)`);
   });
 });
