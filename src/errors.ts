@@ -37,3 +37,18 @@ export function errorMessage(error: unknown): string {
   if (typeof code === 'string') return `${text}${HINTS[code] ?? ''}`;
   return `Unexpected error: ${text}`;
 }
+
+/**
+ * The error's own words for the inside of a longer message ("Cannot read FILE: <this>."):
+ * its message (or what it is, when not an Error) on one line, without errorMessage's
+ * "Unexpected error: " or hints, which do not fit mid-sentence: the sentence around it
+ * says what failed. Line breaks become spaces rather than cutting at the first, because
+ * some libraries put the reason on a later line (@actions/core's "Failed to get ID Token.
+ * \n Error Code : 500 …"). Callers clip and escape as their output needs; wrap with
+ * `{ cause: error }` to keep the rest.
+ */
+export function causeText(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error))
+    .replace(/\s*[\r\n]+\s*/g, ' ')
+    .trim();
+}

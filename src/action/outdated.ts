@@ -3,6 +3,7 @@ import { untrusted } from '../lease/escape.js';
 import type { Deploy } from '../plane/deploy.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import type { getOctokit } from '@actions/github';
+import { causeText } from '../errors.js';
 
 /**
  * Never an older commit: once granted, the gate compares its commit with the
@@ -95,8 +96,7 @@ export function describeLive(live: Deploy): string {
 }
 
 function describe(error: unknown): string {
-  if (typeof error !== 'object' || error === null) return untrusted(String(error), 100);
-  const status = (error as { status?: unknown }).status;
-  const message = error instanceof Error ? error.message : String(error);
-  return untrusted(`${typeof status === 'number' ? `${status} ` : ''}${message}`, 200);
+  if (typeof error !== 'object' || error === null) return untrusted(causeText(error), 100);
+  const status = 'status' in error ? error.status : undefined;
+  return untrusted(`${typeof status === 'number' ? `${status} ` : ''}${causeText(error)}`, 200);
 }

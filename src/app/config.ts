@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import '../zod-en.js';
-import { LeaseGateError } from '../http/errors.js';
+import { causeText, LeaseGateError } from '../errors.js';
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
 import { isLoopbackHost, parsePlaneUrl } from '../plane/url.js';
@@ -140,7 +140,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new ConfigError(
-      `Cannot read the config ${file}: ${(error as Error).message.split('\n')[0]}. Expected a JSON file.`,
+      `Cannot read the config ${file}: ${causeText(error)}. Expected a JSON file.`,
+      { cause: error },
     );
   }
   const parsed = configFileSchema.safeParse(raw);

@@ -1,6 +1,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
 import type { HttpAnswer, HttpClient } from '../http/client.js';
+import { causeText } from '../errors.js';
 import { HttpError, LeaseGateError } from '../http/errors.js';
 import { untrusted } from '../lease/escape.js';
 import { backoffMs, parseRetryAfter, type RetryPolicy } from '../plane/retry.js';
@@ -20,8 +21,10 @@ export class GitHubError extends LeaseGateError {
     message: string,
     /** GitHub's status, or 0 when no answer came. */
     readonly status: number,
+    /** What went wrong below, when this wraps an error. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? {} : { cause });
   }
 }
 
@@ -133,8 +136,9 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
           );
         }
         throw new GitHubError(
-          `installation ${installationId} token: ${untrusted((error as Error).message ?? String(error), 200)}`,
+          `installation ${installationId} token: ${untrusted(causeText(error), 200)}`,
           status,
+          error,
         );
       }
     });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { verify } from '@octokit/webhooks-methods';
+import { errorMessage } from '../errors.js';
 
 /**
  * GitHub's webhook deliveries, received: a bounded body, `X-Hub-Signature-256`
@@ -98,9 +99,7 @@ export function createReceiver(options: ReceiverOptions) {
     answer(res, 202, { ok: true });
     setImmediate(() => {
       options.onDelivery({ id, event, payload }).catch((error: unknown) => {
-        options.log(
-          `delivery ${id} (${event}): failed: ${(error as Error)?.message ?? String(error)}`,
-        );
+        options.log(`delivery ${id} (${event}): failed: ${errorMessage(error)}`);
       });
     });
   };

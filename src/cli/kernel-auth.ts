@@ -5,6 +5,7 @@ import { defaultDidHost } from '../kernel/auth/identity.js';
 import { readScopedKeys } from '../kernel/auth/keys.js';
 import { readPolicy } from '../kernel/auth/policy.js';
 import { UsageError } from './options.js';
+import { causeText } from '../errors.js';
 
 /** The kernel's credential flags; see docs/kernel.md. */
 export const AUTH_OPTIONS = {
@@ -70,7 +71,7 @@ export async function kernelAuth(values: AuthFlags, key: string | undefined): Pr
       try {
         verifier = createOidcVerifier({ issuer, audience, http });
       } catch (error) {
-        throw new UsageError(`Invalid --oidc-issuer: ${(error as Error).message}.`);
+        throw new UsageError(`Invalid --oidc-issuer: ${causeText(error)}.`, { cause: error });
       }
       const didHost = values['oidc-did-host'] ?? defaultDidHost(verifier.issuer);
       if (!/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {

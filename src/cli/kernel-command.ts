@@ -13,6 +13,7 @@ import { Notifier, NotifyError, readNotifyFile, readNotifySecret } from '../kern
 import { FreezeWindows, WindowsError } from '../kernel/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { causeText } from '../errors.js';
 
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
@@ -207,7 +208,9 @@ function readSigningKey(file: string | undefined): KeyObject {
   try {
     key = createPrivateKey(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`Cannot read the signing key ${file}: ${(error as Error).message}`);
+    throw new UsageError(`Cannot read the signing key ${file}: ${causeText(error)}`, {
+      cause: error,
+    });
   }
   if (key.asymmetricKeyType !== 'ed25519')
     throw new UsageError(`The signing key ${file} is not an Ed25519 key.`);

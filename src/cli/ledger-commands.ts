@@ -5,6 +5,7 @@ import { fetchLedger } from '../ledger/remote.js';
 import { BundleError, verifyBundle } from '../ledger/verify.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { causeText } from '../errors.js';
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
 export async function keygen(args: string[], io: Output): Promise<number> {
@@ -73,14 +74,15 @@ export async function verify(args: string[], io: Output): Promise<number> {
       : createPublicKey(pem);
   } catch (error) {
     throw new UsageError(
-      `Cannot read the public key ${values['public-key']}: ${(error as Error).message}`,
+      `Cannot read the public key ${values['public-key']}: ${causeText(error)}`,
+      { cause: error },
     );
   }
   let bundle: unknown;
   try {
     bundle = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    io.err(`FAIL: ${file} is not a readable JSON bundle (${(error as Error).message})`);
+    io.err(`FAIL: ${file} is not a readable JSON bundle (${causeText(error)})`);
     return EXIT.refused;
   }
   try {

@@ -4,6 +4,7 @@ import type { PlaneClient } from '../plane/client.js';
 import type { Lease, LeaseRequest, WatchAnswer } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 import type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
+import { errorMessage } from '../errors.js';
 
 /** How our lease ended, when it ended under us. */
 export type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
@@ -146,7 +147,7 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
         return lose({ reason: 'broken_plane', message: error.message, gaveBack: error.gaveBack });
       }
       status.failures += 1;
-      status.lastError = (error as Error).message;
+      status.lastError = errorMessage(error);
       options.onChange?.(status);
       if (error instanceof KeyRefusedError) return end('key-refused');
       nextRenewal = clock.now() + RETRY_FAILED_RENEWAL_MS;

@@ -1,4 +1,5 @@
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { causeText } from '../errors.js';
 import { HttpError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
 
@@ -164,11 +165,7 @@ function isTimeout(error: unknown): boolean {
 
 /** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
 function describeNetworkError(error: unknown): string {
-  const err = error as { message?: unknown; code?: unknown; cause?: unknown };
-  const cause = err?.cause as { message?: unknown } | undefined;
-  const message =
-    (typeof cause?.message === 'string' && cause.message) ||
-    (typeof err?.message === 'string' && err.message) ||
-    String(error);
-  return message.replace(/[\r\n]+/g, ' ').slice(0, 300);
+  const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const text = causeText(inner instanceof Error && !inner.message ? error : inner);
+  return (text || String(error)).slice(0, 300);
 }

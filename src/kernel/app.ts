@@ -27,7 +27,7 @@ import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
 import type { FreezeWindows } from './windows.js';
-import { LeaseGateError } from '../errors.js';
+import { causeText, LeaseGateError } from '../errors.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
 export interface AppRequest {
@@ -260,7 +260,7 @@ export function createKernelApp(options: AppOptions): App {
           {
             ok: false,
             reason: 'store_unavailable',
-            message: `the kernel's store is not writable: ${(error as Error).message}`,
+            message: `the kernel's store is not writable: ${causeText(error)}`,
           },
           503,
         );

@@ -1,4 +1,5 @@
 import type { Ledger } from '../ledger/ledger.js';
+import { errorMessage } from '../errors.js';
 import { AlarmHeap } from './alarms.js';
 import type { Backend, ChangeNotice } from './backend.js';
 import { frees } from './event.js';
@@ -273,7 +274,7 @@ export class KernelService<
       if (this.sweepFailing) this.log(`kernel: ${this.backend.name} answers again`);
       this.sweepFailing = false;
     } catch (error) {
-      if (!this.sweepFailing) this.log(`kernel: ${(error as Error).message}`);
+      if (!this.sweepFailing) this.log(`kernel: ${errorMessage(error)}`);
       this.sweepFailing = true;
     } finally {
       this.scheduleSweep();

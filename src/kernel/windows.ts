@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Freeze } from './rules.js';
-import { LeaseGateError } from '../errors.js';
+import { causeText, LeaseGateError } from '../errors.js';
 
 /**
  * Recurring freezes (`lease-gate kernel --windows FILE`): a JSON file of windows,
@@ -91,7 +91,9 @@ export class FreezeWindows {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new WindowsError(`Cannot read the windows file ${file}: ${(error as Error).message}`);
+      throw new WindowsError(`Cannot read the windows file ${file}: ${causeText(error)}`, {
+        cause: error,
+      });
     }
     return FreezeWindows.parse(text, file);
   }
@@ -102,7 +104,7 @@ export class FreezeWindows {
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new WindowsError(`${source}: not JSON (${(error as Error).message})`);
+      throw new WindowsError(`${source}: not JSON (${causeText(error)})`, { cause: error });
     }
     const list = (raw as { windows?: unknown } | null)?.windows;
     if (!Array.isArray(list) || list.length > 100) {

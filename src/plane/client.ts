@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { createHttpClient, type HttpAnswer, type HttpClient } from '../http/client.js';
+import { causeText } from '../errors.js';
 import { HttpError } from '../http/errors.js';
 import {
   CancelledError,
@@ -171,10 +172,14 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         credential = await options.bearer!();
       } catch (error) {
         // The token service may be down a moment: retried like the plane itself.
-        const why = String((error as Error)?.message ?? error)
-          .replace(/[\r\n]+/g, ' ')
-          .slice(0, 200);
-        throw new TransientError(`${name}: could not get an OIDC token (${why})`, name);
+        const why = causeText(error).slice(0, 200);
+        throw new TransientError(
+          `${name}: could not get an OIDC token (${why})`,
+          name,
+          undefined,
+          undefined,
+          { cause: error },
+        );
       }
     }
     if (credential) headers.authorization = `Bearer ${credential}`;
@@ -192,8 +197,9 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       });
     } catch (error) {
       if (call.signal?.aborted) throw new CancelledError();
-      const why = error instanceof HttpError ? error.message.slice(name.length + 2) : String(error);
-      throw new TransientError(`${name}: ${why}`, name);
+      const why =
+        error instanceof HttpError ? error.message.slice(name.length + 2) : causeText(error);
+      throw new TransientError(`${name}: ${why}`, name, undefined, undefined, { cause: error });
     }
     const { status, text } = response;
     const statusText = `${status} ${STATUS_CODES[status] ?? ''}`.trim();

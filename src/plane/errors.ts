@@ -7,8 +7,10 @@ export class PlaneError extends LeaseGateError {
     message: string,
     readonly call: string,
     readonly status?: number,
+    /** `cause`: the error this one wraps, when it wraps one. */
+    options: { cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -35,8 +37,9 @@ export class TransientError extends PlaneError {
     call: string,
     status?: number,
     readonly retryAfterMs?: number,
+    options: { cause?: unknown } = {},
   ) {
-    super(message, call, status);
+    super(message, call, status, options);
   }
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type * as z from 'zod/mini';
-import { LeaseGateError } from '../../errors.js';
+import { causeText, LeaseGateError } from '../../errors.js';
 
 /** Policy and keys files are small; anything bigger is a mistake. */
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -20,7 +20,7 @@ export function readJsonFile<T>(
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new AuthFileError(`Cannot read ${file}: ${(error as Error).message}`);
+    throw new AuthFileError(`Cannot read ${file}: ${causeText(error)}`, { cause: error });
   }
   if (text.length > MAX_FILE_BYTES)
     throw new AuthFileError(`${file} is over ${MAX_FILE_BYTES} bytes.`);
@@ -28,7 +28,7 @@ export function readJsonFile<T>(
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new AuthFileError(`${file}: ${syntaxError(text, (error as Error).message)}`);
+    throw new AuthFileError(`${file}: ${syntaxError(text, causeText(error))}`, { cause: error });
   }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;

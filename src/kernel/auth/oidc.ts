@@ -2,6 +2,7 @@ import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import * as z from 'zod/mini';
 import type { HttpClient } from '../../http/client.js';
 import { isLoopbackHost } from '../../plane/url.js';
+import { causeText } from '../../errors.js';
 import { AuthRefusal } from './refusal.js';
 
 /**
@@ -193,11 +194,12 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
 }
 
 function unavailable(error: unknown): AuthRefusal {
-  const text = String((error as Error)?.message ?? error).replace(/[\r\n]+/g, ' ');
+  const text = causeText(error);
   return new AuthRefusal(
     503,
     'issuer_unavailable',
     `The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`,
+    { cause: error },
   );
 }
 

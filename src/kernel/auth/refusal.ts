@@ -11,7 +11,9 @@ export class AuthRefusal extends LeaseGateError {
     readonly status: 401 | 403 | 503,
     readonly reason: string,
     message: string,
+    /** `cause`: the error this one wraps, when it wraps one. */
+    options: { cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options);
   }
 }
