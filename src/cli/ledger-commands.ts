@@ -1,8 +1,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fetchLedger } from '../ledger/remote.js';
-import { BundleError, verifyBundle } from '../ledger/verify.js';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { exportLedger } from '../ledger/remote.js';
+import { BundleReadError, verifyBundleFile } from '../ledger/verify-file.js';
+import { BundleError } from '../ledger/verify.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { causeText } from '../errors.js';
@@ -36,19 +38,76 @@ export async function ledger(args: string[], io: Output, env: NodeJS.ProcessEnv)
     throw new UsageError(
       `Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`,
     );
-  const { bundleText, publicKey } = await fetchLedger(
-    url.url,
-    env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY,
-    (count, size) => io.err(`ledger export: ${count} of ${size} entries`),
-  );
+  const key = env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY;
+  const progress = (count: number, size: number) =>
+    io.err(`ledger export: ${count} of ${size} entries`);
   if (values.out) {
-    writeFileSync(values.out, bundleText);
-    writeFileSync(`${values.out}.pub`, publicKey);
+    await exportToFile(url.url, key, values.out, progress);
     io.out(`wrote ${values.out} and its public key ${values.out}.pub`);
+  } else if (io.write) {
+    await exportLedger(url.url, key, io.write, progress);
+    await io.write('\n');
   } else {
-    io.out(bundleText);
+    let text = '';
+    await exportLedger(url.url, key, (piece) => void (text += piece), progress);
+    io.out(text);
   }
   return EXIT.done;
+}
+
+/**
+ * The bundle written to FILE.tmp as its pages arrive, flushed to disk, then
+ * renamed to FILE (after FILE.pub): an export that fails or is stopped never
+ * leaves a cut bundle under FILE, only FILE.tmp, removed when it fails.
+ */
+async function exportToFile(
+  apiUrl: string,
+  key: string | undefined,
+  out: string,
+  progress: (count: number, size: number) => void,
+): Promise<void> {
+  const tmp = `${out}.tmp`;
+  const file = await open(tmp, 'w');
+  let closed = false;
+  try {
+    const { publicKey } = await exportLedger(
+      apiUrl,
+      key,
+      async (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        for (let at = 0; at < bytes.length;) {
+          const { bytesWritten } = await file.write(bytes, at);
+          if (bytesWritten <= 0) throw new Error(`${tmp}: the disk took no bytes`);
+          at += bytesWritten;
+        }
+      },
+      progress,
+    );
+    await file.sync();
+    closed = true;
+    await file.close();
+    await writeFile(`${out}.pub.tmp`, publicKey);
+    await rename(`${out}.pub.tmp`, `${out}.pub`);
+    await rename(tmp, out);
+    await syncDirectory(dirname(resolve(out)));
+  } catch (error) {
+    if (!closed) await file.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** The renames made durable where the platform can flush a directory (not Windows). */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // A directory that cannot be opened or flushed leaves the renames to the file system.
+  } finally {
+    await handle?.close();
+  }
 }
 
 /** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */
@@ -78,16 +137,25 @@ export async function verify(args: string[], io: Output): Promise<number> {
       { cause: error },
     );
   }
-  let bundle: unknown;
+  // The bundle is read as a stream (verifyBundleFile): a file too large to hold verifies in
+  // memory that does not grow with it. As before, a bundle that is not JSON is said before
+  // an unreadable --previous.
+  let previous: string | undefined;
   try {
-    bundle = JSON.parse(readFileSync(file, 'utf8'));
+    previous = values.previous ? readFileSync(values.previous, 'utf8') : undefined;
   } catch (error) {
-    io.err(`FAIL: ${file} is not a readable JSON bundle (${causeText(error)})`);
-    return EXIT.refused;
+    try {
+      verifyBundleFile(file, key);
+    } catch (unreadable) {
+      if (unreadable instanceof BundleReadError) return unreadableBundle(io, file, unreadable);
+    }
+    throw error;
   }
   try {
-    const previous = values.previous ? readFileSync(values.previous, 'utf8') : undefined;
-    const result = verifyBundle(bundle, key, { previous, allowPartial: values['allow-partial'] });
+    const result = verifyBundleFile(file, key, {
+      previous,
+      allowPartial: values['allow-partial'],
+    });
     const root = Buffer.from(result.root).toString('base64');
     if (values.json)
       io.out(
@@ -106,8 +174,14 @@ export async function verify(args: string[], io: Output): Promise<number> {
       );
     return EXIT.done;
   } catch (error) {
+    if (error instanceof BundleReadError) return unreadableBundle(io, file, error);
     if (!(error instanceof BundleError)) throw error;
     io.err(`FAIL: ${error.message}`);
     return EXIT.refused;
   }
+}
+
+function unreadableBundle(io: Output, file: string, error: BundleReadError): number {
+  io.err(`FAIL: ${file} is not a readable JSON bundle (${error.message})`);
+  return EXIT.refused;
 }

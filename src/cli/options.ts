@@ -135,9 +135,19 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
 export interface Output {
   out(line: string): void;
   err(line: string): void;
+  /**
+   * Text for stdout with no newline added, settled once it is flushed, so a
+   * long answer (`ledger export`) is written as it comes. Without it the
+   * command gives its answer to `out` whole.
+   */
+  write?(text: string): Promise<void>;
 }
 
 export const stdio: Output = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  write: (text) =>
+    new Promise((resolve, reject) =>
+      process.stdout.write(text, (error) => (error ? reject(error) : resolve())),
+    ),
 };

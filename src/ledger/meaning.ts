@@ -40,26 +40,43 @@ const named = (e: LedgerEntry) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on 
  * `earliest`) and no later than its own stamp.
  */
 export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean): void {
-  const open = new Map<string, Open | null>();
-  const granted = new Map<string, LedgerEntry>();
-  const frozen = new Map<string, LedgerEntry>();
-  let lastGrant: { fence: number; seq: number } | undefined;
-  let earliest = 0;
-  let previousTs: number | undefined;
-  for (const e of entries) {
+  const meaning = new MeaningCheck(partial);
+  for (const e of entries) meaning.check(e);
+}
+
+/**
+ * checkMeaning one entry at a time, for a verifier that streams a bundle: it
+ * keeps the state of each resource (its open lease, its freeze) and, to refuse
+ * a lease id granted twice, each granted id with where it was granted, never
+ * the entries themselves.
+ */
+export class MeaningCheck {
+  private readonly open = new Map<string, Open | null>();
+  private readonly granted = new Map<string, { seq: number; resource: string }>();
+  private readonly frozen = new Map<string, { seq: number; expiresAtMs: number | undefined }>();
+  private lastGrant: { fence: number; seq: number } | undefined;
+  private earliest = 0;
+  private previousTs: number | undefined;
+
+  constructor(private readonly partial: boolean) {}
+
+  /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
+  check(e: LedgerEntry): void {
+    const { open, granted, frozen, partial } = this;
     // A range's first run may have begun before the range: its clock is unknown there.
-    if (previousTs === undefined) earliest = partial ? -Infinity : e.tsMs;
-    else if (e.tsMs !== previousTs + 1) earliest = e.tsMs;
-    previousTs = e.tsMs;
+    if (this.previousTs === undefined) this.earliest = partial ? -Infinity : e.tsMs;
+    else if (e.tsMs !== this.previousTs + 1) this.earliest = e.tsMs;
+    this.previousTs = e.tsMs;
+    const earliest = this.earliest;
     if (e.kind === 'freeze' || e.kind === 'unfreeze') {
       if (e.leaseId !== '' || e.fence !== 0) {
         throw new BundleError(
           `entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`,
         );
       }
-      if (e.kind === 'freeze') frozen.set(e.resource, e);
+      if (e.kind === 'freeze') frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
       else frozen.delete(e.resource);
-      continue;
+      return;
     }
     const freeze = frozen.get(e.resource);
     if (
@@ -79,6 +96,7 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
           `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`,
         );
       }
+      const lastGrant = this.lastGrant;
       if (lastGrant && e.fence <= lastGrant.fence) {
         throw new BundleError(
           e.fence === lastGrant.fence
@@ -97,8 +115,8 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
           `${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`,
         );
       }
-      granted.set(e.leaseId, e);
-      lastGrant = { fence: e.fence, seq: e.seq };
+      granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
+      this.lastGrant = { fence: e.fence, seq: e.seq };
       open.set(e.resource, {
         leaseId: e.leaseId,
         actorDid: e.actorDid,
@@ -108,7 +126,7 @@ export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean):
         toldAt: e.seq,
         toldKind: e.kind,
       });
-      continue;
+      return;
     }
     if (current) {
       if (

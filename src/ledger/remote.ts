@@ -57,9 +57,44 @@ function readPage(text: string, where: string): z.infer<typeof pageSchema> {
   return page.data;
 }
 
+interface Page {
+  checkpoint: string;
+  entries: unknown[];
+  /** The checkpoint's tree size, for progress. */
+  size: number;
+}
+
+/**
+ * The pages of one export, in order, each checked against the first one's
+ * checkpoint (the kernel pins an export to its size when it starts): only one
+ * page is held at a time.
+ */
+async function* pagesOf(http: HttpClient, apiUrl: string, key: string | undefined) {
+  let path = `${LEDGER_PATHS.bundle}?limit=${PAGE}`;
+  let checkpoint: string | undefined;
+  for (let pages = 0; ; pages += 1) {
+    if (pages >= MAX_PAGES) {
+      throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
+    }
+    const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
+    if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+      throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
+    }
+    checkpoint = page.checkpoint;
+    yield {
+      checkpoint,
+      entries: page.entries,
+      size: Number(checkpoint.split('\n')[1]),
+    } satisfies Page;
+    if (page.next === null || page.next === undefined) return;
+    path = `${LEDGER_PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+  }
+}
+
 /**
  * The kernel's whole ledger as one bundle, following the pages of one export
  * (every page carries the same checkpoint), and the public key that checks it.
+ * In memory: for a ledger of any size, exportLedger writes it as it comes.
  */
 export async function fetchLedger(
   apiUrl: string,
@@ -69,25 +104,49 @@ export async function fetchLedger(
   const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
   try {
     const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
-    let path = `${LEDGER_PATHS.bundle}?limit=${PAGE}`;
     const entries: unknown[] = [];
     let checkpoint: string | undefined;
-    for (let pages = 0; ; pages += 1) {
-      if (pages >= MAX_PAGES) {
-        throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
-      }
-      const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
-      if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
-        throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
-      }
+    for await (const page of pagesOf(http, apiUrl, key)) {
       checkpoint = page.checkpoint;
       for (const entry of page.entries) entries.push(entry);
-      progress?.(entries.length, Number(checkpoint.split('\n')[1]));
-      if (page.next === null || page.next === undefined) break;
-      path = `${LEDGER_PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+      progress?.(entries.length, page.size);
     }
     const bundle = { checkpoint, entries };
     return { bundle: bundle as unknown, bundleText: JSON.stringify(bundle), publicKey };
+  } finally {
+    await http.close();
+  }
+}
+
+/**
+ * fetchLedger's bundle text, written to `write` a page at a time as the pages
+ * arrive: the same bytes as `bundleText` (JSON.stringify of the whole bundle,
+ * whose checkpoint comes first), with memory bounded by one page. Returns the
+ * public key and how many entries were written.
+ */
+export async function exportLedger(
+  apiUrl: string,
+  key: string | undefined,
+  write: (text: string) => Promise<void> | void,
+  progress?: (entries: number, size: number) => void,
+) {
+  const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
+  try {
+    const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
+    let count = 0;
+    let begun = false;
+    for await (const page of pagesOf(http, apiUrl, key)) {
+      let text = begun ? '' : `{"checkpoint":${JSON.stringify(page.checkpoint)},"entries":[`;
+      begun = true;
+      for (const entry of page.entries) {
+        text += `${count === 0 ? '' : ','}${JSON.stringify(entry)}`;
+        count += 1;
+      }
+      await write(text);
+      progress?.(count, page.size);
+    }
+    await write(']}');
+    return { publicKey, count };
   } finally {
     await http.close();
   }

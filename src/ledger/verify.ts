@@ -3,21 +3,24 @@ import * as z from 'zod/mini';
 import '../zod-en.js';
 import { CheckpointError, verifyCheckpoint, type Checkpoint } from './checkpoint.js';
 import { entrySchema, leafBytes } from './entry.js';
-import { MerkleTree, equalHashes, leafHash, verifyInclusion } from './merkle.js';
-import { checkMeaning } from './meaning.js';
+import { MerkleFrontier } from './frontier.js';
+import { equalHashes, leafHash, verifyInclusion, type Hash } from './merkle.js';
+import { MeaningCheck } from './meaning.js';
 import { BundleError } from './verify-error.js';
 
 export { BundleError };
 
-const bundleSchema = z.object({
+/** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
+export const bundleEntrySchema = z.object({
+  index: z.number().check(z.int(), z.nonnegative()),
+  entry: entrySchema,
+  inclusionProof: z.array(z.string()),
+});
+export type CheckedBundleEntry = z.infer<typeof bundleEntrySchema>;
+
+export const bundleSchema = z.object({
   checkpoint: z.string(),
-  entries: z.array(
-    z.object({
-      index: z.number().check(z.int(), z.nonnegative()),
-      entry: entrySchema,
-      inclusionProof: z.array(z.string()),
-    }),
-  ),
+  entries: z.array(bundleEntrySchema),
 });
 
 export interface VerifiedBundle extends Checkpoint {
@@ -49,56 +52,117 @@ export function verifyBundle(
     const issue = parsed.error.issues[0];
     throw new BundleError(`bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
-  const { checkpoint: text, entries } = parsed.data;
-  const checkpoint = guard(() => verifyCheckpoint(text, publicKey));
-  const first = entries[0]?.index ?? 0;
-  entries.forEach(({ index, entry, inclusionProof }, i) => {
+  const verifier = new BundleVerifier(parsed.data.checkpoint, publicKey, options);
+  for (const item of parsed.data.entries) verifier.add(item);
+  return verifier.finish();
+}
+
+/**
+ * verifyBundle one entry at a time, in the bundle's order, holding only the
+ * checkpoint, the entry before, the meaning's state per resource and (for
+ * --previous) a Merkle frontier: memory does not grow with the bundle. The
+ * verdict and its message are verifyBundle's: `add` throws the first problem
+ * of order and proof at once; a problem of meaning waits for `finish`, because
+ * a bundle with missing entries is refused as such first.
+ */
+export class BundleVerifier {
+  private readonly checkpoint: Checkpoint;
+  private meaning: MeaningCheck | undefined;
+  private meaningError: BundleError | undefined;
+  private first = 0;
+  private count = 0;
+  private previousTs: number | undefined;
+  /** For --previous: the leaves so far, and the root of the older checkpoint's first `size`. */
+  private readonly older: { size: number; frontier: MerkleFrontier; root?: Hash } | undefined;
+
+  constructor(
+    checkpointText: string,
+    private readonly publicKey: KeyObject,
+    private readonly options: VerifyOptions = {},
+  ) {
+    this.checkpoint = guard(() => verifyCheckpoint(checkpointText, publicKey));
+    if (options.previous !== undefined) {
+      // Its own problems are told in finish(), in verifyBundle's order; here only its size matters.
+      let size: number | undefined;
+      try {
+        size = verifyCheckpoint(options.previous, publicKey).size;
+      } catch (error) {
+        if (!(error instanceof CheckpointError)) throw error;
+      }
+      if (size !== undefined) {
+        this.older = { size, frontier: new MerkleFrontier() };
+        if (size === 0) this.older.root = this.older.frontier.root();
+      }
+    }
+  }
+
+  add({ index, entry, inclusionProof }: CheckedBundleEntry): void {
+    const i = this.count;
+    const checkpoint = this.checkpoint;
+    if (i === 0) this.first = index;
+    const first = this.first;
     if (index !== first + i)
       throw new BundleError(`entry ${i}: index ${index} breaks the order (expected ${first + i})`);
     if (entry.seq !== index)
       throw new BundleError(`entry ${index}: seq ${entry.seq} does not match its index`);
-    const previous = entries[i - 1]?.entry;
-    if (previous && entry.tsMs <= previous.tsMs) {
-      throw new BundleError(`entry ${index}: tsMs ${entry.tsMs} is not after ${previous.tsMs}`);
+    const previousTs = this.previousTs;
+    if (previousTs !== undefined && entry.tsMs <= previousTs) {
+      throw new BundleError(`entry ${index}: tsMs ${entry.tsMs} is not after ${previousTs}`);
     }
     const proof = inclusionProof.map((h) => new Uint8Array(Buffer.from(h, 'base64')));
     if (proof.some((h) => h.length !== 32))
       throw new BundleError(`entry ${index}: a proof hash is not 32 bytes`);
-    if (
-      !verifyInclusion(index, checkpoint.size, leafHash(leafBytes(entry)), proof, checkpoint.root)
-    ) {
+    const leaf = leafHash(leafBytes(entry));
+    if (!verifyInclusion(index, checkpoint.size, leaf, proof, checkpoint.root)) {
       throw new BundleError(
         `entry ${index}: the inclusion proof does not lead to the checkpoint's root`,
       );
     }
-  });
-  const complete = first === 0 && entries.length === checkpoint.size;
-  if (!complete && !options.allowPartial) {
-    throw new BundleError(
-      `bundle holds entries ${first}..${first + entries.length - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`,
-    );
-  }
-  checkMeaning(
-    entries.map((e) => e.entry),
-    first !== 0,
-  );
-  if (options.previous !== undefined) {
-    if (!complete) throw new BundleError('--previous needs a complete bundle');
-    const older = guard(() => verifyCheckpoint(options.previous!, publicKey));
-    if (older.size > checkpoint.size) {
-      throw new BundleError(
-        `the previous checkpoint (size ${older.size}) is larger than this one (${checkpoint.size})`,
-      );
+    this.count = i + 1;
+    this.previousTs = entry.tsMs;
+    const older = this.older;
+    if (older && older.root === undefined) {
+      older.frontier.appendHash(leaf);
+      if (older.frontier.size === older.size) older.root = older.frontier.root();
     }
-    const tree = new MerkleTree();
-    for (const { entry } of entries) tree.append(leafBytes(entry));
-    if (!equalHashes(tree.root(older.size), older.root)) {
-      throw new BundleError(
-        `not consistent with the previous checkpoint: the first ${older.size} entries were rewritten`,
-      );
+    if (this.meaningError) return;
+    // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
+    this.meaning ??= new MeaningCheck(first !== 0);
+    try {
+      this.meaning.check(entry);
+    } catch (error) {
+      if (!(error instanceof BundleError)) throw error;
+      this.meaningError = error;
     }
   }
-  return { ...checkpoint, first, count: entries.length };
+
+  /** The verdict once every entry is added: completeness, meaning, --previous. */
+  finish(): VerifiedBundle {
+    const { checkpoint, first, count, options } = this;
+    const complete = first === 0 && count === checkpoint.size;
+    if (!complete && !options.allowPartial) {
+      throw new BundleError(
+        `bundle holds entries ${first}..${first + count - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`,
+      );
+    }
+    if (this.meaningError) throw this.meaningError;
+    if (options.previous !== undefined) {
+      if (!complete) throw new BundleError('--previous needs a complete bundle');
+      const older = guard(() => verifyCheckpoint(options.previous!, this.publicKey));
+      if (older.size > checkpoint.size) {
+        throw new BundleError(
+          `the previous checkpoint (size ${older.size}) is larger than this one (${checkpoint.size})`,
+        );
+      }
+      const root = this.older?.root;
+      if (!root || !equalHashes(root, older.root)) {
+        throw new BundleError(
+          `not consistent with the previous checkpoint: the first ${older.size} entries were rewritten`,
+        );
+      }
+    }
+    return { ...checkpoint, first, count };
+  }
 }
 
 function guard<T>(check: () => T): T {
