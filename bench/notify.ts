@@ -1,16 +1,26 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { percentile } from './stats.js';
-import { measure } from './throughput.js';
-import { startKernel } from './spawn.js';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { max, median, percentile, round } from './stats.js';
+import { CLIENTS } from './throughput.js';
+import type { LoadResult } from './loadgen.js';
+import { runRole, startKernel, type Spawned } from './spawn.js';
+
+/** Short rounds, many of them: the machine's other work drifts less within a pair. */
+const SECONDS = 3;
 
 /**
  * Notifications: the kernel (memory store) under the throughput load with and
- * without `--notify` to a receiver on loopback (alternated, `rounds` pairs), and
- * the delivery latency seen by the receiver: its receive time minus the event's
- * `atMs` (the kernel's epoch-aligned clock at the decision, on the same host), for
- * every notification, a batch's one by one.
+ * without `--notify` to a receiver on loopback, in `rounds` pairs of short runs,
+ * each pair's order swapped from the last (off-on, on-off, …) so a drift of the
+ * machine's load falls on both sides alike. The ratio is the median of the
+ * per-pair ratios, with their spread. Kernel, load generator and receiver are
+ * three processes; the receiver answers 204 at once and reads each body's times
+ * only after. Beside the throughput, the kernel's own CPU time per request (from
+ * /proc, Linux): what notifications cost the kernel, whatever else the two cores
+ * run. Delivery latency: the receiver's time minus each notification's `atMs`
+ * (the kernel's epoch-aligned clock at the decision, same host), a batch's one by one.
  */
 export async function notifyBench(rounds: number, log: (line: string) => void) {
   const dir = '.tmp/bench-notify';
@@ -18,48 +28,136 @@ export async function notifyBench(rounds: number, log: (line: string) => void) {
   mkdirSync(dir, { recursive: true });
   const secretFile = `${dir}/secret`;
   writeFileSync(secretFile, 'bench-notify-secret-0123456789');
+  const receiver = await startReceiver();
+  const args = ['--notify', receiver.url, '--notify-secret-file', secretFile];
+  const off: Run[] = [];
+  const on: Run[] = [];
+  const ratios: number[] = [];
+  const before = loadavg()[0]!;
+  try {
+    for (let i = 0; i < rounds; i += 1) {
+      const order = i % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+      const pair: Record<string, Run> = {};
+      for (const side of order)
+        pair[side] = await run(await startKernel(side === 'on' ? args : []));
+      off.push(pair.off!);
+      on.push(pair.on!);
+      ratios.push(pair.on!.requestsPerSecond / pair.off!.requestsPerSecond);
+      log(
+        `  pair ${i + 1}/${rounds} (${order.join(', ')}): off ${Math.round(pair.off!.requestsPerSecond)}, on ${Math.round(pair.on!.requestsPerSecond)} req/s, ${round(ratios.at(-1)!, 2)} ×`,
+      );
+    }
+  } finally {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rps = (runs: Run[]) => median(runs.map((r) => r.requestsPerSecond));
+  const cpu = (runs: Run[]) => {
+    const known = runs.flatMap((r) => (r.cpuUsPerRequest === undefined ? [] : [r.cpuUsPerRequest]));
+    return known.length ? median(known) : undefined;
+  };
+  const offCpu = cpu(off);
+  const onCpu = cpu(on);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return {
+    clients: CLIENTS,
+    pairs: rounds,
+    secondsEach: SECONDS,
+    offRequestsPerSecond: rps(off),
+    onRequestsPerSecond: rps(on),
+    /** The median of the per-pair ratios (on / off). */
+    ratio: median(ratios),
+    ratioSpread: {
+      min: sorted[0],
+      p25: percentile(sorted, 25),
+      p75: percentile(sorted, 75),
+      max: max(sorted),
+    },
+    ratios: ratios.map((r) => round(r, 3)),
+    /** The kernel's CPU (user + system) per answered request, median of the runs. */
+    kernelCpuUsPerRequest: { off: offCpu, on: onCpu },
+    /** off / on CPU per request: the throughput ratio a kernel bound by its own core would show. */
+    cpuRatio: offCpu !== undefined && onCpu !== undefined ? offCpu / onCpu : undefined,
+    requests: receiver.received,
+    delivered: receiver.notifications,
+    p50Ms: percentile(receiver.latencies, 50),
+    p99Ms: percentile(receiver.latencies, 99),
+    machine: `1-minute load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`,
+  };
+}
+
+interface Run {
+  requestsPerSecond: number;
+  cpuUsPerRequest: number | undefined;
+}
+
+/** The load generator (its own process) against one kernel, and the kernel's CPU meanwhile. */
+async function run(kernel: Spawned): Promise<Run> {
+  try {
+    const cpuBefore = cpuMs(kernel.pid);
+    // Measured: the run's seconds after its 1 s warm-up; the CPU counts both, so per request of the whole.
+    const result = await runRole<LoadResult>(
+      'load',
+      [kernel.url, CLIENTS, SECONDS, 0, 30].map(String),
+      60_000,
+    );
+    const cpuAfter = cpuMs(kernel.pid);
+    const all = result.requestsPerSecond * (SECONDS + 1);
+    const cpuUsPerRequest =
+      cpuBefore !== undefined && cpuAfter !== undefined && all > 0
+        ? ((cpuAfter - cpuBefore) * 1000) / all
+        : undefined;
+    return { requestsPerSecond: result.requestsPerSecond, cpuUsPerRequest };
+  } finally {
+    await kernel.stop();
+  }
+}
+
+/** A process's user + system CPU so far, from /proc (undefined elsewhere). */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime is the 14th, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The receiver: answers 204 as soon as a body has arrived, then reads its notifications' times. */
+async function startReceiver() {
   const latencies: number[] = [];
-  let received = 0;
-  let notifications = 0;
+  const state = { received: 0, notifications: 0 };
   const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const now = Date.now();
-      received += 1;
+      res.writeHead(204).end();
+      state.received += 1;
       // A batch carries several notifications: each one's latency counts.
-      const parsed = JSON.parse(body) as { atMs: number; notifications?: { atMs: number }[] };
+      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        atMs: number;
+        notifications?: { atMs: number }[];
+      };
       for (const { atMs } of parsed.notifications ?? [parsed]) {
-        notifications += 1;
+        state.notifications += 1;
         if (latencies.length < 1_000_000) latencies.push(now - atMs);
       }
-      res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const off: number[] = [];
-  const on: number[] = [];
-  try {
-    for (let i = 0; i < rounds; i += 1) {
-      log(`  round ${i + 1}/${rounds}: notifications off, then on`);
-      off.push((await measure('off', await startKernel())).requestsPerSecond);
-      const args = ['--notify', url, '--notify-secret-file', secretFile];
-      on.push((await measure('on', await startKernel(args))).requestsPerSecond);
-    }
-  } finally {
-    await new Promise((resolve) => server.close(resolve));
-    rmSync(dir, { recursive: true, force: true });
-  }
-  const offMedian = percentile(off, 50);
-  const onMedian = percentile(on, 50);
   return {
-    offRequestsPerSecond: offMedian,
-    onRequestsPerSecond: onMedian,
-    ratio: onMedian / offMedian,
-    requests: received,
-    delivered: notifications,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    latencies,
+    get received() {
+      return state.received;
+    },
+    get notifications() {
+      return state.notifications;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

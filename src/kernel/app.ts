@@ -22,7 +22,7 @@ import { leaseExtensions, releaseOutdated } from './lease-extensions.js';
 import { ledgerRoutes } from './ledger-routes.js';
 import { LeaseWatches, type WatchAnswer } from './watch.js';
 import { KernelNames } from './names.js';
-import { OVERVIEW_PAGE, overviewPage } from './overview.js';
+import { OVERVIEW_PAGE, overviewPage, withoutDetail } from './overview.js';
 import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
@@ -99,8 +99,9 @@ const revokeBody = z.object({
   reason: z._default(z.string().check(z.maxLength(1_000)), 'revoked by an operator'),
 });
 
-/** The overview is paged by resource name: `?after=R&limit=N`. */
+/** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
 const overviewQuery = z.object({
+  detail: z.optional(z.literal('1')),
   after: z.optional(resource),
   limit: z.optional(
     z.string().check(
@@ -236,16 +237,19 @@ export function createKernelApp(options: AppOptions): App {
       return ok({ ok: true, lease: lease && publicLease(lease) });
     },
     [`GET ${KERNEL_RESOURCES_PATH}`]: async (req) => {
-      const { after, limit } = parse(overviewQuery, {
+      const { after, limit, detail } = parse(overviewQuery, {
         after: req.query.get('after') ?? undefined,
         limit: req.query.get('limit') ?? undefined,
+        detail: req.query.get('detail') ?? undefined,
       });
       const size = limit === undefined ? OVERVIEW_PAGE.default : Number(limit);
       const overview = await service.overview();
       const windows = options.windows?.describe(overview.nowMs);
+      const page = overviewPage(overview, after, size);
       return ok({
         ok: true,
-        ...overviewPage(overview, after, size),
+        ...page,
+        ...(detail ? {} : { resources: withoutDetail(page.resources) }),
         ...(windows ? { windows } : {}),
         ...options.health?.(),
       });

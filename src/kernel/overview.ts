@@ -5,8 +5,11 @@ export interface ResourceOverview {
   resource: string;
   lease: Omit<LeaseRecord, 'resource'> | null;
   reserved: { holder: string; untilMs: number } | null;
-  /** Each waiter's place (0: next) and, when its request named it, what it deploys (its run). */
-  queue: Array<{ actorDid: string; position: number; deploy?: Deploy }>;
+  /**
+   * Each waiter's place (0: next) and, when its request named it, what it deploys (its run).
+   * `sinceMs`, when it first asked (the kernel's clock), goes out only on `?detail=1`.
+   */
+  queue: Array<{ actorDid: string; position: number; deploy?: Deploy; sinceMs?: number }>;
   /** An operator's freeze, if any (recurring windows are listed beside, by the app). */
   frozen?: Freeze | undefined;
 }
@@ -27,6 +30,7 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
         actorDid: w.actorDid,
         position,
         ...(w.deploy ? { deploy: w.deploy } : {}),
+        ...(w.sinceMs === undefined ? {} : { sinceMs: w.sinceMs }),
       }));
     const head = queue[0];
     const reserved =
@@ -87,4 +91,16 @@ export function overviewPage(
   const resources = all.slice(start, start + limit);
   const more = start + limit < all.length;
   return { nowMs: overview.nowMs, resources, next: more ? resources.at(-1)!.resource : null };
+}
+
+/**
+ * The page as a plain `GET` shows it: without the waiters' `sinceMs`, which only
+ * `?detail=1` (the console) asks for, so the answer's shape stays what it was.
+ */
+export function withoutDetail(resources: ResourceOverview[]): ResourceOverview[] {
+  return resources.map((r) =>
+    r.queue.some((w) => w.sinceMs !== undefined)
+      ? { ...r, queue: r.queue.map(({ sinceMs: _since, ...w }) => w) }
+      : r,
+  );
 }

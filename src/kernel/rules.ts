@@ -55,6 +55,8 @@ export interface Waiter {
   actorDid: string;
   /** When this waiter must have asked again to keep its place. */
   keepUntil: number;
+  /** When it first asked (epoch ms, the kernel's clock): the console's "waited". Absent in older rows. */
+  sinceMs?: number | undefined;
   /** What it deploys and whether it steps aside for newer runs of its lane (deploy-order.ts). */
   deploy?: Deploy | undefined;
   queue?: QueueMode | undefined;
@@ -401,7 +403,7 @@ function keepPlace(
 ): number {
   let position = s.queue.findIndex((w) => w.actorDid === actorDid);
   if (position < 0) {
-    s.queue = [...s.queue, { actorDid, keepUntil: 0, ...lane }];
+    s.queue = [...s.queue, { actorDid, keepUntil: 0, sinceMs: now, ...lane }];
     position = s.queue.length - 1;
   }
   if (waitMs > 0) {

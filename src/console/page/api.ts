@@ -56,7 +56,15 @@ export const resourcesSchema = z.object({
         reserved: z.optional(z.nullable(z.object({ holder: text, untilMs: time }))),
         frozen: z.optional(freezeSchema),
         queue: z
-          .array(z.object({ actorDid: text, position: z.number(), deploy: deploySchema }))
+          .array(
+            z.object({
+              actorDid: text,
+              position: z.number(),
+              deploy: deploySchema,
+              /** When it first asked, by the kernel's clock (`detail=1`; absent from older kernels). */
+              sinceMs: z.optional(time),
+            }),
+          )
           .check(z.maxLength(MAX_LIST)),
       }),
     )
@@ -173,10 +181,13 @@ async function json<T>(schema: z.ZodMiniType<T>, response: Response, what: strin
   return parsed.data;
 }
 
-/** Every resource, page by page (bounded), as one list; `nowMs` is the first page's. */
+/**
+ * Every resource, page by page (bounded), as one list; `nowMs` is the first page's.
+ * `detail=1` adds each waiter's `sinceMs`, so its wait survives a reload.
+ */
 export async function fetchResources(): Promise<Resources> {
   const ask = (after?: string) =>
-    `${PATHS.resources}?limit=${RESOURCES_PAGE}${after === undefined ? '' : `&after=${encodeURIComponent(after)}`}`;
+    `${PATHS.resources}?detail=1&limit=${RESOURCES_PAGE}${after === undefined ? '' : `&after=${encodeURIComponent(after)}`}`;
   let page = await json(resourcesSchema, await call(ask()), 'resources');
   const all: Resources = { ...page, resources: [...page.resources], next: null };
   for (let n = 1; page.next && n < MAX_RESOURCE_PAGES; n += 1) {

@@ -73,7 +73,7 @@ function renderResources(): void {
               { 'data-position': String(w.position + 1) },
               h('span', { class: 'place' }, `${ordinal(w.position + 1)} in line `),
               agentCell(w.actorDid, w.deploy),
-              waitedFor(r.resource, w.actorDid),
+              waitedFor(r.resource, w.actorDid, w.sinceMs),
             ),
           ),
         )
@@ -118,14 +118,17 @@ function renderResources(): void {
   tick();
 }
 
-/** When this page first saw each waiter (the kernel keeps no such time): how long it has waited. */
+/**
+ * How long a waiter has waited: since it first asked, by the kernel's clock; from a
+ * kernel that does not say (an older release), since this page first saw it.
+ */
 const firstSeen = new Map<string, number>();
-function waitedFor(resource: string, did: string): Node {
+function waitedFor(resource: string, did: string, sinceMs: number | undefined): Node {
   const id = `${resource} ${did}`;
-  if (!firstSeen.has(id)) firstSeen.set(id, serverNow());
+  if (sinceMs === undefined && !firstSeen.has(id)) firstSeen.set(id, serverNow());
   return h('span', {
     class: 'since',
-    'data-since': String(firstSeen.get(id)),
+    'data-since': String(sinceMs ?? firstSeen.get(id)),
     'data-prefix': 'waiting ',
   });
 }

@@ -40,6 +40,7 @@ const stateSchema = z.object({
     z.object({
       actorDid: z.string(),
       keepUntil: z.number(),
+      sinceMs: z.optional(z.number()),
       deploy: z.optional(deploySchema),
       queue: z.optional(queueSchema),
     }),
