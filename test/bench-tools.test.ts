@@ -435,10 +435,12 @@ describe('the plane table (issue #23)', () => {
       date: '2026-12-01T04:00:00Z',
       minutes: 1,
       waits: [],
-      rows,
-      extra: '## The plane side by side (issue #23)',
+      rows: rows.slice(0, 1),
+      extra: { markdown: '## The plane side by side (issue #23)', rows: rows.slice(1) },
     });
-    expect(page).toContain('\n## The plane side by side (issue #23)\n\n## Targets');
+    expect(page).toContain(
+      `\n## The plane side by side (issue #23)\n\n### ${PLANE_SECTION}\n\n| metric | value | unit | target |`,
+    );
     expect(page).toContain(`- ${PLANE_SECTION}: ratio = 0.2 × (target ≥ 0.5)`);
   });
 });
