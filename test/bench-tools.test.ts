@@ -15,6 +15,7 @@ import {
 import {
   etcdGrantBody,
   etcdLeaseId,
+  etcdMissing,
   etcdRevokeBody,
   etcdTxnBody,
   etcdTxnSucceeded,
@@ -316,6 +317,10 @@ describe('the plane table (issue #23)', () => {
     expect(() => etcdLeaseId({ error: 'etcdserver: too many requests' })).toThrow(/no lease id/);
     expect(etcdTxnSucceeded({ succeeded: true })).toBe(true);
     expect(etcdTxnSucceeded({ header: {} })).toBe(false);
+    // CI machines have no etcd: the bench skips its column with this line.
+    expect(etcdMissing('/nonexistent/etcd')).toMatch(
+      /^no \/nonexistent\/etcd binary \(Debian package etcd-server\): .*ENOENT/,
+    );
   });
 
   it('renders a row per client count, p99 where resources are shared, and why a column is missing', () => {
