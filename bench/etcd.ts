@@ -61,10 +61,10 @@ export interface Etcd {
 }
 
 /** Why etcd cannot be measured here, or undefined when its binary runs. */
-export function etcdMissing(): string | undefined {
-  const which = spawnSync(ETCD_BINARY, ['--version'], { encoding: 'utf8' });
+export function etcdMissing(binary = ETCD_BINARY): string | undefined {
+  const which = spawnSync(binary, ['--version'], { encoding: 'utf8' });
   if (which.error || which.status !== 0)
-    return `no ${ETCD_BINARY} binary (Debian package etcd-server): ${which.error?.message ?? which.stderr.trim()}`;
+    return `no ${binary} binary (Debian package etcd-server): ${which.error?.message ?? which.stderr.trim()}`;
   return undefined;
 }
 

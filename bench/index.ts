@@ -136,7 +136,6 @@ async function bench(out: string): Promise<void> {
 
   // PostgreSQL (1–3 replicas), etcd, pgbench and the long-running kernel: page only.
   const plane = await planePart(log);
-  rows.push(...plane.rows);
 
   log('start-up of the committed main step against bare node, paired, on each Node …');
   const starts = [];
@@ -201,7 +200,7 @@ async function bench(out: string): Promise<void> {
   const minutes = (performance.now() - began) / 60_000;
   const page = renderPage({
     ...{ machine, date, minutes, waits: waiting.rows, rows },
-    extra: plane.markdown,
+    extra: { markdown: plane.markdown, rows: plane.rows },
   });
   mkdirSync('docs', { recursive: true });
   writeFileSync('docs/performance.md', page);

@@ -357,7 +357,7 @@ timed from the release sent to the grant answered (${HANDOVERS} rounds).
 
 ${table}
 
-The long-running kernel (rows above): a \`--data-prefix\` kernel written ${changes.toLocaleString('en-US')}
+The long-running kernel (its rows below): a \`--data-prefix\` kernel written ${changes.toLocaleString('en-US')}
 times (\`LEASE_GATE_BENCH_CHANGES\`); a change is one ledger entry, a grant or a release, made
 by 16 keep-alive clients alternating a lease and a release of their own resources. RSS is
 the kernel's VmRSS; the restart is from spawning the process to its first lease answered;

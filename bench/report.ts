@@ -48,11 +48,11 @@ export function renderPage(options: {
   minutes: number;
   waits: WaitRow[];
   rows: Row[];
-  /** Markdown placed after the section tables (the plane table). */
-  extra?: string;
+  /** A part of its own after the section tables (the plane table): its markdown, then its rows. */
+  extra?: { markdown: string; rows: Row[] };
 }): string {
   const { machine, date, minutes, waits, rows, extra } = options;
-  const missed = rows.filter((r) => r.target && !r.ok);
+  const missed = [...rows, ...(extra?.rows ?? [])].filter((r) => r.target && !r.ok);
   return `# Performance
 
 Written by \`npm run bench\` from one run on ${date.slice(0, 10)}: ${machine}.
@@ -79,7 +79,7 @@ while the rest sleep a whole lease: hence a low p50 and a p95 of about the lease
 ${waitTable(waits)}
 
 ${sectionTables(rows)}
-${extra ? `\n${extra}\n` : ''}
+${extra ? `\n${extra.markdown}\n\n${sectionTables(extra.rows)}\n` : ''}
 ## Targets
 
 ${
