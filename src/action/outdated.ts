@@ -66,7 +66,8 @@ export async function compareWithLive(options: CompareOptions): Promise<Comparis
       // Only the status is read: keep GitHub's answer small.
       per_page: 1,
     });
-    const status = (answer.data as { status?: unknown }).status;
+    // Typed by Octokit, still read as unknown: a GitHub Enterprise answer may differ.
+    const status: unknown = answer.data.status;
     if (
       status === 'ahead' ||
       status === 'behind' ||

@@ -26,13 +26,16 @@ export const protectionRuleSchema = z.object({
 });
 export type ProtectionRuleEvent = z.infer<typeof protectionRuleSchema>;
 
+/** A workflow run, as in a `workflow_run` event and in GitHub's REST answer for one run. */
+export const runSchema = z.object({
+  id,
+  run_attempt: z.optional(z.number().check(z.int(), z.positive())),
+  status: z.string().check(z.maxLength(40)),
+});
+
 export const workflowRunSchema = z.object({
   action: z.string().check(z.maxLength(64)),
-  workflow_run: z.object({
-    id,
-    run_attempt: z.optional(z.number().check(z.int(), z.positive())),
-    status: z.string().check(z.maxLength(40)),
-  }),
+  workflow_run: runSchema,
   repository,
 });
 

@@ -1,9 +1,11 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
 import type { HttpAnswer, HttpClient } from '../http/client.js';
+import * as z from 'zod/mini';
 import { causeText } from '../errors.js';
 import { HttpError, LeaseGateError } from '../http/errors.js';
 import { untrusted } from '../lease/escape.js';
+import { runSchema } from './events.js';
 import { backoffMs, parseRetryAfter, type RetryPolicy } from '../plane/retry.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
@@ -193,20 +195,16 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     token: (id) => token(id),
     async getRun(installationId, repo, runId) {
       const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
-      const run = JSON.parse(answer.text) as { status?: unknown; run_attempt?: unknown };
-      const attempt = Number(run.run_attempt ?? 1);
-      if (
-        typeof run.status !== 'string' ||
-        !Number.isInteger(attempt) ||
-        attempt < 1 ||
-        attempt > 999_999
-      ) {
+      // The REST run has the webhook's run shape: one schema for both.
+      const run = runSchema.safeParse(parseJson(answer.text));
+      const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
+      if (!run.success || attempt > 999_999) {
         throw new GitHubError(
           `run ${runId}: GitHub's answer has no status or run_attempt`,
           answer.status,
         );
       }
-      return { status: run.status.slice(0, 40), runAttempt: attempt };
+      return { status: run.data.status, runAttempt: attempt };
     },
     async review(installationId, repo, runId, body) {
       await call(
@@ -263,11 +261,18 @@ export function retryWait(
   return undefined;
 }
 
-function answerMessage(text: string): string {
+/** GitHub's error answers: `{ message, documentation_url }`. */
+const githubErrorSchema = z.object({ message: z.string() });
+
+function parseJson(text: string): unknown {
   try {
-    const body = JSON.parse(text) as { message?: unknown };
-    return typeof body.message === 'string' ? body.message : text.slice(0, 200);
+    return JSON.parse(text);
   } catch {
-    return text.slice(0, 200);
+    return undefined;
   }
+}
+
+function answerMessage(text: string): string {
+  const body = githubErrorSchema.safeParse(parseJson(text));
+  return body.success ? body.data.message : text.slice(0, 200);
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import * as z from 'zod/mini';
 import { createHttpClient, type HttpClient } from '../http/client.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { SettingsError } from './errors.js';
@@ -20,15 +21,22 @@ const REFRESH_BEFORE_S = 120;
 const UNKNOWN_LIFETIME_MS = 60_000;
 const MAX_TOKEN_CHARS = 16_384;
 
+/** Of a JWT's payload only `exp` is read (seconds since the epoch); the rest is the plane's to check. */
+const jwtExpirySchema = z.object({ exp: z.number() });
+/** The runner's token service answers `{ value: <the JWT> }`. */
+const tokenAnswerSchema = z.object({
+  value: z.string().check(z.minLength(1), z.maxLength(MAX_TOKEN_CHARS)),
+});
+
 /** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
 export function tokenExpiryMs(token: string): number | undefined {
   const payload = token.split('.')[1];
   if (!payload || payload.length > MAX_TOKEN_CHARS) return undefined;
   try {
-    const exp = (
-      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }
-    ).exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    const read = jwtExpirySchema.safeParse(
+      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')),
+    );
+    return read.success ? read.data.exp * 1000 : undefined;
   } catch {
     return undefined;
   }
@@ -89,16 +97,15 @@ export function runnerTokenSource(
       authorization: `Bearer ${requestToken}`,
       accept: 'application/json',
     });
-    let value: unknown;
+    let json: unknown;
     try {
-      value = (JSON.parse(text) as { value?: unknown }).value;
+      json = JSON.parse(text);
     } catch {
-      value = undefined;
+      json = undefined;
     }
-    if (typeof value !== 'string' || !value || value.length > MAX_TOKEN_CHARS) {
-      throw new Error("the runner's token service answered without a token");
-    }
-    return value;
+    const answer = tokenAnswerSchema.safeParse(json);
+    if (!answer.success) throw new Error("the runner's token service answered without a token");
+    return answer.data.value;
   };
 }
 

@@ -304,8 +304,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     async lease(req, call = {}) {
       const raw = await post(LEASE_PATH, leaseBody(req), call);
       const where = name('POST', LEASE_PATH);
-      if ((raw.body as { ok?: unknown } | null)?.ok !== true)
-        return interpretLease(raw, where, check);
+      if (field(raw.body, 'ok') !== true) return interpretLease(raw, where, check);
       const parsed = grantedSchema.safeParse(raw.body);
       const broken: GrantProblem | undefined = parsed.success
         ? grantProblem(parsed.data.lease, req, wallNow())
@@ -315,7 +314,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
           };
       if (parsed.success && !broken) {
         // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-        const previous = deploySchema.safeParse((raw.body as { previous?: unknown }).previous);
+        const previous = deploySchema.safeParse(field(raw.body, 'previous'));
         return {
           kind: 'granted',
           lease: parsed.data.lease,
@@ -466,12 +465,18 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null && name in body
+    ? Object.getOwnPropertyDescriptor(body, name)?.value
+    : undefined;
+}
+
 function bodyMessage(body: unknown): string | undefined {
-  if (body && typeof body === 'object') {
-    const { message, reason } = body as { message?: unknown; reason?: unknown };
-    if (typeof message === 'string') return clipText(message, 300);
-    if (typeof reason === 'string') return clipText(reason, 100);
-  }
+  const message = field(body, 'message');
+  if (typeof message === 'string') return clipText(message, 300);
+  const reason = field(body, 'reason');
+  if (typeof reason === 'string') return clipText(reason, 100);
   return undefined;
 }
 
