@@ -153,7 +153,12 @@ const WRITE = {
                      FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
                     WHERE r.resource = u.resource),
           pending AS (INSERT INTO lease_gate_pending (key, major, event)
-                     SELECT * FROM unnest($7::bigint[], $8::bigint[], $9::text[]))
+                     SELECT coalesce(e.key, nextval('lease_gate_key')),
+                            coalesce(e.major, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
+                                                 FROM lease_gate_fence)),
+                            e.event
+                       FROM unnest($7::bigint[], $8::bigint[], $9::text[]) WITH ORDINALITY AS e(key, major, event, n)
+                      ORDER BY e.n)
      SELECT pg_notify($10, notice) FROM unnest($11::text[]) AS notice`,
 };
 
@@ -203,21 +208,28 @@ async function decideLocked(
     const row = rows[0]!;
     return { base: Number(row.base), fences: row.fences.map(Number), keys: row.keys.map(Number) };
   };
-  const { base, fences, keys } = await draw(fencesWanted, events.length);
   let final = first;
+  // Without grants the write draws the keys itself, and every major is the fence
+  // sequence's value then (still after the row locks): one round trip fewer.
+  let keys: number[] | null = null;
+  let majors: number[] | null = null;
   if (fencesWanted > 0) {
+    const taken = await draw(fencesWanted, events.length);
+    const { base, fences } = taken;
     let replayed = 0;
     let fenced = 0;
     final = decideAll(work, stored, now, settings, {
       nextFence: () => fences[fenced++]!,
       random: () => drawn[replayed++] ?? settings.random(),
     });
+    const decided = final.decisions.flatMap((d) => d.events);
+    // The second pass decides as the first did; should it ever make more entries, their keys follow.
+    keys = taken.keys;
+    if (keys.length < decided.length)
+      keys.push(...(await draw(0, decided.length - keys.length)).keys);
+    majors = majorsOf(decided, Math.min(base, fences[0] ?? base));
   }
   const ordered = final.decisions.flatMap((d) => d.events);
-  // The second pass decides as the first did; should it ever make more entries, their keys follow.
-  if (keys.length < ordered.length)
-    keys.push(...(await draw(0, ordered.length - keys.length)).keys);
-  const majors = majorsOf(ordered, Math.min(base, fences[0] ?? base));
   // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
   const states = [...final.changed.values()].sort(byResource);
   const inserted = states.filter((s) => !stored.has(s.resource));
@@ -235,7 +247,7 @@ async function decideLocked(
     values: [
       ...rows(inserted),
       ...rows(updated),
-      keys.slice(0, ordered.length),
+      keys?.slice(0, ordered.length) ?? null,
       majors,
       ordered.map((e) => JSON.stringify(e)),
       channel,
