@@ -7,7 +7,6 @@ import { waitForLease } from '../src/gate/wait.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
-import { SCHEMA_VERSION } from '../src/kernel/postgres/migrations.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import type { LeaseRequest } from '../src/plane/schema.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
@@ -62,7 +61,7 @@ describePostgres('three kernel processes on one database', () => {
       '--schema',
       schema,
     ]);
-    expect(migrated.stdout).toMatch(new RegExp(`migrated schema .* to version ${SCHEMA_VERSION}`));
+    expect(migrated.stdout).toMatch(/migrated schema .* to version 1/);
   });
   afterAll(async () => {
     for (const r of replicas) if (r.child.exitCode === null && !r.child.killed) await r.stop();
