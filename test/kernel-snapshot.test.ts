@@ -132,6 +132,22 @@ describe('a file kernel restarts from a snapshot the log confirms', () => {
     expect(got).toEqual(expected);
   });
 
+  it('a snapshot taken with another lease lifetime is ignored: the replay depends on it', async () => {
+    const log = fresh();
+    const clock = { now: 1_000_000 };
+    const first = await KernelService.open({
+      table: new ResourceTable({ ttlMs: TTL * 2 }),
+      store: fileStore(log),
+      ledger: new Ledger(privateKey),
+      now: () => clock.now,
+    });
+    await busy(first.service, clock, 60);
+    await first.service.close();
+    const { got, expected, warning } = await startBoth(log, clock);
+    expect(warning).toMatch(/another lease lifetime or lock-delay/);
+    expect(got).toEqual(expected);
+  });
+
   it("another log's snapshot, or one ahead of a log cut back, is ignored", async () => {
     const clock = { now: 1_000_000 };
     const log = fresh();
