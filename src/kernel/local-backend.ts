@@ -151,6 +151,8 @@ export class LocalBackend implements Backend<Overview> {
       try {
         if (!state || state.ledger.size !== snapshot.size)
           throw new Error('it is not a snapshot of this kernel');
+        if (state.ttlMs !== live.ttlMs || state.lockDelayMs !== live.lockDelayMs)
+          throw new Error('it was taken with another lease lifetime or lock-delay');
         if (state.end !== snapshot.lastOffset + snapshot.lastBytes + 1)
           throw new Error('its index does not end at its last entry');
         replayed.lines.restore(state.ledger.size, state.runStarts, state.end);
@@ -232,6 +234,8 @@ export class LocalBackend implements Backend<Overview> {
         end: lines.end,
         fence: table.fence,
         time: replayed.time,
+        ttlMs: table.ttlMs,
+        lockDelayMs: table.lockDelayMs,
         states: [...table.values()],
       },
     };

@@ -18,6 +18,9 @@ export interface SnapshotState {
   end: number;
   fence: number;
   time: LogTime;
+  /** The replay depends on them (a lease's default end, a revoke's lock-delay): another kernel's differ. */
+  ttlMs: number;
+  lockDelayMs: number;
   states: ResourceState[];
 }
 
@@ -39,6 +42,8 @@ const snapshotStateSchema = z.object({
   end: whole,
   fence: z.number().check(z.int()),
   time: z.object({ lastMs: z.number(), earliestMs: z.number() }),
+  ttlMs: z.number(),
+  lockDelayMs: z.number(),
   states: z.array(
     z.looseObject({
       resource: z.string(),
