@@ -114,7 +114,13 @@ export interface FileStoreOptions {
  * half a batch that memory does not. Beside it, `PATH.snapshot.json` may hold
  * a snapshot that saves a restart the replay of what it covers (local-backend.ts).
  */
-export function fileStore(path: string, options: FileStoreOptions = {}): LogFileStore {
+export function fileStore(
+  path: string,
+  given?: FileStoreOptions,
+  /** Where the options went while the second place named a state file (before 1.0.0): still read. */
+  formerPlace?: FileStoreOptions,
+): LogFileStore {
+  const options = given ?? formerPlace ?? {};
   const fs = options.fs ?? nodeLogFs;
   const now = options.now ?? Date.now;
   let file: LogFile | undefined;
