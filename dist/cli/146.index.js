@@ -207,7 +207,10 @@ __webpack_require__.d(__webpack_exports__, {
 var errors = __webpack_require__(3291);
 // EXTERNAL MODULE: ./src/plane/grant.ts
 var grant = __webpack_require__(3376);
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/gate/keep.ts
+
 
 
 /** The documented lease time, for a plane whose expiry cannot be read against our clock. */
@@ -326,7 +329,7 @@ async function renewLoop(options, seen) {
                 return lose({ reason: 'broken_plane', message: error.message, gaveBack: error.gaveBack });
             }
             status.failures += 1;
-            status.lastError = error.message;
+            status.lastError = (0,src_errors/* errorMessage */.gJ)(error);
             options.onChange?.(status);
             if (error instanceof errors/* KeyRefusedError */.gy)
                 return end('key-refused');
@@ -401,8 +404,6 @@ var wait = __webpack_require__(4146);
 var plane_client = __webpack_require__(7011);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
-// EXTERNAL MODULE: ./src/errors.ts
-var src_errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/lease/session.ts
 
 
@@ -455,7 +456,7 @@ function openSession(options) {
             return { kind: answer.released ? 'released' : 'nothing', ids: answer.releasedIds };
         }
         catch (error) {
-            return { kind: 'failed', message: (0,src_errors/* errorMessage */.g)(error) };
+            return { kind: 'failed', message: (0,src_errors/* errorMessage */.gJ)(error) };
         }
     }
     function held(lease, waitedMs = 0) {
@@ -534,13 +535,15 @@ function openSession(options) {
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7067);
 /* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3329);
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8549);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3291);
-/* harmony import */ var _grant_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3376);
-/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6115);
-/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(3860);
-/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(3659);
-/* harmony import */ var _time_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(7513);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3916);
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
+/* harmony import */ var _grant_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3376);
+/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(6115);
+/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(3860);
+/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(3659);
+/* harmony import */ var _time_js__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(7513);
+
 
 
 
@@ -564,11 +567,11 @@ const FROZEN_POLL_MS = 5_000;
 /** Stands for "the token `bearer` gives now" where a call takes its credential. */
 const FRESH_TOKEN = '\0fresh-token';
 function createPlaneClient(options) {
-    const clock = options.clock ?? _time_js__WEBPACK_IMPORTED_MODULE_8__/* .systemClock */ .m;
-    const sleep = options.sleep ?? _time_js__WEBPACK_IMPORTED_MODULE_8__/* .realSleep */ .u;
+    const clock = options.clock ?? _time_js__WEBPACK_IMPORTED_MODULE_9__/* .systemClock */ .m;
+    const sleep = options.sleep ?? _time_js__WEBPACK_IMPORTED_MODULE_9__/* .realSleep */ .u;
     const random = options.random ?? Math.random;
     const wallNow = options.wallNow ?? Date.now;
-    const policy = options.retry ?? _retry_js__WEBPACK_IMPORTED_MODULE_6__/* .DEFAULT_RETRY */ .vI;
+    const policy = options.retry ?? _retry_js__WEBPACK_IMPORTED_MODULE_7__/* .DEFAULT_RETRY */ .vI;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const ownHttp = !options.http;
     const http = options.http ??
@@ -586,10 +589,8 @@ function createPlaneClient(options) {
             }
             catch (error) {
                 // The token service may be down a moment: retried like the plane itself.
-                const why = String(error?.message ?? error)
-                    .replace(/[\r\n]+/g, ' ')
-                    .slice(0, 200);
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: could not get an OIDC token (${why})`, name);
+                const why = (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error).slice(0, 200);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: could not get an OIDC token (${why})`, name, undefined, undefined, { cause: error });
             }
         }
         if (credential)
@@ -610,9 +611,9 @@ function createPlaneClient(options) {
         }
         catch (error) {
             if (call.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .CancelledError */ .cc();
-            const why = error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j ? error.message.slice(name.length + 2) : String(error);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: ${why}`, name);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .CancelledError */ .cc();
+            const why = error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_3__/* .HttpError */ .j ? error.message.slice(name.length + 2) : (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${why}`, name, undefined, undefined, { cause: error });
         }
         const { status, text } = response;
         const statusText = `${status} ${node_http__WEBPACK_IMPORTED_MODULE_0__.STATUS_CODES[status] ?? ''}`.trim();
@@ -626,19 +627,19 @@ function createPlaneClient(options) {
                     ? 'the key'
                     : 'the call: no key was sent';
             const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .KeyRefusedError */ .gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, name, status);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, name, status);
         }
         if (status === 408 || status === 429 || status >= 500) {
-            const retryAfter = (0,_retry_js__WEBPACK_IMPORTED_MODULE_6__/* .parseRetryAfter */ .mu)(headerValue(response.headers['retry-after']), Date.now());
+            const retryAfter = (0,_retry_js__WEBPACK_IMPORTED_MODULE_7__/* .parseRetryAfter */ .mu)(headerValue(response.headers['retry-after']), Date.now());
             const detail = bodyMessage(body);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
         }
-        if ((status < 200 || status >= 300) && !(path === _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0 && BODY_DECIDES.has(status))) {
+        if ((status < 200 || status >= 300) && !(path === _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0 && BODY_DECIDES.has(status))) {
             const detail = bodyMessage(body);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
         }
         if (body === undefined) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ContractError */ .Vl(`${name}: ${statusText}, but the body is not JSON`, name, status);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${name}: ${statusText}, but the body is not JSON`, name, status);
         }
         const applied = headerValue(response.headers['preference-applied']) ?? '';
         return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
@@ -650,11 +651,11 @@ function createPlaneClient(options) {
                 return await attempt();
             }
             catch (error) {
-                if (!(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .TransientError */ .N_))
+                if (!(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_))
                     throw error;
-                const wait = Math.min(error.retryAfterMs ?? (0,_retry_js__WEBPACK_IMPORTED_MODULE_6__/* .backoffMs */ .jo)(policy, n, random), policy.capMs * 4);
+                const wait = Math.min(error.retryAfterMs ?? (0,_retry_js__WEBPACK_IMPORTED_MODULE_7__/* .backoffMs */ .jo)(policy, n, random), policy.capMs * 4);
                 if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
-                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .PlaneUnavailableError */ .Jo(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, error.call, error.status);
+                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .PlaneUnavailableError */ .Jo(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, error.call, error.status);
                 }
                 options.onRetry?.({
                     error: error.message,
@@ -664,7 +665,7 @@ function createPlaneClient(options) {
                 });
                 await sleep(wait, call.signal);
                 if (call.signal?.aborted)
-                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .CancelledError */ .cc();
+                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .CancelledError */ .cc();
             }
         }
     }
@@ -672,7 +673,7 @@ function createPlaneClient(options) {
         const parsed = schema.safeParse(raw.body);
         if (parsed.success)
             return parsed.data;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .describeIssues */ .wF)(parsed.error)}`, call, raw.status);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .describeIssues */ .wF)(parsed.error)}`, call, raw.status);
     };
     const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
     const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
@@ -681,8 +682,8 @@ function createPlaneClient(options) {
     async function giveBack(req) {
         try {
             const payload = { resource: req.resource, actorDid: req.actorDid };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .RELEASE_PATH */ .Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
-            return _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .releaseAnswerSchema */ .Lw.safeParse(raw.body).success;
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .RELEASE_PATH */ .Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
+            return _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .releaseAnswerSchema */ .Lw.safeParse(raw.body).success;
         }
         catch {
             return false;
@@ -692,20 +693,20 @@ function createPlaneClient(options) {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
         async lease(req, call = {}) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0, leaseBody(req), call);
-            const where = name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0);
-            if (raw.body?.ok !== true)
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0, leaseBody(req), call);
+            const where = name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0);
+            if (field(raw.body, 'ok') !== true)
                 return interpretLease(raw, where, check);
-            const parsed = _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .grantedSchema */ .xX.safeParse(raw.body);
+            const parsed = _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .grantedSchema */ .xX.safeParse(raw.body);
             const broken = parsed.success
-                ? (0,_grant_js__WEBPACK_IMPORTED_MODULE_4__/* .grantProblem */ .cN)(parsed.data.lease, req, wallNow())
+                ? (0,_grant_js__WEBPACK_IMPORTED_MODULE_5__/* .grantProblem */ .cN)(parsed.data.lease, req, wallNow())
                 : {
                     field: fieldOf(parsed.error),
-                    problem: `does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .describeIssues */ .wF)(parsed.error)}`,
+                    problem: `does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .describeIssues */ .wF)(parsed.error)}`,
                 };
             if (parsed.success && !broken) {
                 // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-                const previous = _deploy_js__WEBPACK_IMPORTED_MODULE_5__/* .deploySchema */ .zR.safeParse(raw.body.previous);
+                const previous = _deploy_js__WEBPACK_IMPORTED_MODULE_6__/* .deploySchema */ .zR.safeParse(field(raw.body, 'previous'));
                 return {
                     kind: 'granted',
                     lease: parsed.data.lease,
@@ -715,57 +716,57 @@ function createPlaneClient(options) {
             }
             // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
             const gaveBack = await giveBack(req);
-            throw new _grant_js__WEBPACK_IMPORTED_MODULE_4__/* .BrokenGrantError */ .SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, where, raw.status, broken.field, gaveBack);
+            throw new _grant_js__WEBPACK_IMPORTED_MODULE_5__/* .BrokenGrantError */ .SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, where, raw.status, broken.field, gaveBack);
         },
         async release(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid };
             if (req.outdated)
                 payload.outdated = true;
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .RELEASE_PATH */ .Sq, payload, { ...call, waitSeconds: undefined });
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .releaseAnswerSchema */ .Lw, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .RELEASE_PATH */ .Sq));
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .RELEASE_PATH */ .Sq, payload, { ...call, waitSeconds: undefined });
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .releaseAnswerSchema */ .Lw, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .RELEASE_PATH */ .Sq));
             return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
         },
         async status(resource, call = {}) {
-            const path = `${_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .LEASE_PATH */ .B0}?resource=${encodeURIComponent(resource)}`;
+            const path = `${_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0}?resource=${encodeURIComponent(resource)}`;
             const plain = { ...call, waitSeconds: undefined };
             const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-            return check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .statusAnswerSchema */ .mR, raw, name('GET', path)).lease;
+            return check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .statusAnswerSchema */ .mR, raw, name('GET', path)).lease;
         },
         async watch(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
             let raw;
             try {
-                raw = await send('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .WATCH_PATH */ .Oh, payload, call, key);
+                raw = await send('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .WATCH_PATH */ .Oh, payload, call, key);
             }
             catch (error) {
-                if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .RequestRejectedError */ .ku && NO_WATCH.has(error.status ?? 0))
+                if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .RequestRejectedError */ .ku && NO_WATCH.has(error.status ?? 0))
                     return { kind: 'unsupported' };
                 throw error;
             }
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .watchAnswerSchema */ .$R, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .WATCH_PATH */ .Oh));
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .watchAnswerSchema */ .$R, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .WATCH_PATH */ .Oh));
             if (!answer.ended)
                 return { kind: 'held' };
             return {
                 kind: 'ended',
-                reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(answer.reason, 200) ?? 'unknown',
+                reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.reason, 200) ?? 'unknown',
                 endedAtMs: answer.endedAtMs,
-                message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(answer.message),
+                message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.message),
                 holder: answer.holder,
             };
         },
         async revoke(resource, reason, adminKey, call = {}) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .REVOKE_PATH */ .DQ, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
-            return { revoked: check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .REVOKE_PATH */ .DQ)).revoked };
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
+            return { revoked: check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ)).revoked };
         },
         async freeze(request, adminKey, call = {}) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .FREEZE_PATH */ .s1, request, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .FREEZE_PATH */ .s1));
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .FREEZE_PATH */ .s1, request, { ...call, waitSeconds: undefined }, adminKey);
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .FREEZE_PATH */ .s1));
             return { until: answer.until ?? null, changed: answer.changed };
         },
         async unfreeze(resource, adminKey, call = {}) {
             const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .UNFREEZE_PATH */ .NU, { resource }, plain, adminKey);
-            return { changed: check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_7__/* .UNFREEZE_PATH */ .NU)).changed };
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU, { resource }, plain, adminKey);
+            return { changed: check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU)).changed };
         },
         async close() {
             if (ownHttp)
@@ -775,9 +776,9 @@ function createPlaneClient(options) {
 }
 /** A refusal (`ok` is not true) read as what it means for a waiter. */
 function interpretLease(raw, call, check) {
-    const refusal = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .otherRefusalSchema */ .cn, raw, call);
+    const refusal = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .otherRefusalSchema */ .cn, raw, call);
     if (refusal.reason === 'lease_held') {
-        const held = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .heldSchema */ .HF, raw, call);
+        const held = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .heldSchema */ .HF, raw, call);
         return {
             kind: 'held',
             holder: held.holder,
@@ -789,30 +790,30 @@ function interpretLease(raw, call, check) {
         };
     }
     if (refusal.reason === 'frozen') {
-        const frozen = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .frozenSchema */ .Km, raw, call);
+        const frozen = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .frozenSchema */ .Km, raw, call);
         return {
             kind: 'frozen',
-            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(frozen.message) || 'frozen by an operator',
+            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(frozen.message) || 'frozen by an operator',
             untilMs: frozen.until ?? undefined,
             waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
             position: frozen.position,
         };
     }
     if (refusal.reason === 'revoked') {
-        const revoked = check(_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .revokedSchema */ .ad, raw, call);
+        const revoked = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokedSchema */ .ad, raw, call);
         return {
             kind: 'revoked',
             holder: revoked.holder,
-            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(revoked.message) || 'revoked by an operator',
+            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(revoked.message) || 'revoked by an operator',
         };
     }
     if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(check(_deploy_js__WEBPACK_IMPORTED_MODULE_5__/* .supersededSchema */ .I0, raw, call).by, 2048) };
+        return { kind: 'superseded', by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(check(_deploy_js__WEBPACK_IMPORTED_MODULE_6__/* .supersededSchema */ .I0, raw, call).by, 2048) };
     }
     return {
         kind: 'refused',
-        reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(refusal.reason, 200),
-        message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(refusal.message),
+        reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(refusal.reason, 200),
+        message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(refusal.message),
     };
 }
 function fieldOf(error) {
@@ -836,14 +837,19 @@ function parseJson(text) {
         return undefined;
     }
 }
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body, name) {
+    return typeof body === 'object' && body !== null && name in body
+        ? Object.getOwnPropertyDescriptor(body, name)?.value
+        : undefined;
+}
 function bodyMessage(body) {
-    if (body && typeof body === 'object') {
-        const { message, reason } = body;
-        if (typeof message === 'string')
-            return (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(message, 300);
-        if (typeof reason === 'string')
-            return (0,_schema_js__WEBPACK_IMPORTED_MODULE_7__/* .clipText */ .gL)(reason, 100);
-    }
+    const message = field(body, 'message');
+    if (typeof message === 'string')
+        return (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(message, 300);
+    const reason = field(body, 'reason');
+    if (typeof reason === 'string')
+        return (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(reason, 100);
     return undefined;
 }
 function headerValue(value) {
@@ -872,8 +878,10 @@ class PlaneError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGa
     call;
     status;
     name = 'PlaneError';
-    constructor(message, call, status) {
-        super(message);
+    constructor(message, call, status, 
+    /** `cause`: the error this one wraps, when it wraps one. */
+    options = {}) {
+        super(message, options);
         this.call = call;
         this.status = status;
     }
@@ -894,8 +902,8 @@ class ContractError extends PlaneError {
 class TransientError extends PlaneError {
     retryAfterMs;
     name = 'TransientError';
-    constructor(message, call, status, retryAfterMs) {
-        super(message, call, status);
+    constructor(message, call, status, retryAfterMs, options = {}) {
+        super(message, call, status, options);
         this.retryAfterMs = retryAfterMs;
     }
 }

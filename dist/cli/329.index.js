@@ -833,9 +833,12 @@ var schemas = __webpack_require__(8395);
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
 var refusal = __webpack_require__(2528);
 ;// CONCATENATED MODULE: ./src/kernel/auth/oidc.ts
+
 
 
 
@@ -1002,8 +1005,8 @@ function createOidcVerifier(options) {
     }
 }
 function unavailable(error) {
-    const text = String(error?.message ?? error).replace(/[\r\n]+/g, ' ');
-    return new refusal/* AuthRefusal */.N(503, 'issuer_unavailable', `The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`);
+    const text = (0,errors/* causeText */.xv)(error);
+    return new refusal/* AuthRefusal */.N(503, 'issuer_unavailable', `The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`, { cause: error });
 }
 /** jose's reasons in words a caller can act on; never the token itself. */
 function why(error) {

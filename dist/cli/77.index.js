@@ -17,7 +17,7 @@ export const modules = {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
 
 
-class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .eg {
     name = 'CheckpointError';
 }
 const ED25519 = 0x01;
@@ -238,9 +238,11 @@ const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'
 /* harmony export */   Ko: () => (/* binding */ verifyConsistency),
 /* harmony export */   l$: () => (/* binding */ equalHashes),
 /* harmony export */   vU: () => (/* binding */ MerkleTree),
-/* harmony export */   yR: () => (/* binding */ verifyInclusion)
+/* harmony export */   yR: () => (/* binding */ verifyInclusion),
+/* harmony export */   zB: () => (/* binding */ nodeHash),
+/* harmony export */   zg: () => (/* binding */ EMPTY_ROOT)
 /* harmony export */ });
-/* unused harmony exports sha256, nodeHash, EMPTY_ROOT */
+/* unused harmony export sha256 */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
 
@@ -288,7 +290,7 @@ function splitPoint(n) {
 }
 /** A growable array of 32-byte hashes in one buffer (millions of leaves stay compact). */
 class HashList {
-    buffer = new Uint8Array(HASH_BYTES * 1024);
+    buffer = new Uint8Array(HASH_BYTES * 64);
     length = 0;
     push(hash) {
         if ((this.length + 1) * HASH_BYTES > this.buffer.length) {
@@ -302,12 +304,48 @@ class HashList {
     at(index) {
         return this.buffer.subarray(index * HASH_BYTES, (index + 1) * HASH_BYTES);
     }
+    /** The first `count` hashes as one buffer (a copy). */
+    slice(count) {
+        return this.buffer.slice(0, count * HASH_BYTES);
+    }
+    get bytes() {
+        return this.buffer.length;
+    }
 }
+/** Recomputed chunks kept for the next proofs: an export page walks one chunk after another. */
+const CHUNK_CACHE = 4;
 class MerkleTree {
-    /** levels[k][i] is the hash of leaves [i·2^k, (i+1)·2^k). */
-    levels = [new HashList()];
+    /**
+     * low[k][i] is the hash of leaves [base + i·2^k, base + (i+1)·2^k) for the
+     * chunk starting at `base`, k < chunkBits; high[k][i] of leaves
+     * [i·2^(k+chunkBits), (i+1)·2^(k+chunkBits)). Without a leaf reader the
+     * chunk never closes, so `low` holds the whole tree.
+     */
+    low = [new HashList()];
+    high = [];
+    chunkBits;
+    leaves;
+    base = 0;
+    count = 0;
+    recomputed = new Map();
+    constructor(options = {}) {
+        this.leaves = options.leaves;
+        // 2^52 leaves is more than any ledger: a tree without a reader keeps all it has.
+        this.chunkBits = options.leaves ? (options.chunkBits ?? 8) : 52;
+    }
     get size() {
-        return this.levels[0].length;
+        return this.count;
+    }
+    /** Bytes of hashes this tree keeps (what a bounded tree bounds). */
+    get heldBytes() {
+        let bytes = 0;
+        for (const list of [...this.low, ...this.high])
+            bytes += list.bytes;
+        return bytes;
+    }
+    /** The size of one chunk, 2^chunkBits leaves. */
+    get chunkSize() {
+        return 2 ** this.chunkBits;
     }
     /** Appends a leaf's data; returns its index. */
     append(data) {
@@ -315,19 +353,57 @@ class MerkleTree {
         return this.appendHash(prefixedDigest(LEAF_PREFIX, data));
     }
     appendHash(hash) {
-        const index = this.size;
+        const index = this.count;
         let node = hash;
-        for (let level = 0, i = index;; level += 1, i >>= 1) {
-            const list = (this.levels[level] ??= new HashList());
+        let level = 0;
+        for (let i = index - this.base; level < this.chunkBits; level += 1, i >>= 1) {
+            const list = (this.low[level] ??= new HashList());
+            list.push(node);
+            if (i % 2 === 0) {
+                this.count += 1;
+                return index;
+            }
+            node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
+        }
+        // A chunk is complete: its lower nodes go (they can be recomputed), its root stays.
+        for (const list of this.low)
+            list.length = 0;
+        this.base += this.chunkSize;
+        this.count += 1;
+        this.pushChunk(node);
+        return index;
+    }
+    /** The roots of the complete chunks, in order (a bounded tree's whole memory but its last chunk). */
+    chunkRoots() {
+        return this.high[0]?.slice(this.base / this.chunkSize) ?? new Uint8Array(0);
+    }
+    /**
+     * Starts an empty bounded tree from the roots of its first complete chunks
+     * (as `chunkRoots` gave them); the leaves after them are appended.
+     */
+    restoreChunks(roots) {
+        if (this.count !== 0 || !this.leaves)
+            throw new RangeError('only an empty bounded tree restores');
+        if (roots.length % HASH_BYTES !== 0)
+            throw new RangeError('chunk roots are not whole hashes');
+        for (let at = 0; at < roots.length; at += HASH_BYTES) {
+            this.base += this.chunkSize;
+            this.count += this.chunkSize;
+            this.pushChunk(roots.subarray(at, at + HASH_BYTES));
+        }
+    }
+    pushChunk(root) {
+        let node = root;
+        for (let level = 0, i = this.base / this.chunkSize - 1;; level += 1, i = Math.floor(i / 2)) {
+            const list = (this.high[level] ??= new HashList());
             list.push(node);
             if (i % 2 === 0)
                 break;
             node = prefixedDigest(NODE_PREFIX, list.at(i - 1), node);
         }
-        return index;
     }
     leafHashAt(index) {
-        return this.levels[0].at(index);
+        return this.node(0, index);
     }
     /** The root of the first `size` leaves (the whole tree by default). */
     root(size = this.size) {
@@ -336,29 +412,7 @@ class MerkleTree {
     }
     /** RFC 9162 §2.1.3.1 PATH(m, D[n]). */
     inclusionProof(index, size = this.size) {
-        this.checkSize(size);
-        if (!(index >= 0 && index < size))
-            throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
-        const proof = [];
-        let lo = 0;
-        let hi = size;
-        let m = index;
-        const stack = [];
-        while (hi - lo > 1) {
-            const k = splitPoint(hi - lo);
-            if (m < k) {
-                stack.push(this.range(lo + k, hi));
-                hi = lo + k;
-            }
-            else {
-                stack.push(this.range(lo, lo + k));
-                lo += k;
-                m -= k;
-            }
-        }
-        while (stack.length)
-            proof.push(stack.pop());
-        return proof;
+        return this.pathOf(index, size, (lo, hi) => this.range(lo, hi));
     }
     /**
      * Inclusion proofs of leaves [from, to) in the tree of `size`. The hashes of
@@ -441,9 +495,46 @@ class MerkleTree {
     range(lo, hi) {
         const n = hi - lo;
         if ((n & (n - 1)) === 0 && lo % n === 0)
-            return this.levels[Math.log2(n)].at(lo / n);
+            return this.node(Math.log2(n), lo / n);
         const k = splitPoint(n);
         return nodeHash(this.range(lo, lo + k), this.range(lo + k, hi));
+    }
+    /** The complete subtree `i` of 2^level leaves. */
+    node(level, i) {
+        if (level >= this.chunkBits)
+            return this.high[level - this.chunkBits].at(i);
+        const first = i * 2 ** level;
+        if (first >= this.base)
+            return this.low[level].at(i - this.base / 2 ** level);
+        const chunk = Math.floor(first / this.chunkSize);
+        return this.chunk(chunk)[level][i - chunk * 2 ** (this.chunkBits - level)];
+    }
+    /** Every node of an older chunk, from its leaves read back (a few kept for the next proofs). */
+    chunk(c) {
+        const kept = this.recomputed.get(c);
+        if (kept)
+            return kept;
+        const lo = c * this.chunkSize;
+        const data = this.leaves(lo, lo + this.chunkSize);
+        if (data.length !== this.chunkSize)
+            throw new RangeError(`leaves ${lo}..${lo + this.chunkSize} could not be read back`);
+        const levels = [data.map((d) => new Uint8Array(prefixedDigest(LEAF_PREFIX, d)))];
+        for (let level = 1; level < this.chunkBits; level += 1) {
+            const below = levels[level - 1];
+            const nodes = [];
+            for (let j = 0; j < below.length; j += 2)
+                nodes.push(new Uint8Array(prefixedDigest(NODE_PREFIX, below[j], below[j + 1])));
+            levels.push(nodes);
+        }
+        const top = levels.at(-1);
+        const root = prefixedDigest(NODE_PREFIX, top[0], top[1]);
+        if (!equalHashes(root, this.high[0].at(c))) {
+            throw new RangeError(`leaves ${lo}..${lo + this.chunkSize} read back do not hash to the tree's`);
+        }
+        if (this.recomputed.size >= CHUNK_CACHE)
+            this.recomputed.delete(this.recomputed.keys().next().value);
+        this.recomputed.set(c, levels);
+        return levels;
     }
     checkSize(size) {
         if (!(Number.isInteger(size) && size >= 0 && size <= this.size)) {

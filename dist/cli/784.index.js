@@ -25,8 +25,8 @@ var core = __webpack_require__(8532);
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/zod-en.ts
 var zod_en = __webpack_require__(3184);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/gate/duration.ts
 var duration = __webpack_require__(9731);
 // EXTERNAL MODULE: ./src/plane/schema.ts
@@ -43,7 +43,7 @@ var plane_url = __webpack_require__(6424);
 
 
 /** The config file is wrong: the message names the field and the accepted form. */
-class ConfigError extends errors/* LeaseGateError */.e {
+class ConfigError extends errors/* LeaseGateError */.eg {
     name = 'ConfigError';
 }
 const config_duration = (fallback, min = 0) => schemas/* pipe */.FsL(schemas/* _default */.Rvf(schemas/* string */.YjP(), fallback), schemas/* transform */.pdi((raw, ctx) => {
@@ -102,7 +102,7 @@ function loadConfig(file, env) {
         raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch (error) {
-        throw new ConfigError(`Cannot read the config ${file}: ${error.message.split('\n')[0]}. Expected a JSON file.`);
+        throw new ConfigError(`Cannot read the config ${file}: ${(0,errors/* causeText */.xv)(error)}. Expected a JSON file.`, { cause: error });
     }
     const parsed = configFileSchema.safeParse(raw);
     if (!parsed.success) {
@@ -186,8 +186,6 @@ var time = __webpack_require__(7513);
 var wait = __webpack_require__(4146);
 // EXTERNAL MODULE: ./src/lease/did.ts
 var lease_did = __webpack_require__(623);
-// EXTERNAL MODULE: ./src/errors.ts
-var src_errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
@@ -259,13 +257,15 @@ const protectionRuleSchema = schemas/* object */.Ikc({
     repository,
     installation: schemas/* object */.Ikc({ id }),
 });
+/** A workflow run, as in a `workflow_run` event and in GitHub's REST answer for one run. */
+const runSchema = schemas/* object */.Ikc({
+    id,
+    run_attempt: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
+    status: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
+});
 const workflowRunSchema = schemas/* object */.Ikc({
     action: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
-    workflow_run: schemas/* object */.Ikc({
-        id,
-        run_attempt: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
-        status: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
-    }),
+    workflow_run: runSchema,
     repository,
 });
 /**
@@ -344,7 +344,7 @@ function createGatekeeper(options) {
             await github.token(installation);
         }
         catch (error) {
-            log(`${tag}: dropped: ${(0,src_errors/* errorMessage */.g)(error)}`);
+            log(`${tag}: dropped: ${(0,errors/* errorMessage */.gJ)(error)}`);
             return;
         }
         const rule = findRule(config.rules, name, event.environment);
@@ -421,8 +421,8 @@ function createGatekeeper(options) {
                     ? `the plane refused ${s.resource}: ${error.reason}`
                     : error instanceof plane_errors/* KeyRefusedError */.gy && error.status === 403
                         ? // The kernel's policy or a scoped key: it names what the key may act as.
-                            `the plane does not let this run have ${s.resource}: ${(0,src_errors/* errorMessage */.g)(error)}`
-                        : `the plane failed: ${(0,src_errors/* errorMessage */.g)(error)}`;
+                            `the plane does not let this run have ${s.resource}: ${(0,errors/* errorMessage */.gJ)(error)}`
+                        : `the plane failed: ${(0,errors/* errorMessage */.gJ)(error)}`;
                 return await s.review('rejected', `lease-gate: ${why}; not approved.`);
             }
             if (result.outcome === 'cancelled') {
@@ -456,7 +456,7 @@ function createGatekeeper(options) {
         }
         catch (error) {
             const released = await held.release();
-            log(`${s.tag}: approval failed (${(0,src_errors/* errorMessage */.g)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
+            log(`${s.tag}: approval failed (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
             return;
         }
         log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}`);
@@ -496,7 +496,7 @@ function createGatekeeper(options) {
             if (event.holderChanged && config.deploymentStatus) {
                 await github
                     .deploymentStatus(s.installation, s.repo, s.deploymentId, `lease-gate: waiting for ${s.resource}, ${by}`)
-                    .catch((error) => log(`${s.tag}: could not post the waiting status: ${(0,src_errors/* errorMessage */.g)(error)}`));
+                    .catch((error) => log(`${s.tag}: could not post the waiting status: ${(0,errors/* errorMessage */.gJ)(error)}`));
             }
         };
     }
@@ -517,7 +517,7 @@ function createGatekeeper(options) {
                     return endRun(s.wait);
             }
             catch (error) {
-                log(`${s.tag}: could not check the run's status: ${(0,src_errors/* errorMessage */.g)(error)}`);
+                log(`${s.tag}: could not check the run's status: ${(0,errors/* errorMessage */.gJ)(error)}`);
             }
         }
     }
@@ -545,7 +545,7 @@ function createGatekeeper(options) {
                 state,
                 comment: comment.slice(0, 1_000),
             })
-                .catch((error) => log(`${tag}: could not send '${state}': ${(0,src_errors/* errorMessage */.g)(error)}`));
+                .catch((error) => log(`${tag}: could not send '${state}': ${(0,errors/* errorMessage */.gJ)(error)}`));
         };
         return Object.assign(review, { environment });
     }
@@ -569,9 +569,14 @@ const runKey = (repository, runId) => `${repository.toLowerCase()}#${runId}`;
 var dist_node = __webpack_require__(6479);
 // EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
 var dist_bundle = __webpack_require__(7561);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __webpack_require__(8549);
 // EXTERNAL MODULE: ./src/plane/retry.ts
 var retry = __webpack_require__(3860);
 ;// CONCATENATED MODULE: ./src/app/github.ts
+
+
+
 
 
 
@@ -584,13 +589,15 @@ var retry = __webpack_require__(3860);
  * a budget: 5xx and network failures with back-off, rate limits (429, or 403
  * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
  */
-class GitHubError extends errors/* LeaseGateError */.e {
+class GitHubError extends http_errors/* LeaseGateError */.e {
     status;
     name = 'GitHubError';
     constructor(message, 
     /** GitHub's status, or 0 when no answer came. */
-    status) {
-        super(message);
+    status, 
+    /** What went wrong below, when this wraps an error. */
+    cause) {
+        super(message, cause === undefined ? {} : { cause });
         this.status = status;
     }
 }
@@ -650,7 +657,7 @@ function createGitHubApp(options) {
                 if (status === 404 || status === 401 || status === 403) {
                     throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, status);
                 }
-                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)(error.message ?? String(error), 200)}`, status);
+                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, status, error);
             }
         });
     }
@@ -676,7 +683,7 @@ function createGitHubApp(options) {
                 });
             }
             catch (error) {
-                if (!(error instanceof errors/* HttpError */.j) || error.failure === 'cancelled')
+                if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
                     throw error;
                 return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
             }
@@ -698,15 +705,13 @@ function createGitHubApp(options) {
         token: (id) => token(id),
         async getRun(installationId, repo, runId) {
             const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
-            const run = JSON.parse(answer.text);
-            const attempt = Number(run.run_attempt ?? 1);
-            if (typeof run.status !== 'string' ||
-                !Number.isInteger(attempt) ||
-                attempt < 1 ||
-                attempt > 999_999) {
+            // The REST run has the webhook's run shape: one schema for both.
+            const run = runSchema.safeParse(parseJson(answer.text));
+            const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
+            if (!run.success || attempt > 999_999) {
                 throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, answer.status);
             }
-            return { status: run.status.slice(0, 40), runAttempt: attempt };
+            return { status: run.data.status, runAttempt: attempt };
         },
         async review(installationId, repo, runId, body) {
             await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body);
@@ -746,19 +751,25 @@ function retryWait(answer, wallNow, policy, attempt, random) {
         return (0,retry/* backoffMs */.jo)(policy, attempt, random);
     return undefined;
 }
-function answerMessage(text) {
+/** GitHub's error answers: `{ message, documentation_url }`. */
+const githubErrorSchema = schemas/* object */.Ikc({ message: schemas/* string */.YjP() });
+function parseJson(text) {
     try {
-        const body = JSON.parse(text);
-        return typeof body.message === 'string' ? body.message : text.slice(0, 200);
+        return JSON.parse(text);
     }
     catch {
-        return text.slice(0, 200);
+        return undefined;
     }
+}
+function answerMessage(text) {
+    const body = githubErrorSchema.safeParse(parseJson(text));
+    return body.success ? body.data.message : text.slice(0, 200);
 }
 
 // EXTERNAL MODULE: ./node_modules/@octokit/webhooks-methods/dist-node/index.js
 var webhooks_methods_dist_node = __webpack_require__(1054);
 ;// CONCATENATED MODULE: ./src/app/receiver.ts
+
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const REMEMBER_DELIVERIES = 10_000;
@@ -838,7 +849,7 @@ function createReceiver(options) {
         answer(res, 202, { ok: true });
         setImmediate(() => {
             options.onDelivery({ id, event, payload }).catch((error) => {
-                options.log(`delivery ${id} (${event}): failed: ${error?.message ?? String(error)}`);
+                options.log(`delivery ${id} (${event}): failed: ${(0,errors/* errorMessage */.gJ)(error)}`);
             });
         });
     };

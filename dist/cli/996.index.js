@@ -122,8 +122,10 @@ async function migrateDatabase(options) {
  */
 const MIGRATIONS = [
     {
+        // Version 1 is the first release's (CHANGELOG: 1.0.0, unreleased): no database holds an
+        // older form of it, so until that release it may still change; after it, never.
         version: 1,
-        name: 'resources, ledger, fences',
+        name: 'resources, ledger, pending entries, fences',
         sql: `
       CREATE TABLE lease_gate_resources (
         resource text PRIMARY KEY,
@@ -137,14 +139,28 @@ const MIGRATIONS = [
         seq bigint PRIMARY KEY,
         line text NOT NULL
       );
-      -- The ledger's size and last timestamp: every write locks this row, which
-      -- keeps the ledger gapless and in commit order.
-      CREATE TABLE lease_gate_ledger_head (
+      -- Entries committed with their change, not yet numbered: the sequencer
+      -- (sequencer.ts) moves them into lease_gate_ledger in (major, key) order.
+      -- major is the grant's fence, or for any other entry the fence sequence's
+      -- value read after its row was locked; key orders entries of equal major.
+      CREATE TABLE lease_gate_pending (
+        key bigint PRIMARY KEY,
+        major bigint NOT NULL,
+        event text NOT NULL
+      );
+      CREATE SEQUENCE lease_gate_key;
+      -- What the sequencer numbered: the ledger's size and last timestamp; only it writes here.
+      CREATE TABLE lease_gate_sequenced (
         id int PRIMARY KEY CHECK (id = 1),
         size bigint NOT NULL,
         last_ts bigint NOT NULL
       );
-      INSERT INTO lease_gate_ledger_head VALUES (1, 0, -1);
+      INSERT INTO lease_gate_sequenced VALUES (1, 0, -1);
+      -- The ledger's size, every committed entry (numbered or pending), for whoever
+      -- reads it: a change is in the ledger once it commits.
+      CREATE VIEW lease_gate_ledger_head AS
+        SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
+          FROM lease_gate_sequenced;
       CREATE SEQUENCE lease_gate_fence;
     `,
     },

@@ -28282,7 +28282,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(162)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6162))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(943)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7943))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28290,9 +28290,9 @@ const revoke = lazy(async () => (await Promise.all(/* import() */[__nccwpck_requ
 const freeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).freeze);
 const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).unfreeze);
 const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(863)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5863))).runCommand);
-const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(893)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8274))).keygen);
-const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(893)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8274))).ledger);
-const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(893)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8274))).verify);
+const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
+const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
+const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
 const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(941)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4941))).keep);
 const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(784)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1784))).app);
 const COMMANDS = {
@@ -28441,7 +28441,7 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
 }
 /** One line for any failure, never a stack (errorMessage()), escaped for the terminal. */
 function describeFailure(error) {
-    return (0,lease_escape/* untrusted */.bp)((0,errors/* errorMessage */.g)(error), 1_000);
+    return (0,lease_escape/* untrusted */.bp)((0,errors/* errorMessage */.gJ)(error), 1_000);
 }
 
 ;// CONCATENATED MODULE: ./src/cli/entry.ts
@@ -28577,7 +28577,7 @@ function signalExitCode(signal) {
     return 128 + ((signal && external_node_os_namespaceObject.constants.signals[signal]) || 0);
 }
 /** Bad command-line use: printed with the usage hint, exit 2. */
-class UsageError extends errors/* LeaseGateError */.e {
+class UsageError extends errors/* LeaseGateError */.eg {
     name = 'UsageError';
 }
 const PLANE_OPTIONS = {
@@ -28595,7 +28595,7 @@ function parse(args, options, allowPositionals = false) {
     }
     catch (error) {
         // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
-        throw new UsageError((0,errors/* errorMessage */.g)(error));
+        throw new UsageError((0,errors/* errorMessage */.gJ)(error));
     }
 }
 /**
@@ -28662,6 +28662,7 @@ function settingsFromFlags(values, env) {
 const stdio = {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+    write: (text) => new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve()))),
 };
 
 
@@ -28671,8 +28672,9 @@ const stdio = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* binding */ LeaseGateError),
-/* harmony export */   g: () => (/* binding */ errorMessage)
+/* harmony export */   eg: () => (/* binding */ LeaseGateError),
+/* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   xv: () => (/* binding */ causeText)
 /* harmony export */ });
 /**
  * The one base of every error lease-gate means a person to read, and the one
@@ -28712,6 +28714,20 @@ function errorMessage(error) {
     if (typeof code === 'string')
         return `${text}${HINTS[code] ?? ''}`;
     return `Unexpected error: ${text}`;
+}
+/**
+ * The error's own words for the inside of a longer message ("Cannot read FILE: <this>."):
+ * its message (or what it is, when not an Error) on one line, without errorMessage's
+ * "Unexpected error: " or hints, which do not fit mid-sentence: the sentence around it
+ * says what failed. Line breaks become spaces rather than cutting at the first, because
+ * some libraries put the reason on a later line (@actions/core's "Failed to get ID Token.
+ * \n Error Code : 500 …"). Callers clip and escape as their output needs; wrap with
+ * `{ cause: error }` to keep the rest.
+ */
+function causeText(error) {
+    return (error instanceof Error ? error.message : String(error))
+        .replace(/\s*[\r\n]+\s*/g, ' ')
+        .trim();
 }
 
 
@@ -28762,8 +28778,10 @@ function formatDuration(ms) {
 /* harmony export */ });
 /* unused harmony export MAX_ANSWER_BYTES */
 /* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6752);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8549);
-/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(507);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8549);
+/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(507);
+
 
 
 
@@ -28799,12 +28817,12 @@ function createHttpClient(options = {}) {
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_2__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
+    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_3__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
     let closed = false;
     async function send(req) {
         const call = `[${req.method}] "${req.url}"`;
         if (closed)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: the HTTP client is closed`, 'cancelled', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, 'cancelled', call);
         const timeoutMs = req.timeoutMs ?? headersTimeout;
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -28824,14 +28842,14 @@ function createHttpClient(options = {}) {
             return { status: answer.statusCode, headers: answer.headers, text };
         }
         catch (error) {
-            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j)
+            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j)
                 throw error;
             if (req.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: cancelled`, 'cancelled', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, 'cancelled', call);
             if (timeout.aborted || isTimeout(error)) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
             }
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
         }
     }
     return {
@@ -28840,7 +28858,7 @@ function createHttpClient(options = {}) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
                 const call = `[GET] "${url}"`;
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
             }
             return answer.text;
         },
@@ -28859,7 +28877,7 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
         }
         chunks.push(chunk);
     }
@@ -28873,12 +28891,9 @@ function isTimeout(error) {
 }
 /** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
 function describeNetworkError(error) {
-    const err = error;
-    const cause = err?.cause;
-    const message = (typeof cause?.message === 'string' && cause.message) ||
-        (typeof err?.message === 'string' && err.message) ||
-        String(error);
-    return message.replace(/[\r\n]+/g, ' ').slice(0, 300);
+    const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const text = (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(inner instanceof Error && !inner.message ? error : inner);
+    return (text || String(error)).slice(0, 300);
 }
 
 
@@ -28888,14 +28903,14 @@ function describeNetworkError(error) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_0__.e),
+/* harmony export */   e: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_0__.eg),
 /* harmony export */   j: () => (/* binding */ HttpError)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 
 
 /** The one error of the HTTP client: the exchange did not complete. */
-class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     failure;
     call;
     name = 'HttpError';
@@ -29068,7 +29083,7 @@ function shortHolder(did) {
 
 
 /** A bad setting: the message names where the value came from and the accepted form. */
-class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'SettingsError';
 }
 /** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
@@ -29134,9 +29149,12 @@ function escapeHtml(text) {
 /* unused harmony exports DEFAULT_AUDIENCE, tokenExpiryMs, runnerCanIssue */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3305);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
 /* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
+
 
 
 
@@ -29148,14 +29166,20 @@ const REFRESH_BEFORE_S = 120;
 /** A token whose expiry we cannot read is asked for again after this. */
 const UNKNOWN_LIFETIME_MS = 60_000;
 const MAX_TOKEN_CHARS = 16_384;
+/** Of a JWT's payload only `exp` is read (seconds since the epoch); the rest is the plane's to check. */
+const jwtExpirySchema = zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .object */ .Ikc({ exp: zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .number */ .aig() });
+/** The runner's token service answers `{ value: <the JWT> }`. */
+const tokenAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .object */ .Ikc({
+    value: zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_5__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_5__/* ._maxLength */ .Eb(MAX_TOKEN_CHARS)),
+});
 /** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
 function tokenExpiryMs(token) {
     const payload = token.split('.')[1];
     if (!payload || payload.length > MAX_TOKEN_CHARS)
         return undefined;
     try {
-        const exp = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')).exp;
-        return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+        const read = jwtExpirySchema.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+        return read.success ? read.data.exp * 1000 : undefined;
     }
     catch {
         return undefined;
@@ -29210,17 +29234,17 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
             authorization: `Bearer ${requestToken}`,
             accept: 'application/json',
         });
-        let value;
+        let json;
         try {
-            value = JSON.parse(text).value;
+            json = JSON.parse(text);
         }
         catch {
-            value = undefined;
+            json = undefined;
         }
-        if (typeof value !== 'string' || !value || value.length > MAX_TOKEN_CHARS) {
+        const answer = tokenAnswerSchema.safeParse(json);
+        if (!answer.success)
             throw new Error("the runner's token service answered without a token");
-        }
-        return value;
+        return answer.data.value;
     };
 }
 /** A token from a file (read on each refresh: another tool may renew it) or from LEASE_GATE_OIDC_TOKEN. */
@@ -32623,6 +32647,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   k5n: () => (/* binding */ _enum),
   Whr: () => (/* binding */ schemas_int),
   euz: () => (/* binding */ literal),
+  _H3: () => (/* binding */ looseObject),
   mee: () => (/* binding */ nullable),
   aig: () => (/* binding */ schemas_number),
   Ikc: () => (/* binding */ object),
@@ -32639,7 +32664,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, extend, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullish, omit, partial, pick, prefault, promise, readonly, required, safeExtend, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, extend, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullish, omit, partial, pick, prefault, promise, readonly, required, safeExtend, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -36374,7 +36399,7 @@ function looseObject(shape, params) {
         type: "object",
         shape,
         catchall: unknown(),
-        ...util.normalizeParams(params),
+        ...core_util/* normalizeParams */.A2(params),
     });
 }
 // object methods

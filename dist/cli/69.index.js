@@ -1,5 +1,5 @@
-export const id = 426;
-export const ids = [426];
+export const id = 69;
+export const ids = [69];
 export const modules = {
 
 /***/ 6739:
@@ -80,8 +80,10 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
  */
 const MIGRATIONS = [
     {
+        // Version 1 is the first release's (CHANGELOG: 1.0.0, unreleased): no database holds an
+        // older form of it, so until that release it may still change; after it, never.
         version: 1,
-        name: 'resources, ledger, fences',
+        name: 'resources, ledger, pending entries, fences',
         sql: `
       CREATE TABLE lease_gate_resources (
         resource text PRIMARY KEY,
@@ -95,14 +97,28 @@ const MIGRATIONS = [
         seq bigint PRIMARY KEY,
         line text NOT NULL
       );
-      -- The ledger's size and last timestamp: every write locks this row, which
-      -- keeps the ledger gapless and in commit order.
-      CREATE TABLE lease_gate_ledger_head (
+      -- Entries committed with their change, not yet numbered: the sequencer
+      -- (sequencer.ts) moves them into lease_gate_ledger in (major, key) order.
+      -- major is the grant's fence, or for any other entry the fence sequence's
+      -- value read after its row was locked; key orders entries of equal major.
+      CREATE TABLE lease_gate_pending (
+        key bigint PRIMARY KEY,
+        major bigint NOT NULL,
+        event text NOT NULL
+      );
+      CREATE SEQUENCE lease_gate_key;
+      -- What the sequencer numbered: the ledger's size and last timestamp; only it writes here.
+      CREATE TABLE lease_gate_sequenced (
         id int PRIMARY KEY CHECK (id = 1),
         size bigint NOT NULL,
         last_ts bigint NOT NULL
       );
-      INSERT INTO lease_gate_ledger_head VALUES (1, 0, -1);
+      INSERT INTO lease_gate_sequenced VALUES (1, 0, -1);
+      -- The ledger's size, every committed entry (numbered or pending), for whoever
+      -- reads it: a change is in the ledger once it commits.
+      CREATE VIEW lease_gate_ledger_head AS
+        SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
+          FROM lease_gate_sequenced;
       CREATE SEQUENCE lease_gate_fence;
     `,
     },
@@ -172,7 +188,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 7426:
+/***/ 5069:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -187,23 +203,17 @@ __webpack_require__.d(__webpack_exports__, {
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 5 modules
-var kernel_service = __webpack_require__(5569);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
+var kernel_service = __webpack_require__(3665);
 // EXTERNAL MODULE: ./src/kernel/store-error.ts
 var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
-// EXTERNAL MODULE: ./src/ledger/entry.ts
-var entry = __webpack_require__(5641);
-// EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
-var ledger = __webpack_require__(1850);
 // EXTERNAL MODULE: ./src/plane/deploy.ts
 var deploy = __webpack_require__(6115);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
-
-
 
 
 
@@ -223,6 +233,7 @@ const stateSchema = schemas/* object */.Ikc({
     queue: schemas/* array */.YOg(schemas/* object */.Ikc({
         actorDid: schemas/* string */.YjP(),
         keepUntil: schemas/* number */.aig(),
+        sinceMs: schemas/* optional */.lqM(schemas/* number */.aig()),
         deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
         queue: schemas/* optional */.lqM(deploy/* queueSchema */.Xm),
     })),
@@ -247,19 +258,23 @@ const stateSchema = schemas/* object */.Ikc({
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
  * Commands, in order, as one transaction (group commit: one WAL flush for
- * the batch). The rows are locked FOR UPDATE in resource order (so two
- * replicas' batches cannot deadlock), `now` is read from the database's clock
- * once the locks are held, and each command runs the same pure `decide` as
- * every store, on the state the one before it left. The fences come from a
- * sequence and the ledger's next numbers from its head, both under the head's
- * lock; then the rows, the entries, the head and one NOTIFY per resource are
- * written together. COMMIT makes all of it true at once, or none of it.
+ * the batch). It first takes the plane's writers lock shared (the sequencer's
+ * watermark waits for it; no two commits wait on each other for it), then
+ * locks the rows FOR UPDATE in resource order (so two replicas' batches cannot
+ * deadlock) and reads `now` from the database's clock once every lock is held.
+ * Each command runs the same pure `decide` as every store, on the state the one
+ * before it left. Fences and ordering keys are drawn from sequences after the
+ * row locks, so a resource's later change always draws larger ones; the rows,
+ * the entries (pending, numbered later by the sequencer) and one NOTIFY per
+ * resource are written together. Nothing here locks anything every change needs:
+ * COMMIT makes all of it true at once, or none of it. See docs/architecture.md.
  */
-async function runCommands(client, work, settings, channel) {
-    await client.query('BEGIN');
+async function runCommands(client, work, settings, context) {
+    // One round trip: a simple query of literals only.
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${context.locks.writers})`);
     let decisions;
     try {
-        decisions = await decideLocked(client, work, settings, channel);
+        decisions = await decideLocked(client, work, settings, context.channel);
     }
     catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -281,15 +296,49 @@ class CommitUnknownError extends Error {
         this.cause = cause;
     }
 }
+/**
+ * The rows locked, then the clock: the aggregate takes in every locked row
+ * before its one row is projected, so the clock is read after the last lock
+ * (a clock beside FOR UPDATE rows would be read as each row comes out).
+ */
+const LOCK_ROWS = {
+    name: 'lease-gate lock rows',
+    text: `SELECT l.rows, ${NOW_MS} AS now_ms
+           FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
+                   FROM (SELECT resource, state FROM lease_gate_resources
+                          WHERE resource = ANY($1::text[]) ORDER BY resource FOR UPDATE) AS t) AS l`,
+};
+/**
+ * Fences for the grants, keys for every entry, and the fence sequence's value
+ * before them (the `major` of entries that are not grants). After the row locks.
+ */
+const DRAW = {
+    name: 'lease-gate draw',
+    text: `SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
+                ARRAY(SELECT nextval('lease_gate_fence') FROM generate_series(1, $1::int) ORDER BY 1) AS fences,
+                ARRAY(SELECT nextval('lease_gate_key') FROM generate_series(1, $2::int) ORDER BY 1) AS keys`,
+};
+const WRITE = {
+    name: 'lease-gate write',
+    text: `WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
+                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
+          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
+                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
+                    WHERE r.resource = u.resource),
+          pending AS (INSERT INTO lease_gate_pending (key, major, event)
+                     SELECT coalesce(e.key, nextval('lease_gate_key')),
+                            coalesce(e.major, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
+                                                 FROM lease_gate_fence)),
+                            e.event
+                       FROM unnest($7::bigint[], $8::bigint[], $9::text[]) WITH ORDINALITY AS e(key, major, event, n)
+                      ORDER BY e.n)
+     SELECT pg_notify($10, notice) FROM unnest($11::text[]) AS notice`,
+};
 async function decideLocked(client, work, settings, channel) {
     const names = [...new Set(work.map((w) => w.resource))].sort();
-    // The clock is read in the outer query, so only once every row's lock is held.
-    const locked = await client.query(`SELECT locked.resource, locked.state, ${NOW_MS} AS now_ms
-       FROM (SELECT resource, state FROM lease_gate_resources WHERE resource = ANY($1::text[])
-              ORDER BY resource FOR UPDATE) AS locked`, [names]);
-    const now = locked.rows[0]?.now_ms ??
-        (await client.query(`SELECT ${NOW_MS} AS now_ms`)).rows[0].now_ms;
-    const stored = new Map(locked.rows.map((r) => [r.resource, parseState(r.state, r.resource)]));
+    const locked = await client.query({ ...LOCK_ROWS, values: [names] });
+    const { rows: found, now_ms: now } = locked.rows[0];
+    const stored = new Map((found ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
     // First pass: how many fences? Randomness is recorded so the second pass decides the same.
     const drawn = [];
     let fencesWanted = 0;
@@ -313,25 +362,36 @@ async function decideLocked(client, work, settings, channel) {
         }
         return first.decisions;
     }
-    // The ledger head's lock orders every change of every resource; fences are taken under it,
-    // in the order of the commands, so fences rise in ledger order too.
-    const head = await client.query(`SELECT h.size, h.last_ts,
-            CASE WHEN $1::int > 0 THEN ARRAY(SELECT nextval('lease_gate_fence')
-                                               FROM generate_series(1, $1::int) ORDER BY 1) END AS fences
-       FROM (SELECT size, last_ts FROM lease_gate_ledger_head WHERE id = 1 FOR UPDATE) AS h`, [fencesWanted]);
-    const { size, last_ts: lastTs, fences } = head.rows[0];
+    const draw = async (fences, keys) => {
+        const { rows } = await client.query({
+            ...DRAW,
+            values: [fences, keys],
+        });
+        const row = rows[0];
+        return { base: Number(row.base), fences: row.fences.map(Number), keys: row.keys.map(Number) };
+    };
     let final = first;
+    // Without grants the write draws the keys itself, and every major is the fence
+    // sequence's value then (still after the row locks): one round trip fewer.
+    let keys = null;
+    let majors = null;
     if (fencesWanted > 0) {
+        const taken = await draw(fencesWanted, events.length);
+        const { base, fences } = taken;
         let replayed = 0;
         let fenced = 0;
         final = decideAll(work, stored, now, settings, {
-            nextFence: () => Number(fences[fenced++]),
+            nextFence: () => fences[fenced++],
             random: () => drawn[replayed++] ?? settings.random(),
         });
+        const decided = final.decisions.flatMap((d) => d.events);
+        // The second pass decides as the first did; should it ever make more entries, their keys follow.
+        keys = taken.keys;
+        if (keys.length < decided.length)
+            keys.push(...(await draw(0, decided.length - keys.length)).keys);
+        majors = majorsOf(decided, Math.min(base, fences[0] ?? base));
     }
     const ordered = final.decisions.flatMap((d) => d.events);
-    const entries = (0,ledger/* numberEntries */.ye)(ordered, Number(size), Number(lastTs));
-    const last = entries.at(-1);
     // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
     const states = [...final.changed.values()].sort(byResource);
     const inserted = states.filter((s) => !stored.has(s.resource));
@@ -342,24 +402,34 @@ async function decideLocked(client, work, settings, channel) {
         list.map((s) => JSON.stringify(s)),
         list.map((s) => (0,rules/* nextDeadline */.Gg)(s) ?? null),
     ];
-    await client.query(`WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
-                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
-          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
-                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
-                    WHERE r.resource = u.resource),
-          logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($7::bigint[], $8::text[])),
-          moved AS (UPDATE lease_gate_ledger_head SET size = $9, last_ts = $10 WHERE id = 1)
-     SELECT pg_notify($11, notice) FROM unnest($12::text[]) AS notice`, [
-        ...rows(inserted),
-        ...rows(updated),
-        entries.map((e) => e.seq),
-        entries.map(entry/* entryJson */.Bm),
-        last.seq + 1,
-        last.tsMs,
-        channel,
-        notices,
-    ]);
+    await client.query({
+        ...WRITE,
+        values: [
+            ...rows(inserted),
+            ...rows(updated),
+            keys?.slice(0, ordered.length) ?? null,
+            majors,
+            ordered.map((e) => JSON.stringify(e)),
+            channel,
+            notices,
+        ],
+    });
     return final.decisions;
+}
+/**
+ * Each entry's place before its key: a grant's is its fence; any other's is
+ * the fence sequence's value once the rows were locked (`base`, never above
+ * the batch's first fence), or the batch's last grant before it. So within a
+ * batch they never fall, a resource's later change never has a smaller one,
+ * and grants are ordered by their fences. See sequencer.ts.
+ */
+function majorsOf(events, base) {
+    let running = base;
+    return events.map((e) => {
+        if (e.kind === 'grant')
+            running = Math.max(running, e.fence);
+        return running;
+    });
 }
 /** Each command in order on the state the one before it left; the states that changed. */
 function decideAll(work, stored, now, settings, draw) {
@@ -445,7 +515,7 @@ async function transact(context, work) {
     for (let attempt = 1;; attempt += 1) {
         const client = await context.connect();
         try {
-            const decisions = await runCommands(client, work, context.settings, context.channel);
+            const decisions = await runCommands(client, work, context.settings, context);
             client.release();
             return decisions;
         }
@@ -559,11 +629,115 @@ function listenForChanges(options) {
     };
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
+;// CONCATENATED MODULE: ./src/kernel/postgres/locks.ts
+
+// The first half of each advisory lock key: ours, whatever else shares the database.
+const WRITERS = 0x4c470001;
+const SEQUENCER = 0x4c470002;
+function planeLocks(schema) {
+    const id = (0,external_node_crypto_.createHash)('sha256').update(`lease-gate ${schema}`).digest().readInt32BE(0);
+    return { writers: `${WRITERS}, ${id}`, sequencer: `${SEQUENCER}, ${id}` };
+}
+
 // EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
 var migrations = __webpack_require__(7000);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
+var ledger = __webpack_require__(1850);
+;// CONCATENATED MODULE: ./src/kernel/postgres/sequencer.ts
+
+
+
+
+/** Entries numbered per sequencing transaction at most. */
+const SEQUENCE_BATCH = 2_000;
+/**
+ * One sequencing transaction: moves committed pending entries into the
+ * ledger, numbered after its head, in (major, key) order. Returns how many it
+ * numbered, or undefined when another replica is sequencing (`wait` false).
+ *
+ * Which pending entries may be numbered now: those whose major is at most F,
+ * the fence sequence's value read before the watermark. The watermark takes
+ * the writers lock exclusively for a moment: every commit holds it shared from
+ * its first statement to its end, so once it is granted every transaction that
+ * drew a fence ≤ F has ended, and PostgreSQL makes a commit visible before it
+ * releases its locks, so the next statement's snapshot sees all of them. Then:
+ * - a grant numbered now has fence ≤ F, and every grant with a smaller fence
+ *   drew it earlier, so it is visible too and numbered with it or before:
+ *   fences rise along the ledger;
+ * - an entry numbered now came after its resource's earlier changes, which
+ *   committed before its row lock was taken, drew smaller keys and no larger
+ *   major, so they are visible and numbered with it or before: each resource's
+ *   history keeps its order.
+ * Nothing is lost at a crash: the pending rows go in the transaction that
+ * writes their ledger lines, and an entry is signed only once sequenced.
+ */
+async function sequenceOnce(client, locks, wait, limit = SEQUENCE_BATCH) {
+    const take = wait
+        ? `pg_advisory_xact_lock(${locks.sequencer}) IS NOT NULL`
+        : `pg_try_advisory_xact_lock(${locks.sequencer})`;
+    const opened = (await client.query(`BEGIN; SELECT ${take} AS mine`));
+    try {
+        if (!opened[1]?.rows[0]?.mine) {
+            await client.query('ROLLBACK');
+            return undefined;
+        }
+        // F first, then the watermark (a session lock, so it is held only for this moment).
+        const marked = (await client.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS f FROM lease_gate_fence;
+       SELECT pg_advisory_lock(${locks.writers}); SELECT pg_advisory_unlock(${locks.writers})`));
+        const mark = marked[0].rows[0].f;
+        const { rows } = await client.query({
+            name: 'lease-gate pending',
+            text: `SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
+               LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending WHERE major <= $1
+                                   ORDER BY major, key LIMIT $2) AS p ON true
+              WHERE h.id = 1 ORDER BY p.major, p.key`,
+            values: [mark, limit],
+        });
+        const head = rows[0];
+        const pending = rows.filter((r) => r.key !== null);
+        if (pending.length === 0) {
+            await client.query('COMMIT');
+            return 0;
+        }
+        const events = pending.map((r) => {
+            const parsed = kernel_event/* kernelEventSchema */.J.safeParse(JSON.parse(r.event));
+            if (!parsed.success)
+                throw new store_error/* StoreError */.A(`lease_gate_pending entry ${r.key} is not a lease-gate change`);
+            return parsed.data;
+        });
+        const entries = (0,ledger/* numberEntries */.ye)(events, Number(head.size), Number(head.last_ts));
+        const last = entries.at(-1);
+        await client.query({
+            name: 'lease-gate sequence',
+            text: `WITH logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])),
+                  gone AS (DELETE FROM lease_gate_pending WHERE key = ANY($3::bigint[]))
+             UPDATE lease_gate_sequenced SET size = $4, last_ts = $5 WHERE id = 1`,
+            values: [
+                entries.map((e) => e.seq),
+                entries.map(entry/* entryJson */.Bm),
+                pending.map((r) => r.key),
+                last.seq + 1,
+                last.tsMs,
+            ],
+        });
+        await client.query('COMMIT');
+        return entries.length;
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+}
+
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
 var settings = __webpack_require__(3808);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/service.ts
+
+
 
 
 
@@ -580,6 +754,12 @@ const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet();
+/** How soon after a commit its entries are sequenced (more commits join the same pass). */
+const SEQUENCE_AFTER_MS = 5;
+/** Every replica sequences this often too, so a replica that died leaves nothing pending. */
+const SEQUENCE_EVERY_MS = 1_000;
+/** Sequencing transactions per pass at most (each numbers up to SEQUENCE_BATCH entries). */
+const SEQUENCE_ROUNDS = 50;
 const PostgresService = {
     /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
     async open(options) {
@@ -611,12 +791,19 @@ class PostgresBackend {
     heard;
     listener;
     syncing;
+    locks;
+    /** The pass of the sequencer that will start next, and the one running (at most one of each). */
+    queued;
+    running = Promise.resolve();
+    sequenceTimer;
+    sequenceEvery;
     closed = false;
     constructor(options) {
         this.options = options;
         this.ledger = options.ledger;
         this.schema = (0,settings/* schemaOf */.pP)(options);
         this.channel = channelOf(this.schema);
+        this.locks = planeLocks(this.schema);
         this.log = options.log ?? ((line) => console.error(line));
         this.pool = (0,postgres_connect/* createPool */.b)(options, this.log);
         this.batching = {
@@ -649,10 +836,13 @@ class PostgresBackend {
                 connection: this.options,
                 channel: this.channel,
                 onPayload: (payload) => this.tell(payload),
+                onReconnect: () => void this.missedNotices(),
                 log: this.log,
             });
             this.listener = listener;
             await listener.ready;
+            this.sequenceEvery = setInterval(() => this.sequenceSoon(0), SEQUENCE_EVERY_MS);
+            this.sequenceEvery.unref();
         }
         catch (error) {
             await this.close();
@@ -662,8 +852,69 @@ class PostgresBackend {
         }
         return {};
     }
-    commit(work) {
-        return commitBatch({ connect: () => this.connect(), settings: this.settings, channel: this.channel }, [...work]);
+    async commit(work) {
+        const results = await commitBatch({
+            connect: () => this.connect(),
+            settings: this.settings,
+            channel: this.channel,
+            locks: this.locks,
+        }, [...work]);
+        if (results.some((r) => r.status === 'fulfilled' && r.value.events.length > 0))
+            this.sequenceSoon(SEQUENCE_AFTER_MS);
+        return results;
+    }
+    /**
+     * Numbers what has committed into the ledger (sequencer.ts): one pass after
+     * the last one started here ends. `wait`: take our turn even when another
+     * replica is sequencing (a ledger read must see every change answered before it).
+     */
+    sequence(wait) {
+        if (this.queued) {
+            this.queued.wait ||= wait;
+            return this.queued.done;
+        }
+        const queued = { wait, done: Promise.resolve() };
+        queued.done = this.running.then(async () => {
+            this.queued = undefined;
+            for (let round = 0; round < SEQUENCE_ROUNDS; round += 1) {
+                const numbered = await this.withClient((client) => sequenceOnce(client, this.locks, queued.wait));
+                // Another replica is at it (it numbers ours too), or nothing more is there.
+                if (numbered === undefined || numbered === 0)
+                    return;
+            }
+        });
+        this.queued = queued;
+        this.running = queued.done.catch(() => undefined);
+        return queued.done;
+    }
+    /** A pass soon, in the background; a failure is told and tried again by the next one. */
+    sequenceSoon(delayMs) {
+        if (this.sequenceTimer || this.closed)
+            return;
+        this.sequenceTimer = setTimeout(() => {
+            this.sequenceTimer = undefined;
+            if (this.closed)
+                return;
+            this.sequence(false).catch((error) => {
+                if (!this.closed)
+                    this.log(`kernel: sequencing the ledger failed: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            });
+        }, delayMs);
+        this.sequenceTimer.unref();
+    }
+    /**
+     * The LISTEN connection came back: what was notified meanwhile is lost, so
+     * every resource someone waits for is told it may be free and held requests ask again.
+     */
+    async missedNotices() {
+        try {
+            const { rows } = await this.query(`SELECT resource FROM lease_gate_resources WHERE jsonb_array_length(state->'queue') > 0`);
+            for (const { resource } of rows)
+                this.heard?.({ resource, events: [], freed: true });
+        }
+        catch (error) {
+            this.log(`kernel: could not wake the held requests after reconnecting: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
     }
     async due(limit) {
         const { rows } = await this.query(`SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
@@ -709,8 +960,16 @@ class PostgresBackend {
             throw error instanceof store_error/* StoreError */.A ? error : new store_error/* StoreError */.A((0,postgres_connect/* describe */.q0)(error));
         }
     }
-    /** Reads the entries other replicas (or this one) committed since the last read. */
-    syncLedger() {
+    /** Sequences what has committed, then reads the entries numbered since the last read. */
+    async syncLedger() {
+        try {
+            await this.sequence(true);
+        }
+        catch (error) {
+            throw error instanceof store_error/* StoreError */.A
+                ? error
+                : new store_error/* StoreUnavailableError */.o(`the kernel's store cannot sequence: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
         this.syncing ??= (async () => {
             try {
                 for (;;) {
@@ -732,6 +991,11 @@ class PostgresBackend {
         if (this.closed)
             return;
         this.closed = true;
+        if (this.sequenceTimer)
+            clearTimeout(this.sequenceTimer);
+        if (this.sequenceEvery)
+            clearInterval(this.sequenceEvery);
+        await this.running;
         await this.listener?.close();
         await this.pool.end().catch(() => undefined);
     }
@@ -753,15 +1017,26 @@ class PostgresBackend {
         return client;
     }
     async query(text, values = []) {
+        try {
+            return await this.withClient((client) => client.query(text, values));
+        }
+        catch (error) {
+            if (error instanceof store_error/* StoreUnavailableError */.o)
+                throw error;
+            throw new store_error/* StoreUnavailableError */.o(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
+        }
+    }
+    /** A pooled connection for one task; one that failed is closed, never reused. */
+    async withClient(task) {
         const client = await this.connect();
         try {
-            const result = await client.query(text, values);
+            const result = await task(client);
             client.release();
             return result;
         }
         catch (error) {
             client.release(true);
-            throw new store_error/* StoreUnavailableError */.o(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw error;
         }
     }
     /** Every replica hears every commit (its own too). */
@@ -783,4 +1058,4 @@ class PostgresBackend {
 
 };
 
-//# sourceMappingURL=426.index.js.map
+//# sourceMappingURL=69.index.js.map

@@ -1,8 +1,8 @@
-export const id = 162;
-export const ids = [162];
+export const id = 943;
+export const ids = [943];
 export const modules = {
 
-/***/ 6162:
+/***/ 7943:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -17,128 +17,10 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: ./src/kernel/core.ts
+var core = __webpack_require__(6754);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
-;// CONCATENATED MODULE: ./src/kernel/core.ts
-
-
-/**
- * Every resource's state and the fence counter, in memory, with no I/O:
- * `decide` computes a change without keeping it, `put` keeps it. The service
- * puts a decision only once it is durable.
- */
-class ResourceTable {
-    ttlMs;
-    nextInLineWaitMs;
-    lockDelayMs;
-    random;
-    window;
-    /** The last fence taken (durable or not: fences never go back, gaps are fine). */
-    fence = 0;
-    states = new Map();
-    constructor(options = {}) {
-        this.ttlMs = options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT;
-        this.nextInLineWaitMs = options.nextInLineWaitMs ?? rules/* NEXT_IN_LINE_WAIT_MS */.i2;
-        this.lockDelayMs = options.lockDelayMs ?? (0,rules/* defaultLockDelayMs */.m_)(this.ttlMs);
-        this.random = options.random ?? Math.random;
-        this.window = options.window;
-    }
-    get(resource) {
-        return this.states.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
-    }
-    decide(resource, command, now) {
-        return (0,rules/* decide */.LD)(this.get(resource), command, this.context(resource, now));
-    }
-    /** The rules' context for one resource at `now`, taking fences from this table. */
-    context(resource, now) {
-        return {
-            now,
-            ttlMs: this.ttlMs,
-            nextInLineWaitMs: this.nextInLineWaitMs,
-            lockDelayMs: this.lockDelayMs,
-            nextFence: () => (this.fence += 1),
-            random: this.random,
-            window: this.window?.(resource, now),
-        };
-    }
-    put(state) {
-        if ((0,rules/* isIdle */.xB)(state))
-            this.states.delete(state.resource);
-        else
-            this.states.set(state.resource, state);
-    }
-    values() {
-        return this.states.values();
-    }
-    get size() {
-        return this.states.size;
-    }
-}
-/**
- * The rules over a table, applied at once, for in-process use (tests, the
- * bench's core row). The HTTP kernel goes through the service instead.
- */
-class LeaseKernel {
-    table;
-    events = [];
-    constructor(options = {}) {
-        this.table = new ResourceTable(options);
-    }
-    get ttlMs() {
-        return this.table.ttlMs;
-    }
-    lease(resource, actorDid, now) {
-        return this.apply(resource, { kind: 'lease', actorDid }, now);
-    }
-    release(resource, actorDid, now) {
-        return this.apply(resource, { kind: 'release', actorDid }, now);
-    }
-    /** The operator's lever: ends the lease at once, whoever holds it. */
-    revoke(resource, reason, now) {
-        const reply = this.apply(resource, { kind: 'revoke', reason }, now);
-        return reply.lease ?? undefined;
-    }
-    /** No new holder until `untilMs` (null: until unfrozen); the holder keeps renewing. */
-    freeze(resource, reason, untilMs, now) {
-        const cmd = { kind: 'freeze', reason, untilMs, by: 'operator' };
-        return this.apply(resource, cmd, now).changed;
-    }
-    unfreeze(resource, now) {
-        const cmd = { kind: 'unfreeze', by: 'operator' };
-        return this.apply(resource, cmd, now).changed;
-    }
-    status(resource, now) {
-        return this.apply(resource, { kind: 'status' }, now).lease;
-    }
-    /** Applies every lapse due by `now` (a scan: for tests; the service uses a heap). */
-    reclaim(now) {
-        for (const state of [...this.table.values()])
-            this.apply(state.resource, { kind: 'expire' }, now);
-    }
-    nextExpiry() {
-        let next;
-        for (const { lease } of this.table.values()) {
-            if (lease && (next === undefined || lease.expiresAtMs < next))
-                next = lease.expiresAtMs;
-        }
-        return next;
-    }
-    /** Hands over the changes of holder since the last call (renewals left out). */
-    drainEvents() {
-        const events = this.events;
-        this.events = [];
-        return events;
-    }
-    apply(resource, command, now) {
-        const { state, reply, events } = this.table.decide(resource, command, now);
-        this.table.put(state);
-        for (const event of events)
-            if (event.kind !== 'renew')
-                this.events.push(event);
-        return reply;
-    }
-}
-
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
 var ledger_ledger = __webpack_require__(1850);
 // EXTERNAL MODULE: external "node:http"
@@ -862,8 +744,8 @@ function hostnameOf(host) {
 
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var kernel_overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 5 modules
-var kernel_service = __webpack_require__(5569);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
+var kernel_service = __webpack_require__(3665);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/kernel/app.ts
@@ -883,7 +765,7 @@ var errors = __webpack_require__(3916);
 
 
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
-class ApiRefusal extends errors/* LeaseGateError */.e {
+class ApiRefusal extends errors/* LeaseGateError */.eg {
     status;
     reason;
     name = 'ApiRefusal';
@@ -905,8 +787,9 @@ const revokeBody = schemas/* object */.Ikc({
     resource: app_resource,
     reason: schemas/* _default */.Rvf(schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)), 'revoked by an operator'),
 });
-/** The overview is paged by resource name: `?after=R&limit=N`. */
+/** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
 const overviewQuery = schemas/* object */.Ikc({
+    detail: schemas/* optional */.lqM(schemas/* literal */.euz('1')),
     after: schemas/* optional */.lqM(app_resource),
     limit: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^\d{1,5}$/, `expected a whole number from 1 to ${kernel_overview/* OVERVIEW_PAGE */._C.max}`), schemas/* refine */.YPB((n) => Number(n) >= 1 && Number(n) <= kernel_overview/* OVERVIEW_PAGE */._C.max, `expected a whole number from 1 to ${kernel_overview/* OVERVIEW_PAGE */._C.max}`))),
 });
@@ -1014,16 +897,19 @@ function createKernelApp(options) {
             return ok({ ok: true, lease: lease && publicLease(lease) });
         },
         [`GET ${schema/* KERNEL_RESOURCES_PATH */.KY}`]: async (req) => {
-            const { after, limit } = parse(overviewQuery, {
+            const { after, limit, detail } = parse(overviewQuery, {
                 after: req.query.get('after') ?? undefined,
                 limit: req.query.get('limit') ?? undefined,
+                detail: req.query.get('detail') ?? undefined,
             });
             const size = limit === undefined ? kernel_overview/* OVERVIEW_PAGE */._C.default : Number(limit);
             const overview = await service.overview();
             const windows = options.windows?.describe(overview.nowMs);
+            const page = (0,kernel_overview/* overviewPage */.h6)(overview, after, size);
             return ok({
                 ok: true,
-                ...(0,kernel_overview/* overviewPage */.h6)(overview, after, size),
+                ...page,
+                ...(detail ? {} : { resources: (0,kernel_overview/* withoutDetail */.sE)(page.resources) }),
                 ...(windows ? { windows } : {}),
                 ...options.health?.(),
             });
@@ -1038,7 +924,7 @@ function createKernelApp(options) {
                 return ok({
                     ok: false,
                     reason: 'store_unavailable',
-                    message: `the kernel's store is not writable: ${error.message}`,
+                    message: `the kernel's store is not writable: ${(0,errors/* causeText */.xv)(error)}`,
                 }, 503);
             }
         },
@@ -1277,7 +1163,7 @@ async function openKernel(options) {
         const { service } = options;
         return { service, app: appOf(service, options, names) };
     }
-    const table = options.table ?? new ResourceTable();
+    const table = options.table ?? new core/* ResourceTable */.BR();
     const log = options.log ?? ((line) => console.error(line));
     const { service, warning } = await kernel_service/* KernelService */.h3.open({
         table,
@@ -1536,7 +1422,7 @@ var client = __webpack_require__(3329);
 /** Policy and keys files are small; anything bigger is a mistake. */
 const MAX_FILE_BYTES = 1024 * 1024;
 /** A policy or keys file that cannot be used: the message names the file, the line or the entry. */
-class AuthFileError extends errors/* LeaseGateError */.e {
+class AuthFileError extends errors/* LeaseGateError */.eg {
     name = 'AuthFileError';
 }
 /** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */
@@ -1546,7 +1432,7 @@ function readJsonFile(file, schema, describe) {
         text = (0,external_node_fs_.readFileSync)(file, 'utf8');
     }
     catch (error) {
-        throw new AuthFileError(`Cannot read ${file}: ${error.message}`);
+        throw new AuthFileError(`Cannot read ${file}: ${(0,errors/* causeText */.xv)(error)}`, { cause: error });
     }
     if (text.length > MAX_FILE_BYTES)
         throw new AuthFileError(`${file} is over ${MAX_FILE_BYTES} bytes.`);
@@ -1555,7 +1441,7 @@ function readJsonFile(file, schema, describe) {
         raw = JSON.parse(text);
     }
     catch (error) {
-        throw new AuthFileError(`${file}: ${syntaxError(text, error.message)}`);
+        throw new AuthFileError(`${file}: ${syntaxError(text, (0,errors/* causeText */.xv)(error))}`, { cause: error });
     }
     const parsed = schema.safeParse(raw);
     if (parsed.success)
@@ -1768,6 +1654,7 @@ var cli_options = __webpack_require__(9092);
 
 
 
+
 /** The kernel's credential flags; see docs/kernel.md. */
 const AUTH_OPTIONS = {
     'oidc-issuer': { type: 'string' },
@@ -1810,7 +1697,7 @@ async function kernelAuth(values, key) {
                 verifier = createOidcVerifier({ issuer, audience, http });
             }
             catch (error) {
-                throw new cli_options/* UsageError */.eb(`Invalid --oidc-issuer: ${error.message}.`);
+                throw new cli_options/* UsageError */.eb(`Invalid --oidc-issuer: ${(0,errors/* causeText */.xv)(error)}.`, { cause: error });
             }
             const didHost = values['oidc-did-host'] ?? defaultDidHost(verifier.issuer);
             if (!/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
@@ -1851,7 +1738,7 @@ const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
 const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
-class NotifyError extends errors/* LeaseGateError */.e {
+class NotifyError extends errors/* LeaseGateError */.eg {
     name = 'NotifyError';
 }
 /** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
@@ -2178,7 +2065,7 @@ function sleep(ms, signal) {
 ;// CONCATENATED MODULE: ./src/kernel/windows.ts
 
 
-class WindowsError extends errors/* LeaseGateError */.e {
+class WindowsError extends errors/* LeaseGateError */.eg {
     name = 'WindowsError';
 }
 const MINUTE = 60_000;
@@ -2202,7 +2089,9 @@ class FreezeWindows {
             text = (0,external_node_fs_.readFileSync)(file, 'utf8');
         }
         catch (error) {
-            throw new WindowsError(`Cannot read the windows file ${file}: ${error.message}`);
+            throw new WindowsError(`Cannot read the windows file ${file}: ${(0,errors/* causeText */.xv)(error)}`, {
+                cause: error,
+            });
         }
         return FreezeWindows.parse(text, file);
     }
@@ -2213,7 +2102,7 @@ class FreezeWindows {
             raw = JSON.parse(text);
         }
         catch (error) {
-            throw new WindowsError(`${source}: not JSON (${error.message})`);
+            throw new WindowsError(`${source}: not JSON (${(0,errors/* causeText */.xv)(error)})`, { cause: error });
         }
         const list = raw?.windows;
         if (!Array.isArray(list) || list.length > 100) {
@@ -2474,7 +2363,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(426)]).then(__webpack_require__.bind(__webpack_require__, 7426));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(69)]).then(__webpack_require__.bind(__webpack_require__, 5069));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
@@ -2492,6 +2381,7 @@ async function migrateCommand(args, io, env) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/kernel-command.ts
+
 
 
 
@@ -2560,7 +2450,7 @@ async function kernel(args, io, env) {
         throw new cli_options/* UsageError */.eb('--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.');
     // The log is the kernel's one durable record; --data-prefix names where it lives.
     const logFile = values.ledger ?? (dataPrefix ? `${dataPrefix}.ledger.jsonl` : undefined);
-    const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile, dataPrefix) : (0,kernel_store/* memoryStore */.LK)();
+    const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile) : (0,kernel_store/* memoryStore */.LK)();
     const log = (events) => {
         if (values.quiet)
             return;
@@ -2587,7 +2477,7 @@ async function kernel(args, io, env) {
     const running = await startKernelServer({
         service,
         ledger,
-        table: new ResourceTable({ ttlMs, lockDelayMs, window }),
+        table: new core/* ResourceTable */.BR({ ttlMs, lockDelayMs, window }),
         windows,
         onService: notifier && ((service) => notifier.attach(service)),
         store,
@@ -2688,7 +2578,9 @@ function readSigningKey(file) {
         key = (0,external_node_crypto_.createPrivateKey)((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch (error) {
-        throw new cli_options/* UsageError */.eb(`Cannot read the signing key ${file}: ${error.message}`);
+        throw new cli_options/* UsageError */.eb(`Cannot read the signing key ${file}: ${(0,errors/* causeText */.xv)(error)}`, {
+            cause: error,
+        });
     }
     if (key.asymmetricKeyType !== 'ed25519')
         throw new cli_options/* UsageError */.eb(`The signing key ${file} is not an Ed25519 key.`);
@@ -2790,10 +2682,142 @@ class AuthRefusal extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseG
     status;
     reason;
     name = 'AuthRefusal';
-    constructor(status, reason, message) {
-        super(message);
+    constructor(status, reason, message, 
+    /** `cause`: the error this one wraps, when it wraps one. */
+    options = {}) {
+        super(message, options);
         this.status = status;
         this.reason = reason;
+    }
+}
+
+
+/***/ }),
+
+/***/ 6754:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   BR: () => (/* binding */ ResourceTable)
+/* harmony export */ });
+/* unused harmony export LeaseKernel */
+/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9494);
+
+
+/**
+ * Every resource's state and the fence counter, in memory, with no I/O:
+ * `decide` computes a change without keeping it, `put` keeps it. The service
+ * puts a decision only once it is durable.
+ */
+class ResourceTable {
+    ttlMs;
+    nextInLineWaitMs;
+    lockDelayMs;
+    random;
+    window;
+    /** The last fence taken (durable or not: fences never go back, gaps are fine). */
+    fence = 0;
+    states = new Map();
+    constructor(options = {}) {
+        this.ttlMs = options.ttlMs ?? _rules_js__WEBPACK_IMPORTED_MODULE_0__/* .DEFAULT_TTL_MS */ .KT;
+        this.nextInLineWaitMs = options.nextInLineWaitMs ?? _rules_js__WEBPACK_IMPORTED_MODULE_0__/* .NEXT_IN_LINE_WAIT_MS */ .i2;
+        this.lockDelayMs = options.lockDelayMs ?? (0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .defaultLockDelayMs */ .m_)(this.ttlMs);
+        this.random = options.random ?? Math.random;
+        this.window = options.window;
+    }
+    get(resource) {
+        return this.states.get(resource) ?? (0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .emptyState */ .p$)(resource);
+    }
+    decide(resource, command, now) {
+        return (0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .decide */ .LD)(this.get(resource), command, this.context(resource, now));
+    }
+    /** The rules' context for one resource at `now`, taking fences from this table. */
+    context(resource, now) {
+        return {
+            now,
+            ttlMs: this.ttlMs,
+            nextInLineWaitMs: this.nextInLineWaitMs,
+            lockDelayMs: this.lockDelayMs,
+            nextFence: () => (this.fence += 1),
+            random: this.random,
+            window: this.window?.(resource, now),
+        };
+    }
+    put(state) {
+        if ((0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .isIdle */ .xB)(state))
+            this.states.delete(state.resource);
+        else
+            this.states.set(state.resource, state);
+    }
+    values() {
+        return this.states.values();
+    }
+    get size() {
+        return this.states.size;
+    }
+}
+/**
+ * The rules over a table, applied at once, for in-process use (tests, the
+ * bench's core row). The HTTP kernel goes through the service instead.
+ */
+class LeaseKernel {
+    table;
+    events = [];
+    constructor(options = {}) {
+        this.table = new ResourceTable(options);
+    }
+    get ttlMs() {
+        return this.table.ttlMs;
+    }
+    lease(resource, actorDid, now) {
+        return this.apply(resource, { kind: 'lease', actorDid }, now);
+    }
+    release(resource, actorDid, now) {
+        return this.apply(resource, { kind: 'release', actorDid }, now);
+    }
+    /** The operator's lever: ends the lease at once, whoever holds it. */
+    revoke(resource, reason, now) {
+        const reply = this.apply(resource, { kind: 'revoke', reason }, now);
+        return reply.lease ?? undefined;
+    }
+    /** No new holder until `untilMs` (null: until unfrozen); the holder keeps renewing. */
+    freeze(resource, reason, untilMs, now) {
+        const cmd = { kind: 'freeze', reason, untilMs, by: 'operator' };
+        return this.apply(resource, cmd, now).changed;
+    }
+    unfreeze(resource, now) {
+        const cmd = { kind: 'unfreeze', by: 'operator' };
+        return this.apply(resource, cmd, now).changed;
+    }
+    status(resource, now) {
+        return this.apply(resource, { kind: 'status' }, now).lease;
+    }
+    /** Applies every lapse due by `now` (a scan: for tests; the service uses a heap). */
+    reclaim(now) {
+        for (const state of [...this.table.values()])
+            this.apply(state.resource, { kind: 'expire' }, now);
+    }
+    nextExpiry() {
+        let next;
+        for (const { lease } of this.table.values()) {
+            if (lease && (next === undefined || lease.expiresAtMs < next))
+                next = lease.expiresAtMs;
+        }
+        return next;
+    }
+    /** Hands over the changes of holder since the last call (renewals left out). */
+    drainEvents() {
+        const events = this.events;
+        this.events = [];
+        return events;
+    }
+    apply(resource, command, now) {
+        const { state, reply, events } = this.table.decide(resource, command, now);
+        this.table.put(state);
+        for (const event of events)
+            if (event.kind !== 'renew')
+                this.events.push(event);
+        return reply;
     }
 }
 
@@ -2844,7 +2868,8 @@ const frees = (events) => events.some((e) => FREEING.has(e.kind));
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   _C: () => (/* binding */ OVERVIEW_PAGE),
 /* harmony export */   bq: () => (/* binding */ overviewOf),
-/* harmony export */   h6: () => (/* binding */ overviewPage)
+/* harmony export */   h6: () => (/* binding */ overviewPage),
+/* harmony export */   sE: () => (/* binding */ withoutDetail)
 /* harmony export */ });
 /** Every resource with a live lease, a reservation or waiters, as seen at `now`. */
 function overviewOf(states, now) {
@@ -2857,6 +2882,7 @@ function overviewOf(states, now) {
             actorDid: w.actorDid,
             position,
             ...(w.deploy ? { deploy: w.deploy } : {}),
+            ...(w.sinceMs === undefined ? {} : { sinceMs: w.sinceMs }),
         }));
         const head = queue[0];
         const reserved = !lease && head && s.reservedUntilMs > now
@@ -2907,6 +2933,15 @@ function overviewPage(overview, after, limit) {
     const resources = all.slice(start, start + limit);
     const more = start + limit < all.length;
     return { nowMs: overview.nowMs, resources, next: more ? resources.at(-1).resource : null };
+}
+/**
+ * The page as a plain `GET` shows it: without the waiters' `sinceMs`, which only
+ * `?detail=1` (the console) asks for, so the answer's shape stays what it was.
+ */
+function withoutDetail(resources) {
+    return resources.map((r) => r.queue.some((w) => w.sinceMs !== undefined)
+        ? { ...r, queue: r.queue.map(({ sinceMs: _since, ...w }) => w) }
+        : r);
 }
 
 
@@ -3348,7 +3383,7 @@ function lease(s, command, ctx, events) {
 function keepPlace(s, actorDid, lane, waitMs, now) {
     let position = s.queue.findIndex((w) => w.actorDid === actorDid);
     if (position < 0) {
-        s.queue = [...s.queue, { actorDid, keepUntil: 0, ...lane }];
+        s.queue = [...s.queue, { actorDid, keepUntil: 0, sinceMs: now, ...lane }];
         position = s.queue.length - 1;
     }
     if (waitMs > 0) {
@@ -3559,7 +3594,7 @@ function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
 
 /***/ }),
 
-/***/ 5569:
+/***/ 3665:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -3571,6 +3606,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: toEvent
 
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/kernel/alarms.ts
 /** A binary min-heap of (time, resource): the next lapse without a scan of every lease. */
 class AlarmHeap {
@@ -3714,8 +3751,130 @@ class GroupCommit {
 }
 const asError = (error) => (error instanceof Error ? error : new Error(String(error)));
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
+;// CONCATENATED MODULE: ./src/ledger/file-lines.ts
+
+/** Lines per indexed run: the byte offset of every 256th line is all that is kept. */
+const RUN_LINES = 256;
+/**
+ * A ledger's lines read back from the log file they were written to: memory
+ * holds one byte offset per run of RUN_LINES lines (8 bytes per 256 entries)
+ * and the last run read, never the lines themselves. Line i+1 starts one byte
+ * (its newline) after line i ends, which is how the file store writes them.
+ */
+class FileLines {
+    path;
+    readsBack = true;
+    length = 0;
+    /** Where the next line starts (just past the last line's newline). */
+    end = 0;
+    starts = new Float64Array(64);
+    fd;
+    run;
+    constructor(path) {
+        this.path = path;
+    }
+    /** Takes the index a snapshot kept: `length` lines, run starts, and the end of the last line. */
+    restore(length, starts, end) {
+        if (this.length !== 0)
+            throw new RangeError('only an empty source restores');
+        if (starts.length !== Math.ceil(length / RUN_LINES))
+            throw new RangeError(`${starts.length} run starts do not index ${length} lines`);
+        this.grow(starts.length);
+        this.starts.set(starts);
+        this.length = length;
+        this.end = end;
+    }
+    /** The byte offsets of each run's first line (for a snapshot). */
+    runStarts() {
+        return Array.from(this.starts.subarray(0, Math.ceil(this.length / RUN_LINES)));
+    }
+    push(line) {
+        if (this.length % RUN_LINES === 0) {
+            const run = this.length / RUN_LINES;
+            this.grow(run + 1);
+            this.starts[run] = this.end;
+        }
+        const bytes = Buffer.from(line, 'utf8');
+        this.end += bytes.length + 1;
+        this.length += 1;
+        return bytes;
+    }
+    at(i) {
+        const { bytes, offsets } = this.read(Math.floor(i / RUN_LINES));
+        const j = i % RUN_LINES;
+        return bytes.toString('utf8', offsets[j], offsets[j + 1] - 1);
+    }
+    bytes(lo, hi) {
+        const out = [];
+        for (let i = lo; i < hi;) {
+            const { bytes, offsets, count } = this.read(Math.floor(i / RUN_LINES));
+            const first = i % RUN_LINES;
+            const last = Math.min(count, first + (hi - i));
+            for (let j = first; j < last; j += 1)
+                out.push(bytes.subarray(offsets[j], offsets[j + 1] - 1));
+            i += last - first;
+        }
+        return out;
+    }
+    get heldBytes() {
+        return this.starts.byteLength + (this.run?.bytes.length ?? 0);
+    }
+    close() {
+        if (this.fd !== undefined)
+            (0,external_node_fs_.closeSync)(this.fd);
+        this.fd = undefined;
+        this.run = undefined;
+    }
+    grow(runs) {
+        if (runs <= this.starts.length)
+            return;
+        const bigger = new Float64Array(Math.max(runs, this.starts.length * 2));
+        bigger.set(this.starts);
+        this.starts = bigger;
+    }
+    /** One run's bytes and where each of its lines starts (offsets[count] is one past the last newline). */
+    read(index) {
+        const count = Math.min(RUN_LINES, this.length - index * RUN_LINES);
+        if (!(count > 0))
+            throw new RangeError(`line ${index * RUN_LINES} is not in the ledger`);
+        if (this.run?.index === index && this.run.count === count)
+            return this.run;
+        const from = this.starts[index];
+        const to = (index + 1) * RUN_LINES < this.length ? this.starts[index + 1] : this.end;
+        const bytes = Buffer.allocUnsafe(to - from);
+        this.fd ??= (0,external_node_fs_.openSync)(this.path, 'r');
+        let got = 0;
+        while (got < bytes.length) {
+            const n = (0,external_node_fs_.readSync)(this.fd, bytes, got, bytes.length - got, from + got);
+            if (n <= 0)
+                break;
+            got += n;
+        }
+        // The last line may still lack its newline (the store writes it before the next line).
+        if (got === bytes.length - 1)
+            bytes[got++] = 0x0a;
+        const offsets = [0];
+        for (let at = 0; offsets.length <= count;) {
+            const nl = bytes.indexOf(0x0a, at);
+            if (nl < 0 || nl >= got) {
+                throw new RangeError(`${this.path}: lines ${index * RUN_LINES}..${index * RUN_LINES + count} could not be read back at byte ${from}`);
+            }
+            at = nl + 1;
+            offsets.push(at);
+        }
+        this.run = { index, count, bytes, offsets };
+        return this.run;
+    }
+}
+
 // EXTERNAL MODULE: ./src/plane/deploy.ts
 var plane_deploy = __webpack_require__(6115);
+// EXTERNAL MODULE: ./src/kernel/core.ts
+var core = __webpack_require__(6754);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
 ;// CONCATENATED MODULE: ./src/kernel/restart.ts
@@ -3764,14 +3923,63 @@ function resumeLeases(states, time, now, ttlMs) {
 
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
+;// CONCATENATED MODULE: ./src/kernel/snapshot.ts
+
+const whole = schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI());
+/**
+ * Checked for shape only: the file carries its own checksum, and its last line
+ * is checked against the log; a state the rules then read is one this kernel wrote.
+ */
+const snapshotStateSchema = schemas/* object */.Ikc({
+    version: schemas/* literal */.euz(1),
+    ledger: schemas/* object */.Ikc({
+        size: whole,
+        lastTs: schemas/* number */.aig().check(schemas/* int */.Whr()),
+        root: schemas/* string */.YjP(),
+        chunkRoots: schemas/* string */.YjP(),
+    }),
+    runStarts: schemas/* array */.YOg(whole),
+    end: whole,
+    fence: schemas/* number */.aig().check(schemas/* int */.Whr()),
+    time: schemas/* object */.Ikc({ lastMs: schemas/* number */.aig(), earliestMs: schemas/* number */.aig() }),
+    ttlMs: schemas/* number */.aig(),
+    lockDelayMs: schemas/* number */.aig(),
+    states: schemas/* array */.YOg(schemas/* looseObject */._H3({
+        resource: schemas/* string */.YjP(),
+        lease: schemas/* nullable */.mee(schemas/* looseObject */._H3({ id: schemas/* string */.YjP(), expiresAtMs: schemas/* number */.aig() })),
+        queue: schemas/* array */.YOg(schemas/* unknown */.L5J()),
+        reservedUntilMs: schemas/* number */.aig(),
+        typicalHoldMs: schemas/* nullable */.mee(schemas/* number */.aig()),
+        revoked: schemas/* array */.YOg(schemas/* looseObject */._H3({ actorDid: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
+    })),
+});
+/** The state a snapshot file holds, or undefined when it is not one this kernel writes. */
+function readSnapshotState(value) {
+    const parsed = snapshotStateSchema.safeParse(value);
+    return parsed.success ? parsed.data : undefined;
+}
+
 // EXTERNAL MODULE: ./src/kernel/store-error.ts
 var store_error = __webpack_require__(959);
+// EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
+var store = __webpack_require__(5423);
 ;// CONCATENATED MODULE: ./src/kernel/local-backend.ts
 
 
 
 
 
+
+
+
+
+
+/** Entries between two snapshots of a file kernel: a restart replays at most about this many. */
+const SNAPSHOT_EVERY = 16_384;
 /**
  * The backend of one process: the states in memory (the table), the record in
  * a store's append-only log (memory: none; a file: fdatasync'ed per batch). A
@@ -3800,6 +4008,7 @@ class LocalBackend {
     /** Restart renewals a full disk did not take yet: written first, before any other change. */
     owed = [];
     closed = false;
+    replayed;
     constructor(options) {
         this.options = options;
         this.table = options.table;
@@ -3816,17 +4025,28 @@ class LocalBackend {
      * rule (`resumeLeases`) and writes its renewals.
      */
     async open() {
-        const recovered = await this.store.open();
         const { table, ledger } = this;
         let time;
-        recovered.lines.forEach((line, i) => {
-            const entry = ledger.load(line, `${this.store.describe} line ${i + 1}`);
-            const event = toEvent(entry);
-            table.put((0,rules/* replay */.eZ)(table.get(entry.resource), event, table.ttlMs, table.lockDelayMs));
-            // Every fence in what is durable, not only grants', stays below the next one.
-            table.fence = Math.max(table.fence, entry.fence);
-            time = logTimeAfter(time, entry.tsMs);
-        });
+        let recovered;
+        if ((0,store/* isLogFileStore */.oZ)(this.store)) {
+            recovered = await this.openFile(this.store);
+            time = this.replayed.time;
+            // Copies: the rules may change a state's arrays in place, and the view must not follow.
+            for (const state of this.replayed.table.values())
+                table.put(structuredClone(state));
+            table.fence = Math.max(table.fence, this.replayed.table.fence);
+        }
+        else {
+            const log = await this.store.open();
+            recovered = log;
+            log.lines.forEach((line, i) => {
+                const entry = ledger.load(line, `${this.store.describe} line ${i + 1}`);
+                table.put((0,rules/* replay */.eZ)(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs));
+                // Every fence in what is durable, not only grants', stays below the next one.
+                table.fence = Math.max(table.fence, entry.fence);
+                time = logTimeAfter(time, entry.tsMs);
+            });
+        }
         table.fence = Math.max(table.fence, recovered.fenceFloor);
         // The kernel's clock never reads earlier than the log's end, whatever the wall clock did.
         if (time)
@@ -3837,6 +4057,125 @@ class LocalBackend {
         const owed = time ? await this.resume(time, now) : undefined;
         const warning = [recovered.warning, owed].filter(Boolean).join('; ');
         return warning ? { warning } : {};
+    }
+    /**
+     * A file kernel's start: the ledger reads its lines back from the log; a
+     * snapshot the log confirms stands for the part of the log it covers, and
+     * only the lines after it are replayed. Any other snapshot is ignored with
+     * a note and the whole log replayed: the log is the one truth.
+     */
+    async openFile(store) {
+        const { table: live, ledger } = this;
+        const fresh = () => ({
+            store,
+            lines: new FileLines(store.path),
+            table: new core/* ResourceTable */.BR({ ttlMs: live.ttlMs, lockDelayMs: live.lockDelayMs }),
+            time: undefined,
+            since: 0,
+            writing: undefined,
+        });
+        let replayed = fresh();
+        let start;
+        let note;
+        const found = store.readSnapshot();
+        if ('snapshot' in found) {
+            const { snapshot } = found;
+            const state = readSnapshotState(snapshot.state);
+            try {
+                if (!state || state.ledger.size !== snapshot.size)
+                    throw new Error('it is not a snapshot of this kernel');
+                if (state.ttlMs !== live.ttlMs || state.lockDelayMs !== live.lockDelayMs)
+                    throw new Error('it was taken with another lease lifetime or lock-delay');
+                if (state.end !== snapshot.lastOffset + snapshot.lastBytes + 1)
+                    throw new Error('its index does not end at its last entry');
+                replayed.lines.restore(state.ledger.size, state.runStarts, state.end);
+                ledger.restoreFrom(replayed.lines, state.ledger);
+                for (const resource of state.states)
+                    replayed.table.put(resource);
+                replayed.table.fence = state.fence;
+                replayed.time = state.time;
+                start = { index: snapshot.size, offset: state.end, lastBytes: snapshot.lastBytes };
+            }
+            catch (error) {
+                replayed.lines.close();
+                replayed = fresh();
+                note = error.message;
+            }
+        }
+        else {
+            note = found.ignored;
+        }
+        if (!start)
+            ledger.readFrom(replayed.lines);
+        const { table } = replayed;
+        let index = start?.index ?? 0;
+        const recovered = await store.openFrom((line) => {
+            index += 1;
+            const entry = ledger.load(line, `${store.describe} line ${index}`);
+            table.put((0,rules/* replay */.eZ)(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs));
+            table.fence = Math.max(table.fence, entry.fence);
+            replayed.time = logTimeAfter(replayed.time, entry.tsMs);
+            replayed.since += 1;
+        }, start);
+        this.replayed = replayed;
+        const ignored = note && `${store.path}.snapshot.json was ignored: ${note}; the whole log was read`;
+        const warning = [recovered.warning, ignored].filter(Boolean).join('; ');
+        return { fenceFloor: recovered.fenceFloor, ...(warning ? { warning } : {}) };
+    }
+    /**
+     * Follows what became durable in the file kernel's view of its log, and now
+     * and then (off the answer path) snapshots it.
+     */
+    recorded(entries) {
+        const replayed = this.replayed;
+        if (!replayed)
+            return;
+        const { table } = replayed;
+        for (const entry of entries) {
+            table.put((0,rules/* replay */.eZ)(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs));
+            table.fence = Math.max(table.fence, entry.fence);
+            replayed.time = logTimeAfter(replayed.time, entry.tsMs);
+        }
+        replayed.since += entries.length;
+        if (replayed.since >= SNAPSHOT_EVERY && !replayed.writing) {
+            replayed.writing = new Promise((done) => setImmediate(done))
+                .then(() => this.snapshot())
+                // The snapshot only saves time: one that cannot be written costs a longer restart.
+                .catch(() => undefined)
+                .finally(() => (replayed.writing = undefined));
+        }
+    }
+    /**
+     * Writes the snapshot of what is durable now. Taken at once (between two
+     * batches: the ledger, its index and the view all stand at the same entry),
+     * then written.
+     */
+    async snapshot() {
+        const replayed = this.replayed;
+        const size = this.ledger.size;
+        if (!replayed || size === 0 || !replayed.time)
+            return;
+        const { lines, table } = replayed;
+        const last = Buffer.from(lines.at(size - 1), 'utf8');
+        replayed.since = 0;
+        const snapshot = {
+            size,
+            lastOffset: lines.end - last.length - 1,
+            lastBytes: last.length,
+            lastSha256: (0,external_node_crypto_.createHash)('sha256').update(last).digest('hex'),
+            state: {
+                version: 1,
+                ledger: this.ledger.snapshot(),
+                runStarts: lines.runStarts(),
+                end: lines.end,
+                fence: table.fence,
+                time: replayed.time,
+                ttlMs: table.ttlMs,
+                lockDelayMs: table.lockDelayMs,
+                states: [...table.values()],
+            },
+        };
+        await replayed.store.writeSnapshot(snapshot);
     }
     /**
      * Renews the leases the log leaves open (the restart rule). Written before
@@ -3853,6 +4192,7 @@ class LocalBackend {
         try {
             await this.store.append(prepared.text, prepared.entries);
             this.ledger.accept(prepared.entries, prepared.lines);
+            this.recorded(prepared.entries);
         }
         catch (error) {
             this.owed = events;
@@ -3889,6 +4229,7 @@ class LocalBackend {
                 if (owed.length)
                     this.owed = [];
                 this.ledger.accept(prepared.entries, prepared.lines);
+                this.recorded(prepared.entries);
             }
             catch (error) {
                 const message = error instanceof store_error/* StoreError */.A ? error.message : String(error);
@@ -3925,9 +4266,17 @@ class LocalBackend {
     ready() {
         return this.store.probe();
     }
-    close() {
+    async close() {
         this.closed = true;
-        return this.store.close();
+        const replayed = this.replayed;
+        if (replayed) {
+            // A clean stop leaves a snapshot of everything, so the next start replays nothing.
+            await replayed.writing;
+            if (replayed.since > 0)
+                await this.snapshot().catch(() => undefined);
+        }
+        await this.store.close();
+        replayed?.lines.close();
     }
 }
 function toEvent(entry) {
@@ -3963,6 +4312,7 @@ function workFor(resource, command) {
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/service.ts
+
 
 
 
@@ -4204,7 +4554,7 @@ class KernelService {
         }
         catch (error) {
             if (!this.sweepFailing)
-                this.log(`kernel: ${error.message}`);
+                this.log(`kernel: ${(0,errors/* errorMessage */.gJ)(error)}`);
             this.sweepFailing = true;
         }
         finally {
@@ -4226,7 +4576,7 @@ class KernelService {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 
 /** A store that cannot read or persist: the kernel answers 503 and leaves memory unchanged. */
-class StoreError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class StoreError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'StoreError';
 }
 /** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
@@ -4245,32 +4595,43 @@ class StoreUnavailableError extends Error {
 __webpack_require__.d(__webpack_exports__, {
   AD: () => (/* reexport */ store_error/* StoreError */.A),
   oX: () => (/* binding */ fileStore),
+  oZ: () => (/* binding */ isLogFileStore),
   LK: () => (/* binding */ memoryStore)
 });
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __webpack_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var entry = __webpack_require__(5641);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __webpack_require__(1455);
 ;// CONCATENATED MODULE: ./src/kernel/log-file.ts
 
 
 const nodeLogFs = {
-    read(path) {
+    openRead(path) {
+        let fd;
         try {
-            return (0,external_node_fs_.readFileSync)(path);
+            fd = (0,external_node_fs_.openSync)(path, 'r');
         }
         catch (error) {
             if (error.code === 'ENOENT')
                 return undefined;
             throw error;
         }
+        return {
+            size: (0,external_node_fs_.fstatSync)(fd).size,
+            read: (into, position) => (0,external_node_fs_.readSync)(fd, into, 0, into.length, position),
+            close: () => (0,external_node_fs_.closeSync)(fd),
+        };
     },
     async openLog(path) {
         const handle = await (0,promises_.open)(path, promises_.constants.O_RDWR | promises_.constants.O_CREAT, 0o600);
@@ -4312,6 +4673,17 @@ var store_error = __webpack_require__(959);
 
 
 
+
+
+
+const snapshotLogSchema = schemas/* object */.Ikc({
+    size: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
+    lastOffset: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
+    lastBytes: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
+    lastSha256: schemas/* string */.YjP().check(api/* _regex */.Fk(/^[0-9a-f]{64}$/)),
+    state: schemas/* unknown */.L5J(),
+});
+const isLogFileStore = (store) => 'openFrom' in store && 'readSnapshot' in store;
 /** Nothing outlives the process; appends always succeed. */
 function memoryStore() {
     return {
@@ -4322,20 +4694,21 @@ function memoryStore() {
         close: async () => undefined,
     };
 }
-const legacyStateSchema = schemas/* object */.Ikc({
-    version: schemas/* literal */.euz(1),
-    fence: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
-});
+/** Bytes read at a time at start. */
+const READ_BYTES = 4 * 1024 * 1024;
 /**
  * A file of canonical JSON lines, written at the end of what is durable and
  * fdatasync'ed per batch. Only bytes a write reports as written count, and a
  * batch counts only once all of them are written and synced; a short or failed
  * write is cut back to the last durable byte (never past the file's end) before
  * the error is reported, and retried on the next batch, so the file never holds
- * half a batch that memory does not. `legacyState` is an older release's state
- * file, read only for its fence.
+ * half a batch that memory does not. Beside it, `PATH.snapshot.json` may hold
+ * a snapshot that saves a restart the replay of what it covers (local-backend.ts).
  */
-function fileStore(path, legacyState, options = {}) {
+function fileStore(path, given, 
+/** Where the options went while the second place named a state file (before 1.0.0): still read. */
+formerPlace) {
+    const options = given ?? formerPlace ?? {};
     const fs = options.fs ?? nodeLogFs;
     const now = options.now ?? Date.now;
     let file;
@@ -4361,53 +4734,162 @@ function fileStore(path, legacyState, options = {}) {
             throw new store_error/* StoreError */.A(`cannot repair ${path}: ${error.message}`);
         }
     };
-    return {
-        describe: path,
-        async open() {
-            let bytes;
+    const snapshotPath = `${path}.snapshot.json`;
+    const openFrom = async (onLine, start) => {
+        let reader;
+        try {
+            reader = fs.openRead(path);
+        }
+        catch (error) {
+            throw new store_error/* StoreError */.A(`Cannot read the kernel's log ${path}: ${error.message}`);
+        }
+        let fenceFloor = 0;
+        let index = start?.index ?? 0;
+        let at = start?.offset ?? 0;
+        let tail = Buffer.alloc(0);
+        let warning;
+        if (start && reader && reader.size === start.offset - 1) {
+            // The snapshot's last line is the log's last, now without its newline: kept, as below.
+            at -= 1;
+            newlineOwed = true;
+            warning = `${path}: the last record (${start.lastBytes} bytes) had no newline; it is whole and was kept`;
+        }
+        else if (reader) {
             try {
-                bytes = fs.read(path);
-            }
-            catch (error) {
-                throw new store_error/* StoreError */.A(`Cannot read the kernel's log ${path}: ${error.message}`);
-            }
-            let fenceFloor = legacyState ? readLegacyFence(legacyState, bytes !== undefined, path) : 0;
-            const log = bytes ?? Buffer.alloc(0);
-            const end = log.lastIndexOf(0x0a) + 1;
-            const lines = end > 0 ? log.toString('utf8', 0, end - 1).split('\n') : [];
-            const tail = log.subarray(end);
-            durableBytes = end;
-            let warning;
-            if (tail.length > 0) {
-                const text = tail.toString('utf8');
-                if ((0,entry/* readEntry */.hB)(text, lines.length)) {
-                    // Whole and valid but for its newline: it may have been acknowledged, so it stays.
-                    lines.push(text);
-                    durableBytes = log.length;
-                    newlineOwed = true;
-                    warning = `${path}: the last record (${tail.length} bytes) had no newline; it is whole and was kept`;
-                }
-                else {
-                    const copy = `${path}.cut-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+                // Whole lines go out as they are found; only the part after the last newline is carried.
+                const block = Buffer.allocUnsafe(READ_BYTES);
+                for (let position = at; position < reader.size;) {
+                    let n;
                     try {
-                        await fs.saveCopy(copy, tail);
+                        n = reader.read(block, position);
                     }
                     catch (error) {
-                        throw new store_error/* StoreError */.A(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${error.message}. Free space and start again.`);
+                        throw new store_error/* StoreError */.A(`Cannot read the kernel's log ${path}: ${error.message}`);
                     }
-                    dirty = true;
-                    fenceFloor = Math.max(fenceFloor, highestFence(text));
-                    warning = `${path}: the last record was torn (${tail.length} bytes without an end); it was saved to ${copy}, cut off, and the ${lines.length} records before it kept`;
+                    if (n <= 0)
+                        break;
+                    position += n;
+                    const data = tail.length > 0 ? Buffer.concat([tail, block.subarray(0, n)]) : block.subarray(0, n);
+                    let from = 0;
+                    for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, from)) {
+                        onLine(data.toString('utf8', from, nl));
+                        index += 1;
+                        at += nl - from + 1;
+                        from = nl + 1;
+                    }
+                    tail = Buffer.from(data.subarray(from));
                 }
             }
+            finally {
+                reader.close();
+            }
+        }
+        durableBytes = at;
+        if (tail.length > 0) {
+            const text = tail.toString('utf8');
+            if ((0,entry/* readEntry */.hB)(text, index)) {
+                // Whole and valid but for its newline: it may have been acknowledged, so it stays.
+                onLine(text);
+                durableBytes += tail.length;
+                newlineOwed = true;
+                warning = `${path}: the last record (${tail.length} bytes) had no newline; it is whole and was kept`;
+            }
+            else {
+                const copy = `${path}.cut-${new Date(now()).toISOString().replace(/[:.]/g, '-')}`;
+                try {
+                    await fs.saveCopy(copy, tail);
+                }
+                catch (error) {
+                    throw new store_error/* StoreError */.A(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${error.message}. Free space and start again.`);
+                }
+                dirty = true;
+                fenceFloor = Math.max(fenceFloor, highestFence(text));
+                warning = `${path}: the last record was torn (${tail.length} bytes without an end); it was saved to ${copy}, cut off, and the ${index} records before it kept`;
+            }
+        }
+        try {
+            file = await fs.openLog(path);
+        }
+        catch (error) {
+            throw new store_error/* StoreError */.A(`Cannot open the kernel's log ${path}: ${error.message}`);
+        }
+        await repair();
+        return { fenceFloor, ...(warning ? { warning } : {}) };
+    };
+    return {
+        describe: path,
+        path,
+        openFrom,
+        async open() {
+            const lines = [];
+            const recovered = await openFrom((line) => lines.push(line));
+            return { lines, ...recovered };
+        },
+        readSnapshot() {
+            let text;
             try {
-                file = await fs.openLog(path);
+                text = readSmall(snapshotPath);
             }
             catch (error) {
-                throw new store_error/* StoreError */.A(`Cannot open the kernel's log ${path}: ${error.message}`);
+                if (error.code === 'ENOENT')
+                    return {};
+                return { ignored: `cannot read it (${error.message})` };
             }
-            await repair();
-            return { lines, fenceFloor, ...(warning ? { warning } : {}) };
+            const newline = text.indexOf('\n');
+            const body = text.slice(newline + 1).trimEnd();
+            const header = /^\{"sha256":"([0-9a-f]{64})"\}$/.exec(text.slice(0, newline));
+            if (newline < 0 || !header || sha256Hex(body) !== header[1])
+                return { ignored: 'it is damaged' };
+            let parsed;
+            try {
+                parsed = snapshotLogSchema.safeParse(JSON.parse(body));
+            }
+            catch {
+                return { ignored: 'it is damaged' };
+            }
+            if (!parsed.success)
+                return { ignored: 'it is not a snapshot of this kernel' };
+            const snapshot = parsed.data;
+            const last = readAt(path, snapshot.lastOffset, snapshot.lastBytes + 1);
+            const line = last?.subarray(0, snapshot.lastBytes);
+            const before = snapshot.lastOffset === 0 ? 0x0a : readAt(path, snapshot.lastOffset - 1, 1)?.[0];
+            if (!last ||
+                line.length !== snapshot.lastBytes ||
+                (last.length > snapshot.lastBytes && last[snapshot.lastBytes] !== 0x0a) ||
+                before !== 0x0a ||
+                sha256Hex(line) !== snapshot.lastSha256) {
+                return {
+                    ignored: 'the log does not hold its last entry where it says (another or an older log)',
+                };
+            }
+            return { snapshot };
+        },
+        async writeSnapshot(snapshot) {
+            const body = JSON.stringify(snapshot);
+            const text = `{"sha256":"${sha256Hex(body)}"}\n${body}\n`;
+            const tmp = `${snapshotPath}.tmp`;
+            try {
+                const handle = await (0,promises_.open)(tmp, 'w', 0o600);
+                try {
+                    await handle.writeFile(text, 'utf8');
+                    await handle.sync();
+                }
+                finally {
+                    await handle.close();
+                }
+                await (0,promises_.rename)(tmp, snapshotPath);
+                // The rename itself durable: the directory synced.
+                const dir = await (0,promises_.open)((0,external_node_path_.dirname)(snapshotPath), 'r');
+                try {
+                    await dir.sync();
+                }
+                finally {
+                    await dir.close();
+                }
+            }
+            catch (error) {
+                throw new store_error/* StoreError */.A(`cannot write the snapshot ${snapshotPath}: ${error.message}`);
+            }
         },
         async append(text) {
             if (!file)
@@ -4458,32 +4940,49 @@ function highestFence(text) {
         highest = Math.max(highest, Number(match[1]));
     return highest;
 }
-/** An older release's state file: its fence is a floor; without the log beside it, refuse. */
-function readLegacyFence(file, logExists, logPath) {
-    let text;
+const sha256Hex = (data) => (0,external_node_crypto_.createHash)('sha256').update(data).digest('hex');
+/** A whole small file (the snapshot), as UTF-8. */
+function readSmall(file) {
+    const fd = (0,external_node_fs_.openSync)(file, 'r');
     try {
-        text = (0,external_node_fs_.readFileSync)(file, 'utf8');
+        const chunks = [];
+        for (let position = 0;;) {
+            const chunk = Buffer.allocUnsafe(1024 * 1024);
+            const n = (0,external_node_fs_.readSync)(fd, chunk, 0, chunk.length, position);
+            if (n <= 0)
+                break;
+            chunks.push(chunk.subarray(0, n));
+            position += n;
+        }
+        return Buffer.concat(chunks).toString('utf8');
     }
-    catch (error) {
-        if (error.code === 'ENOENT')
-            return 0;
-        throw new store_error/* StoreError */.A(`Cannot read the state file ${file}: ${error.message}`);
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
     }
-    let parsed;
+}
+/** Up to `length` bytes of `file` at `position` (fewer at its end), or undefined when it is missing. */
+function readAt(file, position, length) {
+    let fd;
     try {
-        parsed = JSON.parse(text);
+        fd = (0,external_node_fs_.openSync)(file, 'r');
     }
     catch {
-        throw new store_error/* StoreError */.A(`The state file ${file} is not valid JSON; refusing to start rather than forget its fences. Move it away to start afresh.`);
+        return undefined;
     }
-    const result = legacyStateSchema.safeParse(parsed);
-    if (!result.success) {
-        throw new store_error/* StoreError */.A(`The state file ${file} is not a lease-gate kernel state; refusing to start rather than forget its fences.`);
+    try {
+        const bytes = Buffer.alloc(length);
+        let got = 0;
+        while (got < length) {
+            const n = (0,external_node_fs_.readSync)(fd, bytes, got, length - got, position + got);
+            if (n <= 0)
+                break;
+            got += n;
+        }
+        return bytes.subarray(0, got);
     }
-    if (!logExists) {
-        throw new store_error/* StoreError */.A(`The state file ${file} exists but the kernel's log ${logPath} is missing: the log is the kernel's only record. Put the log back, or move both away to start a new plane (its fences start at 1 again).`);
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
     }
-    return result.data.fence;
 }
 
 
@@ -4514,7 +5013,7 @@ var errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/ledger/ledger-error.ts
 
 /** A ledger that cannot be appended to, sealed or read back as asked. */
-class LedgerError extends errors/* LeaseGateError */.e {
+class LedgerError extends errors/* LeaseGateError */.eg {
     name = 'LedgerError';
 }
 
@@ -4528,6 +5027,7 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Per line: its chunk, its offset in the chunk, its length in bytes. */
 const SLOTS = 3;
 class LineStore {
+    readsBack = false;
     chunks = [];
     used = CHUNK_BYTES;
     index = new Uint32Array(SLOTS * 1024);
@@ -4560,6 +5060,18 @@ class LineStore {
         const at = i * SLOTS;
         const start = this.index[at + 1];
         return this.chunks[this.index[at]].toString('utf8', start, start + this.index[at + 2]);
+    }
+    bytes(lo, hi) {
+        const out = [];
+        for (let i = lo; i < hi; i += 1) {
+            const at = i * SLOTS;
+            const start = this.index[at + 1];
+            out.push(this.chunks[this.index[at]].subarray(start, start + this.index[at + 2]));
+        }
+        return out;
+    }
+    get heldBytes() {
+        return this.chunks.length * CHUNK_BYTES + this.index.byteLength;
     }
 }
 
@@ -4595,7 +5107,7 @@ class Ledger {
     origin;
     publicKey;
     tree = new merkle/* MerkleTree */.vU();
-    /** The accepted entries as their canonical lines (the Merkle leaves), off the heap. */
+    /** The accepted entries as their canonical lines (the Merkle leaves): off the heap, or in the log file. */
     lines = new LineStore();
     lastTs = -1;
     signed;
@@ -4606,6 +5118,52 @@ class Ledger {
     }
     get size() {
         return this.tree.size;
+    }
+    /**
+     * Keeps the lines in `source` from now on (a file kernel's log, read back on
+     * demand): then the tree keeps only its chunks' hashes and recomputes the
+     * rest from the lines. Only before the first entry.
+     */
+    readFrom(source) {
+        if (this.size !== 0 || this.lines.length !== 0)
+            throw new LedgerError('a ledger changes where it keeps its lines only while empty');
+        this.lines = source;
+        this.tree = new merkle/* MerkleTree */.vU(source.readsBack ? { leaves: (lo, hi) => source.bytes(lo, hi) } : {});
+    }
+    /** What a snapshot keeps of the ledger: its size, last stamp, root and the tree's chunk roots. */
+    snapshot() {
+        return {
+            size: this.size,
+            lastTs: this.lastTs,
+            root: Buffer.from(this.tree.root()).toString('base64'),
+            chunkRoots: Buffer.from(this.tree.chunkRoots()).toString('base64'),
+        };
+    }
+    /**
+     * Takes a snapshot's ledger in over `source`, whose lines are already
+     * restored to the snapshot's size: the tree from its chunk roots and the
+     * leaves after them read back, kept only when it has the root the snapshot
+     * names (else this throws and the ledger is still empty). The caller checks
+     * the snapshot against the log.
+     */
+    restoreFrom(source, snapshot) {
+        if (this.size !== 0 || this.lines.length !== 0 || source.length !== snapshot.size)
+            throw new LedgerError('a snapshot restores only an empty ledger over its own lines');
+        const tree = new merkle/* MerkleTree */.vU({ leaves: (lo, hi) => source.bytes(lo, hi) });
+        tree.restoreChunks(new Uint8Array(Buffer.from(snapshot.chunkRoots, 'base64')));
+        if (tree.size > snapshot.size)
+            throw new LedgerError('the snapshot has more chunks than entries');
+        for (const bytes of source.bytes(tree.size, snapshot.size))
+            tree.append(bytes);
+        if (Buffer.from(tree.root()).toString('base64') !== snapshot.root)
+            throw new LedgerError("the snapshot's tree does not have the root it names");
+        this.lines = source;
+        this.tree = tree;
+        this.lastTs = snapshot.lastTs;
+    }
+    /** Bytes this ledger keeps in memory for its lines and its tree. */
+    get heldBytes() {
+        return this.lines.heldBytes + this.tree.heldBytes;
     }
     get signs() {
         return this.signingKey !== undefined;
@@ -4715,4 +5273,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=162.index.js.map
+//# sourceMappingURL=943.index.js.map

@@ -1,0 +1,1081 @@
+export const id = 903;
+export const ids = [903];
+export const modules = {
+
+/***/ 6903:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  keygen: () => (/* binding */ keygen),
+  ledger: () => (/* binding */ ledger),
+  verify: () => (/* binding */ verify)
+});
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __webpack_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __webpack_require__(3329);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/plane/schema.ts
+var schema = __webpack_require__(3659);
+;// CONCATENATED MODULE: ./src/ledger/remote.ts
+
+
+
+
+/**
+ * Reads a kernel's ledger over HTTP through the one HTTP client (src/http/):
+ * its proxies, timeouts and answer cap, and its errors, which every face
+ * already prints as one line.
+ */
+/** A page may take this long: a large ledger's pages carry long proofs. */
+const TIMEOUT_MS = 30_000;
+/**
+ * Entries asked per page: a page of a large ledger costs about 1 KB an entry
+ * (the proofs grow with the log), so 500 stay well under the 4 MiB the
+ * client accepts in one answer.
+ */
+const PAGE = 500;
+/** An export stops after this many pages (10 million entries). */
+const MAX_PAGES = 20_000;
+/** A ledger answer that is not what the kernel serves: a broken or foreign server. */
+class LedgerFetchError extends errors/* LeaseGateError */.e {
+    name = 'LedgerFetchError';
+}
+const pageSchema = schemas/* object */.Ikc({
+    checkpoint: schemas/* string */.YjP(),
+    entries: schemas/* array */.YOg(schemas/* unknown */.L5J()),
+    next: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP())),
+});
+async function get(http, url, key) {
+    const answer = await http.send({
+        method: 'GET',
+        url,
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        timeoutMs: TIMEOUT_MS,
+    });
+    if (answer.status !== 200) {
+        const text = answer.text.replace(/[\r\n]+/g, ' ').slice(0, 200);
+        throw new LedgerFetchError(`[GET] "${url}": ${answer.status} ${text}`);
+    }
+    return answer.text;
+}
+function readPage(text, where) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        throw new LedgerFetchError(`${where}: not a ledger bundle page (not JSON)`);
+    }
+    const page = pageSchema.safeParse(json);
+    if (!page.success)
+        throw new LedgerFetchError(`${where}: not a ledger bundle page`);
+    return page.data;
+}
+/**
+ * The pages of one export, in order, each checked against the first one's
+ * checkpoint (the kernel pins an export to its size when it starts): only one
+ * page is held at a time.
+ */
+async function* pagesOf(http, apiUrl, key) {
+    let path = `${schema/* LEDGER_PATHS */.Tc.bundle}?limit=${PAGE}`;
+    let checkpoint;
+    for (let pages = 0;; pages += 1) {
+        if (pages >= MAX_PAGES) {
+            throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
+        }
+        const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
+        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+            throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
+        }
+        checkpoint = page.checkpoint;
+        yield {
+            checkpoint,
+            entries: page.entries,
+            size: Number(checkpoint.split('\n')[1]),
+        };
+        if (page.next === null || page.next === undefined)
+            return;
+        path = `${schema/* LEDGER_PATHS */.Tc.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+    }
+}
+/**
+ * The kernel's whole ledger as one bundle, following the pages of one export
+ * (every page carries the same checkpoint), and the public key that checks it.
+ * In memory: for a ledger of any size, exportLedger writes it as it comes.
+ */
+async function fetchLedger(apiUrl, key, progress) {
+    const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
+        const entries = [];
+        let checkpoint;
+        for await (const page of pagesOf(http, apiUrl, key)) {
+            checkpoint = page.checkpoint;
+            for (const entry of page.entries)
+                entries.push(entry);
+            progress?.(entries.length, page.size);
+        }
+        const bundle = { checkpoint, entries };
+        return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
+    }
+    finally {
+        await http.close();
+    }
+}
+/**
+ * fetchLedger's bundle text, written to `write` a page at a time as the pages
+ * arrive: the same bytes as `bundleText` (JSON.stringify of the whole bundle,
+ * whose checkpoint comes first), with memory bounded by one page. Returns the
+ * public key and how many entries were written.
+ */
+async function exportLedger(apiUrl, key, write, progress) {
+    const http = (0,client/* createHttpClient */.u)({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + schema/* LEDGER_PATHS */.Tc.publicKey, key);
+        let count = 0;
+        let begun = false;
+        for await (const page of pagesOf(http, apiUrl, key)) {
+            let text = begun ? '' : `{"checkpoint":${JSON.stringify(page.checkpoint)},"entries":[`;
+            begun = true;
+            for (const entry of page.entries) {
+                text += `${count === 0 ? '' : ','}${JSON.stringify(entry)}`;
+                count += 1;
+            }
+            await write(text);
+            progress?.(count, page.size);
+        }
+        await write(']}');
+        return { publicKey, count };
+    }
+    finally {
+        await http.close();
+    }
+}
+
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/zod-en.ts
+var zod_en = __webpack_require__(3184);
+// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
+var ledger_checkpoint = __webpack_require__(4491);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var ledger_entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/ledger/merkle.ts
+var merkle = __webpack_require__(9527);
+;// CONCATENATED MODULE: ./src/ledger/frontier.ts
+
+/**
+ * The right edge of an RFC 9162 Merkle tree: one hash per complete subtree
+ * (at most one per bit of the size), enough to give the root of the leaves
+ * appended so far without keeping them. A verifier that streams a bundle
+ * holds this instead of the tree.
+ */
+class MerkleFrontier {
+    /** Hashes of the complete subtrees, largest (leftmost) first. */
+    nodes = [];
+    size = 0;
+    appendHash(leaf) {
+        let node = leaf;
+        // Each trailing 1 bit of the old size is a subtree of the new one's size that now pairs up.
+        for (let n = this.size; n % 2 === 1; n = Math.floor(n / 2))
+            node = (0,merkle/* nodeHash */.zB)(this.nodes.pop(), node);
+        this.nodes.push(node);
+        this.size += 1;
+    }
+    /** MTH of the leaves so far: the subtrees folded from the right, as the split rule nests them. */
+    root() {
+        if (this.nodes.length === 0)
+            return merkle/* EMPTY_ROOT */.zg;
+        let root = this.nodes[this.nodes.length - 1];
+        for (let i = this.nodes.length - 2; i >= 0; i -= 1)
+            root = (0,merkle/* nodeHash */.zB)(this.nodes[i], root);
+        return root;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
+
+/** A bundle that does not verify; the message names the first problem. */
+class BundleError extends src_errors/* LeaseGateError */.eg {
+    name = 'BundleError';
+}
+
+;// CONCATENATED MODULE: ./src/ledger/meaning.ts
+
+/**
+ * Replicas read their clocks before they take the ledger's order, so an
+ * entry's stamp may trail the one before it by a few milliseconds' race; a
+ * renewal or grant is judged late only past this margin. (A lapse needs none:
+ * it is never stamped before the clock that saw it due.)
+ */
+const CLOCK_RACE_MS = 1_000;
+const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource})`;
+/**
+ * Checks that the entries tell a valid history in order and in time: per
+ * resource, a grant and its end alternate, and every renewal or end names the
+ * open lease (its id, holder and fence); grant fences strictly increase across
+ * the log and lease ids are never granted twice; no grant is already expired,
+ * no renewal comes after the lease expired, and no lapse comes before the
+ * lease's last told expiry (a release or revoke may end it early). On a
+ * partial range, a resource's state before its first entry in the range is
+ * unknown, and the same rules hold from there on. Freezes and unfreezes name
+ * no lease (empty id, fence 0) and leave the open lease alone, but no grant
+ * may fall inside a freeze: between a freeze and its unfreeze or the end it named.
+ *
+ * Time: stamps strictly increase, so entries in one millisecond are stamped
+ * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
+ * does not. An entry happened no earlier than the first stamp of its run (its
+ * `earliest`) and no later than its own stamp.
+ */
+function checkMeaning(entries, partial) {
+    const meaning = new MeaningCheck(partial);
+    for (const e of entries)
+        meaning.check(e);
+}
+/**
+ * checkMeaning one entry at a time, for a verifier that streams a bundle: it
+ * keeps the state of each resource (its open lease, its freeze) and, to refuse
+ * a lease id granted twice, each granted id with where it was granted, never
+ * the entries themselves.
+ */
+class MeaningCheck {
+    partial;
+    open = new Map();
+    granted = new Map();
+    frozen = new Map();
+    lastGrant;
+    earliest = 0;
+    previousTs;
+    constructor(partial) {
+        this.partial = partial;
+    }
+    /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
+    check(e) {
+        const { open, granted, frozen, partial } = this;
+        // A range's first run may have begun before the range: its clock is unknown there.
+        if (this.previousTs === undefined)
+            this.earliest = partial ? -Infinity : e.tsMs;
+        else if (e.tsMs !== this.previousTs + 1)
+            this.earliest = e.tsMs;
+        this.previousTs = e.tsMs;
+        const earliest = this.earliest;
+        if (e.kind === 'freeze' || e.kind === 'unfreeze') {
+            if (e.leaseId !== '' || e.fence !== 0) {
+                throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
+            }
+            if (e.kind === 'freeze')
+                frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
+            else
+                frozen.delete(e.resource);
+            return;
+        }
+        const freeze = frozen.get(e.resource);
+        if (e.kind === 'grant' &&
+            freeze &&
+            (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs)) {
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq})`);
+        }
+        const known = open.has(e.resource) || !partial;
+        const current = open.get(e.resource) ?? null;
+        if (e.kind === 'grant') {
+            if (current) {
+                throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`);
+            }
+            const lastGrant = this.lastGrant;
+            if (lastGrant && e.fence <= lastGrant.fence) {
+                throw new BundleError(e.fence === lastGrant.fence
+                    ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
+                    : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
+            }
+            const twin = granted.get(e.leaseId);
+            if (twin) {
+                throw new BundleError(`${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`);
+            }
+            if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
+                throw new BundleError(`${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`);
+            }
+            granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
+            this.lastGrant = { fence: e.fence, seq: e.seq };
+            open.set(e.resource, {
+                leaseId: e.leaseId,
+                actorDid: e.actorDid,
+                fence: e.fence,
+                seq: e.seq,
+                expiresAtMs: e.expiresAtMs,
+                toldAt: e.seq,
+                toldKind: e.kind,
+            });
+            return;
+        }
+        if (current) {
+            if (current.leaseId !== e.leaseId ||
+                current.actorDid !== e.actorDid ||
+                current.fence !== e.fence) {
+                throw new BundleError(`entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`);
+            }
+            checkTime(e, current, earliest);
+        }
+        else if (known) {
+            throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
+        }
+        open.set(e.resource, e.kind === 'renew'
+            ? {
+                leaseId: e.leaseId,
+                actorDid: e.actorDid,
+                fence: e.fence,
+                seq: current?.seq ?? e.seq,
+                expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
+                toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
+                toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
+            }
+            : null);
+    }
+}
+/** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
+function checkTime(e, current, earliest) {
+    const told = current.expiresAtMs;
+    if (told === undefined)
+        return;
+    const by = `entry ${current.toldAt} (${current.toldKind})`;
+    if (e.kind === 'lapse' && e.tsMs < told) {
+        throw new BundleError(`${named(e)}: lapses at ${e.tsMs}, ${told - e.tsMs} ms before the expiry ${told} told at ${by}`);
+    }
+    if (e.kind === 'renew' && earliest - CLOCK_RACE_MS >= told) {
+        throw new BundleError(`${named(e)}: renews at ${earliest} or later, after the lease expired at ${told} (told at ${by})`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify.ts
+
+
+
+
+
+
+
+
+
+/** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
+const bundleEntrySchema = schemas/* object */.Ikc({
+    index: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
+    entry: ledger_entry/* entrySchema */.Oo,
+    inclusionProof: schemas/* array */.YOg(schemas/* string */.YjP()),
+});
+const bundleSchema = schemas/* object */.Ikc({
+    checkpoint: schemas/* string */.YjP(),
+    entries: schemas/* array */.YOg(bundleEntrySchema),
+});
+/**
+ * Checks a ledger bundle with nothing but the public key: the checkpoint's
+ * signature and origin, every entry's inclusion proof, their order and
+ * timestamps, completeness, consistency with an older checkpoint, and the
+ * meaning of the entries (one holder at a time, fences strictly rising).
+ * Throws a BundleError naming the first problem.
+ */
+function verifyBundle(raw, publicKey, options = {}) {
+    const parsed = bundleSchema.safeParse(raw);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new BundleError(`bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    }
+    const verifier = new BundleVerifier(parsed.data.checkpoint, publicKey, options);
+    for (const item of parsed.data.entries)
+        verifier.add(item);
+    return verifier.finish();
+}
+/**
+ * verifyBundle one entry at a time, in the bundle's order, holding only the
+ * checkpoint, the entry before, the meaning's state per resource and (for
+ * --previous) a Merkle frontier: memory does not grow with the bundle. The
+ * verdict and its message are verifyBundle's: `add` throws the first problem
+ * of order and proof at once; a problem of meaning waits for `finish`, because
+ * a bundle with missing entries is refused as such first.
+ */
+class BundleVerifier {
+    publicKey;
+    options;
+    checkpoint;
+    meaning;
+    meaningError;
+    first = 0;
+    count = 0;
+    previousTs;
+    /** For --previous: the leaves so far, and the root of the older checkpoint's first `size`. */
+    older;
+    constructor(checkpointText, publicKey, options = {}) {
+        this.publicKey = publicKey;
+        this.options = options;
+        this.checkpoint = guard(() => (0,ledger_checkpoint/* verifyCheckpoint */.om)(checkpointText, publicKey));
+        if (options.previous !== undefined) {
+            // Its own problems are told in finish(), in verifyBundle's order; here only its size matters.
+            let size;
+            try {
+                size = (0,ledger_checkpoint/* verifyCheckpoint */.om)(options.previous, publicKey).size;
+            }
+            catch (error) {
+                if (!(error instanceof ledger_checkpoint/* CheckpointError */.jg))
+                    throw error;
+            }
+            if (size !== undefined) {
+                this.older = { size, frontier: new MerkleFrontier() };
+                if (size === 0)
+                    this.older.root = this.older.frontier.root();
+            }
+        }
+    }
+    add({ index, entry, inclusionProof }) {
+        const i = this.count;
+        const checkpoint = this.checkpoint;
+        if (i === 0)
+            this.first = index;
+        const first = this.first;
+        if (index !== first + i)
+            throw new BundleError(`entry ${i}: index ${index} breaks the order (expected ${first + i})`);
+        if (entry.seq !== index)
+            throw new BundleError(`entry ${index}: seq ${entry.seq} does not match its index`);
+        const previousTs = this.previousTs;
+        if (previousTs !== undefined && entry.tsMs <= previousTs) {
+            throw new BundleError(`entry ${index}: tsMs ${entry.tsMs} is not after ${previousTs}`);
+        }
+        const proof = inclusionProof.map((h) => new Uint8Array(Buffer.from(h, 'base64')));
+        if (proof.some((h) => h.length !== 32))
+            throw new BundleError(`entry ${index}: a proof hash is not 32 bytes`);
+        const leaf = (0,merkle/* leafHash */.Jq)((0,ledger_entry/* leafBytes */.eS)(entry));
+        if (!(0,merkle/* verifyInclusion */.yR)(index, checkpoint.size, leaf, proof, checkpoint.root)) {
+            throw new BundleError(`entry ${index}: the inclusion proof does not lead to the checkpoint's root`);
+        }
+        this.count = i + 1;
+        this.previousTs = entry.tsMs;
+        const older = this.older;
+        if (older && older.root === undefined) {
+            older.frontier.appendHash(leaf);
+            if (older.frontier.size === older.size)
+                older.root = older.frontier.root();
+        }
+        if (this.meaningError)
+            return;
+        // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
+        this.meaning ??= new MeaningCheck(first !== 0);
+        try {
+            this.meaning.check(entry);
+        }
+        catch (error) {
+            if (!(error instanceof BundleError))
+                throw error;
+            this.meaningError = error;
+        }
+    }
+    /** The verdict once every entry is added: completeness, meaning, --previous. */
+    finish() {
+        const { checkpoint, first, count, options } = this;
+        const complete = first === 0 && count === checkpoint.size;
+        if (!complete && !options.allowPartial) {
+            throw new BundleError(`bundle holds entries ${first}..${first + count - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`);
+        }
+        if (this.meaningError)
+            throw this.meaningError;
+        if (options.previous !== undefined) {
+            if (!complete)
+                throw new BundleError('--previous needs a complete bundle');
+            const older = guard(() => (0,ledger_checkpoint/* verifyCheckpoint */.om)(options.previous, this.publicKey));
+            if (older.size > checkpoint.size) {
+                throw new BundleError(`the previous checkpoint (size ${older.size}) is larger than this one (${checkpoint.size})`);
+            }
+            const root = this.older?.root;
+            if (!root || !(0,merkle/* equalHashes */.l$)(root, older.root)) {
+                throw new BundleError(`not consistent with the previous checkpoint: the first ${older.size} entries were rewritten`);
+            }
+        }
+        return { ...checkpoint, first, count };
+    }
+}
+function guard(check) {
+    try {
+        return check();
+    }
+    catch (error) {
+        if (error instanceof ledger_checkpoint/* CheckpointError */.jg)
+            throw new BundleError(error.message);
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify-file.ts
+
+
+
+
+/**
+ * `verify FILE` without the file in memory: a small reader for exactly the
+ * bundle's shape, `{"checkpoint": "…", "entries": [ {…}, {…}, … ]}` in any key
+ * order and spacing, hands the entries one at a time (each parsed on its own
+ * by JSON.parse) to the streaming BundleVerifier. The verdict is the one
+ * verifyBundle gives the parsed file, with its message: a file that is not
+ * JSON is refused as such even when an entry before the bad byte is wrong, and
+ * a shape problem of any entry comes before a problem of meaning.
+ */
+/** A bundle file that is not readable JSON; the message says why (and where). */
+class BundleReadError extends src_errors/* LeaseGateError */.eg {
+    name = 'BundleReadError';
+}
+/** The error's own first line, as verify printed it for readFileSync and JSON.parse. */
+const messageOf = (error) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+/** Bytes read at a time. */
+const CHUNK_BYTES = 1 << 20;
+/** The longest entry, checkpoint or other value (an entry of a long ledger is about 1 KB). */
+const MAX_VALUE_BYTES = 1 << 20;
+/** The longest key: the bundle's keys are short words. */
+const MAX_KEY_BYTES = 1_024;
+/** A file the reader cannot stream is read whole as before, up to this size. */
+const MAX_WHOLE_BYTES = 64 << 20;
+/** Inside the reader: what it cannot stream (not JSON, not the bundle's shape, too long). */
+class CannotStream extends Error {
+}
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+/**
+ * The file's bytes from a position, a chunk at a time. JSON's structure is
+ * ASCII and no byte of a multi-byte UTF-8 character is, so the reader walks
+ * bytes and decodes only the values it keeps.
+ */
+class Bytes {
+    fd;
+    buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    length = 0;
+    pos = 0;
+    /** The file offset of buffer[0]. */
+    base = 0;
+    constructor(fd) {
+        this.fd = fd;
+    }
+    get offset() {
+        return this.base + this.pos;
+    }
+    /** The next byte without taking it; -1 at the end of the file. */
+    peek() {
+        if (this.pos >= this.length && !this.refill())
+            return -1;
+        return this.buffer[this.pos];
+    }
+    take() {
+        const byte = this.peek();
+        if (byte >= 0)
+            this.pos += 1;
+        return byte;
+    }
+    skipSpace() {
+        while (SPACE.has(this.peek()))
+            this.pos += 1;
+    }
+    expect(byte, what) {
+        this.skipSpace();
+        if (this.take() !== byte)
+            throw this.cannot(`expected ${what}`);
+    }
+    cannot(what) {
+        return new CannotStream(`${what} at byte ${this.offset}`);
+    }
+    /**
+     * One JSON value's bytes, from the next non-space byte to its end (strings
+     * and nesting followed; its syntax is left to JSON.parse). Kept only when
+     * `keep`, and never more than `limit` bytes.
+     */
+    value(limit, what, keep) {
+        this.skipSpace();
+        const pieces = [];
+        let size = 0;
+        let start = this.pos;
+        const first = this.peek();
+        if (first < 0)
+            throw this.cannot(`${what}: the file ends before its value`);
+        const scalar = first !== OPEN_OBJECT && first !== OPEN_ARRAY && first !== QUOTE;
+        let depth = 0;
+        let inString = false;
+        let escaped = false;
+        for (;;) {
+            if (this.pos >= this.length) {
+                size += this.length - start;
+                if (size > limit)
+                    throw this.cannot(`${what} is longer than ${limit} bytes`);
+                if (keep)
+                    pieces.push(Buffer.from(this.buffer.subarray(start, this.length)));
+                start = 0;
+                if (!this.refill()) {
+                    if (scalar)
+                        break;
+                    throw this.cannot(`${what}: the file ends inside it`);
+                }
+            }
+            const byte = this.buffer[this.pos];
+            if (inString) {
+                if (escaped)
+                    escaped = false;
+                else if (byte === BACKSLASH)
+                    escaped = true;
+                else if (byte === QUOTE) {
+                    inString = false;
+                    if (depth === 0) {
+                        this.pos += 1;
+                        break;
+                    }
+                }
+            }
+            else if (byte === QUOTE) {
+                if (scalar)
+                    break;
+                inString = true;
+            }
+            else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
+                if (scalar)
+                    break;
+                depth += 1;
+            }
+            else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+                if (scalar)
+                    break;
+                depth -= 1;
+                if (depth === 0) {
+                    this.pos += 1;
+                    break;
+                }
+            }
+            else if (scalar && (byte === COMMA || SPACE.has(byte)))
+                break;
+            this.pos += 1;
+        }
+        size += this.pos - start;
+        if (size > limit)
+            throw this.cannot(`${what} is longer than ${limit} bytes`);
+        if (!keep)
+            return undefined;
+        pieces.push(this.buffer.subarray(start, this.pos));
+        return pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+    }
+    /** value() parsed; a syntax error is JSON.parse's, with where it is. */
+    parsed(limit, what) {
+        const at = this.offset;
+        const bytes = this.value(limit, what, true);
+        try {
+            return JSON.parse(bytes.toString('utf8'));
+        }
+        catch (error) {
+            throw new CannotStream(`${what} at byte ${at}: ${messageOf(error)}`);
+        }
+    }
+    refill() {
+        this.base += this.length;
+        this.pos = 0;
+        this.length = (0,external_node_fs_.readSync)(this.fd, this.buffer, 0, CHUNK_BYTES, this.base);
+        return this.length > 0;
+    }
+}
+/** Walks the whole file once, strictly: anything but the bundle's shape cannot be streamed. */
+function read(fd, reading) {
+    const bytes = new Bytes(fd);
+    bytes.expect(OPEN_OBJECT, 'a JSON object');
+    bytes.skipSpace();
+    const seen = new Set();
+    if (bytes.peek() === CLOSE_OBJECT)
+        bytes.take();
+    else {
+        for (;;) {
+            bytes.skipSpace();
+            if (bytes.peek() !== QUOTE)
+                throw bytes.cannot('expected a key');
+            const key = bytes.parsed(MAX_KEY_BYTES, 'a key');
+            if (typeof key !== 'string')
+                throw bytes.cannot('expected a key');
+            if ((key === 'checkpoint' || key === 'entries') && seen.has(key))
+                throw bytes.cannot(`a second "${key}"`);
+            seen.add(key);
+            bytes.expect(COLON, "':'");
+            bytes.skipSpace();
+            if (key === 'entries' && bytes.peek() === OPEN_ARRAY)
+                readEntries(bytes, reading);
+            else if (key === 'checkpoint')
+                reading.checkpoint(bytes.parsed(MAX_VALUE_BYTES, key));
+            else if (key === 'entries')
+                reading.entriesValue(bytes.parsed(MAX_VALUE_BYTES, key));
+            else
+                bytes.parsed(MAX_VALUE_BYTES, JSON.stringify(key).slice(0, 80));
+            bytes.skipSpace();
+            const next = bytes.take();
+            if (next === CLOSE_OBJECT)
+                break;
+            if (next !== COMMA)
+                throw bytes.cannot("expected ',' or '}'");
+        }
+    }
+    bytes.skipSpace();
+    if (bytes.peek() >= 0)
+        throw bytes.cannot('data after the bundle');
+}
+function readEntries(bytes, reading) {
+    bytes.take();
+    const keep = reading.entriesBegin();
+    bytes.skipSpace();
+    if (bytes.peek() === CLOSE_ARRAY) {
+        bytes.take();
+        return;
+    }
+    for (let i = 0;; i += 1) {
+        const what = `entries.${i}`;
+        if (keep)
+            reading.entry(bytes.parsed(MAX_VALUE_BYTES, what), i);
+        else
+            bytes.value(MAX_VALUE_BYTES, what, false);
+        bytes.skipSpace();
+        const next = bytes.take();
+        if (next === CLOSE_ARRAY)
+            return;
+        if (next !== COMMA)
+            throw bytes.cannot(`${what}: expected ',' or ']'`);
+    }
+}
+const ABSENT = Symbol('absent');
+const entriesSchema = schemas/* array */.YOg(bundleEntrySchema);
+const issueOf = (error, prefix) => {
+    const issue = error.issues[0];
+    const path = [...prefix, ...(issue?.path ?? [])].join('.');
+    return new BundleError(`bundle: ${path || '(root)'}: ${issue?.message}`);
+};
+/**
+ * verifyBundle on a file, streamed: memory holds one chunk, one entry and the
+ * verifier's state, whatever the file's size. A checkpoint written after the
+ * entries is found first by a walk that skips them. Throws BundleReadError
+ * for a file that is not readable JSON, BundleError for one that does not verify.
+ */
+function verifyBundleFile(file, publicKey, options = {}, 
+/** Up to this size a file that cannot be streamed is read whole (tests pass 0). */
+wholeBytes = MAX_WHOLE_BYTES) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, 'r');
+    }
+    catch (error) {
+        throw new BundleReadError(messageOf(error));
+    }
+    try {
+        return streamed(fd, publicKey, options);
+    }
+    catch (error) {
+        if (!(error instanceof CannotStream))
+            throw readError(error);
+        return whole(fd, file, error, publicKey, options, wholeBytes);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+function readError(error) {
+    // A read that fails (a directory, an I/O error) is an unreadable bundle, as readFileSync's was.
+    return error instanceof src_errors/* LeaseGateError */.eg || !(error instanceof Error && 'code' in error)
+        ? error
+        : new BundleReadError(messageOf(error));
+}
+/** What cannot be streamed is read whole, as verify always did, when it is small enough. */
+function whole(fd, file, cannot, publicKey, options, wholeBytes) {
+    const size = (0,external_node_fs_.fstatSync)(fd).size;
+    if (size > wholeBytes) {
+        throw new BundleReadError(`${cannot.message}; a bundle of ${Math.round(size / 2 ** 20)} MiB is read only as {"checkpoint": …, "entries": […]}`);
+    }
+    let raw;
+    try {
+        raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
+    }
+    catch (error) {
+        throw new BundleReadError(messageOf(error));
+    }
+    return verifyBundle(raw, publicKey, options);
+}
+function streamed(fd, publicKey, options) {
+    // verifyBundle's order: the schema's first issue (the checkpoint's, then the entries' in
+    // order), then the first problem the verifier finds. Every entry is still read to its end,
+    // because a later byte that is not JSON makes the whole file unreadable.
+    let checkpointIssue;
+    let entriesIssue;
+    let problem;
+    let verifier;
+    let checkpoint = ABSENT;
+    let hasEntries = false;
+    const takeCheckpoint = (value) => {
+        if (checkpoint !== ABSENT)
+            return; // found first by the walk that skipped the entries
+        checkpoint = value;
+        const parsed = bundleSchema.shape.checkpoint.safeParse(value);
+        if (!parsed.success) {
+            checkpointIssue = issueOf(parsed.error, ['checkpoint']);
+            return;
+        }
+        try {
+            verifier = new BundleVerifier(parsed.data, publicKey, options);
+        }
+        catch (error) {
+            if (!(error instanceof BundleError))
+                throw error;
+            problem = error;
+        }
+    };
+    read(fd, {
+        checkpoint: takeCheckpoint,
+        entriesBegin: () => {
+            hasEntries = true;
+            if (checkpoint === ABSENT) {
+                let found = undefined;
+                read(fd, {
+                    checkpoint: (value) => (found = value),
+                    entriesBegin: () => false,
+                    entry: () => undefined,
+                    entriesValue: () => undefined,
+                });
+                takeCheckpoint(found);
+            }
+            return true;
+        },
+        entry: (value, i) => {
+            if (entriesIssue)
+                return;
+            const item = bundleEntrySchema.safeParse(value);
+            if (!item.success) {
+                entriesIssue = issueOf(item.error, ['entries', i]);
+                return;
+            }
+            if (!verifier || problem || checkpointIssue)
+                return;
+            try {
+                verifier.add(item.data);
+            }
+            catch (error) {
+                if (!(error instanceof BundleError))
+                    throw error;
+                problem = error;
+            }
+        },
+        entriesValue: (value) => {
+            hasEntries = true;
+            const parsed = entriesSchema.safeParse(value);
+            if (!parsed.success)
+                entriesIssue = issueOf(parsed.error, ['entries']);
+        },
+    });
+    if (checkpoint === ABSENT)
+        takeCheckpoint(undefined);
+    if (!hasEntries) {
+        const parsed = entriesSchema.safeParse(undefined);
+        if (!parsed.success)
+            entriesIssue = issueOf(parsed.error, ['entries']);
+    }
+    const first = checkpointIssue ?? entriesIssue ?? problem;
+    if (first)
+        throw first;
+    return verifier.finish();
+}
+
+// EXTERNAL MODULE: ./src/plane/url.ts
+var plane_url = __webpack_require__(6424);
+// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
+var options = __webpack_require__(9092);
+;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
+
+
+
+
+
+
+
+
+
+
+/** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
+async function keygen(args, io) {
+    const { values } = (0,options/* parse */.qg)(args, { out: { type: 'string' } });
+    if (!values.out)
+        throw new options/* UsageError */.eb('keygen needs --out DIR.');
+    const keyFile = (0,external_node_path_.join)(values.out, 'ledger.key');
+    const pubFile = (0,external_node_path_.join)(values.out, 'ledger.pub');
+    if ((0,external_node_fs_.existsSync)(keyFile))
+        throw new options/* UsageError */.eb(`${keyFile} exists already; refusing to overwrite a signing key.`);
+    (0,external_node_fs_.mkdirSync)(values.out, { recursive: true });
+    const { privateKey, publicKey } = (0,external_node_crypto_.generateKeyPairSync)('ed25519');
+    (0,external_node_fs_.writeFileSync)(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    (0,external_node_fs_.chmodSync)(keyFile, 0o600);
+    (0,external_node_fs_.writeFileSync)(pubFile, publicKey.export({ type: 'spki', format: 'pem' }));
+    io.out(`wrote ${keyFile} (private, mode 0600) and ${pubFile}`);
+    return options/* EXIT */.dc.done;
+}
+/** `lease-gate ledger export [--url U] [--out FILE]`: the kernel's ledger as a bundle. */
+async function ledger(args, io, env) {
+    const [sub, ...rest] = args;
+    if (sub !== 'export')
+        throw new options/* UsageError */.eb(`Unknown ledger command '${sub ?? ''}'. Expected 'export'.`);
+    const { values } = (0,options/* parse */.qg)(rest, { url: { type: 'string' }, out: { type: 'string' } });
+    const raw = values.url ?? env.INTRAMEDIAL_API_URL ?? 'http://127.0.0.1:8787';
+    const url = (0,plane_url/* parsePlaneUrl */.p)(raw);
+    if (!url.ok)
+        throw new options/* UsageError */.eb(`Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`);
+    const key = env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY;
+    const progress = (count, size) => io.err(`ledger export: ${count} of ${size} entries`);
+    if (values.out) {
+        await exportToFile(url.url, key, values.out, progress);
+        io.out(`wrote ${values.out} and its public key ${values.out}.pub`);
+    }
+    else if (io.write) {
+        await exportLedger(url.url, key, io.write, progress);
+        await io.write('\n');
+    }
+    else {
+        let text = '';
+        await exportLedger(url.url, key, (piece) => void (text += piece), progress);
+        io.out(text);
+    }
+    return options/* EXIT */.dc.done;
+}
+/**
+ * The bundle written to FILE.tmp as its pages arrive, flushed to disk, then
+ * renamed to FILE (after FILE.pub): an export that fails or is stopped never
+ * leaves a cut bundle under FILE, only FILE.tmp, removed when it fails.
+ */
+async function exportToFile(apiUrl, key, out, progress) {
+    const tmp = `${out}.tmp`;
+    const file = await (0,promises_.open)(tmp, 'w');
+    let closed = false;
+    try {
+        const { publicKey } = await exportLedger(apiUrl, key, async (text) => {
+            const bytes = Buffer.from(text, 'utf8');
+            for (let at = 0; at < bytes.length;) {
+                const { bytesWritten } = await file.write(bytes, at);
+                if (bytesWritten <= 0)
+                    throw new Error(`${tmp}: the disk took no bytes`);
+                at += bytesWritten;
+            }
+        }, progress);
+        await file.sync();
+        closed = true;
+        await file.close();
+        await (0,promises_.writeFile)(`${out}.pub.tmp`, publicKey);
+        await (0,promises_.rename)(`${out}.pub.tmp`, `${out}.pub`);
+        await (0,promises_.rename)(tmp, out);
+        await syncDirectory((0,external_node_path_.dirname)((0,external_node_path_.resolve)(out)));
+    }
+    catch (error) {
+        if (!closed)
+            await file.close().catch(() => undefined);
+        await (0,promises_.rm)(tmp, { force: true });
+        throw error;
+    }
+}
+/** The renames made durable where the platform can flush a directory (not Windows). */
+async function syncDirectory(dir) {
+    let handle;
+    try {
+        handle = await (0,promises_.open)(dir, 'r');
+        await handle.sync();
+    }
+    catch {
+        // A directory that cannot be opened or flushed leaves the renames to the file system.
+    }
+    finally {
+        await handle?.close();
+    }
+}
+/** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */
+async function verify(args, io) {
+    const { values, positionals } = (0,options/* parse */.qg)(args, {
+        'public-key': { type: 'string' },
+        previous: { type: 'string' },
+        'allow-partial': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+    }, true);
+    const [file] = positionals;
+    if (!file || !values['public-key'])
+        throw new options/* UsageError */.eb('verify needs FILE and --public-key KEY.');
+    let key;
+    try {
+        const pem = (0,external_node_fs_.readFileSync)(values['public-key'], 'utf8');
+        key = pem.includes('PRIVATE KEY')
+            ? (0,external_node_crypto_.createPublicKey)((0,external_node_crypto_.createPrivateKey)(pem))
+            : (0,external_node_crypto_.createPublicKey)(pem);
+    }
+    catch (error) {
+        throw new options/* UsageError */.eb(`Cannot read the public key ${values['public-key']}: ${(0,src_errors/* causeText */.xv)(error)}`, { cause: error });
+    }
+    // The bundle is read as a stream (verifyBundleFile): a file too large to hold verifies in
+    // memory that does not grow with it. As before, a bundle that is not JSON is said before
+    // an unreadable --previous.
+    let previous;
+    try {
+        previous = values.previous ? (0,external_node_fs_.readFileSync)(values.previous, 'utf8') : undefined;
+    }
+    catch (error) {
+        try {
+            verifyBundleFile(file, key);
+        }
+        catch (unreadable) {
+            if (unreadable instanceof BundleReadError)
+                return unreadableBundle(io, file, unreadable);
+        }
+        throw error;
+    }
+    try {
+        const result = verifyBundleFile(file, key, {
+            previous,
+            allowPartial: values['allow-partial'],
+        });
+        const root = Buffer.from(result.root).toString('base64');
+        if (values.json)
+            io.out(JSON.stringify({
+                ok: true,
+                origin: result.origin,
+                size: result.size,
+                root,
+                first: result.first,
+                count: result.count,
+            }));
+        else
+            io.out(`OK ${result.origin}: size ${result.size}, root ${root}, ${result.count} entries verified${values.previous ? ', consistent with the previous checkpoint' : ''}`);
+        return options/* EXIT */.dc.done;
+    }
+    catch (error) {
+        if (error instanceof BundleReadError)
+            return unreadableBundle(io, file, error);
+        if (!(error instanceof BundleError))
+            throw error;
+        io.err(`FAIL: ${error.message}`);
+        return options/* EXIT */.dc.refused;
+    }
+}
+function unreadableBundle(io, file, error) {
+    io.err(`FAIL: ${file} is not a readable JSON bundle (${error.message})`);
+    return options/* EXIT */.dc.refused;
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=903.index.js.map
