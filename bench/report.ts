@@ -106,11 +106,21 @@ export function renderReadmeTable(options: { machine: string; date: string; rows
   ];
   for (const r of rows.filter((x) => x.target && !x.pageOnly)) {
     lines.push(
-      `| ${r.section}: ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.target} ${r.ok ? '✓' : '✗'} |`,
+      `| ${shortSection(r.section)}: ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.target} ${r.ok ? '✓' : '✗'} |`,
     );
   }
   return lines.join('\n');
 }
+
+/**
+ * A section's name without its conditions (after a comma, in brackets, "beside …"): the
+ * README's table stays narrow enough for its size budget; the page says them in full.
+ */
+export const shortSection = (section: string) =>
+  section
+    .replace(/ \((?!Node)[^)]*\)$/, '')
+    .replace(/ beside .*$/, '')
+    .replace(/, .*$/, '');
 
 /** `readme` with the text between the bench markers replaced by `table`. */
 export function withReadmeTable(readme: string, table: string): string {

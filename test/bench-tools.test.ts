@@ -11,6 +11,7 @@ import {
   renderPage,
   renderReadmeTable,
   withReadmeTable,
+  shortSection,
 } from '../bench/report.js';
 import {
   etcdGrantBody,
@@ -447,5 +448,18 @@ describe('the plane table (issue #23)', () => {
       `\n## The plane side by side (issue #23)\n\n### ${PLANE_SECTION}\n\n| metric | value | unit | target |`,
     );
     expect(page).toContain(`- ${PLANE_SECTION}: ratio = 0.2 × (target ≥ 0.5)`);
+  });
+});
+
+describe("the README table's section names", () => {
+  it('drop their conditions but keep the Node version', () => {
+    expect(shortSection('ledger export of 200000 entries beside 12 renewing clients')).toBe(
+      'ledger export of 200000 entries',
+    );
+    expect(shortSection('kernel throughput, 16 keep-alive clients')).toBe('kernel throughput');
+    expect(shortSection('notifications (--notify to a receiver on loopback)')).toBe(
+      'notifications',
+    );
+    expect(shortSection('start-up (Node v24.22.3)')).toBe('start-up (Node v24.22.3)');
   });
 });
