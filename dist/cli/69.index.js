@@ -106,6 +106,8 @@ const MIGRATIONS = [
         major bigint NOT NULL,
         event text NOT NULL
       );
+      -- The sequencer reads the lowest first: no sort of the whole table per pass.
+      CREATE INDEX lease_gate_pending_order ON lease_gate_pending (major, key);
       CREATE SEQUENCE lease_gate_key;
       -- What the sequencer numbered: the ledger's size and last timestamp; only it writes here.
       CREATE TABLE lease_gate_sequenced (
@@ -790,7 +792,8 @@ class PostgresBackend {
     log;
     heard;
     listener;
-    syncing;
+    reading;
+    readNext;
     locks;
     /** The pass of the sequencer that will start next, and the one running (at most one of each). */
     queued;
@@ -970,22 +973,42 @@ class PostgresBackend {
                 ? error
                 : new store_error/* StoreUnavailableError */.o(`the kernel's store cannot sequence: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
-        this.syncing ??= (async () => {
-            try {
-                for (;;) {
-                    const { rows } = await this.query('SELECT line FROM lease_gate_ledger WHERE seq >= $1 ORDER BY seq LIMIT $2', [this.ledger.size, PAGE]);
-                    for (const { line } of rows) {
-                        this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
-                    }
-                    if (rows.length < PAGE)
-                        return;
-                }
+        return this.readAfterNow();
+    }
+    /**
+     * A read of the ledger that starts after this call: a read already in flight may have
+     * taken its snapshot before the caller's pass committed, so it is followed by one more
+     * (shared by every caller that comes while it waits). One read at a time loads entries.
+     */
+    readAfterNow() {
+        if (this.readNext)
+            return this.readNext;
+        if (!this.reading) {
+            const reading = this.readLedger().finally(() => {
+                this.reading = undefined;
+            });
+            this.reading = reading;
+            return reading;
+        }
+        const next = this.reading
+            .catch(() => undefined)
+            .then(() => {
+            this.readNext = undefined;
+            return this.readAfterNow();
+        });
+        this.readNext = next;
+        return next;
+    }
+    /** Loads the entries numbered since the last read, a page at a time. */
+    async readLedger() {
+        for (;;) {
+            const { rows } = await this.query('SELECT line FROM lease_gate_ledger WHERE seq >= $1 ORDER BY seq LIMIT $2', [this.ledger.size, PAGE]);
+            for (const { line } of rows) {
+                this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
             }
-            finally {
-                this.syncing = undefined;
-            }
-        })();
-        return this.syncing;
+            if (rows.length < PAGE)
+                return;
+        }
     }
     async close() {
         if (this.closed)

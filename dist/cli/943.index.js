@@ -4666,7 +4666,10 @@ function nodeLogFile(handle) {
 
 // EXTERNAL MODULE: ./src/kernel/store-error.ts
 var store_error = __webpack_require__(959);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/kernel/store.ts
+
 
 
 
@@ -4888,7 +4891,11 @@ formerPlace) {
                 }
             }
             catch (error) {
-                throw new store_error/* StoreError */.A(`cannot write the snapshot ${snapshotPath}: ${error.message}`);
+                // A half-written copy (a full disk) must not hold the space the log's appends need.
+                await (0,promises_.unlink)(tmp).catch(() => undefined);
+                throw new store_error/* StoreError */.A(`cannot write the snapshot ${snapshotPath}: ${(0,errors/* causeText */.xv)(error)}`, {
+                    cause: error,
+                });
             }
         },
         async append(text) {

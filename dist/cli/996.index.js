@@ -148,6 +148,8 @@ const MIGRATIONS = [
         major bigint NOT NULL,
         event text NOT NULL
       );
+      -- The sequencer reads the lowest first: no sort of the whole table per pass.
+      CREATE INDEX lease_gate_pending_order ON lease_gate_pending (major, key);
       CREATE SEQUENCE lease_gate_key;
       -- What the sequencer numbered: the ledger's size and last timestamp; only it writes here.
       CREATE TABLE lease_gate_sequenced (

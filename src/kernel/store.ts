@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { open as openFile, rename } from 'node:fs/promises';
+import { open as openFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod/mini';
 import { readEntry, type LedgerEntry } from '../ledger/entry.js';
 import { nodeLogFs, type LogFile, type LogFs } from './log-file.js';
 import { StoreError } from './store-error.js';
+import { causeText } from '../errors.js';
 
 export { StoreError };
 
@@ -296,9 +297,11 @@ export function fileStore(
           await dir.close();
         }
       } catch (error) {
-        throw new StoreError(
-          `cannot write the snapshot ${snapshotPath}: ${(error as Error).message}`,
-        );
+        // A half-written copy (a full disk) must not hold the space the log's appends need.
+        await unlink(tmp).catch(() => undefined);
+        throw new StoreError(`cannot write the snapshot ${snapshotPath}: ${causeText(error)}`, {
+          cause: error,
+        });
       }
     },
     async append(text) {

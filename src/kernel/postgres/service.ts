@@ -84,7 +84,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private readonly log: (line: string) => void;
   private heard: ((notice: ChangeNotice) => void) | undefined;
   private listener: { close(): Promise<void> } | undefined;
-  private syncing: Promise<void> | undefined;
+  private reading: Promise<void> | undefined;
+  private readNext: Promise<void> | undefined;
   private readonly locks: PlaneLocks;
   /** The pass of the sequencer that will start next, and the one running (at most one of each). */
   private queued: { wait: boolean; done: Promise<void> } | undefined;
@@ -280,23 +281,45 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         ? error
         : new StoreUnavailableError(`the kernel's store cannot sequence: ${describe(error)}`);
     }
-    this.syncing ??= (async () => {
-      try {
-        for (;;) {
-          const { rows } = await this.query<{ line: string }>(
-            'SELECT line FROM lease_gate_ledger WHERE seq >= $1 ORDER BY seq LIMIT $2',
-            [this.ledger.size, PAGE],
-          );
-          for (const { line } of rows) {
-            this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
-          }
-          if (rows.length < PAGE) return;
-        }
-      } finally {
-        this.syncing = undefined;
+    return this.readAfterNow();
+  }
+
+  /**
+   * A read of the ledger that starts after this call: a read already in flight may have
+   * taken its snapshot before the caller's pass committed, so it is followed by one more
+   * (shared by every caller that comes while it waits). One read at a time loads entries.
+   */
+  private readAfterNow(): Promise<void> {
+    if (this.readNext) return this.readNext;
+    if (!this.reading) {
+      const reading = this.readLedger().finally(() => {
+        this.reading = undefined;
+      });
+      this.reading = reading;
+      return reading;
+    }
+    const next = this.reading
+      .catch(() => undefined)
+      .then(() => {
+        this.readNext = undefined;
+        return this.readAfterNow();
+      });
+    this.readNext = next;
+    return next;
+  }
+
+  /** Loads the entries numbered since the last read, a page at a time. */
+  private async readLedger(): Promise<void> {
+    for (;;) {
+      const { rows } = await this.query<{ line: string }>(
+        'SELECT line FROM lease_gate_ledger WHERE seq >= $1 ORDER BY seq LIMIT $2',
+        [this.ledger.size, PAGE],
+      );
+      for (const { line } of rows) {
+        this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
       }
-    })();
-    return this.syncing;
+      if (rows.length < PAGE) return;
+    }
   }
 
   async close(): Promise<void> {
