@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -320,5 +320,39 @@ describe('a file ledger keeps its index, not its lines', () => {
       hex(whole.inclusionProofs(100, 400).flat()),
     );
     expect(bounded.heldBytes).toBeLessThan(whole.heldBytes);
+  });
+});
+
+describe('a snapshot of many resources', () => {
+  it('is written a slice at a time and reads back to the same kernel as a whole replay', async () => {
+    const log = fresh();
+    const clock = { now: 1_000_000 };
+    const first = (await open(log, clock)).service;
+    // More resources than one slice of the snapshot's states (1,000), each held.
+    for (let i = 0; i < 2_500; i += 1) await first.lease(`many/${i}`, A);
+    await first.close();
+    const text = readFileSync(`${log}.snapshot.json`, 'utf8');
+    const newline = text.indexOf('\n');
+    const body = text.slice(newline + 1, -1);
+    expect(JSON.parse(text.slice(0, newline))).toEqual({
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
+    const parsed = JSON.parse(body) as { size: number; state: { states: unknown[] } };
+    expect(parsed.size).toBe(2_500);
+    expect(parsed.state.states).toHaveLength(2_500);
+
+    const bare = join(mkdtempSync(join(tmpdir(), 'lease-gate-snapshot-')), 'k.ledger.jsonl');
+    copyFileSync(log, bare);
+    const fromSnapshot = await open(log, clock);
+    const replayed = await open(bare, clock);
+    expect(fromSnapshot.warning).toBeUndefined();
+    for (const i of [0, 999, 1_000, 1_001, 2_499]) {
+      expect(await fromSnapshot.service.status(`many/${i}`)).toEqual(
+        await replayed.service.status(`many/${i}`),
+      );
+    }
+    expect(fromSnapshot.service.ledger.checkpoint()).toBe(replayed.service.ledger.checkpoint());
+    await fromSnapshot.service.close();
+    await replayed.service.close();
   });
 });

@@ -3753,6 +3753,8 @@ const asError = (error) => (error instanceof Error ? error : new Error(String(er
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: external "node:timers/promises"
+var promises_ = __webpack_require__(8500);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(3024);
 ;// CONCATENATED MODULE: ./src/ledger/file-lines.ts
@@ -3978,6 +3980,9 @@ var store = __webpack_require__(5423);
 
 
 
+
+/** Resource states serialised between two yields while a snapshot is taken. */
+const STATES_PER_TURN = 1_000;
 /** Entries between two snapshots of a file kernel: a restart replays at most about this many. */
 const SNAPSHOT_EVERY = 16_384;
 /**
@@ -4172,10 +4177,30 @@ class LocalBackend {
                 time: replayed.time,
                 ttlMs: table.ttlMs,
                 lockDelayMs: table.lockDelayMs,
-                states: [...table.values()],
+                states: [],
             },
         };
-        await replayed.store.writeSnapshot(snapshot);
+        // The states are taken now (each is replaced, never changed, as entries are replayed) and
+        // serialised a slice a turn: many resources make megabytes of JSON. The pieces are the
+        // snapshot's JSON exactly: `states` is the last member of `state`, `state` of the snapshot.
+        const states = [...table.values()];
+        const whole = JSON.stringify(snapshot);
+        const tail = '[]}}';
+        if (!whole.endsWith(`"states":${tail}`))
+            throw new Error('the snapshot is not laid out as it is read');
+        const body = [whole.slice(0, -tail.length), '['];
+        for (let i = 0; i < states.length; i += STATES_PER_TURN) {
+            if (i > 0) {
+                await (0,promises_.setImmediate)();
+                body.push(',');
+            }
+            body.push(states
+                .slice(i, i + STATES_PER_TURN)
+                .map((state) => JSON.stringify(state))
+                .join(','));
+        }
+        body.push(']}}');
+        await replayed.store.writeSnapshot(body);
     }
     /**
      * Renews the leases the log leaves open (the restart rule). Written before
@@ -4605,6 +4630,8 @@ var external_node_crypto_ = __webpack_require__(7598);
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __webpack_require__(1455);
+// EXTERNAL MODULE: external "node:timers/promises"
+var external_node_timers_promises_ = __webpack_require__(8500);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
@@ -4679,6 +4706,9 @@ var errors = __webpack_require__(3916);
 
 
 
+
+/** Pieces of a snapshot hashed or written between two yields to the event loop. */
+const SNAPSHOT_PIECES_PER_TURN = 64;
 const snapshotLogSchema = schemas/* object */.Ikc({
     size: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
     lastOffset: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
@@ -4867,14 +4897,24 @@ formerPlace) {
             }
             return { snapshot };
         },
-        async writeSnapshot(snapshot) {
-            const body = JSON.stringify(snapshot);
-            const text = `{"sha256":"${sha256Hex(body)}"}\n${body}\n`;
+        async writeSnapshot(body) {
+            // Hashed and written a piece at a time, yielding between pieces: a snapshot of many
+            // resources is megabytes, and the answers go on meanwhile.
+            const hash = (0,external_node_crypto_.createHash)('sha256');
+            for (let i = 0; i < body.length; i += 1) {
+                if (i > 0 && i % SNAPSHOT_PIECES_PER_TURN === 0)
+                    await (0,external_node_timers_promises_.setImmediate)();
+                hash.update(body[i], 'utf8');
+            }
             const tmp = `${snapshotPath}.tmp`;
             try {
                 const handle = await (0,promises_.open)(tmp, 'w', 0o600);
                 try {
-                    await handle.writeFile(text, 'utf8');
+                    await handle.write(`{"sha256":"${hash.digest('hex')}"}\n`);
+                    for (let i = 0; i < body.length; i += SNAPSHOT_PIECES_PER_TURN) {
+                        await handle.write(body.slice(i, i + SNAPSHOT_PIECES_PER_TURN).join(''));
+                    }
+                    await handle.write('\n');
                     await handle.sync();
                 }
                 finally {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FileLines } from '../ledger/file-lines.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerEntry } from '../ledger/entry.js';
@@ -27,6 +28,9 @@ export interface LocalBackendOptions {
   /** Epoch-aligned monotonic milliseconds. */
   now: () => number;
 }
+
+/** Resource states serialised between two yields while a snapshot is taken. */
+const STATES_PER_TURN = 1_000;
 
 /** Entries between two snapshots of a file kernel: a restart replays at most about this many. */
 const SNAPSHOT_EVERY = 16_384;
@@ -236,10 +240,32 @@ export class LocalBackend implements Backend<Overview> {
         time: replayed.time,
         ttlMs: table.ttlMs,
         lockDelayMs: table.lockDelayMs,
-        states: [...table.values()],
+        states: [] as ResourceState[],
       },
     };
-    await replayed.store.writeSnapshot(snapshot);
+    // The states are taken now (each is replaced, never changed, as entries are replayed) and
+    // serialised a slice a turn: many resources make megabytes of JSON. The pieces are the
+    // snapshot's JSON exactly: `states` is the last member of `state`, `state` of the snapshot.
+    const states = [...table.values()];
+    const whole = JSON.stringify(snapshot);
+    const tail = '[]}}';
+    if (!whole.endsWith(`"states":${tail}`))
+      throw new Error('the snapshot is not laid out as it is read');
+    const body = [whole.slice(0, -tail.length), '['];
+    for (let i = 0; i < states.length; i += STATES_PER_TURN) {
+      if (i > 0) {
+        await nextTurn();
+        body.push(',');
+      }
+      body.push(
+        states
+          .slice(i, i + STATES_PER_TURN)
+          .map((state) => JSON.stringify(state))
+          .join(','),
+      );
+    }
+    body.push(']}}');
+    await replayed.store.writeSnapshot(body);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { open as openFile, rename, unlink } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod/mini';
 import { readEntry, type LedgerEntry } from '../ledger/entry.js';
@@ -38,6 +39,9 @@ export interface RecoveredLog {
   warning?: string;
 }
 
+/** Pieces of a snapshot hashed or written between two yields to the event loop. */
+const SNAPSHOT_PIECES_PER_TURN = 64;
+
 /** What a store over a file adds: the log read from a point, and a snapshot kept beside it. */
 export interface LogFileStore extends KernelStore {
   readonly path: string;
@@ -52,8 +56,11 @@ export interface LogFileStore extends KernelStore {
    * names, the very line it names as its last; otherwise why it is ignored.
    */
   readSnapshot(): { snapshot: SnapshotFile } | { ignored?: string };
-  /** Replaces the snapshot whole (a temporary file, synced, renamed over it). */
-  writeSnapshot(snapshot: SnapshotFile): Promise<void>;
+  /**
+   * Replaces the snapshot whole (a temporary file, synced, renamed over it). `body` is the
+   * JSON of a SnapshotFile in pieces (their concatenation), so no one call serialises it all.
+   */
+  writeSnapshot(body: readonly string[]): Promise<void>;
 }
 
 /** A point in the log: just past line `index - 1`'s newline, `offset` bytes in; that line has `lastBytes`. */
@@ -276,14 +283,23 @@ export function fileStore(
       }
       return { snapshot };
     },
-    async writeSnapshot(snapshot) {
-      const body = JSON.stringify(snapshot);
-      const text = `{"sha256":"${sha256Hex(body)}"}\n${body}\n`;
+    async writeSnapshot(body) {
+      // Hashed and written a piece at a time, yielding between pieces: a snapshot of many
+      // resources is megabytes, and the answers go on meanwhile.
+      const hash = createHash('sha256');
+      for (let i = 0; i < body.length; i += 1) {
+        if (i > 0 && i % SNAPSHOT_PIECES_PER_TURN === 0) await nextTurn();
+        hash.update(body[i]!, 'utf8');
+      }
       const tmp = `${snapshotPath}.tmp`;
       try {
         const handle = await openFile(tmp, 'w', 0o600);
         try {
-          await handle.writeFile(text, 'utf8');
+          await handle.write(`{"sha256":"${hash.digest('hex')}"}\n`);
+          for (let i = 0; i < body.length; i += SNAPSHOT_PIECES_PER_TURN) {
+            await handle.write(body.slice(i, i + SNAPSHOT_PIECES_PER_TURN).join(''));
+          }
+          await handle.write('\n');
           await handle.sync();
         } finally {
           await handle.close();
