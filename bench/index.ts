@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { compareWaiting } from './compare.js';
 import { ledgerBench } from './ledger.js';
-import { planePart } from './plane.js';
+import { planeBench, planePart } from './plane.js';
 import { keeperCost, startup } from './processes.js';
 import { renderPage, renderReadmeTable, sectionTables, withReadmeTable } from './report.js';
 import { runRole } from './roles.js';
@@ -243,7 +243,11 @@ else if (first === 'notify')
     ),
   );
 else if (first === 'plane') await planeOnly();
-else await bench(first ?? 'bench-results.json');
+else if (first === 'plane-postgres') {
+  // The PostgreSQL columns and pgbench alone (a few minutes), for work on that store.
+  const plane = await planeBench((line) => process.stderr.write(`${line}\n`), 'postgres');
+  console.log([plane.table, sectionTables(plane.rows)].join('\n\n'));
+} else await bench(first ?? 'bench-results.json');
 
 /** `index.js plane`: issue #23's plane table and long-running kernel alone, printed, nothing written. */
 async function planeOnly() {

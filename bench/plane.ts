@@ -140,11 +140,18 @@ async function kernelColumn(args: string[], log: (line: string) => void) {
   }
 }
 
-export async function planeBench(log: (line: string) => void): Promise<PlaneResult> {
+export async function planeBench(
+  log: (line: string) => void,
+  only?: 'postgres',
+): Promise<PlaneResult> {
   const cells: PlaneCells = {};
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-plane-'));
   const hand: NonNullable<PlaneResult['handover']> = [];
   try {
+    if (only === 'postgres') {
+      await postgresColumns(cells, hand, dir, log);
+      return { cells, handover: hand, table: planeTable(cells), rows: planeTargets(cells, hand) };
+    }
     log('plane: kernel, memory …');
     const memory = 'kernel, memory';
     cells[memory] = await orFailed(memory, log, () => kernelColumn([], log));

@@ -101,7 +101,7 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     for (let i = 0; i < 200 && killed === 0; i += 1) {
       const { rows } = await watcher.query<{ done: boolean }>(
         `SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity
-          WHERE query LIKE '%UPDATE lease_gate_sequenced%' AND pg_blocking_pids(pid) @> ARRAY[$1::int]`,
+          WHERE query LIKE '%INSERT INTO lease_gate_ledger%' AND pg_blocking_pids(pid) @> ARRAY[$1::int]`,
         [lockerPid],
       );
       killed = rows.filter((r) => r.done).length;
@@ -142,7 +142,7 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     const locks = planeLocks(schema);
     // A writer that drew a fence and has not committed: the sequencer's watermark waits for it.
     const writer = await admin();
-    await writer.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${locks.writers})`);
+    await writer.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${locks.writer})`);
     await writer.query(`SELECT nextval('lease_gate_fence') AS f`);
     const sequencing = sequenceOnce(db, locks, true);
     let settled = false;

@@ -11,7 +11,6 @@ const ATTEMPTS = 4;
 export interface BatchContext {
   connect(): Promise<pg.PoolClient>;
   settings: RuleSettings;
-  channel: string;
   locks: PlaneLocks;
 }
 

@@ -4,6 +4,7 @@ import { numberEntries } from '../../ledger/ledger.js';
 import { kernelEventSchema } from '../event.js';
 import { StoreError } from '../store-error.js';
 import type { PlaneLocks } from './locks.js';
+import { arrayLiteral, integerLiteral } from './literals.js';
 
 /** Entries numbered per sequencing transaction at most. */
 export const SEQUENCE_BATCH = 2_000;
@@ -14,11 +15,12 @@ export const SEQUENCE_BATCH = 2_000;
  * numbered, or undefined when another replica is sequencing (`wait` false).
  *
  * Which pending entries may be numbered now: those whose major is at most F,
- * the fence sequence's value read before the watermark. The watermark takes
- * the writers lock exclusively for a moment: every commit holds it shared from
- * its first statement to its end, so once it is granted every transaction that
- * drew a fence ≤ F has ended, and PostgreSQL makes a commit visible before it
- * releases its locks, so the next statement's snapshot sees all of them. Then:
+ * the fence sequence's value read before the watermark. Every commit holds a
+ * writers stripe shared from its first statement to its end (locks.ts), and
+ * the watermark takes each stripe exclusively for a moment, so once it is
+ * through, every transaction that drew a fence ≤ F has ended; PostgreSQL
+ * makes a commit visible before it releases its locks, so the next
+ * statement's snapshot sees all of them. Then:
  * - a grant numbered now has fence ≤ F, and every grant with a smaller fence
  *   drew it earlier, so it is visible too and numbered with it or before:
  *   fences rise along the ledger;
@@ -38,33 +40,35 @@ export async function sequenceOnce(
   const take = wait
     ? `pg_advisory_xact_lock(${locks.sequencer}) IS NOT NULL`
     : `pg_try_advisory_xact_lock(${locks.sequencer})`;
-  const opened = (await client.query(`BEGIN; SELECT ${take} AS mine`)) as unknown as Array<
-    pg.QueryResult<{ mine: boolean }>
-  >;
+  // One round trip: the sequencer's lock, then F (kept for the transaction; -1 when the lock
+  // is another replica's), then the watermark (locks.ts), then, in a statement of its own and
+  // so a snapshot taken after the watermark, the entries.
   try {
-    if (!opened[1]?.rows[0]?.mine) {
+    const read = (await client.query(`BEGIN;
+SELECT set_config('lease_gate.mark', CASE WHEN ${take}
+         THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence)::text
+         ELSE '-1' END, true) AS f;
+${locks.watermark} WHERE current_setting('lease_gate.mark')::bigint >= 0;
+SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
+  LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending
+                      WHERE major <= current_setting('lease_gate.mark')::bigint
+                      ORDER BY major, key LIMIT ${integerLiteral(limit)}) AS p ON true
+ WHERE h.id = 1 ORDER BY p.major, p.key`)) as unknown as [
+      pg.QueryResult,
+      pg.QueryResult<{ f: string }>,
+      pg.QueryResult,
+      pg.QueryResult,
+    ];
+    if (read[1].rows[0]?.f === '-1') {
       await client.query('ROLLBACK');
       return undefined;
     }
-    // F first, then the watermark (a session lock, so it is held only for this moment).
-    const marked = (await client.query(
-      `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS f FROM lease_gate_fence;
-       SELECT pg_advisory_lock(${locks.writers}); SELECT pg_advisory_unlock(${locks.writers})`,
-    )) as unknown as Array<pg.QueryResult<{ f: string }>>;
-    const mark = marked[0]!.rows[0]!.f;
-    const { rows } = await client.query<{
+    const rows = read[3].rows as Array<{
       size: string;
       last_ts: string;
       key: string | null;
       event: string | null;
-    }>({
-      name: 'lease-gate pending',
-      text: `SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
-               LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending WHERE major <= $1
-                                   ORDER BY major, key LIMIT $2) AS p ON true
-              WHERE h.id = 1 ORDER BY p.major, p.key`,
-      values: [mark, limit],
-    });
+    }>;
     const head = rows[0]!;
     const pending = rows.filter((r) => r.key !== null);
     if (pending.length === 0) {
@@ -79,20 +83,18 @@ export async function sequenceOnce(
     });
     const entries = numberEntries(events, Number(head.size), Number(head.last_ts));
     const last = entries.at(-1)!;
-    await client.query({
-      name: 'lease-gate sequence',
-      text: `WITH logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])),
-                  gone AS (DELETE FROM lease_gate_pending WHERE key = ANY($3::bigint[]))
-             UPDATE lease_gate_sequenced SET size = $4, last_ts = $5 WHERE id = 1`,
-      values: [
-        entries.map((e) => e.seq),
-        entries.map(entryJson),
-        pending.map((r) => r.key),
-        last.seq + 1,
-        last.tsMs,
-      ],
-    });
-    await client.query('COMMIT');
+    const keys = pending.map((r) => Number(r.key));
+    await client.query(
+      `WITH logged AS (INSERT INTO lease_gate_ledger (seq, line)
+                           SELECT * FROM unnest(${arrayLiteral(
+                             entries.map((e) => e.seq),
+                             'bigint',
+                           )}, ${arrayLiteral(entries.map(entryJson), 'text')})),
+              gone AS (DELETE FROM lease_gate_pending WHERE key = ANY(${arrayLiteral(keys, 'bigint')}))
+         UPDATE lease_gate_sequenced SET size = ${integerLiteral(last.seq + 1)},
+                last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
+         COMMIT`,
+    );
     return entries.length;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

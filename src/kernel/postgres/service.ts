@@ -16,6 +16,7 @@ import { commitBatch } from './commit-batch.js';
 import { createPool, describe } from './connect.js';
 import { changeNoticeSchema, channelOf, listenForChanges } from './listen.js';
 import { planeLocks, type PlaneLocks } from './locks.js';
+import { NoticeSender } from './notices.js';
 import { checkSchema, migrate } from './migrations.js';
 import { sequenceOnce } from './sequencer.js';
 import {
@@ -44,8 +45,11 @@ const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet<pg.PoolClient>();
-/** How soon after a commit its entries are sequenced (more commits join the same pass). */
-const SEQUENCE_AFTER_MS = 5;
+/**
+ * How soon after a commit its entries are sequenced: more commits join the same pass, and
+ * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
+ */
+const SEQUENCE_AFTER_MS = 50;
 /** Every replica sequences this often too, so a replica that died leaves nothing pending. */
 const SEQUENCE_EVERY_MS = 1_000;
 /** Sequencing transactions per pass at most (each numbers up to SEQUENCE_BATCH entries). */
@@ -78,6 +82,13 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   readonly ttlMs: number;
   readonly batching;
   private readonly pool: pg.Pool;
+  /**
+   * The sequencer's own connection: its watermark waits for commits in flight, and a
+   * commit stuck on a row lock must not leave a batch without a connection meanwhile.
+   */
+  private readonly sequencerPool: pg.Pool;
+  /** Change notices, sent after their commits on a connection of their own (notices.ts). */
+  private readonly notices: NoticeSender;
   private readonly schema: string;
   private readonly settings: RuleSettings;
   private readonly channel: string;
@@ -101,6 +112,12 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     this.locks = planeLocks(this.schema);
     this.log = options.log ?? ((line) => console.error(line));
     this.pool = createPool(options, this.log);
+    this.sequencerPool = createPool({ ...options, poolSize: 1 }, this.log);
+    this.notices = new NoticeSender(
+      createPool({ ...options, poolSize: 1 }, this.log),
+      this.channel,
+      this.log,
+    );
     this.batching = {
       maxBatch: MAX_BATCH,
       slots: Math.min(BATCH_SLOTS, options.poolSize ?? DEFAULT_POOL_SIZE),
@@ -152,13 +169,15 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       {
         connect: () => this.connect(),
         settings: this.settings,
-        channel: this.channel,
         locks: this.locks,
       },
       [...work],
     );
-    if (results.some((r) => r.status === 'fulfilled' && r.value.events.length > 0))
+    const events = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
+    if (events.length > 0) {
+      this.notices.changed(events);
       this.sequenceSoon(SEQUENCE_AFTER_MS);
+    }
     return results;
   }
 
@@ -176,7 +195,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     queued.done = this.running.then(async () => {
       this.queued = undefined;
       for (let round = 0; round < SEQUENCE_ROUNDS; round += 1) {
-        const numbered = await this.withClient((client) =>
+        const numbered = await this.withClient(this.sequencerPool, (client) =>
           sequenceOnce(client, this.locks, queued.wait),
         );
         // Another replica is at it (it numbers ours too), or nothing more is there.
@@ -235,8 +254,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
 
   /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
   async announceFreed(resource: string): Promise<void> {
-    const notice = JSON.stringify({ resource, events: [], freed: true });
-    await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
+    this.notices.freed(resource);
+    await this.notices.idle();
   }
 
   /** Only paces held requests on this replica; expiry is the database's clock. */
@@ -328,15 +347,16 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     if (this.sequenceTimer) clearTimeout(this.sequenceTimer);
     if (this.sequenceEvery) clearInterval(this.sequenceEvery);
     await this.running;
+    await this.notices.close();
     await this.listener?.close();
-    await this.pool.end().catch(() => undefined);
+    await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);
   }
 
-  private async connect(): Promise<pg.PoolClient> {
+  private async connect(pool = this.pool): Promise<pg.PoolClient> {
     if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await pool.connect();
     } catch (error) {
       throw new StoreUnavailableError(`the kernel's store is unreachable: ${describe(error)}`);
     }
@@ -350,7 +370,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
     try {
-      return await this.withClient((client) => client.query<R>(text, values));
+      return await this.withClient(this.pool, (client) => client.query<R>(text, values));
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
       throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`);
@@ -358,8 +378,11 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   }
 
   /** A pooled connection for one task; one that failed is closed, never reused. */
-  private async withClient<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.connect();
+  private async withClient<T>(
+    pool: pg.Pool,
+    task: (client: pg.PoolClient) => Promise<T>,
+  ): Promise<T> {
+    const client = await this.connect(pool);
     try {
       const result = await task(client);
       client.release();

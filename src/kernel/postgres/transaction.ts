@@ -4,6 +4,7 @@ import { deploySchema, queueSchema } from '../../plane/deploy.js';
 import type { Work } from '../work.js';
 import type { KernelEvent } from '../event.js';
 import type { PlaneLocks } from './locks.js';
+import { arrayLiteral, integerLiteral } from './literals.js';
 import {
   emptyState,
   nextDeadline,
@@ -79,36 +80,39 @@ const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 export type { Work };
 
 /**
- * Commands, in order, as one transaction (group commit: one WAL flush for
- * the batch). It first takes the plane's writers lock shared (the sequencer's
- * watermark waits for it; no two commits wait on each other for it), then
- * locks the rows FOR UPDATE in resource order (so two replicas' batches cannot
- * deadlock) and reads `now` from the database's clock once every lock is held.
- * Each command runs the same pure `decide` as every store, on the state the one
- * before it left. Fences and ordering keys are drawn from sequences after the
- * row locks, so a resource's later change always draws larger ones; the rows,
- * the entries (pending, numbered later by the sequencer) and one NOTIFY per
- * resource are written together. Nothing here locks anything every change needs:
- * COMMIT makes all of it true at once, or none of it. See docs/architecture.md.
+ * Commands, in order, as one transaction of two round trips (group commit:
+ * one WAL flush for the batch). The first takes a writers stripe shared
+ * (locks.ts: the sequencer's watermark waits for it; no two commits wait on
+ * each other for it), locks the rows FOR UPDATE in resource order (so two
+ * replicas' batches cannot deadlock), reads `now` from the database's clock
+ * once every lock is held, and draws a fence for each lease in the batch (at
+ * most one grant each; one not granted leaves a gap, as a rollback does).
+ * Each command runs the same pure `decide` as every store, on the state the
+ * one before it left. The second writes the rows and the entries (pending,
+ * numbered later by the sequencer), and commits:
+ * COMMIT makes all of it true at once, or none of it. Nothing here locks
+ * anything every change needs. See docs/architecture.md.
  */
 export async function runCommands(
   client: pg.ClientBase,
   work: readonly Work[],
   settings: RuleSettings,
-  context: { channel: string; locks: PlaneLocks },
+  context: { locks: PlaneLocks },
 ): Promise<Decision[]> {
-  // One round trip: a simple query of literals only.
-  await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${context.locks.writers})`);
+  let write: string | undefined;
   let decisions: Decision[];
   try {
-    decisions = await decideLocked(client, work, settings, context.channel);
+    ({ decisions, write } = await decideLocked(client, work, settings, context));
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
   try {
-    await client.query('COMMIT');
+    await client.query(write === undefined ? 'COMMIT' : `${write}; COMMIT`);
   } catch (error) {
+    // An ERROR means the transaction did not commit (a failed statement skips the COMMIT after
+    // it; a failed COMMIT rolls back). No answer, or FATAL/PANIC, may come after the commit record.
+    if ((error as { severity?: unknown }).severity === 'ERROR') throw error;
     throw new CommitUnknownError(error);
   }
   return decisions;
@@ -122,147 +126,167 @@ export class CommitUnknownError extends Error {
 }
 
 /**
- * The rows locked, then the clock: the aggregate takes in every locked row
- * before its one row is projected, so the clock is read after the last lock
- * (a clock beside FOR UPDATE rows would be read as each row comes out).
+ * The statements of a change, prepared once per connection (so planned once,
+ * not per batch) and run by EXECUTE inside the simple queries below.
+ * - lg_lock: the rows locked, then the clock (the aggregate takes in every
+ *   locked row before its one row is projected, so the clock is read after
+ *   the last lock);
+ * - lg_draw: the fence sequence's value (`base`, the `major` of entries that
+ *   are not grants) and then the batch's fences (fencesWanted);
+ * - lg_write: new rows inserted (never upserted: a replica that raced us to
+ *   create one makes this fail, 23505, and the batch runs again against its
+ *   row), changed rows updated, the entries pending with keys drawn in the
+ *   batch's order. The other replicas are told after the commit (notices.ts).
  */
-const LOCK_ROWS = {
-  name: 'lease-gate lock rows',
-  text: `SELECT l.rows, ${NOW_MS} AS now_ms
-           FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
-                   FROM (SELECT resource, state FROM lease_gate_resources
-                          WHERE resource = ANY($1::text[]) ORDER BY resource FOR UPDATE) AS t) AS l`,
-};
+const PREPARE = `
+PREPARE lg_lock(text[]) AS
+  SELECT l.rows, ${NOW_MS} AS now_ms
+    FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
+            FROM (SELECT resource, state FROM lease_gate_resources
+                   WHERE resource = ANY($1) ORDER BY resource FOR UPDATE) AS t) AS l;
+PREPARE lg_draw(text[], int[], int) AS
+  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
+         ARRAY(SELECT nextval('lease_gate_fence')
+                 FROM generate_series(1, $3 + (
+                   SELECT coalesce(sum(x.leases), 0)::int
+                     FROM unnest($1, $2) AS x(resource, leases)
+                     LEFT JOIN lease_gate_resources AS t ON t.resource = x.resource
+                    WHERE jsonb_typeof(t.state->'lease') IS DISTINCT FROM 'object'
+                       OR (t.state->'lease'->>'expiresAtMs')::float8 <= ${NOW_MS}))
+                ORDER BY 1) AS fences;
+PREPARE lg_write(text[], jsonb[], bigint[], text[], jsonb[], bigint[], bigint[], text[]) AS
+  WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
+                   SELECT * FROM unnest($1, $2, $3)),
+       kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
+                  FROM unnest($4, $5, $6) AS u(resource, state, deadline_ms)
+                 WHERE r.resource = u.resource)
+  INSERT INTO lease_gate_pending (key, major, event)
+    SELECT nextval('lease_gate_key'), e.major, e.event
+      FROM unnest($7, $8) WITH ORDINALITY AS e(major, event, n) ORDER BY e.n;
+`;
+/** Connections whose session has the statements (a failed connection is closed, never reused). */
+const prepared = new WeakSet<pg.ClientBase>();
 
 /**
- * Fences for the grants, keys for every entry, and the fence sequence's value
- * before them (the `major` of entries that are not grants). After the row locks.
+ * The first round trip: the writers stripe, then lg_lock, then, in a statement
+ * after them, lg_draw (preceded by the PREPAREs on a connection's first batch).
  */
-const DRAW = {
-  name: 'lease-gate draw',
-  text: `SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
-                ARRAY(SELECT nextval('lease_gate_fence') FROM generate_series(1, $1::int) ORDER BY 1) AS fences,
-                ARRAY(SELECT nextval('lease_gate_key') FROM generate_series(1, $2::int) ORDER BY 1) AS keys`,
-};
+function openSql(
+  client: pg.ClientBase,
+  locks: PlaneLocks,
+  names: readonly string[],
+  work: readonly Work[],
+): string {
+  const { ifFree, always } = fencesWanted(work);
+  return `${prepared.has(client) ? '' : PREPARE}BEGIN;
+SELECT pg_advisory_xact_lock_shared(${locks.writer});
+EXECUTE lg_lock(${arrayLiteral(names, 'text')});
+EXECUTE lg_draw(${arrayLiteral([...ifFree.keys()], 'text')}, ${arrayLiteral(
+    [...ifFree.values()],
+    'int',
+  )}, ${integerLiteral(always)})`;
+}
 
-const WRITE = {
-  name: 'lease-gate write',
-  text: `WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
-                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
-          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
-                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
-                    WHERE r.resource = u.resource),
-          pending AS (INSERT INTO lease_gate_pending (key, major, event)
-                     SELECT coalesce(e.key, nextval('lease_gate_key')),
-                            coalesce(e.major, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
-                                                 FROM lease_gate_fence)),
-                            e.event
-                       FROM unnest($7::bigint[], $8::bigint[], $9::text[]) WITH ORDINALITY AS e(key, major, event, n)
-                      ORDER BY e.n)
-     SELECT pg_notify($10, notice) FROM unnest($11::text[]) AS notice`,
-};
+/**
+ * How many fences a batch may need, so fences stay 1, 2, 3… as the grants go
+ * (at most a few are left unused, a gap as a rolled-back grant leaves): only a
+ * lease grants, once at most, and only on a resource without a live lease when
+ * its rows were locked (`ifFree`, counted by lg_draw on the locked rows, whose
+ * clock is read after this batch's `now`, so a lease live then was live at
+ * `now`), unless another command of the batch on it may end that lease
+ * first (`always`). A batch that still runs short fails before its COMMIT and
+ * runs again one call at a time, where the count is exact.
+ */
+export function fencesWanted(work: readonly Work[]): {
+  ifFree: Map<string, number>;
+  always: number;
+} {
+  const ifFree = new Map<string, number>();
+  const ending = new Set<string>();
+  let always = 0;
+  for (const { resource, command } of work) {
+    if (command.kind === 'lease') {
+      if (ending.has(resource)) always += 1;
+      else ifFree.set(resource, (ifFree.get(resource) ?? 0) + 1);
+    } else if (command.kind !== 'status') ending.add(resource);
+  }
+  return { ifFree, always };
+}
 
 async function decideLocked(
   client: pg.ClientBase,
   work: readonly Work[],
   settings: RuleSettings,
-  channel: string,
-): Promise<Decision[]> {
+  context: { locks: PlaneLocks },
+): Promise<{ decisions: Decision[]; write?: string }> {
   const names = [...new Set(work.map((w) => w.resource))].sort();
-  const locked = await client.query<{
+  const results = (await client.query(
+    openSql(client, context.locks, names, work),
+  )) as unknown as pg.QueryResult[];
+  prepared.add(client);
+  const locked = results.at(-2)!.rows[0] as {
     rows: Array<{ resource: string; state: unknown }> | null;
     now_ms: number;
-  }>({ ...LOCK_ROWS, values: [names] });
-  const { rows: found, now_ms: now } = locked.rows[0]!;
-  const stored = new Map((found ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
-
-  // First pass: how many fences? Randomness is recorded so the second pass decides the same.
-  const drawn: number[] = [];
-  let fencesWanted = 0;
-  const first = decideAll(work, stored, now, settings, {
-    nextFence: () => {
-      fencesWanted += 1;
-      return 0;
-    },
-    random: () => {
-      const value = settings.random();
-      drawn.push(value);
-      return value;
-    },
-  });
-  const events = first.decisions.flatMap((d) => d.events);
-  if (events.length === 0) {
-    if (first.changed.size > 0) {
-      // Only queues moved: not part of the durable record (waiters ask again), so no flush.
-      await client.query('SET LOCAL synchronous_commit TO OFF');
-      await writeStates(client, first.changed, stored);
-    }
-    return first.decisions;
-  }
-
-  const draw = async (fences: number, keys: number) => {
-    const { rows } = await client.query<{ base: string; fences: string[]; keys: string[] }>({
-      ...DRAW,
-      values: [fences, keys],
-    });
-    const row = rows[0]!;
-    return { base: Number(row.base), fences: row.fences.map(Number), keys: row.keys.map(Number) };
   };
-  let final = first;
-  // Without grants the write draws the keys itself, and every major is the fence
-  // sequence's value then (still after the row locks): one round trip fewer.
-  let keys: number[] | null = null;
-  let majors: number[] | null = null;
-  if (fencesWanted > 0) {
-    const taken = await draw(fencesWanted, events.length);
-    const { base, fences } = taken;
-    let replayed = 0;
-    let fenced = 0;
-    final = decideAll(work, stored, now, settings, {
-      nextFence: () => fences[fenced++]!,
-      random: () => drawn[replayed++] ?? settings.random(),
-    });
-    const decided = final.decisions.flatMap((d) => d.events);
-    // The second pass decides as the first did; should it ever make more entries, their keys follow.
-    keys = taken.keys;
-    if (keys.length < decided.length)
-      keys.push(...(await draw(0, decided.length - keys.length)).keys);
-    majors = majorsOf(decided, Math.min(base, fences[0] ?? base));
-  }
+  const drawn = results.at(-1)!.rows[0] as { base: string; fences: string[] };
+  const now = locked.now_ms;
+  const stored = new Map(
+    (locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]),
+  );
+  const fences = drawn.fences.map(Number);
+  let fenced = 0;
+  const final = decideAll(work, stored, now, settings, {
+    nextFence: () => {
+      const fence = fences[fenced++];
+      // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
+      if (fence === undefined) throw new Error('a batch granted more leases than it drew fences');
+      return fence;
+    },
+    random: settings.random,
+  });
+  if (final.changed.size === 0) return { decisions: final.decisions };
   const ordered = final.decisions.flatMap((d) => d.events);
   // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
   const states = [...final.changed.values()].sort(byResource);
   const inserted = states.filter((s) => !stored.has(s.resource));
   const updated = states.filter((s) => stored.has(s.resource));
-  const notices = [...new Set(ordered.map((e) => e.resource))].map((resource) =>
-    JSON.stringify({ resource, events: ordered.filter((e) => e.resource === resource) }),
-  );
   const rows = (list: ResourceState[]) => [
-    list.map((s) => s.resource),
-    list.map((s) => JSON.stringify(s)),
-    list.map((s) => nextDeadline(s) ?? null),
+    arrayLiteral(
+      list.map((s) => s.resource),
+      'text',
+    ),
+    arrayLiteral(
+      list.map((s) => JSON.stringify(s)),
+      'jsonb',
+    ),
+    arrayLiteral(
+      list.map((s) => nextDeadline(s) ?? null),
+      'bigint',
+    ),
   ];
-  await client.query({
-    ...WRITE,
-    values: [
-      ...rows(inserted),
-      ...rows(updated),
-      keys?.slice(0, ordered.length) ?? null,
-      majors,
+  const args = [
+    ...rows(inserted),
+    ...rows(updated),
+    arrayLiteral(majorsOf(ordered, Number(drawn.base)), 'bigint'),
+    arrayLiteral(
       ordered.map((e) => JSON.stringify(e)),
-      channel,
-      notices,
-    ],
-  });
-  return final.decisions;
+      'text',
+    ),
+  ];
+  const write = `EXECUTE lg_write(${args.join(', ')})`;
+  // Only queues moved: not part of the durable record (waiters ask again), so no flush.
+  if (ordered.length === 0)
+    return { decisions: final.decisions, write: `SET LOCAL synchronous_commit TO OFF; ${write}` };
+  return { decisions: final.decisions, write };
 }
 
 /**
  * Each entry's place before its key: a grant's is its fence; any other's is
- * the fence sequence's value once the rows were locked (`base`, never above
- * the batch's first fence), or the batch's last grant before it. So within a
- * batch they never fall, a resource's later change never has a smaller one,
- * and grants are ordered by their fences. See sequencer.ts.
+ * the fence sequence's value once the rows were locked (`base`, below the
+ * batch's fences), or the batch's last grant before it. So within a batch
+ * they never fall, a resource's later change never has a smaller one, and
+ * grants are ordered by their fences. Keys are drawn in the write, in the
+ * batch's order, after the row locks. See sequencer.ts.
  */
 export function majorsOf(events: readonly KernelEvent[], base: number): number[] {
   let running = base;
@@ -300,30 +324,6 @@ function decideAll(
     return decision;
   });
   return { decisions, changed };
-}
-
-const INSERT_STATE =
-  'INSERT INTO lease_gate_resources (resource, state, deadline_ms) VALUES ($1, $2, $3)';
-const UPDATE_STATE =
-  'UPDATE lease_gate_resources SET state = $2, deadline_ms = $3 WHERE resource = $1';
-
-/**
- * A row that did not exist is inserted, never upserted: a replica that raced
- * us to create it makes this fail (23505) and the whole batch runs again
- * against its row, instead of overwriting it.
- */
-async function writeStates(
-  client: pg.ClientBase,
-  changed: ReadonlyMap<string, ResourceState>,
-  stored: ReadonlyMap<string, ResourceState>,
-) {
-  for (const state of [...changed.values()].sort(byResource)) {
-    await client.query(stored.has(state.resource) ? UPDATE_STATE : INSERT_STATE, [
-      state.resource,
-      JSON.stringify(state),
-      nextDeadline(state) ?? null,
-    ]);
-  }
 }
 
 const byResource = (a: ResourceState, b: ResourceState) =>

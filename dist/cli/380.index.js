@@ -1,5 +1,5 @@
-export const id = 69;
-export const ids = [69];
+export const id = 380;
+export const ids = [380];
 export const modules = {
 
 /***/ 6739:
@@ -190,7 +190,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 5069:
+/***/ 4380:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -215,7 +215,35 @@ var postgres_connect = __webpack_require__(6739);
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/plane/deploy.ts
 var deploy = __webpack_require__(6115);
+;// CONCATENATED MODULE: ./src/kernel/postgres/literals.ts
+/**
+ * SQL literals for the statements sent as one simple query (several statements,
+ * a transaction's whole read or its write and COMMIT, in one round trip: the
+ * extended protocol takes one round trip per statement). Every value is
+ * escaped here and nowhere else; NUL, which would end a query's text, is refused.
+ */
+/** A text literal in the escape-string form, whatever `standard_conforming_strings` says. */
+function textLiteral(value) {
+    if (value.includes('\0'))
+        throw new Error('a value sent to PostgreSQL contains NUL');
+    return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+/** A whole number as a literal (NULL for null); anything else is refused. */
+function integerLiteral(value) {
+    if (value === null)
+        return 'NULL';
+    if (!Number.isSafeInteger(value))
+        throw new Error(`not a whole number for PostgreSQL: ${value}`);
+    return String(value);
+}
+/** An array literal of `type` (text, jsonb, bigint, int). */
+function arrayLiteral(values, type) {
+    const items = values.map((v) => (typeof v === 'string' ? textLiteral(v) : integerLiteral(v)));
+    return `ARRAY[${items.join(',')}]::${type}[]`;
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
+
 
 
 
@@ -259,33 +287,37 @@ const stateSchema = schemas/* object */.Ikc({
 });
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
- * Commands, in order, as one transaction (group commit: one WAL flush for
- * the batch). It first takes the plane's writers lock shared (the sequencer's
- * watermark waits for it; no two commits wait on each other for it), then
- * locks the rows FOR UPDATE in resource order (so two replicas' batches cannot
- * deadlock) and reads `now` from the database's clock once every lock is held.
- * Each command runs the same pure `decide` as every store, on the state the one
- * before it left. Fences and ordering keys are drawn from sequences after the
- * row locks, so a resource's later change always draws larger ones; the rows,
- * the entries (pending, numbered later by the sequencer) and one NOTIFY per
- * resource are written together. Nothing here locks anything every change needs:
- * COMMIT makes all of it true at once, or none of it. See docs/architecture.md.
+ * Commands, in order, as one transaction of two round trips (group commit:
+ * one WAL flush for the batch). The first takes a writers stripe shared
+ * (locks.ts: the sequencer's watermark waits for it; no two commits wait on
+ * each other for it), locks the rows FOR UPDATE in resource order (so two
+ * replicas' batches cannot deadlock), reads `now` from the database's clock
+ * once every lock is held, and draws a fence for each lease in the batch (at
+ * most one grant each; one not granted leaves a gap, as a rollback does).
+ * Each command runs the same pure `decide` as every store, on the state the
+ * one before it left. The second writes the rows and the entries (pending,
+ * numbered later by the sequencer), and commits:
+ * COMMIT makes all of it true at once, or none of it. Nothing here locks
+ * anything every change needs. See docs/architecture.md.
  */
 async function runCommands(client, work, settings, context) {
-    // One round trip: a simple query of literals only.
-    await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${context.locks.writers})`);
+    let write;
     let decisions;
     try {
-        decisions = await decideLocked(client, work, settings, context.channel);
+        ({ decisions, write } = await decideLocked(client, work, settings, context));
     }
     catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
     }
     try {
-        await client.query('COMMIT');
+        await client.query(write === undefined ? 'COMMIT' : `${write}; COMMIT`);
     }
     catch (error) {
+        // An ERROR means the transaction did not commit (a failed statement skips the COMMIT after
+        // it; a failed COMMIT rolls back). No answer, or FATAL/PANIC, may come after the commit record.
+        if (error.severity === 'ERROR')
+            throw error;
         throw new CommitUnknownError(error);
     }
     return decisions;
@@ -299,131 +331,134 @@ class CommitUnknownError extends Error {
     }
 }
 /**
- * The rows locked, then the clock: the aggregate takes in every locked row
- * before its one row is projected, so the clock is read after the last lock
- * (a clock beside FOR UPDATE rows would be read as each row comes out).
+ * The statements of a change, prepared once per connection (so planned once,
+ * not per batch) and run by EXECUTE inside the simple queries below.
+ * - lg_lock: the rows locked, then the clock (the aggregate takes in every
+ *   locked row before its one row is projected, so the clock is read after
+ *   the last lock);
+ * - lg_draw: the fence sequence's value (`base`, the `major` of entries that
+ *   are not grants) and then the batch's fences (fencesWanted);
+ * - lg_write: new rows inserted (never upserted: a replica that raced us to
+ *   create one makes this fail, 23505, and the batch runs again against its
+ *   row), changed rows updated, the entries pending with keys drawn in the
+ *   batch's order. The other replicas are told after the commit (notices.ts).
  */
-const LOCK_ROWS = {
-    name: 'lease-gate lock rows',
-    text: `SELECT l.rows, ${NOW_MS} AS now_ms
-           FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
-                   FROM (SELECT resource, state FROM lease_gate_resources
-                          WHERE resource = ANY($1::text[]) ORDER BY resource FOR UPDATE) AS t) AS l`,
-};
+const PREPARE = `
+PREPARE lg_lock(text[]) AS
+  SELECT l.rows, ${NOW_MS} AS now_ms
+    FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
+            FROM (SELECT resource, state FROM lease_gate_resources
+                   WHERE resource = ANY($1) ORDER BY resource FOR UPDATE) AS t) AS l;
+PREPARE lg_draw(text[], int[], int) AS
+  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
+         ARRAY(SELECT nextval('lease_gate_fence')
+                 FROM generate_series(1, $3 + (
+                   SELECT coalesce(sum(x.leases), 0)::int
+                     FROM unnest($1, $2) AS x(resource, leases)
+                     LEFT JOIN lease_gate_resources AS t ON t.resource = x.resource
+                    WHERE jsonb_typeof(t.state->'lease') IS DISTINCT FROM 'object'
+                       OR (t.state->'lease'->>'expiresAtMs')::float8 <= ${NOW_MS}))
+                ORDER BY 1) AS fences;
+PREPARE lg_write(text[], jsonb[], bigint[], text[], jsonb[], bigint[], bigint[], text[]) AS
+  WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
+                   SELECT * FROM unnest($1, $2, $3)),
+       kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
+                  FROM unnest($4, $5, $6) AS u(resource, state, deadline_ms)
+                 WHERE r.resource = u.resource)
+  INSERT INTO lease_gate_pending (key, major, event)
+    SELECT nextval('lease_gate_key'), e.major, e.event
+      FROM unnest($7, $8) WITH ORDINALITY AS e(major, event, n) ORDER BY e.n;
+`;
+/** Connections whose session has the statements (a failed connection is closed, never reused). */
+const prepared = new WeakSet();
 /**
- * Fences for the grants, keys for every entry, and the fence sequence's value
- * before them (the `major` of entries that are not grants). After the row locks.
+ * The first round trip: the writers stripe, then lg_lock, then, in a statement
+ * after them, lg_draw (preceded by the PREPAREs on a connection's first batch).
  */
-const DRAW = {
-    name: 'lease-gate draw',
-    text: `SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
-                ARRAY(SELECT nextval('lease_gate_fence') FROM generate_series(1, $1::int) ORDER BY 1) AS fences,
-                ARRAY(SELECT nextval('lease_gate_key') FROM generate_series(1, $2::int) ORDER BY 1) AS keys`,
-};
-const WRITE = {
-    name: 'lease-gate write',
-    text: `WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
-                     SELECT * FROM unnest($1::text[], $2::jsonb[], $3::bigint[])),
-          kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
-                     FROM unnest($4::text[], $5::jsonb[], $6::bigint[]) AS u(resource, state, deadline_ms)
-                    WHERE r.resource = u.resource),
-          pending AS (INSERT INTO lease_gate_pending (key, major, event)
-                     SELECT coalesce(e.key, nextval('lease_gate_key')),
-                            coalesce(e.major, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END
-                                                 FROM lease_gate_fence)),
-                            e.event
-                       FROM unnest($7::bigint[], $8::bigint[], $9::text[]) WITH ORDINALITY AS e(key, major, event, n)
-                      ORDER BY e.n)
-     SELECT pg_notify($10, notice) FROM unnest($11::text[]) AS notice`,
-};
-async function decideLocked(client, work, settings, channel) {
-    const names = [...new Set(work.map((w) => w.resource))].sort();
-    const locked = await client.query({ ...LOCK_ROWS, values: [names] });
-    const { rows: found, now_ms: now } = locked.rows[0];
-    const stored = new Map((found ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
-    // First pass: how many fences? Randomness is recorded so the second pass decides the same.
-    const drawn = [];
-    let fencesWanted = 0;
-    const first = decideAll(work, stored, now, settings, {
-        nextFence: () => {
-            fencesWanted += 1;
-            return 0;
-        },
-        random: () => {
-            const value = settings.random();
-            drawn.push(value);
-            return value;
-        },
-    });
-    const events = first.decisions.flatMap((d) => d.events);
-    if (events.length === 0) {
-        if (first.changed.size > 0) {
-            // Only queues moved: not part of the durable record (waiters ask again), so no flush.
-            await client.query('SET LOCAL synchronous_commit TO OFF');
-            await writeStates(client, first.changed, stored);
+function openSql(client, locks, names, work) {
+    const { ifFree, always } = fencesWanted(work);
+    return `${prepared.has(client) ? '' : PREPARE}BEGIN;
+SELECT pg_advisory_xact_lock_shared(${locks.writer});
+EXECUTE lg_lock(${arrayLiteral(names, 'text')});
+EXECUTE lg_draw(${arrayLiteral([...ifFree.keys()], 'text')}, ${arrayLiteral([...ifFree.values()], 'int')}, ${integerLiteral(always)})`;
+}
+/**
+ * How many fences a batch may need, so fences stay 1, 2, 3… as the grants go
+ * (at most a few are left unused, a gap as a rolled-back grant leaves): only a
+ * lease grants, once at most, and only on a resource without a live lease when
+ * its rows were locked (`ifFree`, counted by lg_draw on the locked rows, whose
+ * clock is read after this batch's `now`, so a lease live then was live at
+ * `now`), unless another command of the batch on it may end that lease
+ * first (`always`). A batch that still runs short fails before its COMMIT and
+ * runs again one call at a time, where the count is exact.
+ */
+function fencesWanted(work) {
+    const ifFree = new Map();
+    const ending = new Set();
+    let always = 0;
+    for (const { resource, command } of work) {
+        if (command.kind === 'lease') {
+            if (ending.has(resource))
+                always += 1;
+            else
+                ifFree.set(resource, (ifFree.get(resource) ?? 0) + 1);
         }
-        return first.decisions;
+        else if (command.kind !== 'status')
+            ending.add(resource);
     }
-    const draw = async (fences, keys) => {
-        const { rows } = await client.query({
-            ...DRAW,
-            values: [fences, keys],
-        });
-        const row = rows[0];
-        return { base: Number(row.base), fences: row.fences.map(Number), keys: row.keys.map(Number) };
-    };
-    let final = first;
-    // Without grants the write draws the keys itself, and every major is the fence
-    // sequence's value then (still after the row locks): one round trip fewer.
-    let keys = null;
-    let majors = null;
-    if (fencesWanted > 0) {
-        const taken = await draw(fencesWanted, events.length);
-        const { base, fences } = taken;
-        let replayed = 0;
-        let fenced = 0;
-        final = decideAll(work, stored, now, settings, {
-            nextFence: () => fences[fenced++],
-            random: () => drawn[replayed++] ?? settings.random(),
-        });
-        const decided = final.decisions.flatMap((d) => d.events);
-        // The second pass decides as the first did; should it ever make more entries, their keys follow.
-        keys = taken.keys;
-        if (keys.length < decided.length)
-            keys.push(...(await draw(0, decided.length - keys.length)).keys);
-        majors = majorsOf(decided, Math.min(base, fences[0] ?? base));
-    }
+    return { ifFree, always };
+}
+async function decideLocked(client, work, settings, context) {
+    const names = [...new Set(work.map((w) => w.resource))].sort();
+    const results = (await client.query(openSql(client, context.locks, names, work)));
+    prepared.add(client);
+    const locked = results.at(-2).rows[0];
+    const drawn = results.at(-1).rows[0];
+    const now = locked.now_ms;
+    const stored = new Map((locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
+    const fences = drawn.fences.map(Number);
+    let fenced = 0;
+    const final = decideAll(work, stored, now, settings, {
+        nextFence: () => {
+            const fence = fences[fenced++];
+            // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
+            if (fence === undefined)
+                throw new Error('a batch granted more leases than it drew fences');
+            return fence;
+        },
+        random: settings.random,
+    });
+    if (final.changed.size === 0)
+        return { decisions: final.decisions };
     const ordered = final.decisions.flatMap((d) => d.events);
     // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
     const states = [...final.changed.values()].sort(byResource);
     const inserted = states.filter((s) => !stored.has(s.resource));
     const updated = states.filter((s) => stored.has(s.resource));
-    const notices = [...new Set(ordered.map((e) => e.resource))].map((resource) => JSON.stringify({ resource, events: ordered.filter((e) => e.resource === resource) }));
     const rows = (list) => [
-        list.map((s) => s.resource),
-        list.map((s) => JSON.stringify(s)),
-        list.map((s) => (0,rules/* nextDeadline */.Gg)(s) ?? null),
+        arrayLiteral(list.map((s) => s.resource), 'text'),
+        arrayLiteral(list.map((s) => JSON.stringify(s)), 'jsonb'),
+        arrayLiteral(list.map((s) => (0,rules/* nextDeadline */.Gg)(s) ?? null), 'bigint'),
     ];
-    await client.query({
-        ...WRITE,
-        values: [
-            ...rows(inserted),
-            ...rows(updated),
-            keys?.slice(0, ordered.length) ?? null,
-            majors,
-            ordered.map((e) => JSON.stringify(e)),
-            channel,
-            notices,
-        ],
-    });
-    return final.decisions;
+    const args = [
+        ...rows(inserted),
+        ...rows(updated),
+        arrayLiteral(majorsOf(ordered, Number(drawn.base)), 'bigint'),
+        arrayLiteral(ordered.map((e) => JSON.stringify(e)), 'text'),
+    ];
+    const write = `EXECUTE lg_write(${args.join(', ')})`;
+    // Only queues moved: not part of the durable record (waiters ask again), so no flush.
+    if (ordered.length === 0)
+        return { decisions: final.decisions, write: `SET LOCAL synchronous_commit TO OFF; ${write}` };
+    return { decisions: final.decisions, write };
 }
 /**
  * Each entry's place before its key: a grant's is its fence; any other's is
- * the fence sequence's value once the rows were locked (`base`, never above
- * the batch's first fence), or the batch's last grant before it. So within a
- * batch they never fall, a resource's later change never has a smaller one,
- * and grants are ordered by their fences. See sequencer.ts.
+ * the fence sequence's value once the rows were locked (`base`, below the
+ * batch's fences), or the batch's last grant before it. So within a batch
+ * they never fall, a resource's later change never has a smaller one, and
+ * grants are ordered by their fences. Keys are drawn in the write, in the
+ * batch's order, after the row locks. See sequencer.ts.
  */
 function majorsOf(events, base) {
     let running = base;
@@ -455,22 +490,6 @@ function decideAll(work, stored, now, settings, draw) {
         return decision;
     });
     return { decisions, changed };
-}
-const INSERT_STATE = 'INSERT INTO lease_gate_resources (resource, state, deadline_ms) VALUES ($1, $2, $3)';
-const UPDATE_STATE = 'UPDATE lease_gate_resources SET state = $2, deadline_ms = $3 WHERE resource = $1';
-/**
- * A row that did not exist is inserted, never upserted: a replica that raced
- * us to create it makes this fail (23505) and the whole batch runs again
- * against its row, instead of overwriting it.
- */
-async function writeStates(client, changed, stored) {
-    for (const state of [...changed.values()].sort(byResource)) {
-        await client.query(stored.has(state.resource) ? UPDATE_STATE : INSERT_STATE, [
-            state.resource,
-            JSON.stringify(state),
-            (0,rules/* nextDeadline */.Gg)(state) ?? null,
-        ]);
-    }
 }
 const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 function parseState(raw, resource) {
@@ -636,11 +655,134 @@ var external_node_crypto_ = __webpack_require__(7598);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/locks.ts
 
 // The first half of each advisory lock key: ours, whatever else shares the database.
-const WRITERS = 0x4c470001;
 const SEQUENCER = 0x4c470002;
+/** The writers' stripes: this plus 0 … WRITER_STRIPES - 1. */
+const WRITERS = 0x4c470100;
+const WRITER_STRIPES = 16;
 function planeLocks(schema) {
     const id = (0,external_node_crypto_.createHash)('sha256').update(`lease-gate ${schema}`).digest().readInt32BE(0);
-    return { writers: `${WRITERS}, ${id}`, sequencer: `${SEQUENCER}, ${id}` };
+    return {
+        writer: `${WRITERS} + pg_backend_pid() % ${WRITER_STRIPES}, ${id}`,
+        watermark: `SELECT pg_advisory_lock(k, ${id}), pg_advisory_unlock(k, ${id})
+                  FROM generate_series(${WRITERS}, ${WRITERS + WRITER_STRIPES - 1}) AS k`,
+        sequencer: `${SEQUENCER}, ${id}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/postgres/notices.ts
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; ours stay below this. */
+const MAX_PAYLOAD = 7_000;
+/** Notices per NOTIFY statement at most. */
+const MAX_PER_SEND = 1_000;
+/**
+ * One replica's change notices, sent after their commits rather than inside
+ * them. A NOTIFY in a transaction takes a lock that every notifying commit in
+ * the database waits for from before its WAL flush to its end, so commits with
+ * a NOTIFY cannot share a flush; sent after, each change commits on its own.
+ * Notices go out in the order their commits were answered here, coalesced (one
+ * statement for all that queued while the last one was out), on a connection
+ * of their own. A notice lost to a crash or a broken connection only delays a
+ * wake-up: a held request asks again when its told wait runs out, and a watch
+ * looks again when its wait ends (docs/self-hosting.md).
+ */
+class NoticeSender {
+    pool;
+    channel;
+    log;
+    queue = [];
+    sending;
+    failing = false;
+    constructor(pool, channel, log) {
+        this.pool = pool;
+        this.channel = channel;
+        this.log = log;
+    }
+    /** Queues a batch's events (in commit order), one notice per resource, each small enough. */
+    changed(events) {
+        const byResource = new Map();
+        for (const e of events) {
+            const list = byResource.get(e.resource);
+            if (list)
+                list.push(e);
+            else
+                byResource.set(e.resource, [e]);
+        }
+        for (const [resource, list] of byResource)
+            this.queue.push(...payloads(resource, list));
+        this.drain();
+    }
+    /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
+    freed(resource) {
+        this.queue.push(JSON.stringify({ resource, events: [], freed: true }));
+        this.drain();
+    }
+    /** Resolves once everything queued has been sent (or given up). */
+    async idle() {
+        while (this.sending)
+            await this.sending;
+    }
+    /** Sends what is queued, then closes its connection. */
+    async close() {
+        await this.idle();
+        await this.pool.end().catch(() => undefined);
+    }
+    drain() {
+        if (this.sending)
+            return;
+        this.sending = this.sendAll().finally(() => {
+            this.sending = undefined;
+        });
+    }
+    async sendAll() {
+        while (this.queue.length > 0) {
+            const notices = this.queue.splice(0, MAX_PER_SEND);
+            try {
+                await this.pool.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [
+                    this.channel,
+                    notices,
+                ]);
+                if (this.failing)
+                    this.log('kernel: change notices are sent again');
+                this.failing = false;
+            }
+            catch (error) {
+                if (!this.failing)
+                    this.log(`kernel: could not tell the other replicas of ${notices.length} change(s); their waiters ask again when their wait runs out: ${(0,postgres_connect/* describe */.q0)(error)}`);
+                this.failing = true;
+            }
+        }
+    }
+}
+/**
+ * A resource's events as notices under the payload limit, in order; an event
+ * too large on its own is told as "changed, may be free", which wakes the
+ * waiters (they ask again) though a watch then learns the end from the ledger.
+ */
+function payloads(resource, events) {
+    const out = [];
+    let part = [];
+    let size = 0;
+    const flush = () => {
+        if (part.length)
+            out.push(JSON.stringify({ resource, events: part }));
+        part = [];
+        size = 0;
+    };
+    for (const event of events) {
+        const length = Buffer.byteLength(JSON.stringify(event)) + 1;
+        if (length + 100 + resource.length > MAX_PAYLOAD) {
+            flush();
+            out.push(JSON.stringify({ resource, events: [], freed: true }));
+            continue;
+        }
+        if (size + length + 100 + resource.length > MAX_PAYLOAD)
+            flush();
+        part.push(event);
+        size += length;
+    }
+    flush();
+    return out;
 }
 
 // EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
@@ -654,6 +796,7 @@ var ledger = __webpack_require__(1850);
 
 
 
+
 /** Entries numbered per sequencing transaction at most. */
 const SEQUENCE_BATCH = 2_000;
 /**
@@ -662,11 +805,12 @@ const SEQUENCE_BATCH = 2_000;
  * numbered, or undefined when another replica is sequencing (`wait` false).
  *
  * Which pending entries may be numbered now: those whose major is at most F,
- * the fence sequence's value read before the watermark. The watermark takes
- * the writers lock exclusively for a moment: every commit holds it shared from
- * its first statement to its end, so once it is granted every transaction that
- * drew a fence ≤ F has ended, and PostgreSQL makes a commit visible before it
- * releases its locks, so the next statement's snapshot sees all of them. Then:
+ * the fence sequence's value read before the watermark. Every commit holds a
+ * writers stripe shared from its first statement to its end (locks.ts), and
+ * the watermark takes each stripe exclusively for a moment, so once it is
+ * through, every transaction that drew a fence ≤ F has ended; PostgreSQL
+ * makes a commit visible before it releases its locks, so the next
+ * statement's snapshot sees all of them. Then:
  * - a grant numbered now has fence ≤ F, and every grant with a smaller fence
  *   drew it earlier, so it is visible too and numbered with it or before:
  *   fences rise along the ledger;
@@ -681,24 +825,25 @@ async function sequenceOnce(client, locks, wait, limit = SEQUENCE_BATCH) {
     const take = wait
         ? `pg_advisory_xact_lock(${locks.sequencer}) IS NOT NULL`
         : `pg_try_advisory_xact_lock(${locks.sequencer})`;
-    const opened = (await client.query(`BEGIN; SELECT ${take} AS mine`));
+    // One round trip: the sequencer's lock, then F (kept for the transaction; -1 when the lock
+    // is another replica's), then the watermark (locks.ts), then, in a statement of its own and
+    // so a snapshot taken after the watermark, the entries.
     try {
-        if (!opened[1]?.rows[0]?.mine) {
+        const read = (await client.query(`BEGIN;
+SELECT set_config('lease_gate.mark', CASE WHEN ${take}
+         THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence)::text
+         ELSE '-1' END, true) AS f;
+${locks.watermark} WHERE current_setting('lease_gate.mark')::bigint >= 0;
+SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
+  LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending
+                      WHERE major <= current_setting('lease_gate.mark')::bigint
+                      ORDER BY major, key LIMIT ${integerLiteral(limit)}) AS p ON true
+ WHERE h.id = 1 ORDER BY p.major, p.key`));
+        if (read[1].rows[0]?.f === '-1') {
             await client.query('ROLLBACK');
             return undefined;
         }
-        // F first, then the watermark (a session lock, so it is held only for this moment).
-        const marked = (await client.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS f FROM lease_gate_fence;
-       SELECT pg_advisory_lock(${locks.writers}); SELECT pg_advisory_unlock(${locks.writers})`));
-        const mark = marked[0].rows[0].f;
-        const { rows } = await client.query({
-            name: 'lease-gate pending',
-            text: `SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
-               LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending WHERE major <= $1
-                                   ORDER BY major, key LIMIT $2) AS p ON true
-              WHERE h.id = 1 ORDER BY p.major, p.key`,
-            values: [mark, limit],
-        });
+        const rows = read[3].rows;
         const head = rows[0];
         const pending = rows.filter((r) => r.key !== null);
         if (pending.length === 0) {
@@ -713,20 +858,13 @@ async function sequenceOnce(client, locks, wait, limit = SEQUENCE_BATCH) {
         });
         const entries = (0,ledger/* numberEntries */.ye)(events, Number(head.size), Number(head.last_ts));
         const last = entries.at(-1);
-        await client.query({
-            name: 'lease-gate sequence',
-            text: `WITH logged AS (INSERT INTO lease_gate_ledger (seq, line) SELECT * FROM unnest($1::bigint[], $2::text[])),
-                  gone AS (DELETE FROM lease_gate_pending WHERE key = ANY($3::bigint[]))
-             UPDATE lease_gate_sequenced SET size = $4, last_ts = $5 WHERE id = 1`,
-            values: [
-                entries.map((e) => e.seq),
-                entries.map(entry/* entryJson */.Bm),
-                pending.map((r) => r.key),
-                last.seq + 1,
-                last.tsMs,
-            ],
-        });
-        await client.query('COMMIT');
+        const keys = pending.map((r) => Number(r.key));
+        await client.query(`WITH logged AS (INSERT INTO lease_gate_ledger (seq, line)
+                           SELECT * FROM unnest(${arrayLiteral(entries.map((e) => e.seq), 'bigint')}, ${arrayLiteral(entries.map(entry/* entryJson */.Bm), 'text')})),
+              gone AS (DELETE FROM lease_gate_pending WHERE key = ANY(${arrayLiteral(keys, 'bigint')}))
+         UPDATE lease_gate_sequenced SET size = ${integerLiteral(last.seq + 1)},
+                last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
+         COMMIT`);
         return entries.length;
     }
     catch (error) {
@@ -750,14 +888,18 @@ var settings = __webpack_require__(3808);
 
 
 
+
 const PAGE = 5_000;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
 /** Batches in flight per replica; see GroupCommit. */
 const BATCH_SLOTS = 2;
 const guarded = new WeakSet();
-/** How soon after a commit its entries are sequenced (more commits join the same pass). */
-const SEQUENCE_AFTER_MS = 5;
+/**
+ * How soon after a commit its entries are sequenced: more commits join the same pass, and
+ * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
+ */
+const SEQUENCE_AFTER_MS = 50;
 /** Every replica sequences this often too, so a replica that died leaves nothing pending. */
 const SEQUENCE_EVERY_MS = 1_000;
 /** Sequencing transactions per pass at most (each numbers up to SEQUENCE_BATCH entries). */
@@ -786,6 +928,13 @@ class PostgresBackend {
     ttlMs;
     batching;
     pool;
+    /**
+     * The sequencer's own connection: its watermark waits for commits in flight, and a
+     * commit stuck on a row lock must not leave a batch without a connection meanwhile.
+     */
+    sequencerPool;
+    /** Change notices, sent after their commits on a connection of their own (notices.ts). */
+    notices;
     schema;
     settings;
     channel;
@@ -809,6 +958,8 @@ class PostgresBackend {
         this.locks = planeLocks(this.schema);
         this.log = options.log ?? ((line) => console.error(line));
         this.pool = (0,postgres_connect/* createPool */.b)(options, this.log);
+        this.sequencerPool = (0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log);
+        this.notices = new NoticeSender((0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log), this.channel, this.log);
         this.batching = {
             maxBatch: MAX_BATCH,
             slots: Math.min(BATCH_SLOTS, options.poolSize ?? settings/* DEFAULT_POOL_SIZE */.xl),
@@ -859,11 +1010,13 @@ class PostgresBackend {
         const results = await commitBatch({
             connect: () => this.connect(),
             settings: this.settings,
-            channel: this.channel,
             locks: this.locks,
         }, [...work]);
-        if (results.some((r) => r.status === 'fulfilled' && r.value.events.length > 0))
+        const events = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
+        if (events.length > 0) {
+            this.notices.changed(events);
             this.sequenceSoon(SEQUENCE_AFTER_MS);
+        }
         return results;
     }
     /**
@@ -880,7 +1033,7 @@ class PostgresBackend {
         queued.done = this.running.then(async () => {
             this.queued = undefined;
             for (let round = 0; round < SEQUENCE_ROUNDS; round += 1) {
-                const numbered = await this.withClient((client) => sequenceOnce(client, this.locks, queued.wait));
+                const numbered = await this.withClient(this.sequencerPool, (client) => sequenceOnce(client, this.locks, queued.wait));
                 // Another replica is at it (it numbers ours too), or nothing more is there.
                 if (numbered === undefined || numbered === 0)
                     return;
@@ -933,8 +1086,8 @@ class PostgresBackend {
     }
     /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
     async announceFreed(resource) {
-        const notice = JSON.stringify({ resource, events: [], freed: true });
-        await this.query('SELECT pg_notify($1, $2)', [this.channel, notice]).catch(() => undefined);
+        this.notices.freed(resource);
+        await this.notices.idle();
     }
     /** Only paces held requests on this replica; expiry is the database's clock. */
     now() {
@@ -1019,15 +1172,16 @@ class PostgresBackend {
         if (this.sequenceEvery)
             clearInterval(this.sequenceEvery);
         await this.running;
+        await this.notices.close();
         await this.listener?.close();
-        await this.pool.end().catch(() => undefined);
+        await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);
     }
-    async connect() {
+    async connect(pool = this.pool) {
         if (this.closed)
             throw new store_error/* StoreUnavailableError */.o('the kernel is stopping');
         let client;
         try {
-            client = await this.pool.connect();
+            client = await pool.connect();
         }
         catch (error) {
             throw new store_error/* StoreUnavailableError */.o(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
@@ -1041,7 +1195,7 @@ class PostgresBackend {
     }
     async query(text, values = []) {
         try {
-            return await this.withClient((client) => client.query(text, values));
+            return await this.withClient(this.pool, (client) => client.query(text, values));
         }
         catch (error) {
             if (error instanceof store_error/* StoreUnavailableError */.o)
@@ -1050,8 +1204,8 @@ class PostgresBackend {
         }
     }
     /** A pooled connection for one task; one that failed is closed, never reused. */
-    async withClient(task) {
-        const client = await this.connect();
+    async withClient(pool, task) {
+        const client = await this.connect(pool);
         try {
             const result = await task(client);
             client.release();
@@ -1081,4 +1235,4 @@ class PostgresBackend {
 
 };
 
-//# sourceMappingURL=69.index.js.map
+//# sourceMappingURL=380.index.js.map
