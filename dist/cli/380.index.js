@@ -801,8 +801,9 @@ var ledger = __webpack_require__(1850);
 const SEQUENCE_BATCH = 2_000;
 /**
  * One sequencing transaction: moves committed pending entries into the
- * ledger, numbered after its head, in (major, key) order. Returns how many it
- * numbered, or undefined when another replica is sequencing (`wait` false).
+ * ledger, numbered after its head, in (major, key) order. Returns the changes
+ * it numbered, in that order, or undefined when another replica is sequencing
+ * (`wait` false).
  *
  * Which pending entries may be numbered now: those whose major is at most F,
  * the fence sequence's value read before the watermark. Every commit holds a
@@ -848,7 +849,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
         const pending = rows.filter((r) => r.key !== null);
         if (pending.length === 0) {
             await client.query('COMMIT');
-            return 0;
+            return [];
         }
         const events = pending.map((r) => {
             const parsed = kernel_event/* kernelEventSchema */.J.safeParse(JSON.parse(r.event));
@@ -865,7 +866,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
          UPDATE lease_gate_sequenced SET size = ${integerLiteral(last.seq + 1)},
                 last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
          COMMIT`);
-        return entries.length;
+        return events;
     }
     catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -940,6 +941,7 @@ class PostgresBackend {
     channel;
     log;
     heard;
+    sequenced;
     listener;
     reading;
     readNext;
@@ -1035,8 +1037,9 @@ class PostgresBackend {
             for (let round = 0; round < SEQUENCE_ROUNDS; round += 1) {
                 const numbered = await this.withClient(this.sequencerPool, (client) => sequenceOnce(client, this.locks, queued.wait));
                 // Another replica is at it (it numbers ours too), or nothing more is there.
-                if (numbered === undefined || numbered === 0)
+                if (numbered === undefined || numbered.length === 0)
                     return;
+                this.sequenced?.(numbered);
             }
         });
         this.queued = queued;
@@ -1083,6 +1086,9 @@ class PostgresBackend {
     }
     watch(listener) {
         this.heard = listener;
+    }
+    onSequenced(listener) {
+        this.sequenced = listener;
     }
     /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
     async announceFreed(resource) {

@@ -1902,9 +1902,15 @@ class Notifier {
         this.retryForMs = options.retryForMs ?? DEFAULT_RETRY_FOR_MS;
         this.now = options.now ?? (() => performance.now());
     }
-    /** Subscribes to the service's durable changes; returns what `/readyz` shows. */
+    /**
+     * Subscribes to the service's changes as the ledger records them (once, in order, across
+     * replicas too); returns what `/readyz` shows.
+     */
     attach(service) {
-        service.onChange((_resource, event) => this.push(event));
+        service.onRecorded((events) => {
+            for (const event of events)
+                this.push(event);
+        });
         return { health: () => ({ notifications: this.health() }) };
     }
     /**
@@ -2041,12 +2047,12 @@ function deliveryOf(notifications) {
     const items = notifications;
     if (items.length === 1) {
         const n = items[0];
-        return { items, id: n.id, kind: n.kind, body: JSON.stringify(n) };
+        return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
     }
     const id = (0,external_node_crypto_.randomUUID)();
     const text = notifications.map((n) => n.text).join('\n');
     const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
-    return { items, id, kind: 'batch', body };
+    return { items, id, kind: 'batch', body: Buffer.from(body) };
 }
 function sleep(ms, signal) {
     return new Promise((resolve) => {
@@ -4367,6 +4373,7 @@ class KernelService {
     batches;
     listeners = new Set();
     changedListeners = new Set();
+    recordedListeners = new Set();
     alarms = new AlarmHeap();
     scheduled = new Map();
     log;
@@ -4392,6 +4399,7 @@ class KernelService {
     static async over(backend, hooks = {}) {
         const service = new KernelService(backend, hooks);
         backend.watch?.((notice) => service.heard(notice));
+        backend.onSequenced?.((events) => service.recorded(events));
         const { warning } = await backend.open();
         if (backend.shared) {
             service.scheduleSweep();
@@ -4438,6 +4446,11 @@ class KernelService {
     onChange(listener) {
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
+    }
+    /** See PlaneService.onRecorded. */
+    onRecorded(listener) {
+        this.recordedListeners.add(listener);
+        return () => this.recordedListeners.delete(listener);
     }
     /**
      * Wakes the held requests of `resource` on every replica: a queue change no
@@ -4498,6 +4511,9 @@ class KernelService {
         const events = decided.flatMap((d) => d.events);
         if (events.length)
             this.hooks.onEvents?.(events);
+        // A shared backend tells what its sequencer numbered instead (onSequenced).
+        if (events.length && !this.backend.onSequenced)
+            this.recorded(events);
         for (const { state, events } of decided) {
             if (!this.backend.shared)
                 this.schedule(state.resource, (0,rules/* nextDeadline */.Gg)(state));
@@ -4508,6 +4524,10 @@ class KernelService {
         if (!this.backend.shared)
             this.arm();
         return results;
+    }
+    recorded(events) {
+        for (const listener of this.recordedListeners)
+            listener(events);
     }
     heard(notice) {
         this.tell(notice);

@@ -25,7 +25,8 @@ export interface HttpRequest {
   method: 'GET' | 'POST';
   url: string;
   headers?: Record<string, string>;
-  body?: string | undefined;
+  /** Bytes already encoded (a signed body) are sent as they are. */
+  body?: string | Uint8Array | undefined;
   signal?: AbortSignal | undefined;
   /** Overrides the client's headers timeout for this request (a held blocking acquire). */
   timeoutMs?: number | undefined;

@@ -53,6 +53,8 @@ export interface Backend<O extends Overview | Promise<Overview> = Overview | Pro
   deadlines(): Iterable<{ resource: string; at: number }>;
   /** Delivers every committed change, other replicas' too (a shared backend). */
   watch?(listener: (notice: ChangeNotice) => void): void;
+  /** Tells `listener` of the entries this replica numbered into the ledger, in its order (a shared backend). */
+  onSequenced?(listener: (events: readonly KernelEvent[]) => void): void;
   /** Tells every replica a resource may be free without a durable change. */
   announceFreed?(resource: string): Promise<void>;
   /** Epoch milliseconds: the clock decisions use (a shared backend's is the database's; this one only paces held requests). */

@@ -142,7 +142,7 @@ export function readNotifyFile(file: string): { urls: string[]; secretFile?: str
 }
 
 /** GitHub's webhook signature of a body. */
-export const signBody = (secret: string, body: string) =>
+export const signBody = (secret: string, body: string | Uint8Array) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 // eslint-disable-next-line no-control-regex -- control characters never reach a chat message
@@ -203,7 +203,8 @@ interface Delivery {
   items: Notification[];
   id: string;
   kind: NotificationKind | 'batch';
-  body: string;
+  /** Encoded once: signed and sent as these bytes (a batch is a few hundred KB). */
+  body: Buffer;
 }
 
 /**
@@ -263,9 +264,14 @@ export class Notifier {
     this.now = options.now ?? (() => performance.now());
   }
 
-  /** Subscribes to the service's durable changes; returns what `/readyz` shows. */
-  attach(service: Pick<PlaneService, 'onChange'>): { health(): Record<string, unknown> } {
-    service.onChange((_resource, event) => this.push(event));
+  /**
+   * Subscribes to the service's changes as the ledger records them (once, in order, across
+   * replicas too); returns what `/readyz` shows.
+   */
+  attach(service: Pick<PlaneService, 'onRecorded'>): { health(): Record<string, unknown> } {
+    service.onRecorded((events) => {
+      for (const event of events) this.push(event);
+    });
     return { health: () => ({ notifications: this.health() }) };
   }
 
@@ -402,12 +408,12 @@ function deliveryOf(notifications: Notification[]): Delivery {
   const items = notifications;
   if (items.length === 1) {
     const n = items[0]!;
-    return { items, id: n.id, kind: n.kind, body: JSON.stringify(n) };
+    return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
   }
   const id = randomUUID();
   const text = notifications.map((n) => n.text).join('\n');
   const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
-  return { items, id, kind: 'batch', body };
+  return { items, id, kind: 'batch', body: Buffer.from(body) };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

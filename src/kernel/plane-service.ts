@@ -38,6 +38,12 @@ export interface PlaneService {
   /** Told after each durable change (on every replica, for a shared store). */
   onChange(listener: ChangeListener): () => void;
   /**
+   * Told of each change once, in the ledger's order: in one process as it commits; with
+   * replicas, by the one that sequenced it (so exactly one replica tells it, in order per
+   * resource across replicas). Notifications are sent from here.
+   */
+  onRecorded(listener: (events: readonly KernelEvent[]) => void): () => void;
+  /**
    * Told when a resource may have become free (a release, lapse or revoke, here
    * or on another replica, or a waiter that left): held requests wake on it.
    */

@@ -58,6 +58,7 @@ export class KernelService<
   private readonly batches: GroupCommit<Work, Decision>;
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
+  private readonly recordedListeners = new Set<(events: readonly KernelEvent[]) => void>();
   private readonly alarms = new AlarmHeap();
   private readonly scheduled = new Map<string, number>();
   private readonly log: (line: string) => void;
@@ -89,6 +90,7 @@ export class KernelService<
   ): Promise<{ service: KernelService<O>; warning?: string }> {
     const service = new KernelService(backend, hooks);
     backend.watch?.((notice) => service.heard(notice));
+    backend.onSequenced?.((events) => service.recorded(events));
     const { warning } = await backend.open();
     if (backend.shared) {
       service.scheduleSweep();
@@ -139,6 +141,12 @@ export class KernelService<
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** See PlaneService.onRecorded. */
+  onRecorded(listener: (events: readonly KernelEvent[]) => void): () => void {
+    this.recordedListeners.add(listener);
+    return () => this.recordedListeners.delete(listener);
   }
 
   /**
@@ -201,6 +209,8 @@ export class KernelService<
     const decided = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const events = decided.flatMap((d) => d.events);
     if (events.length) this.hooks.onEvents?.(events);
+    // A shared backend tells what its sequencer numbered instead (onSequenced).
+    if (events.length && !this.backend.onSequenced) this.recorded(events);
     for (const { state, events } of decided) {
       if (!this.backend.shared) this.schedule(state.resource, nextDeadline(state));
       // A shared backend delivers every change, this replica's too, through `watch`.
@@ -208,6 +218,10 @@ export class KernelService<
     }
     if (!this.backend.shared) this.arm();
     return results;
+  }
+
+  private recorded(events: readonly KernelEvent[]): void {
+    for (const listener of this.recordedListeners) listener(events);
   }
 
   private heard(notice: ChangeNotice): void {

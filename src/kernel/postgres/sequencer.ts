@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { entryJson } from '../../ledger/entry.js';
 import { numberEntries } from '../../ledger/ledger.js';
-import { kernelEventSchema } from '../event.js';
+import { kernelEventSchema, type KernelEvent } from '../event.js';
 import { StoreError } from '../store-error.js';
 import type { PlaneLocks } from './locks.js';
 import { arrayLiteral, integerLiteral } from './literals.js';
@@ -11,8 +11,9 @@ export const SEQUENCE_BATCH = 2_000;
 
 /**
  * One sequencing transaction: moves committed pending entries into the
- * ledger, numbered after its head, in (major, key) order. Returns how many it
- * numbered, or undefined when another replica is sequencing (`wait` false).
+ * ledger, numbered after its head, in (major, key) order. Returns the changes
+ * it numbered, in that order, or undefined when another replica is sequencing
+ * (`wait` false).
  *
  * Which pending entries may be numbered now: those whose major is at most F,
  * the fence sequence's value read before the watermark. Every commit holds a
@@ -36,7 +37,7 @@ export async function sequenceOnce(
   locks: PlaneLocks,
   wait: boolean,
   limit = SEQUENCE_BATCH,
-): Promise<number | undefined> {
+): Promise<KernelEvent[] | undefined> {
   const take = wait
     ? `pg_advisory_xact_lock(${locks.sequencer}) IS NOT NULL`
     : `pg_try_advisory_xact_lock(${locks.sequencer})`;
@@ -73,7 +74,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
     const pending = rows.filter((r) => r.key !== null);
     if (pending.length === 0) {
       await client.query('COMMIT');
-      return 0;
+      return [];
     }
     const events = pending.map((r) => {
       const parsed = kernelEventSchema.safeParse(JSON.parse(r.event!));
@@ -95,7 +96,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
                 last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
          COMMIT`,
     );
-    return entries.length;
+    return events;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

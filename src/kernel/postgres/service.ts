@@ -94,6 +94,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private readonly channel: string;
   private readonly log: (line: string) => void;
   private heard: ((notice: ChangeNotice) => void) | undefined;
+  private sequenced: ((events: readonly KernelEvent[]) => void) | undefined;
   private listener: { close(): Promise<void> } | undefined;
   private reading: Promise<void> | undefined;
   private readNext: Promise<void> | undefined;
@@ -199,7 +200,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
           sequenceOnce(client, this.locks, queued.wait),
         );
         // Another replica is at it (it numbers ours too), or nothing more is there.
-        if (numbered === undefined || numbered === 0) return;
+        if (numbered === undefined || numbered.length === 0) return;
+        this.sequenced?.(numbered);
       }
     });
     this.queued = queued;
@@ -250,6 +252,10 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
 
   watch(listener: (notice: ChangeNotice) => void): void {
     this.heard = listener;
+  }
+
+  onSequenced(listener: (events: readonly KernelEvent[]) => void): void {
+    this.sequenced = listener;
   }
 
   /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
