@@ -85,8 +85,8 @@ export type { Work };
  * (locks.ts: the sequencer's watermark waits for it; no two commits wait on
  * each other for it), locks the rows FOR UPDATE in resource order (so two
  * replicas' batches cannot deadlock), reads `now` from the database's clock
- * once every lock is held, and draws a fence for each lease in the batch (at
- * most one grant each; one not granted leaves a gap, as a rollback does).
+ * once every lock is held, and draws the fences the batch's leases may need
+ * (fencesWanted).
  * Each command runs the same pure `decide` as every store, on the state the
  * one before it left. The second writes the rows and the entries (pending,
  * numbered later by the sequencer), and commits:
