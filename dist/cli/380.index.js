@@ -714,7 +714,7 @@ class NoticeSender {
     }
     /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
     freed(resource) {
-        this.queue.push(JSON.stringify({ resource, events: [], freed: true }));
+        this.queue.push(freedNotice(resource));
         this.drain();
     }
     /** Resolves once everything queued has been sent (or given up). */
@@ -754,6 +754,8 @@ class NoticeSender {
         }
     }
 }
+/** "Changed, may be free": wakes the waiters, who ask again. */
+const freedNotice = (resource) => JSON.stringify({ resource, events: [], freed: true });
 /**
  * A resource's events as notices under the payload limit, in order; an event
  * too large on its own is told as "changed, may be free", which wakes the
@@ -773,7 +775,7 @@ function payloads(resource, events) {
         const length = Buffer.byteLength(JSON.stringify(event)) + 1;
         if (length + 100 + resource.length > MAX_PAYLOAD) {
             flush();
-            out.push(JSON.stringify({ resource, events: [], freed: true }));
+            out.push(freedNotice(resource));
             continue;
         }
         if (size + length + 100 + resource.length > MAX_PAYLOAD)

@@ -24,10 +24,10 @@ export interface GroupCommitOptions {
 
 /**
  * Group commit, for every store: calls that arrive while every slot
- * is committing wait and go together in the next batch, so one WAL flush (and
- * one turn of the ledger head's lock) serves many calls. Few slots: each
- * batch holds the ledger head's lock to its COMMIT, so more in flight would
- * only queue on it. A call that waits longer than `waitMs` (every slot stuck
+ * is committing wait and go together in the next batch, so one WAL flush and
+ * one pair of round trips serve many calls. Few slots: on two cores, 4 or 8
+ * PostgreSQL batches in flight were slower than 2 (smaller batches, more work
+ * per call). A call that waits longer than `waitMs` (every slot stuck
  * on a locked row) is refused at once, as a busy pool refuses a connection.
  */
 export class GroupCommit<T, R> {

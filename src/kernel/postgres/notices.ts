@@ -44,7 +44,7 @@ export class NoticeSender {
 
   /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
   freed(resource: string): void {
-    this.queue.push(JSON.stringify({ resource, events: [], freed: true } satisfies ChangeNotice));
+    this.queue.push(freedNotice(resource));
     this.drain();
   }
 
@@ -87,6 +87,10 @@ export class NoticeSender {
   }
 }
 
+/** "Changed, may be free": wakes the waiters, who ask again. */
+const freedNotice = (resource: string) =>
+  JSON.stringify({ resource, events: [], freed: true } satisfies ChangeNotice);
+
 /**
  * A resource's events as notices under the payload limit, in order; an event
  * too large on its own is told as "changed, may be free", which wakes the
@@ -105,7 +109,7 @@ function payloads(resource: string, events: readonly KernelEvent[]): string[] {
     const length = Buffer.byteLength(JSON.stringify(event)) + 1;
     if (length + 100 + resource.length > MAX_PAYLOAD) {
       flush();
-      out.push(JSON.stringify({ resource, events: [], freed: true } satisfies ChangeNotice));
+      out.push(freedNotice(resource));
       continue;
     }
     if (size + length + 100 + resource.length > MAX_PAYLOAD) flush();
