@@ -101,7 +101,9 @@ async function bench(out: string): Promise<void> {
   add(N, 'kernel (memory) with --notify', n.onRequestsPerSecond, 'req/s');
   add(N, 'with / without, median of 8 alternated pairs', n.ratio, '×', '≥ 0.9', n.ratio >= 0.9);
   if (n.cpuRatio !== undefined)
-    add(N, "the kernel's CPU per request, without / with", n.cpuRatio, '×');
+    add(N, "the kernel's CPU per request (all threads), without / with", n.cpuRatio, '×');
+  if (n.threadCpuRatio !== undefined)
+    add(N, "the answering thread's CPU per request, without / with", n.threadCpuRatio, '×');
   add(N, 'delivery latency p50 (commit to receiver)', n.p50Ms, 'ms');
   add(
     N,

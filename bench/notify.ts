@@ -18,8 +18,9 @@ const SECONDS = 3;
  * per-pair ratios, with their spread. Kernel, load generator and receiver are
  * three processes; the receiver answers 204 at once and reads each body's times
  * only after. Beside the throughput, the kernel's own CPU time per request (from
- * /proc, Linux): what notifications cost the kernel, whatever else the two cores
- * run. Delivery latency: the receiver's time minus each notification's `atMs`
+ * /proc, Linux), of the whole process and of its main thread alone (the one that
+ * answers; notifications are made and sent on a worker thread): what notifications
+ * cost the kernel, whatever else the two cores run. Delivery latency: the receiver's time minus each notification's `atMs`
  * (the kernel's epoch-aligned clock at the decision, same host), a batch's one by one.
  */
 export async function notifyBench(rounds: number, log: (line: string) => void) {
@@ -52,12 +53,17 @@ export async function notifyBench(rounds: number, log: (line: string) => void) {
     rmSync(dir, { recursive: true, force: true });
   }
   const rps = (runs: Run[]) => median(runs.map((r) => r.requestsPerSecond));
-  const cpu = (runs: Run[]) => {
-    const known = runs.flatMap((r) => (r.cpuUsPerRequest === undefined ? [] : [r.cpuUsPerRequest]));
+  const cpu = (
+    runs: Run[],
+    key: 'cpuUsPerRequest' | 'threadCpuUsPerRequest' = 'cpuUsPerRequest',
+  ) => {
+    const known = runs.flatMap((r) => (r[key] === undefined ? [] : [r[key]]));
     return known.length ? median(known) : undefined;
   };
   const offCpu = cpu(off);
   const onCpu = cpu(on);
+  const offThread = cpu(off, 'threadCpuUsPerRequest');
+  const onThread = cpu(on, 'threadCpuUsPerRequest');
   const sorted = [...ratios].sort((a, b) => a - b);
   return {
     clients: CLIENTS,
@@ -78,6 +84,10 @@ export async function notifyBench(rounds: number, log: (line: string) => void) {
     kernelCpuUsPerRequest: { off: offCpu, on: onCpu },
     /** off / on CPU per request: the throughput ratio a kernel bound by its own core would show. */
     cpuRatio: offCpu !== undefined && onCpu !== undefined ? offCpu / onCpu : undefined,
+    /** The same, of the thread that answers (notifications are made and sent on another). */
+    threadCpuUsPerRequest: { off: offThread, on: onThread },
+    threadCpuRatio:
+      offThread !== undefined && onThread !== undefined ? offThread / onThread : undefined,
     requests: receiver.received,
     delivered: receiver.notifications,
     p50Ms: percentile(receiver.latencies, 50),
@@ -88,13 +98,17 @@ export async function notifyBench(rounds: number, log: (line: string) => void) {
 
 interface Run {
   requestsPerSecond: number;
+  /** The kernel process's CPU (all its threads) per answered request. */
   cpuUsPerRequest: number | undefined;
+  /** Its main thread's alone: the one that answers requests. */
+  threadCpuUsPerRequest: number | undefined;
 }
 
 /** The load generator (its own process) against one kernel, and the kernel's CPU meanwhile. */
 async function run(kernel: Spawned): Promise<Run> {
   try {
     const cpuBefore = cpuMs(kernel.pid);
+    const threadBefore = cpuMs(kernel.pid, kernel.pid);
     // Measured: the run's seconds after its 1 s warm-up; the CPU counts both, so per request of the whole.
     const result = await runRole<LoadResult>(
       'load',
@@ -102,21 +116,29 @@ async function run(kernel: Spawned): Promise<Run> {
       60_000,
     );
     const cpuAfter = cpuMs(kernel.pid);
+    const threadAfter = cpuMs(kernel.pid, kernel.pid);
     const all = result.requestsPerSecond * (SECONDS + 1);
-    const cpuUsPerRequest =
-      cpuBefore !== undefined && cpuAfter !== undefined && all > 0
-        ? ((cpuAfter - cpuBefore) * 1000) / all
+    const perRequest = (before: number | undefined, after: number | undefined) =>
+      before !== undefined && after !== undefined && all > 0
+        ? ((after - before) * 1000) / all
         : undefined;
-    return { requestsPerSecond: result.requestsPerSecond, cpuUsPerRequest };
+    return {
+      requestsPerSecond: result.requestsPerSecond,
+      cpuUsPerRequest: perRequest(cpuBefore, cpuAfter),
+      threadCpuUsPerRequest: perRequest(threadBefore, threadAfter),
+    };
   } finally {
     await kernel.stop();
   }
 }
 
-/** A process's user + system CPU so far, from /proc (undefined elsewhere). */
-function cpuMs(pid: number): number | undefined {
+/** A process's (or one of its threads') user + system CPU so far, from /proc (undefined elsewhere). */
+function cpuMs(pid: number, thread?: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(
+      thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`,
+      'utf8',
+    );
     // Fields after the command name (which may hold spaces): utime is the 14th, stime the 15th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const entries = ['main', 'post', 'cli'];
+const entries = ['main', 'post', 'cli', 'notify'];
 const only = process.argv.slice(2);
 for (const name of only.length ? only : entries) build(name);
 

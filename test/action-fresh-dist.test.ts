@@ -8,9 +8,14 @@ import { staleReason } from './support/fresh-dist.js';
 /** The globalSetup's rule: dist/ is rebuilt when what it is built from has another hash. */
 
 const BUNDLES = ['main/main.js', 'main/index.js', 'post/post.js', 'post/index.js'];
-const ALL = [...BUNDLES, 'cli/cli.js', 'cli/index.js', 'console/index.html'].map(
-  (f) => `dist/${f}`,
-);
+const ALL = [
+  ...BUNDLES,
+  'cli/cli.js',
+  'cli/index.js',
+  'notify/notify.js',
+  'notify/index.js',
+  'console/index.html',
+].map((f) => `dist/${f}`);
 let root = '';
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 

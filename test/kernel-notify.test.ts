@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +9,7 @@ import { Notifier, checkNotifyUrl, readNotifyFile, signBody } from '../src/kerne
 import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
 import { memoryStore } from '../src/kernel/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { startReceiver } from './support/notify-receiver.js';
 
 /** Signed notifications from a real kernel to a real receiver on loopback. */
 
@@ -20,61 +19,16 @@ const B = 'did:web:acme.example:agent:b';
 const R = 'lock:deploy/production';
 const ADMIN = 'notify-admin';
 
-interface Received {
-  body: string;
-  headers: IncomingMessage['headers'];
-}
-
 let cleanups: Array<() => Promise<void>> = [];
+const receiver = async (failFirst: number) => {
+  const hook = await startReceiver(failFirst);
+  cleanups.push(hook.close);
+  return hook;
+};
 afterEach(async () => {
   for (const c of cleanups.reverse()) await c();
   cleanups = [];
 });
-
-/** Answers 500 to the first `failFirst` requests, then 204; records what it was sent. */
-async function receiver(failFirst: number) {
-  const received: Received[] = [];
-  let seen = 0;
-  const waiters: Array<() => void> = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      seen += 1;
-      if (seen <= failFirst) {
-        res.writeHead(500).end();
-        return;
-      }
-      received.push({ body, headers: req.headers });
-      res.writeHead(204).end();
-      waiters.splice(0).forEach((w) => w());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const until = async (count: number) => {
-    // Bounded: each round is woken by a delivery; 200 rounds is far more than any test needs.
-    for (let i = 0; received.length < count && i < 200; i += 1) {
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
-    return received;
-  };
-  /** Every notification received, a batch's one by one, in the order they came. */
-  const notifications = async (count: number) => {
-    const flat = () =>
-      received.flatMap((r) => {
-        const body = JSON.parse(r.body) as Record<string, unknown>;
-        return body.kind === 'batch' ? (body.notifications as Record<string, unknown>[]) : [body];
-      });
-    for (let i = 0; flat().length < count && i < 200; i += 1) await until(received.length + 1);
-    return flat();
-  };
-  return { url, received, until, notifications, seen: () => seen };
-}
 
 async function kernelWith(notifier: Notifier): Promise<RunningKernel> {
   const running = await startKernelServer({
@@ -232,6 +186,17 @@ describe('notifications', () => {
     for (let i = 0; i < 100 && notifier.health().pending > 0; i += 1)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(notifier.health()).toMatchObject({ delivered: 10_000, pending: 0, dropped: 7 });
+    // A batch's text is a chat message: its first lines, then how many more.
+    const batch = JSON.parse(hook.received[1]!.body) as {
+      count: number;
+      text: string;
+      notifications: { fence: number }[];
+    };
+    const shown = batch.text.split('\n');
+    const first = batch.notifications[0]!.fence;
+    expect(shown).toHaveLength(20);
+    expect(shown[0]).toBe(`lock:r${first} granted to ${A} (fence ${first})`);
+    expect(shown[19]).toBe(`… and ${batch.count - 19} more changes`);
   });
 
   it('reads --notify-file, and names the field and the form when it is wrong', () => {

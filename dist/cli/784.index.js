@@ -962,8 +962,8 @@ async function startApp(config, options) {
     };
 }
 
-// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
-var options = __webpack_require__(9092);
+// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
+var options = __webpack_require__(1156);
 ;// CONCATENATED MODULE: ./src/cli/app-command.ts
 
 

@@ -19,7 +19,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(5146);
 /* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1782);
 /* harmony import */ var _plane_time_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(7513);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(9092);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(1156);
 /* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(2594);
 /* harmony import */ var _deploy_flags_js__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(1749);
 

@@ -897,8 +897,8 @@ function streamed(fd, publicKey, options) {
 
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
-// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
-var options = __webpack_require__(9092);
+// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
+var options = __webpack_require__(1156);
 ;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
 
 

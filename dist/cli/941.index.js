@@ -130,8 +130,8 @@ var oidc_token = __webpack_require__(8309);
 var lease_session = __webpack_require__(5146);
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
-// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
-var options = __webpack_require__(9092);
+// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
+var options = __webpack_require__(1156);
 ;// CONCATENATED MODULE: ./src/cli/keep-command.ts
 
 

@@ -28115,7 +28115,7 @@ __webpack_async_result__();
 /* harmony export */ });
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1223);
 /* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9092);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1156);
 
 
 
@@ -28265,8 +28265,8 @@ const APP_HELP = `lease-gate app --config FILE
 
 // EXTERNAL MODULE: ./src/cli/deploy-flags.ts
 var deploy_flags = __nccwpck_require__(1749);
-// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
-var options = __nccwpck_require__(9092);
+// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
+var options = __nccwpck_require__(1156);
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"1.0.0"};
 ;// CONCATENATED MODULE: ./src/cli/main.ts
@@ -28282,7 +28282,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(943)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7943))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(847)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4847))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28465,7 +28465,7 @@ async function runCli(argv = process.argv.slice(2)) {
 
 /***/ }),
 
-/***/ 9092:
+/***/ 1156:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28482,8 +28482,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: apiUrlSource, defaultCliDid
 
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(8161);
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 // EXTERNAL MODULE: ./src/errors.ts
@@ -28574,7 +28574,7 @@ function buildSettings(raw, keyRequired) {
 const EXIT = { done: 0, refused: 1, usage: 2 };
 /** 128 + the signal's number, for every signal. */
 function signalExitCode(signal) {
-    return 128 + ((signal && external_node_os_namespaceObject.constants.signals[signal]) || 0);
+    return 128 + ((signal && external_node_os_.constants.signals[signal]) || 0);
 }
 /** Bad command-line use: printed with the usage hint, exit 2. */
 class UsageError extends errors/* LeaseGateError */.eg {
@@ -28606,15 +28606,15 @@ function parse(args, options, allowPositionals = false) {
 function defaultCliDid(env) {
     const run = (0,did/* runContextFromEnv */.wX)(env);
     if (run)
-        return (0,did/* deriveActorDid */.iM)(run, (0,external_node_os_namespaceObject.hostname)());
+        return (0,did/* deriveActorDid */.iM)(run, (0,external_node_os_.hostname)());
     let user = env.USER || env.USERNAME || '';
     try {
-        user ||= (0,external_node_os_namespaceObject.userInfo)().username;
+        user ||= (0,external_node_os_.userInfo)().username;
     }
     catch {
         user ||= 'user';
     }
-    return (0,did/* hostUserDid */.ZI)((0,external_node_os_namespaceObject.hostname)(), user);
+    return (0,did/* hostUserDid */.ZI)((0,external_node_os_.hostname)(), user);
 }
 /** A flag's value, else an environment variable's, else the default: each named as its source. */
 function pick(flag, value, env, envName, fallback) {
@@ -29710,6 +29710,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http2")
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+
+/***/ }),
+
+/***/ 8161:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 
 /***/ }),
 

@@ -9,7 +9,8 @@ import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/names.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
-import { Notifier, NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify.js';
+import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify.js';
+import { NotifierThread } from '../kernel/notify-thread.js';
 import { FreezeWindows, WindowsError } from '../kernel/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
@@ -190,7 +191,7 @@ function notifierFrom(
     throw new UsageError('--notify needs --notify-secret-file FILE: every delivery is signed.');
   }
   try {
-    return new Notifier({
+    return new NotifierThread({
       urls,
       secret: readNotifySecret(secretFile),
       log: (line) => io.err(line),

@@ -50,6 +50,8 @@ export interface NotifierOptions {
   /** Waits between attempts; resolves early when the signal aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   log?: (line: string) => void;
+  /** Told after each delivery ends (sent or given up) and when drops begin: `health()` changed. */
+  onChange?: () => void;
 }
 
 export interface FailedDelivery {
@@ -61,17 +63,40 @@ export interface FailedDelivery {
   atMs: number;
 }
 
+/** What `/readyz` and the console show of notifications. */
+export interface NotifierHealth {
+  ok: boolean;
+  /** Notifications received by a URL (a batch counts each of its own). */
+  delivered: number;
+  /** POSTs answered 2xx. */
+  requests: number;
+  /** Queued, summed over the URLs. */
+  pending: number;
+  /** Notifications given up after their retry time. */
+  failed: number;
+  /** Notifications never queued: their URL was too far behind (or the thread had stopped). */
+  dropped: number;
+  recentFailures: FailedDelivery[];
+  /** Set when notifications have stopped altogether (the thread that sends them is gone). */
+  stopped?: string;
+}
+
 /** A queue this long per URL drops new news (counted) rather than grow without end. */
 const MAX_QUEUED = 10_000;
 /** At most this many changes in one POST (a few hundred KB of JSON). */
 const MAX_BATCH = 1_000;
 /** The shortest time between two POSTs to one URL (the first after a quiet spell goes at once). */
 const PACE_MS = 50;
+/** At most this many lines in a batch's `text`: a chat message, not a log (Slack cuts at 40,000 characters). */
+const TEXT_LINES = 20;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
 const KINDS = new Set<string>(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
+
+/** Whether a change is notified (renewals are not). */
+export const isNotified = (event: KernelEvent): boolean => KINDS.has(event.kind);
 
 export class NotifyError extends LeaseGateError {
   override name = 'NotifyError';
@@ -217,6 +242,8 @@ class Target {
   private head = 0;
   dropped = 0;
   draining = false;
+  /** When the last POST to this URL began (performance.now()). */
+  sentAt = -Infinity;
 
   constructor(readonly url: string) {}
 
@@ -284,11 +311,13 @@ export class Notifier {
     for (const target of this.targets) {
       if (target.queued >= MAX_QUEUED) {
         // The newest is dropped, so what a receiver gets stays a gapless prefix; counted.
-        if (target.dropped === 0)
+        target.dropped += 1;
+        if (target.dropped === 1) {
           this.options.log?.(
             `kernel: notifications to ${new URL(target.url).origin} are ${MAX_QUEUED} behind; dropping new ones (counted in /readyz)`,
           );
-        target.dropped += 1;
+          this.options.onChange?.();
+        }
         continue;
       }
       target.add({ event });
@@ -305,7 +334,7 @@ export class Notifier {
     }
   }
 
-  health() {
+  health(): NotifierHealth {
     const pending = this.targets.reduce((n, t) => n + t.queued, 0);
     const dropped = this.targets.reduce((n, t) => n + t.dropped, 0);
     return {
@@ -331,14 +360,16 @@ export class Notifier {
   /** Until the URL's queue is empty: sends the oldest (as a batch when several wait), then the next. */
   private async drain(target: Target): Promise<void> {
     while (target.queued > 0 && !this.stop.signal.aborted) {
-      const sentAt = performance.now();
+      // At most one POST per PACE_MS per URL, counted from the last one even when the queue
+      // ran dry in between: a busy kernel's news go in a few large batches instead of many
+      // small ones that each cost a request on both sides.
+      const rest = target.sentAt + PACE_MS - performance.now();
+      if (rest > 0) await sleep(rest, this.stop.signal);
+      target.sentAt = performance.now();
       const items = target.peek(MAX_BATCH);
       await this.deliver(target, deliveryOf(items.map((i) => notificationOf(i.event)!)));
       target.done(items.length);
-      // At most one POST per PACE_MS per URL: a busy kernel's news go in a few large
-      // batches instead of many small ones that cut into the answers' time.
-      const rest = PACE_MS - (performance.now() - sentAt);
-      if (target.queued > 0 && rest > 0) await sleep(rest, this.stop.signal);
+      this.options.onChange?.();
     }
   }
 
@@ -402,7 +433,7 @@ export class Notifier {
 /**
  * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
  * text}` in the order they happened, `text` their lines one under the other (a chat webhook
- * shows them as they are).
+ * shows them as they are), the first 19 and "… and N more changes" past 20.
  */
 function deliveryOf(notifications: Notification[]): Delivery {
   const items = notifications;
@@ -411,7 +442,10 @@ function deliveryOf(notifications: Notification[]): Delivery {
     return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
   }
   const id = randomUUID();
-  const text = notifications.map((n) => n.text).join('\n');
+  // A chat shows the first lines; the rest are in `notifications` (and the console).
+  const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
+  const more = items.length - shown.length;
+  const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
   const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
   return { items, id, kind: 'batch', body: Buffer.from(body) };
 }

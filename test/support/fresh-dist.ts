@@ -19,6 +19,8 @@ const BUNDLES = [
   'dist/post/index.js',
   'dist/cli/cli.js',
   'dist/cli/index.js',
+  'dist/notify/notify.js',
+  'dist/notify/index.js',
   'dist/console/index.html',
 ];
 

@@ -95,6 +95,8 @@ export const resourcesSchema = z.object({
       pending: z.number(),
       failed: z.number(),
       dropped: z.number(),
+      /** Why notifications have stopped altogether (the kernel's notification thread is gone). */
+      stopped: z.optional(text),
       recentFailures: z
         .array(
           z.object({ id: text, url: text, kind: text, resource: text, error: text, atMs: time }),

@@ -90,8 +90,10 @@ export function renderNotifications(resources: Resources | undefined): void {
   const section = byId('notifications-section');
   section.hidden = n === undefined;
   if (!n) return;
-  byId('notifications-summary').textContent =
-    `${n.delivered} delivered, ${n.pending} pending, ${n.failed} given up${n.dropped ? `, ${n.dropped} dropped (queue full)` : ''}.`;
+  const counts = `${n.delivered} delivered, ${n.pending} pending, ${n.failed} given up`;
+  byId('notifications-summary').textContent = n.stopped
+    ? `Stopped: ${n.stopped}. ${counts}, ${n.dropped} not sent.`
+    : `${counts}${n.dropped ? `, ${n.dropped} dropped (queue full)` : ''}.`;
   byId('notifications-summary').classList.toggle('error', !n.ok);
   byId('notifications-failures').replaceChildren(
     ...n.recentFailures.map((f) =>

@@ -1,8 +1,8 @@
-export const id = 943;
-export const ids = [943];
+export const id = 847;
+export const ids = [847];
 export const modules = {
 
-/***/ 7943:
+/***/ 4847:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -1644,8 +1644,8 @@ function claimText(value) {
         : '';
 }
 
-// EXTERNAL MODULE: ./src/cli/options.ts + 2 modules
-var cli_options = __webpack_require__(9092);
+// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
+var cli_options = __webpack_require__(1156);
 ;// CONCATENATED MODULE: ./src/cli/kernel-auth.ts
 
 
@@ -1733,12 +1733,16 @@ const MAX_QUEUED = 10_000;
 const MAX_BATCH = 1_000;
 /** The shortest time between two POSTs to one URL (the first after a quiet spell goes at once). */
 const PACE_MS = 50;
+/** At most this many lines in a batch's `text`: a chat message, not a log (Slack cuts at 40,000 characters). */
+const TEXT_LINES = 20;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
-const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
+const DEFAULT_RETRY_FOR_MS = (/* unused pure expression or super */ null && (10 * 60_000));
 const KEPT_FAILURES = 20;
 const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
-class NotifyError extends errors/* LeaseGateError */.eg {
+/** Whether a change is notified (renewals are not). */
+const isNotified = (event) => KINDS.has(event.kind);
+class notify_NotifyError extends errors/* LeaseGateError */.eg {
     name = 'NotifyError';
 }
 /** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
@@ -1748,12 +1752,12 @@ function checkNotifyUrl(raw) {
         url = new URL(raw);
     }
     catch {
-        throw new NotifyError(`Invalid --notify '${raw.slice(0, 200)}': expected an https: URL.`);
+        throw new notify_NotifyError(`Invalid --notify '${raw.slice(0, 200)}': expected an https: URL.`);
     }
     const secure = url.protocol === 'https:';
     const loopback = url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(url.hostname);
     if (!(secure || loopback) || url.username || url.password) {
-        throw new NotifyError(`Invalid --notify '${url.origin}': expected an https: URL without credentials (plain http: only to loopback).`);
+        throw new notify_NotifyError(`Invalid --notify '${url.origin}': expected an https: URL without credentials (plain http: only to loopback).`);
     }
     return url.href;
 }
@@ -1763,10 +1767,10 @@ function readNotifySecret(file) {
         secret = (0,external_node_fs_.readFileSync)(file, 'utf8').trim();
     }
     catch (error) {
-        throw new NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
+        throw new notify_NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
     }
     if (secret.length < 16) {
-        throw new NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
+        throw new notify_NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
     }
     return secret;
 }
@@ -1781,26 +1785,26 @@ function readNotifyFile(file) {
         raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch (error) {
-        throw new NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
+        throw new notify_NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
     }
     const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
     const notify = raw?.notify;
     if (typeof notify !== 'object' || notify === null || Array.isArray(notify))
-        throw new NotifyError(`--notify-file ${file}: ${form}.`);
+        throw new notify_NotifyError(`--notify-file ${file}: ${form}.`);
     const { urls, secretFile } = notify;
     if (!Array.isArray(urls) ||
         urls.length === 0 ||
         urls.length > 20 ||
         !urls.every((u) => typeof u === 'string'))
-        throw new NotifyError(`--notify-file ${file}: notify.urls: expected 1 to 20 URLs as strings.`);
+        throw new notify_NotifyError(`--notify-file ${file}: notify.urls: expected 1 to 20 URLs as strings.`);
     if (secretFile !== undefined && (typeof secretFile !== 'string' || secretFile === ''))
-        throw new NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
+        throw new notify_NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
     for (const url of urls)
         checkNotifyUrl(url);
     return { urls, ...(secretFile ? { secretFile } : {}) };
 }
 /** GitHub's webhook signature of a body. */
-const signBody = (secret, body) => `sha256=${(0,external_node_crypto_.createHmac)('sha256', secret).update(body).digest('hex')}`;
+const signBody = (secret, body) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 // eslint-disable-next-line no-control-regex -- control characters never reach a chat message
 const CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex -- the same, all of them
@@ -1830,7 +1834,7 @@ function notificationOf(event) {
         return undefined;
     // One literal, fields added in place: this runs for every change a busy kernel makes.
     const n = {
-        id: (0,external_node_crypto_.randomUUID)(),
+        id: randomUUID(),
         kind: event.kind,
         resource: event.resource,
         agent: event.actorDid,
@@ -1859,6 +1863,8 @@ class Target {
     head = 0;
     dropped = 0;
     draining = false;
+    /** When the last POST to this URL began (performance.now()). */
+    sentAt = -Infinity;
     constructor(url) {
         this.url = url;
     }
@@ -1881,7 +1887,7 @@ class Target {
         }
     }
 }
-class Notifier {
+class notify_Notifier {
     options;
     targets;
     http;
@@ -1898,7 +1904,7 @@ class Notifier {
         this.options = options;
         this.targets = options.urls.map((url) => new Target(checkNotifyUrl(url)));
         this.ownHttp = options.http === undefined;
-        this.http = options.http ?? (0,client/* createHttpClient */.u)({ headersTimeoutMs: 10_000 });
+        this.http = options.http ?? createHttpClient({ headersTimeoutMs: 10_000 });
         this.retryForMs = options.retryForMs ?? DEFAULT_RETRY_FOR_MS;
         this.now = options.now ?? (() => performance.now());
     }
@@ -1923,9 +1929,11 @@ class Notifier {
         for (const target of this.targets) {
             if (target.queued >= MAX_QUEUED) {
                 // The newest is dropped, so what a receiver gets stays a gapless prefix; counted.
-                if (target.dropped === 0)
-                    this.options.log?.(`kernel: notifications to ${new URL(target.url).origin} are ${MAX_QUEUED} behind; dropping new ones (counted in /readyz)`);
                 target.dropped += 1;
+                if (target.dropped === 1) {
+                    this.options.log?.(`kernel: notifications to ${new URL(target.url).origin} are ${MAX_QUEUED} behind; dropping new ones (counted in /readyz)`);
+                    this.options.onChange?.();
+                }
                 continue;
             }
             target.add({ event });
@@ -1967,15 +1975,17 @@ class Notifier {
     /** Until the URL's queue is empty: sends the oldest (as a batch when several wait), then the next. */
     async drain(target) {
         while (target.queued > 0 && !this.stop.signal.aborted) {
-            const sentAt = performance.now();
+            // At most one POST per PACE_MS per URL, counted from the last one even when the queue
+            // ran dry in between: a busy kernel's news go in a few large batches instead of many
+            // small ones that each cost a request on both sides.
+            const rest = target.sentAt + PACE_MS - performance.now();
+            if (rest > 0)
+                await sleep(rest, this.stop.signal);
+            target.sentAt = performance.now();
             const items = target.peek(MAX_BATCH);
             await this.deliver(target, deliveryOf(items.map((i) => notificationOf(i.event))));
             target.done(items.length);
-            // At most one POST per PACE_MS per URL: a busy kernel's news go in a few large
-            // batches instead of many small ones that cut into the answers' time.
-            const rest = PACE_MS - (performance.now() - sentAt);
-            if (target.queued > 0 && rest > 0)
-                await sleep(rest, this.stop.signal);
+            this.options.onChange?.();
         }
     }
     async deliver(target, delivery) {
@@ -2041,7 +2051,7 @@ class Notifier {
 /**
  * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
  * text}` in the order they happened, `text` their lines one under the other (a chat webhook
- * shows them as they are).
+ * shows them as they are), the first 19 and "… and N more changes" past 20.
  */
 function deliveryOf(notifications) {
     const items = notifications;
@@ -2049,8 +2059,11 @@ function deliveryOf(notifications) {
         const n = items[0];
         return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
     }
-    const id = (0,external_node_crypto_.randomUUID)();
-    const text = notifications.map((n) => n.text).join('\n');
+    const id = randomUUID();
+    // A chat shows the first lines; the rest are in `notifications` (and the console).
+    const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
+    const more = items.length - shown.length;
+    const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
     const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
     return { items, id, kind: 'batch', body: Buffer.from(body) };
 }
@@ -2066,6 +2079,237 @@ function sleep(ms, signal) {
         }
         signal.addEventListener('abort', done, { once: true });
     });
+}
+
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __webpack_require__(8161);
+// EXTERNAL MODULE: external "node:worker_threads"
+var external_node_worker_threads_ = __webpack_require__(5919);
+;// CONCATENATED MODULE: ./src/kernel/notify-thread.ts
+
+
+
+
+
+
+/**
+ * Notifications off the kernel's thread. The kernel answers every request on one thread,
+ * and notifications made there (ids, text, JSON, HMAC, the POSTs) cost it about a sixth of
+ * its time (`npm run bench -- notify`: 63 → 76 µs of CPU per request). Here that thread
+ * only hands the changes over, as they are, in one message per HANDOFF_MS at most (47 → 47
+ * µs); a worker thread runs the `Notifier` (queues, batches, retries, signatures) at a
+ * lower priority and reports its health back when it changes, which `/readyz` shows.
+ *
+ * The worker is its own bundle, dist/notify/ (built from src/bin/notify.ts), found beside
+ * the CLI's; run from source (the tests) it is the built one, as the console's page is.
+ */
+/** The shortest time between two hand-overs to the worker. */
+const HANDOFF_MS = 10;
+/** The built worker: dist/cli/*.js → dist/notify/index.js; src/kernel/*.ts → dist/notify/index.js. */
+function notifyWorkerFile(moduleUrl = import.meta.url) {
+    const path = (0,external_node_url_.fileURLToPath)(moduleUrl);
+    const here = (0,external_node_path_.dirname)(path);
+    const file = path.endsWith('.ts')
+        ? (0,external_node_path_.join)(here, '..', '..', 'dist', 'notify', 'index.js')
+        : (0,external_node_path_.join)(here, '..', 'notify', 'index.js');
+    if (!(0,external_node_fs_.existsSync)(file)) {
+        throw new notify_NotifyError(`lease-gate cannot find its notification worker ${file}; is dist/ complete?`);
+    }
+    return file;
+}
+class NotifierThread {
+    worker;
+    log;
+    urls;
+    batch = [];
+    flushing = false;
+    lastFlush = -Infinity;
+    /** Changes handed to the worker, and the worker's last report of what it has and how it does. */
+    posted = 0;
+    report = {
+        received: 0,
+        health: {
+            ok: true,
+            delivered: 0,
+            requests: 0,
+            pending: 0,
+            failed: 0,
+            dropped: 0,
+            recentFailures: [],
+        },
+    };
+    /** Set when the worker has stopped on its own: what it was given since is lost, and counted. */
+    stopped;
+    lost = 0;
+    closed;
+    exited;
+    constructor(options) {
+        // Checked here, before the kernel starts, so a wrong URL is a usage error, not a worker's.
+        const urls = options.urls.map((url) => checkNotifyUrl(url));
+        this.urls = urls.length;
+        this.log = options.log ?? (() => undefined);
+        const settings = { urls, secret: options.secret };
+        this.worker = new external_node_worker_threads_.Worker(options.workerFile ?? notifyWorkerFile(), { workerData: settings });
+        // Never what keeps the kernel's process alive: close() ends it, and so does the process.
+        this.worker.unref();
+        this.worker.on('message', (message) => this.heard(message));
+        this.worker.on('error', (error) => this.fail(error.message));
+        this.exited = new Promise((resolve) => this.worker.once('exit', (code) => {
+            if (!this.closed)
+                this.fail(`it exited (code ${code})`);
+            resolve();
+        }));
+    }
+    attach(service) {
+        service.onRecorded((events) => this.push(events));
+        return { health: () => ({ notifications: this.health() }) };
+    }
+    /**
+     * Called after a commit, on the answer's path: keeps the changes that are notified and
+     * hands them over on the next turn, one message for all that one turn committed.
+     */
+    push(events) {
+        for (const event of events)
+            if (isNotified(event))
+                this.batch.push(event);
+        if (this.flushing || this.batch.length === 0)
+            return;
+        this.flushing = true;
+        // A message costs both threads far more than a change in it: after a quiet spell the
+        // changes go on the next turn, under load at most one message every HANDOFF_MS.
+        const wait = this.lastFlush + HANDOFF_MS - performance.now();
+        if (wait <= 0)
+            setImmediate(() => this.flush());
+        else
+            setTimeout(() => this.flush(), wait);
+    }
+    health() {
+        const { received, health } = this.report;
+        const inTransit = this.stopped ? 0 : this.posted - received + this.batch.length;
+        const dropped = health.dropped + this.lost;
+        return {
+            ...health,
+            ok: health.ok && dropped === 0 && !this.stopped,
+            pending: health.pending + inTransit * this.urls,
+            dropped,
+            ...(this.stopped ? { stopped: this.stopped } : {}),
+        };
+    }
+    /** Hands over what is left, lets the worker end its deliveries (or `graceMs`), then ends it. */
+    close(graceMs = 2_000) {
+        this.closed ??= (async () => {
+            this.flush();
+            if (!this.stopped) {
+                const done = new Promise((resolve) => this.worker.on('message', (m) => m.type === 'closed' && resolve()));
+                this.worker.postMessage({ type: 'close', graceMs });
+                let timer;
+                await Promise.race([
+                    done,
+                    this.exited,
+                    new Promise((resolve) => (timer = setTimeout(resolve, graceMs + 1_000))),
+                ]);
+                clearTimeout(timer);
+            }
+            await this.worker.terminate();
+        })();
+        return this.closed;
+    }
+    flush() {
+        this.flushing = false;
+        this.lastFlush = performance.now();
+        if (this.batch.length === 0)
+            return;
+        const events = this.batch;
+        this.batch = [];
+        if (this.stopped) {
+            this.lost += events.length * this.urls;
+            return;
+        }
+        this.posted += events.length;
+        this.worker.postMessage({ type: 'events', events });
+    }
+    heard(message) {
+        if (message.type === 'health')
+            this.report = message;
+        else if (message.type === 'log')
+            this.log(message.line);
+    }
+    fail(why) {
+        if (this.stopped || this.closed)
+            return;
+        this.stopped = `the notification thread stopped: ${why}`;
+        // What it held is gone with it: counted as dropped, as a URL too far behind drops.
+        const { received, health } = this.report;
+        this.lost += health.pending + (this.posted - received) * this.urls;
+        this.report = { received: this.posted, health: { ...health, pending: 0 } };
+        this.log(`kernel: ${this.stopped}; changes are no longer notified (see /readyz)`);
+    }
+}
+/**
+ * The worker's side (dist/notify/): a `Notifier` fed by the kernel's messages. Its health
+ * goes back at most once a turn, and only when it changed (a delivery ended, drops began).
+ */
+function serveNotifications() {
+    const port = parentPort;
+    const settings = workerData;
+    if (!port || !settings || !Array.isArray(settings.urls) || typeof settings.secret !== 'string') {
+        throw new NotifyError("The notification worker runs only as the kernel's worker thread.");
+    }
+    lowerPriority();
+    let received = 0;
+    let reporting = false;
+    const report = () => {
+        if (reporting)
+            return;
+        reporting = true;
+        setImmediate(() => {
+            reporting = false;
+            port.postMessage({
+                type: 'health',
+                received,
+                health: notifier.health(),
+            });
+        });
+    };
+    const notifier = new Notifier({
+        urls: settings.urls,
+        secret: settings.secret,
+        log: (line) => port.postMessage({ type: 'log', line }),
+        onChange: report,
+    });
+    port.on('message', (message) => {
+        if (message.type === 'events') {
+            for (const event of message.events)
+                notifier.push(event);
+            received += message.events.length;
+            return;
+        }
+        void notifier.close(message.graceMs).then(() => {
+            port.postMessage({
+                type: 'health',
+                received,
+                health: notifier.health(),
+            });
+            port.postMessage({ type: 'closed' });
+            port.close();
+        });
+    });
+}
+/**
+ * On Linux a nice value belongs to a thread, and `setPriority(0, …)` sets the calling
+ * thread's: the worker yields to the thread that answers when the cores are busy (its news
+ * then wait a little and go in larger batches). Elsewhere it would lower the whole process,
+ * so it is left alone. Lowering one's own priority needs no privilege; a refusal changes nothing.
+ */
+function lowerPriority() {
+    if (process.platform !== 'linux')
+        return;
+    try {
+        setPriority(0, 10);
+    }
+    catch {
+        // Best effort: the worker runs at the kernel's priority.
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/windows.ts
@@ -2403,6 +2647,7 @@ async function migrateCommand(args, io, env) {
 
 
 
+
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 async function kernel(args, io, env) {
     if (args[0] === 'migrate')
@@ -2548,7 +2793,7 @@ function notifierFrom(flagUrls, flagSecretFile, file, io) {
             fromFile = readNotifyFile(file);
     }
     catch (error) {
-        if (error instanceof NotifyError)
+        if (error instanceof notify_NotifyError)
             throw new cli_options/* UsageError */.eb(error.message);
         throw error;
     }
@@ -2563,14 +2808,14 @@ function notifierFrom(flagUrls, flagSecretFile, file, io) {
         throw new cli_options/* UsageError */.eb('--notify needs --notify-secret-file FILE: every delivery is signed.');
     }
     try {
-        return new Notifier({
+        return new NotifierThread({
             urls,
             secret: readNotifySecret(secretFile),
             log: (line) => io.err(line),
         });
     }
     catch (error) {
-        if (error instanceof NotifyError)
+        if (error instanceof notify_NotifyError)
             throw new cli_options/* UsageError */.eb(error.message);
         throw error;
     }
@@ -5340,4 +5585,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=943.index.js.map
+//# sourceMappingURL=847.index.js.map

@@ -1,0 +1,3 @@
+import { serveNotifications } from '../kernel/notify-thread.js';
+
+serveNotifications();
