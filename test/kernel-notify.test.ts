@@ -30,9 +30,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function kernelWith(notifier: Notifier): Promise<RunningKernel> {
+async function kernelWith(notifier: Notifier, ttlMs?: number): Promise<RunningKernel> {
   const running = await startKernelServer({
-    table: new ResourceTable(),
+    table: new ResourceTable(ttlMs ? { ttlMs, lockDelayMs: 0 } : {}),
     store: memoryStore(),
     adminKey: ADMIN,
     onService: (service) => notifier.attach(service),
@@ -92,6 +92,32 @@ describe('notifications', () => {
     expect(new Set(bodies.map((b) => b.id)).size).toBe(6);
     const ready = (await (await fetch(`${url}/readyz`)).json()) as Record<string, unknown>;
     expect(ready).toMatchObject({ ok: true, notifications: { delivered: 6, failed: 0 } });
+  });
+
+  it('tells a lapse: the holder that stopped renewing, its lease and fence, and when', async () => {
+    const hook = await receiver(0);
+    const notifier = new Notifier({ urls: [hook.url], secret: SECRET });
+    // A short lease that nobody renews: the kernel's sweep lapses it.
+    const { url } = await kernelWith(notifier, 200);
+    const client = createPlaneClient({ apiUrl: url });
+    cleanups.push(() => client.close());
+    const before = Date.now();
+    const granted = await client.lease({ resource: R, actorDid: A });
+    if (granted.kind !== 'granted') throw new Error(`not granted: ${granted.kind}`);
+    const bodies = await hook.notifications(2);
+    expect(bodies.map((b) => b.kind)).toEqual(['grant', 'lapse']);
+    expect(bodies[1]).toMatchObject({
+      resource: R,
+      agent: A,
+      leaseId: granted.lease.id,
+      fence: granted.lease.fence,
+      text: `${R} lapsed: ${A} stopped renewing it`,
+    });
+    // Epoch milliseconds of the decision: the lapse comes a lease lifetime after the grant.
+    const [grantAt, lapseAt] = bodies.map((b) => b.atMs as number);
+    expect(grantAt).toBeGreaterThanOrEqual(before - 1_000);
+    expect(lapseAt! - grantAt!).toBeGreaterThanOrEqual(200);
+    expect(lapseAt).toBeLessThanOrEqual(Date.now());
   });
 
   it('gives a delivery up after its retry time, and shows it in /readyz', async () => {

@@ -45,8 +45,10 @@ export function duration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '0 s';
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
   const minutes = Math.floor(ms / 60_000);
-  if (minutes < 60) return `${minutes} min ${Math.floor((ms % 60_000) / 1000)} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  // A whole number of minutes or hours reads as such: a window "for 45 min", not "45 min 0 s".
+  const rest = (n: number, unit: string) => (n ? ` ${n} ${unit}` : '');
+  if (minutes < 60) return `${minutes} min${rest(Math.floor((ms % 60_000) / 1000), 's')}`;
+  return `${Math.floor(minutes / 60)} h${rest(minutes % 60, 'min')}`;
 }
 
 export const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);

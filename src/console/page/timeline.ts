@@ -43,8 +43,10 @@ export function drawTimeline(
       // Nothing is drawn past now (a clock a little ahead of the page's is clamped).
       const end = Math.min(hold.endMs ?? nowMs, nowMs);
       if (end < from) continue;
-      const left = x(hold.startMs);
-      const width = Math.max(2, x(end) - left);
+      // At least 2 px wide so a short hold shows, grown leftwards so it never crosses now.
+      const right = x(end);
+      const left = Math.min(x(hold.startMs), right - 2);
+      const width = right - left;
       const text = `${hold.holder}\nfence ${hold.fence}, from ${clock(hold.startMs)} for ${duration(end - hold.startMs)}\n${hold.end === 'open' ? 'still held' : `ended: ${hold.end}`}${hold.reason ? ` (${hold.reason})` : ''}`;
       chart.append(
         svg(
