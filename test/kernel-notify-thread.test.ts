@@ -83,6 +83,32 @@ describe('notifications off the kernel thread', () => {
     expect(kernel.output()).not.toContain(SECRET);
   });
 
+  it("sends to every URL of --notify-file and of each --notify, the flag's secret file winning", async () => {
+    const [one, two, three] = [await receiver(), await receiver(), await receiver()];
+    const dir = tempDir();
+    writeFileSync(join(dir, 'secret'), SECRET);
+    writeFileSync(join(dir, 'unread-secret'), 'the-file-entry-secret-not-used');
+    writeFileSync(
+      join(dir, 'notify.json'),
+      JSON.stringify({ notify: { urls: [one.url], secretFile: join(dir, 'unread-secret') } }),
+    );
+    const kernel = await startKernelProcess([
+      ...['--quiet', '--notify-file', join(dir, 'notify.json')],
+      ...['--notify', two.url, '--notify', three.url, '--notify-secret-file', join(dir, 'secret')],
+    ]);
+    cleanups.push(() => kernel.stop('SIGKILL'));
+    const client = createPlaneClient({ apiUrl: kernel.url });
+    cleanups.push(() => client.close());
+    await client.lease({ resource: R, actorDid: A });
+    for (const hook of [one, two, three]) {
+      const [body] = await hook.notifications(1);
+      expect(body).toMatchObject({ kind: 'grant', resource: R, agent: A });
+      const r = hook.received[0]!;
+      const expected = createHmac('sha256', SECRET).update(r.body).digest('hex');
+      expect(r.headers['x-hub-signature-256']).toBe(`sha256=${expected}`);
+    }
+  });
+
   it('hands over what is left on close, and its deliveries end before close does', async () => {
     const hook = await receiver();
     const thread = new NotifierThread({ urls: [hook.url], secret: SECRET });

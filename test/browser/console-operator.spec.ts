@@ -157,6 +157,39 @@ describe('what the console tells an operator, in Chromium', () => {
     await page.close();
   });
 
+  it('says before a freeze what becomes of the holder and the queue, and the checkpoint in words', async () => {
+    const page = await openConsole();
+    await page.locator('#lever').selectOption('freeze');
+    await page.locator('#revoke-resource').fill('lock:app/beta');
+    await page.locator('#revoke-resource').dispatchEvent('change');
+    const said = page.locator('#lever-consequence');
+    await expect.poll(() => said.textContent()).toMatch(/^The holder keeps it/);
+    expect(await said.textContent()).toBe(
+      'The holder keeps it: its command runs on and renews (revoke it too to stop it). Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. Nobody waits.',
+    );
+    await page.locator('#revoke-resource').fill('lock:app/nobody');
+    await page.locator('#revoke-resource').dispatchEvent('change');
+    await expect.poll(() => said.textContent()).toMatch(/^Nobody holds it\./);
+
+    const mark = page.locator('#checkpoint-mark');
+    await expect.poll(() => mark.textContent()).toMatch(/^✓ Verified/);
+    const words =
+      /^✓ Verified in this page: the checkpoint is signed by the key of (\S+); the log holds (\d+) entries, the latest (\d+) were each proved to be in it, the newest at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) UTC\.$/.exec(
+        (await mark.textContent()) ?? '',
+      );
+    expect(words).not.toBeNull();
+    const [, origin, size, proved, newest] = words!;
+    expect(origin).toBe(await page.locator('#checkpoint-origin').textContent());
+    // grant, release, grant, freeze at least; each proved; the newest within the last minute.
+    expect(Number(size)).toBeGreaterThanOrEqual(4);
+    expect(Number(proved)).toBe(Number(size));
+    expect(Date.now() - Date.parse(`${newest!.replace(' ', 'T')}Z`)).toBeLessThan(60_000);
+    // The raw signed note is there, folded away.
+    expect(await page.locator('details:has(#checkpoint-text)').getAttribute('open')).toBeNull();
+    expect(await page.locator('#checkpoint-text').textContent()).toContain(origin!);
+    await page.close();
+  });
+
   it('follows the dark colour scheme, and serves its favicon', async () => {
     // The page's background, 0 (black) to 1 (white).
     const luminance = (page: Page) =>
