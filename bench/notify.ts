@@ -148,7 +148,19 @@ function cpuMs(pid: number, thread?: number): number | undefined {
   }
 }
 
-/** The receiver: answers 204 as soon as a body has arrived, then reads its notifications' times. */
+/**
+ * `"atMs":` followed by its number: each notification has one, a batch none of its own, and a
+ * string value cannot hold it unescaped.
+ */
+const AT_MS = /"atMs":(\d+)/g;
+
+/**
+ * The receiver: answers 204 as soon as a body has arrived, then reads its notifications'
+ * times. It stands in for a webhook on another host, so it does as little as it can on the
+ * kernel's two cores: it scans each body for the times (every notification's) rather than
+ * parsing it whole, which cost it 2.7 µs of CPU a notification (/proc), a quarter of what
+ * notifications cost the kernel's process.
+ */
 async function startReceiver() {
   const latencies: number[] = [];
   const state = { received: 0, notifications: 0 };
@@ -160,13 +172,9 @@ async function startReceiver() {
       res.writeHead(204).end();
       state.received += 1;
       // A batch carries several notifications: each one's latency counts.
-      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        atMs: number;
-        notifications?: { atMs: number }[];
-      };
-      for (const { atMs } of parsed.notifications ?? [parsed]) {
+      for (const [, atMs] of Buffer.concat(chunks).toString('latin1').matchAll(AT_MS)) {
         state.notifications += 1;
-        if (latencies.length < 1_000_000) latencies.push(now - atMs);
+        if (latencies.length < 1_000_000) latencies.push(now - Number(atMs));
       }
     });
   });
