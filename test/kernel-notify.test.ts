@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/core.js';
@@ -145,6 +147,33 @@ describe('notifications', () => {
       failed: 1,
       recentFailures: [{ kind: 'grant', resource: R, error: 'HTTP 500' }],
     });
+  });
+
+  it("never shows a receiver URL's path, where chat webhooks keep their secret", async () => {
+    // A port nobody listens on: every attempt fails with a network error that names the call.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const url = `http://127.0.0.1:${port}/services/T0001/B0001/webhook-secret-in-the-path`;
+    const lines: string[] = [];
+    const notifier = new Notifier({
+      urls: [url],
+      secret: SECRET,
+      retryForMs: 0,
+      log: (line) => lines.push(line),
+    });
+    cleanups.push(() => notifier.close(100));
+    notifier.push({ kind: 'grant', atMs: 1, resource: R, actorDid: A, leaseId: 'l1', fence: 1 });
+    for (let i = 0; i < 200 && notifier.health().failed === 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const [failure] = notifier.health().recentFailures;
+    expect(failure).toMatchObject({ url: `http://127.0.0.1:${port}`, kind: 'grant' });
+    expect(failure!.error).toContain(`http://127.0.0.1:${port}/…`);
+    const shown = JSON.stringify([notifier.health(), lines]);
+    expect(shown).toMatch(/gave up a grant notification/);
+    expect(shown).not.toContain('webhook-secret-in-the-path');
+    expect(shown).not.toContain('/services/');
   });
 
   it('sends what queued during a delivery as one batch, in order per resource', async () => {

@@ -2022,7 +2022,7 @@ class notify_Notifier {
                     break;
             }
             catch (error) {
-                lastError = error.message;
+                lastError = withoutUrl(error.message, target.url);
             }
             if (this.now() + wait > giveUpAt)
                 break;
@@ -2066,6 +2066,15 @@ function deliveryOf(notifications) {
     const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
     const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
     return { items, id, kind: 'batch', body: Buffer.from(body) };
+}
+/**
+ * An error's words without the URL's path and query: a chat webhook's URL is its credential
+ * (Slack's and Teams' carry the secret in the path), and failures reach `/readyz`, the
+ * console and the log. The origin stays, to say which receiver failed.
+ */
+function withoutUrl(message, url) {
+    const origin = new URL(url).origin;
+    return message.split(url).join(`${origin}/…`);
 }
 function sleep(ms, signal) {
     return new Promise((resolve) => {

@@ -404,7 +404,7 @@ export class Notifier {
         // A 4xx other than 408 and 429 will not change by asking again.
         if (answer.status < 500 && answer.status !== 408 && answer.status !== 429) break;
       } catch (error) {
-        lastError = (error as Error).message;
+        lastError = withoutUrl((error as Error).message, target.url);
       }
       if (this.now() + wait > giveUpAt) break;
       await (this.options.sleep ?? sleep)(wait, this.stop.signal);
@@ -448,6 +448,16 @@ function deliveryOf(notifications: Notification[]): Delivery {
   const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
   const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
   return { items, id, kind: 'batch', body: Buffer.from(body) };
+}
+
+/**
+ * An error's words without the URL's path and query: a chat webhook's URL is its credential
+ * (Slack's and Teams' carry the secret in the path), and failures reach `/readyz`, the
+ * console and the log. The origin stays, to say which receiver failed.
+ */
+function withoutUrl(message: string, url: string): string {
+  const origin = new URL(url).origin;
+  return message.split(url).join(`${origin}/…`);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -288,6 +288,8 @@ describe('the key and kernel-down states in Chromium', () => {
     try {
       await lease(kernel.url, { resource: 'lock:deploy/stale-test', actorDid: run('5001') });
       const page = await chrome.browser.newPage();
+      // A step that cannot happen fails on its own, naming what it waited for.
+      page.setDefaultTimeout(15_000);
       const status = page.locator('#status');
       await page.goto(kernel.url);
       await expect.poll(() => status.textContent()).toMatch(/^No key/);

@@ -31,7 +31,20 @@ export function startKernelProcess(
           output: () => output,
           stop: async (signal = 'SIGTERM') => {
             child.kill(signal);
-            return exited;
+            // Bounded, and saying so: a kernel that does not go is a failure of its own, not a
+            // test's timeout with no word of where it hung.
+            let timer: NodeJS.Timeout | undefined;
+            const late = new Promise<never>((_, fail) => {
+              timer = setTimeout(
+                () => fail(new Error(`kernel still running 15 s after ${signal}: ${output}`)),
+                15_000,
+              );
+            });
+            try {
+              return await Promise.race([exited, late]);
+            } finally {
+              clearTimeout(timer);
+            }
           },
         });
       }
