@@ -2267,17 +2267,14 @@ function serveNotifications() {
     lowerPriority();
     let received = 0;
     let reporting = false;
+    const sendHealth = () => port.postMessage({ type: 'health', received, health: notifier.health() });
     const report = () => {
         if (reporting)
             return;
         reporting = true;
         setImmediate(() => {
             reporting = false;
-            port.postMessage({
-                type: 'health',
-                received,
-                health: notifier.health(),
-            });
+            sendHealth();
         });
     };
     const notifier = new Notifier({
@@ -2294,11 +2291,7 @@ function serveNotifications() {
             return;
         }
         void notifier.close(message.graceMs).then(() => {
-            port.postMessage({
-                type: 'health',
-                received,
-                health: notifier.health(),
-            });
+            sendHealth();
             port.postMessage({ type: 'closed' });
             port.close();
         });

@@ -204,16 +204,14 @@ export function serveNotifications(): void {
   lowerPriority();
   let received = 0;
   let reporting = false;
+  const sendHealth = () =>
+    port.postMessage({ type: 'health', received, health: notifier.health() } satisfies FromWorker);
   const report = () => {
     if (reporting) return;
     reporting = true;
     setImmediate(() => {
       reporting = false;
-      port.postMessage({
-        type: 'health',
-        received,
-        health: notifier.health(),
-      } satisfies FromWorker);
+      sendHealth();
     });
   };
   const notifier = new Notifier({
@@ -229,11 +227,7 @@ export function serveNotifications(): void {
       return;
     }
     void notifier.close(message.graceMs).then(() => {
-      port.postMessage({
-        type: 'health',
-        received,
-        health: notifier.health(),
-      } satisfies FromWorker);
+      sendHealth();
       port.postMessage({ type: 'closed' } satisfies FromWorker);
       port.close();
     });
