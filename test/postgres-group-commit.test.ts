@@ -72,6 +72,36 @@ describe('group commit', () => {
     await expect(second).resolves.toBe(2);
   });
 
+  it('opens a second slot only once the batch in flight is late, or a whole batch waits', async () => {
+    vi.useFakeTimers();
+    const { batches, finish, commit } = heldCommits();
+    const group = new GroupCommit(commit, { ...options, slots: 2, spareAfterMs: 10 });
+    const answers = [1, 2, 3].map((n) => group.submit(n));
+    // One batch at a time while it is on time: the calls behind it gather.
+    expect(batches).toEqual([[1]]);
+    await vi.advanceTimersByTimeAsync(9);
+    expect(batches).toEqual([[1]]);
+    // Late: the waiting calls go beside it.
+    await vi.advanceTimersByTimeAsync(1);
+    expect(batches).toEqual([[1], [2, 3]]);
+    // Both slots in use: the next waits for one to end, then for the other to be late.
+    answers.push(group.submit(4));
+    expect(batches).toHaveLength(2);
+    finish.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(batches).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(batches).toEqual([[1], [2, 3], [4]]);
+    // A whole batch waiting does not wait for lateness.
+    finish.shift()!();
+    await vi.advanceTimersByTimeAsync(0);
+    answers.push(...[5, 6, 7].map((n) => group.submit(n)));
+    expect(batches).toEqual([[1], [2, 3], [4], [5, 6, 7]]);
+    finish.shift()!();
+    finish.shift()!();
+    await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30, 40, 50, 60, 70]);
+  });
+
   it('refuses a call that waits longer than its bound while every slot is stuck', async () => {
     vi.useFakeTimers();
     const { batches, finish, commit } = heldCommits();

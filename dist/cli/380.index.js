@@ -85,14 +85,17 @@ const MIGRATIONS = [
         version: 1,
         name: 'resources, ledger, pending entries, fences',
         sql: `
+      -- Every change updates its row, and only the key is indexed, so each update is
+      -- HOT (no index entry; its page prunes the old version itself) given room on its
+      -- page: a busy resource's row stays one version deep between vacuums.
       CREATE TABLE lease_gate_resources (
         resource text PRIMARY KEY,
         state jsonb NOT NULL,
-        -- When the rules' 'expire' would next change this row (epoch ms, the database's clock).
+        -- When the rules' 'expire' would next change this row (epoch ms, the database's
+        -- clock). Not indexed: the sweep reads the table, a row per resource, once a
+        -- second at most, while an index on it would cost every change two index entries.
         deadline_ms bigint
-      );
-      CREATE INDEX lease_gate_resources_deadline ON lease_gate_resources (deadline_ms)
-        WHERE deadline_ms IS NOT NULL;
+      ) WITH (fillfactor = 50);
       CREATE TABLE lease_gate_ledger (
         seq bigint PRIMARY KEY,
         line text NOT NULL
@@ -101,8 +104,10 @@ const MIGRATIONS = [
       -- (sequencer.ts) moves them into lease_gate_ledger in (major, key) order.
       -- major is the grant's fence, or for any other entry the fence sequence's
       -- value read after its row was locked; key orders entries of equal major.
+      -- No primary key: key is unique by its sequence, and the sequencer finds
+      -- rows by this one index and deletes them where it found them.
       CREATE TABLE lease_gate_pending (
-        key bigint PRIMARY KEY,
+        key bigint NOT NULL,
         major bigint NOT NULL,
         event text NOT NULL
       );
@@ -201,6 +206,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: PostgresBackend
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
@@ -563,12 +570,17 @@ var kernel_event = __webpack_require__(8181);
 
 
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
-/** A change notice (NOTIFY payload): one resource's events of one commit. */
+/** A change notice: one resource's events of one commit. */
 const changeNoticeSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
     events: schemas/* array */.YOg(kernel_event/* kernelEventSchema */.J),
     /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
     freed: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
+});
+/** A NOTIFY payload: the notices of one replica (`from`), in the order it committed them. */
+const noticesSchema = schemas/* object */.Ikc({
+    from: schemas/* string */.YjP(),
+    changes: schemas/* array */.YOg(changeNoticeSchema),
 });
 /** The NOTIFY channel of one plane (one schema). */
 const channelOf = (schema) => `lease_gate_${schema}`;
@@ -650,8 +662,6 @@ function listenForChanges(options) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __webpack_require__(7598);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/locks.ts
 
 // The first half of each advisory lock key: ours, whatever else shares the database.
@@ -681,35 +691,34 @@ const MAX_PER_SEND = 1_000;
  * the database waits for from before its WAL flush to its end, so commits with
  * a NOTIFY cannot share a flush; sent after, each change commits on its own.
  * Notices go out in the order their commits were answered here, coalesced (one
- * statement for all that queued while the last one was out), on a connection
- * of their own. A notice lost to a crash or a broken connection only delays a
- * wake-up: a held request asks again when its told wait runs out, and a watch
- * looks again when its wait ends (docs/self-hosting.md).
+ * statement for all that queued while the last one was out, as few payloads
+ * as fit, each naming this replica so it skips its own), on a connection of
+ * their own, without waiting for a WAL flush: a notice is no record. A notice
+ * lost to a crash or a broken connection only delays a wake-up: a held request
+ * asks again when its told wait runs out, and a watch looks again when its
+ * wait ends (docs/self-hosting.md).
  */
 class NoticeSender {
     pool;
     channel;
     log;
+    /** Each queued notice as JSON, under the payload limit. */
     queue = [];
     sending;
     failing = false;
-    constructor(pool, channel, log) {
+    head;
+    constructor(pool, channel, log, 
+    /** This replica's name in its payloads (noticePrefix). */
+    from) {
         this.pool = pool;
         this.channel = channel;
         this.log = log;
+        this.head = noticePrefix(from);
     }
-    /** Queues a batch's events (in commit order), one notice per resource, each small enough. */
-    changed(events) {
-        const byResource = new Map();
-        for (const e of events) {
-            const list = byResource.get(e.resource);
-            if (list)
-                list.push(e);
-            else
-                byResource.set(e.resource, [e]);
-        }
-        for (const [resource, list] of byResource)
-            this.queue.push(...payloads(resource, list));
+    /** Queues one batch's notices (changesOf), each split small enough. */
+    changed(notices) {
+        for (const notice of notices)
+            this.queue.push(...payloads(notice.resource, notice.events));
         this.drain();
     }
     /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
@@ -738,10 +747,8 @@ class NoticeSender {
         while (this.queue.length > 0) {
             const notices = this.queue.splice(0, MAX_PER_SEND);
             try {
-                await this.pool.query('SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n', [
-                    this.channel,
-                    notices,
-                ]);
+                await this.pool.query(`SELECT pg_notify($1, n) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS s,
+                  unnest($2::text[]) AS n`, [this.channel, packed(this.head, notices)]);
                 if (this.failing)
                     this.log('kernel: change notices are sent again');
                 this.failing = false;
@@ -754,17 +761,53 @@ class NoticeSender {
         }
     }
 }
+/** How a replica's payloads begin: another replica parses them, this one skips them. */
+const noticePrefix = (from) => `{"from":${JSON.stringify(from)},"changes":[`;
+/** A batch's events as one notice per resource, in the order each resource first changed. */
+function changesOf(events) {
+    const byResource = new Map();
+    for (const e of events) {
+        const list = byResource.get(e.resource);
+        if (list)
+            list.push(e);
+        else
+            byResource.set(e.resource, [e]);
+    }
+    return [...byResource].map(([resource, list]) => ({ resource, events: list }));
+}
+/** Notices, in order, joined into as few payloads as stay under the limit. */
+function packed(head, notices) {
+    const out = [];
+    let part = '';
+    let bytes = Buffer.byteLength(head) + 2;
+    for (const notice of notices) {
+        const length = Buffer.byteLength(notice) + 1;
+        if (part && bytes + length > MAX_PAYLOAD) {
+            out.push(`${head}${part}]}`);
+            part = '';
+            bytes = Buffer.byteLength(head) + 2;
+        }
+        part += part ? `,${notice}` : notice;
+        bytes += length;
+    }
+    if (part)
+        out.push(`${head}${part}]}`);
+    return out;
+}
 /** "Changed, may be free": wakes the waiters, who ask again. */
 const freedNotice = (resource) => JSON.stringify({ resource, events: [], freed: true });
 /**
- * A resource's events as notices under the payload limit, in order; an event
- * too large on its own is told as "changed, may be free", which wakes the
- * waiters (they ask again) though a watch then learns the end from the ledger.
+ * A resource's events as notices under the payload limit (with room for a
+ * replica's name), in order; an event too large on its own is told as
+ * "changed, may be free", which wakes the waiters (they ask again) though a
+ * watch then learns the end from the ledger.
  */
 function payloads(resource, events) {
     const out = [];
     let part = [];
     let size = 0;
+    // The notice's own words, its resource's JSON and a replica's name, with room to spare.
+    const overhead = 200 + Buffer.byteLength(JSON.stringify(resource));
     const flush = () => {
         if (part.length)
             out.push(JSON.stringify({ resource, events: part }));
@@ -773,12 +816,12 @@ function payloads(resource, events) {
     };
     for (const event of events) {
         const length = Buffer.byteLength(JSON.stringify(event)) + 1;
-        if (length + 100 + resource.length > MAX_PAYLOAD) {
+        if (length + overhead > MAX_PAYLOAD) {
             flush();
             out.push(freedNotice(resource));
             continue;
         }
-        if (size + length + 100 + resource.length > MAX_PAYLOAD)
+        if (size + length + overhead > MAX_PAYLOAD)
             flush();
         part.push(event);
         size += length;
@@ -830,18 +873,22 @@ async function sequenceOnce(client, locks, wait, limit = SEQUENCE_BATCH) {
         : `pg_try_advisory_xact_lock(${locks.sequencer})`;
     // One round trip: the sequencer's lock, then F (kept for the transaction; -1 when the lock
     // is another replica's), then the watermark (locks.ts), then, in a statement of its own and
-    // so a snapshot taken after the watermark, the entries.
+    // so a snapshot taken after the watermark, the entries taken out of pending, lowest first.
+    // Only the sequencer deletes pending rows, one at a time (its lock), so the rows it picks
+    // are still where it found them; a rollback puts them back.
     try {
         const read = (await client.query(`BEGIN;
 SELECT set_config('lease_gate.mark', CASE WHEN ${take}
          THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence)::text
          ELSE '-1' END, true) AS f;
 ${locks.watermark} WHERE current_setting('lease_gate.mark')::bigint >= 0;
+WITH taken AS (
+  DELETE FROM lease_gate_pending WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM lease_gate_pending WHERE major <= current_setting('lease_gate.mark')::bigint
+     ORDER BY major, key LIMIT ${integerLiteral(limit)}))
+  RETURNING key, major, event)
 SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
-  LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending
-                      WHERE major <= current_setting('lease_gate.mark')::bigint
-                      ORDER BY major, key LIMIT ${integerLiteral(limit)}) AS p ON true
- WHERE h.id = 1 ORDER BY p.major, p.key`));
+  LEFT JOIN taken AS p ON true WHERE h.id = 1 ORDER BY p.major, p.key`));
         if (read[1].rows[0]?.f === '-1') {
             await client.query('ROLLBACK');
             return undefined;
@@ -861,10 +908,8 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
         });
         const entries = (0,ledger/* numberEntries */.ye)(events, Number(head.size), Number(head.last_ts));
         const last = entries.at(-1);
-        const keys = pending.map((r) => Number(r.key));
         await client.query(`WITH logged AS (INSERT INTO lease_gate_ledger (seq, line)
-                           SELECT * FROM unnest(${arrayLiteral(entries.map((e) => e.seq), 'bigint')}, ${arrayLiteral(entries.map(entry/* entryJson */.Bm), 'text')})),
-              gone AS (DELETE FROM lease_gate_pending WHERE key = ANY(${arrayLiteral(keys, 'bigint')}))
+                           SELECT * FROM unnest(${arrayLiteral(entries.map((e) => e.seq), 'bigint')}, ${arrayLiteral(entries.map(entry/* entryJson */.Bm), 'text')}))
          UPDATE lease_gate_sequenced SET size = ${integerLiteral(last.seq + 1)},
                 last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
          COMMIT`);
@@ -892,11 +937,18 @@ var settings = __webpack_require__(3808);
 
 
 
+
 const PAGE = 5_000;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
-/** Batches in flight per replica; see GroupCommit. */
+/**
+ * Batches in flight per replica: the second only once the first has taken
+ * SPARE_AFTER_MS (see GroupCommit). One at a time gathers the most calls, and
+ * on two cores 16 clients on one replica did 15% more cycles so than with two
+ * always open; the second keeps a batch stuck on a locked row from holding back the rest.
+ */
 const BATCH_SLOTS = 2;
+const SPARE_AFTER_MS = 10;
 const guarded = new WeakSet();
 /**
  * How soon after a commit its entries are sequenced: more commits join the same pass, and
@@ -918,8 +970,8 @@ const PostgresService = {
 /**
  * The kernel's state in PostgreSQL: no state in the process. Each batch is one
  * transaction that runs the shared rules on the resources' locked rows at the
- * database's clock; any number of replicas serve one plane. NOTIFY tells every
- * replica of each change, its own too; the service sweeps `due` on every
+ * database's clock; any number of replicas serve one plane. A replica tells
+ * its own changes at once and NOTIFY tells every other; the service sweeps `due` on every
  * replica for lapses no call has noticed (a replica that granted a lease may
  * be gone). The ledger is read from the database into memory to answer its routes.
  */
@@ -938,6 +990,8 @@ class PostgresBackend {
     sequencerPool;
     /** Change notices, sent after their commits on a connection of their own (notices.ts). */
     notices;
+    /** How this replica's own notices begin: it has told its own changes already. */
+    ownNotices;
     schema;
     settings;
     channel;
@@ -963,11 +1017,14 @@ class PostgresBackend {
         this.log = options.log ?? ((line) => console.error(line));
         this.pool = (0,postgres_connect/* createPool */.b)(options, this.log);
         this.sequencerPool = (0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log);
-        this.notices = new NoticeSender((0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log), this.channel, this.log);
+        const from = (0,external_node_crypto_.randomBytes)(8).toString('hex');
+        this.ownNotices = noticePrefix(from);
+        this.notices = new NoticeSender((0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log), this.channel, this.log, from);
         this.batching = {
             maxBatch: MAX_BATCH,
             slots: Math.min(BATCH_SLOTS, options.poolSize ?? settings/* DEFAULT_POOL_SIZE */.xl),
             waitMs: options.connectTimeoutMs ?? settings/* DEFAULT_CONNECT_TIMEOUT_MS */.od,
+            spareAfterMs: SPARE_AFTER_MS,
             busy: () => new store_error/* StoreUnavailableError */.o("the kernel's store is busy: every connection is in use"),
         };
         const ttlMs = options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT;
@@ -1018,7 +1075,11 @@ class PostgresBackend {
         }, [...work]);
         const events = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
         if (events.length > 0) {
-            this.notices.changed(events);
+            const changes = changesOf(events);
+            this.notices.changed(changes);
+            // This replica's own changes are told here, at once; the others hear them by NOTIFY.
+            for (const change of changes)
+                this.heard?.(change);
             this.sequenceSoon(SEQUENCE_AFTER_MS);
         }
         return results;
@@ -1042,6 +1103,11 @@ class PostgresBackend {
                 if (numbered === undefined || numbered.length === 0)
                     return;
                 this.sequenced?.(numbered);
+                // A pass that was not full took everything committed before it began: what came
+                // since waits for the next pass, so passes stay large under load (each is a
+                // watermark, two round trips and a WAL flush however few entries it numbers).
+                if (numbered.length < SEQUENCE_BATCH)
+                    return;
             }
         });
         this.queued = queued;
@@ -1094,6 +1160,7 @@ class PostgresBackend {
     }
     /** A revoked holder giving back ends its lock-delay without a ledger entry: wake every replica's waiters. */
     async announceFreed(resource) {
+        this.heard?.({ resource, events: [], freed: true });
         this.notices.freed(resource);
         await this.notices.idle();
     }
@@ -1224,17 +1291,20 @@ class PostgresBackend {
             throw error;
         }
     }
-    /** Every replica hears every commit (its own too). */
+    /** Every replica hears every other's commits. */
     tell(payload) {
-        let notice;
+        if (payload.startsWith(this.ownNotices))
+            return;
+        let notices;
         try {
-            notice = changeNoticeSchema.parse(JSON.parse(payload));
+            notices = noticesSchema.parse(JSON.parse(payload)).changes;
         }
         catch {
             this.log('kernel: ignored a change notice that is not ours');
             return;
         }
-        this.heard?.(notice);
+        for (const notice of notices)
+            this.heard?.(notice);
     }
 }
 

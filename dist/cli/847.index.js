@@ -3918,8 +3918,9 @@ var kernel_event = __webpack_require__(8181);
  * Group commit, for every store: calls that arrive while every slot
  * is committing wait and go together in the next batch, so one WAL flush and
  * one pair of round trips serve many calls. Few slots: on two cores, 4 or 8
- * PostgreSQL batches in flight were slower than 2 (smaller batches, more work
- * per call). A call that waits longer than `waitMs` (every slot stuck
+ * PostgreSQL batches in flight were slower than 2, and 2 than one at a time
+ * with a spare (`spareAfterMs`): smaller batches, more work per call. A call
+ * that waits longer than `waitMs` (every slot stuck
  * on a locked row) is refused at once, as a busy pool refuses a connection.
  */
 class GroupCommit {
@@ -3929,6 +3930,8 @@ class GroupCommit {
     inFlight = 0;
     gathering = false;
     running = new Set();
+    /** Batches in flight that have not yet taken spareAfterMs. */
+    onTime = 0;
     constructor(
     /** Settles each item; throwing fails the whole batch. */
     commit, options) {
@@ -3974,11 +3977,28 @@ class GroupCommit {
     next() {
         if (this.inFlight >= this.options.slots || this.waiting.length === 0)
             return;
-        const batch = this.waiting.splice(0, this.options.maxBatch);
+        const { spareAfterMs, maxBatch } = this.options;
+        if (spareAfterMs !== undefined && this.onTime > 0 && this.waiting.length < maxBatch)
+            return;
+        const batch = this.waiting.splice(0, maxBatch);
         for (const b of batch)
             clearTimeout(b.timer);
         this.inFlight += 1;
+        let late;
+        if (spareAfterMs !== undefined) {
+            this.onTime += 1;
+            late = setTimeout(() => {
+                late = undefined;
+                this.onTime -= 1;
+                this.next();
+            }, spareAfterMs);
+            late.unref();
+        }
         const run = this.run(batch).finally(() => {
+            if (late) {
+                clearTimeout(late);
+                this.onTime -= 1;
+            }
             this.inFlight -= 1;
             this.running.delete(run);
             this.next();

@@ -127,14 +127,17 @@ const MIGRATIONS = [
         version: 1,
         name: 'resources, ledger, pending entries, fences',
         sql: `
+      -- Every change updates its row, and only the key is indexed, so each update is
+      -- HOT (no index entry; its page prunes the old version itself) given room on its
+      -- page: a busy resource's row stays one version deep between vacuums.
       CREATE TABLE lease_gate_resources (
         resource text PRIMARY KEY,
         state jsonb NOT NULL,
-        -- When the rules' 'expire' would next change this row (epoch ms, the database's clock).
+        -- When the rules' 'expire' would next change this row (epoch ms, the database's
+        -- clock). Not indexed: the sweep reads the table, a row per resource, once a
+        -- second at most, while an index on it would cost every change two index entries.
         deadline_ms bigint
-      );
-      CREATE INDEX lease_gate_resources_deadline ON lease_gate_resources (deadline_ms)
-        WHERE deadline_ms IS NOT NULL;
+      ) WITH (fillfactor = 50);
       CREATE TABLE lease_gate_ledger (
         seq bigint PRIMARY KEY,
         line text NOT NULL
@@ -143,8 +146,10 @@ const MIGRATIONS = [
       -- (sequencer.ts) moves them into lease_gate_ledger in (major, key) order.
       -- major is the grant's fence, or for any other entry the fence sequence's
       -- value read after its row was locked; key orders entries of equal major.
+      -- No primary key: key is unique by its sequence, and the sequencer finds
+      -- rows by this one index and deletes them where it found them.
       CREATE TABLE lease_gate_pending (
-        key bigint PRIMARY KEY,
+        key bigint NOT NULL,
         major bigint NOT NULL,
         event text NOT NULL
       );

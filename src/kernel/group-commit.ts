@@ -20,14 +20,23 @@ export interface GroupCommitOptions {
   gatherTurn?: boolean | undefined;
   /** The refusal of a call that waited too long. */
   busy: () => Error;
+  /**
+   * When set, a batch starts beside the ones in flight only once each of them
+   * has taken longer than this (stuck on a locked row, or slow), or when a
+   * whole batch waits. One batch at a time gathers the most calls, which on
+   * PostgreSQL costs the least per call; a stuck batch still holds back no more
+   * than this.
+   */
+  spareAfterMs?: number | undefined;
 }
 
 /**
  * Group commit, for every store: calls that arrive while every slot
  * is committing wait and go together in the next batch, so one WAL flush and
  * one pair of round trips serve many calls. Few slots: on two cores, 4 or 8
- * PostgreSQL batches in flight were slower than 2 (smaller batches, more work
- * per call). A call that waits longer than `waitMs` (every slot stuck
+ * PostgreSQL batches in flight were slower than 2, and 2 than one at a time
+ * with a spare (`spareAfterMs`): smaller batches, more work per call. A call
+ * that waits longer than `waitMs` (every slot stuck
  * on a locked row) is refused at once, as a busy pool refuses a connection.
  */
 export class GroupCommit<T, R> {
@@ -35,6 +44,8 @@ export class GroupCommit<T, R> {
   private inFlight = 0;
   private gathering = false;
   private readonly running = new Set<Promise<void>>();
+  /** Batches in flight that have not yet taken spareAfterMs. */
+  private onTime = 0;
 
   constructor(
     /** Settles each item; throwing fails the whole batch. */
@@ -80,10 +91,26 @@ export class GroupCommit<T, R> {
 
   private next(): void {
     if (this.inFlight >= this.options.slots || this.waiting.length === 0) return;
-    const batch = this.waiting.splice(0, this.options.maxBatch);
+    const { spareAfterMs, maxBatch } = this.options;
+    if (spareAfterMs !== undefined && this.onTime > 0 && this.waiting.length < maxBatch) return;
+    const batch = this.waiting.splice(0, maxBatch);
     for (const b of batch) clearTimeout(b.timer);
     this.inFlight += 1;
+    let late: NodeJS.Timeout | undefined;
+    if (spareAfterMs !== undefined) {
+      this.onTime += 1;
+      late = setTimeout(() => {
+        late = undefined;
+        this.onTime -= 1;
+        this.next();
+      }, spareAfterMs);
+      late.unref();
+    }
     const run = this.run(batch).finally(() => {
+      if (late) {
+        clearTimeout(late);
+        this.onTime -= 1;
+      }
       this.inFlight -= 1;
       this.running.delete(run);
       this.next();

@@ -6,12 +6,18 @@ import type { PostgresOptions } from './settings.js';
 
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 
-/** A change notice (NOTIFY payload): one resource's events of one commit. */
+/** A change notice: one resource's events of one commit. */
 export const changeNoticeSchema = z.object({
   resource: z.string(),
   events: z.array(kernelEventSchema),
   /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
   freed: z.optional(z.boolean()),
+});
+
+/** A NOTIFY payload: the notices of one replica (`from`), in the order it committed them. */
+export const noticesSchema = z.object({
+  from: z.string(),
+  changes: z.array(changeNoticeSchema),
 });
 
 /** The NOTIFY channel of one plane (one schema). */

@@ -43,18 +43,22 @@ export async function sequenceOnce(
     : `pg_try_advisory_xact_lock(${locks.sequencer})`;
   // One round trip: the sequencer's lock, then F (kept for the transaction; -1 when the lock
   // is another replica's), then the watermark (locks.ts), then, in a statement of its own and
-  // so a snapshot taken after the watermark, the entries.
+  // so a snapshot taken after the watermark, the entries taken out of pending, lowest first.
+  // Only the sequencer deletes pending rows, one at a time (its lock), so the rows it picks
+  // are still where it found them; a rollback puts them back.
   try {
     const read = (await client.query(`BEGIN;
 SELECT set_config('lease_gate.mark', CASE WHEN ${take}
          THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence)::text
          ELSE '-1' END, true) AS f;
 ${locks.watermark} WHERE current_setting('lease_gate.mark')::bigint >= 0;
+WITH taken AS (
+  DELETE FROM lease_gate_pending WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM lease_gate_pending WHERE major <= current_setting('lease_gate.mark')::bigint
+     ORDER BY major, key LIMIT ${integerLiteral(limit)}))
+  RETURNING key, major, event)
 SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
-  LEFT JOIN LATERAL (SELECT key, major, event FROM lease_gate_pending
-                      WHERE major <= current_setting('lease_gate.mark')::bigint
-                      ORDER BY major, key LIMIT ${integerLiteral(limit)}) AS p ON true
- WHERE h.id = 1 ORDER BY p.major, p.key`)) as unknown as [
+  LEFT JOIN taken AS p ON true WHERE h.id = 1 ORDER BY p.major, p.key`)) as unknown as [
       pg.QueryResult,
       pg.QueryResult<{ f: string }>,
       pg.QueryResult,
@@ -84,14 +88,12 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
     });
     const entries = numberEntries(events, Number(head.size), Number(head.last_ts));
     const last = entries.at(-1)!;
-    const keys = pending.map((r) => Number(r.key));
     await client.query(
       `WITH logged AS (INSERT INTO lease_gate_ledger (seq, line)
                            SELECT * FROM unnest(${arrayLiteral(
                              entries.map((e) => e.seq),
                              'bigint',
-                           )}, ${arrayLiteral(entries.map(entryJson), 'text')})),
-              gone AS (DELETE FROM lease_gate_pending WHERE key = ANY(${arrayLiteral(keys, 'bigint')}))
+                           )}, ${arrayLiteral(entries.map(entryJson), 'text')}))
          UPDATE lease_gate_sequenced SET size = ${integerLiteral(last.seq + 1)},
                 last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
          COMMIT`,
