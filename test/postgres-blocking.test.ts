@@ -122,9 +122,9 @@ describePostgres('blocking acquire across PostgreSQL replicas', () => {
     // Within the lease, a sweep (a quarter of the TTL here) and generous slack of its end.
     expect(granted.at - grant.at).toBeLessThan(ttlMs + 9_000);
     await service.syncLedger();
-    const kinds = service.ledger
-      .bundle()
-      .entries.map(({ entry }) => entry)
+    const { ledger } = service;
+    const kinds = (await ledger.read(0, ledger.size, ledger.size, () => ledger.bundle())).entries
+      .map(({ entry }) => entry)
       .filter((e) => e.resource === resource)
       .map((e) => [e.kind, e.actorDid]);
     expect(kinds).toEqual([

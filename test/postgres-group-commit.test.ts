@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from '../src/kernel/postgres/group-commit.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { fetchLedger } from '../src/ledger/remote.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { meaningBreach, startReplica } from './support/pg-kernel.js';
 import { describePostgres, testSchema } from './support/postgres.js';
@@ -144,8 +145,10 @@ describePostgres('group commit on PostgreSQL', () => {
       await Promise.all(
         agents.map((actorDid, i) => client.release({ resource: `lock:batch/${i}`, actorDid })),
       );
-      await replica.pg.syncLedger();
-      const entries: LedgerEntry[] = replica.pg.ledger.bundle().entries.map((e) => e.entry);
+      const { bundle } = await fetchLedger(replica.url);
+      const entries = (bundle as { entries: Array<{ entry: LedgerEntry }> }).entries.map(
+        (e) => e.entry,
+      );
       expect(entries.filter((e) => e.kind === 'grant')).toHaveLength(agents.length + 1);
       expect(meaningBreach(entries)).toBeUndefined();
     } finally {

@@ -8,6 +8,7 @@ import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { planeLocks } from '../src/kernel/postgres/locks.js';
 import { sequenceOnce } from '../src/kernel/postgres/sequencer.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { LEDGER_PATHS } from '../src/plane/schema.js';
 import { meaningBreach, signingKey, startReplica } from './support/pg-kernel.js';
 import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
 
@@ -84,6 +85,36 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     const checkpoint = async (url: string) =>
       ((await fetchLedger(url)).bundle as { checkpoint: string }).checkpoint;
     expect(await checkpoint(one.url)).toBe(await checkpoint(two.url));
+  });
+
+  it('serves a ledger of several chunks from the database, keeping only its tree in memory', async () => {
+    const one = await replica();
+    // 12 × 50 cycles: 1,200 entries, past four of the tree's 256-line chunks.
+    await cycles([one.url], 12, 50, 'chunks');
+    await one.pg.syncLedger();
+    const { ledger } = one.pg;
+    expect(ledger.size).toBeGreaterThanOrEqual(1_200);
+    // Chunk roots and the last chunk's nodes, not 1,200 lines (each well over 100 bytes).
+    expect(ledger.heldBytes).toBeLessThan(32_000);
+    const entries = await verified(one.url);
+    expect(entries).toHaveLength(ledger.size);
+    // A page that starts and ends inside chunks.
+    const res = await fetch(
+      `${one.url}${LEDGER_PATHS.bundle}?from=250&to=${ledger.size - 3}&limit=600`,
+    );
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as { checkpoint: string; entries: Array<{ index: number }> };
+    expect(page.entries.map((e) => e.index)).toEqual(
+      Array.from({ length: 600 }, (_, i) => 250 + i),
+    );
+    expect(verifyBundle(page, createPublicKey(signingKey), { allowPartial: true }).size).toBe(
+      ledger.size,
+    );
+    // A replica that starts now reads the tree back from the table and signs the same.
+    const two = await replica();
+    const checkpoint = async (url: string) =>
+      ((await fetchLedger(url)).bundle as { checkpoint: string }).checkpoint;
+    expect(await checkpoint(two.url)).toBe(await checkpoint(one.url));
   });
 
   it('commits while the ledger head is locked, and loses nothing when the sequencer is killed mid-way', async () => {

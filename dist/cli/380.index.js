@@ -208,6 +208,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: ./src/ledger/fetched-lines.ts
+var fetched_lines = __webpack_require__(3778);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
@@ -834,8 +836,8 @@ function payloads(resource, events) {
 var migrations = __webpack_require__(7000);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var entry = __webpack_require__(5641);
-// EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
-var ledger = __webpack_require__(1850);
+// EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
+var ledger = __webpack_require__(7781);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/sequencer.ts
 
 
@@ -938,6 +940,7 @@ var settings = __webpack_require__(3808);
 
 
 
+
 const PAGE = 5_000;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
@@ -973,7 +976,8 @@ const PostgresService = {
  * database's clock; any number of replicas serve one plane. A replica tells
  * its own changes at once and NOTIFY tells every other; the service sweeps `due` on every
  * replica for lapses no call has noticed (a replica that granted a lease may
- * be gone). The ledger is read from the database into memory to answer its routes.
+ * be gone). The ledger's lines stay in the database: a replica keeps its Merkle
+ * tree's chunk roots and reads back the lines a route asks for (FetchedLines).
  */
 class PostgresBackend {
     options;
@@ -1011,6 +1015,8 @@ class PostgresBackend {
     constructor(options) {
         this.options = options;
         this.ledger = options.ledger;
+        // The lines stay in the database: this replica keeps the tree's chunk roots and reads back what a route asks for.
+        this.ledger.readFrom(new fetched_lines/* FetchedLines */.N2((lo, hi) => this.linesBetween(lo, hi)));
         this.schema = (0,settings/* schemaOf */.pP)(options);
         this.channel = channelOf(this.schema);
         this.locks = planeLocks(this.schema);
@@ -1237,6 +1243,11 @@ class PostgresBackend {
             if (rows.length < PAGE)
                 return;
         }
+    }
+    /** Ledger lines [lo, hi), in order, as they were numbered. */
+    async linesBetween(lo, hi) {
+        const { rows } = await this.query('SELECT line FROM lease_gate_ledger WHERE seq >= $1 AND seq < $2 ORDER BY seq', [lo, hi]);
+        return rows.map((r) => r.line);
     }
     async close() {
         if (this.closed)

@@ -21,8 +21,8 @@ var external_node_fs_ = __webpack_require__(3024);
 var core = __webpack_require__(6754);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/ledger/ledger.ts + 2 modules
-var ledger_ledger = __webpack_require__(1850);
+// EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
+var ledger_ledger = __webpack_require__(7781);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
@@ -420,7 +420,8 @@ function ledgerRoutes(ledger) {
     return {
         [`GET ${schema/* LEDGER_PATHS */.Tc.checkpoint}`]: async () => {
             signed();
-            return { status: 200, body: ledger.checkpoint() };
+            const size = ledger.size;
+            return { status: 200, body: await ledger.read(size, size, size, () => ledger.checkpoint()) };
         },
         [`GET ${schema/* LEDGER_PATHS */.Tc.publicKey}`]: async () => ({
             status: 200,
@@ -476,11 +477,13 @@ function decodeCursor(cursor) {
 }
 /** The page as JSON pieces, yielding to the event loop between slices. */
 async function* bundlePage(ledger, size, from, to, next) {
-    yield `{"checkpoint":${JSON.stringify(ledger.checkpoint(size))},"entries":[`;
+    const checkpoint = await ledger.read(from, from, size, () => ledger.checkpoint(size));
+    yield `{"checkpoint":${JSON.stringify(checkpoint)},"entries":[`;
     for (let start = from; start < to; start += SLICE) {
         if (start > from)
             await (0,promises_.setImmediate)();
-        const slice = ledger.pageJson(start, Math.min(to, start + SLICE), size);
+        const end = Math.min(to, start + SLICE);
+        const slice = await ledger.read(start, end, size, () => ledger.pageJson(start, end, size));
         yield `${start > from ? ',' : ''}${slice.join(',')}`;
     }
     yield `],"next":${JSON.stringify(next)}}`;
@@ -493,6 +496,8 @@ const REASONS = { revoke: 'revoked', lapse: 'lapsed', release: 'released' };
 const REMEMBERED_ENDS = 10_000;
 /** How far back the ledger is searched for an end this process did not hear. */
 const LEDGER_LOOKBACK = 100_000;
+/** Entries looked at per step back (a few of FetchedLines' chunks). */
+const LOOKBACK_WINDOW = 1_024;
 const watch_realTimers = {
     set: (run, ms) => setTimeout(run, ms),
     clear: (handle) => clearTimeout(handle),
@@ -638,22 +643,31 @@ class LeaseWatches {
     async fromLedger(leaseId) {
         await this.service.syncLedger?.();
         const { ledger } = this.service;
-        const stop = Math.max(0, ledger.size - LEDGER_LOOKBACK);
-        for (let i = ledger.size - 1; i >= stop; i -= 1) {
-            const e = ledger.entry(i);
-            if (e?.leaseId !== leaseId)
-                continue;
-            if (e.kind === 'grant' || e.kind === 'renew')
+        const size = ledger.size;
+        const stop = Math.max(0, size - LEDGER_LOOKBACK);
+        // Newest first, a window at a time (a ledger read back from a database loads each).
+        for (let hi = size; hi > stop; hi -= LOOKBACK_WINDOW) {
+            const lo = Math.max(stop, hi - LOOKBACK_WINDOW);
+            const found = await ledger.read(lo, hi, size, () => {
+                for (let i = hi - 1; i >= lo; i -= 1) {
+                    const e = ledger.entry(i);
+                    if (e?.leaseId !== leaseId || e.kind === 'freeze' || e.kind === 'unfreeze')
+                        continue;
+                    return e;
+                }
                 return undefined;
-            if (e.kind === 'freeze' || e.kind === 'unfreeze')
+            });
+            if (!found)
                 continue;
+            if (found.kind !== 'release' && found.kind !== 'lapse' && found.kind !== 'revoke')
+                return undefined;
             return {
                 leaseId,
-                resource: e.resource,
-                actorDid: e.actorDid,
-                reason: REASONS[e.kind],
-                endedAtMs: e.tsMs,
-                ...(e.kind === 'revoke' && e.reason !== undefined ? { message: e.reason } : {}),
+                resource: found.resource,
+                actorDid: found.actorDid,
+                reason: REASONS[found.kind],
+                endedAtMs: found.tsMs,
+                ...(found.kind === 'revoke' && found.reason !== undefined ? { message: found.reason } : {}),
             };
         }
         return undefined;
@@ -5322,7 +5336,127 @@ function readAt(file, position, length) {
 
 /***/ }),
 
-/***/ 1850:
+/***/ 3778:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   N2: () => (/* binding */ FetchedLines),
+/* harmony export */   ez: () => (/* binding */ LinesNotLoadedError)
+/* harmony export */ });
+/* unused harmony export FETCH_CHUNK */
+/* harmony import */ var _ledger_error_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8300);
+
+/** Lines per chunk: the Merkle tree's chunk (merkle.ts), so a recomputed chunk is one load. */
+const FETCH_CHUNK = 256;
+/** Chunks kept at most between loads (about 16,000 lines). */
+const KEEP_CHUNKS = 64;
+/** A read of a line that no load made readable; Ledger.read loads again and retries. */
+class LinesNotLoadedError extends _ledger_error_js__WEBPACK_IMPORTED_MODULE_0__/* .LedgerError */ .o {
+    name = 'LinesNotLoadedError';
+}
+/**
+ * A ledger's lines kept elsewhere and read back asynchronously (the
+ * PostgreSQL store's table): memory holds the count and the chunks the last
+ * loads asked for, at most KEEP_CHUNKS of them, never the history. `fetch`
+ * returns lines [lo, hi) in order; it is the only I/O, and it is the caller's.
+ */
+class FetchedLines {
+    fetch;
+    readsBack = true;
+    length = 0;
+    /** Chunk start → its lines' bytes, least recently loaded first. */
+    chunks = new Map();
+    constructor(fetch) {
+        this.fetch = fetch;
+    }
+    /** Counts the line and returns its bytes for hashing; it is read back when asked for. */
+    push(line) {
+        this.length += 1;
+        return Buffer.from(line, 'utf8');
+    }
+    at(i) {
+        return this.line(i).toString('utf8');
+    }
+    bytes(lo, hi) {
+        const out = [];
+        for (let i = lo; i < hi; i += 1)
+            out.push(this.line(i));
+        return out;
+    }
+    /** Reads the chunks of lines [lo, hi) that are not kept whole, in one fetch a run of them. */
+    async load(lo, hi) {
+        const end = Math.min(hi, this.length);
+        const missing = [];
+        for (let start = lo - (lo % FETCH_CHUNK); start < end; start += FETCH_CHUNK) {
+            const kept = this.chunks.get(start);
+            if (kept && kept.length === Math.min(FETCH_CHUNK, this.length - start)) {
+                // Loaded again: kept longest.
+                this.chunks.delete(start);
+                this.chunks.set(start, kept);
+            }
+            else
+                missing.push(start);
+        }
+        for (let i = 0; i < missing.length;) {
+            let j = i + 1;
+            while (j < missing.length && missing[j] === missing[j - 1] + FETCH_CHUNK)
+                j += 1;
+            const from = missing[i];
+            const to = Math.min(missing[j - 1] + FETCH_CHUNK, this.length);
+            const lines = await this.fetch(from, to);
+            if (lines.length !== to - from)
+                throw new _ledger_error_js__WEBPACK_IMPORTED_MODULE_0__/* .LedgerError */ .o(`ledger lines ${from}..${to} could not be read back`);
+            for (let start = from; start < to; start += FETCH_CHUNK) {
+                const chunk = lines
+                    .slice(start - from, start - from + FETCH_CHUNK)
+                    .map((line) => Buffer.from(line, 'utf8'));
+                this.chunks.delete(start);
+                this.chunks.set(start, chunk);
+            }
+            i = j;
+        }
+        for (const start of this.chunks.keys()) {
+            if (this.chunks.size <= KEEP_CHUNKS)
+                break;
+            this.chunks.delete(start);
+        }
+    }
+    get heldBytes() {
+        let bytes = 0;
+        for (const chunk of this.chunks.values())
+            for (const line of chunk)
+                bytes += line.length;
+        return bytes;
+    }
+    line(i) {
+        const start = i - (i % FETCH_CHUNK);
+        const line = this.chunks.get(start)?.[i - start];
+        if (!line)
+            throw new LinesNotLoadedError(`ledger line ${i} is not loaded`);
+        return line;
+    }
+}
+
+
+/***/ }),
+
+/***/ 8300:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   o: () => (/* binding */ LedgerError)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+
+/** A ledger that cannot be appended to, sealed or read back as asked. */
+class LedgerError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
+    name = 'LedgerError';
+}
+
+
+/***/ }),
+
+/***/ 7781:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -5342,15 +5476,10 @@ var ledger_entry = __webpack_require__(5641);
 var merkle = __webpack_require__(9527);
 // EXTERNAL MODULE: ./src/ledger/checkpoint.ts
 var checkpoint = __webpack_require__(4491);
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __webpack_require__(3916);
-;// CONCATENATED MODULE: ./src/ledger/ledger-error.ts
-
-/** A ledger that cannot be appended to, sealed or read back as asked. */
-class LedgerError extends errors/* LeaseGateError */.eg {
-    name = 'LedgerError';
-}
-
+// EXTERNAL MODULE: ./src/ledger/ledger-error.ts
+var ledger_error = __webpack_require__(8300);
+// EXTERNAL MODULE: ./src/ledger/fetched-lines.ts
+var fetched_lines = __webpack_require__(3778);
 ;// CONCATENATED MODULE: ./src/ledger/lines.ts
 /**
  * The ledger's lines as UTF-8 bytes in large chunks, with a small index: a
@@ -5417,6 +5546,9 @@ class LineStore {
 
 
 
+
+/** Loads and tries of one Ledger.read whose lines other reads keep pushing out. */
+const READ_ATTEMPTS = 3;
 /**
  * The ledger's numbering, the one place it is written: entries follow the
  * `size` already recorded, and each is stamped with the plane's clock made
@@ -5460,7 +5592,7 @@ class Ledger {
      */
     readFrom(source) {
         if (this.size !== 0 || this.lines.length !== 0)
-            throw new LedgerError('a ledger changes where it keeps its lines only while empty');
+            throw new ledger_error/* LedgerError */.o('a ledger changes where it keeps its lines only while empty');
         this.lines = source;
         this.tree = new merkle/* MerkleTree */.vU(source.readsBack ? { leaves: (lo, hi) => source.bytes(lo, hi) } : {});
     }
@@ -5482,15 +5614,15 @@ class Ledger {
      */
     restoreFrom(source, snapshot) {
         if (this.size !== 0 || this.lines.length !== 0 || source.length !== snapshot.size)
-            throw new LedgerError('a snapshot restores only an empty ledger over its own lines');
+            throw new ledger_error/* LedgerError */.o('a snapshot restores only an empty ledger over its own lines');
         const tree = new merkle/* MerkleTree */.vU({ leaves: (lo, hi) => source.bytes(lo, hi) });
         tree.restoreChunks(new Uint8Array(Buffer.from(snapshot.chunkRoots, 'base64')));
         if (tree.size > snapshot.size)
-            throw new LedgerError('the snapshot has more chunks than entries');
+            throw new ledger_error/* LedgerError */.o('the snapshot has more chunks than entries');
         for (const bytes of source.bytes(tree.size, snapshot.size))
             tree.append(bytes);
         if (Buffer.from(tree.root()).toString('base64') !== snapshot.root)
-            throw new LedgerError("the snapshot's tree does not have the root it names");
+            throw new ledger_error/* LedgerError */.o("the snapshot's tree does not have the root it names");
         this.lines = source;
         this.tree = tree;
         this.lastTs = snapshot.lastTs;
@@ -5515,7 +5647,7 @@ class Ledger {
     accept(entries, lines) {
         entries.forEach((entry, i) => {
             if (entry.seq !== this.lines.length)
-                throw new LedgerError(`entry ${entry.seq} accepted out of order`);
+                throw new ledger_error/* LedgerError */.o(`entry ${entry.seq} accepted out of order`);
             this.tree.append(this.lines.push(lines?.[i] ?? (0,ledger_entry/* entryJson */.Bm)(entry)));
             this.lastTs = entry.tsMs;
         });
@@ -5533,16 +5665,45 @@ class Ledger {
             parsed = JSON.parse(line);
         }
         catch {
-            throw new LedgerError(`${where} is not JSON; the ledger is damaged before its last record`);
+            throw new ledger_error/* LedgerError */.o(`${where} is not JSON; the ledger is damaged before its last record`);
         }
         const entry = ledger_entry/* entrySchema */.Oo.safeParse(parsed);
         if (!entry.success ||
             entry.data.seq !== this.lines.length ||
             (0,ledger_entry/* canonicalJson */.dj)(entry.data) !== line) {
-            throw new LedgerError(`${where} is not the ledger entry ${this.lines.length} in canonical form`);
+            throw new ledger_error/* LedgerError */.o(`${where} is not the ledger entry ${this.lines.length} in canonical form`);
         }
         this.accept([entry.data], [line]);
         return entry.data;
+    }
+    /**
+     * Runs `use` (entry, page, pageJson, checkpoint: synchronous) once what it
+     * reads of entries [from, to) and their proofs in the tree of `size` is
+     * readable. Lines kept in memory or in a file always are; lines read back
+     * asynchronously (a database, FetchedLines) are loaded first: those lines,
+     * and the chunks at the tree's right edge at `size` and at the last signed
+     * size, which proofs and checkpoints recompute. Another read may push them
+     * out while this one waits, so `use` runs again after a fresh load (bounded).
+     */
+    async read(from, to, size, use) {
+        const { load } = this.lines;
+        if (!load)
+            return use();
+        const chunk = this.tree.chunkSize;
+        const edge = (n) => (n > 0 ? [n - 1 - ((n - 1) % chunk)] : []);
+        for (let attempt = 1;; attempt += 1) {
+            if (from < to)
+                await load.call(this.lines, from, to);
+            for (const start of new Set([...edge(size), ...edge(this.signed?.size ?? 0)]))
+                await load.call(this.lines, start, start + chunk);
+            try {
+                return use();
+            }
+            catch (error) {
+                if (!(error instanceof fetched_lines/* LinesNotLoadedError */.ez) || attempt >= READ_ATTEMPTS)
+                    throw error;
+            }
+        }
     }
     entry(index) {
         if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length))
@@ -5552,14 +5713,14 @@ class Ledger {
     /** The signed checkpoint of the first `size` entries (all by default). */
     checkpoint(size = this.tree.size) {
         if (!this.signingKey || !this.origin)
-            throw new LedgerError('this kernel has no signing key, so it signs no checkpoint');
+            throw new ledger_error/* LedgerError */.o('this kernel has no signing key, so it signs no checkpoint');
         if (this.signed?.size === size)
             return this.signed.text;
         const root = this.tree.root(size);
         if (this.signed && size > this.signed.size) {
             const proof = this.tree.consistencyProof(this.signed.size, size);
             if (!(0,merkle/* verifyConsistency */.Ko)(this.signed.size, size, this.signed.root, root, proof)) {
-                throw new LedgerError('refusing to sign a checkpoint inconsistent with the last one signed');
+                throw new ledger_error/* LedgerError */.o('refusing to sign a checkpoint inconsistent with the last one signed');
             }
         }
         // Ed25519 is deterministic: an older size signs to the same note it had.
@@ -5578,7 +5739,7 @@ class Ledger {
      */
     pageJson(from, to, size = this.size) {
         if (!(0 <= from && from <= to && to <= size && size <= this.size)) {
-            throw new LedgerError(`range ${from}..${to} is not within 0..${size}`);
+            throw new ledger_error/* LedgerError */.o(`range ${from}..${to} is not within 0..${size}`);
         }
         const proofs = this.tree.inclusionProofs(from, to, size);
         const json = [];
@@ -5595,7 +5756,7 @@ class Ledger {
             0 <= from &&
             from <= to &&
             to <= this.size)) {
-            throw new LedgerError(`range ${from}..${to} is not within 0..${this.size}`);
+            throw new ledger_error/* LedgerError */.o(`range ${from}..${to} is not within 0..${this.size}`);
         }
         const checkpoint = this.checkpoint();
         return { checkpoint, entries: this.page(from, to) };

@@ -29,7 +29,8 @@ export function ledgerRoutes(
   return {
     [`GET ${LEDGER_PATHS.checkpoint}`]: async () => {
       signed();
-      return { status: 200, body: ledger.checkpoint() };
+      const size = ledger.size;
+      return { status: 200, body: await ledger.read(size, size, size, () => ledger.checkpoint()) };
     },
     [`GET ${LEDGER_PATHS.publicKey}`]: async () => ({
       status: 200,
@@ -106,10 +107,12 @@ async function* bundlePage(
   to: number,
   next: string | null,
 ) {
-  yield `{"checkpoint":${JSON.stringify(ledger.checkpoint(size))},"entries":[`;
+  const checkpoint = await ledger.read(from, from, size, () => ledger.checkpoint(size));
+  yield `{"checkpoint":${JSON.stringify(checkpoint)},"entries":[`;
   for (let start = from; start < to; start += SLICE) {
     if (start > from) await nextTurn();
-    const slice = ledger.pageJson(start, Math.min(to, start + SLICE), size);
+    const end = Math.min(to, start + SLICE);
+    const slice = await ledger.read(start, end, size, () => ledger.pageJson(start, end, size));
     yield `${start > from ? ',' : ''}${slice.join(',')}`;
   }
   yield `],"next":${JSON.stringify(next)}}`;

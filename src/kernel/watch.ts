@@ -32,6 +32,8 @@ const REASONS = { revoke: 'revoked', lapse: 'lapsed', release: 'released' } as c
 const REMEMBERED_ENDS = 10_000;
 /** How far back the ledger is searched for an end this process did not hear. */
 const LEDGER_LOOKBACK = 100_000;
+/** Entries looked at per step back (a few of FetchedLines' chunks). */
+const LOOKBACK_WINDOW = 1_024;
 
 const realTimers: Timers = {
   set: (run, ms) => setTimeout(run, ms),
@@ -193,19 +195,29 @@ export class LeaseWatches {
   private async fromLedger(leaseId: string): Promise<LeaseEnd | undefined> {
     await this.service.syncLedger?.();
     const { ledger } = this.service;
-    const stop = Math.max(0, ledger.size - LEDGER_LOOKBACK);
-    for (let i = ledger.size - 1; i >= stop; i -= 1) {
-      const e = ledger.entry(i);
-      if (e?.leaseId !== leaseId) continue;
-      if (e.kind === 'grant' || e.kind === 'renew') return undefined;
-      if (e.kind === 'freeze' || e.kind === 'unfreeze') continue;
+    const size = ledger.size;
+    const stop = Math.max(0, size - LEDGER_LOOKBACK);
+    // Newest first, a window at a time (a ledger read back from a database loads each).
+    for (let hi = size; hi > stop; hi -= LOOKBACK_WINDOW) {
+      const lo = Math.max(stop, hi - LOOKBACK_WINDOW);
+      const found = await ledger.read(lo, hi, size, () => {
+        for (let i = hi - 1; i >= lo; i -= 1) {
+          const e = ledger.entry(i);
+          if (e?.leaseId !== leaseId || e.kind === 'freeze' || e.kind === 'unfreeze') continue;
+          return e;
+        }
+        return undefined;
+      });
+      if (!found) continue;
+      if (found.kind !== 'release' && found.kind !== 'lapse' && found.kind !== 'revoke')
+        return undefined;
       return {
         leaseId,
-        resource: e.resource,
-        actorDid: e.actorDid,
-        reason: REASONS[e.kind],
-        endedAtMs: e.tsMs,
-        ...(e.kind === 'revoke' && e.reason !== undefined ? { message: e.reason } : {}),
+        resource: found.resource,
+        actorDid: found.actorDid,
+        reason: REASONS[found.kind],
+        endedAtMs: found.tsMs,
+        ...(found.kind === 'revoke' && found.reason !== undefined ? { message: found.reason } : {}),
       };
     }
     return undefined;

@@ -3,9 +3,13 @@ import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from
 import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 import { LedgerError } from './ledger-error.js';
+import { LinesNotLoadedError } from './fetched-lines.js';
 import { LineStore, type LineSource } from './lines.js';
 
 export { LedgerError };
+
+/** Loads and tries of one Ledger.read whose lines other reads keep pushing out. */
+const READ_ATTEMPTS = 3;
 
 export interface BundleEntry {
   index: number;
@@ -182,6 +186,32 @@ export class Ledger {
     }
     this.accept([entry.data], [line]);
     return entry.data;
+  }
+
+  /**
+   * Runs `use` (entry, page, pageJson, checkpoint: synchronous) once what it
+   * reads of entries [from, to) and their proofs in the tree of `size` is
+   * readable. Lines kept in memory or in a file always are; lines read back
+   * asynchronously (a database, FetchedLines) are loaded first: those lines,
+   * and the chunks at the tree's right edge at `size` and at the last signed
+   * size, which proofs and checkpoints recompute. Another read may push them
+   * out while this one waits, so `use` runs again after a fresh load (bounded).
+   */
+  async read<T>(from: number, to: number, size: number, use: () => T): Promise<T> {
+    const { load } = this.lines;
+    if (!load) return use();
+    const chunk = this.tree.chunkSize;
+    const edge = (n: number) => (n > 0 ? [n - 1 - ((n - 1) % chunk)] : []);
+    for (let attempt = 1; ; attempt += 1) {
+      if (from < to) await load.call(this.lines, from, to);
+      for (const start of new Set([...edge(size), ...edge(this.signed?.size ?? 0)]))
+        await load.call(this.lines, start, start + chunk);
+      try {
+        return use();
+      } catch (error) {
+        if (!(error instanceof LinesNotLoadedError) || attempt >= READ_ATTEMPTS) throw error;
+      }
+    }
   }
 
   entry(index: number): LedgerEntry | undefined {

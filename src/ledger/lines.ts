@@ -21,6 +21,12 @@ export interface LineSource {
   readonly readsBack: boolean;
   /** Bytes this source keeps in memory. */
   readonly heldBytes: number;
+  /**
+   * For a source read back asynchronously (a database): makes lines [lo, hi)
+   * readable by `at` and `bytes` until the next call. Without it every line is
+   * readable at once.
+   */
+  load?(lo: number, hi: number): Promise<void>;
 }
 
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { FetchedLines } from '../../ledger/fetched-lines.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Backend, ChangeNotice, Opened } from '../backend.js';
 import { overviewOf, type Overview } from '../overview.js';
@@ -80,7 +81,8 @@ export const PostgresService = {
  * database's clock; any number of replicas serve one plane. A replica tells
  * its own changes at once and NOTIFY tells every other; the service sweeps `due` on every
  * replica for lapses no call has noticed (a replica that granted a lease may
- * be gone). The ledger is read from the database into memory to answer its routes.
+ * be gone). The ledger's lines stay in the database: a replica keeps its Merkle
+ * tree's chunk roots and reads back the lines a route asks for (FetchedLines).
  */
 export class PostgresBackend implements Backend<Promise<Overview>> {
   readonly ledger: Ledger;
@@ -117,6 +119,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
 
   constructor(private readonly options: PostgresServiceOptions) {
     this.ledger = options.ledger;
+    // The lines stay in the database: this replica keeps the tree's chunk roots and reads back what a route asks for.
+    this.ledger.readFrom(new FetchedLines((lo, hi) => this.linesBetween(lo, hi)));
     this.schema = schemaOf(options);
     this.channel = channelOf(this.schema);
     this.locks = planeLocks(this.schema);
@@ -366,6 +370,15 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       }
       if (rows.length < PAGE) return;
     }
+  }
+
+  /** Ledger lines [lo, hi), in order, as they were numbered. */
+  private async linesBetween(lo: number, hi: number): Promise<string[]> {
+    const { rows } = await this.query<{ line: string }>(
+      'SELECT line FROM lease_gate_ledger WHERE seq >= $1 AND seq < $2 ORDER BY seq',
+      [lo, hi],
+    );
+    return rows.map((r) => r.line);
   }
 
   async close(): Promise<void> {
