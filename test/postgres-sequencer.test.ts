@@ -117,6 +117,48 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     expect(await checkpoint(two.url)).toBe(await checkpoint(one.url));
   });
 
+  it("starts a replica from the tree's saved frontier when it agrees with the rows, else from every row", async () => {
+    const one = await replica();
+    await cycles([one.url], 12, 50, 'frontier');
+    await one.pg.syncLedger();
+    const db = await admin();
+    const saved = await db.query<{ size: string }>('SELECT size FROM lease_gate_tree');
+    expect(Number(saved.rows[0]!.size)).toBeGreaterThanOrEqual(1_024);
+    const checkpoint = async (url: string) =>
+      ((await fetchLedger(url)).bundle as { checkpoint: string }).checkpoint;
+    const signed = await checkpoint(one.url);
+    const logged: string[] = [];
+    const started = async () => {
+      const r = await startReplica(schema, { log: (line) => logged.push(line) });
+      open.push(r);
+      return r;
+    };
+    // A row before the frontier is spoiled: a replica that reads every row refuses to start,
+    // so one that starts has not read it.
+    const original = (
+      await db.query<{ line: string }>('SELECT line FROM lease_gate_ledger WHERE seq = 5')
+    ).rows[0]!.line;
+    await db.query(`UPDATE lease_gate_ledger SET line = line || ' ' WHERE seq = 5`);
+    try {
+      const two = await started();
+      // Its checkpoint reads the last rows only (an export would reach the spoiled one).
+      const res = await fetch(two.url + LEDGER_PATHS.checkpoint);
+      expect(await res.text()).toBe(signed);
+      expect(logged).toEqual([]);
+      // A frontier that does not agree with the rows is told and not taken.
+      await db.query(`UPDATE lease_gate_tree SET root = $1`, [Buffer.alloc(32).toString('base64')]);
+      await expect(started()).rejects.toThrow('lease_gate_ledger entry 5');
+      expect(logged.join('\n')).toContain('does not agree');
+    } finally {
+      await db.query('UPDATE lease_gate_ledger SET line = $1 WHERE seq = 5', [original]);
+    }
+    // With the rows whole again, it starts from every row and signs the same.
+    logged.length = 0;
+    const three = await started();
+    expect(await checkpoint(three.url)).toBe(signed);
+    expect(logged.join('\n')).toContain('does not agree');
+  });
+
   it('commits while the ledger head is locked, and loses nothing when the sequencer is killed mid-way', async () => {
     const one = await replica();
     const db = await admin();

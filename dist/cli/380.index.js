@@ -127,6 +127,17 @@ const MIGRATIONS = [
         SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
           FROM lease_gate_sequenced;
       CREATE SEQUENCE lease_gate_fence;
+      -- The ledger tree's frontier (Ledger.snapshot) at some size, written by a replica
+      -- that read the rows up to it. A replica that starts takes it rather than hash every
+      -- row, once it agrees with the rows (its root from its chunk roots and the rows of
+      -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
+      CREATE TABLE lease_gate_tree (
+        id int PRIMARY KEY CHECK (id = 1),
+        size bigint NOT NULL,
+        last_ts bigint NOT NULL,
+        root text NOT NULL,
+        chunk_roots text NOT NULL
+      );
     `,
     },
 ];
@@ -208,6 +219,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/ledger/fetched-lines.ts
 var fetched_lines = __webpack_require__(3778);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
@@ -834,8 +847,6 @@ function payloads(resource, events) {
 
 // EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
 var migrations = __webpack_require__(7000);
-// EXTERNAL MODULE: ./src/ledger/entry.ts
-var entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
 var ledger = __webpack_require__(7781);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/sequencer.ts
@@ -941,7 +952,12 @@ var settings = __webpack_require__(3808);
 
 
 
+
 const PAGE = 5_000;
+/** The tree's frontier is saved first at this size, then each time the ledger doubles … */
+const TREE_FIRST = 1_024;
+/** … or grows by this many entries. */
+const TREE_EVERY = 65_536;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
 /**
@@ -1012,11 +1028,11 @@ class PostgresBackend {
     sequenceTimer;
     sequenceEvery;
     closed = false;
+    /** The size of the tree's frontier last saved or restored here. */
+    savedTree = 0;
     constructor(options) {
         this.options = options;
         this.ledger = options.ledger;
-        // The lines stay in the database: this replica keeps the tree's chunk roots and reads back what a route asks for.
-        this.ledger.readFrom(new fetched_lines/* FetchedLines */.N2((lo, hi) => this.linesBetween(lo, hi)));
         this.schema = (0,settings/* schemaOf */.pP)(options);
         this.channel = channelOf(this.schema);
         this.locks = planeLocks(this.schema);
@@ -1052,6 +1068,9 @@ class PostgresBackend {
             finally {
                 client.release();
             }
+            // The lines stay in the database: this replica keeps the tree and reads back what a route asks for.
+            if (!(await this.restoreTree()))
+                this.ledger.readFrom(this.fetchedLines());
             await this.syncLedger();
             const listener = listenForChanges({
                 connection: this.options,
@@ -1241,7 +1260,69 @@ class PostgresBackend {
                 this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
             }
             if (rows.length < PAGE)
-                return;
+                break;
+        }
+        await this.saveTree();
+    }
+    fetchedLines() {
+        return new fetched_lines/* FetchedLines */.N2((lo, hi) => this.linesBetween(lo, hi));
+    }
+    /**
+     * Takes the tree's frontier from lease_gate_tree when it agrees with the
+     * rows: its chunk roots and the rows after them give the root it names, and
+     * its last stamp is the stamp of the row before its size. Then only the rows
+     * after it are read at start. False (and the tree is built from every row)
+     * when there is none or it does not agree.
+     */
+    async restoreTree() {
+        const { rows } = await this.query('SELECT size, last_ts, root, chunk_roots FROM lease_gate_tree WHERE id = 1');
+        const row = rows[0];
+        if (!row)
+            return false;
+        const snapshot = {
+            size: Number(row.size),
+            lastTs: Number(row.last_ts),
+            root: row.root,
+            chunkRoots: row.chunk_roots,
+        };
+        const lines = this.fetchedLines();
+        try {
+            lines.restore(snapshot.size);
+            const tail = snapshot.size - (snapshot.size % fetched_lines/* FETCH_CHUNK */.Fs);
+            await lines.load(Math.max(0, Math.min(tail, snapshot.size - 1)), snapshot.size);
+            const last = snapshot.size > 0 ? entry/* entrySchema */.Oo.parse(JSON.parse(lines.at(snapshot.size - 1))) : undefined;
+            if (last && (last.seq !== snapshot.size - 1 || last.tsMs !== snapshot.lastTs))
+                throw new Error('its last stamp is not the last row’s');
+            this.ledger.restoreFrom(lines, snapshot);
+            this.savedTree = snapshot.size;
+            return true;
+        }
+        catch (error) {
+            this.log(`kernel: the ledger tree saved at ${snapshot.size} entries does not agree with ${this.schema}.lease_gate_ledger (${(0,postgres_connect/* describe */.q0)(error)}); building it from every row`);
+            return false;
+        }
+    }
+    /**
+     * Saves the tree's frontier once it has grown by as many entries as it had
+     * (and every 65,536 at most), so a replica that starts reads only the rows
+     * after it; a newer one is never replaced by an older. A failure is told and
+     * costs only time at the next start.
+     */
+    async saveTree() {
+        const size = this.ledger.size;
+        if (size - this.savedTree < Math.max(TREE_FIRST, Math.min(this.savedTree, TREE_EVERY)))
+            return;
+        const snapshot = this.ledger.snapshot();
+        try {
+            await this.query(`INSERT INTO lease_gate_tree AS t (id, size, last_ts, root, chunk_roots)
+              VALUES (1, $1, $2, $3, $4)
+         ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, last_ts = EXCLUDED.last_ts,
+                root = EXCLUDED.root, chunk_roots = EXCLUDED.chunk_roots
+          WHERE t.size < EXCLUDED.size`, [snapshot.size, snapshot.lastTs, snapshot.root, snapshot.chunkRoots]);
+            this.savedTree = size;
+        }
+        catch (error) {
+            this.log(`kernel: could not save the ledger tree's frontier: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
     }
     /** Ledger lines [lo, hi), in order, as they were numbered. */

@@ -5340,10 +5340,10 @@ function readAt(file, position, length) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Fs: () => (/* binding */ FETCH_CHUNK),
 /* harmony export */   N2: () => (/* binding */ FetchedLines),
 /* harmony export */   ez: () => (/* binding */ LinesNotLoadedError)
 /* harmony export */ });
-/* unused harmony export FETCH_CHUNK */
 /* harmony import */ var _ledger_error_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8300);
 
 /** Lines per chunk: the Merkle tree's chunk (merkle.ts), so a recomputed chunk is one load. */
@@ -5368,6 +5368,12 @@ class FetchedLines {
     chunks = new Map();
     constructor(fetch) {
         this.fetch = fetch;
+    }
+    /** Starts an empty source at `length` lines already kept (a tree restored from its frontier). */
+    restore(length) {
+        if (this.length !== 0)
+            throw new RangeError('only an empty source restores');
+        this.length = length;
     }
     /** Counts the line and returns its bytes for hashing; it is read back when asked for. */
     push(line) {

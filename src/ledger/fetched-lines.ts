@@ -25,6 +25,12 @@ export class FetchedLines implements LineSource {
 
   constructor(private readonly fetch: (lo: number, hi: number) => Promise<string[]>) {}
 
+  /** Starts an empty source at `length` lines already kept (a tree restored from its frontier). */
+  restore(length: number): void {
+    if (this.length !== 0) throw new RangeError('only an empty source restores');
+    this.length = length;
+  }
+
   /** Counts the line and returns its bytes for hashing; it is read back when asked for. */
   push(line: string): Uint8Array {
     this.length += 1;

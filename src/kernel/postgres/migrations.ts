@@ -55,6 +55,17 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
         SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
           FROM lease_gate_sequenced;
       CREATE SEQUENCE lease_gate_fence;
+      -- The ledger tree's frontier (Ledger.snapshot) at some size, written by a replica
+      -- that read the rows up to it. A replica that starts takes it rather than hash every
+      -- row, once it agrees with the rows (its root from its chunk roots and the rows of
+      -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
+      CREATE TABLE lease_gate_tree (
+        id int PRIMARY KEY CHECK (id = 1),
+        size bigint NOT NULL,
+        last_ts bigint NOT NULL,
+        root text NOT NULL,
+        chunk_roots text NOT NULL
+      );
     `,
   },
 ];

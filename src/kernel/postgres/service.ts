@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { FetchedLines } from '../../ledger/fetched-lines.js';
+import { entrySchema } from '../../ledger/entry.js';
+import { FETCH_CHUNK, FetchedLines } from '../../ledger/fetched-lines.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Backend, ChangeNotice, Opened } from '../backend.js';
 import { overviewOf, type Overview } from '../overview.js';
@@ -42,6 +43,10 @@ export interface PostgresServiceOptions extends PostgresOptions {
 }
 
 const PAGE = 5_000;
+/** The tree's frontier is saved first at this size, then each time the ledger doubles … */
+const TREE_FIRST = 1_024;
+/** … or grows by this many entries. */
+const TREE_EVERY = 65_536;
 /** Calls committed together at most (group commit). */
 const MAX_BATCH = 64;
 /**
@@ -116,11 +121,11 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private sequenceTimer: NodeJS.Timeout | undefined;
   private sequenceEvery: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The size of the tree's frontier last saved or restored here. */
+  private savedTree = 0;
 
   constructor(private readonly options: PostgresServiceOptions) {
     this.ledger = options.ledger;
-    // The lines stay in the database: this replica keeps the tree's chunk roots and reads back what a route asks for.
-    this.ledger.readFrom(new FetchedLines((lo, hi) => this.linesBetween(lo, hi)));
     this.schema = schemaOf(options);
     this.channel = channelOf(this.schema);
     this.locks = planeLocks(this.schema);
@@ -162,6 +167,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       } finally {
         client.release();
       }
+      // The lines stay in the database: this replica keeps the tree and reads back what a route asks for.
+      if (!(await this.restoreTree())) this.ledger.readFrom(this.fetchedLines());
       await this.syncLedger();
       const listener = listenForChanges({
         connection: this.options,
@@ -368,7 +375,79 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       for (const { line } of rows) {
         this.ledger.load(line, `${this.schema}.lease_gate_ledger entry ${this.ledger.size}`);
       }
-      if (rows.length < PAGE) return;
+      if (rows.length < PAGE) break;
+    }
+    await this.saveTree();
+  }
+
+  private fetchedLines(): FetchedLines {
+    return new FetchedLines((lo, hi) => this.linesBetween(lo, hi));
+  }
+
+  /**
+   * Takes the tree's frontier from lease_gate_tree when it agrees with the
+   * rows: its chunk roots and the rows after them give the root it names, and
+   * its last stamp is the stamp of the row before its size. Then only the rows
+   * after it are read at start. False (and the tree is built from every row)
+   * when there is none or it does not agree.
+   */
+  private async restoreTree(): Promise<boolean> {
+    const { rows } = await this.query<{
+      size: string;
+      last_ts: string;
+      root: string;
+      chunk_roots: string;
+    }>('SELECT size, last_ts, root, chunk_roots FROM lease_gate_tree WHERE id = 1');
+    const row = rows[0];
+    if (!row) return false;
+    const snapshot = {
+      size: Number(row.size),
+      lastTs: Number(row.last_ts),
+      root: row.root,
+      chunkRoots: row.chunk_roots,
+    };
+    const lines = this.fetchedLines();
+    try {
+      lines.restore(snapshot.size);
+      const tail = snapshot.size - (snapshot.size % FETCH_CHUNK);
+      await lines.load(Math.max(0, Math.min(tail, snapshot.size - 1)), snapshot.size);
+      const last =
+        snapshot.size > 0 ? entrySchema.parse(JSON.parse(lines.at(snapshot.size - 1))) : undefined;
+      if (last && (last.seq !== snapshot.size - 1 || last.tsMs !== snapshot.lastTs))
+        throw new Error('its last stamp is not the last row’s');
+      this.ledger.restoreFrom(lines, snapshot);
+      this.savedTree = snapshot.size;
+      return true;
+    } catch (error) {
+      this.log(
+        `kernel: the ledger tree saved at ${snapshot.size} entries does not agree with ${this.schema}.lease_gate_ledger (${describe(error)}); building it from every row`,
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Saves the tree's frontier once it has grown by as many entries as it had
+   * (and every 65,536 at most), so a replica that starts reads only the rows
+   * after it; a newer one is never replaced by an older. A failure is told and
+   * costs only time at the next start.
+   */
+  private async saveTree(): Promise<void> {
+    const size = this.ledger.size;
+    if (size - this.savedTree < Math.max(TREE_FIRST, Math.min(this.savedTree, TREE_EVERY))) return;
+    const snapshot = this.ledger.snapshot();
+    try {
+      await this.query(
+        `INSERT INTO lease_gate_tree AS t (id, size, last_ts, root, chunk_roots)
+              VALUES (1, $1, $2, $3, $4)
+         ON CONFLICT (id) DO UPDATE SET size = EXCLUDED.size, last_ts = EXCLUDED.last_ts,
+                root = EXCLUDED.root, chunk_roots = EXCLUDED.chunk_roots
+          WHERE t.size < EXCLUDED.size`,
+        [snapshot.size, snapshot.lastTs, snapshot.root, snapshot.chunkRoots],
+      );
+      this.savedTree = size;
+    } catch (error) {
+      this.log(`kernel: could not save the ledger tree's frontier: ${describe(error)}`);
     }
   }
 
