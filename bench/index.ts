@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { compareWaiting } from './compare.js';
 import { ledgerBench } from './ledger.js';
-import { planeBench, planePart } from './plane.js';
+import { planeBench, planePart, postgresLongPart } from './plane.js';
 import { keeperCost, startup } from './processes.js';
 import { renderPage, renderReadmeTable, sectionTables, withReadmeTable } from './report.js';
 import { runRole } from './roles.js';
@@ -245,7 +245,11 @@ else if (first === 'notify')
     ),
   );
 else if (first === 'plane') await planeOnly();
-else if (first === 'plane-postgres') {
+else if (first === 'pg-long') {
+  // The PostgreSQL replica's long run alone (LEASE_GATE_BENCH_PG_CHANGES), printed.
+  const { rows } = await postgresLongPart((line) => process.stderr.write(`${line}\n`));
+  console.log(sectionTables(rows));
+} else if (first === 'plane-postgres') {
   // The PostgreSQL columns and pgbench alone (a few minutes), for work on that store.
   const plane = await planeBench((line) => process.stderr.write(`${line}\n`), 'postgres');
   console.log([plane.table, sectionTables(plane.rows)].join('\n\n'));

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { request } from 'undici';
 import { Ledger } from '../src/ledger/ledger.js';
 import { ledgerLines } from './export.js';
@@ -231,5 +232,121 @@ export function longRunRows(r: LongRunResult): Row[] {
     '≤ 256',
     r.verifyPeakRssMb <= 256,
   );
+  return rows;
+}
+
+export const PG_LONG_RUN_CHANGES = Number(process.env.LEASE_GATE_BENCH_PG_CHANGES ?? 200_000);
+export const PG_LONG_RUN_SECTION = 'long-running replica (issue #23), PostgreSQL';
+
+export interface PostgresLongRunResult {
+  changes: number;
+  changesPerSecond: number;
+  rssStartMb: number;
+  rssFirstMb: number;
+  rssAfterMb: number;
+  /** The replica's RSS after it served an export of the whole ledger. */
+  rssAfterExportMb: number;
+  exportMb: number;
+  restartMs: number;
+  /** The same restart with the tree's saved frontier removed: every row read. */
+  restartFromRowsMs: number;
+}
+
+/**
+ * A PostgreSQL replica (the committed CLI) written `changes` times, as the
+ * file kernel above: its RSS after 10,000 and after all of them, and after it
+ * served an export of its whole ledger (its lines stay in the database); then
+ * a restart to the first answer, from the tree's saved frontier and, with the
+ * frontier removed, from every row.
+ */
+export async function longRunPostgres(
+  url: string,
+  changes: number,
+  log: (line: string) => void,
+): Promise<PostgresLongRunResult> {
+  if (!Number.isSafeInteger(changes) || changes < 2 * FIRST)
+    throw new Error(
+      `LEASE_GATE_BENCH_PG_CHANGES must be a whole number ≥ ${2 * FIRST}: ${changes}`,
+    );
+  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-pg-long-'));
+  const schema = `lease_gate_bench_long_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  const kernels: Spawned[] = [];
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const key = join(dir, 'ledger.key');
+    writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const args = ['--store', url, '--schema', schema, '--signing-key', key, '--pool-size', '10'];
+    const first = await startToFirstAnswer(args);
+    kernels.push(first.kernel);
+    const rssStartMb = rssMb(first.kernel.pid);
+    log(`long run, PostgreSQL: ${FIRST} changes …`);
+    await drive(first.kernel.url, FIRST);
+    const rssFirstMb = rssMb(first.kernel.pid);
+    log(`long run, PostgreSQL: ${changes - FIRST} more (LEASE_GATE_BENCH_PG_CHANGES=${changes}) …`);
+    const rest = await drive(first.kernel.url, changes - FIRST);
+    const rssAfterMb = rssMb(first.kernel.pid);
+    log('long run, PostgreSQL: export …');
+    const bundle = join(dir, 'bundle.json');
+    await cliPeakRss(['ledger', 'export', '--url', first.kernel.url, '--out', bundle], dir, 'pg');
+    const rssAfterExportMb = rssMb(first.kernel.pid);
+    await first.kernel.stop();
+    log('long run, PostgreSQL: restarts …');
+    const again = await startToFirstAnswer(args);
+    kernels.push(again.kernel);
+    await again.kernel.stop();
+    await admin.query(`DELETE FROM ${schema}.lease_gate_tree`);
+    const fromRows = await startToFirstAnswer(args);
+    kernels.push(fromRows.kernel);
+    await fromRows.kernel.stop();
+    return {
+      changes: FIRST + rest.changes,
+      changesPerSecond: rest.changesPerSecond,
+      rssStartMb,
+      rssFirstMb,
+      rssAfterMb,
+      rssAfterExportMb,
+      exportMb: statSync(bundle).size / 1e6,
+      restartMs: again.ms,
+      restartFromRowsMs: fromRows.ms,
+    };
+  } finally {
+    await Promise.all(kernels.map((k) => k.stop()));
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await admin.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The PostgreSQL long run as rows of the page. */
+export function postgresLongRunRows(r: PostgresLongRunResult): Row[] {
+  const rows: Row[] = [];
+  const add = (metric: string, value: number, unit: string, target?: string, ok?: boolean) =>
+    rows.push({
+      section: PG_LONG_RUN_SECTION,
+      metric,
+      value: round(value, value < 10 ? 2 : 1),
+      unit,
+      ...(target ? { target, ok: ok ?? false } : {}),
+    });
+  const n = r.changes.toLocaleString('en-US');
+  const first = FIRST.toLocaleString('en-US');
+  add('changes written (ledger entries: grants and releases)', r.changes, '');
+  add('changes per second while writing them', r.changesPerSecond, '/s');
+  add('replica RSS at start', r.rssStartMb, 'MB');
+  add(`replica RSS after ${first} changes`, r.rssFirstMb, 'MB');
+  add(`replica RSS after ${n} changes`, r.rssAfterMb, 'MB');
+  const ratio = r.rssAfterMb / r.rssFirstMb;
+  add(`replica RSS after ${n} / after ${first}`, ratio, '×', '≤ 2', ratio <= 2);
+  add(
+    `replica RSS after serving an export of all ${n} (${round(r.exportMb, 0)} MB bundle)`,
+    r.rssAfterExportMb,
+    'MB',
+  );
+  add(`restart on ${n} changes to the first answer, from the saved frontier`, r.restartMs, 'ms');
+  add(`the same restart from every row (frontier removed)`, r.restartFromRowsMs, 'ms');
   return rows;
 }

@@ -12,8 +12,13 @@ import { runRole, startKernel } from './spawn.js';
 import {
   LONG_RUN_CHANGES,
   LONG_RUN_SECTION,
+  PG_LONG_RUN_CHANGES,
+  PG_LONG_RUN_SECTION,
   longRun,
+  longRunPostgres,
   longRunRows,
+  postgresLongRunRows,
+  type PostgresLongRunResult,
   type LongRunResult,
 } from './long-run.js';
 import { round, type Row } from './stats.js';
@@ -369,13 +374,22 @@ times (\`LEASE_GATE_BENCH_CHANGES\`); a change is one ledger entry, a grant or a
 by 16 keep-alive clients alternating a lease and a release of their own resources. RSS is
 the kernel's VmRSS; the restart is from spawning the process to its first lease answered;
 export and verify are the committed CLI on a 200,000-entry ledger, their peak RSS
-(\`process.resourceUsage().maxRSS\`) written as they exit.`;
+(\`process.resourceUsage().maxRSS\`) written as they exit. The long-running PostgreSQL replica
+(its rows below the file kernel's): one replica of the committed CLI written
+${PG_LONG_RUN_CHANGES.toLocaleString('en-US')} times (\`LEASE_GATE_BENCH_PG_CHANGES\`) by the
+same clients, its RSS then and after it served \`ledger export\` of its whole ledger, and a
+restart to the first answer from the ledger tree's saved frontier, then again with the
+frontier removed.`;
 }
 
 export interface PlanePart {
   markdown: string;
   rows: Row[];
-  raw: { plane: PlaneResult; longRun: LongRunResult | { failed: string } };
+  raw: {
+    plane: PlaneResult;
+    longRun: LongRunResult | { failed: string };
+    postgresLongRun: PostgresLongRunResult | { failed: string };
+  };
 }
 
 /** The plane table and the long-running kernel, as the page shows them. */
@@ -403,10 +417,34 @@ export async function planePart(
           },
         ]
       : longRunRows(long);
-  const rows = [...plane.rows, ...longRows.map((r) => ({ ...r, pageOnly: true }))];
+  const { rows: pgRows, result: pgLong } = await postgresLongPart(log);
+  const rows = [...plane.rows, ...[...longRows, ...pgRows].map((r) => ({ ...r, pageOnly: true }))];
   return {
     markdown: planeMarkdown(plane.table, 'failed' in long ? changes : long.changes),
     rows,
-    raw: { plane, longRun: long },
+    raw: { plane, longRun: long, postgresLongRun: pgLong },
   };
+}
+
+/** The PostgreSQL replica's long run as rows, or one row saying why there is none. */
+export async function postgresLongPart(log: (line: string) => void) {
+  let result: PostgresLongRunResult | { failed: string };
+  try {
+    result = await longRunPostgres(URL, PG_LONG_RUN_CHANGES, log);
+  } catch (error) {
+    result = { failed: (error as Error).message.split('\n')[0]!.slice(0, 300) };
+    log(`long run, PostgreSQL, failed: ${result.failed}`);
+  }
+  const rows: Row[] =
+    'failed' in result
+      ? [
+          {
+            section: PG_LONG_RUN_SECTION,
+            metric: 'long run',
+            value: `failed: ${result.failed}`,
+            unit: '',
+          },
+        ]
+      : postgresLongRunRows(result);
+  return { rows, result };
 }
