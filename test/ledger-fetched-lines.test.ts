@@ -42,7 +42,7 @@ function twins() {
     table.push(entryJson(entry!));
     fetched.load(table[i]!, `line ${i}`);
   }
-  return { memory, fetched, fetches };
+  return { memory, fetched, fetches, table };
 }
 
 describe('a ledger whose lines are fetched', () => {
@@ -81,6 +81,17 @@ describe('a ledger whose lines are fetched', () => {
     for (const [lo, hi] of fetches) {
       expect(lo % FETCH_CHUNK).toBe(0);
       expect(hi % FETCH_CHUNK === 0 || hi === SIZE).toBe(true);
+    }
+  });
+
+  it('refuses a line that changed where it is kept after it was hashed, in any chunk', async () => {
+    const { fetched: spoiled, table } = twins();
+    // One in a complete chunk (recomputed against its root), one in the last, open chunk.
+    for (const index of [777, SIZE - 5]) {
+      table[index] = table[index]!.replace('did:web:agent', 'did:web:agenT');
+      await expect(
+        spoiled.read(index, index + 1, SIZE, () => spoiled.pageJson(index, index + 1, SIZE)),
+      ).rejects.toThrow(index === 777 ? 'do not hash' : `ledger line ${index} read back is not`);
     }
   });
 

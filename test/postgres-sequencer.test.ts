@@ -141,10 +141,11 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     await db.query(`UPDATE lease_gate_ledger SET line = line || ' ' WHERE seq = 5`);
     try {
       const two = await started();
-      // Its checkpoint reads the last rows only (an export would reach the spoiled one).
+      // Its checkpoint reads the last rows only; an export reaches the spoiled row and is refused.
       const res = await fetch(two.url + LEDGER_PATHS.checkpoint);
       expect(await res.text()).toBe(signed);
       expect(logged).toEqual([]);
+      await expect(fetchLedger(two.url)).rejects.toThrow();
       // A frontier that does not agree with the rows is told and not taken.
       await db.query(`UPDATE lease_gate_tree SET root = $1`, [Buffer.alloc(32).toString('base64')]);
       await expect(started()).rejects.toThrow('lease_gate_ledger entry 5');
@@ -152,11 +153,17 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     } finally {
       await db.query('UPDATE lease_gate_ledger SET line = $1 WHERE seq = 5', [original]);
     }
-    // With the rows whole again, it starts from every row and signs the same.
+    // Rows whole but the frontier wrong: a replica would sign another root than one started
+    // from the frontier, so it signs neither and says what to check.
+    await expect(started()).rejects.toThrow('do not hash to the tree saved');
+    // With the wrong frontier gone, it starts from every row, signs the same, and saves it anew.
+    await db.query('DELETE FROM lease_gate_tree');
     logged.length = 0;
     const three = await started();
     expect(await checkpoint(three.url)).toBe(signed);
-    expect(logged.join('\n')).toContain('does not agree');
+    expect(logged).toEqual([]);
+    const again = await db.query<{ size: string }>('SELECT size FROM lease_gate_tree');
+    expect(Number(again.rows[0]!.size)).toBeGreaterThanOrEqual(1_024);
   });
 
   it('commits while the ledger head is locked, and loses nothing when the sequencer is killed mid-way', async () => {

@@ -421,7 +421,10 @@ function ledgerRoutes(ledger) {
         [`GET ${schema/* LEDGER_PATHS */.Tc.checkpoint}`]: async () => {
             signed();
             const size = ledger.size;
-            return { status: 200, body: await ledger.read(size, size, size, () => ledger.checkpoint()) };
+            return {
+                status: 200,
+                body: await ledger.read(size, size, size, () => ledger.checkpoint(size)),
+            };
         },
         [`GET ${schema/* LEDGER_PATHS */.Tc.publicKey}`]: async () => ({
             status: 200,
@@ -5633,6 +5636,10 @@ class Ledger {
         this.tree = tree;
         this.lastTs = snapshot.lastTs;
     }
+    /** The tree's root at `size` (all by default), base64, as a snapshot names it. */
+    rootAt(size = this.size) {
+        return Buffer.from(this.tree.root(size)).toString('base64');
+    }
     /** Bytes this ledger keeps in memory for its lines and its tree. */
     get heldBytes() {
         return this.lines.heldBytes + this.tree.heldBytes;
@@ -5696,7 +5703,12 @@ class Ledger {
         if (!load)
             return use();
         const chunk = this.tree.chunkSize;
-        const edge = (n) => (n > 0 ? [n - 1 - ((n - 1) % chunk)] : []);
+        // The tree keeps its last, incomplete chunk's nodes: only older chunks are read back.
+        const open = this.size - (this.size % chunk);
+        const edge = (n) => {
+            const start = n - 1 - ((n - 1) % chunk);
+            return n > 0 && start < open ? [start] : [];
+        };
         for (let attempt = 1;; attempt += 1) {
             if (from < to)
                 await load.call(this.lines, from, to);
@@ -5714,7 +5726,19 @@ class Ledger {
     entry(index) {
         if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length))
             return undefined;
-        return JSON.parse(this.lines.at(index));
+        return JSON.parse(this.lineAt(index));
+    }
+    /**
+     * The line at `index`. One read back from where it is kept (a file, a
+     * database) is checked against the tree's leaf first: a line changed after
+     * it was hashed is refused here, never served beside a proof it fails.
+     */
+    lineAt(index) {
+        const line = this.lines.at(index);
+        if (this.lines.readsBack &&
+            !(0,merkle/* equalHashes */.l$)((0,merkle/* leafHash */.Jq)(Buffer.from(line, 'utf8')), this.tree.leafHashAt(index)))
+            throw new ledger_error/* LedgerError */.o(`ledger line ${index} read back is not the line the tree holds`);
+        return line;
     }
     /** The signed checkpoint of the first `size` entries (all by default). */
     checkpoint(size = this.tree.size) {
@@ -5751,7 +5775,7 @@ class Ledger {
         const json = [];
         for (let index = from; index < to; index += 1) {
             const proof = proofs[index - from].map((h) => Buffer.from(h).toString('base64'));
-            json.push(`{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`);
+            json.push(`{"index":${index},"entry":${this.lineAt(index)},"inclusionProof":${JSON.stringify(proof)}}`);
         }
         return json;
     }

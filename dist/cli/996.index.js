@@ -134,8 +134,9 @@ const MIGRATIONS = [
         resource text PRIMARY KEY,
         state jsonb NOT NULL,
         -- When the rules' 'expire' would next change this row (epoch ms, the database's
-        -- clock). Not indexed: the sweep reads the table, a row per resource, once a
-        -- second at most, while an index on it would cost every change two index entries.
+        -- clock). Not indexed: the sweep reads the table, a row per resource, every quarter
+        -- lease (at least once a second), while an index on it would cost every change
+        -- two index entries.
         deadline_ms bigint
       ) WITH (fillfactor = 50);
       CREATE TABLE lease_gate_ledger (

@@ -30,7 +30,10 @@ export function ledgerRoutes(
     [`GET ${LEDGER_PATHS.checkpoint}`]: async () => {
       signed();
       const size = ledger.size;
-      return { status: 200, body: await ledger.read(size, size, size, () => ledger.checkpoint()) };
+      return {
+        status: 200,
+        body: await ledger.read(size, size, size, () => ledger.checkpoint(size)),
+      };
     },
     [`GET ${LEDGER_PATHS.publicKey}`]: async () => ({
       status: 200,

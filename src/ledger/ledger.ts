@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
-import { MerkleTree, verifyConsistency, type Hash } from './merkle.js';
+import { MerkleTree, equalHashes, leafHash, verifyConsistency, type Hash } from './merkle.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 import { LedgerError } from './ledger-error.js';
 import { LinesNotLoadedError } from './fetched-lines.js';
@@ -131,6 +131,11 @@ export class Ledger {
     this.lastTs = snapshot.lastTs;
   }
 
+  /** The tree's root at `size` (all by default), base64, as a snapshot names it. */
+  rootAt(size = this.size): string {
+    return Buffer.from(this.tree.root(size)).toString('base64');
+  }
+
   /** Bytes this ledger keeps in memory for its lines and its tree. */
   get heldBytes(): number {
     return this.lines.heldBytes + this.tree.heldBytes;
@@ -201,7 +206,12 @@ export class Ledger {
     const { load } = this.lines;
     if (!load) return use();
     const chunk = this.tree.chunkSize;
-    const edge = (n: number) => (n > 0 ? [n - 1 - ((n - 1) % chunk)] : []);
+    // The tree keeps its last, incomplete chunk's nodes: only older chunks are read back.
+    const open = this.size - (this.size % chunk);
+    const edge = (n: number) => {
+      const start = n - 1 - ((n - 1) % chunk);
+      return n > 0 && start < open ? [start] : [];
+    };
     for (let attempt = 1; ; attempt += 1) {
       if (from < to) await load.call(this.lines, from, to);
       for (const start of new Set([...edge(size), ...edge(this.signed?.size ?? 0)]))
@@ -216,7 +226,22 @@ export class Ledger {
 
   entry(index: number): LedgerEntry | undefined {
     if (!(Number.isInteger(index) && index >= 0 && index < this.lines.length)) return undefined;
-    return JSON.parse(this.lines.at(index)) as LedgerEntry;
+    return JSON.parse(this.lineAt(index)) as LedgerEntry;
+  }
+
+  /**
+   * The line at `index`. One read back from where it is kept (a file, a
+   * database) is checked against the tree's leaf first: a line changed after
+   * it was hashed is refused here, never served beside a proof it fails.
+   */
+  private lineAt(index: number): string {
+    const line = this.lines.at(index);
+    if (
+      this.lines.readsBack &&
+      !equalHashes(leafHash(Buffer.from(line, 'utf8')), this.tree.leafHashAt(index))
+    )
+      throw new LedgerError(`ledger line ${index} read back is not the line the tree holds`);
+    return line;
   }
 
   /** The signed checkpoint of the first `size` entries (all by default). */
@@ -257,7 +282,7 @@ export class Ledger {
     for (let index = from; index < to; index += 1) {
       const proof = proofs[index - from]!.map((h) => Buffer.from(h).toString('base64'));
       json.push(
-        `{"index":${index},"entry":${this.lines.at(index)},"inclusionProof":${JSON.stringify(proof)}}`,
+        `{"index":${index},"entry":${this.lineAt(index)},"inclusionProof":${JSON.stringify(proof)}}`,
       );
     }
     return json;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { entrySchema } from '../../ledger/entry.js';
 import { FETCH_CHUNK, FetchedLines } from '../../ledger/fetched-lines.js';
-import type { Ledger } from '../../ledger/ledger.js';
+import type { Ledger, LedgerSnapshot } from '../../ledger/ledger.js';
 import type { Backend, ChangeNotice, Opened } from '../backend.js';
 import { overviewOf, type Overview } from '../overview.js';
 import {
@@ -53,7 +53,8 @@ const MAX_BATCH = 64;
  * Batches in flight per replica: the second only once the first has taken
  * SPARE_AFTER_MS (see GroupCommit). One at a time gathers the most calls, and
  * on two cores 16 clients on one replica did 15% more cycles so than with two
- * always open; the second keeps a batch stuck on a locked row from holding back the rest.
+ * always open (and 5% more than starting the next as soon as the first holds
+ * its rows); the second keeps a batch stuck on a locked row from holding back the rest.
  */
 const BATCH_SLOTS = 2;
 const SPARE_AFTER_MS = 10;
@@ -168,8 +169,10 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         client.release();
       }
       // The lines stay in the database: this replica keeps the tree and reads back what a route asks for.
-      if (!(await this.restoreTree())) this.ledger.readFrom(this.fetchedLines());
+      const frontier = await this.restoreTree();
+      if (frontier !== true) this.ledger.readFrom(this.fetchedLines());
       await this.syncLedger();
+      if (frontier !== true && frontier !== undefined) await this.checkRowsAgainst(frontier);
       const listener = listenForChanges({
         connection: this.options,
         channel: this.channel,
@@ -202,9 +205,16 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     if (events.length > 0) {
       const changes = changesOf(events);
       this.notices.changed(changes);
-      // This replica's own changes are told here, at once; the others hear them by NOTIFY.
-      for (const change of changes) this.heard?.(change);
       this.sequenceSoon(SEQUENCE_AFTER_MS);
+      // This replica's own changes are told here, at once; the others hear them by NOTIFY.
+      // They are committed: a listener that throws is logged, never the batch's failure.
+      for (const change of changes) {
+        try {
+          this.heard?.(change);
+        } catch (error) {
+          this.log(`kernel: a change listener failed: ${describe(error)}`);
+        }
+      }
     }
     return results;
   }
@@ -388,10 +398,10 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
    * Takes the tree's frontier from lease_gate_tree when it agrees with the
    * rows: its chunk roots and the rows after them give the root it names, and
    * its last stamp is the stamp of the row before its size. Then only the rows
-   * after it are read at start. False (and the tree is built from every row)
-   * when there is none or it does not agree.
+   * after it are read at start (true). Otherwise the tree is built from every
+   * row: undefined when none was saved, the frontier when it did not agree.
    */
-  private async restoreTree(): Promise<boolean> {
+  private async restoreTree(): Promise<true | LedgerSnapshot | undefined> {
     const { rows } = await this.query<{
       size: string;
       last_ts: string;
@@ -399,7 +409,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       chunk_roots: string;
     }>('SELECT size, last_ts, root, chunk_roots FROM lease_gate_tree WHERE id = 1');
     const row = rows[0];
-    if (!row) return false;
+    if (!row) return undefined;
     const snapshot = {
       size: Number(row.size),
       lastTs: Number(row.last_ts),
@@ -422,8 +432,30 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       this.log(
         `kernel: the ledger tree saved at ${snapshot.size} entries does not agree with ${this.schema}.lease_gate_ledger (${describe(error)}); building it from every row`,
       );
-      return false;
+      return snapshot;
     }
+  }
+
+  /**
+   * After a tree built from every row because the saved frontier did not
+   * agree: when the rows reach its size, their root there must be the one it
+   * names. Else a row changed after it was saved (or the frontier is wrong),
+   * and a replica started from the frontier would sign another root for the
+   * same size: this one refuses to start rather than sign either.
+   */
+  private async checkRowsAgainst(frontier: LedgerSnapshot): Promise<void> {
+    const { size } = frontier;
+    if (this.ledger.size < size) {
+      this.log(
+        `kernel: ${this.schema}.lease_gate_ledger has ${this.ledger.size} entries, fewer than the ${size} its saved tree had (restored from a backup?)`,
+      );
+      return;
+    }
+    const root = await this.ledger.read(size, size, size, () => this.ledger.rootAt(size));
+    if (root !== frontier.root)
+      throw new StoreError(
+        `the rows of ${this.schema}.lease_gate_ledger before entry ${size} do not hash to the tree saved at ${size} entries in lease_gate_tree: a row changed after it was signed, or the saved tree is wrong. This replica signs neither; compare an export with an earlier one, and delete the row of lease_gate_tree only once the ledger's rows are known to be right`,
+      );
   }
 
   /**
