@@ -189,17 +189,22 @@ export async function longRun(
   }
 }
 
-/** The long run as rows of the page, with issue #23's targets. */
-export function longRunRows(r: LongRunResult): Row[] {
-  const rows: Row[] = [];
-  const add = (metric: string, value: number, unit: string, target?: string, ok?: boolean) =>
+/** Adds a figure of `section` to `rows`, rounded as the page shows it, with its target when it has one. */
+function rowsOf(section: string, rows: Row[]) {
+  return (metric: string, value: number, unit: string, target?: string, ok?: boolean) =>
     rows.push({
-      section: LONG_RUN_SECTION,
+      section,
       metric,
       value: round(value, value < 10 ? 2 : 1),
       unit,
       ...(target ? { target, ok: ok ?? false } : {}),
     });
+}
+
+/** The long run as rows of the page, with issue #23's targets. */
+export function longRunRows(r: LongRunResult): Row[] {
+  const rows: Row[] = [];
+  const add = rowsOf(LONG_RUN_SECTION, rows);
   const n = r.changes.toLocaleString('en-US');
   add('changes written (ledger entries: grants and releases)', r.changes, '');
   add('changes per second while writing them', r.changesPerSecond, '/s');
@@ -324,14 +329,7 @@ export async function longRunPostgres(
 /** The PostgreSQL long run as rows of the page. */
 export function postgresLongRunRows(r: PostgresLongRunResult): Row[] {
   const rows: Row[] = [];
-  const add = (metric: string, value: number, unit: string, target?: string, ok?: boolean) =>
-    rows.push({
-      section: PG_LONG_RUN_SECTION,
-      metric,
-      value: round(value, value < 10 ? 2 : 1),
-      unit,
-      ...(target ? { target, ok: ok ?? false } : {}),
-    });
+  const add = rowsOf(PG_LONG_RUN_SECTION, rows);
   const n = r.changes.toLocaleString('en-US');
   const first = FIRST.toLocaleString('en-US');
   add('changes written (ledger entries: grants and releases)', r.changes, '');
