@@ -181,4 +181,39 @@ describePostgres('the watch across PostgreSQL replicas', () => {
       await two.close();
     }
   });
+
+  it('answers a watch on an end the replica never heard, from the database', async () => {
+    const { schema, drop } = await testSchema();
+    drops.push(drop);
+    const one = await startReplica(schema, { adminKey: ADMIN });
+    try {
+      const released = await grant(one.url, A);
+      await send(one.url, RELEASE, { resource: R, actorDid: A });
+      const revoked = await grant(one.url, A);
+      // A reason that spells out the first lease's field: its quotes are escaped in the
+      // ledger's lines, so the search does not take it for that lease's entry.
+      const reason = `not "leaseId":"${released}"`;
+      const admin = { authorization: `Bearer ${ADMIN}` };
+      await send(one.url, REVOKE, { resource: R, reason }, admin);
+      await send(one.url, RELEASE, { resource: R, actorDid: A });
+      // Started after all of it: nothing told it of these ends.
+      const two = await startReplica(schema, { adminKey: ADMIN });
+      try {
+        const first = await send(two.url, WATCH, { resource: R, actorDid: A, leaseId: released });
+        expect(first.body).toMatchObject({ ended: true, reason: 'released', leaseId: released });
+        const second = await send(two.url, WATCH, { resource: R, actorDid: A, leaseId: revoked });
+        expect(second.body).toMatchObject({ ended: true, reason: 'revoked', message: reason });
+        const stranger = await send(two.url, WATCH, {
+          resource: R,
+          actorDid: B,
+          leaseId: released,
+        });
+        expect(stranger.status).toBe(403);
+      } finally {
+        await two.close();
+      }
+    } finally {
+      await one.close();
+    }
+  });
 });

@@ -1354,6 +1354,11 @@ class PostgresBackend {
             this.log(`kernel: could not save the ledger tree's frontier: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
     }
+    /** See PlaneService.searchLedger: one statement, however far back it looks. */
+    async searchLedger(needle, from, limit) {
+        const { rows } = await this.query('SELECT seq FROM lease_gate_ledger WHERE seq >= $1 AND strpos(line, $2) > 0 ORDER BY seq DESC LIMIT $3', [from, needle, limit]);
+        return rows.map((r) => Number(r.seq));
+    }
     /** Ledger lines [lo, hi), in order, as they were numbered. */
     async linesBetween(lo, hi) {
         const { rows } = await this.query('SELECT line FROM lease_gate_ledger WHERE seq >= $1 AND seq < $2 ORDER BY seq', [lo, hi]);

@@ -62,6 +62,8 @@ export interface Backend<O extends Overview | Promise<Overview> = Overview | Pro
   overview(): O;
   /** Brings `ledger` up to date with what other replicas committed. */
   syncLedger?(): Promise<void>;
+  /** See PlaneService.searchLedger. */
+  searchLedger?(needle: string, from: number, limit: number): Promise<number[]>;
   /** Throws a StoreError when the backend cannot take a write now. */
   ready(): Promise<void>;
   close(): Promise<void>;

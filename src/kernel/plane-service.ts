@@ -21,6 +21,12 @@ export interface PlaneService {
   /** The ledger the routes read; `syncLedger` brings it up to date first when set. */
   readonly ledger: Ledger;
   syncLedger?(): Promise<void>;
+  /**
+   * The indexes of ledger entries at or after `from` whose line contains
+   * `needle`, newest first, at most `limit`: a search done where the lines
+   * are kept (the database), when they are not in this process.
+   */
+  searchLedger?(needle: string, from: number, limit: number): Promise<number[]>;
   lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply>;
   /** `outdated`: the holder did not deploy; its grant no longer counts as the repository's last. */
   release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply>;

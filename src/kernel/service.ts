@@ -55,6 +55,8 @@ export class KernelService<
   readonly ledger: Ledger;
   /** Set when the backend's ledger can fall behind (other replicas write it). */
   readonly syncLedger?: () => Promise<void>;
+  /** Set when the backend searches its ledger where it keeps it. */
+  readonly searchLedger?: (needle: string, from: number, limit: number) => Promise<number[]>;
   private readonly batches: GroupCommit<Work, Decision>;
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
@@ -75,6 +77,8 @@ export class KernelService<
     this.ledger = backend.ledger;
     this.log = hooks.log ?? ((line) => console.error(line));
     if (backend.syncLedger) this.syncLedger = () => backend.syncLedger!();
+    if (backend.searchLedger)
+      this.searchLedger = (needle, from, limit) => backend.searchLedger!(needle, from, limit);
     this.batches = new GroupCommit((work) => this.commit(work), backend.batching);
   }
 

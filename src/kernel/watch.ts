@@ -1,6 +1,7 @@
 import { MAX_HELD_REQUESTS, MAX_HELD_WAIT_S, type Timers } from './held.js';
 import type { PlaneService } from './plane-service.js';
 import type { KernelEvent, LeaseRecord } from './rules.js';
+import type { LedgerEntry } from '../ledger/entry.js';
 
 /** How a lease ended, as the plane recorded it. */
 export interface LeaseEnd {
@@ -34,6 +35,8 @@ const REMEMBERED_ENDS = 10_000;
 const LEDGER_LOOKBACK = 100_000;
 /** Entries looked at per step back (a few of FetchedLines' chunks). */
 const LOOKBACK_WINDOW = 1_024;
+/** Entries of one lease a ledger search returns at most (its end and the renewals before it). */
+const SEARCH_LIMIT = 16;
 
 const realTimers: Timers = {
   set: (run, ms) => setTimeout(run, ms),
@@ -197,29 +200,43 @@ export class LeaseWatches {
     const { ledger } = this.service;
     const size = ledger.size;
     const stop = Math.max(0, size - LEDGER_LOOKBACK);
-    // Newest first, a window at a time (a ledger read back from a database loads each).
-    for (let hi = size; hi > stop; hi -= LOOKBACK_WINDOW) {
-      const lo = Math.max(stop, hi - LOOKBACK_WINDOW);
-      const found = await ledger.read(lo, hi, size, () => {
-        for (let i = hi - 1; i >= lo; i -= 1) {
-          const e = ledger.entry(i);
-          if (e?.leaseId !== leaseId || e.kind === 'freeze' || e.kind === 'unfreeze') continue;
-          return e;
+    const decides = (e: LedgerEntry | undefined) =>
+      e?.leaseId === leaseId && e.kind !== 'freeze' && e.kind !== 'unfreeze';
+    let found: LedgerEntry | undefined;
+    if (this.service.searchLedger) {
+      // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.
+      const needle = `"leaseId":${JSON.stringify(leaseId)}`;
+      for (const seq of await this.service.searchLedger(needle, stop, SEARCH_LIMIT)) {
+        if (seq >= size) continue;
+        // Read back through the tree, which checks the line before it is believed.
+        const e = await ledger.read(seq, seq + 1, size, () => ledger.entry(seq));
+        if (decides(e)) {
+          found = e;
+          break;
         }
-        return undefined;
-      });
-      if (!found) continue;
-      if (found.kind !== 'release' && found.kind !== 'lapse' && found.kind !== 'revoke')
-        return undefined;
-      return {
-        leaseId,
-        resource: found.resource,
-        actorDid: found.actorDid,
-        reason: REASONS[found.kind],
-        endedAtMs: found.tsMs,
-        ...(found.kind === 'revoke' && found.reason !== undefined ? { message: found.reason } : {}),
-      };
+      }
+    } else {
+      // Newest first, a window at a time.
+      for (let hi = size; hi > stop && !found; hi -= LOOKBACK_WINDOW) {
+        const lo = Math.max(stop, hi - LOOKBACK_WINDOW);
+        found = await ledger.read(lo, hi, size, () => {
+          for (let i = hi - 1; i >= lo; i -= 1) {
+            const e = ledger.entry(i);
+            if (decides(e)) return e;
+          }
+          return undefined;
+        });
+      }
     }
-    return undefined;
+    if (!found || (found.kind !== 'release' && found.kind !== 'lapse' && found.kind !== 'revoke'))
+      return undefined;
+    return {
+      leaseId,
+      resource: found.resource,
+      actorDid: found.actorDid,
+      reason: REASONS[found.kind],
+      endedAtMs: found.tsMs,
+      ...(found.kind === 'revoke' && found.reason !== undefined ? { message: found.reason } : {}),
+    };
   }
 }

@@ -483,6 +483,15 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     }
   }
 
+  /** See PlaneService.searchLedger: one statement, however far back it looks. */
+  async searchLedger(needle: string, from: number, limit: number): Promise<number[]> {
+    const { rows } = await this.query<{ seq: string }>(
+      'SELECT seq FROM lease_gate_ledger WHERE seq >= $1 AND strpos(line, $2) > 0 ORDER BY seq DESC LIMIT $3',
+      [from, needle, limit],
+    );
+    return rows.map((r) => Number(r.seq));
+  }
+
   /** Ledger lines [lo, hi), in order, as they were numbered. */
   private async linesBetween(lo: number, hi: number): Promise<string[]> {
     const { rows } = await this.query<{ line: string }>(
