@@ -169,10 +169,9 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         client.release();
       }
       // The lines stay in the database: this replica keeps the tree and reads back what a route asks for.
-      const frontier = await this.restoreTree();
-      if (frontier !== true) this.ledger.readFrom(this.fetchedLines());
+      const notTaken = await this.openTree();
       await this.syncLedger();
-      if (frontier !== true && frontier !== undefined) await this.checkRowsAgainst(frontier);
+      if (notTaken) await this.checkRowsAgainst(notTaken);
       const listener = listenForChanges({
         connection: this.options,
         channel: this.channel,
@@ -395,13 +394,14 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   }
 
   /**
-   * Takes the tree's frontier from lease_gate_tree when it agrees with the
-   * rows: its chunk roots and the rows after them give the root it names, and
-   * its last stamp is the stamp of the row before its size. Then only the rows
-   * after it are read at start (true). Otherwise the tree is built from every
-   * row: undefined when none was saved, the frontier when it did not agree.
+   * Starts the ledger's tree from the frontier saved in lease_gate_tree when it
+   * agrees with the rows (its chunk roots and the rows after them give the root
+   * it names, and its last stamp is the stamp of the row before its size): then
+   * only the rows after it are read. Otherwise the tree starts empty and is
+   * built from every row; a saved frontier that did not agree is returned, to
+   * be checked against them.
    */
-  private async restoreTree(): Promise<true | LedgerSnapshot | undefined> {
+  private async openTree(): Promise<LedgerSnapshot | undefined> {
     const { rows } = await this.query<{
       size: string;
       last_ts: string;
@@ -409,7 +409,10 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       chunk_roots: string;
     }>('SELECT size, last_ts, root, chunk_roots FROM lease_gate_tree WHERE id = 1');
     const row = rows[0];
-    if (!row) return undefined;
+    if (!row) {
+      this.ledger.readFrom(this.fetchedLines());
+      return undefined;
+    }
     const snapshot = {
       size: Number(row.size),
       lastTs: Number(row.last_ts),
@@ -421,17 +424,22 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       lines.restore(snapshot.size);
       const tail = snapshot.size - (snapshot.size % FETCH_CHUNK);
       await lines.load(Math.max(0, Math.min(tail, snapshot.size - 1)), snapshot.size);
-      const last =
-        snapshot.size > 0 ? entrySchema.parse(JSON.parse(lines.at(snapshot.size - 1))) : undefined;
-      if (last && (last.seq !== snapshot.size - 1 || last.tsMs !== snapshot.lastTs))
-        throw new Error('its last stamp is not the last row’s');
+      if (snapshot.size > 0) {
+        // The row's own text never reaches the log: a parse error would quote it.
+        const last = entrySchema.safeParse(parseJson(lines.at(snapshot.size - 1)));
+        if (!last.success || last.data.seq !== snapshot.size - 1)
+          throw new Error('its last row is not the ledger entry before its size');
+        if (last.data.tsMs !== snapshot.lastTs)
+          throw new Error('its last stamp is not the last row’s');
+      }
       this.ledger.restoreFrom(lines, snapshot);
       this.savedTree = snapshot.size;
-      return true;
+      return undefined;
     } catch (error) {
       this.log(
         `kernel: the ledger tree saved at ${snapshot.size} entries does not agree with ${this.schema}.lease_gate_ledger (${describe(error)}); building it from every row`,
       );
+      this.ledger.readFrom(this.fetchedLines());
       return snapshot;
     }
   }
@@ -564,5 +572,14 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       return;
     }
     for (const notice of notices) this.heard?.(notice);
+  }
+}
+
+/** JSON text as a value, or undefined when it is not JSON (the caller says what it expected). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
