@@ -218,7 +218,10 @@ function fakeTimers(clock: { now: number }) {
     },
     clear: (id) => (queue = queue.filter((t) => t.id !== id)),
   };
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  // A few turns: a held request registers to listen (a promise) before its first ask gathers.
+  const settle = async () => {
+    for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
+  };
   const advance = async (ms: number) => {
     const until = clock.now + ms;
     for (;;) {

@@ -120,12 +120,13 @@ describePostgres('the kernel on PostgreSQL, two replicas in one process', () => 
     expect(await b.lease({ resource, actorDid: B })).toMatchObject({ kind: 'granted' });
   });
 
-  it('records a lapse that no replica timer owns, and tells every replica', async () => {
+  it('records a lapse that no replica timer owns, and tells a replica that listens', async () => {
     const granting = await startReplica(schema, { ttlMs: 300 });
     const watching = await replica({ ttlMs: 300 });
     const resource = `${R}/lapse`;
     const told: string[] = [];
     watching.pg.onChange((r, e) => r === resource && told.push(e.kind));
+    await watching.pg.listen(resource);
     await createPlaneClient({ apiUrl: granting.url }).lease({ resource, actorDid: A });
     await granting.close(); // the replica that granted is gone
     const deadline = Date.now() + 10_000;

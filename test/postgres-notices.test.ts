@@ -119,7 +119,7 @@ describePostgres('change notices on PostgreSQL', () => {
     expect(logged).toEqual([]);
   });
 
-  it("tells each replica's listeners every change once: its own at once, the other's by NOTIFY", async () => {
+  it("tells a replica's listeners its own changes at once, another's by NOTIFY where it listens, and nothing else", async () => {
     const replicas = [await startReplica(schema), await startReplica(schema)];
     cleanups.push(async () => {
       for (const r of replicas) await r.close();
@@ -130,26 +130,34 @@ describePostgres('change notices on PostgreSQL', () => {
         if (resource.startsWith('lock:told/')) told[i]!.push(`${e.kind} ${resource}`);
       }),
     );
+    // The second replica listens for lock:told/1 only.
+    await replicas[1]!.pg.listen('lock:told/1');
+    const admin = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const rows = async () =>
+      (await admin.query('SELECT resource FROM lease_gate_listening ORDER BY resource')).rows;
+    expect(await rows()).toEqual([{ resource: 'lock:told/1' }]);
     const client = createPlaneClient({ apiUrl: replicas[0]!.url });
     cleanups.push(async () => client.close());
     const actorDid = 'did:web:acme.example:agent:7';
-    for (const n of [1, 2]) {
+    // told/2 between two rounds on told/1: had its notices been sent, they would come before the last.
+    for (const n of [1, 2, 1]) {
       const resource = `lock:told/${n}`;
       expect((await client.lease({ resource, actorDid })).kind).toBe('granted');
       // Told on the replica that made it by the time it answered.
       expect(told[0]!.at(-1)).toBe(`grant ${resource}`);
       await client.release({ resource, actorDid });
     }
-    const want = [
-      'grant lock:told/1',
-      'release lock:told/1',
-      'grant lock:told/2',
-      'release lock:told/2',
-    ];
+    const round = (n: number) => [`grant lock:told/${n}`, `release lock:told/${n}`];
+    const want = [...round(1), ...round(1)];
     for (let i = 0; i < 200 && told[1]!.length < want.length; i += 1)
       await new Promise((resolve) => setTimeout(resolve, 10));
     // Its own payloads came back to the first replica too; a little longer shows they were skipped.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(told).toEqual([want, want]);
+    expect(told).toEqual([[...round(1), ...round(2), ...round(1)], want]);
+    // A replica that stops takes its registrations with it.
+    await replicas[1]!.close();
+    expect(await rows()).toEqual([]);
   });
 });

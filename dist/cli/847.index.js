@@ -249,6 +249,8 @@ class HeldRequests {
         this.count += 1;
         try {
             const deadline = this.service.now() + appliedWaitS * 1_000;
+            // Before the first ask: another replica's release after it wakes this request.
+            await this.service.listen(resource);
             const reply = await this.firstAsk(resource, actorDid, extensions);
             if (!mayWait(reply))
                 return { reply, appliedWaitS };
@@ -538,6 +540,9 @@ class LeaseWatches {
             return this.endedAnswer(known, actorDid, undefined);
         const listening = this.listen(leaseId);
         try {
+            // Before the look: an end on another replica after it is told here.
+            if (preferredS && preferredS >= 1)
+                await this.service.listen(resource);
             const lease = await this.service.status(resource);
             if (lease?.id !== leaseId)
                 return await this.afterEnd(resource, leaseId, actorDid, undefined);
@@ -2648,7 +2653,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(380)]).then(__webpack_require__.bind(__webpack_require__, 4380));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(162)]).then(__webpack_require__.bind(__webpack_require__, 6162));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
@@ -4746,10 +4751,14 @@ class KernelService {
     overview() {
         return this.backend.overview();
     }
-    /** Told after each durable change (a grant, renewal, release, lapse or revoke; every replica's). */
+    /** See PlaneService.onChange. */
     onChange(listener) {
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
+    }
+    /** See PlaneService.listen. */
+    async listen(resource) {
+        await this.backend.listen?.(resource);
     }
     /** See PlaneService.onRecorded. */
     onRecorded(listener) {

@@ -51,8 +51,13 @@ export interface Backend<O extends Overview | Promise<Overview> = Overview | Pro
   due(limit: number): Promise<string[]>;
   /** Resources with deadlines the service should arm alarms for (an unshared backend, at start). */
   deadlines(): Iterable<{ resource: string; at: number }>;
-  /** Delivers every committed change, other replicas' too (a shared backend). */
+  /**
+   * Delivers every change this replica committed, and another replica's on a
+   * resource this one listens for (a shared backend).
+   */
   watch?(listener: (notice: ChangeNotice) => void): void;
+  /** Another replica's changes of `resource` are delivered from now on (see PlaneService.listen). */
+  listen?(resource: string): Promise<void>;
   /** Tells `listener` of the entries this replica numbered into the ledger, in its order (a shared backend). */
   onSequenced?(listener: (events: readonly KernelEvent[]) => void): void;
   /** Tells every replica a resource may be free without a durable change. */

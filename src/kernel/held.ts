@@ -113,6 +113,8 @@ export class HeldRequests {
     this.count += 1;
     try {
       const deadline = this.service.now() + appliedWaitS * 1_000;
+      // Before the first ask: another replica's release after it wakes this request.
+      await this.service.listen(resource);
       const reply = await this.firstAsk(resource, actorDid, extensions);
       if (!mayWait(reply)) return { reply, appliedWaitS };
       if (signal.aborted) {

@@ -41,8 +41,18 @@ export interface PlaneService {
   unfreeze(resource: string, by: string): Promise<FreezeReply>;
   status(resource: string): Promise<LeaseRecord | null>;
   overview(): Overview | Promise<Overview>;
-  /** Told after each durable change (on every replica, for a shared store). */
+  /**
+   * Told after each durable change made here, and, with replicas, another
+   * replica's on a resource this one `listen`ed to.
+   */
   onChange(listener: ChangeListener): () => void;
+  /**
+   * With replicas, another replica's changes of `resource` reach `onChange` and
+   * `onResourceChanged` here once this resolves, for a few minutes (held requests
+   * and watches call it before they look, each time); a change on a resource no
+   * replica listens for wakes no other replica. One process: at once.
+   */
+  listen(resource: string): Promise<void>;
   /**
    * Told of each change once, in the ledger's order: in one process as it commits; with
    * replicas, by the one that sequenced it (so exactly one replica tells it, in order per
@@ -51,7 +61,7 @@ export interface PlaneService {
   onRecorded(listener: (events: readonly KernelEvent[]) => void): () => void;
   /**
    * Told when a resource may have become free (a release, lapse or revoke, here
-   * or on another replica, or a waiter that left): held requests wake on it.
+   * or on another replica where this one listens, or a waiter that left): held requests wake on it.
    */
   onResourceChanged(listener: (resource: string) => void): () => void;
   /**

@@ -141,10 +141,15 @@ export class KernelService<
     return this.backend.overview();
   }
 
-  /** Told after each durable change (a grant, renewal, release, lapse or revoke; every replica's). */
+  /** See PlaneService.onChange. */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** See PlaneService.listen. */
+  async listen(resource: string): Promise<void> {
+    await this.backend.listen?.(resource);
   }
 
   /** See PlaneService.onRecorded. */

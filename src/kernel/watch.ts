@@ -88,6 +88,8 @@ export class LeaseWatches {
     if (known) return this.endedAnswer(known, actorDid, undefined);
     const listening = this.listen(leaseId);
     try {
+      // Before the look: an end on another replica after it is told here.
+      if (preferredS && preferredS >= 1) await this.service.listen(resource);
       const lease = await this.service.status(resource);
       if (lease?.id !== leaseId) return await this.afterEnd(resource, leaseId, actorDid, undefined);
       if (lease.holder !== actorDid) return { kind: 'not-yours' };

@@ -3,15 +3,25 @@ import type { Decision } from '../rules.js';
 import { StoreUnavailableError } from '../store-error.js';
 import { describe, isRetryable } from './connect.js';
 import type { Work } from '../work.js';
-import type { PlaneLocks } from './locks.js';
-import { CommitUnknownError, runCommands, type RuleSettings } from './transaction.js';
+import {
+  CommitUnknownError,
+  runCommands,
+  type CommitContext,
+  type Committed,
+  type RuleSettings,
+} from './transaction.js';
 
 const ATTEMPTS = 4;
 
-export interface BatchContext {
+export interface BatchContext extends CommitContext {
   connect(): Promise<pg.PoolClient>;
   settings: RuleSettings;
-  locks: PlaneLocks;
+}
+
+/** Each call's result, and the resources another replica listens for (to be told). */
+export interface BatchResult {
+  results: Array<PromiseSettledResult<Decision>>;
+  listened: Set<string>;
 }
 
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
@@ -22,33 +32,37 @@ class OutcomeUnknownError extends StoreUnavailableError {}
  * When a batch of several fails before its COMMIT, each call runs alone, so
  * one bad row answers 503 only to the calls on it.
  */
-export async function commitBatch(
-  context: BatchContext,
-  work: Work[],
-): Promise<Array<PromiseSettledResult<Decision>>> {
+export async function commitBatch(context: BatchContext, work: Work[]): Promise<BatchResult> {
   try {
-    const decisions = await transact(context, work);
-    return decisions.map((value) => ({ status: 'fulfilled', value }));
+    const { decisions, listened } = await transact(context, work);
+    return {
+      results: decisions.map((value) => ({ status: 'fulfilled', value })),
+      listened: new Set(listened),
+    };
   } catch (error) {
     // Alone again only when nothing can have been committed: a batch is never applied twice.
     if (work.length === 1 || error instanceof OutcomeUnknownError) throw error;
-    return Promise.allSettled(
+    const listened = new Set<string>();
+    const results = await Promise.allSettled(
       work.map(async (w) => {
-        const [decision] = await transact(context, [w]);
+        const committed = await transact(context, [w]);
+        const [decision] = committed.decisions;
         if (!decision) throw new StoreUnavailableError(`no decision for the call on ${w.resource}`);
+        for (const resource of committed.listened) listened.add(resource);
         return decision;
       }),
     );
+    return { results, listened };
   }
 }
 
-async function transact(context: BatchContext, work: Work[]): Promise<Decision[]> {
+async function transact(context: BatchContext, work: Work[]): Promise<Committed> {
   for (let attempt = 1; ; attempt += 1) {
     const client = await context.connect();
     try {
-      const decisions = await runCommands(client, work, context.settings, context);
+      const committed = await runCommands(client, work, context.settings, context);
       client.release();
-      return decisions;
+      return committed;
     } catch (error) {
       // A connection that failed mid-transaction is not reused; the server rolled it back.
       client.release(true);

@@ -60,6 +60,16 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       -- that read the rows up to it. A replica that starts takes it rather than hash every
       -- row, once it agrees with the rows (its root from its chunk roots and the rows of
       -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
+      -- Which replica wants to hear another's changes of a resource (it holds requests
+      -- or watches on it), until when (epoch ms, the database's clock). A commit reads it
+      -- after its row locks and tells the other replicas (NOTIFY) only the changes of
+      -- resources listed here: a change nobody waits for wakes nobody.
+      CREATE TABLE lease_gate_listening (
+        resource text NOT NULL,
+        replica text NOT NULL,
+        until_ms bigint NOT NULL,
+        PRIMARY KEY (resource, replica)
+      );
       CREATE TABLE lease_gate_tree (
         id int PRIMARY KEY CHECK (id = 1),
         size bigint NOT NULL,

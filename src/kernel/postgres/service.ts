@@ -18,6 +18,7 @@ import type { Work } from '../work.js';
 import { commitBatch } from './commit-batch.js';
 import { createPool, describe } from './connect.js';
 import { channelOf, listenForChanges, noticesSchema } from './listen.js';
+import { Listening } from './listening.js';
 import { planeLocks, type PlaneLocks } from './locks.js';
 import { NoticeSender, changesOf, noticePrefix } from './notices.js';
 import { checkSchema, migrate } from './migrations.js';
@@ -68,6 +69,8 @@ const SEQUENCE_AFTER_MS = 50;
 const SEQUENCE_EVERY_MS = 1_000;
 /** Sequencing transactions per pass at most (each numbers up to SEQUENCE_BATCH entries). */
 const SEQUENCE_ROUNDS = 50;
+/** How often a replica deletes registrations to listen that ran out (listening.ts). */
+const PRUNE_EVERY_MS = 60_000;
 
 /** The kernel on PostgreSQL: the one service (service.ts) over this backend. */
 export type PostgresService = KernelService<Promise<Overview>> & { syncLedger(): Promise<void> };
@@ -106,6 +109,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private readonly notices: NoticeSender;
   /** How this replica's own notices begin: it has told its own changes already. */
   private readonly ownNotices: string;
+  /** This replica's name: in its notices, and in lease_gate_listening. */
+  private readonly replica: string;
   private readonly schema: string;
   private readonly settings: RuleSettings;
   private readonly channel: string;
@@ -121,6 +126,9 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private running: Promise<void> = Promise.resolve();
   private sequenceTimer: NodeJS.Timeout | undefined;
   private sequenceEvery: NodeJS.Timeout | undefined;
+  private pruneEvery: NodeJS.Timeout | undefined;
+  /** The resources this replica asked to hear other replicas' changes of. */
+  private readonly listening: Listening;
   private closed = false;
   /** The size of the tree's frontier last saved or restored here. */
   private savedTree = 0;
@@ -135,6 +143,9 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     this.sequencerPool = createPool({ ...options, poolSize: 1 }, this.log);
     const from = randomBytes(8).toString('hex');
     this.ownNotices = noticePrefix(from);
+    this.replica = from;
+    // The pool's own query: a stopping replica still deletes its registrations.
+    this.listening = new Listening((text, values) => this.pool.query(text, values), from, this.log);
     this.notices = new NoticeSender(
       createPool({ ...options, poolSize: 1 }, this.log),
       this.channel,
@@ -176,13 +187,22 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         connection: this.options,
         channel: this.channel,
         onPayload: (payload) => this.tell(payload),
-        onReconnect: () => void this.missedNotices(),
+        onReconnect: () => {
+          this.listening.forget();
+          void this.missedNotices();
+        },
         log: this.log,
       });
       this.listener = listener;
       await listener.ready;
       this.sequenceEvery = setInterval(() => this.sequenceSoon(0), SEQUENCE_EVERY_MS);
       this.sequenceEvery.unref();
+      this.pruneEvery = setInterval(() => {
+        this.listening.prune().catch((error: unknown) => {
+          if (!this.closed) this.log(`kernel: could not prune listeners: ${describe(error)}`);
+        });
+      }, PRUNE_EVERY_MS);
+      this.pruneEvery.unref();
     } catch (error) {
       await this.close();
       if (error instanceof StoreError) throw error;
@@ -192,18 +212,21 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   }
 
   async commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
-    const results = await commitBatch(
+    const { results, listened } = await commitBatch(
       {
         connect: () => this.connect(),
         settings: this.settings,
         locks: this.locks,
+        replica: this.replica,
       },
       [...work],
     );
     const events = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
     if (events.length > 0) {
       const changes = changesOf(events);
-      this.notices.changed(changes);
+      // Told to the other replicas only where one listens (it holds requests or watches there).
+      const wanted = changes.filter((c) => listened.has(c.resource));
+      if (wanted.length > 0) this.notices.changed(wanted);
       this.sequenceSoon(SEQUENCE_AFTER_MS);
       // This replica's own changes are told here, at once; the others hear them by NOTIFY.
       // They are committed: a listener that throws is logged, never the batch's failure.
@@ -292,6 +315,11 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
 
   watch(listener: (notice: ChangeNotice) => void): void {
     this.heard = listener;
+  }
+
+  /** Another replica's commits on `resource` are told here from now on (listening.ts). */
+  listen(resource: string): Promise<void> {
+    return this.listening.listen(resource);
   }
 
   onSequenced(listener: (events: readonly KernelEvent[]) => void): void {
@@ -514,7 +542,9 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     this.closed = true;
     if (this.sequenceTimer) clearTimeout(this.sequenceTimer);
     if (this.sequenceEvery) clearInterval(this.sequenceEvery);
+    if (this.pruneEvery) clearInterval(this.pruneEvery);
     await this.running;
+    await this.listening.close().catch(() => undefined);
     await this.notices.close();
     await this.listener?.close();
     await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);

@@ -4,7 +4,7 @@ import { deploySchema, queueSchema } from '../../plane/deploy.js';
 import type { Work } from '../work.js';
 import type { KernelEvent } from '../event.js';
 import type { PlaneLocks } from './locks.js';
-import { arrayLiteral, integerLiteral } from './literals.js';
+import { arrayLiteral, integerLiteral, textLiteral } from './literals.js';
 import {
   emptyState,
   nextDeadline,
@@ -97,12 +97,13 @@ export async function runCommands(
   client: pg.ClientBase,
   work: readonly Work[],
   settings: RuleSettings,
-  context: { locks: PlaneLocks },
-): Promise<Decision[]> {
+  context: CommitContext,
+): Promise<Committed> {
   let write: string | undefined;
   let decisions: Decision[];
+  let listened: string[];
   try {
-    ({ decisions, write } = await decideLocked(client, work, settings, context));
+    ({ decisions, write, listened } = await decideLocked(client, work, settings, context));
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -115,7 +116,19 @@ export async function runCommands(
     if ((error as { severity?: unknown }).severity === 'ERROR') throw error;
     throw new CommitUnknownError(error);
   }
-  return decisions;
+  return { decisions, listened };
+}
+
+/** Who commits: the plane's locks, and this replica's name in lease_gate_listening. */
+export interface CommitContext {
+  locks: PlaneLocks;
+  replica: string;
+}
+
+/** A committed batch: its decisions, and the resources another replica listens for. */
+export interface Committed {
+  decisions: Decision[];
+  listened: string[];
 }
 
 /** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
@@ -132,7 +145,10 @@ export class CommitUnknownError extends Error {
  *   locked row before its one row is projected, so the clock is read after
  *   the last lock);
  * - lg_draw: the fence sequence's value (`base`, the `major` of entries that
- *   are not grants) and then the batch's fences (fencesWanted);
+ *   are not grants), the resources another replica listens for (`listened`:
+ *   its snapshot is taken after every row lock is held, so a replica that
+ *   registered before its own change on one of them committed is seen), and
+ *   then the batch's fences (fencesWanted);
  * - lg_write: new rows inserted (never upserted: a replica that raced us to
  *   create one makes this fail, 23505, and the batch runs again against its
  *   row), changed rows updated, the entries pending with keys drawn in the
@@ -144,8 +160,10 @@ PREPARE lg_lock(text[]) AS
     FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
             FROM (SELECT resource, state FROM lease_gate_resources
                    WHERE resource = ANY($1) ORDER BY resource FOR UPDATE) AS t) AS l;
-PREPARE lg_draw(text[], int[], int) AS
+PREPARE lg_draw(text[], int[], int, text[], text) AS
   SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
+         ARRAY(SELECT DISTINCT resource FROM lease_gate_listening
+                WHERE resource = ANY($4) AND replica <> $5) AS listened,
          ARRAY(SELECT nextval('lease_gate_fence')
                  FROM generate_series(1, $3 + (
                    SELECT coalesce(sum(x.leases), 0)::int
@@ -173,18 +191,19 @@ const prepared = new WeakSet<pg.ClientBase>();
  */
 function openSql(
   client: pg.ClientBase,
-  locks: PlaneLocks,
+  context: CommitContext,
   names: readonly string[],
   work: readonly Work[],
 ): string {
   const { ifFree, always } = fencesWanted(work);
+  const locked = arrayLiteral(names, 'text');
   return `${prepared.has(client) ? '' : PREPARE}BEGIN;
-SELECT pg_advisory_xact_lock_shared(${locks.writer});
-EXECUTE lg_lock(${arrayLiteral(names, 'text')});
+SELECT pg_advisory_xact_lock_shared(${context.locks.writer});
+EXECUTE lg_lock(${locked});
 EXECUTE lg_draw(${arrayLiteral([...ifFree.keys()], 'text')}, ${arrayLiteral(
     [...ifFree.values()],
     'int',
-  )}, ${integerLiteral(always)})`;
+  )}, ${integerLiteral(always)}, ${locked}, ${textLiteral(context.replica)})`;
 }
 
 /**
@@ -217,18 +236,19 @@ async function decideLocked(
   client: pg.ClientBase,
   work: readonly Work[],
   settings: RuleSettings,
-  context: { locks: PlaneLocks },
-): Promise<{ decisions: Decision[]; write?: string }> {
+  context: CommitContext,
+): Promise<{ decisions: Decision[]; write?: string; listened: string[] }> {
   const names = [...new Set(work.map((w) => w.resource))].sort();
   const results = (await client.query(
-    openSql(client, context.locks, names, work),
+    openSql(client, context, names, work),
   )) as unknown as pg.QueryResult[];
   prepared.add(client);
   const locked = results.at(-2)!.rows[0] as {
     rows: Array<{ resource: string; state: unknown }> | null;
     now_ms: number;
   };
-  const drawn = results.at(-1)!.rows[0] as { base: string; fences: string[] };
+  const drawn = results.at(-1)!.rows[0] as { base: string; fences: string[]; listened: string[] };
+  const { listened } = drawn;
   const now = locked.now_ms;
   const stored = new Map(
     (locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]),
@@ -244,7 +264,7 @@ async function decideLocked(
     },
     random: settings.random,
   });
-  if (final.changed.size === 0) return { decisions: final.decisions };
+  if (final.changed.size === 0) return { decisions: final.decisions, listened };
   const ordered = final.decisions.flatMap((d) => d.events);
   // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
   const states = [...final.changed.values()].sort(byResource);
@@ -276,8 +296,12 @@ async function decideLocked(
   const write = `EXECUTE lg_write(${args.join(', ')})`;
   // Only queues moved: not part of the durable record (waiters ask again), so no flush.
   if (ordered.length === 0)
-    return { decisions: final.decisions, write: `SET LOCAL synchronous_commit TO OFF; ${write}` };
-  return { decisions: final.decisions, write };
+    return {
+      decisions: final.decisions,
+      write: `SET LOCAL synchronous_commit TO OFF; ${write}`,
+      listened,
+    };
+  return { decisions: final.decisions, write, listened };
 }
 
 /**

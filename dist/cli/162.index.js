@@ -1,5 +1,5 @@
-export const id = 380;
-export const ids = [380];
+export const id = 162;
+export const ids = [162];
 export const modules = {
 
 /***/ 6739:
@@ -132,6 +132,16 @@ const MIGRATIONS = [
       -- that read the rows up to it. A replica that starts takes it rather than hash every
       -- row, once it agrees with the rows (its root from its chunk roots and the rows of
       -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
+      -- Which replica wants to hear another's changes of a resource (it holds requests
+      -- or watches on it), until when (epoch ms, the database's clock). A commit reads it
+      -- after its row locks and tells the other replicas (NOTIFY) only the changes of
+      -- resources listed here: a change nobody waits for wakes nobody.
+      CREATE TABLE lease_gate_listening (
+        resource text NOT NULL,
+        replica text NOT NULL,
+        until_ms bigint NOT NULL,
+        PRIMARY KEY (resource, replica)
+      );
       CREATE TABLE lease_gate_tree (
         id int PRIMARY KEY CHECK (id = 1),
         size bigint NOT NULL,
@@ -207,7 +217,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 4380:
+/***/ 6162:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -326,8 +336,9 @@ const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 async function runCommands(client, work, settings, context) {
     let write;
     let decisions;
+    let listened;
     try {
-        ({ decisions, write } = await decideLocked(client, work, settings, context));
+        ({ decisions, write, listened } = await decideLocked(client, work, settings, context));
     }
     catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -343,7 +354,7 @@ async function runCommands(client, work, settings, context) {
             throw error;
         throw new CommitUnknownError(error);
     }
-    return decisions;
+    return { decisions, listened };
 }
 /** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
 class CommitUnknownError extends Error {
@@ -360,7 +371,10 @@ class CommitUnknownError extends Error {
  *   locked row before its one row is projected, so the clock is read after
  *   the last lock);
  * - lg_draw: the fence sequence's value (`base`, the `major` of entries that
- *   are not grants) and then the batch's fences (fencesWanted);
+ *   are not grants), the resources another replica listens for (`listened`:
+ *   its snapshot is taken after every row lock is held, so a replica that
+ *   registered before its own change on one of them committed is seen), and
+ *   then the batch's fences (fencesWanted);
  * - lg_write: new rows inserted (never upserted: a replica that raced us to
  *   create one makes this fail, 23505, and the batch runs again against its
  *   row), changed rows updated, the entries pending with keys drawn in the
@@ -372,8 +386,10 @@ PREPARE lg_lock(text[]) AS
     FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
             FROM (SELECT resource, state FROM lease_gate_resources
                    WHERE resource = ANY($1) ORDER BY resource FOR UPDATE) AS t) AS l;
-PREPARE lg_draw(text[], int[], int) AS
+PREPARE lg_draw(text[], int[], int, text[], text) AS
   SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
+         ARRAY(SELECT DISTINCT resource FROM lease_gate_listening
+                WHERE resource = ANY($4) AND replica <> $5) AS listened,
          ARRAY(SELECT nextval('lease_gate_fence')
                  FROM generate_series(1, $3 + (
                    SELECT coalesce(sum(x.leases), 0)::int
@@ -398,12 +414,13 @@ const prepared = new WeakSet();
  * The first round trip: the writers stripe, then lg_lock, then, in a statement
  * after them, lg_draw (preceded by the PREPAREs on a connection's first batch).
  */
-function openSql(client, locks, names, work) {
+function openSql(client, context, names, work) {
     const { ifFree, always } = fencesWanted(work);
+    const locked = arrayLiteral(names, 'text');
     return `${prepared.has(client) ? '' : PREPARE}BEGIN;
-SELECT pg_advisory_xact_lock_shared(${locks.writer});
-EXECUTE lg_lock(${arrayLiteral(names, 'text')});
-EXECUTE lg_draw(${arrayLiteral([...ifFree.keys()], 'text')}, ${arrayLiteral([...ifFree.values()], 'int')}, ${integerLiteral(always)})`;
+SELECT pg_advisory_xact_lock_shared(${context.locks.writer});
+EXECUTE lg_lock(${locked});
+EXECUTE lg_draw(${arrayLiteral([...ifFree.keys()], 'text')}, ${arrayLiteral([...ifFree.values()], 'int')}, ${integerLiteral(always)}, ${locked}, ${textLiteral(context.replica)})`;
 }
 /**
  * How many fences a batch may need, so fences stay 1, 2, 3… as the grants go
@@ -433,10 +450,11 @@ function fencesWanted(work) {
 }
 async function decideLocked(client, work, settings, context) {
     const names = [...new Set(work.map((w) => w.resource))].sort();
-    const results = (await client.query(openSql(client, context.locks, names, work)));
+    const results = (await client.query(openSql(client, context, names, work)));
     prepared.add(client);
     const locked = results.at(-2).rows[0];
     const drawn = results.at(-1).rows[0];
+    const { listened } = drawn;
     const now = locked.now_ms;
     const stored = new Map((locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
     const fences = drawn.fences.map(Number);
@@ -452,7 +470,7 @@ async function decideLocked(client, work, settings, context) {
         random: settings.random,
     });
     if (final.changed.size === 0)
-        return { decisions: final.decisions };
+        return { decisions: final.decisions, listened };
     const ordered = final.decisions.flatMap((d) => d.events);
     // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
     const states = [...final.changed.values()].sort(byResource);
@@ -472,8 +490,12 @@ async function decideLocked(client, work, settings, context) {
     const write = `EXECUTE lg_write(${args.join(', ')})`;
     // Only queues moved: not part of the durable record (waiters ask again), so no flush.
     if (ordered.length === 0)
-        return { decisions: final.decisions, write: `SET LOCAL synchronous_commit TO OFF; ${write}` };
-    return { decisions: final.decisions, write };
+        return {
+            decisions: final.decisions,
+            write: `SET LOCAL synchronous_commit TO OFF; ${write}`,
+            listened,
+        };
+    return { decisions: final.decisions, write, listened };
 }
 /**
  * Each entry's place before its key: a grant's is its fence; any other's is
@@ -540,28 +562,36 @@ class OutcomeUnknownError extends store_error/* StoreUnavailableError */.o {
  */
 async function commitBatch(context, work) {
     try {
-        const decisions = await transact(context, work);
-        return decisions.map((value) => ({ status: 'fulfilled', value }));
+        const { decisions, listened } = await transact(context, work);
+        return {
+            results: decisions.map((value) => ({ status: 'fulfilled', value })),
+            listened: new Set(listened),
+        };
     }
     catch (error) {
         // Alone again only when nothing can have been committed: a batch is never applied twice.
         if (work.length === 1 || error instanceof OutcomeUnknownError)
             throw error;
-        return Promise.allSettled(work.map(async (w) => {
-            const [decision] = await transact(context, [w]);
+        const listened = new Set();
+        const results = await Promise.allSettled(work.map(async (w) => {
+            const committed = await transact(context, [w]);
+            const [decision] = committed.decisions;
             if (!decision)
                 throw new store_error/* StoreUnavailableError */.o(`no decision for the call on ${w.resource}`);
+            for (const resource of committed.listened)
+                listened.add(resource);
             return decision;
         }));
+        return { results, listened };
     }
 }
 async function transact(context, work) {
     for (let attempt = 1;; attempt += 1) {
         const client = await context.connect();
         try {
-            const decisions = await runCommands(client, work, context.settings, context);
+            const committed = await runCommands(client, work, context.settings, context);
             client.release();
-            return decisions;
+            return committed;
         }
         catch (error) {
             // A connection that failed mid-transaction is not reused; the server rolled it back.
@@ -676,6 +706,89 @@ function listenForChanges(options) {
             }
         },
     };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/postgres/listening.ts
+
+/** How long a registration lasts in lease_gate_listening (the database's clock). */
+const LISTEN_FOR_MS = 5 * 60_000;
+/**
+ * A registration is renewed once this old, so it outlives anything that relies on
+ * it (a held request or a watch is held 25 s at most, and registers again to be held again).
+ */
+const RENEW_AFTER_MS = 60_000;
+/**
+ * This replica's rows of lease_gate_listening: the resources on which it holds
+ * requests or watches, so that another replica's commit on one of them tells it
+ * (NOTIFY) and a commit on any other resource tells nobody. A caller registers
+ * before it looks at the resource (its first ask, a watch's status): a commit
+ * reads the rows after its row locks, so one that changes the resource after
+ * the look sees the row, and one before it is what the look sees.
+ *
+ * A registration that fails is logged and not remembered: the request goes on,
+ * and is woken by its own told wait instead (a wake-up is never a record).
+ */
+class Listening {
+    query;
+    replica;
+    log;
+    clock;
+    /** When each resource was last registered here (this process's monotonic clock). */
+    registered = new Map();
+    pending = new Map();
+    failing = false;
+    constructor(query, replica, log, clock = () => performance.now()) {
+        this.query = query;
+        this.replica = replica;
+        this.log = log;
+        this.clock = clock;
+    }
+    /** Resolves once a commit on `resource` that follows will be told to this replica. */
+    listen(resource) {
+        const at = this.registered.get(resource);
+        if (at !== undefined && this.clock() - at < RENEW_AFTER_MS)
+            return Promise.resolve();
+        const running = this.pending.get(resource);
+        if (running)
+            return running;
+        const started = this.clock();
+        const registering = this.query(`INSERT INTO lease_gate_listening (resource, replica, until_ms)
+         VALUES ($1, $2, ${NOW_MS} + ${LISTEN_FOR_MS})
+         ON CONFLICT (resource, replica) DO UPDATE SET until_ms = EXCLUDED.until_ms`, [resource, this.replica])
+            .then(() => {
+            this.registered.set(resource, started);
+            if (this.failing)
+                this.log('kernel: registers its listeners again');
+            this.failing = false;
+        }, (error) => {
+            if (!this.failing)
+                this.log(`kernel: could not register a listener; held requests and watches here wake at their told wait instead: ${error.message}`);
+            this.failing = true;
+        })
+            .finally(() => this.pending.delete(resource));
+        this.pending.set(resource, registering);
+        return registering;
+    }
+    /** Forgets what was registered (the database may have lost it): the next listen writes again. */
+    forget() {
+        this.registered.clear();
+    }
+    /**
+     * Deletes every replica's registrations that ran out (a replica that died leaves its
+     * own), and forgets this replica's that are due for renewal anyway.
+     */
+    async prune() {
+        const now = this.clock();
+        for (const [resource, at] of this.registered)
+            if (now - at >= RENEW_AFTER_MS)
+                this.registered.delete(resource);
+        await this.query(`DELETE FROM lease_gate_listening WHERE until_ms < ${NOW_MS}`, []);
+    }
+    /** This replica's rows go when it stops: no commit tells a replica that is gone. */
+    async close() {
+        this.registered.clear();
+        await this.query('DELETE FROM lease_gate_listening WHERE replica = $1', [this.replica]);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/postgres/locks.ts
@@ -954,6 +1067,7 @@ var settings = __webpack_require__(3808);
 
 
 
+
 const PAGE = 5_000;
 /** The tree's frontier is saved first at this size, then each time the ledger doubles … */
 const TREE_FIRST = 1_024;
@@ -980,6 +1094,8 @@ const SEQUENCE_AFTER_MS = 50;
 const SEQUENCE_EVERY_MS = 1_000;
 /** Sequencing transactions per pass at most (each numbers up to SEQUENCE_BATCH entries). */
 const SEQUENCE_ROUNDS = 50;
+/** How often a replica deletes registrations to listen that ran out (listening.ts). */
+const PRUNE_EVERY_MS = 60_000;
 const PostgresService = {
     /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
     async open(options) {
@@ -1014,6 +1130,8 @@ class PostgresBackend {
     notices;
     /** How this replica's own notices begin: it has told its own changes already. */
     ownNotices;
+    /** This replica's name: in its notices, and in lease_gate_listening. */
+    replica;
     schema;
     settings;
     channel;
@@ -1029,6 +1147,9 @@ class PostgresBackend {
     running = Promise.resolve();
     sequenceTimer;
     sequenceEvery;
+    pruneEvery;
+    /** The resources this replica asked to hear other replicas' changes of. */
+    listening;
     closed = false;
     /** The size of the tree's frontier last saved or restored here. */
     savedTree = 0;
@@ -1043,6 +1164,9 @@ class PostgresBackend {
         this.sequencerPool = (0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log);
         const from = (0,external_node_crypto_.randomBytes)(8).toString('hex');
         this.ownNotices = noticePrefix(from);
+        this.replica = from;
+        // The pool's own query: a stopping replica still deletes its registrations.
+        this.listening = new Listening((text, values) => this.pool.query(text, values), from, this.log);
         this.notices = new NoticeSender((0,postgres_connect/* createPool */.b)({ ...options, poolSize: 1 }, this.log), this.channel, this.log, from);
         this.batching = {
             maxBatch: MAX_BATCH,
@@ -1079,13 +1203,23 @@ class PostgresBackend {
                 connection: this.options,
                 channel: this.channel,
                 onPayload: (payload) => this.tell(payload),
-                onReconnect: () => void this.missedNotices(),
+                onReconnect: () => {
+                    this.listening.forget();
+                    void this.missedNotices();
+                },
                 log: this.log,
             });
             this.listener = listener;
             await listener.ready;
             this.sequenceEvery = setInterval(() => this.sequenceSoon(0), SEQUENCE_EVERY_MS);
             this.sequenceEvery.unref();
+            this.pruneEvery = setInterval(() => {
+                this.listening.prune().catch((error) => {
+                    if (!this.closed)
+                        this.log(`kernel: could not prune listeners: ${(0,postgres_connect/* describe */.q0)(error)}`);
+                });
+            }, PRUNE_EVERY_MS);
+            this.pruneEvery.unref();
         }
         catch (error) {
             await this.close();
@@ -1096,15 +1230,19 @@ class PostgresBackend {
         return {};
     }
     async commit(work) {
-        const results = await commitBatch({
+        const { results, listened } = await commitBatch({
             connect: () => this.connect(),
             settings: this.settings,
             locks: this.locks,
+            replica: this.replica,
         }, [...work]);
         const events = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
         if (events.length > 0) {
             const changes = changesOf(events);
-            this.notices.changed(changes);
+            // Told to the other replicas only where one listens (it holds requests or watches there).
+            const wanted = changes.filter((c) => listened.has(c.resource));
+            if (wanted.length > 0)
+                this.notices.changed(wanted);
             this.sequenceSoon(SEQUENCE_AFTER_MS);
             // This replica's own changes are told here, at once; the others hear them by NOTIFY.
             // They are committed: a listener that throws is logged, never the batch's failure.
@@ -1189,6 +1327,10 @@ class PostgresBackend {
     }
     watch(listener) {
         this.heard = listener;
+    }
+    /** Another replica's commits on `resource` are told here from now on (listening.ts). */
+    listen(resource) {
+        return this.listening.listen(resource);
     }
     onSequenced(listener) {
         this.sequenced = listener;
@@ -1379,7 +1521,10 @@ class PostgresBackend {
             clearTimeout(this.sequenceTimer);
         if (this.sequenceEvery)
             clearInterval(this.sequenceEvery);
+        if (this.pruneEvery)
+            clearInterval(this.pruneEvery);
         await this.running;
+        await this.listening.close().catch(() => undefined);
         await this.notices.close();
         await this.listener?.close();
         await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);
@@ -1455,4 +1600,4 @@ function parseJson(text) {
 
 };
 
-//# sourceMappingURL=380.index.js.map
+//# sourceMappingURL=162.index.js.map
