@@ -36,11 +36,11 @@ describePostgres('registrations to listen on PostgreSQL', () => {
       )
     ).rows;
 
-  it('writes a registration once, renews it when due, prunes what ran out and deletes its own at close', async () => {
+  it('writes a registration once, renews it when due, prunes what ran out, writes again what was lost and deletes its own at close', async () => {
     let now = 0;
     const written: string[] = [];
     const query = (text: string, values: unknown[]) => {
-      if (text.startsWith('INSERT')) written.push(values[0] as string);
+      if (text.includes('INSERT INTO lease_gate_listening')) written.push(values[0] as string);
       return pool.query(text, values);
     };
     const listening = new Listening(
@@ -68,6 +68,14 @@ describePostgres('registrations to listen on PostgreSQL', () => {
       `INSERT INTO lease_gate_listening VALUES ('lock:a', 'replica-gone', 0), ('lock:b', 'replica-b', 9e15)`,
     );
     await listening.prune();
+    expect((await rows()).map((r) => `${r.resource} ${r.replica}`)).toEqual([
+      'lock:a replica-a',
+      'lock:b replica-b',
+    ]);
+    // The database lost it (its LISTEN connection broke): written again at once.
+    await pool.query(`DELETE FROM lease_gate_listening WHERE replica = 'replica-a'`);
+    await listening.again();
+    expect(written).toEqual(['lock:a', 'lock:a', 'lock:a']);
     expect((await rows()).map((r) => `${r.resource} ${r.replica}`)).toEqual([
       'lock:a replica-a',
       'lock:b replica-b',

@@ -128,10 +128,6 @@ const MIGRATIONS = [
         SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
           FROM lease_gate_sequenced;
       CREATE SEQUENCE lease_gate_fence;
-      -- The ledger tree's frontier (Ledger.snapshot) at some size, written by a replica
-      -- that read the rows up to it. A replica that starts takes it rather than hash every
-      -- row, once it agrees with the rows (its root from its chunk roots and the rows of
-      -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
       -- Which replica wants to hear another's changes of a resource (it holds requests
       -- or watches on it), until when (epoch ms, the database's clock). A commit reads it
       -- after its row locks and tells the other replicas (NOTIFY) only the changes of
@@ -142,6 +138,10 @@ const MIGRATIONS = [
         until_ms bigint NOT NULL,
         PRIMARY KEY (resource, replica)
       );
+      -- The ledger tree's frontier (Ledger.snapshot) at some size, written by a replica
+      -- that read the rows up to it. A replica that starts takes it rather than hash every
+      -- row, once it agrees with the rows (its root from its chunk roots and the rows of
+      -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
       CREATE TABLE lease_gate_tree (
         id int PRIMARY KEY CHECK (id = 1),
         size bigint NOT NULL,
@@ -752,8 +752,11 @@ class Listening {
         if (running)
             return running;
         const started = this.clock();
-        const registering = this.query(`INSERT INTO lease_gate_listening (resource, replica, until_ms)
-         VALUES ($1, $2, ${NOW_MS} + ${LISTEN_FOR_MS})
+        // No wait for the WAL flush: a row is seen by every commit once committed, and a
+        // database that loses it (a crash) breaks the LISTEN connection too, after which `again`.
+        const registering = this.query(`WITH quick AS (SELECT set_config('synchronous_commit', 'off', true))
+       INSERT INTO lease_gate_listening (resource, replica, until_ms)
+         SELECT $1, $2, ${NOW_MS} + ${LISTEN_FOR_MS} FROM quick
          ON CONFLICT (resource, replica) DO UPDATE SET until_ms = EXCLUDED.until_ms`, [resource, this.replica])
             .then(() => {
             this.registered.set(resource, started);
@@ -769,9 +772,14 @@ class Listening {
         this.pending.set(resource, registering);
         return registering;
     }
-    /** Forgets what was registered (the database may have lost it): the next listen writes again. */
-    forget() {
+    /**
+     * The database may have lost the rows (the LISTEN connection broke): writes again
+     * every registration that may be in use, so requests held meanwhile are told again.
+     */
+    async again() {
+        const recent = [...this.registered.keys()];
         this.registered.clear();
+        await Promise.all(recent.map((resource) => this.listen(resource)));
     }
     /**
      * Deletes every replica's registrations that ran out (a replica that died leaves its
@@ -1203,10 +1211,8 @@ class PostgresBackend {
                 connection: this.options,
                 channel: this.channel,
                 onPayload: (payload) => this.tell(payload),
-                onReconnect: () => {
-                    this.listening.forget();
-                    void this.missedNotices();
-                },
+                // Registered again first, so the held requests woken then are told from now on.
+                onReconnect: () => void this.listening.again().then(() => this.missedNotices()),
                 log: this.log,
             });
             this.listener = listener;
@@ -1569,7 +1575,7 @@ class PostgresBackend {
             throw error;
         }
     }
-    /** Every replica hears every other's commits. */
+    /** Another replica's commits on resources this one listens for (its own are told in `commit`). */
     tell(payload) {
         if (payload.startsWith(this.ownNotices))
             return;

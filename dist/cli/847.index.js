@@ -512,10 +512,11 @@ const watch_realTimers = {
 /**
  * Watches on one's own lease: a request held open until the lease ends
  * (revoked, lapsed, released) or the wait runs out. It hears ends through the
- * service's change feed, which every store delivers on every replica (the
- * PostgreSQL store through LISTEN/NOTIFY), so a revoke on one replica answers
- * a watch held on another. It listens before it looks, and looks again at the
- * wait's end, so an end is never missed for a notice lost on the way.
+ * service's change feed; with replicas it asks the service to listen for the
+ * lease's resource first (the PostgreSQL store then tells it that resource's
+ * commits by LISTEN/NOTIFY), so a revoke on one replica answers a watch held
+ * on another. It listens before it looks, and looks again at the wait's end,
+ * so an end is never missed for a notice lost on the way.
  */
 class LeaseWatches {
     service;
@@ -540,15 +541,15 @@ class LeaseWatches {
             return this.endedAnswer(known, actorDid, undefined);
         const listening = this.listen(leaseId);
         try {
+            const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
             // Before the look: an end on another replica after it is told here.
-            if (preferredS && preferredS >= 1)
+            if (room)
                 await this.service.listen(resource);
             const lease = await this.service.status(resource);
             if (lease?.id !== leaseId)
                 return await this.afterEnd(resource, leaseId, actorDid, undefined);
             if (lease.holder !== actorDid)
                 return { kind: 'not-yours' };
-            const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
             if (!room)
                 return { kind: 'held', lease };
             const appliedWaitS = Math.min(preferredS, this.maxWaitS);
@@ -4782,7 +4783,8 @@ class KernelService {
     }
     /**
      * Told when a resource may have become free: a release, lapse or revoke made
-     * durable here or on another replica, or a waiter that left. Held requests wake on it.
+     * durable here or on another replica (where this one listens), or a waiter that left.
+     * Held requests wake on it.
      */
     onResourceChanged(listener) {
         this.changedListeners.add(listener);
@@ -4830,7 +4832,7 @@ class KernelService {
         for (const { state, events } of decided) {
             if (!this.backend.shared)
                 this.schedule(state.resource, (0,rules/* nextDeadline */.Gg)(state));
-            // A shared backend delivers every change, this replica's too, through `watch`.
+            // A shared backend delivers this replica's changes, and others' it listens for, through `watch`.
             if (!this.backend.watch)
                 this.tell({ resource: state.resource, events });
         }

@@ -170,10 +170,6 @@ const MIGRATIONS = [
         SELECT id, size + (SELECT count(*) FROM lease_gate_pending) AS size, last_ts
           FROM lease_gate_sequenced;
       CREATE SEQUENCE lease_gate_fence;
-      -- The ledger tree's frontier (Ledger.snapshot) at some size, written by a replica
-      -- that read the rows up to it. A replica that starts takes it rather than hash every
-      -- row, once it agrees with the rows (its root from its chunk roots and the rows of
-      -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
       -- Which replica wants to hear another's changes of a resource (it holds requests
       -- or watches on it), until when (epoch ms, the database's clock). A commit reads it
       -- after its row locks and tells the other replicas (NOTIFY) only the changes of
@@ -184,6 +180,10 @@ const MIGRATIONS = [
         until_ms bigint NOT NULL,
         PRIMARY KEY (resource, replica)
       );
+      -- The ledger tree's frontier (Ledger.snapshot) at some size, written by a replica
+      -- that read the rows up to it. A replica that starts takes it rather than hash every
+      -- row, once it agrees with the rows (its root from its chunk roots and the rows of
+      -- its last chunk, its last stamp the row's); a missing or wrong one only costs time.
       CREATE TABLE lease_gate_tree (
         id int PRIMARY KEY CHECK (id = 1),
         size bigint NOT NULL,

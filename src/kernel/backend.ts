@@ -36,7 +36,7 @@ export interface Backend<O extends Overview | Promise<Overview> = Overview | Pro
   readonly ttlMs: number;
   /**
    * Shared by replicas: lapses are found by `due` (a replica that decided a
-   * deadline may be gone) and every change, this replica's too, arrives through `watch`.
+   * deadline may be gone) and changes, this replica's too, arrive through `watch`.
    */
   readonly shared: boolean;
   open(): Promise<Opened>;

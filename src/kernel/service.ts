@@ -175,7 +175,8 @@ export class KernelService<
 
   /**
    * Told when a resource may have become free: a release, lapse or revoke made
-   * durable here or on another replica, or a waiter that left. Held requests wake on it.
+   * durable here or on another replica (where this one listens), or a waiter that left.
+   * Held requests wake on it.
    */
   onResourceChanged(listener: (resource: string) => void): () => void {
     this.changedListeners.add(listener);
@@ -222,7 +223,7 @@ export class KernelService<
     if (events.length && !this.backend.onSequenced) this.recorded(events);
     for (const { state, events } of decided) {
       if (!this.backend.shared) this.schedule(state.resource, nextDeadline(state));
-      // A shared backend delivers every change, this replica's too, through `watch`.
+      // A shared backend delivers this replica's changes, and others' it listens for, through `watch`.
       if (!this.backend.watch) this.tell({ resource: state.resource, events });
     }
     if (!this.backend.shared) this.arm();

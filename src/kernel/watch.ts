@@ -52,10 +52,11 @@ export interface WatchOptions {
 /**
  * Watches on one's own lease: a request held open until the lease ends
  * (revoked, lapsed, released) or the wait runs out. It hears ends through the
- * service's change feed, which every store delivers on every replica (the
- * PostgreSQL store through LISTEN/NOTIFY), so a revoke on one replica answers
- * a watch held on another. It listens before it looks, and looks again at the
- * wait's end, so an end is never missed for a notice lost on the way.
+ * service's change feed; with replicas it asks the service to listen for the
+ * lease's resource first (the PostgreSQL store then tells it that resource's
+ * commits by LISTEN/NOTIFY), so a revoke on one replica answers a watch held
+ * on another. It listens before it looks, and looks again at the wait's end,
+ * so an end is never missed for a notice lost on the way.
  */
 export class LeaseWatches {
   private readonly waiting = new Map<string, Set<(end: LeaseEnd | undefined) => void>>();
@@ -88,12 +89,12 @@ export class LeaseWatches {
     if (known) return this.endedAnswer(known, actorDid, undefined);
     const listening = this.listen(leaseId);
     try {
+      const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
       // Before the look: an end on another replica after it is told here.
-      if (preferredS && preferredS >= 1) await this.service.listen(resource);
+      if (room) await this.service.listen(resource);
       const lease = await this.service.status(resource);
       if (lease?.id !== leaseId) return await this.afterEnd(resource, leaseId, actorDid, undefined);
       if (lease.holder !== actorDid) return { kind: 'not-yours' };
-      const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
       if (!room) return { kind: 'held', lease };
       const appliedWaitS = Math.min(preferredS, this.maxWaitS);
       this.count += 1;

@@ -41,9 +41,12 @@ export class Listening {
     const running = this.pending.get(resource);
     if (running) return running;
     const started = this.clock();
+    // No wait for the WAL flush: a row is seen by every commit once committed, and a
+    // database that loses it (a crash) breaks the LISTEN connection too, after which `again`.
     const registering = this.query(
-      `INSERT INTO lease_gate_listening (resource, replica, until_ms)
-         VALUES ($1, $2, ${NOW_MS} + ${LISTEN_FOR_MS})
+      `WITH quick AS (SELECT set_config('synchronous_commit', 'off', true))
+       INSERT INTO lease_gate_listening (resource, replica, until_ms)
+         SELECT $1, $2, ${NOW_MS} + ${LISTEN_FOR_MS} FROM quick
          ON CONFLICT (resource, replica) DO UPDATE SET until_ms = EXCLUDED.until_ms`,
       [resource, this.replica],
     )
@@ -66,9 +69,14 @@ export class Listening {
     return registering;
   }
 
-  /** Forgets what was registered (the database may have lost it): the next listen writes again. */
-  forget(): void {
+  /**
+   * The database may have lost the rows (the LISTEN connection broke): writes again
+   * every registration that may be in use, so requests held meanwhile are told again.
+   */
+  async again(): Promise<void> {
+    const recent = [...this.registered.keys()];
     this.registered.clear();
+    await Promise.all(recent.map((resource) => this.listen(resource)));
   }
 
   /**

@@ -187,10 +187,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         connection: this.options,
         channel: this.channel,
         onPayload: (payload) => this.tell(payload),
-        onReconnect: () => {
-          this.listening.forget();
-          void this.missedNotices();
-        },
+        // Registered again first, so the held requests woken then are told from now on.
+        onReconnect: () => void this.listening.again().then(() => this.missedNotices()),
         log: this.log,
       });
       this.listener = listener;
@@ -591,7 +589,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     }
   }
 
-  /** Every replica hears every other's commits. */
+  /** Another replica's commits on resources this one listens for (its own are told in `commit`). */
   private tell(payload: string): void {
     if (payload.startsWith(this.ownNotices)) return;
     let notices: ChangeNotice[];
