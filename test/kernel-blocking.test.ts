@@ -302,6 +302,38 @@ describe('held requests on an injected clock', () => {
     await service.close();
   });
 
+  it('asks again at once when the holder releases between its first ask and its hold', async () => {
+    const { service, held, asked, settle } = await open();
+    await service.lease(R, A);
+    // The real service; only the first ask's answer comes once A has released (a release on
+    // another replica heard just then), before the request is held.
+    let first = true;
+    const racing: typeof service = Object.create(service);
+    racing.lease = async (...args) => {
+      const reply = await service.lease(...args);
+      if (first) {
+        first = false;
+        await service.release(R, A);
+      }
+      return reply;
+    };
+    const racingHeld = new HeldRequests(racing, { timers: { set: () => 0, clear: () => {} } });
+    const answer = racingHeld.lease(R, B, 20, new AbortController().signal);
+    const stillHeld = async () => {
+      for (let i = 0; i < 20; i += 1) await settle();
+      return 'still held';
+    };
+    // Granted with no timer run: the wake that came before the hold was kept for it.
+    expect(await Promise.race([answer, stillHeld()])).toMatchObject({
+      appliedWaitS: 20,
+      reply: { ok: true },
+    });
+    expect(asked).toEqual([]);
+    held.close();
+    racingHeld.close();
+    await service.close();
+  });
+
   it('answers the last refusal when the applied wait runs out', async () => {
     const { service, held, advance, settle } = await open();
     await service.lease(R, A);

@@ -215,6 +215,12 @@ function preferredWait(header) {
 class HeldRequests {
     service;
     byResource = new Map();
+    /**
+     * Wake-ups per resource while first asks on it are out: one that comes after
+     * the ask decided and before its hold is registered makes the hold ask again
+     * at once, rather than at its told wait.
+     */
+    asking = new Map();
     maxWaitS;
     maxHeld;
     timers;
@@ -251,15 +257,29 @@ class HeldRequests {
             const deadline = this.service.now() + appliedWaitS * 1_000;
             // Before the first ask: another replica's release after it wakes this request.
             await this.service.listen(resource);
-            const reply = await this.firstAsk(resource, actorDid, extensions);
-            if (!mayWait(reply))
-                return { reply, appliedWaitS };
-            if (signal.aborted) {
-                await this.service.leave(resource, actorDid);
-                return { reply, appliedWaitS };
+            const asking = this.asking.get(resource) ?? { asks: 0, wakes: 0 };
+            this.asking.set(resource, asking);
+            asking.asks += 1;
+            const wakes = asking.wakes;
+            let holding;
+            try {
+                const reply = await this.firstAsk(resource, actorDid, extensions);
+                if (!mayWait(reply))
+                    return { reply, appliedWaitS };
+                if (signal.aborted) {
+                    await this.service.leave(resource, actorDid);
+                    return { reply, appliedWaitS };
+                }
+                // Registered before this returns, so from here on a wake reaches the hold itself.
+                const woken = asking.wakes !== wakes;
+                holding = this.hold(resource, actorDid, reply, deadline, signal, extensions, woken);
             }
-            const answer = await this.hold(resource, actorDid, reply, deadline, signal, extensions);
-            return { reply: answer, appliedWaitS };
+            finally {
+                asking.asks -= 1;
+                if (asking.asks === 0)
+                    this.asking.delete(resource);
+            }
+            return { reply: await holding, appliedWaitS };
         }
         finally {
             this.count -= 1;
@@ -273,7 +293,9 @@ class HeldRequests {
             for (const hold of holds)
                 hold.wake();
     }
-    hold(resource, actorDid, first, deadline, signal, extensions) {
+    hold(resource, actorDid, first, deadline, signal, extensions, 
+    /** A wake came while the first ask was out: ask again at once. */
+    woken) {
         return new Promise((resolve, reject) => {
             let last = first;
             let timer;
@@ -334,7 +356,10 @@ class HeldRequests {
                 this.byResource.set(resource, (holds = new Set()));
             holds.add(hold);
             signal.addEventListener('abort', gone, { once: true });
-            arm(first);
+            if (woken)
+                ask();
+            else
+                arm(first);
         });
     }
     /**
@@ -345,15 +370,24 @@ class HeldRequests {
     async firstAsk(resource, actorDid, extensions) {
         const reply = await this.service.lease(resource, actorDid, extensions);
         if (extensions.deploy?.runNumber !== undefined) {
+            // Its own wake: with replicas it comes back through the change feed, and this
+            // request's hold then asks once more at once (a wake is never told by whom).
             if (this.service.wakeEverywhere)
                 await this.service.wakeEverywhere(resource);
             else
-                this.wake(resource);
+                this.wakeHolds(resource);
         }
         return reply;
     }
-    /** Every request held on this resource asks again, in arrival order. */
+    /** The resource may be free: its held requests ask again, and so do those whose first ask is out, once held. */
     wake(resource) {
+        const asking = this.asking.get(resource);
+        if (asking)
+            asking.wakes += 1;
+        this.wakeHolds(resource);
+    }
+    /** Every request held on this resource asks again, in arrival order. */
+    wakeHolds(resource) {
         const holds = this.byResource.get(resource);
         if (holds)
             for (const hold of [...holds])

@@ -67,6 +67,12 @@ interface Hold {
  */
 export class HeldRequests {
   private readonly byResource = new Map<string, Set<Hold>>();
+  /**
+   * Wake-ups per resource while first asks on it are out: one that comes after
+   * the ask decided and before its hold is registered makes the hold ask again
+   * at once, rather than at its told wait.
+   */
+  private readonly asking = new Map<string, { asks: number; wakes: number }>();
   private readonly maxWaitS: number;
   private readonly maxHeld: number;
   private readonly timers: Timers;
@@ -115,14 +121,26 @@ export class HeldRequests {
       const deadline = this.service.now() + appliedWaitS * 1_000;
       // Before the first ask: another replica's release after it wakes this request.
       await this.service.listen(resource);
-      const reply = await this.firstAsk(resource, actorDid, extensions);
-      if (!mayWait(reply)) return { reply, appliedWaitS };
-      if (signal.aborted) {
-        await this.service.leave(resource, actorDid);
-        return { reply, appliedWaitS };
+      const asking = this.asking.get(resource) ?? { asks: 0, wakes: 0 };
+      this.asking.set(resource, asking);
+      asking.asks += 1;
+      const wakes = asking.wakes;
+      let holding: Promise<LeaseReply>;
+      try {
+        const reply = await this.firstAsk(resource, actorDid, extensions);
+        if (!mayWait(reply)) return { reply, appliedWaitS };
+        if (signal.aborted) {
+          await this.service.leave(resource, actorDid);
+          return { reply, appliedWaitS };
+        }
+        // Registered before this returns, so from here on a wake reaches the hold itself.
+        const woken = asking.wakes !== wakes;
+        holding = this.hold(resource, actorDid, reply, deadline, signal, extensions, woken);
+      } finally {
+        asking.asks -= 1;
+        if (asking.asks === 0) this.asking.delete(resource);
       }
-      const answer = await this.hold(resource, actorDid, reply, deadline, signal, extensions);
-      return { reply: answer, appliedWaitS };
+      return { reply: await holding, appliedWaitS };
     } finally {
       this.count -= 1;
     }
@@ -142,6 +160,8 @@ export class HeldRequests {
     deadline: number,
     signal: AbortSignal,
     extensions: LeaseExtensions,
+    /** A wake came while the first ask was out: ask again at once. */
+    woken: boolean,
   ): Promise<LeaseReply> {
     return new Promise<LeaseReply>((resolve, reject) => {
       let last: LeaseReply = first;
@@ -203,7 +223,8 @@ export class HeldRequests {
       if (!holds) this.byResource.set(resource, (holds = new Set()));
       holds.add(hold);
       signal.addEventListener('abort', gone, { once: true });
-      arm(first);
+      if (woken) ask();
+      else arm(first);
     });
   }
 
@@ -215,14 +236,23 @@ export class HeldRequests {
   private async firstAsk(resource: string, actorDid: string, extensions: LeaseExtensions) {
     const reply = await this.service.lease(resource, actorDid, extensions);
     if (extensions.deploy?.runNumber !== undefined) {
+      // Its own wake: with replicas it comes back through the change feed, and this
+      // request's hold then asks once more at once (a wake is never told by whom).
       if (this.service.wakeEverywhere) await this.service.wakeEverywhere(resource);
-      else this.wake(resource);
+      else this.wakeHolds(resource);
     }
     return reply;
   }
 
-  /** Every request held on this resource asks again, in arrival order. */
+  /** The resource may be free: its held requests ask again, and so do those whose first ask is out, once held. */
   private wake(resource: string): void {
+    const asking = this.asking.get(resource);
+    if (asking) asking.wakes += 1;
+    this.wakeHolds(resource);
+  }
+
+  /** Every request held on this resource asks again, in arrival order. */
+  private wakeHolds(resource: string): void {
     const holds = this.byResource.get(resource);
     if (holds) for (const hold of [...holds]) hold.wake();
   }
