@@ -29,6 +29,13 @@ describe('the playground in Chromium', () => {
       .toMatch(/waiting.*waits .* behind did:web:playground\.example:job:1/);
     await page.screenshot({ path: `${ARTIFACTS}/playground.png`, fullPage: true });
 
+    // The buttons outlive the page's ticks: one replaced on a tick would swallow a slow click.
+    const finish = await job(1).locator('button', { hasText: 'Finish' }).elementHandle();
+    const holderBefore = await page.locator('#holder').textContent();
+    await expect
+      .poll(() => page.locator('#holder').textContent(), { timeout: 5_000 })
+      .not.toBe(holderBefore);
+    expect(await finish.evaluate((button) => button.isConnected)).toBe(true);
     await job(1).locator('button', { hasText: 'Finish' }).click();
     await expect.poll(() => job(1).locator('.state').textContent()).toBe('done');
     await expect

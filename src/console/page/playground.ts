@@ -96,29 +96,42 @@ function refusal(reply: object): { waitMs: number; position: number } {
   return { waitMs: r.stampede?.waitMs ?? TTL_MS, position: r.position ?? 0 };
 }
 
+/** Each job's row as shown: rebuilt only when its state changes, its note updated in place. */
+const shown: Array<{ row: HTMLLIElement; state: JobState; note: Text }> = [];
+
 function render(at: number): void {
   const lease = kernel.status(RESOURCE, at);
   byId('holder').textContent = lease
     ? `${lease.holder} · fence ${lease.fence} · ${duration(lease.expiresAtMs - at)} left`
     : 'free';
-  byId('jobs').replaceChildren(
-    ...jobs.map((job, i) =>
-      h(
-        'li',
-        { 'data-job': job.name },
-        h('span', { class: `state ${job.state}` }, job.state),
-        ` ${job.name} `,
-        h('code', {}, job.did),
-        ` — ${job.note} `,
-        job.state === 'holding' || job.state === 'waiting'
-          ? h('button', { type: 'button', 'data-kill': String(i) }, 'Kill')
-          : null,
-        job.state === 'holding'
-          ? h('button', { type: 'button', 'data-finish': String(i) }, 'Finish')
-          : null,
-      ),
-    ),
-  );
+  // A row replaced on every tick would swallow a click whose press and release straddle
+  // the tick, so its buttons stay the same elements while its state does.
+  jobs.forEach((job, i) => {
+    const text = ` — ${job.note} `;
+    const before = shown[i];
+    if (before?.state === job.state) {
+      if (before.note.data !== text) before.note.data = text;
+      return;
+    }
+    const note = document.createTextNode(text);
+    const row = h(
+      'li',
+      { 'data-job': job.name },
+      h('span', { class: `state ${job.state}` }, job.state),
+      ` ${job.name} `,
+      h('code', {}, job.did),
+      note,
+      job.state === 'holding' || job.state === 'waiting'
+        ? h('button', { type: 'button', 'data-kill': String(i) }, 'Kill')
+        : null,
+      job.state === 'holding'
+        ? h('button', { type: 'button', 'data-finish': String(i) }, 'Finish')
+        : null,
+    );
+    if (before) before.row.replaceWith(row);
+    else byId('jobs').append(row);
+    shown[i] = { row, state: job.state, note };
+  });
   byId('timeline').replaceChildren(drawTimeline(holdsFrom(entries), at, SPAN_MS));
 }
 
