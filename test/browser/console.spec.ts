@@ -104,6 +104,14 @@ describe('the console in Chromium, against a kernel with keys', () => {
     );
     await page.screenshot({ path: `${ARTIFACTS}/console.png`, fullPage: true });
 
+    // The row outlives the holder's renewals (a 3 s lease here, renewed about every second):
+    // a row replaced under a press would swallow the click on its Revoke….
+    const revoke = await row.locator('button.revoke').elementHandle();
+    const expiresBefore = await row.locator('td.left').getAttribute('data-expires');
+    await expect
+      .poll(() => row.locator('td.left').getAttribute('data-expires'), { timeout: 10_000 })
+      .not.toBe(expiresBefore);
+    expect(await revoke.evaluate((button) => button.isConnected)).toBe(true);
     await row.locator('button.revoke').click();
     await page.locator('#revoke-reason').fill('frozen for the incident');
     await page.locator('#admin-key').fill(ADMIN);

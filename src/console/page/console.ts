@@ -47,75 +47,103 @@ let ledgerTimer: ReturnType<typeof setTimeout> | undefined;
 
 const serverNow = () => (resources ? resources.nowMs + performance.now() - fetchedAt : Date.now());
 
+type ResourceRow = Resources['resources'][number];
+
+/** Each resource's row as built, and what it was built from (its lease's expiry aside). */
+const shownRows = new Map<string, { row: HTMLTableRowElement; said: string }>();
+
 function renderResources(): void {
+  renderRows();
+  renderWindows(resources, serverNow());
+  renderNotifications(resources);
+  tick();
+}
+
+/**
+ * A row is rebuilt only when what the kernel said of its resource changed, a renewal's
+ * new expiry aside (its time-left cell reads that from its data): a row replaced under a
+ * press would swallow the click on its Revoke… or Freeze…, and polls come every second.
+ */
+function renderRows(): void {
   const body = byId<HTMLTableSectionElement>('resources-body');
-  const rows = (resources?.resources ?? []).map((r) => {
-    const lease = r.lease;
-    const holder = lease
-      ? h(
-          'span',
-          {},
-          agentCell(lease.holder, lease.deploy),
-          lease.grantedAtMs === undefined
-            ? ''
-            : h('span', { class: 'since', 'data-since': String(lease.grantedAtMs) }),
-        )
-      : r.reserved
-        ? h('span', {}, 'reserved for ', h('code', {}, r.reserved.holder), ' (next in line)')
-        : h('span', { class: 'muted' }, 'free');
-    const queue = r.queue.length
-      ? h(
-          'ol',
-          { class: 'queue' },
-          ...r.queue.map((w) =>
-            h(
-              'li',
-              { 'data-position': String(w.position + 1) },
-              h('span', { class: 'place' }, `${ordinal(w.position + 1)} in line `),
-              agentCell(w.actorDid, w.deploy),
-              waitedFor(r.resource, w.actorDid, w.sinceMs),
-            ),
-          ),
-        )
-      : h('span', { class: 'muted' }, 'nobody waits');
-    const revokeButton = h(
-      'span',
-      { class: 'levers' },
-      lease
-        ? h('button', { type: 'button', class: 'revoke', 'data-resource': r.resource }, 'Revoke…')
-        : '',
-      r.frozen
-        ? h(
-            'button',
-            { type: 'button', class: 'unfreeze', 'data-resource': r.resource },
-            'Unfreeze',
-          )
-        : h('button', { type: 'button', class: 'freeze', 'data-resource': r.resource }, 'Freeze…'),
-    );
-    return h(
-      'tr',
-      { 'data-resource': r.resource },
-      h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? ''),
-      h('td', { class: 'holder', 'data-label': 'Holder' }, holder),
-      h('td', { 'data-label': 'Fence' }, lease?.fence === undefined ? '—' : String(lease.fence)),
-      h('td', {
-        class: 'left',
-        'data-label': 'Time left',
-        'data-expires': String(lease?.expiresAtMs ?? ''),
-      }),
-      h('td', { class: 'waiting', 'data-label': 'Queue' }, queue),
-      h('td', {}, revokeButton),
-    );
+  const list = resources?.resources ?? [];
+  const rows = list.map((r) => {
+    const said = JSON.stringify({ ...r, lease: r.lease && { ...r.lease, expiresAtMs: 0 } });
+    const before = shownRows.get(r.resource);
+    const left = before?.row.querySelector<HTMLElement>('td.left');
+    if (before?.said === said && left) {
+      left.dataset.expires = String(r.lease?.expiresAtMs ?? '');
+      return before.row;
+    }
+    const row = resourceRow(r);
+    shownRows.set(r.resource, { row, said });
+    return row;
   });
+  const listed = new Set(list.map((r) => r.resource));
+  for (const name of [...shownRows.keys()]) if (!listed.has(name)) shownRows.delete(name);
   if (rows.length === 0) {
     rows.push(
       h('tr', {}, h('td', { colspan: '6', class: 'muted' }, 'No resource is held or waited for.')),
     );
   }
-  body.replaceChildren(...rows);
-  renderWindows(resources, serverNow());
-  renderNotifications(resources);
-  tick();
+  const same =
+    rows.length === body.children.length && rows.every((row, i) => body.children[i] === row);
+  if (!same) body.replaceChildren(...rows);
+}
+
+function resourceRow(r: ResourceRow): HTMLTableRowElement {
+  const lease = r.lease;
+  const holder = lease
+    ? h(
+        'span',
+        {},
+        agentCell(lease.holder, lease.deploy),
+        lease.grantedAtMs === undefined
+          ? ''
+          : h('span', { class: 'since', 'data-since': String(lease.grantedAtMs) }),
+      )
+    : r.reserved
+      ? h('span', {}, 'reserved for ', h('code', {}, r.reserved.holder), ' (next in line)')
+      : h('span', { class: 'muted' }, 'free');
+  const queue = r.queue.length
+    ? h(
+        'ol',
+        { class: 'queue' },
+        ...r.queue.map((w) =>
+          h(
+            'li',
+            { 'data-position': String(w.position + 1) },
+            h('span', { class: 'place' }, `${ordinal(w.position + 1)} in line `),
+            agentCell(w.actorDid, w.deploy),
+            waitedFor(r.resource, w.actorDid, w.sinceMs),
+          ),
+        ),
+      )
+    : h('span', { class: 'muted' }, 'nobody waits');
+  const revokeButton = h(
+    'span',
+    { class: 'levers' },
+    lease
+      ? h('button', { type: 'button', class: 'revoke', 'data-resource': r.resource }, 'Revoke…')
+      : '',
+    r.frozen
+      ? h('button', { type: 'button', class: 'unfreeze', 'data-resource': r.resource }, 'Unfreeze')
+      : h('button', { type: 'button', class: 'freeze', 'data-resource': r.resource }, 'Freeze…'),
+  );
+  return h(
+    'tr',
+    { 'data-resource': r.resource },
+    h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? ''),
+    h('td', { class: 'holder', 'data-label': 'Holder' }, holder),
+    h('td', { 'data-label': 'Fence' }, lease?.fence === undefined ? '—' : String(lease.fence)),
+    h('td', {
+      class: 'left',
+      'data-label': 'Time left',
+      'data-expires': String(lease?.expiresAtMs ?? ''),
+    }),
+    h('td', { class: 'waiting', 'data-label': 'Queue' }, queue),
+    h('td', {}, revokeButton),
+  );
 }
 
 /**
