@@ -64,10 +64,15 @@ export const KILL_WAIT_MS = 5_000;
 const POLL_MS = 50;
 const CGROUP_PREFIX = 'lease-gate-run-';
 
-/** `LEASE_GATE_RUN_CGROUP=0` keeps `run` out of cgroups (it tracks the tree in /proc instead). */
-export function contain(options: { cgroup: boolean }): Containment {
+/**
+ * A cgroup when `cgroup` and Linux allow one (`LEASE_GATE_RUN_CGROUP=0` says no), else the
+ * tree; `trackEveryMs` is the tree's interval between looks (tests look only when they ask).
+ */
+export function contain(options: { cgroup: boolean; trackEveryMs?: number }): Containment {
   const cgroup = options.cgroup ? makeCgroup() : undefined;
-  return cgroup ? new CgroupContainment(cgroup) : new TreeContainment();
+  return cgroup
+    ? new CgroupContainment(cgroup)
+    : new TreeContainment(options.trackEveryMs ?? TRACK_EVERY_MS);
 }
 
 function kill(pid: number, signal: NodeJS.Signals | 0): void {
@@ -303,7 +308,7 @@ class TreeContainment extends Base implements Containment {
   private readonly own = ownSession();
   private tracker: NodeJS.Timeout | undefined;
 
-  constructor() {
+  constructor(private readonly trackEveryMs: number) {
     super();
     this.kind = listProcesses() ? 'tree' : 'group';
   }
@@ -313,7 +318,7 @@ class TreeContainment extends Base implements Containment {
     if (this.kind === 'tree' && child.pid !== undefined) {
       this.sessions.add(child.pid); // detached: the child leads a session of its own
       this.look();
-      this.tracker = setInterval(() => this.look(), TRACK_EVERY_MS);
+      this.tracker = setInterval(() => this.look(), this.trackEveryMs);
       this.tracker.unref();
     }
     return child;
