@@ -7,8 +7,10 @@ import { request } from 'undici';
 /**
  * A revoke between two `lease-gate run`s, with real processes: a kernel, A's
  * and B's `run` (from source under tsx), each running a command tree (a node
- * process and a child of it) that appends "<who> <epoch ms>" to one file every
- * 10 ms. Used by the end-to-end test and by the bench.
+ * process and a child of it, and with `escape` a third that left the group by
+ * setsid()) that appends "<who> <epoch ms> <pid>" to one file every 10 ms, and
+ * once "<who>-cgroup <path> <pid>" (its cgroup v2 path). Used by the
+ * end-to-end test and by the bench.
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -20,22 +22,39 @@ const CLI = [
 export const RACE_RESOURCE = 'lock:deploy/production';
 const ADMIN = 'race-admin-key';
 
-/** The command tree: a parent that starts one child; both write until killed. */
+/**
+ * The command tree: a parent that starts one child (and, with ESCAPE, a `detached` one: a
+ * session and group of its own, as setsid(1) makes); all write until killed.
+ */
 const LOOP = `const fs = require('fs');
-const who = process.env.WHO + (process.env.CHILD ? '-child' : '');
-if (!process.env.CHILD) require('child_process').spawn(process.execPath, [__filename],
-  { env: { ...process.env, CHILD: '1' }, stdio: 'ignore' });
-setInterval(() => fs.appendFileSync(process.env.OUT, who + ' ' + Date.now() + '\\n'), 10);`;
+const { spawn } = require('child_process');
+const role = process.env.ROLE;
+const who = process.env.WHO + (role ? '-' + role : '');
+const start = (ROLE, detached) => spawn(process.execPath, [__filename],
+  { env: { ...process.env, ROLE }, stdio: 'ignore', detached }).unref();
+if (!role) {
+  start('child', false);
+  if (process.env.ESCAPE) start('escaped', true);
+}
+let cgroup = '-';
+try { cgroup = /^0::(.*)$/m.exec(fs.readFileSync('/proc/self/cgroup', 'utf8'))[1]; } catch {}
+fs.appendFileSync(process.env.OUT, who + '-cgroup ' + cgroup + ' ' + process.pid + '\\n');
+setInterval(() => fs.appendFileSync(process.env.OUT, who + ' ' + Date.now() + ' ' + process.pid + '\\n'), 10);`;
 
 export interface Race {
   url: string;
   dir: string;
   out: string;
-  /** Starts `lease-gate run` as `who` (a DID of its own) on the race's resource. */
-  run(who: string): RunProcess;
+  /**
+   * Starts `lease-gate run` as `who` (a DID of its own) on the race's resource; `escape`
+   * adds a process that left the command's group, `env` goes to run (and the command).
+   */
+  run(who: string, options?: { escape?: boolean; env?: NodeJS.ProcessEnv }): RunProcess;
   revoke(reason: string): Promise<void>;
   /** The file's lines, per writer: epoch ms of each. */
   lines(): Map<string, number[]>;
+  /** Each writer's cgroup v2 path ('-' where there is none). */
+  cgroups(): Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -88,7 +107,7 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
     url,
     dir,
     out,
-    run(who) {
+    run(who, options = {}) {
       const child = spawnCli(
         [
           'run',
@@ -102,7 +121,7 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
           process.execPath,
           script,
         ],
-        { OUT: out, WHO: who },
+        { OUT: out, WHO: who, ...(options.escape ? { ESCAPE: '1' } : {}), ...options.env },
       );
       let stderr = '';
       let exitedAt: number | undefined;
@@ -129,14 +148,18 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
     },
     lines() {
       const byWho = new Map<string, number[]>();
-      const text = existsSync(out) ? readFileSync(out, 'utf8') : '';
-      for (const line of text.split('\n')) {
-        const [who, at] = line.split(' ');
-        if (!who || !at) continue;
+      for (const [who, at] of records(out)) {
+        if (who.endsWith('-cgroup')) continue;
         const list = byWho.get(who) ?? [];
         list.push(Number(at));
         byWho.set(who, list);
       }
+      return byWho;
+    },
+    cgroups() {
+      const byWho = new Map<string, string>();
+      for (const [who, path] of records(out))
+        if (who.endsWith('-cgroup')) byWho.set(who.slice(0, -'-cgroup'.length), path);
       return byWho;
     },
     async close() {
@@ -144,11 +167,42 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
         if (run.exitedAtMs() === undefined) run.child.kill('SIGTERM');
         await run.exited;
       }
+      // A writer that outlived its run (the bug the race looks for) goes too; the pid is
+      // checked to still run this script, as pids are reused.
+      for (const [, , pid] of records(out)) {
+        const cmdline = existsSync(`/proc/${pid}/cmdline`)
+          ? readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+          : '';
+        if (cmdline.includes(script)) process.kill(Number(pid), 'SIGKILL');
+      }
       kernel.kill('SIGTERM');
       await new Promise((done) => kernel.once('close', done));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The file's lines, split: [who, epoch ms or cgroup path, pid]. */
+function records(out: string): Array<[string, string, string]> {
+  const text = existsSync(out) ? readFileSync(out, 'utf8') : '';
+  return text
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((fields): fields is [string, string, string] => fields.length === 3);
+}
+
+/** The kernel's ledger entries, oldest first: kind, time (the kernel's clock) and DID. */
+export async function ledgerEntries(
+  url: string,
+): Promise<Array<{ kind: string; tsMs: number; actorDid: string }>> {
+  interface Entry {
+    kind: string;
+    tsMs: number;
+    actorDid: string;
+  }
+  const res = await request(`${url}/api/v1/acp/ledger/bundle?limit=1000`);
+  const body = (await res.body.json()) as { entries: Array<{ entry: Entry } | Entry> };
+  return body.entries.map((e) => ('entry' in e ? e.entry : e));
 }
 
 /** Polls (bounded) until `ready()` says so. */

@@ -1,6 +1,5 @@
 import { loadavg } from 'node:os';
-import { request } from 'undici';
-import { queued, startRace, until } from './revoke-race.js';
+import { ledgerEntries, queued, startRace, until } from './revoke-race.js';
 import { max, median, percentile, round } from './stats.js';
 
 /**
@@ -15,18 +14,6 @@ import { max, median, percentile, round } from './stats.js';
  * 10 ms of that); "next grant" is B's grant in the kernel's ledger after the
  * revoke entry, both on the kernel's clock.
  */
-
-interface Entry {
-  kind: string;
-  tsMs: number;
-  actorDid: string;
-}
-
-async function ledgerEntries(url: string): Promise<Entry[]> {
-  const res = await request(`${url}/api/v1/acp/ledger/bundle?limit=1000`);
-  const body = (await res.body.json()) as { entries: Array<{ entry: Entry } | Entry> };
-  return body.entries.map((e) => ('entry' in e ? e.entry : e));
-}
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 20);

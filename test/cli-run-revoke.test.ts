@@ -1,5 +1,14 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RACE_RESOURCE, queued, startRace, until, type Race } from '../bench/revoke-race.js';
+import {
+  RACE_RESOURCE,
+  ledgerEntries,
+  queued,
+  startRace,
+  until,
+  type Race,
+} from '../bench/revoke-race.js';
 
 /**
  * A revoke between two real `lease-gate run`s (from source) on a real kernel
@@ -45,5 +54,60 @@ describe('lease-gate run revoked', () => {
     );
     const at = Date.parse(/Lost \S+ at (\S+)/.exec(stderr)![1]!);
     expect(Math.abs(at - revokedAt)).toBeLessThan(2_000);
+  });
+});
+
+/** The cgroup2 mount point, when this process may make cgroups there (root on Linux). */
+function cgroupMount(): string | undefined {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .find((l) => l.includes(' - cgroup2 '));
+  const [, , , root, point] = line?.split(' ') ?? [];
+  return root === '/' && point && !point.includes('\\') ? point : undefined;
+}
+
+describe.each<[string, NodeJS.ProcessEnv]>([
+  ['its own cgroup', {}],
+  ['its tree followed in /proc (LEASE_GATE_RUN_CGROUP=0)', { LEASE_GATE_RUN_CGROUP: '0' }],
+])('lease-gate run revoked, a child that left the group by setsid(), in %s', (_, env) => {
+  it('stops that child too before the next holder is granted', async () => {
+    race = await startRace();
+    const a = race.run('a', { escape: true, env });
+    await until(
+      () => race!.lines().has('a-child') && race!.lines().has('a-escaped'),
+      60_000,
+      "A's command tree and its escaped child",
+    );
+    const b = race.run('b');
+    await until(() => queued(race!.url, 'b'), 60_000, 'B waiting');
+    await race.revoke('incident 43');
+    expect(await a.exited).toBe(143);
+    // B's tree writes every 10 ms: once it wrote 30 lines, a writer of A left running would show.
+    await until(() => (race!.lines().get('b-child')?.length ?? 0) >= 30, 60_000, "B's tree");
+    b.child.kill('SIGTERM');
+    await b.exited;
+
+    const lines = race.lines();
+    const lastA = Math.max(...['a', 'a-child', 'a-escaped'].flatMap((w) => lines.get(w)!));
+    const entries = await ledgerEntries(race.url);
+    const revoke = entries.findLast((e) => e.kind === 'revoke');
+    const grant = entries.find(
+      (e) => e.kind === 'grant' && e.actorDid.endsWith(':b') && e.tsMs >= revoke!.tsMs,
+    );
+    // Nothing of A, the escaped child included, wrote after B was granted.
+    expect(lastA).toBeLessThan(grant!.tsMs);
+
+    const cgroups = race.cgroups();
+    const mount = cgroupMount();
+    const path = cgroups.get('a-escaped')!;
+    if (env.LEASE_GATE_RUN_CGROUP === '0' || !mount) {
+      expect(path).not.toMatch(/lease-gate-run-/);
+    } else {
+      // All three in one cgroup of run's, removed once empty.
+      expect(path).toMatch(/\/lease-gate-run-\d+-[0-9a-f]{8}$/);
+      expect([cgroups.get('a'), cgroups.get('a-child')]).toEqual([path, path]);
+      expect(existsSync(join(mount, path))).toBe(false);
+    }
   });
 });

@@ -141,7 +141,8 @@ describe("run --help on a revoke, and the README's comparison", () => {
       encoding: 'utf8',
     }).replace(/\s+/g, ' ');
     expect(help).not.toContain('Nothing it started outlives the lease');
-    expect(help).toContain('a revoke stops the group at once');
+    expect(help).toContain('a revoke stops the command at once');
+    expect(help).toContain('all of it, setsid() children too, gets SIGTERM');
     expect(help).toContain(
       'Against a plane without the watch, a loss is noticed at the next renewal',
     );

@@ -188,7 +188,7 @@ async function keep(args, _io, env) {
     try {
         const status = await held.keep({
             signal: stop.signal,
-            parentAlive: () => !(parentPid > 0) || (0,processes/* isAlive */._)(parentPid),
+            parentAlive: () => !(parentPid > 0) || (0,processes/* isAlive */._n)(parentPid),
             stillWanted: () => (0,external_node_fs_.existsSync)(statusFile),
             onChange: (s) => writeStatusFile(statusFile, {
                 pid: process.pid,
@@ -214,8 +214,10 @@ async function keep(args, _io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   _: () => (/* binding */ isAlive),
-/* harmony export */   x: () => (/* binding */ groupAlive)
+/* harmony export */   O3: () => (/* binding */ listProcesses),
+/* harmony export */   _n: () => (/* binding */ isAlive),
+/* harmony export */   ky: () => (/* binding */ parseStat),
+/* harmony export */   xq: () => (/* binding */ groupAlive)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
@@ -247,27 +249,44 @@ function groupAlive(group) {
     catch (error) {
         return error.code === 'EPERM';
     }
-    let pids;
+    const list = listProcesses();
+    if (!list)
+        return true;
+    return list.some((entry) => entry.pgrp === group && entry.state !== 'Z');
+}
+/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session … starttime(22) …". */
+function parseStat(pid, stat) {
+    // comm may hold spaces and parentheses: the fields start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [state, ppid, pgrp, session] = [fields[0], ...fields.slice(1, 4).map(Number)];
+    const startTicks = Number(fields[19]);
+    if (!state || ![ppid, pgrp, session, startTicks].every(Number.isSafeInteger))
+        return undefined;
+    return { pid, state, ppid: ppid, pgrp: pgrp, session: session, startTicks };
+}
+/** Every process /proc shows now, or undefined where there is no /proc (macOS). */
+function listProcesses() {
+    let names;
     try {
-        pids = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readdirSync)('/proc').filter((name) => /^\d+$/.test(name));
+        names = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readdirSync)('/proc').filter((name) => /^\d+$/.test(name));
     }
     catch {
-        return true;
+        return undefined;
     }
-    for (const pid of pids) {
+    const list = [];
+    for (const name of names) {
         let stat;
         try {
-            stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+            stat = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${name}/stat`, 'utf8');
         }
         catch {
             continue; // gone meanwhile
         }
-        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(pgrp) === group && state !== 'Z')
-            return true;
+        const entry = parseStat(Number(name), stat);
+        if (entry)
+            list.push(entry);
     }
-    return false;
+    return list;
 }
 
 

@@ -28289,7 +28289,7 @@ const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck
 const revoke = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).revoke);
 const freeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).freeze);
 const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).unfreeze);
-const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(863)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5863))).runCommand);
+const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(745)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1745))).runCommand);
 const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
 const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
@@ -28336,10 +28336,12 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, acquire exits 1: nothing is held
   Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
   The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
   lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
-  The command runs in its own process group: signals are forwarded to the group, and on loss (or when
-  the command exits leaving children) the group gets SIGTERM, then SIGKILL 10 s later. On a kernel it
-  keeps a watch on its lease, so a revoke stops the group at once; the kernel grants the resource to
-  the next agent only once run gave it back (after the group is gone) or the kernel's lock-delay
+  The command runs in its own process group: signals are forwarded to the group. On Linux it also runs
+  in a cgroup of its own where the cgroup2 mount allows one (root), else its descendants are followed
+  in /proc (LEASE_GATE_RUN_CGROUP=0 skips the cgroup). On loss (or when the command exits leaving
+  processes) all of it, setsid() children too, gets SIGTERM, then SIGKILL 10 s later. On a kernel it
+  keeps a watch on its lease, so a revoke stops the command at once; the kernel grants the resource
+  to the next agent only once run gave it back (after all of it is gone) or the kernel's lock-delay
   passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).
 ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the command (as the action succeeds).`,
     },

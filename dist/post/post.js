@@ -28461,27 +28461,44 @@ function groupAlive(group) {
     catch (error) {
         return error.code === 'EPERM';
     }
-    let pids;
+    const list = listProcesses();
+    if (!list)
+        return true;
+    return list.some((entry) => entry.pgrp === group && entry.state !== 'Z');
+}
+/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session … starttime(22) …". */
+function parseStat(pid, stat) {
+    // comm may hold spaces and parentheses: the fields start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [state, ppid, pgrp, session] = [fields[0], ...fields.slice(1, 4).map(Number)];
+    const startTicks = Number(fields[19]);
+    if (!state || ![ppid, pgrp, session, startTicks].every(Number.isSafeInteger))
+        return undefined;
+    return { pid, state, ppid: ppid, pgrp: pgrp, session: session, startTicks };
+}
+/** Every process /proc shows now, or undefined where there is no /proc (macOS). */
+function listProcesses() {
+    let names;
     try {
-        pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+        names = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
     }
     catch {
-        return true;
+        return undefined;
     }
-    for (const pid of pids) {
+    const list = [];
+    for (const name of names) {
         let stat;
         try {
-            stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+            stat = readFileSync(`/proc/${name}/stat`, 'utf8');
         }
         catch {
             continue; // gone meanwhile
         }
-        // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(pgrp) === group && state !== 'Z')
-            return true;
+        const entry = parseStat(Number(name), stat);
+        if (entry)
+            list.push(entry);
     }
-    return false;
+    return list;
 }
 
 ;// CONCATENATED MODULE: ./src/lease/helpers.ts

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { untrusted } from '../lease/escape.js';
-import { groupAlive as isGroupAlive } from '../fs/processes.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
@@ -18,16 +16,19 @@ import {
 } from './options.js';
 import { cliSession, retryWindowMs } from './session.js';
 import { DEPLOY_OPTIONS, deployFromFlags } from './deploy-flags.js';
+import { contain, type Containment } from './containment.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
 
 /**
  * `lease-gate run -- <command>`: hold the lease for exactly as long as the
  * command runs, renewing it in-process, and exit with the command's code. The
- * command runs in its own process group, which owns everything it starts:
- * signals go to the group, a loss stops the group (SIGTERM, then SIGKILL after
- * the grace); on a kernel a revoke is heard at once through a watch, and the
- * next holder is granted only after the group is gone and the lease given back.
+ * command runs in its own process group, and on Linux in a cgroup of its own
+ * (or, without one, its tree followed in /proc: containment.ts), which owns
+ * everything it starts: signals go to the group, a loss stops all of it
+ * (SIGTERM, then SIGKILL after the grace); on a kernel a revoke is heard at
+ * once through a watch, and the next holder is granted only after all of it is
+ * gone and the lease given back.
  */
 export async function runCommand(
   args: string[],
@@ -42,6 +43,7 @@ export async function runCommand(
   if (onLost !== 'terminate' && onLost !== 'warn') {
     throw new UsageError(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
   }
+  const cgroup = cgroupFromEnv(env);
   const settings = settingsFromFlags(values, env);
   const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   try {
@@ -82,7 +84,13 @@ export async function runCommand(
     io.err(
       `lease-gate: holding ${settings.resource} (${describeLease(held.lease)}); running ${command.join(' ')}`,
     );
-    return await runHolding(command, held, { io, env, onLost, resource: settings.resource });
+    return await runHolding(command, held, {
+      io,
+      env,
+      onLost,
+      resource: settings.resource,
+      cgroup,
+    });
   } finally {
     await session.close();
   }
@@ -93,6 +101,16 @@ const RUN_OPTIONS = {
   ...DEPLOY_OPTIONS,
   'on-lost': { type: 'string', default: 'terminate' },
 } as const;
+
+/** `LEASE_GATE_RUN_CGROUP=0` keeps the command out of a cgroup (its tree is followed in /proc). */
+function cgroupFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const value = env.LEASE_GATE_RUN_CGROUP;
+  if (value === undefined || value === '' || value === '1') return true;
+  if (value === '0') return false;
+  throw new UsageError(
+    `Invalid LEASE_GATE_RUN_CGROUP '${untrusted(value, 40)}'. Expected 0 (no cgroup) or 1 (a cgroup where Linux allows one, the default).`,
+  );
+}
 
 /** The flags before a command given without `--`, so the usage error can point at `--`. */
 function withoutCommand(args: string[]): string[] {
@@ -114,27 +132,37 @@ function missingCommand(args: string[]): string {
 async function runHolding(
   command: string[],
   held: Held,
+  o: {
+    io: Output;
+    env: NodeJS.ProcessEnv;
+    onLost: 'terminate' | 'warn';
+    resource: string;
+    cgroup: boolean;
+  },
+): Promise<number> {
+  const contained = contain({ cgroup: o.cgroup });
+  try {
+    return await runContained(command, held, contained, o);
+  } finally {
+    contained.dispose();
+  }
+}
+
+async function runContained(
+  command: string[],
+  held: Held,
+  contained: Containment,
   o: { io: Output; env: NodeJS.ProcessEnv; onLost: 'terminate' | 'warn'; resource: string },
 ): Promise<number> {
   const { lease } = held;
-  const child = spawn(command[0]!, command.slice(1), {
+  const child = contained.spawn(command[0]!, command.slice(1), {
     stdio: 'inherit',
-    detached: true,
     env: {
       ...o.env,
       ...(lease.fence === undefined ? {} : { LEASE_GATE_FENCE: String(lease.fence) }),
       LEASE_GATE_LEASE_ID: lease.id,
     },
   });
-  const group = child.pid;
-  const signalGroup = (signal: NodeJS.Signals) => {
-    if (group === undefined) return;
-    try {
-      process.kill(-group, signal);
-    } catch {
-      // the group is gone
-    }
-  };
   const exited = new Promise<number>((resolve) => {
     child.on('error', (error) => {
       o.io.err(`lease-gate: could not start ${command[0]}: ${error.message}`);
@@ -142,9 +170,11 @@ async function runHolding(
     });
     child.on('exit', (code, signal) => resolve(code ?? signalExitCode(signal)));
   });
-  const forward = (signal: NodeJS.Signals) => signalGroup(signal);
+  const forward = (signal: NodeJS.Signals) => contained.signalGroup(signal);
   for (const signal of FORWARDED) process.on(signal, forward);
 
+  let stopping: Promise<void> | undefined;
+  const stop = () => contained.stop(LIMITS.terminateGraceMs, realSleep);
   const stopKeeping = new AbortController();
   let lost: Loss | undefined;
   const keeping = held.keep({
@@ -155,20 +185,14 @@ async function runHolding(
       o.io.err(
         `lease-gate: ${describeLoss(o.resource, lost)}${o.onLost === 'terminate' ? ' Stopping the command.' : ''}`,
       );
-      if (o.onLost === 'terminate') void terminateGroup();
+      if (o.onLost === 'terminate') stopping ??= stop();
     },
   });
-  const terminateGroup = async () => {
-    signalGroup('SIGTERM');
-    for (let waited = 0; waited < LIMITS.terminateGraceMs && groupAlive(group); waited += 50)
-      await realSleep(50);
-    signalGroup('SIGKILL');
-  };
-
   const code = await exited;
   for (const signal of FORWARDED) process.off(signal, forward);
-  // Whatever the command left running in its group goes before the lease does.
-  if (groupAlive(group)) await terminateGroup();
+  // Whatever the command left running (a setsid() child too) goes before the lease does.
+  await stopping;
+  if (contained.alive()) await stop();
   stopKeeping.abort();
   await keeping;
   const outcome = await held.release();
@@ -179,8 +203,4 @@ async function runHolding(
     );
   if (lost) return code === 0 ? EXIT.refused : code;
   return code;
-}
-
-function groupAlive(group: number | undefined): boolean {
-  return group !== undefined && isGroupAlive(group);
 }

@@ -25,22 +25,51 @@ export function groupAlive(group: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  let pids: string[];
+  const list = listProcesses();
+  if (!list) return true;
+  return list.some((entry) => entry.pgrp === group && entry.state !== 'Z');
+}
+
+/** One line of /proc/<pid>/stat, the fields that place a process in a tree. */
+export interface ProcessEntry {
+  pid: number;
+  /** R, S, D, Z, T, …: a zombie (Z) runs no code. */
+  state: string;
+  ppid: number;
+  pgrp: number;
+  session: number;
+  /** Clock ticks after boot: with the pid, names one process (pids are reused). */
+  startTicks: number;
+}
+
+/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session … starttime(22) …". */
+export function parseStat(pid: number, stat: string): ProcessEntry | undefined {
+  // comm may hold spaces and parentheses: the fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const [state, ppid, pgrp, session] = [fields[0], ...fields.slice(1, 4).map(Number)];
+  const startTicks = Number(fields[19]);
+  if (!state || ![ppid, pgrp, session, startTicks].every(Number.isSafeInteger)) return undefined;
+  return { pid, state, ppid: ppid!, pgrp: pgrp!, session: session!, startTicks };
+}
+
+/** Every process /proc shows now, or undefined where there is no /proc (macOS). */
+export function listProcesses(): ProcessEntry[] | undefined {
+  let names: string[];
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    names = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return true;
+    return undefined;
   }
-  for (const pid of pids) {
+  const list: ProcessEntry[] = [];
+  for (const name of names) {
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
     } catch {
       continue; // gone meanwhile
     }
-    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(pgrp) === group && state !== 'Z') return true;
+    const entry = parseStat(Number(name), stat);
+    if (entry) list.push(entry);
   }
-  return false;
+  return list;
 }

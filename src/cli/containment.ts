@@ -1,0 +1,398 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import {
+  groupAlive,
+  isAlive,
+  listProcesses,
+  parseStat,
+  type ProcessEntry,
+} from '../fs/processes.js';
+import type { Sleep } from '../plane/time.js';
+
+/**
+ * What `run` holds its command in, so that a loss stops all of it before the
+ * lease is given back. The command is spawned as its own session and process
+ * group (`detached`), which a descendant leaves by calling setsid(); so on
+ * Linux `run` also holds it in
+ *
+ * - `cgroup`: a cgroup v2 of its own, created under run's own cgroup. A
+ *   process cannot leave it without the right to write another cgroup's
+ *   `cgroup.procs` (root can), and everything in it is killed at once by
+ *   `cgroup.kill` (Linux ≥ 5.14; before, each pid in `cgroup.procs` until none
+ *   is left). Needs a writable cgroup2 mount: root, or a delegated subtree.
+ * - `tree`, where no cgroup can be made: the command's descendants, found in
+ *   /proc every {@link TRACK_EVERY_MS} and at the stop, by parent and by
+ *   session (a process that called setsid() is followed by its parent, and its
+ *   children by its session once it exits). A process that leaves both between
+ *   two looks is lost: a daemon that forks, calls setsid(), forks again and
+ *   lets the middle process exit within one interval.
+ * - `group`, with no /proc (macOS): the process group only, as before.
+ */
+export type ContainmentKind = 'cgroup' | 'tree' | 'group';
+
+export interface Containment {
+  readonly kind: ContainmentKind;
+  /** Starts the command inside (detached: its own session and group). */
+  spawn(file: string, args: string[], options: SpawnOptions): ChildProcess;
+  /** The signal to the command's process group (what a terminal would reach). */
+  signalGroup(signal: NodeJS.Signals): void;
+  /** True while anything of the command runs (zombies aside). */
+  alive(): boolean;
+  /**
+   * SIGTERM to all of it, up to `graceMs` for it to go, then SIGKILL until
+   * nothing is left (a process stuck in the kernel, state D, is waited for
+   * at most {@link KILL_WAIT_MS}).
+   */
+  stop(graceMs: number, sleep: Sleep): Promise<void>;
+  /** Ends the tracking and removes the cgroup (it is empty after a stop). */
+  dispose(): void;
+}
+
+/** How often the `tree` containment looks for new descendants in /proc (about 2 ms a look for 100 processes). */
+export const TRACK_EVERY_MS = 250;
+/** After SIGKILL, how long a stop waits for the processes to be gone. */
+export const KILL_WAIT_MS = 5_000;
+const POLL_MS = 50;
+const CGROUP_PREFIX = 'lease-gate-run-';
+
+/**
+ * A cgroup when `cgroup` and Linux allow one (`LEASE_GATE_RUN_CGROUP=0` says no), else the
+ * tree; `trackEveryMs` is the tree's interval between looks (tests look only when they ask).
+ */
+export function contain(options: { cgroup: boolean; trackEveryMs?: number }): Containment {
+  const cgroup = options.cgroup ? makeCgroup() : undefined;
+  return cgroup
+    ? new CgroupContainment(cgroup)
+    : new TreeContainment(options.trackEveryMs ?? TRACK_EVERY_MS);
+}
+
+function kill(pid: number, signal: NodeJS.Signals | 0): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone, or not ours
+  }
+}
+
+abstract class Base {
+  protected root: number | undefined;
+
+  spawn(file: string, args: string[], options: SpawnOptions): ChildProcess {
+    const child = spawn(file, args, { ...options, detached: true });
+    this.root = child.pid;
+    return child;
+  }
+
+  signalGroup(signal: NodeJS.Signals): void {
+    if (this.root !== undefined) kill(-this.root, signal);
+  }
+
+  protected groupAlive(): boolean {
+    return this.root !== undefined && groupAlive(this.root);
+  }
+
+  abstract alive(): boolean;
+  protected abstract signalAll(signal: NodeJS.Signals): void;
+
+  async stop(graceMs: number, sleep: Sleep): Promise<void> {
+    this.signalAll('SIGTERM');
+    for (let waited = 0; waited < graceMs && this.alive(); waited += POLL_MS) await sleep(POLL_MS);
+    for (let waited = 0; waited <= KILL_WAIT_MS && this.alive(); waited += POLL_MS) {
+      this.signalAll('SIGKILL');
+      await sleep(POLL_MS);
+    }
+  }
+}
+
+/** A process's cgroup v2 path ("0::/a/b" in /proc/<pid>/cgroup), as its namespace shows it. */
+function cgroupPath(pid: number | 'self'): string | undefined {
+  try {
+    return /^0::(\/.*)$/m.exec(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where run's own cgroup is: its directory in the cgroup2 mount and its path; undefined when none. */
+function ownCgroup(): { dir: string; path: string } | undefined {
+  let mountinfo: string;
+  try {
+    mountinfo = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const own = cgroupPath('self');
+  // Outside run's cgroup namespace ("/../..") there is nothing of ours to write to.
+  if (!own || own.split('/').includes('..')) return undefined;
+  for (const line of mountinfo.split('\n')) {
+    // "id parent major:minor root mountpoint opts [optional…] - fstype source superopts"
+    const [before, after] = line.split(' - ');
+    if (!before || !after?.startsWith('cgroup2 ')) continue;
+    const [, , , root, point] = before.split(' ').map(unescapeMount);
+    if (!root || !point) continue;
+    if (root === '/' || own === root || own.startsWith(`${root}/`)) {
+      return { dir: join(point, root === '/' ? own : own.slice(root.length)), path: own };
+    }
+  }
+  return undefined;
+}
+
+/** mountinfo writes space, tab, newline and backslash as octal escapes. */
+function unescapeMount(text: string): string {
+  return text.replace(/\\([0-7]{3})/g, (_, octal: string) =>
+    String.fromCharCode(parseInt(octal, 8)),
+  );
+}
+
+interface Cgroup {
+  dir: string;
+  /** Its path as /proc/<pid>/cgroup names it. */
+  path: string;
+  parent: string;
+}
+
+/** A new cgroup under run's own, or undefined (no cgroup2, not allowed, read-only). */
+function makeCgroup(): Cgroup | undefined {
+  const own = ownCgroup();
+  if (!own) return undefined;
+  const parent = own.dir;
+  removeStale(parent);
+  const name = `${CGROUP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`;
+  const dir = join(parent, name);
+  try {
+    mkdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  // Moving a process in needs write access to the common ancestor's cgroup.procs: try it now,
+  // with no command yet, by moving run itself in and back.
+  try {
+    writeFileSync(join(dir, 'cgroup.procs'), String(process.pid));
+  } catch {
+    tryRmdir(dir);
+    return undefined;
+  }
+  try {
+    writeFileSync(join(parent, 'cgroup.procs'), String(process.pid));
+  } catch {
+    // Could not go back, so the cgroup holds run itself: not usable (cgroup.kill would kill run).
+    return undefined;
+  }
+  return { dir, parent, path: join(own.path, name) };
+}
+
+const STALE = new RegExp(`^${CGROUP_PREFIX}(\\d+)-[0-9a-f]{8}$`);
+/** Empty cgroups a killed `run` left behind (its pid gone); a busy one refuses rmdir. */
+function removeStale(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = STALE.exec(name)?.[1];
+    if (pid && !isAlive(Number(pid))) tryRmdir(join(parent, name));
+  }
+}
+
+function tryRmdir(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+class CgroupContainment extends Base implements Containment {
+  readonly kind = 'cgroup';
+  /** Whether run is (still) inside: then cgroup.kill would kill run too. */
+  private selfInside = false;
+
+  constructor(private readonly cgroup: Cgroup) {
+    super();
+  }
+
+  override spawn(file: string, args: string[], options: SpawnOptions): ChildProcess {
+    // The child is forked from run while run is in the cgroup, so it is inside before it runs a
+    // single instruction of the command: no fork of it can happen outside.
+    const procs = join(this.cgroup.dir, 'cgroup.procs');
+    try {
+      writeFileSync(procs, String(process.pid));
+      this.selfInside = true;
+    } catch {
+      // the child is moved right after the spawn instead
+    }
+    try {
+      const child = super.spawn(file, args, options);
+      // Another thread of run's process may have moved it meanwhile (tests run several in one).
+      if (child.pid !== undefined && cgroupPath(child.pid) !== this.cgroup.path) {
+        try {
+          writeFileSync(procs, String(child.pid));
+        } catch {
+          // it exited already
+        }
+      }
+      return child;
+    } finally {
+      try {
+        writeFileSync(join(this.cgroup.parent, 'cgroup.procs'), String(process.pid));
+        this.selfInside = false;
+      } catch {
+        // stays inside: signalAll skips run's own pid, and dispose tries again
+      }
+    }
+  }
+
+  private members(): number[] {
+    try {
+      return readFileSync(join(this.cgroup.dir, 'cgroup.procs'), 'utf8')
+        .split('\n')
+        .filter((line) => /^\d+$/.test(line))
+        .map(Number)
+        .filter((pid) => pid !== process.pid);
+    } catch {
+      return [];
+    }
+  }
+
+  alive(): boolean {
+    // cgroup.procs lists no zombies; the group is asked too, for a member that moved out.
+    return this.members().length > 0 || this.groupAlive();
+  }
+
+  protected signalAll(signal: NodeJS.Signals): void {
+    if (signal === 'SIGKILL' && !this.selfInside) {
+      try {
+        // Atomic: the kernel kills every process in it, and any it forks meanwhile.
+        writeFileSync(join(this.cgroup.dir, 'cgroup.kill'), '1');
+      } catch {
+        // Linux < 5.14: one by one below, again on each poll until none is left
+      }
+    }
+    for (const pid of this.members()) kill(pid, signal);
+    this.signalGroup(signal);
+  }
+
+  dispose(): void {
+    if (this.selfInside) {
+      try {
+        writeFileSync(join(this.cgroup.parent, 'cgroup.procs'), String(process.pid));
+        this.selfInside = false;
+      } catch {
+        return;
+      }
+    }
+    // Busy only if something survived the stop; a later run's removeStale takes it then.
+    if (existsSync(this.cgroup.dir)) tryRmdir(this.cgroup.dir);
+  }
+}
+
+/** The command's descendants, followed in /proc by parent and by session. */
+class TreeContainment extends Base implements Containment {
+  readonly kind: ContainmentKind;
+  /** pid → start time of each process known to be the command's. */
+  private known = new Map<number, number>();
+  /** Sessions the known processes were in at the last look. */
+  private sessions = new Set<number>();
+  private readonly own = ownSession();
+  private tracker: NodeJS.Timeout | undefined;
+
+  constructor(private readonly trackEveryMs: number) {
+    super();
+    this.kind = listProcesses() ? 'tree' : 'group';
+  }
+
+  override spawn(file: string, args: string[], options: SpawnOptions): ChildProcess {
+    const child = super.spawn(file, args, options);
+    if (this.kind === 'tree' && child.pid !== undefined) {
+      this.sessions.add(child.pid); // detached: the child leads a session of its own
+      this.look();
+      this.tracker = setInterval(() => this.look(), this.trackEveryMs);
+      this.tracker.unref();
+    }
+    return child;
+  }
+
+  /** The command's running processes now, adding what descends from the known ones. */
+  private look(): ProcessEntry[] {
+    const list = listProcesses() ?? [];
+    const byPid = new Map(list.map((entry) => [entry.pid, entry]));
+    const found = new Map<number, ProcessEntry>();
+    for (const [pid, start] of this.known) {
+      const entry = byPid.get(pid);
+      if (entry && entry.startTicks === start && entry.state !== 'Z') found.set(pid, entry);
+    }
+    const root = this.root;
+    const sessions = new Set(this.sessions);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const entry of list) {
+        if (found.has(entry.pid) || entry.state === 'Z' || !this.mayHold(entry)) continue;
+        const ours =
+          entry.pid === root ||
+          entry.pgrp === root ||
+          sessions.has(entry.session) ||
+          found.has(entry.ppid);
+        if (!ours) continue;
+        found.set(entry.pid, entry);
+        sessions.add(entry.session);
+        grew = true;
+      }
+    }
+    this.known = new Map([...found.values()].map((entry) => [entry.pid, entry.startTicks]));
+    // A session is followed while it had a known member at the last look: a setsid() child
+    // that exits leaves its own children (parent now init) in its session.
+    this.sessions = new Set([...found.values()].map((entry) => entry.session));
+    if (root !== undefined) this.sessions.add(root);
+    return [...found.values()];
+  }
+
+  /** Never run itself, init, or anything of run's own session. */
+  private mayHold(entry: ProcessEntry): boolean {
+    return entry.pid !== process.pid && entry.pid !== 1 && entry.session !== this.own;
+  }
+
+  alive(): boolean {
+    if (this.kind === 'group') return this.groupAlive();
+    return this.look().length > 0 || this.groupAlive();
+  }
+
+  protected signalAll(signal: NodeJS.Signals): void {
+    if (this.kind === 'tree') {
+      // Stopped processes cannot fork: stop them until a look finds no new one, then signal.
+      const stopped = new Set<number>();
+      for (let fresh = this.look(); fresh.length > 0;) {
+        for (const entry of fresh) kill(entry.pid, 'SIGSTOP');
+        fresh.forEach((entry) => stopped.add(entry.pid));
+        fresh = this.look().filter((entry) => !stopped.has(entry.pid));
+      }
+      for (const pid of stopped) kill(pid, signal);
+      if (signal !== 'SIGKILL') for (const pid of stopped) kill(pid, 'SIGCONT');
+    }
+    this.signalGroup(signal);
+  }
+
+  dispose(): void {
+    clearInterval(this.tracker);
+  }
+}
+
+/** run's own session, which the command never shares (it leads its own). */
+function ownSession(): number | undefined {
+  try {
+    return parseStat(process.pid, readFileSync('/proc/self/stat', 'utf8'))?.session;
+  } catch {
+    return undefined;
+  }
+}
