@@ -127,6 +127,9 @@ describeEachStore('the kernel against a model, over HTTP', (start) => {
                 frozen: step.op === 'freeze',
                 changed,
               });
+              // Waiters kept their places: a free resource is kept for the first in line.
+              if (step.op === 'unfreeze' && changed && !m.lease && !m.delayFor && m.queue.length)
+                m.reserved = true;
               m.frozen = step.op === 'freeze' ? reason : null;
               continue;
             }

@@ -116,7 +116,8 @@ describe('the plane client and interfaces.md', () => {
   it('sends Prefer: wait=N and asks again at once when the plane held the request', async () => {
     const client = await clientFor(async (req, i) => {
       if (req.path.endsWith('/release')) return { body: released() };
-      if (i === 0) {
+      if (i === 0) return { status: 409, body: held(NEXT, 1_000) };
+      if (i === 1) {
         await realSleep(600);
         return {
           status: 409,
@@ -141,10 +142,11 @@ describe('the plane client and interfaces.md', () => {
     });
     expect(result.outcome).toBe('granted');
     // The first ask is answered at once (the first notice must not wait); the next is held.
-    expect(plane!.seen[0]!.headers.prefer).toBeUndefined();
-    expect(plane!.seen[1]!.headers.prefer).toBe('wait=3');
-    // Not the named 5 s back-off: the plane already held the request (no wall clock needed).
-    expect(sleeps.filter((ms) => ms >= 1_000)).toEqual([]);
+    expect(plane!.seen.map((r) => r.headers.prefer)).toEqual([undefined, 'wait=3', 'wait=3']);
+    // The first answer was not held: its 1 s back-off. After the held one, not the named
+    // 5 s back-off: the plane already held the request (no wall clock needed).
+    expect(sleeps[0]).toBe(1_000);
+    expect(sleeps.slice(1).filter((ms) => ms >= 1_000)).toEqual([]);
   });
 
   it('falls back to waitMs against a plane that ignores Prefer', async () => {
@@ -165,8 +167,9 @@ describe('the plane client and interfaces.md', () => {
       },
     });
     expect(result.outcome).toBe('granted');
-    // The quick first ask goes straight on to a held one; that one was not held: the back-off.
-    expect(sleeps).toEqual([0, 300]);
+    // Neither answer was held: the named back-off after each, the first one's included.
+    expect(sleeps).toEqual([300, 300]);
+    expect(plane!.seen.map((r) => r.headers.prefer)).toEqual([undefined, 'wait=3', 'wait=3']);
   });
 
   it('stops a held request soon after cancel and releases what may have been granted', async () => {

@@ -3,7 +3,9 @@ import { LeaseRefusedError, waitForLease, type HeldEvent } from '../src/gate/wai
 import type { CallOptions, PlaneClient } from '../src/plane/client.js';
 import { CancelledError } from '../src/plane/errors.js';
 import type { LeaseAnswer, LeaseRequest } from '../src/plane/schema.js';
+import { createPlaneClient } from '../src/plane/client.js';
 import { fakeTime } from './support/fake-time.js';
+import { granted, startScriptedPlane } from './support/scripted-plane.js';
 
 const ME = 'did:web:acme.example:agent:me';
 const lease = { id: 'lease_1', resource: 'r', holder: ME, expiresAtMs: 0 };
@@ -199,7 +201,7 @@ describe('waitForLease', () => {
     expect(plane.releases).toHaveLength(1);
   });
 
-  it('asks once at once, then holds: the first answer is never a held one', async () => {
+  it('asks once at once, waits its back-off, then holds: the first answer is never a held one', async () => {
     const plane = scripted([
       held('a', 4_000, { position: 2, etaMs: 360_000 }),
       held('a', 4_000, { position: 1, preferenceApplied: true }),
@@ -218,8 +220,9 @@ describe('waitForLease', () => {
     const result = await waitForLease({ ...opts, client: holding, maxHoldSeconds: 8 });
     expect(result.outcome).toBe('granted');
     expect(plane.calls.map((c) => c?.waitSeconds)).toEqual([undefined, 8, 8]);
-    // No back-off sleep between the quick first ask and the first held one (jitter only).
-    expect(time.sleeps[0]).toBeLessThanOrEqual(50);
+    // The first answer was not held: its back-off is slept before the first held ask; the
+    // held answer after it is followed at once (jitter only). The 8 s are the plane's holds.
+    expect(time.sleeps).toEqual([4_000, 8_000, 0, 8_000]);
     expect(events[0]).toMatchObject({
       first: true,
       elapsedMs: 0,
@@ -237,6 +240,78 @@ describe('waitForLease', () => {
     await waitForLease({ ...opts, maxHoldSeconds: 0 });
     expect(plane.calls.map((c) => c?.waitSeconds)).toEqual([undefined, undefined]);
     expect(time.sleeps).toEqual([3_000]);
+  });
+
+  it('asks a plane that ignores Prefer once per named back-off, from the first answer on', async () => {
+    // Issue #35 item 12: the plane's wait holds from the first refusal; a job sends one ask per waitMs.
+    let asks = 0;
+    const plane = await startScriptedPlane((req) => {
+      if (!req.path.startsWith('/api/v1/acp/coordination/lease')) return { body: { ok: true } };
+      asks += 1;
+      if (asks < 5) {
+        const body = { ok: false, reason: 'lease_held', holder: 'did:web:x:a', position: 0 };
+        return { status: 409, body: { ...body, stampede: { waitMs: 2_000 } } };
+      }
+      return { body: granted(ME) };
+    });
+    const time = fakeTime();
+    const client = createPlaneClient({ apiUrl: plane.url, clock: time.clock, sleep: time.sleep });
+    const askedAt: number[] = [];
+    try {
+      const result = await waitForLease({
+        client: {
+          lease: (req, call) => {
+            askedAt.push(time.clock.now());
+            return client.lease(req, call);
+          },
+          release: (req, call) => client.release(req, call),
+        },
+        resource: 'lock:deploy/production',
+        actorDid: ME,
+        timeoutMs: 60_000,
+        maxHoldSeconds: 8,
+        clock: time.clock,
+        sleep: time.sleep,
+        random: () => 0,
+      });
+      expect(result).toMatchObject({ outcome: 'granted', asks: 5 });
+      expect(askedAt).toEqual([1_000, 3_000, 5_000, 7_000, 9_000]);
+      // It did ask to be held after the first ask; the plane ignored it.
+      const prefer = plane.seen.map((r) => r.headers.prefer);
+      expect(prefer).toEqual([undefined, 'wait=8', 'wait=8', 'wait=8', 'wait=8']);
+    } finally {
+      await client.close();
+      await plane.close();
+    }
+  });
+
+  it('follows a frozen answer the plane held at once, and waits out one it did not', async () => {
+    const frozen = (preferenceApplied: boolean): LeaseAnswer => ({
+      kind: 'frozen',
+      message: 'frozen by an operator: incident',
+      untilMs: undefined,
+      waitMs: 5_000,
+      position: 0,
+      preferenceApplied,
+    });
+    const plane = scripted([
+      frozen(false),
+      frozen(true),
+      frozen(false),
+      { kind: 'granted', lease },
+    ]);
+    const { opts, time } = options(plane.client);
+    const holding = {
+      ...plane.client,
+      lease: async (req: LeaseRequest, call?: CallOptions) => {
+        const answer = await plane.client.lease(req, call);
+        if (answer.kind === 'frozen' && answer.preferenceApplied) await time.sleep(8_000);
+        return answer;
+      },
+    };
+    const result = await waitForLease({ ...opts, client: holding, maxHoldSeconds: 8 });
+    expect(result.outcome).toBe('granted');
+    expect(time.sleeps).toEqual([5_000, 8_000, 0, 5_000]);
   });
 
   it('leaves the queue when the wait ends without the lease, so nothing stays reserved for it', async () => {

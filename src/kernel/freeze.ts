@@ -4,7 +4,8 @@ import type { Freeze, FreezeReply, KernelEvent, ResourceState } from './rules.js
  * An operator's freeze, within the pure rules (no I/O): while a resource is
  * frozen nobody is granted it; the current holder is not touched (its renewals
  * go on until it gives back, or the operator also revokes). Waiters keep their
- * place in the queue and are refused with `reason: "frozen"`. Freezes and
+ * place in the queue and are refused with `reason: "frozen"`; when the freeze ends, a
+ * free resource is kept for the head of the queue (rules.ts, `thawed`). Freezes and
  * unfreezes are ledger entries (`actorDid`: who froze it, `leaseId` empty,
  * `fence` 0, `expiresAtMs`: the end named, `reason`), so a restart replays them
  * and `verify` checks that no grant fell inside one.
@@ -50,13 +51,21 @@ export function freezeCommand(
   return { frozen: null, changed: true };
 }
 
-/** A freeze whose end has come is recorded as over (an unfreeze entry) before anything else. */
-export function settleFreeze(s: ResourceState, now: number, events: KernelEvent[]): void {
+/**
+ * A freeze whose end has come is recorded as over (an unfreeze entry) before anything
+ * else; returns when it ended (however late that is noticed), or undefined.
+ */
+export function settleFreeze(
+  s: ResourceState,
+  now: number,
+  events: KernelEvent[],
+): number | undefined {
   const untilMs = s.frozen?.untilMs;
-  if (untilMs === null || untilMs === undefined || untilMs > now) return;
+  if (untilMs === null || untilMs === undefined || untilMs > now) return undefined;
   const by = s.frozen!.by;
   delete s.frozen;
   events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
+  return untilMs;
 }
 
 export function frozenReply(freeze: Freeze, waitMs: number, position: number): FrozenReply {

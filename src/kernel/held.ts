@@ -60,8 +60,10 @@ interface Hold {
  * Lease requests held open until they can be granted (blocking acquire).
  * A held request is an ordinary waiter in the rules' queue: it asked once and
  * was refused, so it has its place, and the rules keep a freed resource for
- * the head of the queue. It asks again, in-process, when the service says the
- * resource changed (release, lapse, revoke, from any store) and whenever its
+ * the head of the queue. A frozen resource's waiters are held too: they keep
+ * their place through the freeze, and its end wakes them. It asks again, in-process,
+ * when the service says the resource changed (release, lapse, revoke, unfreeze, from
+ * any store) and whenever its
  * told wait runs out, which keeps its place from lapsing while it is held.
  * Its answer is the service's, so a grant is answered only once it is durable.
  */
@@ -156,7 +158,7 @@ export class HeldRequests {
   private hold(
     resource: string,
     actorDid: string,
-    first: Extract<LeaseReply, { reason: 'lease_held' }>,
+    first: Waiting,
     deadline: number,
     signal: AbortSignal,
     extensions: LeaseExtensions,
@@ -180,7 +182,7 @@ export class HeldRequests {
         if (holds?.size === 0) this.byResource.delete(resource);
         settle();
       };
-      const arm = (reply: Extract<LeaseReply, { reason: 'lease_held' }>) => {
+      const arm = (reply: Waiting) => {
         const left = deadline - this.service.now();
         timer = this.timers.set(ask, Math.max(0, Math.min(reply.stampede.waitMs, left)));
       };
@@ -258,5 +260,8 @@ export class HeldRequests {
   }
 }
 
-const mayWait = (reply: LeaseReply): reply is Extract<LeaseReply, { reason: 'lease_held' }> =>
-  !reply.ok && reply.reason === 'lease_held';
+/** A refusal that waiting can end: held by another, or frozen (waiters keep their place). */
+type Waiting = Extract<LeaseReply, { reason: 'lease_held' | 'frozen' }>;
+
+const mayWait = (reply: LeaseReply): reply is Waiting =>
+  !reply.ok && (reply.reason === 'lease_held' || reply.reason === 'frozen');

@@ -94,6 +94,11 @@ export interface ResourceState {
   deploys?: RepositoryDeploys[] | undefined;
   /** An operator's freeze (see freeze.ts): no new grant until it ends. */
   frozen?: Freeze | undefined;
+  /**
+   * The end of the recurring window (windows.ts) that last refused a waiter here: the
+   * window is configuration, not state, so this is how the rules see it end (thawed).
+   */
+  windowUntilMs?: number | undefined;
 }
 
 /** Why and until when (null: until unfrozen) a resource takes no new holder. */
@@ -207,7 +212,8 @@ export const isIdle = (s: ResourceState) =>
   s.lockDelay === undefined &&
   !s.superseded?.length &&
   !s.deploys?.length &&
-  !s.frozen;
+  !s.frozen &&
+  s.windowUntilMs === undefined;
 
 export function decide<C extends Command>(
   state: ResourceState,
@@ -243,8 +249,11 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
       return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
     }
     case 'freeze':
-    case 'unfreeze':
-      return { state: s, reply: freezeCommand(s, command, ctx.now, events), events };
+    case 'unfreeze': {
+      const reply = freezeCommand(s, command, ctx.now, events);
+      if (command.kind === 'unfreeze' && reply.changed) thawed(s, ctx.now);
+      return { state: s, reply, events };
+    }
     case 'status':
       return { state: s, reply: { lease: s.lease }, events };
     case 'expire':
@@ -269,6 +278,7 @@ export function nextDeadline(s: ResourceState): number | undefined {
   if (s.reservedUntilMs > 0) consider(s.reservedUntilMs);
   if (s.lockDelay) consider(s.lockDelay.untilMs);
   if (s.frozen?.untilMs != null) consider(s.frozen.untilMs);
+  if (s.windowUntilMs !== undefined) consider(s.windowUntilMs);
   return next;
 }
 
@@ -282,7 +292,15 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
   if (state.superseded) s.superseded = state.superseded.filter((m) => m.untilMs > now);
   if (s.lease && s.lease.expiresAtMs <= now) end(s, 'lapse', now, events);
   if (s.lockDelay && s.lockDelay.untilMs <= now) gaveBack(s, s.lockDelay.untilMs);
-  if (s.frozen) settleFreeze(s, now, events);
+  if (s.frozen) {
+    const endedAt = settleFreeze(s, now, events);
+    if (endedAt !== undefined) thawed(s, endedAt);
+  }
+  if (s.windowUntilMs !== undefined && s.windowUntilMs <= now) {
+    const endedAt = s.windowUntilMs;
+    delete s.windowUntilMs;
+    thawed(s, endedAt);
+  }
   if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
     s.reservedUntilMs = 0;
   }
@@ -321,6 +339,7 @@ function lease(
   // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
   const freeze = s.frozen ?? ctx.window;
   if (freeze) {
+    if (ctx.window?.untilMs != null) s.windowUntilMs = ctx.window.untilMs;
     const position = keepPlace(s, actorDid, lane, 0, now);
     const untilMs = freeze.untilMs ?? Infinity;
     const waitMs = Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now)));
@@ -458,6 +477,20 @@ function end(
   s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
   s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
   record(events, kind, lease, now, reason);
+}
+
+/**
+ * A freeze (an operator's or a window) ended at `at`. Its waiters kept their places but
+ * were told to ask again up to FROZEN_WAIT_MS apart, not the next in line's short wait, so
+ * a free resource is kept for the head of the queue until its place lapses (its told wait
+ * and the grace; at least the usual reservation): the first in line is granted, whoever
+ * asks first. A held request is woken by the unfreeze and asks at once. A resource still
+ * held, or in a lock-delay, is kept for the head when that ends, as always.
+ */
+function thawed(s: ResourceState, at: number): void {
+  const head = s.queue[0];
+  if (!head || s.lease || s.lockDelay) return;
+  s.reservedUntilMs = Math.max(s.reservedUntilMs, at + MAX_RESERVATION_MS, head.keepUntil);
 }
 
 /** A revoke keeps the resource from others until its holder gives it back, at most the lock-delay. */

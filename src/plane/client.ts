@@ -424,6 +424,7 @@ function interpretLease(
       untilMs: frozen.until ?? undefined,
       waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
       position: frozen.position,
+      preferenceApplied: raw.preferenceApplied,
     };
   }
   if (refusal.reason === 'revoked') {

@@ -199,6 +199,8 @@ export type LeaseAnswer =
       untilMs: number | undefined;
       waitMs: number;
       position?: number | undefined;
+      /** The plane held the request as asked by `Prefer: wait` (the kernel holds frozen waiters). */
+      preferenceApplied?: boolean;
     }
   | { kind: 'revoked'; holder: string | undefined; message: string }
   /** A newer run of the same lane took this waiter's place: final, and not a failure. */

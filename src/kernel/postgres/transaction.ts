@@ -73,6 +73,7 @@ const stateSchema = z.object({
       atMs: z.number(),
     }),
   ),
+  windowUntilMs: z.optional(z.number()),
 });
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
