@@ -201,6 +201,46 @@ describe('revoke and reservations', () => {
     await second.close();
   });
 
+  it("a revoke refuses the holder's whole run attempt, also after a restart", async () => {
+    let now = 1_000;
+    const run = 'did:web:github.com:acme:shop:actions:runs:4242:attempts:1:jobs';
+    const [held, fresh, otherJob] = [`${run}:deploy:n1`, `${run}:deploy:n2`, `${run}:eu:n3`];
+    const rerun = 'did:web:github.com:acme:shop:actions:runs:4242:attempts:2:jobs:deploy:n4';
+    const dir = mkdtempSync(join(tmpdir(), 'lease-gate-revoke-run-'));
+    const open = () =>
+      KernelService.open({
+        table: new ResourceTable({ ttlMs: 1_000, lockDelayMs: 0 }),
+        store: fileStore(join(dir, 'state.json.ledger.jsonl')),
+        ledger: new Ledger(),
+        now: () => now,
+      });
+    const first = (await open()).service;
+    await first.lease('r', held);
+    await first.lease('r', otherJob); // waits: the revoke drops it from the queue too
+    await first.revoke('r', 'incident 44');
+    for (const did of [held, fresh, otherJob]) {
+      expect(await first.lease('r', did)).toMatchObject({
+        reason: 'revoked',
+        message: 'incident 44',
+      });
+    }
+    await first.close();
+    now = 1_500;
+    const second = (await open()).service;
+    expect(await second.lease('r', fresh)).toMatchObject({ reason: 'revoked' });
+    // Another attempt is another run: granted (no lock-delay here), and the log shows it.
+    expect(await second.lease('r', rerun)).toMatchObject({ ok: true });
+    await second.release('r', rerun);
+    // Refused a lease lifetime after the last ask, then granted; a restart then keeps no refusal.
+    now = 2_501;
+    expect(await second.lease('r', fresh)).toMatchObject({ ok: true, lease: { holder: fresh } });
+    await second.release('r', fresh);
+    await second.close();
+    const third = (await open()).service;
+    expect(await third.lease('r', otherJob)).toMatchObject({ ok: true });
+    await third.close();
+  });
+
   it('keeps a freed resource for the next in line at most 2.5 s, whatever others were told', () => {
     const kernel = new LeaseKernel({ ttlMs: 600_000, random: () => 0.5 });
     // A long hold teaches the kernel that holds are long, so those behind are told long waits.

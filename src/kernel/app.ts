@@ -169,6 +169,10 @@ export function createKernelApp(options: AppOptions): App {
       auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
       const extensions = leaseExtensions(body);
       if ('error' in extensions) throw new ApiRefusal(400, 'bad_request', extensions.error);
+      // A token's run says what it deploys: a field it does not vouch for is refused here.
+      const deploy = auth.deployOf(principal, extensions.deploy);
+      if (deploy) extensions.deploy = deploy;
+      else delete extensions.deploy;
       const wait = preferredWait(req.headers.prefer);
       // Only a held request listens for its client going away.
       const signal = wait ? req.signal : NEVER_ABORTED;

@@ -6,6 +6,7 @@
  * this one function, so the rules live in one place.
  */
 
+import { parseRunDid } from '../lease/did.js';
 import type { Deploy, QueueMode } from '../plane/deploy.js';
 import {
   OUTDATED_REASON,
@@ -62,7 +63,11 @@ export interface Waiter {
   queue?: QueueMode | undefined;
 }
 
-/** An operator's revoke: the revoked agent is refused here until `untilMs`. */
+/**
+ * An operator's revoke: the revoked agent is refused here until `untilMs`, and so is
+ * every other DID of the same run attempt (`revokeRefuses`): a job asking again under
+ * a new nonce is the same run, not a new agent.
+ */
 export interface RevokedMark {
   actorDid: string;
   message: string;
@@ -243,7 +248,7 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
           message: command.reason,
           untilMs: ctx.now + ctx.ttlMs,
         });
-        s.queue = s.queue.filter((w) => w.actorDid !== ended.holder);
+        s.queue = s.queue.filter((w) => !revokeRefuses(ended.holder, w.actorDid));
         holdForGiveBack(s, ended, ctx);
       }
       return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
@@ -315,7 +320,9 @@ function lease(
 ): LeaseReply {
   const { now } = ctx;
   const { actorDid } = command;
-  const mark = s.revoked.find((m) => m.actorDid === actorDid);
+  const mark =
+    s.revoked.find((m) => m.actorDid === actorDid) ??
+    s.revoked.find((m) => revokeRefuses(m.actorDid, actorDid));
   if (mark) {
     // Asking again keeps the refusal alive: a lease lifetime after the last ask.
     const untilMs = Math.max(mark.untilMs, now + ctx.ttlMs);
@@ -462,6 +469,25 @@ function release(
   return { ok: true, released: true, releasedIds: [current.id] };
 }
 
+/**
+ * Whether a revoke of `revoked` refuses `actorDid`: the same DID, or another DID of the
+ * same attempt of the same run (did.ts's run DIDs: host, repository, run id and attempt
+ * equal; the job and nonce may differ). A rerun (a new attempt) is not refused.
+ */
+export function revokeRefuses(revoked: string, actorDid: string): boolean {
+  if (revoked === actorDid) return true;
+  const a = parseRunDid(revoked);
+  if (!a) return false;
+  const b = parseRunDid(actorDid);
+  return (
+    b !== undefined &&
+    a.host.toLowerCase() === b.host.toLowerCase() &&
+    a.repository.toLowerCase() === b.repository.toLowerCase() &&
+    a.runId === b.runId &&
+    a.attempt === b.attempt
+  );
+}
+
 /** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
 function end(
   s: ResourceState,
@@ -605,8 +631,10 @@ export function replay(
   } else if (e.kind === 'grant') {
     // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
     delete s.lockDelay;
-    // A grant to a revoked agent can only follow its refusal's end.
-    if (s.revoked.length > 0) s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
+    // A grant to a revoked agent (or to its run's attempt) can only follow its refusal's end.
+    if (s.revoked.length > 0) {
+      s.revoked = s.revoked.filter((m) => !revokeRefuses(m.actorDid, e.actorDid));
+    }
     s.lease = {
       id: e.leaseId,
       resource: e.resource,

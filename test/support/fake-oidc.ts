@@ -60,6 +60,8 @@ export interface FakeIssuer {
   stranger(): Promise<SigningKey>;
   /** Requests served, by path. */
   hits: Record<string, number>;
+  /** While true, every route answers 503 (an issuer that is down); hits still count. */
+  down: boolean;
   /** Tokens the token service handed out. */
   issued: string[];
   close(): Promise<void>;
@@ -90,6 +92,7 @@ export async function startFakeIssuer(
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    if (issuer.down) return json(503, { message: 'the issuer is down' });
     if (parsed.pathname === '/.well-known/openid-configuration') {
       return json(200, { issuer: url, jwks_uri: `${url}/.well-known/jwks` });
     }
@@ -120,6 +123,7 @@ export async function startFakeIssuer(
   const issuer: FakeIssuer = {
     url,
     hits,
+    down: false,
     issued,
     get current() {
       return published.at(-1)!;

@@ -1,4 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Deploy } from '../../plane/deploy.js';
+import { deployOfRun } from './deploy-claims.js';
 import { runIdentity, type RunIdentity } from './identity.js';
 import type { ScopedKey, ScopedKeys } from './keys.js';
 import type { OidcClaims, OidcVerifier } from './oidc.js';
@@ -40,6 +42,12 @@ export interface Authorizer {
   authorize(headers: Record<string, string | undefined>): Promise<Principal>;
   /** Throws `403 not_your_did` or `not_allowed` unless `principal` may do `act`. */
   mayActAs(principal: Principal, act: Act): void;
+  /**
+   * The deploy fields to record for a lease: with an OIDC token, checked against and
+   * completed from its claims (throws `403 not_your_deploy`, deploy-claims.ts); with a
+   * key, or none, as sent: whoever holds the key is trusted to name any deploy.
+   */
+  deployOf(principal: Principal, deploy: Deploy | undefined): Deploy | undefined;
 }
 
 const OPEN: Principal = { kind: 'open' };
@@ -103,7 +111,12 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
     // 'open' and 'shared-key': everyone is trusted to be anyone.
   }
 
-  return { required, authorize, mayActAs };
+  function deployOf(principal: Principal, deploy: Deploy | undefined): Deploy | undefined {
+    if (principal.kind !== 'oidc' || !oidc) return deploy;
+    return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost);
+  }
+
+  return { required, authorize, mayActAs, deployOf };
 }
 
 function expected(options: AuthOptions): string {

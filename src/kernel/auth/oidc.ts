@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import * as z from 'zod/mini';
 import type { HttpClient } from '../../http/client.js';
 import { isLoopbackHost } from '../../plane/url.js';
@@ -8,9 +8,12 @@ import { AuthRefusal } from './refusal.js';
 /**
  * Verifies OIDC ID tokens (GitHub Actions' by default) against the issuer's
  * published keys: discovery document, then JWKS, both fetched through our one
- * HTTP client (https only, plain http only for a loopback issuer), cached,
- * refetched on an unknown `kid` at most once per `minRefreshMs`. jose does the
- * JOSE work: signature, `alg` allow-list, `iss`, `aud`, `exp`, `nbf`, `iat`.
+ * HTTP client (https only, plain http only for a loopback issuer). The keys are
+ * fetched again every `cacheMs` (5 min), so a key the issuer dropped stops
+ * verifying new tokens within that, and on an unknown `kid`; never two
+ * attempts within `minRefreshMs`, failed ones included, so an issuer that is
+ * down costs one fetch per bound, not one per request. jose does the JOSE
+ * work: signature, `alg` allow-list, `iss`, `aud`, `exp`, `nbf`, `iat`.
  */
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
@@ -35,8 +38,19 @@ const MAX_TOKEN_AGE_S = 6 * 3_600;
 /** Discovery and JWKS bodies past this are refused (GitHub's JWKS is ~2 KB). */
 const MAX_DOCUMENT_CHARS = 64 * 1024;
 const MAX_KEYS = 50;
-/** Keys are fetched again after this even without an unknown kid. */
-const CACHE_MS = 3_600_000;
+/**
+ * Keys are fetched again after this even without an unknown kid: the longest a key
+ * dropped from the JWKS still verifies new tokens while the issuer answers.
+ */
+export const JWKS_CACHE_MS = 300_000;
+/**
+ * While the issuer cannot be reached, the keys last fetched stay in use this long
+ * after that fetch, then nothing verifies (503) until a fetch succeeds: an outage of
+ * the issuer must not keep a dropped key alive for ever.
+ */
+export const JWKS_MAX_STALE_MS = 3_600_000;
+/** The least time between two attempts to fetch the keys, by default. */
+export const JWKS_MIN_REFRESH_MS = 10_000;
 /**
  * Tokens already verified, kept until their `exp`: a keeper renews with the same token
  * every few seconds, and a signature check costs ~0.25 ms of CPU. Bounded; the oldest go first.
@@ -49,8 +63,12 @@ export interface OidcOptions {
   http: HttpClient;
   /** Epoch milliseconds. */
   now?: () => number;
-  /** The least time between two fetches of the keys (an unknown kid asks for a fetch). */
+  /** The least time between two attempts to fetch the keys, failed ones included (an unknown kid asks for one). */
   minRefreshMs?: number;
+  /** How long fetched keys are used before they are fetched again (`JWKS_CACHE_MS`). */
+  cacheMs?: number;
+  /** How long past their fetch keys stay in use while fetching fails (`JWKS_MAX_STALE_MS`). */
+  maxStaleMs?: number;
   skewS?: number;
 }
 
@@ -88,10 +106,16 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
   const issuer = options.issuer.replace(/\/+$/, '');
   checkIssuerUrl(issuer);
   const now = options.now ?? Date.now;
-  const minRefreshMs = options.minRefreshMs ?? 10_000;
+  const minRefreshMs = options.minRefreshMs ?? JWKS_MIN_REFRESH_MS;
+  const cacheMs = options.cacheMs ?? JWKS_CACHE_MS;
+  const maxStaleMs = Math.max(options.maxStaleMs ?? JWKS_MAX_STALE_MS, cacheMs);
   const skewS = Math.min(options.skewS ?? MAX_SKEW_S, MAX_SKEW_S);
   let keys: ReturnType<typeof createLocalJWKSet> | undefined;
-  let fetchedAt = -Infinity;
+  /** When the keys in use were fetched. */
+  let keysAt = -Infinity;
+  /** When the last fetch began, whether or not it succeeded; and why the last one failed. */
+  let attemptedAt = -Infinity;
+  let lastError: unknown;
   let inFlight: Promise<void> | undefined;
   const verified = new Map<string, OidcClaims>();
 
@@ -106,7 +130,7 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
   }
 
   async function fetchKeys(): Promise<void> {
-    fetchedAt = now();
+    attemptedAt = now();
     const discovery = discoverySchema.safeParse(
       await getJson(`${issuer}/.well-known/openid-configuration`, 'discovery document'),
     );
@@ -118,28 +142,37 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
     if (!jwks.success)
       throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
     keys = createLocalJWKSet(jwks.data);
+    keysAt = attemptedAt;
   }
 
-  /** One fetch at a time; later callers share it. */
-  function refresh(): Promise<void> {
-    inFlight ??= fetchKeys().finally(() => (inFlight = undefined));
-    return inFlight;
+  /** One fetch at a time, later callers share it; none within `minRefreshMs` of the last attempt. */
+  async function refresh(): Promise<void> {
+    if (!inFlight && now() - attemptedAt < minRefreshMs) return;
+    inFlight ??= fetchKeys()
+      .then(() => (lastError = undefined))
+      .catch((error: unknown) => {
+        lastError = error;
+      })
+      .finally(() => (inFlight = undefined));
+    await inFlight;
   }
 
-  async function keySet() {
-    if (!keys || now() - fetchedAt > CACHE_MS) {
-      try {
-        await refresh();
-      } catch (error) {
-        // A failed refresh keeps the keys we had; without any, nothing verifies.
-        if (!keys) throw unavailable(error);
-      }
-    }
-    return keys!;
+  /** The keys to verify with now: fetched again when old; 503 when there are none fit to use. */
+  async function keySet(): Promise<ReturnType<typeof createLocalJWKSet>> {
+    if (!keys || now() - keysAt > cacheMs) await refresh();
+    // A failed refresh keeps the keys we had, for a bounded time; without any, nothing verifies.
+    if (keys && now() - keysAt <= maxStaleMs) return keys;
+    throw unavailable(lastError ?? new Error('no keys fetched yet'));
   }
 
-  async function verifyOnce(token: string, set: ReturnType<typeof createLocalJWKSet>) {
-    const { payload } = await jwtVerify(token, set, {
+  /**
+   * What jose asks for the key with, once it has read the header and checked its `alg`:
+   * a token that is not even a JWS of an allowed algorithm never makes the kernel fetch.
+   */
+  const lookUp: JWTVerifyGetKey = async (header, token) => (await keySet())(header, token);
+
+  async function verifyOnce(token: string) {
+    const { payload } = await jwtVerify(token, lookUp, {
       issuer,
       audience: options.audience,
       algorithms: [...ALLOWED_ALGS],
@@ -174,17 +207,14 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
   async function verifyUncached(token: string): Promise<OidcClaims> {
     try {
       try {
-        return await verifyOnce(token, await keySet());
+        return await verifyOnce(token);
       } catch (error) {
         // A key we do not know yet: the issuer may have rotated. Fetch again, rate-bounded.
-        if (!(error instanceof errors.JWKSNoMatchingKey) || now() - fetchedAt < minRefreshMs)
+        if (!(error instanceof errors.JWKSNoMatchingKey) || now() - attemptedAt < minRefreshMs)
           throw error;
-        try {
-          await refresh();
-        } catch (fetchError) {
-          throw unavailable(fetchError);
-        }
-        return await verifyOnce(token, keys!);
+        await refresh();
+        if (lastError !== undefined) throw unavailable(lastError);
+        return await verifyOnce(token);
       }
     } catch (error) {
       if (error instanceof AuthRefusal) throw error;

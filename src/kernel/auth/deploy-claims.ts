@@ -1,0 +1,122 @@
+import { deploySchema, type Deploy } from '../../plane/deploy.js';
+import type { RunIdentity } from './identity.js';
+import type { OidcClaims } from './oidc.js';
+import { AuthRefusal } from './refusal.js';
+
+/**
+ * What a run's deploy is, by its OIDC token: the kernel supersedes waiters and
+ * answers `previous` by these fields (deploy-order.ts), so on an OIDC kernel
+ * none is taken as sent. Each field comes from the token's claims; a field the
+ * request sends must be one the claims give, or the lease is refused
+ * `403 not_your_deploy` before anything changes. A field the claims do not give
+ * (an issuer other than GitHub's, a claim missing) is left out.
+ *
+ * The action sends what the runner's environment says (action/deploy-settings.ts),
+ * and GitHub builds the same token claims from the same run:
+ *   repository ← `repository`          ref        ← `ref`
+ *   workflow   ← the file in `workflow_ref` (`owner/repo/<file>@<ref>`), or `workflow` (its name)
+ *   commit     ← `sha`                  runNumber  ← `run_number`
+ *   runAttempt ← `run_attempt`          runUrl     ← https://<DID host>/<repo>/actions/runs/<id>/attempts/<n>
+ *
+ * One exception: on `pull_request*` events the gate names the pull request's head
+ * commit, which no claim carries (`sha` is the merge commit, or the base for
+ * `pull_request_target`), so there the commit is taken as sent: a run can name any
+ * commit only in its own repository's lane, on resources the policy lets it lease.
+ */
+
+type Field = keyof Deploy;
+
+/** The values the claims allow for each field, the first being the one recorded when none is sent. */
+function vouched(claims: OidcClaims, run: RunIdentity, didHost: string) {
+  const text = (name: string) => (typeof claims[name] === 'string' ? claims[name] : undefined);
+  const whole = (name: string) => {
+    const value = text(name);
+    return value && /^[1-9]\d{0,12}$/.test(value) ? Number(value) : undefined;
+  };
+  const prefix = `${run.repository}/`;
+  const workflowRef = text('workflow_ref') ?? '';
+  const at = workflowRef.lastIndexOf('@');
+  const workflowFile =
+    workflowRef.startsWith(prefix) && at > prefix.length
+      ? workflowRef.slice(prefix.length, at)
+      : undefined;
+  const path = [run.repository, 'actions', 'runs', run.runId, 'attempts', run.attempt].join('/');
+  const values: Record<Field, Array<string | number | undefined>> = {
+    repository: [run.repository],
+    workflow: [workflowFile, text('workflow')],
+    ref: [text('ref')],
+    commit: [text('sha')],
+    runNumber: [whole('run_number')],
+    runAttempt: [Number(run.attempt)],
+    // The attempt's URL, as the action builds it; the run's own (no attempt) names the same run.
+    runUrl: [
+      `https://${didHost}/${path}`,
+      `https://${didHost}/${path.replace(/\/attempts\/\d+$/, '')}`,
+    ],
+  };
+  const out = {} as Record<Field, Array<string | number>>;
+  for (const [field, list] of Object.entries(values) as Array<[Field, typeof values.ref]>) {
+    // Only what the deploy schema accepts, so what is recorded is what a request could have said.
+    out[field] = list.filter(
+      (v): v is string | number =>
+        v !== undefined && deploySchema.safeParse({ [field]: v }).success,
+    );
+  }
+  return out;
+}
+
+/** The fields a token's claims cannot vouch for on this event, taken as sent (see above). */
+const takenAsSent = (claims: OidcClaims): ReadonlySet<Field> =>
+  typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request')
+    ? new Set<Field>(['commit'])
+    : new Set<Field>();
+
+const FIELDS: readonly Field[] = [
+  'repository',
+  'workflow',
+  'ref',
+  'commit',
+  'runNumber',
+  'runAttempt',
+  'runUrl',
+];
+
+/**
+ * The deploy to record for a lease asked with an OIDC token: `sent` checked field by
+ * field against the claims and completed from them. Undefined when none was sent (the
+ * run asked for no deploy order). Throws `403 not_your_deploy` naming the first field
+ * that disagrees.
+ */
+export function deployOfRun(
+  sent: Deploy | undefined,
+  claims: OidcClaims,
+  run: RunIdentity,
+  didHost: string,
+): Deploy | undefined {
+  if (!sent) return undefined;
+  const allowed = vouched(claims, run, didHost);
+  const asSent = takenAsSent(claims);
+  const out: Record<string, string | number> = {};
+  for (const field of FIELDS) {
+    const value = sent[field];
+    if (asSent.has(field)) {
+      if (value !== undefined) out[field] = value;
+      continue;
+    }
+    const values = allowed[field];
+    if (value !== undefined && values.length > 0 && !values.includes(value)) {
+      throw new AuthRefusal(
+        403,
+        'not_your_deploy',
+        `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`,
+      );
+    }
+    const recorded = value !== undefined && values.length > 0 ? value : values[0];
+    if (recorded !== undefined) out[field] = recorded;
+  }
+  return out;
+}
+
+/** A value for a message: validated by the deploy schema already (one line, bounded); quoted. */
+const shown = (value: string | number) =>
+  typeof value === 'number' ? String(value) : JSON.stringify(value.slice(0, 300));
