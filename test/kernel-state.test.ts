@@ -203,8 +203,37 @@ describe('a file kernel signs only the history it signed (issue 35, item 9)', ()
     const refused = start(log);
     await expect(refused).rejects.toThrow(StartRefusedError);
     await expect(refused).rejects.toThrow(
-      /^Refusing to start: the first 4 entries of .*k\.ledger\.jsonl are not the ones signed .*the log was rewritten\. Put back the log that was signed/,
+      /^Refusing to start: the first 4 entries of .*k\.ledger\.jsonl are not what was signed .*the log was rewritten\. Put back the log that was signed/,
     );
+  });
+
+  it('refuses the rewritten log from the CLI in one line, exit 2', async () => {
+    const dir = tmp('signed-cli');
+    expect((await runCli(['keygen', '--out', dir], {}, SOURCE_CLI)).code).toBe(0);
+    const args = (prefix: string) => [
+      '--data-prefix',
+      join(dir, prefix),
+      '--quiet',
+      '--signing-key',
+      join(dir, 'ledger.key'),
+    ];
+    for (const [prefix, holder] of [
+      ['kernel', A],
+      ['forged', B],
+    ] as const) {
+      const kernel = await source(args(prefix));
+      await grant(kernel.url, holder);
+      await fetchLedger(kernel.url);
+      await kernel.stop();
+    }
+    copyFileSync(join(dir, 'forged.ledger.jsonl'), join(dir, 'kernel.ledger.jsonl'));
+    const refused = await runCli(['kernel', '--port', '0', ...args('kernel')], {}, SOURCE_CLI);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(
+      /^lease-gate kernel: Refusing to start: the first 1 entry of .*kernel\.ledger\.jsonl are not what was signed .*\n$/,
+    );
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it('refuses a log cut short of its last checkpoint, and starts on the log it signed', async () => {
@@ -215,7 +244,7 @@ describe('a file kernel signs only the history it signed (issue 35, item 9)', ()
     const whole = readFileSync(log);
     truncateSync(log, whole.indexOf('\n') + 1);
     await expect(start(log)).rejects.toThrow(
-      /^Refusing to start: .*k\.ledger\.jsonl holds 1 entries, but a checkpoint of 4 was signed over it/,
+      /^Refusing to start: .*k\.ledger\.jsonl holds 1 entry, but a checkpoint of 4 entries was signed over it/,
     );
     // The log put back: it starts, and signs on from the same history.
     writeFileSync(log, whole);

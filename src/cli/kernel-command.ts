@@ -97,6 +97,9 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         waitMs: LOCK_WAIT_MS,
         now: Date.now,
         sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+      }).catch(async (error: unknown) => {
+        await credentials.close();
+        throw error;
       })
     : undefined;
   try {
@@ -136,22 +139,30 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
           log: (line) => io.err(line),
         })
       : undefined;
-    const running = await startKernelServer({
-      service,
-      ledger,
-      table: new ResourceTable({ ttlMs, lockDelayMs, window }),
-      windows,
-      onService: notifier && ((service) => notifier.attach(service)),
-      store,
-      key,
-      auth: credentials.auth,
-      adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
-      host,
-      port,
-      publicUrls,
-      onEvents: log,
-      log: (line) => io.err(line),
-    });
+    let running: Awaited<ReturnType<typeof startKernelServer>>;
+    try {
+      running = await startKernelServer({
+        service,
+        ledger,
+        table: new ResourceTable({ ttlMs, lockDelayMs, window }),
+        windows,
+        onService: notifier && ((service) => notifier.attach(service)),
+        store,
+        key,
+        auth: credentials.auth,
+        adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+        host,
+        port,
+        publicUrls,
+        onEvents: log,
+        log: (line) => io.err(line),
+      });
+    } catch (error) {
+      // A start refused (its log is not the history signed) or failed: nothing may keep the process up.
+      await credentials.close();
+      await notifier?.close();
+      throw error;
+    }
     const stopped = new Promise<void>((resolve) => {
       process.once('SIGINT', resolve).once('SIGTERM', resolve);
       // A dry run's kernel goes when the job that started it goes.

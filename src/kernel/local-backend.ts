@@ -102,7 +102,14 @@ export class LocalBackend implements Backend<Overview> {
     let recovered: { fenceFloor: number; warning?: string };
     if (isLogFileStore(this.store)) {
       recovered = await this.openFile(this.store);
-      this.holdToSigned(this.store);
+      try {
+        this.holdToSigned(this.store);
+      } catch (error) {
+        // Refused before anything was served: nothing of this start stays open.
+        await this.store.close();
+        this.replayed?.lines.close();
+        throw error;
+      }
       time = this.replayed!.time;
       // Copies: the rules may change a state's arrays in place, and the view must not follow.
       for (const state of this.replayed!.table.values()) table.put(structuredClone(state));

@@ -62,16 +62,18 @@ export function checkSignedHistory(
 ): void {
   if (ledger.size < record.size) {
     throw new StartRefusedError(
-      `Refusing to start: ${logPath} holds ${ledger.size} entries, but a checkpoint of ${record.size} was signed over it (${signedRecordPath(logPath)}): entries were removed. ${RECOVERY}`,
+      `Refusing to start: ${logPath} holds ${entries(ledger.size)}, but a checkpoint of ${entries(record.size)} was signed over it (${signedRecordPath(logPath)}): entries were removed. ${RECOVERY}`,
     );
   }
   const root = ledger.rootAt(record.size);
   if (root !== record.root) {
     throw new StartRefusedError(
-      `Refusing to start: the first ${record.size} entries of ${logPath} are not the ones signed (their root is ${root}, the checkpoint signed over them had ${record.root}, ${signedRecordPath(logPath)}): the log was rewritten. ${RECOVERY}`,
+      `Refusing to start: the first ${entries(record.size)} of ${logPath} are not what was signed (their root is ${root}, the checkpoint signed over them had ${record.root}, ${signedRecordPath(logPath)}): the log was rewritten. ${RECOVERY}`,
     );
   }
 }
+
+const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
 
 /** Makes `record` the one kept beside `logPath`: a new file, synced, renamed over the old one. */
 export async function writeSignedRecord(logPath: string, record: SignedCheckpoint): Promise<void> {
