@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { ResourceTable, defaultLockDelayMs, type KernelEvent } from '../kernel/core.js';
 import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/server.js';
-import { fileStore, memoryStore } from '../kernel/store.js';
+import { fileStore, memoryFenceFloor, memoryStore } from '../kernel/store.js';
+import { LOCK_WAIT_MS, lockState } from '../kernel/state-lock.js';
+import { StartRefusedError } from '../kernel/store-error.js';
 import { isLoopbackHost } from '../plane/url.js';
 import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/names.js';
 import { isAlive } from '../fs/processes.js';
@@ -19,6 +21,17 @@ import { causeText } from '../errors.js';
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   if (args[0] === 'migrate') return migrateCommand(args.slice(1), io, env);
+  try {
+    return await serveKernel(args, io, env);
+  } catch (error) {
+    // Another kernel on this state, or a log that is not the history signed: one line, exit 2.
+    if (!(error instanceof StartRefusedError)) throw error;
+    io.err(`lease-gate kernel: ${error.message}`);
+    return EXIT.usage;
+  }
+}
+
+async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parse(args, {
     ...STORE_OPTIONS,
     ...AUTH_OPTIONS,
@@ -78,73 +91,101 @@ export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv)
     );
   // The log is the kernel's one durable record; --data-prefix names where it lives.
   const logFile = values.ledger ?? (dataPrefix ? `${dataPrefix}.ledger.jsonl` : undefined);
-  const store = logFile ? fileStore(logFile) : memoryStore();
-  const log = (events: KernelEvent[]) => {
-    if (values.quiet) return;
-    for (const e of events) {
-      if (e.kind === 'renew') continue;
-      io.out(
-        `${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`,
-      );
-    }
-  };
-  const windows = values.windows ? loadWindows(values.windows) : undefined;
-  const notifier = notifierFrom(
-    values.notify ?? [],
-    values['notify-secret-file'],
-    values['notify-file'],
-    io,
-  );
-  const window = windows && ((r: string, now: number) => windows.activeFor(r, now));
-  const ledger = new Ledger(readSigningKey(values['signing-key']));
-  const service = postgres
-    ? await openPostgres(postgres, {
-        ledger,
-        ttlMs,
-        lockDelayMs,
-        window,
-        onEvents: log,
-        log: (line) => io.err(line),
+  // One kernel at a time on a log (held until this process ends); PostgreSQL replicas share theirs.
+  const lock = logFile
+    ? await lockState(logFile, {
+        waitMs: LOCK_WAIT_MS,
+        now: Date.now,
+        sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+      }).catch(async (error: unknown) => {
+        await credentials.close();
+        throw error;
       })
     : undefined;
-  const running = await startKernelServer({
-    service,
-    ledger,
-    table: new ResourceTable({ ttlMs, lockDelayMs, window }),
-    windows,
-    onService: notifier && ((service) => notifier.attach(service)),
-    store,
-    key,
-    auth: credentials.auth,
-    adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
-    host,
-    port,
-    publicUrls,
-    onEvents: log,
-    log: (line) => io.err(line),
-  });
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve).once('SIGTERM', resolve);
-    // A dry run's kernel goes when the job that started it goes.
-    const parent = Number(values['exit-with-pid']);
-    if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
-  });
-  io.out(`lease-gate kernel listening on ${running.url}`);
-  if (running.warning) io.err(`warning: ${running.warning}`);
-  if (credentials.summary && !values.quiet) io.out(credentials.summary);
-  if (postgres && !values.quiet)
-    io.out(`store: PostgreSQL ${redactUrl(postgres.url)}, schema ${postgres.schema}`);
-  if (!values['signing-key'] && !values.quiet) {
-    io.out(
-      `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`,
-    );
+  try {
+    return await serve();
+  } finally {
+    await lock?.close();
   }
-  if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
-  await stopped;
-  await running.close();
-  await credentials.close();
-  await notifier?.close();
-  return EXIT.done;
+
+  async function serve(): Promise<number> {
+    // A memory kernel remembers no fence: its fences start from the clock, so they rise across restarts.
+    const store = logFile ? fileStore(logFile) : memoryStore({ fenceFloor: memoryFenceFloor() });
+    const log = (events: KernelEvent[]) => {
+      if (values.quiet) return;
+      for (const e of events) {
+        if (e.kind === 'renew') continue;
+        io.out(
+          `${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`,
+        );
+      }
+    };
+    const windows = values.windows ? loadWindows(values.windows) : undefined;
+    const notifier = notifierFrom(
+      values.notify ?? [],
+      values['notify-secret-file'],
+      values['notify-file'],
+      io,
+    );
+    const window = windows && ((r: string, now: number) => windows.activeFor(r, now));
+    const ledger = new Ledger(readSigningKey(values['signing-key']));
+    const service = postgres
+      ? await openPostgres(postgres, {
+          ledger,
+          ttlMs,
+          lockDelayMs,
+          window,
+          onEvents: log,
+          log: (line) => io.err(line),
+        })
+      : undefined;
+    let running: Awaited<ReturnType<typeof startKernelServer>>;
+    try {
+      running = await startKernelServer({
+        service,
+        ledger,
+        table: new ResourceTable({ ttlMs, lockDelayMs, window }),
+        windows,
+        onService: notifier && ((service) => notifier.attach(service)),
+        store,
+        key,
+        auth: credentials.auth,
+        adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+        host,
+        port,
+        publicUrls,
+        onEvents: log,
+        log: (line) => io.err(line),
+      });
+    } catch (error) {
+      // A start refused (its log is not the history signed) or failed: nothing may keep the process up.
+      await credentials.close();
+      await notifier?.close();
+      throw error;
+    }
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve).once('SIGTERM', resolve);
+      // A dry run's kernel goes when the job that started it goes.
+      const parent = Number(values['exit-with-pid']);
+      if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
+    });
+    io.out(`lease-gate kernel listening on ${running.url}`);
+    if (running.warning) io.err(`warning: ${running.warning}`);
+    if (credentials.summary && !values.quiet) io.out(credentials.summary);
+    if (postgres && !values.quiet)
+      io.out(`store: PostgreSQL ${redactUrl(postgres.url)}, schema ${postgres.schema}`);
+    if (!values['signing-key'] && !values.quiet) {
+      io.out(
+        `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`,
+      );
+    }
+    if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+    await stopped;
+    await running.close();
+    await credentials.close();
+    await notifier?.close();
+    return EXIT.done;
+  }
 }
 
 /** `--lock-delay-ms`: 0 (none) up to a lease lifetime; one renewal interval plus grace by default. */

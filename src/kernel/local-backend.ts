@@ -16,6 +16,7 @@ import {
   type KernelEvent,
   type ResourceState,
 } from './rules.js';
+import { checkSignedHistory, readSignedRecord, writeSignedRecord } from './signed-record.js';
 import { readSnapshotState } from './snapshot.js';
 import { StoreError, StoreUnavailableError } from './store-error.js';
 import { isLogFileStore, type KernelStore, type LogFileStore, type LogPoint } from './store.js';
@@ -101,6 +102,14 @@ export class LocalBackend implements Backend<Overview> {
     let recovered: { fenceFloor: number; warning?: string };
     if (isLogFileStore(this.store)) {
       recovered = await this.openFile(this.store);
+      try {
+        this.holdToSigned(this.store);
+      } catch (error) {
+        // Refused before anything was served: nothing of this start stays open.
+        await this.store.close();
+        this.replayed?.lines.close();
+        throw error;
+      }
       time = this.replayed!.time;
       // Copies: the rules may change a state's arrays in place, and the view must not follow.
       for (const state of this.replayed!.table.values()) table.put(structuredClone(state));
@@ -127,6 +136,20 @@ export class LocalBackend implements Backend<Overview> {
     const owed = time ? await this.resume(time, now) : undefined;
     const warning = [recovered.warning, owed].filter(Boolean).join('; ');
     return warning ? { warning } : {};
+  }
+
+  /**
+   * A file kernel signs only the history it signed before: its log, replayed,
+   * must have at the last signed checkpoint's size that checkpoint's root
+   * (else StartRefusedError, before anything is served or written), and every
+   * larger checkpoint is recorded beside the log before it goes out. Checked
+   * with or without a signing key this run: a later run may have one.
+   */
+  private holdToSigned(store: LogFileStore): void {
+    const last = readSignedRecord(store.path);
+    if (last) checkSignedHistory(this.ledger, last, store.path);
+    if (this.ledger.signs)
+      this.ledger.keepSignedIn({ keep: (signed) => writeSignedRecord(store.path, signed) }, last);
   }
 
   /**

@@ -9,3 +9,11 @@ export class StoreError extends LeaseGateError {
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
 }
+
+/**
+ * The kernel must not serve on this state: another kernel holds it, or its log
+ * is not the history it signed. One line for the operator (the CLI exits 2).
+ */
+export class StartRefusedError extends LeaseGateError {
+  override name = 'StartRefusedError';
+}

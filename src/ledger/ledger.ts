@@ -32,6 +32,21 @@ export interface LedgerSnapshot {
   chunkRoots: string;
 }
 
+/** A checkpoint as a record keeps it: the tree's size and its root there, base64. */
+export interface SignedCheckpoint {
+  size: number;
+  root: string;
+}
+
+/**
+ * Where a kernel keeps, durably, the largest checkpoint it signed (beside its
+ * state), so a restart over another history refuses to sign it. `keep`
+ * resolves once the record is durable, and is called only with growing sizes.
+ */
+export interface SignedRecord {
+  keep(signed: SignedCheckpoint): Promise<void>;
+}
+
 export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs'> & { atMs: number };
 
 /** Entries numbered and timed, with their lines, not yet part of the ledger. */
@@ -75,6 +90,10 @@ export class Ledger {
   private lines: LineSource = new LineStore();
   private lastTs = -1;
   private signed?: { size: number; root: Hash; text: string };
+  private record?: SignedRecord;
+  /** The largest size the record holds. */
+  private keptSize = 0;
+  private keeping: Promise<void> = Promise.resolve();
 
   constructor(private readonly signingKey?: KeyObject) {
     this.publicKey = signingKey && createPublicKey(signingKey);
@@ -242,6 +261,39 @@ export class Ledger {
     )
       throw new LedgerError(`ledger line ${index} read back is not the line the tree holds`);
     return line;
+  }
+
+  /**
+   * Keeps every larger checkpoint in `record` before it goes out (see
+   * `signedCheckpoint`); `kept` is the one the record holds now, which the
+   * caller has checked against this ledger.
+   */
+  keepSignedIn(record: SignedRecord, kept?: SignedCheckpoint): void {
+    this.record = record;
+    this.keptSize = kept?.size ?? 0;
+  }
+
+  /**
+   * The signed checkpoint of the first `size` entries, read as `read` reads,
+   * and, when it is the largest signed yet, made durable in the record first:
+   * what is handed out is what a restart holds the log to.
+   */
+  async signedCheckpoint(size = this.size): Promise<string> {
+    const text = await this.read(size, size, size, () => this.checkpoint(size));
+    const keep = this.keeping
+      .catch(() => undefined)
+      .then(async () => {
+        const signed = this.signed;
+        if (!this.record || !signed || signed.size <= this.keptSize) return;
+        await this.record.keep({
+          size: signed.size,
+          root: Buffer.from(signed.root).toString('base64'),
+        });
+        this.keptSize = Math.max(this.keptSize, signed.size);
+      });
+    this.keeping = keep;
+    await keep;
+    return text;
   }
 
   /** The signed checkpoint of the first `size` entries (all by default). */

@@ -1,4 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve as resolvePath } from 'node:path';
+
+/** The committed bundle, as a user runs it. */
+export const DIST_CLI = ['dist/cli/index.js'];
+/** The CLI from source under tsx: for a change dist/ does not carry yet (it compiles first, so it starts slower). */
+export const SOURCE_CLI = [
+  '--import',
+  resolvePath('node_modules/tsx/dist/loader.mjs'),
+  'src/bin/cli.ts',
+];
 
 export interface KernelProcess {
   url: string;
@@ -11,15 +21,17 @@ export interface KernelProcess {
 export function startKernelProcess(
   args: string[],
   env: Record<string, string> = {},
+  cli = DIST_CLI,
 ): Promise<KernelProcess> {
-  const child = spawn(process.execPath, ['dist/cli/index.js', 'kernel', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [...cli, 'kernel', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kernel did not start: ${output}`)), 10_000);
+    const startMs = cli === DIST_CLI ? 10_000 : 60_000;
+    const timer = setTimeout(() => reject(new Error(`kernel did not start: ${output}`)), startMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /^lease-gate kernel listening on (http:\/\/\S+)\n/.exec(output);
@@ -59,9 +71,9 @@ export function startKernelProcess(
 }
 
 /** Runs a CLI command to completion. */
-export function runCli(args: string[], env: Record<string, string> = {}) {
+export function runCli(args: string[], env: Record<string, string> = {}, cli = DIST_CLI) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['dist/cli/index.js', ...args], {
+    const child = spawn(process.execPath, [...cli, ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

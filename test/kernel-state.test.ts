@@ -1,0 +1,255 @@
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ResourceTable } from '../src/kernel/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { lockAddress, lockState, type StateLock } from '../src/kernel/state-lock.js';
+import { StartRefusedError } from '../src/kernel/store-error.js';
+import { fileStore } from '../src/kernel/store.js';
+import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
+import { fetchLedger } from '../src/ledger/remote.js';
+import { createPlaneClient } from '../src/plane/client.js';
+import {
+  SOURCE_CLI,
+  runCli,
+  startKernelProcess,
+  type KernelProcess,
+} from './support/kernel-process.js';
+
+const A = 'did:web:acme.example:agent:a';
+const B = 'did:web:acme.example:agent:b';
+const R = 'lock:deploy/production';
+const once = { retryUntilMs: 0 };
+const tmp = (name: string) => mkdtempSync(join(tmpdir(), `lease-gate-${name}-`));
+
+const kernels: KernelProcess[] = [];
+const locks: StateLock[] = [];
+afterEach(async () => {
+  for (const kernel of kernels.splice(0)) await kernel.stop('SIGKILL').catch(() => undefined);
+  for (const lock of locks.splice(0)) await lock.close();
+});
+
+async function source(args: string[]): Promise<KernelProcess> {
+  const kernel = await startKernelProcess(args, {}, SOURCE_CLI);
+  kernels.push(kernel);
+  return kernel;
+}
+
+async function grant(url: string, actorDid = A) {
+  const answer = await createPlaneClient({ apiUrl: url }).lease({ resource: R, actorDid }, once);
+  if (answer.kind !== 'granted') throw new Error(`not granted: ${answer.kind}`);
+  return answer.lease;
+}
+
+describe('one kernel at a time on one log (issue 35, item 1)', () => {
+  it('refuses a second kernel on the prefix, naming the first, and starts again once it is gone (kill -9)', async () => {
+    const prefix = join(tmp('lock'), 'state');
+    const first = await source(['--data-prefix', prefix, '--quiet']);
+    const fence = (await grant(first.url)).fence!;
+
+    const second = await runCli(['kernel', '--port', '0', '--data-prefix', prefix], {}, SOURCE_CLI);
+    expect(second.code).toBe(2);
+    expect(second.stdout).not.toContain('listening');
+    const lines = second.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^lease-gate kernel: Refusing to start: another kernel \\(pid ${first.child.pid}, started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\) holds the kernel's log ${prefix}\\.ledger\\.jsonl\\.`,
+      ),
+    );
+    // The first still serves, and its log has its one grant.
+    expect(await createPlaneClient({ apiUrl: first.url }).status(R)).toMatchObject({ fence });
+
+    await first.stop('SIGKILL');
+    const third = await source(['--data-prefix', prefix, '--quiet']);
+    // The lease held across the kill is still held: the log is one kernel's.
+    expect(await grant(third.url, B).catch((e: Error) => e.message)).toMatch(/not granted/);
+    expect(await grant(third.url)).toMatchObject({ fence });
+  });
+
+  it('waits for a holder that goes within the wait, then takes the lock', async () => {
+    const log = join(tmp('lock-wait'), 'k.ledger.jsonl');
+    const held = await lockState(log, { waitMs: 0, now: Date.now, sleep: async () => {} });
+    let clock = 0;
+    let slept = 0;
+    const next = await lockState(log, {
+      waitMs: 5_000,
+      now: () => clock,
+      sleep: async (ms) => {
+        slept += 1;
+        clock += ms;
+        // The old kernel goes while the new one waits: an overlapping restart.
+        if (slept === 3) await held.close();
+      },
+    });
+    locks.push(next);
+    expect(slept).toBeGreaterThanOrEqual(3);
+  });
+
+  it('refuses once the wait is over, naming the holder; another log is free', async () => {
+    const dir = tmp('lock-refuse');
+    const log = join(dir, 'k.ledger.jsonl');
+    locks.push(
+      await lockState(log, {
+        waitMs: 0,
+        now: Date.now,
+        sleep: async () => {},
+        holder: { pid: 4242, startedAt: '2026-01-02T03:04:05.678Z' },
+      }),
+    );
+    let clock = 0;
+    const refused = lockState(join(dir, '.', 'k.ledger.jsonl'), {
+      waitMs: 1_000,
+      now: () => clock,
+      sleep: async (ms) => void (clock += ms),
+    });
+    await expect(refused).rejects.toThrow(StartRefusedError);
+    await expect(refused).rejects.toThrow(
+      /another kernel \(pid 4242, started 2026-01-02T03:04:05\.678Z\) holds .*this one waited 1 s/,
+    );
+    locks.push(
+      await lockState(join(dir, 'other.ledger.jsonl'), {
+        waitMs: 0,
+        now: Date.now,
+        sleep: async () => {},
+      }),
+    );
+  });
+
+  it('takes over a socket file whose process was killed (the fallback beside Linux)', async () => {
+    const log = join(tmp('lock-stale'), 'k.ledger.jsonl');
+    const address = lockAddress(log, 'darwin');
+    // A process that takes the socket file and dies by kill -9, leaving it behind.
+    const child = spawn(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(address)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
+    await new Promise((done) => child.on('close', done));
+    expect(existsSync(address)).toBe(true);
+    const lock = await lockState(log, {
+      waitMs: 0,
+      now: Date.now,
+      sleep: async () => {},
+      platform: 'darwin',
+    });
+    locks.push(lock);
+    await expect(
+      lockState(log, { waitMs: 0, now: Date.now, sleep: async () => {}, platform: 'darwin' }),
+    ).rejects.toThrow(/another kernel \(pid \d+/);
+  });
+});
+
+describe('a memory kernel across restarts (issue 35, item 8)', () => {
+  it('gives fences that rise across a restart', async () => {
+    const first = await source(['--quiet']);
+    const before = (await grant(first.url)).fence!;
+    await first.stop();
+    const second = await source(['--quiet']);
+    const after = (await grant(second.url, B)).fence!;
+    expect(Number.isSafeInteger(before) && Number.isSafeInteger(after)).toBe(true);
+    expect(after).toBeGreaterThan(before);
+  });
+});
+
+describe('a file kernel signs only the history it signed (issue 35, item 9)', () => {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  let running: RunningKernel | undefined;
+  afterEach(async () => {
+    await running?.close();
+    running = undefined;
+  });
+
+  const start = (log: string) =>
+    startKernelServer({
+      table: new ResourceTable({ ttlMs: 60_000 }),
+      store: fileStore(log),
+      ledger: new Ledger(privateKey),
+      log: () => undefined,
+      console: () => false,
+    });
+
+  /** A kernel on `log` that grants `holders` in turn and hands out its checkpoint. */
+  async function signed(log: string, holders: string[]) {
+    running = await start(log);
+    const client = createPlaneClient({ apiUrl: running.url });
+    for (const holder of holders) {
+      await client.lease({ resource: R, actorDid: holder }, once);
+      await client.release({ resource: R, actorDid: holder }, once);
+    }
+    const { bundle } = await fetchLedger(running.url);
+    await running.close();
+    running = undefined;
+    return bundle as LedgerBundle;
+  }
+
+  it('refuses to start on a log rewritten since its last checkpoint, and says how to recover', async () => {
+    const dir = tmp('signed');
+    const log = join(dir, 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    // The same entries in number, but B's grant made A's: another history.
+    const forged = join(dir, 'forged.ledger.jsonl');
+    await signed(forged, [A, A]);
+    copyFileSync(forged, log);
+    const refused = start(log);
+    await expect(refused).rejects.toThrow(StartRefusedError);
+    await expect(refused).rejects.toThrow(
+      /^Refusing to start: the first 4 entries of .*k\.ledger\.jsonl are not what was signed .*the log was rewritten\. Put back the log that was signed/,
+    );
+  });
+
+  it('refuses the rewritten log from the CLI in one line, exit 2', async () => {
+    const dir = tmp('signed-cli');
+    expect((await runCli(['keygen', '--out', dir], {}, SOURCE_CLI)).code).toBe(0);
+    const args = (prefix: string) => [
+      '--data-prefix',
+      join(dir, prefix),
+      '--quiet',
+      '--signing-key',
+      join(dir, 'ledger.key'),
+    ];
+    for (const [prefix, holder] of [
+      ['kernel', A],
+      ['forged', B],
+    ] as const) {
+      const kernel = await source(args(prefix));
+      await grant(kernel.url, holder);
+      await fetchLedger(kernel.url);
+      await kernel.stop();
+    }
+    copyFileSync(join(dir, 'forged.ledger.jsonl'), join(dir, 'kernel.ledger.jsonl'));
+    const refused = await runCli(['kernel', '--port', '0', ...args('kernel')], {}, SOURCE_CLI);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(
+      /^lease-gate kernel: Refusing to start: the first 1 entry of .*kernel\.ledger\.jsonl are not what was signed .*\n$/,
+    );
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses a log cut short of its last checkpoint, and starts on the log it signed', async () => {
+    const dir = tmp('signed-short');
+    const log = join(dir, 'k.ledger.jsonl');
+    const bundle = await signed(log, [A, B]);
+    expect(JSON.parse(readFileSync(`${log}.signed.json`, 'utf8'))).toMatchObject({ size: 4 });
+    const whole = readFileSync(log);
+    truncateSync(log, whole.indexOf('\n') + 1);
+    await expect(start(log)).rejects.toThrow(
+      /^Refusing to start: .*k\.ledger\.jsonl holds 1 entry, but a checkpoint of 4 entries was signed over it/,
+    );
+    // The log put back: it starts, and signs on from the same history.
+    writeFileSync(log, whole);
+    running = await start(log);
+    const again = (await fetchLedger(running.url)).bundle as LedgerBundle;
+    expect(again.entries.map((e) => e.entry)).toEqual(bundle.entries.map((e) => e.entry));
+  });
+});
