@@ -48,6 +48,39 @@ async function get(url: string, path: string) {
 }
 
 describe('store faults', () => {
+  it("tell why /readyz is not ready only to the kernel's keys; others get not ready", async () => {
+    const { store, control } = faulty(memoryStore());
+    const KEY = 'the-kernel-key-of-some-length';
+    running = await startKernelServer({ store, key: KEY, log: () => undefined });
+    const readyz = async (authorization?: string) => {
+      const res = await request(`${running!.url}/readyz`, {
+        headers: authorization ? { authorization } : {},
+      });
+      return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+    };
+    control.broken = true;
+    expect(await readyz(`Bearer ${KEY}`)).toMatchObject({
+      status: 503,
+      body: {
+        ok: false,
+        reason: 'store_unavailable',
+        message: expect.stringMatching(/EIO: injected/),
+      },
+    });
+    for (const stranger of [undefined, 'Bearer wrong']) {
+      expect(await readyz(stranger)).toEqual({
+        status: 503,
+        body: {
+          ok: false,
+          reason: 'not_ready',
+          message: "The kernel is not ready; its key's holders can ask /readyz why.",
+        },
+      });
+    }
+    control.broken = false;
+    expect(await readyz()).toEqual({ status: 200, body: { ok: true } });
+  });
+
   it('answer 503, change nothing, crash nothing, and heal by themselves', async () => {
     const { store, control } = faulty(memoryStore());
     const logged: string[] = [];

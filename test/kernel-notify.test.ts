@@ -32,11 +32,16 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function kernelWith(notifier: Notifier, ttlMs?: number): Promise<RunningKernel> {
+async function kernelWith(
+  notifier: Notifier,
+  ttlMs?: number,
+  key?: string,
+): Promise<RunningKernel> {
   const running = await startKernelServer({
     table: new ResourceTable(ttlMs ? { ttlMs, lockDelayMs: 0 } : {}),
     store: memoryStore(),
     adminKey: ADMIN,
+    key,
     onService: (service) => notifier.attach(service),
     log: () => undefined,
   });
@@ -147,6 +152,47 @@ describe('notifications', () => {
       failed: 1,
       recentFailures: [{ kind: 'grant', resource: R, error: 'HTTP 500' }],
     });
+  });
+
+  it('shows failed deliveries in /readyz of a keyed kernel only to its keys; others see ok', async () => {
+    const hook = await receiver(1_000);
+    let now = 0;
+    const notifier = new Notifier({
+      urls: [hook.url],
+      secret: SECRET,
+      retryForMs: 0,
+      now: () => now,
+      sleep: async (ms) => void (now += ms),
+    });
+    const KEY = 'the-kernel-key-of-some-length';
+    const { url } = await kernelWith(notifier, undefined, KEY);
+    const client = createPlaneClient({ apiUrl: url, key: KEY });
+    cleanups.push(() => client.close());
+    await client.lease({ resource: R, actorDid: A });
+    const readyz = async (authorization?: string) => {
+      const res = await fetch(`${url}/readyz`, {
+        headers: authorization ? { authorization } : {},
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    let keyed = await readyz(`Bearer ${KEY}`);
+    const failed = (text: string) =>
+      (JSON.parse(text) as { notifications?: { failed: number } }).notifications?.failed;
+    for (let i = 0; i < 100 && !failed(keyed.text); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      keyed = await readyz(`Bearer ${KEY}`);
+    }
+    expect(keyed.status).toBe(200);
+    expect(JSON.parse(keyed.text)).toMatchObject({
+      ok: true,
+      notifications: { failed: 1, recentFailures: [{ kind: 'grant', resource: R }] },
+    });
+    expect(JSON.parse((await readyz(`Bearer ${ADMIN}`)).text)).toMatchObject({
+      notifications: { failed: 1 },
+    });
+    for (const stranger of [undefined, 'Bearer not-the-key', `Basic ${KEY}`]) {
+      expect(await readyz(stranger)).toEqual({ status: 200, text: '{"ok":true}' });
+    }
   });
 
   it("never shows a receiver URL's path, where chat webhooks keep their secret", async () => {

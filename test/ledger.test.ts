@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fileStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/core.js';
+import { KernelService } from '../src/kernel/service.js';
+import { fileStore, memoryStore } from '../src/kernel/store.js';
 import { ENTRY_KINDS, canonicalJson, entryJson, entryOf } from '../src/ledger/entry.js';
 import { signCheckpoint, verifyCheckpoint } from '../src/ledger/checkpoint.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
@@ -360,6 +362,126 @@ describe('verify checks time as well as order', () => {
     },
   );
 
+  /**
+   * Issue #35 item 7: a grant, then 200 entries stamped one apart whose run
+   * begins 199 ms before the grant's expiry, the last of them its lapse (no
+   * clockMs), then a grant to another agent. Read as one burst in the run's
+   * first millisecond, the lapse came 199 ms early and the two leases overlap;
+   * the lapse's own stamp (31 000) hid it.
+   */
+  const forgedRun = () => {
+    const line = (seq: number, tsMs: number, kind: string, resource: string, lease: string) => {
+      const fence = resource === 'r' ? (lease === 'a' ? 1 : 201) : seq + 1;
+      const expiresAtMs = kind === 'grant' ? tsMs + 30_000 : undefined;
+      const event = {
+        kind: kind as 'grant',
+        resource,
+        actorDid: `did:web:${lease}`,
+        leaseId: lease,
+        fence,
+      };
+      return entryJson(
+        entryOf(expiresAtMs === undefined ? event : { ...event, expiresAtMs }, seq, tsMs),
+      );
+    };
+    const lines = [line(0, 1_000, 'grant', 'r', 'a')];
+    for (let i = 1; i < 200; i += 1) lines.push(line(i, 30_800 + i, 'grant', `s${i}`, `x${i}`));
+    lines.push(line(200, 31_000, 'lapse', 'r', 'a'), line(201, 31_001, 'grant', 'r', 'b'));
+    const forged = new Ledger(privateKey);
+    lines.forEach((text, i) => forged.load(text, `line ${i + 1}`));
+    return forged;
+  };
+
+  it('refuses a lapse hidden in a run of +1 stamps that began before its expiry, naming it', () => {
+    const bundle = forgedRun().bundle();
+    expect(bundle.entries[200]!.entry).toMatchObject({ kind: 'lapse', tsMs: 31_000 });
+    expect(() => verifyBundle(bundle, publicKey)).toThrow(
+      /^entry 200 \(lapse of a on r\): stamped 31000 in a run of \+1 stamps from 30801 \(entry 1\), so it may have lapsed 199 ms before the expiry 31000 told at entry 0 \(grant\); a lapse in a run must carry the clock that found it due \(clockMs\)$/,
+    );
+  });
+
+  it('judges a lapse by the clock it carries: not above its stamp, not before the expiry', () => {
+    const withClock = (clockMs: number) => {
+      const l = new Ledger(privateKey);
+      for (const text of [
+        entryJson(
+          entryOf(
+            {
+              kind: 'grant',
+              resource: 'r',
+              actorDid: 'did:web:a',
+              leaseId: 'a',
+              fence: 1,
+              expiresAtMs: 31_000,
+            },
+            0,
+            1_000,
+          ),
+        ),
+        entryJson(
+          entryOf(
+            {
+              kind: 'grant',
+              resource: 's',
+              actorDid: 'did:web:x',
+              leaseId: 'x',
+              fence: 2,
+              expiresAtMs: 61_000,
+            },
+            1,
+            30_999,
+          ),
+        ),
+        entryJson(
+          entryOf(
+            { kind: 'lapse', resource: 'r', actorDid: 'did:web:a', leaseId: 'a', fence: 1 },
+            2,
+            31_000,
+            clockMs,
+          ),
+        ),
+      ])
+        l.load(text, 'line');
+      return l.bundle();
+    };
+    expect(verifyBundle(withClock(31_000), publicKey).count).toBe(3);
+    expect(() => verifyBundle(withClock(30_990), publicKey)).toThrow(
+      /^entry 2 \(lapse of a on r\): lapses at 30990, 10 ms before the expiry 31000 told at entry 0 \(grant\)$/,
+    );
+    expect(() => verifyBundle(withClock(31_001), publicKey)).toThrow(
+      /^entry 2 \(lapse of a on r\): clockMs 31001 is after its stamp 31000/,
+    );
+  });
+
+  it("accepts a kernel's own ledger with lapses inside a burst stamped ahead of the clock", async () => {
+    let now = 1_000;
+    const { service } = await KernelService.open({
+      table: new ResourceTable({ ttlMs: 1_000 }),
+      store: memoryStore(),
+      ledger: new Ledger(privateKey),
+      now: () => now,
+    });
+    const A = 'did:web:a.example';
+    const B = 'did:web:b.example';
+    // 2 000 grants in one millisecond: stamps 1000..2999, running 2 s ahead of the clock.
+    const first = await Promise.all(
+      Array.from({ length: 2_000 }, (_, i) => service.lease(`r${i}`, A)),
+    );
+    expect(first.every((r) => r.ok)).toBe(true);
+    // At the expiry, B's asks end A's leases: each a lapse inside the same run, then a grant.
+    now = 2_000;
+    const second = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) => service.lease(`r${i}`, B)),
+    );
+    expect(second.every((r) => r.ok)).toBe(true);
+    const bundle = service.ledger.bundle();
+    const lapse = bundle.entries.find(({ entry }) => entry.kind === 'lapse')!.entry;
+    expect(lapse).toMatchObject({ clockMs: 2_000 });
+    expect(lapse.tsMs).toBeGreaterThan(2_000);
+    expect(verifyBundle(bundle, publicKey).count).toBe(4_000);
+    await service.close();
+  });
+
   it.each([
     ['a signature line without its blob', (c: string) => c.replace(/ (\S+)\n$/, '\n')],
     ['a signature line with bad base64', (c: string) => c.replace(/ (\S+)\n$/, ' @@@$1\n')],
@@ -434,6 +556,7 @@ describe('the kernel log file', () => {
           {
             seq: fc.nat(),
             tsMs: fc.nat(),
+            clockMs: fc.nat(),
             kind: fc.constantFrom(...ENTRY_KINDS),
             resource: fc.string(),
             actorDid: fc.string(),

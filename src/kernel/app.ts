@@ -74,6 +74,13 @@ export interface AppOptions {
   health?: (() => Record<string, unknown>) | undefined;
 }
 
+/** What `/readyz` tells a caller without the kernel's key when it is not ready: no more. */
+const NOT_READY = {
+  ok: false,
+  reason: 'not_ready',
+  message: "The kernel is not ready; its key's holders can ask /readyz why.",
+};
+
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
 export class ApiRefusal extends LeaseGateError {
   override name = 'ApiRefusal';
@@ -161,6 +168,20 @@ export function createKernelApp(options: AppOptions): App {
   const watches = new LeaseWatches(service);
   const auth = options.auth ?? createAuthorizer({ key: options.key });
   const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
+  /**
+   * `/readyz` answers anyone (a load balancer, a probe by address), but why it
+   * is not ready (the store's error) and the notifier's failures (URLs' origins,
+   * resource names) only a caller the kernel would answer on its other routes:
+   * any credential it takes, or the admin key.
+   */
+  const mayReadHealth = async (req: AppRequest): Promise<boolean> => {
+    if (options.adminKey && bearerMatches(req.headers.authorization, options.adminKey)) return true;
+    // Any failure to name the caller (a refused token, an issuer not reached) tells no more.
+    return auth.authorize(req.headers).then(
+      () => true,
+      () => false,
+    );
+  };
 
   const routes: Record<string, Route> = {
     [`POST ${LEASE_PATH}`]: async (req, principal) => {
@@ -259,17 +280,20 @@ export function createKernelApp(options: AppOptions): App {
       });
     },
     'GET /healthz': async () => ok({ ok: true }),
-    'GET /readyz': async () => {
+    'GET /readyz': async (req) => {
+      const told = await mayReadHealth(req);
       try {
         await service.ready();
-        return ok({ ok: true, ...options.health?.() });
+        return ok(told ? { ok: true, ...options.health?.() } : { ok: true });
       } catch (error) {
         return ok(
-          {
-            ok: false,
-            reason: 'store_unavailable',
-            message: `the kernel's store is not writable: ${causeText(error)}`,
-          },
+          told
+            ? {
+                ok: false,
+                reason: 'store_unavailable',
+                message: `the kernel's store is not writable: ${causeText(error)}`,
+              }
+            : NOT_READY,
           503,
         );
       }

@@ -17,6 +17,13 @@ export const ENTRY_KINDS = [
 export const entrySchema = z.strictObject({
   seq: z.number().check(z.int(), z.nonnegative()),
   tsMs: z.number().check(z.int(), z.nonnegative()),
+  /**
+   * A lapse stamped one after the entry before it (in a run of +1 stamps, which
+   * may run ahead of the clock): the kernel's clock when it found the lease
+   * ran out, so the lapse's time is known (never above `tsMs`). Only lapses
+   * carry it; without it a lapse's time is the first stamp of its run.
+   */
+  clockMs: z.optional(z.number().check(z.int(), z.nonnegative())),
   kind: z.enum(ENTRY_KINDS),
   resource: z.string(),
   actorDid: z.string(),
@@ -61,12 +68,14 @@ export function canonicalJson(value: unknown): string {
  * young collections (three times the bytes promoted under load).
  */
 export function entryOf(
-  event: Omit<LedgerEntry, 'seq' | 'tsMs'>,
+  event: Omit<LedgerEntry, 'seq' | 'tsMs' | 'clockMs'>,
   seq: number,
   tsMs: number,
+  clockMs?: number,
 ): LedgerEntry {
   const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
+  if (clockMs !== undefined) entry.clockMs = clockMs;
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
   if (reason !== undefined) entry.reason = reason;
   if (deploy !== undefined) entry.deploy = deploy;
@@ -81,6 +90,7 @@ export function entryOf(
 export function entryJson(e: LedgerEntry): string {
   const s = JSON.stringify;
   let text = `{"actorDid":${s(e.actorDid)}`;
+  if (e.clockMs !== undefined) text += `,"clockMs":${e.clockMs}`;
   // Rare (grants that name a deploy) and nested: the general form sorts its keys.
   if (e.deploy !== undefined) text += `,"deploy":${canonicalJson(e.deploy)}`;
   if (e.expiresAtMs !== undefined) text += `,"expiresAtMs":${e.expiresAtMs}`;

@@ -47,7 +47,7 @@ export interface SignedRecord {
   keep(signed: SignedCheckpoint): Promise<void>;
 }
 
-export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs'> & { atMs: number };
+export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs' | 'clockMs'> & { atMs: number };
 
 /** Entries numbered and timed, with their lines, not yet part of the ledger. */
 export interface PreparedEntries {
@@ -62,6 +62,9 @@ export interface PreparedEntries {
  * The ledger's numbering, the one place it is written: entries follow the
  * `size` already recorded, and each is stamped with the plane's clock made
  * strictly increasing after `lastTs` (the last recorded stamp; -1 for none).
+ * A lapse stamped one after the stamp before it carries the clock that found
+ * it due (`clockMs`): a run of +1 stamps may run ahead of the clock, so its
+ * stamp alone does not show it came no earlier than the lease's expiry.
  * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
  */
 export function numberEntries(
@@ -71,8 +74,11 @@ export function numberEntries(
 ): LedgerEntry[] {
   let ts = lastTs;
   return events.map((event, i) => {
-    ts = Math.max(Math.round(event.atMs), ts + 1);
-    return entryOf(event, size + i, ts);
+    const clock = Math.round(event.atMs);
+    const before = ts;
+    ts = Math.max(clock, before + 1);
+    const inRun = event.kind === 'lapse' && ts === before + 1;
+    return entryOf(event, size + i, ts, inRun ? clock : undefined);
   });
 }
 
