@@ -7,22 +7,31 @@ export interface KernelProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs the committed CLI's `kernel` and waits for its first line. */
+/** The CLI from source under tsx, as helpers from source run (src/lease/helpers.ts). */
+const SOURCE_CLI = ['--import', './node_modules/tsx/dist/loader.mjs', 'src/bin/cli.ts'];
+
+/**
+ * Runs the committed CLI's `kernel` and waits for its first line; `source`: src/bin/cli.ts
+ * under tsx instead (its notification worker from source too), which compiles as it starts.
+ */
 export function startKernelProcess(
   args: string[],
   env: Record<string, string> = {},
+  { source = false }: { source?: boolean } = {},
 ): Promise<KernelProcess> {
-  const child = spawn(process.execPath, ['dist/cli/index.js', 'kernel', '--port', '0', ...args], {
+  const cli = source ? SOURCE_CLI : ['dist/cli/index.js'];
+  const child = spawn(process.execPath, [...cli, 'kernel', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kernel did not start: ${output}`)), 10_000);
+    const startMs = source ? 60_000 : 10_000;
+    const timer = setTimeout(() => reject(new Error(`kernel did not start: ${output}`)), startMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /^lease-gate kernel listening on (http:\/\/\S+)\n/.exec(output);
+      const match = /^lease-gate kernel listening on (http:\/\/\S+)\n/m.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve({
