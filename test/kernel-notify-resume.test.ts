@@ -212,8 +212,33 @@ describe('what a restart sends again, at most', () => {
     await hook.until(() => hook.requests.length > 0, 'a first delivery');
     await first.stop();
     hook.answer();
-    return { hook, run };
+    return { hook, run, cursorFile: cursorFileOf(log) };
   }
+
+  it('nothing old when the cursor is not of this ledger, and says so', async () => {
+    const { hook, run, cursorFile } = await owed(tempDir(), 3);
+    // Another log's cursor under the same name: its entry 0 is not this ledger's entry 0
+    // (taken as it is, grants 1 and 2 would be sent).
+    const cursor = JSON.parse(readFileSync(cursorFile, 'utf8')) as {
+      targets: Record<string, { next: number; id?: string }>;
+    };
+    for (const point of Object.values(cursor.targets))
+      Object.assign(point, { next: 1, id: '00000000-0000-8000-8000-000000000000' });
+    writeFileSync(cursorFile, JSON.stringify(cursor));
+    const before = hook.requests.length;
+    const second = await run(0);
+    expect(second.lines).toContainEqual(
+      expect.stringMatching(
+        /cursor of http:\/\/127\.0\.0\.1:\d+ \(ledger entry 1\) does not match/,
+      ),
+    );
+    const client = createPlaneClient({ apiUrl: second.url });
+    cleanups.push(() => client.close());
+    const granted = await client.lease({ resource: 'lock:now', actorDid: A });
+    if (granted.kind !== 'granted') throw new Error(`not granted: ${granted.kind}`);
+    await hook.until(() => hook.flat(before).length > 0, 'the new grant');
+    expect(hook.flat(before).map((n) => n.leaseId)).toEqual([granted.lease.id]);
+  });
 
   it('the newest notifications only, past a bound, naming the entries it skips', async () => {
     const { hook, run } = await owed(tempDir(), 5);
