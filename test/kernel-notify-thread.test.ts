@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotifierThread } from '../src/kernel/notify-thread.js';
-import type { KernelEvent } from '../src/kernel/rules.js';
+import type { LedgerEntry } from '../src/ledger/entry.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
@@ -38,9 +38,10 @@ async function receiver(failFirst = 0) {
   return hook;
 }
 
-const grant = (i: number): KernelEvent => ({
+const grant = (i: number): LedgerEntry => ({
   kind: 'grant',
-  atMs: 1_700_000_000_000 + i,
+  seq: i,
+  tsMs: 1_700_000_000_000 + i,
   resource: `lock:r${i}`,
   actorDid: A,
   leaseId: `lease-${i}`,

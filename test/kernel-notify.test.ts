@@ -210,7 +210,15 @@ describe('notifications', () => {
       log: (line) => lines.push(line),
     });
     cleanups.push(() => notifier.close(100));
-    notifier.push({ kind: 'grant', atMs: 1, resource: R, actorDid: A, leaseId: 'l1', fence: 1 });
+    notifier.push({
+      kind: 'grant',
+      seq: 0,
+      tsMs: 1,
+      resource: R,
+      actorDid: A,
+      leaseId: 'l1',
+      fence: 1,
+    });
     for (let i = 0; i < 200 && notifier.health().failed === 0; i += 1)
       await new Promise((resolve) => setTimeout(resolve, 10));
     const [failure] = notifier.health().recentFailures;
@@ -272,7 +280,8 @@ describe('notifications', () => {
     cleanups.push(() => notifier.close(100));
     const event = (i: number) => ({
       kind: 'grant' as const,
-      atMs: i,
+      seq: i,
+      tsMs: i,
       resource: `lock:r${i}`,
       actorDid: A,
       leaseId: `l${i}`,

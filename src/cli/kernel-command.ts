@@ -13,6 +13,7 @@ import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
 import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify.js';
 import { NotifierThread } from '../kernel/notify-thread.js';
+import { cursorFileOf } from '../kernel/notify-cursor.js';
 import { FreezeWindows, WindowsError } from '../kernel/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
@@ -126,6 +127,9 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       values['notify-secret-file'],
       values['notify-file'],
       io,
+      // A file kernel's notifications resume from where they stood (a memory kernel's ledger
+      // is gone at a restart, and PostgreSQL replicas keep no cursor).
+      logFile && cursorFileOf(logFile),
     );
     const window = windows && ((r: string, now: number) => windows.activeFor(r, now));
     const ledger = new Ledger(readSigningKey(values['signing-key']));
@@ -214,6 +218,7 @@ function notifierFrom(
   flagSecretFile: string | undefined,
   file: string | undefined,
   io: Output,
+  cursorFile: string | undefined,
 ) {
   let fromFile: ReturnType<typeof readNotifyFile> = { urls: [] };
   try {
@@ -235,6 +240,7 @@ function notifierFrom(
     return new NotifierThread({
       urls,
       secret: readNotifySecret(secretFile),
+      cursorFile,
       log: (line) => io.err(line),
     });
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { LedgerEntry } from '../ledger/entry.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { KernelEvent } from './event.js';
 import type { GroupCommitOptions } from './group-commit.js';
@@ -58,8 +59,11 @@ export interface Backend<O extends Overview | Promise<Overview> = Overview | Pro
   watch?(listener: (notice: ChangeNotice) => void): void;
   /** Another replica's changes of `resource` are delivered from now on (see PlaneService.listen). */
   listen?(resource: string): Promise<void>;
-  /** Tells `listener` of the entries this replica numbered into the ledger, in its order (a shared backend). */
-  onSequenced?(listener: (events: readonly KernelEvent[]) => void): void;
+  /**
+   * Tells `listener` of the entries this process numbered into the ledger, once durable, in
+   * the ledger's order (with replicas: this replica's sequencing passes). Notifications follow it.
+   */
+  onSequenced?(listener: (entries: readonly LedgerEntry[]) => void): void;
   /** Tells every replica a resource may be free without a durable change. */
   announceFreed?(resource: string): Promise<void>;
   /** Epoch milliseconds: the clock decisions use (a shared backend's is the database's; this one only paces held requests). */

@@ -79,6 +79,7 @@ export class LocalBackend implements Backend<Overview> {
   private owed: KernelEvent[] = [];
   private closed = false;
   private replayed: Replayed | undefined;
+  private sequenced: ((entries: readonly LedgerEntry[]) => void) | undefined;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.table = options.table;
@@ -214,11 +215,17 @@ export class LocalBackend implements Backend<Overview> {
     return { fenceFloor: recovered.fenceFloor, ...(warning ? { warning } : {}) };
   }
 
+  /** See Backend.onSequenced: told as each write is durable, in the ledger's order. */
+  onSequenced(listener: (entries: readonly LedgerEntry[]) => void): void {
+    this.sequenced = listener;
+  }
+
   /**
-   * Follows what became durable in the file kernel's view of its log, and now
-   * and then (off the answer path) snapshots it.
+   * Tells what became durable, follows it in the file kernel's view of its log,
+   * and now and then (off the answer path) snapshots it.
    */
   private recorded(entries: readonly LedgerEntry[]): void {
+    this.sequenced?.(entries);
     const replayed = this.replayed;
     if (!replayed) return;
     const { table } = replayed;

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
+import type { LedgerEntry } from '../ledger/entry.js';
+import { errorMessage } from '../errors.js';
 import type { PlaneService } from './plane-service.js';
-import type { KernelEvent } from './rules.js';
 import {
   Notifier,
   NotifyError,
@@ -12,6 +13,14 @@ import {
   isNotified,
   type NotifierHealth,
 } from './notify.js';
+import {
+  RESUME_BOUNDS,
+  planResume,
+  writeCursors,
+  type Cursors,
+  type LedgerView,
+  type ResumeBounds,
+} from './notify-cursor.js';
 
 /**
  * Notifications off the kernel's thread. The kernel answers every request on one thread,
@@ -22,14 +31,25 @@ import {
  * lower priority and reports its health back when it changes, which `/readyz` shows.
  *
  * The worker is its own bundle, dist/notify/ (built from src/bin/notify.ts), found beside
- * the CLI's; run from source (the tests) it is the built one, as the console's page is.
+ * the CLI's; run from source (the tests), it is src/bin/notify.ts through tsx, as helper
+ * processes are (src/lease/helpers.ts).
+ *
+ * With a cursor file (a file kernel, notify-cursor.ts) the worker follows the ledger across
+ * restarts: at start this thread reads the cursor and the entries after it from the ledger
+ * and hands them over first (the worker never reads the ledger), live changes after them;
+ * the worker moves the cursor when a delivery has ended, never when it was handed over.
  */
 
 /** The shortest time between two hand-overs to the worker. */
 const HANDOFF_MS = 10;
 
-type ToWorker = { type: 'events'; events: KernelEvent[] } | { type: 'close'; graceMs: number };
+type ToWorker =
+  | { type: 'events'; events: LedgerEntry[] }
+  /** Where each URL starts (sent first, before any event, when there is a cursor file). */
+  | { type: 'resume'; cursors: Cursors }
+  | { type: 'close'; graceMs: number };
 type FromWorker =
+  | { type: 'ready' }
   | { type: 'health'; received: number; health: NotifierHealth }
   | { type: 'log'; line: string }
   | { type: 'closed' };
@@ -37,34 +57,57 @@ type FromWorker =
 interface WorkerSettings {
   urls: string[];
   secret: string;
+  /** Where the worker keeps its cursor (a file kernel); none: nothing is resumed. */
+  cursorFile?: string | undefined;
 }
 
 export interface NotifierThreadOptions extends WorkerSettings {
   log?: (line: string) => void;
-  /** The worker's module; by default dist/notify/index.js. */
+  /** The worker's module; by default dist/notify/index.js (from source, src/bin/notify.ts). */
   workerFile?: string;
+  /** Epoch ms, for the age bound of what is sent again after a restart. */
+  now?: () => number;
+  resumeBounds?: ResumeBounds;
 }
 
-/** The built worker: dist/cli/*.js → dist/notify/index.js; src/kernel/*.ts → dist/notify/index.js. */
-export function notifyWorkerFile(moduleUrl: string = import.meta.url): string {
+/** How long close() waits for a worker still starting (from source tsx compiles it first). */
+const START_WAIT_MS = 30_000;
+
+/**
+ * The worker: dist/cli/*.js → dist/notify/index.js; from source (src/kernel/*.ts),
+ * src/bin/notify.ts loaded through tsx's API (a worker takes no `--import` of its own).
+ */
+export function notifyWorker(moduleUrl: string = import.meta.url): {
+  file: string;
+  eval: boolean;
+} {
   const path = fileURLToPath(moduleUrl);
   const here = dirname(path);
-  const file = path.endsWith('.ts')
-    ? join(here, '..', '..', 'dist', 'notify', 'index.js')
-    : join(here, '..', 'notify', 'index.js');
+  if (path.endsWith('.ts')) {
+    const root = join(here, '..', '..');
+    const entry = join(root, 'src', 'bin', 'notify.ts');
+    const tsx = join(root, 'node_modules', 'tsx', 'dist', 'esm', 'api', 'index.mjs');
+    for (const file of [entry, tsx]) {
+      if (!existsSync(file))
+        throw new NotifyError(`lease-gate cannot find its notification worker ${file}.`);
+    }
+    const code = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then(({ tsImport }) => tsImport(${JSON.stringify(pathToFileURL(entry).href)}, ${JSON.stringify(moduleUrl)}));`;
+    return { file: code, eval: true };
+  }
+  const file = join(here, '..', 'notify', 'index.js');
   if (!existsSync(file)) {
     throw new NotifyError(
       `lease-gate cannot find its notification worker ${file}; is dist/ complete?`,
     );
   }
-  return file;
+  return { file, eval: false };
 }
 
 export class NotifierThread {
   private readonly worker: Worker;
   private readonly log: (line: string) => void;
   private readonly urls: number;
-  private batch: KernelEvent[] = [];
+  private batch: LedgerEntry[] = [];
   private flushing = false;
   private lastFlush = -Infinity;
   /** Changes handed to the worker, and the worker's last report of what it has and how it does. */
@@ -86,16 +129,24 @@ export class NotifierThread {
   private lost = 0;
   private closed: Promise<void> | undefined;
   private readonly exited: Promise<void>;
+  private readonly started: Promise<void>;
+  private readonly settings: WorkerSettings;
+  /** Set while the backlog is read from the ledger: live changes wait behind it. */
+  private resuming: Promise<void> | undefined;
 
-  constructor(options: NotifierThreadOptions) {
+  constructor(private readonly options: NotifierThreadOptions) {
     // Checked here, before the kernel starts, so a wrong URL is a usage error, not a worker's.
     const urls = options.urls.map((url) => checkNotifyUrl(url));
     this.urls = urls.length;
     this.log = options.log ?? (() => undefined);
-    const settings: WorkerSettings = { urls, secret: options.secret };
-    this.worker = new Worker(options.workerFile ?? notifyWorkerFile(), { workerData: settings });
+    this.settings = { urls, secret: options.secret, cursorFile: options.cursorFile };
+    const worker = options.workerFile ? { file: options.workerFile, eval: false } : notifyWorker();
+    this.worker = new Worker(worker.file, { workerData: this.settings, eval: worker.eval });
     // Never what keeps the kernel's process alive: close() ends it, and so does the process.
     this.worker.unref();
+    this.started = new Promise((resolve) =>
+      this.worker.on('message', (m: FromWorker) => m.type === 'ready' && resolve()),
+    );
     this.worker.on('message', (message: FromWorker) => this.heard(message));
     this.worker.on('error', (error) => this.fail(error.message));
     this.exited = new Promise((resolve) =>
@@ -106,8 +157,16 @@ export class NotifierThread {
     );
   }
 
-  attach(service: Pick<PlaneService, 'onRecorded'>): { health(): Record<string, unknown> } {
-    service.onRecorded((events) => this.push(events));
+  /**
+   * Subscribes to the service's entries; with a cursor file, first hands over what the
+   * ledger holds after it (read now, before any later change is told, so none is missed
+   * or told twice).
+   */
+  attach(service: Pick<PlaneService, 'onRecorded' | 'ledger'>): {
+    health(): Record<string, unknown>;
+  } {
+    service.onRecorded((entries) => this.push(entries));
+    if (this.settings.cursorFile) this.resuming = this.resume(service.ledger);
     return { health: () => ({ notifications: this.health() }) };
   }
 
@@ -115,9 +174,9 @@ export class NotifierThread {
    * Called after a commit, on the answer's path: keeps the changes that are notified and
    * hands them over on the next turn, one message for all that one turn committed.
    */
-  push(events: readonly KernelEvent[]): void {
-    for (const event of events) if (isNotified(event)) this.batch.push(event);
-    if (this.flushing || this.batch.length === 0) return;
+  push(entries: readonly LedgerEntry[]): void {
+    for (const entry of entries) if (isNotified(entry)) this.batch.push(entry);
+    if (this.flushing || this.resuming || this.batch.length === 0) return;
     this.flushing = true;
     // A message costs both threads far more than a change in it: after a quiet spell the
     // changes go on the next turn, under load at most one message every HANDOFF_MS.
@@ -142,8 +201,17 @@ export class NotifierThread {
   /** Hands over what is left, lets the worker end its deliveries (or `graceMs`), then ends it. */
   close(graceMs = 2_000): Promise<void> {
     this.closed ??= (async () => {
+      await this.resuming;
       this.flush();
       if (!this.stopped) {
+        // A worker still starting has not taken anything yet: its grace begins once it has.
+        let wait: NodeJS.Timeout | undefined;
+        await Promise.race([
+          this.started,
+          this.exited,
+          new Promise((resolve) => (wait = setTimeout(resolve, START_WAIT_MS))),
+        ]);
+        clearTimeout(wait);
         const done = new Promise<void>((resolve) =>
           this.worker.on('message', (m: FromWorker) => m.type === 'closed' && resolve()),
         );
@@ -161,6 +229,36 @@ export class NotifierThread {
     return this.closed;
   }
 
+  /**
+   * Reads where each URL stands and what it is owed (bounded), saves the starting points,
+   * tells the worker, then hands over the backlog ahead of what was committed meanwhile.
+   * If the ledger or the cursor cannot be read, notifications go on from the next change.
+   */
+  private async resume(ledger: LedgerView): Promise<void> {
+    const file = this.settings.cursorFile!;
+    try {
+      const plan = await planResume(
+        ledger,
+        this.settings.urls,
+        file,
+        (this.options.now ?? Date.now)(),
+        this.options.resumeBounds ?? RESUME_BOUNDS,
+      );
+      for (const note of plan.notes) this.log(`kernel: ${note}`);
+      writeCursors(file, plan.cursors);
+      this.worker.postMessage({ type: 'resume', cursors: plan.cursors } satisfies ToWorker);
+      // What was committed since attach() is in the batch already: all after these.
+      this.batch = [...plan.entries, ...this.batch];
+    } catch (error) {
+      this.log(
+        `kernel: notifications could not resume from ${file}: ${errorMessage(error)}; they go on from the next change`,
+      );
+    } finally {
+      this.resuming = undefined;
+      this.push([]);
+    }
+  }
+
   private flush(): void {
     this.flushing = false;
     this.lastFlush = performance.now();
@@ -176,6 +274,7 @@ export class NotifierThread {
   }
 
   private heard(message: FromWorker): void {
+    if (message.type === 'ready') return;
     if (message.type === 'health') this.report = message;
     else if (message.type === 'log') this.log(message.line);
   }
@@ -202,7 +301,25 @@ export function serveNotifications(): void {
     throw new NotifyError("The notification worker runs only as the kernel's worker thread.");
   }
   lowerPriority();
+  const log = (line: string) => port.postMessage({ type: 'log', line } satisfies FromWorker);
   let received = 0;
+  /** Set by the kernel's 'resume': where each URL stands, saved as each delivery ends. */
+  let cursors: Cursors | undefined;
+  let saveFailing = false;
+  const save = () => {
+    if (!cursors || !settings.cursorFile) return;
+    try {
+      writeCursors(settings.cursorFile, cursors);
+      saveFailing = false;
+    } catch (error) {
+      // Nothing is lost: the next start sends again from the cursor last saved.
+      if (!saveFailing)
+        log(
+          `kernel: cannot save the notification cursor ${settings.cursorFile}: ${errorMessage(error)}; a restart would send some notifications again`,
+        );
+      saveFailing = true;
+    }
+  };
   let reporting = false;
   const sendHealth = () =>
     port.postMessage({ type: 'health', received, health: notifier.health() } satisfies FromWorker);
@@ -217,13 +334,23 @@ export function serveNotifications(): void {
   const notifier = new Notifier({
     urls: settings.urls,
     secret: settings.secret,
-    log: (line) => port.postMessage({ type: 'log', line } satisfies FromWorker),
+    log,
     onChange: report,
+    onDelivered: (url, last) => {
+      if (!cursors) return;
+      cursors[url] = { next: last.seq + 1, id: last.id };
+      save();
+    },
   });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'events') {
-      for (const event of message.events) notifier.push(event);
+      for (const entry of message.events) notifier.push(entry);
       received += message.events.length;
+      return;
+    }
+    if (message.type === 'resume') {
+      cursors = { ...message.cursors };
+      notifier.resumeAt(Object.fromEntries(Object.entries(cursors).map(([u, c]) => [u, c.next])));
       return;
     }
     void notifier.close(message.graceMs).then(() => {
@@ -232,6 +359,7 @@ export function serveNotifications(): void {
       port.close();
     });
   });
+  port.postMessage({ type: 'ready' } satisfies FromWorker);
 }
 
 /**

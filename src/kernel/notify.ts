@@ -1,9 +1,9 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createHttpClient, type HttpClient } from '../http/client.js';
+import { entryJson, type LedgerEntry } from '../ledger/entry.js';
 import { isLoopbackHost } from '../plane/url.js';
 import type { PlaneService } from './plane-service.js';
-import type { KernelEvent } from './rules.js';
 import { LeaseGateError } from '../errors.js';
 
 /**
@@ -20,12 +20,21 @@ import { LeaseGateError } from '../errors.js';
  * 250 ms to 30 s) for up to `retryForMs`, then given up, counted and shown in
  * `/readyz` and the console. A URL more than MAX_QUEUED behind drops new changes,
  * counted too, so a dead receiver costs bounded memory.
+ *
+ * Notifications follow the ledger: each is made from a ledger entry, and its id is derived
+ * from that entry (`notificationId`), so a notification sent again after a restart has the
+ * id it had (a receiver dedupes by it). `onDelivered` is told when a URL's delivery has
+ * ended, which is where a file kernel's cursor moves (notify-cursor.ts); `resumeAt` skips
+ * what a URL already had.
  */
 
 export type NotificationKind = 'grant' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
 
 export interface Notification {
+  /** Derived from its ledger entry (notificationId): the same for the same change, across restarts. */
   id: string;
+  /** The index of its entry in the kernel's ledger (`lease-gate ledger export` shows it). */
+  seq: number;
   kind: NotificationKind;
   resource: string;
   /** The holder (grant, release, lapse, revoke) or the operator (freeze, unfreeze). */
@@ -52,6 +61,12 @@ export interface NotifierOptions {
   log?: (line: string) => void;
   /** Told after each delivery ends (sent or given up) and when drops begin: `health()` changed. */
   onChange?: () => void;
+  /**
+   * Told when a delivery to `url` has ended, answered 2xx or given up (counted, logged,
+   * shown), with its last notification: everything of the ledger up to it is done for `url`.
+   * Not told of a delivery cut short by `close()`: that one is still owed.
+   */
+  onDelivered?: (url: string, last: Notification) => void;
 }
 
 export interface FailedDelivery {
@@ -96,7 +111,24 @@ const KEPT_FAILURES = 20;
 const KINDS = new Set<string>(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
 
 /** Whether a change is notified (renewals are not). */
-export const isNotified = (event: KernelEvent): boolean => KINDS.has(event.kind);
+export const isNotified = (entry: { kind: string }): boolean => KINDS.has(entry.kind);
+
+/**
+ * A notification's id: the first 128 bits of the SHA-256 of its ledger entry's canonical
+ * line, as a UUID (version 8, RFC 9562). The same change has the same id whenever it is
+ * sent, before or after a restart; anyone with the ledger can tell which entry it names.
+ */
+export function notificationId(entry: LedgerEntry): string {
+  return uuidOf(createHash('sha256').update(entryJson(entry)).digest());
+}
+
+function uuidOf(digest: Buffer): string {
+  const b = Buffer.from(digest.subarray(0, 16));
+  b[6] = (b[6]! & 0x0f) | 0x80;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 export class NotifyError extends LeaseGateError {
   override name = 'NotifyError';
@@ -176,7 +208,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 const CONTROLS = /[\u0000-\u001f\u007f]/g;
 
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
-export function notificationText(n: Omit<Notification, 'id' | 'text'>): string {
+export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): string {
   const line = (s: string) =>
     CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
   const who = line(n.agent);
@@ -197,30 +229,32 @@ export function notificationText(n: Omit<Notification, 'id' | 'text'>): string {
   }
 }
 
-export function notificationOf(event: KernelEvent): Notification | undefined {
-  if (!KINDS.has(event.kind)) return undefined;
+/** The notification of a ledger entry; `atMs` is the entry's stamp. */
+export function notificationOf(entry: LedgerEntry): Notification | undefined {
+  if (!KINDS.has(entry.kind)) return undefined;
   // One literal, fields added in place: this runs for every change a busy kernel makes.
   const n: Notification = {
-    id: randomUUID(),
-    kind: event.kind as NotificationKind,
-    resource: event.resource,
-    agent: event.actorDid,
-    atMs: event.atMs,
+    id: notificationId(entry),
+    seq: entry.seq,
+    kind: entry.kind as NotificationKind,
+    resource: entry.resource,
+    agent: entry.actorDid,
+    atMs: entry.tsMs,
     text: '',
   };
-  if (event.leaseId) {
-    n.leaseId = event.leaseId;
-    n.fence = event.fence;
+  if (entry.leaseId) {
+    n.leaseId = entry.leaseId;
+    n.fence = entry.fence;
   }
-  if (event.reason !== undefined) n.reason = event.reason;
-  if (event.kind === 'freeze' && event.expiresAtMs !== undefined) n.until = event.expiresAtMs;
+  if (entry.reason !== undefined) n.reason = entry.reason;
+  if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined) n.until = entry.expiresAtMs;
   n.text = notificationText(n);
   return n;
 }
 
 interface Queued {
-  /** The change as the service told it; its notification is made when it is sent. */
-  event: KernelEvent;
+  /** The change as the ledger has it; its notification is made when it is sent. */
+  entry: LedgerEntry;
 }
 
 /** One delivery: one notification as it is, or several in a batch. Its body never changes on a retry. */
@@ -244,6 +278,8 @@ class Target {
   draining = false;
   /** When the last POST to this URL began (performance.now()). */
   sentAt = -Infinity;
+  /** The first ledger index this URL is sent: it had what came before (resumeAt). */
+  from = 0;
 
   constructor(readonly url: string) {}
 
@@ -296,19 +332,25 @@ export class Notifier {
    * replicas too); returns what `/readyz` shows.
    */
   attach(service: Pick<PlaneService, 'onRecorded'>): { health(): Record<string, unknown> } {
-    service.onRecorded((events) => {
-      for (const event of events) this.push(event);
+    service.onRecorded((entries) => {
+      for (const entry of entries) this.push(entry);
     });
     return { health: () => ({ notifications: this.health() }) };
+  }
+
+  /** Entries before `seq` are not sent to `url` (it had them before a restart); by URL as given. */
+  resumeAt(from: Readonly<Record<string, number>>): void {
+    for (const target of this.targets) target.from = from[target.url] ?? target.from;
   }
 
   /**
    * Queues a change (called after its commit, on the answer's path): no I/O, no
    * serialising, nothing awaited; the body is made when it is sent.
    */
-  push(event: KernelEvent): void {
-    if (!KINDS.has(event.kind) || this.stop.signal.aborted) return;
+  push(entry: LedgerEntry): void {
+    if (!KINDS.has(entry.kind) || this.stop.signal.aborted) return;
     for (const target of this.targets) {
+      if (entry.seq < target.from) continue;
       if (target.queued >= MAX_QUEUED) {
         // The newest is dropped, so what a receiver gets stays a gapless prefix; counted.
         target.dropped += 1;
@@ -320,7 +362,7 @@ export class Notifier {
         }
         continue;
       }
-      target.add({ event });
+      target.add({ entry });
       if (target.draining) continue;
       target.draining = true;
       // Started on the next turn, after the answer that caused it has been written.
@@ -367,13 +409,16 @@ export class Notifier {
       if (rest > 0) await sleep(rest, this.stop.signal);
       target.sentAt = performance.now();
       const items = target.peek(MAX_BATCH);
-      await this.deliver(target, deliveryOf(items.map((i) => notificationOf(i.event)!)));
+      const delivery = deliveryOf(items.map((i) => notificationOf(i.entry)!));
+      const ended = await this.deliver(target, delivery);
       target.done(items.length);
+      if (ended) this.options.onDelivered?.(target.url, delivery.items.at(-1)!);
       this.options.onChange?.();
     }
   }
 
-  private async deliver(target: Target, delivery: Delivery): Promise<void> {
+  /** Sends until answered 2xx or given up (true), or cut short by `close()` (false: still owed). */
+  private async deliver(target: Target, delivery: Delivery): Promise<boolean> {
     const { body } = delivery;
     const headers = {
       'content-type': 'application/json',
@@ -398,18 +443,21 @@ export class Notifier {
         if (answer.status >= 200 && answer.status < 300) {
           this.deliveries += 1;
           this.delivered += delivery.items.length;
-          return;
+          return true;
         }
         lastError = `HTTP ${answer.status}`;
         // A 4xx other than 408 and 429 will not change by asking again.
         if (answer.status < 500 && answer.status !== 408 && answer.status !== 429) break;
       } catch (error) {
+        if (this.stop.signal.aborted) break;
         lastError = withoutUrl((error as Error).message, target.url);
       }
       if (this.now() + wait > giveUpAt) break;
       await (this.options.sleep ?? sleep)(wait, this.stop.signal);
       wait = Math.min(MAX_RETRY_MS, wait * 2);
     }
+    // Stopping is not giving up: what was not answered is sent at the next start (a file kernel).
+    if (this.stop.signal.aborted) return false;
     this.failedCount += delivery.items.length;
     const first = delivery.items[0]!;
     const failure: FailedDelivery = {
@@ -427,13 +475,15 @@ export class Notifier {
         ? `a ${first.kind} notification on ${first.resource}`
         : `a batch of ${delivery.items.length} notifications (from a ${first.kind} on ${first.resource})`;
     this.options.log?.(`kernel: gave up ${what} to ${failure.url}: ${failure.error}`);
+    return true;
   }
 }
 
 /**
  * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
  * text}` in the order they happened, `text` their lines one under the other (a chat webhook
- * shows them as they are), the first 19 and "… and N more changes" past 20.
+ * shows them as they are), the first 19 and "… and N more changes" past 20. A batch's id is
+ * derived from its first and last notifications' (the same run of changes, the same id).
  */
 function deliveryOf(notifications: Notification[]): Delivery {
   const items = notifications;
@@ -441,7 +491,11 @@ function deliveryOf(notifications: Notification[]): Delivery {
     const n = items[0]!;
     return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
   }
-  const id = randomUUID();
+  const id = uuidOf(
+    createHash('sha256')
+      .update(`batch ${items[0]!.id} ${items.at(-1)!.id} ${items.length}`)
+      .digest(),
+  );
   // A chat shows the first lines; the rest are in `notifications` (and the console).
   const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
   const more = items.length - shown.length;

@@ -1,3 +1,4 @@
+import type { LedgerEntry } from '../ledger/entry.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { Overview } from './overview.js';
 import type { LeaseExtensions } from './lease-extensions.js';
@@ -56,9 +57,10 @@ export interface PlaneService {
   /**
    * Told of each change once, in the ledger's order: in one process as it commits; with
    * replicas, by the one that sequenced it (so exactly one replica tells it, in order per
-   * resource across replicas). Notifications are sent from here.
+   * resource across replicas). Told as the ledger's entries, numbered (`seq`): notifications
+   * are sent from here, and a file kernel's resume after a restart from where they stood.
    */
-  onRecorded(listener: (events: readonly KernelEvent[]) => void): () => void;
+  onRecorded(listener: (entries: readonly LedgerEntry[]) => void): () => void;
   /**
    * Told when a resource may have become free (a release, lapse or revoke, here
    * or on another replica where this one listens, or a waiter that left): held requests wake on it.

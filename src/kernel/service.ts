@@ -1,3 +1,4 @@
+import type { LedgerEntry } from '../ledger/entry.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { errorMessage } from '../errors.js';
 import { AlarmHeap } from './alarms.js';
@@ -60,7 +61,7 @@ export class KernelService<
   private readonly batches: GroupCommit<Work, Decision>;
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
-  private readonly recordedListeners = new Set<(events: readonly KernelEvent[]) => void>();
+  private readonly recordedListeners = new Set<(entries: readonly LedgerEntry[]) => void>();
   private readonly alarms = new AlarmHeap();
   private readonly scheduled = new Map<string, number>();
   private readonly log: (line: string) => void;
@@ -94,7 +95,7 @@ export class KernelService<
   ): Promise<{ service: KernelService<O>; warning?: string }> {
     const service = new KernelService(backend, hooks);
     backend.watch?.((notice) => service.heard(notice));
-    backend.onSequenced?.((events) => service.recorded(events));
+    backend.onSequenced?.((entries) => service.recorded(entries));
     const { warning } = await backend.open();
     if (backend.shared) {
       service.scheduleSweep();
@@ -153,7 +154,7 @@ export class KernelService<
   }
 
   /** See PlaneService.onRecorded. */
-  onRecorded(listener: (events: readonly KernelEvent[]) => void): () => void {
+  onRecorded(listener: (entries: readonly LedgerEntry[]) => void): () => void {
     this.recordedListeners.add(listener);
     return () => this.recordedListeners.delete(listener);
   }
@@ -219,8 +220,6 @@ export class KernelService<
     const decided = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const events = decided.flatMap((d) => d.events);
     if (events.length) this.hooks.onEvents?.(events);
-    // A shared backend tells what its sequencer numbered instead (onSequenced).
-    if (events.length && !this.backend.onSequenced) this.recorded(events);
     for (const { state, events } of decided) {
       if (!this.backend.shared) this.schedule(state.resource, nextDeadline(state));
       // A shared backend delivers this replica's changes, and others' it listens for, through `watch`.
@@ -230,8 +229,9 @@ export class KernelService<
     return results;
   }
 
-  private recorded(events: readonly KernelEvent[]): void {
-    for (const listener of this.recordedListeners) listener(events);
+  /** The backend's numbered entries, once durable (onSequenced): what notifications follow. */
+  private recorded(entries: readonly LedgerEntry[]): void {
+    for (const listener of this.recordedListeners) listener(entries);
   }
 
   private heard(notice: ChangeNotice): void {

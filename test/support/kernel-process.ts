@@ -17,7 +17,10 @@ export interface KernelProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs the committed CLI's `kernel` and waits for its first line. */
+/**
+ * Runs the committed CLI's `kernel` and waits for its first line; `cli`: SOURCE_CLI for
+ * src/bin/cli.ts under tsx instead (its notification worker from source too), which compiles as it starts.
+ */
 export function startKernelProcess(
   args: string[],
   env: Record<string, string> = {},
@@ -34,7 +37,7 @@ export function startKernelProcess(
     const timer = setTimeout(() => reject(new Error(`kernel did not start: ${output}`)), startMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /^lease-gate kernel listening on (http:\/\/\S+)\n/.exec(output);
+      const match = /^lease-gate kernel listening on (http:\/\/\S+)\n/m.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve({

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { entryJson } from '../../ledger/entry.js';
+import { entryJson, type LedgerEntry } from '../../ledger/entry.js';
 import { numberEntries } from '../../ledger/ledger.js';
-import { kernelEventSchema, type KernelEvent } from '../event.js';
+import { kernelEventSchema } from '../event.js';
 import { StoreError } from '../store-error.js';
 import type { PlaneLocks } from './locks.js';
 import { arrayLiteral, integerLiteral } from './literals.js';
@@ -11,7 +11,7 @@ export const SEQUENCE_BATCH = 2_000;
 
 /**
  * One sequencing transaction: moves committed pending entries into the
- * ledger, numbered after its head, in (major, key) order. Returns the changes
+ * ledger, numbered after its head, in (major, key) order. Returns the entries
  * it numbered, in that order, or undefined when another replica is sequencing
  * (`wait` false).
  *
@@ -37,7 +37,7 @@ export async function sequenceOnce(
   locks: PlaneLocks,
   wait: boolean,
   limit = SEQUENCE_BATCH,
-): Promise<KernelEvent[] | undefined> {
+): Promise<LedgerEntry[] | undefined> {
   const take = wait
     ? `pg_advisory_xact_lock(${locks.sequencer}) IS NOT NULL`
     : `pg_try_advisory_xact_lock(${locks.sequencer})`;
@@ -98,7 +98,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
                 last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
          COMMIT`,
     );
-    return events;
+    return entries;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

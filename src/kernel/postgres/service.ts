@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { entrySchema } from '../../ledger/entry.js';
+import { entrySchema, type LedgerEntry } from '../../ledger/entry.js';
 import { FETCH_CHUNK, FetchedLines } from '../../ledger/fetched-lines.js';
 import type { Ledger, LedgerSnapshot } from '../../ledger/ledger.js';
 import type { Backend, ChangeNotice, Opened } from '../backend.js';
@@ -116,7 +116,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private readonly channel: string;
   private readonly log: (line: string) => void;
   private heard: ((notice: ChangeNotice) => void) | undefined;
-  private sequenced: ((events: readonly KernelEvent[]) => void) | undefined;
+  private sequenced: ((entries: readonly LedgerEntry[]) => void) | undefined;
   private listener: { close(): Promise<void> } | undefined;
   private reading: Promise<void> | undefined;
   private readNext: Promise<void> | undefined;
@@ -320,7 +320,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     return this.listening.listen(resource);
   }
 
-  onSequenced(listener: (events: readonly KernelEvent[]) => void): void {
+  onSequenced(listener: (entries: readonly LedgerEntry[]) => void): void {
     this.sequenced = listener;
   }
 
