@@ -238,8 +238,8 @@ var fetched_lines = __webpack_require__(3778);
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
-var kernel_service = __webpack_require__(3665);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 8 modules
+var kernel_service = __webpack_require__(3944);
 // EXTERNAL MODULE: ./src/kernel/store-error.ts
 var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
@@ -317,6 +317,7 @@ const stateSchema = schemas/* object */.Ikc({
         by: schemas/* string */.YjP(),
         atMs: schemas/* number */.aig(),
     })),
+    windowUntilMs: schemas/* optional */.lqM(schemas/* number */.aig()),
 });
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
@@ -553,7 +554,7 @@ function parseState(raw, resource) {
 
 const ATTEMPTS = 4;
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
-class OutcomeUnknownError extends store_error/* StoreUnavailableError */.o {
+class OutcomeUnknownError extends store_error/* StoreUnavailableError */.o2 {
 }
 /**
  * One batch as one transaction, run again whole on a retryable conflict.
@@ -577,7 +578,7 @@ async function commitBatch(context, work) {
             const committed = await transact(context, [w]);
             const [decision] = committed.decisions;
             if (!decision)
-                throw new store_error/* StoreUnavailableError */.o(`no decision for the call on ${w.resource}`);
+                throw new store_error/* StoreUnavailableError */.o2(`no decision for the call on ${w.resource}`);
             for (const resource of committed.listened)
                 listened.add(resource);
             return decision;
@@ -601,7 +602,7 @@ async function transact(context, work) {
             }
             if ((0,postgres_connect/* isRetryable */.r3)(error) && attempt < ATTEMPTS)
                 continue;
-            throw new store_error/* StoreUnavailableError */.o(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
     }
 }
@@ -981,7 +982,7 @@ var ledger = __webpack_require__(7781);
 const SEQUENCE_BATCH = 2_000;
 /**
  * One sequencing transaction: moves committed pending entries into the
- * ledger, numbered after its head, in (major, key) order. Returns the changes
+ * ledger, numbered after its head, in (major, key) order. Returns the entries
  * it numbered, in that order, or undefined when another replica is sequencing
  * (`wait` false).
  *
@@ -1038,7 +1039,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
         const events = pending.map((r) => {
             const parsed = kernel_event/* kernelEventSchema */.J.safeParse(JSON.parse(r.event));
             if (!parsed.success)
-                throw new store_error/* StoreError */.A(`lease_gate_pending entry ${r.key} is not a lease-gate change`);
+                throw new store_error/* StoreError */.AD(`lease_gate_pending entry ${r.key} is not a lease-gate change`);
             return parsed.data;
         });
         const entries = (0,ledger/* numberEntries */.ye)(events, Number(head.size), Number(head.last_ts));
@@ -1048,7 +1049,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
          UPDATE lease_gate_sequenced SET size = ${integerLiteral(last.seq + 1)},
                 last_ts = ${integerLiteral(last.tsMs)} WHERE id = 1;
          COMMIT`);
-        return events;
+        return entries;
     }
     catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -1181,7 +1182,7 @@ class PostgresBackend {
             slots: Math.min(BATCH_SLOTS, options.poolSize ?? settings/* DEFAULT_POOL_SIZE */.xl),
             waitMs: options.connectTimeoutMs ?? settings/* DEFAULT_CONNECT_TIMEOUT_MS */.od,
             spareAfterMs: SPARE_AFTER_MS,
-            busy: () => new store_error/* StoreUnavailableError */.o("the kernel's store is busy: every connection is in use"),
+            busy: () => new store_error/* StoreUnavailableError */.o2("the kernel's store is busy: every connection is in use"),
         };
         const ttlMs = options.ttlMs ?? rules/* DEFAULT_TTL_MS */.KT;
         this.ttlMs = ttlMs;
@@ -1229,9 +1230,9 @@ class PostgresBackend {
         }
         catch (error) {
             await this.close();
-            if (error instanceof store_error/* StoreError */.A)
+            if (error instanceof store_error/* StoreError */.AD)
                 throw error;
-            throw new store_error/* StoreError */.A(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreError */.AD(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
         return {};
     }
@@ -1363,7 +1364,7 @@ class PostgresBackend {
             client = await this.connect();
         }
         catch (error) {
-            throw new store_error/* StoreError */.A(error.message);
+            throw new store_error/* StoreError */.AD(error.message);
         }
         try {
             await (0,migrations/* checkSchema */._U)(client, this.schema);
@@ -1371,7 +1372,7 @@ class PostgresBackend {
         }
         catch (error) {
             client.release(true);
-            throw error instanceof store_error/* StoreError */.A ? error : new store_error/* StoreError */.A((0,postgres_connect/* describe */.q0)(error));
+            throw error instanceof store_error/* StoreError */.AD ? error : new store_error/* StoreError */.AD((0,postgres_connect/* describe */.q0)(error));
         }
     }
     /** Sequences what has committed, then reads the entries numbered since the last read. */
@@ -1380,9 +1381,9 @@ class PostgresBackend {
             await this.sequence(true);
         }
         catch (error) {
-            throw error instanceof store_error/* StoreError */.A
+            throw error instanceof store_error/* StoreError */.AD
                 ? error
-                : new store_error/* StoreUnavailableError */.o(`the kernel's store cannot sequence: ${(0,postgres_connect/* describe */.q0)(error)}`);
+                : new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot sequence: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
         return this.readAfterNow();
     }
@@ -1484,7 +1485,7 @@ class PostgresBackend {
         }
         const root = await this.ledger.read(size, size, size, () => this.ledger.rootAt(size));
         if (root !== frontier.root)
-            throw new store_error/* StoreError */.A(`the rows of ${this.schema}.lease_gate_ledger before entry ${size} do not hash to the tree saved at ${size} entries in lease_gate_tree: a row changed after it was signed, or the saved tree is wrong. This replica signs neither; compare an export with an earlier one, and delete the row of lease_gate_tree only once the ledger's rows are known to be right`);
+            throw new store_error/* StoreError */.AD(`the rows of ${this.schema}.lease_gate_ledger before entry ${size} do not hash to the tree saved at ${size} entries in lease_gate_tree: a row changed after it was signed, or the saved tree is wrong. This replica signs neither; compare an export with an earlier one, and delete the row of lease_gate_tree only once the ledger's rows are known to be right`);
     }
     /**
      * Saves the tree's frontier once it has grown by as many entries as it had
@@ -1537,13 +1538,13 @@ class PostgresBackend {
     }
     async connect(pool = this.pool) {
         if (this.closed)
-            throw new store_error/* StoreUnavailableError */.o('the kernel is stopping');
+            throw new store_error/* StoreUnavailableError */.o2('the kernel is stopping');
         let client;
         try {
             client = await pool.connect();
         }
         catch (error) {
-            throw new store_error/* StoreUnavailableError */.o(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
         // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
         if (!guarded.has(client)) {
@@ -1557,9 +1558,9 @@ class PostgresBackend {
             return await this.withClient(this.pool, (client) => client.query(text, values));
         }
         catch (error) {
-            if (error instanceof store_error/* StoreUnavailableError */.o)
+            if (error instanceof store_error/* StoreUnavailableError */.o2)
                 throw error;
-            throw new store_error/* StoreUnavailableError */.o(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
         }
     }
     /** A pooled connection for one task; one that failed is closed, never reused. */

@@ -12,7 +12,7 @@ __webpack_require__.d(__webpack_exports__, {
   createOidcVerifier: () => (/* binding */ createOidcVerifier)
 });
 
-// UNUSED EXPORTS: ALLOWED_ALGS, MAX_SKEW_S, checkIssuerUrl
+// UNUSED EXPORTS: ALLOWED_ALGS, JWKS_CACHE_MS, JWKS_MAX_STALE_MS, JWKS_MIN_REFRESH_MS, MAX_SKEW_S, checkIssuerUrl
 
 ;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/util/errors.js
 class JOSEError extends Error {
@@ -846,9 +846,12 @@ var refusal = __webpack_require__(2528);
 /**
  * Verifies OIDC ID tokens (GitHub Actions' by default) against the issuer's
  * published keys: discovery document, then JWKS, both fetched through our one
- * HTTP client (https only, plain http only for a loopback issuer), cached,
- * refetched on an unknown `kid` at most once per `minRefreshMs`. jose does the
- * JOSE work: signature, `alg` allow-list, `iss`, `aud`, `exp`, `nbf`, `iat`.
+ * HTTP client (https only, plain http only for a loopback issuer). The keys are
+ * fetched again every `cacheMs` (5 min), so a key the issuer dropped stops
+ * verifying new tokens within that, and on an unknown `kid`; never two
+ * attempts within `minRefreshMs`, failed ones included, so an issuer that is
+ * down costs one fetch per bound, not one per request. jose does the JOSE
+ * work: signature, `alg` allow-list, `iss`, `aud`, `exp`, `nbf`, `iat`.
  */
 const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
 /** Asymmetric signatures only: no `none`, no HMAC (a shared secret would let anyone with it mint tokens). */
@@ -870,8 +873,19 @@ const MAX_TOKEN_AGE_S = 6 * 3_600;
 /** Discovery and JWKS bodies past this are refused (GitHub's JWKS is ~2 KB). */
 const MAX_DOCUMENT_CHARS = 64 * 1024;
 const MAX_KEYS = 50;
-/** Keys are fetched again after this even without an unknown kid. */
-const CACHE_MS = 3_600_000;
+/**
+ * Keys are fetched again after this even without an unknown kid: the longest a key
+ * dropped from the JWKS still verifies new tokens while the issuer answers.
+ */
+const JWKS_CACHE_MS = 300_000;
+/**
+ * While the issuer cannot be reached, the keys last fetched stay in use this long
+ * after that fetch, then nothing verifies (503) until a fetch succeeds: an outage of
+ * the issuer must not keep a dropped key alive for ever.
+ */
+const JWKS_MAX_STALE_MS = 3_600_000;
+/** The least time between two attempts to fetch the keys, by default. */
+const JWKS_MIN_REFRESH_MS = 10_000;
 /**
  * Tokens already verified, kept until their `exp`: a keeper renews with the same token
  * every few seconds, and a signature check costs ~0.25 ms of CPU. Bounded; the oldest go first.
@@ -901,10 +915,16 @@ function createOidcVerifier(options) {
     const issuer = options.issuer.replace(/\/+$/, '');
     checkIssuerUrl(issuer);
     const now = options.now ?? Date.now;
-    const minRefreshMs = options.minRefreshMs ?? 10_000;
+    const minRefreshMs = options.minRefreshMs ?? JWKS_MIN_REFRESH_MS;
+    const cacheMs = options.cacheMs ?? JWKS_CACHE_MS;
+    const maxStaleMs = Math.max(options.maxStaleMs ?? JWKS_MAX_STALE_MS, cacheMs);
     const skewS = Math.min(options.skewS ?? MAX_SKEW_S, MAX_SKEW_S);
     let keys;
-    let fetchedAt = -Infinity;
+    /** When the keys in use were fetched. */
+    let keysAt = -Infinity;
+    /** When the last fetch began, whether or not it succeeded; and why the last one failed. */
+    let attemptedAt = -Infinity;
+    let lastError;
     let inFlight;
     const verified = new Map();
     async function getJson(url, what) {
@@ -919,7 +939,7 @@ function createOidcVerifier(options) {
         }
     }
     async function fetchKeys() {
-        fetchedAt = now();
+        attemptedAt = now();
         const discovery = discoverySchema.safeParse(await getJson(`${issuer}/.well-known/openid-configuration`, 'discovery document'));
         if (!discovery.success || discovery.data.issuer.replace(/\/+$/, '') !== issuer) {
             throw new Error(`the issuer's discovery document does not name ${issuer} with a jwks_uri`);
@@ -929,27 +949,36 @@ function createOidcVerifier(options) {
         if (!jwks.success)
             throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
         keys = createLocalJWKSet(jwks.data);
+        keysAt = attemptedAt;
     }
-    /** One fetch at a time; later callers share it. */
-    function refresh() {
-        inFlight ??= fetchKeys().finally(() => (inFlight = undefined));
-        return inFlight;
+    /** One fetch at a time, later callers share it; none within `minRefreshMs` of the last attempt. */
+    async function refresh() {
+        if (!inFlight && now() - attemptedAt < minRefreshMs)
+            return;
+        inFlight ??= fetchKeys()
+            .then(() => (lastError = undefined))
+            .catch((error) => {
+            lastError = error;
+        })
+            .finally(() => (inFlight = undefined));
+        await inFlight;
     }
+    /** The keys to verify with now: fetched again when old; 503 when there are none fit to use. */
     async function keySet() {
-        if (!keys || now() - fetchedAt > CACHE_MS) {
-            try {
-                await refresh();
-            }
-            catch (error) {
-                // A failed refresh keeps the keys we had; without any, nothing verifies.
-                if (!keys)
-                    throw unavailable(error);
-            }
-        }
-        return keys;
+        if (!keys || now() - keysAt > cacheMs)
+            await refresh();
+        // A failed refresh keeps the keys we had, for a bounded time; without any, nothing verifies.
+        if (keys && now() - keysAt <= maxStaleMs)
+            return keys;
+        throw unavailable(lastError ?? new Error('no keys fetched yet'));
     }
-    async function verifyOnce(token, set) {
-        const { payload } = await jwtVerify(token, set, {
+    /**
+     * What jose asks for the key with, once it has read the header and checked its `alg`:
+     * a token that is not even a JWS of an allowed algorithm never makes the kernel fetch.
+     */
+    const lookUp = async (header, token) => (await keySet())(header, token);
+    async function verifyOnce(token) {
+        const { payload } = await jwtVerify(token, lookUp, {
             issuer,
             audience: options.audience,
             algorithms: [...ALLOWED_ALGS],
@@ -982,19 +1011,16 @@ function createOidcVerifier(options) {
     async function verifyUncached(token) {
         try {
             try {
-                return await verifyOnce(token, await keySet());
+                return await verifyOnce(token);
             }
             catch (error) {
                 // A key we do not know yet: the issuer may have rotated. Fetch again, rate-bounded.
-                if (!(error instanceof JWKSNoMatchingKey) || now() - fetchedAt < minRefreshMs)
+                if (!(error instanceof JWKSNoMatchingKey) || now() - attemptedAt < minRefreshMs)
                     throw error;
-                try {
-                    await refresh();
-                }
-                catch (fetchError) {
-                    throw unavailable(fetchError);
-                }
-                return await verifyOnce(token, keys);
+                await refresh();
+                if (lastError !== undefined)
+                    throw unavailable(lastError);
+                return await verifyOnce(token);
             }
         }
         catch (error) {

@@ -143,6 +143,13 @@ const ENTRY_KINDS = [
 const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
     seq: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
     tsMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
+    /**
+     * A lapse stamped one after the entry before it (in a run of +1 stamps, which
+     * may run ahead of the clock): the kernel's clock when it found the lease
+     * ran out, so the lapse's time is known (never above `tsMs`). Only lapses
+     * carry it; without it a lapse's time is the first stamp of its run.
+     */
+    clockMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI())),
     kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(ENTRY_KINDS),
     resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
@@ -179,9 +186,11 @@ function canonicalJson(value) {
  * its own, in the old generation, and the kernel's entries then outlived the
  * young collections (three times the bytes promoted under load).
  */
-function entryOf(event, seq, tsMs) {
+function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
+    if (clockMs !== undefined)
+        entry.clockMs = clockMs;
     if (expiresAtMs !== undefined)
         entry.expiresAtMs = expiresAtMs;
     if (reason !== undefined)
@@ -198,6 +207,8 @@ function entryOf(event, seq, tsMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.clockMs !== undefined)
+        text += `,"clockMs":${e.clockMs}`;
     // Rare (grants that name a deploy) and nested: the general form sorts its keys.
     if (e.deploy !== undefined)
         text += `,"deploy":${canonicalJson(e.deploy)}`;

@@ -223,7 +223,7 @@ class BundleError extends src_errors/* LeaseGateError */.eg {
  * Replicas read their clocks before they take the ledger's order, so an
  * entry's stamp may trail the one before it by a few milliseconds' race; a
  * renewal or grant is judged late only past this margin. (A lapse needs none:
- * it is never stamped before the clock that saw it due.)
+ * the clock that found it due read no earlier than the expiry.)
  */
 const CLOCK_RACE_MS = 1_000;
 const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource})`;
@@ -242,7 +242,14 @@ const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource}
  * Time: stamps strictly increase, so entries in one millisecond are stamped
  * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
  * does not. An entry happened no earlier than the first stamp of its run (its
- * `earliest`) and no later than its own stamp.
+ * `earliest`) and no later than its own stamp. A grant or renewal is judged at
+ * its earliest (the reading that makes it valid: neither lets anyone else in).
+ * A lapse is what lets the next holder in, so it is judged at the earliest it
+ * can have happened: its `clockMs` (the kernel's clock that found it due,
+ * which a lapse inside a run carries, never above its stamp), else the first
+ * stamp of its run. A lapse judged at its own stamp would let a signer hide an
+ * early one behind a run of +1 stamps it wrote (one entry a millisecond, read
+ * as a burst in the run's first millisecond).
  */
 function checkMeaning(entries, partial) {
     const meaning = new MeaningCheck(partial);
@@ -262,6 +269,8 @@ class MeaningCheck {
     frozen = new Map();
     lastGrant;
     earliest = 0;
+    /** The entry whose stamp is `earliest` (undefined: before a partial range). */
+    runStart;
     previousTs;
     constructor(partial) {
         this.partial = partial;
@@ -270,12 +279,18 @@ class MeaningCheck {
     check(e) {
         const { open, granted, frozen, partial } = this;
         // A range's first run may have begun before the range: its clock is unknown there.
-        if (this.previousTs === undefined)
-            this.earliest = partial ? -Infinity : e.tsMs;
-        else if (e.tsMs !== this.previousTs + 1)
-            this.earliest = e.tsMs;
+        if (this.previousTs === undefined || e.tsMs !== this.previousTs + 1) {
+            const unknown = this.previousTs === undefined && partial;
+            this.earliest = unknown ? -Infinity : e.tsMs;
+            this.runStart = unknown ? undefined : e.seq;
+        }
         this.previousTs = e.tsMs;
         const earliest = this.earliest;
+        if (e.clockMs !== undefined && (e.kind !== 'lapse' || e.clockMs > e.tsMs)) {
+            throw new BundleError(e.kind === 'lapse'
+                ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
+                : `${named(e)}: carries clockMs, which only a lapse does`);
+        }
         if (e.kind === 'freeze' || e.kind === 'unfreeze') {
             if (e.leaseId !== '' || e.fence !== 0) {
                 throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
@@ -330,7 +345,7 @@ class MeaningCheck {
                 current.fence !== e.fence) {
                 throw new BundleError(`entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`);
             }
-            checkTime(e, current, earliest);
+            checkTime(e, current, earliest, this.runStart);
         }
         else if (known) {
             throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
@@ -349,13 +364,22 @@ class MeaningCheck {
     }
 }
 /** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
-function checkTime(e, current, earliest) {
+function checkTime(e, current, earliest, runStart) {
     const told = current.expiresAtMs;
     if (told === undefined)
         return;
     const by = `entry ${current.toldAt} (${current.toldKind})`;
-    if (e.kind === 'lapse' && e.tsMs < told) {
-        throw new BundleError(`${named(e)}: lapses at ${e.tsMs}, ${told - e.tsMs} ms before the expiry ${told} told at ${by}`);
+    if (e.kind === 'lapse') {
+        const at = e.clockMs ?? earliest;
+        if (at >= told)
+            return;
+        if (e.clockMs !== undefined || at === e.tsMs) {
+            throw new BundleError(`${named(e)}: lapses at ${at}, ${told - at} ms before the expiry ${told} told at ${by}`);
+        }
+        const run = runStart === undefined
+            ? 'a run of +1 stamps that began before this range'
+            : `a run of +1 stamps from ${earliest} (entry ${runStart})`;
+        throw new BundleError(`${named(e)}: stamped ${e.tsMs} in ${run}, so it may have lapsed ${Number.isFinite(at) ? `${told - at} ms ` : ''}before the expiry ${told} told at ${by}; a lapse in a run must carry the clock that found it due (clockMs)`);
     }
     if (e.kind === 'renew' && earliest - CLOCK_RACE_MS >= told) {
         throw new BundleError(`${named(e)}: renews at ${earliest} or later, after the lease expired at ${told} (told at ${by})`);

@@ -28282,7 +28282,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(847)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4847))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(794)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8794))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28293,7 +28293,7 @@ const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_
 const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
 const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
-const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(941)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4941))).keep);
+const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
 const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(784)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1784))).app);
 const COMMANDS = {
     kernel: {
@@ -28959,9 +28959,10 @@ function isLoopbackHost(hostname) {
 /* harmony export */   f4: () => (/* binding */ didSegment),
 /* harmony export */   iM: () => (/* binding */ deriveActorDid),
 /* harmony export */   sG: () => (/* binding */ describeHolder),
+/* harmony export */   uF: () => (/* binding */ parseRunDid),
 /* harmony export */   wX: () => (/* binding */ runContextFromEnv)
 /* harmony export */ });
-/* unused harmony exports OWNER_PATTERN, REPO_PATTERN, parseRunDid, runUrlFromDid */
+/* unused harmony exports OWNER_PATTERN, REPO_PATTERN, runUrlFromDid */
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3659);
 
 /** A DID segment: UTF-8 bytes outside DID idchars percent-encoded, so a segment never holds a colon. */

@@ -28498,8 +28498,10 @@ const REALLY_HELD_MS = 500;
  * Asks for the lease until it is granted, the budget runs out or the signal
  * fires. The first ask is answered at once (no `Prefer: wait`), so the
  * holder and our place are known within a round trip; later asks ask the
- * plane to hold the request (`Prefer: wait`); a plane that does not names a
- * back-off, slept with a little jitter, never past the deadline, with one
+ * plane to hold the request (`Prefer: wait`). After every answer the plane
+ * did not hold (the first one included: a plane that ignores `Prefer` must
+ * not be asked twice at the start of each job's wait), the loop sleeps the
+ * back-off it names, with a little jitter, never past the deadline, with one
  * last ask at the deadline. A wait that ends without the lease leaves the
  * plane's queue, so nothing stays reserved in this agent's name.
  */
@@ -28574,10 +28576,10 @@ async function waitForLease(options) {
             await releaseQuietly(options, request);
             return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
         }
-        const reallyHeld = answer.kind === 'held' && answer.preferenceApplied && clock.now() - askedAt >= REALLY_HELD_MS;
-        // After the quick first ask, go straight on to a held one where the plane may hold.
-        const holdNext = asks === 1 && holdSeconds(options, deadline) !== undefined;
-        const pause = reallyHeld || holdNext
+        // Only an answer the plane held as asked may be followed at once by the next ask;
+        // any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
+        const reallyHeld = answer.preferenceApplied === true && clock.now() - askedAt >= REALLY_HELD_MS;
+        const pause = reallyHeld
             ? options.random() * 50
             : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
         const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
@@ -29692,6 +29694,7 @@ function interpretLease(raw, call, check) {
             untilMs: frozen.until ?? undefined,
             waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
             position: frozen.position,
+            preferenceApplied: raw.preferenceApplied,
         };
     }
     if (refusal.reason === 'revoked') {

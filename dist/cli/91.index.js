@@ -1,8 +1,8 @@
-export const id = 941;
-export const ids = [941];
+export const id = 91;
+export const ids = [91];
 export const modules = {
 
-/***/ 4941:
+/***/ 8091:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -17,22 +17,8 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: ./src/fs/processes.ts
 var processes = __webpack_require__(5810);
-;// CONCATENATED MODULE: ./src/fs/atomic.ts
-
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function atomic_writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = (0,external_node_fs_.openSync)(temp, 'w', 0o600);
-    try {
-        (0,external_node_fs_.writeSync)(fd, text);
-        (0,external_node_fs_.fsyncSync)(fd);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    (0,external_node_fs_.renameSync)(temp, path);
-}
-
+// EXTERNAL MODULE: ./src/fs/atomic.ts
+var atomic = __webpack_require__(230);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
@@ -120,7 +106,7 @@ function readStatusFile(file) {
 function writeStatusFile(file, record) {
     if (!(0,external_node_fs_.existsSync)(file))
         return false;
-    atomic_writeFileAtomic(file, JSON.stringify(record));
+    (0,atomic/* writeFileAtomic */.Z)(file, JSON.stringify(record));
     return true;
 }
 
@@ -210,6 +196,32 @@ async function keep(args, _io, env) {
 
 /***/ }),
 
+/***/ 230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Z: () => (/* binding */ writeFileAtomic)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
+function writeFileAtomic(path, text) {
+    const temp = `${path}.${process.pid}.tmp`;
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(temp, 'w', 0o600);
+    try {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(fd, text);
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fsyncSync)(fd);
+    }
+    finally {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.renameSync)(temp, path);
+}
+
+
+/***/ }),
+
 /***/ 5810:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -294,4 +306,4 @@ function listProcesses() {
 
 };
 
-//# sourceMappingURL=941.index.js.map
+//# sourceMappingURL=91.index.js.map

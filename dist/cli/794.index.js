@@ -1,8 +1,8 @@
-export const id = 847;
-export const ids = [847];
+export const id = 794;
+export const ids = [794];
 export const modules = {
 
-/***/ 4847:
+/***/ 8794:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -19,8 +19,6 @@ var external_node_crypto_ = __webpack_require__(7598);
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: ./src/kernel/core.ts
 var core = __webpack_require__(6754);
-// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
-var rules = __webpack_require__(9494);
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
 var ledger_ledger = __webpack_require__(7781);
 // EXTERNAL MODULE: external "node:http"
@@ -33,10 +31,94 @@ var api = __webpack_require__(3305);
 var zod_en = __webpack_require__(3184);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var schema = __webpack_require__(3659);
-// EXTERNAL MODULE: ./src/lease/did.ts
-var did = __webpack_require__(623);
+// EXTERNAL MODULE: ./src/plane/deploy.ts
+var plane_deploy = __webpack_require__(6115);
 // EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
 var refusal = __webpack_require__(2528);
+;// CONCATENATED MODULE: ./src/kernel/auth/deploy-claims.ts
+
+
+/** The values the claims allow for each field, the first being the one recorded when none is sent. */
+function vouched(claims, run, didHost) {
+    const text = (name) => (typeof claims[name] === 'string' ? claims[name] : undefined);
+    const whole = (name) => {
+        const value = text(name);
+        return value && /^[1-9]\d{0,12}$/.test(value) ? Number(value) : undefined;
+    };
+    const prefix = `${run.repository}/`;
+    const workflowRef = text('workflow_ref') ?? '';
+    const at = workflowRef.lastIndexOf('@');
+    const workflowFile = workflowRef.startsWith(prefix) && at > prefix.length
+        ? workflowRef.slice(prefix.length, at)
+        : undefined;
+    const path = [run.repository, 'actions', 'runs', run.runId, 'attempts', run.attempt].join('/');
+    const values = {
+        repository: [run.repository],
+        workflow: [workflowFile, text('workflow')],
+        ref: [text('ref')],
+        commit: [text('sha')],
+        runNumber: [whole('run_number')],
+        runAttempt: [Number(run.attempt)],
+        // The attempt's URL, as the action builds it; the run's own (no attempt) names the same run.
+        runUrl: [
+            `https://${didHost}/${path}`,
+            `https://${didHost}/${path.replace(/\/attempts\/\d+$/, '')}`,
+        ],
+    };
+    const out = {};
+    for (const [field, list] of Object.entries(values)) {
+        // Only what the deploy schema accepts, so what is recorded is what a request could have said.
+        out[field] = list.filter((v) => v !== undefined && plane_deploy/* deploySchema */.zR.safeParse({ [field]: v }).success);
+    }
+    return out;
+}
+/** The fields a token's claims cannot vouch for on this event, taken as sent (see above). */
+const takenAsSent = (claims) => typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request')
+    ? new Set(['commit'])
+    : new Set();
+const FIELDS = [
+    'repository',
+    'workflow',
+    'ref',
+    'commit',
+    'runNumber',
+    'runAttempt',
+    'runUrl',
+];
+/**
+ * The deploy to record for a lease asked with an OIDC token: `sent` checked field by
+ * field against the claims and completed from them. Undefined when none was sent (the
+ * run asked for no deploy order). Throws `403 not_your_deploy` naming the first field
+ * that disagrees.
+ */
+function deployOfRun(sent, claims, run, didHost) {
+    if (!sent)
+        return undefined;
+    const allowed = vouched(claims, run, didHost);
+    const asSent = takenAsSent(claims);
+    const out = {};
+    for (const field of FIELDS) {
+        const value = sent[field];
+        if (asSent.has(field)) {
+            if (value !== undefined)
+                out[field] = value;
+            continue;
+        }
+        const values = allowed[field];
+        if (value !== undefined && values.length > 0 && !values.includes(value)) {
+            throw new refusal/* AuthRefusal */.N(403, 'not_your_deploy', `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`);
+        }
+        const recorded = value !== undefined && values.length > 0 ? value : values[0];
+        if (recorded !== undefined)
+            out[field] = recorded;
+    }
+    return out;
+}
+/** A value for a message: validated by the deploy schema already (one line, bounded); quoted. */
+const shown = (value) => typeof value === 'number' ? String(value) : JSON.stringify(value.slice(0, 300));
+
+// EXTERNAL MODULE: ./src/lease/did.ts
+var did = __webpack_require__(623);
 ;// CONCATENATED MODULE: ./src/kernel/auth/identity.ts
 
 
@@ -59,6 +141,7 @@ function defaultDidHost(issuer) {
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/auth/authorize.ts
+
 
 
 
@@ -111,7 +194,12 @@ function createAuthorizer(options) {
         }
         // 'open' and 'shared-key': everyone is trusted to be anyone.
     }
-    return { required, authorize, mayActAs };
+    function deployOf(principal, deploy) {
+        if (principal.kind !== 'oidc' || !oidc)
+            return deploy;
+        return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost);
+    }
+    return { required, authorize, mayActAs, deployOf };
 }
 function expected(options) {
     const ways = [
@@ -207,8 +295,10 @@ function preferredWait(header) {
  * Lease requests held open until they can be granted (blocking acquire).
  * A held request is an ordinary waiter in the rules' queue: it asked once and
  * was refused, so it has its place, and the rules keep a freed resource for
- * the head of the queue. It asks again, in-process, when the service says the
- * resource changed (release, lapse, revoke, from any store) and whenever its
+ * the head of the queue. A frozen resource's waiters are held too: they keep
+ * their place through the freeze, and its end wakes them. It asks again, in-process,
+ * when the service says the resource changed (release, lapse, revoke, unfreeze, from
+ * any store) and whenever its
  * told wait runs out, which keeps its place from lapsing while it is held.
  * Its answer is the service's, so a grant is answered only once it is durable.
  */
@@ -394,10 +484,8 @@ class HeldRequests {
                 hold.wake();
     }
 }
-const mayWait = (reply) => !reply.ok && reply.reason === 'lease_held';
+const mayWait = (reply) => !reply.ok && (reply.reason === 'lease_held' || reply.reason === 'frozen');
 
-// EXTERNAL MODULE: ./src/plane/deploy.ts
-var plane_deploy = __webpack_require__(6115);
 ;// CONCATENATED MODULE: ./src/kernel/lease-extensions.ts
 
 
@@ -459,7 +547,7 @@ function ledgerRoutes(ledger) {
             const size = ledger.size;
             return {
                 status: 200,
-                body: await ledger.read(size, size, size, () => ledger.checkpoint(size)),
+                body: await ledger.signedCheckpoint(size),
             };
         },
         [`GET ${schema/* LEDGER_PATHS */.Tc.publicKey}`]: async () => ({
@@ -516,7 +604,7 @@ function decodeCursor(cursor) {
 }
 /** The page as JSON pieces, yielding to the event loop between slices. */
 async function* bundlePage(ledger, size, from, to, next) {
-    const checkpoint = await ledger.read(from, from, size, () => ledger.checkpoint(size));
+    const checkpoint = await ledger.signedCheckpoint(size);
     yield `{"checkpoint":${JSON.stringify(checkpoint)},"entries":[`;
     for (let start = from; start < to; start += SLICE) {
         if (start > from)
@@ -817,8 +905,8 @@ function hostnameOf(host) {
 
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var kernel_overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
-var kernel_service = __webpack_require__(3665);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 8 modules
+var kernel_service = __webpack_require__(3944);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
 ;// CONCATENATED MODULE: ./src/kernel/app.ts
@@ -837,6 +925,12 @@ var errors = __webpack_require__(3916);
 
 
 
+/** What `/readyz` tells a caller without the kernel's key when it is not ready: no more. */
+const NOT_READY = {
+    ok: false,
+    reason: 'not_ready',
+    message: "The kernel is not ready; its key's holders can ask /readyz why.",
+};
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
 class ApiRefusal extends errors/* LeaseGateError */.eg {
     status;
@@ -899,6 +993,18 @@ function createKernelApp(options) {
     const watches = new LeaseWatches(service);
     const auth = options.auth ?? createAuthorizer({ key: options.key });
     const ok = (body, status = 200) => ({ status, body });
+    /**
+     * `/readyz` answers anyone (a load balancer, a probe by address), but why it
+     * is not ready (the store's error) and the notifier's failures (URLs' origins,
+     * resource names) only a caller the kernel would answer on its other routes:
+     * any credential it takes, or the admin key.
+     */
+    const mayReadHealth = async (req) => {
+        if (options.adminKey && bearerMatches(req.headers.authorization, options.adminKey))
+            return true;
+        // Any failure to name the caller (a refused token, an issuer not reached) tells no more.
+        return auth.authorize(req.headers).then(() => true, () => false);
+    };
     const routes = {
         [`POST ${schema/* LEASE_PATH */.B0}`]: async (req, principal) => {
             const body = await req.json();
@@ -907,6 +1013,12 @@ function createKernelApp(options) {
             const extensions = leaseExtensions(body);
             if ('error' in extensions)
                 throw new ApiRefusal(400, 'bad_request', extensions.error);
+            // A token's run says what it deploys: a field it does not vouch for is refused here.
+            const deploy = auth.deployOf(principal, extensions.deploy);
+            if (deploy)
+                extensions.deploy = deploy;
+            else
+                delete extensions.deploy;
             const wait = preferredWait(req.headers.prefer);
             // Only a held request listens for its client going away.
             const signal = wait ? req.signal : NEVER_ABORTED;
@@ -988,17 +1100,20 @@ function createKernelApp(options) {
             });
         },
         'GET /healthz': async () => ok({ ok: true }),
-        'GET /readyz': async () => {
+        'GET /readyz': async (req) => {
+            const told = await mayReadHealth(req);
             try {
                 await service.ready();
-                return ok({ ok: true, ...options.health?.() });
+                return ok(told ? { ok: true, ...options.health?.() } : { ok: true });
             }
             catch (error) {
-                return ok({
-                    ok: false,
-                    reason: 'store_unavailable',
-                    message: `the kernel's store is not writable: ${(0,errors/* causeText */.xv)(error)}`,
-                }, 503);
+                return ok(told
+                    ? {
+                        ok: false,
+                        reason: 'store_unavailable',
+                        message: `the kernel's store is not writable: ${(0,errors/* causeText */.xv)(error)}`,
+                    }
+                    : NOT_READY, 503);
             }
         },
         ...syncedFirst(ledgerRoutes(service.ledger), service),
@@ -1483,6 +1598,140 @@ function drainedOrClosed(res) {
 /** A path from the wire, made safe for one log line. */
 const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
 
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __webpack_require__(7030);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __webpack_require__(8161);
+// EXTERNAL MODULE: ./src/kernel/store-error.ts
+var store_error = __webpack_require__(959);
+;// CONCATENATED MODULE: ./src/kernel/state-lock.ts
+
+
+
+
+
+
+/** Another kernel holds the log; the message names it, in one line. */
+class StateLockedError extends store_error/* StartRefusedError */.Zy {
+    constructor(message) {
+        super(message, { code: 'state_locked' });
+    }
+}
+/** How long a start waits by default: a restart whose old process is still on its way out. */
+const LOCK_WAIT_MS = 5_000;
+const RETRY_MS = 100;
+const ASK_TIMEOUT_MS = 1_000;
+const ANSWER_BYTES = 512;
+/** The lock's socket name for a log: the same for every path that names that file. */
+function lockAddress(logFile, platform = process.platform) {
+    const absolute = (0,external_node_path_.resolve)(logFile);
+    let dir = (0,external_node_path_.dirname)(absolute);
+    try {
+        dir = (0,external_node_fs_.realpathSync)(dir);
+    }
+    catch {
+        // A folder that does not exist yet: the store's open says so, with its path.
+    }
+    const hash = (0,external_node_crypto_.createHash)('sha256')
+        .update((0,external_node_path_.join)(dir, (0,external_node_path_.basename)(absolute)))
+        .digest('hex')
+        .slice(0, 40);
+    if (platform === 'linux')
+        return `\0lease-gate:${hash}`;
+    if (platform === 'win32')
+        return `\\\\?\\pipe\\lease-gate-${hash}`;
+    return (0,external_node_path_.join)((0,external_node_os_.tmpdir)(), `lease-gate-${hash}.sock`);
+}
+/**
+ * Takes the lock of `logFile`, waiting up to `waitMs` while another process
+ * holds it, then refusing with a StateLockedError naming that process.
+ */
+async function lockState(logFile, options) {
+    const platform = options.platform ?? process.platform;
+    const address = lockAddress(logFile, platform);
+    const holder = options.holder ?? { pid: process.pid, startedAt: new Date().toISOString() };
+    const answer = `${JSON.stringify(holder)}\n`;
+    const deadline = options.now() + options.waitMs;
+    let removedStale = false;
+    for (;;) {
+        const server = (0,external_node_net_.createServer)((socket) => {
+            socket.on('error', () => undefined);
+            socket.end(answer);
+        });
+        const error = await listen(server, address);
+        if (!error) {
+            // The lock is held by the process, not by the event loop: it must not keep a stopping kernel up.
+            server.unref();
+            return { close: () => new Promise((done) => server.close(() => done())) };
+        }
+        if (error.code !== 'EADDRINUSE') {
+            throw new StateLockedError(`Cannot lock the kernel's log ${logFile} (${error.code ?? error.message}): a second kernel on it could not be kept out.`);
+        }
+        const other = await ask(address);
+        if (other === 'gone' && platform !== 'linux' && platform !== 'win32' && !removedStale) {
+            // A socket file its process left behind (it was killed): nothing listens, so it is taken over.
+            removedStale = true;
+            try {
+                (0,external_node_fs_.unlinkSync)(address);
+            }
+            catch {
+                // Someone else removed it first: try again.
+            }
+            continue;
+        }
+        if (options.now() >= deadline)
+            throw new StateLockedError(lockedMessage(logFile, other, options.waitMs));
+        await options.sleep(RETRY_MS);
+    }
+}
+function listen(server, address) {
+    return new Promise((done) => {
+        server.once('error', (error) => done(error));
+        server.listen(address, () => done(undefined));
+    });
+}
+/** The holder, as it says (checked: it is another process's word), or why not. */
+function ask(address) {
+    return new Promise((done) => {
+        let text = '';
+        const socket = (0,external_node_net_.createConnection)(address);
+        const finish = (result) => {
+            socket.destroy();
+            clearTimeout(timer);
+            done(result);
+        };
+        const timer = setTimeout(() => finish('silent'), ASK_TIMEOUT_MS);
+        socket.on('data', (chunk) => {
+            text += chunk.toString('utf8');
+            if (text.length > ANSWER_BYTES)
+                finish('silent');
+        });
+        socket.on('end', () => finish(parseHolder(text)));
+        socket.on('error', (error) => finish(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? 'gone' : 'silent'));
+    });
+}
+function parseHolder(text) {
+    try {
+        const value = JSON.parse(text);
+        if (Number.isInteger(value.pid) &&
+            value.pid > 0 &&
+            value.pid < 2 ** 32 &&
+            typeof value.startedAt === 'string' &&
+            /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/.test(value.startedAt))
+            return { pid: value.pid, startedAt: value.startedAt };
+    }
+    catch {
+        // Not an answer of ours.
+    }
+    return 'silent';
+}
+function lockedMessage(logFile, other, waitMs) {
+    const who = typeof other === 'object'
+        ? `another kernel (pid ${other.pid}, started ${other.startedAt})`
+        : 'another process';
+    return `Refusing to start: ${who} holds the kernel's log ${logFile}. One kernel at a time keeps a log: stop that one first (this one waited ${waitMs / 1000} s for it to go), or give this one another --data-prefix.`;
+}
+
 // EXTERNAL MODULE: ./src/fs/processes.ts
 var processes = __webpack_require__(5810);
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
@@ -1794,7 +2043,10 @@ async function kernelAuth(values, key) {
     }
 }
 
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var ledger_entry = __webpack_require__(5641);
 ;// CONCATENATED MODULE: ./src/kernel/notify.ts
+
 
 
 
@@ -1814,7 +2066,22 @@ const DEFAULT_RETRY_FOR_MS = (/* unused pure expression or super */ null && (10 
 const KEPT_FAILURES = 20;
 const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
 /** Whether a change is notified (renewals are not). */
-const isNotified = (event) => KINDS.has(event.kind);
+const isNotified = (entry) => KINDS.has(entry.kind);
+/**
+ * A notification's id: the first 128 bits of the SHA-256 of its ledger entry's canonical
+ * line, as a UUID (version 8, RFC 9562). The same change has the same id whenever it is
+ * sent, before or after a restart; anyone with the ledger can tell which entry it names.
+ */
+function notificationId(entry) {
+    return uuidOf((0,external_node_crypto_.createHash)('sha256').update((0,ledger_entry/* entryJson */.Bm)(entry)).digest());
+}
+function uuidOf(digest) {
+    const b = Buffer.from(digest.subarray(0, 16));
+    b[6] = (b[6] & 0x0f) | 0x80;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const hex = b.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 class notify_NotifyError extends errors/* LeaseGateError */.eg {
     name = 'NotifyError';
 }
@@ -1902,26 +2169,28 @@ function notificationText(n) {
             return `${n.resource} unfrozen${why}`;
     }
 }
-function notificationOf(event) {
-    if (!KINDS.has(event.kind))
+/** The notification of a ledger entry; `atMs` is the entry's stamp. */
+function notificationOf(entry) {
+    if (!KINDS.has(entry.kind))
         return undefined;
     // One literal, fields added in place: this runs for every change a busy kernel makes.
     const n = {
-        id: randomUUID(),
-        kind: event.kind,
-        resource: event.resource,
-        agent: event.actorDid,
-        atMs: event.atMs,
+        id: notificationId(entry),
+        seq: entry.seq,
+        kind: entry.kind,
+        resource: entry.resource,
+        agent: entry.actorDid,
+        atMs: entry.tsMs,
         text: '',
     };
-    if (event.leaseId) {
-        n.leaseId = event.leaseId;
-        n.fence = event.fence;
+    if (entry.leaseId) {
+        n.leaseId = entry.leaseId;
+        n.fence = entry.fence;
     }
-    if (event.reason !== undefined)
-        n.reason = event.reason;
-    if (event.kind === 'freeze' && event.expiresAtMs !== undefined)
-        n.until = event.expiresAtMs;
+    if (entry.reason !== undefined)
+        n.reason = entry.reason;
+    if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined)
+        n.until = entry.expiresAtMs;
     n.text = notificationText(n);
     return n;
 }
@@ -1938,6 +2207,8 @@ class Target {
     draining = false;
     /** When the last POST to this URL began (performance.now()). */
     sentAt = -Infinity;
+    /** The first ledger index this URL is sent: it had what came before (resumeAt). */
+    from = 0;
     constructor(url) {
         this.url = url;
     }
@@ -1986,20 +2257,27 @@ class notify_Notifier {
      * replicas too); returns what `/readyz` shows.
      */
     attach(service) {
-        service.onRecorded((events) => {
-            for (const event of events)
-                this.push(event);
+        service.onRecorded((entries) => {
+            for (const entry of entries)
+                this.push(entry);
         });
         return { health: () => ({ notifications: this.health() }) };
+    }
+    /** Entries before `seq` are not sent to `url` (it had them before a restart); by URL as given. */
+    resumeAt(from) {
+        for (const target of this.targets)
+            target.from = from[target.url] ?? target.from;
     }
     /**
      * Queues a change (called after its commit, on the answer's path): no I/O, no
      * serialising, nothing awaited; the body is made when it is sent.
      */
-    push(event) {
-        if (!KINDS.has(event.kind) || this.stop.signal.aborted)
+    push(entry) {
+        if (!KINDS.has(entry.kind) || this.stop.signal.aborted)
             return;
         for (const target of this.targets) {
+            if (entry.seq < target.from)
+                continue;
             if (target.queued >= MAX_QUEUED) {
                 // The newest is dropped, so what a receiver gets stays a gapless prefix; counted.
                 target.dropped += 1;
@@ -2009,7 +2287,7 @@ class notify_Notifier {
                 }
                 continue;
             }
-            target.add({ event });
+            target.add({ entry });
             if (target.draining)
                 continue;
             target.draining = true;
@@ -2056,11 +2334,15 @@ class notify_Notifier {
                 await sleep(rest, this.stop.signal);
             target.sentAt = performance.now();
             const items = target.peek(MAX_BATCH);
-            await this.deliver(target, deliveryOf(items.map((i) => notificationOf(i.event))));
+            const delivery = deliveryOf(items.map((i) => notificationOf(i.entry)));
+            const ended = await this.deliver(target, delivery);
             target.done(items.length);
+            if (ended)
+                this.options.onDelivered?.(target.url, delivery.items.at(-1));
             this.options.onChange?.();
         }
     }
+    /** Sends until answered 2xx or given up (true), or cut short by `close()` (false: still owed). */
     async deliver(target, delivery) {
         const { body } = delivery;
         const headers = {
@@ -2087,7 +2369,7 @@ class notify_Notifier {
                 if (answer.status >= 200 && answer.status < 300) {
                     this.deliveries += 1;
                     this.delivered += delivery.items.length;
-                    return;
+                    return true;
                 }
                 lastError = `HTTP ${answer.status}`;
                 // A 4xx other than 408 and 429 will not change by asking again.
@@ -2095,6 +2377,8 @@ class notify_Notifier {
                     break;
             }
             catch (error) {
+                if (this.stop.signal.aborted)
+                    break;
                 lastError = withoutUrl(error.message, target.url);
             }
             if (this.now() + wait > giveUpAt)
@@ -2102,6 +2386,9 @@ class notify_Notifier {
             await (this.options.sleep ?? sleep)(wait, this.stop.signal);
             wait = Math.min(MAX_RETRY_MS, wait * 2);
         }
+        // Stopping is not giving up: what was not answered is sent at the next start (a file kernel).
+        if (this.stop.signal.aborted)
+            return false;
         this.failedCount += delivery.items.length;
         const first = delivery.items[0];
         const failure = {
@@ -2119,12 +2406,14 @@ class notify_Notifier {
             ? `a ${first.kind} notification on ${first.resource}`
             : `a batch of ${delivery.items.length} notifications (from a ${first.kind} on ${first.resource})`;
         this.options.log?.(`kernel: gave up ${what} to ${failure.url}: ${failure.error}`);
+        return true;
     }
 }
 /**
  * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
  * text}` in the order they happened, `text` their lines one under the other (a chat webhook
- * shows them as they are), the first 19 and "… and N more changes" past 20.
+ * shows them as they are), the first 19 and "… and N more changes" past 20. A batch's id is
+ * derived from its first and last notifications' (the same run of changes, the same id).
  */
 function deliveryOf(notifications) {
     const items = notifications;
@@ -2132,7 +2421,9 @@ function deliveryOf(notifications) {
         const n = items[0];
         return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
     }
-    const id = randomUUID();
+    const id = uuidOf(createHash('sha256')
+        .update(`batch ${items[0].id} ${items.at(-1).id} ${items.length}`)
+        .digest());
     // A chat shows the first lines; the rest are in `notifications` (and the console).
     const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
     const more = items.length - shown.length;
@@ -2163,11 +2454,140 @@ function sleep(ms, signal) {
     });
 }
 
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __webpack_require__(8161);
 // EXTERNAL MODULE: external "node:worker_threads"
 var external_node_worker_threads_ = __webpack_require__(5919);
+// EXTERNAL MODULE: ./src/fs/atomic.ts
+var atomic = __webpack_require__(230);
+;// CONCATENATED MODULE: ./src/kernel/notify-cursor.ts
+
+
+
+
+
+const RESUME_BOUNDS = { maxEntries: 10_000, maxAgeMs: 24 * 3_600_000 };
+/** Entries read from the ledger between two yields to the kernel's other work. */
+const SCAN_SLICE = 2_000;
+/** The cursor file of a log file. */
+const cursorFileOf = (logFile) => `${logFile}.notify.json`;
+/** A URL as the file names it: a hash, never the URL (a webhook's path is its secret). */
+const urlKey = (url) => (0,external_node_crypto_.createHash)('sha256').update(url).digest('hex').slice(0, 32);
+/** The file's text for these URLs' points (URLs no longer notified are left out). */
+function cursorText(cursors) {
+    const targets = {};
+    for (const [url, point] of Object.entries(cursors))
+        targets[urlKey(url)] = point;
+    return `${JSON.stringify({ version: 1, targets })}\n`;
+}
+function notify_cursor_writeCursors(file, cursors) {
+    (0,atomic/* writeFileAtomic */.Z)(file, cursorText(cursors));
+}
+/** The file as found: its points by URL key, or none (first start), or why it is unusable. */
+function readCursorFile(file) {
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(file, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return { missing: true };
+        return { invalid: `it cannot be read (${error.code ?? 'error'})` };
+    }
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch {
+        return { invalid: 'it is not JSON' };
+    }
+    const form = raw;
+    if (typeof form !== 'object' ||
+        form === null ||
+        form.version !== 1 ||
+        typeof form.targets !== 'object' ||
+        form.targets === null)
+        return { invalid: 'it is not {"version": 1, "targets": {...}}' };
+    const points = {};
+    for (const [key, value] of Object.entries(form.targets)) {
+        const point = value;
+        if (typeof point !== 'object' ||
+            point === null ||
+            !Number.isSafeInteger(point.next) ||
+            point.next < 0 ||
+            (point.id !== undefined && (typeof point.id !== 'string' || point.id.length > 64)))
+            return { invalid: `its entry ${key.slice(0, 40)} is not {"next": N, "id": "…"}` };
+        points[key] = { next: point.next, id: point.id };
+    }
+    return { points };
+}
+/**
+ * From the cursor file and the ledger: for each URL where it starts, and the entries it is
+ * still owed. A URL with no cursor (first start with it) or one that does not match this
+ * ledger (another log under the same name) starts at the ledger's end, saying so for the
+ * second. What is owed is read back from the ledger's end, newest first, at most
+ * `bounds.maxEntries` notifications and none stamped more than `bounds.maxAgeMs` before
+ * `nowMs`: what lies beyond is skipped and named (the ledger export still has it).
+ */
+async function planResume(ledger, urls, file, nowMs, bounds = RESUME_BOUNDS) {
+    const size = ledger.size;
+    const notes = [];
+    const stored = readCursorFile(file);
+    if ('invalid' in stored)
+        notes.push(`the notification cursor ${file} was not used: ${stored.invalid}; notifications start at ledger entry ${size}`);
+    const atEnd = () => ({ next: size, id: idAt(ledger, size - 1) });
+    const cursors = {};
+    for (const url of urls) {
+        const point = 'points' in stored ? stored.points[urlKey(url)] : undefined;
+        if (!point) {
+            cursors[url] = atEnd();
+        }
+        else if (point.next > size || (point.next > 0 && idAt(ledger, point.next - 1) !== point.id)) {
+            notes.push(`the notification cursor of ${origin(url)} (ledger entry ${point.next}) does not match this ledger; its notifications start at entry ${size}`);
+            cursors[url] = atEnd();
+        }
+        else {
+            cursors[url] = point;
+        }
+    }
+    const low = Math.min(size, ...Object.values(cursors).map((c) => c.next));
+    // Newest first, down to the lowest cursor, within the bounds.
+    const owed = [];
+    const oldest = nowMs - bounds.maxAgeMs;
+    let floor = size;
+    for (let i = size - 1; i >= low; i -= 1) {
+        if ((size - 1 - i) % SCAN_SLICE === SCAN_SLICE - 1)
+            await (0,promises_.setImmediate)();
+        const entry = ledger.entry(i);
+        if (!entry || entry.tsMs < oldest)
+            break;
+        if (isNotified(entry)) {
+            if (owed.length === bounds.maxEntries)
+                break;
+            owed.push(entry);
+        }
+        floor = i;
+    }
+    owed.reverse();
+    for (const url of urls) {
+        const point = cursors[url];
+        if (point.next < floor) {
+            notes.push(`notifications to ${origin(url)} of ledger entries ${point.next} to ${floor - 1} are not sent: more than ${bounds.maxEntries} notifications or ${Math.round(bounds.maxAgeMs / 3_600_000)} h behind (\`lease-gate ledger export\` has them)`);
+            cursors[url] = { next: floor, id: idAt(ledger, floor - 1) };
+        }
+        const count = owed.filter((e) => e.seq >= cursors[url].next).length;
+        if (count > 0)
+            notes.push(`sending ${origin(url)} the ${count} notifications committed before the restart and not yet delivered (from ledger entry ${cursors[url].next})`);
+    }
+    return { cursors, entries: owed, notes };
+}
+function idAt(ledger, index) {
+    const entry = index >= 0 ? ledger.entry(index) : undefined;
+    return entry && notificationId(entry);
+}
+const origin = (url) => new URL(url).origin;
+
 ;// CONCATENATED MODULE: ./src/kernel/notify-thread.ts
+
+
 
 
 
@@ -2183,23 +2603,44 @@ var external_node_worker_threads_ = __webpack_require__(5919);
  * lower priority and reports its health back when it changes, which `/readyz` shows.
  *
  * The worker is its own bundle, dist/notify/ (built from src/bin/notify.ts), found beside
- * the CLI's; run from source (the tests) it is the built one, as the console's page is.
+ * the CLI's; run from source (the tests), it is src/bin/notify.ts through tsx, as helper
+ * processes are (src/lease/helpers.ts).
+ *
+ * With a cursor file (a file kernel, notify-cursor.ts) the worker follows the ledger across
+ * restarts: at start this thread reads the cursor and the entries after it from the ledger
+ * and hands them over first (the worker never reads the ledger), live changes after them;
+ * the worker moves the cursor when a delivery has ended, never when it was handed over.
  */
 /** The shortest time between two hand-overs to the worker. */
 const HANDOFF_MS = 10;
-/** The built worker: dist/cli/*.js → dist/notify/index.js; src/kernel/*.ts → dist/notify/index.js. */
-function notifyWorkerFile(moduleUrl = import.meta.url) {
+/** How long close() waits for a worker still starting (from source tsx compiles it first). */
+const START_WAIT_MS = 30_000;
+/**
+ * The worker: dist/cli/*.js → dist/notify/index.js; from source (src/kernel/*.ts),
+ * src/bin/notify.ts loaded through tsx's API (a worker takes no `--import` of its own).
+ */
+function notifyWorker(moduleUrl = import.meta.url) {
     const path = (0,external_node_url_.fileURLToPath)(moduleUrl);
     const here = (0,external_node_path_.dirname)(path);
-    const file = path.endsWith('.ts')
-        ? (0,external_node_path_.join)(here, '..', '..', 'dist', 'notify', 'index.js')
-        : (0,external_node_path_.join)(here, '..', 'notify', 'index.js');
+    if (path.endsWith('.ts')) {
+        const root = (0,external_node_path_.join)(here, '..', '..');
+        const entry = (0,external_node_path_.join)(root, 'src', 'bin', 'notify.ts');
+        const tsx = (0,external_node_path_.join)(root, 'node_modules', 'tsx', 'dist', 'esm', 'api', 'index.mjs');
+        for (const file of [entry, tsx]) {
+            if (!(0,external_node_fs_.existsSync)(file))
+                throw new notify_NotifyError(`lease-gate cannot find its notification worker ${file}.`);
+        }
+        const code = `import(${JSON.stringify((0,external_node_url_.pathToFileURL)(tsx).href)}).then(({ tsImport }) => tsImport(${JSON.stringify((0,external_node_url_.pathToFileURL)(entry).href)}, ${JSON.stringify(moduleUrl)}));`;
+        return { file: code, eval: true };
+    }
+    const file = (0,external_node_path_.join)(here, '..', 'notify', 'index.js');
     if (!(0,external_node_fs_.existsSync)(file)) {
         throw new notify_NotifyError(`lease-gate cannot find its notification worker ${file}; is dist/ complete?`);
     }
-    return file;
+    return { file, eval: false };
 }
 class NotifierThread {
+    options;
     worker;
     log;
     urls;
@@ -2225,15 +2666,22 @@ class NotifierThread {
     lost = 0;
     closed;
     exited;
+    started;
+    settings;
+    /** Set while the backlog is read from the ledger: live changes wait behind it. */
+    resuming;
     constructor(options) {
+        this.options = options;
         // Checked here, before the kernel starts, so a wrong URL is a usage error, not a worker's.
         const urls = options.urls.map((url) => checkNotifyUrl(url));
         this.urls = urls.length;
         this.log = options.log ?? (() => undefined);
-        const settings = { urls, secret: options.secret };
-        this.worker = new external_node_worker_threads_.Worker(options.workerFile ?? notifyWorkerFile(), { workerData: settings });
+        this.settings = { urls, secret: options.secret, cursorFile: options.cursorFile };
+        const worker = options.workerFile ? { file: options.workerFile, eval: false } : notifyWorker();
+        this.worker = new external_node_worker_threads_.Worker(worker.file, { workerData: this.settings, eval: worker.eval });
         // Never what keeps the kernel's process alive: close() ends it, and so does the process.
         this.worker.unref();
+        this.started = new Promise((resolve) => this.worker.on('message', (m) => m.type === 'ready' && resolve()));
         this.worker.on('message', (message) => this.heard(message));
         this.worker.on('error', (error) => this.fail(error.message));
         this.exited = new Promise((resolve) => this.worker.once('exit', (code) => {
@@ -2242,19 +2690,26 @@ class NotifierThread {
             resolve();
         }));
     }
+    /**
+     * Subscribes to the service's entries; with a cursor file, first hands over what the
+     * ledger holds after it (read now, before any later change is told, so none is missed
+     * or told twice).
+     */
     attach(service) {
-        service.onRecorded((events) => this.push(events));
+        service.onRecorded((entries) => this.push(entries));
+        if (this.settings.cursorFile)
+            this.resuming = this.resume(service.ledger);
         return { health: () => ({ notifications: this.health() }) };
     }
     /**
      * Called after a commit, on the answer's path: keeps the changes that are notified and
      * hands them over on the next turn, one message for all that one turn committed.
      */
-    push(events) {
-        for (const event of events)
-            if (isNotified(event))
-                this.batch.push(event);
-        if (this.flushing || this.batch.length === 0)
+    push(entries) {
+        for (const entry of entries)
+            if (isNotified(entry))
+                this.batch.push(entry);
+        if (this.flushing || this.resuming || this.batch.length === 0)
             return;
         this.flushing = true;
         // A message costs both threads far more than a change in it: after a quiet spell the
@@ -2280,8 +2735,17 @@ class NotifierThread {
     /** Hands over what is left, lets the worker end its deliveries (or `graceMs`), then ends it. */
     close(graceMs = 2_000) {
         this.closed ??= (async () => {
+            await this.resuming;
             this.flush();
             if (!this.stopped) {
+                // A worker still starting has not taken anything yet: its grace begins once it has.
+                let wait;
+                await Promise.race([
+                    this.started,
+                    this.exited,
+                    new Promise((resolve) => (wait = setTimeout(resolve, START_WAIT_MS))),
+                ]);
+                clearTimeout(wait);
                 const done = new Promise((resolve) => this.worker.on('message', (m) => m.type === 'closed' && resolve()));
                 this.worker.postMessage({ type: 'close', graceMs });
                 let timer;
@@ -2295,6 +2759,30 @@ class NotifierThread {
             await this.worker.terminate();
         })();
         return this.closed;
+    }
+    /**
+     * Reads where each URL stands and what it is owed (bounded), saves the starting points,
+     * tells the worker, then hands over the backlog ahead of what was committed meanwhile.
+     * If the ledger or the cursor cannot be read, notifications go on from the next change.
+     */
+    async resume(ledger) {
+        const file = this.settings.cursorFile;
+        try {
+            const plan = await planResume(ledger, this.settings.urls, file, (this.options.now ?? Date.now)(), this.options.resumeBounds ?? RESUME_BOUNDS);
+            for (const note of plan.notes)
+                this.log(`kernel: ${note}`);
+            notify_cursor_writeCursors(file, plan.cursors);
+            this.worker.postMessage({ type: 'resume', cursors: plan.cursors });
+            // What was committed since attach() is in the batch already: all after these.
+            this.batch = [...plan.entries, ...this.batch];
+        }
+        catch (error) {
+            this.log(`kernel: notifications could not resume from ${file}: ${(0,errors/* errorMessage */.gJ)(error)}; they go on from the next change`);
+        }
+        finally {
+            this.resuming = undefined;
+            this.push([]);
+        }
     }
     flush() {
         this.flushing = false;
@@ -2311,6 +2799,8 @@ class NotifierThread {
         this.worker.postMessage({ type: 'events', events });
     }
     heard(message) {
+        if (message.type === 'ready')
+            return;
         if (message.type === 'health')
             this.report = message;
         else if (message.type === 'log')
@@ -2338,7 +2828,25 @@ function serveNotifications() {
         throw new NotifyError("The notification worker runs only as the kernel's worker thread.");
     }
     lowerPriority();
+    const log = (line) => port.postMessage({ type: 'log', line });
     let received = 0;
+    /** Set by the kernel's 'resume': where each URL stands, saved as each delivery ends. */
+    let cursors;
+    let saveFailing = false;
+    const save = () => {
+        if (!cursors || !settings.cursorFile)
+            return;
+        try {
+            writeCursors(settings.cursorFile, cursors);
+            saveFailing = false;
+        }
+        catch (error) {
+            // Nothing is lost: the next start sends again from the cursor last saved.
+            if (!saveFailing)
+                log(`kernel: cannot save the notification cursor ${settings.cursorFile}: ${errorMessage(error)}; a restart would send some notifications again`);
+            saveFailing = true;
+        }
+    };
     let reporting = false;
     const sendHealth = () => port.postMessage({ type: 'health', received, health: notifier.health() });
     const report = () => {
@@ -2353,14 +2861,25 @@ function serveNotifications() {
     const notifier = new Notifier({
         urls: settings.urls,
         secret: settings.secret,
-        log: (line) => port.postMessage({ type: 'log', line }),
+        log,
         onChange: report,
+        onDelivered: (url, last) => {
+            if (!cursors)
+                return;
+            cursors[url] = { next: last.seq + 1, id: last.id };
+            save();
+        },
     });
     port.on('message', (message) => {
         if (message.type === 'events') {
-            for (const event of message.events)
-                notifier.push(event);
+            for (const entry of message.events)
+                notifier.push(entry);
             received += message.events.length;
+            return;
+        }
+        if (message.type === 'resume') {
+            cursors = { ...message.cursors };
+            notifier.resumeAt(Object.fromEntries(Object.entries(cursors).map(([u, c]) => [u, c.next])));
             return;
         }
         void notifier.close(message.graceMs).then(() => {
@@ -2369,6 +2888,7 @@ function serveNotifications() {
             port.close();
         });
     });
+    port.postMessage({ type: 'ready' });
 }
 /**
  * On Linux a nice value belongs to a thread, and `setPriority(0, …)` sets the calling
@@ -2396,7 +2916,7 @@ class WindowsError extends errors/* LeaseGateError */.eg {
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const MAX_DURATION_MS = 31 * DAY;
-const FIELDS = [
+const windows_FIELDS = [
     { name: 'minute', min: 0, max: 59 },
     { name: 'hour', min: 0, max: 23 },
     { name: 'day of month', min: 1, max: 31 },
@@ -2545,7 +3065,7 @@ function parseSchedule(schedule, where) {
     if (parts.length !== 5) {
         throw new WindowsError(`${where}: expected five fields (minute hour day-of-month month day-of-week), as '0 18 * * 5'`);
     }
-    const sets = parts.map((part, i) => parseField(part, FIELDS[i], where));
+    const sets = parts.map((part, i) => parseField(part, windows_FIELDS[i], where));
     const weekdays = new Set([...sets[4]].map((d) => d % 7));
     return {
         minutes: sets[0],
@@ -2723,10 +3243,25 @@ async function migrateCommand(args, io, env) {
 
 
 
+
+
+
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 async function kernel(args, io, env) {
     if (args[0] === 'migrate')
         return migrateCommand(args.slice(1), io, env);
+    try {
+        return await serveKernel(args, io, env);
+    }
+    catch (error) {
+        // Another kernel on this state, or a log that is not the history signed: one line, exit 2.
+        if (!(error instanceof store_error/* StartRefusedError */.Zy))
+            throw error;
+        io.err(`lease-gate kernel: ${error.message}`);
+        return cli_options/* EXIT */.dc.usage;
+    }
+}
+async function serveKernel(args, io, env) {
     const { values } = (0,cli_options/* parse */.qg)(args, {
         ...STORE_OPTIONS,
         ...AUTH_OPTIONS,
@@ -2776,75 +3311,107 @@ async function kernel(args, io, env) {
         throw new cli_options/* UsageError */.eb('--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.');
     // The log is the kernel's one durable record; --data-prefix names where it lives.
     const logFile = values.ledger ?? (dataPrefix ? `${dataPrefix}.ledger.jsonl` : undefined);
-    const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile) : (0,kernel_store/* memoryStore */.LK)();
-    const log = (events) => {
-        if (values.quiet)
-            return;
-        for (const e of events) {
-            if (e.kind === 'renew')
-                continue;
-            io.out(`${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`);
-        }
-    };
-    const windows = values.windows ? loadWindows(values.windows) : undefined;
-    const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], values['notify-file'], io);
-    const window = windows && ((r, now) => windows.activeFor(r, now));
-    const ledger = new ledger_ledger/* Ledger */.Oc(readSigningKey(values['signing-key']));
-    const service = postgres
-        ? await openPostgres(postgres, {
-            ledger,
-            ttlMs,
-            lockDelayMs,
-            window,
-            onEvents: log,
-            log: (line) => io.err(line),
+    // One kernel at a time on a log (held until this process ends); PostgreSQL replicas share theirs.
+    const lock = logFile
+        ? await lockState(logFile, {
+            waitMs: LOCK_WAIT_MS,
+            now: Date.now,
+            sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+        }).catch(async (error) => {
+            await credentials.close();
+            throw error;
         })
         : undefined;
-    const running = await startKernelServer({
-        service,
-        ledger,
-        table: new core/* ResourceTable */.BR({ ttlMs, lockDelayMs, window }),
-        windows,
-        onService: notifier && ((service) => notifier.attach(service)),
-        store,
-        key,
-        auth: credentials.auth,
-        adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
-        host,
-        port,
-        publicUrls,
-        onEvents: log,
-        log: (line) => io.err(line),
-    });
-    const stopped = new Promise((resolve) => {
-        process.once('SIGINT', resolve).once('SIGTERM', resolve);
-        // A dry run's kernel goes when the job that started it goes.
-        const parent = Number(values['exit-with-pid']);
-        if (parent > 0)
-            setInterval(() => (0,processes/* isAlive */._n)(parent) || resolve(), 2_000).unref();
-    });
-    io.out(`lease-gate kernel listening on ${running.url}`);
-    if (running.warning)
-        io.err(`warning: ${running.warning}`);
-    if (credentials.summary && !values.quiet)
-        io.out(credentials.summary);
-    if (postgres && !values.quiet)
-        io.out(`store: PostgreSQL ${(0,settings/* redactUrl */.BO)(postgres.url)}, schema ${postgres.schema}`);
-    if (!values['signing-key'] && !values.quiet) {
-        io.out(`ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`);
+    try {
+        return await serve();
     }
-    if (windows && !values.quiet)
-        io.out(`freeze windows: ${windows.size} from ${values.windows}`);
-    await stopped;
-    await running.close();
-    await credentials.close();
-    await notifier?.close();
-    return cli_options/* EXIT */.dc.done;
+    finally {
+        await lock?.close();
+    }
+    async function serve() {
+        // A memory kernel remembers no fence: its fences start from the clock, so they rise across restarts.
+        const store = logFile ? (0,kernel_store/* fileStore */.oX)(logFile) : (0,kernel_store/* memoryStore */.LK)({ fenceFloor: (0,kernel_store/* memoryFenceFloor */.bi)() });
+        const log = (events) => {
+            if (values.quiet)
+                return;
+            for (const e of events) {
+                if (e.kind === 'renew')
+                    continue;
+                io.out(`${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`);
+            }
+        };
+        const windows = values.windows ? loadWindows(values.windows) : undefined;
+        const notifier = notifierFrom(values.notify ?? [], values['notify-secret-file'], values['notify-file'], io, 
+        // A file kernel's notifications resume from where they stood (a memory kernel's ledger
+        // is gone at a restart, and PostgreSQL replicas keep no cursor).
+        logFile && cursorFileOf(logFile));
+        const window = windows && ((r, now) => windows.activeFor(r, now));
+        const ledger = new ledger_ledger/* Ledger */.Oc(readSigningKey(values['signing-key']));
+        const service = postgres
+            ? await openPostgres(postgres, {
+                ledger,
+                ttlMs,
+                lockDelayMs,
+                window,
+                onEvents: log,
+                log: (line) => io.err(line),
+            })
+            : undefined;
+        let running;
+        try {
+            running = await startKernelServer({
+                service,
+                ledger,
+                table: new core/* ResourceTable */.BR({ ttlMs, lockDelayMs, window }),
+                windows,
+                onService: notifier && ((service) => notifier.attach(service)),
+                store,
+                key,
+                auth: credentials.auth,
+                adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+                host,
+                port,
+                publicUrls,
+                onEvents: log,
+                log: (line) => io.err(line),
+            });
+        }
+        catch (error) {
+            // A start refused (its log is not the history signed) or failed: nothing may keep the process up.
+            await credentials.close();
+            await notifier?.close();
+            throw error;
+        }
+        const stopped = new Promise((resolve) => {
+            process.once('SIGINT', resolve).once('SIGTERM', resolve);
+            // A dry run's kernel goes when the job that started it goes.
+            const parent = Number(values['exit-with-pid']);
+            if (parent > 0)
+                setInterval(() => (0,processes/* isAlive */._n)(parent) || resolve(), 2_000).unref();
+        });
+        io.out(`lease-gate kernel listening on ${running.url}`);
+        if (running.warning)
+            io.err(`warning: ${running.warning}`);
+        if (credentials.summary && !values.quiet)
+            io.out(credentials.summary);
+        if (postgres && !values.quiet)
+            io.out(`store: PostgreSQL ${(0,settings/* redactUrl */.BO)(postgres.url)}, schema ${postgres.schema}`);
+        if (!values['signing-key'] && !values.quiet) {
+            io.out(`ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`);
+        }
+        if (windows && !values.quiet)
+            io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+        await stopped;
+        await running.close();
+        await credentials.close();
+        await notifier?.close();
+        return cli_options/* EXIT */.dc.done;
+    }
 }
 /** `--lock-delay-ms`: 0 (none) up to a lease lifetime; one renewal interval plus grace by default. */
 function parseLockDelay(raw, ttlMs) {
     if (raw === undefined)
-        return (0,rules/* defaultLockDelayMs */.m_)(ttlMs);
+        return (0,core/* defaultLockDelayMs */.m_)(ttlMs);
     const ms = Number(raw);
     if (!/^\d{1,10}$/.test(raw) || ms > ttlMs) {
         throw new cli_options/* UsageError */.eb(`Invalid --lock-delay-ms '${raw}'. Expected milliseconds from 0 to the lease lifetime (--ttl-ms, ${ttlMs}).`);
@@ -2861,7 +3428,7 @@ function loadWindows(file) {
         throw error;
     }
 }
-function notifierFrom(flagUrls, flagSecretFile, file, io) {
+function notifierFrom(flagUrls, flagSecretFile, file, io, cursorFile) {
     let fromFile = { urls: [] };
     try {
         if (file)
@@ -2886,6 +3453,7 @@ function notifierFrom(flagUrls, flagSecretFile, file, io) {
         return new NotifierThread({
             urls,
             secret: readNotifySecret(secretFile),
+            cursorFile,
             log: (line) => io.err(line),
         });
     }
@@ -2923,6 +3491,32 @@ function dataPrefixFrom(values, io) {
         throw new cli_options/* UsageError */.eb('Give --data-prefix only: --state is its old name.');
     io.err(`lease-gate kernel: --state is now --data-prefix (the log is ${values.state}.ledger.jsonl); the old name will go in a later major release.`);
     return values.state;
+}
+
+
+/***/ }),
+
+/***/ 230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Z: () => (/* binding */ writeFileAtomic)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
+function writeFileAtomic(path, text) {
+    const temp = `${path}.${process.pid}.tmp`;
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(temp, 'w', 0o600);
+    try {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(fd, text);
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fsyncSync)(fd);
+    }
+    finally {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.renameSync)(temp, path);
 }
 
 
@@ -3043,7 +3637,8 @@ class AuthRefusal extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseG
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   BR: () => (/* binding */ ResourceTable)
+/* harmony export */   BR: () => (/* binding */ ResourceTable),
+/* harmony export */   m_: () => (/* reexport safe */ _rules_js__WEBPACK_IMPORTED_MODULE_0__.m_)
 /* harmony export */ });
 /* unused harmony export LeaseKernel */
 /* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9494);
@@ -3351,8 +3946,10 @@ __webpack_require__.d(__webpack_exports__, {
   eZ: () => (/* binding */ replay)
 });
 
-// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, etaMs
+// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, etaMs, revokeRefuses
 
+// EXTERNAL MODULE: ./src/lease/did.ts
+var did = __webpack_require__(623);
 ;// CONCATENATED MODULE: ./src/kernel/deploy-order.ts
 /**
  * The rules of deploy order, pure (no I/O), called from `decide`:
@@ -3472,14 +4069,18 @@ function freezeCommand(s, command, now, events) {
     events.push(freezeEvent('unfreeze', s.resource, command.by, now, 'unfrozen by an operator'));
     return { frozen: null, changed: true };
 }
-/** A freeze whose end has come is recorded as over (an unfreeze entry) before anything else. */
+/**
+ * A freeze whose end has come is recorded as over (an unfreeze entry) before anything
+ * else; returns when it ended (however late that is noticed), or undefined.
+ */
 function settleFreeze(s, now, events) {
     const untilMs = s.frozen?.untilMs;
     if (untilMs === null || untilMs === undefined || untilMs > now)
-        return;
+        return undefined;
     const by = s.frozen.by;
     delete s.frozen;
     events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
+    return untilMs;
 }
 function frozenReply(freeze, waitMs, position) {
     const until = freeze.untilMs === null ? 'until an operator unfreezes it' : `until ${iso(freeze.untilMs)}`;
@@ -3508,6 +4109,7 @@ function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
  * Every store (memory, file, PostgreSQL) keeps states its own way and calls
  * this one function, so the rules live in one place.
  */
+
 
 
 const DEFAULT_TTL_MS = 30_000;
@@ -3545,7 +4147,8 @@ const isIdle = (s) => s.lease === null &&
     s.lockDelay === undefined &&
     !s.superseded?.length &&
     !s.deploys?.length &&
-    !s.frozen;
+    !s.frozen &&
+    s.windowUntilMs === undefined;
 function decide(state, command, ctx) {
     // The switch below answers each kind with ReplyOf[kind]; TypeScript cannot follow a generic through it.
     return decideAny(state, command, ctx);
@@ -3569,14 +4172,18 @@ function decideAny(state, command, ctx) {
                     message: command.reason,
                     untilMs: ctx.now + ctx.ttlMs,
                 });
-                s.queue = s.queue.filter((w) => w.actorDid !== ended.holder);
+                s.queue = s.queue.filter((w) => !revokeRefuses(ended.holder, w.actorDid));
                 holdForGiveBack(s, ended, ctx);
             }
             return { state: s, reply: { revoked: ended !== null, lease: ended }, events };
         }
         case 'freeze':
-        case 'unfreeze':
-            return { state: s, reply: freezeCommand(s, command, ctx.now, events), events };
+        case 'unfreeze': {
+            const reply = freezeCommand(s, command, ctx.now, events);
+            if (command.kind === 'unfreeze' && reply.changed)
+                thawed(s, ctx.now);
+            return { state: s, reply, events };
+        }
         case 'status':
             return { state: s, reply: { lease: s.lease }, events };
         case 'expire':
@@ -3608,6 +4215,8 @@ function nextDeadline(s) {
         consider(s.lockDelay.untilMs);
     if (s.frozen?.untilMs != null)
         consider(s.frozen.untilMs);
+    if (s.windowUntilMs !== undefined)
+        consider(s.windowUntilMs);
     return next;
 }
 /** A copy with lapses, departed waiters, and old marks and reservations applied. */
@@ -3623,8 +4232,16 @@ function settle(state, now, events) {
         end(s, 'lapse', now, events);
     if (s.lockDelay && s.lockDelay.untilMs <= now)
         gaveBack(s, s.lockDelay.untilMs);
-    if (s.frozen)
-        settleFreeze(s, now, events);
+    if (s.frozen) {
+        const endedAt = settleFreeze(s, now, events);
+        if (endedAt !== undefined)
+            thawed(s, endedAt);
+    }
+    if (s.windowUntilMs !== undefined && s.windowUntilMs <= now) {
+        const endedAt = s.windowUntilMs;
+        delete s.windowUntilMs;
+        thawed(s, endedAt);
+    }
     if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
         s.reservedUntilMs = 0;
     }
@@ -3633,7 +4250,8 @@ function settle(state, now, events) {
 function lease(s, command, ctx, events) {
     const { now } = ctx;
     const { actorDid } = command;
-    const mark = s.revoked.find((m) => m.actorDid === actorDid);
+    const mark = s.revoked.find((m) => m.actorDid === actorDid) ??
+        s.revoked.find((m) => revokeRefuses(m.actorDid, actorDid));
     if (mark) {
         // Asking again keeps the refusal alive: a lease lifetime after the last ask.
         const untilMs = Math.max(mark.untilMs, now + ctx.ttlMs);
@@ -3658,6 +4276,8 @@ function lease(s, command, ctx, events) {
     // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
     const freeze = s.frozen ?? ctx.window;
     if (freeze) {
+        if (ctx.window?.untilMs != null)
+            s.windowUntilMs = ctx.window.untilMs;
         const position = keepPlace(s, actorDid, lane, 0, now);
         const untilMs = freeze.untilMs ?? Infinity;
         const waitMs = Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now)));
@@ -3762,6 +4382,24 @@ function release(s, { actorDid, outdated }, now, events) {
     end(s, 'release', now, events, outdated ? OUTDATED_REASON : undefined);
     return { ok: true, released: true, releasedIds: [current.id] };
 }
+/**
+ * Whether a revoke of `revoked` refuses `actorDid`: the same DID, or another DID of the
+ * same attempt of the same run (did.ts's run DIDs: host, repository, run id and attempt
+ * equal; the job and nonce may differ). A rerun (a new attempt) is not refused.
+ */
+function revokeRefuses(revoked, actorDid) {
+    if (revoked === actorDid)
+        return true;
+    const a = (0,did/* parseRunDid */.uF)(revoked);
+    if (!a)
+        return false;
+    const b = (0,did/* parseRunDid */.uF)(actorDid);
+    return (b !== undefined &&
+        a.host.toLowerCase() === b.host.toLowerCase() &&
+        a.repository.toLowerCase() === b.repository.toLowerCase() &&
+        a.runId === b.runId &&
+        a.attempt === b.attempt);
+}
 /** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
 function end(s, kind, now, events, reason) {
     const lease = s.lease;
@@ -3771,6 +4409,20 @@ function end(s, kind, now, events, reason) {
     s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
     s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
     record(events, kind, lease, now, reason);
+}
+/**
+ * A freeze (an operator's or a window) ended at `at`. Its waiters kept their places but
+ * were told to ask again up to FROZEN_WAIT_MS apart, not the next in line's short wait, so
+ * a free resource is kept for the head of the queue until its place lapses (its told wait
+ * and the grace; at least the usual reservation): the first in line is granted, whoever
+ * asks first. A held request is woken by the unfreeze and asks at once. A resource still
+ * held, or in a lock-delay, is kept for the head when that ends, as always.
+ */
+function thawed(s, at) {
+    const head = s.queue[0];
+    if (!head || s.lease || s.lockDelay)
+        return;
+    s.reservedUntilMs = Math.max(s.reservedUntilMs, at + MAX_RESERVATION_MS, head.keepUntil);
 }
 /** A revoke keeps the resource from others until its holder gives it back, at most the lock-delay. */
 function holdForGiveBack(s, ended, ctx) {
@@ -3869,9 +4521,10 @@ function replay(state, e, ttlMs, lockDelayMs = defaultLockDelayMs(ttlMs)) {
     else if (e.kind === 'grant') {
         // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
         delete s.lockDelay;
-        // A grant to a revoked agent can only follow its refusal's end.
-        if (s.revoked.length > 0)
-            s.revoked = s.revoked.filter((m) => m.actorDid !== e.actorDid);
+        // A grant to a revoked agent (or to its run's attempt) can only follow its refusal's end.
+        if (s.revoked.length > 0) {
+            s.revoked = s.revoked.filter((m) => !revokeRefuses(m.actorDid, e.actorDid));
+        }
         s.lease = {
             id: e.leaseId,
             resource: e.resource,
@@ -3939,14 +4592,14 @@ function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
 
 /***/ }),
 
-/***/ 3665:
+/***/ 3944:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
   h3: () => (/* binding */ KernelService),
-  o2: () => (/* reexport */ store_error/* StoreUnavailableError */.o)
+  o2: () => (/* reexport */ store_error/* StoreUnavailableError */.o2)
 });
 
 // UNUSED EXPORTS: toEvent
@@ -4290,10 +4943,105 @@ function resumeLeases(states, time, now, ttlMs) {
 
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
+// EXTERNAL MODULE: external "node:fs/promises"
+var external_node_fs_promises_ = __webpack_require__(1455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/kernel/store-error.ts
+var store_error = __webpack_require__(959);
+;// CONCATENATED MODULE: ./src/kernel/signed-record.ts
+
+
+
+
+
+
+/**
+ * The last checkpoint a file kernel signed over its log, kept beside it
+ * (`LOG.signed.json`): its size and root. A checkpoint is a promise that the
+ * log's first `size` entries are these and never others; a log rewritten
+ * between two runs would otherwise be signed again under a new root, and only
+ * someone holding the old checkpoint would ever know. Written (synced, renamed
+ * into place) before a checkpoint of a larger size is handed out; checked at
+ * start, before the kernel serves or signs anything.
+ */
+const signedRecordPath = (logPath) => `${logPath}.signed.json`;
+const recordSchema = schemas/* object */.Ikc({
+    size: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
+    root: schemas/* string */.YjP().check(api/* _regex */.Fk(/^[A-Za-z0-9+/]{43}=$/)),
+});
+/** The record beside `logPath`, or undefined when there is none (no checkpoint signed yet). */
+function readSignedRecord(logPath) {
+    const path = signedRecordPath(logPath);
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(path, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return undefined;
+        throw new store_error/* StartRefusedError */.Zy(`Cannot read ${path}, the last checkpoint signed over ${logPath}: ${(0,errors/* causeText */.xv)(error)}`);
+    }
+    let parsed;
+    try {
+        parsed = recordSchema.safeParse(JSON.parse(text));
+    }
+    catch {
+        parsed = undefined;
+    }
+    if (!parsed?.success) {
+        throw new store_error/* StartRefusedError */.Zy(`${path} is damaged: it should hold the last checkpoint signed over ${logPath} as {"size":N,"root":"…"}. ${RECOVERY}`);
+    }
+    return parsed.data;
+}
+const RECOVERY = 'Put back the log that was signed (from a backup), or, to start a new history on purpose, move the log and its .signed.json and .snapshot.json aside (checkpoints handed out before then no longer verify against the new log).';
+/**
+ * Refuses (StartRefusedError) a log whose tree at the recorded size does not
+ * have the recorded root, or that is shorter: it is not the history signed.
+ */
+function checkSignedHistory(ledger, record, logPath) {
+    if (ledger.size < record.size) {
+        throw new store_error/* StartRefusedError */.Zy(`Refusing to start: ${logPath} holds ${entries(ledger.size)}, but a checkpoint of ${entries(record.size)} was signed over it (${signedRecordPath(logPath)}): entries were removed. ${RECOVERY}`);
+    }
+    const root = ledger.rootAt(record.size);
+    if (root !== record.root) {
+        throw new store_error/* StartRefusedError */.Zy(`Refusing to start: the first ${entries(record.size)} of ${logPath} are not what was signed (their root is ${root}, the checkpoint signed over them had ${record.root}, ${signedRecordPath(logPath)}): the log was rewritten. ${RECOVERY}`);
+    }
+}
+const entries = (n) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
+/** Makes `record` the one kept beside `logPath`: a new file, synced, renamed over the old one. */
+async function writeSignedRecord(logPath, record) {
+    const path = signedRecordPath(logPath);
+    const tmp = `${path}.tmp`;
+    try {
+        const handle = await (0,external_node_fs_promises_.open)(tmp, 'w', 0o600);
+        try {
+            await handle.writeFile(`${JSON.stringify({ size: record.size, root: record.root })}\n`);
+            await handle.sync();
+        }
+        finally {
+            await handle.close();
+        }
+        await (0,external_node_fs_promises_.rename)(tmp, path);
+        const dir = await (0,external_node_fs_promises_.open)((0,external_node_path_.dirname)(path), 'r');
+        try {
+            await dir.sync();
+        }
+        finally {
+            await dir.close();
+        }
+    }
+    catch (error) {
+        await (0,external_node_fs_promises_.unlink)(tmp).catch(() => undefined);
+        // No checkpoint goes out that a restart could not hold the log to.
+        throw new store_error/* StoreUnavailableError */.o2(`cannot record the signed checkpoint in ${path}: ${(0,errors/* causeText */.xv)(error)}`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/snapshot.ts
 
 const whole = schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI());
@@ -4330,11 +5078,10 @@ function readSnapshotState(value) {
     return parsed.success ? parsed.data : undefined;
 }
 
-// EXTERNAL MODULE: ./src/kernel/store-error.ts
-var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
 var store = __webpack_require__(5423);
 ;// CONCATENATED MODULE: ./src/kernel/local-backend.ts
+
 
 
 
@@ -4367,7 +5114,7 @@ class LocalBackend {
         slots: 1,
         waitMs: Infinity,
         gatherTurn: true,
-        busy: () => new store_error/* StoreUnavailableError */.o("the kernel's store is busy"),
+        busy: () => new store_error/* StoreUnavailableError */.o2("the kernel's store is busy"),
     };
     name;
     ttlMs;
@@ -4379,6 +5126,7 @@ class LocalBackend {
     owed = [];
     closed = false;
     replayed;
+    sequenced;
     constructor(options) {
         this.options = options;
         this.table = options.table;
@@ -4400,6 +5148,15 @@ class LocalBackend {
         let recovered;
         if ((0,store/* isLogFileStore */.oZ)(this.store)) {
             recovered = await this.openFile(this.store);
+            try {
+                this.holdToSigned(this.store);
+            }
+            catch (error) {
+                // Refused before anything was served: nothing of this start stays open.
+                await this.store.close();
+                this.replayed?.lines.close();
+                throw error;
+            }
             time = this.replayed.time;
             // Copies: the rules may change a state's arrays in place, and the view must not follow.
             for (const state of this.replayed.table.values())
@@ -4427,6 +5184,20 @@ class LocalBackend {
         const owed = time ? await this.resume(time, now) : undefined;
         const warning = [recovered.warning, owed].filter(Boolean).join('; ');
         return warning ? { warning } : {};
+    }
+    /**
+     * A file kernel signs only the history it signed before: its log, replayed,
+     * must have at the last signed checkpoint's size that checkpoint's root
+     * (else StartRefusedError, before anything is served or written), and every
+     * larger checkpoint is recorded beside the log before it goes out. Checked
+     * with or without a signing key this run: a later run may have one.
+     */
+    holdToSigned(store) {
+        const last = readSignedRecord(store.path);
+        if (last)
+            checkSignedHistory(this.ledger, last, store.path);
+        if (this.ledger.signs)
+            this.ledger.keepSignedIn({ keep: (signed) => writeSignedRecord(store.path, signed) }, last);
     }
     /**
      * A file kernel's start: the ledger reads its lines back from the log; a
@@ -4492,11 +5263,16 @@ class LocalBackend {
         const warning = [recovered.warning, ignored].filter(Boolean).join('; ');
         return { fenceFloor: recovered.fenceFloor, ...(warning ? { warning } : {}) };
     }
+    /** See Backend.onSequenced: told as each write is durable, in the ledger's order. */
+    onSequenced(listener) {
+        this.sequenced = listener;
+    }
     /**
-     * Follows what became durable in the file kernel's view of its log, and now
-     * and then (off the answer path) snapshots it.
+     * Tells what became durable, follows it in the file kernel's view of its log,
+     * and now and then (off the answer path) snapshots it.
      */
     recorded(entries) {
+        this.sequenced?.(entries);
         const replayed = this.replayed;
         if (!replayed)
             return;
@@ -4608,7 +5384,7 @@ class LocalBackend {
         });
         let failure;
         if (durable.size > 0 && this.closed) {
-            failure = new store_error/* StoreUnavailableError */.o('the kernel is stopping');
+            failure = new store_error/* StoreUnavailableError */.o2('the kernel is stopping');
         }
         else if (durable.size > 0) {
             const events = decisions.flatMap((d) => d.events);
@@ -4622,8 +5398,8 @@ class LocalBackend {
                 this.recorded(prepared.entries);
             }
             catch (error) {
-                const message = error instanceof store_error/* StoreError */.A ? error.message : String(error);
-                failure = new store_error/* StoreUnavailableError */.o(`the kernel's store cannot write: ${message}`);
+                const message = error instanceof store_error/* StoreError */.AD ? error.message : String(error);
+                failure = new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${message}`);
             }
         }
         for (const [resource, state] of current) {
@@ -4762,7 +5538,7 @@ class KernelService {
     static async over(backend, hooks = {}) {
         const service = new KernelService(backend, hooks);
         backend.watch?.((notice) => service.heard(notice));
-        backend.onSequenced?.((events) => service.recorded(events));
+        backend.onSequenced?.((entries) => service.recorded(entries));
         const { warning } = await backend.open();
         if (backend.shared) {
             service.scheduleSweep();
@@ -4879,9 +5655,6 @@ class KernelService {
         const events = decided.flatMap((d) => d.events);
         if (events.length)
             this.hooks.onEvents?.(events);
-        // A shared backend tells what its sequencer numbered instead (onSequenced).
-        if (events.length && !this.backend.onSequenced)
-            this.recorded(events);
         for (const { state, events } of decided) {
             if (!this.backend.shared)
                 this.schedule(state.resource, (0,rules/* nextDeadline */.Gg)(state));
@@ -4893,9 +5666,10 @@ class KernelService {
             this.arm();
         return results;
     }
-    recorded(events) {
+    /** The backend's numbered entries, once durable (onSequenced): what notifications follow. */
+    recorded(entries) {
         for (const listener of this.recordedListeners)
-            listener(events);
+            listener(entries);
     }
     heard(notice) {
         this.tell(notice);
@@ -4983,8 +5757,9 @@ class KernelService {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   A: () => (/* binding */ StoreError),
-/* harmony export */   o: () => (/* binding */ StoreUnavailableError)
+/* harmony export */   AD: () => (/* binding */ StoreError),
+/* harmony export */   Zy: () => (/* binding */ StartRefusedError),
+/* harmony export */   o2: () => (/* binding */ StoreUnavailableError)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 
@@ -4996,6 +5771,13 @@ class StoreError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateErr
 class StoreUnavailableError extends Error {
     name = 'StoreUnavailableError';
 }
+/**
+ * The kernel must not serve on this state: another kernel holds it, or its log
+ * is not the history it signed. One line for the operator (the CLI exits 2).
+ */
+class StartRefusedError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
+    name = 'StartRefusedError';
+}
 
 
 /***/ }),
@@ -5006,9 +5788,10 @@ class StoreUnavailableError extends Error {
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  AD: () => (/* reexport */ store_error/* StoreError */.A),
+  AD: () => (/* reexport */ store_error/* StoreError */.AD),
   oX: () => (/* binding */ fileStore),
   oZ: () => (/* binding */ isLogFileStore),
+  bi: () => (/* binding */ memoryFenceFloor),
   LK: () => (/* binding */ memoryStore)
 });
 
@@ -5105,15 +5888,35 @@ const snapshotLogSchema = schemas/* object */.Ikc({
     state: schemas/* unknown */.L5J(),
 });
 const isLogFileStore = (store) => 'openFrom' in store && 'readSnapshot' in store;
-/** Nothing outlives the process; appends always succeed. */
-function memoryStore() {
+/**
+ * Nothing outlives the process; appends always succeed. `fenceFloor`: the
+ * first grant's fence is above it (the CLI's memory kernel gives the clock's,
+ * memoryFenceFloor, so fences rise across its restarts too).
+ */
+function memoryStore(options = {}) {
+    const fenceFloor = options.fenceFloor ?? 0;
     return {
         describe: 'memory',
-        open: async () => ({ lines: [], fenceFloor: 0 }),
+        open: async () => ({ lines: [], fenceFloor }),
         append: async () => undefined,
         probe: async () => undefined,
         close: async () => undefined,
     };
+}
+/**
+ * Fences a memory kernel can issue per millisecond of wall clock between its
+ * start and the next one's. At today's clock the floor is about 1.8 × 10^15,
+ * within a safe integer (9 × 10^15) until the year 2255.
+ */
+const FENCES_PER_MS = 1_000;
+/**
+ * Where a memory kernel's fences start: the wall clock in microseconds. A
+ * memory kernel remembers nothing, so its fences would start at 1 again after
+ * each restart; these rise across restarts unless the clock is set back
+ * between them, or one run issued more than 1,000 fences per millisecond it ran.
+ */
+function memoryFenceFloor(nowMs = Date.now()) {
+    return Math.floor(nowMs) * FENCES_PER_MS;
 }
 /** Bytes read at a time at start. */
 const READ_BYTES = 4 * 1024 * 1024;
@@ -5152,7 +5955,7 @@ formerPlace) {
             dirty = false;
         }
         catch (error) {
-            throw new store_error/* StoreError */.A(`cannot repair ${path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`cannot repair ${path}: ${error.message}`);
         }
     };
     const snapshotPath = `${path}.snapshot.json`;
@@ -5162,7 +5965,7 @@ formerPlace) {
             reader = fs.openRead(path);
         }
         catch (error) {
-            throw new store_error/* StoreError */.A(`Cannot read the kernel's log ${path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`Cannot read the kernel's log ${path}: ${error.message}`);
         }
         let fenceFloor = 0;
         let index = start?.index ?? 0;
@@ -5185,7 +5988,7 @@ formerPlace) {
                         n = reader.read(block, position);
                     }
                     catch (error) {
-                        throw new store_error/* StoreError */.A(`Cannot read the kernel's log ${path}: ${error.message}`);
+                        throw new store_error/* StoreError */.AD(`Cannot read the kernel's log ${path}: ${error.message}`);
                     }
                     if (n <= 0)
                         break;
@@ -5221,7 +6024,7 @@ formerPlace) {
                     await fs.saveCopy(copy, tail);
                 }
                 catch (error) {
-                    throw new store_error/* StoreError */.A(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${error.message}. Free space and start again.`);
+                    throw new store_error/* StoreError */.AD(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${error.message}. Free space and start again.`);
                 }
                 dirty = true;
                 fenceFloor = Math.max(fenceFloor, highestFence(text));
@@ -5232,7 +6035,7 @@ formerPlace) {
             file = await fs.openLog(path);
         }
         catch (error) {
-            throw new store_error/* StoreError */.A(`Cannot open the kernel's log ${path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`Cannot open the kernel's log ${path}: ${error.message}`);
         }
         await repair();
         return { fenceFloor, ...(warning ? { warning } : {}) };
@@ -5321,14 +6124,14 @@ formerPlace) {
             catch (error) {
                 // A half-written copy (a full disk) must not hold the space the log's appends need.
                 await (0,promises_.unlink)(tmp).catch(() => undefined);
-                throw new store_error/* StoreError */.A(`cannot write the snapshot ${snapshotPath}: ${(0,errors/* causeText */.xv)(error)}`, {
+                throw new store_error/* StoreError */.AD(`cannot write the snapshot ${snapshotPath}: ${(0,errors/* causeText */.xv)(error)}`, {
                     cause: error,
                 });
             }
         },
         async append(text) {
             if (!file)
-                throw new store_error/* StoreError */.A(`${path} is not open`);
+                throw new store_error/* StoreError */.AD(`${path} is not open`);
             await repair();
             const bytes = Buffer.from(newlineOwed ? `\n${text}` : text, 'utf8');
             let written = 0;
@@ -5345,7 +6148,7 @@ formerPlace) {
             }
             catch (error) {
                 await repair().catch(() => undefined);
-                throw new store_error/* StoreError */.A(`cannot write ${path}: ${error.message}`);
+                throw new store_error/* StoreError */.AD(`cannot write ${path}: ${error.message}`);
             }
             durableBytes += bytes.length;
             newlineOwed = false;
@@ -5353,13 +6156,13 @@ formerPlace) {
         },
         async probe() {
             if (!file)
-                throw new store_error/* StoreError */.A(`${path} is not open`);
+                throw new store_error/* StoreError */.AD(`${path} is not open`);
             await repair();
             try {
                 await file.datasync();
             }
             catch (error) {
-                throw new store_error/* StoreError */.A(`cannot sync ${path}: ${error.message}`);
+                throw new store_error/* StoreError */.AD(`cannot sync ${path}: ${error.message}`);
             }
         },
         async close() {
@@ -5646,13 +6449,19 @@ const READ_ATTEMPTS = 3;
  * The ledger's numbering, the one place it is written: entries follow the
  * `size` already recorded, and each is stamped with the plane's clock made
  * strictly increasing after `lastTs` (the last recorded stamp; -1 for none).
+ * A lapse stamped one after the stamp before it carries the clock that found
+ * it due (`clockMs`): a run of +1 stamps may run ahead of the clock, so its
+ * stamp alone does not show it came no earlier than the lease's expiry.
  * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
  */
 function numberEntries(events, size, lastTs) {
     let ts = lastTs;
     return events.map((event, i) => {
-        ts = Math.max(Math.round(event.atMs), ts + 1);
-        return (0,ledger_entry/* entryOf */.Ms)(event, size + i, ts);
+        const clock = Math.round(event.atMs);
+        const before = ts;
+        ts = Math.max(clock, before + 1);
+        const inRun = event.kind === 'lapse' && ts === before + 1;
+        return (0,ledger_entry/* entryOf */.Ms)(event, size + i, ts, inRun ? clock : undefined);
     });
 }
 /**
@@ -5670,6 +6479,10 @@ class Ledger {
     lines = new LineStore();
     lastTs = -1;
     signed;
+    record;
+    /** The largest size the record holds. */
+    keptSize = 0;
+    keeping = Promise.resolve();
     constructor(signingKey) {
         this.signingKey = signingKey;
         this.publicKey = signingKey && (0,external_node_crypto_.createPublicKey)(signingKey);
@@ -5824,6 +6637,38 @@ class Ledger {
             throw new ledger_error/* LedgerError */.o(`ledger line ${index} read back is not the line the tree holds`);
         return line;
     }
+    /**
+     * Keeps every larger checkpoint in `record` before it goes out (see
+     * `signedCheckpoint`); `kept` is the one the record holds now, which the
+     * caller has checked against this ledger.
+     */
+    keepSignedIn(record, kept) {
+        this.record = record;
+        this.keptSize = kept?.size ?? 0;
+    }
+    /**
+     * The signed checkpoint of the first `size` entries, read as `read` reads,
+     * and, when it is the largest signed yet, made durable in the record first:
+     * what is handed out is what a restart holds the log to.
+     */
+    async signedCheckpoint(size = this.size) {
+        const text = await this.read(size, size, size, () => this.checkpoint(size));
+        const keep = this.keeping
+            .catch(() => undefined)
+            .then(async () => {
+            const signed = this.signed;
+            if (!this.record || !signed || signed.size <= this.keptSize)
+                return;
+            await this.record.keep({
+                size: signed.size,
+                root: Buffer.from(signed.root).toString('base64'),
+            });
+            this.keptSize = Math.max(this.keptSize, signed.size);
+        });
+        this.keeping = keep;
+        await keep;
+        return text;
+    }
     /** The signed checkpoint of the first `size` entries (all by default). */
     checkpoint(size = this.tree.size) {
         if (!this.signingKey || !this.origin)
@@ -5882,4 +6727,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=847.index.js.map
+//# sourceMappingURL=794.index.js.map
