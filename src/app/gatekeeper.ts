@@ -34,6 +34,8 @@ export interface GatekeeperOptions {
 /** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
 export const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
+/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules.ts); a little more. */
+const STALE_PLACE_GRACE_MS = 3_000;
 
 /** A request a previous process of the app left pending, found again at start (recovery.ts). */
 export interface RecoveredRequest {
@@ -62,6 +64,23 @@ export function createGatekeeper(options: GatekeeperOptions) {
   /** Live deliveries queue after the requests found again at start: the first order holds. */
   let recovering: Promise<void> = Promise.resolve();
   let closing = false;
+  const startedAt = clock.now();
+  /**
+   * A killed process's places in the plane's queue outlive it by one held ask and a
+   * grace. Were the first recovered ask to come before they all lapse, a stale place
+   * of a later run could stay ahead of an earlier run asking anew: the first order
+   * would break. So recovered runs ask only once that long has passed since start.
+   */
+  const staleForMs = options.plane.requestTimeoutMs + STALE_PLACE_GRACE_MS;
+  async function placesLapsed(tag: string, wait: Wait): Promise<boolean> {
+    const left = startedAt + staleForMs - clock.now();
+    if (left <= 0) return true;
+    log(
+      `${tag}: still waiting; asks again in ${formatDuration(left)}, once the places a previous process left in the queue have lapsed`,
+    );
+    await options.sleep(left, wait.cancel.signal);
+    return !wait.cancel.signal.aborted;
+  }
 
   async function onDelivery(delivery: Delivery): Promise<void> {
     if (delivery.event === 'deployment_protection_rule') return track(protectionRule(delivery));
@@ -148,6 +167,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
         ? 0
         : Math.max(0, options.wallNow() - arrival.recoveredSinceMs);
     try {
+      if (arrival.recoveredSinceMs !== undefined && !(await placesLapsed(tag, wait))) return;
       await serve({
         timeoutMs: Math.max(0, config.maxWaitMs - waitedMs),
         placed: arrival.placed ?? (() => {}),
