@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,10 +7,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findRule, loadConfig } from '../src/app/config.js';
 import { runIdFromCallback } from '../src/app/events.js';
-import { retryWait } from '../src/app/github.js';
+import { nextCursor, retryWait } from '../src/app/github.js';
 import { SeenDeliveries, createReceiver, type Delivery } from '../src/app/receiver.js';
 import { deriveActorDid } from '../src/lease/did.js';
 import { appDid, mayTakeUp } from '../src/lease/take-up.js';
+
+const RSA_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+const EC_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 const RUN = {
   serverUrl: 'https://github.com',
@@ -37,10 +45,12 @@ describe('take-up', () => {
 describe('config', () => {
   const write = (config: object) => {
     const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-config-'));
+    writeFileSync(join(dir, 'key.pem'), RSA_KEY);
     writeFileSync(
-      join(dir, 'key.pem'),
+      join(dir, 'garbage.pem'),
       '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n',
     );
+    writeFileSync(join(dir, 'ec.pem'), EC_KEY);
     writeFileSync(join(dir, 'secret'), 's3cret\n');
     writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
     return join(dir, 'app.json');
@@ -88,7 +98,28 @@ describe('config', () => {
       expect(() => loadConfig(write(config), {})).toThrow(message);
     }
     expect(() => loadConfig(write({ ...good, privateKeyFile: 'secret' }), {})).toThrow(
-      /^(?!.*s3cret).*not a PEM private key/,
+      /^(?!.*s3cret).*not a PEM RSA private key/,
+    );
+  });
+
+  it('refuses a setting it does not know, naming it, at the top and inside an object', () => {
+    expect(() => loadConfig(write({ ...good, takeUpGrase: '1m' }), {})).toThrow(
+      /field 'takeUpGrase': not a setting of the app \(expected one of: .*takeUpGrace/,
+    );
+    expect(() =>
+      loadConfig(write({ ...good, plane: { ...good.plane, keyfile: 'k' } }), {}),
+    ).toThrow(/field 'plane\.keyfile': not a setting of the app \(expected one of: url, keyFile\)/);
+    expect(() =>
+      loadConfig(write({ ...good, rules: [{ ...good.rules[0], jobs: 'deploy' }] }), {}),
+    ).toThrow(/field 'rules\[0\]\.jobs': not a setting of the app \(expected one of: repository/);
+  });
+
+  it('refuses a private key that does not parse, or is not RSA, without showing it', () => {
+    expect(() => loadConfig(write({ ...good, privateKeyFile: 'garbage.pem' }), {})).toThrow(
+      /^(?!.*\nx\n)Invalid config .*field 'privateKeyFile': garbage\.pem is not a PEM RSA private key/,
+    );
+    expect(() => loadConfig(write({ ...good, privateKeyFile: 'ec.pem' }), {})).toThrow(
+      /field 'privateKeyFile': ec\.pem is not a PEM RSA private key/,
     );
   });
 });
@@ -127,6 +158,19 @@ describe('GitHub answers', () => {
         'acme/shop',
       ),
     ).toBeUndefined();
+  });
+
+  it("follows the Link header's next cursor, never its URL", () => {
+    expect(
+      nextCursor(
+        '<https://api.github.com/app/hook/deliveries?per_page=100&cursor=v1_12>; rel="next", <https://api.github.com/app/hook/deliveries?per_page=100>; rel="first"',
+      ),
+    ).toBe('v1_12');
+    expect(
+      nextCursor('<https://api.github.com/app/hook/deliveries?per_page=100>; rel="first"'),
+    ).toBeUndefined();
+    expect(nextCursor(undefined)).toBeUndefined();
+    expect(nextCursor('<not a url>; rel="next"')).toBeUndefined();
   });
 });
 
@@ -168,7 +212,8 @@ describe('receiver', () => {
         headers: { 'x-github-event': 'ping', 'x-github-delivery': 'd-2' },
         body: '{}',
       });
-      expect(unsigned.status).toBe(400);
+      // Unsigned is unauthenticated: 401, as `lease-gate app --help` and the docs say.
+      expect(unsigned.status).toBe(401);
       const bad = await fetch(url, { method: 'POST', headers, body: '{}' });
       expect(bad.status).toBe(401);
       expect(got).toEqual([]);

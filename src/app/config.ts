@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as z from 'zod/mini';
@@ -6,6 +7,7 @@ import { causeText, LeaseGateError } from '../errors.js';
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
 import { isLoopbackHost, parsePlaneUrl } from '../plane/url.js';
+import { untrusted } from '../lease/escape.js';
 
 /** The config file is wrong: the message names the field and the accepted form. */
 export class ConfigError extends LeaseGateError {
@@ -80,7 +82,7 @@ const originUrl = (what: string) =>
     );
 
 /** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
-export const configFileSchema = z.object({
+export const configFileSchema = z.strictObject({
   appId: z.union(
     [z.number().check(z.int(), z.positive()), z.string().check(z.regex(/^[1-9]\d{0,19}$/))],
     { error: 'expected the App id, a positive integer' },
@@ -147,10 +149,16 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = issue.path
-      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-      .join('')
-      .slice(1);
+    const at = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+    if (issue.code === 'unrecognized_keys') {
+      // A misspelt setting (`takeUpGrase`) must not leave its default in force unseen.
+      const key = issue.keys[0] ?? '';
+      const known = Object.keys(knownFields(issue.path)).join(', ');
+      throw new ConfigError(
+        `Invalid config ${file}: field '${`${at}.${untrusted(key, 80)}`.slice(1)}': not a setting of the app (expected one of: ${known}).`,
+      );
+    }
+    const field = at.slice(1);
     throw new ConfigError(`Invalid config ${file}: field '${field || '(top)'}': ${issue.message}.`);
   }
   const c = parsed.data;
@@ -167,9 +175,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
     );
   };
   const privateKey = secret('privateKeyFile', c.privateKeyFile);
-  if (!privateKey.includes('PRIVATE KEY-----')) {
+  if (!isRsaPrivateKey(privateKey)) {
+    // Checked here, not at the first run: a key that does not parse would drop every run.
     throw new ConfigError(
-      `Invalid config ${file}: field 'privateKeyFile': ${c.privateKeyFile} is not a PEM private key.`,
+      `Invalid config ${file}: field 'privateKeyFile': ${c.privateKeyFile} is not a PEM RSA private key (the App's key as GitHub downloads it).`,
     );
   }
   const planeUrl = checkedUrl(c.plane.url);
@@ -206,6 +215,27 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
     runCheckEveryMs: c.runCheckEvery,
     deploymentStatus: c.deploymentStatus,
   };
+}
+
+/** The fields of the object at `path` in the config schema (top, `plane`, `listen`, a rule). */
+function knownFields(path: readonly PropertyKey[]): Record<string, unknown> {
+  const shape = configFileSchema.shape as Record<string, z.ZodMiniType>;
+  const inner: Record<string, Record<string, unknown>> = {
+    plane: configFileSchema.shape.plane.shape,
+    listen: configFileSchema.shape.listen._zod.def.innerType.shape,
+    rules: configFileSchema.shape.rules._zod.def.element.shape,
+  };
+  return inner[String(path[0])] ?? shape;
+}
+
+/** The App's key must parse as an RSA private key: auth-app signs its JWT with RS256. */
+function isRsaPrivateKey(pem: string): boolean {
+  if (!pem.includes('PRIVATE KEY-----')) return false;
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === 'rsa';
+  } catch {
+    return false;
+  }
 }
 
 /** The first rule for this repository and environment, or undefined. */

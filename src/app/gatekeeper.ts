@@ -10,7 +10,7 @@ import { KeyRefusedError } from '../plane/errors.js';
 import type { Clock, Sleep } from '../plane/time.js';
 import { findRule, type AppConfig } from './config.js';
 import { protectionRuleSchema, runIdFromCallback, workflowRunSchema } from './events.js';
-import type { GitHubApp, Repo } from './github.js';
+import { GitHubError, mayHaveApplied, type GitHubApp, type Repo } from './github.js';
 import type { Delivery } from './receiver.js';
 
 /**
@@ -34,6 +34,22 @@ export interface GatekeeperOptions {
 /** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
 export const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
+/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules.ts); a little more. */
+const STALE_PLACE_GRACE_MS = 3_000;
+
+/** A request a previous process of the app left pending, found again at start (recovery.ts). */
+export interface RecoveredRequest {
+  delivery: Delivery;
+  /** When GitHub first delivered it (wall clock): its place in the first order, and its wait's start. */
+  firstDeliveredAtMs: number;
+}
+
+/** How a request came: a delivery now, or found again at start. */
+interface Arrival {
+  recoveredSinceMs?: number;
+  /** Called once the request has its place in the plane's queue (or has none to take). */
+  placed?: () => void;
+}
 
 interface Wait {
   runKey: string;
@@ -45,6 +61,26 @@ export function createGatekeeper(options: GatekeeperOptions) {
   const { config, github, clock, log } = options;
   const active = new Map<string, Wait>();
   const working = new Set<Promise<void>>();
+  /** Live deliveries queue after the requests found again at start: the first order holds. */
+  let recovering: Promise<void> = Promise.resolve();
+  let closing = false;
+  const startedAt = clock.now();
+  /**
+   * A killed process's places in the plane's queue outlive it by one held ask and a
+   * grace. Were the first recovered ask to come before they all lapse, a stale place
+   * of a later run could stay ahead of an earlier run asking anew: the first order
+   * would break. So recovered runs ask only once that long has passed since start.
+   */
+  const staleForMs = options.plane.requestTimeoutMs + STALE_PLACE_GRACE_MS;
+  async function placesLapsed(tag: string, wait: Wait): Promise<boolean> {
+    const left = startedAt + staleForMs - clock.now();
+    if (left <= 0) return true;
+    log(
+      `${tag}: still waiting; asks again in ${formatDuration(left)}, once the places a previous process left in the queue have lapsed`,
+    );
+    await options.sleep(left, wait.cancel.signal);
+    return !wait.cancel.signal.aborted;
+  }
 
   async function onDelivery(delivery: Delivery): Promise<void> {
     if (delivery.event === 'deployment_protection_rule') return track(protectionRule(delivery));
@@ -57,7 +93,8 @@ export function createGatekeeper(options: GatekeeperOptions) {
     return work.finally(() => working.delete(work));
   }
 
-  async function protectionRule(delivery: Delivery): Promise<void> {
+  async function protectionRule(delivery: Delivery, arrival: Arrival = {}): Promise<void> {
+    if (arrival.recoveredSinceMs === undefined) await recovering;
     const parsed = protectionRuleSchema.safeParse(delivery.payload);
     if (!parsed.success) {
       log(`delivery ${delivery.id}: not a deployment_protection_rule payload we can read; ignored`);
@@ -101,6 +138,13 @@ export function createGatekeeper(options: GatekeeperOptions) {
       log(`${tag}: the run has already completed; nothing to do`);
       return;
     }
+    if (arrival.recoveredSinceMs !== undefined && run.status !== 'waiting') {
+      // Found again at start: only a run still waiting on a rule has one to answer.
+      log(
+        `${tag}: found again at start, but the run is ${untrusted(run.status, 40)}: its rule is decided; nothing to do`,
+      );
+      return;
+    }
     const did = appDid(
       {
         serverUrl: config.githubServerUrl,
@@ -117,8 +161,16 @@ export function createGatekeeper(options: GatekeeperOptions) {
     }
     const wait: Wait = { runKey: runKey(name, runId), cancel: new AbortController() };
     active.set(did, wait);
+    // A request found again at start has waited since GitHub first delivered it.
+    const waitedMs =
+      arrival.recoveredSinceMs === undefined
+        ? 0
+        : Math.max(0, options.wallNow() - arrival.recoveredSinceMs);
     try {
+      if (arrival.recoveredSinceMs !== undefined && !(await placesLapsed(tag, wait))) return;
       await serve({
+        timeoutMs: Math.max(0, config.maxWaitMs - waitedMs),
+        placed: arrival.placed ?? (() => {}),
         tag,
         did,
         resource: rule.resource,
@@ -135,6 +187,8 @@ export function createGatekeeper(options: GatekeeperOptions) {
   }
 
   interface Serve {
+    timeoutMs: number;
+    placed: () => void;
     tag: string;
     did: string;
     resource: string;
@@ -164,12 +218,18 @@ export function createGatekeeper(options: GatekeeperOptions) {
     try {
       let result;
       try {
+        const report = heldReporter(s);
         result = await session.acquire({
-          timeoutMs: config.maxWaitMs,
+          timeoutMs: s.timeoutMs,
           signal: s.wait.cancel.signal,
-          onHeld: heldReporter(s),
+          onHeld: (event) => {
+            s.placed();
+            return report(event);
+          },
         });
+        s.placed();
       } catch (error) {
+        s.placed();
         if (error instanceof LeaseRevokedError) {
           return await s.review(
             'rejected',
@@ -215,22 +275,39 @@ export function createGatekeeper(options: GatekeeperOptions) {
     const { lease } = held;
     const fence = lease.fence === undefined ? 'none' : String(lease.fence);
     const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${formatDuration(config.takeUpGraceMs)}.`;
+    const keptFor = `kept for the job to take up, at most ${formatDuration(config.takeUpGraceMs)} or until the run ends`;
     try {
       await github.review(s.installation, s.repo, s.runId, {
         environment_name: s.review.environment,
         state: 'approved',
         comment,
       });
-    } catch (error) {
-      const released = await held.release();
       log(
-        `${s.tag}: approval failed (${errorMessage(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
+        `${s.tag}: approved after ${formatDuration(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`,
       );
-      return;
+    } catch (error) {
+      if (error instanceof GitHubError && error.status === 422) {
+        // The rule is decided already: approved (by this app before a restart, by another
+        // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
+        // job may be deploying under this lease now: giving it back would let the next run
+        // in beside it. A rejected run ends, and the run check gives the lease back then.
+        log(
+          `${s.tag}: GitHub says the rule is already decided (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`,
+        );
+      } else if (mayHaveApplied(error)) {
+        // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
+        log(
+          `${s.tag}: the approval may have been applied (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`,
+        );
+      } else {
+        // A 4xx but 422 is a refusal of the call itself: nothing was approved.
+        const released = await held.release();
+        log(
+          `${s.tag}: approval refused (${errorMessage(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
+        );
+        return;
+      }
     }
-    log(
-      `${s.tag}: approved after ${formatDuration(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; kept for the job to take up, at most ${formatDuration(config.takeUpGraceMs)}`,
-    );
     const graceEnd = clock.now() + config.takeUpGraceMs;
     // Renewing under the job's DID is harmless once the job renews too (same id, same
     // fence); a renewal answered with another id or holder means the job released it.
@@ -337,17 +414,58 @@ export function createGatekeeper(options: GatekeeperOptions) {
     return Object.assign(review, { environment });
   }
 
+  /**
+   * Queues again the requests a previous process left pending, one at a time in their
+   * first order (each has its place in the plane's queue before the next asks); live
+   * deliveries wait until then. A failure to list is logged: the app serves on.
+   */
+  function recover(find: () => Promise<RecoveredRequest[]>): Promise<void> {
+    const done = (async () => {
+      let found: RecoveredRequest[];
+      try {
+        found = await find();
+      } catch (error) {
+        log(
+          `recovery: could not read the App's recent deliveries: ${errorMessage(error)}; pending runs wait for a redelivery`,
+        );
+        return;
+      }
+      log(
+        `recovery: ${found.length} protection-rule request(s) of the last deliveries to check again`,
+      );
+      for (const request of found) {
+        if (closing) return;
+        let placed!: () => void;
+        const isPlaced = new Promise<void>((resolve) => (placed = resolve));
+        const work = track(
+          protectionRule(request.delivery, {
+            recoveredSinceMs: request.firstDeliveredAtMs,
+            placed,
+          }),
+        ).catch((error: unknown) =>
+          log(`recovery: delivery ${request.delivery.id} failed: ${errorMessage(error)}`),
+        );
+        await Promise.race([isPlaced, work]);
+      }
+    })();
+    recovering = done;
+    return done;
+  }
+
   return {
     onDelivery,
+    recover,
     /** How many runs wait or are kept now. */
     waiting: () => active.size,
     /** Leaves every queue (a granted lease is left to the job or to lapse) and waits for the work. */
     async close(): Promise<void> {
+      closing = true;
       for (const wait of active.values()) {
         wait.why ??= 'shutdown';
         wait.cancel.abort();
       }
       await Promise.allSettled([...working]);
+      await recovering;
     },
   };
 }

@@ -30,6 +30,14 @@ export class GitHubError extends LeaseGateError {
   }
 }
 
+/**
+ * Whether a failed POST may still have been applied by GitHub: no final answer (a
+ * network failure, 5xx past the retry budget) may have been; a 4xx answer was not.
+ */
+export function mayHaveApplied(error: unknown): boolean {
+  return !(error instanceof GitHubError && error.status >= 400 && error.status < 500);
+}
+
 export interface Repo {
   owner: string;
   repo: string;
@@ -40,7 +48,25 @@ export interface RunInfo {
   runAttempt: number;
 }
 
+/** One of the App's webhook deliveries, as `GET /app/hook/deliveries` lists it. */
+export interface HookDelivery {
+  id: number;
+  guid: string;
+  deliveredAtMs: number;
+  redelivery: boolean;
+  statusCode: number;
+  event: string;
+  action: string | null;
+}
+
 export interface GitHubApp {
+  /**
+   * The App's recent webhook deliveries, newest first (app JWT), up to `maxItems`
+   * and no older than `sinceMs` (wall clock): pages of 100 followed by their cursor.
+   */
+  listDeliveries(options: { sinceMs: number; maxItems: number }): Promise<HookDelivery[]>;
+  /** The payload GitHub sent in one delivery (app JWT); undefined when it kept none. */
+  deliveryPayload(id: number): Promise<unknown>;
   /** A token of the installation (cached); a GitHubError 404 for an unknown installation. */
   token(installationId: number): Promise<string>;
   getRun(installationId: number, repo: Repo, runId: string): Promise<RunInfo>;
@@ -146,9 +172,19 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     });
   }
 
+  /** The App's own JWT (for `/app/…` routes), made by auth-app from the private key. */
+  async function appJwt(): Promise<string> {
+    try {
+      return (await auth({ type: 'app' })).token;
+    } catch (error) {
+      throw new GitHubError(`App JWT: ${untrusted(causeText(error), 200)}`, 0, error);
+    }
+  }
+
+  /** `as`: an installation id (its token), or `'app'` (the App JWT). */
   async function call(
     method: 'GET' | 'POST',
-    installationId: number,
+    as: number | 'app',
     path: string,
     body?: object,
   ): Promise<HttpAnswer> {
@@ -156,7 +192,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     let refreshed = false;
     return retrying(`${method} ${path}`, async () => {
       attempt += 1;
-      const bearer = await token(installationId, false);
+      const bearer = as === 'app' ? await appJwt() : await token(as, false);
       let answer: HttpAnswer;
       try {
         answer = await http.send({
@@ -179,7 +215,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       if (answer.status === 401 && !refreshed) {
         // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
         refreshed = true;
-        await token(installationId, true);
+        if (as !== 'app') await token(as, true);
         return { retryInMs: 0, why: 'token refused' };
       }
       const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
@@ -192,6 +228,44 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   }
 
   return {
+    async listDeliveries({ sinceMs, maxItems }) {
+      const found: HookDelivery[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_DELIVERY_PAGES; page += 1) {
+        const query = `per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const answer = await call('GET', 'app', `/app/hook/deliveries?${query}`);
+        const items = z.array(hookDeliverySchema).safeParse(parseJson(answer.text));
+        if (!items.success) {
+          throw new GitHubError(
+            "GET /app/hook/deliveries: GitHub's answer is not a list of deliveries",
+            answer.status,
+          );
+        }
+        for (const item of items.data) {
+          const deliveredAtMs = Date.parse(item.delivered_at);
+          // Newest first: once past the window, every later item is older still.
+          if (!(deliveredAtMs >= sinceMs)) return found;
+          found.push({
+            id: item.id,
+            guid: item.guid,
+            deliveredAtMs,
+            redelivery: item.redelivery,
+            statusCode: item.status_code,
+            event: item.event,
+            action: item.action ?? null,
+          });
+          if (found.length >= maxItems) return found;
+        }
+        cursor = nextCursor(headerOf(answer, 'link'));
+        if (!cursor) return found;
+      }
+      return found;
+    },
+    async deliveryPayload(id) {
+      const answer = await call('GET', 'app', `/app/hook/deliveries/${id}`);
+      const detail = deliveryDetailSchema.safeParse(parseJson(answer.text));
+      return detail.success ? (detail.data.request.payload ?? undefined) : undefined;
+    },
     token: (id) => token(id),
     async getRun(installationId, repo, runId) {
       const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
@@ -221,6 +295,40 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       });
     },
   };
+}
+
+/** At most this many pages of 100 deliveries are read at start (GitHub keeps 3 days of them). */
+const MAX_DELIVERY_PAGES = 30;
+
+const hookDeliverySchema = z.object({
+  id: z.number().check(z.int(), z.positive()),
+  guid: z.string().check(z.maxLength(100)),
+  delivered_at: z.string().check(z.maxLength(40)),
+  redelivery: z.boolean(),
+  status_code: z.number(),
+  event: z.string().check(z.maxLength(64)),
+  action: z.optional(z.nullable(z.string().check(z.maxLength(64)))),
+});
+const deliveryDetailSchema = z.object({
+  request: z.object({ payload: z.optional(z.nullable(z.unknown())) }),
+});
+
+/**
+ * The `cursor` of the Link header's `rel="next"`, never its URL: the next page is
+ * asked of the configured API origin, so a header cannot send the App JWT elsewhere.
+ */
+export function nextCursor(link: string | undefined): string | undefined {
+  for (const part of (link ?? '').split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
+    if (!match) continue;
+    try {
+      const cursor = new URL(match[1]!).searchParams.get('cursor');
+      return cursor && cursor.length <= 200 ? cursor : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 const isRetry = (value: unknown): value is { retryInMs: number; why: string } =>

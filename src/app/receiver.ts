@@ -62,15 +62,16 @@ export function createReceiver(options: ReceiverOptions) {
     const event = header(req, 'x-github-event');
     const id = header(req, 'x-github-delivery');
     const signature = header(req, 'x-hub-signature-256');
-    if (!event || !EVENT_NAME.test(event) || !id || !DELIVERY_ID.test(id) || !signature) {
-      return answer(res, 400, {
-        ok: false,
-        message: 'expected X-GitHub-Event, X-GitHub-Delivery and X-Hub-Signature-256',
-      });
+    // Only what the headers say before the signature is checked: escaped, bounded.
+    const named = id && DELIVERY_ID.test(id) ? id : '(no valid X-GitHub-Delivery)';
+    if (!signature) {
+      // Unsigned is unauthenticated, the same answer as a signature that does not match.
+      options.log(`delivery ${named}: refused, no X-Hub-Signature-256`);
+      return answer(res, 401, { ok: false, message: 'expected X-Hub-Signature-256' });
     }
     const body = await readBounded(req, maxBody);
     if (body === undefined) {
-      options.log(`delivery ${id}: refused, body over ${maxBody} bytes or too slow`);
+      options.log(`delivery ${named}: refused, body over ${maxBody} bytes or too slow`);
       res.writeHead(413, { connection: 'close' }).end();
       req.destroy();
       return;
@@ -83,8 +84,14 @@ export function createReceiver(options: ReceiverOptions) {
       valid = false;
     }
     if (!valid) {
-      options.log(`delivery ${id} (${event}): refused, bad signature`);
+      options.log(`delivery ${named}: refused, bad signature`);
       return answer(res, 401, { ok: false, message: 'signature does not match' });
+    }
+    if (!event || !EVENT_NAME.test(event) || !id || !DELIVERY_ID.test(id)) {
+      return answer(res, 400, {
+        ok: false,
+        message: 'expected X-GitHub-Event and X-GitHub-Delivery',
+      });
     }
     if (!seen.add(id)) {
       options.log(`delivery ${id} (${event}): dropped, seen before`);

@@ -7,6 +7,7 @@ import type { AppConfig } from './config.js';
 import { createGatekeeper } from './gatekeeper.js';
 import { createGitHubApp, type GitHubAppOptions } from './github.js';
 import { createReceiver } from './receiver.js';
+import { findPendingRequests } from './recovery.js';
 
 export interface AppOptions {
   log: (line: string) => void;
@@ -63,6 +64,8 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     wallNow,
   });
+  // Before anything listens: a live delivery queues after what a previous process left.
+  void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
   const receive = createReceiver({
     secret: config.webhookSecret,
     path: config.path,

@@ -22,5 +22,8 @@ export const APP_HELP = `lease-gate app --config FILE
     maxWait            a run waiting longer is rejected (default 6h; at most 24h)
     runCheckEvery      how often a waiting run's status is checked, for a missed workflow_run event (default 1m)
     deploymentStatus   post a "queued" deployment status naming the holder while a run waits (default true)
+  An unknown setting, or a private key that does not parse, is refused at start (exit 2). At start the
+  app reads its recent deliveries (GET /app/hook/deliveries, App JWT) and queues again, oldest first,
+  the runs still waiting; an approved run keeps its lease even when GitHub answers the review 422.
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
   read and write, and the events Deployment protection rule and Workflow run.`;

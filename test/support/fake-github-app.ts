@@ -33,7 +33,26 @@ interface Run {
   pending: Set<string>;
 }
 
-type Fault = { status: 429 | 502 | 500 | 503; headers?: Record<string, string> };
+/** `applied`: the call takes effect, then the answer is this fault (a 502 from GitHub's edge). */
+type Fault = { status: 429 | 502 | 500 | 503; headers?: Record<string, string>; applied?: boolean };
+
+/** One webhook delivery as GitHub records it (`GET /app/hook/deliveries/{id}`). */
+interface HookDelivery {
+  id: number;
+  guid: string;
+  delivered_at: string;
+  redelivery: boolean;
+  duration: number;
+  status: string;
+  status_code: number;
+  event: string;
+  action: string | null;
+  installation_id: number | null;
+  repository_id: number | null;
+  url: string;
+  request: { headers: Record<string, string>; payload: object };
+  response: { headers: Record<string, string>; payload: string | null };
+}
 
 const DOCS = 'https://docs.github.com/rest';
 
@@ -46,6 +65,7 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
   const calls: Call[] = [];
   const faults: Array<{ route: RegExp; fault: Fault }> = [];
   const secret = `whsec-${randomUUID()}`;
+  const deliveries: HookDelivery[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,6 +91,7 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
     const fault = faults.findIndex((f) => f.route.test(`${method} ${path}`));
     if (fault >= 0) {
       const f = faults.splice(fault, 1)[0]!.fault;
+      if (f.applied) applyReview(path, body);
       return send(
         f.status,
         { message: f.status === 429 ? 'API rate limit exceeded' : 'Server Error' },
@@ -97,6 +118,15 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
         permissions: { actions: 'read', deployments: 'write' },
         repository_selection: 'all',
       });
+    }
+    if (path.startsWith('/app/hook/deliveries')) {
+      if (!bearer || !validJwt(bearer, publicKey, appId)) {
+        return send(401, {
+          message: 'A JSON web token could not be decoded',
+          documentation_url: DOCS,
+        });
+      }
+      return hookDeliveries(method, path, send);
     }
     if (!bearer || !tokens.has(bearer)) {
       return send(401, { message: 'Bad credentials', documentation_url: DOCS });
@@ -128,9 +158,7 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
           documentation_url: DOCS,
         });
       }
-      run.pending.delete(review.environment_name);
-      if (review.state === 'approved') run.status = 'queued';
-      else run.status = 'completed';
+      applyReview(path, body);
       return send(204);
     }
     m = /^\/repos\/([^/]+)\/([^/]+)\/deployments\/(\d+)\/statuses$/.exec(path);
@@ -139,6 +167,130 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
     return send(404, { message: 'Not Found', documentation_url: DOCS });
   }
 
+  /** GitHub's record of a review: the rule is decided, the run goes on (or ends). */
+  function applyReview(path: string, body: unknown) {
+    const m = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)\/deployment_protection_rule$/.exec(
+      path,
+    );
+    const run = m ? runs.get(`${m[1]}/${m[2]}#${m[3]}`) : undefined;
+    const review = body as { environment_name?: string; state?: string } | undefined;
+    if (!run || !review?.environment_name || !run.pending.has(review.environment_name)) return;
+    run.pending.delete(review.environment_name);
+    run.status = review.state === 'approved' ? 'queued' : 'completed';
+  }
+
+  /**
+   * `GET /app/hook/deliveries` (newest first, `per_page` up to 100, the next page's
+   * `cursor` in a Link header), `GET /app/hook/deliveries/{id}` (with the request's
+   * payload), `POST /app/hook/deliveries/{id}/attempts` (202, redelivered after).
+   */
+  function hookDeliveries(
+    method: string,
+    path: string,
+    send: (status: number, answer?: object, headers?: Record<string, string>) => void,
+  ) {
+    const target = new URL(path, url);
+    if (target.pathname === '/app/hook/deliveries' && method === 'GET') {
+      const perPage = Math.min(100, Math.max(1, Number(target.searchParams.get('per_page') ?? 30)));
+      const cursor = target.searchParams.get('cursor');
+      const newestFirst = [...deliveries].reverse();
+      const start = cursor ? newestFirst.findIndex((d) => String(d.id) === cursor) : 0;
+      if (start < 0) return send(422, { message: 'Invalid cursor', documentation_url: DOCS });
+      const page = newestFirst.slice(start, start + perPage);
+      const next = newestFirst[start + perPage];
+      const link = next
+        ? {
+            link: `<https://api.github.com/app/hook/deliveries?per_page=${perPage}&cursor=${next.id}>; rel="next"`,
+          }
+        : {};
+      return send(
+        200,
+        page.map(({ url: _u, request: _q, response: _r, ...item }) => item),
+        link,
+      );
+    }
+    const m = /^\/app\/hook\/deliveries\/(\d+)(\/attempts)?$/.exec(target.pathname);
+    const delivery = m ? deliveries.find((d) => String(d.id) === m[1]) : undefined;
+    if (!m || !delivery) return send(404, { message: 'Not Found', documentation_url: DOCS });
+    if (!m[2] && method === 'GET') return send(200, delivery);
+    if (m[2] && method === 'POST') {
+      send(202, {});
+      setImmediate(
+        () =>
+          void sendDelivery(delivery.url, delivery.event, delivery.request.payload, {
+            guid: delivery.guid,
+            redelivery: true,
+          }),
+      );
+      return;
+    }
+    return send(404, { message: 'Not Found', documentation_url: DOCS });
+  }
+
+  /** Signs and sends a delivery, and records it as GitHub does (a failed connection too). */
+  async function sendDelivery(
+    to: string,
+    event: string,
+    payload: object,
+    options: { guid?: string; signWith?: string; redelivery?: boolean } = {},
+  ): Promise<{ status: number; id: string }> {
+    const body = JSON.stringify(payload);
+    const id = options.guid ?? randomUUID();
+    const signature = `sha256=${createHmac('sha256', options.signWith ?? secret)
+      .update(body)
+      .digest('hex')}`;
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'GitHub-Hookshot/fake',
+      'x-github-event': event,
+      'x-github-delivery': id,
+      'x-github-hook-id': '1',
+      'x-github-hook-installation-target-id': String(appId),
+      'x-github-hook-installation-target-type': 'integration',
+      'x-hub-signature-256': signature,
+    };
+    const started = Date.now();
+    let status = 0;
+    try {
+      const answer = await fetch(to, { method: 'POST', headers, body });
+      await answer.arrayBuffer();
+      status = answer.status;
+    } catch {
+      status = 0; // GitHub records "failed to connect"
+    }
+    const p = payload as {
+      action?: string;
+      installation?: { id?: number };
+      repository?: { id?: number };
+    };
+    // A delivery signed with another secret is a forger's, not GitHub's: GitHub has no record of it.
+    if (options.signWith !== undefined) return { status, id };
+    deliveries.push({
+      id: (deliveryIds += 1),
+      guid: id,
+      // GitHub's delivered_at is to the second.
+      delivered_at: new Date(Math.floor(started / 1000) * 1000).toISOString().replace('.000', ''),
+      redelivery: options.redelivery ?? false,
+      duration: (Date.now() - started) / 1000,
+      status:
+        status === 0
+          ? 'failed to connect'
+          : status < 300
+            ? 'OK'
+            : `Invalid HTTP Response: ${status}`,
+      status_code: status,
+      event,
+      action: p.action ?? null,
+      installation_id: p.installation?.id ?? null,
+      repository_id: p.repository?.id ?? null,
+      url: to,
+      request: { headers, payload },
+      response: { headers: {}, payload: null },
+    });
+    return { status, id };
+  }
+
+  let deliveryIds = 12_000_000_000;
   let deploymentIds = 9000;
   return {
     url,
@@ -221,34 +373,30 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
         sender: { login: 'octocat', id: 583231, type: 'User' },
       };
     },
-    /** Sends a delivery as GitHub does; `signWith` a wrong secret, `id` a used GUID, to test refusals. */
-    async deliver(
+    /**
+     * Sends a delivery as GitHub does and records it (status 0: the app could not be
+     * reached); `signWith` a wrong secret, `id` a used GUID, to test refusals.
+     */
+    deliver(
       to: string,
       event: string,
       payload: object,
       options: { id?: string; signWith?: string } = {},
     ): Promise<{ status: number; id: string }> {
-      const body = JSON.stringify(payload);
-      const id = options.id ?? randomUUID();
-      const signature = `sha256=${createHmac('sha256', options.signWith ?? secret)
-        .update(body)
-        .digest('hex')}`;
-      const answer = await fetch(to, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'GitHub-Hookshot/fake',
-          'x-github-event': event,
-          'x-github-delivery': id,
-          'x-github-hook-id': '1',
-          'x-github-hook-installation-target-id': String(appId),
-          'x-github-hook-installation-target-type': 'integration',
-          'x-hub-signature-256': signature,
-        },
-        body,
+      return sendDelivery(to, event, payload, {
+        ...(options.id ? { guid: options.id } : {}),
+        ...(options.signWith ? { signWith: options.signWith } : {}),
       });
-      await answer.arrayBuffer();
-      return { status: answer.status, id };
+    },
+    /** GitHub's record of the deliveries it made, oldest first. */
+    deliveries,
+    /** "Redeliver" as a person does it in the App's settings (the same GUID, marked a redelivery). */
+    redeliver: (guid: string) => {
+      const delivery = deliveries.find((d) => d.guid === guid)!;
+      return sendDelivery(delivery.url, delivery.event, delivery.request.payload, {
+        guid,
+        redelivery: true,
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {

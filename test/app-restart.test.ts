@@ -1,0 +1,360 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/app/config.js';
+import { startApp, type RunningApp } from '../src/app/server.js';
+import { ANY_JOB, appDid } from '../src/lease/take-up.js';
+import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
+import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
+import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+
+/**
+ * The protection-rule app across a crash and beside a replica: a fake GitHub on
+ * loopback that records its deliveries (`/app/hook/deliveries`), a real kernel (the
+ * built CLI) with 20-second leases, and the app from source, in-process or as its own
+ * process (`lease-gate app` under tsx) killed with SIGKILL. An already approved run
+ * keeps its lease whatever GitHub's review call answers; runs left waiting by a
+ * killed app are queued again at start, in the order GitHub first delivered them.
+ */
+
+const KEY = 'kernel-key-restart';
+const RESOURCES = {
+  restart: 'lock:deploy/restart',
+  applied: 'lock:deploy/applied',
+  recover: 'lock:deploy/recover',
+  replicas: 'lock:deploy/replicas',
+} as const;
+type Env = keyof typeof RESOURCES;
+const REPO = 'acme/shop';
+
+let kernel: KernelProcess;
+let github: FakeGitHub;
+let plane: PlaneClient;
+const apps: RunningApp[] = [];
+const children: ChildProcess[] = [];
+const logs: string[] = [];
+
+async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function writeConfig(port: number, extra: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-restart-'));
+  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
+  writeFileSync(join(dir, 'secret'), github.secret);
+  writeFileSync(join(dir, 'plane-key'), KEY);
+  const config = {
+    appId: github.appId,
+    privateKeyFile: 'app.pem',
+    webhookSecretFile: 'secret',
+    githubApiUrl: github.url,
+    plane: { url: kernel.url, keyFile: 'plane-key' },
+    listen: { host: '127.0.0.1', port, path: '/' },
+    rules: Object.entries(RESOURCES).map(([environment, resource]) => ({
+      repository: REPO,
+      environment,
+      resource,
+    })),
+    takeUpGrace: '10m',
+    runCheckEvery: '1m',
+    deploymentStatus: false,
+    ...extra,
+  };
+  writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
+  return join(dir, 'app.json');
+}
+
+async function inProcessApp(name: string): Promise<RunningApp> {
+  const app = await startApp(loadConfig(writeConfig(0), {}), {
+    log: (line) => logs.push(`[${name}] ${line}`),
+    env: {},
+    github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
+  });
+  apps.push(app);
+  return app;
+}
+
+/** `lease-gate app` as its own process, from source: what a SIGKILL ends. */
+async function processApp(name: string, config: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/bin/cli.ts', 'app', '--config', config],
+    {
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    const lines = output.split('\n');
+    output = lines.pop() ?? '';
+    for (const line of lines) logs.push(`[${name}] ${line}`);
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await until(`${name} listening`, () =>
+    logs.some((l) => l.startsWith(`[${name}] lease-gate app listening on`)),
+  );
+  return {
+    kill9: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+const reviewsOf = (runId: number) =>
+  github.calls.filter(
+    (c) => c.path === `/repos/${REPO}/actions/runs/${runId}/deployment_protection_rule`,
+  );
+const approvedAt = (runId: number) =>
+  reviewsOf(runId).find(
+    (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
+  )?.atMs;
+const approvals = (runId: number) =>
+  reviewsOf(runId).filter(
+    (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
+  ).length;
+const logged = (name: string, pattern: RegExp) =>
+  logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l));
+
+/** A run waiting on `environment`, and GitHub's request for it (not yet sent). */
+function newRun(runId: number, environment: Env) {
+  github.addRun(REPO, runId, environment);
+  const payload = github.protectionRule(REPO, runId, environment);
+  const did = appDid(
+    {
+      serverUrl: 'https://github.com',
+      repository: REPO,
+      runId: String(runId),
+      runAttempt: '1',
+      job: ANY_JOB,
+    },
+    payload.deployment.id,
+  );
+  return { runId, payload, did };
+}
+
+/** The run ends (its jobs are done): GitHub says so to each app given. */
+async function complete(runId: number, ...to: string[]) {
+  const payload = github.workflowRunCompleted(REPO, runId);
+  for (const url of to) await github.deliver(url, 'workflow_run', payload);
+}
+
+/** Kernel log lines: `<iso> grant|release|lapse|revoke <resource> <did> <lease id> fence=N`. */
+const kernelEvents = (resource: string) =>
+  kernel
+    .output()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((w) => w[2] === resource && /^(grant|release|lapse|revoke)$/.test(w[1] ?? ''))
+    .map((w) => ({ kind: w[1]!, run: /:runs:(\d+):/.exec(w[3] ?? '')?.[1] }));
+
+/** One holder at a time, and the runs granted in this order. */
+function expectOneAtATime(resource: string, order: number[]) {
+  let holder: string | undefined;
+  const granted: string[] = [];
+  for (const e of kernelEvents(resource)) {
+    if (e.kind === 'grant') {
+      expect(holder, `grant to run ${e.run} while run ${holder} held ${resource}`).toBeUndefined();
+      holder = e.run;
+      if (granted.at(-1) !== e.run) granted.push(e.run!);
+    } else {
+      expect(e.run).toBe(holder);
+      holder = undefined;
+    }
+  }
+  expect(granted).toEqual(order.map(String));
+}
+
+beforeAll(async () => {
+  kernel = await startKernelProcess(['--ttl-ms', '20000', '--lock-delay-ms', '0'], {
+    LEASE_GATE_KERNEL_KEY: KEY,
+  });
+  github = await startFakeGitHub({ installations: [77] });
+  plane = createPlaneClient({ apiUrl: kernel.url, key: KEY });
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const app of apps) await app.close();
+  await plane?.close();
+  await github?.close();
+  await kernel?.stop();
+});
+
+describe('lease-gate app across a restart', () => {
+  it('keeps an approved run lease when, restarted with kill -9, it is given the run again and GitHub answers 422', async () => {
+    const R = RESOURCES.restart;
+    const port = await freePort();
+    const config = writeConfig(port);
+    const url = `http://127.0.0.1:${port}`;
+    const first = await processApp('first', config);
+    const a = newRun(701, 'restart');
+    expect((await github.deliver(url, 'deployment_protection_rule', a.payload)).status).toBe(202);
+    await until('the approval of run 701', () => approvedAt(701) !== undefined);
+    await first.kill9();
+
+    // Restarted: run 701's job deploys under its lease; run 702 queues behind it.
+    await processApp('second', config);
+    const b = newRun(702, 'restart');
+    expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);
+    await until('run 702 queued', () => logged('second', /run 702 of .*waiting for/));
+    // GitHub's redelivery of run 701's request (a person pressed Redeliver).
+    const guid = github.deliveries.find((d) => d.request.payload === a.payload)!.guid;
+    expect((await github.redeliver(guid)).status).toBe(202);
+    await until('the answer to run 701 again', () =>
+      logged('second', /run 701 of .*(already decided|approval failed|approval refused)/),
+    );
+    expect(reviewsOf(701).map((c) => c.status)).toEqual([204, 422]);
+    // The lease is still run 701's: nothing was given back, run 702 is not approved.
+    expect((await plane.status(R))?.holder).toBe(a.did);
+    expect(approvedAt(702)).toBeUndefined();
+
+    // The run ends: its lease is given back, and run 702 is approved.
+    await complete(701, url);
+    await until('the approval of run 702', () => approvedAt(702) !== undefined);
+    expectOneAtATime(R, [701, 702]);
+    await complete(702, url);
+  }, 120_000);
+
+  it('keeps the lease when GitHub applied the approval and answered 502 (the retry gets 422)', async () => {
+    const R = RESOURCES.applied;
+    const app = await inProcessApp('applied');
+    const a = newRun(721, 'applied');
+    github.fail(/^POST \/repos\/acme\/shop\/actions\/runs\/721\/deployment_protection_rule$/, {
+      status: 502,
+      applied: true,
+    });
+    await github.deliver(app.url, 'deployment_protection_rule', a.payload);
+    await until('the answer to run 721', () =>
+      logged('applied', /run 721 of .*(already decided|approval failed|approval refused)/),
+    );
+    const b = newRun(722, 'applied');
+    await github.deliver(app.url, 'deployment_protection_rule', b.payload);
+    // Waiting behind run 721 (or, were run 721's lease given back, approved at once).
+    await until('run 722 queued', () =>
+      logged('applied', /run 722 of .*(waiting for|approved after)/),
+    );
+    expect(reviewsOf(721).map((c) => c.status)).toEqual([502, 422]);
+    expect(github.run(REPO, 721)!.status).toBe('queued');
+    expect((await plane.status(R))?.holder).toBe(a.did);
+    expect(approvedAt(722)).toBeUndefined();
+    await complete(721, app.url);
+    await until('the approval of run 722', () => approvedAt(722) !== undefined);
+    expectOneAtATime(R, [721, 722]);
+    await complete(722, app.url);
+  }, 90_000);
+
+  it('queues again, in their first order, the runs a killed app left waiting and those sent while it was down', async () => {
+    const R = RESOURCES.recover;
+    const port = await freePort();
+    const config = writeConfig(port);
+    const url = `http://127.0.0.1:${port}`;
+    const first = await processApp('crashing', config);
+    const holder = newRun(731, 'recover');
+    await github.deliver(url, 'deployment_protection_rule', holder.payload);
+    await until('the approval of run 731', () => approvedAt(731) !== undefined);
+    const waiting = [newRun(732, 'recover'), newRun(733, 'recover')];
+    for (const run of waiting) {
+      await github.deliver(url, 'deployment_protection_rule', run.payload);
+      await until(`run ${run.runId} queued`, () =>
+        logged('crashing', new RegExp(`run ${run.runId} of .*waiting for`)),
+      );
+    }
+    await first.kill9();
+    // Sent while the app is down: GitHub records a failed delivery, and does not retry it.
+    const late = newRun(734, 'recover');
+    expect((await github.deliver(url, 'deployment_protection_rule', late.payload)).status).toBe(0);
+
+    await processApp('recovered', config);
+    await until('the recovery', () => logged('recovered', /recovery: \d+ protection-rule/));
+    // Run 731's job ends and gives its lease back, as its post step does (or it lapsed
+    // already, on a slow machine: nobody renews it since the kill; the kernel says which).
+    await runCli(['release', '--resource', R, '--api-url', kernel.url, '--actor-did', holder.did], {
+      LEASE_GATE_KEY: KEY,
+    });
+    const left = [732, 733, 734];
+    while (left.length > 0) {
+      // The next approval, whichever run it is: the oldest request left.
+      await until('the next approval', () => left.some((r) => approvedAt(r) !== undefined));
+      expect(left.filter((r) => approvedAt(r) !== undefined)).toEqual([left[0]]);
+      await complete(left.shift()!, url);
+    }
+    for (const runId of [731, 732, 733, 734]) expect(approvals(runId)).toBe(1);
+    expectOneAtATime(R, [731, 732, 733, 734]);
+  }, 150_000);
+
+  it('two replicas recovering the same runs approve each once, one at a time, in first order', async () => {
+    const R = RESOURCES.replicas;
+    // Sent while no replica runs: all three failed deliveries.
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const runs = [newRun(741, 'replicas'), newRun(742, 'replicas'), newRun(743, 'replicas')];
+    for (const run of runs)
+      await github.deliver(nowhere, 'deployment_protection_rule', run.payload);
+    const [a, b] = await Promise.all([inProcessApp('replica-a'), inProcessApp('replica-b')]);
+    const left = [...runs];
+    while (left.length > 0) {
+      await until('the next approval', () => left.some((r) => approvedAt(r.runId) !== undefined));
+      // Both replicas asked as the run's DID: one lease, one approval, the other told 422.
+      expect(left.filter((r) => approvedAt(r.runId) !== undefined)).toEqual([left[0]]);
+      expect((await plane.status(R))?.holder).toBe(left[0]!.did);
+      await complete(left.shift()!.runId, a.url, b.url);
+    }
+    for (const { runId } of runs) expect(approvals(runId)).toBe(1);
+    expectOneAtATime(R, [741, 742, 743]);
+  }, 150_000);
+
+  it('refuses at start, exit 2, a misspelt setting and a key that does not parse', async () => {
+    const run = (config: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'src/bin/cli.ts', 'app', '--config', config],
+          {
+            env: { PATH: process.env.PATH ?? '' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        // An app that starts instead of refusing is stopped, and fails the test below.
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, stderr });
+        });
+      });
+    const misspelt = await run(writeConfig(0, { takeUpGrase: '1m' }));
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain("field 'takeUpGrase': not a setting of the app");
+    const config = writeConfig(0);
+    writeFileSync(
+      join(config, '..', 'app.pem'),
+      '-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5\n-----END RSA PRIVATE KEY-----\n',
+    );
+    const garbage = await run(config);
+    expect(garbage.code).toBe(2);
+    expect(garbage.stderr).toContain("field 'privateKeyFile'");
+    expect(garbage.stderr).not.toContain('bm90IGEga2V5');
+  }, 60_000);
+});
