@@ -28260,6 +28260,9 @@ const APP_HELP = `lease-gate app --config FILE
     maxWait            a run waiting longer is rejected (default 6h; at most 24h)
     runCheckEvery      how often a waiting run's status is checked, for a missed workflow_run event (default 1m)
     deploymentStatus   post a "queued" deployment status naming the holder while a run waits (default true)
+  An unknown setting, or a private key that does not parse, is refused at start (exit 2). At start the
+  app reads its recent deliveries (GET /app/hook/deliveries, App JWT) and queues again, oldest first,
+  the runs still waiting; an approved run keeps its lease even when GitHub answers the review 422.
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
   read and write, and the events Deployment protection rule and Workflow run.`;
 
@@ -28294,7 +28297,7 @@ const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_requ
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
 const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
 const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
-const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(784)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1784))).app);
+const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(234)]).then(__nccwpck_require__.bind(__nccwpck_require__, 234))).app);
 const COMMANDS = {
     kernel: {
         run: kernel,

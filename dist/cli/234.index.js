@@ -1,8 +1,8 @@
-export const id = 784;
-export const ids = [784];
+export const id = 234;
+export const ids = [234];
 export const modules = {
 
-/***/ 1784:
+/***/ 234:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -13,6 +13,8 @@ __webpack_require__.d(__webpack_exports__, {
   app: () => (/* binding */ app)
 });
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: external "node:path"
@@ -33,7 +35,11 @@ var duration = __webpack_require__(9731);
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __webpack_require__(1223);
 ;// CONCATENATED MODULE: ./src/app/config.ts
+
+
 
 
 
@@ -65,7 +71,7 @@ const checkedUrl = (raw) => {
 const originUrl = (what) => schemas/* string */.YjP()
     .check(schemas/* refine */.YPB((v) => (0,plane_url/* parsePlaneUrl */.p)(v).ok, `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`));
 /** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
-const configFileSchema = schemas/* object */.Ikc({
+const configFileSchema = schemas/* strictObject */.rej({
     appId: schemas/* union */.KCZ([schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()), schemas/* string */.YjP().check(api/* _regex */.Fk(/^[1-9]\d{0,19}$/))], { error: 'expected the App id, a positive integer' }),
     privateKeyFile: schemas/* string */.YjP()
         .check(api/* _minLength */.m9(1, 'expected the path of the App private key (PEM)')),
@@ -107,10 +113,14 @@ function loadConfig(file, env) {
     const parsed = configFileSchema.safeParse(raw);
     if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        const field = issue.path
-            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-            .join('')
-            .slice(1);
+        const at = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+        if (issue.code === 'unrecognized_keys') {
+            // A misspelt setting (`takeUpGrase`) must not leave its default in force unseen.
+            const key = issue.keys[0] ?? '';
+            const known = Object.keys(knownFields(issue.path)).join(', ');
+            throw new ConfigError(`Invalid config ${file}: field '${`${at}.${(0,lease_escape/* untrusted */.bp)(key, 80)}`.slice(1)}': not a setting of the app (expected one of: ${known}).`);
+        }
+        const field = at.slice(1);
         throw new ConfigError(`Invalid config ${file}: field '${field || '(top)'}': ${issue.message}.`);
     }
     const c = parsed.data;
@@ -127,8 +137,9 @@ function loadConfig(file, env) {
         throw new ConfigError(`Invalid config ${file}: field '${field}': cannot read a non-empty file at ${path}.`);
     };
     const privateKey = secret('privateKeyFile', c.privateKeyFile);
-    if (!privateKey.includes('PRIVATE KEY-----')) {
-        throw new ConfigError(`Invalid config ${file}: field 'privateKeyFile': ${c.privateKeyFile} is not a PEM private key.`);
+    if (!isRsaPrivateKey(privateKey)) {
+        // Checked here, not at the first run: a key that does not parse would drop every run.
+        throw new ConfigError(`Invalid config ${file}: field 'privateKeyFile': ${c.privateKeyFile} is not a PEM RSA private key (the App's key as GitHub downloads it).`);
     }
     const planeUrl = checkedUrl(c.plane.url);
     const planeKey = c.plane.keyFile
@@ -161,6 +172,27 @@ function loadConfig(file, env) {
         deploymentStatus: c.deploymentStatus,
     };
 }
+/** The fields of the object at `path` in the config schema (top, `plane`, `listen`, a rule). */
+function knownFields(path) {
+    const shape = configFileSchema.shape;
+    const inner = {
+        plane: configFileSchema.shape.plane.shape,
+        listen: configFileSchema.shape.listen._zod.def.innerType.shape,
+        rules: configFileSchema.shape.rules._zod.def.element.shape,
+    };
+    return inner[String(path[0])] ?? shape;
+}
+/** The App's key must parse as an RSA private key: auth-app signs its JWT with RS256. */
+function isRsaPrivateKey(pem) {
+    if (!pem.includes('PRIVATE KEY-----'))
+        return false;
+    try {
+        return (0,external_node_crypto_.createPrivateKey)(pem).asymmetricKeyType === 'rsa';
+    }
+    catch {
+        return false;
+    }
+}
 /** The first rule for this repository and environment, or undefined. */
 function findRule(rules, repository, environment) {
     return rules.find((rule) => globToRegExp(rule.repository).test(repository) &&
@@ -186,8 +218,6 @@ var time = __webpack_require__(7513);
 var wait = __webpack_require__(4146);
 // EXTERNAL MODULE: ./src/lease/did.ts
 var lease_did = __webpack_require__(623);
-// EXTERNAL MODULE: ./src/lease/escape.ts
-var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
 var lease_session = __webpack_require__(5146);
 ;// CONCATENATED MODULE: ./src/lease/take-up.ts
@@ -289,7 +319,298 @@ function runIdFromCallback(url, fullName) {
     return `${owner}/${repo}`.toLowerCase() === fullName.toLowerCase() ? runId : undefined;
 }
 
+// EXTERNAL MODULE: ./node_modules/@octokit/auth-app/dist-node/index.js + 9 modules
+var dist_node = __webpack_require__(6479);
+// EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
+var dist_bundle = __webpack_require__(7561);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/plane/retry.ts
+var retry = __webpack_require__(3860);
+;// CONCATENATED MODULE: ./src/app/github.ts
+
+
+
+
+
+
+
+
+/**
+ * GitHub as the App installation: an App JWT from the private key
+ * (`@octokit/auth-app`), installation tokens cached until shortly before they
+ * expire, and the few REST calls the protection rule needs, each retried within
+ * a budget: 5xx and network failures with back-off, rate limits (429, or 403
+ * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
+ */
+class GitHubError extends http_errors/* LeaseGateError */.e {
+    status;
+    name = 'GitHubError';
+    constructor(message, 
+    /** GitHub's status, or 0 when no answer came. */
+    status, 
+    /** What went wrong below, when this wraps an error. */
+    cause) {
+        super(message, cause === undefined ? {} : { cause });
+        this.status = status;
+    }
+}
+/**
+ * Whether a failed POST may still have been applied by GitHub: no final answer (a
+ * network failure, 5xx past the retry budget) may have been; a 4xx answer was not.
+ */
+function mayHaveApplied(error) {
+    return !(error instanceof GitHubError && error.status >= 400 && error.status < 500);
+}
+/** A token expiring sooner than this is fetched again. */
+const REFRESH_BEFORE_MS = 5 * 60_000;
+/** GitHub's advice for a secondary rate limit that names no time. */
+const RATE_LIMIT_FALLBACK_MS = 60_000;
+const RETRY = { baseMs: 500, capMs: 15_000, maxAttempts: 12 };
+const USER_AGENT = 'lease-gate-app';
+function createGitHubApp(options) {
+    const { http, clock, sleep } = options;
+    const budgetMs = options.budgetMs ?? 120_000;
+    const policy = options.retry ?? RETRY;
+    const auth = (0,dist_node/* createAppAuth */.K)({
+        appId: options.appId,
+        privateKey: options.privateKey,
+        request: dist_bundle/* request */.E.defaults({
+            baseUrl: options.apiUrl,
+            headers: { 'user-agent': USER_AGENT },
+        }),
+    });
+    /** Retries `attempt` while it says how long to wait, within the budget. */
+    async function retrying(what, attempt) {
+        const until = clock.now() + budgetMs;
+        for (let n = 0;; n += 1) {
+            const result = await attempt();
+            if (!isRetry(result))
+                return result;
+            const left = until - clock.now();
+            if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
+                throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, 0);
+            }
+            await sleep(result.retryInMs);
+        }
+    }
+    async function token(installationId, refresh = false) {
+        return retrying(`installation ${installationId} token`, async () => {
+            try {
+                const got = await auth({
+                    type: 'installation',
+                    installationId,
+                    ...(refresh ? { refresh } : {}),
+                });
+                if (!refresh && Date.parse(got.expiresAt) - options.wallNow() < REFRESH_BEFORE_MS) {
+                    return token(installationId, true);
+                }
+                return got.token;
+            }
+            catch (error) {
+                if (error instanceof GitHubError)
+                    throw error;
+                const status = Number(error.status ?? 0);
+                const headers = error.response?.headers ?? {};
+                const wait = retryWait({ status, headers }, options.wallNow(), policy, 0, options.random);
+                if (wait !== undefined)
+                    return { retryInMs: wait, why: `GitHub answered ${status || 'nothing'}` };
+                if (status === 404 || status === 401 || status === 403) {
+                    throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, status);
+                }
+                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, status, error);
+            }
+        });
+    }
+    /** The App's own JWT (for `/app/…` routes), made by auth-app from the private key. */
+    async function appJwt() {
+        try {
+            return (await auth({ type: 'app' })).token;
+        }
+        catch (error) {
+            throw new GitHubError(`App JWT: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, 0, error);
+        }
+    }
+    /** `as`: an installation id (its token), or `'app'` (the App JWT). */
+    async function call(method, as, path, body) {
+        let attempt = 0;
+        let refreshed = false;
+        return retrying(`${method} ${path}`, async () => {
+            attempt += 1;
+            const bearer = as === 'app' ? await appJwt() : await token(as, false);
+            let answer;
+            try {
+                answer = await http.send({
+                    method,
+                    url: `${options.apiUrl}${path}`,
+                    headers: {
+                        authorization: `Bearer ${bearer}`,
+                        accept: 'application/vnd.github+json',
+                        'x-github-api-version': '2022-11-28',
+                        'user-agent': USER_AGENT,
+                        ...(body ? { 'content-type': 'application/json' } : {}),
+                    },
+                    body: body ? JSON.stringify(body) : undefined,
+                });
+            }
+            catch (error) {
+                if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
+                    throw error;
+                return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
+            }
+            if (answer.status < 300)
+                return answer;
+            if (answer.status === 401 && !refreshed) {
+                // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
+                refreshed = true;
+                if (as !== 'app')
+                    await token(as, true);
+                return { retryInMs: 0, why: 'token refused' };
+            }
+            const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
+            if (wait !== undefined)
+                return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
+            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(answerMessage(answer.text), 200)}`, answer.status);
+        });
+    }
+    return {
+        async listDeliveries({ sinceMs, maxItems }) {
+            const found = [];
+            let cursor;
+            for (let page = 0; page < MAX_DELIVERY_PAGES; page += 1) {
+                const query = `per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+                const answer = await call('GET', 'app', `/app/hook/deliveries?${query}`);
+                const items = schemas/* array */.YOg(hookDeliverySchema).safeParse(parseJson(answer.text));
+                if (!items.success) {
+                    throw new GitHubError("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", answer.status);
+                }
+                for (const item of items.data) {
+                    const deliveredAtMs = Date.parse(item.delivered_at);
+                    // Newest first: once past the window, every later item is older still.
+                    if (!(deliveredAtMs >= sinceMs))
+                        return found;
+                    found.push({
+                        id: item.id,
+                        guid: item.guid,
+                        deliveredAtMs,
+                        redelivery: item.redelivery,
+                        statusCode: item.status_code,
+                        event: item.event,
+                        action: item.action ?? null,
+                    });
+                    if (found.length >= maxItems)
+                        return found;
+                }
+                cursor = nextCursor(headerOf(answer, 'link'));
+                if (!cursor)
+                    return found;
+            }
+            return found;
+        },
+        async deliveryPayload(id) {
+            const answer = await call('GET', 'app', `/app/hook/deliveries/${id}`);
+            const detail = deliveryDetailSchema.safeParse(parseJson(answer.text));
+            return detail.success ? (detail.data.request.payload ?? undefined) : undefined;
+        },
+        token: (id) => token(id),
+        async getRun(installationId, repo, runId) {
+            const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
+            // The REST run has the webhook's run shape: one schema for both.
+            const run = runSchema.safeParse(parseJson(answer.text));
+            const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
+            if (!run.success || attempt > 999_999) {
+                throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, answer.status);
+            }
+            return { status: run.data.status, runAttempt: attempt };
+        },
+        async review(installationId, repo, runId, body) {
+            await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body);
+        },
+        async deploymentStatus(installationId, repo, deploymentId, description) {
+            await call('POST', installationId, `${repoPath(repo)}/deployments/${deploymentId}/statuses`, {
+                state: 'queued',
+                description: description.slice(0, 140),
+            });
+        },
+    };
+}
+/** At most this many pages of 100 deliveries are read at start (GitHub keeps 3 days of them). */
+const MAX_DELIVERY_PAGES = 30;
+const hookDeliverySchema = schemas/* object */.Ikc({
+    id: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
+    guid: schemas/* string */.YjP().check(api/* _maxLength */.Eb(100)),
+    delivered_at: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
+    redelivery: schemas/* boolean */.zMY(),
+    status_code: schemas/* number */.aig(),
+    event: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
+    action: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)))),
+});
+const deliveryDetailSchema = schemas/* object */.Ikc({
+    request: schemas/* object */.Ikc({ payload: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* unknown */.L5J())) }),
+});
+/**
+ * The `cursor` of the Link header's `rel="next"`, never its URL: the next page is
+ * asked of the configured API origin, so a header cannot send the App JWT elsewhere.
+ */
+function nextCursor(link) {
+    for (const part of (link ?? '').split(',')) {
+        const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
+        if (!match)
+            continue;
+        try {
+            const cursor = new URL(match[1]).searchParams.get('cursor');
+            return cursor && cursor.length <= 200 ? cursor : undefined;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return undefined;
+}
+const isRetry = (value) => typeof value === 'object' && value !== null && 'retryInMs' in value && 'why' in value;
+const repoPath = (repo) => `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
+function headerOf(answer, name) {
+    const value = answer.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+}
+/**
+ * How long to wait before asking again, or undefined when asking again cannot help:
+ * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
+ */
+function retryWait(answer, wallNow, policy, attempt, random) {
+    const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerOf(answer, 'retry-after'), wallNow);
+    const remaining = headerOf(answer, 'x-ratelimit-remaining');
+    const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
+    const limited = answer.status === 429 ||
+        (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
+    if (limited) {
+        if (retryAfter !== undefined)
+            return retryAfter;
+        if (remaining === '0' && Number.isFinite(reset))
+            return Math.max(0, reset * 1000 - wallNow) + 1_000;
+        return RATE_LIMIT_FALLBACK_MS;
+    }
+    if (answer.status >= 500 || answer.status === 408)
+        return (0,retry/* backoffMs */.jo)(policy, attempt, random);
+    return undefined;
+}
+/** GitHub's error answers: `{ message, documentation_url }`. */
+const githubErrorSchema = schemas/* object */.Ikc({ message: schemas/* string */.YjP() });
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+function answerMessage(text) {
+    const body = githubErrorSchema.safeParse(parseJson(text));
+    return body.success ? body.data.message : text.slice(0, 200);
+}
+
 ;// CONCATENATED MODULE: ./src/app/gatekeeper.ts
+
 
 
 
@@ -303,10 +624,31 @@ function runIdFromCallback(url, fullName) {
 /** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
 const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
+/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules.ts); a little more. */
+const STALE_PLACE_GRACE_MS = 3_000;
 function createGatekeeper(options) {
     const { config, github, clock, log } = options;
     const active = new Map();
     const working = new Set();
+    /** Live deliveries queue after the requests found again at start: the first order holds. */
+    let recovering = Promise.resolve();
+    let closing = false;
+    const startedAt = clock.now();
+    /**
+     * A killed process's places in the plane's queue outlive it by one held ask and a
+     * grace. Were the first recovered ask to come before they all lapse, a stale place
+     * of a later run could stay ahead of an earlier run asking anew: the first order
+     * would break. So recovered runs ask only once that long has passed since start.
+     */
+    const staleForMs = options.plane.requestTimeoutMs + STALE_PLACE_GRACE_MS;
+    async function placesLapsed(tag, wait) {
+        const left = startedAt + staleForMs - clock.now();
+        if (left <= 0)
+            return true;
+        log(`${tag}: still waiting; asks again in ${(0,duration/* formatDuration */.a3)(left)}, once the places a previous process left in the queue have lapsed`);
+        await options.sleep(left, wait.cancel.signal);
+        return !wait.cancel.signal.aborted;
+    }
     async function onDelivery(delivery) {
         if (delivery.event === 'deployment_protection_rule')
             return track(protectionRule(delivery));
@@ -319,7 +661,9 @@ function createGatekeeper(options) {
         working.add(work);
         return work.finally(() => working.delete(work));
     }
-    async function protectionRule(delivery) {
+    async function protectionRule(delivery, arrival = {}) {
+        if (arrival.recoveredSinceMs === undefined)
+            await recovering;
         const parsed = protectionRuleSchema.safeParse(delivery.payload);
         if (!parsed.success) {
             log(`delivery ${delivery.id}: not a deployment_protection_rule payload we can read; ignored`);
@@ -359,6 +703,11 @@ function createGatekeeper(options) {
             log(`${tag}: the run has already completed; nothing to do`);
             return;
         }
+        if (arrival.recoveredSinceMs !== undefined && run.status !== 'waiting') {
+            // Found again at start: only a run still waiting on a rule has one to answer.
+            log(`${tag}: found again at start, but the run is ${(0,lease_escape/* untrusted */.bp)(run.status, 40)}: its rule is decided; nothing to do`);
+            return;
+        }
         const did = appDid({
             serverUrl: config.githubServerUrl,
             repository: name,
@@ -372,8 +721,16 @@ function createGatekeeper(options) {
         }
         const wait = { runKey: runKey(name, runId), cancel: new AbortController() };
         active.set(did, wait);
+        // A request found again at start has waited since GitHub first delivered it.
+        const waitedMs = arrival.recoveredSinceMs === undefined
+            ? 0
+            : Math.max(0, options.wallNow() - arrival.recoveredSinceMs);
         try {
+            if (arrival.recoveredSinceMs !== undefined && !(await placesLapsed(tag, wait)))
+                return;
             await serve({
+                timeoutMs: Math.max(0, config.maxWaitMs - waitedMs),
+                placed: arrival.placed ?? (() => { }),
                 tag,
                 did,
                 resource: rule.resource,
@@ -407,13 +764,19 @@ function createGatekeeper(options) {
         try {
             let result;
             try {
+                const report = heldReporter(s);
                 result = await session.acquire({
-                    timeoutMs: config.maxWaitMs,
+                    timeoutMs: s.timeoutMs,
                     signal: s.wait.cancel.signal,
-                    onHeld: heldReporter(s),
+                    onHeld: (event) => {
+                        s.placed();
+                        return report(event);
+                    },
                 });
+                s.placed();
             }
             catch (error) {
+                s.placed();
                 if (error instanceof wait/* LeaseRevokedError */.JU) {
                     return await s.review('rejected', `lease-gate: ${s.resource} is revoked for this run: ${error.operatorMessage}`);
                 }
@@ -447,19 +810,34 @@ function createGatekeeper(options) {
         const { lease } = held;
         const fence = lease.fence === undefined ? 'none' : String(lease.fence);
         const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}.`;
+        const keptFor = `kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)} or until the run ends`;
         try {
             await github.review(s.installation, s.repo, s.runId, {
                 environment_name: s.review.environment,
                 state: 'approved',
                 comment,
             });
+            log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`);
         }
         catch (error) {
-            const released = await held.release();
-            log(`${s.tag}: approval failed (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
-            return;
+            if (error instanceof GitHubError && error.status === 422) {
+                // The rule is decided already: approved (by this app before a restart, by another
+                // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
+                // job may be deploying under this lease now: giving it back would let the next run
+                // in beside it. A rejected run ends, and the run check gives the lease back then.
+                log(`${s.tag}: GitHub says the rule is already decided (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
+            }
+            else if (mayHaveApplied(error)) {
+                // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
+                log(`${s.tag}: the approval may have been applied (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
+            }
+            else {
+                // A 4xx but 422 is a refusal of the call itself: nothing was approved.
+                const released = await held.release();
+                log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
+                return;
+            }
         }
-        log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}`);
         const graceEnd = clock.now() + config.takeUpGraceMs;
         // Renewing under the job's DID is harmless once the job renews too (same id, same
         // fence); a renewal answered with another id or holder means the job released it.
@@ -549,222 +927,55 @@ function createGatekeeper(options) {
         };
         return Object.assign(review, { environment });
     }
+    /**
+     * Queues again the requests a previous process left pending, one at a time in their
+     * first order (each has its place in the plane's queue before the next asks); live
+     * deliveries wait until then. A failure to list is logged: the app serves on.
+     */
+    function recover(find) {
+        const done = (async () => {
+            let found;
+            try {
+                found = await find();
+            }
+            catch (error) {
+                log(`recovery: could not read the App's recent deliveries: ${(0,errors/* errorMessage */.gJ)(error)}; pending runs wait for a redelivery`);
+                return;
+            }
+            log(`recovery: ${found.length} protection-rule request(s) of the last deliveries to check again`);
+            for (const request of found) {
+                if (closing)
+                    return;
+                let placed;
+                const isPlaced = new Promise((resolve) => (placed = resolve));
+                const work = track(protectionRule(request.delivery, {
+                    recoveredSinceMs: request.firstDeliveredAtMs,
+                    placed,
+                })).catch((error) => log(`recovery: delivery ${request.delivery.id} failed: ${(0,errors/* errorMessage */.gJ)(error)}`));
+                await Promise.race([isPlaced, work]);
+            }
+        })();
+        recovering = done;
+        return done;
+    }
     return {
         onDelivery,
+        recover,
         /** How many runs wait or are kept now. */
         waiting: () => active.size,
         /** Leaves every queue (a granted lease is left to the job or to lapse) and waits for the work. */
         async close() {
+            closing = true;
             for (const wait of active.values()) {
                 wait.why ??= 'shutdown';
                 wait.cancel.abort();
             }
             await Promise.allSettled([...working]);
+            await recovering;
         },
     };
 }
 const runKey = (repository, runId) => `${repository.toLowerCase()}#${runId}`;
-
-// EXTERNAL MODULE: ./node_modules/@octokit/auth-app/dist-node/index.js + 9 modules
-var dist_node = __webpack_require__(6479);
-// EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
-var dist_bundle = __webpack_require__(7561);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var http_errors = __webpack_require__(8549);
-// EXTERNAL MODULE: ./src/plane/retry.ts
-var retry = __webpack_require__(3860);
-;// CONCATENATED MODULE: ./src/app/github.ts
-
-
-
-
-
-
-
-
-/**
- * GitHub as the App installation: an App JWT from the private key
- * (`@octokit/auth-app`), installation tokens cached until shortly before they
- * expire, and the few REST calls the protection rule needs, each retried within
- * a budget: 5xx and network failures with back-off, rate limits (429, or 403
- * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
- */
-class GitHubError extends http_errors/* LeaseGateError */.e {
-    status;
-    name = 'GitHubError';
-    constructor(message, 
-    /** GitHub's status, or 0 when no answer came. */
-    status, 
-    /** What went wrong below, when this wraps an error. */
-    cause) {
-        super(message, cause === undefined ? {} : { cause });
-        this.status = status;
-    }
-}
-/** A token expiring sooner than this is fetched again. */
-const REFRESH_BEFORE_MS = 5 * 60_000;
-/** GitHub's advice for a secondary rate limit that names no time. */
-const RATE_LIMIT_FALLBACK_MS = 60_000;
-const RETRY = { baseMs: 500, capMs: 15_000, maxAttempts: 12 };
-const USER_AGENT = 'lease-gate-app';
-function createGitHubApp(options) {
-    const { http, clock, sleep } = options;
-    const budgetMs = options.budgetMs ?? 120_000;
-    const policy = options.retry ?? RETRY;
-    const auth = (0,dist_node/* createAppAuth */.K)({
-        appId: options.appId,
-        privateKey: options.privateKey,
-        request: dist_bundle/* request */.E.defaults({
-            baseUrl: options.apiUrl,
-            headers: { 'user-agent': USER_AGENT },
-        }),
-    });
-    /** Retries `attempt` while it says how long to wait, within the budget. */
-    async function retrying(what, attempt) {
-        const until = clock.now() + budgetMs;
-        for (let n = 0;; n += 1) {
-            const result = await attempt();
-            if (!isRetry(result))
-                return result;
-            const left = until - clock.now();
-            if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
-                throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, 0);
-            }
-            await sleep(result.retryInMs);
-        }
-    }
-    async function token(installationId, refresh = false) {
-        return retrying(`installation ${installationId} token`, async () => {
-            try {
-                const got = await auth({
-                    type: 'installation',
-                    installationId,
-                    ...(refresh ? { refresh } : {}),
-                });
-                if (!refresh && Date.parse(got.expiresAt) - options.wallNow() < REFRESH_BEFORE_MS) {
-                    return token(installationId, true);
-                }
-                return got.token;
-            }
-            catch (error) {
-                if (error instanceof GitHubError)
-                    throw error;
-                const status = Number(error.status ?? 0);
-                const headers = error.response?.headers ?? {};
-                const wait = retryWait({ status, headers }, options.wallNow(), policy, 0, options.random);
-                if (wait !== undefined)
-                    return { retryInMs: wait, why: `GitHub answered ${status || 'nothing'}` };
-                if (status === 404 || status === 401 || status === 403) {
-                    throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, status);
-                }
-                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, status, error);
-            }
-        });
-    }
-    async function call(method, installationId, path, body) {
-        let attempt = 0;
-        let refreshed = false;
-        return retrying(`${method} ${path}`, async () => {
-            attempt += 1;
-            const bearer = await token(installationId, false);
-            let answer;
-            try {
-                answer = await http.send({
-                    method,
-                    url: `${options.apiUrl}${path}`,
-                    headers: {
-                        authorization: `Bearer ${bearer}`,
-                        accept: 'application/vnd.github+json',
-                        'x-github-api-version': '2022-11-28',
-                        'user-agent': USER_AGENT,
-                        ...(body ? { 'content-type': 'application/json' } : {}),
-                    },
-                    body: body ? JSON.stringify(body) : undefined,
-                });
-            }
-            catch (error) {
-                if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
-                    throw error;
-                return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
-            }
-            if (answer.status < 300)
-                return answer;
-            if (answer.status === 401 && !refreshed) {
-                // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
-                refreshed = true;
-                await token(installationId, true);
-                return { retryInMs: 0, why: 'token refused' };
-            }
-            const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
-            if (wait !== undefined)
-                return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
-            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(answerMessage(answer.text), 200)}`, answer.status);
-        });
-    }
-    return {
-        token: (id) => token(id),
-        async getRun(installationId, repo, runId) {
-            const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
-            // The REST run has the webhook's run shape: one schema for both.
-            const run = runSchema.safeParse(parseJson(answer.text));
-            const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
-            if (!run.success || attempt > 999_999) {
-                throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, answer.status);
-            }
-            return { status: run.data.status, runAttempt: attempt };
-        },
-        async review(installationId, repo, runId, body) {
-            await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body);
-        },
-        async deploymentStatus(installationId, repo, deploymentId, description) {
-            await call('POST', installationId, `${repoPath(repo)}/deployments/${deploymentId}/statuses`, {
-                state: 'queued',
-                description: description.slice(0, 140),
-            });
-        },
-    };
-}
-const isRetry = (value) => typeof value === 'object' && value !== null && 'retryInMs' in value && 'why' in value;
-const repoPath = (repo) => `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
-function headerOf(answer, name) {
-    const value = answer.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-}
-/**
- * How long to wait before asking again, or undefined when asking again cannot help:
- * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
- */
-function retryWait(answer, wallNow, policy, attempt, random) {
-    const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerOf(answer, 'retry-after'), wallNow);
-    const remaining = headerOf(answer, 'x-ratelimit-remaining');
-    const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
-    const limited = answer.status === 429 ||
-        (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
-    if (limited) {
-        if (retryAfter !== undefined)
-            return retryAfter;
-        if (remaining === '0' && Number.isFinite(reset))
-            return Math.max(0, reset * 1000 - wallNow) + 1_000;
-        return RATE_LIMIT_FALLBACK_MS;
-    }
-    if (answer.status >= 500 || answer.status === 408)
-        return (0,retry/* backoffMs */.jo)(policy, attempt, random);
-    return undefined;
-}
-/** GitHub's error answers: `{ message, documentation_url }`. */
-const githubErrorSchema = schemas/* object */.Ikc({ message: schemas/* string */.YjP() });
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function answerMessage(text) {
-    const body = githubErrorSchema.safeParse(parseJson(text));
-    return body.success ? body.data.message : text.slice(0, 200);
-}
 
 // EXTERNAL MODULE: ./node_modules/@octokit/webhooks-methods/dist-node/index.js
 var webhooks_methods_dist_node = __webpack_require__(1054);
@@ -810,15 +1021,16 @@ function createReceiver(options) {
         const event = header(req, 'x-github-event');
         const id = header(req, 'x-github-delivery');
         const signature = header(req, 'x-hub-signature-256');
-        if (!event || !EVENT_NAME.test(event) || !id || !DELIVERY_ID.test(id) || !signature) {
-            return answer(res, 400, {
-                ok: false,
-                message: 'expected X-GitHub-Event, X-GitHub-Delivery and X-Hub-Signature-256',
-            });
+        // Only what the headers say before the signature is checked: escaped, bounded.
+        const named = id && DELIVERY_ID.test(id) ? id : '(no valid X-GitHub-Delivery)';
+        if (!signature) {
+            // Unsigned is unauthenticated, the same answer as a signature that does not match.
+            options.log(`delivery ${named}: refused, no X-Hub-Signature-256`);
+            return answer(res, 401, { ok: false, message: 'expected X-Hub-Signature-256' });
         }
         const body = await readBounded(req, maxBody);
         if (body === undefined) {
-            options.log(`delivery ${id}: refused, body over ${maxBody} bytes or too slow`);
+            options.log(`delivery ${named}: refused, body over ${maxBody} bytes or too slow`);
             res.writeHead(413, { connection: 'close' }).end();
             req.destroy();
             return;
@@ -832,8 +1044,14 @@ function createReceiver(options) {
             valid = false;
         }
         if (!valid) {
-            options.log(`delivery ${id} (${event}): refused, bad signature`);
+            options.log(`delivery ${named}: refused, bad signature`);
             return answer(res, 401, { ok: false, message: 'signature does not match' });
+        }
+        if (!event || !EVENT_NAME.test(event) || !id || !DELIVERY_ID.test(id)) {
+            return answer(res, 400, {
+                ok: false,
+                message: 'expected X-GitHub-Event and X-GitHub-Delivery',
+            });
         }
         if (!seen.add(id)) {
             options.log(`delivery ${id} (${event}): dropped, seen before`);
@@ -883,7 +1101,76 @@ function readBounded(req, max) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/app/recovery.ts
+
+
+/**
+ * The app keeps its queue in memory: after a crash, runs that waited stay pending
+ * (GitHub does not deliver again on its own). At start the app reads its own recent
+ * deliveries from GitHub (`GET /app/hook/deliveries`, answered or not: a run that
+ * waited was answered 202, one sent while the app was down failed) and the payload
+ * of each protection-rule request (`GET /app/hook/deliveries/{id}`), one per run and
+ * environment, oldest first. The gatekeeper then asks again only for runs GitHub
+ * still shows `waiting`.
+ */
+/** GitHub keeps an App's deliveries for 3 days. */
+const RECOVERY_WINDOW_MS = 3 * 24 * 3_600_000;
+/** At most this many deliveries are listed, and this many requests read. */
+const MAX_LISTED = 3_000;
+const MAX_REQUESTS = 1_000;
+async function findPendingRequests(options) {
+    const { github, log } = options;
+    const listed = await github.listDeliveries({
+        sinceMs: options.wallNow() - (options.windowMs ?? RECOVERY_WINDOW_MS),
+        maxItems: MAX_LISTED,
+    });
+    const requests = listed
+        .filter((d) => d.event === 'deployment_protection_rule' && d.action === 'requested')
+        .slice(0, MAX_REQUESTS);
+    /** One per run and environment: placed at its first delivery, with its newest payload. */
+    const byRule = new Map();
+    for (const listedDelivery of requests) {
+        let payload;
+        try {
+            payload = await github.deliveryPayload(listedDelivery.id);
+        }
+        catch (error) {
+            log(`recovery: could not read delivery ${listedDelivery.id}: ${(0,errors/* errorMessage */.gJ)(error)}; skipped`);
+            continue;
+        }
+        const parsed = protectionRuleSchema.safeParse(payload);
+        if (!parsed.success)
+            continue;
+        const event = parsed.data;
+        const runId = runIdFromCallback(event.deployment_callback_url, event.repository.full_name);
+        if (!runId)
+            continue;
+        const key = `${event.repository.full_name.toLowerCase()}#${runId}#${event.environment.toLowerCase()}`;
+        const at = listedDelivery.deliveredAtMs;
+        const order = listedDelivery.id;
+        const known = byRule.get(key);
+        const delivery = {
+            id: `recovered-${listedDelivery.guid}`,
+            event: 'deployment_protection_rule',
+            payload,
+        };
+        if (!known)
+            byRule.set(key, { first: at, firstId: order, newest: order, delivery });
+        else {
+            if (at < known.first || (at === known.first && order < known.firstId))
+                Object.assign(known, { first: at, firstId: order });
+            if (order > known.newest)
+                Object.assign(known, { newest: order, delivery });
+        }
+    }
+    return ([...byRule.values()]
+        // GitHub's delivered_at is to the second; its delivery ids rise in the order sent.
+        .sort((a, b) => a.first - b.first || a.firstId - b.firstId)
+        .map((r) => ({ delivery: r.delivery, firstDeliveredAtMs: r.first })));
+}
+
 ;// CONCATENATED MODULE: ./src/app/server.ts
+
 
 
 
@@ -929,6 +1216,8 @@ async function startApp(config, options) {
         random,
         wallNow,
     });
+    // Before anything listens: a live delivery queues after what a previous process left.
+    void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
     const receive = createReceiver({
         secret: config.webhookSecret,
         path: config.path,
@@ -1020,4 +1309,4 @@ zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__
 
 };
 
-//# sourceMappingURL=784.index.js.map
+//# sourceMappingURL=234.index.js.map
