@@ -36,7 +36,7 @@ beforeAll(async () => {
     }
   };
   await Promise.all(Array.from({ length: 25 }, worker));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await kernel?.close();
