@@ -33,7 +33,8 @@ export function startHolders(o: {
   resource: string;
   /** One fenced read-modify-write as `who` with `fence`. */
   op: (fence: number, who: string) => Promise<unknown>;
-  opsPerHold?: number;
+  /** How long holder `who` (h0, h1, …) holds before it gives back (300 ms unless said). */
+  holdMs?: (who: string) => number;
 }) {
   const grants: Grant[] = [];
   const holding = new Set<string>();
@@ -66,7 +67,8 @@ export function startHolders(o: {
         signal: stopKeeping.signal,
         onChange: (status) => void (status.lost && (lost = true)),
       });
-      for (let n = 0; n < (o.opsPerHold ?? 40) && !lost && !stop; n += 1) {
+      const until = Date.now() + (o.holdMs?.(who) ?? 300);
+      while (Date.now() < until && !lost && !stop) {
         await o.op(fence, who).catch(() => undefined);
         await sleep(15);
       }
@@ -81,11 +83,11 @@ export function startHolders(o: {
     grants,
     holding,
     failures: () => failures,
-    /** The first grant at or after `sinceMs`, waited for up to `limitMs`. */
-    async nextGrant(sinceMs: number, limitMs = 30_000): Promise<Grant> {
+    /** The first grant (to `who`, if named) at or after `sinceMs`, waited for up to `limitMs`. */
+    async nextGrant(sinceMs: number, limitMs = 30_000, who?: string): Promise<Grant> {
       const end = Date.now() + limitMs;
       for (;;) {
-        const g = grants.find((x) => x.atMs >= sinceMs);
+        const g = grants.find((x) => x.atMs >= sinceMs && (who === undefined || x.who === who));
         if (g) return g;
         if (Date.now() > end) throw new Error(`no grant within ${limitMs} ms of ${sinceMs}`);
         await sleep(10);
