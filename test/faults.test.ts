@@ -20,6 +20,7 @@ import {
 import { startFaultProxy } from './support/fault-proxy.js';
 import { fencedIncrement, startFencedStore } from './support/fenced-store.js';
 import { postJson } from './support/http.js';
+import { runStep } from './support/runner.js';
 import {
   DIST_CLI,
   runCli,
@@ -179,6 +180,58 @@ describe('faults on one machine', () => {
     // `run` learned of the loss and stopped its command: a non-zero exit.
     expect(codeA).not.toBe(0);
     expect(a.stderr()).toMatch(/lease-gate: .*lock:faults\/run-stop/);
+    expect(recover).toBeLessThanOrEqual(RECOVER_BOUND_MS);
+  }, 120_000);
+
+  it("the action's keeper stopped (SIGSTOP) for 2× the lease time while the deploy goes on", async () => {
+    const k = await kernel();
+    const s = await store();
+    const resource = 'lock:faults/keeper-stop';
+    const tempDir = mkdtempSync(join(tmpdir(), 'lease-gate-faults-keeper-'));
+    const inputs = { 'api-url': k.url, resource };
+    const env = { INTRAMEDIAL_KEY: 'k' };
+    const main = await runStep('main', { inputs, env, tempDir });
+    expect(main.code).toBe(0);
+    const keeperPid = Number(main.state['keeper-pid']);
+    const fence = Number(main.outputs.fence);
+    cleanups.push(async () => void process.kill(keeperPid, 'SIGCONT'));
+    // The deploy step: fenced read-modify-writes with the action's `fence` output, all along.
+    let deploying = true;
+    const deploy = (async () => {
+      while (deploying) {
+        await fencedIncrement(s.url, resource, fence, 'job').catch(() => undefined);
+        await sleep(20);
+      }
+    })();
+    // Another job waits for the lease.
+    const other = startHolders({
+      urls: [k.url],
+      resource,
+      op: (f, who) => fencedIncrement(s.url, resource, f, who),
+    });
+    cleanups.push(() => other.stop());
+    await sleep(1_000);
+    const stoppedAt = Date.now();
+    process.kill(keeperPid, 'SIGSTOP');
+    const next = await other.nextGrant(stoppedAt, 4 * TTL_MS);
+    await sleep(Math.max(0, stoppedAt + 2 * TTL_MS - Date.now()));
+    process.kill(keeperPid, 'SIGCONT');
+    await sleep(1_000);
+    deploying = false;
+    await deploy;
+    const post = await runStep('post', { inputs, env, tempDir, state: main.state });
+    await other.stop();
+    await verifiedLedger(k.url, keyDir);
+    const f = figures(s, resource);
+    const recover = next.atMs - stoppedAt;
+    report('keeper-sigstop', { ...f, faults: 1, recover_ms: recover });
+    expect(f).toMatchObject({ stale: 0, lost: 0 });
+    // The deploy wrote on with its old fence after the other job's grant: refused here.
+    expect(f.overlaps).toBeGreaterThan(0);
+    expect(s.accepted.filter((w) => w.who === 'job' && w.atMs > next.atMs)).toEqual([]);
+    // Post never fails the job, and says the lease was lost.
+    expect(post.code).toBe(0);
+    expect(post.stdout).toMatch(/::error/);
     expect(recover).toBeLessThanOrEqual(RECOVER_BOUND_MS);
   }, 120_000);
 
