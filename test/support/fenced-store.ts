@@ -124,7 +124,7 @@ export async function startSqlFencedStore(url: string, schema: string) {
   pool.on('error', () => undefined);
   await pool.query(sql);
   await pool.query(
-    'CREATE TABLE counter (resource text PRIMARY KEY, value bigint NOT NULL); CREATE TABLE writes (seq bigserial PRIMARY KEY, fence bigint NOT NULL, who text NOT NULL, at_ms bigint NOT NULL)',
+    'CREATE TABLE IF NOT EXISTS counter (resource text PRIMARY KEY, value bigint NOT NULL); CREATE TABLE IF NOT EXISTS writes (seq bigserial PRIMARY KEY, resource text NOT NULL, fence bigint NOT NULL, who text NOT NULL, at_ms bigint NOT NULL)',
   );
   const attempts: Write[] = [];
   let refused = 0;
@@ -166,7 +166,8 @@ export async function startSqlFencedStore(url: string, schema: string) {
           'INSERT INTO counter (resource, value) VALUES ($1, $2) ON CONFLICT (resource) DO UPDATE SET value = EXCLUDED.value',
           [resource, read + 1],
         );
-        await c.query('INSERT INTO writes (fence, who, at_ms) VALUES ($1, $2, $3)', [
+        await c.query('INSERT INTO writes (resource, fence, who, at_ms) VALUES ($1, $2, $3, $4)', [
+          resource,
           fence,
           who,
           Date.now(),
@@ -178,7 +179,8 @@ export async function startSqlFencedStore(url: string, schema: string) {
     /** What the database holds: the accepted writes in commit order, and the counter. */
     async read(resource: string) {
       const writes = await pool.query<{ fence: string; who: string; at_ms: string }>(
-        'SELECT fence, who, at_ms FROM writes ORDER BY seq',
+        'SELECT fence, who, at_ms FROM writes WHERE resource = $1 ORDER BY seq',
+        [resource],
       );
       const value = await pool.query<{ value: string }>(
         'SELECT value FROM counter WHERE resource = $1',
