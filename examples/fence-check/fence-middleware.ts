@@ -17,7 +17,7 @@ export function fenceCheck(
     const resource = String(req.headers['lease-gate-resource'] ?? '');
     const text = String(req.headers['lease-gate-fence'] ?? '');
     const fence = /^\d{1,16}$/.test(text) ? Number(text) : NaN;
-    if (!resource || !Number.isSafeInteger(fence)) {
+    if (!resource || resource.length > 256 || !Number.isSafeInteger(fence)) {
       res.writeHead(400, { 'content-type': 'application/json' });
       return void res.end('{"ok":false,"reason":"fence_missing"}');
     }
