@@ -180,7 +180,7 @@ function tick(): void {
  * How many history rows are shown: a page at a time, so the levers below stay in reach
  * (on a phone each row is a card of six lines: a smaller page).
  */
-const HISTORY_PAGE = matchMedia('(max-width: 600px)').matches ? 5 : 25;
+const HISTORY_PAGE = matchMedia('(max-width: 600px)').matches ? 5 : 15;
 let historyShown = HISTORY_PAGE;
 
 function renderTimeline(): void {

@@ -5,7 +5,7 @@ import type { Hold } from './holds.js';
 const NARROW = 560;
 const AXIS = 22;
 /** A tick label's room: ticks are at least this far apart. */
-const TICK_GAP = 96;
+const TICK_GAP = 80;
 
 /** Round steps for the ticks, the smallest that leaves each label its room is used. */
 const STEPS = [
@@ -77,8 +77,9 @@ export function drawTimeline(
   });
   const long = spanMs > 86_400_000 / 2;
   const { ticks, step } = roundTicks(from, nowMs, right - label);
-  // A tick too close to "now" would print over it.
-  for (const t of ticks.filter((at) => x(nowMs) - x(at) > 60)) {
+  // A tick too close to "now" would print over it (a label starts at its tick, "now" ends at its).
+  const clear = long ? 90 : 60;
+  for (const t of ticks.filter((at) => x(nowMs) - x(at) > clear)) {
     chart.append(
       svg('line', { x1: x(t), x2: x(t), y1: 0, y2: height, class: 'grid' }),
       svg(
@@ -103,7 +104,15 @@ export function drawTimeline(
   }
   resources.forEach((resource, i) => {
     const y = AXIS + i * row;
-    chart.append(svg('text', { x: 4, y: narrow ? y + 13 : y + 19, class: 'label' }, resource));
+    const room = Math.floor(((narrow ? width : label) - 8) / LABEL_CHAR_PX);
+    chart.append(
+      svg(
+        'text',
+        { x: 4, y: narrow ? y + 13 : y + 19, class: 'label' },
+        shorten(resource, room),
+        svg('title', {}, resource),
+      ),
+    );
     for (const hold of holds.get(resource) ?? []) {
       // Nothing is drawn past now (a clock a little ahead of the page's is clamped).
       const end = Math.min(hold.endMs ?? nowMs, nowMs);
@@ -130,6 +139,17 @@ export function drawTimeline(
     }
   });
   return chart;
+}
+
+/** A 12 px monospace character's width, about: how many of a label fit. */
+const LABEL_CHAR_PX = 7.3;
+
+/** A name cut in its middle to `room` characters: its start and its distinctive end stay. */
+export function shorten(name: string, room: number): string {
+  if (name.length <= room) return name;
+  const keep = Math.max(2, room - 1);
+  const head = Math.ceil(keep / 2);
+  return `${name.slice(0, head)}…${name.slice(name.length - (keep - head))}`;
 }
 
 /** The width a timeline has in `container`: its content box, at least a phone's. */
