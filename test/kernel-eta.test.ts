@@ -20,8 +20,16 @@ describe('etaMs', () => {
     const second = kernel.lease(R, did('d'), 150_000);
     expect(second).toMatchObject({ position: 0, etaMs: 90_000 });
     expect(kernel.lease(R, did('e'), 150_000)).toMatchObject({ position: 1, etaMs: 210_000 });
-    // A holder past its typical hold is expected to end any moment.
-    expect(kernel.lease(R, did('d'), 400_000)).toMatchObject({ position: 0, etaMs: 0 });
+    // A holder past its typical hold is expected to end any moment, and is said to be overdue;
+    // the one behind still waits a typical hold after it.
+    const overdue = kernel.lease(R, did('d'), 400_000);
+    expect(overdue).toMatchObject({ position: 0, etaMs: 0, overdueMs: 160_000 });
+    expect(kernel.lease(R, did('e'), 400_000)).toMatchObject({
+      position: 1,
+      etaMs: 120_000,
+      overdueMs: 160_000,
+    });
+    expect(second).not.toHaveProperty('overdueMs');
   });
 
   it("is said in the gate's notice", () => {
@@ -29,6 +37,14 @@ describe('etaMs', () => {
     expect(describePlace(0, 20_000)).toBe('next in line; about 20s at recent hold times');
     expect(describePlace(10, undefined)).toBe('11th in line');
     expect(describePlace(undefined, 5_000)).toBe('about 5s at recent hold times');
+    // Past the typical hold: overdue by how much, never "about 0ms".
+    expect(describePlace(0, 0, 160_000)).toBe(
+      'next in line; the holder is overdue by 2m 40s at recent hold times',
+    );
+    expect(describePlace(1, 120_000, 160_000)).toBe(
+      '2nd in line; the holder is overdue by 2m 40s at recent hold times; about 2m at recent hold times',
+    );
+    expect(describePlace(0, 0)).toBe('next in line; any moment now at recent hold times');
     expect(
       describeWaitState({ holder: did('a'), reserved: false, position: 1, etaMs: 120_000 }),
     ).toMatch(/^held by .* \(2nd in line; about 2m at recent hold times\)$/);

@@ -32,7 +32,7 @@ describeEachStore('freeze over HTTP', (start) => {
       const refused = await client.lease({ resource: R, actorDid: B });
       expect(refused).toMatchObject({ kind: 'frozen', untilMs: undefined, position: 0 });
       expect(refused.kind === 'frozen' && refused.message).toBe(
-        'frozen until an operator unfreezes it by an operator: incident 42',
+        'frozen until an operator unfreezes it: incident 42',
       );
       // Free, but still frozen: nobody new.
       await client.release({ resource: R, actorDid: A });
@@ -63,6 +63,35 @@ describeEachStore('freeze over HTTP', (start) => {
       ).rejects.toThrow(/untilMs: expected a time after now/);
       await expect(client.freeze({ resource: R, reason: '' }, ADMIN)).rejects.toThrow(/reason/);
       expect(await client.lease({ resource: R, actorDid: A })).toMatchObject({ kind: 'granted' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("records the operator's name (by) in the ledger, and refuses a bad one changing nothing", async () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const { url } = await start({ adminKey: ADMIN, signingKey: privateKey });
+    const client = createPlaneClient({ apiUrl: url });
+    try {
+      for (const bad of ['', 'alice smith', 'alice\nrevoked', '<b>x</b>', 'a'.repeat(65), '-x']) {
+        await expect(
+          client.freeze({ resource: R, reason: 'incident 9', by: bad }, ADMIN),
+        ).rejects.toThrow(/by: expected a name of 1 to 64 letters/);
+      }
+      expect(await client.lease({ resource: R, actorDid: A })).toMatchObject({ kind: 'granted' });
+      await client.freeze({ resource: R, reason: 'incident 9', by: 'alice@ops' }, ADMIN);
+      const refused = await client.lease({ resource: R, actorDid: B });
+      expect(refused.kind === 'frozen' && refused.message).toBe(
+        'frozen by operator alice@ops until unfrozen: incident 9',
+      );
+      await expect(client.unfreeze(R, ADMIN, {}, 'bob smith')).rejects.toThrow(/by: expected/);
+      expect(await client.unfreeze(R, ADMIN, {}, 'bob.o')).toEqual({ changed: true });
+      const { entries } = await exportLedger(url);
+      expect(entries.map((e) => [e.kind, e.actorDid])).toEqual([
+        ['grant', A],
+        ['freeze', 'operator:alice@ops'],
+        ['unfreeze', 'operator:bob.o'],
+      ]);
     } finally {
       await client.close();
     }
@@ -143,9 +172,7 @@ describe('a frozen resource in the gate', () => {
     });
     expect(result).toMatchObject({ outcome: 'timeout', frozen: { untilMs: undefined } });
     if (result.outcome !== 'timeout') throw new Error('expected a timeout');
-    expect(describeWaitState(result)).toBe(
-      'frozen until an operator unfreezes it by an operator: incident',
-    );
+    expect(describeWaitState(result)).toBe('frozen until an operator unfreezes it: incident');
   });
 });
 

@@ -2,6 +2,7 @@ import { parseDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { untrusted } from '../lease/escape.js';
 import { KeyRefusedError } from '../plane/errors.js';
+import { OPERATOR_NAME_FORM, OPERATOR_NAME_PATTERN } from '../plane/schema.js';
 import {
   EXIT,
   PLANE_OPTIONS,
@@ -33,6 +34,15 @@ export function parseFreezeUntil(raw: string, nowMs: number): number | undefined
   return Number.isFinite(ms) && ms > nowMs && ms <= nowMs + MAX_FREEZE_MS ? ms : undefined;
 }
 
+/** `--by NAME`: who the ledger names for the freeze or unfreeze (else operator:admin-key). */
+function operatorName(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!OPERATOR_NAME_PATTERN.test(raw)) {
+    throw new UsageError(`Invalid --by '${untrusted(raw, 70)}'. Expected ${OPERATOR_NAME_FORM}.`);
+  }
+  return raw;
+}
+
 function adminKeyOf(env: NodeJS.ProcessEnv, what: string): string {
   const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
   if (!adminKey) throw new UsageError(`${what} needs the admin key in LEASE_GATE_ADMIN_KEY.`);
@@ -55,6 +65,7 @@ export async function freeze(args: string[], io: Output, env: NodeJS.ProcessEnv)
     reason: { type: 'string' },
     until: { type: 'string' },
     for: { type: 'string' },
+    by: { type: 'string' },
   });
   const reason = values.reason?.trim() ?? '';
   if (!reason || reason.length > 1_000) {
@@ -65,10 +76,15 @@ export async function freeze(args: string[], io: Output, env: NodeJS.ProcessEnv)
   if (values.until !== undefined && values.for !== undefined) {
     throw new UsageError('Give --until or --for, not both.');
   }
-  const request: { resource: string; reason: string; untilMs?: number; forMs?: number } = {
-    resource: '',
-    reason,
-  };
+  const request: {
+    resource: string;
+    reason: string;
+    untilMs?: number;
+    forMs?: number;
+    by?: string;
+  } = { resource: '', reason };
+  const by = operatorName(values.by);
+  if (by) request.by = by;
   if (values.for !== undefined) {
     const forMs = parseFreezeFor(values.for);
     if (forMs === undefined)
@@ -110,12 +126,13 @@ export async function unfreeze(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, PLANE_OPTIONS);
+  const { values } = parse(args, { ...PLANE_OPTIONS, by: { type: 'string' } });
+  const by = operatorName(values.by);
   const settings = settingsFromFlags(values, env);
   const adminKey = adminKeyOf(env, 'unfreeze');
   const session = cliSession(settings, io, env);
   try {
-    const answer = await session.client.unfreeze(settings.resource, adminKey);
+    const answer = await session.client.unfreeze(settings.resource, adminKey, {}, by);
     if (values.json)
       io.out(JSON.stringify({ resource: settings.resource, frozen: false, ...answer }));
     else

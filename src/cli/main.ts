@@ -113,15 +113,16 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   },
   freeze: {
     run: freeze,
-    help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--api-url U] [--json]
+    help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--by NAME] [--api-url U] [--json]
   Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
   unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
-  their place and are told "frozen until … by an operator: TEXT".`,
+  their place and are told "frozen until … by an operator: TEXT". --by NAME: who the ledger names
+  (operator:NAME; letters, digits, . _ @ -, up to 64), else operator:admin-key.`,
   },
   unfreeze: {
     run: unfreeze,
-    help: `lease-gate unfreeze [--resource R] [--api-url U] [--json]
-  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it.`,
+    help: `lease-gate unfreeze [--resource R] [--by NAME] [--api-url U] [--json]
+  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it. --by NAME as for freeze.`,
   },
 };
 

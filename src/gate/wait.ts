@@ -42,6 +42,8 @@ export interface HeldEvent {
   positionChanged: boolean;
   /** The plane's estimate of the wait, when it gives one. */
   etaMs?: number | undefined;
+  /** How far the holder runs past a typical hold, when the plane says. */
+  overdueMs?: number | undefined;
   /** True for the answer to the first ask, which the plane answers at once. */
   first: boolean;
   elapsedMs: number;
@@ -217,6 +219,7 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       nextAskInMs,
       position: answer.position,
       etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+      overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
       frozen,
     });
     lastHolder = holder;

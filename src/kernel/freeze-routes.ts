@@ -1,6 +1,13 @@
 import * as z from 'zod/mini';
 import '../zod-en.js';
-import { FREEZE_PATH, RESOURCE_FORM, RESOURCE_PATTERN, UNFREEZE_PATH } from '../plane/schema.js';
+import {
+  FREEZE_PATH,
+  OPERATOR_NAME_FORM,
+  OPERATOR_NAME_PATTERN,
+  RESOURCE_FORM,
+  RESOURCE_PATTERN,
+  UNFREEZE_PATH,
+} from '../plane/schema.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './app.js';
 import type { PlaneService } from './plane-service.js';
 
@@ -8,6 +15,12 @@ import type { PlaneService } from './plane-service.js';
 export const MAX_FREEZE_MS = 366 * 86_400_000;
 /** Who the ledger names for a freeze made with the admin key. */
 export const ADMIN_OPERATOR = 'operator:admin-key';
+
+const by = z.optional(
+  z.string().check(z.regex(OPERATOR_NAME_PATTERN, `expected ${OPERATOR_NAME_FORM}`)),
+);
+/** Who the ledger names: the operator's own name when it gave one. */
+const operatorOf = (name: string | undefined) => (name ? `operator:${name}` : ADMIN_OPERATOR);
 
 const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const freezeBody = z
@@ -18,6 +31,7 @@ const freezeBody = z
     untilMs: z.optional(z.number().check(z.int(), z.positive())),
     /** Or the length, from now. */
     forMs: z.optional(z.number().check(z.int(), z.positive(), z.lte(MAX_FREEZE_MS))),
+    by,
   })
   .check(
     z.refine((b) => b.untilMs === undefined || b.forMs === undefined, {
@@ -25,7 +39,7 @@ const freezeBody = z
       path: ['untilMs'],
     }),
   );
-const unfreezeBody = z.object({ resource });
+const unfreezeBody = z.object({ resource, by });
 
 /** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
 export function freezeRoutes(
@@ -45,7 +59,7 @@ export function freezeRoutes(
           `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`,
         );
       }
-      const reply = await service.freeze(body.resource, body.reason, untilMs, ADMIN_OPERATOR);
+      const reply = await service.freeze(body.resource, body.reason, untilMs, operatorOf(body.by));
       return {
         status: 200,
         body: { ok: true, frozen: true, until: untilMs, changed: reply.changed },
@@ -53,8 +67,8 @@ export function freezeRoutes(
     },
     [`POST ${UNFREEZE_PATH}`]: async (req) => {
       requireAdmin(req);
-      const { resource: r } = parse(unfreezeBody, await req.json());
-      const reply = await service.unfreeze(r, ADMIN_OPERATOR);
+      const { resource: r, by: name } = parse(unfreezeBody, await req.json());
+      const reply = await service.unfreeze(r, operatorOf(name));
       return { status: 200, body: { ok: true, frozen: false, changed: reply.changed } };
     },
   };

@@ -69,12 +69,19 @@ export function settleFreeze(
 }
 
 export function frozenReply(freeze: Freeze, waitMs: number, position: number): FrozenReply {
-  const until =
-    freeze.untilMs === null ? 'until an operator unfreezes it' : `until ${iso(freeze.untilMs)}`;
+  // An operator who gave its name (console, --by) is named; the admin key and a window are not.
+  const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
+  const who = named ? `operator ${named}` : 'an operator';
+  const message =
+    freeze.untilMs !== null
+      ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
+      : named
+        ? `frozen by ${who} until unfrozen: ${freeze.reason}`
+        : `frozen until an operator unfreezes it: ${freeze.reason}`;
   return {
     ok: false,
     reason: 'frozen',
-    message: `frozen ${until} by an operator: ${freeze.reason}`,
+    message,
     until: freeze.untilMs,
     stampede: { waitMs },
     position,

@@ -152,6 +152,8 @@ export type LeaseReply =
       stampede: { waitMs: number };
       position: number;
       etaMs?: number;
+      /** How far the holder runs past a typical hold (overdueMs), when it does. */
+      overdueMs?: number;
     }
   | FrozenReply
   | { ok: false; reason: 'revoked'; holder: string; message: string }
@@ -407,7 +409,22 @@ function lease(
           stampede: { waitMs },
           position,
         };
-  return eta === undefined ? reply : { ...reply, etaMs: eta };
+  if (eta === undefined) return reply;
+  const overdue = overdueMs(s, now);
+  return overdue === undefined
+    ? { ...reply, etaMs: eta }
+    : { ...reply, etaMs: eta, overdueMs: overdue };
+}
+
+/**
+ * How long the holder has held past a typical hold, when it has (then `etaMs` only
+ * counts the waiters ahead): a waiter is told "overdue by 3m", not "about 0ms".
+ */
+export function overdueMs(s: ResourceState, now: number): number | undefined {
+  const typicalMs = s.typicalHoldMs;
+  if (typicalMs === null || !s.lease) return undefined;
+  const over = Math.round(now - s.lease.grantedAtMs - typicalMs);
+  return over > 0 ? over : undefined;
 }
 
 /** What a waiter asked with: its deploy and queue mode (deploy-order.ts). */
@@ -451,7 +468,9 @@ export function etaMs(s: ResourceState, position: number, now: number): number |
   const typicalMs = s.typicalHoldMs;
   if (typicalMs === null) return undefined;
   const held = s.lease ? now - s.lease.grantedAtMs : typicalMs;
-  return Math.max(0, Math.round(typicalMs - held + position * typicalMs));
+  // A holder past the typical hold has nothing left (overdueMs says by how much): the
+  // waiters ahead still count in full, so the 2nd in line is not told "about 0ms".
+  return Math.round(Math.max(0, typicalMs - held) + position * typicalMs);
 }
 
 function release(

@@ -32,16 +32,32 @@ export function describeHeldBy(holder: string, reserved: boolean): string {
     : `held by ${describeHolder(holder)}`;
 }
 
-/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
-export function describePlace(position: number | undefined, etaMs: number | undefined): string {
+/**
+ * "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and
+ * estimate; a holder past the typical hold is "overdue by 2m" (never "about 0ms").
+ */
+export function describePlace(
+  position: number | undefined,
+  etaMs: number | undefined,
+  overdueMs?: number,
+): string {
   const place =
     position === undefined
       ? ''
       : position === 0
         ? 'next in line'
         : `${ordinal(position + 1)} in line`;
-  const eta = etaMs === undefined ? '' : `about ${formatDuration(etaMs)} at recent hold times`;
-  return [place, eta].filter(Boolean).join('; ');
+  const overdue =
+    overdueMs !== undefined && overdueMs > 0
+      ? `the holder is overdue by ${formatDuration(overdueMs)} at recent hold times`
+      : '';
+  const eta =
+    etaMs === undefined || (overdue && etaMs === 0)
+      ? ''
+      : etaMs === 0
+        ? 'any moment now at recent hold times'
+        : `about ${formatDuration(etaMs)} at recent hold times`;
+  return [place, overdue, eta].filter(Boolean).join('; ');
 }
 
 function ordinal(n: number): string {
@@ -60,13 +76,14 @@ export function describeWaitState(e: {
   frozen?: { message: string; untilMs: number | undefined } | undefined;
   position?: number | undefined;
   etaMs?: number | undefined;
+  overdueMs?: number | undefined;
 }): string {
   if (e.frozen) {
     const message = untrusted(e.frozen.message);
     // The kernel's message starts "frozen until …"; another plane's may not.
     return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
   }
-  const place = describePlace(e.position, e.etaMs);
+  const place = describePlace(e.position, e.etaMs, e.overdueMs);
   return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
 
@@ -115,7 +132,7 @@ export function waitNotices(
     const changed = event.first || event.holderChanged || event.positionChanged;
     if (!changed && event.elapsedMs - lastLineAt < everyMs) return undefined;
     lastLineAt = event.elapsedMs;
-    const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+    const place = event.frozen ? '' : describePlace(event.position, event.etaMs, event.overdueMs);
     const waited = event.first ? '' : `; waited ${formatDuration(event.elapsedMs)}`;
     const still = changed ? '' : 'still ';
     return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;

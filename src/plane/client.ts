@@ -101,14 +101,16 @@ export interface PlaneClient {
   ): Promise<{ revoked: boolean }>;
   /** The bundled kernel's freeze (admin key): `until` or `for` milliseconds, or neither. */
   freeze(
-    request: { resource: string; reason: string; untilMs?: number; forMs?: number },
+    request: { resource: string; reason: string; untilMs?: number; forMs?: number; by?: string },
     adminKey: string,
     options?: CallOptions,
   ): Promise<{ until: number | null; changed: boolean }>;
+  /** `by`: the operator's name, for the ledger (OPERATOR_NAME_PATTERN). */
   unfreeze(
     resource: string,
     adminKey: string,
     options?: CallOptions,
+    by?: string,
   ): Promise<{ changed: boolean }>;
   close(): Promise<void>;
 }
@@ -385,9 +387,9 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       return { until: answer.until ?? null, changed: answer.changed };
     },
 
-    async unfreeze(resource, adminKey, call = {}) {
+    async unfreeze(resource, adminKey, call = {}, by) {
       const plain = { ...call, waitSeconds: undefined };
-      const raw = await post(UNFREEZE_PATH, { resource }, plain, adminKey);
+      const raw = await post(UNFREEZE_PATH, by ? { resource, by } : { resource }, plain, adminKey);
       return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
     },
 
@@ -413,6 +415,7 @@ function interpretLease(
       reserved: held.reserved === true,
       ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
       ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+      ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
       preferenceApplied: raw.preferenceApplied,
     };
   }

@@ -26,6 +26,15 @@ export const LEDGER_PATHS = {
 } as const;
 
 /** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
+/**
+ * The name an operator gives itself on a freeze or unfreeze (the console's "Your name",
+ * the CLI's --by), recorded in the ledger as `operator:NAME`: one short word of a safe
+ * charset, so it reads the same in a terminal and a page and cannot pass for a job's DID.
+ */
+export const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+export const OPERATOR_NAME_FORM =
+  'a name of 1 to 64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
+
 export const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;
 export const RESOURCE_FORM =
   '1 to 256 printable characters without spaces, such as lock:deploy/production';
@@ -81,6 +90,8 @@ export const heldSchema = z.object({
   position: z.optional(boundedNumber(0, 1e9, 'a queue position')),
   /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
   etaMs: z.optional(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+  /** How far the holder runs past a typical hold, when it does (the kernel's). */
+  overdueMs: z.optional(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
 });
 
 /** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
@@ -188,6 +199,8 @@ export type LeaseAnswer =
       position?: number | undefined;
       /** The plane's estimate of how long the wait will be, when it gives one. */
       etaMs?: number | undefined;
+      /** How far the holder runs past a typical hold, when the plane says it does. */
+      overdueMs?: number | undefined;
       /** The plane held the request as asked by `Prefer: wait` (RFC 7240). */
       preferenceApplied: boolean;
     }

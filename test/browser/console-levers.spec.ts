@@ -210,7 +210,7 @@ describe('the operator levers in Chromium', () => {
     const history = page.locator(`#history-body tr[data-resource="${resource}"]`);
     await expect
       .poll(() => history.first().textContent(), { timeout: 10_000 })
-      .toContain('revoked by operator:admin-key: stuck at the migration step');
+      .toContain('revoked by an operator: stuck at the migration step');
     expect(await history.first().locator('.commit a').getAttribute('href')).toBe(
       `https://github.com/acme/shop/commit/${COMMIT}`,
     );

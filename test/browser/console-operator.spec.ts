@@ -130,17 +130,22 @@ describe('what the console tells an operator, in Chromium', () => {
 
   it('zooms the timeline from 15 minutes to a week, 24 h labels, nothing drawn past now', async () => {
     const page = await openConsole();
-    const ticks = () => page.locator('#timeline text.tick').allTextContents();
+    // A tick's own text, its <title> (the UTC time, on hover) aside.
+    const ticks = () =>
+      page
+        .locator('#timeline text.tick')
+        .evaluateAll((els) => els.map((el) => el.firstChild?.textContent ?? ''));
     for (const [span, label] of [
-      ['quarter', /^\d{2}:\d{2}:\d{2}$/],
-      ['hour', /^\d{2}:\d{2}:\d{2}$/],
+      ['quarter', /^\d{2}:\d{2}$/],
+      ['hour', /^\d{2}:\d{2}$/],
       ['day', /^\d{2}-\d{2} \d{2}:\d{2}$/],
       ['week', /^\d{2}-\d{2} \d{2}:\d{2}$/],
     ] as const) {
       await page.locator(`button[data-span="${span}"]`).click();
       expect(await page.locator(`button[data-span="${span}"]`).getAttribute('class')).toBe('on');
       const labels = await ticks();
-      expect(labels).toHaveLength(5);
+      // Ticks at round times, as many as fit (console-readable.spec.ts checks which).
+      expect(labels.length).toBeGreaterThanOrEqual(3);
       expect(labels.at(-1)).toBe('now');
       // 24 h clock: no AM/PM, hours 00–23.
       for (const l of labels.slice(0, -1)) expect(l).toMatch(label);

@@ -137,6 +137,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The kernel's `reason` word ("forbidden", "admin_disabled"...), when it gave one. */
+    readonly reason?: string,
   ) {
     super(message);
   }
@@ -165,13 +167,15 @@ export async function call(path: string, init: RequestInit = {}, key = readKey):
   });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
+    let reason: string | undefined;
     try {
-      const body = (await response.json()) as { message?: unknown };
+      const body = (await response.json()) as { message?: unknown; reason?: unknown };
       if (typeof body.message === 'string') message = body.message.slice(0, 300);
+      if (typeof body.reason === 'string') reason = body.reason.slice(0, 64);
     } catch {
       // not JSON: keep the status line
     }
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, message, reason);
   }
   return response;
 }

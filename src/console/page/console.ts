@@ -10,7 +10,7 @@ import {
   revoke,
   type Resources,
 } from './api.js';
-import { byId, clock, duration, h } from './dom.js';
+import { byId, duration, h, localClock, zoneName } from './dom.js';
 import { historyRows } from './history.js';
 import { agentCell, ordinal } from './deploys.js';
 import {
@@ -18,11 +18,13 @@ import {
   freeze,
   frozenBadge,
   renderNotifications,
+  refusal,
   renderWindows,
   unfreeze,
 } from './levers.js';
+import { OPERATOR_NAME_FORM, OPERATOR_NAME_PATTERN } from '../../plane/schema.js';
 import { holdsFrom, type TimelineEntry } from './holds.js';
-import { SPANS, drawTimeline } from './timeline.js';
+import { SPANS, drawTimeline, widthOf } from './timeline.js';
 import { verifyLedger } from './verify.js';
 
 /** The operator's console: holders and queues live, the ledger's timeline, revoke. */
@@ -174,11 +176,23 @@ function tick(): void {
   }
 }
 
+/**
+ * How many history rows are shown: a page at a time, so the levers below stay in reach
+ * (on a phone each row is a card of six lines: a smaller page).
+ */
+const HISTORY_PAGE = matchMedia('(max-width: 600px)').matches ? 5 : 15;
+let historyShown = HISTORY_PAGE;
+
 function renderTimeline(): void {
   const holds = holdsFrom(entries);
-  byId('timeline').replaceChildren(drawTimeline(holds, serverNow(), span));
+  const container = byId('timeline');
+  container.replaceChildren(drawTimeline(holds, serverNow(), span, widthOf(container)));
   const filter = byId<HTMLInputElement>('history-filter').value;
-  byId('history-body').replaceChildren(...historyRows(holds, entries, serverNow(), filter));
+  const { rows, more } = historyRows(holds, entries, serverNow(), filter, historyShown);
+  byId('history-body').replaceChildren(...rows);
+  const button = byId<HTMLButtonElement>('history-more');
+  button.hidden = more === 0;
+  button.textContent = `Show older (${more} not shown)`;
 }
 
 function setStatus(message: string, error = false): void {
@@ -211,7 +225,7 @@ async function pollResources(): Promise<void> {
     fetchedAt = performance.now();
     renderResources();
     lastGoodAt = performance.now();
-    setStatus(`Updated ${clock(Date.now())} UTC`);
+    setStatus(`Updated ${localClock(Date.now())} ${zoneName(Date.now())}`);
     if (!ready) {
       ready = true;
       document.body.dataset.readyMs = String(Math.round(performance.now()));
@@ -262,7 +276,15 @@ async function pollLedger(): Promise<void> {
       byId('checkpoint-mark').textContent = 'This kernel keeps no ledger.';
       return;
     }
-    if (!(error instanceof ApiError && error.status === 401)) {
+    if (error instanceof ApiError && error.status === 401) {
+      // Said, not left at "Checking…": the ledger is read with the same key as the rest.
+      const mark = byId('checkpoint-mark');
+      mark.className = 'muted';
+      mark.textContent = hasReadKey()
+        ? 'Not checked: the kernel refused the key typed for this tab; type its key above.'
+        : 'Not checked: this kernel needs its key (LEASE_GATE_KERNEL_KEY) to serve its ledger; type it above.';
+      return; // polled again when a key is typed
+    } else {
       const mark = byId('checkpoint-mark');
       mark.className = 'not-verified';
       mark.textContent = unreachable('ledger', error as Error);
@@ -318,11 +340,44 @@ function wire(): void {
     byId<HTMLSelectElement>('lever').value = lever;
     showConsequence();
     byId('revoke-section').scrollIntoView();
-    byId<HTMLInputElement>('revoke-reason').focus();
+    // Without an admin key the lever cannot be pulled: say so now, and go to the key.
+    const adminInput = byId<HTMLInputElement>('admin-key');
+    const problem = leverProblem();
+    byId('revoke-result').textContent = problem ?? '';
+    byId('revoke-result').classList.toggle('error', problem !== undefined);
+    if (!adminInput.value && !keys.hasAdmin()) adminInput.focus();
+    else byId<HTMLInputElement>('revoke-reason').focus();
   });
-  byId('history-filter').addEventListener('input', () => renderTimeline());
-  for (const id of ['lever', 'revoke-resource'])
-    byId(id).addEventListener('change', showConsequence);
+  byId('history-filter').addEventListener('input', () => {
+    historyShown = HISTORY_PAGE;
+    renderTimeline();
+  });
+  byId('history-more').addEventListener('click', () => {
+    historyShown += HISTORY_PAGE;
+    renderTimeline();
+  });
+  // The timeline is drawn for the width it has: again when that changes (a phone turned).
+  let drawnWidth = 0;
+  new ResizeObserver(() => {
+    const width = widthOf(byId('timeline'));
+    if (width === drawnWidth) return;
+    drawnWidth = width;
+    renderTimeline();
+  }).observe(byId('timeline'));
+  // The empty admin key is said at once, not after Review → Confirm.
+  for (const id of ['admin-key', 'operator-name']) {
+    byId(id).addEventListener('input', () => {
+      const result = byId('revoke-result');
+      if (result.classList.contains('error')) {
+        result.textContent = leverProblem() ?? '';
+        result.classList.toggle('error', result.textContent !== '');
+      }
+    });
+  }
+  // On input, not change: a change fires as the field loses focus to the Review button, and
+  // the consequence it writes moved that button from under the press (the click was lost).
+  byId('lever').addEventListener('change', showConsequence);
+  byId('revoke-resource').addEventListener('input', showConsequence);
   byId<HTMLFormElement>('revoke-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void submitRevoke();
@@ -348,8 +403,29 @@ function showConsequence(): void {
   byId('lever-submit').textContent = 'Review…';
 }
 
+/** What keeps the lever from being reviewed, said at once: no admin key, a name not of the form. */
+function leverProblem(): string | undefined {
+  if (!byId<HTMLInputElement>('admin-key').value && !keys.hasAdmin()) {
+    return 'Type the admin key (LEASE_GATE_ADMIN_KEY) first: every lever needs it.';
+  }
+  const name = byId<HTMLInputElement>('operator-name').value.trim();
+  if (name && !OPERATOR_NAME_PATTERN.test(name)) {
+    return `Your name: expected ${OPERATOR_NAME_FORM}.`;
+  }
+  return undefined;
+}
+
 async function submitRevoke(): Promise<void> {
   const form = byId('revoke-form');
+  const problem = leverProblem();
+  const result = byId('revoke-result');
+  if (problem) {
+    result.textContent = problem;
+    result.classList.add('error');
+    showConsequence();
+    return;
+  }
+  result.classList.remove('error');
   if (form.dataset.confirming !== 'yes') {
     showConsequence();
     form.dataset.confirming = 'yes';
@@ -365,14 +441,14 @@ async function submitRevoke(): Promise<void> {
   const resource = byId<HTMLInputElement>('revoke-resource').value.trim();
   const reasonText = byId<HTMLInputElement>('revoke-reason').value.trim();
   const minutes = Number(byId<HTMLInputElement>('freeze-minutes').value);
-  const result = byId('revoke-result');
+  const by = byId<HTMLInputElement>('operator-name').value.trim() || undefined;
   try {
     if (lever === 'freeze') {
       const forMs = minutes > 0 ? Math.round(minutes * 60_000) : undefined;
-      const answer = await freeze(resource, reasonText || 'frozen by an operator', forMs);
-      result.textContent = `Froze ${resource} ${answer.until ? `until ${clock(answer.until)} UTC` : 'until unfrozen'}.`;
+      const answer = await freeze(resource, reasonText || 'frozen by an operator', forMs, by);
+      result.textContent = `Froze ${resource} ${answer.until ? `until ${localClock(answer.until)} ${zoneName(answer.until)}` : 'until unfrozen'}.`;
     } else if (lever === 'unfreeze') {
-      const answer = await unfreeze(resource);
+      const answer = await unfreeze(resource, by);
       result.textContent = answer.changed ? `Unfroze ${resource}.` : `${resource} was not frozen.`;
     } else {
       const answer = await revoke(resource, reasonText || 'revoked by an operator');
@@ -384,7 +460,8 @@ async function submitRevoke(): Promise<void> {
     void pollLedger();
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) keys.forgetAdmin();
-    result.textContent = `Not done (${lever}): ${(error as Error).message}`;
+    result.textContent = `Not done (${lever}): ${refusal(error)}`;
+    result.classList.add('error');
   }
 }
 

@@ -52,3 +52,35 @@ export function duration(ms: number): string {
 }
 
 export const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+
+/** "2026-12-03 14:05:09 UTC": the exact time, shown on hover beside a local one. */
+export const utcStamp = (ms: number) =>
+  `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "14:05:09" in the browser's own time zone (24 h). */
+export function localClock(ms: number, seconds = true): string {
+  const d = new Date(ms);
+  const hm = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return seconds ? `${hm}:${pad(d.getSeconds())}` : hm;
+}
+
+/** "12-03" in the browser's own time zone. */
+export const localDay = (ms: number) => {
+  const d = new Date(ms);
+  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+};
+
+/** The browser's zone as people read it: "UTC+05:30", or "UTC". */
+export function zoneName(ms: number): string {
+  const offset = -new Date(ms).getTimezoneOffset();
+  if (offset === 0) return 'UTC';
+  const sign = offset > 0 ? '+' : '-';
+  return `UTC${sign}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+}
+
+/** A local time for a table cell, the exact UTC time on hover. */
+export function timeCell(ms: number, attrs: Record<string, string> = {}): HTMLTableCellElement {
+  return h('td', { ...attrs, title: utcStamp(ms) }, `${localClock(ms)} ${zoneName(ms)}`);
+}

@@ -1,5 +1,5 @@
 import { agentCell } from './deploys.js';
-import { clock, duration, h } from './dom.js';
+import { duration, h, timeCell } from './dom.js';
 import type { Hold, TimelineEntry } from './holds.js';
 
 /**
@@ -11,8 +11,8 @@ import type { Hold, TimelineEntry } from './holds.js';
 const ENDED: Record<Hold['end'], string> = {
   release: 'released',
   lapse: 'lapsed (stopped renewing)',
-  // Only the kernel's admin key may revoke (its ledger names it so on freezes).
-  revoke: 'revoked by operator:admin-key',
+  // Only the kernel's admin key may revoke; a revoke's entry names the holder, not the operator.
+  revoke: 'revoked by an operator',
   open: 'still held',
 };
 
@@ -28,7 +28,8 @@ export function historyRows(
   entries: readonly TimelineEntry[],
   nowMs: number,
   filter: string,
-): Node[] {
+  limit = 500,
+): { rows: Node[]; more: number } {
   const rows: Row[] = [];
   for (const [resource, list] of holds) {
     for (const hold of list) {
@@ -42,7 +43,7 @@ export function historyRows(
           h('td', {}, h('code', {}, resource)),
           h('td', { 'data-label': 'Holder' }, agentCell(hold.holder, hold.deploy)),
           h('td', { 'data-label': 'Fence' }, String(hold.fence)),
-          h('td', { 'data-label': 'Start' }, `${clock(hold.startMs)} UTC`),
+          timeCell(hold.startMs, { 'data-label': 'Start' }),
           h('td', { 'data-label': 'Duration' }, duration(end - hold.startMs)),
           h('td', { class: `ended ${hold.end}`, 'data-label': 'Ended' }, ended),
         ],
@@ -51,7 +52,13 @@ export function historyRows(
   }
   for (const e of entries) {
     if (e.kind !== 'freeze' && e.kind !== 'unfreeze') continue;
-    const what = e.kind === 'freeze' ? `frozen by ${e.actorDid}` : `unfrozen (${e.reason ?? ''})`;
+    // An unfreeze an operator made names them; one that came at the freeze's end says so.
+    const what =
+      e.kind === 'freeze'
+        ? `frozen by ${e.actorDid}`
+        : e.reason === 'unfrozen by an operator'
+          ? `unfrozen by ${e.actorDid}`
+          : `unfrozen (${e.reason ?? ''})`;
     const reason = e.kind === 'freeze' && e.reason ? `: ${e.reason}` : '';
     rows.push({
       atMs: e.tsMs,
@@ -61,21 +68,28 @@ export function historyRows(
         h('td', {}, h('code', {}, e.resource)),
         h('td', { class: 'muted' }, '—'),
         h('td', {}, '—'),
-        h('td', { 'data-label': 'At' }, `${clock(e.tsMs)} UTC`),
+        timeCell(e.tsMs, { 'data-label': 'At' }),
         h('td', {}, '—'),
         h('td', { class: `ended ${e.kind}`, 'data-label': 'What' }, `${what}${reason}`),
       ],
     });
   }
   const wanted = filter.trim().toLowerCase();
-  const shown = rows
+  const matching = rows
     .filter((r) => !wanted || r.text.includes(wanted))
-    .sort((a, b) => b.atMs - a.atMs)
-    .slice(0, 500);
+    .sort((a, b) => b.atMs - a.atMs);
+  // A page at a time: a long history must not push the levers below out of reach.
+  const shown = matching.slice(0, limit);
   if (shown.length === 0) {
-    return [
-      h('tr', {}, h('td', { colspan: '6', class: 'muted' }, 'Nothing in the ledger matches.')),
-    ];
+    return {
+      rows: [
+        h('tr', {}, h('td', { colspan: '6', class: 'muted' }, 'Nothing in the ledger matches.')),
+      ],
+      more: 0,
+    };
   }
-  return shown.map((r) => h('tr', { 'data-resource': r.resource }, ...r.cells()));
+  return {
+    rows: shown.map((r) => h('tr', { 'data-resource': r.resource }, ...r.cells())),
+    more: matching.length - shown.length,
+  };
 }

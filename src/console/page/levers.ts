@@ -1,5 +1,5 @@
 import { ApiError, PATHS, adminKeyOf, call, type Resources } from './api.js';
-import { byId, clock, duration, h } from './dom.js';
+import { byId, clock, duration, h, localClock, utcStamp, zoneName } from './dom.js';
 
 /**
  * The operator's levers beyond revoke: freeze and unfreeze (admin key, with a
@@ -10,10 +10,16 @@ import { byId, clock, duration, h } from './dom.js';
 
 type Resource = Resources['resources'][number];
 
-export async function freeze(resource: string, reason: string, forMs: number | undefined) {
+export async function freeze(
+  resource: string,
+  reason: string,
+  forMs: number | undefined,
+  by?: string,
+) {
   const adminKey = adminKeyOf();
   if (!adminKey) throw new ApiError(0, 'type the admin key first');
   const body: Record<string, unknown> = { resource, reason };
+  if (by) body.by = by;
   if (forMs !== undefined) body.forMs = forMs;
   const response = await call(
     PATHS.freeze,
@@ -23,7 +29,7 @@ export async function freeze(resource: string, reason: string, forMs: number | u
   return (await response.json()) as { until?: number | null };
 }
 
-export async function unfreeze(resource: string) {
+export async function unfreeze(resource: string, by?: string) {
   const adminKey = adminKeyOf();
   if (!adminKey) throw new ApiError(0, 'type the admin key first');
   const response = await call(
@@ -31,7 +37,7 @@ export async function unfreeze(resource: string) {
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resource }),
+      body: JSON.stringify({ resource, ...(by ? { by } : {}) }),
     },
     adminKey,
   );
@@ -42,8 +48,18 @@ export async function unfreeze(resource: string) {
 export function frozenBadge(r: Resource): Node | null {
   if (!r.frozen) return null;
   const until =
-    r.frozen.untilMs === null ? 'until unfrozen' : `until ${clock(r.frozen.untilMs)} UTC`;
-  return h('p', { class: 'frozen' }, `❄ frozen ${until}: `, r.frozen.reason);
+    r.frozen.untilMs === null
+      ? 'until unfrozen'
+      : `until ${localClock(r.frozen.untilMs)} ${zoneName(r.frozen.untilMs)}`;
+  return h(
+    'p',
+    {
+      class: 'frozen',
+      ...(r.frozen.untilMs === null ? {} : { title: utcStamp(r.frozen.untilMs) }),
+    },
+    `❄ frozen ${until}: `,
+    r.frozen.reason,
+  );
 }
 
 /** What a lever will do, said before it is done. */
@@ -106,4 +122,12 @@ export function renderNotifications(resources: Resources | undefined): void {
       ),
     ),
   );
+}
+
+/** Why a refused lever was refused, in the operator's words. */
+export function refusal(error: unknown): string {
+  if (error instanceof ApiError && error.status === 403 && error.reason === 'forbidden') {
+    return 'the kernel refused this admin key (it is not the LEASE_GATE_ADMIN_KEY the kernel was started with); it is forgotten, type it again';
+  }
+  return (error as Error).message;
 }

@@ -1,7 +1,7 @@
 import { byId, clock, duration, h } from './dom.js';
 import { LeaseKernel, type KernelEvent } from './kernel-core.js';
 import { holdsFrom, type TimelineEntry } from './holds.js';
-import { drawTimeline } from './timeline.js';
+import { drawTimeline, widthOf } from './timeline.js';
 
 /**
  * The kernel in the browser: simulated jobs contend for one resource through
@@ -132,7 +132,8 @@ function render(at: number): void {
     else byId('jobs').append(row);
     shown[i] = { row, state: job.state, note };
   });
-  byId('timeline').replaceChildren(drawTimeline(holdsFrom(entries), at, SPAN_MS));
+  const container = byId('timeline');
+  container.replaceChildren(drawTimeline(holdsFrom(entries), at, SPAN_MS, widthOf(container)));
 }
 
 function loop(): void {
