@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
+import { ResourceTable } from '../src/kernel/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { FreezeWindows } from '../src/kernel/windows.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane, type ScriptedPlane } from './support/scripted-plane.js';
 
@@ -76,6 +78,37 @@ describe('lease-gate status on a frozen resource', () => {
       freeze: { by: 'operator:admin-key', reason: 'incident 42', untilMs: null },
     });
     await client.close();
+  });
+
+  it('names a recurring window in force as the freeze', async () => {
+    const windows = FreezeWindows.parse(
+      JSON.stringify({
+        windows: [
+          {
+            name: 'always',
+            schedule: '* * * * *',
+            duration: '1d',
+            timeZone: 'UTC',
+            resources: [R],
+            reason: 'change freeze',
+          },
+        ],
+      }),
+    );
+    kernel = await startKernelServer({
+      table: new ResourceTable({ window: (r, now) => windows.activeFor(r, now) }),
+      windows,
+      log: () => undefined,
+    });
+    const json = JSON.parse((await cli(['status', '--api-url', kernel.url, '--json'])).out);
+    expect(json).toMatchObject({
+      lease: null,
+      freeze: { by: 'window:always', reason: 'change freeze (window always)' },
+    });
+    expect(json.freeze.untilMs).toBeGreaterThan(Date.now());
+    expect((await cli(['status', '--api-url', kernel.url])).out).toMatch(
+      new RegExp(`^${R} is frozen by window:always until \\S+Z: change freeze \\(window always\\)`),
+    );
   });
 
   it('says free, with no freeze, when nothing is frozen or the plane names no freeze', async () => {
