@@ -34,10 +34,22 @@ if (siteDir) {
       '<meta charset="utf-8" />',
       `<meta charset="utf-8" />\n    <meta http-equiv="Content-Security-Policy" content="${policy}" />`,
     )
-    .replace(/<nav>.*<\/nav>/, '');
+    .replace(/<nav>.*<\/nav>/, '')
+    // The kernel serves /favicon.svg; a static site (GitHub Pages serves it under /<repo>/)
+    // carries its own copy, beside the page and asked for relative to it.
+    .replace('href="/favicon.svg"', 'href="favicon.svg"');
   writeFileSync(join(out, 'index.html'), html);
+  writeFileSync(join(out, 'favicon.svg'), favicon());
   console.log(`playground site in ${out}/`);
 } else {
   copyFileSync(join(PAGE, 'index.html'), join(out, 'index.html'));
   copyFileSync(join(PAGE, 'playground.html'), join(out, 'playground.html'));
+}
+
+/** The kernel's favicon, read from src/console/serve.ts so there is one drawing. */
+function favicon() {
+  const served = readFileSync('src/console/serve.ts', 'utf8');
+  const svg = /'(<svg [^']*<\/svg>)'/.exec(served)?.[1];
+  if (!svg) throw new Error('build-console: no favicon <svg> found in src/console/serve.ts');
+  return svg;
 }

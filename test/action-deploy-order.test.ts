@@ -52,7 +52,7 @@ function job(sha: string, runNumber: number, inputs: Record<string, string> = {}
       'api-url': kernel!.url,
       'keep-alive': 'false',
       'github-token': 'ghs_test',
-      'status-context': '',
+      'status-context': 'off',
       ...inputs,
     },
     env: { INTRAMEDIAL_KEY: 'k', ...runEnv(sha, runNumber, env) },
@@ -203,7 +203,7 @@ describe('superseded runs step aside', () => {
       inputs: {
         'api-url': kernel!.url,
         'keep-alive': 'false',
-        'status-context': '',
+        'status-context': 'off',
         queue: 'newest',
         'wait-timeout': '60s',
       },

@@ -158,6 +158,17 @@ describe('commit statuses and the holder run', () => {
     expect(statuses()[0]!.context).toBe('lease-gate/lock:deploy/production');
   });
 
+  it("'off' turns the statuses off, and only them: the holder's run is still named", async () => {
+    await start({ heldAsks: 1 });
+    const { main, post } = await job({ 'status-context': 'off' });
+    expect(main.failed).toBeUndefined();
+    expect(post.failed).toBeUndefined();
+    expect(statuses()).toEqual([]);
+    expect(github!.seen.map((r) => r.path)).toContain('/repos/acme/shop/actions/runs/777');
+    const notice = annotations(main, 'notice').find((n) => n.title?.startsWith('Waiting'));
+    expect(notice?.message).toContain('That is run #57 of "Deploy"');
+  });
+
   it('sets the status on the head commit of a pull request', async () => {
     await start();
     const event = join(mkdtempSync(join(tmpdir(), 'lease-gate-event-')), 'event.json');

@@ -102,6 +102,19 @@ describe('config', () => {
     );
   });
 
+  it('takes appId as a number or a string of digits, and names the Client ID mistake', () => {
+    expect(loadConfig(write({ ...good, appId: '123456' }), {}).appId).toBe('123456');
+    expect(loadConfig(write({ ...good, appId: 123456 }), {}).appId).toBe('123456');
+    expect(() => loadConfig(write({ ...good, appId: 'Iv1.8a61f9b3a7aba766' }), {})).toThrow(
+      /field 'appId': expected the App ID \(a number, on the App's settings page under 'About'\), not its Client ID/,
+    );
+    for (const appId of ['0123', '12 34', -1, 1.5, '']) {
+      expect(() => loadConfig(write({ ...good, appId }), {}), String(appId)).toThrow(
+        /field 'appId': expected the App ID, a positive integer \(a number, or a string of digits/,
+      );
+    }
+  });
+
   it('refuses a setting it does not know, naming it, at the top and inside an object', () => {
     expect(() => loadConfig(write({ ...good, takeUpGrase: '1m' }), {})).toThrow(
       /field 'takeUpGrase': not a setting of the app \(expected one of: .*takeUpGrace/,

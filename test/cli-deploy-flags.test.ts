@@ -118,7 +118,8 @@ describe('the deploy flags', () => {
       const result = await cli(command === 'run' ? [...args, '--', 'true'] : args);
       expect(result.code).toBe(2);
       expect(result.err).toMatch(message);
-      expect(result.err).toContain(`lease-gate ${command} [`);
+      expect(result.err).toMatch(new RegExp(`See 'lease-gate ${command} --help'\\.$`));
+      expect(result.err.split('\n')).toHaveLength(1);
     }
     expect((await cli(['status', '--resource', R, '--api-url', url])).out).toBe(`${R} is free`);
   });

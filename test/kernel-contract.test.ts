@@ -95,7 +95,10 @@ describeEachStore("the kernel's HTTP contract", (start) => {
     const agent = createPlaneClient({ apiUrl: url, key: 'agents-key' });
     await agent.lease({ resource: 'r', actorDid: A });
     await expect(agent.revoke('r', 'why', 'agents-key')).rejects.toThrow(KeyRefusedError);
-    expect(await agent.revoke('r', 'incident 42', 'admin-key')).toEqual({ revoked: true });
+    expect(await agent.revoke('r', 'incident 42', 'admin-key')).toMatchObject({
+      revoked: true,
+      holder: A,
+    });
     expect(await agent.status('r')).toBeNull();
     expect(await agent.lease({ resource: 'r', actorDid: A })).toMatchObject({
       kind: 'revoked',

@@ -121,7 +121,10 @@ describe('readSettings', () => {
       oidcAudience: 'plane.example',
     });
     // Neither a key nor id-token: write: fail closed, naming what to give.
-    expect(() => read({}, { INTRAMEDIAL_KEY: '' })).toThrow(/No plane key/);
+    // auth: auto names both ways in: a key, or the job's OIDC token.
+    expect(() => read({}, { INTRAMEDIAL_KEY: '' })).toThrow(
+      /No plane key and no OIDC token: either set the 'key' input \(or LEASE_GATE_KEY or INTRAMEDIAL_KEY\).*`permissions: id-token: write`/,
+    );
     expect(() => read({ auth: 'oidc' }, {})).toThrow(/input 'auth'.*id-token: write/i);
     expect(() => read({ auth: 'key' }, { ...ID_TOKEN_ENV, INTRAMEDIAL_KEY: '' })).toThrow(
       /No plane key/,

@@ -84,14 +84,14 @@ export class GitHubSurfaces {
 
   constructor(
     private readonly token: string,
-    /** Empty turns commit statuses off. */
+    /** Empty turns commit statuses off (`status-context: off`); the holder's run is still named. */
     private readonly statusContext: string,
     env: NodeJS.ProcessEnv,
     private readonly warn: (message: string) => void,
   ) {
     this.target = token ? githubTarget(env) : undefined;
     this.statusesOff = !this.target || !statusContext;
-    this.runsOff = !this.target || !statusContext;
+    this.runsOff = !this.target;
   }
 
   private client(target: GitHubTarget): Promise<Octokit> {

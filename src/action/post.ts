@@ -15,8 +15,8 @@ import { coreContext } from './core-context.js';
 import { deployRows } from './deploy-report.js';
 import { deployFromEnv } from './deploy-settings.js';
 import { GitHubSurfaces } from './github.js';
-import { INPUTS, STATE, inputOrDefault } from './io.js';
-import { oidcBearer, readAuth, readKey } from './settings.js';
+import { INPUTS, STATE } from './io.js';
+import { oidcBearer, readAuth, readKey, readStatusContext } from './settings.js';
 
 /** The post step: stop the keeper, give back what main may have been granted. It never fails the job. */
 export async function run(ctx: ActionContext = coreContext()): Promise<void> {
@@ -29,10 +29,7 @@ export async function run(ctx: ActionContext = coreContext()): Promise<void> {
     const bearer = oidc ? oidcBearer(ctx, auth.audience) : undefined;
     const token = ctx.getInput(INPUTS.githubToken);
     if (token) ctx.setSecret(token);
-    const statusContext = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext).replaceAll(
-      '{resource}',
-      ctx.getState(STATE.resource),
-    );
+    const statusContext = readStatusContext(ctx, ctx.getState(STATE.resource));
     const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
     await cleanup(ctx, key, github, bearer);
   } catch (error) {

@@ -62,6 +62,29 @@ export function readKey(ctx: Pick<ActionContext, 'getInput' | 'env'>): string {
   return ctx.getInput(INPUTS.key).trim() || keyFromEnv(ctx.env).value;
 }
 
+/** The value of `status-context` that turns commit statuses off (empty means the default). */
+export const STATUSES_OFF = 'off';
+/** Words someone may write meaning "off", refused so the context is not silently named that. */
+const LOOKS_LIKE_OFF = /^(false|no|none|disabled?|0)$/i;
+
+/**
+ * `status-context` with `{resource}` replaced: empty is the default context, like
+ * every input (the runner passes '' for an input given as ''); `off` turns commit
+ * statuses off, and only them (the token still names the holder's run and feeds the
+ * outdated check). Returns '' for off.
+ */
+export function readStatusContext(ctx: Pick<ActionContext, 'getInput'>, resource: string): string {
+  const given = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext);
+  if (given === STATUSES_OFF) return '';
+  const context = given.replaceAll('{resource}', resource);
+  if (context.length > 255 || /[\r\n]/.test(context) || LOOKS_LIKE_OFF.test(context)) {
+    throw new SettingsError(
+      `Invalid input '${INPUTS.statusContext}': '${context.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected a commit status context of one line, at most 255 characters ({resource} is replaced by the resource), or '${STATUSES_OFF}' to turn commit statuses off.`,
+    );
+  }
+  return context;
+}
+
 /** Inputs → settings; every message names the input and the accepted form. */
 export function readSettings(
   ctx: ActionContext,
@@ -97,15 +120,7 @@ export function readSettings(
     },
     mode === 'oidc' ? 'never' : 'unless-dry-run',
   );
-  const statusContext = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext).replaceAll(
-    '{resource}',
-    settings.resource,
-  );
-  if (statusContext.length > 255 || /[\r\n]/.test(statusContext)) {
-    throw new SettingsError(
-      `Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters (an empty 'github-token' turns statuses off).`,
-    );
-  }
+  const statusContext = readStatusContext(ctx, settings.resource);
   return {
     ...settings,
     ...readDeployOrder(ctx),

@@ -81,11 +81,30 @@ const originUrl = (what: string) =>
       ),
     );
 
+/**
+ * `appId` as a number, or as a string of digits, on purpose: a value pasted from the App's
+ * page, or written by a templating tool, is often quoted. The docs and --help say so.
+ */
+const APP_ID_FORM =
+  'expected the App ID, a positive integer (a number, or a string of digits such as "123456")';
+
 /** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
 export const configFileSchema = z.strictObject({
+  // A string of digits is accepted on purpose (a value pasted from the App's page, or
+  // written by a templating tool, is often quoted); the docs and --help say so.
   appId: z.union(
-    [z.number().check(z.int(), z.positive()), z.string().check(z.regex(/^[1-9]\d{0,19}$/))],
-    { error: 'expected the App id, a positive integer' },
+    [
+      z.number().check(z.int(APP_ID_FORM), z.positive(APP_ID_FORM)),
+      z.string().check(
+        z.regex(/^[1-9]\d{0,19}$/, {
+          error: (issue) =>
+            typeof issue.input === 'string' && /^Iv\d*\./.test(issue.input)
+              ? "expected the App ID (a number, on the App's settings page under 'About'), not its Client ID (Iv…)"
+              : APP_ID_FORM,
+        }),
+      ),
+    ],
+    { error: APP_ID_FORM },
   ),
   privateKeyFile: z
     .string()

@@ -4,7 +4,7 @@ export const APP_HELP = `lease-gate app --config FILE
   environment waits for its lease without a runner, and is approved once the lease is granted.
   Prints "lease-gate app listening on http://HOST:PORT[PATH]" first; one log line per step of a run.
   FILE is JSON (paths in it are relative to FILE):
-    appId              the App's id (a number)
+    appId              the App's ID: a number, or a string of digits ("123456")
     privateKeyFile     the App's private key (PEM), for the App JWT and installation tokens
     webhookSecretFile  the webhook secret; deliveries without a matching X-Hub-Signature-256 get 401
     githubApiUrl       GitHub's REST API (default https://api.github.com; GHES: https://HOST/api/v3)

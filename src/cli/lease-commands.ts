@@ -4,6 +4,7 @@ import { describeHolder } from '../lease/did.js';
 import { untrusted } from '../lease/escape.js';
 import { describeLapse, describeLease, describeWaitState, waitNotices } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
+import type { FreezeStatus } from '../plane/schema.js';
 import {
   EXIT,
   PLANE_OPTIONS,
@@ -103,17 +104,44 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
   const settings = settingsFromFlags(values, env);
   const session = cliSession(settings, io, env);
   try {
-    const lease = await session.client.status(settings.resource);
-    if (values.json) io.out(JSON.stringify({ resource: settings.resource, lease }));
-    else if (!lease) io.out(`${settings.resource} is free`);
-    else
+    const { lease, frozen } = await session.client.statusOf(settings.resource);
+    if (values.json)
       io.out(
-        `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}${lease.deploy ? `; deploying ${describeDeploy(lease.deploy)}` : ''}`,
+        JSON.stringify({
+          resource: settings.resource,
+          lease,
+          ...(frozen ? { freeze: frozen } : {}),
+        }),
       );
+    else {
+      if (frozen) io.out(describeFreeze(settings.resource, frozen));
+      if (lease)
+        io.out(
+          `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}${lease.deploy ? `; deploying ${describeDeploy(lease.deploy)}` : ''}`,
+        );
+      else if (!frozen) io.out(`${settings.resource} is free`);
+    }
     return EXIT.done;
   } finally {
     await session.close();
   }
+}
+
+/** "R is frozen by X until T: reason", every plane text escaped. */
+export function describeFreeze(resource: string, frozen: FreezeStatus): string {
+  const until =
+    frozen.untilMs === null ? 'until unfrozen' : `until ${new Date(frozen.untilMs).toISOString()}`;
+  return `${resource} is frozen by ${untrusted(frozen.by, 200)} ${until}: ${untrusted(frozen.reason, 1_000)}; nobody new is granted it`;
+}
+
+/** "revoked R: ended lease L of <holder>", when the plane names them (escaped: plane text). */
+function describeRevoked(
+  resource: string,
+  answer: { leaseId?: string | undefined; holder?: string | undefined },
+): string {
+  if (!answer.holder) return `revoked ${resource}`;
+  const lease = answer.leaseId ? `lease ${untrusted(answer.leaseId, 256)}` : 'the lease';
+  return `revoked ${resource}: ended ${lease} of ${describeHolder(answer.holder)}`;
 }
 
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
@@ -128,7 +156,11 @@ export async function revoke(args: string[], io: Output, env: NodeJS.ProcessEnv)
     const answer = await session.client.revoke(settings.resource, reason, adminKey);
     if (values.json) io.out(JSON.stringify(answer));
     else
-      io.out(answer.revoked ? `revoked ${settings.resource}` : `${settings.resource} was not held`);
+      io.out(
+        answer.revoked
+          ? describeRevoked(settings.resource, answer)
+          : `${settings.resource} was not held`,
+      );
     return answer.revoked ? EXIT.done : EXIT.refused;
   } catch (error) {
     if (error instanceof KeyRefusedError) {

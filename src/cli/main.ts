@@ -3,6 +3,7 @@ import { untrusted } from '../lease/escape.js';
 import { APP_HELP } from './app-help.js';
 import { DEPLOY_HELP, DEPLOY_USAGE } from './deploy-flags.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
+import { closest } from './suggest.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
 type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<number>;
@@ -159,7 +160,10 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
   if (internal) return internal(args, io, env);
   const command = COMMANDS[name];
   if (!command) {
-    io.err(`Unknown command '${untrusted(name, 60)}'. Run 'lease-gate --help' for the list.`);
+    const guess = closest(name, Object.keys(COMMANDS));
+    io.err(
+      `Unknown command '${untrusted(name, 60)}'.${guess ? ` Did you mean '${guess}'?` : ''} Run 'lease-gate --help' for the list.`,
+    );
     return EXIT.usage;
   }
   const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
@@ -171,7 +175,8 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
     return await command.run(args, io, env);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`${error.message}\n\n${command.help}`);
+      // One line and where the usage is, not the whole help: the error stays on screen.
+      io.err(`${untrusted(error.message, 1_000)} See 'lease-gate ${name} --help'.`);
       return EXIT.usage;
     }
     io.err(`lease-gate ${name}: ${describeFailure(error)}`);

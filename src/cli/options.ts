@@ -5,6 +5,8 @@ import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js'
 import { SettingsError } from '../lease/errors.js';
 import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js';
 import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
+import { untrusted } from '../lease/escape.js';
+import { closest } from './suggest.js';
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
@@ -37,9 +39,30 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
+    const unknown = unknownFlag(error);
+    if (unknown) throw new UsageError(unknownFlagMessage(unknown, options));
     // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
     throw new UsageError(errorMessage(error));
   }
+}
+
+/** The flag node:util refused as unknown (`--statsu`, `-x`), else undefined. */
+function unknownFlag(error: unknown): string | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return;
+  return /^Unknown option '([^']*)'/.exec(errorMessage(error))?.[1];
+}
+
+/** "Unknown flag '--statsu'. Did you mean --status?", the guess from this command's own flags. */
+function unknownFlagMessage(
+  flag: string,
+  options: NonNullable<ParseArgsConfig['options']>,
+): string {
+  const name = flag.replace(/^-+/, '').split('=')[0] ?? '';
+  const guess = closest(name, Object.keys(options));
+  const shown = `'${untrusted(flag, 60)}'`;
+  return guess
+    ? `Unknown flag ${shown}. Did you mean --${guess}?`
+    : `Unknown flag ${shown}. (A command's own arguments go after '--'.)`;
 }
 
 /**

@@ -258,8 +258,15 @@ export function createKernelApp(options: AppOptions): App {
     [`GET ${LEASE_PATH}`]: async (req) => {
       const r = req.query.get('resource') ?? '';
       parse(z.object({ resource }), { resource: r });
-      const lease = await service.status(r);
-      return ok({ ok: true, lease: lease && publicLease(lease) });
+      const { lease, frozen } = await service.statusOf(r);
+      return ok({
+        ok: true,
+        lease: lease && publicLease(lease),
+        // A frozen resource is not free: say who froze it, why and until when.
+        ...(frozen
+          ? { frozen: { by: frozen.by, reason: frozen.reason, until: frozen.untilMs } }
+          : {}),
+      });
     },
     [`GET ${KERNEL_RESOURCES_PATH}`]: async (req) => {
       const { after, limit, detail } = parse(overviewQuery, {

@@ -9,6 +9,7 @@ import type {
   LeaseReply,
   ReleaseReply,
   RevokeReply,
+  StatusReply,
 } from './rules.js';
 
 export type ChangeListener = (resource: string, event: KernelEvent) => void;
@@ -41,6 +42,8 @@ export interface PlaneService {
   ): Promise<FreezeReply>;
   unfreeze(resource: string, by: string): Promise<FreezeReply>;
   status(resource: string): Promise<LeaseRecord | null>;
+  /** The lease and the freeze in force, for GET lease (`lease-gate status` shows a freeze). */
+  statusOf(resource: string): Promise<StatusReply>;
   overview(): Overview | Promise<Overview>;
   /**
    * Told after each durable change made here, and, with replicas, another

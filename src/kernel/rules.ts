@@ -178,6 +178,8 @@ export interface FreezeReply {
 
 export interface StatusReply {
   lease: LeaseRecord | null;
+  /** The operator's freeze or the recurring window in force now, so `status` can say why nobody is granted it. */
+  frozen: Freeze | null;
 }
 
 /** What each command is answered: `decide` is typed by it, so no caller casts a reply. */
@@ -262,7 +264,11 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
       return { state: s, reply, events };
     }
     case 'status':
-      return { state: s, reply: { lease: s.lease }, events };
+      return {
+        state: s,
+        reply: { lease: s.lease, frozen: s.frozen ?? ctx.window ?? null },
+        events,
+      };
     case 'expire':
       return { state: s, reply: null, events };
     case 'leave':

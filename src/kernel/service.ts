@@ -19,6 +19,7 @@ import {
   type ReleaseReply,
   type ReplyFor,
   type RevokeReply,
+  type StatusReply,
 } from './rules.js';
 import { StoreUnavailableError } from './store-error.js';
 import { workFor, type Work } from './work.js';
@@ -134,7 +135,12 @@ export class KernelService<
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {
-    return (await this.run(resource, { kind: 'status' })).lease;
+    return (await this.statusOf(resource)).lease;
+  }
+
+  /** The lease and the freeze in force (an operator's or a recurring window), if any. */
+  statusOf(resource: string): Promise<StatusReply> {
+    return this.run(resource, { kind: 'status' });
   }
 
   /** Every resource with a live lease, a reservation, waiters or a freeze (in memory: at once). */

@@ -95,7 +95,8 @@ export function buildSettings(
   if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
     throw new SettingsError(
       keyRequired === 'unless-dry-run'
-        ? `No plane key: set the 'key' input, or ${KEY_ENV} (or ${HOSTED_KEY_ENV}) from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
+        ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
+          `No plane key and no OIDC token: either set the 'key' input (or ${KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
         : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`,
     );
   }

@@ -35,6 +35,7 @@ import {
   type Lease,
   type LeaseAnswer,
   type LeaseRequest,
+  type FreezeStatus,
   type ReleaseAnswer,
   type WatchAnswer,
 } from './schema.js';
@@ -88,6 +89,11 @@ export interface PlaneClient {
   lease(req: LeaseRequest, options?: CallOptions): Promise<LeaseAnswer>;
   release(req: LeaseRequest, options?: CallOptions): Promise<ReleaseAnswer>;
   status(resource: string, options?: CallOptions): Promise<Lease | null>;
+  /** The lease and, from the bundled kernel, the freeze in force (undefined from a plane that names none). */
+  statusOf(
+    resource: string,
+    options?: CallOptions,
+  ): Promise<{ lease: Lease | null; frozen: FreezeStatus | undefined }>;
   /**
    * One watch on our own lease, held by the plane up to `waitSeconds`: ended,
    * still held, or unsupported (a plane without the route). Not retried.
@@ -98,7 +104,7 @@ export interface PlaneClient {
     reason: string,
     adminKey: string,
     options?: CallOptions,
-  ): Promise<{ revoked: boolean }>;
+  ): Promise<{ revoked: boolean; leaseId?: string | undefined; holder?: string | undefined }>;
   /** The bundled kernel's freeze (admin key): `until` or `for` milliseconds, or neither. */
   freeze(
     request: { resource: string; reason: string; untilMs?: number; forMs?: number; by?: string },
@@ -299,6 +305,21 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     }
   }
 
+  const statusOf: PlaneClient['statusOf'] = async (resource, call = {}) => {
+    const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
+    const plain = { ...call, waitSeconds: undefined };
+    const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
+    const answer = check(statusAnswerSchema, raw, name('GET', path));
+    const frozen = answer.frozen
+      ? {
+          by: clipText(answer.frozen.by, 200) ?? '',
+          reason: clipText(answer.frozen.reason) ?? '',
+          untilMs: answer.frozen.until,
+        }
+      : undefined;
+    return { lease: answer.lease, frozen };
+  };
+
   return {
     apiUrl: options.apiUrl,
     requestTimeoutMs: timeoutMs,
@@ -344,11 +365,10 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     },
 
     async status(resource, call = {}) {
-      const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
-      const plain = { ...call, waitSeconds: undefined };
-      const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-      return check(statusAnswerSchema, raw, name('GET', path)).lease;
+      return (await statusOf(resource, call)).lease;
     },
+
+    statusOf,
 
     async watch(req, call = {}) {
       const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
@@ -378,7 +398,12 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         { ...call, waitSeconds: undefined },
         adminKey,
       );
-      return { revoked: check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH)).revoked };
+      const answer = check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH));
+      return {
+        revoked: answer.revoked,
+        leaseId: answer.leaseId ?? undefined,
+        holder: answer.holder ?? undefined,
+      };
     },
 
     async freeze(request, adminKey, call = {}) {

@@ -126,11 +126,32 @@ export const releaseAnswerSchema = z.object({
 export const statusAnswerSchema = z.object({
   ok: z.literal(true),
   lease: z.nullable(leaseSchema),
+  /** The bundled kernel's freeze in force (an operator's or a recurring window); other planes leave it out. */
+  frozen: z.optional(
+    z.nullable(
+      z.object({
+        by: shortText(512),
+        reason: z.string().check(z.maxLength(10_000, 'expected at most 10000 characters')),
+        until: z.nullable(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
+      }),
+    ),
+  ),
 });
+
+/** A freeze as `status` shows it: its texts clipped to one line (still untrusted: escape to print). */
+export interface FreezeStatus {
+  by: string;
+  reason: string;
+  /** When it ends on the plane's clock; null: until unfrozen. */
+  untilMs: number | null;
+}
 
 export const revokeAnswerSchema = z.object({
   ok: z.literal(true),
   revoked: z.boolean(),
+  /** The bundled kernel names the lease it ended and its holder; other planes may not. */
+  leaseId: z.optional(z.nullable(shortText(256))),
+  holder: z.optional(z.nullable(did)),
 });
 
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
