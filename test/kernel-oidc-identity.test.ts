@@ -158,6 +158,26 @@ describe("an OIDC run's deploy fields", () => {
     expect(await holding('lock:none', run.token)).not.toHaveProperty('deploy');
   });
 
+  it('name their workflow by its file only, not by a name another workflow may take', async () => {
+    // other.yml calls itself by deploy.yml's path: its `workflow` claim is that name.
+    const env = runnerEnv(9, {
+      GITHUB_WORKFLOW: '.github/workflows/deploy.yml',
+      GITHUB_WORKFLOW_REF: 'acme/shop/.github/workflows/other.yml@refs/heads/main',
+    });
+    const run = await actionRun(env);
+    const asked = await post(LEASE, run.token, {
+      resource: 'lock:named-like',
+      actorDid: run.actorDid,
+      deploy: { ...run.deploy, workflow: '.github/workflows/deploy.yml' },
+    });
+    expect(asked).toMatchObject({ status: 403, body: { reason: 'not_your_deploy' } });
+    expect(await holding('lock:named-like', run.token)).toBeNull();
+    // What the action sends for it (the file) is granted.
+    expect(run.deploy.workflow).toBe('.github/workflows/other.yml');
+    const own = { resource: 'lock:named-like', actorDid: run.actorDid, deploy: run.deploy };
+    expect((await post(LEASE, run.token, own)).status).toBe(200);
+  });
+
   it('of another repository cannot supersede a waiting run or become the live commit', async () => {
     const R = 'lock:deploy/shop';
     const holder = await actionRun(runnerEnv(20));
