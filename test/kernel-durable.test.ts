@@ -12,6 +12,11 @@ import { KernelService } from '../src/kernel/service.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { createHttpClient } from '../src/http/client.js';
+import { createAuthorizer } from '../src/kernel/auth/authorize.js';
+import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
+import { compilePolicy } from '../src/kernel/auth/policy.js';
+import { RUN_CLAIMS, startFakeIssuer } from './support/fake-oidc.js';
 import { postJson } from './support/http.js';
 
 const A = 'did:web:acme.example:agent:a';
@@ -79,6 +84,58 @@ describe('store faults', () => {
     }
     control.broken = false;
     expect(await readyz()).toEqual({ status: 200, body: { ok: true } });
+  });
+
+  it('tell why /readyz is not ready on an OIDC kernel only to the admin key, not to any token', async () => {
+    const { store, control } = faulty(memoryStore());
+    const ADMIN = 'the-admin-key-of-some-length';
+    const issuer = await startFakeIssuer();
+    const http = createHttpClient();
+    try {
+      const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
+      const policy = compilePolicy({
+        rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
+      });
+      running = await startKernelServer({
+        store,
+        adminKey: ADMIN,
+        auth: createAuthorizer({ oidc: { verifier, didHost: 'github.com', policy } }),
+        // What a notifier adds to /readyz: its failed deliveries, named by resource.
+        onService: () => ({ health: () => ({ notifications: { failed: 1 } }) }),
+        log: () => undefined,
+      });
+      const readyz = async (authorization: string) => {
+        const res = await request(`${running!.url}/readyz`, { headers: { authorization } });
+        return { status: res.statusCode, text: await res.body.text() };
+      };
+      // A run of a repository the policy allows nothing: its token verifies, and tells nothing.
+      const unrelated = await issuer.sign({
+        claims: { ...RUN_CLAIMS, repository: 'stranger/elsewhere', repository_owner: 'stranger' },
+      });
+      expect(await readyz(`Bearer ${unrelated}`)).toEqual({ status: 200, text: '{"ok":true}' });
+      expect(JSON.parse((await readyz(`Bearer ${ADMIN}`)).text)).toEqual({
+        ok: true,
+        notifications: { failed: 1 },
+      });
+      control.broken = true;
+      const allowed = await issuer.sign({ claims: RUN_CLAIMS });
+      for (const token of [unrelated, allowed]) {
+        const answer = await readyz(`Bearer ${token}`);
+        expect(answer.status).toBe(503);
+        expect(JSON.parse(answer.text)).toMatchObject({ reason: 'not_ready' });
+        expect(answer.text).not.toMatch(/EIO/);
+      }
+      const admin = await readyz(`Bearer ${ADMIN}`);
+      expect({ status: admin.status, body: JSON.parse(admin.text) as unknown }).toMatchObject({
+        status: 503,
+        body: { reason: 'store_unavailable', message: expect.stringMatching(/EIO: injected/) },
+      });
+    } finally {
+      await running?.close();
+      running = undefined;
+      await http.close();
+      await issuer.close();
+    }
   });
 
   it('answer 503, change nothing, crash nothing, and heal by themselves', async () => {

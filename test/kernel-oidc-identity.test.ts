@@ -158,6 +158,26 @@ describe("an OIDC run's deploy fields", () => {
     expect(await holding('lock:none', run.token)).not.toHaveProperty('deploy');
   });
 
+  it('name their workflow by its file only, not by a name another workflow may take', async () => {
+    // other.yml calls itself by deploy.yml's path: its `workflow` claim is that name.
+    const env = runnerEnv(9, {
+      GITHUB_WORKFLOW: '.github/workflows/deploy.yml',
+      GITHUB_WORKFLOW_REF: 'acme/shop/.github/workflows/other.yml@refs/heads/main',
+    });
+    const run = await actionRun(env);
+    const asked = await post(LEASE, run.token, {
+      resource: 'lock:named-like',
+      actorDid: run.actorDid,
+      deploy: { ...run.deploy, workflow: '.github/workflows/deploy.yml' },
+    });
+    expect(asked).toMatchObject({ status: 403, body: { reason: 'not_your_deploy' } });
+    expect(await holding('lock:named-like', run.token)).toBeNull();
+    // What the action sends for it (the file) is granted.
+    expect(run.deploy.workflow).toBe('.github/workflows/other.yml');
+    const own = { resource: 'lock:named-like', actorDid: run.actorDid, deploy: run.deploy };
+    expect((await post(LEASE, run.token, own)).status).toBe(200);
+  });
+
   it('of another repository cannot supersede a waiting run or become the live commit', async () => {
     const R = 'lock:deploy/shop';
     const holder = await actionRun(runnerEnv(20));
@@ -303,5 +323,45 @@ describe('a revoke on an OIDC kernel', () => {
     expect((await post(RELEASE, run.token, { resource: R, actorDid: run.actorDid })).status).toBe(
       200,
     );
+  });
+  it('refuses any DID its token may act as after the give-back, whatever its shape', async () => {
+    const prefix = (env: NodeJS.ProcessEnv) =>
+      `did:web:github.com:acme:shop:actions:runs:${env.GITHUB_RUN_ID}:attempts:1:`;
+    const revokeAndGiveBack = async (resource: string, token: string, actorDid: string) => {
+      expect((await post(LEASE, token, { resource, actorDid })).status).toBe(200);
+      const revoke = await fetch(`${kernel.url}/api/v1/acp/coordination/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ resource, reason: 'bad deploy' }),
+      });
+      expect(revoke.status).toBe(200);
+      expect((await post(RELEASE, token, { resource, actorDid })).status).toBe(200);
+    };
+    const refusedAs = async (resource: string, token: string, actorDid: string) => {
+      const answer = await post(LEASE, token, { resource, actorDid });
+      return { actorDid, status: answer.status, reason: answer.body.reason };
+    };
+
+    // The action's own DID revoked: odd tails under the same run attempt are the same run.
+    const env = runnerEnv(41);
+    const run = await actionRun(env);
+    await revokeAndGiveBack('lock:revoked-tails', run.token, run.actorDid);
+    for (const actorDid of [`${prefix(env)}jobs:deploy:n0nce003:x`, `${prefix(env)}zz`]) {
+      expect(await refusedAs('lock:revoked-tails', run.token, actorDid)).toEqual({
+        actorDid,
+        status: 409,
+        reason: 'revoked',
+      });
+    }
+
+    // And the reverse: a holder that asked under an odd DID keeps its whole attempt out.
+    const oddEnv = runnerEnv(42);
+    const odd = await actionRun(oddEnv);
+    await revokeAndGiveBack('lock:revoked-odd', odd.token, `${prefix(oddEnv)}zz`);
+    expect(await refusedAs('lock:revoked-odd', odd.token, odd.actorDid)).toEqual({
+      actorDid: odd.actorDid,
+      status: 409,
+      reason: 'revoked',
+    });
   });
 });

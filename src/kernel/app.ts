@@ -171,14 +171,16 @@ export function createKernelApp(options: AppOptions): App {
   /**
    * `/readyz` answers anyone (a load balancer, a probe by address), but why it
    * is not ready (the store's error) and the notifier's failures (URLs' origins,
-   * resource names) only a caller the kernel would answer on its other routes:
-   * any credential it takes, or the admin key.
+   * resource names) only the operator: the admin key or the kernel's shared key
+   * (or anyone, on a keyless kernel). Not a scoped key or an OIDC token: any
+   * repository's run gets a token that verifies, whether or not the policy lets
+   * it lease anything.
    */
   const mayReadHealth = async (req: AppRequest): Promise<boolean> => {
     if (options.adminKey && bearerMatches(req.headers.authorization, options.adminKey)) return true;
     // Any failure to name the caller (a refused token, an issuer not reached) tells no more.
     return auth.authorize(req.headers).then(
-      () => true,
+      (principal) => principal.kind === 'shared-key' || principal.kind === 'open',
       () => false,
     );
   };

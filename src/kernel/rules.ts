@@ -6,7 +6,7 @@
  * this one function, so the rules live in one place.
  */
 
-import { parseRunDid } from '../lease/did.js';
+import { runAttemptKey } from '../lease/did.js';
 import type { Deploy, QueueMode } from '../plane/deploy.js';
 import {
   OUTDATED_REASON,
@@ -496,21 +496,15 @@ function release(
 
 /**
  * Whether a revoke of `revoked` refuses `actorDid`: the same DID, or another DID of the
- * same attempt of the same run (did.ts's run DIDs: host, repository, run id and attempt
- * equal; the job and nonce may differ). A rerun (a new attempt) is not refused.
+ * same attempt of the same run by `runAttemptKey`, the prefix rule an OIDC token's DID
+ * check uses: whatever follows the attempt (job, nonce, or any other shape) is ignored,
+ * so a token cannot step round its revoke by asking under another tail. A rerun (a new
+ * attempt) is not refused.
  */
 export function revokeRefuses(revoked: string, actorDid: string): boolean {
   if (revoked === actorDid) return true;
-  const a = parseRunDid(revoked);
-  if (!a) return false;
-  const b = parseRunDid(actorDid);
-  return (
-    b !== undefined &&
-    a.host.toLowerCase() === b.host.toLowerCase() &&
-    a.repository.toLowerCase() === b.repository.toLowerCase() &&
-    a.runId === b.runId &&
-    a.attempt === b.attempt
-  );
+  const key = runAttemptKey(revoked);
+  return key !== undefined && key === runAttemptKey(actorDid);
 }
 
 /** Ends the lease; a freed resource is kept for the next in line for a short grace only. */

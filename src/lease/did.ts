@@ -125,6 +125,26 @@ export function parseRunDid(did: string): RunDid | undefined {
   return { host, owner, repo, repository: `${owner}/${repo}`, runId, attempt };
 }
 
+/**
+ * The run attempt a DID speaks for, by the rule an OIDC token's check uses
+ * (kernel/auth/identity.ts): `did:web:<host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>`
+ * and whatever follows, ignored, so every DID one token may act as has one key.
+ * Host, owner and repo compared without case (GitHub's are case-insensitive),
+ * run id and attempt as numbers. Undefined for a DID of no run.
+ */
+export function runAttemptKey(did: string): string | undefined {
+  if (!did.startsWith('did:web:')) return undefined;
+  const [host, owner, repo, actions, runs, runId = '', attempts, attempt = ''] = did
+    .slice('did:web:'.length)
+    .split(':');
+  const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts';
+  if (!labelsOk || !host || !owner || !repo || !/^\d+$/.test(runId) || !/^\d+$/.test(attempt)) {
+    return undefined;
+  }
+  const number = (digits: string) => digits.replace(/^0+(?=\d)/, '');
+  return [host, owner, repo].join(':').toLowerCase() + `:${number(runId)}:${number(attempt)}`;
+}
+
 /** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
 export function runUrlFromDid(did: string): string | undefined {
   const run = parseRunDid(did);

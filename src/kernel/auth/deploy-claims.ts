@@ -14,7 +14,9 @@ import { AuthRefusal } from './refusal.js';
  * The action sends what the runner's environment says (action/deploy-settings.ts),
  * and GitHub builds the same token claims from the same run:
  *   repository ← `repository`          ref        ← `ref`
- *   workflow   ← the file in `workflow_ref` (`owner/repo/<file>@<ref>`), or `workflow` (its name)
+ *   workflow   ← the file in `workflow_ref` (`owner/repo/<file>@<ref>`), never the
+ *                `workflow` claim: that is the file's own `name:`, which any workflow
+ *                of the repository may set to another's path
  *   commit     ← `sha`                  runNumber  ← `run_number`
  *   runAttempt ← `run_attempt`          runUrl     ← https://<DID host>/<repo>/actions/runs/<id>/attempts/<n>
  *
@@ -43,7 +45,7 @@ function vouched(claims: OidcClaims, run: RunIdentity, didHost: string) {
   const path = [run.repository, 'actions', 'runs', run.runId, 'attempts', run.attempt].join('/');
   const values: Record<Field, Array<string | number | undefined>> = {
     repository: [run.repository],
-    workflow: [workflowFile, text('workflow')],
+    workflow: [workflowFile],
     ref: [text('ref')],
     commit: [text('sha')],
     runNumber: [whole('run_number')],
