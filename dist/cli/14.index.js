@@ -14,10 +14,12 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */ });
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
 /* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1223);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1223);
 /* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3291);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1156);
-/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(2594);
+/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3659);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1156);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(2594);
+
 
 
 
@@ -41,10 +43,19 @@ function parseFreezeUntil(raw, nowMs) {
     const ms = Date.parse(raw);
     return Number.isFinite(ms) && ms > nowMs && ms <= nowMs + MAX_FREEZE_MS ? ms : undefined;
 }
+/** `--by NAME`: who the ledger names for the freeze or unfreeze (else operator:admin-key). */
+function operatorName(raw) {
+    if (raw === undefined)
+        return undefined;
+    if (!_plane_schema_js__WEBPACK_IMPORTED_MODULE_3__/* .OPERATOR_NAME_PATTERN */ .g9.test(raw)) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`Invalid --by '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(raw, 70)}'. Expected ${_plane_schema_js__WEBPACK_IMPORTED_MODULE_3__/* .OPERATOR_NAME_FORM */ .qS}.`);
+    }
+    return raw;
+}
 function adminKeyOf(env, what) {
     const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
     if (!adminKey)
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`${what} needs the admin key in LEASE_GATE_ADMIN_KEY.`);
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`${what} needs the admin key in LEASE_GATE_ADMIN_KEY.`);
     return adminKey;
 }
 function keyRefused(error) {
@@ -54,47 +65,48 @@ function keyRefused(error) {
 }
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
 async function freeze(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .parse */ .qg)(args, {
-        ..._options_js__WEBPACK_IMPORTED_MODULE_3__/* .PLANE_OPTIONS */ .UR,
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .parse */ .qg)(args, {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_4__/* .PLANE_OPTIONS */ .UR,
         reason: { type: 'string' },
         until: { type: 'string' },
         for: { type: 'string' },
+        by: { type: 'string' },
     });
     const reason = values.reason?.trim() ?? '';
     if (!reason || reason.length > 1_000) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
     }
     if (values.until !== undefined && values.for !== undefined) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb('Give --until or --for, not both.');
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb('Give --until or --for, not both.');
     }
-    const request = {
-        resource: '',
-        reason,
-    };
+    const request = { resource: '', reason };
+    const by = operatorName(values.by);
+    if (by)
+        request.by = by;
     if (values.for !== undefined) {
         const forMs = parseFreezeFor(values.for);
         if (forMs === undefined)
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --for '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_5__/* .untrusted */ .bp)(values.for, 40)}'. Expected ${FOR_FORM}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`Invalid --for '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(values.for, 40)}'. Expected ${FOR_FORM}.`);
         request.forMs = forMs;
     }
     if (values.until !== undefined) {
         const untilMs = parseFreezeUntil(values.until, Date.now());
         if (untilMs === undefined) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --until '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_5__/* .untrusted */ .bp)(values.until, 60)}'. Expected ${UNTIL_FORM}, in the future and within a year.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`Invalid --until '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(values.until, 60)}'. Expected ${UNTIL_FORM}, in the future and within a year.`);
         }
         request.untilMs = untilMs;
     }
-    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .settingsFromFlags */ .x$)(values, env);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .settingsFromFlags */ .x$)(values, env);
     request.resource = settings.resource;
     const adminKey = adminKeyOf(env, 'freeze');
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .ri)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_5__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.freeze(request, adminKey);
         if (values.json)
             io.out(JSON.stringify({ resource: settings.resource, frozen: true, ...answer }));
         else
             io.out(`froze ${settings.resource} ${answer.until === null ? 'until unfrozen' : `until ${new Date(answer.until).toISOString()}`}; its holder (if any) keeps it, nobody else is granted it`);
-        return _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.done;
+        return _options_js__WEBPACK_IMPORTED_MODULE_4__/* .EXIT */ .dc.done;
     }
     catch (error) {
         throw keyRefused(error);
@@ -105,17 +117,18 @@ async function freeze(args, io, env) {
 }
 /** `lease-gate unfreeze`: grants resume, waiters first in the order they came. */
 async function unfreeze(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_3__/* .PLANE_OPTIONS */ .UR);
-    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_3__/* .settingsFromFlags */ .x$)(values, env);
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_4__/* .PLANE_OPTIONS */ .UR, by: { type: 'string' } });
+    const by = operatorName(values.by);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .settingsFromFlags */ .x$)(values, env);
     const adminKey = adminKeyOf(env, 'unfreeze');
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_4__/* .cliSession */ .ri)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_5__/* .cliSession */ .ri)(settings, io, env);
     try {
-        const answer = await session.client.unfreeze(settings.resource, adminKey);
+        const answer = await session.client.unfreeze(settings.resource, adminKey, {}, by);
         if (values.json)
             io.out(JSON.stringify({ resource: settings.resource, frozen: false, ...answer }));
         else
             io.out(answer.changed ? `unfroze ${settings.resource}` : `${settings.resource} was not frozen`);
-        return answer.changed ? _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.refused;
+        return answer.changed ? _options_js__WEBPACK_IMPORTED_MODULE_4__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_4__/* .EXIT */ .dc.refused;
     }
     catch (error) {
         throw keyRefused(error);

@@ -150,6 +150,7 @@ async function waitForLease(options) {
             nextAskInMs,
             position: answer.position,
             etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+            overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
             frozen,
         });
         lastHolder = holder;
@@ -691,6 +692,20 @@ function createPlaneClient(options) {
             return false;
         }
     }
+    const statusOf = async (resource, call = {}) => {
+        const path = `${_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0}?resource=${encodeURIComponent(resource)}`;
+        const plain = { ...call, waitSeconds: undefined };
+        const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
+        const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .statusAnswerSchema */ .mR, raw, name('GET', path));
+        const frozen = answer.frozen
+            ? {
+                by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.frozen.by, 200) ?? '',
+                reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.frozen.reason) ?? '',
+                untilMs: answer.frozen.until,
+            }
+            : undefined;
+        return { lease: answer.lease, frozen };
+    };
     return {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
@@ -729,11 +744,9 @@ function createPlaneClient(options) {
             return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
         },
         async status(resource, call = {}) {
-            const path = `${_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0}?resource=${encodeURIComponent(resource)}`;
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-            return check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .statusAnswerSchema */ .mR, raw, name('GET', path)).lease;
+            return (await statusOf(resource, call)).lease;
         },
+        statusOf,
         async watch(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
             let raw;
@@ -758,16 +771,21 @@ function createPlaneClient(options) {
         },
         async revoke(resource, reason, adminKey, call = {}) {
             const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
-            return { revoked: check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ)).revoked };
+            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ));
+            return {
+                revoked: answer.revoked,
+                leaseId: answer.leaseId ?? undefined,
+                holder: answer.holder ?? undefined,
+            };
         },
         async freeze(request, adminKey, call = {}) {
             const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .FREEZE_PATH */ .s1, request, { ...call, waitSeconds: undefined }, adminKey);
             const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .FREEZE_PATH */ .s1));
             return { until: answer.until ?? null, changed: answer.changed };
         },
-        async unfreeze(resource, adminKey, call = {}) {
+        async unfreeze(resource, adminKey, call = {}, by) {
             const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU, { resource }, plain, adminKey);
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU, by ? { resource, by } : { resource }, plain, adminKey);
             return { changed: check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU)).changed };
         },
         async close() {
@@ -788,6 +806,7 @@ function interpretLease(raw, call, check) {
             reserved: held.reserved === true,
             ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
             ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
             preferenceApplied: raw.preferenceApplied,
         };
     }

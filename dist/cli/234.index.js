@@ -70,9 +70,23 @@ const checkedUrl = (raw) => {
 };
 const originUrl = (what) => schemas/* string */.YjP()
     .check(schemas/* refine */.YPB((v) => (0,plane_url/* parsePlaneUrl */.p)(v).ok, `expected ${what}: an https:// origin (plain http:// only for localhost or 127.0.0.1)`));
+/**
+ * `appId` as a number, or as a string of digits, on purpose: a value pasted from the App's
+ * page, or written by a templating tool, is often quoted. The docs and --help say so.
+ */
+const APP_ID_FORM = 'expected the App ID, a positive integer (a number, or a string of digits such as "123456")';
 /** The config file's shape; exported so a test holds `lease-gate app --help` and the docs to it. */
 const configFileSchema = schemas/* strictObject */.rej({
-    appId: schemas/* union */.KCZ([schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()), schemas/* string */.YjP().check(api/* _regex */.Fk(/^[1-9]\d{0,19}$/))], { error: 'expected the App id, a positive integer' }),
+    // A string of digits is accepted on purpose (a value pasted from the App's page, or
+    // written by a templating tool, is often quoted); the docs and --help say so.
+    appId: schemas/* union */.KCZ([
+        schemas/* number */.aig().check(schemas/* int */.Whr(APP_ID_FORM), api/* _positive */.NC(APP_ID_FORM)),
+        schemas/* string */.YjP().check(api/* _regex */.Fk(/^[1-9]\d{0,19}$/, {
+            error: (issue) => typeof issue.input === 'string' && /^Iv\d*\./.test(issue.input)
+                ? "expected the App ID (a number, on the App's settings page under 'About'), not its Client ID (Iv…)"
+                : APP_ID_FORM,
+        })),
+    ], { error: APP_ID_FORM }),
     privateKeyFile: schemas/* string */.YjP()
         .check(api/* _minLength */.m9(1, 'expected the path of the App private key (PEM)')),
     webhookSecretFile: schemas/* string */.YjP()

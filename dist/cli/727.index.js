@@ -8,6 +8,7 @@ export const modules = {
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   acquire: () => (/* binding */ acquire),
+/* harmony export */   describeFreeze: () => (/* binding */ describeFreeze),
 /* harmony export */   release: () => (/* binding */ release),
 /* harmony export */   revoke: () => (/* binding */ revoke),
 /* harmony export */   status: () => (/* binding */ status)
@@ -112,18 +113,38 @@ async function status(args, io, env) {
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
     const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
     try {
-        const lease = await session.client.status(settings.resource);
+        const { lease, frozen } = await session.client.statusOf(settings.resource);
         if (values.json)
-            io.out(JSON.stringify({ resource: settings.resource, lease }));
-        else if (!lease)
-            io.out(`${settings.resource} is free`);
-        else
-            io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}${lease.deploy ? `; deploying ${(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .describeDeploy */ .ze)(lease.deploy)}` : ''}`);
+            io.out(JSON.stringify({
+                resource: settings.resource,
+                lease,
+                ...(frozen ? { freeze: frozen } : {}),
+            }));
+        else {
+            if (frozen)
+                io.out(describeFreeze(settings.resource, frozen));
+            if (lease)
+                io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}${lease.deploy ? `; deploying ${(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .describeDeploy */ .ze)(lease.deploy)}` : ''}`);
+            else if (!frozen)
+                io.out(`${settings.resource} is free`);
+        }
         return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
     }
     finally {
         await session.close();
     }
+}
+/** "R is frozen by X until T: reason", every plane text escaped. */
+function describeFreeze(resource, frozen) {
+    const until = frozen.untilMs === null ? 'until unfrozen' : `until ${new Date(frozen.untilMs).toISOString()}`;
+    return `${resource} is frozen by ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(frozen.by, 200)} ${until}: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(frozen.reason, 1_000)}; nobody new is granted it`;
+}
+/** "revoked R: ended lease L of <holder>", when the plane names them (escaped: plane text). */
+function describeRevoked(resource, answer) {
+    if (!answer.holder)
+        return `revoked ${resource}`;
+    const lease = answer.leaseId ? `lease ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(answer.leaseId, 256)}` : 'the lease';
+    return `revoked ${resource}: ended ${lease} of ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(answer.holder)}`;
 }
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
 async function revoke(args, io, env) {
@@ -139,7 +160,9 @@ async function revoke(args, io, env) {
         if (values.json)
             io.out(JSON.stringify(answer));
         else
-            io.out(answer.revoked ? `revoked ${settings.resource}` : `${settings.resource} was not held`);
+            io.out(answer.revoked
+                ? describeRevoked(settings.resource, answer)
+                : `${settings.resource} was not held`);
         return answer.revoked ? _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
     }
     catch (error) {
@@ -261,15 +284,25 @@ function describeHeldBy(holder, reserved) {
         ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
         : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)}`;
 }
-/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
-function describePlace(position, etaMs) {
+/**
+ * "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and
+ * estimate; a holder past the typical hold is "overdue by 2m" (never "about 0ms").
+ */
+function describePlace(position, etaMs, overdueMs) {
     const place = position === undefined
         ? ''
         : position === 0
             ? 'next in line'
             : `${ordinal(position + 1)} in line`;
-    const eta = etaMs === undefined ? '' : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
-    return [place, eta].filter(Boolean).join('; ');
+    const overdue = overdueMs !== undefined && overdueMs > 0
+        ? `the holder is overdue by ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(overdueMs)} at recent hold times`
+        : '';
+    const eta = etaMs === undefined || (overdue && etaMs === 0)
+        ? ''
+        : etaMs === 0
+            ? 'any moment now at recent hold times'
+            : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
+    return [place, overdue, eta].filter(Boolean).join('; ');
 }
 function ordinal(n) {
     const tens = n % 100;
@@ -286,7 +319,7 @@ function describeWaitState(e) {
         // The kernel's message starts "frozen until …"; another plane's may not.
         return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
     }
-    const place = describePlace(e.position, e.etaMs);
+    const place = describePlace(e.position, e.etaMs, e.overdueMs);
     return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
 function describeLoss(resource, loss) {
@@ -329,7 +362,7 @@ function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
         if (!changed && event.elapsedMs - lastLineAt < everyMs)
             return undefined;
         lastLineAt = event.elapsedMs;
-        const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs, event.overdueMs);
         const waited = event.first ? '' : `; waited ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.elapsedMs)}`;
         const still = changed ? '' : 'still ';
         return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;

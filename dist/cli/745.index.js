@@ -748,15 +748,25 @@ function describeHeldBy(holder, reserved) {
         ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
         : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)}`;
 }
-/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
-function describePlace(position, etaMs) {
+/**
+ * "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and
+ * estimate; a holder past the typical hold is "overdue by 2m" (never "about 0ms").
+ */
+function describePlace(position, etaMs, overdueMs) {
     const place = position === undefined
         ? ''
         : position === 0
             ? 'next in line'
             : `${ordinal(position + 1)} in line`;
-    const eta = etaMs === undefined ? '' : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
-    return [place, eta].filter(Boolean).join('; ');
+    const overdue = overdueMs !== undefined && overdueMs > 0
+        ? `the holder is overdue by ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(overdueMs)} at recent hold times`
+        : '';
+    const eta = etaMs === undefined || (overdue && etaMs === 0)
+        ? ''
+        : etaMs === 0
+            ? 'any moment now at recent hold times'
+            : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
+    return [place, overdue, eta].filter(Boolean).join('; ');
 }
 function ordinal(n) {
     const tens = n % 100;
@@ -773,7 +783,7 @@ function describeWaitState(e) {
         // The kernel's message starts "frozen until …"; another plane's may not.
         return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
     }
-    const place = describePlace(e.position, e.etaMs);
+    const place = describePlace(e.position, e.etaMs, e.overdueMs);
     return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
 function describeLoss(resource, loss) {
@@ -816,7 +826,7 @@ function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
         if (!changed && event.elapsedMs - lastLineAt < everyMs)
             return undefined;
         lastLineAt = event.elapsedMs;
-        const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs, event.overdueMs);
         const waited = event.first ? '' : `; waited ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.elapsedMs)}`;
         const still = changed ? '' : 'still ';
         return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;

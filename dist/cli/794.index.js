@@ -54,7 +54,7 @@ function vouched(claims, run, didHost) {
     const path = [run.repository, 'actions', 'runs', run.runId, 'attempts', run.attempt].join('/');
     const values = {
         repository: [run.repository],
-        workflow: [workflowFile, text('workflow')],
+        workflow: [workflowFile],
         ref: [text('ref')],
         commit: [text('sha')],
         runNumber: [whole('run_number')],
@@ -219,6 +219,9 @@ function expected(options) {
 const MAX_FREEZE_MS = 366 * 86_400_000;
 /** Who the ledger names for a freeze made with the admin key. */
 const ADMIN_OPERATOR = 'operator:admin-key';
+const by = schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* OPERATOR_NAME_PATTERN */.g9, `expected ${schema/* OPERATOR_NAME_FORM */.qS}`)));
+/** Who the ledger names: the operator's own name when it gave one. */
+const operatorOf = (name) => (name ? `operator:${name}` : ADMIN_OPERATOR);
 const resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 const freezeBody = schemas/* object */.Ikc({
     resource,
@@ -227,12 +230,13 @@ const freezeBody = schemas/* object */.Ikc({
     untilMs: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
     /** Or the length, from now. */
     forMs: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC(), api/* _lte */.Zm(MAX_FREEZE_MS))),
+    by,
 })
     .check(schemas/* refine */.YPB((b) => b.untilMs === undefined || b.forMs === undefined, {
     message: 'give untilMs or forMs, not both',
     path: ['untilMs'],
 }));
-const unfreezeBody = schemas/* object */.Ikc({ resource });
+const unfreezeBody = schemas/* object */.Ikc({ resource, by });
 /** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
 function freezeRoutes(service, requireAdmin) {
     return {
@@ -244,7 +248,7 @@ function freezeRoutes(service, requireAdmin) {
             if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
                 throw new ApiRefusal(400, 'bad_request', `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`);
             }
-            const reply = await service.freeze(body.resource, body.reason, untilMs, ADMIN_OPERATOR);
+            const reply = await service.freeze(body.resource, body.reason, untilMs, operatorOf(body.by));
             return {
                 status: 200,
                 body: { ok: true, frozen: true, until: untilMs, changed: reply.changed },
@@ -252,8 +256,8 @@ function freezeRoutes(service, requireAdmin) {
         },
         [`POST ${schema/* UNFREEZE_PATH */.NU}`]: async (req) => {
             requireAdmin(req);
-            const { resource: r } = parse(unfreezeBody, await req.json());
-            const reply = await service.unfreeze(r, ADMIN_OPERATOR);
+            const { resource: r, by: name } = parse(unfreezeBody, await req.json());
+            const reply = await service.unfreeze(r, operatorOf(name));
             return { status: 200, body: { ok: true, frozen: false, changed: reply.changed } };
         },
     };
@@ -996,14 +1000,16 @@ function createKernelApp(options) {
     /**
      * `/readyz` answers anyone (a load balancer, a probe by address), but why it
      * is not ready (the store's error) and the notifier's failures (URLs' origins,
-     * resource names) only a caller the kernel would answer on its other routes:
-     * any credential it takes, or the admin key.
+     * resource names) only the operator: the admin key or the kernel's shared key
+     * (or anyone, on a keyless kernel). Not a scoped key or an OIDC token: any
+     * repository's run gets a token that verifies, whether or not the policy lets
+     * it lease anything.
      */
     const mayReadHealth = async (req) => {
         if (options.adminKey && bearerMatches(req.headers.authorization, options.adminKey))
             return true;
         // Any failure to name the caller (a refused token, an issuer not reached) tells no more.
-        return auth.authorize(req.headers).then(() => true, () => false);
+        return auth.authorize(req.headers).then((principal) => principal.kind === 'shared-key' || principal.kind === 'open', () => false);
     };
     const routes = {
         [`POST ${schema/* LEASE_PATH */.B0}`]: async (req, principal) => {
@@ -1078,8 +1084,15 @@ function createKernelApp(options) {
         [`GET ${schema/* LEASE_PATH */.B0}`]: async (req) => {
             const r = req.query.get('resource') ?? '';
             parse(schemas/* object */.Ikc({ resource: app_resource }), { resource: r });
-            const lease = await service.status(r);
-            return ok({ ok: true, lease: lease && publicLease(lease) });
+            const { lease, frozen } = await service.statusOf(r);
+            return ok({
+                ok: true,
+                lease: lease && publicLease(lease),
+                // A frozen resource is not free: say who froze it, why and until when.
+                ...(frozen
+                    ? { frozen: { by: frozen.by, reason: frozen.reason, until: frozen.untilMs } }
+                    : {}),
+            });
         },
         [`GET ${schema/* KERNEL_RESOURCES_PATH */.KY}`]: async (req) => {
             const { after, limit, detail } = parse(overviewQuery, {
@@ -3946,7 +3959,7 @@ __webpack_require__.d(__webpack_exports__, {
   eZ: () => (/* binding */ replay)
 });
 
-// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, etaMs, revokeRefuses
+// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, etaMs, overdueMs, revokeRefuses
 
 // EXTERNAL MODULE: ./src/lease/did.ts
 var did = __webpack_require__(623);
@@ -4083,11 +4096,18 @@ function settleFreeze(s, now, events) {
     return untilMs;
 }
 function frozenReply(freeze, waitMs, position) {
-    const until = freeze.untilMs === null ? 'until an operator unfreezes it' : `until ${iso(freeze.untilMs)}`;
+    // An operator who gave its name (console, --by) is named; the admin key and a window are not.
+    const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
+    const who = named ? `operator ${named}` : 'an operator';
+    const message = freeze.untilMs !== null
+        ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
+        : named
+            ? `frozen by ${who} until unfrozen: ${freeze.reason}`
+            : `frozen until an operator unfreezes it: ${freeze.reason}`;
     return {
         ok: false,
         reason: 'frozen',
-        message: `frozen ${until} by an operator: ${freeze.reason}`,
+        message,
         until: freeze.untilMs,
         stampede: { waitMs },
         position,
@@ -4185,7 +4205,11 @@ function decideAny(state, command, ctx) {
             return { state: s, reply, events };
         }
         case 'status':
-            return { state: s, reply: { lease: s.lease }, events };
+            return {
+                state: s,
+                reply: { lease: s.lease, frozen: s.frozen ?? ctx.window ?? null },
+                events,
+            };
         case 'expire':
             return { state: s, reply: null, events };
         case 'leave':
@@ -4339,7 +4363,23 @@ function lease(s, command, ctx, events) {
                 stampede: { waitMs },
                 position,
             };
-    return eta === undefined ? reply : { ...reply, etaMs: eta };
+    if (eta === undefined)
+        return reply;
+    const overdue = overdueMs(s, now);
+    return overdue === undefined
+        ? { ...reply, etaMs: eta }
+        : { ...reply, etaMs: eta, overdueMs: overdue };
+}
+/**
+ * How long the holder has held past a typical hold, when it has (then `etaMs` only
+ * counts the waiters ahead): a waiter is told "overdue by 3m", not "about 0ms".
+ */
+function overdueMs(s, now) {
+    const typicalMs = s.typicalHoldMs;
+    if (typicalMs === null || !s.lease)
+        return undefined;
+    const over = Math.round(now - s.lease.grantedAtMs - typicalMs);
+    return over > 0 ? over : undefined;
 }
 /**
  * Puts the agent in the queue (at the back, if new, with its lane) and keeps its
@@ -4368,7 +4408,9 @@ function etaMs(s, position, now) {
     if (typicalMs === null)
         return undefined;
     const held = s.lease ? now - s.lease.grantedAtMs : typicalMs;
-    return Math.max(0, Math.round(typicalMs - held + position * typicalMs));
+    // A holder past the typical hold has nothing left (overdueMs says by how much): the
+    // waiters ahead still count in full, so the 2nd in line is not told "about 0ms".
+    return Math.round(Math.max(0, typicalMs - held) + position * typicalMs);
 }
 function release(s, { actorDid, outdated }, now, events) {
     s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
@@ -4384,21 +4426,16 @@ function release(s, { actorDid, outdated }, now, events) {
 }
 /**
  * Whether a revoke of `revoked` refuses `actorDid`: the same DID, or another DID of the
- * same attempt of the same run (did.ts's run DIDs: host, repository, run id and attempt
- * equal; the job and nonce may differ). A rerun (a new attempt) is not refused.
+ * same attempt of the same run by `runAttemptKey`, the prefix rule an OIDC token's DID
+ * check uses: whatever follows the attempt (job, nonce, or any other shape) is ignored,
+ * so a token cannot step round its revoke by asking under another tail. A rerun (a new
+ * attempt) is not refused.
  */
 function revokeRefuses(revoked, actorDid) {
     if (revoked === actorDid)
         return true;
-    const a = (0,did/* parseRunDid */.uF)(revoked);
-    if (!a)
-        return false;
-    const b = (0,did/* parseRunDid */.uF)(actorDid);
-    return (b !== undefined &&
-        a.host.toLowerCase() === b.host.toLowerCase() &&
-        a.repository.toLowerCase() === b.repository.toLowerCase() &&
-        a.runId === b.runId &&
-        a.attempt === b.attempt);
+    const key = (0,did/* runAttemptKey */.KP)(revoked);
+    return key !== undefined && key === (0,did/* runAttemptKey */.KP)(actorDid);
 }
 /** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
 function end(s, kind, now, events, reason) {
@@ -5575,7 +5612,11 @@ class KernelService {
         return this.run(resource, { kind: 'unfreeze', by });
     }
     async status(resource) {
-        return (await this.run(resource, { kind: 'status' })).lease;
+        return (await this.statusOf(resource)).lease;
+    }
+    /** The lease and the freeze in force (an operator's or a recurring window), if any. */
+    statusOf(resource) {
+        return this.run(resource, { kind: 'status' });
     }
     /** Every resource with a live lease, a reservation, waiters or a freeze (in memory: at once). */
     overview() {

@@ -28242,7 +28242,7 @@ const APP_HELP = `lease-gate app --config FILE
   environment waits for its lease without a runner, and is approved once the lease is granted.
   Prints "lease-gate app listening on http://HOST:PORT[PATH]" first; one log line per step of a run.
   FILE is JSON (paths in it are relative to FILE):
-    appId              the App's id (a number)
+    appId              the App's ID: a number, or a string of digits ("123456")
     privateKeyFile     the App's private key (PEM), for the App JWT and installation tokens
     webhookSecretFile  the webhook secret; deliveries without a matching X-Hub-Signature-256 get 401
     githubApiUrl       GitHub's REST API (default https://api.github.com; GHES: https://HOST/api/v3)
@@ -28270,9 +28270,12 @@ const APP_HELP = `lease-gate app --config FILE
 var deploy_flags = __nccwpck_require__(1749);
 // EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
 var options = __nccwpck_require__(1156);
+// EXTERNAL MODULE: ./src/cli/suggest.ts
+var suggest = __nccwpck_require__(7472);
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"1.0.0"};
 ;// CONCATENATED MODULE: ./src/cli/main.ts
+
 
 
 
@@ -28381,15 +28384,16 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
     },
     freeze: {
         run: freeze,
-        help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--api-url U] [--json]
+        help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--by NAME] [--api-url U] [--json]
   Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
   unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
-  their place and are told "frozen until … by an operator: TEXT".`,
+  their place and are told "frozen until … by an operator: TEXT". --by NAME: who the ledger names
+  (operator:NAME; letters, digits, . _ @ -, up to 64), else operator:admin-key.`,
     },
     unfreeze: {
         run: unfreeze,
-        help: `lease-gate unfreeze [--resource R] [--api-url U] [--json]
-  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it.`,
+        help: `lease-gate unfreeze [--resource R] [--by NAME] [--api-url U] [--json]
+  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it. --by NAME as for freeze.`,
     },
 };
 /** Used by the action itself; not in the help. */
@@ -28424,7 +28428,8 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
         return internal(args, io, env);
     const command = COMMANDS[name];
     if (!command) {
-        io.err(`Unknown command '${(0,lease_escape/* untrusted */.bp)(name, 60)}'. Run 'lease-gate --help' for the list.`);
+        const guess = (0,suggest/* closest */.k)(name, Object.keys(COMMANDS));
+        io.err(`Unknown command '${(0,lease_escape/* untrusted */.bp)(name, 60)}'.${guess ? ` Did you mean '${guess}'?` : ''} Run 'lease-gate --help' for the list.`);
         return options/* EXIT */.dc.usage;
     }
     const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
@@ -28437,7 +28442,8 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
     }
     catch (error) {
         if (error instanceof options/* UsageError */.eb) {
-            io.err(`${error.message}\n\n${command.help}`);
+            // One line and where the usage is, not the whole help: the error stays on screen.
+            io.err(`${(0,lease_escape/* untrusted */.bp)(error.message, 1_000)} See 'lease-gate ${name} --help'.`);
             return options/* EXIT */.dc.usage;
         }
         io.err(`lease-gate ${name}: ${describeFailure(error)}`);
@@ -28561,13 +28567,20 @@ function buildSettings(raw, keyRequired) {
     const loopback = url.url.startsWith('http:');
     if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
         throw new lease_errors/* SettingsError */.GN(keyRequired === 'unless-dry-run'
-            ? `No plane key: set the 'key' input, or ${KEY_ENV} (or ${HOSTED_KEY_ENV}) from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
+            ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
+                `No plane key and no OIDC token: either set the 'key' input (or ${KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
             : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
     }
     return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
 }
 
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __nccwpck_require__(1223);
+// EXTERNAL MODULE: ./src/cli/suggest.ts
+var suggest = __nccwpck_require__(7472);
 ;// CONCATENATED MODULE: ./src/cli/options.ts
+
+
 
 
 
@@ -28599,9 +28612,27 @@ function parse(args, options, allowPositionals = false) {
         return (0,external_node_util_.parseArgs)({ args, options, allowPositionals, strict: true });
     }
     catch (error) {
+        const unknown = unknownFlag(error);
+        if (unknown)
+            throw new UsageError(unknownFlagMessage(unknown, options));
         // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
         throw new UsageError((0,errors/* errorMessage */.gJ)(error));
     }
+}
+/** The flag node:util refused as unknown (`--statsu`, `-x`), else undefined. */
+function unknownFlag(error) {
+    if (error?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+        return;
+    return /^Unknown option '([^']*)'/.exec((0,errors/* errorMessage */.gJ)(error))?.[1];
+}
+/** "Unknown flag '--statsu'. Did you mean --status?", the guess from this command's own flags. */
+function unknownFlagMessage(flag, options) {
+    const name = flag.replace(/^-+/, '').split('=')[0] ?? '';
+    const guess = (0,suggest/* closest */.k)(name, Object.keys(options));
+    const shown = `'${(0,lease_escape/* untrusted */.bp)(flag, 60)}'`;
+    return guess
+        ? `Unknown flag ${shown}. Did you mean --${guess}?`
+        : `Unknown flag ${shown}. (A command's own arguments go after '--'.)`;
 }
 /**
  * The CLI's default DID: on a GitHub runner the run's DID (the runner host tells
@@ -28669,6 +28700,58 @@ const stdio = {
     err: (line) => process.stderr.write(`${line}\n`),
     write: (text) => new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve()))),
 };
+
+
+/***/ }),
+
+/***/ 7472:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   k: () => (/* binding */ closest)
+/* harmony export */ });
+/* unused harmony export editDistance */
+/**
+ * "Did you mean": the closest of the known names to a typo, or undefined when
+ * none is close enough to be a guess worth printing (at most a third of the
+ * longer name's letters apart, and never more than 3 edits).
+ */
+function closest(typed, known) {
+    let best;
+    for (const name of known) {
+        const distance = editDistance(typed, name);
+        const limit = Math.min(3, Math.max(1, Math.floor(Math.max(typed.length, name.length) / 3)));
+        if (distance > limit)
+            continue;
+        if (!best || distance < best.distance)
+            best = { name, distance };
+    }
+    return best?.name;
+}
+/** Levenshtein distance (insert, delete, substitute), with a swap of two neighbours as one edit. */
+function editDistance(a, b) {
+    // Flags and command names are short; a bounded input keeps this cheap on any argv.
+    if (a.length > 100 || b.length > 100)
+        return Math.max(a.length, b.length);
+    const rows = [];
+    for (let i = 0; i <= a.length; i++) {
+        const row = [i];
+        for (let j = 1; j <= b.length; j++) {
+            if (i === 0) {
+                row.push(j);
+                continue;
+            }
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            let d = Math.min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+                d = Math.min(d, rows[i - 2][j - 2] + 1);
+            }
+            row.push(d);
+        }
+        rows.push(row);
+    }
+    return rows[a.length][b.length];
+}
 
 
 /***/ }),
@@ -28957,15 +29040,15 @@ function isLoopbackHost(hostname) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   F9: () => (/* binding */ shortHolder),
+/* harmony export */   KP: () => (/* binding */ runAttemptKey),
 /* harmony export */   SU: () => (/* binding */ parseRepository),
 /* harmony export */   ZI: () => (/* binding */ hostUserDid),
 /* harmony export */   f4: () => (/* binding */ didSegment),
 /* harmony export */   iM: () => (/* binding */ deriveActorDid),
 /* harmony export */   sG: () => (/* binding */ describeHolder),
-/* harmony export */   uF: () => (/* binding */ parseRunDid),
 /* harmony export */   wX: () => (/* binding */ runContextFromEnv)
 /* harmony export */ });
-/* unused harmony exports OWNER_PATTERN, REPO_PATTERN, runUrlFromDid */
+/* unused harmony exports OWNER_PATTERN, REPO_PATTERN, parseRunDid, runUrlFromDid */
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3659);
 
 /** A DID segment: UTF-8 bytes outside DID idchars percent-encoded, so a segment never holds a colon. */
@@ -29053,6 +29136,26 @@ function parseRunDid(did) {
         return undefined;
     }
     return { host, owner, repo, repository: `${owner}/${repo}`, runId, attempt };
+}
+/**
+ * The run attempt a DID speaks for, by the rule an OIDC token's check uses
+ * (kernel/auth/identity.ts): `did:web:<host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>`
+ * and whatever follows, ignored, so every DID one token may act as has one key.
+ * Host, owner and repo compared without case (GitHub's are case-insensitive),
+ * run id and attempt as numbers. Undefined for a DID of no run.
+ */
+function runAttemptKey(did) {
+    if (!did.startsWith('did:web:'))
+        return undefined;
+    const [host, owner, repo, actions, runs, runId = '', attempts, attempt = ''] = did
+        .slice('did:web:'.length)
+        .split(':');
+    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts';
+    if (!labelsOk || !host || !owner || !repo || !/^\d+$/.test(runId) || !/^\d+$/.test(attempt)) {
+        return undefined;
+    }
+    const number = (digits) => digits.replace(/^0+(?=\d)/, '');
+    return [host, owner, repo].join(':').toLowerCase() + `:${number(runId)}:${number(attempt)}`;
 }
 /** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
 function runUrlFromDid(did) {
@@ -29411,9 +29514,11 @@ function cleanDeploy(deploy) {
 /* harmony export */   _L: () => (/* binding */ revokeAnswerSchema),
 /* harmony export */   ad: () => (/* binding */ revokedSchema),
 /* harmony export */   cn: () => (/* binding */ otherRefusalSchema),
+/* harmony export */   g9: () => (/* binding */ OPERATOR_NAME_PATTERN),
 /* harmony export */   gL: () => (/* binding */ clipText),
 /* harmony export */   iY: () => (/* binding */ RESOURCE_PATTERN),
 /* harmony export */   mR: () => (/* binding */ statusAnswerSchema),
+/* harmony export */   qS: () => (/* binding */ OPERATOR_NAME_FORM),
 /* harmony export */   s1: () => (/* binding */ FREEZE_PATH),
 /* harmony export */   wF: () => (/* binding */ describeIssues),
 /* harmony export */   xX: () => (/* binding */ grantedSchema)
@@ -29447,6 +29552,13 @@ const LEDGER_PATHS = {
     publicKey: '/api/v1/acp/ledger/public-key',
 };
 /** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
+/**
+ * The name an operator gives itself on a freeze or unfreeze (the console's "Your name",
+ * the CLI's --by), recorded in the ledger as `operator:NAME`: one short word of a safe
+ * charset, so it reads the same in a terminal and a page and cannot pass for a job's DID.
+ */
+const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const OPERATOR_NAME_FORM = 'a name of 1 to 64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
 const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;
 const RESOURCE_FORM = '1 to 256 printable characters without spaces, such as lock:deploy/production';
 /** did:<method>:<method-specific id> with the DID syntax's characters. */
@@ -29483,6 +29595,8 @@ const heldSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     position: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
     /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
     etaMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+    /** How far the holder runs past a typical hold, when it does (the kernel's). */
+    overdueMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
 });
 /** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
 const frozenSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
@@ -29510,10 +29624,19 @@ const releaseAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .
 const statusAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
     lease: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(leaseSchema),
+    /** The bundled kernel's freeze in force (an operator's or a recurring window); other planes leave it out. */
+    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+        by: shortText(512),
+        reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(10_000, 'expected at most 10000 characters')),
+        until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
+    }))),
 });
 const revokeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
     revoked: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+    /** The bundled kernel names the lease it ended and its holder; other planes may not. */
+    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(shortText(256))),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(did)),
 });
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
 const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({

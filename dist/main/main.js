@@ -28593,6 +28593,7 @@ async function waitForLease(options) {
             nextAskInMs,
             position: answer.position,
             etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+            overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
             frozen,
         });
         lastHolder = holder;
@@ -29023,6 +29024,13 @@ const LEDGER_PATHS = {
     publicKey: '/api/v1/acp/ledger/public-key',
 };
 /** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
+/**
+ * The name an operator gives itself on a freeze or unfreeze (the console's "Your name",
+ * the CLI's --by), recorded in the ledger as `operator:NAME`: one short word of a safe
+ * charset, so it reads the same in a terminal and a page and cannot pass for a job's DID.
+ */
+const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const OPERATOR_NAME_FORM = 'a name of 1 to 64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
 const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;
 const RESOURCE_FORM = '1 to 256 printable characters without spaces, such as lock:deploy/production';
 /** did:<method>:<method-specific id> with the DID syntax's characters. */
@@ -29059,6 +29067,8 @@ const heldSchema = schemas/* object */.Ikc({
     position: schemas/* optional */.lqM(boundedNumber(0, 1e9, 'a queue position')),
     /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
     etaMs: schemas/* optional */.lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+    /** How far the holder runs past a typical hold, when it does (the kernel's). */
+    overdueMs: schemas/* optional */.lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
 });
 /** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
 const frozenSchema = schemas/* object */.Ikc({
@@ -29086,10 +29096,19 @@ const releaseAnswerSchema = schemas/* object */.Ikc({
 const statusAnswerSchema = schemas/* object */.Ikc({
     ok: schemas/* literal */.euz(true),
     lease: schemas/* nullable */.mee(schema_leaseSchema),
+    /** The bundled kernel's freeze in force (an operator's or a recurring window); other planes leave it out. */
+    frozen: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* object */.Ikc({
+        by: shortText(512),
+        reason: schemas/* string */.YjP().check(api/* _maxLength */.Eb(10_000, 'expected at most 10000 characters')),
+        until: schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
+    }))),
 });
 const revokeAnswerSchema = schemas/* object */.Ikc({
     ok: schemas/* literal */.euz(true),
     revoked: schemas/* boolean */.zMY(),
+    /** The bundled kernel names the lease it ended and its holder; other planes may not. */
+    leaseId: schemas/* optional */.lqM(schemas/* nullable */.mee(shortText(256))),
+    holder: schemas/* optional */.lqM(schemas/* nullable */.mee(did)),
 });
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
 const watchAnswerSchema = schemas/* object */.Ikc({
@@ -29586,6 +29605,20 @@ function createPlaneClient(options) {
             return false;
         }
     }
+    const statusOf = async (resource, call = {}) => {
+        const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
+        const plain = { ...call, waitSeconds: undefined };
+        const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
+        const answer = check(statusAnswerSchema, raw, name('GET', path));
+        const frozen = answer.frozen
+            ? {
+                by: clipText(answer.frozen.by, 200) ?? '',
+                reason: clipText(answer.frozen.reason) ?? '',
+                untilMs: answer.frozen.until,
+            }
+            : undefined;
+        return { lease: answer.lease, frozen };
+    };
     return {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
@@ -29624,11 +29657,9 @@ function createPlaneClient(options) {
             return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
         },
         async status(resource, call = {}) {
-            const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-            return check(statusAnswerSchema, raw, name('GET', path)).lease;
+            return (await statusOf(resource, call)).lease;
         },
+        statusOf,
         async watch(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
             let raw;
@@ -29653,16 +29684,21 @@ function createPlaneClient(options) {
         },
         async revoke(resource, reason, adminKey, call = {}) {
             const raw = await post(REVOKE_PATH, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
-            return { revoked: check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH)).revoked };
+            const answer = check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH));
+            return {
+                revoked: answer.revoked,
+                leaseId: answer.leaseId ?? undefined,
+                holder: answer.holder ?? undefined,
+            };
         },
         async freeze(request, adminKey, call = {}) {
             const raw = await post(FREEZE_PATH, request, { ...call, waitSeconds: undefined }, adminKey);
             const answer = check(freezeAnswerSchema, raw, name('POST', FREEZE_PATH));
             return { until: answer.until ?? null, changed: answer.changed };
         },
-        async unfreeze(resource, adminKey, call = {}) {
+        async unfreeze(resource, adminKey, call = {}, by) {
             const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(UNFREEZE_PATH, { resource }, plain, adminKey);
+            const raw = await post(UNFREEZE_PATH, by ? { resource, by } : { resource }, plain, adminKey);
             return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
         },
         async close() {
@@ -29683,6 +29719,7 @@ function interpretLease(raw, call, check) {
             reserved: held.reserved === true,
             ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
             ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
             preferenceApplied: raw.preferenceApplied,
         };
     }
@@ -30076,6 +30113,26 @@ function parseRunDid(did) {
     }
     return { host, owner, repo, repository: `${owner}/${repo}`, runId, attempt };
 }
+/**
+ * The run attempt a DID speaks for, by the rule an OIDC token's check uses
+ * (kernel/auth/identity.ts): `did:web:<host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>`
+ * and whatever follows, ignored, so every DID one token may act as has one key.
+ * Host, owner and repo compared without case (GitHub's are case-insensitive),
+ * run id and attempt as numbers. Undefined for a DID of no run.
+ */
+function runAttemptKey(did) {
+    if (!did.startsWith('did:web:'))
+        return undefined;
+    const [host, owner, repo, actions, runs, runId = '', attempts, attempt = ''] = did
+        .slice('did:web:'.length)
+        .split(':');
+    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts';
+    if (!labelsOk || !host || !owner || !repo || !/^\d+$/.test(runId) || !/^\d+$/.test(attempt)) {
+        return undefined;
+    }
+    const number = (digits) => digits.replace(/^0+(?=\d)/, '');
+    return [host, owner, repo].join(':').toLowerCase() + `:${number(runId)}:${number(attempt)}`;
+}
 /** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
 function runUrlFromDid(did) {
     const run = parseRunDid(did);
@@ -30199,15 +30256,25 @@ function describeHeldBy(holder, reserved) {
         ? `reserved for ${did_describeHolder(holder)} (next in line)`
         : `held by ${did_describeHolder(holder)}`;
 }
-/** "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and estimate. */
-function describePlace(position, etaMs) {
+/**
+ * "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and
+ * estimate; a holder past the typical hold is "overdue by 2m" (never "about 0ms").
+ */
+function describePlace(position, etaMs, overdueMs) {
     const place = position === undefined
         ? ''
         : position === 0
             ? 'next in line'
             : `${ordinal(position + 1)} in line`;
-    const eta = etaMs === undefined ? '' : `about ${duration_formatDuration(etaMs)} at recent hold times`;
-    return [place, eta].filter(Boolean).join('; ');
+    const overdue = overdueMs !== undefined && overdueMs > 0
+        ? `the holder is overdue by ${duration_formatDuration(overdueMs)} at recent hold times`
+        : '';
+    const eta = etaMs === undefined || (overdue && etaMs === 0)
+        ? ''
+        : etaMs === 0
+            ? 'any moment now at recent hold times'
+            : `about ${duration_formatDuration(etaMs)} at recent hold times`;
+    return [place, overdue, eta].filter(Boolean).join('; ');
 }
 function ordinal(n) {
     const tens = n % 100;
@@ -30224,7 +30291,7 @@ function describeWaitState(e) {
         // The kernel's message starts "frozen until …"; another plane's may not.
         return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
     }
-    const place = describePlace(e.position, e.etaMs);
+    const place = describePlace(e.position, e.etaMs, e.overdueMs);
     return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
 function describeLoss(resource, loss) {
@@ -30267,7 +30334,7 @@ function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
         if (!changed && event.elapsedMs - lastLineAt < everyMs)
             return undefined;
         lastLineAt = event.elapsedMs;
-        const place = event.frozen ? '' : describePlace(event.position, event.etaMs);
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs, event.overdueMs);
         const waited = event.first ? '' : `; waited ${duration_formatDuration(event.elapsedMs)}`;
         const still = changed ? '' : 'still ';
         return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
@@ -33695,14 +33762,14 @@ class GitHubSurfaces {
     octokit;
     runs = new Map();
     constructor(token, 
-    /** Empty turns commit statuses off. */
+    /** Empty turns commit statuses off (`status-context: off`); the holder's run is still named. */
     statusContext, env, warn) {
         this.token = token;
         this.statusContext = statusContext;
         this.warn = warn;
         this.target = token ? githubTarget(env) : undefined;
         this.statusesOff = !this.target || !statusContext;
-        this.runsOff = !this.target || !statusContext;
+        this.runsOff = !this.target;
     }
     client(target) {
         this.octokit ??= __nccwpck_require__.e(/* import() */ 413).then(__nccwpck_require__.bind(__nccwpck_require__, 2413)).then(({ getOctokit }) => getOctokit(this.token, { baseUrl: target.apiUrl, request: { timeout: 10_000 } }));
@@ -33842,7 +33909,8 @@ function buildSettings(raw, keyRequired) {
     const loopback = url.url.startsWith('http:');
     if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
         throw new lease_errors/* SettingsError */.GN(keyRequired === 'unless-dry-run'
-            ? `No plane key: set the 'key' input, or ${settings_KEY_ENV} (or ${HOSTED_KEY_ENV}) from a secret (or use 'dry-run: true' to try the gate on a local kernel).`
+            ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
+                `No plane key and no OIDC token: either set the 'key' input (or ${settings_KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
             : `No plane key: set ${settings_KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
     }
     return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
@@ -33954,6 +34022,26 @@ function oidcBearer(ctx, audience) {
 function readKey(ctx) {
     return ctx.getInput(INPUTS.key).trim() || keyFromEnv(ctx.env).value;
 }
+/** The value of `status-context` that turns commit statuses off (empty means the default). */
+const STATUSES_OFF = 'off';
+/** Words someone may write meaning "off", refused so the context is not silently named that. */
+const LOOKS_LIKE_OFF = /^(false|no|none|disabled?|0)$/i;
+/**
+ * `status-context` with `{resource}` replaced: empty is the default context, like
+ * every input (the runner passes '' for an input given as ''); `off` turns commit
+ * statuses off, and only them (the token still names the holder's run and feeds the
+ * outdated check). Returns '' for off.
+ */
+function readStatusContext(ctx, resource) {
+    const given = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext);
+    if (given === STATUSES_OFF)
+        return '';
+    const context = given.replaceAll('{resource}', resource);
+    if (context.length > 255 || /[\r\n]/.test(context) || LOOKS_LIKE_OFF.test(context)) {
+        throw new lease_errors/* SettingsError */.GN(`Invalid input '${INPUTS.statusContext}': '${context.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected a commit status context of one line, at most 255 characters ({resource} is replaced by the resource), or '${STATUSES_OFF}' to turn commit statuses off.`);
+    }
+    return context;
+}
 /** Inputs → settings; every message names the input and the accepted form. */
 function readSettings(ctx, nonce = (0,external_node_crypto_.randomBytes)(4).toString('hex')) {
     const given = (name) => ({
@@ -33982,10 +34070,7 @@ function readSettings(ctx, nonce = (0,external_node_crypto_.randomBytes)(4).toSt
         keepAlive: given(INPUTS.keepAlive),
         dryRun: given(INPUTS.dryRun),
     }, mode === 'oidc' ? 'never' : 'unless-dry-run');
-    const statusContext = inputOrDefault((n) => ctx.getInput(n), INPUTS.statusContext).replaceAll('{resource}', settings.resource);
-    if (statusContext.length > 255 || /[\r\n]/.test(statusContext)) {
-        throw new lease_errors/* SettingsError */.GN(`Invalid input '${INPUTS.statusContext}': '${statusContext.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected one line of at most 255 characters (an empty 'github-token' turns statuses off).`);
-    }
+    const statusContext = readStatusContext(ctx, settings.resource);
     return {
         ...settings,
         ...readDeployOrder(ctx),
