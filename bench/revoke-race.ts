@@ -45,11 +45,18 @@ export interface Race {
   url: string;
   dir: string;
   out: string;
+  /** The command tree's script (`node <script>` is the default command). */
+  script: string;
   /**
    * Starts `lease-gate run` as `who` (a DID of its own) on the race's resource; `escape`
-   * adds a process that left the command's group, `env` goes to run (and the command).
+   * adds a process that left the command's group, `env` goes to run (and the command),
+   * `command` replaces `node <script>` (a writer it starts should name `out` in its command
+   * line, so that close() finds it).
    */
-  run(who: string, options?: { escape?: boolean; env?: NodeJS.ProcessEnv }): RunProcess;
+  run(
+    who: string,
+    options?: { escape?: boolean; env?: NodeJS.ProcessEnv; command?: string[] },
+  ): RunProcess;
   revoke(reason: string): Promise<void>;
   /** The file's lines, per writer: epoch ms of each. */
   lines(): Map<string, number[]>;
@@ -107,6 +114,7 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
     url,
     dir,
     out,
+    script,
     run(who, options = {}) {
       const child = spawnCli(
         [
@@ -118,8 +126,7 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
           '--api-url',
           url,
           '--',
-          process.execPath,
-          script,
+          ...(options.command ?? [process.execPath, script]),
         ],
         { OUT: out, WHO: who, ...(options.escape ? { ESCAPE: '1' } : {}), ...options.env },
       );
@@ -168,12 +175,12 @@ export async function startRace(kernelArgs: string[] = []): Promise<Race> {
         await run.exited;
       }
       // A writer that outlived its run (the bug the race looks for) goes too; the pid is
-      // checked to still run this script, as pids are reused.
+      // checked to still run this script (or name the file), as pids are reused.
       for (const [, , pid] of records(out)) {
         const cmdline = existsSync(`/proc/${pid}/cmdline`)
           ? readFileSync(`/proc/${pid}/cmdline`, 'utf8')
           : '';
-        if (cmdline.includes(script)) process.kill(Number(pid), 'SIGKILL');
+        if (cmdline.includes(script) || cmdline.includes(out)) process.kill(Number(pid), 'SIGKILL');
       }
       kernel.kill('SIGTERM');
       await new Promise((done) => kernel.once('close', done));

@@ -23,6 +23,7 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
 const KEY = 'kernel-key-restart';
 const RESOURCES = {
   restart: 'lock:deploy/restart',
+  refused: 'lock:deploy/refused',
   applied: 'lock:deploy/applied',
   recover: 'lock:deploy/recover',
   replicas: 'lock:deploy/replicas',
@@ -235,6 +236,43 @@ describe('lease-gate app across a restart', () => {
     await until('the approval of run 702', () => approvedAt(702) !== undefined);
     expectOneAtATime(R, [701, 702]);
     await complete(702, url);
+  }, 120_000);
+
+  it('keeps an approved run lease when, after kill -9 and a redelivery, the review call is answered 404', async () => {
+    const R = RESOURCES.refused;
+    const port = await freePort();
+    const config = writeConfig(port);
+    const url = `http://127.0.0.1:${port}`;
+    const first = await processApp('first-404', config);
+    const a = newRun(711, 'refused');
+    expect((await github.deliver(url, 'deployment_protection_rule', a.payload)).status).toBe(202);
+    await until('the approval of run 711', () => approvedAt(711) !== undefined);
+    await first.kill9();
+
+    await processApp('second-404', config);
+    const b = newRun(712, 'refused');
+    expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);
+    await until('run 712 queued', () => logged('second-404', /run 712 of .*waiting for/));
+    // The redelivery's review call is refused outright (a 4xx but 422: nothing applied). The
+    // plane's answer to the app's ask is a renewal of the lease run 711's job holds.
+    github.fail(/^POST \/repos\/acme\/shop\/actions\/runs\/711\/deployment_protection_rule$/, {
+      status: 404,
+    });
+    const guid = github.deliveries.find((d) => d.request.payload === a.payload)!.guid;
+    expect((await github.redeliver(guid)).status).toBe(202);
+    await until('the answer to run 711 again', () =>
+      logged('second-404', /run 711 of .*(already decided|approval failed|approval refused)/),
+    );
+    expect(reviewsOf(711).map((c) => c.status)).toEqual([204, 404]);
+    // Still run 711's lease: not given back, and run 712 is not approved beside it.
+    expect((await plane.status(R))?.holder).toBe(a.did);
+    expect(approvedAt(712)).toBeUndefined();
+    expect(logged('second-404', /run 711 of .*given back/)).toBe(false);
+
+    await complete(711, url);
+    await until('the approval of run 712', () => approvedAt(712) !== undefined);
+    expectOneAtATime(R, [711, 712]);
+    await complete(712, url);
   }, 120_000);
 
   it('keeps the lease when GitHub applied the approval and answered 502 (the retry gets 422)', async () => {

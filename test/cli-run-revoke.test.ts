@@ -9,6 +9,7 @@ import {
   until,
   type Race,
 } from '../bench/revoke-race.js';
+import { isAlive } from '../src/fs/processes.js';
 
 /**
  * A revoke between two real `lease-gate run`s (from source) on a real kernel
@@ -109,5 +110,54 @@ describe.each<[string, NodeJS.ProcessEnv]>([
       expect([cgroups.get('a'), cgroups.get('a-child')]).toEqual([path, path]);
       expect(existsSync(join(mount, path))).toBe(false);
     }
+  });
+});
+
+describe('lease-gate run revoked, without a cgroup (LEASE_GATE_RUN_CGROUP=0)', () => {
+  it('stops a daemon that double-forked into a session of its own (found by the run’s mark)', async () => {
+    race = await startRace();
+    // The subshell backgrounds setsid and exits at once: the writer is a child of init in a new
+    // session, outside the command's tree and every session run saw, and (as daemons do) holds
+    // none of run's descriptors. Its command line names the race's file, so race.close() kills
+    // it should it survive.
+    const daemon = `while :; do echo "a-daemon $(date +%s%3N) $$" >> "${race.out}"; sleep 0.05; done`;
+    const a = race.run('a', {
+      env: { LEASE_GATE_RUN_CGROUP: '0' },
+      command: [
+        'bash',
+        '-c',
+        `( setsid bash -c '${daemon}' </dev/null >/dev/null 2>&1 & ); exec "${process.execPath}" "${race.script}"`,
+      ],
+    });
+    await until(
+      () => race!.lines().has('a') && (race!.lines().get('a-daemon')?.length ?? 0) >= 3,
+      60_000,
+      "A's command and its daemon",
+    );
+    const b = race.run('b');
+    await until(() => queued(race!.url, 'b'), 60_000, 'B waiting');
+    await race.revoke('incident 44');
+    expect(await a.exited).toBe(143);
+    // The daemon writes every 50 ms: once B's tree wrote 30 lines (10 ms each) and B exited,
+    // a daemon left running would have written after B's grant.
+    await until(() => (race!.lines().get('b-child')?.length ?? 0) >= 30, 60_000, "B's tree");
+    b.child.kill('SIGTERM');
+    await b.exited;
+
+    const entries = await ledgerEntries(race.url);
+    const revoke = entries.findLast((e) => e.kind === 'revoke');
+    const grant = entries.find(
+      (e) => e.kind === 'grant' && e.actorDid.endsWith(':b') && e.tsMs >= revoke!.tsMs,
+    );
+    const lastA = Math.max(...['a', 'a-daemon'].flatMap((w) => race!.lines().get(w)!));
+    expect(lastA).toBeLessThan(grant!.tsMs);
+    // And it is gone, not merely stopped (a SIGSTOPped writer would resume on SIGCONT).
+    const pids = readFileSync(race.out, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('a-daemon '))
+      .map((line) => Number(line.split(' ')[2]));
+    expect(pids.length).toBeGreaterThan(0);
+    // A zombie counts as gone: it runs no code, and init reaps it when it will.
+    expect([...new Set(pids)].filter(isAlive)).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { join } from 'node:path';
 import {
   groupAlive,
+  hasEnvEntry,
   isAlive,
   listProcesses,
   parseStat,
@@ -30,11 +31,14 @@ import type { Sleep } from '../plane/time.js';
  *   `cgroup.kill` (Linux ≥ 5.14; before, each pid in `cgroup.procs` until none
  *   is left). Needs a writable cgroup2 mount: root, or a delegated subtree.
  * - `tree`, where no cgroup can be made: the command's descendants, found in
- *   /proc every {@link TRACK_EVERY_MS} and at the stop, by parent and by
- *   session (a process that called setsid() is followed by its parent, and its
- *   children by its session once it exits). A process that leaves both between
- *   two looks is lost: a daemon that forks, calls setsid(), forks again and
- *   lets the middle process exit within one interval.
+ *   /proc every {@link TRACK_EVERY_MS} and at the stop, by parent, by session
+ *   (a process that called setsid() is followed by its parent, and its
+ *   children by its session once it exits), and by the run's mark in their
+ *   environment ({@link RUN_ID_ENV}, which every descendant inherits): a
+ *   daemon that forks, calls setsid(), forks again and lets the middle process
+ *   exit within one interval leaves parent and session, but not the mark. What
+ *   is lost: such a daemon that also cleared or rewrote its environment, and
+ *   another user's processes.
  * - `group`, with no /proc (macOS): the process group only, as before.
  */
 export type ContainmentKind = 'cgroup' | 'tree' | 'group';
@@ -63,6 +67,11 @@ export const TRACK_EVERY_MS = 250;
 export const KILL_WAIT_MS = 5_000;
 const POLL_MS = 50;
 const CGROUP_PREFIX = 'lease-gate-run-';
+/**
+ * The command's environment gets `LEASE_GATE_RUN_ID=<128-bit hex>`, one per run: the lease id
+ * (also given) names the lease, which a later run of the same holder may share.
+ */
+export const RUN_ID_ENV = 'LEASE_GATE_RUN_ID';
 
 /**
  * A cgroup when `cgroup` and Linux allow one (`LEASE_GATE_RUN_CGROUP=0` says no), else the
@@ -85,9 +94,12 @@ function kill(pid: number, signal: NodeJS.Signals | 0): void {
 
 abstract class Base {
   protected root: number | undefined;
+  /** This run's mark, in the command's environment (see {@link RUN_ID_ENV}). */
+  protected readonly runId = randomBytes(16).toString('hex');
 
   spawn(file: string, args: string[], options: SpawnOptions): ChildProcess {
-    const child = spawn(file, args, { ...options, detached: true });
+    const env = { ...(options.env ?? process.env), [RUN_ID_ENV]: this.runId };
+    const child = spawn(file, args, { ...options, env, detached: true });
     this.root = child.pid;
     return child;
   }
@@ -298,11 +310,14 @@ class CgroupContainment extends Base implements Containment {
   }
 }
 
-/** The command's descendants, followed in /proc by parent and by session. */
+/** The command's descendants, followed in /proc by parent, by session and by the run's mark. */
 class TreeContainment extends Base implements Containment {
   readonly kind: ContainmentKind;
   /** pid → start time of each process known to be the command's. */
   private known = new Map<number, number>();
+  /** The command's start time: nothing that started before can carry its mark. */
+  private rootStart: number | undefined;
+  private readonly uid = process.getuid?.();
   /** Sessions the known processes were in at the last look. */
   private sessions = new Set<number>();
   private readonly own = ownSession();
@@ -334,7 +349,14 @@ class TreeContainment extends Base implements Containment {
       if (entry && entry.startTicks === start && entry.state !== 'Z') found.set(pid, entry);
     }
     const root = this.root;
+    if (root !== undefined) this.rootStart ??= byPid.get(root)?.startTicks;
     const sessions = new Set(this.sessions);
+    for (const entry of list) {
+      if (this.marked(entry, found)) {
+        found.set(entry.pid, entry);
+        sessions.add(entry.session);
+      }
+    }
     for (let grew = true; grew;) {
       grew = false;
       for (const entry of list) {
@@ -356,6 +378,14 @@ class TreeContainment extends Base implements Containment {
     this.sessions = new Set([...found.values()].map((entry) => entry.session));
     if (root !== undefined) this.sessions.add(root);
     return [...found.values()];
+  }
+
+  /** A process of run's uid, not yet found, whose environment carries this run's mark. */
+  private marked(entry: ProcessEntry, found: Map<number, ProcessEntry>): boolean {
+    if (this.uid === undefined || found.has(entry.pid) || entry.state === 'Z') return false;
+    if (!this.mayHold(entry)) return false;
+    if (this.rootStart !== undefined && entry.startTicks < this.rootStart) return false;
+    return hasEnvEntry(entry.pid, this.uid, RUN_ID_ENV, this.runId);
   }
 
   /** Never run itself, init, or anything of run's own session. */

@@ -34,7 +34,11 @@ interface Run {
 }
 
 /** `applied`: the call takes effect, then the answer is this fault (a 502 from GitHub's edge). */
-type Fault = { status: 429 | 502 | 500 | 503; headers?: Record<string, string>; applied?: boolean };
+type Fault = {
+  status: 403 | 404 | 429 | 502 | 500 | 503;
+  headers?: Record<string, string>;
+  applied?: boolean;
+};
 
 /** One webhook delivery as GitHub records it (`GET /app/hook/deliveries/{id}`). */
 interface HookDelivery {
@@ -94,7 +98,16 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
       if (f.applied) applyReview(path, body);
       return send(
         f.status,
-        { message: f.status === 429 ? 'API rate limit exceeded' : 'Server Error' },
+        {
+          message:
+            f.status === 429
+              ? 'API rate limit exceeded'
+              : f.status === 404
+                ? 'Not Found'
+                : f.status === 403
+                  ? 'Resource not accessible by integration'
+                  : 'Server Error',
+        },
         f.headers,
       );
     }
