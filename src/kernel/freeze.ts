@@ -1,3 +1,4 @@
+import { FAILOVER_BY } from './failover.js';
 import type { Freeze, FreezeReply, KernelEvent, ResourceState } from './rules.js';
 
 /**
@@ -74,7 +75,8 @@ export function frozenReply(freeze: Freeze, waitMs: number, position: number): F
   return {
     ok: false,
     reason: 'frozen',
-    message: `frozen ${until} by an operator: ${freeze.reason}`,
+    // The failover hold (failover.ts) is the kernel's own, not an operator's.
+    message: `frozen ${until} ${freeze.by === FAILOVER_BY ? 'by the kernel' : 'by an operator'}: ${freeze.reason}`,
     until: freeze.untilMs,
     stampede: { waitMs },
     position,

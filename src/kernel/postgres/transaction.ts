@@ -124,6 +124,8 @@ export async function runCommands(
 export interface CommitContext {
   locks: PlaneLocks;
   replica: string;
+  /** The hold after a failover (failover.ts) in force at `now`, if any: no new holder meanwhile. */
+  hold?: ((now: number) => Freeze | undefined) | undefined;
 }
 
 /** A committed batch: its decisions, and the resources another replica listens for. */
@@ -256,7 +258,7 @@ async function decideLocked(
   );
   const fences = drawn.fences.map(Number);
   let fenced = 0;
-  const final = decideAll(work, stored, now, settings, {
+  const final = decideAll(work, stored, now, settings, context.hold?.(now), {
     nextFence: () => {
       const fence = fences[fenced++];
       // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
@@ -327,6 +329,7 @@ function decideAll(
   stored: ReadonlyMap<string, ResourceState>,
   now: number,
   settings: RuleSettings,
+  hold: Freeze | undefined,
   draw: { nextFence(): number; random(): number },
 ): { decisions: Decision[]; changed: Map<string, ResourceState> } {
   const current = new Map(stored);
@@ -340,6 +343,7 @@ function decideAll(
       nextInLineWaitMs: settings.nextInLineWaitMs,
       lockDelayMs: settings.lockDelayMs,
       window: settings.window?.(resource, now),
+      failover: hold,
       ...draw,
     });
     current.set(resource, decision.state);
