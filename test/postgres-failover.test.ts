@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fenceFloor } from '../src/kernel/failover.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
-import { LEDGER_PATHS } from '../src/plane/schema.js';
+import { LEASE_PATH, LEDGER_PATHS } from '../src/plane/schema.js';
 import { postgresBin, startPair, urlOf } from './support/pg-cluster.js';
 import { startReplica } from './support/pg-kernel.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
@@ -368,4 +368,60 @@ suite('a PostgreSQL failover under load', () => {
     });
     expect(checks.afterGrants).toBeGreaterThanOrEqual(CLIENTS * AFTER);
   }, 150_000);
+
+  it('synchronous replication: a commit the standby did not confirm is not answered as granted', async () => {
+    const replication = await startTcpProxy('127.0.0.1', 1);
+    try {
+      const pair = await startPair({ synchronous: true, standbyVia: replication.port });
+      cleanups.push(() => pair.remove());
+      replication.retarget('127.0.0.1', pair.primary.port);
+      await pair.caughtUp();
+      const replica = await startReplica(SCHEMA, {
+        url: urlOf(pair.primary.port),
+        ttlMs: TTL_MS,
+        statementTimeoutMs: 30_000,
+        log: () => undefined,
+      });
+      cleanups.push(() => replica.close().catch(() => undefined));
+      const ask = () =>
+        fetch(`${replica.url}${LEASE_PATH}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ resource: 'lock:deploy/a', actorDid: 'did:web:failover:one' }),
+        }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as Record<string, unknown>,
+        }));
+      // The standby gone: the COMMIT waits for it. An operator cancels the wait (statement_timeout
+      // does not: PostgreSQL turns it off before the commit) and the COMMIT comes back as a success
+      // with a WARNING. Answering that grant would let a failover lose it.
+      replication.takeDown();
+      const asked = ask();
+      const admin = new pg.Client({ connectionString: urlOf(pair.primary.port) });
+      await admin.connect();
+      try {
+        for (;;) {
+          const { rows } = await admin.query<{ n: string }>(
+            `SELECT count(pg_cancel_backend(pid))::text AS n FROM pg_stat_activity
+              WHERE application_name = 'lease-gate kernel' AND wait_event = 'SyncRep'`,
+          );
+          if (rows[0]!.n !== '0') break;
+          await sleep(20);
+        }
+      } finally {
+        await admin.end();
+      }
+      const unconfirmed = await asked;
+      expect(unconfirmed.status).toBe(503);
+      expect(JSON.stringify(unconfirmed.body)).toMatch(/did not confirm/);
+      // The standby back: asking again renews the lease committed on the primary, now replicated.
+      replication.bringUp();
+      await pair.caughtUp();
+      const again = await ask();
+      expect(again).toMatchObject({ status: 200, body: { ok: true, renewed: true } });
+    } finally {
+      await replication.close();
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+    }
+  }, 90_000);
 });
