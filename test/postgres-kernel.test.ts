@@ -6,7 +6,7 @@ import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { PostgresService } from '../src/kernel/postgres/service.js';
-import { migrate, SCHEMA_VERSION } from '../src/kernel/postgres/migrations.js';
+import { MIGRATIONS, migrate } from '../src/kernel/postgres/migrations.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -180,7 +180,7 @@ describePostgres('migrations', () => {
     );
     await Promise.all(clients.map((c) => c.connect()));
     const applied = await Promise.all(clients.map((c) => migrate(c, schema)));
-    expect(applied.flat()).toEqual([SCHEMA_VERSION]);
+    expect(applied.flat()).toEqual(MIGRATIONS.map((m) => m.version));
     expect(await migrate(clients[0]!, schema)).toEqual([]);
     await Promise.all(clients.map((c) => c.end()));
   });
@@ -192,6 +192,6 @@ describePostgres('migrations', () => {
     await admin.end();
     await expect(
       PostgresService.open({ url: POSTGRES_URL, schema, ledger: new Ledger(signingKey) }),
-    ).rejects.toThrow(/schema .* is at version 99, newer than this lease-gate \(version 1\)/);
+    ).rejects.toThrow(/schema .* is at version 99, newer than this lease-gate \(version 2\)/);
   });
 });

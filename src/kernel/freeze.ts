@@ -1,3 +1,4 @@
+import { FAILOVER_BY } from './failover.js';
 import type { Freeze, FreezeReply, KernelEvent, ResourceState } from './rules.js';
 
 /**
@@ -71,7 +72,9 @@ export function settleFreeze(
 export function frozenReply(freeze: Freeze, waitMs: number, position: number): FrozenReply {
   // An operator who gave its name (console, --by) is named; the admin key and a window are not.
   const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
-  const who = named ? `operator ${named}` : 'an operator';
+  // The failover hold (failover.ts) is the kernel's own, not an operator's.
+  const kernel = freeze.by === FAILOVER_BY;
+  const who = kernel ? 'the kernel' : named ? `operator ${named}` : 'an operator';
   const message =
     freeze.untilMs !== null
       ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`

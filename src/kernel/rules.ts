@@ -126,6 +126,11 @@ export interface RuleContext {
   random(): number;
   /** A recurring freeze window in force now for this resource, if any (windows.ts). */
   window?: Freeze | undefined;
+  /**
+   * The hold after the database failed over (failover.ts): no lease call succeeds, not even a
+   * holder's renewal, since the state it would renew may be older than what its holder was told.
+   */
+  failover?: Freeze | undefined;
 }
 
 export type Command =
@@ -344,6 +349,7 @@ function lease(
   }
   const turnedAway = supersededReply(s, command, now + ctx.ttlMs);
   if (turnedAway) return turnedAway;
+  if (ctx.failover) return failoverReply(ctx.failover, now);
   const current = s.lease;
   if (current?.holder === actorDid) {
     s.lease = { ...current, expiresAtMs: now + ctx.ttlMs };
@@ -431,6 +437,18 @@ export function overdueMs(s: ResourceState, now: number): number | undefined {
   if (typicalMs === null || !s.lease) return undefined;
   const over = Math.round(now - s.lease.grantedAtMs - typicalMs);
   return over > 0 ? over : undefined;
+}
+
+/**
+ * Refused during the failover hold, renewals too: after an asynchronous failover the row
+ * may show a lease its holder released (the release was lost) while a lost grant gave the
+ * resource to another, so "renewing" it would hand it back beside that holder. Nothing is
+ * changed (no queue place: every lease of the old timeline has lapsed when the hold ends,
+ * and the waiters ask again then).
+ */
+function failoverReply(hold: Freeze, now: number): FrozenReply {
+  const untilMs = hold.untilMs ?? now + FROZEN_WAIT_MS;
+  return frozenReply(hold, Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now))), 0);
 }
 
 /** What a waiter asked with: its deploy and queue mode (deploy-order.ts). */

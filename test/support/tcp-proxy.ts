@@ -9,9 +9,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
   const sockets = new Set<Socket>();
   let down = false;
   let cutOn: string | undefined;
+  let target = { host: targetHost, port: targetPort };
   const server = createServer((client) => {
     if (down) return void client.destroy();
-    const upstream = connect(targetPort, targetHost);
+    const upstream = connect(target.port, target.host);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
@@ -41,6 +42,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
     },
     bringUp() {
       down = false;
+    },
+    /** New connections go to this server from now on (a failover's new primary). */
+    retarget(host: string, port: number) {
+      target = { host, port };
     },
     /** Cuts the connection that next sends this text (for example COMMIT), before it arrives. */
     cutWhenSent(text: string) {

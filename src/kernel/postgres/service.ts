@@ -4,6 +4,7 @@ import { entrySchema, type LedgerEntry } from '../../ledger/entry.js';
 import { FETCH_CHUNK, FetchedLines } from '../../ledger/fetched-lines.js';
 import type { Ledger, LedgerSnapshot } from '../../ledger/ledger.js';
 import type { Backend, ChangeNotice, Opened } from '../backend.js';
+import { failoverHold } from '../failover.js';
 import { overviewOf, type Overview } from '../overview.js';
 import {
   DEFAULT_TTL_MS,
@@ -29,6 +30,7 @@ import {
   schemaOf,
   type PostgresOptions,
 } from './settings.js';
+import { followTimeline, type TimelineSeen } from './timeline.js';
 import { NOW_MS, parseState, type RuleSettings } from './transaction.js';
 
 export interface PostgresServiceOptions extends PostgresOptions {
@@ -60,6 +62,8 @@ const MAX_BATCH = 64;
 const BATCH_SLOTS = 2;
 const SPARE_AFTER_MS = 10;
 const guarded = new WeakSet<pg.PoolClient>();
+/** Connections that checked the database's timeline (timeline.ts) before their first use. */
+const followed = new WeakSet<pg.PoolClient>();
 /**
  * How soon after a commit its entries are sequenced: more commits join the same pass, and
  * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
@@ -132,6 +136,10 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
   private closed = false;
   /** The size of the tree's frontier last saved or restored here. */
   private savedTree = 0;
+  /** The latest timeline change any connection found (changedMs 0: none): the failover hold. */
+  private timeline: TimelineSeen | undefined;
+  /** Set when this replica's ledger holds entries a failover lost: it then serves nothing. */
+  private forked: string | undefined;
 
   constructor(private readonly options: PostgresServiceOptions) {
     this.ledger = options.ledger;
@@ -173,7 +181,8 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
 
   async open(): Promise<Opened> {
     try {
-      const client = await this.connect();
+      // Before the timeline is followed: a new schema's lease_gate_timeline is made here.
+      const client = await this.connect(this.pool, false);
       try {
         await migrate(client, this.schema);
       } finally {
@@ -216,6 +225,12 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
         settings: this.settings,
         locks: this.locks,
         replica: this.replica,
+        // Read at each transaction's `now`: a connection opened within this batch may be the
+        // first to find the new timeline.
+        hold: (now) => {
+          const seen = this.timeline;
+          return seen && failoverHold(seen.changedMs, this.ttlMs, now, seen.timeline);
+        },
       },
       [...work],
     );
@@ -548,8 +563,14 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
     await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);
   }
 
-  private async connect(pool = this.pool): Promise<pg.PoolClient> {
+  /**
+   * A pooled connection. One of the main pool is first checked against the database's
+   * timeline (`follow`, timeline.ts): a failover is seen before anything is decided on
+   * the promoted standby, and a standby (still in recovery) is never used.
+   */
+  private async connect(pool = this.pool, follow = true): Promise<pg.PoolClient> {
     if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
+    if (this.forked) throw new StoreUnavailableError(this.forked);
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -561,7 +582,44 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       guarded.add(client);
       client.on('error', () => undefined);
     }
+    // The sequencer's too: it numbers entries only once the change and the ledger's size then are recorded.
+    if (follow && !followed.has(client)) {
+      try {
+        this.sawTimeline(await followTimeline(client));
+        if (this.forked) throw new StoreUnavailableError(this.forked);
+        followed.add(client);
+      } catch (error) {
+        client.release(true);
+        if (error instanceof StoreError || error instanceof StoreUnavailableError) throw error;
+        throw new StoreUnavailableError(
+          `the kernel's store cannot be written (a standby?): ${describe(error)}`,
+        );
+      }
+    }
     return client;
+  }
+
+  /**
+   * Keeps the latest timeline change found, and says when one is first seen here. A
+   * replica that read more of the ledger than the new primary had when the change was
+   * recorded holds entries (signed, perhaps exported) that the failover lost: numbering
+   * goes on from the shorter ledger, so this replica would sign two histories. It stops
+   * serving (503 to every call, /readyz failing) until it is restarted, which reads the
+   * new primary's ledger from its rows.
+   */
+  private sawTimeline(seen: TimelineSeen): void {
+    const before = this.timeline;
+    if (before && before.timeline === seen.timeline && before.changedMs >= seen.changedMs) return;
+    if (before && seen.changedMs < before.changedMs) return;
+    this.timeline = seen;
+    if (!before || before.timeline === seen.timeline) return;
+    this.log(
+      `kernel: the database is now on timeline ${seen.timeline} (was ${before.timeline}): fences start above ${seen.timeline}'s epoch, and no lease is granted or renewed until ${new Date(seen.changedMs + this.ttlMs).toISOString()}`,
+    );
+    if (this.ledger.size > seen.sizeAtChange) {
+      this.forked = `this replica read ${this.ledger.size} ledger entries, but the database had ${seen.sizeAtChange} when it failed over to timeline ${seen.timeline} (asynchronous replication lost the rest): restart this replica to read the ledger the new primary has`;
+      this.log(`kernel: ${this.forked}`);
+    }
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {

@@ -109,6 +109,7 @@ export async function runCommands(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+  const unreplicated = watchSyncCancel(client);
   try {
     await client.query(write === undefined ? 'COMMIT' : `${write}; COMMIT`);
   } catch (error) {
@@ -116,14 +117,40 @@ export async function runCommands(
     // it; a failed COMMIT rolls back). No answer, or FATAL/PANIC, may come after the commit record.
     if ((error as { severity?: unknown }).severity === 'ERROR') throw error;
     throw new CommitUnknownError(error);
+  } finally {
+    unreplicated.stop();
   }
+  // Committed on the primary, but its wait for the synchronous standby was cancelled (our
+  // statement_timeout, or an operator): a failover now would lose it, so it is not answered.
+  if (unreplicated.seen())
+    throw new CommitUnknownError(
+      new Error(`the synchronous standby did not confirm the commit: ${unreplicated.seen()}`),
+    );
   return { decisions, listened };
+}
+
+/**
+ * PostgreSQL answers a COMMIT whose wait for synchronous replication was cancelled with
+ * success and a WARNING ("canceling wait for synchronous replication …; the transaction
+ * has already committed locally, but might not have been replicated to the standby").
+ * The text is the server's in English (lc_messages); its SQLSTATE is only 01000.
+ */
+function watchSyncCancel(client: pg.ClientBase): { seen(): string | undefined; stop(): void } {
+  let seen: string | undefined;
+  const onNotice = (notice: { message?: string | undefined }) => {
+    const message = notice.message ?? '';
+    if (/synchronous replication/i.test(message)) seen = message.slice(0, 200);
+  };
+  client.on('notice', onNotice);
+  return { seen: () => seen, stop: () => void client.off('notice', onNotice) };
 }
 
 /** Who commits: the plane's locks, and this replica's name in lease_gate_listening. */
 export interface CommitContext {
   locks: PlaneLocks;
   replica: string;
+  /** The hold after a failover (failover.ts) in force at `now`, if any: no new holder meanwhile. */
+  hold?: ((now: number) => Freeze | undefined) | undefined;
 }
 
 /** A committed batch: its decisions, and the resources another replica listens for. */
@@ -256,7 +283,7 @@ async function decideLocked(
   );
   const fences = drawn.fences.map(Number);
   let fenced = 0;
-  const final = decideAll(work, stored, now, settings, {
+  const final = decideAll(work, stored, now, settings, context.hold?.(now), {
     nextFence: () => {
       const fence = fences[fenced++];
       // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
@@ -327,6 +354,7 @@ function decideAll(
   stored: ReadonlyMap<string, ResourceState>,
   now: number,
   settings: RuleSettings,
+  hold: Freeze | undefined,
   draw: { nextFence(): number; random(): number },
 ): { decisions: Decision[]; changed: Map<string, ResourceState> } {
   const current = new Map(stored);
@@ -340,6 +368,7 @@ function decideAll(
       nextInLineWaitMs: settings.nextInLineWaitMs,
       lockDelayMs: settings.lockDelayMs,
       window: settings.window?.(resource, now),
+      failover: hold,
       ...draw,
     });
     current.set(resource, decision.state);
