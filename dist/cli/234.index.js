@@ -773,6 +773,8 @@ function createGatekeeper(options) {
             wallNow: options.wallNow,
         });
         log(`${s.tag}: queued for ${s.resource} as ${s.did}`);
+        // Before the ask: a lease this DID holds already is one an approved job may deploy under.
+        const before = await heldBefore(session.client, s);
         const watching = new AbortController();
         const watch = watchRun(s, watching.signal);
         try {
@@ -813,14 +815,37 @@ function createGatekeeper(options) {
                 // The app asks in FIFO order, so only a plane that supersedes on its own gets here.
                 return await s.review('rejected', `lease-gate: a newer run took this run's place in the queue of ${s.resource}; not approved.`);
             }
-            await approve(s, result.held);
+            await approve(s, result.held, renews(before, result.held));
         }
         finally {
             watching.abort();
             await watch;
         }
     }
-    async function approve(s, held) {
+    /**
+     * What the plane says of the resource before this ask: the lease when this run's DID holds
+     * it (after a restart, a redelivery: the run was approved and its job may hold it), none
+     * when another or nobody does, `unknown` when the plane could not say.
+     */
+    async function heldBefore(client, s) {
+        try {
+            const lease = await client.status(s.resource, { signal: s.wait.cancel.signal });
+            return lease?.holder === s.did ? lease : undefined;
+        }
+        catch (error) {
+            log(`${s.tag}: could not ask the plane who holds ${s.resource} (${(0,errors/* errorMessage */.gJ)(error)})`);
+            return 'unknown';
+        }
+    }
+    /**
+     * True unless this ask newly granted the lease: the kernel keeps a lease's id on a renewal,
+     * so the same id as before is the DID's own lease renewed, and an unknown before counts as
+     * one (giving back a lease a job may deploy under is the worse mistake).
+     */
+    function renews(before, held) {
+        return before === 'unknown' || before?.id === held.lease.id;
+    }
+    async function approve(s, held, renewal) {
         const { lease } = held;
         const fence = lease.fence === undefined ? 'none' : String(lease.fence);
         const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}.`;
@@ -845,8 +870,15 @@ function createGatekeeper(options) {
                 // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
                 log(`${s.tag}: the approval may have been applied (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
             }
+            else if (renewal) {
+                // A 4xx but 422 on a lease this DID held before the ask (a redelivery after a
+                // restart, GitHub answering 404 or 403): the run was approved earlier and its job may
+                // deploy under this very lease. Kept, as for 422.
+                log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}), but this run held lease ${lease.id} before this request: fence ${fence} ${keptFor}`);
+            }
             else {
-                // A 4xx but 422 is a refusal of the call itself: nothing was approved.
+                // A 4xx but 422 is a refusal of the call itself, and this ask granted the lease:
+                // nothing was approved under it.
                 const released = await held.release();
                 log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
                 return;

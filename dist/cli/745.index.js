@@ -54,6 +54,11 @@ const KILL_WAIT_MS = 5_000;
 const POLL_MS = 50;
 const CGROUP_PREFIX = 'lease-gate-run-';
 /**
+ * The command's environment gets `LEASE_GATE_RUN_ID=<128-bit hex>`, one per run: the lease id
+ * (also given) names the lease, which a later run of the same holder may share.
+ */
+const RUN_ID_ENV = 'LEASE_GATE_RUN_ID';
+/**
  * A cgroup when `cgroup` and Linux allow one (`LEASE_GATE_RUN_CGROUP=0` says no), else the
  * tree; `trackEveryMs` is the tree's interval between looks (tests look only when they ask).
  */
@@ -73,8 +78,11 @@ function kill(pid, signal) {
 }
 class Base {
     root;
+    /** This run's mark, in the command's environment (see {@link RUN_ID_ENV}). */
+    runId = (0,external_node_crypto_.randomBytes)(16).toString('hex');
     spawn(file, args, options) {
-        const child = (0,external_node_child_process_.spawn)(file, args, { ...options, detached: true });
+        const env = { ...(options.env ?? process.env), [RUN_ID_ENV]: this.runId };
+        const child = (0,external_node_child_process_.spawn)(file, args, { ...options, env, detached: true });
         this.root = child.pid;
         return child;
     }
@@ -281,12 +289,15 @@ class CgroupContainment extends Base {
             tryRmdir(this.cgroup.dir);
     }
 }
-/** The command's descendants, followed in /proc by parent and by session. */
+/** The command's descendants, followed in /proc by parent, by session and by the run's mark. */
 class TreeContainment extends Base {
     trackEveryMs;
     kind;
     /** pid → start time of each process known to be the command's. */
     known = new Map();
+    /** The command's start time: nothing that started before can carry its mark. */
+    rootStart;
+    uid = process.getuid?.();
     /** Sessions the known processes were in at the last look. */
     sessions = new Set();
     own = ownSession();
@@ -317,7 +328,15 @@ class TreeContainment extends Base {
                 found.set(pid, entry);
         }
         const root = this.root;
+        if (root !== undefined)
+            this.rootStart ??= byPid.get(root)?.startTicks;
         const sessions = new Set(this.sessions);
+        for (const entry of list) {
+            if (this.marked(entry, found)) {
+                found.set(entry.pid, entry);
+                sessions.add(entry.session);
+            }
+        }
         for (let grew = true; grew;) {
             grew = false;
             for (const entry of list) {
@@ -341,6 +360,16 @@ class TreeContainment extends Base {
         if (root !== undefined)
             this.sessions.add(root);
         return [...found.values()];
+    }
+    /** A process of run's uid, not yet found, whose environment carries this run's mark. */
+    marked(entry, found) {
+        if (this.uid === undefined || found.has(entry.pid) || entry.state === 'Z')
+            return false;
+        if (!this.mayHold(entry))
+            return false;
+        if (this.rootStart !== undefined && entry.startTicks < this.rootStart)
+            return false;
+        return (0,processes/* hasEnvEntry */.Yu)(entry.pid, this.uid, RUN_ID_ENV, this.runId);
     }
     /** Never run itself, init, or anything of run's own session. */
     mayHold(entry) {
@@ -630,10 +659,12 @@ function retryWindowMs(waitTimeoutMs) {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   O3: () => (/* binding */ listProcesses),
+/* harmony export */   Yu: () => (/* binding */ hasEnvEntry),
 /* harmony export */   _n: () => (/* binding */ isAlive),
 /* harmony export */   ky: () => (/* binding */ parseStat),
 /* harmony export */   xq: () => (/* binding */ groupAlive)
 /* harmony export */ });
+/* unused harmony export ENVIRON_READ_LIMIT */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 
@@ -702,6 +733,46 @@ function listProcesses() {
             list.push(entry);
     }
     return list;
+}
+/** How much of a process's environment {@link hasEnvEntry} reads (Linux caps it near 2 MiB). */
+const ENVIRON_READ_LIMIT = 1024 * 1024;
+let environBuffer;
+/**
+ * True when `pid` runs as `uid` and its environment (/proc/<pid>/environ, as
+ * it was at its execve, read up to {@link ENVIRON_READ_LIMIT}) holds exactly
+ * the entry `name=value`. Any error (gone meanwhile, not ours) answers false.
+ */
+function hasEnvEntry(pid, uid, name, value) {
+    const entry = Buffer.from(`${name}=${value}\0`);
+    let fd;
+    try {
+        if ((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.statSync)(`/proc/${pid}`).uid !== uid)
+            return false;
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(`/proc/${pid}/environ`, 'r');
+        // One buffer for every read: the looks are synchronous, and most environments are small.
+        environBuffer ??= Buffer.alloc(ENVIRON_READ_LIMIT);
+        let length = 0;
+        while (length < environBuffer.length) {
+            const read = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readSync)(fd, environBuffer, length, environBuffer.length - length, null);
+            if (read === 0)
+                break;
+            length += read;
+        }
+        const environ = environBuffer.subarray(0, length);
+        // Entries are NUL-terminated: a match starts the buffer or follows a NUL.
+        for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+            if (at === 0 || environ[at - 1] === 0)
+                return true;
+        }
+        return false;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        if (fd !== undefined)
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
 }
 
 

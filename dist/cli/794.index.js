@@ -3221,7 +3221,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(162)]).then(__webpack_require__.bind(__webpack_require__, 6162));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(357)]).then(__webpack_require__.bind(__webpack_require__, 6357));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
@@ -3540,10 +3540,12 @@ function writeFileAtomic(path, text) {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   O3: () => (/* binding */ listProcesses),
+/* harmony export */   Yu: () => (/* binding */ hasEnvEntry),
 /* harmony export */   _n: () => (/* binding */ isAlive),
 /* harmony export */   ky: () => (/* binding */ parseStat),
 /* harmony export */   xq: () => (/* binding */ groupAlive)
 /* harmony export */ });
+/* unused harmony export ENVIRON_READ_LIMIT */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 
@@ -3612,6 +3614,46 @@ function listProcesses() {
             list.push(entry);
     }
     return list;
+}
+/** How much of a process's environment {@link hasEnvEntry} reads (Linux caps it near 2 MiB). */
+const ENVIRON_READ_LIMIT = 1024 * 1024;
+let environBuffer;
+/**
+ * True when `pid` runs as `uid` and its environment (/proc/<pid>/environ, as
+ * it was at its execve, read up to {@link ENVIRON_READ_LIMIT}) holds exactly
+ * the entry `name=value`. Any error (gone meanwhile, not ours) answers false.
+ */
+function hasEnvEntry(pid, uid, name, value) {
+    const entry = Buffer.from(`${name}=${value}\0`);
+    let fd;
+    try {
+        if ((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.statSync)(`/proc/${pid}`).uid !== uid)
+            return false;
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(`/proc/${pid}/environ`, 'r');
+        // One buffer for every read: the looks are synchronous, and most environments are small.
+        environBuffer ??= Buffer.alloc(ENVIRON_READ_LIMIT);
+        let length = 0;
+        while (length < environBuffer.length) {
+            const read = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readSync)(fd, environBuffer, length, environBuffer.length - length, null);
+            if (read === 0)
+                break;
+            length += read;
+        }
+        const environ = environBuffer.subarray(0, length);
+        // Entries are NUL-terminated: a match starts the buffer or follows a NUL.
+        for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+            if (at === 0 || environ[at - 1] === 0)
+                return true;
+        }
+        return false;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        if (fd !== undefined)
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
 }
 
 
@@ -3811,6 +3853,53 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
 const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
 /** Whether these changes may have freed their resource (held requests wake on it). */
 const frees = (events) => events.some((e) => FREEING.has(e.kind));
+
+
+/***/ }),
+
+/***/ 931:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   cm: () => (/* binding */ failoverHold),
+/* harmony export */   dm: () => (/* binding */ MAX_TIMELINE),
+/* harmony export */   qu: () => (/* binding */ fenceFloor),
+/* harmony export */   zH: () => (/* binding */ FAILOVER_BY)
+/* harmony export */ });
+/* unused harmony export TIMELINE_FENCE_BITS */
+/** Fences of one timeline: below 2^40 each (a trillion grants), under the timeline's epoch. */
+const TIMELINE_FENCE_BITS = 40;
+const EPOCH = 2 ** TIMELINE_FENCE_BITS;
+/** The last timeline whose fences stay within Number.MAX_SAFE_INTEGER (2^53 - 1). */
+const MAX_TIMELINE = Math.floor(Number.MAX_SAFE_INTEGER / EPOCH);
+/**
+ * The least fence timeline `timeline` may draw above: (timeline - 1) · 2^40, so a
+ * database that never failed over (timeline 1) keeps fences 1, 2, 3…. Undefined
+ * past MAX_TIMELINE, where a fence would no longer be an exact number.
+ */
+function fenceFloor(timeline) {
+    if (!Number.isSafeInteger(timeline) || timeline < 1 || timeline > MAX_TIMELINE)
+        return undefined;
+    return (timeline - 1) * EPOCH;
+}
+/** Who the failover hold is "by" in a frozen answer, and in `windowUntilMs`' reply. */
+const FAILOVER_BY = 'failover';
+/**
+ * The hold after a timeline change seen at `changedAtMs` (the database's clock): no
+ * grant or renewal before `changedAtMs + ttlMs`. Answered as a freeze (`reason: "frozen"`, with
+ * its end), which every client already waits out; undefined once it is over.
+ */
+function failoverHold(changedAtMs, ttlMs, now, timeline) {
+    const untilMs = changedAtMs + ttlMs;
+    if (!(changedAtMs > 0) || untilMs <= now)
+        return undefined;
+    return {
+        reason: `the database failed over to timeline ${timeline}: no lease is granted or renewed for one lease time, in case the old primary acknowledged changes that were lost`,
+        untilMs,
+        by: FAILOVER_BY,
+        atMs: changedAtMs,
+    };
+}
 
 
 /***/ }),
@@ -4061,7 +4150,10 @@ function undoGrant(deploys, deploy) {
 const sameDeploy = (a, b) => Object.keys(a).every((k) => a[k] === b[k]) &&
     Object.keys(a).length === Object.keys(b).length;
 
+// EXTERNAL MODULE: ./src/kernel/failover.ts
+var failover = __webpack_require__(931);
 ;// CONCATENATED MODULE: ./src/kernel/freeze.ts
+
 /** The reason text an unfreeze at a freeze's own end records. */
 const FREEZE_ENDED = 'the freeze ended';
 function freezeCommand(s, command, now, events) {
@@ -4098,7 +4190,9 @@ function settleFreeze(s, now, events) {
 function frozenReply(freeze, waitMs, position) {
     // An operator who gave its name (console, --by) is named; the admin key and a window are not.
     const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
-    const who = named ? `operator ${named}` : 'an operator';
+    // The failover hold (failover.ts) is the kernel's own, not an operator's.
+    const kernel = freeze.by === failover/* FAILOVER_BY */.zH;
+    const who = kernel ? 'the kernel' : named ? `operator ${named}` : 'an operator';
     const message = freeze.untilMs !== null
         ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
         : named
@@ -4290,6 +4384,8 @@ function lease(s, command, ctx, events) {
     const turnedAway = supersededReply(s, command, now + ctx.ttlMs);
     if (turnedAway)
         return turnedAway;
+    if (ctx.failover)
+        return failoverReply(ctx.failover, now);
     const current = s.lease;
     if (current?.holder === actorDid) {
         s.lease = { ...current, expiresAtMs: now + ctx.ttlMs };
@@ -4380,6 +4476,17 @@ function overdueMs(s, now) {
         return undefined;
     const over = Math.round(now - s.lease.grantedAtMs - typicalMs);
     return over > 0 ? over : undefined;
+}
+/**
+ * Refused during the failover hold, renewals too: after an asynchronous failover the row
+ * may show a lease its holder released (the release was lost) while a lost grant gave the
+ * resource to another, so "renewing" it would hand it back beside that holder. Nothing is
+ * changed (no queue place: every lease of the old timeline has lapsed when the hold ends,
+ * and the waiters ask again then).
+ */
+function failoverReply(hold, now) {
+    const untilMs = hold.untilMs ?? now + FROZEN_WAIT_MS;
+    return frozenReply(hold, Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now))), 0);
 }
 /**
  * Puts the agent in the queue (at the back, if new, with its lane) and keeps its

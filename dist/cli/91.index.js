@@ -227,10 +227,12 @@ function writeFileAtomic(path, text) {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   O3: () => (/* binding */ listProcesses),
+/* harmony export */   Yu: () => (/* binding */ hasEnvEntry),
 /* harmony export */   _n: () => (/* binding */ isAlive),
 /* harmony export */   ky: () => (/* binding */ parseStat),
 /* harmony export */   xq: () => (/* binding */ groupAlive)
 /* harmony export */ });
+/* unused harmony export ENVIRON_READ_LIMIT */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 
@@ -299,6 +301,46 @@ function listProcesses() {
             list.push(entry);
     }
     return list;
+}
+/** How much of a process's environment {@link hasEnvEntry} reads (Linux caps it near 2 MiB). */
+const ENVIRON_READ_LIMIT = 1024 * 1024;
+let environBuffer;
+/**
+ * True when `pid` runs as `uid` and its environment (/proc/<pid>/environ, as
+ * it was at its execve, read up to {@link ENVIRON_READ_LIMIT}) holds exactly
+ * the entry `name=value`. Any error (gone meanwhile, not ours) answers false.
+ */
+function hasEnvEntry(pid, uid, name, value) {
+    const entry = Buffer.from(`${name}=${value}\0`);
+    let fd;
+    try {
+        if ((0,node_fs__WEBPACK_IMPORTED_MODULE_0__.statSync)(`/proc/${pid}`).uid !== uid)
+            return false;
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(`/proc/${pid}/environ`, 'r');
+        // One buffer for every read: the looks are synchronous, and most environments are small.
+        environBuffer ??= Buffer.alloc(ENVIRON_READ_LIMIT);
+        let length = 0;
+        while (length < environBuffer.length) {
+            const read = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readSync)(fd, environBuffer, length, environBuffer.length - length, null);
+            if (read === 0)
+                break;
+            length += read;
+        }
+        const environ = environBuffer.subarray(0, length);
+        // Entries are NUL-terminated: a match starts the buffer or follows a NUL.
+        for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+            if (at === 0 || environ[at - 1] === 0)
+                return true;
+        }
+        return false;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        if (fd !== undefined)
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
 }
 
 

@@ -193,6 +193,27 @@ const MIGRATIONS = [
       );
     `,
     },
+    {
+        version: 2,
+        name: 'the timeline the kernel last wrote on (failover)',
+        sql: `
+      -- The database's timeline (PostgreSQL's, the first 8 hex digits of a WAL file's name)
+      -- that the kernel last wrote on, and when (epoch ms, the database's clock) a replica
+      -- saw it change: a promoted standby may lack what the old primary acknowledged, so
+      -- fences then start above the new timeline's epoch and no new holder is granted for
+      -- one lease time after changed_ms (timeline.ts). size_at_change: the ledger's numbered
+      -- size when the change was recorded; a replica whose ledger was longer read entries the
+      -- new primary lost, and stops. Recorded at migration: a new schema has nothing to lose.
+      CREATE TABLE lease_gate_timeline (
+        id int PRIMARY KEY CHECK (id = 1),
+        timeline bigint NOT NULL,
+        changed_ms float8 NOT NULL,
+        size_at_change bigint NOT NULL
+      );
+      INSERT INTO lease_gate_timeline
+        SELECT 1, ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint, 0, 0;
+    `,
+    },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
 class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {

@@ -28500,6 +28500,46 @@ function listProcesses() {
     }
     return list;
 }
+/** How much of a process's environment {@link hasEnvEntry} reads (Linux caps it near 2 MiB). */
+const ENVIRON_READ_LIMIT = (/* unused pure expression or super */ null && (1024 * 1024));
+let environBuffer;
+/**
+ * True when `pid` runs as `uid` and its environment (/proc/<pid>/environ, as
+ * it was at its execve, read up to {@link ENVIRON_READ_LIMIT}) holds exactly
+ * the entry `name=value`. Any error (gone meanwhile, not ours) answers false.
+ */
+function hasEnvEntry(pid, uid, name, value) {
+    const entry = Buffer.from(`${name}=${value}\0`);
+    let fd;
+    try {
+        if (statSync(`/proc/${pid}`).uid !== uid)
+            return false;
+        fd = openSync(`/proc/${pid}/environ`, 'r');
+        // One buffer for every read: the looks are synchronous, and most environments are small.
+        environBuffer ??= Buffer.alloc(ENVIRON_READ_LIMIT);
+        let length = 0;
+        while (length < environBuffer.length) {
+            const read = readSync(fd, environBuffer, length, environBuffer.length - length, null);
+            if (read === 0)
+                break;
+            length += read;
+        }
+        const environ = environBuffer.subarray(0, length);
+        // Entries are NUL-terminated: a match starts the buffer or follows a NUL.
+        for (let at = environ.indexOf(entry); at >= 0; at = environ.indexOf(entry, at + 1)) {
+            if (at === 0 || environ[at - 1] === 0)
+                return true;
+        }
+        return false;
+    }
+    catch {
+        return false;
+    }
+    finally {
+        if (fd !== undefined)
+            closeSync(fd);
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/lease/helpers.ts
 

@@ -1,5 +1,5 @@
-export const id = 162;
-export const ids = [162];
+export const id = 357;
+export const ids = [357];
 export const modules = {
 
 /***/ 6739:
@@ -151,6 +151,27 @@ const MIGRATIONS = [
       );
     `,
     },
+    {
+        version: 2,
+        name: 'the timeline the kernel last wrote on (failover)',
+        sql: `
+      -- The database's timeline (PostgreSQL's, the first 8 hex digits of a WAL file's name)
+      -- that the kernel last wrote on, and when (epoch ms, the database's clock) a replica
+      -- saw it change: a promoted standby may lack what the old primary acknowledged, so
+      -- fences then start above the new timeline's epoch and no new holder is granted for
+      -- one lease time after changed_ms (timeline.ts). size_at_change: the ledger's numbered
+      -- size when the change was recorded; a replica whose ledger was longer read entries the
+      -- new primary lost, and stops. Recorded at migration: a new schema has nothing to lose.
+      CREATE TABLE lease_gate_timeline (
+        id int PRIMARY KEY CHECK (id = 1),
+        timeline bigint NOT NULL,
+        changed_ms float8 NOT NULL,
+        size_at_change bigint NOT NULL
+      );
+      INSERT INTO lease_gate_timeline
+        SELECT 1, ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint, 0, 0;
+    `,
+    },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
 class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
@@ -217,7 +238,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 6162:
+/***/ 6357:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -234,6 +255,8 @@ var external_node_crypto_ = __webpack_require__(7598);
 var entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/ledger/fetched-lines.ts
 var fetched_lines = __webpack_require__(3778);
+// EXTERNAL MODULE: ./src/kernel/failover.ts
+var failover = __webpack_require__(931);
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
@@ -345,6 +368,7 @@ async function runCommands(client, work, settings, context) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
     }
+    const unreplicated = watchSyncCancel(client);
     try {
         await client.query(write === undefined ? 'COMMIT' : `${write}; COMMIT`);
     }
@@ -355,7 +379,30 @@ async function runCommands(client, work, settings, context) {
             throw error;
         throw new CommitUnknownError(error);
     }
+    finally {
+        unreplicated.stop();
+    }
+    // Committed on the primary, but its wait for the synchronous standby was cancelled (our
+    // statement_timeout, or an operator): a failover now would lose it, so it is not answered.
+    if (unreplicated.seen())
+        throw new CommitUnknownError(new Error(`the synchronous standby did not confirm the commit: ${unreplicated.seen()}`));
     return { decisions, listened };
+}
+/**
+ * PostgreSQL answers a COMMIT whose wait for synchronous replication was cancelled with
+ * success and a WARNING ("canceling wait for synchronous replication …; the transaction
+ * has already committed locally, but might not have been replicated to the standby").
+ * The text is the server's in English (lc_messages); its SQLSTATE is only 01000.
+ */
+function watchSyncCancel(client) {
+    let seen;
+    const onNotice = (notice) => {
+        const message = notice.message ?? '';
+        if (/synchronous replication/i.test(message))
+            seen = message.slice(0, 200);
+    };
+    client.on('notice', onNotice);
+    return { seen: () => seen, stop: () => void client.off('notice', onNotice) };
 }
 /** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
 class CommitUnknownError extends Error {
@@ -460,7 +507,7 @@ async function decideLocked(client, work, settings, context) {
     const stored = new Map((locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
     const fences = drawn.fences.map(Number);
     let fenced = 0;
-    const final = decideAll(work, stored, now, settings, {
+    const final = decideAll(work, stored, now, settings, context.hold?.(now), {
         nextFence: () => {
             const fence = fences[fenced++];
             // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
@@ -515,7 +562,7 @@ function majorsOf(events, base) {
     });
 }
 /** Each command in order on the state the one before it left; the states that changed. */
-function decideAll(work, stored, now, settings, draw) {
+function decideAll(work, stored, now, settings, hold, draw) {
     const current = new Map(stored);
     const changed = new Map();
     const decisions = work.map((item) => {
@@ -527,6 +574,7 @@ function decideAll(work, stored, now, settings, draw) {
             nextInLineWaitMs: settings.nextInLineWaitMs,
             lockDelayMs: settings.lockDelayMs,
             window: settings.window?.(resource, now),
+            failover: hold,
             ...draw,
         });
         current.set(resource, decision.state);
@@ -1059,7 +1107,66 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
 
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
 var settings = __webpack_require__(3808);
+;// CONCATENATED MODULE: ./src/kernel/postgres/timeline.ts
+
+
+
+/** The server's current WAL insert timeline; fails on a standby (recovery is in progress). */
+const CURRENT = `('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint`;
+/**
+ * Run on each connection before its first change. A primary's timeline is fixed while it
+ * runs (only a promotion, of a standby, starts a new one), so a connection that found
+ * its server writable on timeline t writes on t until it closes. When lease_gate_timeline
+ * names another timeline, this is the first connection to the promoted standby: it
+ * records the new timeline and the time (the database's clock), and raises the fence
+ * sequence to the new timeline's epoch (failover.ts), in one transaction whose row lock
+ * makes the replicas that race here do it once. setval is not transactional: the floor
+ * holds as soon as it is set, before any change of this connection.
+ * Needs no privilege beyond the schema's: pg_walfile_name and pg_current_wal_lsn are
+ * PUBLIC, and pg_current_wal_lsn refuses a standby, so a kernel never writes on one.
+ */
+async function followTimeline(client) {
+    const seen = await read(client);
+    if (seen.stored === seen.timeline)
+        return seen;
+    const floor = (0,failover/* fenceFloor */.qu)(seen.timeline);
+    if (floor === undefined)
+        throw new store_error/* StoreError */.AD(`the database is on timeline ${seen.timeline}, past ${failover/* MAX_TIMELINE */.dm}: its fences would exceed 2^53; restore it to a fresh cluster (timeline 1)`);
+    await client.query('BEGIN');
+    try {
+        await client.query(`UPDATE lease_gate_timeline SET timeline = $1, changed_ms = ${NOW_MS},
+              size_at_change = (SELECT size FROM lease_gate_sequenced WHERE id = 1)
+        WHERE id = 1 AND timeline <> $1`, [seen.timeline]);
+        await client.query(`SELECT setval('lease_gate_fence', $1::bigint, true)
+        WHERE $1::bigint > (SELECT last_value FROM lease_gate_fence)`, [floor]);
+        await client.query('COMMIT');
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+    const after = await read(client);
+    if (after.stored !== after.timeline)
+        throw new store_error/* StoreError */.AD(`lease_gate_timeline names timeline ${after.stored} after recording ${after.timeline}`);
+    return after;
+}
+async function read(client) {
+    const { rows } = await client.query(`SELECT ${CURRENT} AS current, t.timeline AS stored, t.changed_ms, t.size_at_change
+       FROM lease_gate_timeline AS t WHERE t.id = 1`);
+    const row = rows[0];
+    if (!row)
+        throw new store_error/* StoreError */.AD('lease_gate_timeline has no row: run lease-gate kernel migrate');
+    return {
+        timeline: Number(row.current),
+        stored: Number(row.stored),
+        changedMs: row.changed_ms,
+        sizeAtChange: Number(row.size_at_change),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/postgres/service.ts
+
+
 
 
 
@@ -1094,6 +1201,8 @@ const MAX_BATCH = 64;
 const BATCH_SLOTS = 2;
 const SPARE_AFTER_MS = 10;
 const guarded = new WeakSet();
+/** Connections that checked the database's timeline (timeline.ts) before their first use. */
+const followed = new WeakSet();
 /**
  * How soon after a commit its entries are sequenced: more commits join the same pass, and
  * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
@@ -1162,6 +1271,10 @@ class PostgresBackend {
     closed = false;
     /** The size of the tree's frontier last saved or restored here. */
     savedTree = 0;
+    /** The latest timeline change any connection found (changedMs 0: none): the failover hold. */
+    timeline;
+    /** Set when this replica's ledger holds entries a failover lost: it then serves nothing. */
+    forked;
     constructor(options) {
         this.options = options;
         this.ledger = options.ledger;
@@ -1196,7 +1309,8 @@ class PostgresBackend {
     }
     async open() {
         try {
-            const client = await this.connect();
+            // Before the timeline is followed: a new schema's lease_gate_timeline is made here.
+            const client = await this.connect(this.pool, false);
             try {
                 await (0,migrations/* migrate */._r)(client, this.schema);
             }
@@ -1242,6 +1356,12 @@ class PostgresBackend {
             settings: this.settings,
             locks: this.locks,
             replica: this.replica,
+            // Read at each transaction's `now`: a connection opened within this batch may be the
+            // first to find the new timeline.
+            hold: (now) => {
+                const seen = this.timeline;
+                return seen && (0,failover/* failoverHold */.cm)(seen.changedMs, this.ttlMs, now, seen.timeline);
+            },
         }, [...work]);
         const events = results.flatMap((r) => (r.status === 'fulfilled' ? r.value.events : []));
         if (events.length > 0) {
@@ -1536,9 +1656,16 @@ class PostgresBackend {
         await this.listener?.close();
         await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);
     }
-    async connect(pool = this.pool) {
+    /**
+     * A pooled connection. One of the main pool is first checked against the database's
+     * timeline (`follow`, timeline.ts): a failover is seen before anything is decided on
+     * the promoted standby, and a standby (still in recovery) is never used.
+     */
+    async connect(pool = this.pool, follow = true) {
         if (this.closed)
             throw new store_error/* StoreUnavailableError */.o2('the kernel is stopping');
+        if (this.forked)
+            throw new store_error/* StoreUnavailableError */.o2(this.forked);
         let client;
         try {
             client = await pool.connect();
@@ -1551,7 +1678,45 @@ class PostgresBackend {
             guarded.add(client);
             client.on('error', () => undefined);
         }
+        // The sequencer's too: it numbers entries only once the change and the ledger's size then are recorded.
+        if (follow && !followed.has(client)) {
+            try {
+                this.sawTimeline(await followTimeline(client));
+                if (this.forked)
+                    throw new store_error/* StoreUnavailableError */.o2(this.forked);
+                followed.add(client);
+            }
+            catch (error) {
+                client.release(true);
+                if (error instanceof store_error/* StoreError */.AD || error instanceof store_error/* StoreUnavailableError */.o2)
+                    throw error;
+                throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot be written (a standby?): ${(0,postgres_connect/* describe */.q0)(error)}`);
+            }
+        }
         return client;
+    }
+    /**
+     * Keeps the latest timeline change found, and says when one is first seen here. A
+     * replica that read more of the ledger than the new primary had when the change was
+     * recorded holds entries (signed, perhaps exported) that the failover lost: numbering
+     * goes on from the shorter ledger, so this replica would sign two histories. It stops
+     * serving (503 to every call, /readyz failing) until it is restarted, which reads the
+     * new primary's ledger from its rows.
+     */
+    sawTimeline(seen) {
+        const before = this.timeline;
+        if (before && before.timeline === seen.timeline && before.changedMs >= seen.changedMs)
+            return;
+        if (before && seen.changedMs < before.changedMs)
+            return;
+        this.timeline = seen;
+        if (!before || before.timeline === seen.timeline)
+            return;
+        this.log(`kernel: the database is now on timeline ${seen.timeline} (was ${before.timeline}): fences start above ${seen.timeline}'s epoch, and no lease is granted or renewed until ${new Date(seen.changedMs + this.ttlMs).toISOString()}`);
+        if (this.ledger.size > seen.sizeAtChange) {
+            this.forked = `this replica read ${this.ledger.size} ledger entries, but the database had ${seen.sizeAtChange} when it failed over to timeline ${seen.timeline} (asynchronous replication lost the rest): restart this replica to read the ledger the new primary has`;
+            this.log(`kernel: ${this.forked}`);
+        }
     }
     async query(text, values = []) {
         try {
@@ -1607,4 +1772,4 @@ function parseJson(text) {
 
 };
 
-//# sourceMappingURL=162.index.js.map
+//# sourceMappingURL=357.index.js.map
