@@ -3,8 +3,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
+  linkSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -75,6 +80,47 @@ describe('one kernel at a time on one log (issue 35, item 1)', () => {
     // The lease held across the kill is still held: the log is one kernel's.
     expect(await grant(third.url, B).catch((e: Error) => e.message)).toMatch(/not granted/);
     expect(await grant(third.url)).toMatchObject({ fence });
+  });
+
+  it('is one lock for every name of the log: a symlink to it, a hard link (outside tester)', async () => {
+    const dir = tmp('lock-links');
+    mkdirSync(join(dir, 'a'));
+    mkdirSync(join(dir, 'b'));
+    const log = join(dir, 'a', 'k.ledger.jsonl');
+    writeFileSync(log, '', { mode: 0o600 });
+    symlinkSync(log, join(dir, 'b', 'k.ledger.jsonl'));
+    linkSync(log, join(dir, 'b', 'h.ledger.jsonl'));
+    const first = await source(['--data-prefix', join(dir, 'a', 'k'), '--quiet']);
+    const fence = (await grant(first.url)).fence!;
+    for (const args of [
+      ['--data-prefix', join(dir, 'b', 'k')],
+      ['--ledger', join(dir, 'b', 'h.ledger.jsonl')],
+    ]) {
+      const other = await runCli(['kernel', '--port', '0', ...args], {}, SOURCE_CLI);
+      expect(other.code).toBe(2);
+      expect(other.stdout).not.toContain('listening');
+      expect(other.stderr).toMatch(
+        new RegExp(
+          `^lease-gate kernel: Refusing to start: another kernel \\(pid ${first.child.pid},`,
+        ),
+      );
+    }
+    expect(await createPlaneClient({ apiUrl: first.url }).status(R)).toMatchObject({ fence });
+  });
+
+  it('creates a missing log to lock it, and refuses in one line a log whose folder is missing', async () => {
+    const dir = tmp('lock-create');
+    const log = join(dir, 'new.ledger.jsonl');
+    locks.push(await lockState(log, { waitMs: 0, now: Date.now, sleep: async () => {} }));
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+    expect(statSync(log).size).toBe(0);
+    rmSync(join(dir, 'gone'), { force: true, recursive: true });
+    const missing = join(dir, 'gone', 'k.ledger.jsonl');
+    await expect(
+      lockState(missing, { waitMs: 0, now: Date.now, sleep: async () => {} }),
+    ).rejects.toThrow(
+      /^Cannot open the kernel's log .*gone\/k\.ledger\.jsonl \(ENOENT\): its folder must exist/,
+    );
   });
 
   it('waits for a holder that goes within the wait, then takes the lock', async () => {
