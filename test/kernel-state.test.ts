@@ -215,12 +215,13 @@ describe('a file kernel signs only the history it signed (issue 35, item 9)', ()
     running = undefined;
   });
 
-  const start = (log: string) =>
+  let said: string[] = [];
+  const start = (log: string, ttlMs = 60_000) =>
     startKernelServer({
-      table: new ResourceTable({ ttlMs: 60_000 }),
+      table: new ResourceTable({ ttlMs }),
       store: fileStore(log),
       ledger: new Ledger(privateKey),
-      log: () => undefined,
+      log: (line) => said.push(line),
       console: () => false,
     });
 
@@ -297,5 +298,59 @@ describe('a file kernel signs only the history it signed (issue 35, item 9)', ()
     running = await start(log);
     const again = (await fetchLedger(running.url)).bundle as LedgerBundle;
     expect(again.entries.map((e) => e.entry)).toEqual(bundle.entries.map((e) => e.entry));
+  });
+
+  it('refuses a rewritten log whose .signed.json was removed: its snapshot disagrees (outside tester)', async () => {
+    const dir = tmp('signed-snapshot');
+    const log = join(dir, 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    await signed(join(dir, 'forged.ledger.jsonl'), [A, A]);
+    copyFileSync(join(dir, 'forged.ledger.jsonl'), log);
+    rmSync(`${log}.signed.json`);
+    expect(existsSync(`${log}.snapshot.json`)).toBe(true);
+    await expect(start(log)).rejects.toThrow(
+      /^Refusing to start: .*k\.ledger\.jsonl\.snapshot\.json was taken of 4 entries of .*, and the log no longer holds them: it was cut short or rewritten since\. Put back the log/,
+    );
+    expect(existsSync(`${log}.signed.json`)).toBe(false);
+  });
+
+  it('refuses an emptied log whose .signed.json was removed: fences do not start over (outside tester)', async () => {
+    const log = join(tmp('signed-emptied'), 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    truncateSync(log, 0);
+    rmSync(`${log}.signed.json`);
+    await expect(start(log)).rejects.toThrow(/snapshot\.json was taken of 4 entries/);
+  });
+
+  it('refuses a log rewritten under a snapshot it does not use (another lease lifetime): the root differs', async () => {
+    const log = join(tmp('signed-root'), 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    rmSync(`${log}.signed.json`);
+    // The first grant made B's, every byte where it was: the snapshot's last entry still stands.
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[0] = lines[0]!.replace(A, B);
+    writeFileSync(log, lines.join('\n'));
+    await expect(start(log, 30_000)).rejects.toThrow(/snapshot\.json was taken of 4 entries/);
+  });
+
+  it('writes a missing .signed.json at start from the log as it is, with a notice, and holds to it', async () => {
+    const dir = tmp('signed-upgrade');
+    const log = join(dir, 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    await signed(join(dir, 'forged.ledger.jsonl'), [A, A]);
+    rmSync(`${log}.signed.json`);
+    said = [];
+    running = await start(log);
+    expect(running.warning).toBeUndefined();
+    expect(said.join('\n')).toMatch(
+      /^notice: .*k\.ledger\.jsonl\.signed\.json was missing: it now holds the log's 4 entries as the history a restart is held to/,
+    );
+    expect(JSON.parse(readFileSync(`${log}.signed.json`, 'utf8'))).toMatchObject({ size: 4 });
+    await running.close();
+    running = undefined;
+    // No checkpoint was handed out this run, yet a rewrite (its snapshot gone too) is refused.
+    copyFileSync(join(dir, 'forged.ledger.jsonl'), log);
+    rmSync(`${log}.snapshot.json`);
+    await expect(start(log)).rejects.toThrow(/the first 4 entries of .* are not what was signed/);
   });
 });
