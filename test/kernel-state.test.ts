@@ -23,6 +23,7 @@ import { StartRefusedError } from '../src/kernel/store-error.js';
 import { fileStore } from '../src/kernel/store.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
+import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import {
   SOURCE_CLI,
@@ -208,7 +209,7 @@ describe('a memory kernel across restarts (issue 35, item 8)', () => {
 });
 
 describe('a file kernel signs only the history it signed (issue 35, item 9)', () => {
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   let running: RunningKernel | undefined;
   afterEach(async () => {
     await running?.close();
@@ -352,5 +353,17 @@ describe('a file kernel signs only the history it signed (issue 35, item 9)', ()
     copyFileSync(join(dir, 'forged.ledger.jsonl'), log);
     rmSync(`${log}.snapshot.json`);
     await expect(start(log)).rejects.toThrow(/the first 4 entries of .* are not what was signed/);
+  });
+
+  it('starts a new history when the log, its snapshot and its record all go; a saved checkpoint catches it', async () => {
+    const log = join(tmp('signed-new'), 'k.ledger.jsonl');
+    const saved = (await signed(log, [A, B, A])).checkpoint;
+    for (const file of [log, `${log}.snapshot.json`, `${log}.signed.json`]) rmSync(file);
+    const again = await signed(log, [B, A, B, A]);
+    // Verified alone it is a signed history; against the checkpoint kept elsewhere it is not that one.
+    expect(verifyBundle(again, publicKey).size).toBe(again.entries.length);
+    expect(() => verifyBundle(again, publicKey, { previous: saved })).toThrow(
+      /not consistent with the previous checkpoint/,
+    );
   });
 });
