@@ -3,8 +3,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
+  linkSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
@@ -18,6 +23,7 @@ import { StartRefusedError } from '../src/kernel/store-error.js';
 import { fileStore } from '../src/kernel/store.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
+import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import {
   SOURCE_CLI,
@@ -75,6 +81,47 @@ describe('one kernel at a time on one log (issue 35, item 1)', () => {
     // The lease held across the kill is still held: the log is one kernel's.
     expect(await grant(third.url, B).catch((e: Error) => e.message)).toMatch(/not granted/);
     expect(await grant(third.url)).toMatchObject({ fence });
+  });
+
+  it('is one lock for every name of the log: a symlink to it, a hard link (outside tester)', async () => {
+    const dir = tmp('lock-links');
+    mkdirSync(join(dir, 'a'));
+    mkdirSync(join(dir, 'b'));
+    const log = join(dir, 'a', 'k.ledger.jsonl');
+    writeFileSync(log, '', { mode: 0o600 });
+    symlinkSync(log, join(dir, 'b', 'k.ledger.jsonl'));
+    linkSync(log, join(dir, 'b', 'h.ledger.jsonl'));
+    const first = await source(['--data-prefix', join(dir, 'a', 'k'), '--quiet']);
+    const fence = (await grant(first.url)).fence!;
+    for (const args of [
+      ['--data-prefix', join(dir, 'b', 'k')],
+      ['--ledger', join(dir, 'b', 'h.ledger.jsonl')],
+    ]) {
+      const other = await runCli(['kernel', '--port', '0', ...args], {}, SOURCE_CLI);
+      expect(other.code).toBe(2);
+      expect(other.stdout).not.toContain('listening');
+      expect(other.stderr).toMatch(
+        new RegExp(
+          `^lease-gate kernel: Refusing to start: another kernel \\(pid ${first.child.pid},`,
+        ),
+      );
+    }
+    expect(await createPlaneClient({ apiUrl: first.url }).status(R)).toMatchObject({ fence });
+  });
+
+  it('creates a missing log to lock it, and refuses in one line a log whose folder is missing', async () => {
+    const dir = tmp('lock-create');
+    const log = join(dir, 'new.ledger.jsonl');
+    locks.push(await lockState(log, { waitMs: 0, now: Date.now, sleep: async () => {} }));
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+    expect(statSync(log).size).toBe(0);
+    rmSync(join(dir, 'gone'), { force: true, recursive: true });
+    const missing = join(dir, 'gone', 'k.ledger.jsonl');
+    await expect(
+      lockState(missing, { waitMs: 0, now: Date.now, sleep: async () => {} }),
+    ).rejects.toThrow(
+      /^Cannot open the kernel's log .*gone\/k\.ledger\.jsonl \(ENOENT\): its folder must exist/,
+    );
   });
 
   it('waits for a holder that goes within the wait, then takes the lock', async () => {
@@ -162,19 +209,20 @@ describe('a memory kernel across restarts (issue 35, item 8)', () => {
 });
 
 describe('a file kernel signs only the history it signed (issue 35, item 9)', () => {
-  const { privateKey } = generateKeyPairSync('ed25519');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   let running: RunningKernel | undefined;
   afterEach(async () => {
     await running?.close();
     running = undefined;
   });
 
-  const start = (log: string) =>
+  let said: string[] = [];
+  const start = (log: string, ttlMs = 60_000) =>
     startKernelServer({
-      table: new ResourceTable({ ttlMs: 60_000 }),
+      table: new ResourceTable({ ttlMs }),
       store: fileStore(log),
       ledger: new Ledger(privateKey),
-      log: () => undefined,
+      log: (line) => said.push(line),
       console: () => false,
     });
 
@@ -251,5 +299,71 @@ describe('a file kernel signs only the history it signed (issue 35, item 9)', ()
     running = await start(log);
     const again = (await fetchLedger(running.url)).bundle as LedgerBundle;
     expect(again.entries.map((e) => e.entry)).toEqual(bundle.entries.map((e) => e.entry));
+  });
+
+  it('refuses a rewritten log whose .signed.json was removed: its snapshot disagrees (outside tester)', async () => {
+    const dir = tmp('signed-snapshot');
+    const log = join(dir, 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    await signed(join(dir, 'forged.ledger.jsonl'), [A, A]);
+    copyFileSync(join(dir, 'forged.ledger.jsonl'), log);
+    rmSync(`${log}.signed.json`);
+    expect(existsSync(`${log}.snapshot.json`)).toBe(true);
+    await expect(start(log)).rejects.toThrow(
+      /^Refusing to start: .*k\.ledger\.jsonl\.snapshot\.json was taken of 4 entries of .*, and the log no longer holds them: it was cut short or rewritten since\. Put back the log/,
+    );
+    expect(existsSync(`${log}.signed.json`)).toBe(false);
+  });
+
+  it('refuses an emptied log whose .signed.json was removed: fences do not start over (outside tester)', async () => {
+    const log = join(tmp('signed-emptied'), 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    truncateSync(log, 0);
+    rmSync(`${log}.signed.json`);
+    await expect(start(log)).rejects.toThrow(/snapshot\.json was taken of 4 entries/);
+  });
+
+  it('refuses a log rewritten under a snapshot it does not use (another lease lifetime): the root differs', async () => {
+    const log = join(tmp('signed-root'), 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    rmSync(`${log}.signed.json`);
+    // The first grant made B's, every byte where it was: the snapshot's last entry still stands.
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[0] = lines[0]!.replace(A, B);
+    writeFileSync(log, lines.join('\n'));
+    await expect(start(log, 30_000)).rejects.toThrow(/snapshot\.json was taken of 4 entries/);
+  });
+
+  it('writes a missing .signed.json at start from the log as it is, with a notice, and holds to it', async () => {
+    const dir = tmp('signed-upgrade');
+    const log = join(dir, 'k.ledger.jsonl');
+    await signed(log, [A, B]);
+    await signed(join(dir, 'forged.ledger.jsonl'), [A, A]);
+    rmSync(`${log}.signed.json`);
+    said = [];
+    running = await start(log);
+    expect(running.warning).toBeUndefined();
+    expect(said.join('\n')).toMatch(
+      /^notice: .*k\.ledger\.jsonl\.signed\.json was missing: it now holds the log's 4 entries as the history a restart is held to/,
+    );
+    expect(JSON.parse(readFileSync(`${log}.signed.json`, 'utf8'))).toMatchObject({ size: 4 });
+    await running.close();
+    running = undefined;
+    // No checkpoint was handed out this run, yet a rewrite (its snapshot gone too) is refused.
+    copyFileSync(join(dir, 'forged.ledger.jsonl'), log);
+    rmSync(`${log}.snapshot.json`);
+    await expect(start(log)).rejects.toThrow(/the first 4 entries of .* are not what was signed/);
+  });
+
+  it('starts a new history when the log, its snapshot and its record all go; a saved checkpoint catches it', async () => {
+    const log = join(tmp('signed-new'), 'k.ledger.jsonl');
+    const saved = (await signed(log, [A, B, A])).checkpoint;
+    for (const file of [log, `${log}.snapshot.json`, `${log}.signed.json`]) rmSync(file);
+    const again = await signed(log, [B, A, B, A]);
+    // Verified alone it is a signed history; against the checkpoint kept elsewhere it is not that one.
+    expect(verifyBundle(again, publicKey).size).toBe(again.entries.length);
+    expect(() => verifyBundle(again, publicKey, { previous: saved })).toThrow(
+      /not consistent with the previous checkpoint/,
+    );
   });
 });

@@ -1635,20 +1635,24 @@ const LOCK_WAIT_MS = 5_000;
 const RETRY_MS = 100;
 const ASK_TIMEOUT_MS = 1_000;
 const ANSWER_BYTES = 512;
-/** The lock's socket name for a log: the same for every path that names that file. */
+/**
+ * The lock's socket name for a log: the same for every path that names that
+ * file. The log is created first when missing (the store would create it, with
+ * the same mode), so a file exists to have an identity; a log that cannot be
+ * created refuses the start (StateLockedError, naming it).
+ */
 function lockAddress(logFile, platform = process.platform) {
-    const absolute = (0,external_node_path_.resolve)(logFile);
-    let dir = (0,external_node_path_.dirname)(absolute);
+    let identity;
     try {
-        dir = (0,external_node_fs_.realpathSync)(dir);
+        // 'a' creates without truncating, through a symlink to its target; nothing is written.
+        (0,external_node_fs_.closeSync)((0,external_node_fs_.openSync)(logFile, 'a', 0o600));
+        const { dev, ino } = (0,external_node_fs_.statSync)(logFile, { bigint: true });
+        identity = `${dev}:${ino}`;
     }
-    catch {
-        // A folder that does not exist yet: the store's open says so, with its path.
+    catch (error) {
+        throw new StateLockedError(`Cannot open the kernel's log ${logFile} (${error.code ?? error.message}): its folder must exist and be writable.`);
     }
-    const hash = (0,external_node_crypto_.createHash)('sha256')
-        .update((0,external_node_path_.join)(dir, (0,external_node_path_.basename)(absolute)))
-        .digest('hex')
-        .slice(0, 40);
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(identity).digest('hex').slice(0, 40);
     if (platform === 'linux')
         return `\0lease-gate:${hash}`;
     if (platform === 'win32')
@@ -5270,6 +5274,8 @@ class LocalBackend {
     owed = [];
     closed = false;
     replayed;
+    /** A snapshot read at start but not used: its size and root, checked against the log read whole. */
+    snapshotTaken;
     sequenced;
     constructor(options) {
         this.options = options;
@@ -5293,7 +5299,7 @@ class LocalBackend {
         if ((0,store/* isLogFileStore */.oZ)(this.store)) {
             recovered = await this.openFile(this.store);
             try {
-                this.holdToSigned(this.store);
+                await this.holdToSigned(this.store);
             }
             catch (error) {
                 // Refused before anything was served: nothing of this start stays open.
@@ -5334,20 +5340,49 @@ class LocalBackend {
      * must have at the last signed checkpoint's size that checkpoint's root
      * (else StartRefusedError, before anything is served or written), and every
      * larger checkpoint is recorded beside the log before it goes out. Checked
-     * with or without a signing key this run: a later run may have one.
+     * with or without a signing key this run: a later run may have one. A log
+     * with entries and no record gets one at start, of the log as it is (a first
+     * start since the record came in, or one deleted), after its snapshot is checked.
      */
-    holdToSigned(store) {
-        const last = readSignedRecord(store.path);
+    async holdToSigned(store) {
+        let last = readSignedRecord(store.path);
         if (last)
             checkSignedHistory(this.ledger, last, store.path);
+        this.holdToSnapshot(store);
+        if (!last && this.ledger.size > 0) {
+            // A log with no record (a first start since the record came in, or one removed): the
+            // log as it is becomes the history held to, before anything is served.
+            last = { size: this.ledger.size, root: this.ledger.rootAt() };
+            await writeSignedRecord(store.path, last);
+            this.options.log?.(`notice: ${signedRecordPath(store.path)} was missing: it now holds the log's ${last.size} entries as the history a restart is held to`);
+        }
         if (this.ledger.signs)
             this.ledger.keepSignedIn({ keep: (signed) => writeSignedRecord(store.path, signed) }, last);
     }
     /**
+     * A snapshot the start did not use must still agree with the log read whole:
+     * its last entry where it says (else it was cut short or rewritten since),
+     * and the log's root at its size (else it was rewritten: a snapshot taken
+     * with another lease lifetime, say). Else StartRefusedError.
+     */
+    holdToSnapshot(store) {
+        const taken = this.snapshotTaken;
+        this.snapshotTaken = undefined;
+        if (!taken)
+            return;
+        if (!taken.root ||
+            this.ledger.size < taken.size ||
+            this.ledger.rootAt(taken.size) !== taken.root)
+            throw snapshotDisagrees(store.path, taken.size);
+    }
+    /**
      * A file kernel's start: the ledger reads its lines back from the log; a
      * snapshot the log confirms stands for the part of the log it covers, and
-     * only the lines after it are replayed. Any other snapshot is ignored with
-     * a note and the whole log replayed: the log is the one truth.
+     * only the lines after it are replayed. A snapshot whose last entry the log
+     * no longer holds where it says refuses the start (the log was cut short or
+     * rewritten; a crash between an append and a snapshot leaves the snapshot
+     * behind the log, never ahead of it). Any other snapshot is ignored with a
+     * note and the whole log replayed: the log is the one truth.
      */
     async openFile(store) {
         const { table: live, ledger } = this;
@@ -5363,7 +5398,11 @@ class LocalBackend {
         let start;
         let note;
         const found = store.readSnapshot();
-        if ('snapshot' in found) {
+        if ('disagrees' in found) {
+            // Refused once the log is read whole: a signed record, if any, says what changed first.
+            this.snapshotTaken = { size: found.disagrees.size };
+        }
+        else if ('snapshot' in found) {
             const { snapshot } = found;
             const state = readSnapshotState(snapshot.state);
             try {
@@ -5385,6 +5424,9 @@ class LocalBackend {
                 replayed.lines.close();
                 replayed = fresh();
                 note = error.message;
+                // Not used, but the log's root at its size is still checked once the log is read.
+                if (state)
+                    this.snapshotTaken = { size: state.ledger.size, root: state.ledger.root };
             }
         }
         else {
@@ -5588,6 +5630,10 @@ class LocalBackend {
         await this.store.close();
         replayed?.lines.close();
     }
+}
+/** The log is not the one its snapshot was taken of: the start is refused, saying how to recover. */
+function snapshotDisagrees(logPath, size) {
+    return new store_error/* StartRefusedError */.Zy(`Refusing to start: ${logPath}.snapshot.json was taken of ${size} ${size === 1 ? 'entry' : 'entries'} of ${logPath}, and the log no longer holds them: it was cut short or rewritten since. Put back the log it was taken of (from a backup); to keep this log on purpose (an older backup restored), move ${logPath}.snapshot.json aside (checkpoints signed over the entries lost no longer verify).`);
 }
 function toEvent(entry) {
     const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
@@ -6230,9 +6276,8 @@ formerPlace) {
                 (last.length > snapshot.lastBytes && last[snapshot.lastBytes] !== 0x0a) ||
                 before !== 0x0a ||
                 sha256Hex(line) !== snapshot.lastSha256) {
-                return {
-                    ignored: 'the log does not hold its last entry where it says (another or an older log)',
-                };
+                // The log only grows past what a snapshot covers: one that lost or changed that entry is another history.
+                return { disagrees: snapshot };
             }
             return { snapshot };
         },

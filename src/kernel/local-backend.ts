@@ -16,9 +16,14 @@ import {
   type KernelEvent,
   type ResourceState,
 } from './rules.js';
-import { checkSignedHistory, readSignedRecord, writeSignedRecord } from './signed-record.js';
+import {
+  checkSignedHistory,
+  readSignedRecord,
+  signedRecordPath,
+  writeSignedRecord,
+} from './signed-record.js';
 import { readSnapshotState } from './snapshot.js';
-import { StoreError, StoreUnavailableError } from './store-error.js';
+import { StartRefusedError, StoreError, StoreUnavailableError } from './store-error.js';
 import { isLogFileStore, type KernelStore, type LogFileStore, type LogPoint } from './store.js';
 import type { Work } from './work.js';
 
@@ -28,6 +33,8 @@ export interface LocalBackendOptions {
   ledger: Ledger;
   /** Epoch-aligned monotonic milliseconds. */
   now: () => number;
+  /** Where a start's notices go (a signed record written from the log as it is). */
+  log?: ((line: string) => void) | undefined;
 }
 
 /** Resource states serialised between two yields while a snapshot is taken. */
@@ -79,6 +86,8 @@ export class LocalBackend implements Backend<Overview> {
   private owed: KernelEvent[] = [];
   private closed = false;
   private replayed: Replayed | undefined;
+  /** A snapshot read at start but not used: its size and root, checked against the log read whole. */
+  private snapshotTaken: { size: number; root?: string } | undefined;
   private sequenced: ((entries: readonly LedgerEntry[]) => void) | undefined;
 
   constructor(private readonly options: LocalBackendOptions) {
@@ -104,7 +113,7 @@ export class LocalBackend implements Backend<Overview> {
     if (isLogFileStore(this.store)) {
       recovered = await this.openFile(this.store);
       try {
-        this.holdToSigned(this.store);
+        await this.holdToSigned(this.store);
       } catch (error) {
         // Refused before anything was served: nothing of this start stays open.
         await this.store.close();
@@ -144,20 +153,53 @@ export class LocalBackend implements Backend<Overview> {
    * must have at the last signed checkpoint's size that checkpoint's root
    * (else StartRefusedError, before anything is served or written), and every
    * larger checkpoint is recorded beside the log before it goes out. Checked
-   * with or without a signing key this run: a later run may have one.
+   * with or without a signing key this run: a later run may have one. A log
+   * with entries and no record gets one at start, of the log as it is (a first
+   * start since the record came in, or one deleted), after its snapshot is checked.
    */
-  private holdToSigned(store: LogFileStore): void {
-    const last = readSignedRecord(store.path);
+  private async holdToSigned(store: LogFileStore): Promise<void> {
+    let last = readSignedRecord(store.path);
     if (last) checkSignedHistory(this.ledger, last, store.path);
+    this.holdToSnapshot(store);
+    if (!last && this.ledger.size > 0) {
+      // A log with no record (a first start since the record came in, or one removed): the
+      // log as it is becomes the history held to, before anything is served.
+      last = { size: this.ledger.size, root: this.ledger.rootAt() };
+      await writeSignedRecord(store.path, last);
+      this.options.log?.(
+        `notice: ${signedRecordPath(store.path)} was missing: it now holds the log's ${last.size} entries as the history a restart is held to`,
+      );
+    }
     if (this.ledger.signs)
       this.ledger.keepSignedIn({ keep: (signed) => writeSignedRecord(store.path, signed) }, last);
   }
 
   /**
+   * A snapshot the start did not use must still agree with the log read whole:
+   * its last entry where it says (else it was cut short or rewritten since),
+   * and the log's root at its size (else it was rewritten: a snapshot taken
+   * with another lease lifetime, say). Else StartRefusedError.
+   */
+  private holdToSnapshot(store: LogFileStore): void {
+    const taken = this.snapshotTaken;
+    this.snapshotTaken = undefined;
+    if (!taken) return;
+    if (
+      !taken.root ||
+      this.ledger.size < taken.size ||
+      this.ledger.rootAt(taken.size) !== taken.root
+    )
+      throw snapshotDisagrees(store.path, taken.size);
+  }
+
+  /**
    * A file kernel's start: the ledger reads its lines back from the log; a
    * snapshot the log confirms stands for the part of the log it covers, and
-   * only the lines after it are replayed. Any other snapshot is ignored with
-   * a note and the whole log replayed: the log is the one truth.
+   * only the lines after it are replayed. A snapshot whose last entry the log
+   * no longer holds where it says refuses the start (the log was cut short or
+   * rewritten; a crash between an append and a snapshot leaves the snapshot
+   * behind the log, never ahead of it). Any other snapshot is ignored with a
+   * note and the whole log replayed: the log is the one truth.
    */
   private async openFile(store: LogFileStore) {
     const { table: live, ledger } = this;
@@ -173,7 +215,10 @@ export class LocalBackend implements Backend<Overview> {
     let start: LogPoint | undefined;
     let note: string | undefined;
     const found = store.readSnapshot();
-    if ('snapshot' in found) {
+    if ('disagrees' in found) {
+      // Refused once the log is read whole: a signed record, if any, says what changed first.
+      this.snapshotTaken = { size: found.disagrees.size };
+    } else if ('snapshot' in found) {
       const { snapshot } = found;
       const state = readSnapshotState(snapshot.state);
       try {
@@ -193,6 +238,8 @@ export class LocalBackend implements Backend<Overview> {
         replayed.lines.close();
         replayed = fresh();
         note = (error as Error).message;
+        // Not used, but the log's root at its size is still checked once the log is read.
+        if (state) this.snapshotTaken = { size: state.ledger.size, root: state.ledger.root };
       }
     } else {
       note = found.ignored;
@@ -397,6 +444,13 @@ export class LocalBackend implements Backend<Overview> {
     await this.store.close();
     replayed?.lines.close();
   }
+}
+
+/** The log is not the one its snapshot was taken of: the start is refused, saying how to recover. */
+function snapshotDisagrees(logPath: string, size: number): StartRefusedError {
+  return new StartRefusedError(
+    `Refusing to start: ${logPath}.snapshot.json was taken of ${size} ${size === 1 ? 'entry' : 'entries'} of ${logPath}, and the log no longer holds them: it was cut short or rewritten since. Put back the log it was taken of (from a backup); to keep this log on purpose (an older backup restored), move ${logPath}.snapshot.json aside (checkpoints signed over the entries lost no longer verify).`,
+  );
 }
 
 export function toEvent(entry: LedgerEntry): KernelEvent {

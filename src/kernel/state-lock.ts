@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { realpathSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { StartRefusedError } from './store-error.js';
 
 /**
@@ -10,8 +10,10 @@ import { StartRefusedError } from './store-error.js';
  * would each take fences from their own count and write the one log over each
  * other: two holders of one resource, and a log that keeps one of them.
  *
- * The lock is a listening socket whose name is the log's real path, hashed: on
- * Linux in the abstract namespace, on Windows a named pipe. Both belong to the
+ * The lock is a listening socket named after the log file itself, its device
+ * and inode hashed, so every name of the file (a symlink to it, a hard link,
+ * another path to its folder) is one lock: on Linux in the abstract namespace,
+ * on Windows a named pipe. Both belong to the
  * process, so the system frees them when it ends, kill -9 too, and there is no
  * file left behind to be stale. Elsewhere (macOS, the BSDs) it is a socket file
  * in the temporary folder: one whose owner is gone refuses connections and is
@@ -53,19 +55,25 @@ const RETRY_MS = 100;
 const ASK_TIMEOUT_MS = 1_000;
 const ANSWER_BYTES = 512;
 
-/** The lock's socket name for a log: the same for every path that names that file. */
+/**
+ * The lock's socket name for a log: the same for every path that names that
+ * file. The log is created first when missing (the store would create it, with
+ * the same mode), so a file exists to have an identity; a log that cannot be
+ * created refuses the start (StateLockedError, naming it).
+ */
 export function lockAddress(logFile: string, platform: NodeJS.Platform = process.platform): string {
-  const absolute = resolve(logFile);
-  let dir = dirname(absolute);
+  let identity: string;
   try {
-    dir = realpathSync(dir);
-  } catch {
-    // A folder that does not exist yet: the store's open says so, with its path.
+    // 'a' creates without truncating, through a symlink to its target; nothing is written.
+    closeSync(openSync(logFile, 'a', 0o600));
+    const { dev, ino } = statSync(logFile, { bigint: true });
+    identity = `${dev}:${ino}`;
+  } catch (error) {
+    throw new StateLockedError(
+      `Cannot open the kernel's log ${logFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its folder must exist and be writable.`,
+    );
   }
-  const hash = createHash('sha256')
-    .update(join(dir, basename(absolute)))
-    .digest('hex')
-    .slice(0, 40);
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 40);
   if (platform === 'linux') return `\0lease-gate:${hash}`;
   if (platform === 'win32') return `\\\\?\\pipe\\lease-gate-${hash}`;
   return join(tmpdir(), `lease-gate-${hash}.sock`);

@@ -53,9 +53,11 @@ export interface LogFileStore extends KernelStore {
   openFrom(onLine: (line: string) => void, start?: LogPoint): Promise<Omit<RecoveredLog, 'lines'>>;
   /**
    * The snapshot beside the log when the log still holds, at the offset it
-   * names, the very line it names as its last; otherwise why it is ignored.
+   * names, the very line it names as its last; `disagrees` when it does not
+   * (the log was cut short or rewritten since: the kernel refuses to start);
+   * otherwise why it is ignored (a damaged snapshot, or none).
    */
-  readSnapshot(): { snapshot: SnapshotFile } | { ignored?: string };
+  readSnapshot(): { snapshot: SnapshotFile } | { disagrees: SnapshotFile } | { ignored?: string };
   /**
    * Replaces the snapshot whole (a temporary file, synced, renamed over it). `body` is the
    * JSON of a SnapshotFile in pieces (their concatenation), so no one call serialises it all.
@@ -299,9 +301,8 @@ export function fileStore(
         before !== 0x0a ||
         sha256Hex(line!) !== snapshot.lastSha256
       ) {
-        return {
-          ignored: 'the log does not hold its last entry where it says (another or an older log)',
-        };
+        // The log only grows past what a snapshot covers: one that lost or changed that entry is another history.
+        return { disagrees: snapshot };
       }
       return { snapshot };
     },
