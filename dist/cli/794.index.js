@@ -5352,9 +5352,17 @@ class LocalBackend {
         if (!last && this.ledger.size > 0) {
             // A log with no record (a first start since the record came in, or one removed): the
             // log as it is becomes the history held to, before anything is served.
-            last = { size: this.ledger.size, root: this.ledger.rootAt() };
-            await writeSignedRecord(store.path, last);
-            this.options.log?.(`notice: ${signedRecordPath(store.path)} was missing: it now holds the log's ${last.size} entries as the history a restart is held to`);
+            const record = { size: this.ledger.size, root: this.ledger.rootAt() };
+            try {
+                await writeSignedRecord(store.path, record);
+                last = record;
+                this.options.log?.(`notice: ${signedRecordPath(store.path)} was missing: it now holds the log's ${record.size} entries as the history a restart is held to`);
+            }
+            catch (error) {
+                // A full disk must not stop a kernel from starting over its whole log: the record
+                // is written with the next checkpoint signed, which goes out only once it is.
+                this.options.log?.(`warning: ${signedRecordPath(store.path)} is missing and could not be written now (${error instanceof Error ? error.message : String(error)}); it is written before the next checkpoint goes out`);
+            }
         }
         if (this.ledger.signs)
             this.ledger.keepSignedIn({ keep: (signed) => writeSignedRecord(store.path, signed) }, last);
