@@ -93,4 +93,9 @@ export default tseslint.config(
   ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
+  // Files and processes, under every layer that touches them: nothing of ours.
+  layer(
+    ['src/fs/**/*.ts'],
+    ['http', 'plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console'],
+  ),
 );

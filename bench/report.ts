@@ -50,8 +50,10 @@ export function renderPage(options: {
   rows: Row[];
   /** A part of its own after the section tables (the plane table): its markdown, then its rows. */
   extra?: { markdown: string; rows: Row[] };
+  /** The page's hand-written part, markers included (`keptNotes`), put after the targets. */
+  notes?: string;
 }): string {
-  const { machine, date, minutes, waits, rows, extra } = options;
+  const { machine, date, minutes, waits, rows, extra, notes } = options;
   const missed = [...rows, ...(extra?.rows ?? [])].filter((r) => r.target && !r.ok);
   return `# Performance
 
@@ -87,7 +89,17 @@ ${
     ? 'Every target was met in this run.'
     : `Missed in this run:\n\n${missed.map((r) => `- ${r.section}: ${r.metric} = ${fmt(r.value)} ${r.unit} (target ${r.target})${r.why ? `: ${r.why}` : ''}`).join('\n')}`
 }
-`;
+${notes ? `\n${notes}\n` : ''}`;
+}
+
+export const NOTES_START = '<!-- notes:start (kept by npm run bench) -->';
+export const NOTES_END = '<!-- notes:end -->';
+
+/** The hand-written part of a performance page, markers included, or '' when it has none. */
+export function keptNotes(page: string): string {
+  const start = page.indexOf(NOTES_START);
+  const end = page.indexOf(NOTES_END);
+  return start < 0 || end < start ? '' : page.slice(start, end + NOTES_END.length);
 }
 
 export const README_START = '<!-- bench:start -->';

@@ -6,6 +6,9 @@ import { handover, loadWhileWaiting } from '../bench/handover.js';
 import { load } from '../bench/loadgen.js';
 import { blockingLabel, countPrefer, newPreferLog } from '../bench/prefer.js';
 import {
+  keptNotes,
+  NOTES_END,
+  NOTES_START,
   README_END,
   README_START,
   renderPage,
@@ -226,6 +229,16 @@ describe('figures', () => {
       '| poll every 1 s (model, not run) | model | 500 | 950 | 990 | 1,000 | 1 |',
     );
     expect(page).toContain('- start-up: main / bare node = 5 × (target ≤ 4)');
+  });
+
+  it("keeps the page's hand-written notes through a new run, and adds none it did not have", () => {
+    const notes = `${NOTES_START}\n## Start-up, measured by hand\n\nTried and not kept: …\n${NOTES_END}`;
+    const options = { machine: '2 cores', date: '2026-01-01T00:00:00Z', minutes: 1, waits: [] };
+    const old = renderPage({ ...options, rows: [], notes });
+    const page = renderPage({ ...options, rows: [], notes: keptNotes(old) });
+    expect(page.indexOf('## Targets')).toBeLessThan(page.indexOf(NOTES_START));
+    expect(keptNotes(page)).toBe(notes);
+    expect(keptNotes(renderPage({ ...options, rows: [] }))).toBe('');
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryContext } from '../src/action/context.js';
 import { readKey } from '../src/action/settings.js';
+import { helperEnv } from '../src/lease/helpers.js';
 import { keyFromEnv } from '../src/lease/settings.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane } from './support/scripted-plane.js';
@@ -25,6 +26,21 @@ describe('the key a client sends', () => {
       memoryContext({ inputs, env });
     expect(readKey(ctx({ key: 'input' }, { LEASE_GATE_KEY: 'env' }))).toBe('input');
     expect(readKey(ctx({ key: '' }, { LEASE_GATE_KEY: 'env', INTRAMEDIAL_KEY: 'x' }))).toBe('env');
+  });
+
+  it("in the keeper is the step's key, whatever other key the step's environment held", () => {
+    const step = {
+      LEASE_GATE_KEY: 'stale',
+      INTRAMEDIAL_KEY: 'hosted',
+      INPUT_KEY: 'input',
+      PATH: '/bin',
+    };
+    expect(keyFromEnv(helperEnv('input', step))).toEqual({
+      value: 'input',
+      from: 'LEASE_GATE_KEY',
+    });
+    expect(helperEnv('input', step)).toEqual({ LEASE_GATE_KEY: 'input', PATH: '/bin' });
+    expect(keyFromEnv(helperEnv('', step)).value).toBe('');
   });
 });
 

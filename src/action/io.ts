@@ -83,9 +83,6 @@ export const STATE = {
 } as const;
 export type StateName = (typeof STATE)[keyof typeof STATE];
 
-/** The environment variable the key falls back to. */
-export const KEY_ENV = 'INTRAMEDIAL_KEY';
-
 /** The longest output value; a DID (512) and every lease id (128) fit. */
 export const MAX_OUTPUT_LENGTH = 1_024;
 

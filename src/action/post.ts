@@ -15,7 +15,8 @@ import { coreContext } from './core-context.js';
 import { deployRows } from './deploy-report.js';
 import { deployFromEnv } from './deploy-settings.js';
 import { GitHubSurfaces } from './github.js';
-import { INPUTS, STATE } from './io.js';
+import { INPUTS } from './io.js';
+import { readSavedState } from './saved-state.js';
 import { oidcBearer, readAuth, readKey, readStatusContext } from './settings.js';
 
 /** The post step: stop the keeper, give back what main may have been granted. It never fails the job. */
@@ -25,11 +26,11 @@ export async function run(ctx: ActionContext = coreContext()): Promise<void> {
     if (key) ctx.setSecret(key);
     const auth = readAuth(ctx);
     // A dry run's own kernel takes no credential.
-    const oidc = auth.mode === 'oidc' && !ctx.getState(STATE.dryRun);
+    const oidc = auth.mode === 'oidc' && !readSavedState(ctx).dryRun;
     const bearer = oidc ? oidcBearer(ctx, auth.audience) : undefined;
     const token = ctx.getInput(INPUTS.githubToken);
     if (token) ctx.setSecret(token);
-    const statusContext = readStatusContext(ctx, ctx.getState(STATE.resource));
+    const statusContext = readStatusContext(ctx, readSavedState(ctx).resource ?? '');
     const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
     await cleanup(ctx, key, github, bearer);
   } catch (error) {
@@ -46,15 +47,16 @@ async function cleanup(
   github: GitHubSurfaces,
   bearer?: () => Promise<string>,
 ): Promise<void> {
-  const resource = ctx.getState(STATE.resource);
-  const actorDid = ctx.getState(STATE.actorDid);
-  const apiUrl = parsePlaneUrl(ctx.getState(STATE.apiUrl));
+  const state = readSavedState(ctx);
+  const { resource } = state;
+  const actorDid = state.actorDid ?? '';
+  const apiUrl = parsePlaneUrl(state.apiUrl ?? '');
   const keeper = await readKeeper(ctx);
   if (!resource || !isDid(actorDid) || !apiUrl.ok) {
     ctx.info('This job asked for no lease: nothing to release.');
     return;
   }
-  const grantedId = ctx.getState(STATE.leaseId);
+  const grantedId = state.leaseId;
   const session = openSession({
     apiUrl: apiUrl.url,
     key,
@@ -64,7 +66,7 @@ async function cleanup(
     env: ctx.env,
   });
   try {
-    if (!grantedId && ctx.getState(STATE.outcome) === 'none') {
+    if (!grantedId && state.outcome === 'none') {
       ctx.info(`This job was granted no lease on ${resource}: nothing to release.`);
       return;
     }
@@ -92,22 +94,21 @@ async function giveBack(
 ): Promise<void> {
   const { resource, keeper, grantedId } = job;
   const leaseId = grantedId;
-  const expiresAtMs = keeper?.expiresAtMs ?? Number(ctx.getState(STATE.expiresAtMs));
-  const fence = ctx.getState(STATE.fence);
-  const heldFor = formatDuration(
-    Math.max(0, Date.now() - Number(ctx.getState(STATE.grantedAtMs) || Date.now())),
-  );
+  const state = readSavedState(ctx);
+  const expiresAtMs = keeper?.expiresAtMs ?? state.expiresAtMs ?? NaN;
+  const fence = state.fence;
+  const heldFor = formatDuration(Math.max(0, Date.now() - (state.grantedAtMs || Date.now())));
   const rows: Array<[string, string]> = [
     ['resource', resource],
     ['holder', describeHolder(job.actorDid)],
     ['lease id', leaseId],
     ...deployRows(deployFromEnv(ctx.env), ctx.env),
     ...(fence ? ([['fence', fence]] as Array<[string, string]>) : []),
-    ['waited', formatDuration(Number(ctx.getState(STATE.waitedMs)) || 0)],
+    ['waited', formatDuration(state.waitedMs ?? 0)],
     ['held for', heldFor],
     ['expires', formatEpoch(expiresAtMs)],
   ];
-  if (ctx.getState(STATE.dryRun)) rows.push(['mode', 'dry run on a local kernel']);
+  if (state.dryRun) rows.push(['mode', 'dry run on a local kernel']);
   if (keeper) rows.push(['renewals', describeKeeper(keeper)]);
 
   if (keeper?.lost) {
@@ -157,9 +158,9 @@ async function giveBack(
 }
 
 async function readKeeper(ctx: ActionContext): Promise<KeeperRecord | undefined> {
-  const file = ctx.getState(STATE.keeperStatus);
+  const { keeperStatus: file, keeperPid } = readSavedState(ctx);
   if (!file) return undefined;
-  const pid = Number(ctx.getState(STATE.keeperPid)) || undefined;
+  const pid = keeperPid || undefined;
   const status = await stopKeeper(pid, file);
   if (!status)
     ctx.warning(
@@ -178,8 +179,8 @@ function describeKeeper(status: KeeperRecord): string {
 
 /** A dry run's audit trail: the kernel's ledger bundle and public key, kept under RUNNER_TEMP. */
 async function exportDryRunLedger(ctx: ActionContext): Promise<void> {
-  const apiUrl = ctx.getState(STATE.apiUrl);
-  if (!ctx.getState(STATE.kernelPid) || !apiUrl) return;
+  const { apiUrl, kernelPid } = readSavedState(ctx);
+  if (!kernelPid || !apiUrl) return;
   try {
     const { bundleText, publicKey, bundle } = await fetchLedger(apiUrl);
     const dir = jobTempDir('ledger', ctx.env);
@@ -203,7 +204,7 @@ async function exportDryRunLedger(ctx: ActionContext): Promise<void> {
 }
 
 async function stopKernel(ctx: ActionContext): Promise<void> {
-  const pid = Number(ctx.getState(STATE.kernelPid));
+  const pid = readSavedState(ctx).kernelPid;
   if (!pid) return;
   if (await stopDryRunKernel(pid)) ctx.info("Stopped the dry run's local kernel.");
   else ctx.warning(`The dry run's local kernel (pid ${pid}) did not stop.`);

@@ -8,6 +8,7 @@ import { DURATION_FORM, parseDuration } from '../gate/duration.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
 import { isLoopbackHost, parsePlaneUrl } from '../plane/url.js';
 import { untrusted } from '../lease/escape.js';
+import { keyFromEnv } from '../lease/settings.js';
 
 /** The config file is wrong: the message names the field and the accepted form. */
 export class ConfigError extends LeaseGateError {
@@ -203,7 +204,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv): AppConfig {
   const planeUrl = checkedUrl(c.plane.url);
   const planeKey = c.plane.keyFile
     ? secret('plane.keyFile', c.plane.keyFile)
-    : (env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || '').trim();
+    : keyFromEnv(env).value;
   if (!planeKey && !planeUrl.startsWith('http:')) {
     throw new ConfigError(
       `Invalid config ${file}: field 'plane.keyFile': no plane key; name a file, or set LEASE_GATE_KEY (only a plane on loopback may go without).`,

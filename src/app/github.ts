@@ -1,6 +1,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
 import type { HttpAnswer, HttpClient } from '../http/client.js';
+import { fetchOver } from '../http/fetch.js';
 import * as z from 'zod/mini';
 import { causeText } from '../errors.js';
 import { HttpError, LeaseGateError } from '../http/errors.js';
@@ -114,9 +115,11 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   const auth = createAppAuth({
     appId: options.appId,
     privateKey: options.privateKey,
+    // The token exchange goes through the one HTTP client too: its timeouts, its proxy rules.
     request: octokitRequest.defaults({
       baseUrl: options.apiUrl,
       headers: { 'user-agent': USER_AGENT },
+      request: { fetch: fetchOver(http) },
     }),
   });
 
@@ -138,6 +141,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   }
 
   async function token(installationId: number, refresh = false): Promise<string> {
+    let attempts = 0;
     return retrying(`installation ${installationId} token`, async () => {
       try {
         const got = await auth({
@@ -151,6 +155,14 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
         return got.token;
       } catch (error) {
         if (error instanceof GitHubError) throw error;
+        // No answer (the client's timeout, a network failure): octokit wraps the client's
+        // HttpError as a status 500; back off as for any other call, saying what happened.
+        const failed = (error as { cause?: unknown }).cause;
+        if (failed instanceof HttpError) {
+          if (failed.failure === 'cancelled') throw failed;
+          attempts += 1;
+          return { retryInMs: backoffMs(policy, attempts, options.random), why: failed.message };
+        }
         const status = Number((error as { status?: unknown }).status ?? 0);
         const headers =
           (error as { response?: { headers?: HttpAnswer['headers'] } }).response?.headers ?? {};

@@ -3,6 +3,7 @@ import { isAlive } from '../fs/processes.js';
 import { keeperLeaseSchema, writeStatusFile } from '../lease/keeper-status.js';
 import { cachedToken, runnerTokenSource } from '../lease/oidc-token.js';
 import { openSession } from '../lease/session.js';
+import { keyFromEnv } from '../lease/settings.js';
 import { describeIssues } from '../plane/schema.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
@@ -10,7 +11,8 @@ import { EXIT, UsageError, parse, type Output } from './options.js';
 /**
  * `lease-gate keep` (internal): the action's detached keeper. Renews the lease
  * (and only renews it) until post stops it or removes its status file, its
- * runner is gone or its lifetime ends. The key comes from INTRAMEDIAL_KEY.
+ * runner is gone or its lifetime ends. The key comes from the environment (`keyFromEnv`;
+ * main's spawn leaves only the step's key there, `helperEnv`).
  */
 export async function keep(args: string[], _io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parse(args, {
@@ -40,7 +42,7 @@ export async function keep(args: string[], _io: Output, env: NodeJS.ProcessEnv):
   const audience = values['oidc-audience'];
   const session = openSession({
     apiUrl: url.url,
-    key: audience ? '' : (env.INTRAMEDIAL_KEY ?? ''),
+    key: audience ? '' : keyFromEnv(env).value,
     bearer: audience ? cachedToken(runnerTokenSource(env, audience)) : undefined,
     resource: values.resource,
     actorDid: values['actor-did'],

@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { keyFromEnv } from '../lease/settings.js';
 import { exportLedger } from '../ledger/remote.js';
 import { BundleReadError, verifyBundleFile } from '../ledger/verify-file.js';
 import { BundleError } from '../ledger/verify.js';
@@ -38,7 +39,7 @@ export async function ledger(args: string[], io: Output, env: NodeJS.ProcessEnv)
     throw new UsageError(
       `Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`,
     );
-  const key = env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY;
+  const key = keyFromEnv(env).value || env.LEASE_GATE_KERNEL_KEY;
   const progress = (count: number, size: number) =>
     io.err(`ledger export: ${count} of ${size} entries`);
   if (values.out) {

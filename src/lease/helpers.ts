@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { isAlive } from '../fs/processes.js';
 import type { Sleep } from '../plane/time.js';
 import { HelperError } from './errors.js';
+import { HOSTED_KEY_ENV, KEY_ENV } from './settings.js';
 
 /**
  * Helper processes (the keeper, a dry run's kernel) are the CLI, found from
@@ -112,13 +113,18 @@ export async function stopProcess(
   return !isAlive(pid);
 }
 
-/** An environment for a helper process: the key under its documented name, no step inputs or state. */
+/**
+ * An environment for a helper process: no step inputs or state, and the key the step
+ * settled on as the only one (under KEY_ENV, read back by `keyFromEnv`), so a different
+ * key left in the step's environment can never win in the helper.
+ */
 export function helperEnv(key: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith('INPUT_') && !name.startsWith('STATE_')) out[name] = value;
   }
-  if (key) out.INTRAMEDIAL_KEY = key;
-  else delete out.INTRAMEDIAL_KEY;
+  delete out[KEY_ENV];
+  delete out[HOSTED_KEY_ENV];
+  if (key) out[KEY_ENV] = key;
   return out;
 }

@@ -39,9 +39,10 @@ export interface SignedCheckpoint {
 }
 
 /**
- * Where a kernel keeps, durably, the largest checkpoint it signed (beside its
- * state), so a restart over another history refuses to sign it. `keep`
- * resolves once the record is durable, and is called only with growing sizes.
+ * Where a file kernel keeps, durably, the largest checkpoint it handed out (beside
+ * its log), so that a restart over a log that does not extend that history refuses
+ * to start. `keep` resolves once the record is durable, and is called only with
+ * growing sizes.
  */
 export interface SignedRecord {
   keep(signed: SignedCheckpoint): Promise<void>;

@@ -91,8 +91,9 @@ export const PostgresService = {
 /**
  * The kernel's state in PostgreSQL: no state in the process. Each batch is one
  * transaction that runs the shared rules on the resources' locked rows at the
- * database's clock; any number of replicas serve one plane. A replica tells
- * its own changes at once and NOTIFY tells every other; the service sweeps `due` on every
+ * database's clock; any number of replicas serve one plane. A replica tells its own
+ * waiters of its changes at once; NOTIFY tells only the other replicas registered as
+ * listening for a changed resource (lease_gate_listening); the service sweeps `due` on every
  * replica for lapses no call has noticed (a replica that granted a lease may
  * be gone). The ledger's lines stay in the database: a replica keeps its Merkle
  * tree's chunk roots and reads back the lines a route asks for (FetchedLines).
