@@ -67,7 +67,7 @@ describe('keepLease', () => {
         // The plane is unreachable for the 2nd to 4th renewal: about 3 s, twice the lease.
         if (calls >= 2 && calls <= 4) {
           await time.sleep(1_000);
-          throw new PlaneUnavailableError('down', 'call');
+          throw new PlaneUnavailableError('down', { call: 'call' });
         }
         return base.client.lease(req, call);
       },
@@ -153,7 +153,7 @@ describe('keepLease', () => {
       client: {
         ...base.client,
         lease: async () => {
-          throw new KeyRefusedError('refused', 'call', 401);
+          throw new KeyRefusedError('refused', { call: 'call', status: 401 });
         },
       },
     });
@@ -215,7 +215,7 @@ describe('keepLease', () => {
       ...base,
       watch: async () => {
         watches += 1;
-        if (watches % 2) throw new PlaneUnavailableError('down', 'call');
+        if (watches % 2) throw new PlaneUnavailableError('down', { call: 'call' });
         return { kind: 'held' };
       },
     });

@@ -150,7 +150,7 @@ describe('waitForLease', () => {
     const plane = scripted([{ kind: 'refused', reason: 'actor_suspended', message: 'by ops' }]);
     const { opts } = options(plane.client);
     await expect(waitForLease(opts)).rejects.toThrow(
-      new LeaseRefusedError('actor_suspended', 'by ops'),
+      new LeaseRefusedError({ reason: 'actor_suspended', detail: 'by ops' }),
     );
   });
 

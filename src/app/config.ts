@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as z from 'zod/mini';
 import '../zod-en.js';
-import { causeText, LeaseGateError } from '../errors.js';
+import { causeText, LeaseGateError, type CauseOptions } from '../errors.js';
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
 import { isLoopbackHost, parsePlaneUrl } from '../plane/url.js';
@@ -11,8 +11,11 @@ import { untrusted } from '../lease/escape.js';
 import { keyFromEnv } from '../lease/settings.js';
 
 /** The config file is wrong: the message names the field and the accepted form. */
-export class ConfigError extends LeaseGateError {
+export class ConfigError extends LeaseGateError<'config'> {
   override name = 'ConfigError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'config' });
+  }
 }
 
 /** One rule: runs of repositories matching `repository` that target `environment` queue for `resource`. */

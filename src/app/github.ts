@@ -3,7 +3,7 @@ import { request as octokitRequest } from '@octokit/request';
 import type { HttpAnswer, HttpClient } from '../http/client.js';
 import { fetchOver } from '../http/fetch.js';
 import * as z from 'zod/mini';
-import { causeText } from '../errors.js';
+import { causeOf, causeText, type CauseOptions } from '../errors.js';
 import { HttpError, LeaseGateError } from '../http/errors.js';
 import { untrusted } from '../lease/escape.js';
 import { runSchema } from './events.js';
@@ -18,16 +18,13 @@ import type { Clock, Sleep } from '../plane/time.js';
  * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
  */
 
-export class GitHubError extends LeaseGateError {
+export class GitHubError extends LeaseGateError<'github'> {
   override name = 'GitHubError';
-  constructor(
-    message: string,
-    /** GitHub's status, or 0 when no answer came. */
-    readonly status: number,
-    /** What went wrong below, when this wraps an error. */
-    cause?: unknown,
-  ) {
-    super(message, cause === undefined ? {} : { cause });
+  /** GitHub's status, or 0 when no answer came. */
+  readonly status: number;
+  constructor(message: string, options: CauseOptions & { status: number }) {
+    super(message, { ...causeOf(options.cause), code: 'github' });
+    this.status = options.status;
   }
 }
 
@@ -134,7 +131,9 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       if (!isRetry(result)) return result;
       const left = until - clock.now();
       if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
-        throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, 0);
+        throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, {
+          status: 0,
+        });
       }
       await sleep(result.retryInMs);
     }
@@ -172,13 +171,12 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
         if (status === 404 || status === 401 || status === 403) {
           throw new GitHubError(
             `installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`,
-            status,
+            { status },
           );
         }
         throw new GitHubError(
           `installation ${installationId} token: ${untrusted(causeText(error), 200)}`,
-          status,
-          error,
+          { status, cause: error },
         );
       }
     });
@@ -189,7 +187,10 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     try {
       return (await auth({ type: 'app' })).token;
     } catch (error) {
-      throw new GitHubError(`App JWT: ${untrusted(causeText(error), 200)}`, 0, error);
+      throw new GitHubError(`App JWT: ${untrusted(causeText(error), 200)}`, {
+        status: 0,
+        cause: error,
+      });
     }
   }
 
@@ -234,7 +235,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       if (wait !== undefined) return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
       throw new GitHubError(
         `${method} ${path}: GitHub answered ${answer.status}: ${untrusted(answerMessage(answer.text), 200)}`,
-        answer.status,
+        { status: answer.status },
       );
     });
   }
@@ -250,7 +251,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
         if (!items.success) {
           throw new GitHubError(
             "GET /app/hook/deliveries: GitHub's answer is not a list of deliveries",
-            answer.status,
+            { status: answer.status },
           );
         }
         for (const item of items.data) {
@@ -285,10 +286,9 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       const run = runSchema.safeParse(parseJson(answer.text));
       const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
       if (!run.success || attempt > 999_999) {
-        throw new GitHubError(
-          `run ${runId}: GitHub's answer has no status or run_attempt`,
-          answer.status,
-        );
+        throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, {
+          status: answer.status,
+        });
       }
       return { status: run.data.status, runAttempt: attempt };
     },

@@ -51,11 +51,10 @@ function adminKeyOf(env: NodeJS.ProcessEnv, what: string): string {
 
 function keyRefused(error: unknown): unknown {
   if (!(error instanceof KeyRefusedError)) return error;
-  return new LeaseRefusedError(
-    'key refused',
-    undefined,
-    `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; freezing needs the kernel's admin key.`,
-  );
+  return new LeaseRefusedError({
+    reason: 'key refused',
+    message: `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; freezing needs the kernel's admin key.`,
+  });
 }
 
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */

@@ -164,11 +164,10 @@ export async function revoke(args: string[], io: Output, env: NodeJS.ProcessEnv)
     return answer.revoked ? EXIT.done : EXIT.refused;
   } catch (error) {
     if (error instanceof KeyRefusedError) {
-      throw new LeaseRefusedError(
-        'key refused',
-        undefined,
-        `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; revoking needs the kernel's admin key.`,
-      );
+      throw new LeaseRefusedError({
+        reason: 'key refused',
+        message: `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; revoking needs the kernel's admin key.`,
+      });
     }
     throw error;
   } finally {

@@ -1,6 +1,6 @@
 import { constants, hostname, userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { LeaseGateError, errorMessage } from '../errors.js';
+import { LeaseGateError, errorMessage, type CauseOptions } from '../errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
 import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js';
@@ -17,8 +17,11 @@ export function signalExitCode(signal: NodeJS.Signals | null): number {
 }
 
 /** Bad command-line use: printed with the usage hint, exit 2. */
-export class UsageError extends LeaseGateError {
+export class UsageError extends LeaseGateError<'usage'> {
   override name = 'UsageError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'usage' });
+  }
 }
 
 export const PLANE_OPTIONS = {

@@ -1,4 +1,4 @@
-import { LeaseGateError } from '../http/errors.js';
+import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
 import { CancelledError } from '../plane/errors.js';
 import type { CallOptions, PlaneClient } from '../plane/client.js';
 import type { Deploy } from '../plane/deploy.js';
@@ -79,29 +79,49 @@ export type WaitResult =
   | { outcome: 'cancelled'; waitedMs: number; asks: number };
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
-export class LeaseRefusedError extends LeaseGateError {
+export class LeaseRefusedError extends LeaseGateError<'lease_refused' | 'lease_revoked'> {
   override name = 'LeaseRefusedError';
+  /** The plane's reason (`actor_suspended`, …), or what refused (`key refused`). */
+  readonly reason: string;
+  /** The plane's own words, when it gave any. */
+  readonly detail: string | undefined;
+  /** `message`: by default "The plane refused the lease: <reason> (<detail>)". */
   constructor(
-    readonly reason: string,
-    readonly detail: string | undefined,
-    message = `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`,
+    options: CauseOptions & {
+      reason: string;
+      detail?: string | undefined;
+      message?: string;
+      code?: 'lease_revoked';
+    },
   ) {
-    super(message);
+    const { reason, detail } = options;
+    super(
+      options.message ?? `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`,
+      {
+        ...causeOf(options.cause),
+        code: options.code ?? 'lease_refused',
+      },
+    );
+    this.reason = reason;
+    this.detail = detail;
   }
 }
 
 /** An operator revoked this agent's lease on the resource: final, not a wait. */
 export class LeaseRevokedError extends LeaseRefusedError {
   override name = 'LeaseRevokedError';
-  constructor(
-    readonly resource: string,
-    readonly operatorMessage: string,
-  ) {
-    super(
-      'revoked',
-      operatorMessage,
-      `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
-    );
+  readonly resource: string;
+  readonly operatorMessage: string;
+  constructor(options: { resource: string; operatorMessage: string }) {
+    const { resource, operatorMessage } = options;
+    super({
+      reason: 'revoked',
+      detail: operatorMessage,
+      message: `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
+      code: 'lease_revoked',
+    });
+    this.resource = resource;
+    this.operatorMessage = operatorMessage;
   }
 }
 
@@ -178,11 +198,16 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
         ...(previous ? { previous } : {}),
       };
     }
-    if (answer.kind === 'revoked') throw new LeaseRevokedError(options.resource, answer.message);
+    if (answer.kind === 'revoked')
+      throw new LeaseRevokedError({
+        resource: options.resource,
+        operatorMessage: answer.message,
+      });
     if (answer.kind === 'superseded') {
       return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
     }
-    if (answer.kind === 'refused') throw new LeaseRefusedError(answer.reason, answer.message);
+    if (answer.kind === 'refused')
+      throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
     // Only a lease held now: a reservation would be a new grant, not the app's lease.
     if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
       const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });

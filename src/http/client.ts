@@ -87,7 +87,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
 
   async function send(req: HttpRequest): Promise<HttpAnswer> {
     const call = `[${req.method}] "${req.url}"`;
-    if (closed) throw new HttpError(`${call}: the HTTP client is closed`, 'cancelled', call);
+    if (closed)
+      throw new HttpError(`${call}: the HTTP client is closed`, {
+        failure: 'cancelled',
+        call,
+      });
     const timeoutMs = req.timeoutMs ?? headersTimeout;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -107,11 +111,20 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       return { status: answer.statusCode, headers: answer.headers, text };
     } catch (error) {
       if (error instanceof HttpError) throw error;
-      if (req.signal?.aborted) throw new HttpError(`${call}: cancelled`, 'cancelled', call);
+      if (req.signal?.aborted)
+        throw new HttpError(`${call}: cancelled`, { failure: 'cancelled', call });
       if (timeout.aborted || isTimeout(error)) {
-        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
+        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, {
+          failure: 'timeout',
+          call,
+          cause: error,
+        });
       }
-      throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
+      throw new HttpError(`${call}: ${describeNetworkError(error)}`, {
+        failure: 'network',
+        call,
+        cause: error,
+      });
     }
   }
 
@@ -121,11 +134,10 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const answer = await send({ method: 'GET', url, headers, signal });
       if (answer.status !== 200) {
         const call = `[GET] "${url}"`;
-        throw new HttpError(
-          `${call}: ${answer.status} ${answer.text.slice(0, 200)}`,
-          'network',
+        throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+          failure: 'network',
           call,
-        );
+        });
       }
       return answer.text;
     },
@@ -144,11 +156,10 @@ async function readBounded(body: Dispatcher.ResponseData['body'], call: string):
     size += (chunk as Buffer).length;
     if (size > MAX_ANSWER_BYTES) {
       body.destroy();
-      throw new HttpError(
-        `${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`,
-        'too-large',
+      throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+        failure: 'too-large',
         call,
-      );
+      });
     }
     chunks.push(chunk as Buffer);
   }

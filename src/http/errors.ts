@@ -1,20 +1,26 @@
-import { LeaseGateError } from '../errors.js';
+import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
 
 export { LeaseGateError };
 
 export type HttpFailure = 'network' | 'timeout' | 'too-large' | 'cancelled';
 
+const CODES = {
+  network: 'http_network',
+  timeout: 'http_timeout',
+  'too-large': 'http_too_large',
+  cancelled: 'http_cancelled',
+} as const satisfies Record<HttpFailure, string>;
+
 /** The one error of the HTTP client: the exchange did not complete. */
-export class HttpError extends LeaseGateError {
+export class HttpError extends LeaseGateError<(typeof CODES)[HttpFailure]> {
   override name = 'HttpError';
-  constructor(
-    message: string,
-    /** What went wrong, for callers that decide on it (retry, cancel). */
-    readonly failure: HttpFailure,
-    /** `[METHOD] "url"`, for messages. */
-    readonly call: string,
-    cause?: unknown,
-  ) {
-    super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
+  /** What went wrong, for callers that decide on it (retry, cancel). */
+  readonly failure: HttpFailure;
+  /** `[METHOD] "url"`, for messages. */
+  readonly call: string;
+  constructor(message: string, options: CauseOptions & { failure: HttpFailure; call: string }) {
+    super(message, { ...causeOf(options.cause), code: CODES[options.failure] });
+    this.failure = options.failure;
+    this.call = options.call;
   }
 }

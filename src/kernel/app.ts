@@ -27,7 +27,7 @@ import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
 import type { FreezeWindows } from './windows.js';
-import { causeText, LeaseGateError } from '../errors.js';
+import { causeOf, causeText, LeaseGateError, type CauseOptions } from '../errors.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
 export interface AppRequest {
@@ -81,15 +81,16 @@ const NOT_READY = {
   message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
 
-/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
-export class ApiRefusal extends LeaseGateError {
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
+export class ApiRefusal extends LeaseGateError<'api_refusal'> {
   override name = 'ApiRefusal';
-  constructor(
-    readonly status: number,
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message, { code: reason });
+  readonly status: number;
+  /** The answer's `reason` (`bad_request`, `not_found`, …): the wire's word for the kind. */
+  readonly reason: string;
+  constructor(message: string, options: CauseOptions & { status: number; reason: string }) {
+    super(message, { ...causeOf(options.cause), code: 'api_refusal' });
+    this.status = options.status;
+    this.reason = options.reason;
   }
 }
 
@@ -132,18 +133,16 @@ const ADMIN_PATHS = new Set([REVOKE_PATH, FREEZE_PATH, UNFREEZE_PATH]);
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
   if (!adminKey) {
-    throw new ApiRefusal(
-      403,
-      'admin_disabled',
-      'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
-    );
+    throw new ApiRefusal('This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.', {
+      status: 403,
+      reason: 'admin_disabled',
+    });
   }
   if (!bearerMatches(req.headers.authorization, adminKey)) {
-    throw new ApiRefusal(
-      403,
-      'forbidden',
-      'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
-    );
+    throw new ApiRefusal('This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.', {
+      status: 403,
+      reason: 'forbidden',
+    });
   }
 }
 
@@ -191,7 +190,8 @@ export function createKernelApp(options: AppOptions): App {
       const { resource: r, actorDid: a } = leaseOf(body);
       auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
       const extensions = leaseExtensions(body);
-      if ('error' in extensions) throw new ApiRefusal(400, 'bad_request', extensions.error);
+      if ('error' in extensions)
+        throw new ApiRefusal(extensions.error, { status: 400, reason: 'bad_request' });
       // A token's run says what it deploys: a field it does not vouch for is refused here.
       const deploy = auth.deployOf(principal, extensions.deploy);
       if (deploy) extensions.deploy = deploy;
@@ -229,22 +229,21 @@ export function createKernelApp(options: AppOptions): App {
       const { resource: r, actorDid: a } = leaseOf(body);
       auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
       const outdated = releaseOutdated(body);
-      if (typeof outdated !== 'boolean') throw new ApiRefusal(400, 'bad_request', outdated.error);
+      if (typeof outdated !== 'boolean')
+        throw new ApiRefusal(outdated.error, { status: 400, reason: 'bad_request' });
       return ok(await service.release(r, a, outdated));
     },
     [`POST ${REVOKE_PATH}`]: async (req) => {
       if (!options.adminKey) {
-        throw new ApiRefusal(
-          403,
-          'revoke_disabled',
-          'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.',
-        );
+        throw new ApiRefusal('Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.', {
+          status: 403,
+          reason: 'revoke_disabled',
+        });
       }
       if (!bearerMatches(req.headers.authorization, options.adminKey)) {
         throw new ApiRefusal(
-          403,
-          'forbidden',
           'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.',
+          { status: 403, reason: 'forbidden' },
         );
       }
       const { resource: r, reason } = parse(revokeBody, await req.json());
@@ -320,8 +319,14 @@ export function createKernelApp(options: AppOptions): App {
       const route = routes[name];
       if (!route) {
         throw paths.has(req.path)
-          ? new ApiRefusal(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
-          : new ApiRefusal(404, 'not_found', `No route ${req.method} ${req.path}.`);
+          ? new ApiRefusal(`${req.method} is not served on ${req.path}.`, {
+              status: 405,
+              reason: 'method_not_allowed',
+            })
+          : new ApiRefusal(`No route ${req.method} ${req.path}.`, {
+              status: 404,
+              reason: 'not_found',
+            });
       }
       if (req.method === 'POST') refuseCrossOrigin(req, names);
       // The operator's levers check the admin key themselves; every other call names its caller here.
@@ -371,9 +376,8 @@ function syncedFirst(routes: Record<string, Route>, service: PlaneService): Reco
 function refuseHost(host: string | undefined): never {
   const shown = JSON.stringify((host ?? '').slice(0, 100));
   throw new ApiRefusal(
-    421,
-    'misdirected',
     `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`,
+    { status: 421, reason: 'misdirected' },
   );
 }
 
@@ -389,9 +393,8 @@ function refuseCrossOrigin(req: AppRequest, names: KernelNames): void {
     req.headers['sec-fetch-site'] === 'cross-site'
   ) {
     throw new ApiRefusal(
-      403,
-      'cross_origin',
       `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`,
+      { status: 403, reason: 'cross_origin' },
     );
   }
 }
@@ -400,9 +403,8 @@ function refuseCrossOrigin(req: AppRequest, names: KernelNames): void {
 function watchReply(answer: WatchAnswer): AppResponse {
   if (answer.kind === 'not-yours') {
     throw new ApiRefusal(
-      403,
-      'not_your_lease',
       'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.',
+      { status: 403, reason: 'not_your_lease' },
     );
   }
   const headers =
@@ -428,7 +430,10 @@ export function parse<T>(schema: z.ZodMiniType<T>, body: unknown): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue?.path.join('.') || 'body';
-  throw new ApiRefusal(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+  throw new ApiRefusal(`${field}: ${issue?.message ?? 'invalid'}`, {
+    status: 400,
+    reason: 'bad_request',
+  });
 }
 
 function publicLease(lease: LeaseRecord) {

@@ -54,9 +54,8 @@ export function freezeRoutes(
       const untilMs = body.forMs !== undefined ? now + body.forMs : (body.untilMs ?? null);
       if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
         throw new ApiRefusal(
-          400,
-          'bad_request',
           `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`,
+          { status: 400, reason: 'bad_request' },
         );
       }
       const reply = await service.freeze(body.resource, body.reason, untilMs, operatorOf(body.by));

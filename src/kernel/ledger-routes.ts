@@ -19,9 +19,8 @@ export function ledgerRoutes(
   const signed = () => {
     if (!ledger.signs || !ledger.publicKey) {
       throw new ApiRefusal(
-        404,
-        'no_signing_key',
         'This kernel runs without a signing key: it keeps its log but signs no checkpoint.',
+        { status: 404, reason: 'no_signing_key' },
       );
     }
     return ledger.publicKey;
@@ -52,11 +51,10 @@ export function ledgerRoutes(
 function pageRequest(query: URLSearchParams, currentSize: number) {
   const limit = whole(query.get('limit'), DEFAULT_PAGE, 'limit');
   if (limit < 1 || limit > MAX_PAGE) {
-    throw new ApiRefusal(
-      400,
-      'bad_request',
-      `limit: expected a whole number from 1 to ${MAX_PAGE}`,
-    );
+    throw new ApiRefusal(`limit: expected a whole number from 1 to ${MAX_PAGE}`, {
+      status: 400,
+      reason: 'bad_request',
+    });
   }
   const cursor = query.get('cursor');
   if (cursor !== null) {
@@ -67,18 +65,20 @@ function pageRequest(query: URLSearchParams, currentSize: number) {
       decoded.from > decoded.end ||
       decoded.end > decoded.size
     ) {
-      throw new ApiRefusal(
-        400,
-        'bad_request',
-        'cursor: expected the `next` value of an earlier page',
-      );
+      throw new ApiRefusal('cursor: expected the `next` value of an earlier page', {
+        status: 400,
+        reason: 'bad_request',
+      });
     }
     return { ...decoded, limit };
   }
   const from = whole(query.get('from'), 0, 'from');
   const end = whole(query.get('to'), currentSize, 'to');
   if (from > end || end > currentSize) {
-    throw new ApiRefusal(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
+    throw new ApiRefusal(`from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`, {
+      status: 400,
+      reason: 'bad_request',
+    });
   }
   return { size: currentSize, from, end, limit };
 }
@@ -86,7 +86,10 @@ function pageRequest(query: URLSearchParams, currentSize: number) {
 function whole(value: string | null, fallback: number, name: string): number {
   if (value === null) return fallback;
   if (!/^\d{1,15}$/.test(value))
-    throw new ApiRefusal(400, 'bad_request', `${name}: expected a whole number`);
+    throw new ApiRefusal(`${name}: expected a whole number`, {
+      status: 400,
+      reason: 'bad_request',
+    });
   return Number(value);
 }
 

@@ -1,3 +1,4 @@
+import { InternalError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FileLines } from '../ledger/file-lines.js';
@@ -336,7 +337,7 @@ export class LocalBackend implements Backend<Overview> {
     const whole = JSON.stringify(snapshot);
     const tail = '[]}}';
     if (!whole.endsWith(`"states":${tail}`))
-      throw new Error('the snapshot is not laid out as it is read');
+      throw new InternalError('the snapshot is not laid out as it is read');
     const body = [whole.slice(0, -tail.length), '['];
     for (let i = 0; i < states.length; i += STATES_PER_TURN) {
       if (i > 0) {

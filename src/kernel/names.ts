@@ -1,3 +1,4 @@
+import { InternalError } from '../errors.js';
 import { isLoopbackHost } from '../plane/url.js';
 
 /**
@@ -19,7 +20,7 @@ export class KernelNames {
   constructor(publicUrls: readonly string[] = []) {
     for (const raw of publicUrls) {
       const url = parsePublicUrl(raw);
-      if (!url) throw new Error(`not a public URL: ${raw}`);
+      if (!url) throw new InternalError(`not a public URL: ${raw}`);
       this.hostnames.add(url.hostname);
       this.origins.add(url.origin);
     }

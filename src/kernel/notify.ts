@@ -4,7 +4,7 @@ import { createHttpClient, type HttpClient } from '../http/client.js';
 import { entryJson, type LedgerEntry } from '../ledger/entry.js';
 import { isLoopbackHost } from '../plane/url.js';
 import type { PlaneService } from './plane-service.js';
-import { LeaseGateError } from '../errors.js';
+import { LeaseGateError, type CauseOptions } from '../errors.js';
 
 /**
  * Signed notifications (`lease-gate kernel --notify URL --notify-secret-file FILE`):
@@ -130,8 +130,11 @@ function uuidOf(digest: Buffer): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export class NotifyError extends LeaseGateError {
+export class NotifyError extends LeaseGateError<'notify'> {
   override name = 'NotifyError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'notify' });
+  }
 }
 
 /** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */

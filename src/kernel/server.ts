@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { LeaseGateError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
 import { ApiRefusal, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
 import type { Authorizer } from './auth/authorize.js';
@@ -129,9 +130,10 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
         log(`kernel: the client went away before its ${req.method} ${escape(path)} body ended`);
         return;
       }
-      log(
-        `kernel: ${req.method} ${escape(path)} failed: ${(error as Error).stack ?? String(error)}`,
-      );
+      // One of ours (a store that cannot read, say) by its message; a bug with its stack.
+      const known = error instanceof LeaseGateError && error.code !== 'internal';
+      const why = known ? error.message : ((error as Error).stack ?? String(error));
+      log(`kernel: ${req.method} ${escape(path)} failed: ${why}`);
       if (!res.headersSent) {
         await send(res, {
           status: 500,
@@ -237,7 +239,13 @@ class NodeRequest implements AppRequest {
   }
 }
 
-class ClientGone extends Error {}
+/** The client went away before its body ended: nothing to answer, logged as such. */
+class ClientGone extends LeaseGateError<'client_gone'> {
+  override name = 'ClientGone';
+  constructor() {
+    super('the client went away before its body ended', { code: 'client_gone' });
+  }
+}
 
 /** Aborted when the client goes away before its answer is finished (also if it already has). */
 function goneSignal(res: ServerResponse): AbortSignal {
@@ -254,17 +262,16 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
     await readLimited(req, res, 0).catch((error: unknown) => {
       if (error instanceof ClientGone) throw error;
     });
-    throw new ApiRefusal(
-      415,
-      'unsupported_media_type',
-      'Send the body as Content-Type: application/json.',
-    );
+    throw new ApiRefusal('Send the body as Content-Type: application/json.', {
+      status: 415,
+      reason: 'unsupported_media_type',
+    });
   }
   const text = await readLimited(req, res, BODY_LIMIT_BYTES);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ApiRefusal(400, 'bad_json', 'The body is not valid JSON.');
+    throw new ApiRefusal('The body is not valid JSON.', { status: 400, reason: 'bad_json' });
   }
 }
 
@@ -281,7 +288,12 @@ function readLimited(req: IncomingMessage, res: ServerResponse, limit: number): 
     const refuse = () => {
       res.setHeader('connection', 'close');
       req.removeAllListeners('data').pause();
-      reject(new ApiRefusal(413, 'payload_too_large', `The body is over ${limit} bytes.`));
+      reject(
+        new ApiRefusal(`The body is over ${limit} bytes.`, {
+          status: 413,
+          reason: 'payload_too_large',
+        }),
+      );
     };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Freeze } from './rules.js';
-import { causeText, LeaseGateError } from '../errors.js';
+import { causeText, LeaseGateError, type CauseOptions } from '../errors.js';
 
 /**
  * Recurring freezes (`lease-gate kernel --windows FILE`): a JSON file of windows,
@@ -42,8 +42,11 @@ export interface WindowState {
   nextStartMs: number | null;
 }
 
-export class WindowsError extends LeaseGateError {
+export class WindowsError extends LeaseGateError<'windows'> {
   override name = 'WindowsError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'windows' });
+  }
 }
 
 const MINUTE = 60_000;

@@ -1,3 +1,4 @@
+import { InternalError } from '../errors.js';
 import { decide, type Command, type Decision, type ReplyFor, type ResourceState } from './rules.js';
 import type { RuleContext } from './rules.js';
 
@@ -24,7 +25,7 @@ export function workFor<C extends Command>(resource: string, command: C): TypedW
       return last;
     },
     reply() {
-      if (!last) throw new Error(`the ${command.kind} on ${resource} was never decided`);
+      if (!last) throw new InternalError(`the ${command.kind} on ${resource} was never decided`);
       return last.reply;
     },
   };

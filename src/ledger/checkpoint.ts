@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { LeaseGateError } from '../errors.js';
+import { LeaseGateError, type CauseOptions } from '../errors.js';
 
 /**
  * Checkpoints in the C2SP tlog-checkpoint format, signed as C2SP signed notes
@@ -16,8 +16,11 @@ export interface Checkpoint {
   root: Uint8Array;
 }
 
-export class CheckpointError extends LeaseGateError {
+export class CheckpointError extends LeaseGateError<'checkpoint'> {
   override name = 'CheckpointError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'checkpoint' });
+  }
 }
 
 const ED25519 = 0x01;

@@ -1,3 +1,4 @@
+import type { CauseOptions } from '../errors.js';
 import { LedgerError } from './ledger-error.js';
 import type { LineSource } from './lines.js';
 
@@ -9,6 +10,9 @@ const KEEP_CHUNKS = 64;
 /** A read of a line that no load made readable; Ledger.read loads again and retries. */
 export class LinesNotLoadedError extends LedgerError {
   override name = 'LinesNotLoadedError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'ledger_lines_not_loaded' });
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CauseOptions } from '../errors.js';
 import * as z from 'zod/mini';
 import { createHttpClient, type HttpClient } from '../http/client.js';
 import { LeaseGateError } from '../http/errors.js';
@@ -21,8 +22,11 @@ const PAGE = 500;
 const MAX_PAGES = 20_000;
 
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
-export class LedgerFetchError extends LeaseGateError {
+export class LedgerFetchError extends LeaseGateError<'ledger_fetch'> {
   override name = 'LedgerFetchError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'ledger_fetch' });
+  }
 }
 
 const pageSchema = z.object({

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import * as z from 'zod/mini';
-import { LeaseGateError } from '../errors.js';
+import { LeaseGateError, type CauseOptions } from '../errors.js';
 import {
   BundleError,
   BundleVerifier,
@@ -23,8 +23,11 @@ import {
  */
 
 /** A bundle file that is not readable JSON; the message says why (and where). */
-export class BundleReadError extends LeaseGateError {
+export class BundleReadError extends LeaseGateError<'bundle_read'> {
   override name = 'BundleReadError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'bundle_read' });
+  }
 }
 
 /** The error's own first line, as verify printed it for readFileSync and JSON.parse. */
@@ -41,7 +44,12 @@ const MAX_KEY_BYTES = 1_024;
 export const MAX_WHOLE_BYTES = 64 << 20;
 
 /** Inside the reader: what it cannot stream (not JSON, not the bundle's shape, too long). */
-class CannotStream extends Error {}
+class CannotStream extends LeaseGateError<'bundle_not_streamable'> {
+  override name = 'CannotStream';
+  constructor(message: string) {
+    super(message, { code: 'bundle_not_streamable' });
+  }
+}
 
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const QUOTE = 0x22;

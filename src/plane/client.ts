@@ -181,13 +181,10 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       } catch (error) {
         // The token service may be down a moment: retried like the plane itself.
         const why = causeText(error).slice(0, 200);
-        throw new TransientError(
-          `${name}: could not get an OIDC token (${why})`,
-          name,
-          undefined,
-          undefined,
-          { cause: error },
-        );
+        throw new TransientError(`${name}: could not get an OIDC token (${why})`, {
+          call: name,
+          cause: error,
+        });
       }
     }
     if (credential) headers.authorization = `Bearer ${credential}`;
@@ -207,7 +204,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       if (call.signal?.aborted) throw new CancelledError();
       const why =
         error instanceof HttpError ? error.message.slice(name.length + 2) : causeText(error);
-      throw new TransientError(`${name}: ${why}`, name, undefined, undefined, { cause: error });
+      throw new TransientError(`${name}: ${why}`, { call: name, cause: error });
     }
     const { status, text } = response;
     const statusText = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
@@ -223,30 +220,30 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
       throw new KeyRefusedError(
         `${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`,
-        name,
-        status,
+        { call: name, status },
       );
     }
     if (status === 408 || status === 429 || status >= 500) {
       const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
       const detail = bodyMessage(body);
-      throw new TransientError(
-        `${name}: ${statusText}${detail ? ` (${detail})` : ''}`,
-        name,
+      throw new TransientError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+        call: name,
         status,
-        retryAfter,
-      );
+        retryAfterMs: retryAfter,
+      });
     }
     if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
       const detail = bodyMessage(body);
-      throw new RequestRejectedError(
-        `${name}: ${statusText}${detail ? ` (${detail})` : ''}`,
-        name,
+      throw new RequestRejectedError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+        call: name,
         status,
-      );
+      });
     }
     if (body === undefined) {
-      throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, name, status);
+      throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, {
+        call: name,
+        status,
+      });
     }
     const applied = headerValue(response.headers['preference-applied']) ?? '';
     return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
@@ -263,8 +260,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
           throw new PlaneUnavailableError(
             `${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`,
-            error.call,
-            error.status,
+            { call: error.call, status: error.status },
           );
         }
         options.onRetry?.({
@@ -284,8 +280,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
     if (parsed.success) return parsed.data;
     throw new ContractError(
       `${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`,
-      call,
-      raw.status,
+      { call, status: raw.status },
     );
   };
 
@@ -349,10 +344,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       const gaveBack = await giveBack(req);
       throw new BrokenGrantError(
         `${where}: the plane granted a lease that is not ours to believe: ${broken!.field} ${broken!.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`,
-        where,
-        raw.status,
-        broken!.field,
-        gaveBack,
+        { call: where, status: raw.status, field: broken!.field, gaveBack },
       );
     },
 

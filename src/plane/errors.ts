@@ -1,57 +1,80 @@
-import { LeaseGateError } from '../http/errors.js';
+import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
+
+type PlaneCode =
+  | 'plane_key_refused'
+  | 'plane_request_rejected'
+  | 'plane_contract'
+  | 'plane_broken_grant'
+  | 'plane_transient'
+  | 'plane_unavailable';
+
+/** What every plane failure names: the call, and the HTTP status when one came. */
+export interface PlaneErrorOptions extends CauseOptions {
+  /** `[METHOD] "url"`, for messages and for a later error about the same call. */
+  call: string;
+  status?: number | undefined;
+}
 
 /** Typed failures of a plane call; every message says which call and what to do. */
-export class PlaneError extends LeaseGateError {
+export abstract class PlaneError<C extends PlaneCode = PlaneCode> extends LeaseGateError<C> {
   override name = 'PlaneError';
-  constructor(
-    message: string,
-    readonly call: string,
-    readonly status?: number,
-    /** `cause`: the error this one wraps, when it wraps one. */
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, options);
+  readonly call: string;
+  readonly status: number | undefined;
+  constructor(message: string, code: C, options: PlaneErrorOptions) {
+    super(message, { ...causeOf(options.cause), code });
+    this.call = options.call;
+    this.status = options.status;
   }
 }
 
 /** 401/403: the key was refused. Never retried. */
-export class KeyRefusedError extends PlaneError {
+export class KeyRefusedError extends PlaneError<'plane_key_refused'> {
   override name = 'KeyRefusedError';
+  constructor(message: string, options: PlaneErrorOptions) {
+    super(message, 'plane_key_refused', options);
+  }
 }
 
 /** Other 4xx: our bug or bad input. Never retried. */
-export class RequestRejectedError extends PlaneError {
+export class RequestRejectedError extends PlaneError<'plane_request_rejected'> {
   override name = 'RequestRejectedError';
+  constructor(message: string, options: PlaneErrorOptions) {
+    super(message, 'plane_request_rejected', options);
+  }
 }
 
 /** The body does not match the contract; the message names the field. */
-export class ContractError extends PlaneError {
+export class ContractError extends PlaneError<'plane_contract' | 'plane_broken_grant'> {
   override name = 'ContractError';
+  /** `code`: only for BrokenGrantError. */
+  constructor(message: string, options: PlaneErrorOptions & { code?: 'plane_broken_grant' }) {
+    super(message, options.code ?? 'plane_contract', options);
+  }
 }
 
 /** Network failure, request timeout, 408, 429 or 5xx (store_unavailable too): worth asking again. */
-export class TransientError extends PlaneError {
+export class TransientError extends PlaneError<'plane_transient'> {
   override name = 'TransientError';
-  constructor(
-    message: string,
-    call: string,
-    status?: number,
-    readonly retryAfterMs?: number,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, call, status, options);
+  /** The plane's Retry-After, when it named one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: PlaneErrorOptions & { retryAfterMs?: number | undefined }) {
+    super(message, 'plane_transient', options);
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
 /** Transient failures went on past the retry budget. */
-export class PlaneUnavailableError extends PlaneError {
+export class PlaneUnavailableError extends PlaneError<'plane_unavailable'> {
   override name = 'PlaneUnavailableError';
+  constructor(message: string, options: PlaneErrorOptions) {
+    super(message, 'plane_unavailable', options);
+  }
 }
 
 /** The caller's signal stopped the call. */
-export class CancelledError extends LeaseGateError {
+export class CancelledError extends LeaseGateError<'cancelled'> {
   override name = 'CancelledError';
   constructor() {
-    super('cancelled');
+    super('cancelled', { code: 'cancelled' });
   }
 }

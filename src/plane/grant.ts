@@ -1,4 +1,4 @@
-import { ContractError } from './errors.js';
+import { ContractError, type PlaneErrorOptions } from './errors.js';
 import type { Lease, LeaseRequest } from './schema.js';
 
 /**
@@ -65,15 +65,14 @@ export function grantProblem(
 /** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
 export class BrokenGrantError extends ContractError {
   override name = 'BrokenGrantError';
-  constructor(
-    message: string,
-    call: string,
-    status: number | undefined,
-    readonly field: string,
-    /** The release by (resource, own DID) that followed was answered. */
-    readonly gaveBack: boolean,
-  ) {
-    super(message, call, status);
+  /** The grant's field that is wrong. */
+  readonly field: string;
+  /** The release by (resource, own DID) that followed was answered. */
+  readonly gaveBack: boolean;
+  constructor(message: string, options: PlaneErrorOptions & { field: string; gaveBack: boolean }) {
+    super(message, { call: options.call, status: options.status, code: 'plane_broken_grant' });
+    this.field = options.field;
+    this.gaveBack = options.gaveBack;
   }
 }
 

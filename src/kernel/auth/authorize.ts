@@ -75,7 +75,7 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
         return { kind: 'oidc', claims, run: runIdentity(claims, oidc.didHost) };
       }
     }
-    throw new AuthRefusal(401, 'unauthorized', expected(options));
+    throw new AuthRefusal(expected(options), { status: 401, reason: 'unauthorized' });
   }
 
   function mayActAs(principal: Principal, act: Act): void {
@@ -83,9 +83,8 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
       const { run } = principal;
       if (!act.actorDid.startsWith(run.didPrefix)) {
         throw new AuthRefusal(
-          403,
-          'not_your_did',
           `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`,
+          { status: 403, reason: 'not_your_did' },
         );
       }
       if (act.action === 'lease') oidc?.policy.check(principal.claims, act.resource);
@@ -95,16 +94,14 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
       const scoped = principal.key;
       if (!scoped.actors(act.actorDid)) {
         throw new AuthRefusal(
-          403,
-          'not_your_did',
           `Key "${scoped.name}" may act only as ${scoped.actorPatterns.join(' or ')}, not as ${act.actorDid}.`,
+          { status: 403, reason: 'not_your_did' },
         );
       }
       if (act.action === 'lease' && !scoped.resources(act.resource)) {
         throw new AuthRefusal(
-          403,
-          'not_allowed',
           `Key "${scoped.name}" may lease only ${scoped.resourcePatterns.join(' or ')}, not ${act.resource}.`,
+          { status: 403, reason: 'not_allowed' },
         );
       }
     }

@@ -108,9 +108,8 @@ export function deployOfRun(
     const values = allowed[field];
     if (value !== undefined && values.length > 0 && !values.includes(value)) {
       throw new AuthRefusal(
-        403,
-        'not_your_deploy',
         `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`,
+        { status: 403, reason: 'not_your_deploy' },
       );
     }
     const recorded = value !== undefined && values.length > 0 ? value : values[0];

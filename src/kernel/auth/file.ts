@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type * as z from 'zod/mini';
-import { causeText, LeaseGateError } from '../../errors.js';
+import { causeText, LeaseGateError, type CauseOptions } from '../../errors.js';
 
 /** Policy and keys files are small; anything bigger is a mistake. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
 /** A policy or keys file that cannot be used: the message names the file, the line or the entry. */
-export class AuthFileError extends LeaseGateError {
+export class AuthFileError extends LeaseGateError<'auth_file'> {
   override name = 'AuthFileError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'auth_file' });
+  }
 }
 
 /** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */

@@ -23,9 +23,8 @@ export function runIdentity(claims: OidcClaims, didHost: string): RunIdentity {
   const repo = parseRepository(repository);
   if (!repo || !/^[1-9]\d{0,19}$/.test(runId) || !/^[1-9]\d{0,5}$/.test(attempt)) {
     throw new AuthRefusal(
-      401,
-      'unauthorized',
       'The OIDC token verified but names no GitHub Actions run (its repository, run_id and run_attempt claims), so the kernel cannot tell which DIDs it may act as.',
+      { status: 401, reason: 'unauthorized' },
     );
   }
   const parts = [didSegment(didHost), repo.owner, repo.repo, 'actions', 'runs', runId];

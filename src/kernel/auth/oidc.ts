@@ -218,7 +218,10 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
       }
     } catch (error) {
       if (error instanceof AuthRefusal) throw error;
-      throw new AuthRefusal(401, 'unauthorized', `The OIDC token was refused: ${why(error)}.`);
+      throw new AuthRefusal(`The OIDC token was refused: ${why(error)}.`, {
+        status: 401,
+        reason: 'unauthorized',
+      });
     }
   }
 }
@@ -226,10 +229,8 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
 function unavailable(error: unknown): AuthRefusal {
   const text = causeText(error);
   return new AuthRefusal(
-    503,
-    'issuer_unavailable',
     `The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`,
-    { cause: error },
+    { status: 503, reason: 'issuer_unavailable', cause: error },
   );
 }
 

@@ -98,18 +98,16 @@ export function compilePolicy(data: z.infer<typeof policySchema>): Policy {
         refusedBy ??= { rule, claim: failed.claim, shown: failed.shown };
       }
       if (!refusedBy) {
-        throw new AuthRefusal(
-          403,
-          'not_allowed',
-          `No rule of the kernel's policy lets anyone lease ${resource}.`,
-        );
+        throw new AuthRefusal(`No rule of the kernel's policy lets anyone lease ${resource}.`, {
+          status: 403,
+          reason: 'not_allowed',
+        });
       }
       const { rule, claim, shown } = refusedBy;
       const has = claimText(claims[claim]);
       throw new AuthRefusal(
-        403,
-        'not_allowed',
         `Policy rule ${rule.index + 1} ("${rule.name}") lets ${resource} be leased only with ${claim} ${shown}; this token has ${claim} ${has ? JSON.stringify(has.slice(0, 200)) : '(none)'}.`,
+        { status: 403, reason: 'not_allowed' },
       );
     },
   };

@@ -25,7 +25,12 @@ export interface BatchResult {
 }
 
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
-class OutcomeUnknownError extends StoreUnavailableError {}
+class OutcomeUnknownError extends StoreUnavailableError {
+  override name = 'OutcomeUnknownError';
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, code: 'store_outcome_unknown' });
+  }
+}
 
 /**
  * One batch as one transaction, run again whole on a retryable conflict.
@@ -69,10 +74,13 @@ async function transact(context: BatchContext, work: Work[]): Promise<Committed>
       if (error instanceof CommitUnknownError) {
         throw new OutcomeUnknownError(
           `the kernel's store did not confirm the change: ${describe(error.cause)}`,
+          { cause: error.cause },
         );
       }
       if (isRetryable(error) && attempt < ATTEMPTS) continue;
-      throw new StoreUnavailableError(`the kernel's store cannot write: ${describe(error)}`);
+      throw new StoreUnavailableError(`the kernel's store cannot write: ${describe(error)}`, {
+        cause: error,
+      });
     }
   }
 }

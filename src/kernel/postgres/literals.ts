@@ -1,3 +1,4 @@
+import { InternalError } from '../../errors.js';
 /**
  * SQL literals for the statements sent as one simple query (several statements,
  * a transaction's whole read or its write and COMMIT, in one round trip: the
@@ -7,14 +8,15 @@
 
 /** A text literal in the escape-string form, whatever `standard_conforming_strings` says. */
 export function textLiteral(value: string): string {
-  if (value.includes('\0')) throw new Error('a value sent to PostgreSQL contains NUL');
+  if (value.includes('\0')) throw new InternalError('a value sent to PostgreSQL contains NUL');
   return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
 /** A whole number as a literal (NULL for null); anything else is refused. */
 export function integerLiteral(value: number | null): string {
   if (value === null) return 'NULL';
-  if (!Number.isSafeInteger(value)) throw new Error(`not a whole number for PostgreSQL: ${value}`);
+  if (!Number.isSafeInteger(value))
+    throw new InternalError(`not a whole number for PostgreSQL: ${value}`);
   return String(value);
 }
 

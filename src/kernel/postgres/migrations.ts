@@ -1,3 +1,4 @@
+import type { CauseOptions } from '../../errors.js';
 import type pg from 'pg';
 import { StoreError } from '../store.js';
 
@@ -106,6 +107,9 @@ export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
 export class SchemaTooNewError extends StoreError {
   override name = 'SchemaTooNewError';
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'store_schema_too_new' });
+  }
 }
 
 /**

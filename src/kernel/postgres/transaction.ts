@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { InternalError, LeaseGateError } from '../../errors.js';
 import * as z from 'zod/mini';
 import { deploySchema, queueSchema } from '../../plane/deploy.js';
 import type { Work } from '../work.js';
@@ -116,16 +117,18 @@ export async function runCommands(
     // An ERROR means the transaction did not commit (a failed statement skips the COMMIT after
     // it; a failed COMMIT rolls back). No answer, or FATAL/PANIC, may come after the commit record.
     if ((error as { severity?: unknown }).severity === 'ERROR') throw error;
-    throw new CommitUnknownError(error);
+    throw new CommitUnknownError({ cause: error });
   } finally {
     unreplicated.stop();
   }
   // Committed on the primary, but its wait for the synchronous standby was cancelled (our
   // statement_timeout, or an operator): a failover now would lose it, so it is not answered.
   if (unreplicated.seen())
-    throw new CommitUnknownError(
-      new Error(`the synchronous standby did not confirm the commit: ${unreplicated.seen()}`),
-    );
+    throw new CommitUnknownError({
+      cause: new Error(
+        `the synchronous standby did not confirm the commit: ${unreplicated.seen()}`,
+      ),
+    });
   return { decisions, listened };
 }
 
@@ -160,9 +163,16 @@ export interface Committed {
 }
 
 /** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
-export class CommitUnknownError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+export class CommitUnknownError extends LeaseGateError<'store_commit_unknown'> {
+  override name = 'CommitUnknownError';
+  /** What the COMMIT met: the driver's error, or the standby's cancelled wait. */
+  declare readonly cause: unknown;
+  constructor(options: { cause: unknown }) {
+    const { cause } = options;
+    super(cause instanceof Error ? cause.message : String(cause), {
+      cause,
+      code: 'store_commit_unknown',
+    });
   }
 }
 
@@ -287,7 +297,8 @@ async function decideLocked(
     nextFence: () => {
       const fence = fences[fenced++];
       // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
-      if (fence === undefined) throw new Error('a batch granted more leases than it drew fences');
+      if (fence === undefined)
+        throw new InternalError('a batch granted more leases than it drew fences');
       return fence;
     },
     random: settings.random,
