@@ -57,6 +57,9 @@ const int = (n: number) => {
   return String(n);
 };
 
+/** The reason src/kernel/restart.ts gives the renewals of leases a restart resumes. */
+const RESTART_REASON = 'kernel restart';
+
 /** The model's actions for one trace line, the clock moved to its time first. */
 function actionsOf(line: TraceLine, clock: { now: number }): string[] {
   const r = lit(line.resource);
@@ -70,7 +73,10 @@ function actionsOf(line: TraceLine, clock: { now: number }): string[] {
     case 'grant':
       return [tick, `grant(${r}, ${a}, ${int(line.fence)}, ${int(line.expiresAtMs ?? at)})`];
     case 'renew':
-      return [tick, `renew(${r}, ${a}, ${int(line.expiresAtMs ?? at)})`];
+      // A restarted kernel's renewal runs from the restart, which the ledger does not stamp.
+      return line.reason === RESTART_REASON
+        ? [tick, `resume(${r}, ${a}, ${int(line.expiresAtMs ?? at)})`]
+        : [tick, `renew(${r}, ${a}, ${int(line.expiresAtMs ?? at)})`];
     case 'release':
       return [tick, `release(${r}, ${a})`];
     case 'lapse':
