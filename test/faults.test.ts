@@ -354,38 +354,33 @@ describe('faults on one machine', () => {
 });
 
 describe('a client whose wall clock is behind the kernel', () => {
-  // Known (#36 item 3's finding): the keeper paces renewals from expiresAtMs less its own
-  // wall clock, so 10 s behind a kernel of 3 s leases it waits ~4 s to renew and the lease
-  // lapses (for 30 s leases, past 60 s of skew). Safe (the loss is heard and fences refuse
-  // the rest), not live. `it.fails` until the keeper paces from a relative duration: flip it then.
-  it.fails(
-    'keeps a 3 s lease through 2 lifetimes while 10 s behind',
-    async () => {
-      const running = await startKernelServer({
-        table: new ResourceTable({ ttlMs: TTL_MS }),
-        log: () => undefined,
-      });
-      cleanups.push(() => running.close());
-      const realNow = Date.now.bind(Date);
-      const session = openSession({
-        apiUrl: running.url,
-        key: '',
-        resource: 'lock:faults/skew',
-        actorDid: 'did:web:faults.example:agent:skewed',
-        wallNow: () => realNow() - 10_000,
-      });
-      cleanups.push(() => session.close());
-      const got = await session.acquire({ timeoutMs: 10_000 });
-      if (got.outcome !== 'granted') throw new Error(`not granted: ${got.outcome}`);
-      const stop = new AbortController();
-      const keeping = got.held.keep({ signal: stop.signal });
-      await sleep(2 * TTL_MS);
-      stop.abort();
-      const status = await keeping;
-      expect(status.lost).toBeUndefined();
-    },
-    30_000,
-  );
+  // #36 item 3's finding, fixed: the keeper paced renewals from expiresAtMs less its own wall
+  // clock, so 10 s behind a kernel of 3 s leases it waited ~4 s to renew and the lease lapsed.
+  // It now paces from the lease time the kernel tells (ttlMs), from when it sent the request.
+  it('keeps a 3 s lease through 2 lifetimes while 10 s behind', async () => {
+    const running = await startKernelServer({
+      table: new ResourceTable({ ttlMs: TTL_MS }),
+      log: () => undefined,
+    });
+    cleanups.push(() => running.close());
+    const realNow = Date.now.bind(Date);
+    const session = openSession({
+      apiUrl: running.url,
+      key: '',
+      resource: 'lock:faults/skew',
+      actorDid: 'did:web:faults.example:agent:skewed',
+      wallNow: () => realNow() - 10_000,
+    });
+    cleanups.push(() => session.close());
+    const got = await session.acquire({ timeoutMs: 10_000 });
+    if (got.outcome !== 'granted') throw new Error(`not granted: ${got.outcome}`);
+    const stop = new AbortController();
+    const keeping = got.held.keep({ signal: stop.signal });
+    await sleep(2 * TTL_MS);
+    stop.abort();
+    const status = await keeping;
+    expect(status.lost).toBeUndefined();
+  }, 30_000);
 });
 
 /** `run`'s command: fenced read-modify-writes every 20 ms until stopped, whatever the store says. */

@@ -30,7 +30,8 @@ function setup(ttlMs: number) {
     },
     resource: R,
     actorDid: ME,
-    lease: first.lease,
+    lease: { ...first.lease, ttlMs },
+    sentAtMs: time.clock.now(),
     clock: time.clock,
     wallNow: time.clock.now,
     sleep: time.sleep,
@@ -55,6 +56,55 @@ describe('keepLease', () => {
     for (const gap of gaps(renewedAt)) expect(Math.abs(gap - every)).toBeLessThanOrEqual(1);
     expect(kernel.status(R, time.clock.now())?.holder).toBe(ME);
     expect(kernel.drainEvents().map((e) => e.kind)).toEqual(['grant']);
+  });
+
+  it.each([
+    ['10 min behind', -600_000],
+    ['10 min ahead', 600_000],
+  ])(
+    'paces from the told lease time and the send time, its wall clock %s changing nothing',
+    async (_, skewMs) => {
+      const { base, renewedAt, time } = setup(3_000);
+      // A renewal takes 200 ms to answer: the lease time runs from the send, not the answer.
+      const slow: KeepOptions['client'] = {
+        ...base.client,
+        lease: async (req, call) => {
+          const answer = await base.client.lease(req, call);
+          await time.sleep(200);
+          return answer;
+        },
+      };
+      const status = await keepLease({
+        ...base,
+        client: slow,
+        wallNow: () => time.clock.now() + skewMs,
+        maxLifetimeMs: 30_000,
+      });
+      expect(status.lost).toBeUndefined();
+      expect(status.ended?.why).toBe('lifetime');
+      // Sent at 1 s, then every 200 ms + (3 000 - 200) / 3 ms: a third of what is left.
+      expect(renewedAt[0]! - 1_000_000).toBe(1_000);
+      for (const gap of gaps(renewedAt))
+        expect(Math.abs(gap - (200 + 2_800 / 3))).toBeLessThanOrEqual(1);
+      expect(renewedAt.length).toBeGreaterThanOrEqual(25);
+    },
+  );
+
+  it('renews at once a lease whose send time it does not know, and paces a plane that tells no lease time by the documented 30 s', async () => {
+    const { base, renewedAt } = setup(60_000);
+    const untold: KeepOptions['client'] = {
+      ...base.client,
+      lease: async (req, call) => {
+        const answer = await base.client.lease(req, call);
+        if (answer.kind !== 'granted') return answer;
+        const { ttlMs: _, ...lease } = answer.lease;
+        return { ...answer, lease };
+      },
+    };
+    const { sentAtMs: _, ...unknownSend } = base;
+    const status = await keepLease({ ...unknownSend, client: untold, maxLifetimeMs: 25_000 });
+    expect(status.lost).toBeUndefined();
+    expect(renewedAt.map((t) => t - 1_000_000)).toEqual([0, 10_000, 20_000]);
   });
 
   it('renews and only renews: a new lease id means ours ended; it is given back and reported', async () => {

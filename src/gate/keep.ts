@@ -13,8 +13,14 @@ export interface KeepOptions extends LeaseRequest {
   client: Pick<PlaneClient, 'lease' | 'release'>;
   lease: Lease;
   clock: Clock;
-  /** Wall clock, only to pace renewals from expiresAtMs and to stamp the record. */
+  /** Wall clock, only to stamp the record (never to pace: see leaseTimeOf). */
   wallNow: () => number;
+  /**
+   * `clock.now()` when the request that granted `lease` was sent: its lease time runs from
+   * no earlier than that. Unknown (a lease read from a file another process wrote): the
+   * keeper renews at once, which tells it a fresh lease time from a send time it knows.
+   */
+  sentAtMs?: number | undefined;
   sleep: Sleep;
   signal?: AbortSignal | undefined;
   /** The keeper stops after this long, whatever else happens. */
@@ -33,8 +39,8 @@ export interface KeepOptions extends LeaseRequest {
   watch?: (leaseId: string, signal: AbortSignal) => Promise<WatchAnswer>;
 }
 
-/** The documented lease time, for a plane whose expiry cannot be read against our clock. */
-const FALLBACK_LEASE_MS = 30_000;
+/** The documented lease time (CONTRACT.md), for a plane whose answer does not tell its own. */
+const DOCUMENTED_LEASE_MS = 30_000;
 const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
@@ -111,8 +117,12 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
     failures: 0,
   };
   options.onChange?.(status);
-  let leaseEnd = started + remainingOf(options.lease, options.wallNow());
-  let nextRenewal = started + (leaseEnd - started) / 3;
+  // Paced on our monotonic clock from when each granting request was SENT (the plane decided
+  // no earlier), by the lease time it told: a runner's wall clock off by any amount changes
+  // nothing. Renewed at a third of the time left, as before.
+  let leaseEnd =
+    options.sentAtMs === undefined ? started : options.sentAtMs + leaseTimeOf(options.lease);
+  let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
   const end = (why: KeepEnd) => {
     status.ended = { atMs: options.wallNow(), why };
     options.onChange?.(status);
@@ -135,6 +145,7 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
       continue;
     }
     let answer;
+    const sentAt = clock.now();
     try {
       answer = await client.lease(request, {
         signal,
@@ -188,8 +199,8 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
     status.renewals += 1;
     status.expiresAtMs = lease.expiresAtMs;
     status.lastRenewedAtMs = options.wallNow();
-    const remaining = remainingOf(lease, options.wallNow());
-    leaseEnd = answeredAt + remaining;
+    leaseEnd = sentAt + leaseTimeOf(lease);
+    const remaining = Math.max(0, leaseEnd - answeredAt);
     nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
     options.onChange?.(status);
   }
@@ -206,11 +217,10 @@ function lossOf(end: Ended): Omit<Loss, 'atMs'> {
 }
 
 /**
- * The lease's time left by its expiry: none left means renew at once; a
- * reading that skew makes absurd (over an hour) falls back to 30 s.
+ * How long a grant or renewal runs: the plane's own `ttlMs` when it tells one (the bundled
+ * kernel does), else the documented 30 s. Never `expiresAtMs` less our wall clock: a runner
+ * whose clock is behind the plane's by more than about twice the lease time lost its lease.
  */
-function remainingOf(lease: Lease, wallNow: number): number {
-  const remaining = lease.expiresAtMs - wallNow;
-  if (remaining <= 0) return 0;
-  return remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
+export function leaseTimeOf(lease: Lease): number {
+  return lease.ttlMs ?? DOCUMENTED_LEASE_MS;
 }

@@ -203,7 +203,7 @@ export function createKernelApp(options: AppOptions): App {
       const answer = reply.ok
         ? ok({
             ok: true,
-            lease: publicLease(reply.lease),
+            lease: publicLease(reply.lease, service.ttlMs),
             renewed: reply.renewed,
             ...(reply.previous ? { previous: reply.previous } : {}),
           })
@@ -262,7 +262,7 @@ export function createKernelApp(options: AppOptions): App {
       const { lease, frozen } = await service.statusOf(r);
       return ok({
         ok: true,
-        lease: lease && publicLease(lease),
+        lease: lease && publicLease(lease, undefined),
         // A frozen resource is not free: say who froze it, why and until when.
         ...(frozen
           ? { frozen: { by: frozen.by, reason: frozen.reason, until: frozen.untilMs } }
@@ -413,7 +413,7 @@ function watchReply(answer: WatchAnswer): AppResponse {
       : { 'preference-applied': `wait=${answer.appliedWaitS}` };
   const body =
     answer.kind === 'held'
-      ? { ok: true, ended: false, lease: publicLease(answer.lease) }
+      ? { ok: true, ended: false, lease: publicLease(answer.lease, undefined) }
       : {
           ok: true,
           ended: true,
@@ -436,9 +436,22 @@ export function parse<T>(schema: z.ZodMiniType<T>, body: unknown): T {
   });
 }
 
-function publicLease(lease: LeaseRecord) {
+/**
+ * The lease as answered. `ttlMs` (the kernel's extension): how long this grant or renewal
+ * runs from when the kernel decided it, so a keeper paces its renewals from the time it sent
+ * the request, never from its own wall clock against `expiresAtMs`.
+ */
+function publicLease(lease: LeaseRecord, ttlMs: number | undefined) {
   const { id, resource: r, holder, expiresAtMs, fence, deploy } = lease;
-  return { id, resource: r, holder, expiresAtMs, fence, ...(deploy ? { deploy } : {}) };
+  return {
+    id,
+    resource: r,
+    holder,
+    expiresAtMs,
+    fence,
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+    ...(deploy ? { deploy } : {}),
+  };
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -22,6 +22,8 @@ export type ChangeListener = (resource: string, event: KernelEvent) => void;
 export interface PlaneService {
   /** The ledger the routes read; `syncLedger` brings it up to date first when set. */
   readonly ledger: Ledger;
+  /** How long a grant or renewal runs: told with each lease, so a keeper paces without a wall clock. */
+  readonly ttlMs?: number;
   syncLedger?(): Promise<void>;
   /**
    * The indexes of ledger entries at or after `from` whose line contains

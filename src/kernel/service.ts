@@ -72,6 +72,10 @@ export class KernelService<
   private sweepFailing = false;
   private closed = false;
 
+  get ttlMs(): number {
+    return this.backend.ttlMs;
+  }
+
   private constructor(
     private readonly backend: Backend<O>,
     private readonly hooks: ServiceHooks,

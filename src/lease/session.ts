@@ -131,7 +131,7 @@ export function openSession(options: SessionOptions): Session {
     }
   }
 
-  function held(lease: Lease, waitedMs = 0): Held {
+  function held(lease: Lease, waitedMs = 0, sentAtMs?: number): Held {
     return {
       lease,
       waitedMs,
@@ -140,6 +140,8 @@ export function openSession(options: SessionOptions): Session {
           client,
           ...request,
           lease: controls.lease ?? lease,
+          // A lease handed in by the caller came from a request we did not time.
+          ...(controls.lease ? {} : { sentAtMs }),
           clock,
           wallNow,
           sleep,
@@ -163,8 +165,19 @@ export function openSession(options: SessionOptions): Session {
   return {
     client,
     async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
+      // When the request that was granted was sent: the lease's time runs from no earlier.
+      let sentAtMs: number | undefined;
+      const timed: Pick<PlaneClient, 'lease' | 'release'> = {
+        lease: async (...args) => {
+          const sent = clock.now();
+          const answer = await client.lease(...args);
+          if (answer.kind === 'granted') sentAtMs = sent;
+          return answer;
+        },
+        release: (...args) => client.release(...args),
+      };
       const result = await waitForLease({
-        client,
+        client: timed,
         ...request,
         ...(options.deploy ? { deploy: options.deploy } : {}),
         ...(options.queue ? { queue: options.queue } : {}),
@@ -183,7 +196,7 @@ export function openSession(options: SessionOptions): Session {
       if (result.takenUp) request = { resource: options.resource, actorDid: result.lease.holder };
       return {
         outcome: 'granted',
-        held: held(result.lease, result.waitedMs),
+        held: held(result.lease, result.waitedMs, sentAtMs),
         waitedMs: result.waitedMs,
         ...(result.previous ? { previous: result.previous } : {}),
         ...(result.takenUp ? { takenUp: true as const } : {}),

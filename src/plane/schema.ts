@@ -68,6 +68,14 @@ export const leaseSchema = z.object({
   resource: shortText(256),
   holder: did,
   expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
+  /**
+   * The bundled kernel's: how long this grant or renewal runs from when the plane decided
+   * it (a lease time, not a point on any clock), so the keeper paces without a wall clock.
+   * One we cannot read is dropped (the keeper falls back to the documented 30 s).
+   */
+  ttlMs: z.optional(
+    z.catch(z.optional(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined),
+  ),
   /** Only the bundled kernel promises a fencing token. */
   fence: z.optional(
     boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(

@@ -11,7 +11,8 @@ export function kernelClient(
   return {
     lease: async ({ resource, actorDid }): Promise<LeaseAnswer> => {
       const reply = kernel.lease(resource, actorDid, clock.now());
-      if (reply.ok) return { kind: 'granted', lease: reply.lease };
+      // The lease time told as the kernel's HTTP answer tells it (app.ts publicLease).
+      if (reply.ok) return { kind: 'granted', lease: { ...reply.lease, ttlMs: kernel.ttlMs } };
       if (reply.reason === 'revoked') {
         return { kind: 'revoked', holder: reply.holder, message: reply.message };
       }
