@@ -148,7 +148,7 @@ export class NotifierThread {
       this.worker.on('message', (m: FromWorker) => m.type === 'ready' && resolve()),
     );
     this.worker.on('message', (message: FromWorker) => this.heard(message));
-    this.worker.on('error', (error) => this.fail(error.message));
+    this.worker.on('error', (error: Error) => this.fail(error.message));
     this.exited = new Promise((resolve) =>
       this.worker.once('exit', (code) => {
         if (!this.closed) this.fail(`it exited (code ${code})`);
