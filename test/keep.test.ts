@@ -97,12 +97,14 @@ describe('keepLease', () => {
       lease: async (req, call) => {
         const answer = await base.client.lease(req, call);
         if (answer.kind !== 'granted') return answer;
-        const { ttlMs: _, ...lease } = answer.lease;
+        const lease = { ...answer.lease };
+        delete lease.ttlMs;
         return { ...answer, lease };
       },
     };
-    const { sentAtMs: _, ...unknownSend } = base;
-    const status = await keepLease({ ...unknownSend, client: untold, maxLifetimeMs: 25_000 });
+    const unknownSend = { ...base, client: untold, maxLifetimeMs: 25_000 };
+    delete unknownSend.sentAtMs;
+    const status = await keepLease(unknownSend);
     expect(status.lost).toBeUndefined();
     expect(renewedAt.map((t) => t - 1_000_000)).toEqual([0, 10_000, 20_000]);
   });
