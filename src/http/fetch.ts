@@ -14,10 +14,16 @@ export function fetchOver(http: HttpClient): typeof fetch {
     const method = (init.method ?? 'GET').toUpperCase();
     const call = `[${method}] "${url}"`;
     if (method !== 'GET' && method !== 'POST') {
-      throw new HttpError(`${call}: only GET and POST go through this client`, 'network', call);
+      throw new HttpError(`${call}: only GET and POST go through this client`, {
+        failure: 'network',
+        call,
+      });
     }
     if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') {
-      throw new HttpError(`${call}: only a text body goes through this client`, 'network', call);
+      throw new HttpError(`${call}: only a text body goes through this client`, {
+        failure: 'network',
+        call,
+      });
     }
     const answer = await http.send({
       method,
@@ -27,7 +33,10 @@ export function fetchOver(http: HttpClient): typeof fetch {
       signal: init.signal ?? undefined,
     });
     if (answer.status < 200 || answer.status > 599) {
-      throw new HttpError(`${call}: answered status ${answer.status}`, 'network', call);
+      throw new HttpError(`${call}: answered status ${answer.status}`, {
+        failure: 'network',
+        call,
+      });
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
