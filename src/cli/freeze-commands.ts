@@ -34,8 +34,8 @@ export function parseFreezeUntil(raw: string, nowMs: number): number | undefined
   return Number.isFinite(ms) && ms > nowMs && ms <= nowMs + MAX_FREEZE_MS ? ms : undefined;
 }
 
-/** `--by NAME`: who the ledger names for the freeze or unfreeze (else operator:admin-key). */
-function operatorName(raw: string | undefined): string | undefined {
+/** `--by NAME`: who the ledger names for the freeze, unfreeze or revoke (else operator:admin-key). */
+export function operatorName(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (!OPERATOR_NAME_PATTERN.test(raw)) {
     throw new UsageError(`Invalid --by '${untrusted(raw, 70)}'. Expected ${OPERATOR_NAME_FORM}.`);

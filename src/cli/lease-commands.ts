@@ -14,6 +14,7 @@ import {
   signalExitCode,
   type Output,
 } from './options.js';
+import { operatorName } from './freeze-commands.js';
 import { cliSession, retryWindowMs } from './session.js';
 import { DEPLOY_OPTIONS, describeDeploy, deployFromFlags } from './deploy-flags.js';
 
@@ -146,14 +147,19 @@ function describeRevoked(
 
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
 export async function revoke(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, { ...PLANE_OPTIONS, reason: { type: 'string' } });
+  const { values } = parse(args, {
+    ...PLANE_OPTIONS,
+    reason: { type: 'string' },
+    by: { type: 'string' },
+  });
   const settings = settingsFromFlags(values, env);
+  const by = operatorName(values.by);
   const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
   if (!adminKey) throw new UsageError('revoke needs the admin key in LEASE_GATE_ADMIN_KEY.');
   const reason = values.reason ?? 'revoked by an operator';
   const session = cliSession(settings, io, env);
   try {
-    const answer = await session.client.revoke(settings.resource, reason, adminKey);
+    const answer = await session.client.revoke(settings.resource, reason, adminKey, {}, by);
     if (values.json) io.out(JSON.stringify(answer));
     else
       io.out(

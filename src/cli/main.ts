@@ -108,9 +108,10 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   },
   revoke: {
     run: revoke,
-    help: `lease-gate revoke [--resource R] [--reason TEXT] [--api-url U] [--json]
+    help: `lease-gate revoke [--resource R] [--reason TEXT] [--by NAME] [--api-url U] [--json]
   End a lease now (needs LEASE_GATE_ADMIN_KEY). Its holder's watch hears it at once; the next agent is
-  granted once the holder gives back or the lock-delay passes.`,
+  granted once the holder gives back or the lock-delay passes. --by NAME: who the ledger names as
+  having revoked it (operator:NAME).`,
   },
   freeze: {
     run: freeze,

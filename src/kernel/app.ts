@@ -16,7 +16,7 @@ import {
 } from '../plane/schema.js';
 import { createAuthorizer, type Authorizer, type Principal } from './auth/authorize.js';
 import { AuthRefusal } from './auth/refusal.js';
-import { freezeRoutes } from './freeze-routes.js';
+import { freezeRoutes, operatorBy, operatorOf } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { leaseExtensions, releaseOutdated } from './lease-extensions.js';
 import { ledgerRoutes } from './ledger-routes.js';
@@ -105,6 +105,7 @@ const watchBody = z.object({
 const revokeBody = z.object({
   resource,
   reason: z._default(z.string().check(z.maxLength(1_000)), 'revoked by an operator'),
+  by: operatorBy,
 });
 
 /** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
@@ -246,8 +247,9 @@ export function createKernelApp(options: AppOptions): App {
           { status: 403, reason: 'forbidden' },
         );
       }
-      const { resource: r, reason } = parse(revokeBody, await req.json());
-      const { lease } = await service.revoke(r, reason);
+      const { resource: r, reason, by } = parse(revokeBody, await req.json());
+      // Only a named operator is recorded: an unnamed revoke's entry stays as it always was.
+      const { lease } = await service.revoke(r, reason, by ? operatorOf(by) : undefined);
       return ok({
         ok: true,
         revoked: lease !== null,

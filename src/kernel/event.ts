@@ -17,6 +17,8 @@ export const kernelEventSchema = z.object({
   /** The lease's end as the holder was told it (grants and renewals). */
   expiresAtMs: z.optional(z.number()),
   reason: z.optional(z.string()),
+  /** Who revoked, `operator:NAME` (revokes whose operator gave a name). */
+  by: z.optional(z.string()),
   /** What the holder deploys (grants only). */
   deploy: z.optional(deploySchema),
 });

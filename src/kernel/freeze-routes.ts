@@ -16,11 +16,13 @@ export const MAX_FREEZE_MS = 366 * 86_400_000;
 /** Who the ledger names for a freeze made with the admin key. */
 export const ADMIN_OPERATOR = 'operator:admin-key';
 
-const by = z.optional(
+/** The operator's name (freeze, unfreeze and revoke bodies): one schema for the shape. */
+export const operatorBy = z.optional(
   z.string().check(z.regex(OPERATOR_NAME_PATTERN, `expected ${OPERATOR_NAME_FORM}`)),
 );
 /** Who the ledger names: the operator's own name when it gave one. */
-const operatorOf = (name: string | undefined) => (name ? `operator:${name}` : ADMIN_OPERATOR);
+export const operatorOf = (name: string | undefined) =>
+  name ? `operator:${name}` : ADMIN_OPERATOR;
 
 const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const freezeBody = z
@@ -31,7 +33,7 @@ const freezeBody = z
     untilMs: z.optional(z.number().check(z.int(), z.positive())),
     /** Or the length, from now. */
     forMs: z.optional(z.number().check(z.int(), z.positive(), z.lte(MAX_FREEZE_MS))),
-    by,
+    by: operatorBy,
   })
   .check(
     z.refine((b) => b.untilMs === undefined || b.forMs === undefined, {
@@ -39,7 +41,7 @@ const freezeBody = z
       path: ['untilMs'],
     }),
   );
-const unfreezeBody = z.object({ resource, by });
+const unfreezeBody = z.object({ resource, by: operatorBy });
 
 /** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
 export function freezeRoutes(

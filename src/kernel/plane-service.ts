@@ -34,7 +34,8 @@ export interface PlaneService {
   lease(resource: string, actorDid: string, extensions?: LeaseExtensions): Promise<LeaseReply>;
   /** `outdated`: the holder did not deploy; its grant no longer counts as the repository's last. */
   release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply>;
-  revoke(resource: string, reason: string): Promise<RevokeReply>;
+  /** `by`: who revoked (`operator:NAME`), recorded on the ledger entry when given. */
+  revoke(resource: string, reason: string, by?: string): Promise<RevokeReply>;
   /** An operator's freeze: no new grant until `untilMs` (null: until unfrozen). */
   freeze(
     resource: string,

@@ -137,7 +137,8 @@ export type Command =
   | { kind: 'lease'; actorDid: string; deploy?: Deploy | undefined; queue?: QueueMode | undefined }
   /** `outdated`: the holder did not deploy (an older commit), so its grant is undone for `previous`. */
   | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }
-  | { kind: 'revoke'; reason: string }
+  /** `by`: who revoked (`operator:NAME`), recorded on the entry when given. */
+  | { kind: 'revoke'; reason: string; by?: string | undefined }
   | { kind: 'freeze'; reason: string; untilMs: number | null; by: string }
   | { kind: 'unfreeze'; by: string }
   | { kind: 'status' }
@@ -249,7 +250,7 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
     case 'revoke': {
       const ended = s.lease;
       if (ended) {
-        end(s, 'revoke', ctx.now, events, command.reason);
+        end(s, 'revoke', ctx.now, events, command.reason, command.by);
         // The revoked agent is refused at least a lease lifetime; others may take it at once.
         s.reservedUntilMs = 0;
         s.revoked.push({
@@ -532,6 +533,7 @@ function end(
   now: number,
   events: KernelEvent[],
   reason?: string,
+  by?: string,
 ): void {
   const lease = s.lease!;
   s.lease = null;
@@ -539,7 +541,7 @@ function end(
   const at = kind === 'lapse' ? Math.min(now, lease.expiresAtMs) : now;
   s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
   s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
-  record(events, kind, lease, now, reason);
+  record(events, kind, lease, now, reason, by);
 }
 
 /**
@@ -579,6 +581,7 @@ function record(
   lease: LeaseRecord,
   atMs: number,
   reason?: string,
+  by?: string,
 ): void {
   const event: KernelEvent = {
     kind,
@@ -590,6 +593,7 @@ function record(
   };
   if (kind === 'grant' || kind === 'renew') event.expiresAtMs = lease.expiresAtMs;
   if (reason !== undefined) event.reason = reason;
+  if (by !== undefined) event.by = by;
   if (kind === 'grant' && lease.deploy) event.deploy = lease.deploy;
   events.push(event);
 }

@@ -126,8 +126,8 @@ export class KernelService<
     return reply;
   }
 
-  revoke(resource: string, reason: string): Promise<RevokeReply> {
-    return this.run(resource, { kind: 'revoke', reason });
+  revoke(resource: string, reason: string, by?: string): Promise<RevokeReply> {
+    return this.run(resource, { kind: 'revoke', reason, ...(by ? { by } : {}) });
   }
 
   freeze(resource: string, reason: string, untilMs: number | null, by: string) {

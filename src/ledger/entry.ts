@@ -33,6 +33,12 @@ export const entrySchema = z.strictObject({
   expiresAtMs: z.optional(z.number().check(z.int())),
   reason: z.optional(z.string()),
   /**
+   * Who revoked (revokes only): `operator:NAME` when the operator gave a name,
+   * as a freeze's `actorDid` does (a revoke's `actorDid` is the holder it
+   * ended). Optional, so ledgers written before it verify as they are.
+   */
+  by: z.optional(z.string()),
+  /**
    * What the holder said it deploys (grants; repository, commit, run...):
    * recorded as the kernel validated it, a small flat object. Optional, so
    * ledgers written before it verify as they are.
@@ -73,11 +79,12 @@ export function entryOf(
   tsMs: number,
   clockMs?: number,
 ): LedgerEntry {
-  const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
+  const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
   if (clockMs !== undefined) entry.clockMs = clockMs;
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
   if (reason !== undefined) entry.reason = reason;
+  if (by !== undefined) entry.by = by;
   if (deploy !== undefined) entry.deploy = deploy;
   return entry;
 }
@@ -90,6 +97,7 @@ export function entryOf(
 export function entryJson(e: LedgerEntry): string {
   const s = JSON.stringify;
   let text = `{"actorDid":${s(e.actorDid)}`;
+  if (e.by !== undefined) text += `,"by":${s(e.by)}`;
   if (e.clockMs !== undefined) text += `,"clockMs":${e.clockMs}`;
   // Rare (grants that name a deploy) and nested: the general form sorts its keys.
   if (e.deploy !== undefined) text += `,"deploy":${canonicalJson(e.deploy)}`;

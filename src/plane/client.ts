@@ -104,6 +104,8 @@ export interface PlaneClient {
     reason: string,
     adminKey: string,
     options?: CallOptions,
+    /** The operator's name, recorded on the revoke's ledger entry as `operator:NAME`. */
+    by?: string,
   ): Promise<{ revoked: boolean; leaseId?: string | undefined; holder?: string | undefined }>;
   /** The bundled kernel's freeze (admin key): `until` or `for` milliseconds, or neither. */
   freeze(
@@ -383,10 +385,10 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       };
     },
 
-    async revoke(resource, reason, adminKey, call = {}) {
+    async revoke(resource, reason, adminKey, call = {}, by) {
       const raw = await post(
         REVOKE_PATH,
-        { resource, reason },
+        by ? { resource, reason, by } : { resource, reason },
         { ...call, waitSeconds: undefined },
         adminKey,
       );

@@ -115,6 +115,7 @@ export const entrySchema = z.object({
   leaseId: text,
   fence: z.number(),
   reason: z.optional(text),
+  by: z.optional(text),
   deploy: deploySchema,
 });
 
@@ -226,14 +227,15 @@ export async function fetchEntries(from: number, maxPages = 20): Promise<BundleP
   return all;
 }
 
-export async function revoke(resource: string, reason: string) {
+/** `by`: the operator's name ("Your name"), recorded on the revoke's entry as `operator:NAME`. */
+export async function revoke(resource: string, reason: string, by?: string) {
   if (!adminKey) throw new ApiError(0, 'type the admin key first');
   const response = await call(
     PATHS.revoke,
     {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resource, reason }),
+      body: JSON.stringify(by ? { resource, reason, by } : { resource, reason }),
     },
     adminKey,
   );

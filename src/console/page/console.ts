@@ -451,7 +451,7 @@ async function submitRevoke(): Promise<void> {
       const answer = await unfreeze(resource, by);
       result.textContent = answer.changed ? `Unfroze ${resource}.` : `${resource} was not frozen.`;
     } else {
-      const answer = await revoke(resource, reasonText || 'revoked by an operator');
+      const answer = await revoke(resource, reasonText || 'revoked by an operator', by);
       result.textContent = answer.revoked
         ? `Revoked ${resource}.`
         : `${resource} was not held; nothing revoked.`;

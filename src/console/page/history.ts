@@ -11,7 +11,7 @@ import type { Hold, TimelineEntry } from './holds.js';
 const ENDED: Record<Hold['end'], string> = {
   release: 'released',
   lapse: 'lapsed (stopped renewing)',
-  // Only the kernel's admin key may revoke; a revoke's entry names the holder, not the operator.
+  // Only the kernel's admin key may revoke; an entry without `by` (no name given) names no operator.
   revoke: 'revoked by an operator',
   open: 'still held',
 };
@@ -34,7 +34,8 @@ export function historyRows(
   for (const [resource, list] of holds) {
     for (const hold of list) {
       const end = hold.endMs ?? nowMs;
-      const ended = `${ENDED[hold.end]}${hold.reason ? `: ${hold.reason}` : ''}`;
+      const how = hold.end === 'revoke' && hold.by ? `revoked by ${hold.by}` : ENDED[hold.end];
+      const ended = `${how}${hold.reason ? `: ${hold.reason}` : ''}`;
       rows.push({
         atMs: hold.startMs,
         resource,

@@ -9,6 +9,8 @@ export interface TimelineEntry {
   leaseId: string;
   fence: number;
   reason?: string | undefined;
+  /** Who revoked (a revoke whose operator gave a name): `operator:NAME`. */
+  by?: string | undefined;
   /** What a grant's holder deploys (repository, commit, run...), as the ledger recorded it. */
   deploy?: Record<string, string | number | undefined> | undefined;
 }
@@ -24,6 +26,8 @@ export interface Hold {
   endMs: number | null;
   end: HoldEnd;
   reason?: string | undefined;
+  /** Who revoked it, when the revoke named an operator. */
+  by?: string | undefined;
   deploy?: TimelineEntry['deploy'];
 }
 
@@ -61,7 +65,7 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
     const hold = open.get(e.leaseId);
     open.delete(e.leaseId);
     if (hold) {
-      Object.assign(hold, { endMs: e.tsMs, end: e.kind, reason: e.reason });
+      Object.assign(hold, { endMs: e.tsMs, end: e.kind, reason: e.reason, by: e.by });
     } else {
       holds.unshift({
         resource: e.resource,
@@ -72,6 +76,7 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
         endMs: e.tsMs,
         end: e.kind,
         reason: e.reason,
+        by: e.by,
       });
     }
   }
