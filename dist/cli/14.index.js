@@ -8,6 +8,7 @@ export const modules = {
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   freeze: () => (/* binding */ freeze),
+/* harmony export */   operatorName: () => (/* binding */ operatorName),
 /* harmony export */   parseFreezeFor: () => (/* binding */ parseFreezeFor),
 /* harmony export */   parseFreezeUntil: () => (/* binding */ parseFreezeUntil),
 /* harmony export */   unfreeze: () => (/* binding */ unfreeze)
@@ -17,7 +18,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1223);
 /* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3291);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3659);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1156);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(776);
 /* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(2594);
 
 
@@ -43,7 +44,7 @@ function parseFreezeUntil(raw, nowMs) {
     const ms = Date.parse(raw);
     return Number.isFinite(ms) && ms > nowMs && ms <= nowMs + MAX_FREEZE_MS ? ms : undefined;
 }
-/** `--by NAME`: who the ledger names for the freeze or unfreeze (else operator:admin-key). */
+/** `--by NAME`: who the ledger names for the freeze, unfreeze or revoke (else operator:admin-key). */
 function operatorName(raw) {
     if (raw === undefined)
         return undefined;
@@ -61,7 +62,10 @@ function adminKeyOf(env, what) {
 function keyRefused(error) {
     if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .KeyRefusedError */ .gy))
         return error;
-    return new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf('key refused', undefined, `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; freezing needs the kernel's admin key.`);
+    return new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf({
+        reason: 'key refused',
+        message: `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; freezing needs the kernel's admin key.`,
+    });
 }
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
 async function freeze(args, io, env) {

@@ -12,28 +12,41 @@ export const modules = {
 /* harmony export */   tH: () => (/* binding */ waitForLease)
 /* harmony export */ });
 /* unused harmony export MIN_RETRY_WINDOW_MS */
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 /* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3291);
 
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
-class LeaseRefusedError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
-    reason;
-    detail;
+class LeaseRefusedError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'LeaseRefusedError';
-    constructor(reason, detail, message = `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`) {
-        super(message);
+    /** The plane's reason (`actor_suspended`, …), or what refused (`key refused`). */
+    reason;
+    /** The plane's own words, when it gave any. */
+    detail;
+    /** `message`: by default "The plane refused the lease: <reason> (<detail>)". */
+    constructor(options) {
+        const { reason, detail } = options;
+        super(options.message ?? `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`, {
+            ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause),
+            code: options.code ?? 'lease_refused',
+        });
         this.reason = reason;
         this.detail = detail;
     }
 }
 /** An operator revoked this agent's lease on the resource: final, not a wait. */
 class LeaseRevokedError extends LeaseRefusedError {
+    name = 'LeaseRevokedError';
     resource;
     operatorMessage;
-    name = 'LeaseRevokedError';
-    constructor(resource, operatorMessage) {
-        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`);
+    constructor(options) {
+        const { resource, operatorMessage } = options;
+        super({
+            reason: 'revoked',
+            detail: operatorMessage,
+            message: `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
+            code: 'lease_revoked',
+        });
         this.resource = resource;
         this.operatorMessage = operatorMessage;
     }
@@ -112,12 +125,15 @@ async function waitForLease(options) {
             };
         }
         if (answer.kind === 'revoked')
-            throw new LeaseRevokedError(options.resource, answer.message);
+            throw new LeaseRevokedError({
+                resource: options.resource,
+                operatorMessage: answer.message,
+            });
         if (answer.kind === 'superseded') {
             return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
         }
         if (answer.kind === 'refused')
-            throw new LeaseRefusedError(answer.reason, answer.message);
+            throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
         // Only a lease held now: a reservation would be a new grant, not the app's lease.
         if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
             const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
@@ -216,8 +232,8 @@ var src_errors = __webpack_require__(3916);
 
 
 
-/** The documented lease time, for a plane whose expiry cannot be read against our clock. */
-const FALLBACK_LEASE_MS = 30_000;
+/** The documented lease time (CONTRACT.md), for a plane whose answer does not tell its own. */
+const DOCUMENTED_LEASE_MS = 30_000;
 const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
@@ -291,8 +307,11 @@ async function renewLoop(options, seen) {
         failures: 0,
     };
     options.onChange?.(status);
-    let leaseEnd = started + remainingOf(options.lease, options.wallNow());
-    let nextRenewal = started + (leaseEnd - started) / 3;
+    // Paced on our monotonic clock from when each granting request was SENT (the plane decided
+    // no earlier), by the lease time it told: a runner's wall clock off by any amount changes
+    // nothing. Renewed at a third of the time left, as before.
+    let leaseEnd = options.sentAtMs === undefined ? started : options.sentAtMs + leaseTimeOf(options.lease);
+    let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
     const end = (why) => {
         status.ended = { atMs: options.wallNow(), why };
         options.onChange?.(status);
@@ -318,6 +337,7 @@ async function renewLoop(options, seen) {
             continue;
         }
         let answer;
+        const sentAt = clock.now();
         try {
             answer = await client.lease(request, {
                 signal,
@@ -375,8 +395,8 @@ async function renewLoop(options, seen) {
         status.renewals += 1;
         status.expiresAtMs = lease.expiresAtMs;
         status.lastRenewedAtMs = options.wallNow();
-        const remaining = remainingOf(lease, options.wallNow());
-        leaseEnd = answeredAt + remaining;
+        leaseEnd = sentAt + leaseTimeOf(lease);
+        const remaining = Math.max(0, leaseEnd - answeredAt);
         nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
         options.onChange?.(status);
     }
@@ -391,14 +411,12 @@ function lossOf(end) {
     };
 }
 /**
- * The lease's time left by its expiry: none left means renew at once; a
- * reading that skew makes absurd (over an hour) falls back to 30 s.
+ * How long a grant or renewal runs: the plane's own `ttlMs` when it tells one (the bundled
+ * kernel does), else the documented 30 s. Never `expiresAtMs` less our wall clock: a runner
+ * whose clock is behind the plane's by more than about twice the lease time lost its lease.
  */
-function remainingOf(lease, wallNow) {
-    const remaining = lease.expiresAtMs - wallNow;
-    if (remaining <= 0)
-        return 0;
-    return remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
+function leaseTimeOf(lease) {
+    return lease.ttlMs ?? DOCUMENTED_LEASE_MS;
 }
 
 // EXTERNAL MODULE: ./src/gate/wait.ts
@@ -462,7 +480,7 @@ function openSession(options) {
             return { kind: 'failed', message: (0,src_errors/* errorMessage */.gJ)(error) };
         }
     }
-    function held(lease, waitedMs = 0) {
+    function held(lease, waitedMs = 0, sentAtMs) {
         return {
             lease,
             waitedMs,
@@ -470,6 +488,8 @@ function openSession(options) {
                 client,
                 ...request,
                 lease: controls.lease ?? lease,
+                // A lease handed in by the caller came from a request we did not time.
+                ...(controls.lease ? {} : { sentAtMs }),
                 clock,
                 wallNow,
                 sleep,
@@ -491,8 +511,20 @@ function openSession(options) {
     return {
         client,
         async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
+            // When the request that was granted was sent: the lease's time runs from no earlier.
+            let sentAtMs;
+            const timed = {
+                lease: async (...args) => {
+                    const sent = clock.now();
+                    const answer = await client.lease(...args);
+                    if (answer.kind === 'granted')
+                        sentAtMs = sent;
+                    return answer;
+                },
+                release: (...args) => client.release(...args),
+            };
             const result = await (0,wait/* waitForLease */.tH)({
-                client,
+                client: timed,
                 ...request,
                 ...(options.deploy ? { deploy: options.deploy } : {}),
                 ...(options.queue ? { queue: options.queue } : {}),
@@ -513,7 +545,7 @@ function openSession(options) {
                 request = { resource: options.resource, actorDid: result.lease.holder };
             return {
                 outcome: 'granted',
-                held: held(result.lease, result.waitedMs),
+                held: held(result.lease, result.waitedMs, sentAtMs),
                 waitedMs: result.waitedMs,
                 ...(result.previous ? { previous: result.previous } : {}),
                 ...(result.takenUp ? { takenUp: true } : {}),
@@ -593,7 +625,10 @@ function createPlaneClient(options) {
             catch (error) {
                 // The token service may be down a moment: retried like the plane itself.
                 const why = (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error).slice(0, 200);
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: could not get an OIDC token (${why})`, name, undefined, undefined, { cause: error });
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: could not get an OIDC token (${why})`, {
+                    call: name,
+                    cause: error,
+                });
             }
         }
         if (credential)
@@ -616,7 +651,7 @@ function createPlaneClient(options) {
             if (call.signal?.aborted)
                 throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .CancelledError */ .cc();
             const why = error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_3__/* .HttpError */ .j ? error.message.slice(name.length + 2) : (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${why}`, name, undefined, undefined, { cause: error });
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${why}`, { call: name, cause: error });
         }
         const { status, text } = response;
         const statusText = `${status} ${node_http__WEBPACK_IMPORTED_MODULE_0__.STATUS_CODES[status] ?? ''}`.trim();
@@ -630,19 +665,29 @@ function createPlaneClient(options) {
                     ? 'the key'
                     : 'the call: no key was sent';
             const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, name, status);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status });
         }
         if (status === 408 || status === 429 || status >= 500) {
             const retryAfter = (0,_retry_js__WEBPACK_IMPORTED_MODULE_7__/* .parseRetryAfter */ .mu)(headerValue(response.headers['retry-after']), Date.now());
             const detail = bodyMessage(body);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+                call: name,
+                status,
+                retryAfterMs: retryAfter,
+            });
         }
         if ((status < 200 || status >= 300) && !(path === _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0 && BODY_DECIDES.has(status))) {
             const detail = bodyMessage(body);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+                call: name,
+                status,
+            });
         }
         if (body === undefined) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${name}: ${statusText}, but the body is not JSON`, name, status);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${name}: ${statusText}, but the body is not JSON`, {
+                call: name,
+                status,
+            });
         }
         const applied = headerValue(response.headers['preference-applied']) ?? '';
         return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
@@ -658,7 +703,7 @@ function createPlaneClient(options) {
                     throw error;
                 const wait = Math.min(error.retryAfterMs ?? (0,_retry_js__WEBPACK_IMPORTED_MODULE_7__/* .backoffMs */ .jo)(policy, n, random), policy.capMs * 4);
                 if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
-                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .PlaneUnavailableError */ .Jo(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, error.call, error.status);
+                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .PlaneUnavailableError */ .Jo(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, { call: error.call, status: error.status });
                 }
                 options.onRetry?.({
                     error: error.message,
@@ -676,7 +721,7 @@ function createPlaneClient(options) {
         const parsed = schema.safeParse(raw.body);
         if (parsed.success)
             return parsed.data;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .describeIssues */ .wF)(parsed.error)}`, call, raw.status);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .describeIssues */ .wF)(parsed.error)}`, { call, status: raw.status });
     };
     const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
     const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
@@ -733,7 +778,7 @@ function createPlaneClient(options) {
             }
             // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
             const gaveBack = await giveBack(req);
-            throw new _grant_js__WEBPACK_IMPORTED_MODULE_5__/* .BrokenGrantError */ .SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, where, raw.status, broken.field, gaveBack);
+            throw new _grant_js__WEBPACK_IMPORTED_MODULE_5__/* .BrokenGrantError */ .SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call: where, status: raw.status, field: broken.field, gaveBack });
         },
         async release(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid };
@@ -769,8 +814,8 @@ function createPlaneClient(options) {
                 holder: answer.holder,
             };
         },
-        async revoke(resource, reason, adminKey, call = {}) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
+        async revoke(resource, reason, adminKey, call = {}, by) {
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ, by ? { resource, reason, by } : { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
             const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ));
             return {
                 revoked: answer.revoked,
@@ -893,51 +938,63 @@ function headerValue(value) {
 /* harmony export */   ku: () => (/* binding */ RequestRejectedError)
 /* harmony export */ });
 /* unused harmony export PlaneError */
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 
 /** Typed failures of a plane call; every message says which call and what to do. */
-class PlaneError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class PlaneError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
+    name = 'PlaneError';
     call;
     status;
-    name = 'PlaneError';
-    constructor(message, call, status, 
-    /** `cause`: the error this one wraps, when it wraps one. */
-    options = {}) {
-        super(message, options);
-        this.call = call;
-        this.status = status;
+    constructor(message, code, options) {
+        super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code });
+        this.call = options.call;
+        this.status = options.status;
     }
 }
 /** 401/403: the key was refused. Never retried. */
 class KeyRefusedError extends PlaneError {
     name = 'KeyRefusedError';
+    constructor(message, options) {
+        super(message, 'plane_key_refused', options);
+    }
 }
 /** Other 4xx: our bug or bad input. Never retried. */
 class RequestRejectedError extends PlaneError {
     name = 'RequestRejectedError';
+    constructor(message, options) {
+        super(message, 'plane_request_rejected', options);
+    }
 }
 /** The body does not match the contract; the message names the field. */
 class ContractError extends PlaneError {
     name = 'ContractError';
+    /** `code`: only for BrokenGrantError. */
+    constructor(message, options) {
+        super(message, options.code ?? 'plane_contract', options);
+    }
 }
 /** Network failure, request timeout, 408, 429 or 5xx (store_unavailable too): worth asking again. */
 class TransientError extends PlaneError {
-    retryAfterMs;
     name = 'TransientError';
-    constructor(message, call, status, retryAfterMs, options = {}) {
-        super(message, call, status, options);
-        this.retryAfterMs = retryAfterMs;
+    /** The plane's Retry-After, when it named one. */
+    retryAfterMs;
+    constructor(message, options) {
+        super(message, 'plane_transient', options);
+        this.retryAfterMs = options.retryAfterMs;
     }
 }
 /** Transient failures went on past the retry budget. */
 class PlaneUnavailableError extends PlaneError {
     name = 'PlaneUnavailableError';
+    constructor(message, options) {
+        super(message, 'plane_unavailable', options);
+    }
 }
 /** The caller's signal stopped the call. */
-class CancelledError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
+class CancelledError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'CancelledError';
     constructor() {
-        super('cancelled');
+        super('cancelled', { code: 'cancelled' });
     }
 }
 
@@ -1004,15 +1061,15 @@ function grantProblem(lease, asked, wallNow) {
 }
 /** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
 class BrokenGrantError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ContractError */ .Vl {
-    field;
-    gaveBack;
     name = 'BrokenGrantError';
-    constructor(message, call, status, field, 
+    /** The grant's field that is wrong. */
+    field;
     /** The release by (resource, own DID) that followed was answered. */
-    gaveBack) {
-        super(message, call, status);
-        this.field = field;
-        this.gaveBack = gaveBack;
+    gaveBack;
+    constructor(message, options) {
+        super(message, { call: options.call, status: options.status, code: 'plane_broken_grant' });
+        this.field = options.field;
+        this.gaveBack = options.gaveBack;
     }
 }
 /** Plane text in a message: bounded, on one line, without markup. */

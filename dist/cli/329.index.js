@@ -1026,13 +1026,16 @@ function createOidcVerifier(options) {
         catch (error) {
             if (error instanceof refusal/* AuthRefusal */.N)
                 throw error;
-            throw new refusal/* AuthRefusal */.N(401, 'unauthorized', `The OIDC token was refused: ${why(error)}.`);
+            throw new refusal/* AuthRefusal */.N(`The OIDC token was refused: ${why(error)}.`, {
+                status: 401,
+                reason: 'unauthorized',
+            });
         }
     }
 }
 function unavailable(error) {
     const text = (0,errors/* causeText */.xv)(error);
-    return new refusal/* AuthRefusal */.N(503, 'issuer_unavailable', `The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`, { cause: error });
+    return new refusal/* AuthRefusal */.N(`The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`, { status: 503, reason: 'issuer_unavailable', cause: error });
 }
 /** jose's reasons in words a caller can act on; never the token itself. */
 function why(error) {

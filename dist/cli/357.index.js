@@ -176,6 +176,9 @@ const MIGRATIONS = [
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
 class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
     name = 'SchemaTooNewError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'store_schema_too_new' });
+    }
 }
 /**
  * Brings the schema to this binary's version under an advisory lock, so
@@ -261,17 +264,18 @@ var failover = __webpack_require__(931);
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 8 modules
-var kernel_service = __webpack_require__(3944);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
+var kernel_service = __webpack_require__(9155);
 // EXTERNAL MODULE: ./src/kernel/store-error.ts
 var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
-var schemas = __webpack_require__(8395);
-// EXTERNAL MODULE: ./src/plane/deploy.ts
-var deploy = __webpack_require__(6115);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/kernel/work.ts
+var kernel_work = __webpack_require__(5456);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/literals.ts
+
 /**
  * SQL literals for the statements sent as one simple query (several statements,
  * a transaction's whole read or its write and COMMIT, in one round trip: the
@@ -281,7 +285,7 @@ var deploy = __webpack_require__(6115);
 /** A text literal in the escape-string form, whatever `standard_conforming_strings` says. */
 function textLiteral(value) {
     if (value.includes('\0'))
-        throw new Error('a value sent to PostgreSQL contains NUL');
+        throw new errors/* InternalError */.Gd('a value sent to PostgreSQL contains NUL');
     return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 /** A whole number as a literal (NULL for null); anything else is refused. */
@@ -289,7 +293,7 @@ function integerLiteral(value) {
     if (value === null)
         return 'NULL';
     if (!Number.isSafeInteger(value))
-        throw new Error(`not a whole number for PostgreSQL: ${value}`);
+        throw new errors/* InternalError */.Gd(`not a whole number for PostgreSQL: ${value}`);
     return String(value);
 }
 /** An array literal of `type` (text, jsonb, bigint, int). */
@@ -298,50 +302,14 @@ function arrayLiteral(values, type) {
     return `ARRAY[${items.join(',')}]::${type}[]`;
 }
 
+// EXTERNAL MODULE: ./src/kernel/state.ts
+var kernel_state = __webpack_require__(5480);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
 
 
 
 
-const leaseSchema = schemas/* object */.Ikc({
-    id: schemas/* string */.YjP(),
-    resource: schemas/* string */.YjP(),
-    holder: schemas/* string */.YjP(),
-    expiresAtMs: schemas/* number */.aig(),
-    fence: schemas/* number */.aig().check(schemas/* int */.Whr()),
-    grantedAtMs: schemas/* number */.aig(),
-    deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-});
-/** A row written by another replica (or another release) is checked like any outside input. */
-const stateSchema = schemas/* object */.Ikc({
-    resource: schemas/* string */.YjP(),
-    lease: schemas/* nullable */.mee(leaseSchema),
-    queue: schemas/* array */.YOg(schemas/* object */.Ikc({
-        actorDid: schemas/* string */.YjP(),
-        keepUntil: schemas/* number */.aig(),
-        sinceMs: schemas/* optional */.lqM(schemas/* number */.aig()),
-        deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-        queue: schemas/* optional */.lqM(deploy/* queueSchema */.Xm),
-    })),
-    reservedUntilMs: schemas/* number */.aig(),
-    typicalHoldMs: schemas/* nullable */.mee(schemas/* number */.aig()),
-    revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    lockDelay: schemas/* optional */.lqM(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), leaseId: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    // Deploy order (deploy-order.ts): optional, so rows written before it still read.
-    superseded: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), by: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() }))),
-    deploys: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({
-        repository: schemas/* string */.YjP(),
-        live: deploy/* deploySchema */.zR,
-        before: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-    }))),
-    frozen: schemas/* optional */.lqM(schemas/* object */.Ikc({
-        reason: schemas/* string */.YjP(),
-        untilMs: schemas/* nullable */.mee(schemas/* number */.aig()),
-        by: schemas/* string */.YjP(),
-        atMs: schemas/* number */.aig(),
-    })),
-    windowUntilMs: schemas/* optional */.lqM(schemas/* number */.aig()),
-});
+
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
  * Commands, in order, as one transaction of two round trips (group commit:
@@ -377,7 +345,7 @@ async function runCommands(client, work, settings, context) {
         // it; a failed COMMIT rolls back). No answer, or FATAL/PANIC, may come after the commit record.
         if (error.severity === 'ERROR')
             throw error;
-        throw new CommitUnknownError(error);
+        throw new CommitUnknownError({ cause: error });
     }
     finally {
         unreplicated.stop();
@@ -385,7 +353,9 @@ async function runCommands(client, work, settings, context) {
     // Committed on the primary, but its wait for the synchronous standby was cancelled (our
     // statement_timeout, or an operator): a failover now would lose it, so it is not answered.
     if (unreplicated.seen())
-        throw new CommitUnknownError(new Error(`the synchronous standby did not confirm the commit: ${unreplicated.seen()}`));
+        throw new CommitUnknownError({
+            cause: new Error(`the synchronous standby did not confirm the commit: ${unreplicated.seen()}`),
+        });
     return { decisions, listened };
 }
 /**
@@ -405,11 +375,14 @@ function watchSyncCancel(client) {
     return { seen: () => seen, stop: () => void client.off('notice', onNotice) };
 }
 /** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
-class CommitUnknownError extends Error {
-    cause;
-    constructor(cause) {
-        super(cause instanceof Error ? cause.message : String(cause));
-        this.cause = cause;
+class CommitUnknownError extends errors/* LeaseGateError */.eg {
+    name = 'CommitUnknownError';
+    constructor(options) {
+        const { cause } = options;
+        super(cause instanceof Error ? cause.message : String(cause), {
+            cause,
+            code: 'store_commit_unknown',
+        });
     }
 }
 /**
@@ -507,21 +480,20 @@ async function decideLocked(client, work, settings, context) {
     const stored = new Map((locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
     const fences = drawn.fences.map(Number);
     let fenced = 0;
-    const final = decideAll(work, stored, now, settings, context.hold?.(now), {
-        nextFence: () => {
-            const fence = fences[fenced++];
-            // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
-            if (fence === undefined)
-                throw new Error('a batch granted more leases than it drew fences');
-            return fence;
-        },
-        random: settings.random,
-    });
+    const hold = context.hold?.(now);
+    const nextFence = () => {
+        const fence = fences[fenced++];
+        // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
+        if (fence === undefined)
+            throw new errors/* InternalError */.Gd('a batch granted more leases than it drew fences');
+        return fence;
+    };
+    const final = (0,kernel_work/* decideBatch */.js)(work, (resource) => stored.get(resource) ?? (0,rules/* emptyState */.p$)(resource), (resource) => (0,kernel_work/* ruleContext */.wm)(settings, resource, now, nextFence, hold));
     if (final.changed.size === 0)
         return { decisions: final.decisions, listened };
     const ordered = final.decisions.flatMap((d) => d.events);
     // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
-    const states = [...final.changed.values()].sort(byResource);
+    const states = [...final.changed].map((r) => final.states.get(r)).sort(byResource);
     const inserted = states.filter((s) => !stored.has(s.resource));
     const updated = states.filter((s) => stored.has(s.resource));
     const rows = (list) => [
@@ -561,38 +533,12 @@ function majorsOf(events, base) {
         return running;
     });
 }
-/** Each command in order on the state the one before it left; the states that changed. */
-function decideAll(work, stored, now, settings, hold, draw) {
-    const current = new Map(stored);
-    const changed = new Map();
-    const decisions = work.map((item) => {
-        const { resource } = item;
-        const before = current.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
-        const decision = item.decide(before, {
-            now,
-            ttlMs: settings.ttlMs,
-            nextInLineWaitMs: settings.nextInLineWaitMs,
-            lockDelayMs: settings.lockDelayMs,
-            window: settings.window?.(resource, now),
-            failover: hold,
-            ...draw,
-        });
-        current.set(resource, decision.state);
-        if (decision.events.length > 0 || JSON.stringify(decision.state) !== JSON.stringify(before)) {
-            changed.set(resource, decision.state);
-        }
-        return decision;
-    });
-    return { decisions, changed };
-}
 const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 function parseState(raw, resource) {
-    const parsed = stateSchema.safeParse(raw);
-    if (!parsed.success || parsed.data.resource !== resource) {
+    const state = (0,kernel_state/* readResourceState */.yF)(raw, resource);
+    if (!state)
         throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
-    }
-    const { lockDelay, ...state } = parsed.data;
-    return lockDelay ? { ...state, lockDelay } : state;
+    return state;
 }
 
 
@@ -603,6 +549,10 @@ function parseState(raw, resource) {
 const ATTEMPTS = 4;
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
 class OutcomeUnknownError extends store_error/* StoreUnavailableError */.o2 {
+    name = 'OutcomeUnknownError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'store_outcome_unknown' });
+    }
 }
 /**
  * One batch as one transaction, run again whole on a retryable conflict.
@@ -646,17 +596,21 @@ async function transact(context, work) {
             // A connection that failed mid-transaction is not reused; the server rolled it back.
             client.release(true);
             if (error instanceof CommitUnknownError) {
-                throw new OutcomeUnknownError(`the kernel's store did not confirm the change: ${(0,postgres_connect/* describe */.q0)(error.cause)}`);
+                throw new OutcomeUnknownError(`the kernel's store did not confirm the change: ${(0,postgres_connect/* describe */.q0)(error.cause)}`, { cause: error.cause });
             }
             if ((0,postgres_connect/* isRetryable */.r3)(error) && attempt < ATTEMPTS)
                 continue;
-            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${(0,postgres_connect/* describe */.q0)(error)}`, {
+                cause: error,
+            });
         }
     }
 }
 
 // EXTERNAL MODULE: ./node_modules/pg/esm/index.mjs
 var esm = __webpack_require__(3849);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/kernel/event.ts
 var kernel_event = __webpack_require__(8181);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts
@@ -1225,8 +1179,9 @@ const PostgresService = {
 /**
  * The kernel's state in PostgreSQL: no state in the process. Each batch is one
  * transaction that runs the shared rules on the resources' locked rows at the
- * database's clock; any number of replicas serve one plane. A replica tells
- * its own changes at once and NOTIFY tells every other; the service sweeps `due` on every
+ * database's clock; any number of replicas serve one plane. A replica tells its own
+ * waiters of its changes at once; NOTIFY tells only the other replicas registered as
+ * listening for a changed resource (lease_gate_listening); the service sweeps `due` on every
  * replica for lapses no call has noticed (a replica that granted a lease may
  * be gone). The ledger's lines stay in the database: a replica keeps its Merkle
  * tree's chunk roots and reads back the lines a route asks for (FetchedLines).

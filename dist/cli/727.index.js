@@ -1,6 +1,149 @@
 export const id = 727;
-export const ids = [727];
+export const ids = [727,14];
 export const modules = {
+
+/***/ 8014:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+__webpack_require__.r(__webpack_exports__);
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   freeze: () => (/* binding */ freeze),
+/* harmony export */   operatorName: () => (/* binding */ operatorName),
+/* harmony export */   parseFreezeFor: () => (/* binding */ parseFreezeFor),
+/* harmony export */   parseFreezeUntil: () => (/* binding */ parseFreezeUntil),
+/* harmony export */   unfreeze: () => (/* binding */ unfreeze)
+/* harmony export */ });
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1223);
+/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3291);
+/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3659);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(776);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(2594);
+
+
+
+
+
+
+
+const DAY_MS = 86_400_000;
+const MAX_FREEZE_MS = 366 * DAY_MS;
+const FOR_FORM = "a duration such as '90m', '4h' or '3d' (at most 366d)";
+const UNTIL_FORM = "an ISO 8601 time with a zone, such as '2026-12-24T18:00:00Z' or '2026-12-24T19:00+01:00'";
+/** `--for`: the gate's durations, and days (a freeze may outlast any job). */
+function parseFreezeFor(raw) {
+    const days = /^(\d+)d$/.exec(raw.trim());
+    const ms = days ? Number(days[1]) * DAY_MS : (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(raw);
+    return ms !== undefined && ms > 0 && ms <= MAX_FREEZE_MS ? ms : undefined;
+}
+/** `--until`: a time with its zone (a bare local time would depend on the host's). */
+function parseFreezeUntil(raw, nowMs) {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw))
+        return undefined;
+    const ms = Date.parse(raw);
+    return Number.isFinite(ms) && ms > nowMs && ms <= nowMs + MAX_FREEZE_MS ? ms : undefined;
+}
+/** `--by NAME`: who the ledger names for the freeze, unfreeze or revoke (else operator:admin-key). */
+function operatorName(raw) {
+    if (raw === undefined)
+        return undefined;
+    if (!_plane_schema_js__WEBPACK_IMPORTED_MODULE_3__/* .OPERATOR_NAME_PATTERN */ .g9.test(raw)) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`Invalid --by '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(raw, 70)}'. Expected ${_plane_schema_js__WEBPACK_IMPORTED_MODULE_3__/* .OPERATOR_NAME_FORM */ .qS}.`);
+    }
+    return raw;
+}
+function adminKeyOf(env, what) {
+    const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
+    if (!adminKey)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`${what} needs the admin key in LEASE_GATE_ADMIN_KEY.`);
+    return adminKey;
+}
+function keyRefused(error) {
+    if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .KeyRefusedError */ .gy))
+        return error;
+    return new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf({
+        reason: 'key refused',
+        message: `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; freezing needs the kernel's admin key.`,
+    });
+}
+/** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
+async function freeze(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .parse */ .qg)(args, {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_4__/* .PLANE_OPTIONS */ .UR,
+        reason: { type: 'string' },
+        until: { type: 'string' },
+        for: { type: 'string' },
+        by: { type: 'string' },
+    });
+    const reason = values.reason?.trim() ?? '';
+    if (!reason || reason.length > 1_000) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
+    }
+    if (values.until !== undefined && values.for !== undefined) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb('Give --until or --for, not both.');
+    }
+    const request = { resource: '', reason };
+    const by = operatorName(values.by);
+    if (by)
+        request.by = by;
+    if (values.for !== undefined) {
+        const forMs = parseFreezeFor(values.for);
+        if (forMs === undefined)
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`Invalid --for '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(values.for, 40)}'. Expected ${FOR_FORM}.`);
+        request.forMs = forMs;
+    }
+    if (values.until !== undefined) {
+        const untilMs = parseFreezeUntil(values.until, Date.now());
+        if (untilMs === undefined) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_4__/* .UsageError */ .eb(`Invalid --until '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(values.until, 60)}'. Expected ${UNTIL_FORM}, in the future and within a year.`);
+        }
+        request.untilMs = untilMs;
+    }
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .settingsFromFlags */ .x$)(values, env);
+    request.resource = settings.resource;
+    const adminKey = adminKeyOf(env, 'freeze');
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_5__/* .cliSession */ .ri)(settings, io, env);
+    try {
+        const answer = await session.client.freeze(request, adminKey);
+        if (values.json)
+            io.out(JSON.stringify({ resource: settings.resource, frozen: true, ...answer }));
+        else
+            io.out(`froze ${settings.resource} ${answer.until === null ? 'until unfrozen' : `until ${new Date(answer.until).toISOString()}`}; its holder (if any) keeps it, nobody else is granted it`);
+        return _options_js__WEBPACK_IMPORTED_MODULE_4__/* .EXIT */ .dc.done;
+    }
+    catch (error) {
+        throw keyRefused(error);
+    }
+    finally {
+        await session.close();
+    }
+}
+/** `lease-gate unfreeze`: grants resume, waiters first in the order they came. */
+async function unfreeze(args, io, env) {
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_4__/* .PLANE_OPTIONS */ .UR, by: { type: 'string' } });
+    const by = operatorName(values.by);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_4__/* .settingsFromFlags */ .x$)(values, env);
+    const adminKey = adminKeyOf(env, 'unfreeze');
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_5__/* .cliSession */ .ri)(settings, io, env);
+    try {
+        const answer = await session.client.unfreeze(settings.resource, adminKey, {}, by);
+        if (values.json)
+            io.out(JSON.stringify({ resource: settings.resource, frozen: false, ...answer }));
+        else
+            io.out(answer.changed ? `unfroze ${settings.resource}` : `${settings.resource} was not frozen`);
+        return answer.changed ? _options_js__WEBPACK_IMPORTED_MODULE_4__/* .EXIT */ .dc.done : _options_js__WEBPACK_IMPORTED_MODULE_4__/* .EXIT */ .dc.refused;
+    }
+    catch (error) {
+        throw keyRefused(error);
+    }
+    finally {
+        await session.close();
+    }
+}
+
+
+/***/ }),
 
 /***/ 6727:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
@@ -16,12 +159,14 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
 /* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
 /* harmony import */ var _lease_did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(1223);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(1223);
 /* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
 /* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1156);
-/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(2594);
-/* harmony import */ var _deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(1749);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(776);
+/* harmony import */ var _freeze_commands_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(8014);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(2594);
+/* harmony import */ var _deploy_flags_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(1749);
+
 
 
 
@@ -33,9 +178,9 @@ __webpack_require__.r(__webpack_exports__);
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 async function acquire(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR, ..._deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .DEPLOY_OPTIONS */ .NL });
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR, ..._deploy_flags_js__WEBPACK_IMPORTED_MODULE_8__/* .DEPLOY_OPTIONS */ .NL });
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)({ ...settings, ...(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .deployFromFlags */ .J6)(values) }, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .cliSession */ .ri)({ ...settings, ...(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_8__/* .deployFromFlags */ .J6)(values) }, io, env);
     const cancel = new AbortController();
     let stoppedBy;
     const stop = (signal) => {
@@ -48,7 +193,7 @@ async function acquire(args, io, env) {
         const result = await session.acquire({
             timeoutMs: settings.waitTimeoutMs,
             signal: cancel.signal,
-            retryWindowMs: (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .retryWindowMs */ .ZU)(settings.waitTimeoutMs),
+            retryWindowMs: (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .retryWindowMs */ .ZU)(settings.waitTimeoutMs),
             onHeld: (event) => {
                 const line = notices(event);
                 if (line && !values.json)
@@ -76,7 +221,7 @@ async function acquire(args, io, env) {
             io.err(result.outcome === 'timeout'
                 ? `timed out after ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(result.waitedMs)}: ${settings.resource} is ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeWaitState */ .wS)(result)}`
                 : result.outcome === 'superseded'
-                    ? `superseded by ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(result.by, 2048)} while waiting; nothing is held`
+                    ? `superseded by ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(result.by, 2048)} while waiting; nothing is held`
                     : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`);
         return result.outcome === 'cancelled' && stoppedBy ? (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .signalExitCode */ .cf)(stoppedBy) : _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.refused;
     }
@@ -89,7 +234,7 @@ async function acquire(args, io, env) {
 async function release(args, io, env) {
     const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.release({
             resource: settings.resource,
@@ -111,7 +256,7 @@ async function release(args, io, env) {
 async function status(args, io, env) {
     const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, _options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR);
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .cliSession */ .ri)(settings, io, env);
     try {
         const { lease, frozen } = await session.client.statusOf(settings.resource);
         if (values.json)
@@ -124,7 +269,7 @@ async function status(args, io, env) {
             if (frozen)
                 io.out(describeFreeze(settings.resource, frozen));
             if (lease)
-                io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}${lease.deploy ? `; deploying ${(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_7__/* .describeDeploy */ .ze)(lease.deploy)}` : ''}`);
+                io.out(`${settings.resource} is held by ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(lease.holder)}: ${(0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .describeLease */ .un)(lease)}${lease.deploy ? `; deploying ${(0,_deploy_flags_js__WEBPACK_IMPORTED_MODULE_8__/* .describeDeploy */ .ze)(lease.deploy)}` : ''}`);
             else if (!frozen)
                 io.out(`${settings.resource} is free`);
         }
@@ -137,26 +282,31 @@ async function status(args, io, env) {
 /** "R is frozen by X until T: reason", every plane text escaped. */
 function describeFreeze(resource, frozen) {
     const until = frozen.untilMs === null ? 'until unfrozen' : `until ${new Date(frozen.untilMs).toISOString()}`;
-    return `${resource} is frozen by ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(frozen.by, 200)} ${until}: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(frozen.reason, 1_000)}; nobody new is granted it`;
+    return `${resource} is frozen by ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(frozen.by, 200)} ${until}: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(frozen.reason, 1_000)}; nobody new is granted it`;
 }
 /** "revoked R: ended lease L of <holder>", when the plane names them (escaped: plane text). */
 function describeRevoked(resource, answer) {
     if (!answer.holder)
         return `revoked ${resource}`;
-    const lease = answer.leaseId ? `lease ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(answer.leaseId, 256)}` : 'the lease';
+    const lease = answer.leaseId ? `lease ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(answer.leaseId, 256)}` : 'the lease';
     return `revoked ${resource}: ended ${lease} of ${(0,_lease_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(answer.holder)}`;
 }
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
 async function revoke(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, { ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR, reason: { type: 'string' } });
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR,
+        reason: { type: 'string' },
+        by: { type: 'string' },
+    });
     const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
+    const by = (0,_freeze_commands_js__WEBPACK_IMPORTED_MODULE_6__.operatorName)(values.by);
     const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
     if (!adminKey)
         throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb('revoke needs the admin key in LEASE_GATE_ADMIN_KEY.');
     const reason = values.reason ?? 'revoked by an operator';
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_7__/* .cliSession */ .ri)(settings, io, env);
     try {
-        const answer = await session.client.revoke(settings.resource, reason, adminKey);
+        const answer = await session.client.revoke(settings.resource, reason, adminKey, {}, by);
         if (values.json)
             io.out(JSON.stringify(answer));
         else
@@ -167,7 +317,10 @@ async function revoke(args, io, env) {
     }
     catch (error) {
         if (error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy) {
-            throw new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf('key refused', undefined, `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; revoking needs the kernel's admin key.`);
+            throw new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf({
+                reason: 'key refused',
+                message: `The plane refused the admin key (${error.status}): check LEASE_GATE_ADMIN_KEY; revoking needs the kernel's admin key.`,
+            });
         }
         throw error;
     }

@@ -25,8 +25,8 @@ var session = __webpack_require__(5146);
 var texts = __webpack_require__(1782);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __webpack_require__(1156);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var options = __webpack_require__(776);
 // EXTERNAL MODULE: ./src/cli/session.ts
 var cli_session = __webpack_require__(2594);
 // EXTERNAL MODULE: ./src/cli/deploy-flags.ts

@@ -19,6 +19,9 @@ export const modules = {
 
 class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .eg {
     name = 'CheckpointError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'checkpoint' });
+    }
 }
 const ED25519 = 0x01;
 const SIGNATURE_PREFIX = '— ';
@@ -159,6 +162,12 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
     expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr())),
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /**
+     * Who revoked (revokes only): `operator:NAME` when the operator gave a name,
+     * as a freeze's `actorDid` does (a revoke's `actorDid` is the holder it
+     * ended). Optional, so ledgers written before it verify as they are.
+     */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /**
      * What the holder said it deploys (grants; repository, commit, run...):
      * recorded as the kernel validated it, a small flat object. Optional, so
      * ledgers written before it verify as they are.
@@ -187,7 +196,7 @@ function canonicalJson(value) {
  * young collections (three times the bytes promoted under load).
  */
 function entryOf(event, seq, tsMs, clockMs) {
-    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
+    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -195,6 +204,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.expiresAtMs = expiresAtMs;
     if (reason !== undefined)
         entry.reason = reason;
+    if (by !== undefined)
+        entry.by = by;
     if (deploy !== undefined)
         entry.deploy = deploy;
     return entry;
@@ -207,6 +218,8 @@ function entryOf(event, seq, tsMs, clockMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.by !== undefined)
+        text += `,"by":${s(e.by)}`;
     if (e.clockMs !== undefined)
         text += `,"clockMs":${e.clockMs}`;
     // Rare (grants that name a deploy) and nested: the general form sorts its keys.

@@ -23,6 +23,8 @@ var core = __webpack_require__(6754);
 var ledger_ledger = __webpack_require__(7781);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
@@ -106,7 +108,7 @@ function deployOfRun(sent, claims, run, didHost) {
         }
         const values = allowed[field];
         if (value !== undefined && values.length > 0 && !values.includes(value)) {
-            throw new refusal/* AuthRefusal */.N(403, 'not_your_deploy', `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`);
+            throw new refusal/* AuthRefusal */.N(`This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`, { status: 403, reason: 'not_your_deploy' });
         }
         const recorded = value !== undefined && values.length > 0 ? value : values[0];
         if (recorded !== undefined)
@@ -128,7 +130,7 @@ function runIdentity(claims, didHost) {
     const attempt = typeof claims.run_attempt === 'string' ? claims.run_attempt : '';
     const repo = (0,did/* parseRepository */.SU)(repository);
     if (!repo || !/^[1-9]\d{0,19}$/.test(runId) || !/^[1-9]\d{0,5}$/.test(attempt)) {
-        throw new refusal/* AuthRefusal */.N(401, 'unauthorized', 'The OIDC token verified but names no GitHub Actions run (its repository, run_id and run_attempt claims), so the kernel cannot tell which DIDs it may act as.');
+        throw new refusal/* AuthRefusal */.N('The OIDC token verified but names no GitHub Actions run (its repository, run_id and run_attempt claims), so the kernel cannot tell which DIDs it may act as.', { status: 401, reason: 'unauthorized' });
     }
     const parts = [(0,did/* didSegment */.f4)(didHost), repo.owner, repo.repo, 'actions', 'runs', runId];
     parts.push('attempts', attempt);
@@ -171,13 +173,13 @@ function createAuthorizer(options) {
                 return { kind: 'oidc', claims, run: runIdentity(claims, oidc.didHost) };
             }
         }
-        throw new refusal/* AuthRefusal */.N(401, 'unauthorized', expected(options));
+        throw new refusal/* AuthRefusal */.N(expected(options), { status: 401, reason: 'unauthorized' });
     }
     function mayActAs(principal, act) {
         if (principal.kind === 'oidc') {
             const { run } = principal;
             if (!act.actorDid.startsWith(run.didPrefix)) {
-                throw new refusal/* AuthRefusal */.N(403, 'not_your_did', `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`);
+                throw new refusal/* AuthRefusal */.N(`This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`, { status: 403, reason: 'not_your_did' });
             }
             if (act.action === 'lease')
                 oidc?.policy.check(principal.claims, act.resource);
@@ -186,10 +188,10 @@ function createAuthorizer(options) {
         if (principal.kind === 'scoped-key') {
             const scoped = principal.key;
             if (!scoped.actors(act.actorDid)) {
-                throw new refusal/* AuthRefusal */.N(403, 'not_your_did', `Key "${scoped.name}" may act only as ${scoped.actorPatterns.join(' or ')}, not as ${act.actorDid}.`);
+                throw new refusal/* AuthRefusal */.N(`Key "${scoped.name}" may act only as ${scoped.actorPatterns.join(' or ')}, not as ${act.actorDid}.`, { status: 403, reason: 'not_your_did' });
             }
             if (act.action === 'lease' && !scoped.resources(act.resource)) {
-                throw new refusal/* AuthRefusal */.N(403, 'not_allowed', `Key "${scoped.name}" may lease only ${scoped.resourcePatterns.join(' or ')}, not ${act.resource}.`);
+                throw new refusal/* AuthRefusal */.N(`Key "${scoped.name}" may lease only ${scoped.resourcePatterns.join(' or ')}, not ${act.resource}.`, { status: 403, reason: 'not_allowed' });
             }
         }
         // 'open' and 'shared-key': everyone is trusted to be anyone.
@@ -219,9 +221,10 @@ function expected(options) {
 const MAX_FREEZE_MS = 366 * 86_400_000;
 /** Who the ledger names for a freeze made with the admin key. */
 const ADMIN_OPERATOR = 'operator:admin-key';
-const by = schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* OPERATOR_NAME_PATTERN */.g9, `expected ${schema/* OPERATOR_NAME_FORM */.qS}`)));
+/** The operator's name (freeze, unfreeze and revoke bodies): one schema for the shape. */
+const operatorBy = schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* OPERATOR_NAME_PATTERN */.g9, `expected ${schema/* OPERATOR_NAME_FORM */.qS}`)));
 /** Who the ledger names: the operator's own name when it gave one. */
-const operatorOf = (name) => (name ? `operator:${name}` : ADMIN_OPERATOR);
+const operatorOf = (name) => name ? `operator:${name}` : ADMIN_OPERATOR;
 const resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 const freezeBody = schemas/* object */.Ikc({
     resource,
@@ -230,13 +233,13 @@ const freezeBody = schemas/* object */.Ikc({
     untilMs: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
     /** Or the length, from now. */
     forMs: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC(), api/* _lte */.Zm(MAX_FREEZE_MS))),
-    by,
+    by: operatorBy,
 })
     .check(schemas/* refine */.YPB((b) => b.untilMs === undefined || b.forMs === undefined, {
     message: 'give untilMs or forMs, not both',
     path: ['untilMs'],
 }));
-const unfreezeBody = schemas/* object */.Ikc({ resource, by });
+const unfreezeBody = schemas/* object */.Ikc({ resource, by: operatorBy });
 /** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
 function freezeRoutes(service, requireAdmin) {
     return {
@@ -246,7 +249,7 @@ function freezeRoutes(service, requireAdmin) {
             const now = service.now();
             const untilMs = body.forMs !== undefined ? now + body.forMs : (body.untilMs ?? null);
             if (untilMs !== null && (untilMs <= now || untilMs > now + MAX_FREEZE_MS)) {
-                throw new ApiRefusal(400, 'bad_request', `untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`);
+                throw new ApiRefusal(`untilMs: expected a time after now (${new Date(now).toISOString()}) and within a year`, { status: 400, reason: 'bad_request' });
             }
             const reply = await service.freeze(body.resource, body.reason, untilMs, operatorOf(body.by));
             return {
@@ -541,7 +544,7 @@ const SLICE = 250;
 function ledgerRoutes(ledger) {
     const signed = () => {
         if (!ledger.signs || !ledger.publicKey) {
-            throw new ApiRefusal(404, 'no_signing_key', 'This kernel runs without a signing key: it keeps its log but signs no checkpoint.');
+            throw new ApiRefusal('This kernel runs without a signing key: it keeps its log but signs no checkpoint.', { status: 404, reason: 'no_signing_key' });
         }
         return ledger.publicKey;
     };
@@ -570,7 +573,10 @@ function ledgerRoutes(ledger) {
 function pageRequest(query, currentSize) {
     const limit = whole(query.get('limit'), DEFAULT_PAGE, 'limit');
     if (limit < 1 || limit > MAX_PAGE) {
-        throw new ApiRefusal(400, 'bad_request', `limit: expected a whole number from 1 to ${MAX_PAGE}`);
+        throw new ApiRefusal(`limit: expected a whole number from 1 to ${MAX_PAGE}`, {
+            status: 400,
+            reason: 'bad_request',
+        });
     }
     const cursor = query.get('cursor');
     if (cursor !== null) {
@@ -579,14 +585,20 @@ function pageRequest(query, currentSize) {
             decoded.size > currentSize ||
             decoded.from > decoded.end ||
             decoded.end > decoded.size) {
-            throw new ApiRefusal(400, 'bad_request', 'cursor: expected the `next` value of an earlier page');
+            throw new ApiRefusal('cursor: expected the `next` value of an earlier page', {
+                status: 400,
+                reason: 'bad_request',
+            });
         }
         return { ...decoded, limit };
     }
     const from = whole(query.get('from'), 0, 'from');
     const end = whole(query.get('to'), currentSize, 'to');
     if (from > end || end > currentSize) {
-        throw new ApiRefusal(400, 'bad_request', `from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`);
+        throw new ApiRefusal(`from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`, {
+            status: 400,
+            reason: 'bad_request',
+        });
     }
     return { size: currentSize, from, end, limit };
 }
@@ -594,7 +606,10 @@ function whole(value, fallback, name) {
     if (value === null)
         return fallback;
     if (!/^\d{1,15}$/.test(value))
-        throw new ApiRefusal(400, 'bad_request', `${name}: expected a whole number`);
+        throw new ApiRefusal(`${name}: expected a whole number`, {
+            status: 400,
+            reason: 'bad_request',
+        });
     return Number(value);
 }
 const encodeCursor = (size, from, end) => Buffer.from(`v1.${size}.${from}.${end}`, 'utf8').toString('base64url');
@@ -829,6 +844,7 @@ class LeaseWatches {
 var plane_url = __webpack_require__(6424);
 ;// CONCATENATED MODULE: ./src/kernel/names.ts
 
+
 /**
  * The names this kernel answers to, and the origins it calls its own. A
  * request's `Host` must be a loopback name (127.0.0.0/8, [::1], localhost),
@@ -848,7 +864,7 @@ class KernelNames {
         for (const raw of publicUrls) {
             const url = parsePublicUrl(raw);
             if (!url)
-                throw new Error(`not a public URL: ${raw}`);
+                throw new errors/* InternalError */.Gd(`not a public URL: ${raw}`);
             this.hostnames.add(url.hostname);
             this.origins.add(url.origin);
         }
@@ -909,10 +925,8 @@ function hostnameOf(host) {
 
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var kernel_overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 8 modules
-var kernel_service = __webpack_require__(3944);
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
+var kernel_service = __webpack_require__(9155);
 ;// CONCATENATED MODULE: ./src/kernel/app.ts
 
 
@@ -935,15 +949,16 @@ const NOT_READY = {
     reason: 'not_ready',
     message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
-/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`; `reason` is its code. */
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
 class ApiRefusal extends errors/* LeaseGateError */.eg {
-    status;
-    reason;
     name = 'ApiRefusal';
-    constructor(status, reason, message) {
-        super(message, { code: reason });
-        this.status = status;
-        this.reason = reason;
+    status;
+    /** The answer's `reason` (`bad_request`, `not_found`, …): the wire's word for the kind. */
+    reason;
+    constructor(message, options) {
+        super(message, { ...(0,errors/* causeOf */.rl)(options.cause), code: 'api_refusal' });
+        this.status = options.status;
+        this.reason = options.reason;
     }
 }
 const app_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
@@ -957,6 +972,7 @@ const watchBody = schemas/* object */.Ikc({
 const revokeBody = schemas/* object */.Ikc({
     resource: app_resource,
     reason: schemas/* _default */.Rvf(schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)), 'revoked by an operator'),
+    by: operatorBy,
 });
 /** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
 const overviewQuery = schemas/* object */.Ikc({
@@ -971,10 +987,16 @@ const ADMIN_PATHS = new Set([schema/* REVOKE_PATH */.DQ, schema/* FREEZE_PATH */
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req, adminKey) {
     if (!adminKey) {
-        throw new ApiRefusal(403, 'admin_disabled', 'This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+        throw new ApiRefusal('This needs the kernel to be started with LEASE_GATE_ADMIN_KEY.', {
+            status: 403,
+            reason: 'admin_disabled',
+        });
     }
     if (!bearerMatches(req.headers.authorization, adminKey)) {
-        throw new ApiRefusal(403, 'forbidden', 'This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+        throw new ApiRefusal('This needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.', {
+            status: 403,
+            reason: 'forbidden',
+        });
     }
 }
 /**
@@ -1018,7 +1040,7 @@ function createKernelApp(options) {
             auth.mayActAs(principal, { action: 'lease', resource: r, actorDid: a });
             const extensions = leaseExtensions(body);
             if ('error' in extensions)
-                throw new ApiRefusal(400, 'bad_request', extensions.error);
+                throw new ApiRefusal(extensions.error, { status: 400, reason: 'bad_request' });
             // A token's run says what it deploys: a field it does not vouch for is refused here.
             const deploy = auth.deployOf(principal, extensions.deploy);
             if (deploy)
@@ -1032,7 +1054,7 @@ function createKernelApp(options) {
             const answer = reply.ok
                 ? ok({
                     ok: true,
-                    lease: publicLease(reply.lease),
+                    lease: publicLease(reply.lease, service.ttlMs),
                     renewed: reply.renewed,
                     ...(reply.previous ? { previous: reply.previous } : {}),
                 })
@@ -1061,18 +1083,22 @@ function createKernelApp(options) {
             auth.mayActAs(principal, { action: 'release', resource: r, actorDid: a });
             const outdated = releaseOutdated(body);
             if (typeof outdated !== 'boolean')
-                throw new ApiRefusal(400, 'bad_request', outdated.error);
+                throw new ApiRefusal(outdated.error, { status: 400, reason: 'bad_request' });
             return ok(await service.release(r, a, outdated));
         },
         [`POST ${schema/* REVOKE_PATH */.DQ}`]: async (req) => {
             if (!options.adminKey) {
-                throw new ApiRefusal(403, 'revoke_disabled', 'Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.');
+                throw new ApiRefusal('Revoking needs the kernel to be started with LEASE_GATE_ADMIN_KEY.', {
+                    status: 403,
+                    reason: 'revoke_disabled',
+                });
             }
             if (!bearerMatches(req.headers.authorization, options.adminKey)) {
-                throw new ApiRefusal(403, 'forbidden', 'Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.');
+                throw new ApiRefusal('Revoking needs the admin key (LEASE_GATE_ADMIN_KEY) as the Bearer token.', { status: 403, reason: 'forbidden' });
             }
-            const { resource: r, reason } = parse(revokeBody, await req.json());
-            const { lease } = await service.revoke(r, reason);
+            const { resource: r, reason, by } = parse(revokeBody, await req.json());
+            // Only a named operator is recorded: an unnamed revoke's entry stays as it always was.
+            const { lease } = await service.revoke(r, reason, by ? operatorOf(by) : undefined);
             return ok({
                 ok: true,
                 revoked: lease !== null,
@@ -1087,7 +1113,7 @@ function createKernelApp(options) {
             const { lease, frozen } = await service.statusOf(r);
             return ok({
                 ok: true,
-                lease: lease && publicLease(lease),
+                lease: lease && publicLease(lease, undefined),
                 // A frozen resource is not free: say who froze it, why and until when.
                 ...(frozen
                     ? { frozen: { by: frozen.by, reason: frozen.reason, until: frozen.untilMs } }
@@ -1142,8 +1168,14 @@ function createKernelApp(options) {
             const route = routes[name];
             if (!route) {
                 throw paths.has(req.path)
-                    ? new ApiRefusal(405, 'method_not_allowed', `${req.method} is not served on ${req.path}.`)
-                    : new ApiRefusal(404, 'not_found', `No route ${req.method} ${req.path}.`);
+                    ? new ApiRefusal(`${req.method} is not served on ${req.path}.`, {
+                        status: 405,
+                        reason: 'method_not_allowed',
+                    })
+                    : new ApiRefusal(`No route ${req.method} ${req.path}.`, {
+                        status: 404,
+                        reason: 'not_found',
+                    });
             }
             if (req.method === 'POST')
                 refuseCrossOrigin(req, names);
@@ -1192,7 +1224,7 @@ function syncedFirst(routes, service) {
 /** A name that is not ours: a DNS-rebinding page, or a proxy not named with --public-url. */
 function refuseHost(host) {
     const shown = JSON.stringify((host ?? '').slice(0, 100));
-    throw new ApiRefusal(421, 'misdirected', `This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`);
+    throw new ApiRefusal(`This kernel does not answer to Host ${shown}: it answers to loopback names, its listen address and each --public-url.`, { status: 421, reason: 'misdirected' });
 }
 /**
  * A browser page from another origin may not change anything here. The
@@ -1203,19 +1235,19 @@ function refuseCrossOrigin(req, names) {
     const { origin, host } = req.headers;
     if ((origin !== undefined && !names.originAllowed(origin, host)) ||
         req.headers['sec-fetch-site'] === 'cross-site') {
-        throw new ApiRefusal(403, 'cross_origin', `Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`);
+        throw new ApiRefusal(`Requests that change leases must come from this kernel's own origin (${names.describe(host)}), not from a page on another site.`, { status: 403, reason: 'cross_origin' });
     }
 }
 /** A watch's answer on the wire: still held, or how and when it ended. */
 function watchReply(answer) {
     if (answer.kind === 'not-yours') {
-        throw new ApiRefusal(403, 'not_your_lease', 'Only the holder may watch a lease: actorDid must be the DID the lease was granted to.');
+        throw new ApiRefusal('Only the holder may watch a lease: actorDid must be the DID the lease was granted to.', { status: 403, reason: 'not_your_lease' });
     }
     const headers = answer.appliedWaitS === undefined
         ? undefined
         : { 'preference-applied': `wait=${answer.appliedWaitS}` };
     const body = answer.kind === 'held'
-        ? { ok: true, ended: false, lease: publicLease(answer.lease) }
+        ? { ok: true, ended: false, lease: publicLease(answer.lease, undefined) }
         : {
             ok: true,
             ended: true,
@@ -1232,11 +1264,27 @@ function parse(schema, body) {
         return result.data;
     const issue = result.error.issues[0];
     const field = issue?.path.join('.') || 'body';
-    throw new ApiRefusal(400, 'bad_request', `${field}: ${issue?.message ?? 'invalid'}`);
+    throw new ApiRefusal(`${field}: ${issue?.message ?? 'invalid'}`, {
+        status: 400,
+        reason: 'bad_request',
+    });
 }
-function publicLease(lease) {
+/**
+ * The lease as answered. `ttlMs` (the kernel's extension): how long this grant or renewal
+ * runs from when the kernel decided it, so a keeper paces its renewals from the time it sent
+ * the request, never from its own wall clock against `expiresAtMs`.
+ */
+function publicLease(lease, ttlMs) {
     const { id, resource: r, holder, expiresAtMs, fence, deploy } = lease;
-    return { id, resource: r, holder, expiresAtMs, fence, ...(deploy ? { deploy } : {}) };
+    return {
+        id,
+        resource: r,
+        holder,
+        expiresAtMs,
+        fence,
+        ...(ttlMs === undefined ? {} : { ttlMs }),
+        ...(deploy ? { deploy } : {}),
+    };
 }
 const app_digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
 /** Compares in constant time (over digests, so lengths do not leak either). */
@@ -1348,6 +1396,7 @@ function serve_createConsole(options = {}) {
 
 
 
+
 const BODY_LIMIT_BYTES = 64 * 1024;
 /** What of a refused body is read and dropped before the answer goes (and the connection closes). */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
@@ -1419,7 +1468,10 @@ function nodeAdapter(app, log, consoleHook) {
                 log(`kernel: the client went away before its ${req.method} ${server_escape(path)} body ended`);
                 return;
             }
-            log(`kernel: ${req.method} ${server_escape(path)} failed: ${error.stack ?? String(error)}`);
+            // One of ours (a store that cannot read, say) by its message; a bug with its stack.
+            const known = error instanceof errors/* LeaseGateError */.eg && error.code !== 'internal';
+            const why = known ? error.message : (error.stack ?? String(error));
+            log(`kernel: ${req.method} ${server_escape(path)} failed: ${why}`);
             if (!res.headersSent) {
                 await send(res, {
                     status: 500,
@@ -1506,7 +1558,12 @@ class NodeRequest {
         return (this.gone ??= goneSignal(this.res));
     }
 }
-class ClientGone extends Error {
+/** The client went away before its body ended: nothing to answer, logged as such. */
+class ClientGone extends errors/* LeaseGateError */.eg {
+    name = 'ClientGone';
+    constructor() {
+        super('the client went away before its body ended', { code: 'client_gone' });
+    }
 }
 /** Aborted when the client goes away before its answer is finished (also if it already has). */
 function goneSignal(res) {
@@ -1525,14 +1582,17 @@ async function readJson(req, res) {
             if (error instanceof ClientGone)
                 throw error;
         });
-        throw new ApiRefusal(415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
+        throw new ApiRefusal('Send the body as Content-Type: application/json.', {
+            status: 415,
+            reason: 'unsupported_media_type',
+        });
     }
     const text = await readLimited(req, res, BODY_LIMIT_BYTES);
     try {
         return JSON.parse(text);
     }
     catch {
-        throw new ApiRefusal(400, 'bad_json', 'The body is not valid JSON.');
+        throw new ApiRefusal('The body is not valid JSON.', { status: 400, reason: 'bad_json' });
     }
 }
 /**
@@ -1548,7 +1608,10 @@ function readLimited(req, res, limit) {
         const refuse = () => {
             res.setHeader('connection', 'close');
             req.removeAllListeners('data').pause();
-            reject(new ApiRefusal(413, 'payload_too_large', `The body is over ${limit} bytes.`));
+            reject(new ApiRefusal(`The body is over ${limit} bytes.`, {
+                status: 413,
+                reason: 'payload_too_large',
+            }));
         };
         req.on('data', (chunk) => {
             size += chunk.length;
@@ -1763,6 +1826,9 @@ const MAX_FILE_BYTES = 1024 * 1024;
 /** A policy or keys file that cannot be used: the message names the file, the line or the entry. */
 class AuthFileError extends errors/* LeaseGateError */.eg {
     name = 'AuthFileError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'auth_file' });
+    }
 }
 /** Reads a JSON file and checks it against `schema`; errors name the line (syntax) or the entry (shape). */
 function readJsonFile(file, schema, describe) {
@@ -1968,11 +2034,14 @@ function compilePolicy(data) {
                 refusedBy ??= { rule, claim: failed.claim, shown: failed.shown };
             }
             if (!refusedBy) {
-                throw new refusal/* AuthRefusal */.N(403, 'not_allowed', `No rule of the kernel's policy lets anyone lease ${resource}.`);
+                throw new refusal/* AuthRefusal */.N(`No rule of the kernel's policy lets anyone lease ${resource}.`, {
+                    status: 403,
+                    reason: 'not_allowed',
+                });
             }
             const { rule, claim, shown } = refusedBy;
             const has = claimText(claims[claim]);
-            throw new refusal/* AuthRefusal */.N(403, 'not_allowed', `Policy rule ${rule.index + 1} ("${rule.name}") lets ${resource} be leased only with ${claim} ${shown}; this token has ${claim} ${has ? JSON.stringify(has.slice(0, 200)) : '(none)'}.`);
+            throw new refusal/* AuthRefusal */.N(`Policy rule ${rule.index + 1} ("${rule.name}") lets ${resource} be leased only with ${claim} ${shown}; this token has ${claim} ${has ? JSON.stringify(has.slice(0, 200)) : '(none)'}.`, { status: 403, reason: 'not_allowed' });
         },
     };
 }
@@ -1983,8 +2052,8 @@ function claimText(value) {
         : '';
 }
 
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var cli_options = __webpack_require__(1156);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var cli_options = __webpack_require__(776);
 ;// CONCATENATED MODULE: ./src/cli/kernel-auth.ts
 
 
@@ -2101,6 +2170,9 @@ function uuidOf(digest) {
 }
 class notify_NotifyError extends errors/* LeaseGateError */.eg {
     name = 'NotifyError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'notify' });
+    }
 }
 /** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
 function checkNotifyUrl(raw) {
@@ -2929,6 +3001,9 @@ function lowerPriority() {
 
 class WindowsError extends errors/* LeaseGateError */.eg {
     name = 'WindowsError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'windows' });
+    }
 }
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -3669,23 +3744,22 @@ function hasEnvEntry(pid, uid, name, value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   N: () => (/* binding */ AuthRefusal)
 /* harmony export */ });
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
 
 /**
  * A credential refused (401), a caller acting beyond its credential (403
  * `not_your_did`, `not_allowed`), or an issuer that cannot be reached (503):
  * answered `{ ok: false, reason, message }`.
  */
-class AuthRefusal extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .e {
-    status;
-    reason;
+class AuthRefusal extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'AuthRefusal';
-    constructor(status, reason, message, 
-    /** `cause`: the error this one wraps, when it wraps one. */
-    options = {}) {
-        super(message, options);
-        this.status = status;
-        this.reason = reason;
+    status;
+    /** The answer's `reason` (`unauthorized`, `not_your_did`, …): the wire's word for the kind. */
+    reason;
+    constructor(message, options) {
+        super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: 'auth_refusal' });
+        this.status = options.status;
+        this.reason = options.reason;
     }
 }
 
@@ -3701,6 +3775,8 @@ class AuthRefusal extends _http_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseG
 /* harmony export */ });
 /* unused harmony export LeaseKernel */
 /* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9494);
+/* harmony import */ var _work_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5456);
+
 
 
 /**
@@ -3732,15 +3808,7 @@ class ResourceTable {
     }
     /** The rules' context for one resource at `now`, taking fences from this table. */
     context(resource, now) {
-        return {
-            now,
-            ttlMs: this.ttlMs,
-            nextInLineWaitMs: this.nextInLineWaitMs,
-            lockDelayMs: this.lockDelayMs,
-            nextFence: () => (this.fence += 1),
-            random: this.random,
-            window: this.window?.(resource, now),
-        };
+        return (0,_work_js__WEBPACK_IMPORTED_MODULE_1__/* .ruleContext */ .wm)(this, resource, now, () => (this.fence += 1));
     }
     put(state) {
         if ((0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .isIdle */ .xB)(state))
@@ -3850,6 +3918,8 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
     /** The lease's end as the holder was told it (grants and renewals). */
     expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** Who revoked, `operator:NAME` (revokes whose operator gave a name). */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /** What the holder deploys (grants only). */
     deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
 });
@@ -4282,7 +4352,7 @@ function decideAny(state, command, ctx) {
         case 'revoke': {
             const ended = s.lease;
             if (ended) {
-                end(s, 'revoke', ctx.now, events, command.reason);
+                end(s, 'revoke', ctx.now, events, command.reason, command.by);
                 // The revoked agent is refused at least a lease lifetime; others may take it at once.
                 s.reservedUntilMs = 0;
                 s.revoked.push({
@@ -4549,14 +4619,14 @@ function revokeRefuses(revoked, actorDid) {
     return key !== undefined && key === (0,did/* runAttemptKey */.KP)(actorDid);
 }
 /** Ends the lease; a freed resource is kept for the next in line for a short grace only. */
-function end(s, kind, now, events, reason) {
+function end(s, kind, now, events, reason, by) {
     const lease = s.lease;
     s.lease = null;
     // A lapse happened when the lease ran out, however late it is noticed.
     const at = kind === 'lapse' ? Math.min(now, lease.expiresAtMs) : now;
     s.typicalHoldMs = typical(s.typicalHoldMs, at - lease.grantedAtMs);
     s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
-    record(events, kind, lease, now, reason);
+    record(events, kind, lease, now, reason, by);
 }
 /**
  * A freeze (an operator's or a window) ended at `at`. Its waiters kept their places but
@@ -4585,7 +4655,7 @@ function gaveBack(s, at) {
     s.reservedUntilMs = s.queue.length ? at + MAX_RESERVATION_MS : 0;
 }
 const typical = (before, held) => before === null ? held : 0.7 * before + 0.3 * held;
-function record(events, kind, lease, atMs, reason) {
+function record(events, kind, lease, atMs, reason, by) {
     const event = {
         kind,
         atMs,
@@ -4598,6 +4668,8 @@ function record(events, kind, lease, atMs, reason) {
         event.expiresAtMs = lease.expiresAtMs;
     if (reason !== undefined)
         event.reason = reason;
+    if (by !== undefined)
+        event.by = by;
     if (kind === 'grant' && lease.deploy)
         event.deploy = lease.deploy;
     events.push(event);
@@ -4740,7 +4812,7 @@ function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
 
 /***/ }),
 
-/***/ 3944:
+/***/ 9155:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -5190,12 +5262,15 @@ async function writeSignedRecord(logPath, record) {
     }
 }
 
+// EXTERNAL MODULE: ./src/kernel/state.ts
+var state = __webpack_require__(5480);
 ;// CONCATENATED MODULE: ./src/kernel/snapshot.ts
+
 
 const whole = schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI());
 /**
- * Checked for shape only: the file carries its own checksum, and its last line
- * is checked against the log; a state the rules then read is one this kernel wrote.
+ * The file carries its own checksum and its last line is checked against the
+ * log; its states are still read through the one state schema (state.ts).
  */
 const snapshotStateSchema = schemas/* object */.Ikc({
     version: schemas/* literal */.euz(1),
@@ -5211,14 +5286,7 @@ const snapshotStateSchema = schemas/* object */.Ikc({
     time: schemas/* object */.Ikc({ lastMs: schemas/* number */.aig(), earliestMs: schemas/* number */.aig() }),
     ttlMs: schemas/* number */.aig(),
     lockDelayMs: schemas/* number */.aig(),
-    states: schemas/* array */.YOg(schemas/* looseObject */._H3({
-        resource: schemas/* string */.YjP(),
-        lease: schemas/* nullable */.mee(schemas/* looseObject */._H3({ id: schemas/* string */.YjP(), expiresAtMs: schemas/* number */.aig() })),
-        queue: schemas/* array */.YOg(schemas/* unknown */.L5J()),
-        reservedUntilMs: schemas/* number */.aig(),
-        typicalHoldMs: schemas/* nullable */.mee(schemas/* number */.aig()),
-        revoked: schemas/* array */.YOg(schemas/* looseObject */._H3({ actorDid: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    })),
+    states: schemas/* array */.YOg(state/* resourceStateSchema */.hk),
 });
 /** The state a snapshot file holds, or undefined when it is not one this kernel writes. */
 function readSnapshotState(value) {
@@ -5228,7 +5296,11 @@ function readSnapshotState(value) {
 
 // EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
 var store = __webpack_require__(5423);
+// EXTERNAL MODULE: ./src/kernel/work.ts
+var kernel_work = __webpack_require__(5456);
 ;// CONCATENATED MODULE: ./src/kernel/local-backend.ts
+
+
 
 
 
@@ -5522,7 +5594,7 @@ class LocalBackend {
         const whole = JSON.stringify(snapshot);
         const tail = '[]}}';
         if (!whole.endsWith(`"states":${tail}`))
-            throw new Error('the snapshot is not laid out as it is read');
+            throw new errors/* InternalError */.Gd('the snapshot is not laid out as it is read');
         const body = [whole.slice(0, -tail.length), '['];
         for (let i = 0; i < states.length; i += STATES_PER_TURN) {
             if (i > 0) {
@@ -5566,16 +5638,7 @@ class LocalBackend {
      */
     async commit(work) {
         const now = this.now();
-        const current = new Map();
-        const durable = new Set();
-        const decisions = work.map((item) => {
-            const before = current.get(item.resource) ?? this.table.get(item.resource);
-            const decision = item.decide(before, this.table.context(item.resource, now));
-            current.set(item.resource, decision.state);
-            if (decision.events.length > 0)
-                durable.add(item.resource);
-            return decision;
-        });
+        const { decisions, states, durable } = (0,kernel_work/* decideBatch */.js)(work, (resource) => this.table.get(resource), (resource) => this.table.context(resource, now));
         let failure;
         if (durable.size > 0 && this.closed) {
             failure = new store_error/* StoreUnavailableError */.o2('the kernel is stopping');
@@ -5596,7 +5659,7 @@ class LocalBackend {
                 failure = new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${message}`);
             }
         }
-        for (const [resource, state] of current) {
+        for (const [resource, state] of states) {
             if (!failure || !durable.has(resource))
                 this.table.put(state);
         }
@@ -5656,25 +5719,6 @@ function toEvent(entry) {
     return event;
 }
 
-;// CONCATENATED MODULE: ./src/kernel/work.ts
-
-function workFor(resource, command) {
-    let last;
-    return {
-        resource,
-        command,
-        decide(state, ctx) {
-            last = (0,rules/* decide */.LD)(state, command, ctx);
-            return last;
-        },
-        reply() {
-            if (!last)
-                throw new Error(`the ${command.kind} on ${resource} was never decided`);
-            return last.reply;
-        },
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/kernel/service.ts
 
 
@@ -5717,6 +5761,9 @@ class KernelService {
     sweepTimer;
     sweepFailing = false;
     closed = false;
+    get ttlMs() {
+        return this.backend.ttlMs;
+    }
     constructor(backend, hooks) {
         this.backend = backend;
         this.hooks = hooks;
@@ -5763,8 +5810,8 @@ class KernelService {
         }
         return reply;
     }
-    revoke(resource, reason) {
-        return this.run(resource, { kind: 'revoke', reason });
+    revoke(resource, reason, by) {
+        return this.run(resource, { kind: 'revoke', reason, ...(by ? { by } : {}) });
     }
     freeze(resource, reason, untilMs, by) {
         return this.run(resource, { kind: 'freeze', reason, untilMs, by });
@@ -5846,7 +5893,7 @@ class KernelService {
     }
     async run(resource, command) {
         // Once closed, the backend refuses what must be written; a refusal or a read is still answered.
-        const work = workFor(resource, command);
+        const work = (0,kernel_work/* workFor */.fS)(resource, command);
         await this.batches.submit(work);
         return work.reply();
     }
@@ -5955,6 +6002,118 @@ class KernelService {
 
 /***/ }),
 
+/***/ 5480:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   hk: () => (/* binding */ resourceStateSchema),
+/* harmony export */   yF: () => (/* binding */ readResourceState)
+/* harmony export */ });
+/* unused harmony exports leaseRecordSchema, waiterSchema, revokedMarkSchema, lockDelaySchema, supersededMarkSchema, repositoryDeploysSchema, freezeSchema */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6115);
+/**
+ * The one statement of what the rules keep for a resource (rules.ts): the
+ * schema every reader of a stored state checks against (a PostgreSQL row, a
+ * snapshot file), and the types the rules use, inferred from it. Adding a
+ * field is done here, once. Pure: no I/O.
+ */
+
+
+const leaseRecordSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    id: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr()),
+    grantedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** What the holder said it deploys (extension fields of its request). */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+});
+const waiterSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    /** When this waiter must have asked again to keep its place. */
+    keepUntil: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** When it first asked (epoch ms, the kernel's clock): the console's "waited". Absent in older rows. */
+    sinceMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    /** What it deploys and whether it steps aside for newer runs of its lane (deploy-order.ts). */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .queueSchema */ .Xm),
+});
+/**
+ * An operator's revoke: the revoked agent is refused here until `untilMs`, and so is
+ * every other DID of the same run attempt (`revokeRefuses`): a job asking again under
+ * a new nonce is the same run, not a new agent.
+ */
+const revokedMarkSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/** A revoked holder that has not given the resource back yet: nobody else gets it until `untilMs`. */
+const lockDelaySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/** A waiter a newer run of its lane superseded (deploy-order.ts). */
+const supersededMarkSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/** The live grant of one repository on a resource, and the one before it. */
+const repositoryDeploysSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    repository: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    live: _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR,
+    before: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+});
+/** Why and until when (null: until unfrozen) a resource takes no new holder. */
+const freezeSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    /** Who froze it, as the ledger names them. */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/**
+ * Everything the rules know about one resource; small and plain JSON. The
+ * optional fields came later: rows and snapshots written before them still read.
+ */
+const resourceStateSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    lease: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(leaseRecordSchema),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(waiterSchema),
+    /** Until when a freed resource is kept for the head of the queue (0: not kept). */
+    reservedUntilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** A moving average of how long holders kept it. */
+    typicalHoldMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    revoked: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(revokedMarkSchema),
+    /** Set by a revoke; cleared when the revoked holder gives the resource back or at `untilMs`. */
+    lockDelay: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(lockDelaySchema),
+    /** Waiters a newer run of their lane superseded (deploy-order.ts). */
+    superseded: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(supersededMarkSchema)),
+    /** Each repository's last grant here, for `previous` (deploy-order.ts). */
+    deploys: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(repositoryDeploysSchema)),
+    /** An operator's freeze (see freeze.ts): no new grant until it ends. */
+    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(freezeSchema),
+    /**
+     * The end of the recurring window (windows.ts) that last refused a waiter here: the
+     * window is configuration, not state, so this is how the rules see it end (thawed).
+     */
+    windowUntilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+});
+/** A stored state checked like any outside input, or undefined when it is not one. */
+function readResourceState(raw, resource) {
+    const parsed = resourceStateSchema.safeParse(raw);
+    if (!parsed.success || (resource !== undefined && parsed.data.resource !== resource))
+        return undefined;
+    return parsed.data;
+}
+
+
+/***/ }),
+
 /***/ 959:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -5968,10 +6127,18 @@ class KernelService {
 /** A store that cannot read or persist: the kernel answers 503 and leaves memory unchanged. */
 class StoreError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'StoreError';
+    /** `code`: only for its subclasses (store_schema_too_new). */
+    constructor(message, options = {}) {
+        super(message, { ...options, code: options.code ?? 'store' });
+    }
 }
 /** A change could not be made durable; nothing changed. Answered 503 store_unavailable. */
-class StoreUnavailableError extends Error {
+class StoreUnavailableError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'StoreUnavailableError';
+    /** `code`: only for its subclasses (store_outcome_unknown). */
+    constructor(message, options = {}) {
+        super(message, { ...options, code: options.code ?? 'store_unavailable' });
+    }
 }
 /**
  * The kernel must not serve on this state: another kernel holds it, or its log
@@ -5979,6 +6146,10 @@ class StoreUnavailableError extends Error {
  */
 class StartRefusedError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'StartRefusedError';
+    /** `code`: only for its subclasses (state_locked). */
+    constructor(message, options = {}) {
+        super(message, { ...options, code: options.code ?? 'start_refused' });
+    }
 }
 
 
@@ -6427,6 +6598,80 @@ function readAt(file, position, length) {
 
 /***/ }),
 
+/***/ 5456:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   fS: () => (/* binding */ workFor),
+/* harmony export */   js: () => (/* binding */ decideBatch),
+/* harmony export */   wm: () => (/* binding */ ruleContext)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9494);
+
+
+function workFor(resource, command) {
+    let last;
+    return {
+        resource,
+        command,
+        decide(state, ctx) {
+            last = (0,_rules_js__WEBPACK_IMPORTED_MODULE_1__/* .decide */ .LD)(state, command, ctx);
+            return last;
+        },
+        reply() {
+            if (!last)
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .InternalError */ .Gd(`the ${command.kind} on ${resource} was never decided`);
+            return last.reply;
+        },
+    };
+}
+/**
+ * The one decide loop every backend runs: each command in order on the state
+ * the one before it on its resource left (`load` gives the stored one first).
+ * Pure: the caller loads states, gives each resource's rule context, and keeps
+ * the result its own way.
+ */
+function decideBatch(work, load, context) {
+    const states = new Map();
+    const loaded = new Map();
+    const durable = new Set();
+    const decisions = work.map((item) => {
+        const { resource } = item;
+        let before = states.get(resource);
+        if (!before) {
+            before = load(resource);
+            loaded.set(resource, before);
+        }
+        const decision = item.decide(before, context(resource));
+        states.set(resource, decision.state);
+        if (decision.events.length > 0)
+            durable.add(resource);
+        return decision;
+    });
+    const changed = new Set(durable);
+    for (const [resource, state] of states)
+        if (JSON.stringify(state) !== JSON.stringify(loaded.get(resource)))
+            changed.add(resource);
+    return { decisions, states, durable, changed };
+}
+/** The one rule context of every backend: the settings at `now`, fences from `nextFence`. */
+function ruleContext(settings, resource, now, nextFence, failover) {
+    return {
+        now,
+        ttlMs: settings.ttlMs,
+        nextInLineWaitMs: settings.nextInLineWaitMs,
+        lockDelayMs: settings.lockDelayMs,
+        nextFence,
+        random: settings.random,
+        window: settings.window?.(resource, now),
+        ...(failover ? { failover } : {}),
+    };
+}
+
+
+/***/ }),
+
 /***/ 3778:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -6444,6 +6689,9 @@ const KEEP_CHUNKS = 64;
 /** A read of a line that no load made readable; Ledger.read loads again and retries. */
 class LinesNotLoadedError extends _ledger_error_js__WEBPACK_IMPORTED_MODULE_0__/* .LedgerError */ .o {
     name = 'LinesNotLoadedError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'ledger_lines_not_loaded' });
+    }
 }
 /**
  * A ledger's lines kept elsewhere and read back asynchronously (the
@@ -6548,6 +6796,10 @@ class FetchedLines {
 /** A ledger that cannot be appended to, sealed or read back as asked. */
 class LedgerError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'LedgerError';
+    /** `code`: only for its subclasses (ledger_lines_not_loaded). */
+    constructor(message, options = {}) {
+        super(message, { ...options, code: options.code ?? 'ledger' });
+    }
 }
 
 

@@ -23,6 +23,8 @@ var external_node_fs_ = __webpack_require__(3024);
 var promises_ = __webpack_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: ./src/lease/settings.ts
+var settings = __webpack_require__(4801);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/http/client.ts
@@ -54,6 +56,9 @@ const MAX_PAGES = 20_000;
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
 class LedgerFetchError extends errors/* LeaseGateError */.e {
     name = 'LedgerFetchError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'ledger_fetch' });
+    }
 }
 const pageSchema = schemas/* object */.Ikc({
     checkpoint: schemas/* string */.YjP(),
@@ -215,6 +220,9 @@ class MerkleFrontier {
 /** A bundle that does not verify; the message names the first problem. */
 class BundleError extends src_errors/* LeaseGateError */.eg {
     name = 'BundleError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'bundle' });
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/meaning.ts
@@ -558,6 +566,9 @@ function guard(check) {
 /** A bundle file that is not readable JSON; the message says why (and where). */
 class BundleReadError extends src_errors/* LeaseGateError */.eg {
     name = 'BundleReadError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'bundle_read' });
+    }
 }
 /** The error's own first line, as verify printed it for readFileSync and JSON.parse. */
 const messageOf = (error) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
@@ -570,7 +581,11 @@ const MAX_KEY_BYTES = 1_024;
 /** A file the reader cannot stream is read whole as before, up to this size. */
 const MAX_WHOLE_BYTES = 64 << 20;
 /** Inside the reader: what it cannot stream (not JSON, not the bundle's shape, too long). */
-class CannotStream extends Error {
+class CannotStream extends src_errors/* LeaseGateError */.eg {
+    name = 'CannotStream';
+    constructor(message) {
+        super(message, { code: 'bundle_not_streamable' });
+    }
 }
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const QUOTE = 0x22;
@@ -921,9 +936,10 @@ function streamed(fd, publicKey, options) {
 
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __webpack_require__(1156);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var options = __webpack_require__(776);
 ;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
+
 
 
 
@@ -961,7 +977,7 @@ async function ledger(args, io, env) {
     const url = (0,plane_url/* parsePlaneUrl */.p)(raw);
     if (!url.ok)
         throw new options/* UsageError */.eb(`Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`);
-    const key = env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || env.LEASE_GATE_KERNEL_KEY;
+    const key = (0,settings/* keyFromEnv */.ji)(env).value || env.LEASE_GATE_KERNEL_KEY;
     const progress = (count, size) => io.err(`ledger export: ${count} of ${size} entries`);
     if (values.out) {
         await exportToFile(url.url, key, values.out, progress);

@@ -114,11 +114,14 @@ function writeStatusFile(file, record) {
 var oidc_token = __webpack_require__(8309);
 // EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
 var lease_session = __webpack_require__(5146);
+// EXTERNAL MODULE: ./src/lease/settings.ts
+var settings = __webpack_require__(4801);
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __webpack_require__(1156);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var options = __webpack_require__(776);
 ;// CONCATENATED MODULE: ./src/cli/keep-command.ts
+
 
 
 
@@ -130,7 +133,8 @@ var options = __webpack_require__(1156);
 /**
  * `lease-gate keep` (internal): the action's detached keeper. Renews the lease
  * (and only renews it) until post stops it or removes its status file, its
- * runner is gone or its lifetime ends. The key comes from INTRAMEDIAL_KEY.
+ * runner is gone or its lifetime ends. The key comes from the environment (`keyFromEnv`;
+ * main's spawn leaves only the step's key there, `helperEnv`).
  */
 async function keep(args, _io, env) {
     const { values } = (0,options/* parse */.qg)(args, {
@@ -162,7 +166,7 @@ async function keep(args, _io, env) {
     const audience = values['oidc-audience'];
     const session = (0,lease_session/* openSession */.f)({
         apiUrl: url.url,
-        key: audience ? '' : (env.INTRAMEDIAL_KEY ?? ''),
+        key: audience ? '' : (0,settings/* keyFromEnv */.ji)(env).value,
         bearer: audience ? (0,oidc_token/* cachedToken */.KQ)((0,oidc_token/* runnerTokenSource */.PT)(env, audience)) : undefined,
         resource: values.resource,
         actorDid: values['actor-did'],

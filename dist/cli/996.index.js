@@ -218,6 +218,9 @@ const MIGRATIONS = [
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
 class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
     name = 'SchemaTooNewError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'store_schema_too_new' });
+    }
 }
 /**
  * Brings the schema to this binary's version under an advisory lock, so

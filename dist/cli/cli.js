@@ -28115,7 +28115,7 @@ __webpack_async_result__();
 /* harmony export */ });
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1223);
 /* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1156);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(776);
 
 
 
@@ -28268,8 +28268,8 @@ const APP_HELP = `lease-gate app --config FILE
 
 // EXTERNAL MODULE: ./src/cli/deploy-flags.ts
 var deploy_flags = __nccwpck_require__(1749);
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __nccwpck_require__(1156);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var options = __nccwpck_require__(776);
 // EXTERNAL MODULE: ./src/cli/suggest.ts
 var suggest = __nccwpck_require__(7472);
 ;// CONCATENATED MODULE: ./package.json
@@ -28300,7 +28300,7 @@ const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_requ
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
 const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
 const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
-const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(234)]).then(__nccwpck_require__.bind(__nccwpck_require__, 234))).app);
+const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(787)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8787))).app);
 const COMMANDS = {
     kernel: {
         run: kernel,
@@ -28378,9 +28378,10 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
     },
     revoke: {
         run: revoke,
-        help: `lease-gate revoke [--resource R] [--reason TEXT] [--api-url U] [--json]
+        help: `lease-gate revoke [--resource R] [--reason TEXT] [--by NAME] [--api-url U] [--json]
   End a lease now (needs LEASE_GATE_ADMIN_KEY). Its holder's watch hears it at once; the next agent is
-  granted once the holder gives back or the lock-delay passes.`,
+  granted once the holder gives back or the lock-delay passes. --by NAME: who the ledger names as
+  having revoked it (operator:NAME).`,
     },
     freeze: {
         run: freeze,
@@ -28476,109 +28477,30 @@ async function runCli(argv = process.argv.slice(2)) {
 
 /***/ }),
 
-/***/ 1156:
+/***/ 776:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  dc: () => (/* binding */ EXIT),
-  UR: () => (/* binding */ PLANE_OPTIONS),
-  eb: () => (/* binding */ UsageError),
-  qg: () => (/* binding */ parse),
-  x$: () => (/* binding */ settingsFromFlags),
-  cf: () => (/* binding */ signalExitCode),
-  iz: () => (/* binding */ stdio)
-});
-
-// UNUSED EXPORTS: apiUrlSource, defaultCliDid
-
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(8161);
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/lease/did.ts
-var did = __nccwpck_require__(623);
-// EXTERNAL MODULE: ./src/lease/errors.ts
-var lease_errors = __nccwpck_require__(2679);
-// EXTERNAL MODULE: ./src/lease/oidc-token.ts
-var oidc_token = __nccwpck_require__(8309);
-// EXTERNAL MODULE: ./src/gate/duration.ts
-var duration = __nccwpck_require__(9731);
-// EXTERNAL MODULE: ./src/plane/schema.ts
-var schema = __nccwpck_require__(3659);
-// EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __nccwpck_require__(6424);
-;// CONCATENATED MODULE: ./src/lease/settings.ts
-
-
-
-
-/** Where clients read the plane key: ours first, then the hosted plane's documented name. */
-const KEY_ENV = 'LEASE_GATE_KEY';
-const HOSTED_KEY_ENV = 'INTRAMEDIAL_KEY';
-/** The plane key from the environment, and the variable it came from. */
-function keyFromEnv(env) {
-    const ours = (env[KEY_ENV] ?? '').trim();
-    if (ours)
-        return { value: ours, from: KEY_ENV };
-    return { value: (env[HOSTED_KEY_ENV] ?? '').trim(), from: HOSTED_KEY_ENV };
-}
-const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
-function invalid(given, expected) {
-    const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
-    return new lease_errors/* SettingsError */.GN(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
-}
-function readBoolean(given) {
-    const value = given.value.trim();
-    if (/^(true|True|TRUE)$/.test(value))
-        return true;
-    if (/^(false|False|FALSE)$/.test(value))
-        return false;
-    throw invalid(given, "'true' or 'false'");
-}
-/**
- * Raw values → Settings, or a SettingsError before anything is sent anywhere.
- * `keyRequired`: the action needs a key unless it is a dry run; the CLI needs
- * one for anything but a plane on loopback.
- */
-function buildSettings(raw, keyRequired) {
-    const resource = raw.resource.value.trim();
-    if (!schema/* RESOURCE_PATTERN */.iY.test(resource))
-        throw invalid(raw.resource, schema/* RESOURCE_FORM */.We);
-    const actorDid = raw.actorDid.value.trim();
-    if (!(0,schema/* isDid */.Cn)(actorDid))
-        throw invalid(raw.actorDid, schema/* DID_FORM */.PN);
-    const url = (0,plane_url/* parsePlaneUrl */.p)(raw.apiUrl.value.trim());
-    // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
-    if (!url.ok || new URL(url.url).pathname !== '/')
-        throw invalid(raw.apiUrl, API_URL_FORM);
-    const waitTimeoutMs = (0,duration/* parseDuration */.E9)(raw.waitTimeoutMs.value);
-    if (waitTimeoutMs === undefined)
-        throw invalid(raw.waitTimeoutMs, `${duration/* DURATION_FORM */.ec}, at most 24h`);
-    const onTimeout = raw.onTimeout.value.trim();
-    if (onTimeout !== 'fail' && onTimeout !== 'skip')
-        throw invalid(raw.onTimeout, "'fail' or 'skip'");
-    const keepAlive = readBoolean(raw.keepAlive);
-    const dryRun = readBoolean(raw.dryRun);
-    const key = raw.key.value.trim();
-    const loopback = url.url.startsWith('http:');
-    if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
-        throw new lease_errors/* SettingsError */.GN(keyRequired === 'unless-dry-run'
-            ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
-                `No plane key and no OIDC token: either set the 'key' input (or ${KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
-            : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
-    }
-    return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
-}
-
-// EXTERNAL MODULE: ./src/lease/escape.ts
-var lease_escape = __nccwpck_require__(1223);
-// EXTERNAL MODULE: ./src/cli/suggest.ts
-var suggest = __nccwpck_require__(7472);
-;// CONCATENATED MODULE: ./src/cli/options.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   UR: () => (/* binding */ PLANE_OPTIONS),
+/* harmony export */   cf: () => (/* binding */ signalExitCode),
+/* harmony export */   dc: () => (/* binding */ EXIT),
+/* harmony export */   eb: () => (/* binding */ UsageError),
+/* harmony export */   iz: () => (/* binding */ stdio),
+/* harmony export */   qg: () => (/* binding */ parse),
+/* harmony export */   x$: () => (/* binding */ settingsFromFlags)
+/* harmony export */ });
+/* unused harmony exports defaultCliDid, apiUrlSource */
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7975);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
+/* harmony import */ var _lease_did_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(623);
+/* harmony import */ var _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2679);
+/* harmony import */ var _lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8309);
+/* harmony import */ var _lease_settings_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(4801);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(1223);
+/* harmony import */ var _suggest_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(7472);
 
 
 
@@ -28592,11 +28514,14 @@ var suggest = __nccwpck_require__(7472);
 const EXIT = { done: 0, refused: 1, usage: 2 };
 /** 128 + the signal's number, for every signal. */
 function signalExitCode(signal) {
-    return 128 + ((signal && external_node_os_.constants.signals[signal]) || 0);
+    return 128 + ((signal && node_os__WEBPACK_IMPORTED_MODULE_0__.constants.signals[signal]) || 0);
 }
 /** Bad command-line use: printed with the usage hint, exit 2. */
-class UsageError extends errors/* LeaseGateError */.eg {
+class UsageError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .LeaseGateError */ .eg {
     name = 'UsageError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'usage' });
+    }
 }
 const PLANE_OPTIONS = {
     resource: { type: 'string' },
@@ -28609,27 +28534,27 @@ const PLANE_OPTIONS = {
 };
 function parse(args, options, allowPositionals = false) {
     try {
-        return (0,external_node_util_.parseArgs)({ args, options, allowPositionals, strict: true });
+        return (0,node_util__WEBPACK_IMPORTED_MODULE_1__.parseArgs)({ args, options, allowPositionals, strict: true });
     }
     catch (error) {
         const unknown = unknownFlag(error);
         if (unknown)
             throw new UsageError(unknownFlagMessage(unknown, options));
         // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
-        throw new UsageError((0,errors/* errorMessage */.gJ)(error));
+        throw new UsageError((0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error));
     }
 }
 /** The flag node:util refused as unknown (`--statsu`, `-x`), else undefined. */
 function unknownFlag(error) {
     if (error?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
         return;
-    return /^Unknown option '([^']*)'/.exec((0,errors/* errorMessage */.gJ)(error))?.[1];
+    return /^Unknown option '([^']*)'/.exec((0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error))?.[1];
 }
 /** "Unknown flag '--statsu'. Did you mean --status?", the guess from this command's own flags. */
 function unknownFlagMessage(flag, options) {
     const name = flag.replace(/^-+/, '').split('=')[0] ?? '';
-    const guess = (0,suggest/* closest */.k)(name, Object.keys(options));
-    const shown = `'${(0,lease_escape/* untrusted */.bp)(flag, 60)}'`;
+    const guess = (0,_suggest_js__WEBPACK_IMPORTED_MODULE_7__/* .closest */ .k)(name, Object.keys(options));
+    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(flag, 60)}'`;
     return guess
         ? `Unknown flag ${shown}. Did you mean --${guess}?`
         : `Unknown flag ${shown}. (A command's own arguments go after '--'.)`;
@@ -28640,17 +28565,17 @@ function unknownFlagMessage(flag, options) {
  * Stable across calls, so `acquire` and a later `release` speak as the same agent.
  */
 function defaultCliDid(env) {
-    const run = (0,did/* runContextFromEnv */.wX)(env);
+    const run = (0,_lease_did_js__WEBPACK_IMPORTED_MODULE_3__/* .runContextFromEnv */ .wX)(env);
     if (run)
-        return (0,did/* deriveActorDid */.iM)(run, (0,external_node_os_.hostname)());
+        return (0,_lease_did_js__WEBPACK_IMPORTED_MODULE_3__/* .deriveActorDid */ .iM)(run, (0,node_os__WEBPACK_IMPORTED_MODULE_0__.hostname)());
     let user = env.USER || env.USERNAME || '';
     try {
-        user ||= (0,external_node_os_.userInfo)().username;
+        user ||= (0,node_os__WEBPACK_IMPORTED_MODULE_0__.userInfo)().username;
     }
     catch {
         user ||= 'user';
     }
-    return (0,did/* hostUserDid */.ZI)((0,external_node_os_.hostname)(), user);
+    return (0,_lease_did_js__WEBPACK_IMPORTED_MODULE_3__/* .hostUserDid */ .ZI)((0,node_os__WEBPACK_IMPORTED_MODULE_0__.hostname)(), user);
 }
 /** A flag's value, else an environment variable's, else the default: each named as its source. */
 function pick(flag, value, env, envName, fallback) {
@@ -28675,12 +28600,12 @@ function settingsFromFlags(values, env) {
     try {
         // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
         const tokenFile = values['oidc-token-file'];
-        const bearer = tokenFile || env[oidc_token/* TOKEN_ENV */.o4] ? (0,oidc_token/* cachedToken */.KQ)((0,oidc_token/* givenTokenSource */._T)(tokenFile, env)) : undefined;
-        const settings = buildSettings({
+        const bearer = tokenFile || env[_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__/* .TOKEN_ENV */ .o4] ? (0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__/* .cachedToken */ .KQ)((0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__/* .givenTokenSource */ ._T)(tokenFile, env)) : undefined;
+        const settings = (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_6__/* .buildSettings */ .E6)({
             resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),
             actorDid: pick('actor-did', values['actor-did'], env, 'LEASE_GATE_ACTOR_DID', values['actor-did'] ?? defaultCliDid(env)),
             apiUrl: pick('api-url', values['api-url'], env, 'INTRAMEDIAL_API_URL', 'https://api.intramedial.com'),
-            key: bearer ? { value: '', from: 'an OIDC token' } : keyFromEnv(env),
+            key: bearer ? { value: '', from: 'an OIDC token' } : (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_6__/* .keyFromEnv */ .ji)(env),
             waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
             onTimeout: fixed('fail'),
             keepAlive: fixed('true'),
@@ -28690,7 +28615,7 @@ function settingsFromFlags(values, env) {
         return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
     }
     catch (error) {
-        if (error instanceof lease_errors/* SettingsError */.GN)
+        if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .SettingsError */ .GN)
             throw new UsageError(error.message);
         throw error;
     }
@@ -28760,24 +28685,98 @@ function editDistance(a, b) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gd: () => (/* binding */ InternalError),
 /* harmony export */   eg: () => (/* binding */ LeaseGateError),
 /* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   rl: () => (/* binding */ causeOf),
 /* harmony export */   xv: () => (/* binding */ causeText)
 /* harmony export */ });
+/* unused harmony export ERROR_CODES */
 /**
- * The one base of every error lease-gate means a person to read, and the one
+ * Every kind of failure lease-gate throws on purpose, one code each: stable, for code
+ * (and people reading logs) that decide on the kind rather than the words. A new kind of
+ * error adds its code here, so the list of what can go wrong is read in one place
+ * (docs/architecture.md, "Errors").
+ */
+const ERROR_CODES = (/* unused pure expression or super */ null && ([
+    // A person's input: the command line, settings, files named on it.
+    'usage',
+    'settings',
+    'config',
+    'windows',
+    'notify',
+    'auth_file',
+    // Helpers and the outside world.
+    'helper',
+    'github',
+    'http_network',
+    'http_timeout',
+    'http_too_large',
+    'http_cancelled',
+    // The plane's answers, as a client meets them.
+    'lease_refused',
+    'lease_revoked',
+    'plane_key_refused',
+    'plane_request_rejected',
+    'plane_contract',
+    'plane_broken_grant',
+    'plane_transient',
+    'plane_unavailable',
+    'cancelled',
+    // The kernel: its answers, its store, its start.
+    'api_refusal',
+    'auth_refusal',
+    'client_gone',
+    'store',
+    'store_schema_too_new',
+    'store_unavailable',
+    'store_outcome_unknown',
+    'store_commit_unknown',
+    'start_refused',
+    'state_locked',
+    // The ledger and its bundles.
+    'ledger',
+    'ledger_lines_not_loaded',
+    'ledger_fetch',
+    'checkpoint',
+    'bundle',
+    'bundle_read',
+    'bundle_not_streamable',
+    // A broken promise of lease-gate's own code (a bug, not a person's mistake).
+    'internal',
+]));
+/**
+ * The one base of every error lease-gate throws on purpose, and the one
  * function that turns any error into the line a person sees.
  *
  * A LeaseGateError's message is written for people (what failed, what to do)
- * and printed as it is, never with a stack; `code` is stable, for code that
- * decides on the kind of failure, and `cause` (ES2022) keeps the error it wraps.
+ * and printed as it is, never with a stack; `code` is stable, one per kind
+ * (ERROR_CODES), for code that decides on the kind of failure, and `cause`
+ * keeps the error it wraps. Made as `new X(message, { ...fields, cause })`:
+ * the message first as for Error, everything else named (sigstore's BaseError
+ * is the model), so a field cannot be given in another's place.
  */
 class LeaseGateError extends Error {
     name = 'LeaseGateError';
     code;
+    constructor(message, options) {
+        super(message, options.cause === undefined ? undefined : { cause: options.cause });
+        this.code = options.code;
+    }
+}
+/** `{ cause }` when there is one, else nothing: `cause` is absent rather than undefined. */
+function causeOf(cause) {
+    return cause === undefined ? {} : { cause };
+}
+/**
+ * A promise of lease-gate's own code broken (a count that cannot be off, a state
+ * the code never makes): a bug to report, printed as unexpected with its code
+ * `internal` rather than as a person's mistake.
+ */
+class InternalError extends LeaseGateError {
+    name = 'InternalError';
     constructor(message, options = {}) {
-        super(message, 'cause' in options ? { cause: options.cause } : undefined);
-        this.code = options.code ?? 'lease-gate';
+        super(message, { ...options, code: 'internal' });
     }
 }
 /** What a person can do about the system errors a face meets most. */
@@ -28788,16 +28787,19 @@ const HINTS = {
     EACCES: ' (permission denied)',
 };
 /**
- * One line for any error: ours as written; an error of the system or of a driver (it
+ * One line for any error: ours as written (a bug of ours, code `internal`, as
+ * unexpected); an error of the system or of a driver (it
  * carries a string `code`: a port in use, a missing file, a refused connection, a
  * PostgreSQL error) by its first line, which names the path, address or reason, with a
  * hint for the common ones; anything else named as unexpected. Callers that print to a
  * log or a terminal still escape it (untrusted(), logLine()).
  */
 function errorMessage(error) {
-    if (error instanceof LeaseGateError)
-        return error.message;
     const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    // A bug of ours is not a person's mistake: it is named as unexpected, as any other.
+    if (error instanceof LeaseGateError) {
+        return error.code === 'internal' ? `Unexpected error: ${text}` : error.message;
+    }
     const code = error?.code;
     if (typeof code === 'string')
         return `${text}${HINTS[code] ?? ''}`;
@@ -28910,7 +28912,10 @@ function createHttpClient(options = {}) {
     async function send(req) {
         const call = `[${req.method}] "${req.url}"`;
         if (closed)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, 'cancelled', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, {
+                failure: 'cancelled',
+                call,
+            });
         const timeoutMs = req.timeoutMs ?? headersTimeout;
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -28933,11 +28938,19 @@ function createHttpClient(options = {}) {
             if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j)
                 throw error;
             if (req.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, 'cancelled', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, { failure: 'cancelled', call });
             if (timeout.aborted || isTimeout(error)) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, {
+                    failure: 'timeout',
+                    call,
+                    cause: error,
+                });
             }
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, {
+                failure: 'network',
+                call,
+                cause: error,
+            });
         }
     }
     return {
@@ -28946,7 +28959,10 @@ function createHttpClient(options = {}) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
                 const call = `[GET] "${url}"`;
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                    failure: 'network',
+                    call,
+                });
             }
             return answer.text;
         },
@@ -28965,7 +28981,10 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+                failure: 'too-large',
+                call,
+            });
         }
         chunks.push(chunk);
     }
@@ -28997,19 +29016,23 @@ function describeNetworkError(error) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 
 
+const CODES = {
+    network: 'http_network',
+    timeout: 'http_timeout',
+    'too-large': 'http_too_large',
+    cancelled: 'http_cancelled',
+};
 /** The one error of the HTTP client: the exchange did not complete. */
 class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
-    failure;
-    call;
     name = 'HttpError';
-    constructor(message, 
     /** What went wrong, for callers that decide on it (retry, cancel). */
-    failure, 
+    failure;
     /** `[METHOD] "url"`, for messages. */
-    call, cause) {
-        super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
-        this.failure = failure;
-        this.call = call;
+    call;
+    constructor(message, options) {
+        super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: CODES[options.failure] });
+        this.failure = options.failure;
+        this.call = options.call;
     }
 }
 
@@ -29194,10 +29217,16 @@ function shortHolder(did) {
 /** A bad setting: the message names where the value came from and the accepted form. */
 class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'SettingsError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'settings' });
+    }
 }
 /** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
-class HelperError extends (/* unused pure expression or super */ null && (LeaseGateError)) {
+class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'HelperError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'helper' });
+    }
 }
 
 
@@ -29377,6 +29406,83 @@ function givenTokenSource(file, env) {
     };
     read();
     return async () => read();
+}
+
+
+/***/ }),
+
+/***/ 4801:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   E6: () => (/* binding */ buildSettings),
+/* harmony export */   ji: () => (/* binding */ keyFromEnv)
+/* harmony export */ });
+/* unused harmony exports KEY_ENV, HOSTED_KEY_ENV, API_URL_FORM, invalid */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9731);
+/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3659);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
+
+
+
+
+/** Where clients read the plane key: ours first, then the hosted plane's documented name. */
+const KEY_ENV = 'LEASE_GATE_KEY';
+const HOSTED_KEY_ENV = 'INTRAMEDIAL_KEY';
+/** The plane key from the environment, and the variable it came from. */
+function keyFromEnv(env) {
+    const ours = (env[KEY_ENV] ?? '').trim();
+    if (ours)
+        return { value: ours, from: KEY_ENV };
+    return { value: (env[HOSTED_KEY_ENV] ?? '').trim(), from: HOSTED_KEY_ENV };
+}
+const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
+function invalid(given, expected) {
+    const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
+}
+function readBoolean(given) {
+    const value = given.value.trim();
+    if (/^(true|True|TRUE)$/.test(value))
+        return true;
+    if (/^(false|False|FALSE)$/.test(value))
+        return false;
+    throw invalid(given, "'true' or 'false'");
+}
+/**
+ * Raw values → Settings, or a SettingsError before anything is sent anywhere.
+ * `keyRequired`: the action needs a key unless it is a dry run; the CLI needs
+ * one for anything but a plane on loopback.
+ */
+function buildSettings(raw, keyRequired) {
+    const resource = raw.resource.value.trim();
+    if (!_plane_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .RESOURCE_PATTERN */ .iY.test(resource))
+        throw invalid(raw.resource, _plane_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .RESOURCE_FORM */ .We);
+    const actorDid = raw.actorDid.value.trim();
+    if (!(0,_plane_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .isDid */ .Cn)(actorDid))
+        throw invalid(raw.actorDid, _plane_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .DID_FORM */ .PN);
+    const url = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .parsePlaneUrl */ .p)(raw.apiUrl.value.trim());
+    // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
+    if (!url.ok || new URL(url.url).pathname !== '/')
+        throw invalid(raw.apiUrl, API_URL_FORM);
+    const waitTimeoutMs = (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(raw.waitTimeoutMs.value);
+    if (waitTimeoutMs === undefined)
+        throw invalid(raw.waitTimeoutMs, `${_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .DURATION_FORM */ .ec}, at most 24h`);
+    const onTimeout = raw.onTimeout.value.trim();
+    if (onTimeout !== 'fail' && onTimeout !== 'skip')
+        throw invalid(raw.onTimeout, "'fail' or 'skip'");
+    const keepAlive = readBoolean(raw.keepAlive);
+    const dryRun = readBoolean(raw.dryRun);
+    const key = raw.key.value.trim();
+    const loopback = url.url.startsWith('http:');
+    if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN(keyRequired === 'unless-dry-run'
+            ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
+                `No plane key and no OIDC token: either set the 'key' input (or ${KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
+            : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
+    }
+    return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
 }
 
 
@@ -29580,6 +29686,12 @@ const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     resource: shortText(256),
     holder: did,
     expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
+    /**
+     * The bundled kernel's: how long this grant or renewal runs from when the plane decided
+     * it (a lease time, not a point on any clock), so the keeper paces without a wall clock.
+     * One we cannot read is dropped (the keeper falls back to the documented 30 s).
+     */
+    ttlMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined)),
     /** Only the bundled kernel promises a fencing token. */
     fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(Number.isInteger, 'expected a whole number'))),
     /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
@@ -32783,7 +32895,6 @@ __nccwpck_require__.d(__webpack_exports__, {
   k5n: () => (/* binding */ _enum),
   Whr: () => (/* binding */ schemas_int),
   euz: () => (/* binding */ literal),
-  _H3: () => (/* binding */ looseObject),
   mee: () => (/* binding */ nullable),
   aig: () => (/* binding */ schemas_number),
   Ikc: () => (/* binding */ object),
@@ -32800,7 +32911,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, extend, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullish, omit, partial, pick, prefault, promise, readonly, required, safeExtend, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, extend, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullish, omit, partial, pick, prefault, promise, readonly, required, safeExtend, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -36535,7 +36646,7 @@ function looseObject(shape, params) {
         type: "object",
         shape,
         catchall: unknown(),
-        ...core_util/* normalizeParams */.A2(params),
+        ...util.normalizeParams(params),
     });
 }
 // object methods

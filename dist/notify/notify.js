@@ -28288,19 +28288,90 @@ var external_node_url_ = __nccwpck_require__(3136);
 var external_node_worker_threads_ = __nccwpck_require__(5919);
 ;// CONCATENATED MODULE: ./src/errors.ts
 /**
- * The one base of every error lease-gate means a person to read, and the one
+ * Every kind of failure lease-gate throws on purpose, one code each: stable, for code
+ * (and people reading logs) that decide on the kind rather than the words. A new kind of
+ * error adds its code here, so the list of what can go wrong is read in one place
+ * (docs/architecture.md, "Errors").
+ */
+const ERROR_CODES = (/* unused pure expression or super */ null && ([
+    // A person's input: the command line, settings, files named on it.
+    'usage',
+    'settings',
+    'config',
+    'windows',
+    'notify',
+    'auth_file',
+    // Helpers and the outside world.
+    'helper',
+    'github',
+    'http_network',
+    'http_timeout',
+    'http_too_large',
+    'http_cancelled',
+    // The plane's answers, as a client meets them.
+    'lease_refused',
+    'lease_revoked',
+    'plane_key_refused',
+    'plane_request_rejected',
+    'plane_contract',
+    'plane_broken_grant',
+    'plane_transient',
+    'plane_unavailable',
+    'cancelled',
+    // The kernel: its answers, its store, its start.
+    'api_refusal',
+    'auth_refusal',
+    'client_gone',
+    'store',
+    'store_schema_too_new',
+    'store_unavailable',
+    'store_outcome_unknown',
+    'store_commit_unknown',
+    'start_refused',
+    'state_locked',
+    // The ledger and its bundles.
+    'ledger',
+    'ledger_lines_not_loaded',
+    'ledger_fetch',
+    'checkpoint',
+    'bundle',
+    'bundle_read',
+    'bundle_not_streamable',
+    // A broken promise of lease-gate's own code (a bug, not a person's mistake).
+    'internal',
+]));
+/**
+ * The one base of every error lease-gate throws on purpose, and the one
  * function that turns any error into the line a person sees.
  *
  * A LeaseGateError's message is written for people (what failed, what to do)
- * and printed as it is, never with a stack; `code` is stable, for code that
- * decides on the kind of failure, and `cause` (ES2022) keeps the error it wraps.
+ * and printed as it is, never with a stack; `code` is stable, one per kind
+ * (ERROR_CODES), for code that decides on the kind of failure, and `cause`
+ * keeps the error it wraps. Made as `new X(message, { ...fields, cause })`:
+ * the message first as for Error, everything else named (sigstore's BaseError
+ * is the model), so a field cannot be given in another's place.
  */
 class LeaseGateError extends Error {
     name = 'LeaseGateError';
     code;
+    constructor(message, options) {
+        super(message, options.cause === undefined ? undefined : { cause: options.cause });
+        this.code = options.code;
+    }
+}
+/** `{ cause }` when there is one, else nothing: `cause` is absent rather than undefined. */
+function causeOf(cause) {
+    return cause === undefined ? {} : { cause };
+}
+/**
+ * A promise of lease-gate's own code broken (a count that cannot be off, a state
+ * the code never makes): a bug to report, printed as unexpected with its code
+ * `internal` rather than as a person's mistake.
+ */
+class InternalError extends LeaseGateError {
+    name = 'InternalError';
     constructor(message, options = {}) {
-        super(message, 'cause' in options ? { cause: options.cause } : undefined);
-        this.code = options.code ?? 'lease-gate';
+        super(message, { ...options, code: 'internal' });
     }
 }
 /** What a person can do about the system errors a face meets most. */
@@ -28311,16 +28382,19 @@ const HINTS = {
     EACCES: ' (permission denied)',
 };
 /**
- * One line for any error: ours as written; an error of the system or of a driver (it
+ * One line for any error: ours as written (a bug of ours, code `internal`, as
+ * unexpected); an error of the system or of a driver (it
  * carries a string `code`: a port in use, a missing file, a refused connection, a
  * PostgreSQL error) by its first line, which names the path, address or reason, with a
  * hint for the common ones; anything else named as unexpected. Callers that print to a
  * log or a terminal still escape it (untrusted(), logLine()).
  */
 function errors_errorMessage(error) {
-    if (error instanceof LeaseGateError)
-        return error.message;
     const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    // A bug of ours is not a person's mistake: it is named as unexpected, as any other.
+    if (error instanceof LeaseGateError) {
+        return error.code === 'internal' ? `Unexpected error: ${text}` : error.message;
+    }
     const code = error?.code;
     if (typeof code === 'string')
         return `${text}${HINTS[code] ?? ''}`;
@@ -28348,19 +28422,23 @@ var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./src/http/errors.ts
 
 
+const CODES = {
+    network: 'http_network',
+    timeout: 'http_timeout',
+    'too-large': 'http_too_large',
+    cancelled: 'http_cancelled',
+};
 /** The one error of the HTTP client: the exchange did not complete. */
 class HttpError extends LeaseGateError {
-    failure;
-    call;
     name = 'HttpError';
-    constructor(message, 
     /** What went wrong, for callers that decide on it (retry, cancel). */
-    failure, 
+    failure;
     /** `[METHOD] "url"`, for messages. */
-    call, cause) {
-        super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
-        this.failure = failure;
-        this.call = call;
+    call;
+    constructor(message, options) {
+        super(message, { ...causeOf(options.cause), code: CODES[options.failure] });
+        this.failure = options.failure;
+        this.call = options.call;
     }
 }
 
@@ -28417,7 +28495,10 @@ function createHttpClient(options = {}) {
     async function send(req) {
         const call = `[${req.method}] "${req.url}"`;
         if (closed)
-            throw new HttpError(`${call}: the HTTP client is closed`, 'cancelled', call);
+            throw new HttpError(`${call}: the HTTP client is closed`, {
+                failure: 'cancelled',
+                call,
+            });
         const timeoutMs = req.timeoutMs ?? headersTimeout;
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -28440,11 +28521,19 @@ function createHttpClient(options = {}) {
             if (error instanceof HttpError)
                 throw error;
             if (req.signal?.aborted)
-                throw new HttpError(`${call}: cancelled`, 'cancelled', call);
+                throw new HttpError(`${call}: cancelled`, { failure: 'cancelled', call });
             if (timeout.aborted || isTimeout(error)) {
-                throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
+                throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, {
+                    failure: 'timeout',
+                    call,
+                    cause: error,
+                });
             }
-            throw new HttpError(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
+            throw new HttpError(`${call}: ${describeNetworkError(error)}`, {
+                failure: 'network',
+                call,
+                cause: error,
+            });
         }
     }
     return {
@@ -28453,7 +28542,10 @@ function createHttpClient(options = {}) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
                 const call = `[GET] "${url}"`;
-                throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+                throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                    failure: 'network',
+                    call,
+                });
             }
             return answer.text;
         },
@@ -28472,7 +28564,10 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+            throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+                failure: 'too-large',
+                call,
+            });
         }
         chunks.push(chunk);
     }
@@ -35610,6 +35705,12 @@ const entrySchema = strictObject({
     expiresAtMs: optional(schemas_number().check(schemas_int())),
     reason: optional(schemas_string()),
     /**
+     * Who revoked (revokes only): `operator:NAME` when the operator gave a name,
+     * as a freeze's `actorDid` does (a revoke's `actorDid` is the holder it
+     * ended). Optional, so ledgers written before it verify as they are.
+     */
+    by: optional(schemas_string()),
+    /**
      * What the holder said it deploys (grants; repository, commit, run...):
      * recorded as the kernel validated it, a small flat object. Optional, so
      * ledgers written before it verify as they are.
@@ -35638,7 +35739,7 @@ function canonicalJson(value) {
  * young collections (three times the bytes promoted under load).
  */
 function entryOf(event, seq, tsMs, clockMs) {
-    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, deploy } = event;
+    const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -35646,6 +35747,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.expiresAtMs = expiresAtMs;
     if (reason !== undefined)
         entry.reason = reason;
+    if (by !== undefined)
+        entry.by = by;
     if (deploy !== undefined)
         entry.deploy = deploy;
     return entry;
@@ -35658,6 +35761,8 @@ function entryOf(event, seq, tsMs, clockMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.by !== undefined)
+        text += `,"by":${s(e.by)}`;
     if (e.clockMs !== undefined)
         text += `,"clockMs":${e.clockMs}`;
     // Rare (grants that name a deploy) and nested: the general form sorts its keys.
@@ -35751,6 +35856,9 @@ function uuidOf(digest) {
 }
 class notify_NotifyError extends LeaseGateError {
     name = 'NotifyError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'notify' });
+    }
 }
 /** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
 function notify_checkNotifyUrl(raw) {

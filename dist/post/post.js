@@ -893,7 +893,7 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4043:
+/***/ 6424:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1461,7 +1461,7 @@ module.exports = upgrade
 
 
 
-module.exports.request = __nccwpck_require__(4043)
+module.exports.request = __nccwpck_require__(6424)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
@@ -28368,7 +28368,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1124:
+/***/ 1921:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28541,180 +28541,10 @@ function hasEnvEntry(pid, uid, name, value) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/lease/helpers.ts
-
-
-
-
-
-
-function helpers_helperCommand(moduleUrl = import.meta.url) {
-    const here = dirname(fileURLToPath(moduleUrl));
-    if (fileURLToPath(moduleUrl).endsWith('.ts')) {
-        const root = join(here, '..', '..');
-        const cli = join(root, 'src', 'bin', 'cli.ts');
-        const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
-        for (const file of [cli, tsx]) {
-            if (!existsSync(file))
-                throw new HelperError(`lease-gate cannot find its helper ${file}.`);
-        }
-        return { command: process.execPath, args: ['--import', tsx, cli], fromSource: true };
-    }
-    const cli = join(here, '..', 'cli', 'index.js');
-    if (!existsSync(cli)) {
-        throw new HelperError(`lease-gate cannot find its helper ${cli}; is dist/ complete?`);
-    }
-    return { command: process.execPath, args: [cli], fromSource: false };
-}
-/**
- * Starts the CLI detached so it outlives this step: its own process group, no
- * pipes to us (a runner waits for inherited pipes), output to a file if given.
- */
-function helpers_spawnHelper(helper, args, env, logFile) {
-    const out = logFile ? openSync(logFile, 'a') : 'ignore';
-    try {
-        const child = spawn(helper.command, [...helper.args, ...args], {
-            detached: true,
-            stdio: ['ignore', out, out],
-            env,
-        });
-        let ended;
-        child.on('error', (error) => (ended ??= error.message));
-        child.on('exit', (code, signal) => (ended ??= signal ? `signal ${signal}` : `exit code ${code}`));
-        child.unref();
-        if (child.pid === undefined)
-            throw new HelperError(`could not start ${helper.args.at(-1)}`);
-        return { pid: child.pid, exited: () => ended };
-    }
-    finally {
-        if (typeof out === 'number')
-            closeSync(out);
-    }
-}
-/** False when /proc shows that `pid` now runs something else (the pid was reused). */
-function runs(pid, marker) {
-    try {
-        return (0,external_node_fs_.readFileSync)(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
-    }
-    catch {
-        return true;
-    }
-}
-/**
- * SIGTERM, then SIGKILL if it is still there after `graceMs`; only if its
- * command line still holds `marker`. True when it is gone.
- */
-async function helpers_stopProcess(pid, graceMs, sleep, marker = 'cli') {
-    if (!(pid > 0) || !isAlive(pid) || !runs(pid, marker))
-        return true;
-    try {
-        process.kill(pid, 'SIGTERM');
-    }
-    catch {
-        return true;
-    }
-    for (let waited = 0; waited < graceMs; waited += 25) {
-        await sleep(25);
-        if (!isAlive(pid))
-            return true;
-    }
-    try {
-        process.kill(pid, 'SIGKILL');
-    }
-    catch {
-        // gone in the meantime
-    }
-    await sleep(50);
-    return !isAlive(pid);
-}
-/** An environment for a helper process: the key under its documented name, no step inputs or state. */
-function helpers_helperEnv(key, env = process.env) {
-    const out = {};
-    for (const [name, value] of Object.entries(env)) {
-        if (!name.startsWith('INPUT_') && !name.startsWith('STATE_'))
-            out[name] = value;
-    }
-    if (key)
-        out.INTRAMEDIAL_KEY = key;
-    else
-        delete out.INTRAMEDIAL_KEY;
-    return out;
-}
-
-;// CONCATENATED MODULE: ./src/fs/atomic.ts
-
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function atomic_writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-    }
-    finally {
-        closeSync(fd);
-    }
-    renameSync(temp, path);
-}
-
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __nccwpck_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __nccwpck_require__(3305);
-;// CONCATENATED MODULE: ./src/gate/keeper-status.ts
-
-/**
- * What the keeper has seen, as its status file carries it across the process
- * boundary: one schema, and the types are what it parses (post, `run` and the
- * keeper itself read and write it through this).
- */
-const keeper_status_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_000));
-const at = schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isFinite));
-const keepEnds = [
-    'stopped',
-    'lifetime',
-    'parent-gone',
-    'lost',
-    'key-refused',
-    'not-wanted',
-];
-const lossSchema = schemas/* object */.Ikc({
-    /** When we learned of it (wall clock). */
-    atMs: at,
-    /** When the plane ended it, on the plane's clock (a watch's answer says). */
-    endedAtMs: schemas/* optional */.lqM(at),
-    /**
-     * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
-     * from a watch `lapsed`, `released` or `unknown`, `broken_plane` (a renewal not ours to
-     * believe, given back), or the plane's reason.
-     */
-    reason: keeper_status_text,
-    /** Who holds it now (for `revoked`: as the plane says). */
-    holder: schemas/* optional */.lqM(keeper_status_text),
-    /** The operator's message (revoked) or the plane's. */
-    message: schemas/* optional */.lqM(keeper_status_text),
-    /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
-    newLeaseId: schemas/* optional */.lqM(keeper_status_text),
-    gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
-});
-/** The keeper's record in its status file: its pid and what it has seen. */
-const keeperRecordSchema = schemas/* object */.Ikc({
-    pid: schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isInteger)),
-    resource: keeper_status_text,
-    actorDid: keeper_status_text,
-    leaseId: keeper_status_text,
-    fence: schemas/* optional */.lqM(schemas/* number */.aig()),
-    expiresAtMs: at,
-    renewals: schemas/* number */.aig(),
-    /** Wall time of the last successful renewal. */
-    lastRenewedAtMs: schemas/* optional */.lqM(at),
-    failures: schemas/* number */.aig(),
-    lastError: schemas/* optional */.lqM(keeper_status_text),
-    /** Our lease ended under us; renewing stopped. */
-    lost: schemas/* optional */.lqM(lossSchema),
-    ended: schemas/* optional */.lqM(schemas/* object */.Ikc({ atMs: at, why: schemas/* enum */.k5n(keepEnds) })),
-});
-
 ;// CONCATENATED MODULE: ./src/plane/deploy.ts
 
 /**
@@ -28860,6 +28690,12 @@ const schema_leaseSchema = schemas/* object */.Ikc({
     resource: shortText(256),
     holder: did,
     expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
+    /**
+     * The bundled kernel's: how long this grant or renewal runs from when the plane decided
+     * it (a lease time, not a point on any clock), so the keeper paces without a wall clock.
+     * One we cannot read is dropped (the keeper falls back to the documented 30 s).
+     */
+    ttlMs: schemas/* optional */.lqM(schemas/* catch */.MfU(schemas/* optional */.lqM(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined)),
     /** Only the bundled kernel promises a fencing token. */
     fence: schemas/* optional */.lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(schemas/* refine */.YPB(Number.isInteger, 'expected a whole number'))),
     /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
@@ -28953,6 +28789,246 @@ function describeIssues(error) {
         .join('; ');
 }
 
+// EXTERNAL MODULE: ./src/plane/url.ts
+var url = __nccwpck_require__(4043);
+;// CONCATENATED MODULE: ./src/lease/settings.ts
+
+
+
+
+/** Where clients read the plane key: ours first, then the hosted plane's documented name. */
+const settings_KEY_ENV = 'LEASE_GATE_KEY';
+const settings_HOSTED_KEY_ENV = 'INTRAMEDIAL_KEY';
+/** The plane key from the environment, and the variable it came from. */
+function keyFromEnv(env) {
+    const ours = (env[settings_KEY_ENV] ?? '').trim();
+    if (ours)
+        return { value: ours, from: settings_KEY_ENV };
+    return { value: (env[settings_HOSTED_KEY_ENV] ?? '').trim(), from: settings_HOSTED_KEY_ENV };
+}
+const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
+function invalid(given, expected) {
+    const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
+    return new SettingsError(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
+}
+function readBoolean(given) {
+    const value = given.value.trim();
+    if (/^(true|True|TRUE)$/.test(value))
+        return true;
+    if (/^(false|False|FALSE)$/.test(value))
+        return false;
+    throw invalid(given, "'true' or 'false'");
+}
+/**
+ * Raw values → Settings, or a SettingsError before anything is sent anywhere.
+ * `keyRequired`: the action needs a key unless it is a dry run; the CLI needs
+ * one for anything but a plane on loopback.
+ */
+function settings_buildSettings(raw, keyRequired) {
+    const resource = raw.resource.value.trim();
+    if (!RESOURCE_PATTERN.test(resource))
+        throw invalid(raw.resource, RESOURCE_FORM);
+    const actorDid = raw.actorDid.value.trim();
+    if (!isDid(actorDid))
+        throw invalid(raw.actorDid, DID_FORM);
+    const url = parsePlaneUrl(raw.apiUrl.value.trim());
+    // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
+    if (!url.ok || new URL(url.url).pathname !== '/')
+        throw invalid(raw.apiUrl, API_URL_FORM);
+    const waitTimeoutMs = parseDuration(raw.waitTimeoutMs.value);
+    if (waitTimeoutMs === undefined)
+        throw invalid(raw.waitTimeoutMs, `${DURATION_FORM}, at most 24h`);
+    const onTimeout = raw.onTimeout.value.trim();
+    if (onTimeout !== 'fail' && onTimeout !== 'skip')
+        throw invalid(raw.onTimeout, "'fail' or 'skip'");
+    const keepAlive = readBoolean(raw.keepAlive);
+    const dryRun = readBoolean(raw.dryRun);
+    const key = raw.key.value.trim();
+    const loopback = url.url.startsWith('http:');
+    if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
+        throw new SettingsError(keyRequired === 'unless-dry-run'
+            ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
+                `No plane key and no OIDC token: either set the 'key' input (or ${settings_KEY_ENV} or ${settings_HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
+            : `No plane key: set ${settings_KEY_ENV} (or ${settings_HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
+    }
+    return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
+}
+
+;// CONCATENATED MODULE: ./src/lease/helpers.ts
+
+
+
+
+
+
+
+function helpers_helperCommand(moduleUrl = import.meta.url) {
+    const here = dirname(fileURLToPath(moduleUrl));
+    if (fileURLToPath(moduleUrl).endsWith('.ts')) {
+        const root = join(here, '..', '..');
+        const cli = join(root, 'src', 'bin', 'cli.ts');
+        const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+        for (const file of [cli, tsx]) {
+            if (!existsSync(file))
+                throw new HelperError(`lease-gate cannot find its helper ${file}.`);
+        }
+        return { command: process.execPath, args: ['--import', tsx, cli], fromSource: true };
+    }
+    const cli = join(here, '..', 'cli', 'index.js');
+    if (!existsSync(cli)) {
+        throw new HelperError(`lease-gate cannot find its helper ${cli}; is dist/ complete?`);
+    }
+    return { command: process.execPath, args: [cli], fromSource: false };
+}
+/**
+ * Starts the CLI detached so it outlives this step: its own process group, no
+ * pipes to us (a runner waits for inherited pipes), output to a file if given.
+ */
+function helpers_spawnHelper(helper, args, env, logFile) {
+    const out = logFile ? openSync(logFile, 'a') : 'ignore';
+    try {
+        const child = spawn(helper.command, [...helper.args, ...args], {
+            detached: true,
+            stdio: ['ignore', out, out],
+            env,
+        });
+        let ended;
+        child.on('error', (error) => (ended ??= error.message));
+        child.on('exit', (code, signal) => (ended ??= signal ? `signal ${signal}` : `exit code ${code}`));
+        child.unref();
+        if (child.pid === undefined)
+            throw new HelperError(`could not start ${helper.args.at(-1)}`);
+        return { pid: child.pid, exited: () => ended };
+    }
+    finally {
+        if (typeof out === 'number')
+            closeSync(out);
+    }
+}
+/** False when /proc shows that `pid` now runs something else (the pid was reused). */
+function runs(pid, marker) {
+    try {
+        return (0,external_node_fs_.readFileSync)(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    }
+    catch {
+        return true;
+    }
+}
+/**
+ * SIGTERM, then SIGKILL if it is still there after `graceMs`; only if its
+ * command line still holds `marker`. True when it is gone.
+ */
+async function helpers_stopProcess(pid, graceMs, sleep, marker = 'cli') {
+    if (!(pid > 0) || !isAlive(pid) || !runs(pid, marker))
+        return true;
+    try {
+        process.kill(pid, 'SIGTERM');
+    }
+    catch {
+        return true;
+    }
+    for (let waited = 0; waited < graceMs; waited += 25) {
+        await sleep(25);
+        if (!isAlive(pid))
+            return true;
+    }
+    try {
+        process.kill(pid, 'SIGKILL');
+    }
+    catch {
+        // gone in the meantime
+    }
+    await sleep(50);
+    return !isAlive(pid);
+}
+/**
+ * An environment for a helper process: no step inputs or state, and the key the step
+ * settled on as the only one (under KEY_ENV, read back by `keyFromEnv`), so a different
+ * key left in the step's environment can never win in the helper.
+ */
+function helpers_helperEnv(key, env = process.env) {
+    const out = {};
+    for (const [name, value] of Object.entries(env)) {
+        if (!name.startsWith('INPUT_') && !name.startsWith('STATE_'))
+            out[name] = value;
+    }
+    delete out[KEY_ENV];
+    delete out[HOSTED_KEY_ENV];
+    if (key)
+        out[KEY_ENV] = key;
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/fs/atomic.ts
+
+/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
+function atomic_writeFileAtomic(path, text) {
+    const temp = `${path}.${process.pid}.tmp`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+        writeSync(fd, text);
+        fsyncSync(fd);
+    }
+    finally {
+        closeSync(fd);
+    }
+    renameSync(temp, path);
+}
+
+;// CONCATENATED MODULE: ./src/gate/keeper-status.ts
+
+/**
+ * What the keeper has seen, as its status file carries it across the process
+ * boundary: one schema, and the types are what it parses (post, `run` and the
+ * keeper itself read and write it through this).
+ */
+const keeper_status_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_000));
+const at = schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isFinite));
+const keepEnds = [
+    'stopped',
+    'lifetime',
+    'parent-gone',
+    'lost',
+    'key-refused',
+    'not-wanted',
+];
+const lossSchema = schemas/* object */.Ikc({
+    /** When we learned of it (wall clock). */
+    atMs: at,
+    /** When the plane ended it, on the plane's clock (a watch's answer says). */
+    endedAtMs: schemas/* optional */.lqM(at),
+    /**
+     * `lease_held`, `revoked`, `replaced` (the plane granted a new lease: ours had ended),
+     * from a watch `lapsed`, `released` or `unknown`, `broken_plane` (a renewal not ours to
+     * believe, given back), or the plane's reason.
+     */
+    reason: keeper_status_text,
+    /** Who holds it now (for `revoked`: as the plane says). */
+    holder: schemas/* optional */.lqM(keeper_status_text),
+    /** The operator's message (revoked) or the plane's. */
+    message: schemas/* optional */.lqM(keeper_status_text),
+    /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
+    newLeaseId: schemas/* optional */.lqM(keeper_status_text),
+    gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
+});
+/** The keeper's record in its status file: its pid and what it has seen. */
+const keeperRecordSchema = schemas/* object */.Ikc({
+    pid: schemas/* number */.aig().check(schemas/* refine */.YPB(Number.isInteger)),
+    resource: keeper_status_text,
+    actorDid: keeper_status_text,
+    leaseId: keeper_status_text,
+    fence: schemas/* optional */.lqM(schemas/* number */.aig()),
+    expiresAtMs: at,
+    renewals: schemas/* number */.aig(),
+    /** Wall time of the last successful renewal. */
+    lastRenewedAtMs: schemas/* optional */.lqM(at),
+    failures: schemas/* number */.aig(),
+    lastError: schemas/* optional */.lqM(keeper_status_text),
+    /** Our lease ended under us; renewing stopped. */
+    lost: schemas/* optional */.lqM(lossSchema),
+    ended: schemas/* optional */.lqM(schemas/* object */.Ikc({ atMs: at, why: schemas/* enum */.k5n(keepEnds) })),
+});
+
 ;// CONCATENATED MODULE: ./src/lease/keeper-status.ts
 
 
@@ -28984,53 +29060,65 @@ function writeStatusFile(file, record) {
     return true;
 }
 
-// EXTERNAL MODULE: ./src/http/errors.ts
-var http_errors = __nccwpck_require__(8549);
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __nccwpck_require__(3916);
 ;// CONCATENATED MODULE: ./src/plane/errors.ts
 
 /** Typed failures of a plane call; every message says which call and what to do. */
-class PlaneError extends http_errors/* LeaseGateError */.e {
+class PlaneError extends src_errors/* LeaseGateError */.eg {
+    name = 'PlaneError';
     call;
     status;
-    name = 'PlaneError';
-    constructor(message, call, status, 
-    /** `cause`: the error this one wraps, when it wraps one. */
-    options = {}) {
-        super(message, options);
-        this.call = call;
-        this.status = status;
+    constructor(message, code, options) {
+        super(message, { ...(0,src_errors/* causeOf */.rl)(options.cause), code });
+        this.call = options.call;
+        this.status = options.status;
     }
 }
 /** 401/403: the key was refused. Never retried. */
 class KeyRefusedError extends PlaneError {
     name = 'KeyRefusedError';
+    constructor(message, options) {
+        super(message, 'plane_key_refused', options);
+    }
 }
 /** Other 4xx: our bug or bad input. Never retried. */
 class RequestRejectedError extends PlaneError {
     name = 'RequestRejectedError';
+    constructor(message, options) {
+        super(message, 'plane_request_rejected', options);
+    }
 }
 /** The body does not match the contract; the message names the field. */
 class ContractError extends PlaneError {
     name = 'ContractError';
+    /** `code`: only for BrokenGrantError. */
+    constructor(message, options) {
+        super(message, options.code ?? 'plane_contract', options);
+    }
 }
 /** Network failure, request timeout, 408, 429 or 5xx (store_unavailable too): worth asking again. */
 class TransientError extends PlaneError {
-    retryAfterMs;
     name = 'TransientError';
-    constructor(message, call, status, retryAfterMs, options = {}) {
-        super(message, call, status, options);
-        this.retryAfterMs = retryAfterMs;
+    /** The plane's Retry-After, when it named one. */
+    retryAfterMs;
+    constructor(message, options) {
+        super(message, 'plane_transient', options);
+        this.retryAfterMs = options.retryAfterMs;
     }
 }
 /** Transient failures went on past the retry budget. */
 class PlaneUnavailableError extends PlaneError {
     name = 'PlaneUnavailableError';
+    constructor(message, options) {
+        super(message, 'plane_unavailable', options);
+    }
 }
 /** The caller's signal stopped the call. */
-class CancelledError extends http_errors/* LeaseGateError */.e {
+class CancelledError extends src_errors/* LeaseGateError */.eg {
     name = 'CancelledError';
     constructor() {
-        super('cancelled');
+        super('cancelled', { code: 'cancelled' });
     }
 }
 
@@ -29086,15 +29174,15 @@ function grantProblem(lease, asked, wallNow) {
 }
 /** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
 class BrokenGrantError extends ContractError {
-    field;
-    gaveBack;
     name = 'BrokenGrantError';
-    constructor(message, call, status, field, 
+    /** The grant's field that is wrong. */
+    field;
     /** The release by (resource, own DID) that followed was answered. */
-    gaveBack) {
-        super(message, call, status);
-        this.field = field;
-        this.gaveBack = gaveBack;
+    gaveBack;
+    constructor(message, options) {
+        super(message, { call: options.call, status: options.status, code: 'plane_broken_grant' });
+        this.field = options.field;
+        this.gaveBack = options.gaveBack;
     }
 }
 /** Plane text in a message: bounded, on one line, without markup. */
@@ -29103,14 +29191,12 @@ function quote(text) {
     return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-// EXTERNAL MODULE: ./src/errors.ts
-var src_errors = __nccwpck_require__(3916);
 ;// CONCATENATED MODULE: ./src/gate/keep.ts
 
 
 
-/** The documented lease time, for a plane whose expiry cannot be read against our clock. */
-const FALLBACK_LEASE_MS = 30_000;
+/** The documented lease time (CONTRACT.md), for a plane whose answer does not tell its own. */
+const DOCUMENTED_LEASE_MS = 30_000;
 const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
@@ -29184,8 +29270,11 @@ async function renewLoop(options, seen) {
         failures: 0,
     };
     options.onChange?.(status);
-    let leaseEnd = started + remainingOf(options.lease, options.wallNow());
-    let nextRenewal = started + (leaseEnd - started) / 3;
+    // Paced on our monotonic clock from when each granting request was SENT (the plane decided
+    // no earlier), by the lease time it told: a runner's wall clock off by any amount changes
+    // nothing. Renewed at a third of the time left, as before.
+    let leaseEnd = options.sentAtMs === undefined ? started : options.sentAtMs + leaseTimeOf(options.lease);
+    let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
     const end = (why) => {
         status.ended = { atMs: options.wallNow(), why };
         options.onChange?.(status);
@@ -29211,6 +29300,7 @@ async function renewLoop(options, seen) {
             continue;
         }
         let answer;
+        const sentAt = clock.now();
         try {
             answer = await client.lease(request, {
                 signal,
@@ -29268,8 +29358,8 @@ async function renewLoop(options, seen) {
         status.renewals += 1;
         status.expiresAtMs = lease.expiresAtMs;
         status.lastRenewedAtMs = options.wallNow();
-        const remaining = remainingOf(lease, options.wallNow());
-        leaseEnd = answeredAt + remaining;
+        leaseEnd = sentAt + leaseTimeOf(lease);
+        const remaining = Math.max(0, leaseEnd - answeredAt);
         nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
         options.onChange?.(status);
     }
@@ -29284,37 +29374,48 @@ function lossOf(end) {
     };
 }
 /**
- * The lease's time left by its expiry: none left means renew at once; a
- * reading that skew makes absurd (over an hour) falls back to 30 s.
+ * How long a grant or renewal runs: the plane's own `ttlMs` when it tells one (the bundled
+ * kernel does), else the documented 30 s. Never `expiresAtMs` less our wall clock: a runner
+ * whose clock is behind the plane's by more than about twice the lease time lost its lease.
  */
-function remainingOf(lease, wallNow) {
-    const remaining = lease.expiresAtMs - wallNow;
-    if (remaining <= 0)
-        return 0;
-    return remaining <= 3_600_000 ? remaining : FALLBACK_LEASE_MS;
+function leaseTimeOf(lease) {
+    return lease.ttlMs ?? DOCUMENTED_LEASE_MS;
 }
 
 ;// CONCATENATED MODULE: ./src/gate/wait.ts
 
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
-class LeaseRefusedError extends http_errors/* LeaseGateError */.e {
-    reason;
-    detail;
+class LeaseRefusedError extends src_errors/* LeaseGateError */.eg {
     name = 'LeaseRefusedError';
-    constructor(reason, detail, message = `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`) {
-        super(message);
+    /** The plane's reason (`actor_suspended`, …), or what refused (`key refused`). */
+    reason;
+    /** The plane's own words, when it gave any. */
+    detail;
+    /** `message`: by default "The plane refused the lease: <reason> (<detail>)". */
+    constructor(options) {
+        const { reason, detail } = options;
+        super(options.message ?? `The plane refused the lease: ${reason}${detail ? ` (${detail})` : ''}`, {
+            ...(0,src_errors/* causeOf */.rl)(options.cause),
+            code: options.code ?? 'lease_refused',
+        });
         this.reason = reason;
         this.detail = detail;
     }
 }
 /** An operator revoked this agent's lease on the resource: final, not a wait. */
 class LeaseRevokedError extends LeaseRefusedError {
+    name = 'LeaseRevokedError';
     resource;
     operatorMessage;
-    name = 'LeaseRevokedError';
-    constructor(resource, operatorMessage) {
-        super('revoked', operatorMessage, `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`);
+    constructor(options) {
+        const { resource, operatorMessage } = options;
+        super({
+            reason: 'revoked',
+            detail: operatorMessage,
+            message: `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
+            code: 'lease_revoked',
+        });
         this.resource = resource;
         this.operatorMessage = operatorMessage;
     }
@@ -29393,12 +29494,15 @@ async function waitForLease(options) {
             };
         }
         if (answer.kind === 'revoked')
-            throw new LeaseRevokedError(options.resource, answer.message);
+            throw new LeaseRevokedError({
+                resource: options.resource,
+                operatorMessage: answer.message,
+            });
         if (answer.kind === 'superseded') {
             return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
         }
         if (answer.kind === 'refused')
-            throw new LeaseRefusedError(answer.reason, answer.message);
+            throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
         // Only a lease held now: a reservation would be a new grant, not the app's lease.
         if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
             const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
@@ -29478,6 +29582,8 @@ async function releaseQuietly(options, request) {
 var external_node_http_ = __nccwpck_require__(7067);
 // EXTERNAL MODULE: ./src/http/client.ts
 var client = __nccwpck_require__(3329);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __nccwpck_require__(8549);
 ;// CONCATENATED MODULE: ./src/plane/retry.ts
 const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
 /** Capped exponential back-off with "equal jitter": half fixed, half random. */
@@ -29544,7 +29650,10 @@ function createPlaneClient(options) {
             catch (error) {
                 // The token service may be down a moment: retried like the plane itself.
                 const why = (0,src_errors/* causeText */.xv)(error).slice(0, 200);
-                throw new TransientError(`${name}: could not get an OIDC token (${why})`, name, undefined, undefined, { cause: error });
+                throw new TransientError(`${name}: could not get an OIDC token (${why})`, {
+                    call: name,
+                    cause: error,
+                });
             }
         }
         if (credential)
@@ -29567,7 +29676,7 @@ function createPlaneClient(options) {
             if (call.signal?.aborted)
                 throw new CancelledError();
             const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : (0,src_errors/* causeText */.xv)(error);
-            throw new TransientError(`${name}: ${why}`, name, undefined, undefined, { cause: error });
+            throw new TransientError(`${name}: ${why}`, { call: name, cause: error });
         }
         const { status, text } = response;
         const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
@@ -29581,19 +29690,29 @@ function createPlaneClient(options) {
                     ? 'the key'
                     : 'the call: no key was sent';
             const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, name, status);
+            throw new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status });
         }
         if (status === 408 || status === 429 || status >= 500) {
             const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
             const detail = bodyMessage(body);
-            throw new TransientError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status, retryAfter);
+            throw new TransientError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+                call: name,
+                status,
+                retryAfterMs: retryAfter,
+            });
         }
         if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
             const detail = bodyMessage(body);
-            throw new RequestRejectedError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, name, status);
+            throw new RequestRejectedError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+                call: name,
+                status,
+            });
         }
         if (body === undefined) {
-            throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, name, status);
+            throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, {
+                call: name,
+                status,
+            });
         }
         const applied = headerValue(response.headers['preference-applied']) ?? '';
         return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
@@ -29609,7 +29728,7 @@ function createPlaneClient(options) {
                     throw error;
                 const wait = Math.min(error.retryAfterMs ?? backoffMs(policy, n, random), policy.capMs * 4);
                 if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
-                    throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, error.call, error.status);
+                    throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, { call: error.call, status: error.status });
                 }
                 options.onRetry?.({
                     error: error.message,
@@ -29627,7 +29746,7 @@ function createPlaneClient(options) {
         const parsed = schema.safeParse(raw.body);
         if (parsed.success)
             return parsed.data;
-        throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, call, raw.status);
+        throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
     };
     const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
     const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
@@ -29684,7 +29803,7 @@ function createPlaneClient(options) {
             }
             // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
             const gaveBack = await giveBack(req);
-            throw new BrokenGrantError(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, where, raw.status, broken.field, gaveBack);
+            throw new BrokenGrantError(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call: where, status: raw.status, field: broken.field, gaveBack });
         },
         async release(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid };
@@ -29720,8 +29839,8 @@ function createPlaneClient(options) {
                 holder: answer.holder,
             };
         },
-        async revoke(resource, reason, adminKey, call = {}) {
-            const raw = await post(REVOKE_PATH, { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
+        async revoke(resource, reason, adminKey, call = {}, by) {
+            const raw = await post(REVOKE_PATH, by ? { resource, reason, by } : { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
             const answer = check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH));
             return {
                 revoked: answer.revoked,
@@ -29884,7 +30003,7 @@ function openSession(options) {
             return { kind: 'failed', message: (0,src_errors/* errorMessage */.gJ)(error) };
         }
     }
-    function held(lease, waitedMs = 0) {
+    function held(lease, waitedMs = 0, sentAtMs) {
         return {
             lease,
             waitedMs,
@@ -29892,6 +30011,8 @@ function openSession(options) {
                 client,
                 ...request,
                 lease: controls.lease ?? lease,
+                // A lease handed in by the caller came from a request we did not time.
+                ...(controls.lease ? {} : { sentAtMs }),
                 clock,
                 wallNow,
                 sleep,
@@ -29913,8 +30034,20 @@ function openSession(options) {
     return {
         client,
         async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
+            // When the request that was granted was sent: the lease's time runs from no earlier.
+            let sentAtMs;
+            const timed = {
+                lease: async (...args) => {
+                    const sent = clock.now();
+                    const answer = await client.lease(...args);
+                    if (answer.kind === 'granted')
+                        sentAtMs = sent;
+                    return answer;
+                },
+                release: (...args) => client.release(...args),
+            };
             const result = await waitForLease({
-                client,
+                client: timed,
                 ...request,
                 ...(options.deploy ? { deploy: options.deploy } : {}),
                 ...(options.queue ? { queue: options.queue } : {}),
@@ -29935,7 +30068,7 @@ function openSession(options) {
                 request = { resource: options.resource, actorDid: result.lease.holder };
             return {
                 outcome: 'granted',
-                held: held(result.lease, result.waitedMs),
+                held: held(result.lease, result.waitedMs, sentAtMs),
                 waitedMs: result.waitedMs,
                 ...(result.previous ? { previous: result.previous } : {}),
                 ...(result.takenUp ? { takenUp: true } : {}),
@@ -30360,6 +30493,9 @@ const MAX_PAGES = 20_000;
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
 class LedgerFetchError extends http_errors/* LeaseGateError */.e {
     name = 'LedgerFetchError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'ledger_fetch' });
+    }
 }
 const pageSchema = schemas/* object */.Ikc({
     checkpoint: schemas/* string */.YjP(),
@@ -30473,8 +30609,6 @@ async function exportLedger(apiUrl, key, write, progress) {
     }
 }
 
-// EXTERNAL MODULE: ./src/plane/url.ts
-var url = __nccwpck_require__(6424);
 ;// CONCATENATED MODULE: ./src/action/context.ts
 
 /** An in-memory runner: what main writes to state, post can read by passing `state` on. */
@@ -33602,8 +33736,6 @@ const io_STATE = {
     /** 'none' once main knows it holds nothing (timeout, cancel, refusal); absent after a grant it may not have recorded. */
     outcome: 'outcome',
 };
-/** The environment variable the key falls back to. */
-const KEY_ENV = 'INTRAMEDIAL_KEY';
 /** The longest output value; a DID (512) and every lease id (128) fit. */
 const MAX_OUTPUT_LENGTH = 1_024;
 /**
@@ -34048,73 +34180,46 @@ function keepValid(candidate) {
     return cleanDeploy(deploySchema.parse(kept));
 }
 
+;// CONCATENATED MODULE: ./src/action/saved-state.ts
+
+
+/**
+ * What main hands post through the step state (`STATE` names each field), as one schema:
+ * post reads every field through it, never with its own Number() or comparison. State is
+ * text the runner stores; a field that does not parse (absent, empty, edited, from another
+ * version) reads as absent and leaves the others alone, so post still releases what it can.
+ */
+const saved_state_text = (max) => schemas/* catch */.MfU(schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(max))), undefined);
+const count = schemas/* catch */.MfU(schemas/* optional */.lqM(schemas/* pipe */.FsL(schemas/* string */.YjP().check(api/* _regex */.Fk(/^\d{1,16}$/)), schemas/* transform */.pdi(Number))), undefined);
+const savedStateSchema = schemas/* object */.Ikc({
+    resource: saved_state_text(512),
+    actorDid: saved_state_text(512),
+    apiUrl: saved_state_text(2_048),
+    leaseId: saved_state_text(128),
+    expiresAtMs: count,
+    grantedAtMs: count,
+    waitedMs: count,
+    /** Shown as main saved it: a fence may pass 2^53 in text, never in a number. */
+    fence: schemas/* catch */.MfU(schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^\d{1,20}$/))), undefined),
+    dryRun: schemas/* catch */.MfU(schemas/* optional */.lqM(schemas/* pipe */.FsL(schemas/* literal */.euz('true'), schemas/* transform */.pdi(() => true))), undefined),
+    kernelPid: count,
+    kernelDir: saved_state_text(4_096),
+    keeperPid: count,
+    keeperStatus: saved_state_text(4_096),
+    outcome: schemas/* catch */.MfU(schemas/* optional */.lqM(schemas/* enum */.k5n(['none', 'granted'])), undefined),
+});
+/** Every field main saved, read through `savedStateSchema`. */
+function readSavedState(ctx) {
+    const raw = {};
+    for (const [field, name] of Object.entries(io_STATE))
+        raw[field] = ctx.getState(name) || undefined;
+    return savedStateSchema.parse(raw);
+}
+
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
 // EXTERNAL MODULE: ./src/lease/oidc-token.ts
 var oidc_token = __nccwpck_require__(8309);
-;// CONCATENATED MODULE: ./src/lease/settings.ts
-
-
-
-
-/** Where clients read the plane key: ours first, then the hosted plane's documented name. */
-const settings_KEY_ENV = 'LEASE_GATE_KEY';
-const HOSTED_KEY_ENV = 'INTRAMEDIAL_KEY';
-/** The plane key from the environment, and the variable it came from. */
-function keyFromEnv(env) {
-    const ours = (env[settings_KEY_ENV] ?? '').trim();
-    if (ours)
-        return { value: ours, from: settings_KEY_ENV };
-    return { value: (env[HOSTED_KEY_ENV] ?? '').trim(), from: HOSTED_KEY_ENV };
-}
-const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
-function invalid(given, expected) {
-    const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
-    return new SettingsError(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
-}
-function readBoolean(given) {
-    const value = given.value.trim();
-    if (/^(true|True|TRUE)$/.test(value))
-        return true;
-    if (/^(false|False|FALSE)$/.test(value))
-        return false;
-    throw invalid(given, "'true' or 'false'");
-}
-/**
- * Raw values → Settings, or a SettingsError before anything is sent anywhere.
- * `keyRequired`: the action needs a key unless it is a dry run; the CLI needs
- * one for anything but a plane on loopback.
- */
-function settings_buildSettings(raw, keyRequired) {
-    const resource = raw.resource.value.trim();
-    if (!RESOURCE_PATTERN.test(resource))
-        throw invalid(raw.resource, RESOURCE_FORM);
-    const actorDid = raw.actorDid.value.trim();
-    if (!isDid(actorDid))
-        throw invalid(raw.actorDid, DID_FORM);
-    const url = parsePlaneUrl(raw.apiUrl.value.trim());
-    // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
-    if (!url.ok || new URL(url.url).pathname !== '/')
-        throw invalid(raw.apiUrl, API_URL_FORM);
-    const waitTimeoutMs = parseDuration(raw.waitTimeoutMs.value);
-    if (waitTimeoutMs === undefined)
-        throw invalid(raw.waitTimeoutMs, `${DURATION_FORM}, at most 24h`);
-    const onTimeout = raw.onTimeout.value.trim();
-    if (onTimeout !== 'fail' && onTimeout !== 'skip')
-        throw invalid(raw.onTimeout, "'fail' or 'skip'");
-    const keepAlive = readBoolean(raw.keepAlive);
-    const dryRun = readBoolean(raw.dryRun);
-    const key = raw.key.value.trim();
-    const loopback = url.url.startsWith('http:');
-    if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
-        throw new SettingsError(keyRequired === 'unless-dry-run'
-            ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
-                `No plane key and no OIDC token: either set the 'key' input (or ${settings_KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
-            : `No plane key: set ${settings_KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
-    }
-    return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
-}
-
 ;// CONCATENATED MODULE: ./src/action/settings.ts
 
 
@@ -34234,6 +34339,7 @@ function readSettings(ctx, nonce = randomBytes(4).toString('hex')) {
 
 
 
+
 /** The post step: stop the keeper, give back what main may have been granted. It never fails the job. */
 async function run(ctx = coreContext()) {
     try {
@@ -34242,12 +34348,12 @@ async function run(ctx = coreContext()) {
             ctx.setSecret(key);
         const auth = readAuth(ctx);
         // A dry run's own kernel takes no credential.
-        const oidc = auth.mode === 'oidc' && !ctx.getState(io_STATE.dryRun);
+        const oidc = auth.mode === 'oidc' && !readSavedState(ctx).dryRun;
         const bearer = oidc ? oidcBearer(ctx, auth.audience) : undefined;
         const token = ctx.getInput(io_INPUTS.githubToken);
         if (token)
             ctx.setSecret(token);
-        const statusContext = readStatusContext(ctx, ctx.getState(io_STATE.resource));
+        const statusContext = readStatusContext(ctx, readSavedState(ctx).resource ?? '');
         const github = new GitHubSurfaces(token, statusContext, ctx.env, (m) => ctx.warning(m));
         await cleanup(ctx, key, github, bearer);
     }
@@ -34260,15 +34366,16 @@ async function run(ctx = coreContext()) {
     }
 }
 async function cleanup(ctx, key, github, bearer) {
-    const resource = ctx.getState(io_STATE.resource);
-    const actorDid = ctx.getState(io_STATE.actorDid);
-    const apiUrl = (0,url/* parsePlaneUrl */.p)(ctx.getState(io_STATE.apiUrl));
+    const state = readSavedState(ctx);
+    const { resource } = state;
+    const actorDid = state.actorDid ?? '';
+    const apiUrl = (0,url/* parsePlaneUrl */.p)(state.apiUrl ?? '');
     const keeper = await readKeeper(ctx);
     if (!resource || !schema_isDid(actorDid) || !apiUrl.ok) {
         ctx.info('This job asked for no lease: nothing to release.');
         return;
     }
-    const grantedId = ctx.getState(io_STATE.leaseId);
+    const grantedId = state.leaseId;
     const session = openSession({
         apiUrl: apiUrl.url,
         key,
@@ -34278,7 +34385,7 @@ async function cleanup(ctx, key, github, bearer) {
         env: ctx.env,
     });
     try {
-        if (!grantedId && ctx.getState(io_STATE.outcome) === 'none') {
+        if (!grantedId && state.outcome === 'none') {
             ctx.info(`This job was granted no lease on ${resource}: nothing to release.`);
             return;
         }
@@ -34299,20 +34406,21 @@ async function cleanup(ctx, key, github, bearer) {
 async function giveBack(ctx, releaseOwn, job, github) {
     const { resource, keeper, grantedId } = job;
     const leaseId = grantedId;
-    const expiresAtMs = keeper?.expiresAtMs ?? Number(ctx.getState(io_STATE.expiresAtMs));
-    const fence = ctx.getState(io_STATE.fence);
-    const heldFor = duration_formatDuration(Math.max(0, Date.now() - Number(ctx.getState(io_STATE.grantedAtMs) || Date.now())));
+    const state = readSavedState(ctx);
+    const expiresAtMs = keeper?.expiresAtMs ?? state.expiresAtMs ?? NaN;
+    const fence = state.fence;
+    const heldFor = duration_formatDuration(Math.max(0, Date.now() - (state.grantedAtMs || Date.now())));
     const rows = [
         ['resource', resource],
         ['holder', did_describeHolder(job.actorDid)],
         ['lease id', leaseId],
         ...deployRows(deployFromEnv(ctx.env), ctx.env),
         ...(fence ? [['fence', fence]] : []),
-        ['waited', duration_formatDuration(Number(ctx.getState(io_STATE.waitedMs)) || 0)],
+        ['waited', duration_formatDuration(state.waitedMs ?? 0)],
         ['held for', heldFor],
         ['expires', formatEpoch(expiresAtMs)],
     ];
-    if (ctx.getState(io_STATE.dryRun))
+    if (state.dryRun)
         rows.push(['mode', 'dry run on a local kernel']);
     if (keeper)
         rows.push(['renewals', describeKeeper(keeper)]);
@@ -34352,10 +34460,10 @@ async function giveBack(ctx, releaseOwn, job, github) {
     await context_summarize(ctx, `lease-gate: ${resource} given back`, rows);
 }
 async function readKeeper(ctx) {
-    const file = ctx.getState(io_STATE.keeperStatus);
+    const { keeperStatus: file, keeperPid } = readSavedState(ctx);
     if (!file)
         return undefined;
-    const pid = Number(ctx.getState(io_STATE.keeperPid)) || undefined;
+    const pid = keeperPid || undefined;
     const status = await stopKeeper(pid, file);
     if (!status)
         ctx.warning('The keeper left no status (it may have been stopped before it started): renewals are unknown.');
@@ -34370,8 +34478,8 @@ function describeKeeper(status) {
 }
 /** A dry run's audit trail: the kernel's ledger bundle and public key, kept under RUNNER_TEMP. */
 async function exportDryRunLedger(ctx) {
-    const apiUrl = ctx.getState(io_STATE.apiUrl);
-    if (!ctx.getState(io_STATE.kernelPid) || !apiUrl)
+    const { apiUrl, kernelPid } = readSavedState(ctx);
+    if (!kernelPid || !apiUrl)
         return;
     try {
         const { bundleText, publicKey, bundle } = await fetchLedger(apiUrl);
@@ -34394,7 +34502,7 @@ async function exportDryRunLedger(ctx) {
     }
 }
 async function stopKernel(ctx) {
-    const pid = Number(ctx.getState(io_STATE.kernelPid));
+    const pid = readSavedState(ctx).kernelPid;
     if (!pid)
         return;
     if (await stopDryRunKernel(pid))
@@ -34410,7 +34518,7 @@ async function stopKernel(ctx) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1124);
+/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1921);
 
 await (0,_action_post_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -34425,22 +34533,95 @@ __webpack_async_result__();
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   eg: () => (/* binding */ LeaseGateError),
 /* harmony export */   gJ: () => (/* binding */ errorMessage),
+/* harmony export */   rl: () => (/* binding */ causeOf),
 /* harmony export */   xv: () => (/* binding */ causeText)
 /* harmony export */ });
+/* unused harmony exports ERROR_CODES, InternalError */
 /**
- * The one base of every error lease-gate means a person to read, and the one
+ * Every kind of failure lease-gate throws on purpose, one code each: stable, for code
+ * (and people reading logs) that decide on the kind rather than the words. A new kind of
+ * error adds its code here, so the list of what can go wrong is read in one place
+ * (docs/architecture.md, "Errors").
+ */
+const ERROR_CODES = (/* unused pure expression or super */ null && ([
+    // A person's input: the command line, settings, files named on it.
+    'usage',
+    'settings',
+    'config',
+    'windows',
+    'notify',
+    'auth_file',
+    // Helpers and the outside world.
+    'helper',
+    'github',
+    'http_network',
+    'http_timeout',
+    'http_too_large',
+    'http_cancelled',
+    // The plane's answers, as a client meets them.
+    'lease_refused',
+    'lease_revoked',
+    'plane_key_refused',
+    'plane_request_rejected',
+    'plane_contract',
+    'plane_broken_grant',
+    'plane_transient',
+    'plane_unavailable',
+    'cancelled',
+    // The kernel: its answers, its store, its start.
+    'api_refusal',
+    'auth_refusal',
+    'client_gone',
+    'store',
+    'store_schema_too_new',
+    'store_unavailable',
+    'store_outcome_unknown',
+    'store_commit_unknown',
+    'start_refused',
+    'state_locked',
+    // The ledger and its bundles.
+    'ledger',
+    'ledger_lines_not_loaded',
+    'ledger_fetch',
+    'checkpoint',
+    'bundle',
+    'bundle_read',
+    'bundle_not_streamable',
+    // A broken promise of lease-gate's own code (a bug, not a person's mistake).
+    'internal',
+]));
+/**
+ * The one base of every error lease-gate throws on purpose, and the one
  * function that turns any error into the line a person sees.
  *
  * A LeaseGateError's message is written for people (what failed, what to do)
- * and printed as it is, never with a stack; `code` is stable, for code that
- * decides on the kind of failure, and `cause` (ES2022) keeps the error it wraps.
+ * and printed as it is, never with a stack; `code` is stable, one per kind
+ * (ERROR_CODES), for code that decides on the kind of failure, and `cause`
+ * keeps the error it wraps. Made as `new X(message, { ...fields, cause })`:
+ * the message first as for Error, everything else named (sigstore's BaseError
+ * is the model), so a field cannot be given in another's place.
  */
 class LeaseGateError extends Error {
     name = 'LeaseGateError';
     code;
+    constructor(message, options) {
+        super(message, options.cause === undefined ? undefined : { cause: options.cause });
+        this.code = options.code;
+    }
+}
+/** `{ cause }` when there is one, else nothing: `cause` is absent rather than undefined. */
+function causeOf(cause) {
+    return cause === undefined ? {} : { cause };
+}
+/**
+ * A promise of lease-gate's own code broken (a count that cannot be off, a state
+ * the code never makes): a bug to report, printed as unexpected with its code
+ * `internal` rather than as a person's mistake.
+ */
+class InternalError extends LeaseGateError {
+    name = 'InternalError';
     constructor(message, options = {}) {
-        super(message, 'cause' in options ? { cause: options.cause } : undefined);
-        this.code = options.code ?? 'lease-gate';
+        super(message, { ...options, code: 'internal' });
     }
 }
 /** What a person can do about the system errors a face meets most. */
@@ -34451,16 +34632,19 @@ const HINTS = {
     EACCES: ' (permission denied)',
 };
 /**
- * One line for any error: ours as written; an error of the system or of a driver (it
+ * One line for any error: ours as written (a bug of ours, code `internal`, as
+ * unexpected); an error of the system or of a driver (it
  * carries a string `code`: a port in use, a missing file, a refused connection, a
  * PostgreSQL error) by its first line, which names the path, address or reason, with a
  * hint for the common ones; anything else named as unexpected. Callers that print to a
  * log or a terminal still escape it (untrusted(), logLine()).
  */
 function errorMessage(error) {
-    if (error instanceof LeaseGateError)
-        return error.message;
     const text = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+    // A bug of ours is not a person's mistake: it is named as unexpected, as any other.
+    if (error instanceof LeaseGateError) {
+        return error.code === 'internal' ? `Unexpected error: ${text}` : error.message;
+    }
     const code = error?.code;
     if (typeof code === 'string')
         return `${text}${HINTS[code] ?? ''}`;
@@ -34536,7 +34720,10 @@ function createHttpClient(options = {}) {
     async function send(req) {
         const call = `[${req.method}] "${req.url}"`;
         if (closed)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, 'cancelled', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, {
+                failure: 'cancelled',
+                call,
+            });
         const timeoutMs = req.timeoutMs ?? headersTimeout;
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -34559,11 +34746,19 @@ function createHttpClient(options = {}) {
             if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j)
                 throw error;
             if (req.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, 'cancelled', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, { failure: 'cancelled', call });
             if (timeout.aborted || isTimeout(error)) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, 'timeout', call, error);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, {
+                    failure: 'timeout',
+                    call,
+                    cause: error,
+                });
             }
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, 'network', call, error);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, {
+                failure: 'network',
+                call,
+                cause: error,
+            });
         }
     }
     return {
@@ -34572,7 +34767,10 @@ function createHttpClient(options = {}) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
                 const call = `[GET] "${url}"`;
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, 'network', call);
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                    failure: 'network',
+                    call,
+                });
             }
             return answer.text;
         },
@@ -34591,7 +34789,10 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, 'too-large', call);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+                failure: 'too-large',
+                call,
+            });
         }
         chunks.push(chunk);
     }
@@ -34623,19 +34824,23 @@ function describeNetworkError(error) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 
 
+const CODES = {
+    network: 'http_network',
+    timeout: 'http_timeout',
+    'too-large': 'http_too_large',
+    cancelled: 'http_cancelled',
+};
 /** The one error of the HTTP client: the exchange did not complete. */
 class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
-    failure;
-    call;
     name = 'HttpError';
-    constructor(message, 
     /** What went wrong, for callers that decide on it (retry, cancel). */
-    failure, 
+    failure;
     /** `[METHOD] "url"`, for messages. */
-    call, cause) {
-        super(message, { code: `http.${failure}`, ...(cause === undefined ? {} : { cause }) });
-        this.failure = failure;
-        this.call = call;
+    call;
+    constructor(message, options) {
+        super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: CODES[options.failure] });
+        this.failure = options.failure;
+        this.call = options.call;
     }
 }
 
@@ -34674,10 +34879,16 @@ function isLoopbackHost(hostname) {
 /** A bad setting: the message names where the value came from and the accepted form. */
 class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'SettingsError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'settings' });
+    }
 }
 /** A helper process (the keeper, a dry run's kernel) could not be found or did not start. */
-class HelperError extends (/* unused pure expression or super */ null && (LeaseGateError)) {
+class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'HelperError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'helper' });
+    }
 }
 
 
@@ -34698,7 +34909,7 @@ class HelperError extends (/* unused pure expression or super */ null && (LeaseG
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3305);
 /* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4043);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 
 
@@ -34819,7 +35030,7 @@ function givenTokenSource(file, env) {
 
 /***/ }),
 
-/***/ 6424:
+/***/ 4043:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -36791,10 +37002,11 @@ const $ZodCheckOverwrite = /*@__PURE__*/ (/* unused pure expression or super */ 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $W: () => (/* binding */ config),
 /* harmony export */   GT: () => (/* binding */ $ZodAsyncError),
+/* harmony export */   cV: () => (/* binding */ $ZodEncodeError),
 /* harmony export */   cr: () => (/* binding */ globalConfig),
 /* harmony export */   xI: () => (/* binding */ $constructor)
 /* harmony export */ });
-/* unused harmony exports NEVER, $brand, $ZodEncodeError */
+/* unused harmony exports NEVER, $brand */
 /* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4723);
 var _a;
 
@@ -37867,12 +38079,14 @@ __nccwpck_require__.d(__webpack_exports__, {
   aig: () => (/* binding */ schemas_number),
   Ikc: () => (/* binding */ object),
   lqM: () => (/* binding */ optional),
+  FsL: () => (/* binding */ pipe),
   YPB: () => (/* binding */ refine),
   YjP: () => (/* binding */ schemas_string),
+  pdi: () => (/* binding */ transform),
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, extend, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullish, omit, partial, partialRecord, pick, pipe, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodMiniAny, ZodMiniArray, ZodMiniBase64, ZodMiniBase64URL, ZodMiniBigInt, ZodMiniBigIntFormat, ZodMiniBoolean, ZodMiniCIDRv4, ZodMiniCIDRv6, ZodMiniCUID, ZodMiniCUID2, ZodMiniCatch, ZodMiniCodec, ZodMiniCreditCard, ZodMiniCustom, ZodMiniCustomStringFormat, ZodMiniDate, ZodMiniDefault, ZodMiniDiscriminatedUnion, ZodMiniE164, ZodMiniEmail, ZodMiniEmoji, ZodMiniEnum, ZodMiniExactOptional, ZodMiniFile, ZodMiniFunction, ZodMiniGUID, ZodMiniIBAN, ZodMiniIPv4, ZodMiniIPv6, ZodMiniIntersection, ZodMiniJWT, ZodMiniKSUID, ZodMiniLazy, ZodMiniLiteral, ZodMiniMAC, ZodMiniMap, ZodMiniNaN, ZodMiniNanoID, ZodMiniNever, ZodMiniNonOptional, ZodMiniNull, ZodMiniNullable, ZodMiniNumber, ZodMiniNumberFormat, ZodMiniObject, ZodMiniOptional, ZodMiniPipe, ZodMiniPrefault, ZodMiniPromise, ZodMiniReadonly, ZodMiniRecord, ZodMiniSet, ZodMiniString, ZodMiniStringFormat, ZodMiniSuccess, ZodMiniSymbol, ZodMiniTemplateLiteral, ZodMiniTransform, ZodMiniTuple, ZodMiniType, ZodMiniULID, ZodMiniURL, ZodMiniUUID, ZodMiniUndefined, ZodMiniUnion, ZodMiniUnknown, ZodMiniVoid, ZodMiniXID, ZodMiniXor, _default, _function, any, base64, base64url, bigint, catchall, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, discriminatedUnion, e164, email, emoji, exactOptional, exactPartial, extend, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseObject, looseRecord, mac, map, merge, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullish, omit, partial, partialRecord, pick, prefault, promise, readonly, record, required, safeExtend, set, strictObject, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, tuple, uint32, uint64, ulid, undefined, union, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(8532);
@@ -40119,13 +40333,13 @@ const $ZodFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (c
         return payload;
     };
 })));
-const $ZodTransform = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodTransform", (inst, def) => {
+const $ZodTransform = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodTransform", (inst, def) => {
     $ZodType.init(inst, def);
     inst._zod.optin = "optional";
-    core.globalConfig.memoizer?.guard(inst);
+    core_core/* globalConfig */.cr.memoizer?.guard(inst);
     inst._zod.parse = (payload, ctx) => {
         if (ctx.direction === "backward") {
-            throw new core.$ZodEncodeError(inst.constructor.name);
+            throw new core_core/* $ZodEncodeError */.cV(inst.constructor.name);
         }
         const _out = def.transform(payload.value, payload);
         if (ctx.async) {
@@ -40136,12 +40350,12 @@ const $ZodTransform = /*@__PURE__*/ (/* unused pure expression or super */ null 
             });
         }
         if (_out instanceof Promise) {
-            throw new core.$ZodAsyncError();
+            throw new core_core/* $ZodAsyncError */.GT();
         }
         payload.value = _out;
         return payload;
     };
-})));
+});
 function handleOptionalResult(payload, result) {
     // A substituting schema that still failed has no usable answer; yield undefined. Its issues are simply dropped: it ran on a payload of its own, so there is no shared array to truncate and nothing of the caller's to lose with it.
     payload.value = result.issues.length ? undefined : result.value;
@@ -40342,12 +40556,12 @@ const $ZodNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && (co
         return payload;
     };
 })));
-const $ZodPipe = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodPipe", (inst, def) => {
+const $ZodPipe = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodPipe", (inst, def) => {
     $ZodType.init(inst, def);
-    util.defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
-    util.defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
-    util.defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
-    util.defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
+    core_util/* defineLazyInternal */.v5(inst, "values", (zod) => zod.def.in._zod.values);
+    core_util/* defineLazyInternal */.v5(inst, "optin", (zod) => zod.def.in._zod.optin);
+    core_util/* defineLazyInternal */.v5(inst, "optout", (zod) => zod.def.out._zod.optout);
+    core_util/* defineLazyInternal */.v5(inst, "propValues", (zod) => zod.def.in._zod.propValues);
     inst._zod.parse = (payload, ctx) => {
         if (ctx.direction === "backward") {
             const right = def.out._zod.run(payload, ctx);
@@ -40362,7 +40576,7 @@ const $ZodPipe = /*@__PURE__*/ (/* unused pure expression or super */ null && (c
         }
         return handlePipeResult(left, def.out, ctx);
     };
-})));
+});
 function handlePipeResult(left, next, ctx) {
     // Any issue stops the pipe, so a failing refinement never feeds its transform. An unrecognized key is the exception: it describes the input's extra properties, not the value being piped, and an enclosing intersection may yet reconcile it.
     if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
@@ -41846,10 +42060,10 @@ const ZodMiniFile = /*@__PURE__*/ (/* unused pure expression or super */ null &&
 function file(params) {
     return core._file(ZodMiniFile, params);
 }
-const ZodMiniTransform = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniTransform", (inst, def) => {
-    core.$ZodTransform.init(inst, def);
+const ZodMiniTransform = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniTransform", (inst, def) => {
+    $ZodTransform.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function transform(fn) {
     return new ZodMiniTransform({
@@ -41967,10 +42181,10 @@ const ZodMiniNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && 
 function nan(params) {
     return core._nan(ZodMiniNaN, params);
 }
-const ZodMiniPipe = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMiniPipe", (inst, def) => {
-    core.$ZodPipe.init(inst, def);
+const ZodMiniPipe = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniPipe", (inst, def) => {
+    $ZodPipe.init(inst, def);
     ZodMiniType.init(inst, def);
-})));
+});
 // @__NO_SIDE_EFFECTS__
 function pipe(in_, out) {
     return new ZodMiniPipe({

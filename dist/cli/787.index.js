@@ -1,8 +1,8 @@
-export const id = 234;
-export const ids = [234];
+export const id = 787;
+export const ids = [787];
 export const modules = {
 
-/***/ 234:
+/***/ 8787:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -37,7 +37,10 @@ var schema = __webpack_require__(3659);
 var plane_url = __webpack_require__(6424);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __webpack_require__(1223);
+// EXTERNAL MODULE: ./src/lease/settings.ts
+var settings = __webpack_require__(4801);
 ;// CONCATENATED MODULE: ./src/app/config.ts
+
 
 
 
@@ -51,6 +54,9 @@ var lease_escape = __webpack_require__(1223);
 /** The config file is wrong: the message names the field and the accepted form. */
 class ConfigError extends errors/* LeaseGateError */.eg {
     name = 'ConfigError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'config' });
+    }
 }
 const config_duration = (fallback, min = 0) => schemas/* pipe */.FsL(schemas/* _default */.Rvf(schemas/* string */.YjP(), fallback), schemas/* transform */.pdi((raw, ctx) => {
     const ms = (0,duration/* parseDuration */.E9)(raw);
@@ -158,7 +164,7 @@ function loadConfig(file, env) {
     const planeUrl = checkedUrl(c.plane.url);
     const planeKey = c.plane.keyFile
         ? secret('plane.keyFile', c.plane.keyFile)
-        : (env.LEASE_GATE_KEY || env.INTRAMEDIAL_KEY || '').trim();
+        : (0,settings/* keyFromEnv */.ji)(env).value;
     if (!planeKey && !planeUrl.startsWith('http:')) {
         throw new ConfigError(`Invalid config ${file}: field 'plane.keyFile': no plane key; name a file, or set LEASE_GATE_KEY (only a plane on loopback may go without).`);
     }
@@ -339,9 +345,62 @@ var dist_node = __webpack_require__(6479);
 var dist_bundle = __webpack_require__(7561);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var http_errors = __webpack_require__(8549);
+;// CONCATENATED MODULE: ./src/http/fetch.ts
+
+/**
+ * A `fetch` over the one HTTP client, for libraries that take a fetch of their own
+ * (`@octokit/request`'s `request.fetch`, which `@octokit/auth-app` uses for the App's
+ * token exchange): their requests then keep the client's timeouts, proxy rules
+ * (loopback never proxied) and bounded answers instead of the global fetch's.
+ * Only what those callers send is taken: GET or POST, a string body, plain headers.
+ */
+function fetchOver(http) {
+    return async (input, init = {}) => {
+        const url = input instanceof Request ? input.url : String(input);
+        const method = (init.method ?? 'GET').toUpperCase();
+        const call = `[${method}] "${url}"`;
+        if (method !== 'GET' && method !== 'POST') {
+            throw new http_errors/* HttpError */.j(`${call}: only GET and POST go through this client`, {
+                failure: 'network',
+                call,
+            });
+        }
+        if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') {
+            throw new http_errors/* HttpError */.j(`${call}: only a text body goes through this client`, {
+                failure: 'network',
+                call,
+            });
+        }
+        const answer = await http.send({
+            method,
+            url,
+            headers: Object.fromEntries(new Headers(init.headers).entries()),
+            body: init.body ?? undefined,
+            signal: init.signal ?? undefined,
+        });
+        if (answer.status < 200 || answer.status > 599) {
+            throw new http_errors/* HttpError */.j(`${call}: answered status ${answer.status}`, {
+                failure: 'network',
+                call,
+            });
+        }
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(answer.headers)) {
+            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
+                headers.append(name, one);
+        }
+        // A Response may not carry a body with these statuses.
+        const empty = [204, 205, 304].includes(answer.status);
+        const response = new Response(empty ? null : answer.text, { status: answer.status, headers });
+        Object.defineProperty(response, 'url', { value: url });
+        return response;
+    };
+}
+
 // EXTERNAL MODULE: ./src/plane/retry.ts
 var retry = __webpack_require__(3860);
 ;// CONCATENATED MODULE: ./src/app/github.ts
+
 
 
 
@@ -358,15 +417,12 @@ var retry = __webpack_require__(3860);
  * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
  */
 class GitHubError extends http_errors/* LeaseGateError */.e {
-    status;
     name = 'GitHubError';
-    constructor(message, 
     /** GitHub's status, or 0 when no answer came. */
-    status, 
-    /** What went wrong below, when this wraps an error. */
-    cause) {
-        super(message, cause === undefined ? {} : { cause });
-        this.status = status;
+    status;
+    constructor(message, options) {
+        super(message, { ...(0,errors/* causeOf */.rl)(options.cause), code: 'github' });
+        this.status = options.status;
     }
 }
 /**
@@ -389,9 +445,11 @@ function createGitHubApp(options) {
     const auth = (0,dist_node/* createAppAuth */.K)({
         appId: options.appId,
         privateKey: options.privateKey,
+        // The token exchange goes through the one HTTP client too: its timeouts, its proxy rules.
         request: dist_bundle/* request */.E.defaults({
             baseUrl: options.apiUrl,
             headers: { 'user-agent': USER_AGENT },
+            request: { fetch: fetchOver(http) },
         }),
     });
     /** Retries `attempt` while it says how long to wait, within the budget. */
@@ -403,12 +461,15 @@ function createGitHubApp(options) {
                 return result;
             const left = until - clock.now();
             if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
-                throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, 0);
+                throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, {
+                    status: 0,
+                });
             }
             await sleep(result.retryInMs);
         }
     }
     async function token(installationId, refresh = false) {
+        let attempts = 0;
         return retrying(`installation ${installationId} token`, async () => {
             try {
                 const got = await auth({
@@ -424,15 +485,24 @@ function createGitHubApp(options) {
             catch (error) {
                 if (error instanceof GitHubError)
                     throw error;
+                // No answer (the client's timeout, a network failure): octokit wraps the client's
+                // HttpError as a status 500; back off as for any other call, saying what happened.
+                const failed = error.cause;
+                if (failed instanceof http_errors/* HttpError */.j) {
+                    if (failed.failure === 'cancelled')
+                        throw failed;
+                    attempts += 1;
+                    return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempts, options.random), why: failed.message };
+                }
                 const status = Number(error.status ?? 0);
                 const headers = error.response?.headers ?? {};
                 const wait = retryWait({ status, headers }, options.wallNow(), policy, 0, options.random);
                 if (wait !== undefined)
                     return { retryInMs: wait, why: `GitHub answered ${status || 'nothing'}` };
                 if (status === 404 || status === 401 || status === 403) {
-                    throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, status);
+                    throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, { status });
                 }
-                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, status, error);
+                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, { status, cause: error });
             }
         });
     }
@@ -442,7 +512,10 @@ function createGitHubApp(options) {
             return (await auth({ type: 'app' })).token;
         }
         catch (error) {
-            throw new GitHubError(`App JWT: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, 0, error);
+            throw new GitHubError(`App JWT: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, {
+                status: 0,
+                cause: error,
+            });
         }
     }
     /** `as`: an installation id (its token), or `'app'` (the App JWT). */
@@ -484,7 +557,7 @@ function createGitHubApp(options) {
             const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
             if (wait !== undefined)
                 return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
-            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(answerMessage(answer.text), 200)}`, answer.status);
+            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(answerMessage(answer.text), 200)}`, { status: answer.status });
         });
     }
     return {
@@ -496,7 +569,7 @@ function createGitHubApp(options) {
                 const answer = await call('GET', 'app', `/app/hook/deliveries?${query}`);
                 const items = schemas/* array */.YOg(hookDeliverySchema).safeParse(parseJson(answer.text));
                 if (!items.success) {
-                    throw new GitHubError("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", answer.status);
+                    throw new GitHubError("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", { status: answer.status });
                 }
                 for (const item of items.data) {
                     const deliveredAtMs = Date.parse(item.delivered_at);
@@ -533,7 +606,9 @@ function createGitHubApp(options) {
             const run = runSchema.safeParse(parseJson(answer.text));
             const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
             if (!run.success || attempt > 999_999) {
-                throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, answer.status);
+                throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, {
+                    status: answer.status,
+                });
             }
             return { status: run.data.status, runAttempt: attempt };
         },
@@ -1297,8 +1372,8 @@ async function startApp(config, options) {
     };
 }
 
-// EXTERNAL MODULE: ./src/cli/options.ts + 1 modules
-var options = __webpack_require__(1156);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var options = __webpack_require__(776);
 ;// CONCATENATED MODULE: ./src/cli/app-command.ts
 
 
@@ -1355,4 +1430,4 @@ zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__
 
 };
 
-//# sourceMappingURL=234.index.js.map
+//# sourceMappingURL=787.index.js.map
