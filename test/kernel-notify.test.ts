@@ -101,6 +101,23 @@ describe('notifications', () => {
     expect(ready).toMatchObject({ ok: true, notifications: { delivered: 6, failed: 0 } });
   });
 
+  it('names the operator who revoked, when the operator gave a name', async () => {
+    const hook = await receiver(0);
+    const notifier = new Notifier({ urls: [hook.url], secret: SECRET, sleep: noWait });
+    const { url } = await kernelWith(notifier);
+    const client = createPlaneClient({ apiUrl: url });
+    cleanups.push(() => client.close());
+    await client.lease({ resource: R, actorDid: A });
+    await client.revoke(R, 'stuck deploy', ADMIN, {}, 'alice');
+    const bodies = await hook.notifications(2);
+    expect(bodies[1]).toMatchObject({
+      kind: 'revoke',
+      agent: A,
+      by: 'operator:alice',
+      text: `${R} revoked from ${A} by operator:alice: stuck deploy`,
+    });
+  });
+
   it('tells a lapse: the holder that stopped renewing, its lease and fence, and when', async () => {
     const hook = await receiver(0);
     const notifier = new Notifier({ urls: [hook.url], secret: SECRET });

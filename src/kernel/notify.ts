@@ -47,6 +47,8 @@ export interface Notification {
   reason?: string;
   /** A freeze's end (epoch ms), when it names one. */
   until?: number;
+  /** Who revoked it (`operator:NAME`), when the operator gave a name. */
+  by?: string;
 }
 
 export interface NotifierOptions {
@@ -224,7 +226,7 @@ export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): 
     case 'lapse':
       return `${n.resource} lapsed: ${who} stopped renewing it`;
     case 'revoke':
-      return `${n.resource} revoked from ${who} by an operator${why}`;
+      return `${n.resource} revoked from ${who} by ${n.by ? line(n.by) : 'an operator'}${why}`;
     case 'freeze':
       return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
     case 'unfreeze':
@@ -251,6 +253,7 @@ export function notificationOf(entry: LedgerEntry): Notification | undefined {
   }
   if (entry.reason !== undefined) n.reason = entry.reason;
   if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined) n.until = entry.expiresAtMs;
+  if (entry.kind === 'revoke' && entry.by !== undefined) n.by = entry.by;
   n.text = notificationText(n);
   return n;
 }
