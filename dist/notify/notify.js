@@ -35937,7 +35937,7 @@ function notificationText(n) {
         case 'lapse':
             return `${n.resource} lapsed: ${who} stopped renewing it`;
         case 'revoke':
-            return `${n.resource} revoked from ${who} by an operator${why}`;
+            return `${n.resource} revoked from ${who} by ${n.by ? line(n.by) : 'an operator'}${why}`;
         case 'freeze':
             return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
         case 'unfreeze':
@@ -35966,6 +35966,8 @@ function notificationOf(entry) {
         n.reason = entry.reason;
     if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined)
         n.until = entry.expiresAtMs;
+    if (entry.kind === 'revoke' && entry.by !== undefined)
+        n.by = entry.by;
     n.text = notificationText(n);
     return n;
 }
