@@ -16,7 +16,6 @@ import {
   type ReleaseReply,
   type ResourceState,
 } from './rules.js';
-import { ruleContext } from './work.js';
 
 export {
   DEFAULT_TTL_MS,
@@ -80,7 +79,15 @@ export class ResourceTable {
 
   /** The rules' context for one resource at `now`, taking fences from this table. */
   context(resource: string, now: number): RuleContext {
-    return ruleContext(this, resource, now, () => (this.fence += 1));
+    return {
+      now,
+      ttlMs: this.ttlMs,
+      nextInLineWaitMs: this.nextInLineWaitMs,
+      lockDelayMs: this.lockDelayMs,
+      nextFence: () => (this.fence += 1),
+      random: this.random,
+      window: this.window?.(resource, now),
+    };
   }
 
   put(state: ResourceState): void {

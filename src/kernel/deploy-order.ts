@@ -1,5 +1,4 @@
 import type { Deploy, QueueMode } from '../plane/deploy.js';
-import type { RepositoryDeploys, SupersededMark } from './state.js';
 
 /**
  * The rules of deploy order, pure (no I/O), called from `decide`:
@@ -35,7 +34,18 @@ export interface LaneWaiter {
 }
 
 /** A waiter that was superseded: told so (with `by`) while it keeps asking. */
-export type { RepositoryDeploys, SupersededMark } from './state.js';
+export interface SupersededMark {
+  actorDid: string;
+  by: string;
+  untilMs: number;
+}
+
+/** The live grant of one repository on a resource, and the one before it. */
+export interface RepositoryDeploys {
+  repository: string;
+  live: Deploy;
+  before?: Deploy | undefined;
+}
 
 const laneOf = (d: Deploy | undefined) =>
   d?.repository !== undefined &&
