@@ -1398,6 +1398,8 @@ function serve_createConsole(options = {}) {
 
 
 const BODY_LIMIT_BYTES = 64 * 1024;
+/** How long a closing kernel lets requests in flight finish before it cuts their connections. */
+const CLOSE_GRACE_MS = 5_000;
 /** What of a refused body is read and dropped before the answer goes (and the connection closes). */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
 /** Epoch milliseconds that never go backwards, whatever the wall clock does. */
@@ -1506,7 +1508,14 @@ async function startKernelServer(options) {
         close: async () => {
             app.close();
             await new Promise((resolve) => {
-                server.close(() => resolve());
+                // server.close() waits for every connection with a request in flight, and a client
+                // that stalls mid-request would hold a closing kernel (and its supervisor) for
+                // minutes: after the grace what is left is cut, not awaited.
+                const cut = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? CLOSE_GRACE_MS);
+                server.close(() => {
+                    clearTimeout(cut);
+                    resolve();
+                });
                 server.closeIdleConnections();
             });
             await service.close();

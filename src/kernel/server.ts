@@ -21,6 +21,8 @@ import { createConsole } from '../console/serve.js';
 export { bearerMatches } from './app.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** How long a closing kernel lets requests in flight finish before it cuts their connections. */
+export const CLOSE_GRACE_MS = 5_000;
 /** What of a refused body is read and dropped before the answer goes (and the connection closes). */
 const DRAIN_LIMIT_BYTES = 1024 * 1024;
 
@@ -156,7 +158,12 @@ export interface RunningKernel {
 }
 
 export async function startKernelServer(
-  options: KernelServerOptions & { host?: string; port?: number },
+  options: KernelServerOptions & {
+    host?: string;
+    port?: number;
+    /** How long close() lets requests in flight finish (CLOSE_GRACE_MS). */
+    closeGraceMs?: number;
+  },
 ): Promise<RunningKernel> {
   const { service, app, warning } = await openKernel(options);
   const log = options.log ?? ((line: string) => console.error(line));
@@ -179,7 +186,17 @@ export async function startKernelServer(
     close: async () => {
       app.close();
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // server.close() waits for every connection with a request in flight, and a client
+        // that stalls mid-request would hold a closing kernel (and its supervisor) for
+        // minutes: after the grace what is left is cut, not awaited.
+        const cut = setTimeout(
+          () => server.closeAllConnections(),
+          options.closeGraceMs ?? CLOSE_GRACE_MS,
+        );
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await service.close();
