@@ -3,13 +3,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultLockDelayMs } from '../src/kernel/rules.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
-import { quintBin, replayLedgers, replaySummary } from './support/trace-check.js';
+import { replayKernelLedger } from './support/trace-check.js';
 
 const RESTARTS = 20;
 const TTL_MS = 2_000;
@@ -128,18 +127,11 @@ describe('the kernel under kill -9', () => {
       `chaos: ${RESTARTS} kill -9 restarts, ${grants} grants seen by clients, ledger of ${verified.size} entries verified`,
     );
     // The ledger, through every restart, replayed through spec/lease.qnt (docs/model.md).
-    if (quintBin() || process.env.CI) {
-      const entries = (bundle as { entries: Array<{ entry: LedgerEntry }> }).entries.map(
-        (e) => e.entry,
-      );
-      const replay = await replayLedgers(
-        [entries],
-        { ttlMs: TTL_MS, lockDelayMs: defaultLockDelayMs(TTL_MS) },
-        join(dir, 'trace'),
-      );
-      console.log(replaySummary('chaos', replay));
-      expect(replay.divergences).toEqual([]);
-    }
+    const entries = (bundle as { entries: Array<{ entry: LedgerEntry }> }).entries.map(
+      (e) => e.entry,
+    );
+    const replay = await replayKernelLedger('chaos', entries, TTL_MS, join(dir, 'trace'));
+    if (replay) expect(replay.divergences).toEqual([]);
     // Bounded by its rounds' own bounds: a start (10 s), a first grant, a stop (15 s) each.
   }, 300_000);
 });

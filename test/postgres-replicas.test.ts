@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
 import { SCHEMA_VERSION } from '../src/kernel/postgres/migrations.js';
-import { DEFAULT_TTL_MS, defaultLockDelayMs } from '../src/kernel/rules.js';
+import { DEFAULT_TTL_MS } from '../src/kernel/rules.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
@@ -15,7 +15,7 @@ import { realSleep, systemClock } from '../src/plane/time.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { meaningBreach } from './support/pg-kernel.js';
 import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
-import { quintBin, replayLedgers, replaySummary } from './support/trace-check.js';
+import { replayKernelLedger } from './support/trace-check.js';
 
 const CLIENTS = 12;
 const CYCLES = 30;
@@ -143,15 +143,13 @@ describePostgres('three kernel processes on one database', () => {
       CLIENTS * CYCLES,
     );
     // The replicas' one ledger replayed through spec/lease.qnt (the kernels run the default TTL).
-    if (quintBin() || process.env.CI) {
-      const replay = await replayLedgers(
-        [entries],
-        { ttlMs: DEFAULT_TTL_MS, lockDelayMs: defaultLockDelayMs(DEFAULT_TTL_MS) },
-        join(dir, 'trace'),
-      );
-      console.info(replaySummary('postgres replicas', replay));
-      expect(replay.divergences).toEqual([]);
-    }
+    const replay = await replayKernelLedger(
+      'postgres replicas',
+      entries,
+      DEFAULT_TTL_MS,
+      join(dir, 'trace'),
+    );
+    if (replay) expect(replay.divergences).toEqual([]);
     console.info(
       `postgres replicas: ${grants} grants by ${CLIENTS} clients on 3 replicas (one killed) in ${elapsedMs} ms, 0 overlaps, ledger of ${entries.length} entries verified`,
     );

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
 import { CLOCK_RACE_MS } from '../../src/ledger/meaning.js';
+import { defaultLockDelayMs } from '../../src/kernel/rules.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SPEC = join(ROOT, 'spec/lease.qnt');
@@ -287,3 +288,23 @@ export const replaySummary = (what: string, r: LedgerReplay) =>
   r.divergences
     .map((d) => `\n  diverges at line ${d.index}: ${JSON.stringify(d.line)}\n${d.output}`)
     .join('');
+
+/**
+ * One kernel's whole ledger through the model at its lease time (and the default lock-delay),
+ * with the summary printed; undefined where Quint is missing outside CI (CI always has it).
+ */
+export async function replayKernelLedger(
+  what: string,
+  entries: readonly LedgerEntry[],
+  ttlMs: number,
+  workDir: string,
+): Promise<LedgerReplay | undefined> {
+  if (!quintBin() && !process.env.CI) return undefined;
+  const replay = await replayLedgers(
+    [entries],
+    { ttlMs, lockDelayMs: defaultLockDelayMs(ttlMs) },
+    workDir,
+  );
+  console.info(replaySummary(what, replay));
+  return replay;
+}
