@@ -264,18 +264,16 @@ var failover = __webpack_require__(931);
 var overview = __webpack_require__(4566);
 // EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
 var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 8 modules
-var kernel_service = __webpack_require__(3944);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
+var kernel_service = __webpack_require__(9155);
 // EXTERNAL MODULE: ./src/kernel/store-error.ts
 var store_error = __webpack_require__(959);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
-var schemas = __webpack_require__(8395);
-// EXTERNAL MODULE: ./src/plane/deploy.ts
-var deploy = __webpack_require__(6115);
+// EXTERNAL MODULE: ./src/kernel/work.ts
+var kernel_work = __webpack_require__(5456);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/literals.ts
 
 /**
@@ -304,51 +302,14 @@ function arrayLiteral(values, type) {
     return `ARRAY[${items.join(',')}]::${type}[]`;
 }
 
+// EXTERNAL MODULE: ./src/kernel/state.ts
+var kernel_state = __webpack_require__(5480);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
 
 
 
 
 
-const leaseSchema = schemas/* object */.Ikc({
-    id: schemas/* string */.YjP(),
-    resource: schemas/* string */.YjP(),
-    holder: schemas/* string */.YjP(),
-    expiresAtMs: schemas/* number */.aig(),
-    fence: schemas/* number */.aig().check(schemas/* int */.Whr()),
-    grantedAtMs: schemas/* number */.aig(),
-    deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-});
-/** A row written by another replica (or another release) is checked like any outside input. */
-const stateSchema = schemas/* object */.Ikc({
-    resource: schemas/* string */.YjP(),
-    lease: schemas/* nullable */.mee(leaseSchema),
-    queue: schemas/* array */.YOg(schemas/* object */.Ikc({
-        actorDid: schemas/* string */.YjP(),
-        keepUntil: schemas/* number */.aig(),
-        sinceMs: schemas/* optional */.lqM(schemas/* number */.aig()),
-        deploy: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-        queue: schemas/* optional */.lqM(deploy/* queueSchema */.Xm),
-    })),
-    reservedUntilMs: schemas/* number */.aig(),
-    typicalHoldMs: schemas/* nullable */.mee(schemas/* number */.aig()),
-    revoked: schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), message: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    lockDelay: schemas/* optional */.lqM(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), leaseId: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    // Deploy order (deploy-order.ts): optional, so rows written before it still read.
-    superseded: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ actorDid: schemas/* string */.YjP(), by: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() }))),
-    deploys: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({
-        repository: schemas/* string */.YjP(),
-        live: deploy/* deploySchema */.zR,
-        before: schemas/* optional */.lqM(deploy/* deploySchema */.zR),
-    }))),
-    frozen: schemas/* optional */.lqM(schemas/* object */.Ikc({
-        reason: schemas/* string */.YjP(),
-        untilMs: schemas/* nullable */.mee(schemas/* number */.aig()),
-        by: schemas/* string */.YjP(),
-        atMs: schemas/* number */.aig(),
-    })),
-    windowUntilMs: schemas/* optional */.lqM(schemas/* number */.aig()),
-});
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
  * Commands, in order, as one transaction of two round trips (group commit:
@@ -519,21 +480,20 @@ async function decideLocked(client, work, settings, context) {
     const stored = new Map((locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
     const fences = drawn.fences.map(Number);
     let fenced = 0;
-    const final = decideAll(work, stored, now, settings, context.hold?.(now), {
-        nextFence: () => {
-            const fence = fences[fenced++];
-            // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
-            if (fence === undefined)
-                throw new errors/* InternalError */.Gd('a batch granted more leases than it drew fences');
-            return fence;
-        },
-        random: settings.random,
-    });
+    const hold = context.hold?.(now);
+    const nextFence = () => {
+        const fence = fences[fenced++];
+        // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
+        if (fence === undefined)
+            throw new errors/* InternalError */.Gd('a batch granted more leases than it drew fences');
+        return fence;
+    };
+    const final = (0,kernel_work/* decideBatch */.js)(work, (resource) => stored.get(resource) ?? (0,rules/* emptyState */.p$)(resource), (resource) => (0,kernel_work/* ruleContext */.wm)(settings, resource, now, nextFence, hold));
     if (final.changed.size === 0)
         return { decisions: final.decisions, listened };
     const ordered = final.decisions.flatMap((d) => d.events);
     // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
-    const states = [...final.changed.values()].sort(byResource);
+    const states = [...final.changed].map((r) => final.states.get(r)).sort(byResource);
     const inserted = states.filter((s) => !stored.has(s.resource));
     const updated = states.filter((s) => stored.has(s.resource));
     const rows = (list) => [
@@ -573,38 +533,12 @@ function majorsOf(events, base) {
         return running;
     });
 }
-/** Each command in order on the state the one before it left; the states that changed. */
-function decideAll(work, stored, now, settings, hold, draw) {
-    const current = new Map(stored);
-    const changed = new Map();
-    const decisions = work.map((item) => {
-        const { resource } = item;
-        const before = current.get(resource) ?? (0,rules/* emptyState */.p$)(resource);
-        const decision = item.decide(before, {
-            now,
-            ttlMs: settings.ttlMs,
-            nextInLineWaitMs: settings.nextInLineWaitMs,
-            lockDelayMs: settings.lockDelayMs,
-            window: settings.window?.(resource, now),
-            failover: hold,
-            ...draw,
-        });
-        current.set(resource, decision.state);
-        if (decision.events.length > 0 || JSON.stringify(decision.state) !== JSON.stringify(before)) {
-            changed.set(resource, decision.state);
-        }
-        return decision;
-    });
-    return { decisions, changed };
-}
 const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 function parseState(raw, resource) {
-    const parsed = stateSchema.safeParse(raw);
-    if (!parsed.success || parsed.data.resource !== resource) {
+    const state = (0,kernel_state/* readResourceState */.yF)(raw, resource);
+    if (!state)
         throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
-    }
-    const { lockDelay, ...state } = parsed.data;
-    return lockDelay ? { ...state, lockDelay } : state;
+    return state;
 }
 
 
@@ -675,6 +609,8 @@ async function transact(context, work) {
 
 // EXTERNAL MODULE: ./node_modules/pg/esm/index.mjs
 var esm = __webpack_require__(3849);
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/kernel/event.ts
 var kernel_event = __webpack_require__(8181);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts

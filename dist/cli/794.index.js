@@ -925,8 +925,8 @@ function hostnameOf(host) {
 
 // EXTERNAL MODULE: ./src/kernel/overview.ts
 var kernel_overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 8 modules
-var kernel_service = __webpack_require__(3944);
+// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
+var kernel_service = __webpack_require__(9155);
 ;// CONCATENATED MODULE: ./src/kernel/app.ts
 
 
@@ -3786,6 +3786,8 @@ class AuthRefusal extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 /* harmony export */ });
 /* unused harmony export LeaseKernel */
 /* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9494);
+/* harmony import */ var _work_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5456);
+
 
 
 /**
@@ -3817,15 +3819,7 @@ class ResourceTable {
     }
     /** The rules' context for one resource at `now`, taking fences from this table. */
     context(resource, now) {
-        return {
-            now,
-            ttlMs: this.ttlMs,
-            nextInLineWaitMs: this.nextInLineWaitMs,
-            lockDelayMs: this.lockDelayMs,
-            nextFence: () => (this.fence += 1),
-            random: this.random,
-            window: this.window?.(resource, now),
-        };
+        return (0,_work_js__WEBPACK_IMPORTED_MODULE_1__/* .ruleContext */ .wm)(this, resource, now, () => (this.fence += 1));
     }
     put(state) {
         if ((0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .isIdle */ .xB)(state))
@@ -4829,7 +4823,7 @@ function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
 
 /***/ }),
 
-/***/ 3944:
+/***/ 9155:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -5279,12 +5273,15 @@ async function writeSignedRecord(logPath, record) {
     }
 }
 
+// EXTERNAL MODULE: ./src/kernel/state.ts
+var state = __webpack_require__(5480);
 ;// CONCATENATED MODULE: ./src/kernel/snapshot.ts
+
 
 const whole = schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI());
 /**
- * Checked for shape only: the file carries its own checksum, and its last line
- * is checked against the log; a state the rules then read is one this kernel wrote.
+ * The file carries its own checksum and its last line is checked against the
+ * log; its states are still read through the one state schema (state.ts).
  */
 const snapshotStateSchema = schemas/* object */.Ikc({
     version: schemas/* literal */.euz(1),
@@ -5300,14 +5297,7 @@ const snapshotStateSchema = schemas/* object */.Ikc({
     time: schemas/* object */.Ikc({ lastMs: schemas/* number */.aig(), earliestMs: schemas/* number */.aig() }),
     ttlMs: schemas/* number */.aig(),
     lockDelayMs: schemas/* number */.aig(),
-    states: schemas/* array */.YOg(schemas/* looseObject */._H3({
-        resource: schemas/* string */.YjP(),
-        lease: schemas/* nullable */.mee(schemas/* looseObject */._H3({ id: schemas/* string */.YjP(), expiresAtMs: schemas/* number */.aig() })),
-        queue: schemas/* array */.YOg(schemas/* unknown */.L5J()),
-        reservedUntilMs: schemas/* number */.aig(),
-        typicalHoldMs: schemas/* nullable */.mee(schemas/* number */.aig()),
-        revoked: schemas/* array */.YOg(schemas/* looseObject */._H3({ actorDid: schemas/* string */.YjP(), untilMs: schemas/* number */.aig() })),
-    })),
+    states: schemas/* array */.YOg(state/* resourceStateSchema */.hk),
 });
 /** The state a snapshot file holds, or undefined when it is not one this kernel writes. */
 function readSnapshotState(value) {
@@ -5317,7 +5307,10 @@ function readSnapshotState(value) {
 
 // EXTERNAL MODULE: ./src/kernel/store.ts + 1 modules
 var store = __webpack_require__(5423);
+// EXTERNAL MODULE: ./src/kernel/work.ts
+var kernel_work = __webpack_require__(5456);
 ;// CONCATENATED MODULE: ./src/kernel/local-backend.ts
+
 
 
 
@@ -5656,16 +5649,7 @@ class LocalBackend {
      */
     async commit(work) {
         const now = this.now();
-        const current = new Map();
-        const durable = new Set();
-        const decisions = work.map((item) => {
-            const before = current.get(item.resource) ?? this.table.get(item.resource);
-            const decision = item.decide(before, this.table.context(item.resource, now));
-            current.set(item.resource, decision.state);
-            if (decision.events.length > 0)
-                durable.add(item.resource);
-            return decision;
-        });
+        const { decisions, states, durable } = (0,kernel_work/* decideBatch */.js)(work, (resource) => this.table.get(resource), (resource) => this.table.context(resource, now));
         let failure;
         if (durable.size > 0 && this.closed) {
             failure = new store_error/* StoreUnavailableError */.o2('the kernel is stopping');
@@ -5686,7 +5670,7 @@ class LocalBackend {
                 failure = new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot write: ${message}`);
             }
         }
-        for (const [resource, state] of current) {
+        for (const [resource, state] of states) {
             if (!failure || !durable.has(resource))
                 this.table.put(state);
         }
@@ -5744,26 +5728,6 @@ function toEvent(entry) {
     if (deploy?.success)
         event.deploy = deploy.data;
     return event;
-}
-
-;// CONCATENATED MODULE: ./src/kernel/work.ts
-
-
-function workFor(resource, command) {
-    let last;
-    return {
-        resource,
-        command,
-        decide(state, ctx) {
-            last = (0,rules/* decide */.LD)(state, command, ctx);
-            return last;
-        },
-        reply() {
-            if (!last)
-                throw new errors/* InternalError */.Gd(`the ${command.kind} on ${resource} was never decided`);
-            return last.reply;
-        },
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/service.ts
@@ -5940,7 +5904,7 @@ class KernelService {
     }
     async run(resource, command) {
         // Once closed, the backend refuses what must be written; a refusal or a read is still answered.
-        const work = workFor(resource, command);
+        const work = (0,kernel_work/* workFor */.fS)(resource, command);
         await this.batches.submit(work);
         return work.reply();
     }
@@ -6044,6 +6008,118 @@ class KernelService {
             this.scheduleSweep();
         }
     }
+}
+
+
+/***/ }),
+
+/***/ 5480:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   hk: () => (/* binding */ resourceStateSchema),
+/* harmony export */   yF: () => (/* binding */ readResourceState)
+/* harmony export */ });
+/* unused harmony exports leaseRecordSchema, waiterSchema, revokedMarkSchema, lockDelaySchema, supersededMarkSchema, repositoryDeploysSchema, freezeSchema */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6115);
+/**
+ * The one statement of what the rules keep for a resource (rules.ts): the
+ * schema every reader of a stored state checks against (a PostgreSQL row, a
+ * snapshot file), and the types the rules use, inferred from it. Adding a
+ * field is done here, once. Pure: no I/O.
+ */
+
+
+const leaseRecordSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    id: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr()),
+    grantedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** What the holder said it deploys (extension fields of its request). */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+});
+const waiterSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    /** When this waiter must have asked again to keep its place. */
+    keepUntil: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** When it first asked (epoch ms, the kernel's clock): the console's "waited". Absent in older rows. */
+    sinceMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    /** What it deploys and whether it steps aside for newer runs of its lane (deploy-order.ts). */
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .queueSchema */ .Xm),
+});
+/**
+ * An operator's revoke: the revoked agent is refused here until `untilMs`, and so is
+ * every other DID of the same run attempt (`revokeRefuses`): a job asking again under
+ * a new nonce is the same run, not a new agent.
+ */
+const revokedMarkSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/** A revoked holder that has not given the resource back yet: nobody else gets it until `untilMs`. */
+const lockDelaySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/** A waiter a newer run of its lane superseded (deploy-order.ts). */
+const supersededMarkSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/** The live grant of one repository on a resource, and the one before it. */
+const repositoryDeploysSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    repository: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    live: _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR,
+    before: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+});
+/** Why and until when (null: until unfrozen) a resource takes no new holder. */
+const freezeSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    /** Who froze it, as the ledger names them. */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+});
+/**
+ * Everything the rules know about one resource; small and plain JSON. The
+ * optional fields came later: rows and snapshots written before them still read.
+ */
+const resourceStateSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    lease: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(leaseRecordSchema),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(waiterSchema),
+    /** Until when a freed resource is kept for the head of the queue (0: not kept). */
+    reservedUntilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** A moving average of how long holders kept it. */
+    typicalHoldMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    revoked: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(revokedMarkSchema),
+    /** Set by a revoke; cleared when the revoked holder gives the resource back or at `untilMs`. */
+    lockDelay: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(lockDelaySchema),
+    /** Waiters a newer run of their lane superseded (deploy-order.ts). */
+    superseded: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(supersededMarkSchema)),
+    /** Each repository's last grant here, for `previous` (deploy-order.ts). */
+    deploys: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(repositoryDeploysSchema)),
+    /** An operator's freeze (see freeze.ts): no new grant until it ends. */
+    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(freezeSchema),
+    /**
+     * The end of the recurring window (windows.ts) that last refused a waiter here: the
+     * window is configuration, not state, so this is how the rules see it end (thawed).
+     */
+    windowUntilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+});
+/** A stored state checked like any outside input, or undefined when it is not one. */
+function readResourceState(raw, resource) {
+    const parsed = resourceStateSchema.safeParse(raw);
+    if (!parsed.success || (resource !== undefined && parsed.data.resource !== resource))
+        return undefined;
+    return parsed.data;
 }
 
 
@@ -6528,6 +6604,80 @@ function readAt(file, position, length) {
     finally {
         (0,external_node_fs_.closeSync)(fd);
     }
+}
+
+
+/***/ }),
+
+/***/ 5456:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   fS: () => (/* binding */ workFor),
+/* harmony export */   js: () => (/* binding */ decideBatch),
+/* harmony export */   wm: () => (/* binding */ ruleContext)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9494);
+
+
+function workFor(resource, command) {
+    let last;
+    return {
+        resource,
+        command,
+        decide(state, ctx) {
+            last = (0,_rules_js__WEBPACK_IMPORTED_MODULE_1__/* .decide */ .LD)(state, command, ctx);
+            return last;
+        },
+        reply() {
+            if (!last)
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .InternalError */ .Gd(`the ${command.kind} on ${resource} was never decided`);
+            return last.reply;
+        },
+    };
+}
+/**
+ * The one decide loop every backend runs: each command in order on the state
+ * the one before it on its resource left (`load` gives the stored one first).
+ * Pure: the caller loads states, gives each resource's rule context, and keeps
+ * the result its own way.
+ */
+function decideBatch(work, load, context) {
+    const states = new Map();
+    const loaded = new Map();
+    const durable = new Set();
+    const decisions = work.map((item) => {
+        const { resource } = item;
+        let before = states.get(resource);
+        if (!before) {
+            before = load(resource);
+            loaded.set(resource, before);
+        }
+        const decision = item.decide(before, context(resource));
+        states.set(resource, decision.state);
+        if (decision.events.length > 0)
+            durable.add(resource);
+        return decision;
+    });
+    const changed = new Set(durable);
+    for (const [resource, state] of states)
+        if (JSON.stringify(state) !== JSON.stringify(loaded.get(resource)))
+            changed.add(resource);
+    return { decisions, states, durable, changed };
+}
+/** The one rule context of every backend: the settings at `now`, fences from `nextFence`. */
+function ruleContext(settings, resource, now, nextFence, failover) {
+    return {
+        now,
+        ttlMs: settings.ttlMs,
+        nextInLineWaitMs: settings.nextInLineWaitMs,
+        lockDelayMs: settings.lockDelayMs,
+        nextFence,
+        random: settings.random,
+        window: settings.window?.(resource, now),
+        ...(failover ? { failover } : {}),
+    };
 }
 
 

@@ -16,6 +16,7 @@ import {
   type ReleaseReply,
   type ResourceState,
 } from './rules.js';
+import { ruleContext } from './work.js';
 
 export {
   DEFAULT_TTL_MS,
@@ -79,15 +80,7 @@ export class ResourceTable {
 
   /** The rules' context for one resource at `now`, taking fences from this table. */
   context(resource: string, now: number): RuleContext {
-    return {
-      now,
-      ttlMs: this.ttlMs,
-      nextInLineWaitMs: this.nextInLineWaitMs,
-      lockDelayMs: this.lockDelayMs,
-      nextFence: () => (this.fence += 1),
-      random: this.random,
-      window: this.window?.(resource, now),
-    };
+    return ruleContext(this, resource, now, () => (this.fence += 1));
   }
 
   put(state: ResourceState): void {

@@ -1,4 +1,5 @@
 import type { Deploy, QueueMode } from '../plane/deploy.js';
+import type { RepositoryDeploys, SupersededMark } from './state.js';
 
 /**
  * The rules of deploy order, pure (no I/O), called from `decide`:
@@ -34,18 +35,7 @@ export interface LaneWaiter {
 }
 
 /** A waiter that was superseded: told so (with `by`) while it keeps asking. */
-export interface SupersededMark {
-  actorDid: string;
-  by: string;
-  untilMs: number;
-}
-
-/** The live grant of one repository on a resource, and the one before it. */
-export interface RepositoryDeploys {
-  repository: string;
-  live: Deploy;
-  before?: Deploy | undefined;
-}
+export type { RepositoryDeploys, SupersededMark } from './state.js';
 
 const laneOf = (d: Deploy | undefined) =>
   d?.repository !== undefined &&

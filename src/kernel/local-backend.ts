@@ -26,7 +26,7 @@ import {
 import { readSnapshotState } from './snapshot.js';
 import { StartRefusedError, StoreError, StoreUnavailableError } from './store-error.js';
 import { isLogFileStore, type KernelStore, type LogFileStore, type LogPoint } from './store.js';
-import type { Work } from './work.js';
+import { decideBatch, type Work } from './work.js';
 
 export interface LocalBackendOptions {
   table: ResourceTable;
@@ -382,15 +382,11 @@ export class LocalBackend implements Backend<Overview> {
    */
   async commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
     const now = this.now();
-    const current = new Map<string, ResourceState>();
-    const durable = new Set<string>();
-    const decisions = work.map((item) => {
-      const before = current.get(item.resource) ?? this.table.get(item.resource);
-      const decision = item.decide(before, this.table.context(item.resource, now));
-      current.set(item.resource, decision.state);
-      if (decision.events.length > 0) durable.add(item.resource);
-      return decision;
-    });
+    const { decisions, states, durable } = decideBatch(
+      work,
+      (resource) => this.table.get(resource),
+      (resource) => this.table.context(resource, now),
+    );
     let failure: StoreUnavailableError | undefined;
     if (durable.size > 0 && this.closed) {
       failure = new StoreUnavailableError('the kernel is stopping');
@@ -408,7 +404,7 @@ export class LocalBackend implements Backend<Overview> {
         failure = new StoreUnavailableError(`the kernel's store cannot write: ${message}`);
       }
     }
-    for (const [resource, state] of current) {
+    for (const [resource, state] of states) {
       if (!failure || !durable.has(resource)) this.table.put(state);
     }
     return decisions.map((value) =>

@@ -8,16 +8,10 @@
 
 import { runAttemptKey } from '../lease/did.js';
 import type { Deploy, QueueMode } from '../plane/deploy.js';
-import {
-  OUTDATED_REASON,
-  recordGrant,
-  supersede,
-  undoGrant,
-  type RepositoryDeploys,
-  type SupersededMark,
-} from './deploy-order.js';
+import { OUTDATED_REASON, recordGrant, supersede, undoGrant } from './deploy-order.js';
 import type { KernelEvent, KernelEventKind } from './event.js';
 import { freezeCommand, frozenReply, settleFreeze, type FrozenReply } from './freeze.js';
+import type { Freeze, LeaseRecord, ResourceState } from './state.js';
 
 export const DEFAULT_TTL_MS = 30_000;
 /** The agent next in line polls this often, so a handover costs one short sleep. */
@@ -41,79 +35,14 @@ export const defaultLockDelayMs = (ttlMs: number) =>
 /** A frozen resource's waiters ask again this often (or at the freeze's end, if sooner). */
 export const FROZEN_WAIT_MS = 5_000;
 
-export interface LeaseRecord {
-  id: string;
-  resource: string;
-  holder: string;
-  expiresAtMs: number;
-  fence: number;
-  grantedAtMs: number;
-  /** What the holder said it deploys (extension fields of its request). */
-  deploy?: Deploy | undefined;
-}
-
-export interface Waiter {
-  actorDid: string;
-  /** When this waiter must have asked again to keep its place. */
-  keepUntil: number;
-  /** When it first asked (epoch ms, the kernel's clock): the console's "waited". Absent in older rows. */
-  sinceMs?: number | undefined;
-  /** What it deploys and whether it steps aside for newer runs of its lane (deploy-order.ts). */
-  deploy?: Deploy | undefined;
-  queue?: QueueMode | undefined;
-}
-
-/**
- * An operator's revoke: the revoked agent is refused here until `untilMs`, and so is
- * every other DID of the same run attempt (`revokeRefuses`): a job asking again under
- * a new nonce is the same run, not a new agent.
- */
-export interface RevokedMark {
-  actorDid: string;
-  message: string;
-  untilMs: number;
-}
-
-/** A revoked holder that has not given the resource back yet: nobody else gets it until `untilMs`. */
-export interface LockDelay {
-  actorDid: string;
-  leaseId: string;
-  untilMs: number;
-}
-
-/** Everything the rules know about one resource; small and plain JSON. */
-export interface ResourceState {
-  resource: string;
-  lease: LeaseRecord | null;
-  queue: Waiter[];
-  /** Until when a freed resource is kept for the head of the queue (0: not kept). */
-  reservedUntilMs: number;
-  /** A moving average of how long holders kept it. */
-  typicalHoldMs: number | null;
-  revoked: RevokedMark[];
-  /** Set by a revoke; cleared when the revoked holder gives the resource back or at `untilMs`. */
-  lockDelay?: LockDelay;
-  /** Waiters a newer run of their lane superseded (deploy-order.ts). */
-  superseded?: SupersededMark[] | undefined;
-  /** Each repository's last grant here, for `previous` (deploy-order.ts). */
-  deploys?: RepositoryDeploys[] | undefined;
-  /** An operator's freeze (see freeze.ts): no new grant until it ends. */
-  frozen?: Freeze | undefined;
-  /**
-   * The end of the recurring window (windows.ts) that last refused a waiter here: the
-   * window is configuration, not state, so this is how the rules see it end (thawed).
-   */
-  windowUntilMs?: number | undefined;
-}
-
-/** Why and until when (null: until unfrozen) a resource takes no new holder. */
-export interface Freeze {
-  reason: string;
-  untilMs: number | null;
-  /** Who froze it, as the ledger names them. */
-  by: string;
-  atMs: number;
-}
+export type {
+  Freeze,
+  LeaseRecord,
+  LockDelay,
+  ResourceState,
+  RevokedMark,
+  Waiter,
+} from './state.js';
 
 export interface RuleContext {
   now: number;

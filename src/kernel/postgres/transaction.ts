@@ -1,85 +1,15 @@
 import type pg from 'pg';
 import { InternalError, LeaseGateError } from '../../errors.js';
-import * as z from 'zod/mini';
-import { deploySchema, queueSchema } from '../../plane/deploy.js';
-import type { Work } from '../work.js';
+import { decideBatch, ruleContext, type RuleSettings, type Work } from '../work.js';
 import type { KernelEvent } from '../event.js';
 import type { PlaneLocks } from './locks.js';
 import { arrayLiteral, integerLiteral, textLiteral } from './literals.js';
-import {
-  emptyState,
-  nextDeadline,
-  type Decision,
-  type Freeze,
-  type ResourceState,
-} from '../rules.js';
-
-/** The rules' settings; every replica of one plane must run with the same ones. */
-export interface RuleSettings {
-  ttlMs: number;
-  nextInLineWaitMs: number;
-  lockDelayMs: number;
-  random: () => number;
-  /** Recurring freeze windows (windows.ts), when configured. */
-  window?: ((resource: string, now: number) => Freeze | undefined) | undefined;
-}
-
-const leaseSchema = z.object({
-  id: z.string(),
-  resource: z.string(),
-  holder: z.string(),
-  expiresAtMs: z.number(),
-  fence: z.number().check(z.int()),
-  grantedAtMs: z.number(),
-  deploy: z.optional(deploySchema),
-});
-
-/** A row written by another replica (or another release) is checked like any outside input. */
-const stateSchema = z.object({
-  resource: z.string(),
-  lease: z.nullable(leaseSchema),
-  queue: z.array(
-    z.object({
-      actorDid: z.string(),
-      keepUntil: z.number(),
-      sinceMs: z.optional(z.number()),
-      deploy: z.optional(deploySchema),
-      queue: z.optional(queueSchema),
-    }),
-  ),
-  reservedUntilMs: z.number(),
-  typicalHoldMs: z.nullable(z.number()),
-  revoked: z.array(z.object({ actorDid: z.string(), message: z.string(), untilMs: z.number() })),
-  lockDelay: z.optional(
-    z.object({ actorDid: z.string(), leaseId: z.string(), untilMs: z.number() }),
-  ),
-  // Deploy order (deploy-order.ts): optional, so rows written before it still read.
-  superseded: z.optional(
-    z.array(z.object({ actorDid: z.string(), by: z.string(), untilMs: z.number() })),
-  ),
-  deploys: z.optional(
-    z.array(
-      z.object({
-        repository: z.string(),
-        live: deploySchema,
-        before: z.optional(deploySchema),
-      }),
-    ),
-  ),
-  frozen: z.optional(
-    z.object({
-      reason: z.string(),
-      untilMs: z.nullable(z.number()),
-      by: z.string(),
-      atMs: z.number(),
-    }),
-  ),
-  windowUntilMs: z.optional(z.number()),
-});
+import { emptyState, nextDeadline, type Decision, type Freeze } from '../rules.js';
+import { readResourceState, type ResourceState } from '../state.js';
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 
-export type { Work };
+export type { RuleSettings, Work };
 
 /**
  * Commands, in order, as one transaction of two round trips (group commit:
@@ -293,20 +223,23 @@ async function decideLocked(
   );
   const fences = drawn.fences.map(Number);
   let fenced = 0;
-  const final = decideAll(work, stored, now, settings, context.hold?.(now), {
-    nextFence: () => {
-      const fence = fences[fenced++];
-      // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
-      if (fence === undefined)
-        throw new InternalError('a batch granted more leases than it drew fences');
-      return fence;
-    },
-    random: settings.random,
-  });
+  const hold = context.hold?.(now);
+  const nextFence = () => {
+    const fence = fences[fenced++];
+    // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
+    if (fence === undefined)
+      throw new InternalError('a batch granted more leases than it drew fences');
+    return fence;
+  };
+  const final = decideBatch(
+    work,
+    (resource) => stored.get(resource) ?? emptyState(resource),
+    (resource) => ruleContext(settings, resource, now, nextFence, hold),
+  );
   if (final.changed.size === 0) return { decisions: final.decisions, listened };
   const ordered = final.decisions.flatMap((d) => d.events);
   // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
-  const states = [...final.changed.values()].sort(byResource);
+  const states = [...final.changed].map((r) => final.states.get(r)!).sort(byResource);
   const inserted = states.filter((s) => !stored.has(s.resource));
   const updated = states.filter((s) => stored.has(s.resource));
   const rows = (list: ResourceState[]) => [
@@ -359,48 +292,14 @@ export function majorsOf(events: readonly KernelEvent[], base: number): number[]
   });
 }
 
-/** Each command in order on the state the one before it left; the states that changed. */
-function decideAll(
-  work: readonly Work[],
-  stored: ReadonlyMap<string, ResourceState>,
-  now: number,
-  settings: RuleSettings,
-  hold: Freeze | undefined,
-  draw: { nextFence(): number; random(): number },
-): { decisions: Decision[]; changed: Map<string, ResourceState> } {
-  const current = new Map(stored);
-  const changed = new Map<string, ResourceState>();
-  const decisions = work.map((item) => {
-    const { resource } = item;
-    const before = current.get(resource) ?? emptyState(resource);
-    const decision = item.decide(before, {
-      now,
-      ttlMs: settings.ttlMs,
-      nextInLineWaitMs: settings.nextInLineWaitMs,
-      lockDelayMs: settings.lockDelayMs,
-      window: settings.window?.(resource, now),
-      failover: hold,
-      ...draw,
-    });
-    current.set(resource, decision.state);
-    if (decision.events.length > 0 || JSON.stringify(decision.state) !== JSON.stringify(before)) {
-      changed.set(resource, decision.state);
-    }
-    return decision;
-  });
-  return { decisions, changed };
-}
-
 const byResource = (a: ResourceState, b: ResourceState) =>
   a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 
 export function parseState(raw: unknown, resource: string): ResourceState {
-  const parsed = stateSchema.safeParse(raw);
-  if (!parsed.success || parsed.data.resource !== resource) {
+  const state = readResourceState(raw, resource);
+  if (!state)
     throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
-  }
-  const { lockDelay, ...state } = parsed.data;
-  return lockDelay ? { ...state, lockDelay } : state;
+  return state;
 }
 
 export { NOW_MS };
