@@ -135,9 +135,12 @@ export async function keeperCost(seconds: number) {
   // As main does: the keeper renews only while its status file exists.
   const { createStatusFile } = await import('../src/lease/keeper-status.js');
   createStatusFile(status);
+  // As main spawns it: the keeper's own Node flags first.
+  const { KEEPER_NODE_FLAGS } = await import('../src/lease/background.js');
   const child = spawn(
     process.execPath,
     [
+      ...KEEPER_NODE_FLAGS,
       'dist/cli/index.js',
       'keep',
       '--api-url',

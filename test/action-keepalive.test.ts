@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
 import { runStep } from './support/runner.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { KEEPER_NODE_FLAGS } from '../src/lease/background.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,6 +31,9 @@ async function holdThenPost(deploy: () => Promise<void>) {
   expect(main.code).toBe(0);
   const keeperPid = Number(main.state['keeper-pid']);
   expect(isAlive(keeperPid)).toBe(true);
+  // The keeper runs on the Node flags that keep its memory down (background.ts), ahead of the CLI.
+  const argv = readFileSync(`/proc/${keeperPid}/cmdline`, 'utf8').split('\0');
+  expect(argv.slice(1, 1 + KEEPER_NODE_FLAGS.length)).toEqual(KEEPER_NODE_FLAGS);
   await deploy();
   const post = await runStep('post', { inputs, env, tempDir, state: main.state });
   return { main, post, keeperPid, plane };

@@ -47,16 +47,18 @@ export interface SpawnedHelper {
 /**
  * Starts the CLI detached so it outlives this step: its own process group, no
  * pipes to us (a runner waits for inherited pipes), output to a file if given.
+ * `nodeFlags` go to Node itself, ahead of the CLI's path.
  */
 export function spawnHelper(
   helper: HelperCommand,
   args: string[],
   env: NodeJS.ProcessEnv,
   logFile?: string,
+  nodeFlags: readonly string[] = [],
 ): SpawnedHelper {
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
   try {
-    const child = spawn(helper.command, [...helper.args, ...args], {
+    const child = spawn(helper.command, [...nodeFlags, ...helper.args, ...args], {
       detached: true,
       stdio: ['ignore', out, out],
       env,
