@@ -16,6 +16,7 @@ import {
 } from '../plane/schema.js';
 import { createAuthorizer, type Authorizer, type Principal } from './auth/authorize.js';
 import { AuthRefusal } from './auth/refusal.js';
+import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { freezeRoutes, operatorBy, operatorOf } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from './held.js';
 import { leaseExtensions, releaseOutdated } from './lease-extensions.js';
@@ -27,26 +28,7 @@ import { StoreUnavailableError } from './service.js';
 import type { PlaneService } from './plane-service.js';
 import type { LeaseRecord } from './rules.js';
 import type { FreezeWindows } from './windows.js';
-import { causeOf, causeText, LeaseGateError, type CauseOptions } from '../errors.js';
-
-/** A request as the app sees it: what the adapter read off the wire. */
-export interface AppRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: Record<string, string | undefined>;
-  /** The JSON body (POST only); rejects with an ApiRefusal for a bad one. */
-  json(): Promise<unknown>;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
-}
-
-/** JSON, plain text (a string), or JSON written piece by piece (an async iterable). */
-export interface AppResponse {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+import { causeText } from '../errors.js';
 
 export type App = ((req: AppRequest) => Promise<AppResponse>) & {
   serves(path: string): boolean;
@@ -80,19 +62,6 @@ const NOT_READY = {
   reason: 'not_ready',
   message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
-
-/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
-export class ApiRefusal extends LeaseGateError<'api_refusal'> {
-  override name = 'ApiRefusal';
-  readonly status: number;
-  /** The answer's `reason` (`bad_request`, `not_found`, …): the wire's word for the kind. */
-  readonly reason: string;
-  constructor(message: string, options: CauseOptions & { status: number; reason: string }) {
-    super(message, { ...causeOf(options.cause), code: 'api_refusal' });
-    this.status = options.status;
-    this.reason = options.reason;
-  }
-}
 
 const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
@@ -425,17 +394,6 @@ function watchReply(answer: WatchAnswer): AppResponse {
           ...(answer.holder === undefined ? {} : { holder: answer.holder }),
         };
   return { status: 200, body, ...(headers ? { headers } : {}) };
-}
-
-export function parse<T>(schema: z.ZodMiniType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue?.path.join('.') || 'body';
-  throw new ApiRefusal(`${field}: ${issue?.message ?? 'invalid'}`, {
-    status: 400,
-    reason: 'bad_request',
-  });
 }
 
 /**

@@ -13,7 +13,7 @@
  *   whose renewal is refused stops). The new primary's rows may show a lease its
  *   holder released, so a "renewal" could hand it back beside a lost grant's holder.
  */
-import type { Freeze } from './rules.js';
+import type { Freeze } from './state.js';
 
 /** Fences of one timeline: below 2^40 each (a trillion grants), under the timeline's epoch. */
 export const TIMELINE_FENCE_BITS = 40;

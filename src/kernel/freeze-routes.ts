@@ -8,7 +8,7 @@ import {
   RESOURCE_PATTERN,
   UNFREEZE_PATH,
 } from '../plane/schema.js';
-import { ApiRefusal, parse, type AppRequest, type AppResponse } from './app.js';
+import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import type { PlaneService } from './plane-service.js';
 
 /** The longest freeze one command may name: a year (longer is a typo; unfreeze ends any). */

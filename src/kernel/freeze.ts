@@ -1,5 +1,12 @@
 import { FAILOVER_BY } from './failover.js';
-import type { Freeze, FreezeReply, KernelEvent, ResourceState } from './rules.js';
+import type { KernelEvent } from './event.js';
+import type { Freeze, ResourceState } from './state.js';
+
+export interface FreezeReply {
+  frozen: Freeze | null;
+  /** Whether this command changed anything (an unfreeze of a resource not frozen does not). */
+  changed: boolean;
+}
 
 /**
  * An operator's freeze, within the pure rules (no I/O): while a resource is

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LEDGER_PATHS } from '../plane/schema.js';
 import type { Ledger } from '../ledger/ledger.js';
-import { ApiRefusal, type AppRequest, type AppResponse } from './app.js';
+import { ApiRefusal, type AppRequest, type AppResponse } from './api.js';
 
 export const DEFAULT_PAGE = 1_000;
 export const MAX_PAGE = 10_000;

@@ -10,7 +10,15 @@ import { runAttemptKey } from '../lease/did.js';
 import type { Deploy, QueueMode } from '../plane/deploy.js';
 import { OUTDATED_REASON, recordGrant, supersede, undoGrant } from './deploy-order.js';
 import type { KernelEvent, KernelEventKind } from './event.js';
-import { freezeCommand, frozenReply, settleFreeze, type FrozenReply } from './freeze.js';
+import {
+  freezeCommand,
+  frozenReply,
+  settleFreeze,
+  type FreezeReply,
+  type FrozenReply,
+} from './freeze.js';
+
+export type { FreezeReply } from './freeze.js';
 import type { Freeze, LeaseRecord, ResourceState } from './state.js';
 
 export const DEFAULT_TTL_MS = 30_000;
@@ -103,12 +111,6 @@ export interface ReleaseReply {
 export interface RevokeReply {
   revoked: boolean;
   lease: LeaseRecord | null;
-}
-
-export interface FreezeReply {
-  frozen: Freeze | null;
-  /** Whether this command changed anything (an unfreeze of a resource not frozen does not). */
-  changed: boolean;
 }
 
 export interface StatusReply {

@@ -8,7 +8,8 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import { LeaseGateError } from '../errors.js';
 import { Ledger } from '../ledger/ledger.js';
-import { ApiRefusal, createKernelApp, type App, type AppRequest, type AppResponse } from './app.js';
+import { ApiRefusal, type AppRequest, type AppResponse } from './api.js';
+import { createKernelApp, type App } from './app.js';
 import type { Authorizer } from './auth/authorize.js';
 import { ResourceTable, type KernelEvent } from './core.js';
 import { KernelNames } from './names.js';

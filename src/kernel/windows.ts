@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Freeze } from './rules.js';
+import type { Freeze } from './state.js';
 import { causeText, LeaseGateError, type CauseOptions } from '../errors.js';
 
 /**

@@ -1,8 +1,8 @@
-export const id = 794;
-export const ids = [794];
+export const id = 444;
+export const ids = [444];
 export const modules = {
 
-/***/ 8794:
+/***/ 444:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -25,12 +25,39 @@ var ledger_ledger = __webpack_require__(7781);
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/zod-en.ts
+var zod_en = __webpack_require__(3184);
+;// CONCATENATED MODULE: ./src/kernel/api.ts
+
+
+/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
+class ApiRefusal extends errors/* LeaseGateError */.eg {
+    name = 'ApiRefusal';
+    status;
+    /** The answer's `reason` (`bad_request`, `not_found`, …): the wire's word for the kind. */
+    reason;
+    constructor(message, options) {
+        super(message, { ...(0,errors/* causeOf */.rl)(options.cause), code: 'api_refusal' });
+        this.status = options.status;
+        this.reason = options.reason;
+    }
+}
+function parse(schema, body) {
+    const result = schema.safeParse(body);
+    if (result.success)
+        return result.data;
+    const issue = result.error.issues[0];
+    const field = issue?.path.join('.') || 'body';
+    throw new ApiRefusal(`${field}: ${issue?.message ?? 'invalid'}`, {
+        status: 400,
+        reason: 'bad_request',
+    });
+}
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
-// EXTERNAL MODULE: ./src/zod-en.ts
-var zod_en = __webpack_require__(3184);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/plane/deploy.ts
@@ -943,24 +970,13 @@ var kernel_service = __webpack_require__(9155);
 
 
 
+
 /** What `/readyz` tells a caller without the kernel's key when it is not ready: no more. */
 const NOT_READY = {
     ok: false,
     reason: 'not_ready',
     message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
-/** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
-class ApiRefusal extends errors/* LeaseGateError */.eg {
-    name = 'ApiRefusal';
-    status;
-    /** The answer's `reason` (`bad_request`, `not_found`, …): the wire's word for the kind. */
-    reason;
-    constructor(message, options) {
-        super(message, { ...(0,errors/* causeOf */.rl)(options.cause), code: 'api_refusal' });
-        this.status = options.status;
-        this.reason = options.reason;
-    }
-}
 const app_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 const actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
 const leaseBody = schemas/* object */.Ikc({ resource: app_resource, actorDid });
@@ -1258,17 +1274,6 @@ function watchReply(answer) {
         };
     return { status: 200, body, ...(headers ? { headers } : {}) };
 }
-function parse(schema, body) {
-    const result = schema.safeParse(body);
-    if (result.success)
-        return result.data;
-    const issue = result.error.issues[0];
-    const field = issue?.path.join('.') || 'body';
-    throw new ApiRefusal(`${field}: ${issue?.message ?? 'invalid'}`, {
-        status: 400,
-        reason: 'bad_request',
-    });
-}
 /**
  * The lease as answered. `ttlMs` (the kernel's extension): how long this grant or renewal
  * runs from when the kernel decided it, so a keeper paces its renewals from the time it sent
@@ -1387,6 +1392,7 @@ function serve_createConsole(options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/server.ts
+
 
 
 
@@ -7191,4 +7197,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=794.index.js.map
+//# sourceMappingURL=444.index.js.map
