@@ -256,9 +256,24 @@ class CgroupContainment extends Base {
             return [];
         }
     }
+    /**
+     * The kernel's own word (cgroup.events): cgroup.procs drops a process once its last thread
+     * starts to exit, but rmdir is refused (EBUSY) until every thread has left, a window that
+     * widens on a loaded machine. While run itself is inside, the flag says nothing of the command.
+     */
+    populated() {
+        if (this.selfInside)
+            return false;
+        try {
+            return /^populated 1$/m.test((0,external_node_fs_.readFileSync)((0,external_node_path_.join)(this.cgroup.dir, 'cgroup.events'), 'utf8'));
+        }
+        catch {
+            return false;
+        }
+    }
     alive() {
         // cgroup.procs lists no zombies; the group is asked too, for a member that moved out.
-        return this.members().length > 0 || this.groupAlive();
+        return this.members().length > 0 || this.groupAlive() || this.populated();
     }
     signalAll(signal) {
         if (signal === 'SIGKILL' && !this.selfInside) {
