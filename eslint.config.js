@@ -12,7 +12,21 @@ const forms = (name, file = '*') => [
   `../${name}/${file}`,
   `./${name}/${file}`,
 ];
-const layer = (files, forbidden) => ({
+/** The kernel's rooms, each with the rooms it may import (siblings under src/kernel/). */
+const KERNEL_ROOMS = {
+  rules: [],
+  store: ['rules'],
+  service: ['rules', 'store'],
+  auth: ['rules'],
+  notify: ['rules', 'service'],
+  postgres: ['rules', 'store', 'service'],
+  http: ['rules', 'store', 'service', 'auth', 'notify'],
+};
+const roomPattern = (room, rooms) => ({
+  group: rooms.flatMap((r) => [`../${r}/*`, `**/kernel/${r}/*`]),
+  message: `src/kernel/${room}/ may not import src/kernel/{${rooms.join(',')}}/ (see docs/architecture.md).`,
+});
+const layer = (files, forbidden, rooms = []) => ({
   files,
   rules: {
     'no-restricted-imports': [
@@ -20,12 +34,23 @@ const layer = (files, forbidden) => ({
       {
         patterns: [
           ...(files[0].startsWith('src/action') ? [] : [ACTIONS]),
+          ...(rooms.length ? [roomPattern(files[0].split('/')[2], rooms)] : []),
           ...forbidden.map((entry) => {
             const [name, ...allowed] = Array.isArray(entry) ? entry : [entry];
             return {
               group: [
                 ...forms(name),
-                ...allowed.flatMap((file) => forms(name, file).map((f) => `!${f}`)),
+                // A file in a subfolder (`rules/core.js`): gitignore-style patterns cannot let a
+                // file through a folder already excluded, so let the folder through, exclude its
+                // other files again, then let the file through.
+                ...allowed.flatMap((file) => {
+                  const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+                  return [
+                    ...(folder ? forms(name, folder).map((f) => `!${f}`) : []),
+                    ...(folder ? forms(name, `${folder}/*`) : []),
+                    ...forms(name, file).map((f) => `!${f}`),
+                  ];
+                }),
               ],
               message: `${files[0]} may not import src/${name}/${allowed.length ? ` but ${allowed.join(', ')}` : ''} (see docs/architecture.md).`,
             };
@@ -83,13 +108,22 @@ export default tseslint.config(
   // The kernel serves the plane's contract and writes the ledger; it never runs a job's session,
   // except the one DID grammar (lease/did.ts) its OIDC identities are spelled in.
   layer(['src/kernel/**/*.ts'], ['gate', ['lease', 'did.js'], 'action', 'cli', 'app']),
+  // The kernel's rooms (docs/architecture.md): each may import only the rooms below it. A later
+  // block replaces an earlier one's options for its files, so each room repeats the kernel's.
+  ...Object.entries(KERNEL_ROOMS).map(([room, below]) =>
+    layer(
+      [`src/kernel/${room}/**/*.ts`],
+      ['gate', ['lease', 'did.js'], 'action', 'cli', 'app'],
+      Object.keys(KERNEL_ROOMS).filter((r) => r !== room && !below.includes(r)),
+    ),
+  ),
   // The ledger's log, proofs and export: above http/ and plane/ only.
   layer(['src/ledger/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'app', 'console']),
   // The console page runs in a browser: the kernel's pure rules (the playground) and the wire
   // formats, nothing that does I/O. Its server side (serve.ts) imports nothing of ours.
   layer(
     ['src/console/**/*.ts'],
-    ['gate', ['lease', 'did.js'], 'action', 'cli', ['kernel', 'core.js'], 'ledger', 'app'],
+    ['gate', ['lease', 'did.js'], 'action', 'cli', ['kernel', 'rules/core.js'], 'ledger', 'app'],
   ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),

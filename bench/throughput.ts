@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { keyHash } from '../src/kernel/auth/keys.js';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { startFakeIssuer } from '../test/support/fake-oidc.js';
 import type { LoadResult } from './loadgen.js';
 import { runRole, startKernel, startRole, type Spawned } from './spawn.js';

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import { startScriptedPlane, type Reply, type ScriptedPlane } from './support/scripted-plane.js';

@@ -1,8 +1,8 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
-import { FreezeWindows } from '../src/kernel/windows.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { FreezeWindows } from '../src/kernel/service/windows.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane, type ScriptedPlane } from './support/scripted-plane.js';
 

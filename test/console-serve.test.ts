@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../src/console/serve.js';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
-import { memoryStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 
 const KEY = 'kernel-key';
 const R = 'lock:deploy/production';

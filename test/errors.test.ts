@@ -7,9 +7,9 @@ import {
   LeaseGateError,
 } from '../src/errors.js';
 import { HttpError } from '../src/http/errors.js';
-import { StoreError, StoreUnavailableError } from '../src/kernel/store-error.js';
+import { StoreError, StoreUnavailableError } from '../src/kernel/store/store-error.js';
 import { SchemaTooNewError } from '../src/kernel/postgres/migrations.js';
-import { ApiRefusal } from '../src/kernel/api.js';
+import { ApiRefusal } from '../src/kernel/http/api.js';
 import { LeaseRefusedError, LeaseRevokedError } from '../src/gate/wait.js';
 import { BrokenGrantError } from '../src/plane/grant.js';
 import { ContractError, TransientError } from '../src/plane/errors.js';

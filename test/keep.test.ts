@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keepLease, type KeepOptions, type KeeperStatus } from '../src/gate/keep.js';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { KeyRefusedError, PlaneUnavailableError } from '../src/plane/errors.js';
 import { fakeTime } from './support/fake-time.js';
 import { kernelClient } from './support/kernel-client.js';

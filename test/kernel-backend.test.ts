@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Backend, ChangeNotice } from '../src/kernel/backend.js';
-import { ResourceTable } from '../src/kernel/core.js';
-import { LocalBackend } from '../src/kernel/local-backend.js';
-import type { Overview } from '../src/kernel/overview.js';
-import { KernelService } from '../src/kernel/service.js';
-import { memoryStore } from '../src/kernel/store.js';
+import type { Backend, ChangeNotice } from '../src/kernel/store/backend.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { LocalBackend } from '../src/kernel/store/local-backend.js';
+import type { Overview } from '../src/kernel/rules/overview.js';
+import { KernelService } from '../src/kernel/service/service.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 import { Ledger } from '../src/ledger/ledger.js';
 
 const A = 'did:web:backend.example:a';

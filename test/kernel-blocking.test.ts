@@ -3,12 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKernelApp } from '../src/kernel/app.js';
-import { ResourceTable } from '../src/kernel/core.js';
-import { HeldRequests, MAX_HELD_WAIT_S, preferredWait, type Timers } from '../src/kernel/held.js';
-import { epochMonotonic, nodeAdapter, startKernelServer } from '../src/kernel/server.js';
-import { KernelService } from '../src/kernel/service.js';
-import { memoryStore } from '../src/kernel/store.js';
+import { createKernelApp } from '../src/kernel/http/app.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import {
+  HeldRequests,
+  MAX_HELD_WAIT_S,
+  preferredWait,
+  type Timers,
+} from '../src/kernel/service/held.js';
+import { epochMonotonic, nodeAdapter, startKernelServer } from '../src/kernel/http/server.js';
+import { KernelService } from '../src/kernel/service/service.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 import { Ledger } from '../src/ledger/ledger.js';
 
 const LEASE = '/api/v1/acp/coordination/lease';

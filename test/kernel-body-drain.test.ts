@@ -1,7 +1,11 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BODY_LIMIT_BYTES, startKernelServer, type RunningKernel } from '../src/kernel/server.js';
-import { memoryStore } from '../src/kernel/store.js';
+import {
+  BODY_LIMIT_BYTES,
+  startKernelServer,
+  type RunningKernel,
+} from '../src/kernel/http/server.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 
 // A refused request body (too large, or of another media type) is read and dropped only up
 // to a bound, and the connection closes after the answer.

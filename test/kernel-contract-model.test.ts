@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { request } from 'undici';
 import { expect, it } from 'vitest';
-import { NEXT_IN_LINE_WAIT_MS } from '../src/kernel/rules.js';
+import { NEXT_IN_LINE_WAIT_MS } from '../src/kernel/rules/rules.js';
 import { describeEachStore } from './support/store-kernels.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { describePlace, describeWaitState } from '../src/lease/texts.js';
 
 /** Where a waiter stands: its position and an estimate from recent hold times. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { failoverHold, fenceFloor, MAX_TIMELINE } from '../src/kernel/failover.js';
-import { decide, emptyState, type RuleContext } from '../src/kernel/rules.js';
+import { failoverHold, fenceFloor, MAX_TIMELINE } from '../src/kernel/rules/failover.js';
+import { decide, emptyState, type RuleContext } from '../src/kernel/rules/rules.js';
 
 const TTL = 30_000;
 const ctx = (now: number, failover?: RuleContext['failover']): RuleContext => {

@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
-import { LeaseKernel } from '../src/kernel/core.js';
+import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { canonicalJson, type LedgerEntry } from '../src/ledger/entry.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
 import { fetchLedger } from '../src/ledger/remote.js';

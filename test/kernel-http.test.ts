@@ -1,8 +1,8 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
-import { memoryStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 
 /**
  * What the app answers before any store is involved (bad input, routes).

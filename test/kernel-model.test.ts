@@ -5,7 +5,7 @@ import {
   MAX_RESERVATION_MS,
   NEXT_IN_LINE_WAIT_MS,
   type KernelLease,
-} from '../src/kernel/core.js';
+} from '../src/kernel/rules/core.js';
 
 /**
  * The kernel core against a small reference model of who holds what, over

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 
 /**
  * The kernel knows its own names: a `Host` that is not loopback, its listen

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResourceTable } from '../src/kernel/core.js';
-import { NotifierThread } from '../src/kernel/notify-thread.js';
-import { cursorFileOf } from '../src/kernel/notify-cursor.js';
-import { startKernelServer } from '../src/kernel/server.js';
-import { fileStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { NotifierThread } from '../src/kernel/notify/notify-thread.js';
+import { cursorFileOf } from '../src/kernel/notify/notify-cursor.js';
+import { startKernelServer } from '../src/kernel/http/server.js';
+import { fileStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NotifierThread } from '../src/kernel/notify-thread.js';
+import { NotifierThread } from '../src/kernel/notify/notify-thread.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startKernelProcess } from './support/kernel-process.js';

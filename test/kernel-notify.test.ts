@@ -3,13 +3,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResourceTable } from '../src/kernel/core.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Notifier, checkNotifyUrl, readNotifyFile, signBody } from '../src/kernel/notify.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
-import { memoryStore } from '../src/kernel/store.js';
+import { Notifier, checkNotifyUrl, readNotifyFile, signBody } from '../src/kernel/notify/notify.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startReceiver } from './support/notify-receiver.js';
 

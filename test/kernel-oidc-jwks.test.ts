@@ -8,7 +8,7 @@ import {
   JWKS_MIN_REFRESH_MS,
 } from '../src/kernel/auth/oidc.js';
 import { compilePolicy } from '../src/kernel/auth/policy.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { startFakeIssuer, unsignedToken, type FakeIssuer } from './support/fake-oidc.js';
 
 /**

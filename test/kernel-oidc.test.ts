@@ -9,7 +9,7 @@ import { createAuthorizer } from '../src/kernel/auth/authorize.js';
 import { keyHash, readScopedKeys } from '../src/kernel/auth/keys.js';
 import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
 import { readPolicy } from '../src/kernel/auth/policy.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import {
   RUN_CLAIMS,
   startFakeIssuer,

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
-import { startKernelServer } from '../src/kernel/server.js';
+import { startKernelServer } from '../src/kernel/http/server.js';
 
 /**
  * A kernel's close() ends even while a client is stalled in the middle of a request.

@@ -12,10 +12,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer } from '../src/kernel/server.js';
-import { KernelService } from '../src/kernel/service.js';
-import { fileStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer } from '../src/kernel/http/server.js';
+import { KernelService } from '../src/kernel/service/service.js';
+import { fileStore } from '../src/kernel/store/store.js';
 import { FileLines } from '../src/ledger/file-lines.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { MerkleTree } from '../src/ledger/merkle.js';

@@ -16,11 +16,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer, type RunningKernel } from '../src/kernel/server.js';
-import { lockAddress, lockState, type StateLock } from '../src/kernel/state-lock.js';
-import { StartRefusedError } from '../src/kernel/store-error.js';
-import { fileStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { lockAddress, lockState, type StateLock } from '../src/kernel/store/state-lock.js';
+import { StartRefusedError } from '../src/kernel/store/store-error.js';
+import { fileStore } from '../src/kernel/store/store.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';

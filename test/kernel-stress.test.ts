@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
-import { ResourceTable } from '../src/kernel/core.js';
-import { startKernelServer } from '../src/kernel/server.js';
-import { memoryStore } from '../src/kernel/store.js';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer } from '../src/kernel/http/server.js';
+import { memoryStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
 

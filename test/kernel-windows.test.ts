@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseKernel } from '../src/kernel/core.js';
-import { FreezeWindows } from '../src/kernel/windows.js';
+import { LeaseKernel } from '../src/kernel/rules/core.js';
+import { FreezeWindows } from '../src/kernel/service/windows.js';
 
 /** Recurring freeze windows: checked at start, read in their time zone, applied by the rules. */
 

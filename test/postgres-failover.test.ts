@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fenceFloor } from '../src/kernel/failover.js';
+import { fenceFloor } from '../src/kernel/rules/failover.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { LEASE_PATH, LEDGER_PATHS } from '../src/plane/schema.js';
 import { postgresBin, startPair, urlOf } from './support/pg-cluster.js';

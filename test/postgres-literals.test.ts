@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrayLiteral, integerLiteral, textLiteral } from '../src/kernel/postgres/literals.js';
 import { fencesWanted } from '../src/kernel/postgres/transaction.js';
-import { workFor } from '../src/kernel/work.js';
+import { workFor } from '../src/kernel/rules/work.js';
 import { POSTGRES_URL, describePostgres } from './support/postgres.js';
 
 describePostgres('SQL literals of the simple-query batches', () => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { KernelEvent } from '../src/kernel/event.js';
+import type { KernelEvent } from '../src/kernel/rules/event.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { noticesSchema } from '../src/kernel/postgres/listen.js';
 import { NoticeSender, changesOf, noticePrefix } from '../src/kernel/postgres/notices.js';

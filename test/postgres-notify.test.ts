@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { Notifier } from '../src/kernel/notify.js';
+import { Notifier } from '../src/kernel/notify/notify.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { createPlaneClient } from '../src/plane/client.js';

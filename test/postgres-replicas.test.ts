@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
 import { SCHEMA_VERSION } from '../src/kernel/postgres/migrations.js';
-import { DEFAULT_TTL_MS } from '../src/kernel/rules.js';
+import { DEFAULT_TTL_MS } from '../src/kernel/rules/rules.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';

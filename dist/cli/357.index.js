@@ -71,7 +71,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5423);
+/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6833);
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -174,7 +174,7 @@ const MIGRATIONS = [
     },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
-class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+class SchemaTooNewError extends _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
     name = 'SchemaTooNewError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'store_schema_too_new' });
@@ -233,7 +233,7 @@ async function checkSchema(client, schema) {
     if (version > SCHEMA_VERSION)
         throw tooNew(version, schema);
     if (version < SCHEMA_VERSION) {
-        throw new _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
     }
 }
 const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);
@@ -258,22 +258,22 @@ var external_node_crypto_ = __webpack_require__(7598);
 var entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/ledger/fetched-lines.ts
 var fetched_lines = __webpack_require__(3778);
-// EXTERNAL MODULE: ./src/kernel/failover.ts
-var failover = __webpack_require__(931);
-// EXTERNAL MODULE: ./src/kernel/overview.ts
-var overview = __webpack_require__(4566);
-// EXTERNAL MODULE: ./src/kernel/rules.ts + 2 modules
-var rules = __webpack_require__(9494);
-// EXTERNAL MODULE: ./src/kernel/service.ts + 7 modules
-var kernel_service = __webpack_require__(9155);
-// EXTERNAL MODULE: ./src/kernel/store-error.ts
-var store_error = __webpack_require__(959);
+// EXTERNAL MODULE: ./src/kernel/rules/failover.ts
+var failover = __webpack_require__(8219);
+// EXTERNAL MODULE: ./src/kernel/rules/overview.ts
+var overview = __webpack_require__(9454);
+// EXTERNAL MODULE: ./src/kernel/rules/rules.ts + 2 modules
+var rules = __webpack_require__(3450);
+// EXTERNAL MODULE: ./src/kernel/service/service.ts + 7 modules
+var service_service = __webpack_require__(2567);
+// EXTERNAL MODULE: ./src/kernel/store/store-error.ts
+var store_error = __webpack_require__(7561);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
-// EXTERNAL MODULE: ./src/kernel/work.ts
-var kernel_work = __webpack_require__(5456);
+// EXTERNAL MODULE: ./src/kernel/rules/work.ts
+var rules_work = __webpack_require__(1512);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/literals.ts
 
 /**
@@ -302,8 +302,8 @@ function arrayLiteral(values, type) {
     return `ARRAY[${items.join(',')}]::${type}[]`;
 }
 
-// EXTERNAL MODULE: ./src/kernel/state.ts
-var kernel_state = __webpack_require__(5480);
+// EXTERNAL MODULE: ./src/kernel/rules/state.ts
+var rules_state = __webpack_require__(1648);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
 
 
@@ -488,7 +488,7 @@ async function decideLocked(client, work, settings, context) {
             throw new errors/* InternalError */.Gd('a batch granted more leases than it drew fences');
         return fence;
     };
-    const final = (0,kernel_work/* decideBatch */.js)(work, (resource) => stored.get(resource) ?? (0,rules/* emptyState */.p$)(resource), (resource) => (0,kernel_work/* ruleContext */.wm)(settings, resource, now, nextFence, hold));
+    const final = (0,rules_work/* decideBatch */.js)(work, (resource) => stored.get(resource) ?? (0,rules/* emptyState */.p$)(resource), (resource) => (0,rules_work/* ruleContext */.wm)(settings, resource, now, nextFence, hold));
     if (final.changed.size === 0)
         return { decisions: final.decisions, listened };
     const ordered = final.decisions.flatMap((d) => d.events);
@@ -535,7 +535,7 @@ function majorsOf(events, base) {
 }
 const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 function parseState(raw, resource) {
-    const state = (0,kernel_state/* readResourceState */.yF)(raw, resource);
+    const state = (0,rules_state/* readResourceState */.yF)(raw, resource);
     if (!state)
         throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
     return state;
@@ -611,8 +611,8 @@ async function transact(context, work) {
 var esm = __webpack_require__(3849);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
-// EXTERNAL MODULE: ./src/kernel/event.ts
-var kernel_event = __webpack_require__(8181);
+// EXTERNAL MODULE: ./src/kernel/rules/event.ts
+var rules_event = __webpack_require__(4445);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listen.ts
 
 
@@ -622,7 +622,7 @@ const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 /** A change notice: one resource's events of one commit. */
 const changeNoticeSchema = schemas/* object */.Ikc({
     resource: schemas/* string */.YjP(),
-    events: schemas/* array */.YOg(kernel_event/* kernelEventSchema */.J),
+    events: schemas/* array */.YOg(rules_event/* kernelEventSchema */.J),
     /** A change with no ledger entry that may free the resource (a revoked holder gave back). */
     freed: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
 });
@@ -1039,7 +1039,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
             return [];
         }
         const events = pending.map((r) => {
-            const parsed = kernel_event/* kernelEventSchema */.J.safeParse(JSON.parse(r.event));
+            const parsed = rules_event/* kernelEventSchema */.J.safeParse(JSON.parse(r.event));
             if (!parsed.success)
                 throw new store_error/* StoreError */.AD(`lease_gate_pending entry ${r.key} is not a lease-gate change`);
             return parsed.data;
@@ -1172,7 +1172,7 @@ const PostgresService = {
     /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
     async open(options) {
         const backend = new PostgresBackend(options);
-        const { service } = await kernel_service/* KernelService */.h3.over(backend, options);
+        const { service } = await service_service/* KernelService */.h3.over(backend, options);
         return Object.assign(service, { syncLedger: () => backend.syncLedger() });
     },
 };

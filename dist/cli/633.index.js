@@ -16,7 +16,7 @@ __webpack_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: ./node_modules/universal-user-agent/index.js
 var universal_user_agent = __webpack_require__(6396);
 // EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
-var dist_bundle = __webpack_require__(7561);
+var dist_bundle = __webpack_require__(9942);
 // EXTERNAL MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
 var dist_src = __webpack_require__(1015);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/oauth-methods/dist-bundle/index.js
@@ -2374,7 +2374,7 @@ class RequestError extends Error {
 
 /***/ }),
 
-/***/ 7561:
+/***/ 9942:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 

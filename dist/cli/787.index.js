@@ -342,7 +342,7 @@ function runIdFromCallback(url, fullName) {
 // EXTERNAL MODULE: ./node_modules/@octokit/auth-app/dist-node/index.js + 9 modules
 var dist_node = __webpack_require__(6479);
 // EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
-var dist_bundle = __webpack_require__(7561);
+var dist_bundle = __webpack_require__(9942);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var http_errors = __webpack_require__(8549);
 ;// CONCATENATED MODULE: ./src/http/fetch.ts
@@ -713,7 +713,7 @@ function answerMessage(text) {
 /** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
 const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
-/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules.ts); a little more. */
+/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules/rules.ts); a little more. */
 const STALE_PLACE_GRACE_MS = 3_000;
 function createGatekeeper(options) {
     const { config, github, clock, log } = options;

@@ -70,7 +70,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   migrateDatabase: () => (/* binding */ migrateDatabase)
 /* harmony export */ });
 /* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
-/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5423);
+/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6833);
 /* harmony import */ var _connect_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6739);
 /* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3808);
 /* harmony import */ var _migrations_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7000);
@@ -87,15 +87,15 @@ async function migrateDatabase(options) {
         await client.connect();
     }
     catch (error) {
-        throw new _store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`cannot reach ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)}: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
+        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`cannot reach ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)}: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
     }
     try {
         return await (0,_migrations_js__WEBPACK_IMPORTED_MODULE_4__/* .migrate */ ._r)(client, (0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .schemaOf */ .pP)(options));
     }
     catch (error) {
-        if (error instanceof _store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD)
+        if (error instanceof _store_store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD)
             throw error;
-        throw new _store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`migrating ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)} failed: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
+        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`migrating ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)} failed: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
     }
     finally {
         await client.end().catch(() => undefined);
@@ -113,7 +113,7 @@ async function migrateDatabase(options) {
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5423);
+/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6833);
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -216,7 +216,7 @@ const MIGRATIONS = [
     },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
-class SchemaTooNewError extends _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+class SchemaTooNewError extends _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
     name = 'SchemaTooNewError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'store_schema_too_new' });
@@ -275,7 +275,7 @@ async function checkSchema(client, schema) {
     if (version > SCHEMA_VERSION)
         throw tooNew(version, schema);
     if (version < SCHEMA_VERSION) {
-        throw new _store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
     }
 }
 const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);

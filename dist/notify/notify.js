@@ -35817,7 +35817,7 @@ function parsePlaneUrl(raw) {
     return { ok: true, url: url.href.replace(/\/+$/, '') };
 }
 
-;// CONCATENATED MODULE: ./src/kernel/notify.ts
+;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
 
 
 
@@ -36249,7 +36249,7 @@ function writeFileAtomic(path, text) {
     (0,external_node_fs_namespaceObject.renameSync)(temp, path);
 }
 
-;// CONCATENATED MODULE: ./src/kernel/notify-cursor.ts
+;// CONCATENATED MODULE: ./src/kernel/notify/notify-cursor.ts
 
 
 
@@ -36376,7 +36376,7 @@ function idAt(ledger, index) {
 }
 const origin = (url) => new URL(url).origin;
 
-;// CONCATENATED MODULE: ./src/kernel/notify-thread.ts
+;// CONCATENATED MODULE: ./src/kernel/notify/notify-thread.ts
 
 
 
@@ -36414,7 +36414,7 @@ function notifyWorker(moduleUrl = import.meta.url) {
     const path = fileURLToPath(moduleUrl);
     const here = dirname(path);
     if (path.endsWith('.ts')) {
-        const root = join(here, '..', '..');
+        const root = join(here, '..', '..', '..');
         const entry = join(root, 'src', 'bin', 'notify.ts');
         const tsx = join(root, 'node_modules', 'tsx', 'dist', 'esm', 'api', 'index.mjs');
         for (const file of [entry, tsx]) {

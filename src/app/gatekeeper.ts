@@ -35,7 +35,7 @@ export interface GatekeeperOptions {
 /** More runs than this waiting at once are refused: every wait holds a little memory and a request. */
 export const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
-/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules.ts); a little more. */
+/** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules/rules.ts); a little more. */
 const STALE_PLACE_GRACE_MS = 3_000;
 
 /** A request a previous process of the app left pending, found again at start (recovery.ts). */

@@ -1,3 +1,3 @@
-import { serveNotifications } from '../kernel/notify-thread.js';
+import { serveNotifications } from '../kernel/notify/notify-thread.js';
 
 serveNotifications();

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { KernelEvent } from '../kernel/core.js';
-import type { Freeze } from '../kernel/rules.js';
+import type { KernelEvent } from '../kernel/rules/core.js';
+import type { Freeze } from '../kernel/rules/rules.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { SCHEMA_FORM, SCHEMA_PATTERN, type PostgresOptions } from '../kernel/postgres/settings.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import { defaultLockDelayMs } from '../../src/kernel/rules.js';
+import { defaultLockDelayMs } from '../../src/kernel/rules/rules.js';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
 import { fetchLedger } from '../../src/ledger/remote.js';
 import { verifyBundle } from '../../src/ledger/verify.js';

@@ -1,4 +1,4 @@
-import type { LeaseKernel } from '../../src/kernel/core.js';
+import type { LeaseKernel } from '../../src/kernel/rules/core.js';
 import type { PlaneClient } from '../../src/plane/client.js';
 import type { LeaseAnswer } from '../../src/plane/schema.js';
 import type { Clock } from '../../src/plane/time.js';

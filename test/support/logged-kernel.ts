@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { ResourceTable, type KernelEvent } from '../../src/kernel/core.js';
-import { createKernelHandler } from '../../src/kernel/server.js';
+import { ResourceTable, type KernelEvent } from '../../src/kernel/rules/core.js';
+import { createKernelHandler } from '../../src/kernel/http/server.js';
 import { LEASE_PATH, RELEASE_PATH, REVOKE_PATH } from '../../src/plane/schema.js';
 import { postJson } from './http.js';
 

@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { PostgresService, type PostgresServiceOptions } from '../../src/kernel/postgres/service.js';
-import { startKernelServer } from '../../src/kernel/server.js';
+import { startKernelServer } from '../../src/kernel/http/server.js';
 import { POSTGRES_URL } from './postgres.js';
 
 export const signingKey: KeyObject = generateKeyPairSync('ed25519').privateKey;

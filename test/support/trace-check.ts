@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
 import { CLOCK_RACE_MS } from '../../src/ledger/meaning.js';
-import { defaultLockDelayMs } from '../../src/kernel/rules.js';
+import { defaultLockDelayMs } from '../../src/kernel/rules/rules.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SPEC = join(ROOT, 'spec/lease.qnt');
@@ -58,7 +58,7 @@ const int = (n: number) => {
   return String(n);
 };
 
-/** The reason src/kernel/restart.ts gives the renewals of leases a restart resumes. */
+/** The reason src/kernel/store/restart.ts gives the renewals of leases a restart resumes. */
 const RESTART_REASON = 'kernel restart';
 
 /** The model's actions for one trace line, the clock moved to its time first. */

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import type { Decision } from '../rules.js';
-import { StoreUnavailableError } from '../store-error.js';
+import type { Decision } from '../rules/rules.js';
+import { StoreUnavailableError } from '../store/store-error.js';
 import { describe, isRetryable } from './connect.js';
-import type { Work } from '../work.js';
+import type { Work } from '../rules/work.js';
 import {
   CommitUnknownError,
   runCommands,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import * as z from 'zod/mini';
-import { kernelEventSchema } from '../event.js';
+import { kernelEventSchema } from '../rules/event.js';
 import { connectionConfig, describe } from './connect.js';
 import type { PostgresOptions } from './settings.js';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { ChangeNotice } from '../backend.js';
-import type { KernelEvent } from '../event.js';
+import type { ChangeNotice } from '../store/backend.js';
+import type { KernelEvent } from '../rules/event.js';
 import { describe } from './connect.js';
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; ours stay below this. */

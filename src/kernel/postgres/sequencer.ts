@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { entryJson, type LedgerEntry } from '../../ledger/entry.js';
 import { numberEntries } from '../../ledger/ledger.js';
-import { kernelEventSchema } from '../event.js';
-import { StoreError } from '../store-error.js';
+import { kernelEventSchema } from '../rules/event.js';
+import { StoreError } from '../store/store-error.js';
 import type { PlaneLocks } from './locks.js';
 import { arrayLiteral, integerLiteral } from './literals.js';
 

@@ -3,19 +3,19 @@ import type pg from 'pg';
 import { entrySchema, type LedgerEntry } from '../../ledger/entry.js';
 import { FETCH_CHUNK, FetchedLines } from '../../ledger/fetched-lines.js';
 import type { Ledger, LedgerSnapshot } from '../../ledger/ledger.js';
-import type { Backend, ChangeNotice, Opened } from '../backend.js';
-import { failoverHold } from '../failover.js';
-import { overviewOf, type Overview } from '../overview.js';
+import type { Backend, ChangeNotice, Opened } from '../store/backend.js';
+import { failoverHold } from '../rules/failover.js';
+import { overviewOf, type Overview } from '../rules/overview.js';
 import {
   DEFAULT_TTL_MS,
   NEXT_IN_LINE_WAIT_MS,
   defaultLockDelayMs,
   type Decision,
   type KernelEvent,
-} from '../rules.js';
-import { KernelService } from '../service.js';
-import { StoreError, StoreUnavailableError } from '../store-error.js';
-import type { Work } from '../work.js';
+} from '../rules/rules.js';
+import { KernelService } from '../service/service.js';
+import { StoreError, StoreUnavailableError } from '../store/store-error.js';
+import type { Work } from '../rules/work.js';
 import { commitBatch } from './commit-batch.js';
 import { createPool, describe } from './connect.js';
 import { channelOf, listenForChanges, noticesSchema } from './listen.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { fenceFloor, MAX_TIMELINE } from '../failover.js';
-import { StoreError } from '../store-error.js';
+import { fenceFloor, MAX_TIMELINE } from '../rules/failover.js';
+import { StoreError } from '../store/store-error.js';
 import { NOW_MS } from './transaction.js';
 
 /** What a connection found: the database's timeline, and when a replica saw it change (0: never). */

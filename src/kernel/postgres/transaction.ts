@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { InternalError, LeaseGateError } from '../../errors.js';
-import { decideBatch, ruleContext, type RuleSettings, type Work } from '../work.js';
-import type { KernelEvent } from '../event.js';
+import { decideBatch, ruleContext, type RuleSettings, type Work } from '../rules/work.js';
+import type { KernelEvent } from '../rules/event.js';
 import type { PlaneLocks } from './locks.js';
 import { arrayLiteral, integerLiteral, textLiteral } from './literals.js';
-import { emptyState, nextDeadline, type Decision, type Freeze } from '../rules.js';
-import { readResourceState, type ResourceState } from '../state.js';
+import { emptyState, nextDeadline, type Decision, type Freeze } from '../rules/rules.js';
+import { readResourceState, type ResourceState } from '../rules/state.js';
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 

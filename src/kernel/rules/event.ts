@@ -1,0 +1,33 @@
+import * as z from 'zod/mini';
+import { deploySchema } from '../../plane/deploy.js';
+
+/**
+ * A durable change (every grant, renewal, release, lapse, revocation, freeze
+ * and unfreeze), as the rules make it and as a change notice carries it to
+ * other replicas: one shape, checked wherever it arrives from outside.
+ */
+export const kernelEventSchema = z.object({
+  // The ledger's entry kinds (ledger/entry.ts); listed here too so the console page needs no node code.
+  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
+  atMs: z.number(),
+  resource: z.string(),
+  actorDid: z.string(),
+  leaseId: z.string(),
+  fence: z.number(),
+  /** The lease's end as the holder was told it (grants and renewals). */
+  expiresAtMs: z.optional(z.number()),
+  reason: z.optional(z.string()),
+  /** Who revoked, `operator:NAME` (revokes whose operator gave a name). */
+  by: z.optional(z.string()),
+  /** What the holder deploys (grants only). */
+  deploy: z.optional(deploySchema),
+});
+
+export type KernelEvent = z.infer<typeof kernelEventSchema>;
+export type KernelEventKind = KernelEvent['kind'];
+
+// An unfreeze may free a resource too: a waiter held for it is answered again.
+const FREEING: ReadonlySet<KernelEventKind> = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
+
+/** Whether these changes may have freed their resource (held requests wake on it). */
+export const frees = (events: readonly KernelEvent[]) => events.some((e) => FREEING.has(e.kind));
