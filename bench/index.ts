@@ -12,6 +12,7 @@ import {
   withReadmeTable,
 } from './report.js';
 import { runRole } from './roles.js';
+import { postgresCost } from './pg-cost.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
@@ -80,6 +81,7 @@ async function startAndKeep(add: Add, log: (line: string) => void) {
  * `index.js paired [rounds]` measures only the kernel against the echo.
  * `index.js plane` runs only issue #23's plane table and long-running kernel and prints them.
  * `index.js auth` measures only the kernel without a credential, with a scoped key and with OIDC tokens.
+ * `index.js pg-cost` measures only round trips and CPU per change on the PostgreSQL store.
  */
 
 async function bench(out: string): Promise<void> {
@@ -295,9 +297,18 @@ else if (first === 'startup') {
   const { rows } = await postgresLongPart((line) => process.stderr.write(`${line}\n`));
   console.log(sectionTables(rows));
 } else if (first === 'plane-postgres') {
-  // The PostgreSQL columns and pgbench alone (a few minutes), for work on that store.
-  const plane = await planeBench((line) => process.stderr.write(`${line}\n`), 'postgres');
-  console.log([plane.table, sectionTables(plane.rows)].join('\n\n'));
+  // The PostgreSQL columns and pgbench alone (a few minutes), for work on that store, and
+  // what a change costs there.
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const plane = await planeBench(log, 'postgres');
+  const cost = await postgresCost(log);
+  console.log([plane.table, sectionTables(plane.rows), cost.table].join('\n\n'));
+} else if (first === 'pg-cost') {
+  // Round trips and CPU per change on the PostgreSQL store alone (about a minute).
+  const before = loadavg()[0]!;
+  const cost = await postgresCost((line) => process.stderr.write(`${line}\n`));
+  const after = `load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`;
+  console.log(`${cpus().length} cores, Node ${process.version}, ${after}\n\n${cost.table}`);
 } else await bench(first ?? 'bench-results.json');
 
 /** `index.js plane`: issue #23's plane table and long-running kernel alone, printed, nothing written. */

@@ -71,6 +71,26 @@ export async function pgbenchCeiling(
   clientCounts: number[],
   seconds: number,
 ): Promise<Map<number, number>> {
+  return withUpserts(binary, admin, schema, async (upserts) => {
+    const tps = new Map<number, number>();
+    for (const clients of clientCounts) tps.set(clients, await upserts(url, clients, seconds));
+    return tps;
+  });
+}
+
+/** Runs pgbench's one-row upserts for `clients` for `seconds` on `url`; resolves with its tps. */
+export type Upserts = (url: string, clients: number, seconds: number) => Promise<number>;
+
+/**
+ * Makes the upsert table in `schema` (dropped with the schema by the caller)
+ * and pgbench's script, and hands `use` a way to run it.
+ */
+export async function withUpserts<T>(
+  binary: string,
+  admin: pg.Client,
+  schema: string,
+  use: (upserts: Upserts) => Promise<T>,
+): Promise<T> {
   await admin.query(
     `CREATE TABLE ${schema}.${UPSERT_TABLE} (id integer PRIMARY KEY, n bigint NOT NULL)`,
   );
@@ -78,16 +98,14 @@ export async function pgbenchCeiling(
   try {
     const script = join(dir, 'upsert.sql');
     writeFileSync(script, UPSERT_SCRIPT);
-    const tps = new Map<number, number>();
-    for (const clients of clientCounts) {
+    return await use(async (url, clients, seconds) => {
       const args = ['-n', '-f', script, '-c', String(clients), '-j', String(Math.min(clients, 2))];
       const out = await runPgbench(binary, [...args, '-T', String(seconds)], {
         ...pgbenchEnv(url, schema),
         PATH: process.env.PATH ?? '',
       });
-      tps.set(clients, parsePgbenchTps(out));
-    }
-    return tps;
+      return parsePgbenchTps(out);
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

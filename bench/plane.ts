@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { CycleResult } from './cycles.js';
 import { etcdMissing, startEtcd } from './etcd.js';
 import { findPgbench, pgbenchCeiling } from './pgbench.js';
-import { URL, handover, run, startReplica } from './postgres.js';
+import { URL, handover, run, startReplica, stopped } from './postgres.js';
 import { runRole, startKernel } from './spawn.js';
 import {
   LONG_RUN_CHANGES,
@@ -278,19 +278,6 @@ async function postgresColumns(
  */
 async function checkpoint(admin: pg.Client): Promise<void> {
   await admin.query('CHECKPOINT').catch(() => undefined);
-}
-
-/** SIGTERM, and SIGKILL when it is still there after 5 s; resolves once it exited. */
-function stopped(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 const rate = (cell: Cell | undefined) =>

@@ -23,9 +23,11 @@ export function run(args: string[]): Promise<void> {
   });
 }
 
+/** A replica of the committed CLI on `schema`, on the database at `databaseUrl` (default URL). */
 export function startReplica(
   schema: string,
   key: string,
+  databaseUrl = URL,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
@@ -38,7 +40,7 @@ export function startReplica(
       '10',
     ]),
     {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: URL },
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -113,6 +115,19 @@ async function waitingOn(url: string, actorDid: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
   throw new Error(`${actorDid} was never held`);
+}
+
+/** SIGTERM, and SIGKILL when it is still there after 5 s; resolves once it exited. */
+export function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 export type { Row };

@@ -10,7 +10,9 @@
 // PostgreSQL 1–3 replicas, etcd and pgbench when installed) and the long-running kernel,
 // and prints them (writes nothing); LEASE_GATE_BENCH_CHANGES sets the long run's changes
 // (default 1,000,000), LEASE_GATE_BENCH_PLANE_SECONDS each cell's seconds (default 5).
-// `npm run bench -- plane-postgres` runs only its PostgreSQL columns and pgbench;
+// `npm run bench -- plane-postgres` runs only its PostgreSQL columns and pgbench, and
+// what a change costs there; `npm run bench -- pg-cost` only that cost (round trips to
+// the database and CPU per change, 1–3 replicas and pgbench, about a minute);
 // `npm run bench -- pg-long` only the long-running PostgreSQL replica
 // (LEASE_GATE_BENCH_PG_CHANGES changes, default 200,000).
 import { execFileSync } from 'node:child_process';
