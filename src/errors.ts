@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'settings',
   'config',
   'windows',
+  'health_check',
   'notify',
   'auth_file',
   // Helpers and the outside world.

@@ -262,8 +262,8 @@ var fetched_lines = __webpack_require__(3778);
 var failover = __webpack_require__(8219);
 // EXTERNAL MODULE: ./src/kernel/rules/overview.ts
 var overview = __webpack_require__(9454);
-// EXTERNAL MODULE: ./src/kernel/rules/rules.ts + 2 modules
-var rules = __webpack_require__(3450);
+// EXTERNAL MODULE: ./src/kernel/rules/rules.ts + 1 modules
+var rules = __webpack_require__(2878);
 // EXTERNAL MODULE: ./src/kernel/service/service.ts + 7 modules
 var service_service = __webpack_require__(2567);
 // EXTERNAL MODULE: ./src/kernel/store/store-error.ts

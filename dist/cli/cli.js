@@ -28288,7 +28288,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(975)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9975))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(688)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2688))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28321,7 +28321,10 @@ const COMMANDS = {
   --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
   --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
   and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.
-  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.`,
+  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.
+  --health-check RESOURCE=URL (repeatable) [--health-interval-ms 10000] [--health-freeze-held]: hold
+  new grants of RESOURCE while URL (https:, or http: on loopback) answers other than 2xx or not in 5 s;
+  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.`,
     },
     acquire: {
         run: acquire,
@@ -28704,6 +28707,7 @@ const ERROR_CODES = (/* unused pure expression or super */ null && ([
     'settings',
     'config',
     'windows',
+    'health_check',
     'notify',
     'auth_file',
     // Helpers and the outside world.

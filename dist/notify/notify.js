@@ -28299,6 +28299,7 @@ const ERROR_CODES = (/* unused pure expression or super */ null && ([
     'settings',
     'config',
     'windows',
+    'health_check',
     'notify',
     'auth_file',
     // Helpers and the outside world.

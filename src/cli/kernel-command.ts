@@ -18,6 +18,13 @@ import { FreezeWindows, WindowsError } from '../kernel/service/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { causeText } from '../errors.js';
+import { createHttpClient } from '../http/client.js';
+import {
+  HealthCheckError,
+  HealthChecks,
+  parseHealthCheck,
+  type HealthCheck,
+} from '../kernel/service/health-checks.js';
 
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 export async function kernel(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
@@ -52,6 +59,9 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     notify: { type: 'string', multiple: true },
     'notify-secret-file': { type: 'string' },
     'notify-file': { type: 'string' },
+    'health-check': { type: 'string', multiple: true, default: [] },
+    'health-interval-ms': { type: 'string', default: '10000' },
+    'health-freeze-held': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -67,6 +77,19 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     );
   }
   const lockDelayMs = parseLockDelay(values['lock-delay-ms'], ttlMs);
+  const healthChecks = parseHealthChecks(values['health-check']);
+  const healthIntervalMs = Number(values['health-interval-ms']);
+  if (
+    !/^\d+$/.test(values['health-interval-ms']) ||
+    healthIntervalMs < 100 ||
+    healthIntervalMs > 3_600_000
+  ) {
+    throw new UsageError(
+      `Invalid --health-interval-ms '${values['health-interval-ms']}'. Expected milliseconds from 100 to 3600000.`,
+    );
+  }
+  if (values['health-freeze-held'] && !healthChecks.length)
+    throw new UsageError('--health-freeze-held needs a --health-check RESOURCE=URL.');
   const publicUrls = values['public-url'];
   for (const url of publicUrls) {
     if (!parsePublicUrl(url))
@@ -132,6 +155,23 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       logFile && cursorFileOf(logFile),
     );
     const window = windows && ((r: string, now: number) => windows.activeFor(r, now));
+    const checks = healthChecks.length
+      ? new HealthChecks({
+          checks: healthChecks,
+          intervalMs: healthIntervalMs,
+          freezeHeld: values['health-freeze-held'],
+          http: createHttpClient({ env }),
+          now: Date.now,
+          sleep: (ms, signal) =>
+            new Promise((done) => {
+              const timer = setTimeout(done, ms);
+              signal.addEventListener('abort', () => (clearTimeout(timer), done(undefined)), {
+                once: true,
+              });
+            }),
+          log: (line) => io.err(line),
+        })
+      : undefined;
     const ledger = new Ledger(readSigningKey(values['signing-key']));
     const service = postgres
       ? await openPostgres(postgres, {
@@ -150,7 +190,15 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         ledger,
         table: new ResourceTable({ ttlMs, lockDelayMs, window }),
         windows,
-        onService: notifier && ((service) => notifier.attach(service)),
+        onService:
+          (notifier || checks) &&
+          ((service) => {
+            const told = [notifier?.attach(service), checks?.attach(service)];
+            return {
+              health: (): Record<string, unknown> =>
+                Object.assign({}, ...told.map((t) => t?.health())) as Record<string, unknown>,
+            };
+          }),
         store,
         key,
         auth: credentials.auth,
@@ -165,6 +213,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       // A start refused (its log is not the history signed) or failed: nothing may keep the process up.
       await credentials.close();
       await notifier?.close();
+      await checks?.close();
       throw error;
     }
     const stopped = new Promise<void>((resolve) => {
@@ -184,12 +233,36 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       );
     }
     if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+    if (checks && !values.quiet)
+      io.out(
+        `health checks: ${healthChecks.length}, every ${healthIntervalMs} ms${values['health-freeze-held'] ? ', a failure while held freezes' : ''}`,
+      );
     await stopped;
+    // The checks stop first: none may freeze or unfreeze once the service is closing.
+    await checks?.close();
     await running.close();
     await credentials.close();
     await notifier?.close();
     return EXIT.done;
   }
+}
+
+/** `--health-check RESOURCE=URL`, repeated; one check per resource. */
+function parseHealthChecks(specs: readonly string[]): HealthCheck[] {
+  const checks: HealthCheck[] = [];
+  for (const spec of specs) {
+    let check: HealthCheck;
+    try {
+      check = parseHealthCheck(spec);
+    } catch (error) {
+      if (error instanceof HealthCheckError) throw new UsageError(error.message);
+      throw error;
+    }
+    if (checks.some((c) => c.resource === check.resource))
+      throw new UsageError(`--health-check names ${check.resource} twice: one check per resource.`);
+    checks.push(check);
+  }
+  return checks;
 }
 
 /** `--lock-delay-ms`: 0 (none) up to a lease lifetime; one renewal interval plus grace by default. */

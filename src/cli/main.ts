@@ -51,7 +51,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
   --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
   and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.
-  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.`,
+  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.
+  --health-check RESOURCE=URL (repeatable) [--health-interval-ms 10000] [--health-freeze-held]: hold
+  new grants of RESOURCE while URL (https:, or http: on loopback) answers other than 2xx or not in 5 s;
+  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.`,
   },
   acquire: {
     run: acquire,

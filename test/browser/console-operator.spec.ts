@@ -25,6 +25,7 @@ const HOSTILE = '<img src=x onerror="window.pwned=1">';
 describe('what the console tells an operator, in Chromium', () => {
   let dir: string;
   let receiver: Server;
+  let health: Server;
   let kernel: KernelProcess;
   let chrome: OpenBrowser;
   let client: PlaneClient;
@@ -38,6 +39,10 @@ describe('what the console tells an operator, in Chromium', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    // A health check that fails: the health gate holds lock:app/delta.
+    health = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => health.listen(0, '127.0.0.1', resolve));
+    const check = `http://127.0.0.1:${(health.address() as AddressInfo).port}/healthz`;
     writeFileSync(join(dir, 'secret'), 'a-notify-secret-of-some-length');
     writeFileSync(
       join(dir, 'windows.json'),
@@ -58,6 +63,7 @@ describe('what the console tells an operator, in Chromium', () => {
       [
         ...['--ttl-ms', '60000', '--quiet', '--windows', join(dir, 'windows.json')],
         ...['--notify', hook, '--notify-secret-file', join(dir, 'secret')],
+        ...['--health-check', `lock:app/delta=${check}`],
       ],
       { LEASE_GATE_KERNEL_KEY: KEY, LEASE_GATE_ADMIN_KEY: ADMIN },
     );
@@ -74,6 +80,7 @@ describe('what the console tells an operator, in Chromium', () => {
     await client?.close();
     await kernel?.stop();
     await new Promise((resolve) => receiver?.close(resolve));
+    await new Promise((resolve) => health?.close(resolve));
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -105,6 +112,22 @@ describe('what the console tells an operator, in Chromium', () => {
     expect(windows[0]).toMatch(
       /^nightly \(30 2 \* \* \*, UTC, for 45 min\) on lock:deploy\/\*: nightly database maintenance — (next from \d{4}-\d{2}-\d{2} 02:30 UTC|in force, .* left)$/,
     );
+    await page.close();
+  });
+
+  it('shows the health checks, and the resource a failing one holds as frozen', async () => {
+    const page = await openConsole();
+    const checks = page.locator('#health-list li');
+    await expect
+      .poll(() => checks.allTextContents(), { timeout: 10_000 })
+      .toEqual([
+        expect.stringMatching(
+          /^lock:app\/delta: failing — http:\/\/127\.0\.0\.1:\d+\/healthz answered 503, checked .* ago$/,
+        ),
+      ]);
+    expect(await checks.first().getAttribute('class')).toContain('error');
+    const row = page.locator('#resources-body tr[data-resource="lock:app/delta"]');
+    await expect.poll(() => row.textContent()).toContain('answered 503');
     await page.close();
   });
 

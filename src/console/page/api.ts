@@ -88,6 +88,21 @@ export const resourcesSchema = z.object({
       )
       .check(z.maxLength(100)),
   ),
+  /** The health gate's checks (docs/health-gate.md); absent when the kernel runs none. */
+  healthChecks: z.optional(
+    z
+      .array(
+        z.object({
+          resource: text,
+          url: text,
+          healthy: z.nullable(z.boolean()),
+          reason: z.nullable(text),
+          checkedAtMs: z.nullable(time),
+          nextAtMs: z.nullable(time),
+        }),
+      )
+      .check(z.maxLength(100)),
+  ),
   notifications: z.optional(
     z.object({
       ok: z.boolean(),

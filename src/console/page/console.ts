@@ -17,6 +17,7 @@ import {
   consequence,
   freeze,
   frozenBadge,
+  renderHealthChecks,
   renderNotifications,
   refusal,
   renderWindows,
@@ -56,6 +57,7 @@ const shownRows = new Map<string, { row: HTMLTableRowElement; said: string }>();
 
 function renderResources(): void {
   renderRows();
+  renderHealthChecks(resources, serverNow());
   renderWindows(resources, serverNow());
   renderNotifications(resources);
   tick();

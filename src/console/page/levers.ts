@@ -101,6 +101,27 @@ export function renderWindows(resources: Resources | undefined, now: number): vo
   );
 }
 
+/** The health gate's checks: each resource's URL and its last result (plane text, shown as text). */
+export function renderHealthChecks(resources: Resources | undefined, now: number): void {
+  const checks = resources?.healthChecks ?? [];
+  byId('health-section').hidden = checks.length === 0;
+  byId('health-list').replaceChildren(
+    ...checks.map((c) => {
+      const state = c.healthy === null ? 'not checked yet' : c.healthy ? 'passing' : 'failing';
+      const when =
+        c.checkedAtMs === null ? '' : `, checked ${duration(Math.max(0, now - c.checkedAtMs))} ago`;
+      const item = h(
+        'li',
+        {},
+        h('code', {}, c.resource),
+        `: ${state} — ${c.reason ?? c.url}${when}`,
+      );
+      if (c.healthy === false) item.classList.add('error');
+      return item;
+    }),
+  );
+}
+
 export function renderNotifications(resources: Resources | undefined): void {
   const n = resources?.notifications;
   const section = byId('notifications-section');

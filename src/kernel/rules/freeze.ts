@@ -29,18 +29,49 @@ export interface FrozenReply {
   position: number;
 }
 
+/**
+ * Who a health check's freezes are by (service/health-checks.ts): its hold while the
+ * check fails, which it lifts itself when the check passes, and its freeze after a
+ * check failed while the resource was held, which only an operator lifts.
+ */
+export const HEALTH_HOLD_BY = 'health-check';
+export const HEALTH_FREEZE_BY = 'health-check:held';
+
 /** The reason text an unfreeze at a freeze's own end records. */
 export const FREEZE_ENDED = 'the freeze ended';
 
+/**
+ * `replaces`: freeze only where the resource is not frozen, or frozen by one of
+ * these (the health check's own hold, health-check.ts); absent: any freeze is
+ * replaced (an operator's command).
+ */
+export interface FreezeCommand {
+  kind: 'freeze';
+  reason: string;
+  untilMs: number | null;
+  by: string;
+  replaces?: readonly string[] | undefined;
+}
+
+/** `ifBy`: unfreeze only a freeze made by this `by` (the health check lifts only its own). */
+export interface UnfreezeCommand {
+  kind: 'unfreeze';
+  by: string;
+  ifBy?: string | undefined;
+  /** The unfreeze entry's reason; an operator's by default. */
+  reason?: string | undefined;
+}
+
 export function freezeCommand(
   s: ResourceState,
-  command:
-    | { kind: 'freeze'; reason: string; untilMs: number | null; by: string }
-    | { kind: 'unfreeze'; by: string },
+  command: FreezeCommand | UnfreezeCommand,
   now: number,
   events: KernelEvent[],
 ): FreezeReply {
   if (command.kind === 'freeze') {
+    // Checked here, inside the one decide of the resource, so no other command comes between.
+    if (command.replaces && s.frozen && !command.replaces.includes(s.frozen.by))
+      return { frozen: s.frozen, changed: false };
     const frozen: Freeze = {
       reason: command.reason,
       untilMs: command.untilMs,
@@ -54,8 +85,11 @@ export function freezeCommand(
     return { frozen, changed: true };
   }
   if (!s.frozen) return { frozen: null, changed: false };
+  if (command.ifBy !== undefined && s.frozen.by !== command.ifBy)
+    return { frozen: s.frozen, changed: false };
   delete s.frozen;
-  events.push(freezeEvent('unfreeze', s.resource, command.by, now, 'unfrozen by an operator'));
+  const reason = command.reason ?? 'unfrozen by an operator';
+  events.push(freezeEvent('unfreeze', s.resource, command.by, now, reason));
   return { frozen: null, changed: true };
 }
 
@@ -83,11 +117,15 @@ export function frozenReply(freeze: Freeze, waitMs: number, position: number): F
   const kernel = freeze.by === FAILOVER_BY;
   const who = kernel ? 'the kernel' : named ? `operator ${named}` : 'an operator';
   const message =
-    freeze.untilMs !== null
-      ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
-      : named
-        ? `frozen by ${who} until unfrozen: ${freeze.reason}`
-        : `frozen until an operator unfreezes it: ${freeze.reason}`;
+    freeze.by === HEALTH_HOLD_BY
+      ? `held while its health check fails: ${freeze.reason}`
+      : freeze.by === HEALTH_FREEZE_BY
+        ? `frozen after a failed health check until an operator unfreezes it: ${freeze.reason}`
+        : freeze.untilMs !== null
+          ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
+          : named
+            ? `frozen by ${who} until unfrozen: ${freeze.reason}`
+            : `frozen until an operator unfreezes it: ${freeze.reason}`;
   return {
     ok: false,
     reason: 'frozen',

@@ -12,6 +12,8 @@ import { OUTDATED_REASON, recordGrant, supersede, undoGrant } from './deploy-ord
 import type { KernelEvent, KernelEventKind } from './event.js';
 import {
   freezeCommand,
+  type FreezeCommand,
+  type UnfreezeCommand,
   frozenReply,
   settleFreeze,
   type FreezeReply,
@@ -76,8 +78,8 @@ export type Command =
   | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }
   /** `by`: who revoked (`operator:NAME`), recorded on the entry when given. */
   | { kind: 'revoke'; reason: string; by?: string | undefined }
-  | { kind: 'freeze'; reason: string; untilMs: number | null; by: string }
-  | { kind: 'unfreeze'; by: string }
+  | FreezeCommand
+  | UnfreezeCommand
   | { kind: 'status' }
   | { kind: 'expire' }
   /** A waiter that stopped waiting (a held request whose client went away). */

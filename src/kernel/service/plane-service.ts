@@ -36,14 +36,23 @@ export interface PlaneService {
   release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply>;
   /** `by`: who revoked (`operator:NAME`), recorded on the ledger entry when given. */
   revoke(resource: string, reason: string, by?: string): Promise<RevokeReply>;
-  /** An operator's freeze: no new grant until `untilMs` (null: until unfrozen). */
+  /**
+   * A freeze: no new grant until `untilMs` (null: until unfrozen). `only.replaces`:
+   * only where unfrozen or frozen by one of these (rules/freeze.ts).
+   */
   freeze(
     resource: string,
     reason: string,
     untilMs: number | null,
     by: string,
+    only?: { replaces: readonly string[] },
   ): Promise<FreezeReply>;
-  unfreeze(resource: string, by: string): Promise<FreezeReply>;
+  /** `only.ifBy`: only a freeze by that `by`; `only.reason`: the entry's reason. */
+  unfreeze(
+    resource: string,
+    by: string,
+    only?: { ifBy?: string; reason?: string },
+  ): Promise<FreezeReply>;
   status(resource: string): Promise<LeaseRecord | null>;
   /** The lease and the freeze in force, for GET lease (`lease-gate status` shows a freeze). */
   statusOf(resource: string): Promise<StatusReply>;

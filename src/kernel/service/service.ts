@@ -130,12 +130,18 @@ export class KernelService<
     return this.run(resource, { kind: 'revoke', reason, ...(by ? { by } : {}) });
   }
 
-  freeze(resource: string, reason: string, untilMs: number | null, by: string) {
-    return this.run(resource, { kind: 'freeze', reason, untilMs, by });
+  freeze(
+    resource: string,
+    reason: string,
+    untilMs: number | null,
+    by: string,
+    only?: { replaces: readonly string[] },
+  ) {
+    return this.run(resource, { kind: 'freeze', reason, untilMs, by, ...only });
   }
 
-  unfreeze(resource: string, by: string) {
-    return this.run(resource, { kind: 'unfreeze', by });
+  unfreeze(resource: string, by: string, only?: { ifBy?: string; reason?: string }) {
+    return this.run(resource, { kind: 'unfreeze', by, ...only });
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {

@@ -1,8 +1,8 @@
-export const id = 975;
-export const ids = [975];
+export const id = 688;
+export const ids = [688];
 export const modules = {
 
-/***/ 9975:
+/***/ 2688:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -3334,7 +3334,153 @@ async function migrateCommand(args, io, env) {
     return cli_options/* EXIT */.dc.done;
 }
 
+// EXTERNAL MODULE: ./src/http/loopback.ts
+var loopback = __webpack_require__(507);
+// EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
+var freeze = __webpack_require__(2646);
+;// CONCATENATED MODULE: ./src/kernel/service/health-checks.ts
+
+
+
+
+const HEALTH_TIMEOUT_MS = 5_000;
+const health_checks_FIRST_RETRY_MS = 1_000;
+class HealthCheckError extends errors/* LeaseGateError */.eg {
+    name = 'HealthCheckError';
+}
+/**
+ * `RESOURCE=URL`, as `--health-check` takes it: the URL https:, or http: on
+ * loopback only (a check's answer decides whether production may be deployed).
+ */
+function parseHealthCheck(spec) {
+    const form = `RESOURCE=URL: the resource ${schema/* RESOURCE_FORM */.We}, the URL https:// (or http:// on loopback)`;
+    const at = spec.indexOf('=');
+    const resource = spec.slice(0, at);
+    let url;
+    try {
+        url = new URL(spec.slice(at + 1));
+    }
+    catch {
+        url = undefined;
+    }
+    const plainOk = url?.protocol === 'http:' && (0,loopback/* isLoopbackHost */.c)(url.hostname.replace(/^\[|\]$/g, ''));
+    if (!schema/* RESOURCE_PATTERN */.iY.test(resource) || !url || !(url.protocol === 'https:' || plainOk))
+        throw new HealthCheckError(`Invalid --health-check '${health_checks_shown(spec)}'. Expected ${form}.`, {
+            code: 'health_check',
+        });
+    return { resource, url: url.toString() };
+}
+/** A URL for a log or a page: origin and path only. */
+function shownUrl(raw) {
+    try {
+        const url = new URL(raw);
+        return `${url.origin}${url.pathname}`;
+    }
+    catch {
+        return '(not a URL)';
+    }
+}
+// A refused spec is echoed without what could be a credential after the '='.
+const health_checks_shown = (spec) => {
+    const at = spec.indexOf('=');
+    return at < 0
+        ? spec.slice(0, 200)
+        : `${spec.slice(0, Math.min(at, 200))}=${shownUrl(spec.slice(at + 1))}`;
+};
+class HealthChecks {
+    options;
+    statuses;
+    stop = new AbortController();
+    loops = [];
+    constructor(options) {
+        this.options = options;
+        this.statuses = options.checks.map((c) => ({
+            resource: c.resource,
+            url: shownUrl(c.url),
+            healthy: null,
+            reason: null,
+            checkedAtMs: null,
+            nextAtMs: null,
+        }));
+    }
+    /** Starts polling every check against `service`; the returned health joins the overview. */
+    attach(service) {
+        this.loops = this.options.checks.map((check, i) => this.poll(service, check, this.statuses[i]));
+        return { health: () => ({ healthChecks: this.statuses.map((s) => ({ ...s })) }) };
+    }
+    async close() {
+        this.stop.abort();
+        await Promise.all(this.loops);
+    }
+    async poll(service, check, status) {
+        const { intervalMs, now, sleep } = this.options;
+        let failures = 0;
+        while (!this.stop.signal.aborted) {
+            const result = await this.probe(check.url);
+            if (this.stop.signal.aborted)
+                return;
+            const changed = result.healthy !== status.healthy;
+            Object.assign(status, { ...result, checkedAtMs: now() });
+            if (changed)
+                await this.act(service, check.resource, result).catch((error) => {
+                    // Not acted on: the next change tries again; meanwhile the result stands as seen.
+                    status.healthy = null;
+                    this.options.log(`health check of ${check.resource}: could not apply "${result.reason}": ${(0,errors/* causeText */.xv)(error)}`);
+                });
+            failures = result.healthy ? 0 : failures + 1;
+            const wait = result.healthy
+                ? intervalMs
+                : Math.min(intervalMs, health_checks_FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 20));
+            status.nextAtMs = now() + wait;
+            await sleep(wait, this.stop.signal).catch(() => undefined);
+        }
+    }
+    /** One GET: 2xx is healthy; anything else, or no answer in time, is not. */
+    async probe(url) {
+        const timeoutMs = this.options.timeoutMs ?? HEALTH_TIMEOUT_MS;
+        const where = shownUrl(url);
+        try {
+            const answer = await this.options.http.send({
+                method: 'GET',
+                url,
+                timeoutMs,
+                signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(timeoutMs * 2)]),
+            });
+            if (answer.status >= 200 && answer.status < 300)
+                return { healthy: true, reason: `${where} answered ${answer.status}` };
+            return { healthy: false, reason: `${where} answered ${answer.status}` };
+        }
+        catch (error) {
+            return {
+                healthy: false,
+                reason: `${where} did not answer: ${(0,errors/* causeText */.xv)(error).slice(0, 200)}`,
+            };
+        }
+    }
+    async act(service, resource, result) {
+        if (result.healthy) {
+            const reply = await service.unfreeze(resource, freeze/* HEALTH_HOLD_BY */.B7, {
+                ifBy: freeze/* HEALTH_HOLD_BY */.B7,
+                reason: `the health check passed: ${result.reason}`,
+            });
+            if (reply.changed)
+                this.options.log(`health check of ${resource} passed: grants resume`);
+            return;
+        }
+        const held = this.options.freezeHeld && (await service.status(resource)) !== null;
+        const reply = held
+            ? await service.freeze(resource, `${result.reason} while it was held`, null, freeze/* HEALTH_FREEZE_BY */.Xx, {
+                replaces: [freeze/* HEALTH_HOLD_BY */.B7],
+            })
+            : await service.freeze(resource, result.reason, null, freeze/* HEALTH_HOLD_BY */.B7, { replaces: [] });
+        if (reply.changed)
+            this.options.log(`health check of ${resource} failed (${result.reason}): ${held ? 'frozen until an operator unfreezes it' : 'grants held'}`);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cli/kernel-command.ts
+
+
 
 
 
@@ -3390,6 +3536,9 @@ async function serveKernel(args, io, env) {
         notify: { type: 'string', multiple: true },
         'notify-secret-file': { type: 'string' },
         'notify-file': { type: 'string' },
+        'health-check': { type: 'string', multiple: true, default: [] },
+        'health-interval-ms': { type: 'string', default: '10000' },
+        'health-freeze-held': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
     });
     const port = Number(values.port);
@@ -3401,6 +3550,15 @@ async function serveKernel(args, io, env) {
         throw new cli_options/* UsageError */.eb(`Invalid --ttl-ms '${values['ttl-ms']}'. Expected milliseconds from 100 to 3600000.`);
     }
     const lockDelayMs = parseLockDelay(values['lock-delay-ms'], ttlMs);
+    const healthChecks = parseHealthChecks(values['health-check']);
+    const healthIntervalMs = Number(values['health-interval-ms']);
+    if (!/^\d+$/.test(values['health-interval-ms']) ||
+        healthIntervalMs < 100 ||
+        healthIntervalMs > 3_600_000) {
+        throw new cli_options/* UsageError */.eb(`Invalid --health-interval-ms '${values['health-interval-ms']}'. Expected milliseconds from 100 to 3600000.`);
+    }
+    if (values['health-freeze-held'] && !healthChecks.length)
+        throw new cli_options/* UsageError */.eb('--health-freeze-held needs a --health-check RESOURCE=URL.');
     const publicUrls = values['public-url'];
     for (const url of publicUrls) {
         if (!parsePublicUrl(url))
@@ -3455,6 +3613,22 @@ async function serveKernel(args, io, env) {
         // is gone at a restart, and PostgreSQL replicas keep no cursor).
         logFile && cursorFileOf(logFile));
         const window = windows && ((r, now) => windows.activeFor(r, now));
+        const checks = healthChecks.length
+            ? new HealthChecks({
+                checks: healthChecks,
+                intervalMs: healthIntervalMs,
+                freezeHeld: values['health-freeze-held'],
+                http: (0,client/* createHttpClient */.u)({ env }),
+                now: Date.now,
+                sleep: (ms, signal) => new Promise((done) => {
+                    const timer = setTimeout(done, ms);
+                    signal.addEventListener('abort', () => (clearTimeout(timer), done(undefined)), {
+                        once: true,
+                    });
+                }),
+                log: (line) => io.err(line),
+            })
+            : undefined;
         const ledger = new ledger_ledger/* Ledger */.Oc(readSigningKey(values['signing-key']));
         const service = postgres
             ? await openPostgres(postgres, {
@@ -3473,7 +3647,13 @@ async function serveKernel(args, io, env) {
                 ledger,
                 table: new core/* ResourceTable */.BR({ ttlMs, lockDelayMs, window }),
                 windows,
-                onService: notifier && ((service) => notifier.attach(service)),
+                onService: (notifier || checks) &&
+                    ((service) => {
+                        const told = [notifier?.attach(service), checks?.attach(service)];
+                        return {
+                            health: () => Object.assign({}, ...told.map((t) => t?.health())),
+                        };
+                    }),
                 store,
                 key,
                 auth: credentials.auth,
@@ -3489,6 +3669,7 @@ async function serveKernel(args, io, env) {
             // A start refused (its log is not the history signed) or failed: nothing may keep the process up.
             await credentials.close();
             await notifier?.close();
+            await checks?.close();
             throw error;
         }
         const stopped = new Promise((resolve) => {
@@ -3510,12 +3691,35 @@ async function serveKernel(args, io, env) {
         }
         if (windows && !values.quiet)
             io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+        if (checks && !values.quiet)
+            io.out(`health checks: ${healthChecks.length}, every ${healthIntervalMs} ms${values['health-freeze-held'] ? ', a failure while held freezes' : ''}`);
         await stopped;
+        // The checks stop first: none may freeze or unfreeze once the service is closing.
+        await checks?.close();
         await running.close();
         await credentials.close();
         await notifier?.close();
         return cli_options/* EXIT */.dc.done;
     }
+}
+/** `--health-check RESOURCE=URL`, repeated; one check per resource. */
+function parseHealthChecks(specs) {
+    const checks = [];
+    for (const spec of specs) {
+        let check;
+        try {
+            check = parseHealthCheck(spec);
+        }
+        catch (error) {
+            if (error instanceof HealthCheckError)
+                throw new cli_options/* UsageError */.eb(error.message);
+            throw error;
+        }
+        if (checks.some((c) => c.resource === check.resource))
+            throw new cli_options/* UsageError */.eb(`--health-check names ${check.resource} twice: one check per resource.`);
+        checks.push(check);
+    }
+    return checks;
 }
 /** `--lock-delay-ms`: 0 (none) up to a lease lifetime; one renewal interval plus grace by default. */
 function parseLockDelay(raw, ttlMs) {
@@ -3833,7 +4037,7 @@ function redactUrl(url) {
 /* harmony export */   m_: () => (/* reexport safe */ _rules_js__WEBPACK_IMPORTED_MODULE_0__.m_)
 /* harmony export */ });
 /* unused harmony export LeaseKernel */
-/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3450);
+/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2878);
 /* harmony import */ var _work_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1512);
 
 
@@ -4037,6 +4241,100 @@ function failoverHold(changedAtMs, ttlMs, now, timeline) {
 
 /***/ }),
 
+/***/ 2646:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $E: () => (/* binding */ freezeCommand),
+/* harmony export */   B7: () => (/* binding */ HEALTH_HOLD_BY),
+/* harmony export */   Xx: () => (/* binding */ HEALTH_FREEZE_BY),
+/* harmony export */   ZQ: () => (/* binding */ frozenReply),
+/* harmony export */   jx: () => (/* binding */ settleFreeze)
+/* harmony export */ });
+/* unused harmony export FREEZE_ENDED */
+/* harmony import */ var _failover_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8219);
+
+/**
+ * Who a health check's freezes are by (service/health-checks.ts): its hold while the
+ * check fails, which it lifts itself when the check passes, and its freeze after a
+ * check failed while the resource was held, which only an operator lifts.
+ */
+const HEALTH_HOLD_BY = 'health-check';
+const HEALTH_FREEZE_BY = 'health-check:held';
+/** The reason text an unfreeze at a freeze's own end records. */
+const FREEZE_ENDED = 'the freeze ended';
+function freezeCommand(s, command, now, events) {
+    if (command.kind === 'freeze') {
+        // Checked here, inside the one decide of the resource, so no other command comes between.
+        if (command.replaces && s.frozen && !command.replaces.includes(s.frozen.by))
+            return { frozen: s.frozen, changed: false };
+        const frozen = {
+            reason: command.reason,
+            untilMs: command.untilMs,
+            by: command.by,
+            atMs: now,
+        };
+        s.frozen = frozen;
+        events.push(freezeEvent('freeze', s.resource, command.by, now, command.reason, command.untilMs));
+        return { frozen, changed: true };
+    }
+    if (!s.frozen)
+        return { frozen: null, changed: false };
+    if (command.ifBy !== undefined && s.frozen.by !== command.ifBy)
+        return { frozen: s.frozen, changed: false };
+    delete s.frozen;
+    const reason = command.reason ?? 'unfrozen by an operator';
+    events.push(freezeEvent('unfreeze', s.resource, command.by, now, reason));
+    return { frozen: null, changed: true };
+}
+/**
+ * A freeze whose end has come is recorded as over (an unfreeze entry) before anything
+ * else; returns when it ended (however late that is noticed), or undefined.
+ */
+function settleFreeze(s, now, events) {
+    const untilMs = s.frozen?.untilMs;
+    if (untilMs === null || untilMs === undefined || untilMs > now)
+        return undefined;
+    const by = s.frozen.by;
+    delete s.frozen;
+    events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
+    return untilMs;
+}
+function frozenReply(freeze, waitMs, position) {
+    // An operator who gave its name (console, --by) is named; the admin key and a window are not.
+    const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
+    // The failover hold (failover.ts) is the kernel's own, not an operator's.
+    const kernel = freeze.by === _failover_js__WEBPACK_IMPORTED_MODULE_0__/* .FAILOVER_BY */ .zH;
+    const who = kernel ? 'the kernel' : named ? `operator ${named}` : 'an operator';
+    const message = freeze.by === HEALTH_HOLD_BY
+        ? `held while its health check fails: ${freeze.reason}`
+        : freeze.by === HEALTH_FREEZE_BY
+            ? `frozen after a failed health check until an operator unfreezes it: ${freeze.reason}`
+            : freeze.untilMs !== null
+                ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
+                : named
+                    ? `frozen by ${who} until unfrozen: ${freeze.reason}`
+                    : `frozen until an operator unfreezes it: ${freeze.reason}`;
+    return {
+        ok: false,
+        reason: 'frozen',
+        message,
+        until: freeze.untilMs,
+        stampede: { waitMs },
+        position,
+    };
+}
+const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
+    const event = { kind, atMs, resource, actorDid: by, leaseId: '', fence: 0, reason };
+    if (untilMs !== null && untilMs !== undefined)
+        event.expiresAtMs = untilMs;
+    return event;
+}
+
+
+/***/ }),
+
 /***/ 9454:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -4122,7 +4420,7 @@ function withoutDetail(resources) {
 
 /***/ }),
 
-/***/ 3450:
+/***/ 2878:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -4241,71 +4539,8 @@ function undoGrant(deploys, deploy) {
 const sameDeploy = (a, b) => Object.keys(a).every((k) => a[k] === b[k]) &&
     Object.keys(a).length === Object.keys(b).length;
 
-// EXTERNAL MODULE: ./src/kernel/rules/failover.ts
-var failover = __webpack_require__(8219);
-;// CONCATENATED MODULE: ./src/kernel/rules/freeze.ts
-
-/** The reason text an unfreeze at a freeze's own end records. */
-const FREEZE_ENDED = 'the freeze ended';
-function freezeCommand(s, command, now, events) {
-    if (command.kind === 'freeze') {
-        const frozen = {
-            reason: command.reason,
-            untilMs: command.untilMs,
-            by: command.by,
-            atMs: now,
-        };
-        s.frozen = frozen;
-        events.push(freezeEvent('freeze', s.resource, command.by, now, command.reason, command.untilMs));
-        return { frozen, changed: true };
-    }
-    if (!s.frozen)
-        return { frozen: null, changed: false };
-    delete s.frozen;
-    events.push(freezeEvent('unfreeze', s.resource, command.by, now, 'unfrozen by an operator'));
-    return { frozen: null, changed: true };
-}
-/**
- * A freeze whose end has come is recorded as over (an unfreeze entry) before anything
- * else; returns when it ended (however late that is noticed), or undefined.
- */
-function settleFreeze(s, now, events) {
-    const untilMs = s.frozen?.untilMs;
-    if (untilMs === null || untilMs === undefined || untilMs > now)
-        return undefined;
-    const by = s.frozen.by;
-    delete s.frozen;
-    events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
-    return untilMs;
-}
-function frozenReply(freeze, waitMs, position) {
-    // An operator who gave its name (console, --by) is named; the admin key and a window are not.
-    const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
-    // The failover hold (failover.ts) is the kernel's own, not an operator's.
-    const kernel = freeze.by === failover/* FAILOVER_BY */.zH;
-    const who = kernel ? 'the kernel' : named ? `operator ${named}` : 'an operator';
-    const message = freeze.untilMs !== null
-        ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
-        : named
-            ? `frozen by ${who} until unfrozen: ${freeze.reason}`
-            : `frozen until an operator unfreezes it: ${freeze.reason}`;
-    return {
-        ok: false,
-        reason: 'frozen',
-        message,
-        until: freeze.untilMs,
-        stampede: { waitMs },
-        position,
-    };
-}
-const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
-    const event = { kind, atMs, resource, actorDid: by, leaseId: '', fence: 0, reason };
-    if (untilMs !== null && untilMs !== undefined)
-        event.expiresAtMs = untilMs;
-    return event;
-}
-
+// EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
+var rules_freeze = __webpack_require__(2646);
 ;// CONCATENATED MODULE: ./src/kernel/rules/rules.ts
 /**
  * The plane's rules for one resource, with no I/O: `decide` takes the
@@ -4384,7 +4619,7 @@ function decideAny(state, command, ctx) {
         }
         case 'freeze':
         case 'unfreeze': {
-            const reply = freezeCommand(s, command, ctx.now, events);
+            const reply = (0,rules_freeze/* freezeCommand */.$E)(s, command, ctx.now, events);
             if (command.kind === 'unfreeze' && reply.changed)
                 thawed(s, ctx.now);
             return { state: s, reply, events };
@@ -4442,7 +4677,7 @@ function settle(state, now, events) {
     if (s.lockDelay && s.lockDelay.untilMs <= now)
         gaveBack(s, s.lockDelay.untilMs);
     if (s.frozen) {
-        const endedAt = settleFreeze(s, now, events);
+        const endedAt = (0,rules_freeze/* settleFreeze */.jx)(s, now, events);
         if (endedAt !== undefined)
             thawed(s, endedAt);
     }
@@ -4493,7 +4728,7 @@ function lease(s, command, ctx, events) {
         const untilMs = freeze.untilMs ?? Infinity;
         const waitMs = Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now)));
         keepPlace(s, actorDid, lane, waitMs, now);
-        return frozenReply(freeze, waitMs, position);
+        return (0,rules_freeze/* frozenReply */.ZQ)(freeze, waitMs, position);
     }
     const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
     const delay = s.lockDelay;
@@ -4577,7 +4812,7 @@ function overdueMs(s, now) {
  */
 function failoverReply(hold, now) {
     const untilMs = hold.untilMs ?? now + FROZEN_WAIT_MS;
-    return frozenReply(hold, Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now))), 0);
+    return (0,rules_freeze/* frozenReply */.ZQ)(hold, Math.max(1, Math.round(Math.min(FROZEN_WAIT_MS, untilMs - now))), 0);
 }
 /**
  * Puts the agent in the queue (at the back, if new, with its lane) and keeps its
@@ -4950,7 +5185,7 @@ function readResourceState(raw, resource) {
 /* harmony export */   wm: () => (/* binding */ ruleContext)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3450);
+/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2878);
 
 
 function workFor(resource, command) {
@@ -5364,8 +5599,8 @@ function resumeLeases(states, time, now, ttlMs) {
     return { states: resumed, events };
 }
 
-// EXTERNAL MODULE: ./src/kernel/rules/rules.ts + 2 modules
-var rules = __webpack_require__(3450);
+// EXTERNAL MODULE: ./src/kernel/rules/rules.ts + 1 modules
+var rules = __webpack_require__(2878);
 // EXTERNAL MODULE: external "node:fs/promises"
 var external_node_fs_promises_ = __webpack_require__(1455);
 // EXTERNAL MODULE: external "node:path"
@@ -6016,11 +6251,11 @@ class KernelService {
     revoke(resource, reason, by) {
         return this.run(resource, { kind: 'revoke', reason, ...(by ? { by } : {}) });
     }
-    freeze(resource, reason, untilMs, by) {
-        return this.run(resource, { kind: 'freeze', reason, untilMs, by });
+    freeze(resource, reason, untilMs, by, only) {
+        return this.run(resource, { kind: 'freeze', reason, untilMs, by, ...only });
     }
-    unfreeze(resource, by) {
-        return this.run(resource, { kind: 'unfreeze', by });
+    unfreeze(resource, by, only) {
+        return this.run(resource, { kind: 'unfreeze', by, ...only });
     }
     async status(resource) {
         return (await this.statusOf(resource)).lease;
@@ -7197,4 +7432,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=975.index.js.map
+//# sourceMappingURL=688.index.js.map
