@@ -58,10 +58,10 @@ describe('README: "Every input is checked before the first request"', () => {
 });
 
 describe('docs/ledger.md: what the kernel appends', () => {
-  it('every grant, renewal, release, freeze, unfreeze and revocation, and no refusal', async () => {
+  it('every grant, renewal, release, freeze, unfreeze, revocation and break-glass, and no refusal', async () => {
     const text = read('ledger.md');
     expect(text).toContain(
-      'every grant, renewal, release, lapse and revocation, and every freeze and unfreeze (not refusals',
+      'every grant, renewal, release, lapse and revocation, every freeze and unfreeze, and every break-glass (not refusals',
     );
     kernel = await startKernelProcess(['--ttl-ms', '60000'], { LEASE_GATE_ADMIN_KEY: 'adm' });
     const env = { INTRAMEDIAL_API_URL: kernel.url };
@@ -77,6 +77,10 @@ describe('docs/ledger.md: what the kernel appends', () => {
     await runCli(['unfreeze'], admin); // unfreeze
     await runCli(['acquire', ...B], env); // grant
     await runCli(['revoke'], admin); // revoke
+    await runCli(
+      ['break-glass', '--agent', 'did:web:acme.example:agent:c', '--reason', 'audit'],
+      admin,
+    ); // break-glass
     const dir = mkdtempSync(join(tmpdir(), 'lease-gate-docs-ledger-'));
     dirs.push(dir);
     const out = join(dir, 'ledger.json');
@@ -93,6 +97,7 @@ describe('docs/ledger.md: what the kernel appends', () => {
       'unfreeze',
       'grant',
       'revoke',
+      'break_glass',
     ]);
   });
 });

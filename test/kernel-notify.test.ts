@@ -55,6 +55,32 @@ async function kernelWith(
 const noWait = async () => undefined;
 
 describe('notifications', () => {
+  it('sends a break-glass as critical, in red, naming who let whom through and why', async () => {
+    const hook = await receiver(0);
+    const notifier = new Notifier({ urls: [hook.url], secret: SECRET, sleep: noWait });
+    const { url } = await kernelWith(notifier);
+    const client = createPlaneClient({ apiUrl: url });
+    cleanups.push(() => client.close());
+    await client.freeze({ resource: R, reason: 'release freeze' }, ADMIN);
+    const { until } = await client.breakGlass(
+      { resource: R, actorDid: B, reason: 'CVE hotfix', by: 'alice' },
+      ADMIN,
+    );
+    await client.lease({ resource: R, actorDid: B });
+    const bodies = await hook.notifications(3);
+    expect(bodies.map((b) => b.kind)).toEqual(['freeze', 'break_glass', 'grant']);
+    expect(bodies[1]).toMatchObject({
+      agent: B,
+      by: 'operator:alice',
+      reason: 'CVE hotfix',
+      until,
+      severity: 'critical',
+      color: '#cf222e',
+      text: `🔴 BREAK-GLASS on ${R}: ${B} may be granted it once past any freeze until ${new Date(until).toISOString()}, opened by operator:alice: CVE hotfix`,
+    });
+    expect(bodies[0]).not.toHaveProperty('severity');
+  });
+
   it('delivers every change signed, in order per resource, after the receiver failed twice', async () => {
     const hook = await receiver(2);
     const notifier = new Notifier({ urls: [hook.url], secret: SECRET, sleep: noWait });

@@ -7,6 +7,7 @@ import { KernelService } from '../src/kernel/service/service.js';
 import { memoryStore } from '../src/kernel/store/store.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { Ledger } from '../src/ledger/ledger.js';
+import { checkMeaning } from '../src/ledger/meaning.js';
 import { checkTraces, quintBin, type TraceLine } from './support/trace-check.js';
 
 /**
@@ -80,8 +81,19 @@ async function drive(seed: number, steps: number, lockDelayMs = LOCK_DELAY): Pro
       else if (op === 11 && pick(3) === 0) {
         const until = pick(2) === 0 ? null : clock + 1 + pick(2 * TTL);
         await service.freeze(resource, 'trace', until, 'did:web:trace:operator');
-      } else if (op < 14) await service.unfreeze(resource, 'did:web:trace:operator');
-      else clock += 1 + pick(TTL);
+      } else if (op === 12) await service.unfreeze(resource, 'did:web:trace:operator');
+      else if (op === 13) {
+        // A break-glass lets one agent past the freeze (and the queue) once, until its end.
+        const untilMs = clock + 1 + pick(2 * TTL);
+        const by = 'operator:trace';
+        await service.breakGlass(resource, {
+          actorDid: agent,
+          reason: 'trace',
+          untilMs,
+          by,
+          needsApproval: false,
+        });
+      } else clock += 1 + pick(TTL);
       // The clock moves at least a millisecond between commands, as a real one does between asks.
       clock += 1;
     }
@@ -104,11 +116,34 @@ async function drive(seed: number, steps: number, lockDelayMs = LOCK_DELAY): Pro
 const count = (entries: readonly LedgerEntry[], kind: string) =>
   entries.filter((e) => e.kind === kind).length;
 
+/** Grants made while their resource was frozen (by the ledger's freezes): each used a break-glass. */
+function grantsInFreeze(entries: readonly LedgerEntry[]): number {
+  const frozen = new Map<string, number | undefined>();
+  let n = 0;
+  for (const e of entries) {
+    if (e.kind === 'freeze') frozen.set(e.resource, e.expiresAtMs);
+    else if (e.kind === 'unfreeze') frozen.delete(e.resource);
+    else if (e.kind === 'grant' && frozen.has(e.resource)) {
+      const until = frozen.get(e.resource);
+      if (until === undefined || e.tsMs < until) n += 1;
+    }
+  }
+  return n;
+}
+
 // Mandatory in CI (quint is a devDependency); elsewhere it needs quint installed.
 describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/lease.qnt', () => {
   it('replays the ledgers of random kernel runs through the model with no divergence', async () => {
     const traces: TraceLine[][] = [];
-    const totals = { entries: 0, grants: 0, revokes: 0, lapses: 0, freezes: 0 };
+    const totals = {
+      entries: 0,
+      grants: 0,
+      revokes: 0,
+      lapses: 0,
+      freezes: 0,
+      breakGlass: 0,
+      passedFreeze: 0,
+    };
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       const { trace, entries } = await drive(seed, 400);
       traces.push(trace);
@@ -117,6 +152,10 @@ describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/l
       totals.revokes += count(entries, 'revoke');
       totals.lapses += count(entries, 'lapse');
       totals.freezes += count(entries, 'freeze');
+      totals.breakGlass += count(entries, 'break_glass');
+      totals.passedFreeze += grantsInFreeze(entries);
+      // verify reads the same ledger as the model: every grant inside a freeze had its break-glass.
+      checkMeaning(entries, false);
     }
     console.log(`trace validation: driven ${JSON.stringify(totals)}`);
     // Every kind the model knows was exercised, many times.
@@ -124,6 +163,8 @@ describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/l
     expect(totals.revokes).toBeGreaterThan(10);
     expect(totals.lapses).toBeGreaterThan(10);
     expect(totals.freezes).toBeGreaterThan(10);
+    expect(totals.breakGlass).toBeGreaterThan(10);
+    expect(totals.passedFreeze).toBeGreaterThan(3);
     const results = await checkTraces(
       traces,
       { ttlMs: TTL, lockDelayMs: LOCK_DELAY },
@@ -177,7 +218,13 @@ describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/l
     const revoke = found!.entries
       .slice(0, at.seq)
       .reverse()
-      .find((e) => e.resource === at.resource && e.kind !== 'freeze' && e.kind !== 'unfreeze');
+      .find(
+        (e) =>
+          e.resource === at.resource &&
+          e.kind !== 'freeze' &&
+          e.kind !== 'unfreeze' &&
+          e.kind !== 'break_glass',
+      );
     expect(revoke?.kind).toBe('revoke');
     expect(at.tsMs).toBeLessThan(revoke!.tsMs + LOCK_DELAY);
   }, 600_000);

@@ -833,6 +833,16 @@ function createPlaneClient(options) {
             const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU, by ? { resource, by } : { resource }, plain, adminKey);
             return { changed: check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU)).changed };
         },
+        async breakGlass(request, adminKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .BREAK_GLASS_PATH */ .nw, request, plain, adminKey);
+            return check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .breakGlassAnswerSchema */ .Ji, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .BREAK_GLASS_PATH */ .nw));
+        },
+        async approveBreakGlass(request, approverKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .APPROVE_BREAK_GLASS_PATH */ .ds, request, plain, approverKey);
+            return check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .breakGlassAnswerSchema */ .Ji, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .APPROVE_BREAK_GLASS_PATH */ .ds));
+        },
         async close() {
             if (ownHttp)
                 await http.close();

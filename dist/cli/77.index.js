@@ -141,6 +141,10 @@ const ENTRY_KINDS = [
     // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
     'freeze',
     'unfreeze',
+    // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
+    // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
+    // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
+    'break_glass',
 ];
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
@@ -162,11 +166,14 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
     expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr())),
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /**
-     * Who revoked (revokes only): `operator:NAME` when the operator gave a name,
+     * Who revoked (revokes): `operator:NAME` when the operator gave a name,
      * as a freeze's `actorDid` does (a revoke's `actorDid` is the holder it
-     * ended). Optional, so ledgers written before it verify as they are.
+     * ended); who opened a break-glass (break_glass). Optional, so ledgers
+     * written before it verify as they are.
      */
     by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** The second operator who approved a break-glass (break_glass entries that needed one). */
+    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /**
      * What the holder said it deploys (grants; repository, commit, run...):
      * recorded as the kernel validated it, a small flat object. Optional, so
@@ -197,6 +204,7 @@ function canonicalJson(value) {
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
+    const { approvedBy } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -206,6 +214,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.reason = reason;
     if (by !== undefined)
         entry.by = by;
+    if (approvedBy !== undefined)
+        entry.approvedBy = approvedBy;
     if (deploy !== undefined)
         entry.deploy = deploy;
     return entry;
@@ -218,6 +228,8 @@ function entryOf(event, seq, tsMs, clockMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.approvedBy !== undefined)
+        text += `,"approvedBy":${s(e.approvedBy)}`;
     if (e.by !== undefined)
         text += `,"by":${s(e.by)}`;
     if (e.clockMs !== undefined)

@@ -275,6 +275,8 @@ class MeaningCheck {
     open = new Map();
     granted = new Map();
     frozen = new Map();
+    /** Each resource's break-glass not used yet. */
+    passes = new Map();
     lastGrant;
     earliest = 0;
     /** The entry whose stamp is `earliest` (undefined: before a partial range). */
@@ -299,21 +301,31 @@ class MeaningCheck {
                 ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
                 : `${named(e)}: carries clockMs, which only a lapse does`);
         }
-        if (e.kind === 'freeze' || e.kind === 'unfreeze') {
+        if (e.kind === 'freeze' || e.kind === 'unfreeze' || e.kind === 'break_glass') {
             if (e.leaseId !== '' || e.fence !== 0) {
                 throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
             }
-            if (e.kind === 'freeze')
+            if (e.kind === 'break_glass')
+                this.passes.set(e.resource, passOf(e));
+            else if (e.kind === 'freeze')
                 frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
             else
                 frozen.delete(e.resource);
             return;
         }
         const freeze = frozen.get(e.resource);
+        const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
+        // Judged at its earliest, with the race's margin: the kernel's clock said the pass was open.
+        const passed = pass?.actorDid === e.actorDid && earliest - CLOCK_RACE_MS < pass.expiresAtMs;
+        if (pass?.actorDid === e.actorDid)
+            this.passes.delete(e.resource);
         if (e.kind === 'grant' &&
             freeze &&
-            (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs)) {
-            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq})`);
+            (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs) &&
+            !passed) {
+            throw new BundleError(pass?.actorDid === e.actorDid
+                ? `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}`
+                : `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`);
         }
         const known = open.has(e.resource) || !partial;
         const current = open.get(e.resource) ?? null;
@@ -370,6 +382,16 @@ class MeaningCheck {
             }
             : null);
     }
+}
+/** A break-glass entry says why, who opened it and until when; its approver is someone else. */
+function passOf(e) {
+    if (!e.reason || !e.by || e.expiresAtMs === undefined) {
+        throw new BundleError(`entry ${e.seq}: a break_glass must name its reason, who opened it (by) and its end (expiresAtMs)`);
+    }
+    if (e.approvedBy !== undefined && e.approvedBy === e.by) {
+        throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approvedBy}, who opened it; the approver must be another operator`);
+    }
+    return { seq: e.seq, actorDid: e.actorDid, expiresAtMs: e.expiresAtMs };
 }
 /** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
 function checkTime(e, current, earliest, runStart) {

@@ -28288,13 +28288,15 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(688)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2688))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(769)]).then(__nccwpck_require__.bind(__nccwpck_require__, 769))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
 const revoke = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).revoke);
 const freeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).freeze);
 const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).unfreeze);
+const breakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(923)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8923))).breakGlass);
+const approveBreakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(923)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8923))).approveBreakGlass);
 const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(745)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1745))).runCommand);
 const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
@@ -28307,7 +28309,8 @@ const COMMANDS = {
         help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
-  LEASE_GATE_ADMIN_KEY: the key that may revoke.
+  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass.
+  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
   --lock-delay-ms: after a revoke, how long others wait at most for the holder to give back
   (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).
   --oidc-audience AUD --policy FILE [--oidc-issuer URL] [--oidc-did-host HOST]: accept OIDC ID tokens
@@ -28398,6 +28401,20 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
         run: unfreeze,
         help: `lease-gate unfreeze [--resource R] [--by NAME] [--api-url U] [--json]
   End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it. --by NAME as for freeze.`,
+    },
+    'break-glass': {
+        run: breakGlass,
+        help: `lease-gate break-glass [--resource R] --agent DID --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
+  Let one job (its DID, as the console's queue lists it) be granted the resource once, past a freeze,
+  a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
+  LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
+  With a kernel started with LEASE_GATE_APPROVER_KEY it waits for approve-break-glass.`,
+    },
+    'approve-break-glass': {
+        run: approveBreakGlass,
+        help: `lease-gate approve-break-glass [--resource R] --agent DID --by NAME [--api-url U] [--json]
+  The second operator's approval of a break-glass (needs LEASE_GATE_APPROVER_KEY; NAME must not be
+  the operator who opened it). Recorded in the ledger as approvedBy.`,
     },
 };
 /** Used by the action itself; not in the help. */
@@ -29611,6 +29628,7 @@ function cleanDeploy(deploy) {
 /* harmony export */   DQ: () => (/* binding */ REVOKE_PATH),
 /* harmony export */   Gn: () => (/* binding */ leaseSchema),
 /* harmony export */   HF: () => (/* binding */ heldSchema),
+/* harmony export */   Ji: () => (/* binding */ breakGlassAnswerSchema),
 /* harmony export */   KY: () => (/* binding */ KERNEL_RESOURCES_PATH),
 /* harmony export */   Km: () => (/* binding */ frozenSchema),
 /* harmony export */   Lw: () => (/* binding */ releaseAnswerSchema),
@@ -29624,10 +29642,12 @@ function cleanDeploy(deploy) {
 /* harmony export */   _L: () => (/* binding */ revokeAnswerSchema),
 /* harmony export */   ad: () => (/* binding */ revokedSchema),
 /* harmony export */   cn: () => (/* binding */ otherRefusalSchema),
+/* harmony export */   ds: () => (/* binding */ APPROVE_BREAK_GLASS_PATH),
 /* harmony export */   g9: () => (/* binding */ OPERATOR_NAME_PATTERN),
 /* harmony export */   gL: () => (/* binding */ clipText),
 /* harmony export */   iY: () => (/* binding */ RESOURCE_PATTERN),
 /* harmony export */   mR: () => (/* binding */ statusAnswerSchema),
+/* harmony export */   nw: () => (/* binding */ BREAK_GLASS_PATH),
 /* harmony export */   qS: () => (/* binding */ OPERATOR_NAME_FORM),
 /* harmony export */   s1: () => (/* binding */ FREEZE_PATH),
 /* harmony export */   wF: () => (/* binding */ describeIssues),
@@ -29653,6 +29673,9 @@ const WATCH_PATH = '/api/v1/acp/coordination/watch';
 /** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
 const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
 const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
+/** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
+const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
+const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -29769,6 +29792,17 @@ const freezeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .I
     until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
     /** Whether the command changed anything (unfreezing what was not frozen does not). */
     changed: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+});
+/** The bundled kernel's break-glass, as opened or approved (its texts are untrusted: escape to print). */
+const breakGlassAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(MAX_DID_LENGTH)),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(1_000)),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(100)),
+    until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
+    /** Waiting for the second operator's approval. */
+    pending: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(100))),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {

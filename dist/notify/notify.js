@@ -35685,6 +35685,10 @@ const ENTRY_KINDS = [
     // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
     'freeze',
     'unfreeze',
+    // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
+    // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
+    // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
+    'break_glass',
 ];
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = strictObject({
@@ -35706,11 +35710,14 @@ const entrySchema = strictObject({
     expiresAtMs: optional(schemas_number().check(schemas_int())),
     reason: optional(schemas_string()),
     /**
-     * Who revoked (revokes only): `operator:NAME` when the operator gave a name,
+     * Who revoked (revokes): `operator:NAME` when the operator gave a name,
      * as a freeze's `actorDid` does (a revoke's `actorDid` is the holder it
-     * ended). Optional, so ledgers written before it verify as they are.
+     * ended); who opened a break-glass (break_glass). Optional, so ledgers
+     * written before it verify as they are.
      */
     by: optional(schemas_string()),
+    /** The second operator who approved a break-glass (break_glass entries that needed one). */
+    approvedBy: optional(schemas_string()),
     /**
      * What the holder said it deploys (grants; repository, commit, run...):
      * recorded as the kernel validated it, a small flat object. Optional, so
@@ -35741,6 +35748,7 @@ function canonicalJson(value) {
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
+    const { approvedBy } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -35750,6 +35758,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.reason = reason;
     if (by !== undefined)
         entry.by = by;
+    if (approvedBy !== undefined)
+        entry.approvedBy = approvedBy;
     if (deploy !== undefined)
         entry.deploy = deploy;
     return entry;
@@ -35762,6 +35772,8 @@ function entryOf(event, seq, tsMs, clockMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.approvedBy !== undefined)
+        text += `,"approvedBy":${s(e.approvedBy)}`;
     if (e.by !== undefined)
         text += `,"by":${s(e.by)}`;
     if (e.clockMs !== undefined)
@@ -35825,6 +35837,8 @@ function parsePlaneUrl(raw) {
 
 
 
+/** The red a chat shows a break-glass in (GitHub's danger red), and its severity. */
+const BREAK_GLASS_COLOR = '#cf222e';
 /** A queue this long per URL drops new news (counted) rather than grow without end. */
 const MAX_QUEUED = 10_000;
 /** At most this many changes in one POST (a few hundred KB of JSON). */
@@ -35837,7 +35851,15 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
-const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
+const KINDS = new Set([
+    'grant',
+    'release',
+    'lapse',
+    'revoke',
+    'freeze',
+    'unfreeze',
+    'break_glass',
+]);
 /** Whether a change is notified (renewals are not). */
 const notify_isNotified = (entry) => KINDS.has(entry.kind);
 /**
@@ -35943,6 +35965,8 @@ function notificationText(n) {
             return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
         case 'unfreeze':
             return `${n.resource} unfrozen${why}`;
+        case 'break_glass':
+            return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
     }
 }
 /** The notification of a ledger entry; `atMs` is the entry's stamp. */
@@ -35969,6 +35993,16 @@ function notificationOf(entry) {
         n.until = entry.expiresAtMs;
     if (entry.kind === 'revoke' && entry.by !== undefined)
         n.by = entry.by;
+    if (entry.kind === 'break_glass') {
+        if (entry.expiresAtMs !== undefined)
+            n.until = entry.expiresAtMs;
+        if (entry.by !== undefined)
+            n.by = entry.by;
+        if (entry.approvedBy !== undefined)
+            n.approvedBy = entry.approvedBy;
+        n.severity = 'critical';
+        n.color = BREAK_GLASS_COLOR;
+    }
     n.text = notificationText(n);
     return n;
 }

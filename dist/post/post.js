@@ -28653,6 +28653,9 @@ const WATCH_PATH = '/api/v1/acp/coordination/watch';
 /** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
 const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
 const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
+/** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
+const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
+const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -28769,6 +28772,17 @@ const freezeAnswerSchema = schemas/* object */.Ikc({
     until: schemas/* optional */.lqM(schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
     /** Whether the command changed anything (unfreezing what was not frozen does not). */
     changed: schemas/* boolean */.zMY(),
+});
+/** The bundled kernel's break-glass, as opened or approved (its texts are untrusted: escape to print). */
+const breakGlassAnswerSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    actorDid: schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_DID_LENGTH)),
+    reason: schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)),
+    by: schemas/* string */.YjP().check(api/* _maxLength */.Eb(100)),
+    until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
+    /** Waiting for the second operator's approval. */
+    pending: schemas/* boolean */.zMY(),
+    approvedBy: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(100))),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {
@@ -29858,6 +29872,16 @@ function createPlaneClient(options) {
             const plain = { ...call, waitSeconds: undefined };
             const raw = await post(UNFREEZE_PATH, by ? { resource, by } : { resource }, plain, adminKey);
             return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
+        },
+        async breakGlass(request, adminKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(BREAK_GLASS_PATH, request, plain, adminKey);
+            return check(breakGlassAnswerSchema, raw, name('POST', BREAK_GLASS_PATH));
+        },
+        async approveBreakGlass(request, approverKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(APPROVE_BREAK_GLASS_PATH, request, plain, approverKey);
+            return check(breakGlassAnswerSchema, raw, name('POST', APPROVE_BREAK_GLASS_PATH));
         },
         async close() {
             if (ownHttp)

@@ -96,6 +96,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       throw new UsageError(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
   }
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+  const approverKey = approverKeyOf(env);
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !key && !values.keys && !values['oidc-audience']) {
     throw new UsageError(
@@ -203,6 +204,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         key,
         auth: credentials.auth,
         adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+        approverKey,
         host,
         port,
         publicUrls,
@@ -245,6 +247,24 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     await notifier?.close();
     return EXIT.done;
   }
+}
+
+/**
+ * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
+ * admin key is used only once approved with this one, so one key cannot do both halves.
+ */
+function approverKeyOf(env: NodeJS.ProcessEnv): string | undefined {
+  const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
+  if (approverKey === undefined) return undefined;
+  if (!env.LEASE_GATE_ADMIN_KEY)
+    throw new UsageError(
+      'LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.',
+    );
+  if (approverKey === env.LEASE_GATE_ADMIN_KEY)
+    throw new UsageError(
+      'LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.',
+    );
+  return approverKey;
 }
 
 /** `--health-check RESOURCE=URL`, repeated; one check per resource. */

@@ -24,6 +24,10 @@ const status = lazy(async () => (await import('./lease-commands.js')).status);
 const revoke = lazy(async () => (await import('./lease-commands.js')).revoke);
 const freeze = lazy(async () => (await import('./freeze-commands.js')).freeze);
 const unfreeze = lazy(async () => (await import('./freeze-commands.js')).unfreeze);
+const breakGlass = lazy(async () => (await import('./break-glass-commands.js')).breakGlass);
+const approveBreakGlass = lazy(
+  async () => (await import('./break-glass-commands.js')).approveBreakGlass,
+);
 const runCommand = lazy(async () => (await import('./run-command.js')).runCommand);
 const keygen = lazy(async () => (await import('./ledger-commands.js')).keygen);
 const ledger = lazy(async () => (await import('./ledger-commands.js')).ledger);
@@ -37,7 +41,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
-  LEASE_GATE_ADMIN_KEY: the key that may revoke.
+  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass.
+  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
   --lock-delay-ms: after a revoke, how long others wait at most for the holder to give back
   (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).
   --oidc-audience AUD --policy FILE [--oidc-issuer URL] [--oidc-did-host HOST]: accept OIDC ID tokens
@@ -128,6 +133,20 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
     run: unfreeze,
     help: `lease-gate unfreeze [--resource R] [--by NAME] [--api-url U] [--json]
   End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it. --by NAME as for freeze.`,
+  },
+  'break-glass': {
+    run: breakGlass,
+    help: `lease-gate break-glass [--resource R] --agent DID --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
+  Let one job (its DID, as the console's queue lists it) be granted the resource once, past a freeze,
+  a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
+  LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
+  With a kernel started with LEASE_GATE_APPROVER_KEY it waits for approve-break-glass.`,
+  },
+  'approve-break-glass': {
+    run: approveBreakGlass,
+    help: `lease-gate approve-break-glass [--resource R] --agent DID --by NAME [--api-url U] [--json]
+  The second operator's approval of a break-glass (needs LEASE_GATE_APPROVER_KEY; NAME must not be
+  the operator who opened it). Recorded in the ledger as approvedBy.`,
   },
 };
 

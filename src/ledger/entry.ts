@@ -11,6 +11,10 @@ export const ENTRY_KINDS = [
   // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
   'freeze',
   'unfreeze',
+  // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
+  // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
+  // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
+  'break_glass',
 ] as const;
 
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
@@ -33,11 +37,14 @@ export const entrySchema = z.strictObject({
   expiresAtMs: z.optional(z.number().check(z.int())),
   reason: z.optional(z.string()),
   /**
-   * Who revoked (revokes only): `operator:NAME` when the operator gave a name,
+   * Who revoked (revokes): `operator:NAME` when the operator gave a name,
    * as a freeze's `actorDid` does (a revoke's `actorDid` is the holder it
-   * ended). Optional, so ledgers written before it verify as they are.
+   * ended); who opened a break-glass (break_glass). Optional, so ledgers
+   * written before it verify as they are.
    */
   by: z.optional(z.string()),
+  /** The second operator who approved a break-glass (break_glass entries that needed one). */
+  approvedBy: z.optional(z.string()),
   /**
    * What the holder said it deploys (grants; repository, commit, run...):
    * recorded as the kernel validated it, a small flat object. Optional, so
@@ -80,11 +87,13 @@ export function entryOf(
   clockMs?: number,
 ): LedgerEntry {
   const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
+  const { approvedBy } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
   if (clockMs !== undefined) entry.clockMs = clockMs;
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
   if (reason !== undefined) entry.reason = reason;
   if (by !== undefined) entry.by = by;
+  if (approvedBy !== undefined) entry.approvedBy = approvedBy;
   if (deploy !== undefined) entry.deploy = deploy;
   return entry;
 }
@@ -97,6 +106,7 @@ export function entryOf(
 export function entryJson(e: LedgerEntry): string {
   const s = JSON.stringify;
   let text = `{"actorDid":${s(e.actorDid)}`;
+  if (e.approvedBy !== undefined) text += `,"approvedBy":${s(e.approvedBy)}`;
   if (e.by !== undefined) text += `,"by":${s(e.by)}`;
   if (e.clockMs !== undefined) text += `,"clockMs":${e.clockMs}`;
   // Rare (grants that name a deploy) and nested: the general form sorts its keys.

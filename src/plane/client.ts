@@ -23,6 +23,10 @@ import {
   grantedSchema,
   FREEZE_PATH,
   UNFREEZE_PATH,
+  BREAK_GLASS_PATH,
+  APPROVE_BREAK_GLASS_PATH,
+  breakGlassAnswerSchema,
+  type BreakGlassAnswer,
   freezeAnswerSchema,
   frozenSchema,
   heldSchema,
@@ -120,6 +124,18 @@ export interface PlaneClient {
     options?: CallOptions,
     by?: string,
   ): Promise<{ changed: boolean }>;
+  /** The bundled kernel's break-glass (admin key): `actorDid` may pass a freeze once. */
+  breakGlass(
+    request: { resource: string; actorDid: string; reason: string; forMs?: number; by?: string },
+    adminKey: string,
+    options?: CallOptions,
+  ): Promise<BreakGlassAnswer>;
+  /** A second operator approves it (the kernel's approver key). */
+  approveBreakGlass(
+    request: { resource: string; actorDid: string; by: string },
+    approverKey: string,
+    options?: CallOptions,
+  ): Promise<BreakGlassAnswer>;
   close(): Promise<void>;
 }
 
@@ -410,6 +426,18 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       const plain = { ...call, waitSeconds: undefined };
       const raw = await post(UNFREEZE_PATH, by ? { resource, by } : { resource }, plain, adminKey);
       return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
+    },
+
+    async breakGlass(request, adminKey, call = {}) {
+      const plain = { ...call, waitSeconds: undefined };
+      const raw = await post(BREAK_GLASS_PATH, request, plain, adminKey);
+      return check(breakGlassAnswerSchema, raw, name('POST', BREAK_GLASS_PATH));
+    },
+
+    async approveBreakGlass(request, approverKey, call = {}) {
+      const plain = { ...call, waitSeconds: undefined };
+      const raw = await post(APPROVE_BREAK_GLASS_PATH, request, plain, approverKey);
+      return check(breakGlassAnswerSchema, raw, name('POST', APPROVE_BREAK_GLASS_PATH));
     },
 
     async close() {

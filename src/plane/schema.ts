@@ -16,6 +16,9 @@ export const WATCH_PATH = '/api/v1/acp/coordination/watch';
 /** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
 export const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
 export const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
+/** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
+export const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
+export const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 export const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -197,6 +200,19 @@ export const freezeAnswerSchema = z.object({
   /** Whether the command changed anything (unfreezing what was not frozen does not). */
   changed: z.boolean(),
 });
+
+/** The bundled kernel's break-glass, as opened or approved (its texts are untrusted: escape to print). */
+export const breakGlassAnswerSchema = z.object({
+  ok: z.literal(true),
+  actorDid: z.string().check(z.maxLength(MAX_DID_LENGTH)),
+  reason: z.string().check(z.maxLength(1_000)),
+  by: z.string().check(z.maxLength(100)),
+  until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
+  /** Waiting for the second operator's approval. */
+  pending: z.boolean(),
+  approvedBy: z.optional(z.string().check(z.maxLength(100))),
+});
+export type BreakGlassAnswer = z.infer<typeof breakGlassAnswerSchema>;
 
 export interface LeaseRequest {
   resource: string;

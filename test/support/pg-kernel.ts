@@ -13,9 +13,10 @@ export async function startReplica(
   options: Partial<PostgresServiceOptions> & {
     key?: string | undefined;
     adminKey?: string | undefined;
+    approverKey?: string | undefined;
   } = {},
 ) {
-  const { key, adminKey, ...connection } = options;
+  const { key, adminKey, approverKey, ...connection } = options;
   const service = await PostgresService.open({
     url: POSTGRES_URL,
     schema,
@@ -25,7 +26,13 @@ export async function startReplica(
     log: () => undefined,
     ...connection,
   });
-  const running = await startKernelServer({ service, key, adminKey, log: () => undefined });
+  const running = await startKernelServer({
+    service,
+    key,
+    adminKey,
+    approverKey,
+    log: () => undefined,
+  });
   return Object.assign(running, { pg: service });
 }
 

@@ -15,6 +15,8 @@ import { describePostgres, testSchema } from './postgres.js';
 export interface KernelChoice {
   key?: string;
   adminKey?: string;
+  /** A second operator's key: a break-glass then waits for its approval. */
+  approverKey?: string;
   ttlMs?: number;
   nextInLineWaitMs?: number;
   /** Signs checkpoints when given; an unsigned ledger otherwise. */
@@ -41,6 +43,7 @@ const inProcess = (store: () => Parameters<typeof startKernelServer>[0]['store']
       store: store(),
       key: choice.key,
       adminKey: choice.adminKey,
+      approverKey: choice.approverKey,
       ledger: new Ledger(choice.signingKey),
       log: () => undefined,
     });
@@ -84,6 +87,7 @@ function postgres(): StoreUnderTest {
       return startReplica(schema, {
         key: choice.key,
         adminKey: choice.adminKey,
+        approverKey: choice.approverKey,
         ttlMs: choice.ttlMs ?? 30_000,
         nextInLineWaitMs: choice.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
         ledger: new Ledger(choice.signingKey),

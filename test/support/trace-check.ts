@@ -91,6 +91,8 @@ function actionsOf(line: TraceLine, clock: { now: number }): string[] {
       ];
     case 'unfreeze':
       return [tick, `unfreeze(${r})`];
+    case 'break_glass':
+      return [tick, `breakGlass(${r}, ${a}, ${int(line.expiresAtMs ?? at)})`];
   }
 }
 

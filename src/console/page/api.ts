@@ -14,6 +14,8 @@ export const PATHS = {
   revoke: '/api/v1/acp/coordination/revoke',
   freeze: '/api/v1/acp/coordination/freeze',
   unfreeze: '/api/v1/acp/coordination/unfreeze',
+  breakGlass: '/api/v1/acp/coordination/break-glass',
+  approveBreakGlass: '/api/v1/acp/coordination/break-glass/approve',
 } as const;
 
 const MAX_LIST = 10_000;
@@ -55,6 +57,17 @@ export const resourcesSchema = z.object({
         ),
         reserved: z.optional(z.nullable(z.object({ holder: text, untilMs: time }))),
         frozen: z.optional(freezeSchema),
+        /** An operator's break-glass not used yet: open, or waiting for a second operator. */
+        breakGlass: z.optional(
+          z.object({
+            actorDid: text,
+            reason: text,
+            by: text,
+            untilMs: time,
+            pending: z.boolean(),
+            approvedBy: z.optional(text),
+          }),
+        ),
         queue: z
           .array(
             z.object({
@@ -124,13 +137,24 @@ export type Resources = z.infer<typeof resourcesSchema>;
 
 export const entrySchema = z.object({
   tsMs: time,
-  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
+  kind: z.enum([
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    'freeze',
+    'unfreeze',
+    'break_glass',
+  ]),
   resource: text,
   actorDid: text,
   leaseId: text,
   fence: z.number(),
+  expiresAtMs: z.optional(time),
   reason: z.optional(text),
   by: z.optional(text),
+  approvedBy: z.optional(text),
   deploy: deploySchema,
 });
 

@@ -14,6 +14,9 @@ import { byId, duration, h, localClock, zoneName } from './dom.js';
 import { historyRows } from './history.js';
 import { agentCell, ordinal } from './deploys.js';
 import {
+  approveBreakGlass,
+  breakGlass,
+  breakGlassBadge,
   consequence,
   freeze,
   frozenBadge,
@@ -120,6 +123,18 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
             h('span', { class: 'place' }, `${ordinal(w.position + 1)} in line `),
             agentCell(w.actorDid, w.deploy),
             waitedFor(r.resource, w.actorDid, w.sinceMs),
+            ' ',
+            // The lever for a hotfix that must not wait behind a freeze or the queue.
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'break-glass-lever',
+                'data-resource': r.resource,
+                'data-agent': w.actorDid,
+              },
+              'Break glass…',
+            ),
           ),
         ),
       )
@@ -133,11 +148,23 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
     r.frozen
       ? h('button', { type: 'button', class: 'unfreeze', 'data-resource': r.resource }, 'Unfreeze')
       : h('button', { type: 'button', class: 'freeze', 'data-resource': r.resource }, 'Freeze…'),
+    r.breakGlass?.pending
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'approve-break-glass',
+            'data-resource': r.resource,
+            'data-agent': r.breakGlass.actorDid,
+          },
+          'Approve break-glass…',
+        )
+      : '',
   );
   return h(
     'tr',
     { 'data-resource': r.resource },
-    h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? ''),
+    h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? '', breakGlassBadge(r) ?? ''),
     h('td', { class: 'holder', 'data-label': 'Holder' }, holder),
     h('td', { 'data-label': 'Fence' }, lease?.fence === undefined ? '—' : String(lease.fence)),
     h('td', {
@@ -330,15 +357,14 @@ function wire(): void {
     const button = (event.target as Element).closest<HTMLButtonElement>('button');
     const resource = button?.dataset.resource;
     if (!button || resource === undefined) return;
-    const lever = button.classList.contains('revoke')
-      ? 'revoke'
-      : button.classList.contains('freeze')
-        ? 'freeze'
-        : button.classList.contains('unfreeze')
-          ? 'unfreeze'
-          : undefined;
+    const lever =
+      (['revoke', 'freeze', 'unfreeze', 'approve-break-glass'] as const).find((l) =>
+        button.classList.contains(l),
+      ) ?? (button.classList.contains('break-glass-lever') ? 'break-glass' : undefined);
     if (!lever) return;
     byId<HTMLInputElement>('revoke-resource').value = resource;
+    if (button.dataset.agent !== undefined)
+      byId<HTMLInputElement>('break-glass-agent').value = button.dataset.agent;
     byId<HTMLSelectElement>('lever').value = lever;
     showConsequence();
     byId('revoke-section').scrollIntoView();
@@ -367,7 +393,7 @@ function wire(): void {
     renderTimeline();
   }).observe(byId('timeline'));
   // The empty admin key is said at once, not after Review → Confirm.
-  for (const id of ['admin-key', 'operator-name']) {
+  for (const id of ['admin-key', 'operator-name', 'approver-key', 'break-glass-agent']) {
     byId(id).addEventListener('input', () => {
       const result = byId('revoke-result');
       if (result.classList.contains('error')) {
@@ -399,20 +425,40 @@ function showConsequence(): void {
   const text =
     lever === 'unfreeze'
       ? 'Grants resume: the next in line is granted it when it asks again.'
-      : consequence(lever === 'freeze' ? 'freeze' : 'revoke', r);
+      : consequence(
+          lever === 'freeze' || lever === 'break-glass' || lever === 'approve-break-glass'
+            ? lever
+            : 'revoke',
+          r,
+        );
   byId('lever-consequence').textContent = text;
+  // The fields only a break-glass needs are shown for it alone.
+  byId('agent-label').hidden = lever !== 'break-glass' && lever !== 'approve-break-glass';
+  byId('approver-label').hidden = lever !== 'approve-break-glass';
   byId('revoke-form').dataset.confirming = '';
   byId('lever-submit').textContent = 'Review…';
 }
 
 /** What keeps the lever from being reviewed, said at once: no admin key, a name not of the form. */
 function leverProblem(): string | undefined {
-  if (!byId<HTMLInputElement>('admin-key').value && !keys.hasAdmin()) {
+  const lever = byId<HTMLSelectElement>('lever').value;
+  const name = byId<HTMLInputElement>('operator-name').value.trim();
+  if (lever === 'approve-break-glass') {
+    if (!byId<HTMLInputElement>('approver-key').value)
+      return 'Type the approver key (LEASE_GATE_APPROVER_KEY) first: approving needs it.';
+    if (!name) return 'Your name: the ledger names who approved.';
+  } else if (!byId<HTMLInputElement>('admin-key').value && !keys.hasAdmin()) {
     return 'Type the admin key (LEASE_GATE_ADMIN_KEY) first: every lever needs it.';
   }
-  const name = byId<HTMLInputElement>('operator-name').value.trim();
   if (name && !OPERATOR_NAME_PATTERN.test(name)) {
     return `Your name: expected ${OPERATOR_NAME_FORM}.`;
+  }
+  if (lever === 'break-glass' || lever === 'approve-break-glass') {
+    const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
+    if (!/^did:[a-z0-9]+:\S+$/.test(agent) || agent.length > 512)
+      return 'Job to let through: expected its DID (did:…), as the queue lists it.';
+    if (lever === 'break-glass' && !byId<HTMLInputElement>('revoke-reason').value.trim())
+      return 'Reason: a break-glass is recorded with why.';
   }
   return undefined;
 }
@@ -436,10 +482,12 @@ async function submitRevoke(): Promise<void> {
   }
   form.dataset.confirming = '';
   byId('lever-submit').textContent = 'Review…';
-  const adminInput = byId<HTMLInputElement>('admin-key');
-  if (adminInput.value) keys.setAdmin(adminInput.value);
-  adminInput.value = '';
   const lever = byId<HTMLSelectElement>('lever').value;
+  const adminInput = byId<HTMLInputElement>('admin-key');
+  if (adminInput.value && lever !== 'approve-break-glass') {
+    keys.setAdmin(adminInput.value);
+    adminInput.value = '';
+  }
   const resource = byId<HTMLInputElement>('revoke-resource').value.trim();
   const reasonText = byId<HTMLInputElement>('revoke-reason').value.trim();
   const minutes = Number(byId<HTMLInputElement>('freeze-minutes').value);
@@ -452,6 +500,24 @@ async function submitRevoke(): Promise<void> {
     } else if (lever === 'unfreeze') {
       const answer = await unfreeze(resource, by);
       result.textContent = answer.changed ? `Unfroze ${resource}.` : `${resource} was not frozen.`;
+    } else if (lever === 'break-glass') {
+      const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
+      const forMs = minutes > 0 ? Math.round(Math.min(minutes, 60) * 60_000) : undefined;
+      const answer = await breakGlass(resource, agent, reasonText, forMs, by);
+      const until = answer.until
+        ? ` until ${localClock(answer.until)} ${zoneName(answer.until)}`
+        : '';
+      result.textContent = answer.pending
+        ? `Break-glass on ${resource} waits for a second operator's approval.`
+        : `Break-glass open on ${resource}${until}: ${agent} may be granted it once.`;
+    } else if (lever === 'approve-break-glass') {
+      const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
+      const approverInput = byId<HTMLInputElement>('approver-key');
+      const approverKey = approverInput.value;
+      // Used for this one call: the approver key is never kept by the page.
+      approverInput.value = '';
+      await approveBreakGlass(resource, agent, by ?? '', approverKey);
+      result.textContent = `Approved the break-glass on ${resource}: ${agent} may be granted it once.`;
     } else {
       const answer = await revoke(resource, reasonText || 'revoked by an operator', by);
       result.textContent = answer.revoked
@@ -461,8 +527,13 @@ async function submitRevoke(): Promise<void> {
     void pollResources();
     void pollLedger();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 403) keys.forgetAdmin();
-    result.textContent = `Not done (${lever}): ${refusal(error)}`;
+    if (lever === 'approve-break-glass') {
+      const refused = error instanceof ApiError && error.status === 403;
+      result.textContent = `Not done (${lever}): ${refused ? 'the kernel refused this approver key (LEASE_GATE_APPROVER_KEY); type it again' : (error as Error).message}`;
+    } else {
+      if (error instanceof ApiError && error.status === 403) keys.forgetAdmin();
+      result.textContent = `Not done (${lever}): ${refusal(error)}`;
+    }
     result.classList.add('error');
   }
 }

@@ -52,6 +52,10 @@ export function historyRows(
     }
   }
   for (const e of entries) {
+    if (e.kind === 'break_glass') {
+      rows.push(breakGlassRow(e));
+      continue;
+    }
     if (e.kind !== 'freeze' && e.kind !== 'unfreeze') continue;
     // An unfreeze an operator made names them; one that came at the freeze's end says so.
     const what =
@@ -92,5 +96,24 @@ export function historyRows(
   return {
     rows: shown.map((r) => h('tr', { 'data-resource': r.resource }, ...r.cells())),
     more: matching.length - shown.length,
+  };
+}
+
+/** A break-glass, in red: who let which job through a freeze once, who approved it, why. */
+function breakGlassRow(e: TimelineEntry): Row {
+  const approved = e.approvedBy ? `, approved by ${e.approvedBy}` : '';
+  const what = `🔴 break-glass by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
+  return {
+    atMs: e.tsMs,
+    resource: e.resource,
+    text: `${e.resource} ${e.actorDid} break-glass ${what}`.toLowerCase(),
+    cells: () => [
+      h('td', {}, h('code', {}, e.resource)),
+      h('td', { 'data-label': 'Let through' }, agentCell(e.actorDid, undefined)),
+      h('td', {}, '—'),
+      timeCell(e.tsMs, { 'data-label': 'At' }),
+      h('td', {}, '—'),
+      h('td', { class: 'ended break_glass', 'data-label': 'What' }, what),
+    ],
   };
 }

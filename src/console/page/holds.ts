@@ -3,14 +3,18 @@
 /** The fields of a ledger entry the timeline draws (the kernel's and the playground's). */
 export interface TimelineEntry {
   tsMs: number;
-  kind: 'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
+  kind: 'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze' | 'break_glass';
   resource: string;
   actorDid: string;
   leaseId: string;
   fence: number;
   reason?: string | undefined;
-  /** Who revoked (a revoke whose operator gave a name): `operator:NAME`. */
+  /** Who revoked (a revoke whose operator gave a name), or opened a break-glass: `operator:NAME`. */
   by?: string | undefined;
+  /** The second operator who approved a break-glass. */
+  approvedBy?: string | undefined;
+  /** A break-glass's end. */
+  expiresAtMs?: number | undefined;
   /** What a grant's holder deploys (repository, commit, run...), as the ledger recorded it. */
   deploy?: Record<string, string | number | undefined> | undefined;
 }
@@ -41,8 +45,8 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
   const open = new Map<string, Hold>();
   const first = entries[0]?.tsMs ?? 0;
   for (const e of entries) {
-    // A freeze names no lease: it is drawn beside the holds (freezesFrom), not as one.
-    if (e.kind === 'freeze' || e.kind === 'unfreeze') continue;
+    // A freeze or a break-glass names no lease: it is listed beside the holds, not as one.
+    if (e.kind === 'freeze' || e.kind === 'unfreeze' || e.kind === 'break_glass') continue;
     const holds = byResource.get(e.resource) ?? [];
     byResource.set(e.resource, holds);
     if (e.kind === 'grant' || e.kind === 'renew') {

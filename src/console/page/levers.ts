@@ -44,6 +44,62 @@ export async function unfreeze(resource: string, by?: string) {
   return (await response.json()) as { changed?: boolean };
 }
 
+/** A break-glass (admin key): one job may be granted the resource once, past any freeze. */
+export async function breakGlass(
+  resource: string,
+  actorDid: string,
+  reason: string,
+  forMs: number | undefined,
+  by?: string,
+) {
+  const adminKey = adminKeyOf();
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  const body: Record<string, unknown> = { resource, actorDid, reason };
+  if (by) body.by = by;
+  if (forMs !== undefined) body.forMs = forMs;
+  const response = await call(
+    PATHS.breakGlass,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    adminKey,
+  );
+  return (await response.json()) as { pending?: boolean; until?: number };
+}
+
+/** The second operator's approval, with the approver key (typed for this one call, never kept). */
+export async function approveBreakGlass(
+  resource: string,
+  actorDid: string,
+  by: string,
+  approverKey: string,
+) {
+  const response = await call(
+    PATHS.approveBreakGlass,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resource, actorDid, by }),
+    },
+    approverKey,
+  );
+  return (await response.json()) as { until?: number };
+}
+
+/** "🔴 break-glass: did:… may pass once until 18:00 (opened by operator:alice): CVE" in red. */
+export function breakGlassBadge(r: Resource): Node | null {
+  const pass = r.breakGlass;
+  if (!pass) return null;
+  const state = pass.pending ? 'waiting for a second operator to approve' : 'open';
+  const approved = pass.approvedBy ? `, approved by ${pass.approvedBy}` : '';
+  return h(
+    'p',
+    { class: 'break-glass', title: utcStamp(pass.untilMs) },
+    `🔴 break-glass ${state}: `,
+    h('code', {}, pass.actorDid),
+    ` may be granted it once, past any freeze and the queue, until ${localClock(pass.untilMs)} ${zoneName(pass.untilMs)} (opened by ${pass.by}${approved}): `,
+    pass.reason,
+  );
+}
+
 /** "frozen until 18:00:00 UTC: incident 42" for the resources table. */
 export function frozenBadge(r: Resource): Node | null {
   if (!r.frozen) return null;
@@ -63,7 +119,18 @@ export function frozenBadge(r: Resource): Node | null {
 }
 
 /** What a lever will do, said before it is done. */
-export function consequence(lever: 'revoke' | 'freeze', r: Resource | undefined): string {
+export function consequence(
+  lever: 'revoke' | 'freeze' | 'break-glass' | 'approve-break-glass',
+  r: Resource | undefined,
+): string {
+  if (lever === 'break-glass') {
+    return `Recorded in the ledger in red, with your reason and name: the job named may be granted it once, past a freeze, a window, a health check's hold and the queue, for the minutes given (15 by default, at most 60). ${r?.lease ? 'It still waits for the holder to give back: break-glass never makes two holders.' : 'Nobody holds it.'} A kernel with a second approver waits for its approval first.`;
+  }
+  if (lever === 'approve-break-glass') {
+    return r?.breakGlass?.pending
+      ? `Approve the break-glass ${r.breakGlass.by} opened for ${r.breakGlass.actorDid}: it is then recorded with your name and may be used once. Type the approver key, and your name (not theirs).`
+      : 'No break-glass waits for approval on this resource.';
+  }
   const waiting = r?.queue.length ?? 0;
   const queue =
     waiting === 0

@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod/mini';
 import '../../zod-en.js';
 import {
+  APPROVE_BREAK_GLASS_PATH,
+  BREAK_GLASS_PATH,
   DID_FORM,
   FREEZE_PATH,
   KERNEL_RESOURCES_PATH,
@@ -17,6 +19,7 @@ import {
 import { createAuthorizer, type Authorizer, type Principal } from '../auth/authorize.js';
 import { AuthRefusal } from '../auth/refusal.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
+import { breakGlassRoutes } from './break-glass-routes.js';
 import { freezeRoutes, operatorBy, operatorOf } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from '../service/held.js';
 import { leaseExtensions, releaseOutdated } from '../service/lease-extensions.js';
@@ -44,6 +47,8 @@ export interface AppOptions {
   key?: string | undefined;
   /** The only key that may revoke; revoking is off without one. */
   adminKey?: string | undefined;
+  /** A second operator's key: when set, a break-glass is used only once it approved it. */
+  approverKey?: string | undefined;
   /** Who may act as whom (OIDC, scoped keys); the shared `key` alone when not given. */
   auth?: Authorizer | undefined;
   /** Blocking acquire (`Prefer: wait=N`); one with the default caps when not given. */
@@ -98,7 +103,13 @@ type Route = (req: AppRequest, principal: Principal) => Promise<AppResponse>;
 const NEVER_ABORTED = new AbortController().signal;
 const OPEN: Principal = { kind: 'open' };
 /** Routes that take the admin key instead of the kernel's key. */
-const ADMIN_PATHS = new Set([REVOKE_PATH, FREEZE_PATH, UNFREEZE_PATH]);
+const ADMIN_PATHS = new Set([
+  REVOKE_PATH,
+  FREEZE_PATH,
+  UNFREEZE_PATH,
+  BREAK_GLASS_PATH,
+  APPROVE_BREAK_GLASS_PATH,
+]);
 
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
@@ -113,6 +124,16 @@ function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
       status: 403,
       reason: 'forbidden',
     });
+  }
+}
+
+/** The second operator's approval needs its own key: the admin key alone cannot do both halves. */
+function requireApprover(req: AppRequest, approverKey: string): void {
+  if (!bearerMatches(req.headers.authorization, approverKey)) {
+    throw new ApiRefusal(
+      'Approving a break-glass needs the approver key (LEASE_GATE_APPROVER_KEY) as the Bearer token.',
+      { status: 403, reason: 'forbidden' },
+    );
   }
 }
 
@@ -227,6 +248,13 @@ export function createKernelApp(options: AppOptions): App {
       });
     },
     ...freezeRoutes(service, (req) => requireAdmin(req, options.adminKey)),
+    ...breakGlassRoutes(
+      service,
+      (req) => requireAdmin(req, options.adminKey),
+      options.approverKey === undefined
+        ? undefined
+        : (req) => requireApprover(req, options.approverKey!),
+    ),
     [`GET ${LEASE_PATH}`]: async (req) => {
       const r = req.query.get('resource') ?? '';
       parse(z.object({ resource }), { resource: r });

@@ -39,6 +39,8 @@ export interface KernelServerOptions {
   key?: string | undefined;
   /** The only key that may revoke; revoking is off without one. */
   adminKey?: string | undefined;
+  /** A second operator's key: a break-glass is used only once it approved it. */
+  approverKey?: string | undefined;
   /** Who may act as whom (OIDC tokens, scoped keys); the shared `key` alone when not given. */
   auth?: Authorizer | undefined;
   /** Epoch-aligned monotonic milliseconds. */
@@ -96,6 +98,7 @@ function appOf(service: PlaneService, options: KernelServerOptions, names: Kerne
     service,
     key: options.key,
     adminKey: options.adminKey,
+    approverKey: options.approverKey,
     auth: options.auth,
     names,
     windows: options.windows,

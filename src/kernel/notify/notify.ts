@@ -28,7 +28,11 @@ import { LeaseGateError, type CauseOptions } from '../../errors.js';
  * what a URL already had.
  */
 
-export type NotificationKind = 'grant' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze';
+export type NotificationKind =
+  'grant' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze' | 'break_glass';
+
+/** The red a chat shows a break-glass in (GitHub's danger red), and its severity. */
+export const BREAK_GLASS_COLOR = '#cf222e';
 
 export interface Notification {
   /** Derived from its ledger entry (notificationId): the same for the same change, across restarts. */
@@ -37,7 +41,7 @@ export interface Notification {
   seq: number;
   kind: NotificationKind;
   resource: string;
-  /** The holder (grant, release, lapse, revoke) or the operator (freeze, unfreeze). */
+  /** The holder (grant, release, lapse, revoke), the operator (freeze, unfreeze), the job let through (break_glass). */
   agent: string;
   atMs: number;
   /** One line a Slack- or Teams-style incoming webhook shows as it is. */
@@ -45,10 +49,15 @@ export interface Notification {
   leaseId?: string;
   fence?: number;
   reason?: string;
-  /** A freeze's end (epoch ms), when it names one. */
+  /** A freeze's end (epoch ms), when it names one; a break-glass's end. */
   until?: number;
-  /** Who revoked it (`operator:NAME`), when the operator gave a name. */
+  /** Who revoked it (`operator:NAME`), when the operator gave a name; who opened a break-glass. */
   by?: string;
+  /** The second operator who approved a break-glass. */
+  approvedBy?: string;
+  /** A break-glass only: `critical`, and the red a chat shows it in (an attachment's color). */
+  severity?: 'critical';
+  color?: string;
 }
 
 export interface NotifierOptions {
@@ -110,7 +119,15 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
-const KINDS = new Set<string>(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
+const KINDS = new Set<string>([
+  'grant',
+  'release',
+  'lapse',
+  'revoke',
+  'freeze',
+  'unfreeze',
+  'break_glass',
+]);
 
 /** Whether a change is notified (renewals are not). */
 export const isNotified = (entry: { kind: string }): boolean => KINDS.has(entry.kind);
@@ -231,6 +248,8 @@ export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): 
       return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
     case 'unfreeze':
       return `${n.resource} unfrozen${why}`;
+    case 'break_glass':
+      return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
   }
 }
 
@@ -254,6 +273,13 @@ export function notificationOf(entry: LedgerEntry): Notification | undefined {
   if (entry.reason !== undefined) n.reason = entry.reason;
   if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined) n.until = entry.expiresAtMs;
   if (entry.kind === 'revoke' && entry.by !== undefined) n.by = entry.by;
+  if (entry.kind === 'break_glass') {
+    if (entry.expiresAtMs !== undefined) n.until = entry.expiresAtMs;
+    if (entry.by !== undefined) n.by = entry.by;
+    if (entry.approvedBy !== undefined) n.approvedBy = entry.approvedBy;
+    n.severity = 'critical';
+    n.color = BREAK_GLASS_COLOR;
+  }
   n.text = notificationText(n);
   return n;
 }

@@ -8,7 +8,16 @@ import { deploySchema } from '../../plane/deploy.js';
  */
 export const kernelEventSchema = z.object({
   // The ledger's entry kinds (ledger/entry.ts); listed here too so the console page needs no node code.
-  kind: z.enum(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
+  kind: z.enum([
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    'freeze',
+    'unfreeze',
+    'break_glass',
+  ]),
   atMs: z.number(),
   resource: z.string(),
   actorDid: z.string(),
@@ -17,8 +26,10 @@ export const kernelEventSchema = z.object({
   /** The lease's end as the holder was told it (grants and renewals). */
   expiresAtMs: z.optional(z.number()),
   reason: z.optional(z.string()),
-  /** Who revoked, `operator:NAME` (revokes whose operator gave a name). */
+  /** Who revoked, `operator:NAME` (revokes whose operator gave a name), or opened a break-glass. */
   by: z.optional(z.string()),
+  /** The second operator who approved a break-glass, when one had to. */
+  approvedBy: z.optional(z.string()),
   /** What the holder deploys (grants only). */
   deploy: z.optional(deploySchema),
 });
@@ -26,8 +37,14 @@ export const kernelEventSchema = z.object({
 export type KernelEvent = z.infer<typeof kernelEventSchema>;
 export type KernelEventKind = KernelEvent['kind'];
 
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING: ReadonlySet<KernelEventKind> = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
+// An unfreeze may free a resource too, and a break-glass lets its agent in: a held waiter asks again.
+const FREEING: ReadonlySet<KernelEventKind> = new Set([
+  'release',
+  'lapse',
+  'revoke',
+  'unfreeze',
+  'break_glass',
+]);
 
 /** Whether these changes may have freed their resource (held requests wake on it). */
 export const frees = (events: readonly KernelEvent[]) => events.some((e) => FREEING.has(e.kind));

@@ -1,5 +1,6 @@
 import type { Deploy } from '../../plane/deploy.js';
 import type { Freeze, LeaseRecord, ResourceState } from './rules.js';
+import type { BreakGlass } from './state.js';
 
 export interface ResourceOverview {
   resource: string;
@@ -12,6 +13,8 @@ export interface ResourceOverview {
   queue: Array<{ actorDid: string; position: number; deploy?: Deploy; sinceMs?: number }>;
   /** An operator's freeze, if any (recurring windows are listed beside, by the app). */
   frozen?: Freeze | undefined;
+  /** An operator's break-glass not used yet (open, or waiting for its approval). */
+  breakGlass?: BreakGlass | undefined;
 }
 
 export interface Overview {
@@ -39,7 +42,8 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
         : null;
     const frozen =
       s.frozen && (s.frozen.untilMs === null || s.frozen.untilMs > now) ? s.frozen : undefined;
-    if (!lease && !reserved && queue.length === 0 && !frozen) continue;
+    const breakGlass = s.breakGlass && s.breakGlass.untilMs > now ? s.breakGlass : undefined;
+    if (!lease && !reserved && queue.length === 0 && !frozen && !breakGlass) continue;
     resources.push({
       resource: s.resource,
       lease: lease && {
@@ -53,6 +57,7 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
       reserved,
       queue,
       ...(frozen ? { frozen } : {}),
+      ...(breakGlass ? { breakGlass } : {}),
     });
   }
   resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));

@@ -20,7 +20,17 @@ import {
   type FrozenReply,
 } from './freeze.js';
 
+import {
+  breakGlassCommand,
+  passFor,
+  settleBreakGlass,
+  type ApproveBreakGlassCommand,
+  type BreakGlassCommand,
+  type BreakGlassReply,
+} from './break-glass.js';
+
 export type { FreezeReply } from './freeze.js';
+export type { BreakGlassReply } from './break-glass.js';
 import type { Freeze, LeaseRecord, ResourceState } from './state.js';
 
 export const DEFAULT_TTL_MS = 30_000;
@@ -80,6 +90,8 @@ export type Command =
   | { kind: 'revoke'; reason: string; by?: string | undefined }
   | FreezeCommand
   | UnfreezeCommand
+  | BreakGlassCommand
+  | ApproveBreakGlassCommand
   | { kind: 'status' }
   | { kind: 'expire' }
   /** A waiter that stopped waiting (a held request whose client went away). */
@@ -128,6 +140,8 @@ export interface ReplyOf {
   revoke: RevokeReply;
   freeze: FreezeReply;
   unfreeze: FreezeReply;
+  break_glass: BreakGlassReply;
+  approve_break_glass: BreakGlassReply;
   status: StatusReply;
   expire: null;
   leave: null;
@@ -161,6 +175,7 @@ export const isIdle = (s: ResourceState) =>
   !s.superseded?.length &&
   !s.deploys?.length &&
   !s.frozen &&
+  !s.breakGlass &&
   s.windowUntilMs === undefined;
 
 export function decide<C extends Command>(
@@ -202,6 +217,9 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
       if (command.kind === 'unfreeze' && reply.changed) thawed(s, ctx.now);
       return { state: s, reply, events };
     }
+    case 'break_glass':
+    case 'approve_break_glass':
+      return { state: s, reply: breakGlassCommand(s, command, ctx.now, events), events };
     case 'status':
       return {
         state: s,
@@ -231,6 +249,7 @@ export function nextDeadline(s: ResourceState): number | undefined {
   if (s.lockDelay) consider(s.lockDelay.untilMs);
   if (s.frozen?.untilMs != null) consider(s.frozen.untilMs);
   if (s.windowUntilMs !== undefined) consider(s.windowUntilMs);
+  if (s.breakGlass) consider(s.breakGlass.untilMs);
   return next;
 }
 
@@ -256,6 +275,7 @@ function settle(state: ResourceState, now: number, events: KernelEvent[]): Resou
   if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
     s.reservedUntilMs = 0;
   }
+  settleBreakGlass(s, now);
   return s;
 }
 
@@ -291,8 +311,10 @@ function lease(
     return { ok: true as const, lease: s.lease, renewed: true };
   }
   const lane: Lane = { deploy: command.deploy, queue: command.queue };
+  // An operator's break-glass lets its agent past a freeze and the queue, never past a holder.
+  const pass = passFor(s, actorDid, now);
   // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
-  const freeze = s.frozen ?? ctx.window;
+  const freeze = pass ? undefined : (s.frozen ?? ctx.window);
   if (freeze) {
     if (ctx.window?.untilMs != null) s.windowUntilMs = ctx.window.untilMs;
     const position = keepPlace(s, actorDid, lane, 0, now);
@@ -301,11 +323,14 @@ function lease(
     keepPlace(s, actorDid, lane, waitMs, now);
     return frozenReply(freeze, waitMs, position);
   }
-  const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
+  const reservedFor = s.reservedUntilMs > now && !pass ? s.queue[0]?.actorDid : undefined;
   const delay = s.lockDelay;
   if (!current && !delay && (reservedFor === undefined || reservedFor === actorDid)) {
     s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+    // A pass cut the line: the head's reservation (if any) is not kept past this grant.
     s.reservedUntilMs = 0;
+    // Once: the pass is used by the grant it let through.
+    if (s.breakGlass?.actorDid === actorDid && !s.breakGlass.pending) delete s.breakGlass;
     const fence = ctx.nextFence();
     s.lease = {
       id: `lease_${fence.toString(36)}_${randomHex(ctx.random, 8)}`,
@@ -602,7 +627,18 @@ export function replay(
     };
   } else if (e.kind === 'unfreeze') {
     delete s.frozen;
+  } else if (e.kind === 'break_glass') {
+    s.breakGlass = {
+      actorDid: e.actorDid,
+      reason: e.reason ?? '',
+      by: e.by ?? '',
+      untilMs: e.expiresAtMs ?? e.atMs,
+      atMs: e.atMs,
+      pending: false,
+      ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
+    };
   } else if (e.kind === 'grant') {
+    if (s.breakGlass?.actorDid === e.actorDid) delete s.breakGlass;
     // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
     delete s.lockDelay;
     // A grant to a revoked agent (or to its run's attempt) can only follow its refusal's end.

@@ -70,6 +70,18 @@ export const freezeSchema = z.object({
   atMs: z.number(),
 });
 
+/** An operator's break-glass (break-glass.ts): one agent let through a freeze once. */
+export const breakGlassSchema = z.object({
+  actorDid: z.string(),
+  reason: z.string(),
+  by: z.string(),
+  untilMs: z.number(),
+  atMs: z.number(),
+  /** Waiting for a second operator's approval: not usable yet, and not on the ledger. */
+  pending: z.boolean(),
+  approvedBy: z.optional(z.string()),
+});
+
 /**
  * Everything the rules know about one resource; small and plain JSON. The
  * optional fields came later: rows and snapshots written before them still read.
@@ -96,6 +108,8 @@ export const resourceStateSchema = z.object({
    * window is configuration, not state, so this is how the rules see it end (thawed).
    */
   windowUntilMs: z.optional(z.number()),
+  /** An operator's break-glass not used yet (break-glass.ts). */
+  breakGlass: z.optional(breakGlassSchema),
 });
 
 export type LeaseRecord = z.infer<typeof leaseRecordSchema>;
@@ -105,6 +119,7 @@ export type LockDelay = z.infer<typeof lockDelaySchema>;
 export type SupersededMark = z.infer<typeof supersededMarkSchema>;
 export type RepositoryDeploys = z.infer<typeof repositoryDeploysSchema>;
 export type Freeze = z.infer<typeof freezeSchema>;
+export type BreakGlass = z.infer<typeof breakGlassSchema>;
 export type ResourceState = z.infer<typeof resourceStateSchema>;
 
 /** A stored state checked like any outside input, or undefined when it is not one. */

@@ -3,6 +3,7 @@ import type { Ledger } from '../../ledger/ledger.js';
 import type { Overview } from '../rules/overview.js';
 import type { LeaseExtensions } from './lease-extensions.js';
 import type {
+  BreakGlassReply,
   FreezeReply,
   KernelEvent,
   LeaseRecord,
@@ -53,6 +54,16 @@ export interface PlaneService {
     by: string,
     only?: { ifBy?: string; reason?: string },
   ): Promise<FreezeReply>;
+  /**
+   * An operator's break-glass: `actorDid` may be granted `resource` once, frozen or not,
+   * until `untilMs`; with `needsApproval`, only once another operator approved it.
+   */
+  breakGlass(
+    resource: string,
+    pass: { actorDid: string; reason: string; untilMs: number; by: string; needsApproval: boolean },
+  ): Promise<BreakGlassReply>;
+  /** The second operator approves the pending break-glass for `actorDid`. */
+  approveBreakGlass(resource: string, actorDid: string, by: string): Promise<BreakGlassReply>;
   status(resource: string): Promise<LeaseRecord | null>;
   /** The lease and the freeze in force, for GET lease (`lease-gate status` shows a freeze). */
   statusOf(resource: string): Promise<StatusReply>;

@@ -144,6 +144,19 @@ export class KernelService<
     return this.run(resource, { kind: 'unfreeze', by, ...only });
   }
 
+  /** See PlaneService.breakGlass. */
+  breakGlass(
+    resource: string,
+    pass: { actorDid: string; reason: string; untilMs: number; by: string; needsApproval: boolean },
+  ) {
+    return this.run(resource, { kind: 'break_glass', ...pass });
+  }
+
+  /** See PlaneService.approveBreakGlass. */
+  approveBreakGlass(resource: string, actorDid: string, by: string) {
+    return this.run(resource, { kind: 'approve_break_glass', actorDid, by });
+  }
+
   async status(resource: string): Promise<LeaseRecord | null> {
     return (await this.statusOf(resource)).lease;
   }

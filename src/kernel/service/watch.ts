@@ -122,9 +122,10 @@ export class LeaseWatches {
   }
 
   private heard(event: KernelEvent): void {
-    // Grants and renewals end nothing; freezes name no lease.
+    // Grants and renewals end nothing; freezes and break-glass name no lease.
     if (event.kind === 'grant' || event.kind === 'renew') return;
-    if (event.kind === 'freeze' || event.kind === 'unfreeze') return;
+    if (event.kind === 'freeze' || event.kind === 'unfreeze' || event.kind === 'break_glass')
+      return;
     const end: LeaseEnd = {
       leaseId: event.leaseId,
       resource: event.resource,
@@ -204,7 +205,10 @@ export class LeaseWatches {
     const size = ledger.size;
     const stop = Math.max(0, size - LEDGER_LOOKBACK);
     const decides = (e: LedgerEntry | undefined) =>
-      e?.leaseId === leaseId && e.kind !== 'freeze' && e.kind !== 'unfreeze';
+      e?.leaseId === leaseId &&
+      e.kind !== 'freeze' &&
+      e.kind !== 'unfreeze' &&
+      e.kind !== 'break_glass';
     let found: LedgerEntry | undefined;
     if (this.service.searchLedger) {
       // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.

@@ -464,6 +464,8 @@ export function toEvent(entry: LedgerEntry): KernelEvent {
   const event: KernelEvent = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
   if (expiresAtMs !== undefined) event.expiresAtMs = expiresAtMs;
   if (reason !== undefined) event.reason = reason;
+  if (entry.by !== undefined) event.by = entry.by;
+  if (entry.approvedBy !== undefined) event.approvedBy = entry.approvedBy;
   const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
   if (deploy?.success) event.deploy = deploy.data;
   return event;

@@ -1,8 +1,8 @@
-export const id = 688;
-export const ids = [688];
+export const id = 769;
+export const ids = [769];
 export const modules = {
 
-/***/ 2688:
+/***/ 769:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -289,6 +289,81 @@ function freezeRoutes(service, requireAdmin) {
             const { resource: r, by: name } = parse(unfreezeBody, await req.json());
             const reply = await service.unfreeze(r, operatorOf(name));
             return { status: 200, body: { ok: true, frozen: false, changed: reply.changed } };
+        },
+    };
+}
+
+// EXTERNAL MODULE: ./src/kernel/rules/break-glass.ts
+var break_glass = __webpack_require__(9047);
+;// CONCATENATED MODULE: ./src/kernel/http/break-glass-routes.ts
+
+
+
+
+
+
+const break_glass_routes_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
+const actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
+const breakGlassBody = schemas/* object */.Ikc({
+    resource: break_glass_routes_resource,
+    actorDid,
+    reason: schemas/* string */.YjP().check(api/* _minLength */.m9(1, 'expected a reason'), api/* _maxLength */.Eb(1_000)),
+    /** How long the pass stays open, from now. */
+    forMs: schemas/* optional */.lqM(schemas/* number */.aig()
+        .check(schemas/* int */.Whr(), api/* _positive */.NC(), api/* _lte */.Zm(break_glass/* MAX_BREAK_GLASS_MS */.f_, `expected at most ${break_glass/* MAX_BREAK_GLASS_MS */.f_} (one hour)`))),
+    by: operatorBy,
+});
+const approveBody = schemas/* object */.Ikc({ resource: break_glass_routes_resource, actorDid, by: operatorBy });
+/**
+ * POST break-glass (the admin key) and its approval (the approver key, when the kernel
+ * has one: then a break-glass waits for it, and the approver names itself). Approving
+ * with the admin key would let one key do both halves, so it is refused.
+ */
+function breakGlassRoutes(service, requireAdmin, requireApprover) {
+    return {
+        [`POST ${schema/* BREAK_GLASS_PATH */.nw}`]: async (req) => {
+            requireAdmin(req);
+            const body = parse(breakGlassBody, await req.json());
+            const untilMs = service.now() + (body.forMs ?? break_glass/* DEFAULT_BREAK_GLASS_MS */.k6);
+            const reply = await service.breakGlass(body.resource, {
+                actorDid: body.actorDid,
+                reason: body.reason,
+                untilMs,
+                by: operatorOf(body.by),
+                needsApproval: requireApprover !== undefined,
+            });
+            return answer(reply);
+        },
+        [`POST ${schema/* APPROVE_BREAK_GLASS_PATH */.ds}`]: async (req) => {
+            if (!requireApprover) {
+                throw new ApiRefusal('This kernel has no second approver (--approver-key-file): a break-glass is open as soon as it is made.', { status: 409, reason: 'no_approver' });
+            }
+            requireApprover(req);
+            const body = parse(approveBody, await req.json());
+            if (!body.by) {
+                throw new ApiRefusal(`by: expected the approver's name, so the ledger names who approved`, {
+                    status: 400,
+                    reason: 'bad_request',
+                });
+            }
+            return answer(await service.approveBreakGlass(body.resource, body.actorDid, operatorOf(body.by)));
+        },
+    };
+}
+function answer(reply) {
+    if (!reply.ok)
+        return { status: 409, body: reply };
+    const { actorDid: a, reason, by, untilMs, pending, approvedBy } = reply.breakGlass;
+    return {
+        status: 200,
+        body: {
+            ok: true,
+            actorDid: a,
+            reason,
+            by,
+            until: untilMs,
+            pending,
+            ...(approvedBy !== undefined ? { approvedBy } : {}),
         },
     };
 }
@@ -750,10 +825,10 @@ class LeaseWatches {
                 wake(undefined);
     }
     heard(event) {
-        // Grants and renewals end nothing; freezes name no lease.
+        // Grants and renewals end nothing; freezes and break-glass name no lease.
         if (event.kind === 'grant' || event.kind === 'renew')
             return;
-        if (event.kind === 'freeze' || event.kind === 'unfreeze')
+        if (event.kind === 'freeze' || event.kind === 'unfreeze' || event.kind === 'break_glass')
             return;
         const end = {
             leaseId: event.leaseId,
@@ -824,7 +899,10 @@ class LeaseWatches {
         const { ledger } = this.service;
         const size = ledger.size;
         const stop = Math.max(0, size - LEDGER_LOOKBACK);
-        const decides = (e) => e?.leaseId === leaseId && e.kind !== 'freeze' && e.kind !== 'unfreeze';
+        const decides = (e) => e?.leaseId === leaseId &&
+            e.kind !== 'freeze' &&
+            e.kind !== 'unfreeze' &&
+            e.kind !== 'break_glass';
         let found;
         if (this.service.searchLedger) {
             // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.
@@ -971,6 +1049,7 @@ var service_service = __webpack_require__(2567);
 
 
 
+
 /** What `/readyz` tells a caller without the kernel's key when it is not ready: no more. */
 const NOT_READY = {
     ok: false,
@@ -978,11 +1057,11 @@ const NOT_READY = {
     message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
 const app_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
-const actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
-const leaseBody = schemas/* object */.Ikc({ resource: app_resource, actorDid });
+const app_actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
+const leaseBody = schemas/* object */.Ikc({ resource: app_resource, actorDid: app_actorDid });
 const watchBody = schemas/* object */.Ikc({
     resource: app_resource,
-    actorDid,
+    actorDid: app_actorDid,
     leaseId: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(256)),
 });
 const revokeBody = schemas/* object */.Ikc({
@@ -999,7 +1078,13 @@ const overviewQuery = schemas/* object */.Ikc({
 const NEVER_ABORTED = new AbortController().signal;
 const app_OPEN = { kind: 'open' };
 /** Routes that take the admin key instead of the kernel's key. */
-const ADMIN_PATHS = new Set([schema/* REVOKE_PATH */.DQ, schema/* FREEZE_PATH */.s1, schema/* UNFREEZE_PATH */.NU]);
+const ADMIN_PATHS = new Set([
+    schema/* REVOKE_PATH */.DQ,
+    schema/* FREEZE_PATH */.s1,
+    schema/* UNFREEZE_PATH */.NU,
+    schema/* BREAK_GLASS_PATH */.nw,
+    schema/* APPROVE_BREAK_GLASS_PATH */.ds,
+]);
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req, adminKey) {
     if (!adminKey) {
@@ -1013,6 +1098,12 @@ function requireAdmin(req, adminKey) {
             status: 403,
             reason: 'forbidden',
         });
+    }
+}
+/** The second operator's approval needs its own key: the admin key alone cannot do both halves. */
+function requireApprover(req, approverKey) {
+    if (!bearerMatches(req.headers.authorization, approverKey)) {
+        throw new ApiRefusal('Approving a break-glass needs the approver key (LEASE_GATE_APPROVER_KEY) as the Bearer token.', { status: 403, reason: 'forbidden' });
     }
 }
 /**
@@ -1123,6 +1214,9 @@ function createKernelApp(options) {
             });
         },
         ...freezeRoutes(service, (req) => requireAdmin(req, options.adminKey)),
+        ...breakGlassRoutes(service, (req) => requireAdmin(req, options.adminKey), options.approverKey === undefined
+            ? undefined
+            : (req) => requireApprover(req, options.approverKey)),
         [`GET ${schema/* LEASE_PATH */.B0}`]: async (req) => {
             const r = req.query.get('resource') ?? '';
             parse(schemas/* object */.Ikc({ resource: app_resource }), { resource: r });
@@ -1439,6 +1533,7 @@ function appOf(service, options, names) {
         service,
         key: options.key,
         adminKey: options.adminKey,
+        approverKey: options.approverKey,
         auth: options.auth,
         names,
         windows: options.windows,
@@ -2153,6 +2248,8 @@ var ledger_entry = __webpack_require__(5641);
 
 
 
+/** The red a chat shows a break-glass in (GitHub's danger red), and its severity. */
+const BREAK_GLASS_COLOR = '#cf222e';
 /** A queue this long per URL drops new news (counted) rather than grow without end. */
 const MAX_QUEUED = 10_000;
 /** At most this many changes in one POST (a few hundred KB of JSON). */
@@ -2165,7 +2262,15 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = (/* unused pure expression or super */ null && (10 * 60_000));
 const KEPT_FAILURES = 20;
-const KINDS = new Set(['grant', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']);
+const KINDS = new Set([
+    'grant',
+    'release',
+    'lapse',
+    'revoke',
+    'freeze',
+    'unfreeze',
+    'break_glass',
+]);
 /** Whether a change is notified (renewals are not). */
 const isNotified = (entry) => KINDS.has(entry.kind);
 /**
@@ -2271,6 +2376,8 @@ function notificationText(n) {
             return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
         case 'unfreeze':
             return `${n.resource} unfrozen${why}`;
+        case 'break_glass':
+            return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
     }
 }
 /** The notification of a ledger entry; `atMs` is the entry's stamp. */
@@ -2297,6 +2404,16 @@ function notificationOf(entry) {
         n.until = entry.expiresAtMs;
     if (entry.kind === 'revoke' && entry.by !== undefined)
         n.by = entry.by;
+    if (entry.kind === 'break_glass') {
+        if (entry.expiresAtMs !== undefined)
+            n.until = entry.expiresAtMs;
+        if (entry.by !== undefined)
+            n.by = entry.by;
+        if (entry.approvedBy !== undefined)
+            n.approvedBy = entry.approvedBy;
+        n.severity = 'critical';
+        n.color = BREAK_GLASS_COLOR;
+    }
     n.text = notificationText(n);
     return n;
 }
@@ -3565,6 +3682,7 @@ async function serveKernel(args, io, env) {
             throw new cli_options/* UsageError */.eb(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
     }
     const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+    const approverKey = approverKeyOf(env);
     const host = values.host.replace(/^\[(.*)\]$/, '$1');
     if (!(0,plane_url/* isLoopbackHost */.c)(host) && !key && !values.keys && !values['oidc-audience']) {
         throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
@@ -3658,6 +3776,7 @@ async function serveKernel(args, io, env) {
                 key,
                 auth: credentials.auth,
                 adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+                approverKey,
                 host,
                 port,
                 publicUrls,
@@ -3701,6 +3820,20 @@ async function serveKernel(args, io, env) {
         await notifier?.close();
         return cli_options/* EXIT */.dc.done;
     }
+}
+/**
+ * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
+ * admin key is used only once approved with this one, so one key cannot do both halves.
+ */
+function approverKeyOf(env) {
+    const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
+    if (approverKey === undefined)
+        return undefined;
+    if (!env.LEASE_GATE_ADMIN_KEY)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
+    if (approverKey === env.LEASE_GATE_ADMIN_KEY)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
+    return approverKey;
 }
 /** `--health-check RESOURCE=URL`, repeated; one check per resource. */
 function parseHealthChecks(specs) {
@@ -4029,6 +4162,103 @@ function redactUrl(url) {
 
 /***/ }),
 
+/***/ 9047:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Fn: () => (/* binding */ settleBreakGlass),
+/* harmony export */   V0: () => (/* binding */ breakGlassCommand),
+/* harmony export */   f_: () => (/* binding */ MAX_BREAK_GLASS_MS),
+/* harmony export */   k6: () => (/* binding */ DEFAULT_BREAK_GLASS_MS),
+/* harmony export */   tZ: () => (/* binding */ passFor)
+/* harmony export */ });
+/**
+ * Break-glass, within the pure rules (no I/O): an operator lets one named agent
+ * through what would hold it back — a freeze (an operator's, a window's, a
+ * health check's) or the promotion order — once, with a reason, for a bounded
+ * time. Never through a holder (exclusivity), a revoke, a lock-delay or the
+ * failover hold: break-glass overrides policy, not safety.
+ *
+ * With a second approver configured (the kernel's approver key), a pass opened
+ * with the admin key is pending until another operator approves it with the
+ * approver key; only then may it be used. The pass becomes a ledger entry of its
+ * own (`break_glass`: `actorDid` the agent let through, `by` who opened it,
+ * `approvedBy` who approved it, `reason`, `expiresAtMs` its end, no lease) when it
+ * can be used, so `verify` accepts a grant inside a freeze only right after one
+ * such entry for that agent, unused and unexpired. A pending pass is state only:
+ * a restart forgets it and the operator asks again (fail closed).
+ */
+/** How long a pass lasts unless told otherwise, and at most: break-glass is for now, not for later. */
+const DEFAULT_BREAK_GLASS_MS = 15 * 60_000;
+const MAX_BREAK_GLASS_MS = 60 * 60_000;
+/** A pass in force for this agent now (open, approved if it had to be, not expired). */
+function passFor(s, actorDid, now) {
+    const pass = s.breakGlass;
+    return pass && !pass.pending && pass.actorDid === actorDid && pass.untilMs > now
+        ? pass
+        : undefined;
+}
+/** An expired pass is dropped (nothing recorded: the entry named its end). */
+function settleBreakGlass(s, now) {
+    if (s.breakGlass && s.breakGlass.untilMs <= now)
+        delete s.breakGlass;
+}
+function breakGlassCommand(s, command, now, events) {
+    if (command.kind === 'break_glass') {
+        // One pass per resource: a new one replaces the last, used or not.
+        const pass = {
+            actorDid: command.actorDid,
+            reason: command.reason,
+            by: command.by,
+            untilMs: command.untilMs,
+            atMs: now,
+            pending: command.needsApproval,
+        };
+        s.breakGlass = pass;
+        if (!pass.pending)
+            events.push(breakGlassEvent(s.resource, pass, now));
+        return { ok: true, breakGlass: pass };
+    }
+    const pass = s.breakGlass;
+    if (!pass?.pending || pass.actorDid !== command.actorDid) {
+        return {
+            ok: false,
+            reason: 'no_break_glass',
+            message: `${s.resource} has no break-glass for ${command.actorDid} waiting for approval`,
+        };
+    }
+    if (pass.by === command.by) {
+        return {
+            ok: false,
+            reason: 'same_operator',
+            message: `${command.by} opened this break-glass; another operator must approve it`,
+        };
+    }
+    const approved = { ...pass, pending: false, approvedBy: command.by };
+    s.breakGlass = approved;
+    events.push(breakGlassEvent(s.resource, approved, now));
+    return { ok: true, breakGlass: approved };
+}
+function breakGlassEvent(resource, pass, atMs) {
+    const event = {
+        kind: 'break_glass',
+        atMs,
+        resource,
+        actorDid: pass.actorDid,
+        leaseId: '',
+        fence: 0,
+        reason: pass.reason,
+        by: pass.by,
+        expiresAtMs: pass.untilMs,
+    };
+    if (pass.approvedBy !== undefined)
+        event.approvedBy = pass.approvedBy;
+    return event;
+}
+
+
+/***/ }),
+
 /***/ 9098:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -4172,7 +4402,16 @@ class LeaseKernel {
  */
 const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     // The ledger's entry kinds (ledger/entry.ts); listed here too so the console page needs no node code.
-    kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(['grant', 'renew', 'release', 'lapse', 'revoke', 'freeze', 'unfreeze']),
+    kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n([
+        'grant',
+        'renew',
+        'release',
+        'lapse',
+        'revoke',
+        'freeze',
+        'unfreeze',
+        'break_glass',
+    ]),
     atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
     resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
@@ -4181,13 +4420,21 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
     /** The lease's end as the holder was told it (grants and renewals). */
     expiresAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
-    /** Who revoked, `operator:NAME` (revokes whose operator gave a name). */
+    /** Who revoked, `operator:NAME` (revokes whose operator gave a name), or opened a break-glass. */
     by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** The second operator who approved a break-glass, when one had to. */
+    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /** What the holder deploys (grants only). */
     deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
 });
-// An unfreeze may free a resource too: a waiter held for it is answered again.
-const FREEING = new Set(['release', 'lapse', 'revoke', 'unfreeze']);
+// An unfreeze may free a resource too, and a break-glass lets its agent in: a held waiter asks again.
+const FREEING = new Set([
+    'release',
+    'lapse',
+    'revoke',
+    'unfreeze',
+    'break_glass',
+]);
 /** Whether these changes may have freed their resource (held requests wake on it). */
 const frees = (events) => events.some((e) => FREEING.has(e.kind));
 
@@ -4362,7 +4609,8 @@ function overviewOf(states, now) {
             ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
             : null;
         const frozen = s.frozen && (s.frozen.untilMs === null || s.frozen.untilMs > now) ? s.frozen : undefined;
-        if (!lease && !reserved && queue.length === 0 && !frozen)
+        const breakGlass = s.breakGlass && s.breakGlass.untilMs > now ? s.breakGlass : undefined;
+        if (!lease && !reserved && queue.length === 0 && !frozen && !breakGlass)
             continue;
         resources.push({
             resource: s.resource,
@@ -4377,6 +4625,7 @@ function overviewOf(states, now) {
             reserved,
             queue,
             ...(frozen ? { frozen } : {}),
+            ...(breakGlass ? { breakGlass } : {}),
         });
     }
     resources.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
@@ -4541,6 +4790,8 @@ const sameDeploy = (a, b) => Object.keys(a).every((k) => a[k] === b[k]) &&
 
 // EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
 var rules_freeze = __webpack_require__(2646);
+// EXTERNAL MODULE: ./src/kernel/rules/break-glass.ts
+var break_glass = __webpack_require__(9047);
 ;// CONCATENATED MODULE: ./src/kernel/rules/rules.ts
 /**
  * The plane's rules for one resource, with no I/O: `decide` takes the
@@ -4549,6 +4800,7 @@ var rules_freeze = __webpack_require__(2646);
  * Every store (memory, file, PostgreSQL) keeps states its own way and calls
  * this one function, so the rules live in one place.
  */
+
 
 
 
@@ -4588,6 +4840,7 @@ const isIdle = (s) => s.lease === null &&
     !s.superseded?.length &&
     !s.deploys?.length &&
     !s.frozen &&
+    !s.breakGlass &&
     s.windowUntilMs === undefined;
 function decide(state, command, ctx) {
     // The switch below answers each kind with ReplyOf[kind]; TypeScript cannot follow a generic through it.
@@ -4624,6 +4877,9 @@ function decideAny(state, command, ctx) {
                 thawed(s, ctx.now);
             return { state: s, reply, events };
         }
+        case 'break_glass':
+        case 'approve_break_glass':
+            return { state: s, reply: (0,break_glass/* breakGlassCommand */.V0)(s, command, ctx.now, events), events };
         case 'status':
             return {
                 state: s,
@@ -4661,6 +4917,8 @@ function nextDeadline(s) {
         consider(s.frozen.untilMs);
     if (s.windowUntilMs !== undefined)
         consider(s.windowUntilMs);
+    if (s.breakGlass)
+        consider(s.breakGlass.untilMs);
     return next;
 }
 /** A copy with lapses, departed waiters, and old marks and reservations applied. */
@@ -4689,6 +4947,7 @@ function settle(state, now, events) {
     if (s.reservedUntilMs > 0 && (s.reservedUntilMs <= now || s.queue.length === 0)) {
         s.reservedUntilMs = 0;
     }
+    (0,break_glass/* settleBreakGlass */.Fn)(s, now);
     return s;
 }
 function lease(s, command, ctx, events) {
@@ -4719,8 +4978,10 @@ function lease(s, command, ctx, events) {
         return { ok: true, lease: s.lease, renewed: true };
     }
     const lane = { deploy: command.deploy, queue: command.queue };
+    // An operator's break-glass lets its agent past a freeze and the queue, never past a holder.
+    const pass = (0,break_glass/* passFor */.tZ)(s, actorDid, now);
     // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
-    const freeze = s.frozen ?? ctx.window;
+    const freeze = pass ? undefined : (s.frozen ?? ctx.window);
     if (freeze) {
         if (ctx.window?.untilMs != null)
             s.windowUntilMs = ctx.window.untilMs;
@@ -4730,11 +4991,15 @@ function lease(s, command, ctx, events) {
         keepPlace(s, actorDid, lane, waitMs, now);
         return (0,rules_freeze/* frozenReply */.ZQ)(freeze, waitMs, position);
     }
-    const reservedFor = s.reservedUntilMs > now ? s.queue[0]?.actorDid : undefined;
+    const reservedFor = s.reservedUntilMs > now && !pass ? s.queue[0]?.actorDid : undefined;
     const delay = s.lockDelay;
     if (!current && !delay && (reservedFor === undefined || reservedFor === actorDid)) {
         s.queue = s.queue.filter((w) => w.actorDid !== actorDid);
+        // A pass cut the line: the head's reservation (if any) is not kept past this grant.
         s.reservedUntilMs = 0;
+        // Once: the pass is used by the grant it let through.
+        if (s.breakGlass?.actorDid === actorDid && !s.breakGlass.pending)
+            delete s.breakGlass;
         const fence = ctx.nextFence();
         s.lease = {
             id: `lease_${fence.toString(36)}_${randomHex(ctx.random, 8)}`,
@@ -4990,7 +5255,20 @@ function replay(state, e, ttlMs, lockDelayMs = defaultLockDelayMs(ttlMs)) {
     else if (e.kind === 'unfreeze') {
         delete s.frozen;
     }
+    else if (e.kind === 'break_glass') {
+        s.breakGlass = {
+            actorDid: e.actorDid,
+            reason: e.reason ?? '',
+            by: e.by ?? '',
+            untilMs: e.expiresAtMs ?? e.atMs,
+            atMs: e.atMs,
+            pending: false,
+            ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
+        };
+    }
     else if (e.kind === 'grant') {
+        if (s.breakGlass?.actorDid === e.actorDid)
+            delete s.breakGlass;
         // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
         delete s.lockDelay;
         // A grant to a revoked agent (or to its run's attempt) can only follow its refusal's end.
@@ -5071,7 +5349,7 @@ function afterRestart(state, now, ttlMs, lockDelayMs = 0) {
 /* harmony export */   hk: () => (/* binding */ resourceStateSchema),
 /* harmony export */   yF: () => (/* binding */ readResourceState)
 /* harmony export */ });
-/* unused harmony exports leaseRecordSchema, waiterSchema, revokedMarkSchema, lockDelaySchema, supersededMarkSchema, repositoryDeploysSchema, freezeSchema */
+/* unused harmony exports leaseRecordSchema, waiterSchema, revokedMarkSchema, lockDelaySchema, supersededMarkSchema, repositoryDeploysSchema, freezeSchema, breakGlassSchema */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
 /* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6115);
 /**
@@ -5138,6 +5416,17 @@ const freezeSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
 });
+/** An operator's break-glass (break-glass.ts): one agent let through a freeze once. */
+const breakGlassSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
+    untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** Waiting for a second operator's approval: not usable yet, and not on the ledger. */
+    pending: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+});
 /**
  * Everything the rules know about one resource; small and plain JSON. The
  * optional fields came later: rows and snapshots written before them still read.
@@ -5164,6 +5453,8 @@ const resourceStateSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .
      * window is configuration, not state, so this is how the rules see it end (thawed).
      */
     windowUntilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig()),
+    /** An operator's break-glass not used yet (break-glass.ts). */
+    breakGlass: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(breakGlassSchema),
 });
 /** A stored state checked like any outside input, or undefined when it is not one. */
 function readResourceState(raw, resource) {
@@ -6151,6 +6442,10 @@ function toEvent(entry) {
         event.expiresAtMs = expiresAtMs;
     if (reason !== undefined)
         event.reason = reason;
+    if (entry.by !== undefined)
+        event.by = entry.by;
+    if (entry.approvedBy !== undefined)
+        event.approvedBy = entry.approvedBy;
     const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
     if (deploy?.success)
         event.deploy = deploy.data;
@@ -6256,6 +6551,14 @@ class KernelService {
     }
     unfreeze(resource, by, only) {
         return this.run(resource, { kind: 'unfreeze', by, ...only });
+    }
+    /** See PlaneService.breakGlass. */
+    breakGlass(resource, pass) {
+        return this.run(resource, { kind: 'break_glass', ...pass });
+    }
+    /** See PlaneService.approveBreakGlass. */
+    approveBreakGlass(resource, actorDid, by) {
+        return this.run(resource, { kind: 'approve_break_glass', actorDid, by });
     }
     async status(resource) {
         return (await this.statusOf(resource)).lease;
@@ -7432,4 +7735,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=688.index.js.map
+//# sourceMappingURL=769.index.js.map

@@ -1,0 +1,130 @@
+import { parseDuration } from '../gate/duration.js';
+import { LeaseRefusedError } from '../gate/wait.js';
+import { untrusted } from '../lease/escape.js';
+import { KeyRefusedError } from '../plane/errors.js';
+import { DID_FORM, isDid, type BreakGlassAnswer } from '../plane/schema.js';
+import { operatorName } from './freeze-commands.js';
+import {
+  EXIT,
+  PLANE_OPTIONS,
+  UsageError,
+  parse,
+  settingsFromFlags,
+  type Output,
+} from './options.js';
+import { cliSession } from './session.js';
+
+const MAX_FOR_MS = 60 * 60_000;
+const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
+
+function agentOf(raw: string | undefined, command: string): string {
+  if (raw === undefined || !isDid(raw)) {
+    throw new UsageError(
+      raw === undefined
+        ? `${command} needs --agent DID: the job to let through (the console's queue lists each waiter's DID).`
+        : `Invalid --agent '${untrusted(raw, 80)}'. Expected ${DID_FORM}.`,
+    );
+  }
+  return raw;
+}
+
+function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {
+  const key = env[name] ?? '';
+  if (!key) throw new UsageError(`${command} needs the key in ${name}.`);
+  return key;
+}
+
+function keyRefused(error: unknown, name: string): unknown {
+  if (!(error instanceof KeyRefusedError)) return error;
+  return new LeaseRefusedError({
+    reason: 'key refused',
+    message: `The plane refused the key (${error.status}): check ${name}.`,
+  });
+}
+
+const said = (a: BreakGlassAnswer) =>
+  `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${untrusted(a.actorDid, 200)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
+
+/** `lease-gate break-glass`: one named job may be granted the resource once, frozen or not. */
+export async function breakGlass(
+  args: string[],
+  io: Output,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { values } = parse(args, {
+    ...PLANE_OPTIONS,
+    agent: { type: 'string' },
+    reason: { type: 'string' },
+    for: { type: 'string' },
+    by: { type: 'string' },
+  });
+  const actorDid = agentOf(values.agent, 'break-glass');
+  const reason = values.reason?.trim() ?? '';
+  if (!reason || reason.length > 1_000) {
+    throw new UsageError(
+      'break-glass needs --reason TEXT (1 to 1000 characters): it is recorded in the ledger.',
+    );
+  }
+  const request: {
+    resource: string;
+    actorDid: string;
+    reason: string;
+    forMs?: number;
+    by?: string;
+  } = { resource: '', actorDid, reason };
+  const by = operatorName(values.by);
+  if (by) request.by = by;
+  if (values.for !== undefined) {
+    const forMs = parseDuration(values.for);
+    if (forMs === undefined || forMs <= 0 || forMs > MAX_FOR_MS)
+      throw new UsageError(`Invalid --for '${untrusted(values.for, 40)}'. Expected ${FOR_FORM}.`);
+    request.forMs = forMs;
+  }
+  const settings = settingsFromFlags(values, env);
+  request.resource = settings.resource;
+  const adminKey = keyOf(env, 'LEASE_GATE_ADMIN_KEY', 'break-glass');
+  const session = cliSession(settings, io, env);
+  try {
+    const answer = await session.client.breakGlass(request, adminKey);
+    if (values.json) io.out(JSON.stringify({ resource: settings.resource, ...answer }));
+    else io.out(`break-glass on ${settings.resource} ${said(answer)}`);
+    return EXIT.done;
+  } catch (error) {
+    throw keyRefused(error, 'LEASE_GATE_ADMIN_KEY');
+  } finally {
+    await session.close();
+  }
+}
+
+/** `lease-gate approve-break-glass`: the second operator lets a pending break-glass be used. */
+export async function approveBreakGlass(
+  args: string[],
+  io: Output,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const { values } = parse(args, {
+    ...PLANE_OPTIONS,
+    agent: { type: 'string' },
+    by: { type: 'string' },
+  });
+  const actorDid = agentOf(values.agent, 'approve-break-glass');
+  const by = operatorName(values.by);
+  if (!by)
+    throw new UsageError('approve-break-glass needs --by NAME: the ledger names the approver.');
+  const settings = settingsFromFlags(values, env);
+  const approverKey = keyOf(env, 'LEASE_GATE_APPROVER_KEY', 'approve-break-glass');
+  const session = cliSession(settings, io, env);
+  try {
+    const answer = await session.client.approveBreakGlass(
+      { resource: settings.resource, actorDid, by },
+      approverKey,
+    );
+    if (values.json) io.out(JSON.stringify({ resource: settings.resource, ...answer }));
+    else io.out(`approved: break-glass on ${settings.resource} ${said(answer)}`);
+    return EXIT.done;
+  } catch (error) {
+    throw keyRefused(error, 'LEASE_GATE_APPROVER_KEY');
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,98 @@
+import * as z from 'zod/mini';
+import '../../zod-en.js';
+import {
+  APPROVE_BREAK_GLASS_PATH,
+  BREAK_GLASS_PATH,
+  DID_FORM,
+  RESOURCE_FORM,
+  RESOURCE_PATTERN,
+  isDid,
+} from '../../plane/schema.js';
+import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
+import { operatorBy, operatorOf } from './freeze-routes.js';
+import { DEFAULT_BREAK_GLASS_MS, MAX_BREAK_GLASS_MS } from '../rules/break-glass.js';
+import type { BreakGlassReply } from '../rules/rules.js';
+import type { PlaneService } from '../service/plane-service.js';
+
+const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
+const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
+const breakGlassBody = z.object({
+  resource,
+  actorDid,
+  reason: z.string().check(z.minLength(1, 'expected a reason'), z.maxLength(1_000)),
+  /** How long the pass stays open, from now. */
+  forMs: z.optional(
+    z
+      .number()
+      .check(
+        z.int(),
+        z.positive(),
+        z.lte(MAX_BREAK_GLASS_MS, `expected at most ${MAX_BREAK_GLASS_MS} (one hour)`),
+      ),
+  ),
+  by: operatorBy,
+});
+const approveBody = z.object({ resource, actorDid, by: operatorBy });
+
+/**
+ * POST break-glass (the admin key) and its approval (the approver key, when the kernel
+ * has one: then a break-glass waits for it, and the approver names itself). Approving
+ * with the admin key would let one key do both halves, so it is refused.
+ */
+export function breakGlassRoutes(
+  service: PlaneService,
+  requireAdmin: (req: AppRequest) => void,
+  requireApprover: ((req: AppRequest) => void) | undefined,
+): Record<string, (req: AppRequest) => Promise<AppResponse>> {
+  return {
+    [`POST ${BREAK_GLASS_PATH}`]: async (req) => {
+      requireAdmin(req);
+      const body = parse(breakGlassBody, await req.json());
+      const untilMs = service.now() + (body.forMs ?? DEFAULT_BREAK_GLASS_MS);
+      const reply = await service.breakGlass(body.resource, {
+        actorDid: body.actorDid,
+        reason: body.reason,
+        untilMs,
+        by: operatorOf(body.by),
+        needsApproval: requireApprover !== undefined,
+      });
+      return answer(reply);
+    },
+    [`POST ${APPROVE_BREAK_GLASS_PATH}`]: async (req) => {
+      if (!requireApprover) {
+        throw new ApiRefusal(
+          'This kernel has no second approver (--approver-key-file): a break-glass is open as soon as it is made.',
+          { status: 409, reason: 'no_approver' },
+        );
+      }
+      requireApprover(req);
+      const body = parse(approveBody, await req.json());
+      if (!body.by) {
+        throw new ApiRefusal(`by: expected the approver's name, so the ledger names who approved`, {
+          status: 400,
+          reason: 'bad_request',
+        });
+      }
+      return answer(
+        await service.approveBreakGlass(body.resource, body.actorDid, operatorOf(body.by)),
+      );
+    },
+  };
+}
+
+function answer(reply: BreakGlassReply): AppResponse {
+  if (!reply.ok) return { status: 409, body: reply };
+  const { actorDid: a, reason, by, untilMs, pending, approvedBy } = reply.breakGlass;
+  return {
+    status: 200,
+    body: {
+      ok: true,
+      actorDid: a,
+      reason,
+      by,
+      until: untilMs,
+      pending,
+      ...(approvedBy !== undefined ? { approvedBy } : {}),
+    },
+  };
+}
