@@ -5,10 +5,10 @@ import { decide, emptyState, replay, type RuleContext } from '../src/kernel/rule
 import type { ResourceState } from '../src/kernel/rules/state.js';
 import { canonicalJson, entryJson, entryOf, type LedgerEntry } from '../src/ledger/entry.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
-import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { APPROVE_BREAK_GLASS_PATH, BREAK_GLASS_PATH } from '../src/plane/schema.js';
+import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
 
 /**
@@ -472,11 +472,3 @@ describe('break-glass across a restart', () => {
     }
   });
 });
-
-async function exportLedger(url: string) {
-  const { bundle, publicKey } = (await fetchLedger(url)) as unknown as {
-    bundle: { checkpoint: string; entries: Array<{ entry: LedgerEntry }> };
-    publicKey: string;
-  };
-  return { bundle, publicKey, entries: bundle.entries.map((e) => e.entry) };
-}

@@ -4,11 +4,11 @@ import { waitForLease } from '../src/gate/wait.js';
 import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { canonicalJson, type LedgerEntry } from '../src/ledger/entry.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
-import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { describeWaitState } from '../src/lease/texts.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { kernelClient } from './support/kernel-client.js';
+import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
 
 /** The operator's freeze: over HTTP on every store, in the gate's wait, and in the ledger's meaning. */
@@ -121,14 +121,6 @@ describeEachStore('freeze over HTTP', (start) => {
     }
   });
 });
-
-async function exportLedger(url: string) {
-  const { bundle, publicKey } = (await fetchLedger(url)) as unknown as {
-    bundle: { checkpoint: string; entries: Array<{ entry: LedgerEntry }> };
-    publicKey: string;
-  };
-  return { bundle, publicKey, entries: bundle.entries.map((e) => e.entry) };
-}
 
 describe('a frozen resource in the gate', () => {
   it('waits through a freeze within the budget, says why, and is granted after unfreeze', async () => {

@@ -215,6 +215,8 @@ class MerkleFrontier {
     }
 }
 
+// EXTERNAL MODULE: ./src/ledger/promotion.ts
+var promotion = __webpack_require__(1356);
 ;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
 
 /** A bundle that does not verify; the message names the first problem. */
@@ -226,6 +228,7 @@ class BundleError extends src_errors/* LeaseGateError */.eg {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/meaning.ts
+
 
 /**
  * Replicas read their clocks before they take the ledger's order, so an
@@ -259,8 +262,8 @@ const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource}
  * early one behind a run of +1 stamps it wrote (one entry a millisecond, read
  * as a burst in the run's first millisecond).
  */
-function checkMeaning(entries, partial) {
-    const meaning = new MeaningCheck(partial);
+function checkMeaning(entries, partial, promote) {
+    const meaning = new MeaningCheck(partial, promote);
     for (const e of entries)
         meaning.check(e);
 }
@@ -282,8 +285,16 @@ class MeaningCheck {
     /** The entry whose stamp is `earliest` (undefined: before a partial range). */
     runStart;
     previousTs;
-    constructor(partial) {
+    /**
+     * With `promote` (each resource and the one before it, as the kernel's `--promote`): every
+     * grant of a resource with a step before it names a commit that completed a hold there
+     * earlier in the ledger, or is let through by a break-glass. Not on a partial range, whose
+     * earlier holds are unknown.
+     */
+    promotions;
+    constructor(partial, promote) {
         this.partial = partial;
+        this.promotions = promote?.size && !partial ? new promotion/* PromotionRecord */.VL(promote) : undefined;
     }
     /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
     check(e) {
@@ -319,6 +330,11 @@ class MeaningCheck {
         const passed = pass?.actorDid === e.actorDid && earliest - CLOCK_RACE_MS < pass.expiresAtMs;
         if (pass?.actorDid === e.actorDid)
             this.passes.delete(e.resource);
+        const unpromoted = e.kind === 'grant' ? this.promotions?.missing(e.resource, e.deploy) : undefined;
+        if (unpromoted !== undefined && !passed) {
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} to ${e.actorDid}, but ${unpromoted}; no break-glass names it`);
+        }
+        this.promotions?.add(e);
         if (e.kind === 'grant' &&
             freeze &&
             (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs) &&
@@ -526,7 +542,7 @@ class BundleVerifier {
         if (this.meaningError)
             return;
         // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
-        this.meaning ??= new MeaningCheck(first !== 0);
+        this.meaning ??= new MeaningCheck(first !== 0, this.options.promote);
         try {
             this.meaning.check(entry);
         }
@@ -960,7 +976,10 @@ function streamed(fd, publicKey, options) {
 var plane_url = __webpack_require__(6424);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/cli/promote-flag.ts
+var promote_flag = __webpack_require__(1961);
 ;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
+
 
 
 
@@ -1070,8 +1089,10 @@ async function verify(args, io) {
         'public-key': { type: 'string' },
         previous: { type: 'string' },
         'allow-partial': { type: 'boolean', default: false },
+        promote: { type: 'string', multiple: true, default: [] },
         json: { type: 'boolean', default: false },
     }, true);
+    const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const [file] = positionals;
     if (!file || !values['public-key'])
         throw new options/* UsageError */.eb('verify needs FILE and --public-key KEY.');
@@ -1106,6 +1127,7 @@ async function verify(args, io) {
         const result = verifyBundleFile(file, key, {
             previous,
             allowPartial: values['allow-partial'],
+            promote,
         });
         const root = Buffer.from(result.root).toString('base64');
         if (values.json)

@@ -28288,7 +28288,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(769)]).then(__nccwpck_require__.bind(__nccwpck_require__, 769))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(312)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7312))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28298,9 +28298,9 @@ const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_re
 const breakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(923)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8923))).breakGlass);
 const approveBreakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(923)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8923))).approveBreakGlass);
 const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(745)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1745))).runCommand);
-const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
-const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
-const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(77), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
+const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
+const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
+const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
 const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
 const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(787)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8787))).app);
 const COMMANDS = {
@@ -28327,7 +28327,10 @@ const COMMANDS = {
   --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.
   --health-check RESOURCE=URL (repeatable) [--health-interval-ms 10000] [--health-freeze-held]: hold
   new grants of RESOURCE while URL (https:, or http: on loopback) answers other than 2xx or not in 5 s;
-  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.`,
+  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.
+  --promote FROM->TO (repeatable; 'staging->production' means lock:deploy/staging -> lock:deploy/production):
+  TO is granted only to a commit (deploy.repository, deploy.commit) the ledger shows completed a hold
+  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.`,
     },
     acquire: {
         run: acquire,
@@ -28369,9 +28372,10 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
     },
     verify: {
         run: verify,
-        help: `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT] [--allow-partial] [--json]
+        help: `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT] [--allow-partial] [--promote FROM->TO] [--json]
   Check a ledger bundle offline: signature, origin, every inclusion proof, order, timestamps,
-  completeness, and (with --previous) that an older checkpoint's entries were not rewritten.`,
+  completeness, and (with --previous) that an older checkpoint's entries were not rewritten; with
+  --promote (as the kernel's), that every grant of TO names a commit that completed FROM before it.`,
     },
     status: {
         run: main_status,

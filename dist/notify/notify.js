@@ -35851,15 +35851,7 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
-const KINDS = new Set([
-    'grant',
-    'release',
-    'lapse',
-    'revoke',
-    'freeze',
-    'unfreeze',
-    'break_glass',
-]);
+const KINDS = new Set(ENTRY_KINDS.filter((k) => k !== 'renew'));
 /** Whether a change is notified (renewals are not). */
 const notify_isNotified = (entry) => KINDS.has(entry.kind);
 /**

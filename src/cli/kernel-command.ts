@@ -17,6 +17,7 @@ import { cursorFileOf } from '../kernel/notify/notify-cursor.js';
 import { FreezeWindows, WindowsError } from '../kernel/service/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { promoteFlag } from './promote-flag.js';
 import { causeText } from '../errors.js';
 import { createHttpClient } from '../http/client.js';
 import {
@@ -62,6 +63,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     'health-check': { type: 'string', multiple: true, default: [] },
     'health-interval-ms': { type: 'string', default: '10000' },
     'health-freeze-held': { type: 'boolean', default: false },
+    promote: { type: 'string', multiple: true, default: [] },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -97,6 +99,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
   }
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const approverKey = approverKeyOf(env);
+  const promote = promoteFlag(values.promote);
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !key && !values.keys && !values['oidc-audience']) {
     throw new UsageError(
@@ -205,6 +208,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         auth: credentials.auth,
         adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
         approverKey,
+        promote,
         host,
         port,
         publicUrls,
@@ -235,6 +239,8 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       );
     }
     if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+    if (promote && !values.quiet)
+      io.out(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}`);
     if (checks && !values.quiet)
       io.out(
         `health checks: ${healthChecks.length}, every ${healthIntervalMs} ms${values['health-freeze-held'] ? ', a failure while held freezes' : ''}`,

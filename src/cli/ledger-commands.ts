@@ -8,6 +8,7 @@ import { BundleReadError, verifyBundleFile } from '../ledger/verify-file.js';
 import { BundleError } from '../ledger/verify.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { promoteFlag } from './promote-flag.js';
 import { causeText } from '../errors.js';
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
@@ -119,10 +120,12 @@ export async function verify(args: string[], io: Output): Promise<number> {
       'public-key': { type: 'string' },
       previous: { type: 'string' },
       'allow-partial': { type: 'boolean', default: false },
+      promote: { type: 'string', multiple: true, default: [] },
       json: { type: 'boolean', default: false },
     },
     true,
   );
+  const promote = promoteFlag(values.promote);
   const [file] = positionals;
   if (!file || !values['public-key'])
     throw new UsageError('verify needs FILE and --public-key KEY.');
@@ -156,6 +159,7 @@ export async function verify(args: string[], io: Output): Promise<number> {
     const result = verifyBundleFile(file, key, {
       previous,
       allowPartial: values['allow-partial'],
+      promote,
     });
     const root = Buffer.from(result.root).toString('base64');
     if (values.json)

@@ -59,7 +59,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.
   --health-check RESOURCE=URL (repeatable) [--health-interval-ms 10000] [--health-freeze-held]: hold
   new grants of RESOURCE while URL (https:, or http: on loopback) answers other than 2xx or not in 5 s;
-  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.`,
+  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.
+  --promote FROM->TO (repeatable; 'staging->production' means lock:deploy/staging -> lock:deploy/production):
+  TO is granted only to a commit (deploy.repository, deploy.commit) the ledger shows completed a hold
+  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.`,
   },
   acquire: {
     run: acquire,
@@ -101,9 +104,10 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   },
   verify: {
     run: verify,
-    help: `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT] [--allow-partial] [--json]
+    help: `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT] [--allow-partial] [--promote FROM->TO] [--json]
   Check a ledger bundle offline: signature, origin, every inclusion proof, order, timestamps,
-  completeness, and (with --previous) that an older checkpoint's entries were not rewritten.`,
+  completeness, and (with --previous) that an older checkpoint's entries were not rewritten; with
+  --promote (as the kernel's), that every grant of TO names a commit that completed FROM before it.`,
   },
   status: {
     run: status,

@@ -1,4 +1,5 @@
 import type { LedgerEntry } from './entry.js';
+import { PromotionRecord } from './promotion.js';
 import { BundleError } from './verify-error.js';
 
 interface Open {
@@ -46,8 +47,12 @@ const named = (e: LedgerEntry) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on 
  * early one behind a run of +1 stamps it wrote (one entry a millisecond, read
  * as a burst in the run's first millisecond).
  */
-export function checkMeaning(entries: readonly LedgerEntry[], partial: boolean): void {
-  const meaning = new MeaningCheck(partial);
+export function checkMeaning(
+  entries: readonly LedgerEntry[],
+  partial: boolean,
+  promote?: Map<string, string>,
+): void {
+  const meaning = new MeaningCheck(partial, promote);
   for (const e of entries) meaning.check(e);
 }
 
@@ -72,7 +77,20 @@ export class MeaningCheck {
   private runStart: number | undefined;
   private previousTs: number | undefined;
 
-  constructor(private readonly partial: boolean) {}
+  /**
+   * With `promote` (each resource and the one before it, as the kernel's `--promote`): every
+   * grant of a resource with a step before it names a commit that completed a hold there
+   * earlier in the ledger, or is let through by a break-glass. Not on a partial range, whose
+   * earlier holds are unknown.
+   */
+  private readonly promotions: PromotionRecord | undefined;
+
+  constructor(
+    private readonly partial: boolean,
+    promote?: Map<string, string>,
+  ) {
+    this.promotions = promote?.size && !partial ? new PromotionRecord(promote) : undefined;
+  }
 
   /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
   check(e: LedgerEntry): void {
@@ -109,6 +127,14 @@ export class MeaningCheck {
     // Judged at its earliest, with the race's margin: the kernel's clock said the pass was open.
     const passed = pass?.actorDid === e.actorDid && earliest - CLOCK_RACE_MS < pass.expiresAtMs;
     if (pass?.actorDid === e.actorDid) this.passes.delete(e.resource);
+    const unpromoted =
+      e.kind === 'grant' ? this.promotions?.missing(e.resource, e.deploy) : undefined;
+    if (unpromoted !== undefined && !passed) {
+      throw new BundleError(
+        `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} to ${e.actorDid}, but ${unpromoted}; no break-glass names it`,
+      );
+    }
+    this.promotions?.add(e);
     if (
       e.kind === 'grant' &&
       freeze &&

@@ -33,6 +33,8 @@ export interface VerifyOptions {
   previous?: string | undefined;
   /** Accept a bundle that holds only some entries (no --previous then). */
   allowPartial?: boolean | undefined;
+  /** The promotion order to check the grants against (ledger/promotion.ts): each resource and the one before it. */
+  promote?: Map<string, string> | undefined;
 }
 
 /**
@@ -127,7 +129,7 @@ export class BundleVerifier {
     }
     if (this.meaningError) return;
     // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
-    this.meaning ??= new MeaningCheck(first !== 0);
+    this.meaning ??= new MeaningCheck(first !== 0, this.options.promote);
     try {
       this.meaning.check(entry);
     } catch (error) {

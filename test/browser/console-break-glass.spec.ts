@@ -146,4 +146,48 @@ describe('break-glass in the console', () => {
     expect(await cell.count()).toBe(1);
     await page.close();
   });
+
+  it('shows the promotion order, and a break-glass typed in lets a hotfix skip staging', async () => {
+    const promoted = await startKernelProcess(
+      ['--ttl-ms', '60000', '--quiet', '--promote', 'staging->production'],
+      { LEASE_GATE_KERNEL_KEY: KEY, LEASE_GATE_ADMIN_KEY: ADMIN },
+    );
+    const page = await chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
+    try {
+      const ask = () =>
+        fetch(`${promoted.url}/api/v1/acp/coordination/lease`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            resource: 'lock:deploy/production',
+            actorDid: HOTFIX,
+            deploy: { repository: 'acme/shop', commit: 'a'.repeat(40) },
+          }),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as { reason?: string } }));
+      expect(await ask()).toMatchObject({ status: 409, body: { reason: 'not_promoted' } });
+      await page.goto(promoted.url);
+      await page.locator('#key-input').fill(KEY);
+      await page.locator('#key-form button').click();
+      await expect
+        .poll(() => page.locator('#promotion-list').textContent())
+        .toBe('lock:deploy/staging → lock:deploy/production');
+      expect(await page.locator('#promotion-section').isVisible()).toBe(true);
+      // The refused job is not in any queue: its DID is typed in.
+      await page.locator('#lever').selectOption('break-glass');
+      await page.locator('#revoke-resource').fill('lock:deploy/production');
+      await page.locator('#break-glass-agent').fill(HOTFIX);
+      await page.locator('#revoke-reason').fill('outage: hotfix past staging');
+      await page.locator('#admin-key').fill(ADMIN);
+      await confirm(page, 'break-glass');
+      await expect
+        .poll(() => page.locator('#revoke-result').textContent())
+        .toMatch(
+          /^Break-glass open on lock:deploy\/production until .*: .*hotfix may be granted it once\.$/,
+        );
+      expect(await ask()).toMatchObject({ status: 200 });
+    } finally {
+      await page.close();
+      await promoted.stop();
+    }
+  });
 });

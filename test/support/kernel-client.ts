@@ -17,6 +17,8 @@ export function kernelClient(
         return { kind: 'revoked', holder: reply.holder, message: reply.message };
       }
       if (reply.reason === 'superseded') return { kind: 'superseded', by: reply.by };
+      if (reply.reason === 'not_promoted')
+        return { kind: 'refused', reason: reply.reason, message: reply.message };
       if (reply.reason === 'frozen') {
         const untilMs = reply.until ?? undefined;
         return { kind: 'frozen', message: reply.message, untilMs, waitMs: reply.stampede.waitMs };

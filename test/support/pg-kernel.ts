@@ -14,9 +14,10 @@ export async function startReplica(
     key?: string | undefined;
     adminKey?: string | undefined;
     approverKey?: string | undefined;
+    promote?: Map<string, string> | undefined;
   } = {},
 ) {
-  const { key, adminKey, approverKey, ...connection } = options;
+  const { key, adminKey, approverKey, promote, ...connection } = options;
   const service = await PostgresService.open({
     url: POSTGRES_URL,
     schema,
@@ -31,6 +32,7 @@ export async function startReplica(
     key,
     adminKey,
     approverKey,
+    promote,
     log: () => undefined,
   });
   return Object.assign(running, { pg: service });

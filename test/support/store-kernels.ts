@@ -17,6 +17,8 @@ export interface KernelChoice {
   adminKey?: string;
   /** A second operator's key: a break-glass then waits for its approval. */
   approverKey?: string;
+  /** The promotion order (`--promote`): each resource and the one before it. */
+  promote?: Map<string, string>;
   ttlMs?: number;
   nextInLineWaitMs?: number;
   /** Signs checkpoints when given; an unsigned ledger otherwise. */
@@ -44,6 +46,7 @@ const inProcess = (store: () => Parameters<typeof startKernelServer>[0]['store']
       key: choice.key,
       adminKey: choice.adminKey,
       approverKey: choice.approverKey,
+      promote: choice.promote,
       ledger: new Ledger(choice.signingKey),
       log: () => undefined,
     });
@@ -88,6 +91,7 @@ function postgres(): StoreUnderTest {
         key: choice.key,
         adminKey: choice.adminKey,
         approverKey: choice.approverKey,
+        promote: choice.promote,
         ttlMs: choice.ttlMs ?? 30_000,
         nextInLineWaitMs: choice.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
         ledger: new Ledger(choice.signingKey),

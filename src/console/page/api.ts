@@ -84,6 +84,8 @@ export const resourcesSchema = z.object({
     .check(z.maxLength(RESOURCES_PAGE)),
   /** The `after` of the next page; absent from a kernel that does not page. */
   next: z.optional(z.nullable(z.string().check(z.maxLength(1_000)))),
+  /** The promotion order (`--promote`): each step, from and to. */
+  promotions: z.optional(z.array(z.object({ from: text, to: text })).check(z.maxLength(100))),
   windows: z.optional(
     z
       .array(

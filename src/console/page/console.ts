@@ -21,6 +21,7 @@ import {
   freeze,
   frozenBadge,
   renderHealthChecks,
+  renderPromotions,
   renderNotifications,
   refusal,
   renderWindows,
@@ -62,6 +63,7 @@ function renderResources(): void {
   renderRows();
   renderHealthChecks(resources, serverNow());
   renderWindows(resources, serverNow());
+  renderPromotions(resources);
   renderNotifications(resources);
   tick();
 }

@@ -144,6 +144,15 @@ export function consequence(
   return `${r?.lease ? 'The holder keeps it: its command runs on and renews (revoke it too to stop it).' : 'Nobody holds it.'} Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. ${queue}`;
 }
 
+/** The promotion order, one line per step: "lock:deploy/staging → lock:deploy/production". */
+export function renderPromotions(resources: Resources | undefined): void {
+  const steps = resources?.promotions ?? [];
+  byId('promotion-section').hidden = steps.length === 0;
+  byId('promotion-list').replaceChildren(
+    ...steps.map((s) => h('li', {}, h('code', {}, s.from), ' → ', h('code', {}, s.to))),
+  );
+}
+
 export function renderWindows(resources: Resources | undefined, now: number): void {
   const list = byId('windows-list');
   const windows = resources?.windows ?? [];

@@ -26,6 +26,7 @@ import { leaseExtensions, releaseOutdated } from '../service/lease-extensions.js
 import { ledgerRoutes } from './ledger-routes.js';
 import { LeaseWatches, type WatchAnswer } from '../service/watch.js';
 import { KernelNames } from './names.js';
+import { Promotions } from '../service/promotions.js';
 import { OVERVIEW_PAGE, overviewPage, withoutDetail } from '../rules/overview.js';
 import { StoreUnavailableError } from '../service/service.js';
 import type { PlaneService } from '../service/plane-service.js';
@@ -57,6 +58,8 @@ export interface AppOptions {
   names?: KernelNames | undefined;
   /** Recurring freeze windows, listed in the overview for the console. */
   windows?: FreezeWindows | undefined;
+  /** The promotion order (`--promote`): each resource and the one a commit must complete first. */
+  promote?: Map<string, string> | undefined;
   /** Extra lines for `/readyz` and the overview (the notifier's failed deliveries). */
   health?: (() => Record<string, unknown>) | undefined;
 }
@@ -156,6 +159,7 @@ export function createKernelApp(options: AppOptions): App {
   const names = options.names ?? new KernelNames();
   const held = options.held ?? new HeldRequests(service);
   const watches = new LeaseWatches(service);
+  const promotions = options.promote?.size ? new Promotions(service, options.promote) : undefined;
   const auth = options.auth ?? createAuthorizer({ key: options.key });
   const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
   /**
@@ -187,6 +191,8 @@ export function createKernelApp(options: AppOptions): App {
       const deploy = auth.deployOf(principal, extensions.deploy);
       if (deploy) extensions.deploy = deploy;
       else delete extensions.deploy;
+      const unpromoted = await promotions?.missing(r, deploy);
+      if (unpromoted !== undefined) extensions.unpromoted = unpromoted;
       const wait = preferredWait(req.headers.prefer);
       // Only a held request listens for its client going away.
       const signal = wait ? req.signal : NEVER_ABORTED;
@@ -283,6 +289,7 @@ export function createKernelApp(options: AppOptions): App {
         ...page,
         ...(detail ? {} : { resources: withoutDetail(page.resources) }),
         ...(windows ? { windows } : {}),
+        ...(promotions ? { promotions: promotions.steps } : {}),
         ...options.health?.(),
       });
     },

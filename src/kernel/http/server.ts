@@ -59,6 +59,8 @@ export interface KernelServerOptions {
   publicUrls?: readonly string[] | undefined;
   /** Recurring freeze windows, shown in the overview (the table or service applies them). */
   windows?: FreezeWindows | undefined;
+  /** The promotion order (`--promote`): each resource and the one a commit must complete first. */
+  promote?: Map<string, string> | undefined;
   /** Told once the service is open: a notifier subscribes here; its health joins `/readyz`. */
   onService?: ((service: PlaneService) => { health(): Record<string, unknown> }) | undefined;
 }
@@ -102,6 +104,7 @@ function appOf(service: PlaneService, options: KernelServerOptions, names: Kerne
     auth: options.auth,
     names,
     windows: options.windows,
+    promote: options.promote,
     health: extra && (() => extra.health()),
   });
 }

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createHttpClient, type HttpClient } from '../../http/client.js';
-import { entryJson, type LedgerEntry } from '../../ledger/entry.js';
+import { ENTRY_KINDS, entryJson, type LedgerEntry } from '../../ledger/entry.js';
 import { isLoopbackHost } from '../../plane/url.js';
 import type { PlaneService } from '../service/plane-service.js';
 import { LeaseGateError, type CauseOptions } from '../../errors.js';
@@ -28,8 +28,8 @@ import { LeaseGateError, type CauseOptions } from '../../errors.js';
  * what a URL already had.
  */
 
-export type NotificationKind =
-  'grant' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze' | 'break_glass';
+/** Every change but a renewal. */
+export type NotificationKind = Exclude<(typeof ENTRY_KINDS)[number], 'renew'>;
 
 /** The red a chat shows a break-glass in (GitHub's danger red), and its severity. */
 export const BREAK_GLASS_COLOR = '#cf222e';
@@ -119,15 +119,7 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 const KEPT_FAILURES = 20;
-const KINDS = new Set<string>([
-  'grant',
-  'release',
-  'lapse',
-  'revoke',
-  'freeze',
-  'unfreeze',
-  'break_glass',
-]);
+const KINDS = new Set<string>(ENTRY_KINDS.filter((k) => k !== 'renew'));
 
 /** Whether a change is notified (renewals are not). */
 export const isNotified = (entry: { kind: string }): boolean => KINDS.has(entry.kind);

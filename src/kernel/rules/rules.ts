@@ -83,7 +83,14 @@ export interface RuleContext {
 }
 
 export type Command =
-  | { kind: 'lease'; actorDid: string; deploy?: Deploy | undefined; queue?: QueueMode | undefined }
+  | {
+      kind: 'lease';
+      actorDid: string;
+      deploy?: Deploy | undefined;
+      queue?: QueueMode | undefined;
+      /** Why this deploy breaks the promotion order (the service looked in the ledger). */
+      unpromoted?: string | undefined;
+    }
   /** `outdated`: the holder did not deploy (an older commit), so its grant is undone for `previous`. */
   | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }
   /** `by`: who revoked (`operator:NAME`), recorded on the entry when given. */
@@ -114,7 +121,9 @@ export type LeaseReply =
     }
   | FrozenReply
   | { ok: false; reason: 'revoked'; holder: string; message: string }
-  | { ok: false; reason: 'superseded'; by: string };
+  | { ok: false; reason: 'superseded'; by: string }
+  /** The commit has not completed the step before this resource (ledger/promotion.ts). */
+  | { ok: false; reason: 'not_promoted'; message: string };
 
 export interface ReleaseReply {
   ok: true;
@@ -311,8 +320,12 @@ function lease(
     return { ok: true as const, lease: s.lease, renewed: true };
   }
   const lane: Lane = { deploy: command.deploy, queue: command.queue };
-  // An operator's break-glass lets its agent past a freeze and the queue, never past a holder.
+  // An operator's break-glass lets its agent past a freeze, the promotion order and the
+  // queue, never past a holder.
   const pass = passFor(s, actorDid, now);
+  // Not queued: waiting cannot make a commit complete the step before; the gate says which.
+  if (command.unpromoted !== undefined && !pass)
+    return { ok: false, reason: 'not_promoted', message: command.unpromoted };
   // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
   const freeze = pass ? undefined : (s.frozen ?? ctx.window);
   if (freeze) {

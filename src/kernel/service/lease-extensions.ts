@@ -9,6 +9,11 @@ import { describeIssues } from '../../plane/schema.js';
 export interface LeaseExtensions {
   deploy?: Deploy;
   queue?: QueueMode;
+  /**
+   * Set by the kernel, never read from a body: why this deploy breaks the promotion order
+   * (service/promotions.ts); the rules refuse it unless a break-glass names the agent.
+   */
+  unpromoted?: string;
 }
 
 /**

@@ -1,8 +1,8 @@
-export const id = 769;
-export const ids = [769];
+export const id = 312;
+export const ids = [312];
 export const modules = {
 
-/***/ 769:
+/***/ 7312:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -1028,11 +1028,67 @@ function hostnameOf(host) {
     }
 }
 
+// EXTERNAL MODULE: ./src/ledger/promotion.ts
+var promotion = __webpack_require__(1356);
+;// CONCATENATED MODULE: ./src/kernel/service/promotions.ts
+
+/**
+ * The promotion order a kernel was started with (`--promote staging->production`), kept
+ * from its ledger: before a lease of a resource that has a step before it, the entries
+ * recorded since the last look are read (a replica syncs its ledger first), so the answer
+ * is what the ledger shows, the one record `verify` checks offline. Reading a little stale
+ * only refuses (a commit whose step before finished a moment ago asks again); it never
+ * lets one through early, since a hold completes before its release is recorded.
+ */
+class Promotions {
+    service;
+    record;
+    cursor = 0;
+    /** One read of the ledger at a time, in order. */
+    reading = Promise.resolve();
+    constructor(service, chain) {
+        this.service = service;
+        this.record = new promotion/* PromotionRecord */.VL(chain);
+    }
+    get steps() {
+        return this.record.steps;
+    }
+    /** Why this deploy may not take `resource` now (naming the missing step), or undefined. */
+    async missing(resource, deploy) {
+        if (this.record.stepBefore(resource) === undefined)
+            return undefined;
+        const caughtUp = this.reading.then(() => this.catchUp());
+        this.reading = caughtUp.catch(() => undefined);
+        await caughtUp;
+        return this.record.missing(resource, deploy);
+    }
+    async catchUp() {
+        await this.service.syncLedger?.();
+        const { ledger } = this.service;
+        const size = ledger.size;
+        if (this.cursor >= size)
+            return;
+        const from = this.cursor;
+        // `read` may run its callback again after a fresh load: collect, then add once.
+        const entries = await ledger.read(from, size, size, () => {
+            const read = [];
+            for (let i = from; i < size; i += 1)
+                read.push(ledger.entry(i));
+            return read;
+        });
+        for (const entry of entries)
+            if (entry)
+                this.record.add(entry);
+        this.cursor = size;
+    }
+}
+
 // EXTERNAL MODULE: ./src/kernel/rules/overview.ts
 var rules_overview = __webpack_require__(9454);
 // EXTERNAL MODULE: ./src/kernel/service/service.ts + 7 modules
 var service_service = __webpack_require__(2567);
 ;// CONCATENATED MODULE: ./src/kernel/http/app.ts
+
 
 
 
@@ -1124,6 +1180,7 @@ function createKernelApp(options) {
     const names = options.names ?? new KernelNames();
     const held = options.held ?? new HeldRequests(service);
     const watches = new LeaseWatches(service);
+    const promotions = options.promote?.size ? new Promotions(service, options.promote) : undefined;
     const auth = options.auth ?? createAuthorizer({ key: options.key });
     const ok = (body, status = 200) => ({ status, body });
     /**
@@ -1154,6 +1211,9 @@ function createKernelApp(options) {
                 extensions.deploy = deploy;
             else
                 delete extensions.deploy;
+            const unpromoted = await promotions?.missing(r, deploy);
+            if (unpromoted !== undefined)
+                extensions.unpromoted = unpromoted;
             const wait = preferredWait(req.headers.prefer);
             // Only a held request listens for its client going away.
             const signal = wait ? req.signal : NEVER_ABORTED;
@@ -1245,6 +1305,7 @@ function createKernelApp(options) {
                 ...page,
                 ...(detail ? {} : { resources: (0,rules_overview/* withoutDetail */.sE)(page.resources) }),
                 ...(windows ? { windows } : {}),
+                ...(promotions ? { promotions: promotions.steps } : {}),
                 ...options.health?.(),
             });
         },
@@ -1537,6 +1598,7 @@ function appOf(service, options, names) {
         auth: options.auth,
         names,
         windows: options.windows,
+        promote: options.promote,
         health: extra && (() => extra.health()),
     });
 }
@@ -2262,15 +2324,7 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const DEFAULT_RETRY_FOR_MS = (/* unused pure expression or super */ null && (10 * 60_000));
 const KEPT_FAILURES = 20;
-const KINDS = new Set([
-    'grant',
-    'release',
-    'lapse',
-    'revoke',
-    'freeze',
-    'unfreeze',
-    'break_glass',
-]);
+const KINDS = new Set(ledger_entry/* ENTRY_KINDS */.pf.filter((k) => k !== 'renew'));
 /** Whether a change is notified (renewals are not). */
 const isNotified = (entry) => KINDS.has(entry.kind);
 /**
@@ -3451,6 +3505,8 @@ async function migrateCommand(args, io, env) {
     return cli_options/* EXIT */.dc.done;
 }
 
+// EXTERNAL MODULE: ./src/cli/promote-flag.ts
+var promote_flag = __webpack_require__(1961);
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __webpack_require__(507);
 // EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
@@ -3618,6 +3674,7 @@ class HealthChecks {
 
 
 
+
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 async function kernel(args, io, env) {
     if (args[0] === 'migrate')
@@ -3656,6 +3713,7 @@ async function serveKernel(args, io, env) {
         'health-check': { type: 'string', multiple: true, default: [] },
         'health-interval-ms': { type: 'string', default: '10000' },
         'health-freeze-held': { type: 'boolean', default: false },
+        promote: { type: 'string', multiple: true, default: [] },
         help: { type: 'boolean', short: 'h', default: false },
     });
     const port = Number(values.port);
@@ -3683,6 +3741,7 @@ async function serveKernel(args, io, env) {
     }
     const key = env.LEASE_GATE_KERNEL_KEY || undefined;
     const approverKey = approverKeyOf(env);
+    const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const host = values.host.replace(/^\[(.*)\]$/, '$1');
     if (!(0,plane_url/* isLoopbackHost */.c)(host) && !key && !values.keys && !values['oidc-audience']) {
         throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
@@ -3777,6 +3836,7 @@ async function serveKernel(args, io, env) {
                 auth: credentials.auth,
                 adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
                 approverKey,
+                promote,
                 host,
                 port,
                 publicUrls,
@@ -3810,6 +3870,8 @@ async function serveKernel(args, io, env) {
         }
         if (windows && !values.quiet)
             io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+        if (promote && !values.quiet)
+            io.out(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}`);
         if (checks && !values.quiet)
             io.out(`health checks: ${healthChecks.length}, every ${healthIntervalMs} ms${values['health-freeze-held'] ? ', a failure while held freezes' : ''}`);
         await stopped;
@@ -4978,8 +5040,12 @@ function lease(s, command, ctx, events) {
         return { ok: true, lease: s.lease, renewed: true };
     }
     const lane = { deploy: command.deploy, queue: command.queue };
-    // An operator's break-glass lets its agent past a freeze and the queue, never past a holder.
+    // An operator's break-glass lets its agent past a freeze, the promotion order and the
+    // queue, never past a holder.
     const pass = (0,break_glass/* passFor */.tZ)(s, actorDid, now);
+    // Not queued: waiting cannot make a commit complete the step before; the gate says which.
+    if (command.unpromoted !== undefined && !pass)
+        return { ok: false, reason: 'not_promoted', message: command.unpromoted };
     // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
     const freeze = pass ? undefined : (s.frozen ?? ctx.window);
     if (freeze) {
@@ -7735,4 +7801,4 @@ class Ledger {
 
 };
 
-//# sourceMappingURL=769.index.js.map
+//# sourceMappingURL=312.index.js.map

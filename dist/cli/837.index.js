@@ -1,6 +1,40 @@
-export const id = 77;
-export const ids = [77];
+export const id = 837;
+export const ids = [837];
 export const modules = {
+
+/***/ 1961:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   V: () => (/* binding */ promoteFlag)
+/* harmony export */ });
+/* harmony import */ var _ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1356);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(776);
+
+
+
+/**
+ * `--promote FROM->TO`, repeated (the kernel's order, and verify's check of it): each
+ * resource's one step before it, with no loop; bad input is refused naming the form.
+ */
+function promoteFlag(specs) {
+    if (!specs.length)
+        return undefined;
+    const steps = specs.map((spec) => {
+        const step = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .parsePromotion */ .Hr)(spec);
+        if (!step)
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`Invalid --promote '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(spec, 100)}'. Expected ${_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .PROMOTE_FORM */ .gC}.`);
+        return step;
+    });
+    const chain = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .promotionChain */ .RV)(steps);
+    if (typeof chain === 'string')
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`Invalid --promote: ${chain}.`);
+    return chain;
+}
+
+
+/***/ }),
 
 /***/ 4491:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
@@ -123,9 +157,9 @@ function verifyCheckpoint(text, publicKey) {
 /* harmony export */   Oo: () => (/* binding */ entrySchema),
 /* harmony export */   dj: () => (/* binding */ canonicalJson),
 /* harmony export */   eS: () => (/* binding */ leafBytes),
-/* harmony export */   hB: () => (/* binding */ readEntry)
+/* harmony export */   hB: () => (/* binding */ readEntry),
+/* harmony export */   pf: () => (/* binding */ ENTRY_KINDS)
 /* harmony export */ });
-/* unused harmony export ENTRY_KINDS */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3305);
 /* harmony import */ var _zod_en_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3184);
@@ -642,6 +676,119 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
 
 /***/ }),
 
+/***/ 1356:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Hr: () => (/* binding */ parsePromotion),
+/* harmony export */   RV: () => (/* binding */ promotionChain),
+/* harmony export */   VL: () => (/* binding */ PromotionRecord),
+/* harmony export */   gC: () => (/* binding */ PROMOTE_FORM)
+/* harmony export */ });
+/* unused harmony export MAX_PROMOTED */
+const PROMOTE_FORM = "FROM->TO, such as 'staging->production' (a name without ':' is lock:deploy/NAME) or 'lock:deploy/staging->lock:deploy/production'";
+/** The release reason of a holder that did not deploy (kernel/rules/deploy-order.ts). */
+const OUTDATED = 'outdated';
+/** Commits kept per `from` resource; the oldest go first (a commit that old fails closed). */
+const MAX_PROMOTED = 10_000;
+const RESOURCE = /^[\x21-\x7e]{1,256}$/;
+const resourceOf = (name) => (name.includes(':') ? name : `lock:deploy/${name}`);
+/** `staging->production`, or undefined when it is not of PROMOTE_FORM. */
+function parsePromotion(spec) {
+    const parts = spec.split('->');
+    if (parts.length !== 2)
+        return undefined;
+    const [from, to] = parts.map((p) => (p.trim() ? resourceOf(p.trim()) : ''));
+    if (!from || !to || from === to || !RESOURCE.test(from) || !RESOURCE.test(to))
+        return undefined;
+    return { from, to };
+}
+/** Each resource's one predecessor; undefined when two steps name the same `to` or it loops. */
+function promotionChain(steps) {
+    const before = new Map();
+    for (const { from, to } of steps) {
+        if (before.has(to))
+            return `${to} is promoted to from two resources: give it one step before it`;
+        before.set(to, from);
+    }
+    for (const start of before.keys()) {
+        const seen = new Set([start]);
+        for (let at = before.get(start); at !== undefined; at = before.get(at)) {
+            if (seen.has(at))
+                return `the promotion order loops through ${at}`;
+            seen.add(at);
+        }
+    }
+    return before;
+}
+const commitOf = (deploy) => {
+    const repository = deploy?.repository;
+    const commit = deploy?.commit;
+    return typeof repository === 'string' && typeof commit === 'string' && commit !== ''
+        ? { repository, commit }
+        : undefined;
+};
+class PromotionRecord {
+    before;
+    froms;
+    /** Open holds on a `from` resource that named a commit, by lease id. */
+    open = new Map();
+    /** Per `from` resource, `repository commit` of each completed hold, oldest first. */
+    completed = new Map();
+    constructor(chain) {
+        this.before = chain;
+        this.froms = new Set(chain.values());
+    }
+    get steps() {
+        return [...this.before].map(([to, from]) => ({ from, to }));
+    }
+    /** The step before `resource`, if the order names one. */
+    stepBefore(resource) {
+        return this.before.get(resource);
+    }
+    /** One entry, in the ledger's order. */
+    add(e) {
+        if (!this.froms.has(e.resource))
+            return;
+        if (e.kind === 'grant') {
+            const c = commitOf(e.deploy);
+            if (c)
+                this.open.set(e.leaseId, `${c.repository} ${c.commit}`);
+            return;
+        }
+        if (e.kind !== 'release' && e.kind !== 'lapse' && e.kind !== 'revoke')
+            return;
+        const key = this.open.get(e.leaseId);
+        if (key === undefined)
+            return;
+        this.open.delete(e.leaseId);
+        if (e.kind !== 'release' || e.reason === OUTDATED)
+            return;
+        const done = this.completed.get(e.resource) ?? new Set();
+        this.completed.set(e.resource, done);
+        done.delete(key);
+        done.add(key);
+        if (done.size > MAX_PROMOTED)
+            done.delete(done.values().next().value);
+    }
+    /** Why a grant of `resource` to this deploy breaks the order (naming the missing step), or undefined. */
+    missing(resource, deploy) {
+        const from = this.before.get(resource);
+        if (from === undefined)
+            return undefined;
+        const c = commitOf(deploy);
+        if (!c) {
+            return `${resource} is promoted to only from ${from}, and this request names no commit (deploy.repository and deploy.commit) to look for there`;
+        }
+        if (this.completed.get(from)?.has(`${c.repository} ${c.commit}`))
+            return undefined;
+        return `${c.repository}@${c.commit.slice(0, 12)} has not completed a hold on ${from}: deploy it there first (promotion order ${from} -> ${resource})`;
+    }
+}
+
+
+/***/ }),
+
 /***/ 3184:
 /***/ ((__unused_webpack_module, __unused_webpack___webpack_exports__, __webpack_require__) => {
 
@@ -798,4 +945,4 @@ const error = () => {
 
 };
 
-//# sourceMappingURL=77.index.js.map
+//# sourceMappingURL=837.index.js.map
