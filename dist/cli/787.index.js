@@ -313,6 +313,23 @@ const runSchema = schemas/* object */.Ikc({
     run_attempt: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
     status: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
 });
+/** `GET …/environments/{name}`: only whether it requires reviewers matters here. */
+const environmentSchema = schemas/* object */.Ikc({
+    protection_rules: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ type: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)) })).check(api/* _maxLength */.Eb(100))),
+});
+/** `GET …/actions/runs/{run}/approvals`: each review, its state and the environments it covers. */
+const approvalsSchema = schemas/* array */.YOg(schemas/* object */.Ikc({
+    state: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
+    environments: schemas/* array */.YOg(schemas/* object */.Ikc({ name: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(255))) }))
+        .check(api/* _maxLength */.Eb(100)),
+}))
+    .check(api/* _maxLength */.Eb(1_000));
+/** A `deployment_review` delivery: reviewers approved or rejected a run's environments. */
+const deploymentReviewSchema = schemas/* object */.Ikc({
+    action: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
+    workflow_run: schemas/* object */.Ikc({ id }),
+    repository,
+});
 const workflowRunSchema = schemas/* object */.Ikc({
     action: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
     workflow_run: runSchema,
@@ -612,6 +629,29 @@ function createGitHubApp(options) {
             }
             return { status: run.data.status, runAttempt: attempt };
         },
+        async reviewers(installationId, repo, runId, environment) {
+            const path = `${repoPath(repo)}/environments/${encodeURIComponent(environment)}`;
+            const env = environmentSchema.safeParse(parseJson((await call('GET', installationId, path)).text));
+            if (!env.success)
+                throw new GitHubError(`environment ${environment}: GitHub's answer has no protection_rules`, { status: 200 });
+            if (!env.data.protection_rules?.some((r) => r.type === 'required_reviewers'))
+                return 'none';
+            const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}/approvals`);
+            const reviews = approvalsSchema.safeParse(parseJson(answer.text));
+            if (!reviews.success)
+                throw new GitHubError(`run ${runId}: GitHub's approvals answer is not a list of reviews`, {
+                    status: 200,
+                });
+            // Newest last, as GitHub lists them: the latest review of this environment decides.
+            let state = 'waiting';
+            for (const review of reviews.data) {
+                if (!review.environments.some((e) => e.name === environment))
+                    continue;
+                if (review.state === 'approved' || review.state === 'rejected')
+                    state = review.state;
+            }
+            return state;
+        },
         async review(installationId, repo, runId, body) {
             await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body);
         },
@@ -715,9 +755,14 @@ const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
 /** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules/rules.ts); a little more. */
 const STALE_PLACE_GRACE_MS = 3_000;
+/** How often a run waiting for its reviewers is looked at: from 5 s, doubling to a minute (a review delivery wakes it sooner). */
+const REVIEW_FIRST_LOOK_MS = 5_000;
+const REVIEW_MAX_LOOK_MS = 60_000;
 function createGatekeeper(options) {
     const { config, github, clock, log } = options;
     const active = new Map();
+    /** Runs waiting for their required reviewers, by run: a `deployment_review` delivery wakes them. */
+    const awaitingReview = new Map();
     const working = new Set();
     /** Live deliveries queue after the requests found again at start: the first order holds. */
     let recovering = Promise.resolve();
@@ -743,6 +788,8 @@ function createGatekeeper(options) {
             return track(protectionRule(delivery));
         if (delivery.event === 'workflow_run')
             return workflowRun(delivery);
+        if (delivery.event === 'deployment_review')
+            return deploymentReview(delivery);
         if (delivery.event === 'ping')
             log(`delivery ${delivery.id}: ping from GitHub`);
     }
@@ -816,6 +863,9 @@ function createGatekeeper(options) {
             : Math.max(0, options.wallNow() - arrival.recoveredSinceMs);
         try {
             if (arrival.recoveredSinceMs !== undefined && !(await placesLapsed(tag, wait)))
+                return;
+            const reviewers = { installation, repo, runId, environment: event.environment, tag, wait };
+            if (!(await reviewersApproved(reviewers, rule.resource, arrival, review)))
                 return;
             await serve({
                 timeoutMs: Math.max(0, config.maxWaitMs - waitedMs),
@@ -1025,6 +1075,77 @@ function createGatekeeper(options) {
             return;
         wait.why = 'run-completed';
         wait.cancel.abort();
+    }
+    /**
+     * A run whose environment requires reviewers joins the queue only once they approved it:
+     * while people decide, it holds no place, so it never keeps the runs behind it waiting.
+     * Looked at with back-off, and at once on a `deployment_review` delivery for the run;
+     * bounded by `maxWait`. Rejected by its reviewers, the run ends (GitHub fails it): nothing
+     * to do. When GitHub cannot say (a missing permission, an outage past the retries), it
+     * joins as before: exclusivity never rests on this, only the queue's order.
+     */
+    async function reviewersApproved(r, resource, arrival, review) {
+        const deadline = clock.now() + config.maxWaitMs;
+        let lookMs = REVIEW_FIRST_LOOK_MS;
+        let waited = false;
+        while (!r.wait.cancel.signal.aborted) {
+            let state;
+            try {
+                state = await github.reviewers(r.installation, r.repo, r.runId, r.environment);
+            }
+            catch (error) {
+                log(`${r.tag}: could not read where its required reviewers stand (${(0,errors/* errorMessage */.gJ)(error)}); it joins the queue now`);
+                return true;
+            }
+            if (state === 'none' || state === 'approved') {
+                if (waited)
+                    log(`${r.tag}: its reviewers approved; it joins the queue of ${resource}`);
+                return true;
+            }
+            if (state === 'rejected') {
+                log(`${r.tag}: its reviewers rejected it; it does not join the queue of ${resource}`);
+                return false;
+            }
+            if (!waited) {
+                log(`${r.tag}: waits for its required reviewers before it joins the queue of ${resource}; it holds no place meanwhile`);
+                // It has no place to take yet: the requests found again after it need not wait for it.
+                arrival.placed?.();
+                waited = true;
+            }
+            const left = deadline - clock.now();
+            if (left <= 0) {
+                await review('rejected', `lease-gate: its required reviewers did not approve it within the configured maximum wait (${(0,duration/* formatDuration */.a3)(config.maxWaitMs)}); not approved.`);
+                return false;
+            }
+            await napOrReview(r.wait, Math.min(lookMs, left));
+            lookMs = Math.min(lookMs * 2, REVIEW_MAX_LOOK_MS);
+        }
+        return false;
+    }
+    /** Sleeps `ms`, or less: until the run ends or a review of it is delivered. */
+    async function napOrReview(wait, ms) {
+        const nap = new AbortController();
+        const wake = () => nap.abort();
+        const wakers = awaitingReview.get(wait.runKey) ?? new Set();
+        awaitingReview.set(wait.runKey, wakers.add(wake));
+        wait.cancel.signal.addEventListener('abort', wake, { once: true });
+        try {
+            await options.sleep(ms, nap.signal);
+        }
+        finally {
+            wait.cancel.signal.removeEventListener('abort', wake);
+            wakers.delete(wake);
+            if (wakers.size === 0)
+                awaitingReview.delete(wait.runKey);
+        }
+    }
+    function deploymentReview(delivery) {
+        const parsed = deploymentReviewSchema.safeParse(delivery.payload);
+        if (!parsed.success)
+            return;
+        const key = runKey(parsed.data.repository.full_name, String(parsed.data.workflow_run.id));
+        for (const wake of awaitingReview.get(key) ?? [])
+            wake();
     }
     async function workflowRun(delivery) {
         const parsed = workflowRunSchema.safeParse(delivery.payload);

@@ -33,6 +33,32 @@ export const runSchema = z.object({
   status: z.string().check(z.maxLength(40)),
 });
 
+/** `GET …/environments/{name}`: only whether it requires reviewers matters here. */
+export const environmentSchema = z.object({
+  protection_rules: z.optional(
+    z.array(z.object({ type: z.string().check(z.maxLength(64)) })).check(z.maxLength(100)),
+  ),
+});
+
+/** `GET …/actions/runs/{run}/approvals`: each review, its state and the environments it covers. */
+export const approvalsSchema = z
+  .array(
+    z.object({
+      state: z.string().check(z.maxLength(40)),
+      environments: z
+        .array(z.object({ name: z.optional(z.string().check(z.maxLength(255))) }))
+        .check(z.maxLength(100)),
+    }),
+  )
+  .check(z.maxLength(1_000));
+
+/** A `deployment_review` delivery: reviewers approved or rejected a run's environments. */
+export const deploymentReviewSchema = z.object({
+  action: z.string().check(z.maxLength(64)),
+  workflow_run: z.object({ id }),
+  repository,
+});
+
 export const workflowRunSchema = z.object({
   action: z.string().check(z.maxLength(64)),
   workflow_run: runSchema,

@@ -10,7 +10,12 @@ import { KeyRefusedError } from '../plane/errors.js';
 import type { Lease } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 import { findRule, type AppConfig } from './config.js';
-import { protectionRuleSchema, runIdFromCallback, workflowRunSchema } from './events.js';
+import {
+  deploymentReviewSchema,
+  protectionRuleSchema,
+  runIdFromCallback,
+  workflowRunSchema,
+} from './events.js';
 import { GitHubError, mayHaveApplied, type GitHubApp, type Repo } from './github.js';
 import type { Delivery } from './receiver.js';
 
@@ -37,6 +42,9 @@ export const MAX_WAITING = 1_000;
 const PROGRESS_EVERY_MS = 60_000;
 /** A kernel keeps a waiter's place for its held ask plus 2 s (kernel/rules/rules.ts); a little more. */
 const STALE_PLACE_GRACE_MS = 3_000;
+/** How often a run waiting for its reviewers is looked at: from 5 s, doubling to a minute (a review delivery wakes it sooner). */
+const REVIEW_FIRST_LOOK_MS = 5_000;
+const REVIEW_MAX_LOOK_MS = 60_000;
 
 /** A request a previous process of the app left pending, found again at start (recovery.ts). */
 export interface RecoveredRequest {
@@ -61,6 +69,8 @@ interface Wait {
 export function createGatekeeper(options: GatekeeperOptions) {
   const { config, github, clock, log } = options;
   const active = new Map<string, Wait>();
+  /** Runs waiting for their required reviewers, by run: a `deployment_review` delivery wakes them. */
+  const awaitingReview = new Map<string, Set<() => void>>();
   const working = new Set<Promise<void>>();
   /** Live deliveries queue after the requests found again at start: the first order holds. */
   let recovering: Promise<void> = Promise.resolve();
@@ -86,6 +96,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
   async function onDelivery(delivery: Delivery): Promise<void> {
     if (delivery.event === 'deployment_protection_rule') return track(protectionRule(delivery));
     if (delivery.event === 'workflow_run') return workflowRun(delivery);
+    if (delivery.event === 'deployment_review') return deploymentReview(delivery);
     if (delivery.event === 'ping') log(`delivery ${delivery.id}: ping from GitHub`);
   }
 
@@ -169,6 +180,8 @@ export function createGatekeeper(options: GatekeeperOptions) {
         : Math.max(0, options.wallNow() - arrival.recoveredSinceMs);
     try {
       if (arrival.recoveredSinceMs !== undefined && !(await placesLapsed(tag, wait))) return;
+      const reviewers = { installation, repo, runId, environment: event.environment, tag, wait };
+      if (!(await reviewersApproved(reviewers, rule.resource, arrival, review))) return;
       await serve({
         timeoutMs: Math.max(0, config.maxWaitMs - waitedMs),
         placed: arrival.placed ?? (() => {}),
@@ -418,6 +431,93 @@ export function createGatekeeper(options: GatekeeperOptions) {
     if (wait.why) return;
     wait.why = 'run-completed';
     wait.cancel.abort();
+  }
+
+  /**
+   * A run whose environment requires reviewers joins the queue only once they approved it:
+   * while people decide, it holds no place, so it never keeps the runs behind it waiting.
+   * Looked at with back-off, and at once on a `deployment_review` delivery for the run;
+   * bounded by `maxWait`. Rejected by its reviewers, the run ends (GitHub fails it): nothing
+   * to do. When GitHub cannot say (a missing permission, an outage past the retries), it
+   * joins as before: exclusivity never rests on this, only the queue's order.
+   */
+  async function reviewersApproved(
+    r: {
+      installation: number;
+      repo: Repo;
+      runId: string;
+      environment: string;
+      tag: string;
+      wait: Wait;
+    },
+    resource: string,
+    arrival: Arrival,
+    review: ReturnType<typeof reviewer>,
+  ): Promise<boolean> {
+    const deadline = clock.now() + config.maxWaitMs;
+    let lookMs = REVIEW_FIRST_LOOK_MS;
+    let waited = false;
+    while (!r.wait.cancel.signal.aborted) {
+      let state;
+      try {
+        state = await github.reviewers(r.installation, r.repo, r.runId, r.environment);
+      } catch (error) {
+        log(
+          `${r.tag}: could not read where its required reviewers stand (${errorMessage(error)}); it joins the queue now`,
+        );
+        return true;
+      }
+      if (state === 'none' || state === 'approved') {
+        if (waited) log(`${r.tag}: its reviewers approved; it joins the queue of ${resource}`);
+        return true;
+      }
+      if (state === 'rejected') {
+        log(`${r.tag}: its reviewers rejected it; it does not join the queue of ${resource}`);
+        return false;
+      }
+      if (!waited) {
+        log(
+          `${r.tag}: waits for its required reviewers before it joins the queue of ${resource}; it holds no place meanwhile`,
+        );
+        // It has no place to take yet: the requests found again after it need not wait for it.
+        arrival.placed?.();
+        waited = true;
+      }
+      const left = deadline - clock.now();
+      if (left <= 0) {
+        await review(
+          'rejected',
+          `lease-gate: its required reviewers did not approve it within the configured maximum wait (${formatDuration(config.maxWaitMs)}); not approved.`,
+        );
+        return false;
+      }
+      await napOrReview(r.wait, Math.min(lookMs, left));
+      lookMs = Math.min(lookMs * 2, REVIEW_MAX_LOOK_MS);
+    }
+    return false;
+  }
+
+  /** Sleeps `ms`, or less: until the run ends or a review of it is delivered. */
+  async function napOrReview(wait: Wait, ms: number): Promise<void> {
+    const nap = new AbortController();
+    const wake = () => nap.abort();
+    const wakers = awaitingReview.get(wait.runKey) ?? new Set<() => void>();
+    awaitingReview.set(wait.runKey, wakers.add(wake));
+    wait.cancel.signal.addEventListener('abort', wake, { once: true });
+    try {
+      await options.sleep(ms, nap.signal);
+    } finally {
+      wait.cancel.signal.removeEventListener('abort', wake);
+      wakers.delete(wake);
+      if (wakers.size === 0) awaitingReview.delete(wait.runKey);
+    }
+  }
+
+  function deploymentReview(delivery: Delivery): void {
+    const parsed = deploymentReviewSchema.safeParse(delivery.payload);
+    if (!parsed.success) return;
+    const key = runKey(parsed.data.repository.full_name, String(parsed.data.workflow_run.id));
+    for (const wake of awaitingReview.get(key) ?? []) wake();
   }
 
   async function workflowRun(delivery: Delivery): Promise<void> {

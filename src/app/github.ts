@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { causeOf, causeText, type CauseOptions } from '../errors.js';
 import { HttpError, LeaseGateError } from '../http/errors.js';
 import { untrusted } from '../lease/escape.js';
-import { runSchema } from './events.js';
+import { approvalsSchema, environmentSchema, runSchema } from './events.js';
 import { backoffMs, parseRetryAfter, type RetryPolicy } from '../plane/retry.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
@@ -68,6 +68,16 @@ export interface GitHubApp {
   /** A token of the installation (cached); a GitHubError 404 for an unknown installation. */
   token(installationId: number): Promise<string>;
   getRun(installationId: number, repo: Repo, runId: string): Promise<RunInfo>;
+  /**
+   * Where the environment's required reviewers stand for this run: `none` (it requires
+   * none), `waiting`, `approved` or `rejected` (the run's latest review of it).
+   */
+  reviewers(
+    installationId: number,
+    repo: Repo,
+    runId: string,
+    environment: string,
+  ): Promise<'none' | 'waiting' | 'approved' | 'rejected'>;
   /** Approves or rejects the run's pending protection rule for one environment. */
   review(
     installationId: number,
@@ -291,6 +301,35 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
         });
       }
       return { status: run.data.status, runAttempt: attempt };
+    },
+    async reviewers(installationId, repo, runId, environment) {
+      const path = `${repoPath(repo)}/environments/${encodeURIComponent(environment)}`;
+      const env = environmentSchema.safeParse(
+        parseJson((await call('GET', installationId, path)).text),
+      );
+      if (!env.success)
+        throw new GitHubError(
+          `environment ${environment}: GitHub's answer has no protection_rules`,
+          { status: 200 },
+        );
+      if (!env.data.protection_rules?.some((r) => r.type === 'required_reviewers')) return 'none';
+      const answer = await call(
+        'GET',
+        installationId,
+        `${repoPath(repo)}/actions/runs/${runId}/approvals`,
+      );
+      const reviews = approvalsSchema.safeParse(parseJson(answer.text));
+      if (!reviews.success)
+        throw new GitHubError(`run ${runId}: GitHub's approvals answer is not a list of reviews`, {
+          status: 200,
+        });
+      // Newest last, as GitHub lists them: the latest review of this environment decides.
+      let state: 'waiting' | 'approved' | 'rejected' = 'waiting';
+      for (const review of reviews.data) {
+        if (!review.environments.some((e) => e.name === environment)) continue;
+        if (review.state === 'approved' || review.state === 'rejected') state = review.state;
+      }
+      return state;
     },
     async review(installationId, repo, runId, body) {
       await call(

@@ -31,6 +31,8 @@ interface Run {
   status: 'queued' | 'waiting' | 'in_progress' | 'completed';
   /** Environments whose protection rule still waits for this App. */
   pending: Set<string>;
+  /** The reviews people gave its environments, oldest first (`GET …/approvals`). */
+  reviews: Array<{ state: 'approved' | 'rejected'; environment: string }>;
 }
 
 /** `applied`: the call takes effect, then the answer is this fault (a 502 from GitHub's edge). */
@@ -66,6 +68,8 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
   const installations = new Set(options.installations ?? [77]);
   const tokens = new Map<string, number>();
   const runs = new Map<string, Run>();
+  /** `owner/repo/environment` of the environments that require reviewers. */
+  const reviewed = new Set<string>();
   const calls: Call[] = [];
   const faults: Array<{ route: RegExp; fault: Fault }> = [];
   const secret = `whsec-${randomUUID()}`;
@@ -154,6 +158,44 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
         status: run.status,
         conclusion: null,
       });
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)\/environments\/([^/?]+)$/.exec(path);
+    if (m && method === 'GET') {
+      const name = decodeURIComponent(m[3]!);
+      const rules = reviewed.has(`${m[1]}/${m[2]}/${name}`)
+        ? [
+            {
+              id: 3755,
+              node_id: 'MDQ6R2F0ZTM3NTU=',
+              type: 'required_reviewers',
+              prevent_self_review: false,
+              reviewers: [{ type: 'User', reviewer: { login: 'octocat', id: 1 } }],
+            },
+          ]
+        : [];
+      return send(200, {
+        id: 161088068,
+        name,
+        protection_rules: [
+          { id: 3736, node_id: 'MDQ6R2F0ZTM3MzY=', type: 'branch_policy' },
+          ...rules,
+        ],
+        deployment_branch_policy: null,
+      });
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)\/approvals$/.exec(path);
+    if (m && method === 'GET') {
+      const run = runs.get(`${m[1]}/${m[2]}#${m[3]}`);
+      if (!run) return send(404, { message: 'Not Found', documentation_url: DOCS });
+      return send(
+        200,
+        run.reviews.map((r) => ({
+          state: r.state,
+          comment: '',
+          environments: [{ id: 161088068, name: r.environment }],
+          user: { login: 'octocat', id: 1 },
+        })),
+      );
     }
     m = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)\/deployment_protection_rule$/.exec(path);
     if (m && method === 'POST') {
@@ -325,11 +367,37 @@ export async function startFakeGitHub(options: { appId?: number; installations?:
         attempt,
         status: 'waiting',
         pending: new Set([environment]),
+        reviews: [],
       };
       runs.set(`${repository}#${id}`, run);
       return run;
     },
     run: (repository: string, id: number) => runs.get(`${repository}#${id}`),
+    /** The environment requires reviewers (one of them must approve each run). */
+    requireReviewers(repository: string, environment: string) {
+      reviewed.add(`${repository}/${environment}`);
+    },
+    /** A reviewer reviews the run's environment; GitHub's `deployment_review` payload for it. */
+    review(
+      repository: string,
+      runId: number,
+      environment: string,
+      state: 'approved' | 'rejected',
+      installation = 77,
+    ) {
+      const run = runs.get(`${repository}#${runId}`)!;
+      run.reviews.push({ state, environment });
+      return {
+        action: state,
+        workflow_run: { id: runId, run_attempt: run.attempt, status: 'waiting' },
+        workflow_job_runs: [{ id: 1, job_name: 'deploy', status: 'waiting', environment }],
+        reviewers: [{ type: 'User', reviewer: { login: 'octocat', id: 1 } }],
+        since: new Date().toISOString(),
+        repository: { full_name: repository, name: repository.split('/')[1] },
+        installation: { id: installation },
+        sender: { login: 'octocat', id: 1, type: 'User' },
+      };
+    },
     /** GitHub's `deployment_protection_rule` payload for a run. */
     protectionRule(repository: string, runId: number, environment: string, installation = 77) {
       const [owner = ''] = repository.split('/');
