@@ -127,6 +127,12 @@ export default tseslint.config(
   ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
+  // GitHub's REST API as one asks it (compare, the App's calls): above http/ and plane/ only,
+  // shared by the kernel (promotion by descent) and the app.
+  layer(
+    ['src/github/**/*.ts'],
+    ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console'],
+  ),
   // Files and processes, under every layer that touches them: nothing of ours.
   layer(
     ['src/fs/**/*.ts'],

@@ -87,4 +87,14 @@ describe('holds drawn from ledger entries', () => {
       ['did:web:b', 500, null, 'open'],
     ]);
   });
+
+  it("keeps the commit a grant was promoted via (by descent), and only a grant's", () => {
+    const via = 'ab'.repeat(20);
+    const holds = holdsFrom([
+      { ...e(100, 'grant', 'did:web:a', 'l1', 1), promotedVia: via },
+      e(200, 'release', 'did:web:a', 'l1', 1),
+      e(300, 'grant', 'did:web:b', 'l2', 2),
+    ]);
+    expect(holds.get(R)?.map((hold) => hold.promotedVia)).toEqual([via, undefined]);
+  });
 });

@@ -414,9 +414,13 @@ function fetchOver(http) {
     };
 }
 
+// EXTERNAL MODULE: ./src/github/rest.ts
+var rest = __webpack_require__(6417);
 // EXTERNAL MODULE: ./src/plane/retry.ts
 var retry = __webpack_require__(3860);
 ;// CONCATENATED MODULE: ./src/app/github.ts
+
+
 
 
 
@@ -433,26 +437,15 @@ var retry = __webpack_require__(3860);
  * a budget: 5xx and network failures with back-off, rate limits (429, or 403
  * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
  */
-class GitHubError extends http_errors/* LeaseGateError */.e {
-    name = 'GitHubError';
-    /** GitHub's status, or 0 when no answer came. */
-    status;
-    constructor(message, options) {
-        super(message, { ...(0,errors/* causeOf */.rl)(options.cause), code: 'github' });
-        this.status = options.status;
-    }
-}
 /**
  * Whether a failed POST may still have been applied by GitHub: no final answer (a
  * network failure, 5xx past the retry budget) may have been; a 4xx answer was not.
  */
 function mayHaveApplied(error) {
-    return !(error instanceof GitHubError && error.status >= 400 && error.status < 500);
+    return !(error instanceof rest/* GitHubError */.y_ && error.status >= 400 && error.status < 500);
 }
 /** A token expiring sooner than this is fetched again. */
 const REFRESH_BEFORE_MS = 5 * 60_000;
-/** GitHub's advice for a secondary rate limit that names no time. */
-const RATE_LIMIT_FALLBACK_MS = 60_000;
 const RETRY = { baseMs: 500, capMs: 15_000, maxAttempts: 12 };
 const USER_AGENT = 'lease-gate-app';
 function createGitHubApp(options) {
@@ -478,7 +471,7 @@ function createGitHubApp(options) {
                 return result;
             const left = until - clock.now();
             if (n + 1 >= policy.maxAttempts || result.retryInMs > left) {
-                throw new GitHubError(`${what}: ${result.why}; gave up after ${n + 1} attempts`, {
+                throw new rest/* GitHubError */.y_(`${what}: ${result.why}; gave up after ${n + 1} attempts`, {
                     status: 0,
                 });
             }
@@ -500,7 +493,7 @@ function createGitHubApp(options) {
                 return got.token;
             }
             catch (error) {
-                if (error instanceof GitHubError)
+                if (error instanceof rest/* GitHubError */.y_)
                     throw error;
                 // No answer (the client's timeout, a network failure): octokit wraps the client's
                 // HttpError as a status 500; back off as for any other call, saying what happened.
@@ -513,13 +506,13 @@ function createGitHubApp(options) {
                 }
                 const status = Number(error.status ?? 0);
                 const headers = error.response?.headers ?? {};
-                const wait = retryWait({ status, headers }, options.wallNow(), policy, 0, options.random);
+                const wait = (0,rest/* retryWait */.fN)({ status, headers }, options.wallNow(), policy, 0, options.random);
                 if (wait !== undefined)
                     return { retryInMs: wait, why: `GitHub answered ${status || 'nothing'}` };
                 if (status === 404 || status === 401 || status === 403) {
-                    throw new GitHubError(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, { status });
+                    throw new rest/* GitHubError */.y_(`installation ${installationId}: GitHub refused a token (${status}): not installed, suspended, or the App id or key is wrong`, { status });
                 }
-                throw new GitHubError(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, { status, cause: error });
+                throw new rest/* GitHubError */.y_(`installation ${installationId} token: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, { status, cause: error });
             }
         });
     }
@@ -529,7 +522,7 @@ function createGitHubApp(options) {
             return (await auth({ type: 'app' })).token;
         }
         catch (error) {
-            throw new GitHubError(`App JWT: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, {
+            throw new rest/* GitHubError */.y_(`App JWT: ${(0,lease_escape/* untrusted */.bp)((0,errors/* causeText */.xv)(error), 200)}`, {
                 status: 0,
                 cause: error,
             });
@@ -548,10 +541,7 @@ function createGitHubApp(options) {
                     method,
                     url: `${options.apiUrl}${path}`,
                     headers: {
-                        authorization: `Bearer ${bearer}`,
-                        accept: 'application/vnd.github+json',
-                        'x-github-api-version': '2022-11-28',
-                        'user-agent': USER_AGENT,
+                        ...(0,rest/* restHeaders */.xf)(bearer, USER_AGENT),
                         ...(body ? { 'content-type': 'application/json' } : {}),
                     },
                     body: body ? JSON.stringify(body) : undefined,
@@ -571,10 +561,10 @@ function createGitHubApp(options) {
                     await token(as, true);
                 return { retryInMs: 0, why: 'token refused' };
             }
-            const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
+            const wait = (0,rest/* retryWait */.fN)(answer, options.wallNow(), policy, attempt, options.random);
             if (wait !== undefined)
                 return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
-            throw new GitHubError(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)(answerMessage(answer.text), 200)}`, { status: answer.status });
+            throw new rest/* GitHubError */.y_(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)((0,rest/* answerMessage */.Mw)(answer.text), 200)}`, { status: answer.status });
         });
     }
     return {
@@ -584,9 +574,9 @@ function createGitHubApp(options) {
             for (let page = 0; page < MAX_DELIVERY_PAGES; page += 1) {
                 const query = `per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
                 const answer = await call('GET', 'app', `/app/hook/deliveries?${query}`);
-                const items = schemas/* array */.YOg(hookDeliverySchema).safeParse(parseJson(answer.text));
+                const items = schemas/* array */.YOg(hookDeliverySchema).safeParse((0,rest/* parseJson */.qF)(answer.text));
                 if (!items.success) {
-                    throw new GitHubError("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", { status: answer.status });
+                    throw new rest/* GitHubError */.y_("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", { status: answer.status });
                 }
                 for (const item of items.data) {
                     const deliveredAtMs = Date.parse(item.delivered_at);
@@ -605,7 +595,7 @@ function createGitHubApp(options) {
                     if (found.length >= maxItems)
                         return found;
                 }
-                cursor = nextCursor(headerOf(answer, 'link'));
+                cursor = nextCursor((0,rest/* headerOf */.rR)(answer, 'link'));
                 if (!cursor)
                     return found;
             }
@@ -613,17 +603,17 @@ function createGitHubApp(options) {
         },
         async deliveryPayload(id) {
             const answer = await call('GET', 'app', `/app/hook/deliveries/${id}`);
-            const detail = deliveryDetailSchema.safeParse(parseJson(answer.text));
+            const detail = deliveryDetailSchema.safeParse((0,rest/* parseJson */.qF)(answer.text));
             return detail.success ? (detail.data.request.payload ?? undefined) : undefined;
         },
         token: (id) => token(id),
         async getRun(installationId, repo, runId) {
             const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
             // The REST run has the webhook's run shape: one schema for both.
-            const run = runSchema.safeParse(parseJson(answer.text));
+            const run = runSchema.safeParse((0,rest/* parseJson */.qF)(answer.text));
             const attempt = run.success ? (run.data.run_attempt ?? 1) : 0;
             if (!run.success || attempt > 999_999) {
-                throw new GitHubError(`run ${runId}: GitHub's answer has no status or run_attempt`, {
+                throw new rest/* GitHubError */.y_(`run ${runId}: GitHub's answer has no status or run_attempt`, {
                     status: answer.status,
                 });
             }
@@ -631,15 +621,15 @@ function createGitHubApp(options) {
         },
         async reviewers(installationId, repo, runId, environment) {
             const path = `${repoPath(repo)}/environments/${encodeURIComponent(environment)}`;
-            const env = environmentSchema.safeParse(parseJson((await call('GET', installationId, path)).text));
+            const env = environmentSchema.safeParse((0,rest/* parseJson */.qF)((await call('GET', installationId, path)).text));
             if (!env.success)
-                throw new GitHubError(`environment ${environment}: GitHub's answer has no protection_rules`, { status: 200 });
+                throw new rest/* GitHubError */.y_(`environment ${environment}: GitHub's answer has no protection_rules`, { status: 200 });
             if (!env.data.protection_rules?.some((r) => r.type === 'required_reviewers'))
                 return 'none';
             const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}/approvals`);
-            const reviews = approvalsSchema.safeParse(parseJson(answer.text));
+            const reviews = approvalsSchema.safeParse((0,rest/* parseJson */.qF)(answer.text));
             if (!reviews.success)
-                throw new GitHubError(`run ${runId}: GitHub's approvals answer is not a list of reviews`, {
+                throw new rest/* GitHubError */.y_(`run ${runId}: GitHub's approvals answer is not a list of reviews`, {
                     status: 200,
                 });
             // Newest last, as GitHub lists them: the latest review of this environment decides.
@@ -698,45 +688,6 @@ function nextCursor(link) {
 }
 const isRetry = (value) => typeof value === 'object' && value !== null && 'retryInMs' in value && 'why' in value;
 const repoPath = (repo) => `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
-function headerOf(answer, name) {
-    const value = answer.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-}
-/**
- * How long to wait before asking again, or undefined when asking again cannot help:
- * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
- */
-function retryWait(answer, wallNow, policy, attempt, random) {
-    const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerOf(answer, 'retry-after'), wallNow);
-    const remaining = headerOf(answer, 'x-ratelimit-remaining');
-    const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
-    const limited = answer.status === 429 ||
-        (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
-    if (limited) {
-        if (retryAfter !== undefined)
-            return retryAfter;
-        if (remaining === '0' && Number.isFinite(reset))
-            return Math.max(0, reset * 1000 - wallNow) + 1_000;
-        return RATE_LIMIT_FALLBACK_MS;
-    }
-    if (answer.status >= 500 || answer.status === 408)
-        return (0,retry/* backoffMs */.jo)(policy, attempt, random);
-    return undefined;
-}
-/** GitHub's error answers: `{ message, documentation_url }`. */
-const githubErrorSchema = schemas/* object */.Ikc({ message: schemas/* string */.YjP() });
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-function answerMessage(text) {
-    const body = githubErrorSchema.safeParse(parseJson(text));
-    return body.success ? body.data.message : text.slice(0, 200);
-}
 
 ;// CONCATENATED MODULE: ./src/app/gatekeeper.ts
 
@@ -984,7 +935,7 @@ function createGatekeeper(options) {
             log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`);
         }
         catch (error) {
-            if (error instanceof GitHubError && error.status === 422) {
+            if (error instanceof rest/* GitHubError */.y_ && error.status === 422) {
                 // The rule is decided already: approved (by this app before a restart, by another
                 // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
                 // job may be deploying under this lease now: giving it back would let the next run
@@ -1526,6 +1477,100 @@ async function app(args, io, env) {
     log('stopping: leaving every queue');
     await running.close();
     return options/* EXIT */.dc.done;
+}
+
+
+/***/ }),
+
+/***/ 6417:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Mw: () => (/* binding */ answerMessage),
+/* harmony export */   fN: () => (/* binding */ retryWait),
+/* harmony export */   g$: () => (/* binding */ printable),
+/* harmony export */   qF: () => (/* binding */ parseJson),
+/* harmony export */   rR: () => (/* binding */ headerOf),
+/* harmony export */   xf: () => (/* binding */ restHeaders),
+/* harmony export */   y_: () => (/* binding */ GitHubError)
+/* harmony export */ });
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
+/* harmony import */ var _plane_retry_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3860);
+
+
+
+
+/**
+ * What every caller of GitHub's REST API shares (the protection-rule app, the kernel's
+ * promotion check): the error it throws, how long a refusal says to wait, and GitHub's
+ * own error text, read as untrusted.
+ */
+class GitHubError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+    name = 'GitHubError';
+    /** GitHub's status, or 0 when no answer came. */
+    status;
+    constructor(message, options) {
+        super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: 'github' });
+        this.status = options.status;
+    }
+}
+/** The headers every REST call sends (the bearer is the caller's). */
+function restHeaders(bearer, userAgent) {
+    return {
+        authorization: `Bearer ${bearer}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': userAgent,
+    };
+}
+/** GitHub's advice for a secondary rate limit that names no time. */
+const RATE_LIMIT_FALLBACK_MS = 60_000;
+function headerOf(answer, name) {
+    const value = answer.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+}
+/**
+ * How long to wait before asking again, or undefined when asking again cannot help:
+ * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
+ */
+function retryWait(answer, wallNow, policy, attempt, random) {
+    const retryAfter = (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .parseRetryAfter */ .mu)(headerOf(answer, 'retry-after'), wallNow);
+    const remaining = headerOf(answer, 'x-ratelimit-remaining');
+    const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
+    const limited = answer.status === 429 ||
+        (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
+    if (limited) {
+        if (retryAfter !== undefined)
+            return retryAfter;
+        if (remaining === '0' && Number.isFinite(reset))
+            return Math.max(0, reset * 1000 - wallNow) + 1_000;
+        return RATE_LIMIT_FALLBACK_MS;
+    }
+    if (answer.status >= 500 || answer.status === 408)
+        return (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .backoffMs */ .jo)(policy, attempt, random);
+    return undefined;
+}
+/** GitHub's error answers: `{ message, documentation_url }`. */
+const githubErrorSchema = zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({ message: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP() });
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The `message` of GitHub's error answer, or the start of what it sent (not yet escaped). */
+function answerMessage(text) {
+    const body = githubErrorSchema.safeParse(parseJson(text));
+    return body.success ? body.data.message : text.slice(0, 200);
+}
+/** GitHub's text bound for a message that travels on (a refusal a job prints): printable ASCII. */
+function printable(text, max = 200) {
+    const line = text.replace(/[^\x20-\x7e]/g, '?');
+    return line.length <= max ? line : `${line.slice(0, max - 1)}~`;
 }
 
 

@@ -217,6 +217,13 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
     // undefined never comes from JSON; it lets a kernel event's optional fields through.
     zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .union */ .KCZ([zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(2048)), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .undefined */ .Vxk()]))
         .check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB((d) => Object.keys(d).length <= 16, 'expected at most 16 fields'))),
+    /**
+     * A grant let past a promotion step by a descendant: the commit (same repository) that
+     * completed the step before and, by GitHub's compare when the kernel asked, contains the
+     * one deployed. `verify --promote` checks the ledger shows it completed; the containing it
+     * is the kernel's signed word. Optional, so ledgers written before it verify as they are.
+     */
+    promotedVia: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._regex */ .Fk(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
 });
 /** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
 function canonicalJson(value) {
@@ -238,7 +245,7 @@ function canonicalJson(value) {
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-    const { approvedBy } = event;
+    const { approvedBy, promotedVia } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -252,6 +259,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.approvedBy = approvedBy;
     if (deploy !== undefined)
         entry.deploy = deploy;
+    if (promotedVia !== undefined)
+        entry.promotedVia = promotedVia;
     return entry;
 }
 /**
@@ -274,6 +283,8 @@ function entryJson(e) {
     if (e.expiresAtMs !== undefined)
         text += `,"expiresAtMs":${e.expiresAtMs}`;
     text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+    if (e.promotedVia !== undefined)
+        text += `,"promotedVia":${s(e.promotedVia)}`;
     if (e.reason !== undefined)
         text += `,"reason":${s(e.reason)}`;
     return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
@@ -680,6 +691,7 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   D3: () => (/* binding */ commitOf),
 /* harmony export */   Hr: () => (/* binding */ parsePromotion),
 /* harmony export */   RV: () => (/* binding */ promotionChain),
 /* harmony export */   VL: () => (/* binding */ PromotionRecord),
@@ -771,8 +783,26 @@ class PromotionRecord {
         if (done.size > MAX_PROMOTED)
             done.delete(done.values().next().value);
     }
-    /** Why a grant of `resource` to this deploy breaks the order (naming the missing step), or undefined. */
-    missing(resource, deploy) {
+    /**
+     * Commits of `repository` that completed a hold on `from`, newest first, at most `max`:
+     * those a descendant check asks GitHub about.
+     */
+    completedOn(from, repository, max) {
+        const done = [...(this.completed.get(from) ?? [])];
+        const found = [];
+        const prefix = `${repository} `;
+        for (let i = done.length - 1; i >= 0 && found.length < max; i -= 1) {
+            if (done[i].startsWith(prefix))
+                found.push(done[i].slice(prefix.length));
+        }
+        return found;
+    }
+    /**
+     * Why a grant of `resource` to this deploy breaks the order (naming the missing step), or
+     * undefined. `via`: the commit the kernel signed as completing the step and containing
+     * this one; then it is that commit the ledger must show completed.
+     */
+    missing(resource, deploy, via) {
         const from = this.before.get(resource);
         if (from === undefined)
             return undefined;
@@ -780,7 +810,13 @@ class PromotionRecord {
         if (!c) {
             return `${resource} is promoted to only from ${from}, and this request names no commit (deploy.repository and deploy.commit) to look for there`;
         }
-        if (this.completed.get(from)?.has(`${c.repository} ${c.commit}`))
+        const done = this.completed.get(from);
+        if (via !== undefined) {
+            if (done?.has(`${c.repository} ${via}`))
+                return undefined;
+            return `${c.repository}@${c.commit.slice(0, 12)} was let through as contained in ${via.slice(0, 12)}, which has not completed a hold on ${from} (promotion order ${from} -> ${resource})`;
+        }
+        if (done?.has(`${c.repository} ${c.commit}`))
             return undefined;
         return `${c.repository}@${c.commit.slice(0, 12)} has not completed a hold on ${from}: deploy it there first (promotion order ${from} -> ${resource})`;
     }

@@ -28288,7 +28288,7 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(312)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7312))).kernel);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(947)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7947))).kernel);
 const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
 const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
 const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
@@ -28330,7 +28330,10 @@ const COMMANDS = {
   with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.
   --promote FROM->TO (repeatable; 'staging->production' means lock:deploy/staging -> lock:deploy/production):
   TO is granted only to a commit (deploy.repository, deploy.commit) the ledger shows completed a hold
-  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.`,
+  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.
+  --github-token-file FILE [--github-api-url https://api.github.com]: a descendant passes too: GitHub's
+  compare is asked whether a commit that completed FROM contains it (the grant names it, promotedVia).
+  The file is read at each question (a rotated token needs no restart); GitHub not answering refuses.`,
     },
     acquire: {
         run: acquire,
@@ -29518,7 +29521,9 @@ function buildSettings(raw, keyRequired) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   D5: () => (/* binding */ leaseExtensionSchema),
+/* harmony export */   G_: () => (/* binding */ REPOSITORY_PATTERN),
 /* harmony export */   I0: () => (/* binding */ supersededSchema),
+/* harmony export */   TJ: () => (/* binding */ COMMIT_PATTERN),
 /* harmony export */   Xm: () => (/* binding */ queueSchema),
 /* harmony export */   ZE: () => (/* binding */ cleanDeploy),
 /* harmony export */   _j: () => (/* binding */ deployEntries),
@@ -29526,7 +29531,7 @@ function buildSettings(raw, keyRequired) {
 /* harmony export */   xZ: () => (/* binding */ QUEUE_MODES),
 /* harmony export */   zR: () => (/* binding */ deploySchema)
 /* harmony export */ });
-/* unused harmony exports REPOSITORY_PATTERN, COMMIT_PATTERN, isRunUrl */
+/* unused harmony export isRunUrl */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3305);
 

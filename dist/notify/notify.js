@@ -29944,7 +29944,7 @@ const $ZodCheckLengthEquals = /*@__PURE__*/ (/* unused pure expression or super 
         });
     };
 })));
-const $ZodCheckStringFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckStringFormat", (inst, def) => {
+const $ZodCheckStringFormat = /*@__PURE__*/ $constructor("$ZodCheckStringFormat", (inst, def) => {
     var _a, _b;
     $ZodCheck.init(inst, def);
     if (def.pattern)
@@ -29964,8 +29964,8 @@ const $ZodCheckStringFormat = /*@__PURE__*/ (/* unused pure expression or super 
         });
     else
         (_b = inst._zod).check ?? (_b.check = () => { });
-})));
-const $ZodCheckRegex = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckRegex", (inst, def) => {
+});
+const $ZodCheckRegex = /*@__PURE__*/ $constructor("$ZodCheckRegex", (inst, def) => {
     $ZodCheckStringFormat.init(inst, def);
     inst._zod.check = (payload) => {
         def.pattern.lastIndex = 0;
@@ -29981,7 +29981,7 @@ const $ZodCheckRegex = /*@__PURE__*/ (/* unused pure expression or super */ null
             continue: !def.abort,
         });
     };
-})));
+});
 const $ZodCheckLowerCase = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckLowerCase", (inst, def) => {
     def.pattern ?? (def.pattern = regexes.lowercase);
     $ZodCheckStringFormat.init(inst, def);
@@ -33595,10 +33595,10 @@ function _length(length, params) {
 }
 // @__NO_SIDE_EFFECTS__
 function _regex(pattern, params) {
-    return new checks.$ZodCheckRegex({
+    return new $ZodCheckRegex({
         check: "string_format",
         format: "regex",
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
         pattern,
     });
 }
@@ -35727,6 +35727,13 @@ const entrySchema = strictObject({
     // undefined never comes from JSON; it lets a kernel event's optional fields through.
     union([schemas_string().check(_maxLength(2048)), schemas_number(), schemas_undefined()]))
         .check(refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields'))),
+    /**
+     * A grant let past a promotion step by a descendant: the commit (same repository) that
+     * completed the step before and, by GitHub's compare when the kernel asked, contains the
+     * one deployed. `verify --promote` checks the ledger shows it completed; the containing it
+     * is the kernel's signed word. Optional, so ledgers written before it verify as they are.
+     */
+    promotedVia: optional(schemas_string().check(_regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
 });
 /** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
 function canonicalJson(value) {
@@ -35748,7 +35755,7 @@ function canonicalJson(value) {
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-    const { approvedBy } = event;
+    const { approvedBy, promotedVia } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -35762,6 +35769,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.approvedBy = approvedBy;
     if (deploy !== undefined)
         entry.deploy = deploy;
+    if (promotedVia !== undefined)
+        entry.promotedVia = promotedVia;
     return entry;
 }
 /**
@@ -35784,6 +35793,8 @@ function entryJson(e) {
     if (e.expiresAtMs !== undefined)
         text += `,"expiresAtMs":${e.expiresAtMs}`;
     text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+    if (e.promotedVia !== undefined)
+        text += `,"promotedVia":${s(e.promotedVia)}`;
     if (e.reason !== undefined)
         text += `,"reason":${s(e.reason)}`;
     return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;

@@ -3,12 +3,22 @@ import { request as octokitRequest } from '@octokit/request';
 import type { HttpAnswer, HttpClient } from '../http/client.js';
 import { fetchOver } from '../http/fetch.js';
 import * as z from 'zod/mini';
-import { causeOf, causeText, type CauseOptions } from '../errors.js';
-import { HttpError, LeaseGateError } from '../http/errors.js';
+import { causeText } from '../errors.js';
+import { HttpError } from '../http/errors.js';
+import {
+  GitHubError,
+  answerMessage,
+  headerOf,
+  parseJson,
+  restHeaders,
+  retryWait,
+} from '../github/rest.js';
 import { untrusted } from '../lease/escape.js';
 import { approvalsSchema, environmentSchema, runSchema } from './events.js';
-import { backoffMs, parseRetryAfter, type RetryPolicy } from '../plane/retry.js';
+import { backoffMs, type RetryPolicy } from '../plane/retry.js';
 import type { Clock, Sleep } from '../plane/time.js';
+
+export { GitHubError, retryWait };
 
 /**
  * GitHub as the App installation: an App JWT from the private key
@@ -17,16 +27,6 @@ import type { Clock, Sleep } from '../plane/time.js';
  * a budget: 5xx and network failures with back-off, rate limits (429, or 403
  * with `retry-after` / `x-ratelimit-remaining: 0`) after the time GitHub names.
  */
-
-export class GitHubError extends LeaseGateError<'github'> {
-  override name = 'GitHubError';
-  /** GitHub's status, or 0 when no answer came. */
-  readonly status: number;
-  constructor(message: string, options: CauseOptions & { status: number }) {
-    super(message, { ...causeOf(options.cause), code: 'github' });
-    this.status = options.status;
-  }
-}
 
 /**
  * Whether a failed POST may still have been applied by GitHub: no final answer (a
@@ -110,8 +110,6 @@ export interface GitHubAppOptions {
 
 /** A token expiring sooner than this is fetched again. */
 const REFRESH_BEFORE_MS = 5 * 60_000;
-/** GitHub's advice for a secondary rate limit that names no time. */
-const RATE_LIMIT_FALLBACK_MS = 60_000;
 const RETRY: RetryPolicy = { baseMs: 500, capMs: 15_000, maxAttempts: 12 };
 const USER_AGENT = 'lease-gate-app';
 
@@ -222,10 +220,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
           method,
           url: `${options.apiUrl}${path}`,
           headers: {
-            authorization: `Bearer ${bearer}`,
-            accept: 'application/vnd.github+json',
-            'x-github-api-version': '2022-11-28',
-            'user-agent': USER_AGENT,
+            ...restHeaders(bearer, USER_AGENT),
             ...(body ? { 'content-type': 'application/json' } : {}),
           },
           body: body ? JSON.stringify(body) : undefined,
@@ -387,51 +382,3 @@ const isRetry = (value: unknown): value is { retryInMs: number; why: string } =>
 
 const repoPath = (repo: Repo) =>
   `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
-
-function headerOf(answer: Pick<HttpAnswer, 'headers'>, name: string): string | undefined {
-  const value = answer.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * How long to wait before asking again, or undefined when asking again cannot help:
- * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
- */
-export function retryWait(
-  answer: Pick<HttpAnswer, 'status' | 'headers'>,
-  wallNow: number,
-  policy: RetryPolicy,
-  attempt: number,
-  random: () => number,
-): number | undefined {
-  const retryAfter = parseRetryAfter(headerOf(answer, 'retry-after'), wallNow);
-  const remaining = headerOf(answer, 'x-ratelimit-remaining');
-  const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
-  const limited =
-    answer.status === 429 ||
-    (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
-  if (limited) {
-    if (retryAfter !== undefined) return retryAfter;
-    if (remaining === '0' && Number.isFinite(reset))
-      return Math.max(0, reset * 1000 - wallNow) + 1_000;
-    return RATE_LIMIT_FALLBACK_MS;
-  }
-  if (answer.status >= 500 || answer.status === 408) return backoffMs(policy, attempt, random);
-  return undefined;
-}
-
-/** GitHub's error answers: `{ message, documentation_url }`. */
-const githubErrorSchema = z.object({ message: z.string() });
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function answerMessage(text: string): string {
-  const body = githubErrorSchema.safeParse(parseJson(text));
-  return body.success ? body.data.message : text.slice(0, 200);
-}

@@ -18,6 +18,7 @@ import { FreezeWindows, WindowsError } from '../kernel/service/windows.js';
 import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './kernel-postgres.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { promoteFlag } from './promote-flag.js';
+import { compareFlag } from './compare-flag.js';
 import { causeText } from '../errors.js';
 import { createHttpClient } from '../http/client.js';
 import {
@@ -64,6 +65,8 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     'health-interval-ms': { type: 'string', default: '10000' },
     'health-freeze-held': { type: 'boolean', default: false },
     promote: { type: 'string', multiple: true, default: [] },
+    'github-token-file': { type: 'string' },
+    'github-api-url': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const port = Number(values.port);
@@ -100,6 +103,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const approverKey = approverKeyOf(env);
   const promote = promoteFlag(values.promote);
+  const github = await compareFlag(values, promote, env);
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !key && !values.keys && !values['oidc-audience']) {
     throw new UsageError(
@@ -209,6 +213,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
         approverKey,
         promote,
+        compare: github?.compare,
         host,
         port,
         publicUrls,
@@ -220,6 +225,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       await credentials.close();
       await notifier?.close();
       await checks?.close();
+      await github?.close();
       throw error;
     }
     const stopped = new Promise<void>((resolve) => {
@@ -240,7 +246,9 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     }
     if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
     if (promote && !values.quiet)
-      io.out(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}`);
+      io.out(
+        `promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}${github ? ` (descendants too, by GitHub's compare at ${github.apiUrl})` : ''}`,
+      );
     if (checks && !values.quiet)
       io.out(
         `health checks: ${healthChecks.length}, every ${healthIntervalMs} ms${values['health-freeze-held'] ? ', a failure while held freezes' : ''}`,
@@ -251,6 +259,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     await running.close();
     await credentials.close();
     await notifier?.close();
+    await github?.close();
     return EXIT.done;
   }
 }

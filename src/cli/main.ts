@@ -62,7 +62,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.
   --promote FROM->TO (repeatable; 'staging->production' means lock:deploy/staging -> lock:deploy/production):
   TO is granted only to a commit (deploy.repository, deploy.commit) the ledger shows completed a hold
-  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.`,
+  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.
+  --github-token-file FILE [--github-api-url https://api.github.com]: a descendant passes too: GitHub's
+  compare is asked whether a commit that completed FROM contains it (the grant names it, promotedVia).
+  The file is read at each question (a rotated token needs no restart); GitHub not answering refuses.`,
   },
   acquire: {
     run: acquire,

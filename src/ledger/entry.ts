@@ -59,6 +59,13 @@ export const entrySchema = z.strictObject({
       )
       .check(z.refine((d) => Object.keys(d).length <= 16, 'expected at most 16 fields')),
   ),
+  /**
+   * A grant let past a promotion step by a descendant: the commit (same repository) that
+   * completed the step before and, by GitHub's compare when the kernel asked, contains the
+   * one deployed. `verify --promote` checks the ledger shows it completed; the containing it
+   * is the kernel's signed word. Optional, so ledgers written before it verify as they are.
+   */
+  promotedVia: z.optional(z.string().check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
 });
 export type LedgerEntry = z.infer<typeof entrySchema>;
 
@@ -87,7 +94,7 @@ export function entryOf(
   clockMs?: number,
 ): LedgerEntry {
   const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-  const { approvedBy } = event;
+  const { approvedBy, promotedVia } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
   if (clockMs !== undefined) entry.clockMs = clockMs;
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
@@ -95,6 +102,7 @@ export function entryOf(
   if (by !== undefined) entry.by = by;
   if (approvedBy !== undefined) entry.approvedBy = approvedBy;
   if (deploy !== undefined) entry.deploy = deploy;
+  if (promotedVia !== undefined) entry.promotedVia = promotedVia;
   return entry;
 }
 
@@ -113,6 +121,7 @@ export function entryJson(e: LedgerEntry): string {
   if (e.deploy !== undefined) text += `,"deploy":${canonicalJson(e.deploy)}`;
   if (e.expiresAtMs !== undefined) text += `,"expiresAtMs":${e.expiresAtMs}`;
   text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+  if (e.promotedVia !== undefined) text += `,"promotedVia":${s(e.promotedVia)}`;
   if (e.reason !== undefined) text += `,"reason":${s(e.reason)}`;
   return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;
 }

@@ -128,7 +128,9 @@ export class MeaningCheck {
     const passed = pass?.actorDid === e.actorDid && earliest - CLOCK_RACE_MS < pass.expiresAtMs;
     if (pass?.actorDid === e.actorDid) this.passes.delete(e.resource);
     const unpromoted =
-      e.kind === 'grant' ? this.promotions?.missing(e.resource, e.deploy) : undefined;
+      e.kind === 'grant'
+        ? this.promotions?.missing(e.resource, e.deploy, e.promotedVia)
+        : undefined;
     if (unpromoted !== undefined && !passed) {
       throw new BundleError(
         `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} to ${e.actorDid}, but ${unpromoted}; no break-glass names it`,

@@ -5,8 +5,9 @@ import type { LedgerEntry } from './entry.js';
  * same entries): a commit may take `to` only once the ledger shows the same repository's
  * same commit completed a hold on `from`. Completed means granted and given back as done:
  * a release, not one marked outdated (it did not deploy), not a lapse (the job died) and not
- * a revoke (an operator stopped it). Exact commits only: an offline check cannot ask GitHub
- * which commit descends from which, so the kernel does not either.
+ * a revoke (an operator stopped it). Or a descendant: a kernel that may ask GitHub's compare
+ * lets a commit through when a commit that completed the step contains it, and signs which
+ * (`promotedVia` on the grant); offline, only that the one named completed can be checked.
  */
 
 export interface Promotion {
@@ -53,8 +54,9 @@ export function promotionChain(steps: readonly Promotion[]): Map<string, string>
 }
 
 type Fed = Pick<LedgerEntry, 'kind' | 'resource' | 'leaseId' | 'reason' | 'deploy'>;
+type Named = Fed['deploy'] | { repository?: string; commit?: string } | undefined;
 
-const commitOf = (deploy: Fed['deploy'] | { repository?: string; commit?: string } | undefined) => {
+export const commitOf = (deploy: Named) => {
   const repository = deploy?.repository;
   const commit = deploy?.commit;
   return typeof repository === 'string' && typeof commit === 'string' && commit !== ''
@@ -104,18 +106,38 @@ export class PromotionRecord {
     if (done.size > MAX_PROMOTED) done.delete(done.values().next().value!);
   }
 
-  /** Why a grant of `resource` to this deploy breaks the order (naming the missing step), or undefined. */
-  missing(
-    resource: string,
-    deploy: Fed['deploy'] | { repository?: string; commit?: string } | undefined,
-  ): string | undefined {
+  /**
+   * Commits of `repository` that completed a hold on `from`, newest first, at most `max`:
+   * those a descendant check asks GitHub about.
+   */
+  completedOn(from: string, repository: string, max: number): string[] {
+    const done = [...(this.completed.get(from) ?? [])];
+    const found: string[] = [];
+    const prefix = `${repository} `;
+    for (let i = done.length - 1; i >= 0 && found.length < max; i -= 1) {
+      if (done[i]!.startsWith(prefix)) found.push(done[i]!.slice(prefix.length));
+    }
+    return found;
+  }
+
+  /**
+   * Why a grant of `resource` to this deploy breaks the order (naming the missing step), or
+   * undefined. `via`: the commit the kernel signed as completing the step and containing
+   * this one; then it is that commit the ledger must show completed.
+   */
+  missing(resource: string, deploy: Named, via?: string): string | undefined {
     const from = this.before.get(resource);
     if (from === undefined) return undefined;
     const c = commitOf(deploy);
     if (!c) {
       return `${resource} is promoted to only from ${from}, and this request names no commit (deploy.repository and deploy.commit) to look for there`;
     }
-    if (this.completed.get(from)?.has(`${c.repository} ${c.commit}`)) return undefined;
+    const done = this.completed.get(from);
+    if (via !== undefined) {
+      if (done?.has(`${c.repository} ${via}`)) return undefined;
+      return `${c.repository}@${c.commit.slice(0, 12)} was let through as contained in ${via.slice(0, 12)}, which has not completed a hold on ${from} (promotion order ${from} -> ${resource})`;
+    }
+    if (done?.has(`${c.repository} ${c.commit}`)) return undefined;
     return `${c.repository}@${c.commit.slice(0, 12)} has not completed a hold on ${from}: deploy it there first (promotion order ${from} -> ${resource})`;
   }
 }

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
+import type { GitHubCompare } from '../../src/github/compare.js';
 import { Ledger } from '../../src/ledger/ledger.js';
 import { PostgresService, type PostgresServiceOptions } from '../../src/kernel/postgres/service.js';
 import { startKernelServer } from '../../src/kernel/http/server.js';
@@ -15,9 +16,10 @@ export async function startReplica(
     adminKey?: string | undefined;
     approverKey?: string | undefined;
     promote?: Map<string, string> | undefined;
+    compare?: GitHubCompare | undefined;
   } = {},
 ) {
-  const { key, adminKey, approverKey, promote, ...connection } = options;
+  const { key, adminKey, approverKey, promote, compare, ...connection } = options;
   const service = await PostgresService.open({
     url: POSTGRES_URL,
     schema,
@@ -33,6 +35,7 @@ export async function startReplica(
     adminKey,
     approverKey,
     promote,
+    compare,
     log: () => undefined,
   });
   return Object.assign(running, { pg: service });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { afterAll, afterEach, describe } from 'vitest';
+import type { GitHubCompare } from '../../src/github/compare.js';
 import { ResourceTable } from '../../src/kernel/rules/core.js';
 import { NEXT_IN_LINE_WAIT_MS } from '../../src/kernel/rules/rules.js';
 import { startKernelServer, type RunningKernel } from '../../src/kernel/http/server.js';
@@ -19,6 +20,8 @@ export interface KernelChoice {
   approverKey?: string;
   /** The promotion order (`--promote`): each resource and the one before it. */
   promote?: Map<string, string>;
+  /** GitHub's compare: with it, a descendant of a commit that completed the step passes too. */
+  compare?: GitHubCompare;
   ttlMs?: number;
   nextInLineWaitMs?: number;
   /** Signs checkpoints when given; an unsigned ledger otherwise. */
@@ -47,6 +50,7 @@ const inProcess = (store: () => Parameters<typeof startKernelServer>[0]['store']
       adminKey: choice.adminKey,
       approverKey: choice.approverKey,
       promote: choice.promote,
+      compare: choice.compare,
       ledger: new Ledger(choice.signingKey),
       log: () => undefined,
     });
@@ -92,6 +96,7 @@ function postgres(): StoreUnderTest {
         adminKey: choice.adminKey,
         approverKey: choice.approverKey,
         promote: choice.promote,
+        compare: choice.compare,
         ttlMs: choice.ttlMs ?? 30_000,
         nextInLineWaitMs: choice.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
         ledger: new Ledger(choice.signingKey),

@@ -158,6 +158,7 @@ export const entrySchema = z.object({
   by: z.optional(text),
   approvedBy: z.optional(text),
   deploy: deploySchema,
+  promotedVia: z.optional(text),
 });
 
 const bundleSchema = z.object({

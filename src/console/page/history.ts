@@ -42,7 +42,20 @@ export function historyRows(
         text: `${resource} ${hold.holder} ${ended}`.toLowerCase(),
         cells: () => [
           h('td', {}, h('code', {}, resource)),
-          h('td', { 'data-label': 'Holder' }, agentCell(hold.holder, hold.deploy)),
+          h(
+            'td',
+            { 'data-label': 'Holder' },
+            agentCell(hold.holder, hold.deploy),
+            // Past the step before by descent: the kernel's signed word of which commit did it.
+            hold.promotedVia
+              ? h(
+                  'span',
+                  { class: 'run' },
+                  ' · promoted via ',
+                  h('code', {}, hold.promotedVia.slice(0, 12)),
+                )
+              : '',
+          ),
           h('td', { 'data-label': 'Fence' }, String(hold.fence)),
           timeCell(hold.startMs, { 'data-label': 'Start' }),
           h('td', { 'data-label': 'Duration' }, duration(end - hold.startMs)),

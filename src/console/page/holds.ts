@@ -17,6 +17,8 @@ export interface TimelineEntry {
   expiresAtMs?: number | undefined;
   /** What a grant's holder deploys (repository, commit, run...), as the ledger recorded it. */
   deploy?: Record<string, string | number | undefined> | undefined;
+  /** A grant past a promotion step by descent: the completed commit that contains this one. */
+  promotedVia?: string | undefined;
 }
 
 export type HoldEnd = 'release' | 'lapse' | 'revoke' | 'open';
@@ -33,6 +35,7 @@ export interface Hold {
   /** Who revoked it, when the revoke named an operator. */
   by?: string | undefined;
   deploy?: TimelineEntry['deploy'];
+  promotedVia?: string | undefined;
 }
 
 /**
@@ -61,6 +64,7 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
         endMs: null,
         end: 'open',
         ...(e.deploy ? { deploy: e.deploy } : {}),
+        ...(e.kind === 'grant' && e.promotedVia ? { promotedVia: e.promotedVia } : {}),
       };
       holds.push(hold);
       open.set(e.leaseId, hold);

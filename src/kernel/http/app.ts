@@ -33,6 +33,7 @@ import type { PlaneService } from '../service/plane-service.js';
 import type { LeaseRecord } from '../rules/rules.js';
 import type { FreezeWindows } from '../service/windows.js';
 import { causeText } from '../../errors.js';
+import type { GitHubCompare } from '../../github/compare.js';
 
 export type App = ((req: AppRequest) => Promise<AppResponse>) & {
   serves(path: string): boolean;
@@ -60,6 +61,8 @@ export interface AppOptions {
   windows?: FreezeWindows | undefined;
   /** The promotion order (`--promote`): each resource and the one a commit must complete first. */
   promote?: Map<string, string> | undefined;
+  /** GitHub's compare: with it, a descendant of a commit that completed the step passes too. */
+  compare?: GitHubCompare | undefined;
   /** Extra lines for `/readyz` and the overview (the notifier's failed deliveries). */
   health?: (() => Record<string, unknown>) | undefined;
 }
@@ -159,7 +162,9 @@ export function createKernelApp(options: AppOptions): App {
   const names = options.names ?? new KernelNames();
   const held = options.held ?? new HeldRequests(service);
   const watches = new LeaseWatches(service);
-  const promotions = options.promote?.size ? new Promotions(service, options.promote) : undefined;
+  const promotions = options.promote?.size
+    ? new Promotions(service, options.promote, options.compare)
+    : undefined;
   const auth = options.auth ?? createAuthorizer({ key: options.key });
   const ok = (body: unknown, status = 200): AppResponse => ({ status, body });
   /**
@@ -191,8 +196,9 @@ export function createKernelApp(options: AppOptions): App {
       const deploy = auth.deployOf(principal, extensions.deploy);
       if (deploy) extensions.deploy = deploy;
       else delete extensions.deploy;
-      const unpromoted = await promotions?.missing(r, deploy);
-      if (unpromoted !== undefined) extensions.unpromoted = unpromoted;
+      const promotion = await promotions?.check(r, deploy);
+      if (promotion?.unpromoted !== undefined) extensions.unpromoted = promotion.unpromoted;
+      if (promotion?.promotedVia !== undefined) extensions.promotedVia = promotion.promotedVia;
       const wait = preferredWait(req.headers.prefer);
       // Only a held request listens for its client going away.
       const signal = wait ? req.signal : NEVER_ABORTED;

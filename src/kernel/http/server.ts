@@ -18,6 +18,7 @@ import type { PlaneService } from '../service/plane-service.js';
 import { memoryStore, type KernelStore } from '../store/store.js';
 import type { FreezeWindows } from '../service/windows.js';
 import { createConsole } from '../../console/serve.js';
+import type { GitHubCompare } from '../../github/compare.js';
 
 export { bearerMatches } from './app.js';
 
@@ -61,6 +62,8 @@ export interface KernelServerOptions {
   windows?: FreezeWindows | undefined;
   /** The promotion order (`--promote`): each resource and the one a commit must complete first. */
   promote?: Map<string, string> | undefined;
+  /** GitHub's compare: with it, a descendant of a commit that completed the step passes too. */
+  compare?: GitHubCompare | undefined;
   /** Told once the service is open: a notifier subscribes here; its health joins `/readyz`. */
   onService?: ((service: PlaneService) => { health(): Record<string, unknown> }) | undefined;
 }
@@ -105,6 +108,7 @@ function appOf(service: PlaneService, options: KernelServerOptions, names: Kerne
     names,
     windows: options.windows,
     promote: options.promote,
+    compare: options.compare,
     health: extra && (() => extra.health()),
   });
 }

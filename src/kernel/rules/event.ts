@@ -32,6 +32,11 @@ export const kernelEventSchema = z.object({
   approvedBy: z.optional(z.string()),
   /** What the holder deploys (grants only). */
   deploy: z.optional(deploySchema),
+  /**
+   * A grant past a promotion step by a descendant (kernel --github-token-file): the commit
+   * that completed the step before and contains this one, by GitHub's compare.
+   */
+  promotedVia: z.optional(z.string()),
 });
 
 export type KernelEvent = z.infer<typeof kernelEventSchema>;

@@ -90,6 +90,8 @@ export type Command =
       queue?: QueueMode | undefined;
       /** Why this deploy breaks the promotion order (the service looked in the ledger). */
       unpromoted?: string | undefined;
+      /** The commit that completed the step before and contains this deploy's (GitHub's compare). */
+      promotedVia?: string | undefined;
     }
   /** `outdated`: the holder did not deploy (an older commit), so its grant is undone for `previous`. */
   | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }
@@ -357,6 +359,8 @@ function lease(
     const { previous, deploys } = recordGrant(s.deploys, command.deploy);
     s.deploys = deploys;
     record(events, 'grant', s.lease, now);
+    if (command.promotedVia !== undefined)
+      events[events.length - 1]!.promotedVia = command.promotedVia;
     return { ok: true as const, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
   }
   const position = keepPlace(s, actorDid, lane, 0, now);

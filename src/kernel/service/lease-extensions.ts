@@ -14,6 +14,8 @@ export interface LeaseExtensions {
    * (service/promotions.ts); the rules refuse it unless a break-glass names the agent.
    */
   unpromoted?: string;
+  /** Set by the kernel too: the descendant that completed the step before (GitHub's compare). */
+  promotedVia?: string;
 }
 
 /**

@@ -1,6 +1,18 @@
-import { PromotionRecord, type Promotion } from '../../ledger/promotion.js';
+import { causeText } from '../../errors.js';
+import type { GitHubCompare } from '../../github/compare.js';
+import { PromotionRecord, commitOf, type Promotion } from '../../ledger/promotion.js';
 import type { Deploy } from '../../plane/deploy.js';
 import type { PlaneService } from './plane-service.js';
+
+/** What the ledger says of a deploy asking for a resource with a step before it. */
+export type PromotionCheck =
+  /** `promotedVia`: the completed commit GitHub says contains this one (signed on the grant). */
+  | { unpromoted?: undefined; promotedVia?: string }
+  /** Why it breaks the order, naming the missing step (refused unless a break-glass names it). */
+  | { unpromoted: string; promotedVia?: undefined };
+
+/** Completed commits asked about per request, newest first: each is one compare at most. */
+export const MAX_ASKED = 20;
 
 /**
  * The promotion order a kernel was started with (`--promote staging->production`), kept
@@ -19,6 +31,8 @@ export class Promotions {
   constructor(
     private readonly service: Pick<PlaneService, 'ledger' | 'syncLedger'>,
     chain: Map<string, string>,
+    /** With it, a descendant of a commit that completed the step passes too. */
+    private readonly compare?: GitHubCompare,
   ) {
     this.record = new PromotionRecord(chain);
   }
@@ -27,13 +41,36 @@ export class Promotions {
     return this.record.steps;
   }
 
-  /** Why this deploy may not take `resource` now (naming the missing step), or undefined. */
-  async missing(resource: string, deploy: Deploy | undefined): Promise<string | undefined> {
-    if (this.record.stepBefore(resource) === undefined) return undefined;
+  /**
+   * Whether this deploy may take `resource` now. The same commit completed the step before:
+   * yes. Otherwise, with GitHub's compare, the newest commits of its repository that
+   * completed it are asked whether they contain this one; the first that does is the
+   * answer. GitHub not answering refuses (fail closed), saying so.
+   */
+  async check(resource: string, deploy: Deploy | undefined): Promise<PromotionCheck> {
+    const from = this.record.stepBefore(resource);
+    if (from === undefined) return {};
     const caughtUp = this.reading.then(() => this.catchUp());
     this.reading = caughtUp.catch(() => undefined);
     await caughtUp;
-    return this.record.missing(resource, deploy);
+    const unpromoted = this.record.missing(resource, deploy);
+    const c = commitOf(deploy);
+    if (unpromoted === undefined || !this.compare || !c) return unpromoted ? { unpromoted } : {};
+    const candidates = this.record.completedOn(from, c.repository, MAX_ASKED);
+    try {
+      for (const done of candidates) {
+        if (await this.compare.contains(c.repository, c.commit, done)) return { promotedVia: done };
+      }
+    } catch (error) {
+      return {
+        unpromoted: `${unpromoted}; GitHub could not say whether a commit that completed it contains this one (${causeText(error)})`,
+      };
+    }
+    return {
+      unpromoted: candidates.length
+        ? `${unpromoted}; GitHub's compare finds it in none of the ${candidates.length} newest commits that did`
+        : unpromoted,
+    };
   }
 
   private async catchUp(): Promise<void> {

@@ -1,8 +1,8 @@
-export const id = 312;
-export const ids = [312];
+export const id = 947;
+export const ids = [947];
 export const modules = {
 
-/***/ 7312:
+/***/ 7947:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -1032,6 +1032,9 @@ function hostnameOf(host) {
 var promotion = __webpack_require__(1356);
 ;// CONCATENATED MODULE: ./src/kernel/service/promotions.ts
 
+
+/** Completed commits asked about per request, newest first: each is one compare at most. */
+const MAX_ASKED = 20;
 /**
  * The promotion order a kernel was started with (`--promote staging->production`), kept
  * from its ledger: before a lease of a resource that has a step before it, the entries
@@ -1042,25 +1045,55 @@ var promotion = __webpack_require__(1356);
  */
 class Promotions {
     service;
+    compare;
     record;
     cursor = 0;
     /** One read of the ledger at a time, in order. */
     reading = Promise.resolve();
-    constructor(service, chain) {
+    constructor(service, chain, 
+    /** With it, a descendant of a commit that completed the step passes too. */
+    compare) {
         this.service = service;
+        this.compare = compare;
         this.record = new promotion/* PromotionRecord */.VL(chain);
     }
     get steps() {
         return this.record.steps;
     }
-    /** Why this deploy may not take `resource` now (naming the missing step), or undefined. */
-    async missing(resource, deploy) {
-        if (this.record.stepBefore(resource) === undefined)
-            return undefined;
+    /**
+     * Whether this deploy may take `resource` now. The same commit completed the step before:
+     * yes. Otherwise, with GitHub's compare, the newest commits of its repository that
+     * completed it are asked whether they contain this one; the first that does is the
+     * answer. GitHub not answering refuses (fail closed), saying so.
+     */
+    async check(resource, deploy) {
+        const from = this.record.stepBefore(resource);
+        if (from === undefined)
+            return {};
         const caughtUp = this.reading.then(() => this.catchUp());
         this.reading = caughtUp.catch(() => undefined);
         await caughtUp;
-        return this.record.missing(resource, deploy);
+        const unpromoted = this.record.missing(resource, deploy);
+        const c = (0,promotion/* commitOf */.D3)(deploy);
+        if (unpromoted === undefined || !this.compare || !c)
+            return unpromoted ? { unpromoted } : {};
+        const candidates = this.record.completedOn(from, c.repository, MAX_ASKED);
+        try {
+            for (const done of candidates) {
+                if (await this.compare.contains(c.repository, c.commit, done))
+                    return { promotedVia: done };
+            }
+        }
+        catch (error) {
+            return {
+                unpromoted: `${unpromoted}; GitHub could not say whether a commit that completed it contains this one (${(0,errors/* causeText */.xv)(error)})`,
+            };
+        }
+        return {
+            unpromoted: candidates.length
+                ? `${unpromoted}; GitHub's compare finds it in none of the ${candidates.length} newest commits that did`
+                : unpromoted,
+        };
     }
     async catchUp() {
         await this.service.syncLedger?.();
@@ -1180,7 +1213,9 @@ function createKernelApp(options) {
     const names = options.names ?? new KernelNames();
     const held = options.held ?? new HeldRequests(service);
     const watches = new LeaseWatches(service);
-    const promotions = options.promote?.size ? new Promotions(service, options.promote) : undefined;
+    const promotions = options.promote?.size
+        ? new Promotions(service, options.promote, options.compare)
+        : undefined;
     const auth = options.auth ?? createAuthorizer({ key: options.key });
     const ok = (body, status = 200) => ({ status, body });
     /**
@@ -1211,9 +1246,11 @@ function createKernelApp(options) {
                 extensions.deploy = deploy;
             else
                 delete extensions.deploy;
-            const unpromoted = await promotions?.missing(r, deploy);
-            if (unpromoted !== undefined)
-                extensions.unpromoted = unpromoted;
+            const promotion = await promotions?.check(r, deploy);
+            if (promotion?.unpromoted !== undefined)
+                extensions.unpromoted = promotion.unpromoted;
+            if (promotion?.promotedVia !== undefined)
+                extensions.promotedVia = promotion.promotedVia;
             const wait = preferredWait(req.headers.prefer);
             // Only a held request listens for its client going away.
             const signal = wait ? req.signal : NEVER_ABORTED;
@@ -1599,6 +1636,7 @@ function appOf(service, options, names) {
         names,
         windows: options.windows,
         promote: options.promote,
+        compare: options.compare,
         health: extra && (() => extra.health()),
     });
 }
@@ -3507,6 +3545,162 @@ async function migrateCommand(args, io, env) {
 
 // EXTERNAL MODULE: ./src/cli/promote-flag.ts
 var promote_flag = __webpack_require__(1961);
+// EXTERNAL MODULE: external "node:fs/promises"
+var external_node_fs_promises_ = __webpack_require__(1455);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/plane/retry.ts
+var retry = __webpack_require__(3860);
+// EXTERNAL MODULE: ./src/github/rest.ts
+var rest = __webpack_require__(6417);
+;// CONCATENATED MODULE: ./src/github/compare.ts
+
+
+
+
+
+
+const RETRY = { baseMs: 250, capMs: 2_000, maxAttempts: 5 };
+const USER_AGENT = 'lease-gate-kernel';
+/** Answers kept; the oldest go first (asking again is only slower). */
+const MAX_KEPT = 10_000;
+const statusSchema = schemas/* object */.Ikc({ status: schemas/* enum */.k5n(['ahead', 'behind', 'identical', 'diverged']) });
+function createGitHubCompare(options) {
+    const { http, clock, sleep } = options;
+    const budgetMs = options.budgetMs ?? 10_000;
+    const policy = options.retry ?? RETRY;
+    const kept = new Map();
+    async function ask(repository, base, head) {
+        const [owner, repo] = repository.split('/');
+        const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/compare/${base}...${head}?per_page=1`;
+        const what = `GitHub's compare of ${repository} ${base.slice(0, 12)}...${head.slice(0, 12)}`;
+        const until = clock.now() + budgetMs;
+        let refreshed = false;
+        for (let attempt = 1;; attempt += 1) {
+            let answer;
+            let why;
+            let waitMs;
+            try {
+                answer = await http.send({
+                    method: 'GET',
+                    url: `${options.apiUrl}${path}`,
+                    headers: (0,rest/* restHeaders */.xf)(await options.token(), USER_AGENT),
+                });
+            }
+            catch (error) {
+                if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
+                    throw error;
+                why = (0,rest/* printable */.g$)((0,errors/* causeText */.xv)(error));
+                waitMs = (0,retry/* backoffMs */.jo)(policy, attempt, options.random);
+            }
+            if (answer) {
+                if (answer.status === 200) {
+                    const body = statusSchema.safeParse((0,rest/* parseJson */.qF)(answer.text));
+                    if (!body.success)
+                        throw new rest/* GitHubError */.y_(`${what} answered no status GitHub documents`, { status: 200 });
+                    return body.data.status === 'ahead' || body.data.status === 'identical';
+                }
+                if (answer.status === 401 && !refreshed) {
+                    // A token GitHub no longer takes: read it again once (a rotated file).
+                    refreshed = true;
+                    continue;
+                }
+                why = `GitHub answered ${answer.status}: ${(0,rest/* printable */.g$)((0,rest/* answerMessage */.Mw)(answer.text))}`;
+                waitMs = (0,rest/* retryWait */.fN)(answer, options.wallNow(), policy, attempt, options.random);
+                if (waitMs === undefined)
+                    throw new rest/* GitHubError */.y_(`${what}: ${why}`, { status: answer.status });
+            }
+            if (attempt >= policy.maxAttempts || waitMs > until - clock.now()) {
+                throw new rest/* GitHubError */.y_(`${what}: ${why}; gave up after ${attempt} attempts`, {
+                    status: answer?.status ?? 0,
+                });
+            }
+            await sleep(waitMs);
+        }
+    }
+    return {
+        async contains(repository, base, head) {
+            if (!plane_deploy/* REPOSITORY_PATTERN */.G_.test(repository) ||
+                !plane_deploy/* COMMIT_PATTERN */.TJ.test(base) ||
+                !plane_deploy/* COMMIT_PATTERN */.TJ.test(head))
+                throw new rest/* GitHubError */.y_('compare: expected owner/repo and two full commit ids', {
+                    status: 0,
+                });
+            if (base === head)
+                return true;
+            const key = `${repository} ${base} ${head}`;
+            const known = kept.get(key);
+            if (known !== undefined)
+                return known;
+            const answer = await ask(repository, base, head);
+            kept.set(key, answer);
+            if (kept.size > MAX_KEPT)
+                kept.delete(kept.keys().next().value);
+            return answer;
+        },
+    };
+}
+
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __webpack_require__(1223);
+// EXTERNAL MODULE: ./src/plane/time.ts
+var time = __webpack_require__(7513);
+;// CONCATENATED MODULE: ./src/cli/compare-flag.ts
+
+
+
+
+
+
+
+const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
+/**
+ * `--github-token-file FILE [--github-api-url URL]`: the kernel may ask GitHub's compare
+ * whether a commit that completed the step before contains the one asking (a descendant
+ * passes the promotion order). The token is read from the file at each question, so a
+ * rotated one is used without a restart, and is never printed or kept; the URL must be
+ * https: (plain http: to loopback only), since the token goes with every question.
+ */
+async function compareFlag(values, promote, env) {
+    const file = values['github-token-file'];
+    const rawUrl = values['github-api-url'];
+    if (file === undefined) {
+        if (rawUrl !== undefined)
+            throw new cli_options/* UsageError */.eb('--github-api-url needs --github-token-file FILE.');
+        return undefined;
+    }
+    if (!promote)
+        throw new cli_options/* UsageError */.eb('--github-token-file is for the promotion order: give it with --promote FROM->TO.');
+    const url = (0,plane_url/* parsePlaneUrl */.p)(rawUrl ?? DEFAULT_GITHUB_API_URL);
+    if (!url.ok)
+        throw new cli_options/* UsageError */.eb(`Invalid --github-api-url '${(0,lease_escape/* untrusted */.bp)(rawUrl ?? '', 200)}'. Expected an https:// URL such as ${DEFAULT_GITHUB_API_URL} or https://HOST/api/v3 (plain http:// only on loopback).`);
+    const token = async () => {
+        let text;
+        try {
+            text = (await (0,external_node_fs_promises_.readFile)(file, 'utf8')).trim();
+        }
+        catch (error) {
+            throw new cli_options/* UsageError */.eb(`Cannot read --github-token-file '${(0,lease_escape/* untrusted */.bp)(file, 200)}': ${error.code ?? 'unreadable'}.`);
+        }
+        if (!/^[\x21-\x7e]{1,4096}$/.test(text))
+            throw new cli_options/* UsageError */.eb(`--github-token-file '${(0,lease_escape/* untrusted */.bp)(file, 200)}' holds no token: expected one line of printable ASCII.`);
+        return text;
+    };
+    // Checked before listening: a kernel that cannot ask would refuse every descendant.
+    await token();
+    const http = (0,client/* createHttpClient */.u)({ env });
+    const compare = createGitHubCompare({
+        apiUrl: url.url,
+        http,
+        token,
+        clock: time/* systemClock */.m,
+        sleep: time/* realSleep */.u,
+        wallNow: Date.now,
+        random: Math.random,
+    });
+    return { compare, apiUrl: url.url, close: () => http.close() };
+}
+
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __webpack_require__(507);
 // EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
@@ -3675,6 +3869,7 @@ class HealthChecks {
 
 
 
+
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 async function kernel(args, io, env) {
     if (args[0] === 'migrate')
@@ -3714,6 +3909,8 @@ async function serveKernel(args, io, env) {
         'health-interval-ms': { type: 'string', default: '10000' },
         'health-freeze-held': { type: 'boolean', default: false },
         promote: { type: 'string', multiple: true, default: [] },
+        'github-token-file': { type: 'string' },
+        'github-api-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
     });
     const port = Number(values.port);
@@ -3742,6 +3939,7 @@ async function serveKernel(args, io, env) {
     const key = env.LEASE_GATE_KERNEL_KEY || undefined;
     const approverKey = approverKeyOf(env);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
+    const github = await compareFlag(values, promote, env);
     const host = values.host.replace(/^\[(.*)\]$/, '$1');
     if (!(0,plane_url/* isLoopbackHost */.c)(host) && !key && !values.keys && !values['oidc-audience']) {
         throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
@@ -3837,6 +4035,7 @@ async function serveKernel(args, io, env) {
                 adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
                 approverKey,
                 promote,
+                compare: github?.compare,
                 host,
                 port,
                 publicUrls,
@@ -3849,6 +4048,7 @@ async function serveKernel(args, io, env) {
             await credentials.close();
             await notifier?.close();
             await checks?.close();
+            await github?.close();
             throw error;
         }
         const stopped = new Promise((resolve) => {
@@ -3871,7 +4071,7 @@ async function serveKernel(args, io, env) {
         if (windows && !values.quiet)
             io.out(`freeze windows: ${windows.size} from ${values.windows}`);
         if (promote && !values.quiet)
-            io.out(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}`);
+            io.out(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}${github ? ` (descendants too, by GitHub's compare at ${github.apiUrl})` : ''}`);
         if (checks && !values.quiet)
             io.out(`health checks: ${healthChecks.length}, every ${healthIntervalMs} ms${values['health-freeze-held'] ? ', a failure while held freezes' : ''}`);
         await stopped;
@@ -3880,6 +4080,7 @@ async function serveKernel(args, io, env) {
         await running.close();
         await credentials.close();
         await notifier?.close();
+        await github?.close();
         return cli_options/* EXIT */.dc.done;
     }
 }
@@ -4149,6 +4350,100 @@ function hasEnvEntry(pid, uid, name, value) {
         if (fd !== undefined)
             (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
     }
+}
+
+
+/***/ }),
+
+/***/ 6417:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Mw: () => (/* binding */ answerMessage),
+/* harmony export */   fN: () => (/* binding */ retryWait),
+/* harmony export */   g$: () => (/* binding */ printable),
+/* harmony export */   qF: () => (/* binding */ parseJson),
+/* harmony export */   rR: () => (/* binding */ headerOf),
+/* harmony export */   xf: () => (/* binding */ restHeaders),
+/* harmony export */   y_: () => (/* binding */ GitHubError)
+/* harmony export */ });
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
+/* harmony import */ var _plane_retry_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3860);
+
+
+
+
+/**
+ * What every caller of GitHub's REST API shares (the protection-rule app, the kernel's
+ * promotion check): the error it throws, how long a refusal says to wait, and GitHub's
+ * own error text, read as untrusted.
+ */
+class GitHubError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+    name = 'GitHubError';
+    /** GitHub's status, or 0 when no answer came. */
+    status;
+    constructor(message, options) {
+        super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: 'github' });
+        this.status = options.status;
+    }
+}
+/** The headers every REST call sends (the bearer is the caller's). */
+function restHeaders(bearer, userAgent) {
+    return {
+        authorization: `Bearer ${bearer}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        'user-agent': userAgent,
+    };
+}
+/** GitHub's advice for a secondary rate limit that names no time. */
+const RATE_LIMIT_FALLBACK_MS = 60_000;
+function headerOf(answer, name) {
+    const value = answer.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+}
+/**
+ * How long to wait before asking again, or undefined when asking again cannot help:
+ * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
+ */
+function retryWait(answer, wallNow, policy, attempt, random) {
+    const retryAfter = (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .parseRetryAfter */ .mu)(headerOf(answer, 'retry-after'), wallNow);
+    const remaining = headerOf(answer, 'x-ratelimit-remaining');
+    const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
+    const limited = answer.status === 429 ||
+        (answer.status === 403 && (retryAfter !== undefined || remaining === '0'));
+    if (limited) {
+        if (retryAfter !== undefined)
+            return retryAfter;
+        if (remaining === '0' && Number.isFinite(reset))
+            return Math.max(0, reset * 1000 - wallNow) + 1_000;
+        return RATE_LIMIT_FALLBACK_MS;
+    }
+    if (answer.status >= 500 || answer.status === 408)
+        return (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .backoffMs */ .jo)(policy, attempt, random);
+    return undefined;
+}
+/** GitHub's error answers: `{ message, documentation_url }`. */
+const githubErrorSchema = zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({ message: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP() });
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The `message` of GitHub's error answer, or the start of what it sent (not yet escaped). */
+function answerMessage(text) {
+    const body = githubErrorSchema.safeParse(parseJson(text));
+    return body.success ? body.data.message : text.slice(0, 200);
+}
+/** GitHub's text bound for a message that travels on (a refusal a job prints): printable ASCII. */
+function printable(text, max = 200) {
+    const line = text.replace(/[^\x20-\x7e]/g, '?');
+    return line.length <= max ? line : `${line.slice(0, max - 1)}~`;
 }
 
 
@@ -4488,6 +4783,11 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
     approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /** What the holder deploys (grants only). */
     deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
+    /**
+     * A grant past a promotion step by a descendant (kernel --github-token-file): the commit
+     * that completed the step before and contains this one, by GitHub's compare.
+     */
+    promotedVia: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
 });
 // An unfreeze may free a resource too, and a break-glass lets its agent in: a held waiter asks again.
 const FREEING = new Set([
@@ -5080,6 +5380,8 @@ function lease(s, command, ctx, events) {
         const { previous, deploys } = recordGrant(s.deploys, command.deploy);
         s.deploys = deploys;
         record(events, 'grant', s.lease, now);
+        if (command.promotedVia !== undefined)
+            events[events.length - 1].promotedVia = command.promotedVia;
         return { ok: true, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
     }
     const position = keepPlace(s, actorDid, lane, 0, now);
@@ -6512,6 +6814,8 @@ function toEvent(entry) {
         event.by = entry.by;
     if (entry.approvedBy !== undefined)
         event.approvedBy = entry.approvedBy;
+    if (entry.promotedVia !== undefined)
+        event.promotedVia = entry.promotedVia;
     const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
     if (deploy?.success)
         event.deploy = deploy.data;
@@ -7797,8 +8101,61 @@ class Ledger {
 }
 
 
+/***/ }),
+
+/***/ 3860:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   jo: () => (/* binding */ backoffMs),
+/* harmony export */   mu: () => (/* binding */ parseRetryAfter),
+/* harmony export */   vI: () => (/* binding */ DEFAULT_RETRY)
+/* harmony export */ });
+const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
+/** Capped exponential back-off with "equal jitter": half fixed, half random. */
+function backoffMs(policy, attempt, random) {
+    const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt, 30));
+    return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+/** `Retry-After` as seconds or an HTTP date; undefined when absent or unreadable. */
+function parseRetryAfter(value, nowWallMs) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const trimmed = value.trim();
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const at = Date.parse(trimmed);
+    return Number.isNaN(at) ? undefined : Math.max(0, at - nowWallMs);
+}
+
+
+/***/ }),
+
+/***/ 7513:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   m: () => (/* binding */ systemClock),
+/* harmony export */   u: () => (/* binding */ realSleep)
+/* harmony export */ });
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8500);
+/* harmony import */ var node_timers_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_timers_promises__WEBPACK_IMPORTED_MODULE_0__);
+
+const systemClock = { now: () => performance.now() };
+const realSleep = async (ms, signal) => {
+    if (signal?.aborted)
+        return;
+    try {
+        await (0,node_timers_promises__WEBPACK_IMPORTED_MODULE_0__.setTimeout)(Math.max(0, ms), undefined, signal ? { signal } : {});
+    }
+    catch {
+        // Aborted: the caller looks at its signal.
+    }
+};
+
+
 /***/ })
 
 };
 
-//# sourceMappingURL=312.index.js.map
+//# sourceMappingURL=947.index.js.map
