@@ -68,7 +68,7 @@ describe('lease-gate break-glass', () => {
     expect(bundle.entries).toEqual([]);
   });
 
-  it('refuses to start a kernel whose approver key is the admin key, or has no admin key', async () => {
+  it('refuses to start a kernel whose approver key is the admin or kernel key, or has no admin key', async () => {
     const twice = await runCli(['kernel', '--port', '0'], {
       LEASE_GATE_ADMIN_KEY: ADMIN,
       LEASE_GATE_APPROVER_KEY: ADMIN,
@@ -78,6 +78,15 @@ describe('lease-gate break-glass', () => {
       stderr: expect.stringMatching(
         /LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own/,
       ),
+    });
+    const shared = await runCli(['kernel', '--port', '0'], {
+      LEASE_GATE_ADMIN_KEY: ADMIN,
+      LEASE_GATE_KERNEL_KEY: APPROVER,
+      LEASE_GATE_APPROVER_KEY: APPROVER,
+    });
+    expect(shared).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/LEASE_GATE_APPROVER_KEY is the kernel key every job holds/),
     });
     const alone = await runCli(['kernel', '--port', '0'], { LEASE_GATE_APPROVER_KEY: APPROVER });
     expect(alone).toMatchObject({

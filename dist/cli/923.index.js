@@ -12,12 +12,16 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */ });
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
 /* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(1223);
-/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3291);
-/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3659);
-/* harmony import */ var _freeze_commands_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8014);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(776);
-/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(2594);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(1223);
+/* harmony import */ var _lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8309);
+/* harmony import */ var _lease_errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(2679);
+/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
+/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3659);
+/* harmony import */ var _freeze_commands_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(8014);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(776);
+/* harmony import */ var _session_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(2594);
+
+
 
 
 
@@ -29,32 +33,33 @@ __webpack_require__.r(__webpack_exports__);
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
 function agentOf(raw, command) {
-    if (raw === undefined || !(0,_plane_schema_js__WEBPACK_IMPORTED_MODULE_3__/* .isDid */ .Cn)(raw)) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb(raw === undefined
+    if (raw === undefined || !(0,_plane_schema_js__WEBPACK_IMPORTED_MODULE_5__/* .isDid */ .Cn)(raw)) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb(raw === undefined
             ? `${command} needs --agent DID: the job to let through (the console's queue lists each waiter's DID).`
-            : `Invalid --agent '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_7__/* .untrusted */ .bp)(raw, 80)}'. Expected ${_plane_schema_js__WEBPACK_IMPORTED_MODULE_3__/* .DID_FORM */ .PN}.`);
+            : `Invalid --agent '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(raw, 80)}'. Expected ${_plane_schema_js__WEBPACK_IMPORTED_MODULE_5__/* .DID_FORM */ .PN}.`);
     }
     return raw;
 }
 function keyOf(env, name, command) {
     const key = env[name] ?? '';
     if (!key)
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb(`${command} needs the key in ${name}.`);
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb(`${command} needs the key in ${name}.`);
     return key;
 }
 function keyRefused(error, name) {
-    if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .KeyRefusedError */ .gy))
+    if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy))
         return error;
     return new _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseRefusedError */ .Nf({
         reason: 'key refused',
-        message: `The plane refused the key (${error.status}): check ${name}.`,
+        // The kernel's reason (escaped by the client) tells a wrong key from a sub it will not take.
+        message: `The plane refused the key (${error.status}${error.said ? `: ${error.said}` : ''}): check ${name}.`,
     });
 }
-const said = (a) => `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_7__/* .untrusted */ .bp)(a.actorDid, 200)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
+const said = (a) => `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(a.actorDid, 200)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
 /** `lease-gate break-glass`: one named job may be granted the resource once, frozen or not. */
 async function breakGlass(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, {
-        ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR,
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_7__/* .parse */ .qg)(args, {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_7__/* .PLANE_OPTIONS */ .UR,
         agent: { type: 'string' },
         reason: { type: 'string' },
         for: { type: 'string' },
@@ -63,29 +68,29 @@ async function breakGlass(args, io, env) {
     const actorDid = agentOf(values.agent, 'break-glass');
     const reason = values.reason?.trim() ?? '';
     if (!reason || reason.length > 1_000) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb('break-glass needs --reason TEXT (1 to 1000 characters): it is recorded in the ledger.');
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb('break-glass needs --reason TEXT (1 to 1000 characters): it is recorded in the ledger.');
     }
     const request = { resource: '', actorDid, reason };
-    const by = (0,_freeze_commands_js__WEBPACK_IMPORTED_MODULE_4__.operatorName)(values.by);
+    const by = (0,_freeze_commands_js__WEBPACK_IMPORTED_MODULE_6__.operatorName)(values.by);
     if (by)
         request.by = by;
     if (values.for !== undefined) {
         const forMs = (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(values.for);
         if (forMs === undefined || forMs <= 0 || forMs > MAX_FOR_MS)
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb(`Invalid --for '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_7__/* .untrusted */ .bp)(values.for, 40)}'. Expected ${FOR_FORM}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb(`Invalid --for '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(values.for, 40)}'. Expected ${FOR_FORM}.`);
         request.forMs = forMs;
     }
-    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_7__/* .settingsFromFlags */ .x$)(values, env);
     request.resource = settings.resource;
     const adminKey = keyOf(env, 'LEASE_GATE_ADMIN_KEY', 'break-glass');
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_8__/* .cliSession */ .ri)(settings, io, env);
     try {
         const answer = await session.client.breakGlass(request, adminKey);
         if (values.json)
             io.out(JSON.stringify({ resource: settings.resource, ...answer }));
         else
             io.out(`break-glass on ${settings.resource} ${said(answer)}`);
-        return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
+        return _options_js__WEBPACK_IMPORTED_MODULE_7__/* .EXIT */ .dc.done;
     }
     catch (error) {
         throw keyRefused(error, 'LEASE_GATE_ADMIN_KEY');
@@ -96,28 +101,49 @@ async function breakGlass(args, io, env) {
 }
 /** `lease-gate approve-break-glass`: the second operator lets a pending break-glass be used. */
 async function approveBreakGlass(args, io, env) {
-    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .parse */ .qg)(args, {
-        ..._options_js__WEBPACK_IMPORTED_MODULE_5__/* .PLANE_OPTIONS */ .UR,
+    const { values } = (0,_options_js__WEBPACK_IMPORTED_MODULE_7__/* .parse */ .qg)(args, {
+        ..._options_js__WEBPACK_IMPORTED_MODULE_7__/* .PLANE_OPTIONS */ .UR,
         agent: { type: 'string' },
         by: { type: 'string' },
     });
     const actorDid = agentOf(values.agent, 'approve-break-glass');
-    const by = (0,_freeze_commands_js__WEBPACK_IMPORTED_MODULE_4__.operatorName)(values.by);
-    if (!by)
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_5__/* .UsageError */ .eb('approve-break-glass needs --by NAME: the ledger names the approver.');
-    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_5__/* .settingsFromFlags */ .x$)(values, env);
-    const approverKey = keyOf(env, 'LEASE_GATE_APPROVER_KEY', 'approve-break-glass');
-    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_6__/* .cliSession */ .ri)(settings, io, env);
+    const tokenFile = values['oidc-token-file'];
+    // An empty path would fall back to LEASE_GATE_OIDC_TOKEN: a token the caller did not name.
+    if (tokenFile === '')
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb('Invalid --oidc-token-file: expected the path of a file holding a token.');
+    // An OIDC approver is named by its token: a --by beside it would be a second, unchecked name.
+    if (tokenFile !== undefined && values.by !== undefined)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb('approve-break-glass takes --by NAME (with LEASE_GATE_APPROVER_KEY) or --oidc-token-file FILE, not both: the token names its approver.');
+    const by = tokenFile === undefined ? (0,_freeze_commands_js__WEBPACK_IMPORTED_MODULE_6__.operatorName)(values.by) : undefined;
+    if (tokenFile === undefined && !by)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb('approve-break-glass needs --by NAME (with LEASE_GATE_APPROVER_KEY), or --oidc-token-file FILE: the ledger names the approver.');
+    let credential;
     try {
-        const answer = await session.client.approveBreakGlass({ resource: settings.resource, actorDid, by }, approverKey);
+        credential =
+            tokenFile === undefined
+                ? keyOf(env, 'LEASE_GATE_APPROVER_KEY', 'approve-break-glass')
+                : await (0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_2__/* .givenTokenSource */ ._T)(tokenFile, env)();
+    }
+    catch (error) {
+        if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN)
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_7__/* .UsageError */ .eb(error.message);
+        throw error;
+    }
+    // The token approves; the session itself asks with nothing of it.
+    const settings = (0,_options_js__WEBPACK_IMPORTED_MODULE_7__/* .settingsFromFlags */ .x$)({ ...values, 'oidc-token-file': undefined }, env);
+    const session = (0,_session_js__WEBPACK_IMPORTED_MODULE_8__/* .cliSession */ .ri)(settings, io, env);
+    try {
+        const answer = await session.client.approveBreakGlass({ resource: settings.resource, actorDid, ...(by ? { by } : {}) }, credential);
         if (values.json)
             io.out(JSON.stringify({ resource: settings.resource, ...answer }));
         else
             io.out(`approved: break-glass on ${settings.resource} ${said(answer)}`);
-        return _options_js__WEBPACK_IMPORTED_MODULE_5__/* .EXIT */ .dc.done;
+        return _options_js__WEBPACK_IMPORTED_MODULE_7__/* .EXIT */ .dc.done;
     }
     catch (error) {
-        throw keyRefused(error, 'LEASE_GATE_APPROVER_KEY');
+        throw keyRefused(error, tokenFile === undefined
+            ? 'LEASE_GATE_APPROVER_KEY'
+            : `the token in --oidc-token-file ${tokenFile}`);
     }
     finally {
         await session.close();

@@ -315,9 +315,10 @@ const breakGlassBody = schemas/* object */.Ikc({
 });
 const approveBody = schemas/* object */.Ikc({ resource: break_glass_routes_resource, actorDid, by: operatorBy });
 /**
- * POST break-glass (the admin key) and its approval (the approver key, when the kernel
- * has one: then a break-glass waits for it, and the approver names itself). Approving
- * with the admin key would let one key do both halves, so it is refused.
+ * POST break-glass (the admin key) and its approval (the approver key or an approver OIDC
+ * identity, when the kernel has one: then a break-glass waits for it). Approving with the
+ * admin key would let one key do both halves, so it is refused; so is a job approving its
+ * own repository's pass with a run's token.
  */
 function breakGlassRoutes(service, requireAdmin, requireApprover) {
     return {
@@ -336,10 +337,22 @@ function breakGlassRoutes(service, requireAdmin, requireApprover) {
         },
         [`POST ${schema/* APPROVE_BREAK_GLASS_PATH */.ds}`]: async (req) => {
             if (!requireApprover) {
-                throw new ApiRefusal('This kernel has no second approver (--approver-key-file): a break-glass is open as soon as it is made.', { status: 409, reason: 'no_approver' });
+                throw new ApiRefusal('This kernel has no second approver (LEASE_GATE_APPROVER_KEY or --approver-oidc): a break-glass is open as soon as it is made.', { status: 409, reason: 'no_approver' });
             }
-            requireApprover(req);
+            const approver = await requireApprover(req);
             const body = parse(approveBody, await req.json());
+            if (approver.kind === 'oidc') {
+                if (body.by) {
+                    throw new ApiRefusal(`by: an OIDC approver is named by its token (${approver.by}): leave by out`, { status: 400, reason: 'bad_request' });
+                }
+                // Any run of the pass's own repository is refused, not only the same run: a re-run or
+                // a second workflow there is the same team letting itself through. GitHub names are
+                // case-insensitive, so the comparison is too.
+                if (body.actorDid.toLowerCase().startsWith(approver.repoPrefix.toLowerCase())) {
+                    throw new ApiRefusal(`${approver.by} is a run of the repository the break-glass lets through (${body.actorDid}): an identity from elsewhere must approve it`, { status: 409, reason: 'same_operator' });
+                }
+                return answer(await service.approveBreakGlass(body.resource, body.actorDid, approver.by));
+            }
             if (!body.by) {
                 throw new ApiRefusal(`by: expected the approver's name, so the ledger names who approved`, {
                     status: 400,
@@ -366,6 +379,29 @@ function answer(reply) {
             ...(approvedBy !== undefined ? { approvedBy } : {}),
         },
     };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/glob.ts
+/**
+ * The patterns of policy and keys files: `*` any run of characters (slashes and
+ * colons included), `?` exactly one; everything else is itself. Anchored.
+ */
+function globToRegExp(pattern) {
+    let source = '';
+    for (const char of pattern) {
+        if (char === '*')
+            source += '.*';
+        else if (char === '?')
+            source += '.';
+        else
+            source += char.replace(/[.+^${}()|[\]\\/-]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`, 's');
+}
+/** True when any of the patterns matches. */
+function anyOf(patterns) {
+    const compiled = patterns.map(globToRegExp);
+    return (value) => compiled.some((re) => re.test(value));
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/service/held.ts
@@ -1139,6 +1175,7 @@ var service_service = __webpack_require__(2567);
 
 
 
+
 /** What `/readyz` tells a caller without the kernel's key when it is not ready: no more. */
 const NOT_READY = {
     ok: false,
@@ -1189,12 +1226,58 @@ function requireAdmin(req, adminKey) {
         });
     }
 }
-/** The second operator's approval needs its own key: the admin key alone cannot do both halves. */
-function requireApprover(req, approverKey) {
-    if (!bearerMatches(req.headers.authorization, approverKey)) {
-        throw new ApiRefusal('Approving a break-glass needs the approver key (LEASE_GATE_APPROVER_KEY) as the Bearer token.', { status: 403, reason: 'forbidden' });
-    }
+/**
+ * The second operator's approval needs its own credential, so the admin key alone cannot do
+ * both halves: the approver key, or an OIDC token (verified as every token is) whose `sub`
+ * matches `--approver-oidc`; then the token, not the body, names the approver.
+ */
+function approverCheck(approverKey, patterns, auth) {
+    if (approverKey === undefined && !patterns?.length)
+        return undefined;
+    const matches = patterns?.length ? anyOf(patterns) : undefined;
+    const needs = [
+        ...(approverKey !== undefined ? ['the approver key (LEASE_GATE_APPROVER_KEY)'] : []),
+        ...(patterns?.length ? [`an OIDC token whose sub matches ${patterns.join(' or ')}`] : []),
+    ].join(' or ');
+    return async (req) => {
+        const header = req.headers.authorization;
+        if (approverKey !== undefined && bearerMatches(header, approverKey))
+            return { kind: 'key' };
+        const bearer = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+        if (matches && app_JWT_SHAPE.test(bearer)) {
+            // A bad, expired or foreign token is refused 401 here, as on every other route.
+            const principal = await auth.authorize(req.headers);
+            if (principal.kind === 'oidc') {
+                const sub = principal.claims.sub;
+                const printable = typeof sub === 'string' && SUB_PATTERN.test(sub);
+                if (printable && matches(sub))
+                    return {
+                        kind: 'oidc',
+                        by: `oidc:${sub}`,
+                        repoPrefix: repoPrefixOf(principal.run.didPrefix),
+                    };
+                // Only a printable sub is quoted back: the message reaches terminals and logs.
+                const whose = printable ? `This token's sub (${sub})` : 'A token without a printable sub';
+                throw new ApiRefusal(`${whose} may not approve a break-glass: approving needs ${needs} as the Bearer token.`, { status: 403, reason: 'forbidden' });
+            }
+        }
+        throw new ApiRefusal(`Approving a break-glass needs ${needs} as the Bearer token.`, {
+            status: 403,
+            reason: 'forbidden',
+        });
+    };
 }
+/**
+ * `did:web:<host>:<owner>:<repo>:` from a run's DID prefix: every run and attempt of the
+ * repository shares it, so a re-run cannot approve the pass its first attempt was given.
+ */
+function repoPrefixOf(didPrefix) {
+    return didPrefix.slice(0, didPrefix.indexOf(':actions:runs:') + 1);
+}
+/** Three base64url parts: what a JWS in compact form looks like. */
+const app_JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+/** A `sub` the ledger may name: printable, bounded (GitHub's are `repo:OWNER/REPO:…`). */
+const SUB_PATTERN = /^[\x21-\x7e]{1,256}$/;
 /**
  * The lease and release body: a well-formed one is taken as it is (the hot
  * path); anything else goes through the schema, which names what is wrong.
@@ -1311,9 +1394,7 @@ function createKernelApp(options) {
             });
         },
         ...freezeRoutes(service, (req) => requireAdmin(req, options.adminKey)),
-        ...breakGlassRoutes(service, (req) => requireAdmin(req, options.adminKey), options.approverKey === undefined
-            ? undefined
-            : (req) => requireApprover(req, options.approverKey)),
+        ...breakGlassRoutes(service, (req) => requireAdmin(req, options.adminKey), approverCheck(options.approverKey, options.approverOidc, auth)),
         [`GET ${schema/* LEASE_PATH */.B0}`]: async (req) => {
             const r = req.query.get('resource') ?? '';
             parse(schemas/* object */.Ikc({ resource: app_resource }), { resource: r });
@@ -1632,6 +1713,7 @@ function appOf(service, options, names) {
         key: options.key,
         adminKey: options.adminKey,
         approverKey: options.approverKey,
+        approverOidc: options.approverOidc,
         auth: options.auth,
         names,
         windows: options.windows,
@@ -2086,29 +2168,6 @@ function entryPath(list, entries, path) {
         : undefined;
     const name = typeof entry?.name === 'string' ? ` ("${entry.name.slice(0, 60)}")` : '';
     return `${list}[${index}]${name}${rest.length ? ` ${rest.join('.')}` : ''}`;
-}
-
-;// CONCATENATED MODULE: ./src/kernel/auth/glob.ts
-/**
- * The patterns of policy and keys files: `*` any run of characters (slashes and
- * colons included), `?` exactly one; everything else is itself. Anchored.
- */
-function globToRegExp(pattern) {
-    let source = '';
-    for (const char of pattern) {
-        if (char === '*')
-            source += '.*';
-        else if (char === '?')
-            source += '.';
-        else
-            source += char.replace(/[.+^${}()|[\]\\/-]/g, '\\$&');
-    }
-    return new RegExp(`^${source}$`, 's');
-}
-/** True when any of the patterns matches. */
-function anyOf(patterns) {
-    const compiled = patterns.map(globToRegExp);
-    return (value) => compiled.some((re) => re.test(value));
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/auth/keys.ts
@@ -3910,6 +3969,7 @@ async function serveKernel(args, io, env) {
         'health-freeze-held': { type: 'boolean', default: false },
         promote: { type: 'string', multiple: true, default: [] },
         'github-token-file': { type: 'string' },
+        'approver-oidc': { type: 'string', multiple: true, default: [] },
         'github-api-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
     });
@@ -3938,6 +3998,7 @@ async function serveKernel(args, io, env) {
     }
     const key = env.LEASE_GATE_KERNEL_KEY || undefined;
     const approverKey = approverKeyOf(env);
+    const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const github = await compareFlag(values, promote, env);
     const host = values.host.replace(/^\[(.*)\]$/, '$1');
@@ -4034,6 +4095,7 @@ async function serveKernel(args, io, env) {
                 auth: credentials.auth,
                 adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
                 approverKey,
+                approverOidc,
                 promote,
                 compare: github?.compare,
                 host,
@@ -4070,6 +4132,8 @@ async function serveKernel(args, io, env) {
         }
         if (windows && !values.quiet)
             io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+        if (approverOidc && !values.quiet)
+            io.out(`break-glass approvers: OIDC tokens whose sub matches ${approverOidc.join(' or ')}`);
         if (promote && !values.quiet)
             io.out(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}${github ? ` (descendants too, by GitHub's compare at ${github.apiUrl})` : ''}`);
         if (checks && !values.quiet)
@@ -4096,7 +4160,31 @@ function approverKeyOf(env) {
         throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
     if (approverKey === env.LEASE_GATE_ADMIN_KEY)
         throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
+    // Every job holds the kernel key; as the approver key it would let any job approve.
+    if (approverKey === env.LEASE_GATE_KERNEL_KEY)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.');
     return approverKey;
+}
+/**
+ * `--approver-oidc PATTERN` (repeatable): OIDC identities that may approve a break-glass, a
+ * glob over the verified token's `sub` (`repo:acme/ops:environment:break-glass`), so a
+ * reviewer-protected workflow can be the second approver. Tokens are verified as every
+ * token is, which needs --oidc-audience; the admin key opens what they approve.
+ */
+function approverOidcOf(patterns, audience, env) {
+    if (!patterns.length)
+        return undefined;
+    if (audience === undefined)
+        throw new cli_options/* UsageError */.eb("--approver-oidc needs --oidc-audience AUD (and --policy FILE): the kernel verifies the approvers' tokens as it verifies the jobs'.");
+    if (!env.LEASE_GATE_ADMIN_KEY)
+        throw new cli_options/* UsageError */.eb('--approver-oidc approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
+    for (const pattern of patterns) {
+        // A pattern names its owner outright (no glob there), so '*', 'repo:*' or '?*' cannot
+        // make every repository that can mint a token for the audience an approver.
+        if (!/^[\x21-\x7e]{1,256}$/.test(pattern) || !/^repo:[A-Za-z0-9][A-Za-z0-9-]*\//.test(pattern))
+            throw new cli_options/* UsageError */.eb(`Invalid --approver-oidc '${pattern.slice(0, 80)}'. Expected a glob over a token's sub that starts with repo:OWNER/, such as repo:acme/ops:environment:break-glass (printable, no spaces).`);
+    }
+    return [...patterns];
 }
 /** `--health-check RESOURCE=URL`, repeated; one check per resource. */
 function parseHealthChecks(specs) {

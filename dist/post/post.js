@@ -29093,8 +29093,11 @@ class PlaneError extends src_errors/* LeaseGateError */.eg {
 /** 401/403: the key was refused. Never retried. */
 class KeyRefusedError extends PlaneError {
     name = 'KeyRefusedError';
+    /** The plane's own reason, escaped to one line, for a face that words the hint itself. */
+    said;
     constructor(message, options) {
         super(message, 'plane_key_refused', options);
+        this.said = options.said;
     }
 }
 /** Other 4xx: our bug or bad input. Never retried. */
@@ -29705,7 +29708,7 @@ function createPlaneClient(options) {
                     ? 'the key'
                     : 'the call: no key was sent';
             const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status });
+            throw new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
         }
         if (status === 408 || status === 429 || status >= 500) {
             const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());

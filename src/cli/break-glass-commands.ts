@@ -1,6 +1,8 @@
 import { parseDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { untrusted } from '../lease/escape.js';
+import { givenTokenSource } from '../lease/oidc-token.js';
+import { SettingsError } from '../lease/errors.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import { DID_FORM, isDid, type BreakGlassAnswer } from '../plane/schema.js';
 import { operatorName } from './freeze-commands.js';
@@ -38,7 +40,8 @@ function keyRefused(error: unknown, name: string): unknown {
   if (!(error instanceof KeyRefusedError)) return error;
   return new LeaseRefusedError({
     reason: 'key refused',
-    message: `The plane refused the key (${error.status}): check ${name}.`,
+    // The kernel's reason (escaped by the client) tells a wrong key from a sub it will not take.
+    message: `The plane refused the key (${error.status}${error.said ? `: ${error.said}` : ''}): check ${name}.`,
   });
 }
 
@@ -108,22 +111,48 @@ export async function approveBreakGlass(
     by: { type: 'string' },
   });
   const actorDid = agentOf(values.agent, 'approve-break-glass');
-  const by = operatorName(values.by);
-  if (!by)
-    throw new UsageError('approve-break-glass needs --by NAME: the ledger names the approver.');
-  const settings = settingsFromFlags(values, env);
-  const approverKey = keyOf(env, 'LEASE_GATE_APPROVER_KEY', 'approve-break-glass');
+  const tokenFile = values['oidc-token-file'];
+  // An empty path would fall back to LEASE_GATE_OIDC_TOKEN: a token the caller did not name.
+  if (tokenFile === '')
+    throw new UsageError('Invalid --oidc-token-file: expected the path of a file holding a token.');
+  // An OIDC approver is named by its token: a --by beside it would be a second, unchecked name.
+  if (tokenFile !== undefined && values.by !== undefined)
+    throw new UsageError(
+      'approve-break-glass takes --by NAME (with LEASE_GATE_APPROVER_KEY) or --oidc-token-file FILE, not both: the token names its approver.',
+    );
+  const by = tokenFile === undefined ? operatorName(values.by) : undefined;
+  if (tokenFile === undefined && !by)
+    throw new UsageError(
+      'approve-break-glass needs --by NAME (with LEASE_GATE_APPROVER_KEY), or --oidc-token-file FILE: the ledger names the approver.',
+    );
+  let credential: string;
+  try {
+    credential =
+      tokenFile === undefined
+        ? keyOf(env, 'LEASE_GATE_APPROVER_KEY', 'approve-break-glass')
+        : await givenTokenSource(tokenFile, env)();
+  } catch (error) {
+    if (error instanceof SettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+  // The token approves; the session itself asks with nothing of it.
+  const settings = settingsFromFlags({ ...values, 'oidc-token-file': undefined }, env);
   const session = cliSession(settings, io, env);
   try {
     const answer = await session.client.approveBreakGlass(
-      { resource: settings.resource, actorDid, by },
-      approverKey,
+      { resource: settings.resource, actorDid, ...(by ? { by } : {}) },
+      credential,
     );
     if (values.json) io.out(JSON.stringify({ resource: settings.resource, ...answer }));
     else io.out(`approved: break-glass on ${settings.resource} ${said(answer)}`);
     return EXIT.done;
   } catch (error) {
-    throw keyRefused(error, 'LEASE_GATE_APPROVER_KEY');
+    throw keyRefused(
+      error,
+      tokenFile === undefined
+        ? 'LEASE_GATE_APPROVER_KEY'
+        : `the token in --oidc-token-file ${tokenFile}`,
+    );
   } finally {
     await session.close();
   }

@@ -66,6 +66,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     'health-freeze-held': { type: 'boolean', default: false },
     promote: { type: 'string', multiple: true, default: [] },
     'github-token-file': { type: 'string' },
+    'approver-oidc': { type: 'string', multiple: true, default: [] },
     'github-api-url': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
@@ -102,6 +103,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
   }
   const key = env.LEASE_GATE_KERNEL_KEY || undefined;
   const approverKey = approverKeyOf(env);
+  const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
   const promote = promoteFlag(values.promote);
   const github = await compareFlag(values, promote, env);
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
@@ -212,6 +214,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         auth: credentials.auth,
         adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
         approverKey,
+        approverOidc,
         promote,
         compare: github?.compare,
         host,
@@ -245,6 +248,8 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
       );
     }
     if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
+    if (approverOidc && !values.quiet)
+      io.out(`break-glass approvers: OIDC tokens whose sub matches ${approverOidc.join(' or ')}`);
     if (promote && !values.quiet)
       io.out(
         `promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(', ')}${github ? ` (descendants too, by GitHub's compare at ${github.apiUrl})` : ''}`,
@@ -279,7 +284,43 @@ function approverKeyOf(env: NodeJS.ProcessEnv): string | undefined {
     throw new UsageError(
       'LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.',
     );
+  // Every job holds the kernel key; as the approver key it would let any job approve.
+  if (approverKey === env.LEASE_GATE_KERNEL_KEY)
+    throw new UsageError(
+      'LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.',
+    );
   return approverKey;
+}
+
+/**
+ * `--approver-oidc PATTERN` (repeatable): OIDC identities that may approve a break-glass, a
+ * glob over the verified token's `sub` (`repo:acme/ops:environment:break-glass`), so a
+ * reviewer-protected workflow can be the second approver. Tokens are verified as every
+ * token is, which needs --oidc-audience; the admin key opens what they approve.
+ */
+function approverOidcOf(
+  patterns: readonly string[],
+  audience: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string[] | undefined {
+  if (!patterns.length) return undefined;
+  if (audience === undefined)
+    throw new UsageError(
+      "--approver-oidc needs --oidc-audience AUD (and --policy FILE): the kernel verifies the approvers' tokens as it verifies the jobs'.",
+    );
+  if (!env.LEASE_GATE_ADMIN_KEY)
+    throw new UsageError(
+      '--approver-oidc approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.',
+    );
+  for (const pattern of patterns) {
+    // A pattern names its owner outright (no glob there), so '*', 'repo:*' or '?*' cannot
+    // make every repository that can mint a token for the audience an approver.
+    if (!/^[\x21-\x7e]{1,256}$/.test(pattern) || !/^repo:[A-Za-z0-9][A-Za-z0-9-]*\//.test(pattern))
+      throw new UsageError(
+        `Invalid --approver-oidc '${pattern.slice(0, 80)}'. Expected a glob over a token's sub that starts with repo:OWNER/, such as repo:acme/ops:environment:break-glass (printable, no spaces).`,
+      );
+  }
+  return [...patterns];
 }
 
 /** `--health-check RESOURCE=URL`, repeated; one check per resource. */

@@ -43,6 +43,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
   LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass.
   LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
+  --approver-oidc PATTERN (repeatable, needs --oidc-audience): an OIDC identity (a glob over the token's
+  sub, e.g. repo:acme/ops:environment:break-glass) may approve a break-glass too, as oidc:SUB.
   --lock-delay-ms: after a revoke, how long others wait at most for the holder to give back
   (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).
   --oidc-audience AUD --policy FILE [--oidc-issuer URL] [--oidc-did-host HOST]: accept OIDC ID tokens
@@ -147,13 +149,14 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   Let one job (its DID, as the console's queue lists it) be granted the resource once, past a freeze,
   a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
   LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
-  With a kernel started with LEASE_GATE_APPROVER_KEY it waits for approve-break-glass.`,
+  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.`,
   },
   'approve-break-glass': {
     run: approveBreakGlass,
-    help: `lease-gate approve-break-glass [--resource R] --agent DID --by NAME [--api-url U] [--json]
-  The second operator's approval of a break-glass (needs LEASE_GATE_APPROVER_KEY; NAME must not be
-  the operator who opened it). Recorded in the ledger as approvedBy.`,
+    help: `lease-gate approve-break-glass [--resource R] --agent DID (--by NAME | --oidc-token-file FILE) [--api-url U] [--json]
+  The second operator's approval of a break-glass: with LEASE_GATE_APPROVER_KEY and --by NAME (NAME must
+  not be the operator who opened it), or as an OIDC identity the kernel's --approver-oidc allows, its ID
+  token read from FILE (then the ledger names it oidc:SUB; not the job's own run). Recorded as approvedBy.`,
   },
 };
 

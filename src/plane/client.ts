@@ -130,9 +130,12 @@ export interface PlaneClient {
     adminKey: string,
     options?: CallOptions,
   ): Promise<BreakGlassAnswer>;
-  /** A second operator approves it (the kernel's approver key). */
+  /**
+   * A second operator approves it: the kernel's approver key with `by`, or an approver's
+   * OIDC ID token without it (the kernel names it from the token).
+   */
   approveBreakGlass(
-    request: { resource: string; actorDid: string; by: string },
+    request: { resource: string; actorDid: string; by?: string },
     approverKey: string,
     options?: CallOptions,
   ): Promise<BreakGlassAnswer>;
@@ -238,7 +241,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
       throw new KeyRefusedError(
         `${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`,
-        { call: name, status },
+        { call: name, status, said },
       );
     }
     if (status === 408 || status === 429 || status >= 500) {

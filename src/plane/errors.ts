@@ -30,8 +30,11 @@ export abstract class PlaneError<C extends PlaneCode = PlaneCode> extends LeaseG
 /** 401/403: the key was refused. Never retried. */
 export class KeyRefusedError extends PlaneError<'plane_key_refused'> {
   override name = 'KeyRefusedError';
-  constructor(message: string, options: PlaneErrorOptions) {
+  /** The plane's own reason, escaped to one line, for a face that words the hint itself. */
+  readonly said: string | undefined;
+  constructor(message: string, options: PlaneErrorOptions & { said?: string | undefined }) {
     super(message, 'plane_key_refused', options);
+    this.said = options.said;
   }
 }
 

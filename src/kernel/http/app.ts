@@ -19,7 +19,8 @@ import {
 import { createAuthorizer, type Authorizer, type Principal } from '../auth/authorize.js';
 import { AuthRefusal } from '../auth/refusal.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
-import { breakGlassRoutes } from './break-glass-routes.js';
+import { breakGlassRoutes, type Approver } from './break-glass-routes.js';
+import { anyOf } from '../auth/glob.js';
 import { freezeRoutes, operatorBy, operatorOf } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from '../service/held.js';
 import { leaseExtensions, releaseOutdated } from '../service/lease-extensions.js';
@@ -51,6 +52,11 @@ export interface AppOptions {
   adminKey?: string | undefined;
   /** A second operator's key: when set, a break-glass is used only once it approved it. */
   approverKey?: string | undefined;
+  /**
+   * `--approver-oidc PATTERN`: OIDC identities (globs over the verified token's `sub`) that
+   * may approve a break-glass too, as `oidc:<sub>`. The tokens are checked by `auth`'s verifier.
+   */
+  approverOidc?: readonly string[] | undefined;
   /** Who may act as whom (OIDC, scoped keys); the shared `key` alone when not given. */
   auth?: Authorizer | undefined;
   /** Blocking acquire (`Prefer: wait=N`); one with the default caps when not given. */
@@ -133,15 +139,63 @@ function requireAdmin(req: AppRequest, adminKey: string | undefined): void {
   }
 }
 
-/** The second operator's approval needs its own key: the admin key alone cannot do both halves. */
-function requireApprover(req: AppRequest, approverKey: string): void {
-  if (!bearerMatches(req.headers.authorization, approverKey)) {
-    throw new ApiRefusal(
-      'Approving a break-glass needs the approver key (LEASE_GATE_APPROVER_KEY) as the Bearer token.',
-      { status: 403, reason: 'forbidden' },
-    );
-  }
+/**
+ * The second operator's approval needs its own credential, so the admin key alone cannot do
+ * both halves: the approver key, or an OIDC token (verified as every token is) whose `sub`
+ * matches `--approver-oidc`; then the token, not the body, names the approver.
+ */
+function approverCheck(
+  approverKey: string | undefined,
+  patterns: readonly string[] | undefined,
+  auth: Authorizer,
+): ((req: AppRequest) => Promise<Approver>) | undefined {
+  if (approverKey === undefined && !patterns?.length) return undefined;
+  const matches = patterns?.length ? anyOf(patterns) : undefined;
+  const needs = [
+    ...(approverKey !== undefined ? ['the approver key (LEASE_GATE_APPROVER_KEY)'] : []),
+    ...(patterns?.length ? [`an OIDC token whose sub matches ${patterns.join(' or ')}`] : []),
+  ].join(' or ');
+  return async (req) => {
+    const header = req.headers.authorization;
+    if (approverKey !== undefined && bearerMatches(header, approverKey)) return { kind: 'key' };
+    const bearer = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+    if (matches && JWT_SHAPE.test(bearer)) {
+      // A bad, expired or foreign token is refused 401 here, as on every other route.
+      const principal = await auth.authorize(req.headers);
+      if (principal.kind === 'oidc') {
+        const sub = principal.claims.sub;
+        const printable = typeof sub === 'string' && SUB_PATTERN.test(sub);
+        if (printable && matches(sub))
+          return {
+            kind: 'oidc',
+            by: `oidc:${sub}`,
+            repoPrefix: repoPrefixOf(principal.run.didPrefix),
+          };
+        // Only a printable sub is quoted back: the message reaches terminals and logs.
+        const whose = printable ? `This token's sub (${sub})` : 'A token without a printable sub';
+        throw new ApiRefusal(
+          `${whose} may not approve a break-glass: approving needs ${needs} as the Bearer token.`,
+          { status: 403, reason: 'forbidden' },
+        );
+      }
+    }
+    throw new ApiRefusal(`Approving a break-glass needs ${needs} as the Bearer token.`, {
+      status: 403,
+      reason: 'forbidden',
+    });
+  };
 }
+/**
+ * `did:web:<host>:<owner>:<repo>:` from a run's DID prefix: every run and attempt of the
+ * repository shares it, so a re-run cannot approve the pass its first attempt was given.
+ */
+function repoPrefixOf(didPrefix: string): string {
+  return didPrefix.slice(0, didPrefix.indexOf(':actions:runs:') + 1);
+}
+/** Three base64url parts: what a JWS in compact form looks like. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+/** A `sub` the ledger may name: printable, bounded (GitHub's are `repo:OWNER/REPO:…`). */
+const SUB_PATTERN = /^[\x21-\x7e]{1,256}$/;
 
 /**
  * The lease and release body: a well-formed one is taken as it is (the hot
@@ -263,9 +317,7 @@ export function createKernelApp(options: AppOptions): App {
     ...breakGlassRoutes(
       service,
       (req) => requireAdmin(req, options.adminKey),
-      options.approverKey === undefined
-        ? undefined
-        : (req) => requireApprover(req, options.approverKey!),
+      approverCheck(options.approverKey, options.approverOidc, auth),
     ),
     [`GET ${LEASE_PATH}`]: async (req) => {
       const r = req.query.get('resource') ?? '';

@@ -35,14 +35,21 @@ const breakGlassBody = z.object({
 const approveBody = z.object({ resource, actorDid, by: operatorBy });
 
 /**
- * POST break-glass (the admin key) and its approval (the approver key, when the kernel
- * has one: then a break-glass waits for it, and the approver names itself). Approving
- * with the admin key would let one key do both halves, so it is refused.
+ * Who approved: the approver key's holder (who names itself in `by`), or an OIDC identity
+ * (`oidc:<sub>`, from the verified token), whose repository's DIDs start with `repoPrefix`.
+ */
+export type Approver = { kind: 'key' } | { kind: 'oidc'; by: string; repoPrefix: string };
+
+/**
+ * POST break-glass (the admin key) and its approval (the approver key or an approver OIDC
+ * identity, when the kernel has one: then a break-glass waits for it). Approving with the
+ * admin key would let one key do both halves, so it is refused; so is a job approving its
+ * own repository's pass with a run's token.
  */
 export function breakGlassRoutes(
   service: PlaneService,
   requireAdmin: (req: AppRequest) => void,
-  requireApprover: ((req: AppRequest) => void) | undefined,
+  requireApprover: ((req: AppRequest) => Promise<Approver>) | undefined,
 ): Record<string, (req: AppRequest) => Promise<AppResponse>> {
   return {
     [`POST ${BREAK_GLASS_PATH}`]: async (req) => {
@@ -61,12 +68,30 @@ export function breakGlassRoutes(
     [`POST ${APPROVE_BREAK_GLASS_PATH}`]: async (req) => {
       if (!requireApprover) {
         throw new ApiRefusal(
-          'This kernel has no second approver (--approver-key-file): a break-glass is open as soon as it is made.',
+          'This kernel has no second approver (LEASE_GATE_APPROVER_KEY or --approver-oidc): a break-glass is open as soon as it is made.',
           { status: 409, reason: 'no_approver' },
         );
       }
-      requireApprover(req);
+      const approver = await requireApprover(req);
       const body = parse(approveBody, await req.json());
+      if (approver.kind === 'oidc') {
+        if (body.by) {
+          throw new ApiRefusal(
+            `by: an OIDC approver is named by its token (${approver.by}): leave by out`,
+            { status: 400, reason: 'bad_request' },
+          );
+        }
+        // Any run of the pass's own repository is refused, not only the same run: a re-run or
+        // a second workflow there is the same team letting itself through. GitHub names are
+        // case-insensitive, so the comparison is too.
+        if (body.actorDid.toLowerCase().startsWith(approver.repoPrefix.toLowerCase())) {
+          throw new ApiRefusal(
+            `${approver.by} is a run of the repository the break-glass lets through (${body.actorDid}): an identity from elsewhere must approve it`,
+            { status: 409, reason: 'same_operator' },
+          );
+        }
+        return answer(await service.approveBreakGlass(body.resource, body.actorDid, approver.by));
+      }
       if (!body.by) {
         throw new ApiRefusal(`by: expected the approver's name, so the ledger names who approved`, {
           status: 400,

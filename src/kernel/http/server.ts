@@ -42,6 +42,8 @@ export interface KernelServerOptions {
   adminKey?: string | undefined;
   /** A second operator's key: a break-glass is used only once it approved it. */
   approverKey?: string | undefined;
+  /** OIDC identities (globs over `sub`) that may approve a break-glass too. */
+  approverOidc?: readonly string[] | undefined;
   /** Who may act as whom (OIDC tokens, scoped keys); the shared `key` alone when not given. */
   auth?: Authorizer | undefined;
   /** Epoch-aligned monotonic milliseconds. */
@@ -104,6 +106,7 @@ function appOf(service: PlaneService, options: KernelServerOptions, names: Kerne
     key: options.key,
     adminKey: options.adminKey,
     approverKey: options.approverKey,
+    approverOidc: options.approverOidc,
     auth: options.auth,
     names,
     windows: options.windows,
