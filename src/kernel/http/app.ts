@@ -21,7 +21,7 @@ import { AuthRefusal } from '../auth/refusal.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { breakGlassRoutes, type Approver } from './break-glass-routes.js';
 import { anyOf } from '../auth/glob.js';
-import { freezeRoutes, operatorBy, operatorOf } from './freeze-routes.js';
+import { freezeRoutes, operatorBy, operatorOf, reasonText } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from '../service/held.js';
 import { leaseExtensions, releaseOutdated } from '../service/lease-extensions.js';
 import { ledgerRoutes } from './ledger-routes.js';
@@ -90,7 +90,7 @@ const watchBody = z.object({
 });
 const revokeBody = z.object({
   resource,
-  reason: z._default(z.string().check(z.maxLength(1_000)), 'revoked by an operator'),
+  reason: z._default(reasonText(), 'revoked by an operator'),
   by: operatorBy,
 });
 
