@@ -6,7 +6,14 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -178,12 +185,26 @@ describe('a file kernel without --signing-key', () => {
     expect(keyText).toMatch(/PRIVATE KEY/);
   });
 
-  it('is made once: a second creation leaves the first text in place', () => {
-    const file = join(dir, 'once.key');
+  it('is made once: a second creation leaves the first text in place, and no temporary file', () => {
+    const once = join(dir, 'once');
+    mkdirSync(once);
+    const file = join(once, 'ledger.key');
     expect(createFileOnce(file, 'first')).toBe(true);
     expect(createFileOnce(file, 'second')).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe('first');
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(once)).toEqual(['ledger.key']);
+  });
+
+  it('refuses to start on a damaged key file rather than sign as someone new', async () => {
+    const prefix = join(dir, 'damaged');
+    writeFileSync(`${prefix}.ledger.jsonl.key`, 'not a key\n');
+    const result = await runBounded(['kernel', '--port', '0', '--data-prefix', prefix]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^lease-gate kernel: Cannot read the signing key .*damaged\.ledger\.jsonl\.key: .*\n$/,
+    );
+    expect(readFileSync(`${prefix}.ledger.jsonl.key`, 'utf8')).toBe('not a key\n');
   });
 });
 
