@@ -247,10 +247,10 @@ export function createKernelApp(options: AppOptions): App {
       if ('error' in extensions)
         throw new ApiRefusal(extensions.error, { status: 400, reason: 'bad_request' });
       // A token's run says what it deploys: a field it does not vouch for is refused here.
-      const deploy = auth.deployOf(principal, extensions.deploy);
+      const deploy = auth.deployOf(principal, extensions.deploy, promotions?.ordered(r));
       if (deploy) extensions.deploy = deploy;
       else delete extensions.deploy;
-      const promotion = await promotions?.check(r, deploy);
+      const promotion = await promotions?.check(r, deploy, { principal, actorDid: a });
       if (promotion?.unpromoted !== undefined) extensions.unpromoted = promotion.unpromoted;
       if (promotion?.promotedVia !== undefined) extensions.promotedVia = promotion.promotedVia;
       const wait = preferredWait(req.headers.prefer);
