@@ -2,8 +2,6 @@ import { causeText } from '../../errors.js';
 import type { GitHubCompare } from '../../github/compare.js';
 import { PromotionRecord, commitOf, type Promotion } from '../../ledger/promotion.js';
 import type { Deploy } from '../../plane/deploy.js';
-import type { Principal } from '../auth/authorize.js';
-import { compareCaller } from './promotion-caller.js';
 import type { PlaneService } from './plane-service.js';
 
 /** What the ledger says of a deploy asking for a resource with a step before it. */
@@ -55,12 +53,12 @@ export class Promotions {
    * yes. Otherwise, with GitHub's compare, the newest commits of its repository that
    * completed it are asked whether they contain this one; the first that does is the
    * answer. GitHub not answering refuses (fail closed), saying so, and so does the
-   * caller's GitHub budget being spent (`who`: the credential and the DID it asks as).
+   * caller's GitHub budget being spent (`caller`: whose, auth/caller.ts).
    */
   async check(
     resource: string,
     deploy: Deploy | undefined,
-    who?: { principal: Principal; actorDid: string },
+    caller?: string,
   ): Promise<PromotionCheck> {
     const from = this.record.stepBefore(resource);
     if (from === undefined) return {};
@@ -71,7 +69,6 @@ export class Promotions {
     const c = commitOf(deploy);
     if (unpromoted === undefined || !this.compare || !c) return unpromoted ? { unpromoted } : {};
     const candidates = this.record.completedOn(from, c.repository, MAX_ASKED);
-    const caller = who && compareCaller(who.principal, who.actorDid);
     try {
       for (const done of candidates) {
         if (await this.compare.contains(c.repository, c.commit, done, caller))

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/authorize.js';
+import type { Principal } from './authorize.js';
 
 /**
  * Whose GitHub compare budget a lease's descendant check spends (github/compare-budget.ts):
