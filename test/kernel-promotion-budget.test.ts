@@ -103,6 +103,22 @@ const prod = (commit: string, who: string) =>
     deploy: { repository: REPO, commit },
   });
 
+const runOf = async (runId: number, claims: Record<string, unknown>) => ({
+  token: await issuer.sign({
+    claims: {
+      sub: 'repo:acme/shop:pull_request',
+      repository: REPO,
+      repository_owner: 'acme',
+      workflow_ref: 'acme/shop/.github/workflows/deploy.yml@refs/pull/5/merge',
+      run_id: String(runId),
+      run_number: String(runId),
+      run_attempt: '1',
+      ...claims,
+    },
+  }),
+  actorDid: `did:web:github.com:acme:shop:actions:runs:${runId}:attempts:1:deploy`,
+});
+
 describe("the kernel's GitHub compare budget", () => {
   it('30 asks naming fresh commits make at most the kernel bound of calls, 4 at a time', async () => {
     github.delayMs = 5;
@@ -151,6 +167,29 @@ describe("the kernel's GitHub compare budget", () => {
     expect(github.calls.at(-1)!.path).toBe(`/repos/acme/shop/compare/${P}...${M[19]}`);
   });
 
+  it("an OIDC token's caller is its repository: its runs share one budget", async () => {
+    const runs = await Promise.all(
+      [90, 91, 92].map((id, i) =>
+        runOf(id, { event_name: 'push', ref: 'refs/heads/main', sha: F[i]! }),
+      ),
+    );
+    const asked = [];
+    for (const [i, run] of runs.entries())
+      asked.push(
+        await lease(run.token, {
+          resource: PROD,
+          actorDid: run.actorDid,
+          deploy: { repository: REPO, commit: F[i]! },
+        }),
+      );
+    expect(asked.map((a) => a.status)).toEqual([409, 409, 409]);
+    expect(asked[1]!.body.message).toContain("GitHub's compare finds it in none of the 20");
+    expect(asked[2]!.body.message).toContain(
+      "the kernel's GitHub compare budget for the repository acme/shop is spent (40 calls",
+    );
+    expect(github.calls).toHaveLength(COMPARE_LIMITS.caller.burst);
+  });
+
   it('a commit GitHub could not answer about is not asked about again for a while', async () => {
     const unknown = sha('unknown');
     const first = await prod(unknown, 'a');
@@ -179,22 +218,6 @@ describe("the kernel's GitHub compare budget", () => {
 describe("under --promote, a pull request run's hold counts only for the commit its token vouches for", () => {
   const MERGE = sha('merge-of-pr-5');
   const HEAD = F[35]!;
-  const runOf = async (runId: number, claims: Record<string, unknown>) => ({
-    token: await issuer.sign({
-      claims: {
-        sub: 'repo:acme/shop:pull_request',
-        repository: REPO,
-        repository_owner: 'acme',
-        workflow_ref: 'acme/shop/.github/workflows/deploy.yml@refs/pull/5/merge',
-        run_id: String(runId),
-        run_number: String(runId),
-        run_attempt: '1',
-        ...claims,
-      },
-    }),
-    actorDid: `did:web:github.com:acme:shop:actions:runs:${runId}:attempts:1:deploy`,
-  });
-
   it('refuses its head commit on a step of the order; its merge commit is the one that counts', async () => {
     const pr = await runOf(77, {
       event_name: 'pull_request',
