@@ -17,6 +17,7 @@ import {
   isDid,
 } from '../../plane/schema.js';
 import { createAuthorizer, type Authorizer, type Principal } from '../auth/authorize.js';
+import { compareCaller } from '../auth/caller.js';
 import { AuthRefusal } from '../auth/refusal.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { breakGlassRoutes, type Approver } from './break-glass-routes.js';
@@ -247,10 +248,10 @@ export function createKernelApp(options: AppOptions): App {
       if ('error' in extensions)
         throw new ApiRefusal(extensions.error, { status: 400, reason: 'bad_request' });
       // A token's run says what it deploys: a field it does not vouch for is refused here.
-      const deploy = auth.deployOf(principal, extensions.deploy);
+      const deploy = auth.deployOf(principal, extensions.deploy, promotions?.ordered(r));
       if (deploy) extensions.deploy = deploy;
       else delete extensions.deploy;
-      const promotion = await promotions?.check(r, deploy);
+      const promotion = await promotions?.check(r, deploy, compareCaller(principal, a));
       if (promotion?.unpromoted !== undefined) extensions.unpromoted = promotion.unpromoted;
       if (promotion?.promotedVia !== undefined) extensions.promotedVia = promotion.promotedVia;
       const wait = preferredWait(req.headers.prefer);
