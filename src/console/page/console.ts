@@ -17,6 +17,7 @@ import {
   approveBreakGlass,
   breakGlass,
   breakGlassBadge,
+  withdrawBreakGlass,
   consequence,
   freeze,
   frozenBadge,
@@ -160,6 +161,18 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
             'data-agent': r.breakGlass.actorDid,
           },
           'Approve break-glass…',
+        )
+      : '',
+    r.breakGlass
+      ? h(
+          'button',
+          {
+            type: 'button',
+            class: 'withdraw-break-glass',
+            'data-resource': r.resource,
+            'data-agent': r.breakGlass.actorDid,
+          },
+          'Withdraw break-glass…',
         )
       : '',
   );
@@ -360,9 +373,10 @@ function wire(): void {
     const resource = button?.dataset.resource;
     if (!button || resource === undefined) return;
     const lever =
-      (['revoke', 'freeze', 'unfreeze', 'approve-break-glass'] as const).find((l) =>
-        button.classList.contains(l),
-      ) ?? (button.classList.contains('break-glass-lever') ? 'break-glass' : undefined);
+      (
+        ['revoke', 'freeze', 'unfreeze', 'approve-break-glass', 'withdraw-break-glass'] as const
+      ).find((l) => button.classList.contains(l)) ??
+      (button.classList.contains('break-glass-lever') ? 'break-glass' : undefined);
     if (!lever) return;
     byId<HTMLInputElement>('revoke-resource').value = resource;
     if (button.dataset.agent !== undefined)
@@ -428,14 +442,21 @@ function showConsequence(): void {
     lever === 'unfreeze'
       ? 'Grants resume: the next in line is granted it when it asks again.'
       : consequence(
-          lever === 'freeze' || lever === 'break-glass' || lever === 'approve-break-glass'
+          lever === 'freeze' ||
+            lever === 'break-glass' ||
+            lever === 'approve-break-glass' ||
+            lever === 'withdraw-break-glass'
             ? lever
             : 'revoke',
           r,
         );
   byId('lever-consequence').textContent = text;
   // The fields only a break-glass needs are shown for it alone.
-  byId('agent-label').hidden = lever !== 'break-glass' && lever !== 'approve-break-glass';
+  byId('agent-label').hidden = ![
+    'break-glass',
+    'approve-break-glass',
+    'withdraw-break-glass',
+  ].includes(lever);
   byId('approver-label').hidden = lever !== 'approve-break-glass';
   byId('revoke-form').dataset.confirming = '';
   byId('lever-submit').textContent = 'Review…';
@@ -455,7 +476,7 @@ function leverProblem(): string | undefined {
   if (name && !OPERATOR_NAME_PATTERN.test(name)) {
     return `Your name: expected ${OPERATOR_NAME_FORM}.`;
   }
-  if (lever === 'break-glass' || lever === 'approve-break-glass') {
+  if (['break-glass', 'approve-break-glass', 'withdraw-break-glass'].includes(lever)) {
     const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
     if (!/^did:[a-z0-9]+:\S+$/.test(agent) || agent.length > 512)
       return 'Job to let through: expected its DID (did:…), as the queue lists it.';
@@ -520,6 +541,10 @@ async function submitRevoke(): Promise<void> {
       approverInput.value = '';
       await approveBreakGlass(resource, agent, by ?? '', approverKey);
       result.textContent = `Approved the break-glass on ${resource}: ${agent} may be granted it once.`;
+    } else if (lever === 'withdraw-break-glass') {
+      const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
+      await withdrawBreakGlass(resource, agent, by);
+      result.textContent = `Withdrew the break-glass on ${resource}: ${agent} can no longer use it.`;
     } else {
       const answer = await revoke(resource, reasonText || 'revoked by an operator', by);
       result.textContent = answer.revoked

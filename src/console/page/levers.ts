@@ -84,6 +84,22 @@ export async function approveBreakGlass(
   return (await response.json()) as { until?: number };
 }
 
+/** An operator withdraws the unused pass for `actorDid` (admin key): signed, so it stays gone. */
+export async function withdrawBreakGlass(resource: string, actorDid: string, by?: string) {
+  const adminKey = adminKeyOf();
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  const response = await call(
+    PATHS.withdrawBreakGlass,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resource, actorDid, ...(by ? { by } : {}) }),
+    },
+    adminKey,
+  );
+  return (await response.json()) as { withdrawn?: boolean };
+}
+
 /** "🔴 break-glass: did:… may pass once until 18:00 (opened by operator:alice): CVE" in red. */
 export function breakGlassBadge(r: Resource): Node | null {
   const pass = r.breakGlass;
@@ -120,9 +136,14 @@ export function frozenBadge(r: Resource): Node | null {
 
 /** What a lever will do, said before it is done. */
 export function consequence(
-  lever: 'revoke' | 'freeze' | 'break-glass' | 'approve-break-glass',
+  lever: 'revoke' | 'freeze' | 'break-glass' | 'approve-break-glass' | 'withdraw-break-glass',
   r: Resource | undefined,
 ): string {
+  if (lever === 'withdraw-break-glass') {
+    return r?.breakGlass
+      ? `Withdraw the break-glass ${r.breakGlass.by} opened for ${r.breakGlass.actorDid}: it can no longer be used, and the ledger records that you withdrew it (a restart does not bring it back).`
+      : 'No unused break-glass on this resource.';
+  }
   if (lever === 'break-glass') {
     return `Recorded in the ledger in red, with your reason and name: the job named may be granted it once, past a freeze, a window, a health check's hold and the queue, for the minutes given (15 by default, at most 60). ${r?.lease ? 'It still waits for the holder to give back: break-glass never makes two holders.' : 'Nobody holds it.'} A kernel with a second approver waits for its approval first.`;
   }
