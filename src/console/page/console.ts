@@ -18,6 +18,7 @@ import {
   breakGlass,
   breakGlassBadge,
   withdrawBreakGlass,
+  withdrawButton,
   consequence,
   freeze,
   frozenBadge,
@@ -163,18 +164,7 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
           'Approve break-glass…',
         )
       : '',
-    r.breakGlass
-      ? h(
-          'button',
-          {
-            type: 'button',
-            class: 'withdraw-break-glass',
-            'data-resource': r.resource,
-            'data-agent': r.breakGlass.actorDid,
-          },
-          'Withdraw break-glass…',
-        )
-      : '',
+    withdrawButton(r),
   );
   return h(
     'tr',

@@ -100,6 +100,21 @@ export async function withdrawBreakGlass(resource: string, actorDid: string, by?
   return (await response.json()) as { withdrawn?: boolean };
 }
 
+/** The row's lever that withdraws its unused pass (filled in: resource and the pass's DID). */
+export function withdrawButton(r: Resource): Node | '' {
+  if (!r.breakGlass) return '';
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'withdraw-break-glass',
+      'data-resource': r.resource,
+      'data-agent': r.breakGlass.actorDid,
+    },
+    'Withdraw break-glass…',
+  );
+}
+
 /** "🔴 break-glass: did:… may pass once until 18:00 (opened by operator:alice): CVE" in red. */
 export function breakGlassBadge(r: Resource): Node | null {
   const pass = r.breakGlass;
