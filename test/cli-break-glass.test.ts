@@ -51,6 +51,11 @@ describe('lease-gate break-glass', () => {
       ],
       [['break-glass', '--agent', HOTFIX, '--reason', 'x', '--by', 'a b'], /Invalid --by 'a b'/],
       [['approve-break-glass', '--agent', HOTFIX], /approve-break-glass needs --by NAME/],
+      [
+        ['break-glass', '--cancel', '--reason', 'x'],
+        /break-glass --cancel takes no --reason or --for/,
+      ],
+      [['break-glass', '--cancel', '--agent', 'nope'], /Invalid --agent 'nope'\. Expected a DID/],
     ];
     for (const [args, message] of cases) {
       const result = await cli(args, admin);
@@ -154,5 +159,39 @@ describe('lease-gate break-glass', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('--cancel withdraws the pass, signed: the job is frozen again', async () => {
+    const other = 'lock:deploy/withdraw';
+    const on = (args: string[], env: Record<string, string>) =>
+      runCli([args[0]!, '--api-url', kernel.url, '--resource', other, ...args.slice(1)], env);
+    expect(await on(['freeze', '--reason', 'release freeze'], admin)).toMatchObject({ code: 0 });
+    // Nothing to withdraw yet: the kernel's refusal, said in one line.
+    const none = await on(['break-glass', '--cancel'], admin);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no unused break-glass/);
+    expect(none.stderr).not.toMatch(/\n\s+at /);
+    await on(['break-glass', '--agent', HOTFIX, '--reason', 'rollback', '--by', 'alice'], admin);
+    await on(['approve-break-glass', '--agent', HOTFIX, '--by', 'bob'], approver);
+    const cancelled = await on(
+      ['break-glass', '--cancel', '--agent', HOTFIX, '--by', 'carol'],
+      admin,
+    );
+    expect(cancelled).toMatchObject({ code: 0, stderr: '' });
+    expect(cancelled.stdout).toBe(
+      `withdrawn: the break-glass on ${other} for ${HOTFIX} can no longer be used\n`,
+    );
+    expect(await client.lease({ resource: other, actorDid: HOTFIX })).toMatchObject({
+      kind: 'frozen',
+    });
+    const { bundle } = (await fetchLedger(kernel.url)) as {
+      bundle: { entries: Array<{ entry: { kind: string; resource: string; by?: string } }> };
+    };
+    const mine = bundle.entries.map((e) => e.entry).filter((e) => e.resource === other);
+    expect(mine.map((e) => [e.kind, e.by])).toEqual([
+      ['freeze', undefined],
+      ['break_glass', 'operator:alice'],
+      ['break_glass_withdrawn', 'operator:carol'],
+    ]);
   });
 });

@@ -565,6 +565,8 @@ describe('the kernel log file', () => {
             expiresAtMs: fc.nat(),
             reason: fc.string(),
             by: fc.string(),
+            approvedBy: fc.string(),
+            approval: fc.string(),
             deploy: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())),
           },
           { requiredKeys: ['seq', 'tsMs', 'kind', 'resource', 'actorDid', 'leaseId', 'fence'] },

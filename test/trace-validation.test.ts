@@ -142,6 +142,7 @@ describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/l
       lapses: 0,
       freezes: 0,
       breakGlass: 0,
+      withdrawn: 0,
       passedFreeze: 0,
     };
     for (const seed of [1, 2, 3, 4, 5, 6]) {
@@ -153,6 +154,7 @@ describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/l
       totals.lapses += count(entries, 'lapse');
       totals.freezes += count(entries, 'freeze');
       totals.breakGlass += count(entries, 'break_glass');
+      totals.withdrawn += count(entries, 'break_glass_withdrawn');
       totals.passedFreeze += grantsInFreeze(entries);
       // verify reads the same ledger as the model: every grant inside a freeze had its break-glass.
       checkMeaning(entries, false);
@@ -164,6 +166,8 @@ describe.skipIf(!quintBin() && !process.env.CI)('trace validation against spec/l
     expect(totals.lapses).toBeGreaterThan(10);
     expect(totals.freezes).toBeGreaterThan(10);
     expect(totals.breakGlass).toBeGreaterThan(10);
+    // A pass replaced before it was used is withdrawn on the ledger (withdrawPass in the model).
+    expect(totals.withdrawn).toBeGreaterThan(3);
     expect(totals.passedFreeze).toBeGreaterThan(3);
     const results = await checkTraces(
       traces,

@@ -15,11 +15,12 @@ import {
   type Output,
 } from './options.js';
 import { cliSession } from './session.js';
+import { cancelBreakGlass } from './break-glass-cancel.js';
 
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
 
-function agentOf(raw: string | undefined, command: string): string {
+export function agentOf(raw: string | undefined, command: string): string {
   if (raw === undefined || !isDid(raw)) {
     throw new UsageError(
       raw === undefined
@@ -30,13 +31,13 @@ function agentOf(raw: string | undefined, command: string): string {
   return raw;
 }
 
-function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {
+export function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {
   const key = env[name] ?? '';
   if (!key) throw new UsageError(`${command} needs the key in ${name}.`);
   return key;
 }
 
-function keyRefused(error: unknown, name: string): unknown {
+export function keyRefused(error: unknown, name: string): unknown {
   if (!(error instanceof KeyRefusedError)) return error;
   return new LeaseRefusedError({
     reason: 'key refused',
@@ -60,7 +61,9 @@ export async function breakGlass(
     reason: { type: 'string' },
     for: { type: 'string' },
     by: { type: 'string' },
+    cancel: { type: 'boolean' },
   });
+  if (values.cancel) return cancelBreakGlass(values, io, env);
   const actorDid = agentOf(values.agent, 'break-glass');
   const reason = values.reason?.trim() ?? '';
   if (!reason || reason.length > 1_000) {

@@ -149,7 +149,10 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   Let one job (its DID, as the console's queue lists it) be granted the resource once, past a freeze,
   a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
   LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
-  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.`,
+  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.
+lease-gate break-glass --cancel [--resource R] [--agent DID] [--by NAME] [--api-url U] [--json]
+  Withdraw the unused break-glass (only --agent's, when given): a signed ledger entry, so a restart
+  does not bring it back. A new break-glass withdraws the last the same way.`,
   },
   'approve-break-glass': {
     run: approveBreakGlass,

@@ -15,6 +15,10 @@ export const ENTRY_KINDS = [
   // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
   // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
   'break_glass',
+  // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
+  // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
+  // pass is gone, for the kernel's replay and for verify alike.
+  'break_glass_withdrawn',
 ] as const;
 
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
@@ -22,10 +26,11 @@ export const entrySchema = z.strictObject({
   seq: z.number().check(z.int(), z.nonnegative()),
   tsMs: z.number().check(z.int(), z.nonnegative()),
   /**
-   * A lapse stamped one after the entry before it (in a run of +1 stamps, which
-   * may run ahead of the clock): the kernel's clock when it found the lease
-   * ran out, so the lapse's time is known (never above `tsMs`). Only lapses
-   * carry it; without it a lapse's time is the first stamp of its run.
+   * A lapse, or a grant a break-glass let through, stamped one after the entry
+   * before it (in a run of +1 stamps, which may run ahead of the clock): the
+   * kernel's clock when it decided it, so its time is known (never above
+   * `tsMs`). Without it a lapse's time is the first stamp of its run, and a
+   * grant's, for its break-glass, its own stamp.
    */
   clockMs: z.optional(z.number().check(z.int(), z.nonnegative())),
   kind: z.enum(ENTRY_KINDS),
@@ -45,6 +50,11 @@ export const entrySchema = z.strictObject({
   by: z.optional(z.string()),
   /** The second operator who approved a break-glass (break_glass entries that needed one). */
   approvedBy: z.optional(z.string()),
+  /**
+   * The one approval an OIDC approver gave (break_glass): its run and attempt, as a DID
+   * prefix without the last colon. One approval approves one pass; verify refuses a second.
+   */
+  approval: z.optional(z.string()),
   /**
    * What the holder said it deploys (grants; repository, commit, run...):
    * recorded as the kernel validated it, a small flat object. Optional, so
@@ -94,13 +104,14 @@ export function entryOf(
   clockMs?: number,
 ): LedgerEntry {
   const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-  const { approvedBy, promotedVia } = event;
+  const { approvedBy, approval, promotedVia } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
   if (clockMs !== undefined) entry.clockMs = clockMs;
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
   if (reason !== undefined) entry.reason = reason;
   if (by !== undefined) entry.by = by;
   if (approvedBy !== undefined) entry.approvedBy = approvedBy;
+  if (approval !== undefined) entry.approval = approval;
   if (deploy !== undefined) entry.deploy = deploy;
   if (promotedVia !== undefined) entry.promotedVia = promotedVia;
   return entry;
@@ -114,6 +125,7 @@ export function entryOf(
 export function entryJson(e: LedgerEntry): string {
   const s = JSON.stringify;
   let text = `{"actorDid":${s(e.actorDid)}`;
+  if (e.approval !== undefined) text += `,"approval":${s(e.approval)}`;
   if (e.approvedBy !== undefined) text += `,"approvedBy":${s(e.approvedBy)}`;
   if (e.by !== undefined) text += `,"by":${s(e.by)}`;
   if (e.clockMs !== undefined) text += `,"clockMs":${e.clockMs}`;

@@ -48,7 +48,11 @@ export interface SignedRecord {
   keep(signed: SignedCheckpoint): Promise<void>;
 }
 
-export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs' | 'clockMs'> & { atMs: number };
+/** `clocked`: a grant that must carry its clock when stamped in a run (a break-glass let it through). */
+export type NewEntry = Omit<LedgerEntry, 'seq' | 'tsMs' | 'clockMs'> & {
+  atMs: number;
+  clocked?: boolean | undefined;
+};
 
 /** Entries numbered and timed, with their lines, not yet part of the ledger. */
 export interface PreparedEntries {
@@ -65,7 +69,9 @@ export interface PreparedEntries {
  * strictly increasing after `lastTs` (the last recorded stamp; -1 for none).
  * A lapse stamped one after the stamp before it carries the clock that found
  * it due (`clockMs`): a run of +1 stamps may run ahead of the clock, so its
- * stamp alone does not show it came no earlier than the lease's expiry.
+ * stamp alone does not show it came no earlier than the lease's expiry. So
+ * does a grant a break-glass let through (`clocked`): its stamp alone does not
+ * show it came before the pass ended.
  * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
  */
 export function numberEntries(
@@ -78,7 +84,7 @@ export function numberEntries(
     const clock = Math.round(event.atMs);
     const before = ts;
     ts = Math.max(clock, before + 1);
-    const inRun = event.kind === 'lapse' && ts === before + 1;
+    const inRun = (event.kind === 'lapse' || event.clocked === true) && ts === before + 1;
     return entryOf(event, size + i, ts, inRun ? clock : undefined);
   });
 }

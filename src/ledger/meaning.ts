@@ -1,6 +1,15 @@
 import type { LedgerEntry } from './entry.js';
 import { PromotionRecord } from './promotion.js';
 import { BundleError } from './verify-error.js';
+import { PassApprovals, frozenGrant, withdraw, type Pass } from './meaning-passes.js';
+
+/** Entries that name no lease (empty id, fence 0). */
+const NO_LEASE: ReadonlySet<LedgerEntry['kind']> = new Set([
+  'freeze',
+  'unfreeze',
+  'break_glass',
+  'break_glass_withdrawn',
+]);
 
 interface Open {
   leaseId: string;
@@ -67,10 +76,9 @@ export class MeaningCheck {
   private readonly granted = new Map<string, { seq: number; resource: string }>();
   private readonly frozen = new Map<string, { seq: number; expiresAtMs: number | undefined }>();
   /** Each resource's break-glass not used yet. */
-  private readonly passes = new Map<
-    string,
-    { seq: number; actorDid: string; expiresAtMs: number }
-  >();
+  private readonly passes = new Map<string, Pass>();
+  /** Each approval that approved a pass, so none approves two. */
+  private readonly approvals = new PassApprovals();
   private lastGrant: { fence: number; seq: number } | undefined;
   private earliest = 0;
   /** The entry whose stamp is `earliest` (undefined: before a partial range). */
@@ -103,20 +111,22 @@ export class MeaningCheck {
     }
     this.previousTs = e.tsMs;
     const earliest = this.earliest;
-    if (e.clockMs !== undefined && (e.kind !== 'lapse' || e.clockMs > e.tsMs)) {
+    const clocked = e.kind === 'lapse' || e.kind === 'grant';
+    if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
       throw new BundleError(
-        e.kind === 'lapse'
+        clocked
           ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
-          : `${named(e)}: carries clockMs, which only a lapse does`,
+          : `${named(e)}: carries clockMs, which only a lapse or a grant does`,
       );
     }
-    if (e.kind === 'freeze' || e.kind === 'unfreeze' || e.kind === 'break_glass') {
+    if (NO_LEASE.has(e.kind)) {
       if (e.leaseId !== '' || e.fence !== 0) {
         throw new BundleError(
           `entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`,
         );
       }
-      if (e.kind === 'break_glass') this.passes.set(e.resource, passOf(e));
+      if (e.kind === 'break_glass') this.passes.set(e.resource, this.approvals.passOf(e));
+      else if (e.kind === 'break_glass_withdrawn') withdraw(this.passes, e);
       else if (e.kind === 'freeze')
         frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
       else frozen.delete(e.resource);
@@ -124,9 +134,13 @@ export class MeaningCheck {
     }
     const freeze = frozen.get(e.resource);
     const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
-    // Judged at its earliest, with the race's margin: the kernel's clock said the pass was open.
-    const passed = pass?.actorDid === e.actorDid && earliest - CLOCK_RACE_MS < pass.expiresAtMs;
+    // Each judged at the reading that would show a violation: the pass at the clock the grant
+    // carries (else its own stamp, the latest it can have been), with the race's margin; the
+    // freeze at the grant's clock, else the first stamp of its run (the earliest it can have been).
+    const passAt = e.clockMs ?? e.tsMs;
+    const passed = pass?.actorDid === e.actorDid && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
     if (pass?.actorDid === e.actorDid) this.passes.delete(e.resource);
+    const at = e.clockMs ?? earliest;
     const unpromoted =
       e.kind === 'grant'
         ? this.promotions?.missing(e.resource, e.deploy, e.promotedVia)
@@ -140,14 +154,10 @@ export class MeaningCheck {
     if (
       e.kind === 'grant' &&
       freeze &&
-      (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs) &&
+      (freeze.expiresAtMs === undefined || at < freeze.expiresAtMs) &&
       !passed
     ) {
-      throw new BundleError(
-        pass?.actorDid === e.actorDid
-          ? `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}`
-          : `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`,
-      );
+      throw new BundleError(frozenGrant(e, freeze, at, pass));
     }
     const known = open.has(e.resource) || !partial;
     const current = open.get(e.resource) ?? null;
@@ -220,21 +230,6 @@ export class MeaningCheck {
         : null,
     );
   }
-}
-
-/** A break-glass entry says why, who opened it and until when; its approver is someone else. */
-function passOf(e: LedgerEntry): { seq: number; actorDid: string; expiresAtMs: number } {
-  if (!e.reason || !e.by || e.expiresAtMs === undefined) {
-    throw new BundleError(
-      `entry ${e.seq}: a break_glass must name its reason, who opened it (by) and its end (expiresAtMs)`,
-    );
-  }
-  if (e.approvedBy !== undefined && e.approvedBy === e.by) {
-    throw new BundleError(
-      `entry ${e.seq}: a break_glass approved by ${e.approvedBy}, who opened it; the approver must be another operator`,
-    );
-  }
-  return { seq: e.seq, actorDid: e.actorDid, expiresAtMs: e.expiresAtMs };
 }
 
 /** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */

@@ -25,6 +25,7 @@ import {
   UNFREEZE_PATH,
   BREAK_GLASS_PATH,
   APPROVE_BREAK_GLASS_PATH,
+  WITHDRAW_BREAK_GLASS_PATH,
   breakGlassAnswerSchema,
   type BreakGlassAnswer,
   freezeAnswerSchema,
@@ -137,6 +138,12 @@ export interface PlaneClient {
   approveBreakGlass(
     request: { resource: string; actorDid: string; by?: string },
     approverKey: string,
+    options?: CallOptions,
+  ): Promise<BreakGlassAnswer>;
+  /** An operator withdraws the unused break-glass (admin key); only `actorDid`'s, when given. */
+  withdrawBreakGlass(
+    request: { resource: string; actorDid?: string; by?: string },
+    adminKey: string,
     options?: CallOptions,
   ): Promise<BreakGlassAnswer>;
   close(): Promise<void>;
@@ -441,6 +448,12 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       const plain = { ...call, waitSeconds: undefined };
       const raw = await post(APPROVE_BREAK_GLASS_PATH, request, plain, approverKey);
       return check(breakGlassAnswerSchema, raw, name('POST', APPROVE_BREAK_GLASS_PATH));
+    },
+
+    async withdrawBreakGlass(request, adminKey, call = {}) {
+      const plain = { ...call, waitSeconds: undefined };
+      const raw = await post(WITHDRAW_BREAK_GLASS_PATH, request, plain, adminKey);
+      return check(breakGlassAnswerSchema, raw, name('POST', WITHDRAW_BREAK_GLASS_PATH));
     },
 
     async close() {

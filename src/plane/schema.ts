@@ -19,6 +19,7 @@ export const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
 /** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
 export const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
 export const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
+export const WITHDRAW_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/withdraw';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 export const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -210,7 +211,11 @@ export const breakGlassAnswerSchema = z.object({
   until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
   /** Waiting for the second operator's approval. */
   pending: z.boolean(),
-  approvedBy: z.optional(z.string().check(z.maxLength(100))),
+  approvedBy: z.optional(z.string().check(z.maxLength(300))),
+  /** The run and attempt whose OIDC token approved it (one approval approves one pass). */
+  approval: z.optional(z.string().check(z.maxLength(MAX_DID_LENGTH))),
+  /** The answer of a withdrawal: this pass is gone. */
+  withdrawn: z.optional(z.literal(true)),
 });
 export type BreakGlassAnswer = z.infer<typeof breakGlassAnswerSchema>;
 

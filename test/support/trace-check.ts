@@ -67,7 +67,8 @@ function actionsOf(line: TraceLine, clock: { now: number }): string[] {
   const a = lit(line.actorDid);
   if (line.kind === 'giveBack') return [`giveBack(${r}, ${a})`];
   // A lapse happened when its clock found it due (clockMs), never later than its stamp.
-  const at = Math.max(clock.now, line.kind === 'lapse' ? (line.clockMs ?? line.tsMs) : line.tsMs);
+  // So did a grant a break-glass let through (the clock that decided it, clockMs).
+  const at = Math.max(clock.now, line.clockMs ?? line.tsMs);
   clock.now = at;
   const tick = `tickTo(${int(at)})`;
   switch (line.kind) {
@@ -93,6 +94,8 @@ function actionsOf(line: TraceLine, clock: { now: number }): string[] {
       return [tick, `unfreeze(${r})`];
     case 'break_glass':
       return [tick, `breakGlass(${r}, ${a}, ${int(line.expiresAtMs ?? at)})`];
+    case 'break_glass_withdrawn':
+      return [tick, `withdrawPass(${r}, ${a})`];
   }
 }
 

@@ -16,6 +16,7 @@ export const PATHS = {
   unfreeze: '/api/v1/acp/coordination/unfreeze',
   breakGlass: '/api/v1/acp/coordination/break-glass',
   approveBreakGlass: '/api/v1/acp/coordination/break-glass/approve',
+  withdrawBreakGlass: '/api/v1/acp/coordination/break-glass/withdraw',
 } as const;
 
 const MAX_LIST = 10_000;
@@ -148,6 +149,7 @@ export const entrySchema = z.object({
     'freeze',
     'unfreeze',
     'break_glass',
+    'break_glass_withdrawn',
   ]),
   resource: text,
   actorDid: text,

@@ -14,6 +14,7 @@ import { historyRows } from './history.js';
 import { agentCell, ordinal } from './deploys.js';
 import {
   breakGlassBadge,
+  withdrawButton,
   frozenBadge,
   renderHealthChecks,
   renderPromotions,
@@ -160,6 +161,7 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
           'Approve break-glass…',
         )
       : '',
+    withdrawButton(r),
   );
   return h(
     'tr',

@@ -65,7 +65,7 @@ export function historyRows(
     }
   }
   for (const e of entries) {
-    if (e.kind === 'break_glass') {
+    if (e.kind === 'break_glass' || e.kind === 'break_glass_withdrawn') {
       rows.push(breakGlassRow(e));
       continue;
     }
@@ -115,7 +115,10 @@ export function historyRows(
 /** A break-glass, in red: who let which job through a freeze once, who approved it, why. */
 function breakGlassRow(e: TimelineEntry): Row {
   const approved = e.approvedBy ? `, approved by ${e.approvedBy}` : '';
-  const what = `BREAK-GLASS by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
+  const what =
+    e.kind === 'break_glass_withdrawn'
+      ? `break-glass withdrawn by ${e.by ?? 'an operator'}: ${e.reason ?? ''}`
+      : `BREAK-GLASS by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
   return {
     atMs: e.tsMs,
     resource: e.resource,
@@ -128,8 +131,10 @@ function breakGlassRow(e: TimelineEntry): Row {
       h('td', {}, '—'),
       h(
         'td',
-        { class: 'ended break_glass', 'data-label': 'What' },
-        h('span', { class: 'glass-mark', 'aria-hidden': 'true' }),
+        { class: `ended ${e.kind}`, 'data-label': 'What' },
+        e.kind === 'break_glass_withdrawn'
+          ? ''
+          : h('span', { class: 'glass-mark', 'aria-hidden': 'true' }),
         what,
       ),
     ],

@@ -3,7 +3,16 @@
 /** The fields of a ledger entry the timeline draws (the kernel's and the playground's). */
 export interface TimelineEntry {
   tsMs: number;
-  kind: 'grant' | 'renew' | 'release' | 'lapse' | 'revoke' | 'freeze' | 'unfreeze' | 'break_glass';
+  kind:
+    | 'grant'
+    | 'renew'
+    | 'release'
+    | 'lapse'
+    | 'revoke'
+    | 'freeze'
+    | 'unfreeze'
+    | 'break_glass'
+    | 'break_glass_withdrawn';
   resource: string;
   actorDid: string;
   leaseId: string;
@@ -49,7 +58,13 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
   const first = entries[0]?.tsMs ?? 0;
   for (const e of entries) {
     // A freeze or a break-glass names no lease: it is listed beside the holds, not as one.
-    if (e.kind === 'freeze' || e.kind === 'unfreeze' || e.kind === 'break_glass') continue;
+    if (
+      e.kind === 'freeze' ||
+      e.kind === 'unfreeze' ||
+      e.kind === 'break_glass' ||
+      e.kind === 'break_glass_withdrawn'
+    )
+      continue;
     const holds = byResource.get(e.resource) ?? [];
     byResource.set(e.resource, holds);
     if (e.kind === 'grant' || e.kind === 'renew') {

@@ -7,6 +7,7 @@ import {
   freeze,
   refusal,
   unfreeze,
+  withdrawBreakGlass,
   type Lever,
 } from './levers.js';
 import { OPERATOR_NAME_FORM, OPERATOR_NAME_PATTERN } from '../../plane/schema.js';
@@ -42,6 +43,7 @@ const LEVER_WORDS: Record<Lever, string> = {
   unfreeze: 'Unfreeze',
   'break-glass': 'Break glass on',
   'approve-break-glass': 'Approve the break-glass on',
+  'withdraw-break-glass': 'Withdraw the break-glass on',
 };
 
 /** The resource the form acts on: its row's, or the one typed at the bottom. */
@@ -100,14 +102,14 @@ export function openLever(
 function showFields(): void {
   const lever = leverOf();
   const atRow = openRow !== undefined;
-  const glass = lever === 'break-glass' || lever === 'approve-break-glass';
+  const glass = lever !== 'revoke' && lever !== 'freeze' && lever !== 'unfreeze';
   byId('lever-heading').hidden = !atRow;
   byId('lever-heading').textContent = atRow ? `${LEVER_WORDS[lever]} ${resourceName()}` : '';
   byId('lever-label').hidden = atRow;
   byId('resource-label').hidden = atRow;
   byId('lever-close').hidden = !atRow;
   byId('agent-label').hidden = !glass;
-  byId('reason-label').hidden = lever === 'unfreeze' || lever === 'approve-break-glass';
+  byId('reason-label').hidden = lever !== 'revoke' && lever !== 'freeze' && lever !== 'break-glass';
   byId('for-label').hidden = lever !== 'freeze' && lever !== 'break-glass';
   byId('for-words').textContent =
     lever === 'freeze' ? 'For (empty: until unfrozen)' : 'For (empty: 15m, at most 1h)';
@@ -148,7 +150,7 @@ export function leverProblem(): string | undefined {
   }
   if (name && !OPERATOR_NAME_PATTERN.test(name))
     return `Your name: expected ${OPERATOR_NAME_FORM}.`;
-  if (lever === 'break-glass' || lever === 'approve-break-glass') {
+  if (lever.includes('break-glass')) {
     const agent = field('break-glass-agent').value.trim();
     if (!/^did:[a-z0-9]+:\S+$/.test(agent) || agent.length > 512)
       return 'Job to let through: expected its DID (did:…), as the queue lists it.';
@@ -192,6 +194,10 @@ async function pull(page: LeverPage, lever: Lever, resource: string): Promise<st
     approverInput.value = '';
     await approveBreakGlass(resource, agent, by ?? '', approverKey);
     return `Approved the break-glass on ${resource}: ${agent} may be granted it once.`;
+  }
+  if (lever === 'withdraw-break-glass') {
+    await withdrawBreakGlass(resource, agent, by);
+    return `Withdrew the break-glass on ${resource}: ${agent} can no longer use it.`;
   }
   const answer = await revoke(resource, reasonText || 'revoked by an operator', by);
   return answer.revoked ? `Revoked ${resource}.` : `${resource} was not held; nothing revoked.`;
@@ -248,9 +254,10 @@ export function wireLevers(page: LeverPage): void {
     const row = button?.closest<HTMLTableRowElement>('tr[data-resource]');
     if (!button || !row || button.dataset.resource === undefined) return;
     const lever =
-      (['revoke', 'freeze', 'unfreeze', 'approve-break-glass'] as const).find((l) =>
-        button.classList.contains(l),
-      ) ?? (button.classList.contains('break-glass-lever') ? 'break-glass' : undefined);
+      (
+        ['revoke', 'freeze', 'unfreeze', 'approve-break-glass', 'withdraw-break-glass'] as const
+      ).find((l) => button.classList.contains(l)) ??
+      (button.classList.contains('break-glass-lever') ? 'break-glass' : undefined);
     if (lever) openLever(page, row, lever, button.dataset.agent);
   });
   // The empty admin key is said at once, not after Review → Confirm.

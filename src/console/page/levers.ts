@@ -85,6 +85,37 @@ export async function approveBreakGlass(
   return (await response.json()) as { until?: number };
 }
 
+/** An operator withdraws the unused pass for `actorDid` (admin key): signed, so it stays gone. */
+export async function withdrawBreakGlass(resource: string, actorDid: string, by?: string) {
+  const adminKey = adminKeyOf();
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  const response = await call(
+    PATHS.withdrawBreakGlass,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resource, actorDid, ...(by ? { by } : {}) }),
+    },
+    adminKey,
+  );
+  return (await response.json()) as { withdrawn?: boolean };
+}
+
+/** The row's lever that withdraws its unused pass (filled in: resource and the pass's DID). */
+export function withdrawButton(r: Resource): Node | '' {
+  if (!r.breakGlass) return '';
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'withdraw-break-glass',
+      'data-resource': r.resource,
+      'data-agent': r.breakGlass.actorDid,
+    },
+    'Withdraw break-glass…',
+  );
+}
+
 /**
  * The break-glass mark: a red disc drawn by CSS and the word, so it shows on a machine with
  * no emoji font (an emoji there is an empty box).
@@ -146,11 +177,17 @@ function nextWords(r: Resource | undefined): string {
   return `Next in line: ${agentWords(next.actorDid, next.deploy)}${more ? `, then ${more} more` : ''}.`;
 }
 
-export type Lever = 'revoke' | 'freeze' | 'unfreeze' | 'break-glass' | 'approve-break-glass';
+export type Lever =
+  'revoke' | 'freeze' | 'unfreeze' | 'break-glass' | 'approve-break-glass' | 'withdraw-break-glass';
 
 /** What a lever will do, said before it is done: to whom, their run, and who is next. */
 export function consequence(lever: Lever, r: Resource | undefined): string {
   const holder = r?.lease ? agentWords(r.lease.holder, r.lease.deploy) : undefined;
+  if (lever === 'withdraw-break-glass') {
+    return r?.breakGlass
+      ? `Withdraw the break-glass ${r.breakGlass.by} opened for ${r.breakGlass.actorDid}: it can no longer be used, and the ledger records that you withdrew it (a restart does not bring it back).`
+      : 'No unused break-glass on this resource.';
+  }
   if (lever === 'break-glass') {
     return `Recorded in the ledger in red, with your reason and name: the job named may be granted it once, past a freeze, a window, a health check's hold and the queue, for the time given (15m by default, at most 1h). ${holder ? `It still waits for the holder, ${holder}, to give back: break-glass never makes two holders.` : 'Nobody holds it.'} A kernel with a second approver waits for its approval first.`;
   }

@@ -4,6 +4,7 @@ import '../../zod-en.js';
 import {
   APPROVE_BREAK_GLASS_PATH,
   BREAK_GLASS_PATH,
+  WITHDRAW_BREAK_GLASS_PATH,
   DID_FORM,
   FREEZE_PATH,
   KERNEL_RESOURCES_PATH,
@@ -122,6 +123,7 @@ const ADMIN_PATHS = new Set([
   UNFREEZE_PATH,
   BREAK_GLASS_PATH,
   APPROVE_BREAK_GLASS_PATH,
+  WITHDRAW_BREAK_GLASS_PATH,
 ]);
 
 /** The operator's levers need the admin key; they are off without one. */
@@ -171,6 +173,8 @@ function approverCheck(
             kind: 'oidc',
             by: `oidc:${sub}`,
             repoPrefix: repoPrefixOf(principal.run.didPrefix),
+            // The run's attempt, which approves one pass: its DID prefix without the last colon.
+            approval: principal.run.didPrefix.slice(0, -1),
           };
         // Only a printable sub is quoted back: the message reaches terminals and logs.
         const whose = printable ? `This token's sub (${sub})` : 'A token without a printable sub';

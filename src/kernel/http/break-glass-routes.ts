@@ -4,6 +4,7 @@ import {
   APPROVE_BREAK_GLASS_PATH,
   BREAK_GLASS_PATH,
   DID_FORM,
+  WITHDRAW_BREAK_GLASS_PATH,
   RESOURCE_FORM,
   RESOURCE_PATTERN,
   isDid,
@@ -12,6 +13,7 @@ import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { operatorBy, operatorOf, reasonGiven } from './freeze-routes.js';
 import { DEFAULT_BREAK_GLASS_MS, MAX_BREAK_GLASS_MS } from '../rules/break-glass.js';
 import type { BreakGlassReply } from '../rules/rules.js';
+import type { BreakGlass } from '../rules/state.js';
 import type { PlaneService } from '../service/plane-service.js';
 
 const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
@@ -33,12 +35,17 @@ const breakGlassBody = z.object({
   by: operatorBy,
 });
 const approveBody = z.object({ resource, actorDid, by: operatorBy });
+/** A cancel: the pass on `resource`, only if it is for `actorDid` when that is given. */
+const withdrawBody = z.object({ resource, actorDid: z.optional(actorDid), by: operatorBy });
 
 /**
  * Who approved: the approver key's holder (who names itself in `by`), or an OIDC identity
  * (`oidc:<sub>`, from the verified token), whose repository's DIDs start with `repoPrefix`.
  */
-export type Approver = { kind: 'key' } | { kind: 'oidc'; by: string; repoPrefix: string };
+export type Approver =
+  | { kind: 'key' }
+  /** `approval`: the token's run and attempt, which approves one pass only. */
+  | { kind: 'oidc'; by: string; repoPrefix: string; approval: string };
 
 /**
  * POST break-glass (the admin key) and its approval (the approver key or an approver OIDC
@@ -90,7 +97,14 @@ export function breakGlassRoutes(
             { status: 409, reason: 'same_operator' },
           );
         }
-        return answer(await service.approveBreakGlass(body.resource, body.actorDid, approver.by));
+        return answer(
+          await service.approveBreakGlass(
+            body.resource,
+            body.actorDid,
+            approver.by,
+            approver.approval,
+          ),
+        );
       }
       if (!body.by) {
         throw new ApiRefusal(`by: expected the approver's name, so the ledger names who approved`, {
@@ -102,12 +116,29 @@ export function breakGlassRoutes(
         await service.approveBreakGlass(body.resource, body.actorDid, operatorOf(body.by)),
       );
     },
+    [`POST ${WITHDRAW_BREAK_GLASS_PATH}`]: async (req) => {
+      requireAdmin(req);
+      const body = parse(withdrawBody, await req.json());
+      const reply = await service.withdrawBreakGlass(
+        body.resource,
+        operatorOf(body.by),
+        body.actorDid,
+      );
+      if (!reply.ok) return { status: 409, body: reply };
+      return withdrawn(reply.withdrawn);
+    },
   };
+}
+
+/** A withdrawal's answer: the pass that is gone. */
+function withdrawn(pass: BreakGlass): AppResponse {
+  const { body } = answer({ ok: true, breakGlass: pass }) as { body: object };
+  return { status: 200, body: { ...body, withdrawn: true } };
 }
 
 function answer(reply: BreakGlassReply): AppResponse {
   if (!reply.ok) return { status: 409, body: reply };
-  const { actorDid: a, reason, by, untilMs, pending, approvedBy } = reply.breakGlass;
+  const { actorDid: a, reason, by, untilMs, pending, approvedBy, approval } = reply.breakGlass;
   return {
     status: 200,
     body: {
@@ -118,6 +149,7 @@ function answer(reply: BreakGlassReply): AppResponse {
       until: untilMs,
       pending,
       ...(approvedBy !== undefined ? { approvedBy } : {}),
+      ...(approval !== undefined ? { approval } : {}),
     },
   };
 }

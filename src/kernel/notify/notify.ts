@@ -243,6 +243,8 @@ export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): 
       return `${n.resource} unfrozen${why}`;
     case 'break_glass':
       return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
+    case 'break_glass_withdrawn':
+      return `${n.resource}: the break-glass for ${who} withdrawn by ${n.by ? line(n.by) : 'an operator'}${why}`;
   }
 }
 
@@ -265,7 +267,8 @@ export function notificationOf(entry: LedgerEntry): Notification | undefined {
   }
   if (entry.reason !== undefined) n.reason = entry.reason;
   if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined) n.until = entry.expiresAtMs;
-  if (entry.kind === 'revoke' && entry.by !== undefined) n.by = entry.by;
+  if ((entry.kind === 'revoke' || entry.kind === 'break_glass_withdrawn') && entry.by !== undefined)
+    n.by = entry.by;
   if (entry.kind === 'break_glass') {
     if (entry.expiresAtMs !== undefined) n.until = entry.expiresAtMs;
     if (entry.by !== undefined) n.by = entry.by;

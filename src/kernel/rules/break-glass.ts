@@ -16,6 +16,13 @@ import type { BreakGlass, ResourceState } from './state.js';
  * can be used, so `verify` accepts a grant inside a freeze only right after one
  * such entry for that agent, unused and unexpired. A pending pass is state only:
  * a restart forgets it and the operator asks again (fail closed).
+ *
+ * A usable pass withdrawn before it is used, by an operator's cancel or by a new pass that
+ * replaces it (pending or not), is a signed entry of its own (`break_glass_withdrawn`): the
+ * replay, the live rules and `verify` all read the old pass as gone from there on, so a
+ * restart never brings back a pass an operator took away. An OIDC approval names its run
+ * and attempt (`approval`), which approves one pass only (the service enforces it across
+ * resources, `verify` checks it).
  */
 
 /** How long a pass lasts unless told otherwise, and at most: break-glass is for now, not for later. */
@@ -39,12 +46,26 @@ export interface ApproveBreakGlassCommand {
   /** The agent the pass is for, so an approver approves what it saw, not a pass replaced since. */
   actorDid: string;
   by: string;
+  /** An OIDC approval's run and attempt (recorded: one approval approves one pass). */
+  approval?: string | undefined;
+}
+
+/** An operator cancels the pass (only the one for `actorDid`, when it names one). */
+export interface WithdrawBreakGlassCommand {
+  kind: 'withdraw_break_glass';
+  actorDid?: string | undefined;
+  by: string;
 }
 
 export type BreakGlassReply =
   | { ok: true; breakGlass: BreakGlass }
   | { ok: false; reason: 'no_break_glass'; message: string }
-  | { ok: false; reason: 'same_operator'; message: string };
+  | { ok: false; reason: 'same_operator'; message: string }
+  | { ok: false; reason: 'approval_used'; message: string };
+
+/** The reason a withdrawal entry gives, by why it was withdrawn. */
+export const WITHDRAWN_REPLACED = 'replaced by a new break-glass';
+export const WITHDRAWN_CANCELLED = 'cancelled by an operator';
 
 /** A pass in force for this agent now (open, approved if it had to be, not expired). */
 export function passFor(s: ResourceState, actorDid: string, now: number): BreakGlass | undefined {
@@ -66,7 +87,9 @@ export function breakGlassCommand(
   events: KernelEvent[],
 ): BreakGlassReply {
   if (command.kind === 'break_glass') {
-    // One pass per resource: a new one replaces the last, used or not.
+    // One pass per resource: a new one replaces the last. A usable one is withdrawn on the
+    // ledger first, even when the new one waits for approval and writes nothing yet.
+    withdrawUsable(s, command.by, WITHDRAWN_REPLACED, now, events);
     const pass: BreakGlass = {
       actorDid: command.actorDid,
       reason: command.reason,
@@ -95,6 +118,7 @@ export function breakGlassCommand(
     };
   }
   const approved: BreakGlass = { ...pass, pending: false, approvedBy: command.by };
+  if (command.approval !== undefined) approved.approval = command.approval;
   s.breakGlass = approved;
   events.push(breakGlassEvent(s.resource, approved, now));
   return { ok: true, breakGlass: approved };
@@ -113,5 +137,74 @@ function breakGlassEvent(resource: string, pass: BreakGlass, atMs: number): Kern
     expiresAtMs: pass.untilMs,
   };
   if (pass.approvedBy !== undefined) event.approvedBy = pass.approvedBy;
+  if (pass.approval !== undefined) event.approval = pass.approval;
   return event;
+}
+
+export type WithdrawBreakGlassReply =
+  { ok: true; withdrawn: BreakGlass } | { ok: false; reason: 'no_break_glass'; message: string };
+
+/** An operator's cancel: a usable pass is withdrawn on the ledger; a pending one only forgotten. */
+export function withdrawBreakGlass(
+  s: ResourceState,
+  command: WithdrawBreakGlassCommand,
+  now: number,
+  events: KernelEvent[],
+): WithdrawBreakGlassReply {
+  const pass = s.breakGlass;
+  if (!pass || (command.actorDid !== undefined && pass.actorDid !== command.actorDid)) {
+    const whose = command.actorDid === undefined ? '' : ` for ${command.actorDid}`;
+    return {
+      ok: false,
+      reason: 'no_break_glass',
+      message: `${s.resource} has no unused break-glass${whose} to withdraw`,
+    };
+  }
+  if (!withdrawUsable(s, command.by, WITHDRAWN_CANCELLED, now, events)) delete s.breakGlass;
+  return { ok: true, withdrawn: pass };
+}
+
+/** Withdraws the resource's usable (on the ledger) pass, if any, with its entry. */
+function withdrawUsable(
+  s: ResourceState,
+  by: string,
+  reason: string,
+  now: number,
+  events: KernelEvent[],
+): boolean {
+  const pass = s.breakGlass;
+  if (!pass || pass.pending) return false;
+  delete s.breakGlass;
+  events.push({
+    kind: 'break_glass_withdrawn',
+    atMs: now,
+    resource: s.resource,
+    actorDid: pass.actorDid,
+    leaseId: '',
+    fence: 0,
+    reason,
+    by,
+  });
+  return true;
+}
+
+/**
+ * A restart's replay of a break-glass entry (rules.ts `replay`): a pass, usable, replacing
+ * the last; a withdrawal ends the pass it names (as verify reads it).
+ */
+export function replayBreakGlass(s: ResourceState, e: KernelEvent): void {
+  if (e.kind === 'break_glass_withdrawn') {
+    if (s.breakGlass?.actorDid === e.actorDid) delete s.breakGlass;
+    return;
+  }
+  s.breakGlass = {
+    actorDid: e.actorDid,
+    reason: e.reason ?? '',
+    by: e.by ?? '',
+    untilMs: e.expiresAtMs ?? e.atMs,
+    atMs: e.atMs,
+    pending: false,
+    ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
+    ...(e.approval !== undefined ? { approval: e.approval } : {}),
+  };
 }

@@ -17,6 +17,7 @@ export const kernelEventSchema = z.object({
     'freeze',
     'unfreeze',
     'break_glass',
+    'break_glass_withdrawn',
   ]),
   atMs: z.number(),
   resource: z.string(),
@@ -30,6 +31,13 @@ export const kernelEventSchema = z.object({
   by: z.optional(z.string()),
   /** The second operator who approved a break-glass, when one had to. */
   approvedBy: z.optional(z.string()),
+  /** The run and attempt whose OIDC token approved a break-glass (one approval, one pass). */
+  approval: z.optional(z.string()),
+  /**
+   * A grant a break-glass let through: stamped in a run of +1 stamps, its entry carries the
+   * clock that decided it (clockMs), so verify sees it came before the pass ended.
+   */
+  clocked: z.optional(z.boolean()),
   /** What the holder deploys (grants only). */
   deploy: z.optional(deploySchema),
   /**

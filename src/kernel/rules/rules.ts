@@ -23,14 +23,18 @@ import {
 import {
   breakGlassCommand,
   passFor,
+  replayBreakGlass,
   settleBreakGlass,
+  withdrawBreakGlass,
   type ApproveBreakGlassCommand,
   type BreakGlassCommand,
   type BreakGlassReply,
+  type WithdrawBreakGlassCommand,
+  type WithdrawBreakGlassReply,
 } from './break-glass.js';
 
 export type { FreezeReply } from './freeze.js';
-export type { BreakGlassReply } from './break-glass.js';
+export type { BreakGlassReply, WithdrawBreakGlassReply } from './break-glass.js';
 import type { Freeze, LeaseRecord, ResourceState } from './state.js';
 
 export const DEFAULT_TTL_MS = 30_000;
@@ -101,6 +105,7 @@ export type Command =
   | UnfreezeCommand
   | BreakGlassCommand
   | ApproveBreakGlassCommand
+  | WithdrawBreakGlassCommand
   | { kind: 'status' }
   | { kind: 'expire' }
   /** A waiter that stopped waiting (a held request whose client went away). */
@@ -153,6 +158,7 @@ export interface ReplyOf {
   unfreeze: FreezeReply;
   break_glass: BreakGlassReply;
   approve_break_glass: BreakGlassReply;
+  withdraw_break_glass: WithdrawBreakGlassReply;
   status: StatusReply;
   expire: null;
   leave: null;
@@ -231,6 +237,8 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
     case 'break_glass':
     case 'approve_break_glass':
       return { state: s, reply: breakGlassCommand(s, command, ctx.now, events), events };
+    case 'withdraw_break_glass':
+      return { state: s, reply: withdrawBreakGlass(s, command, ctx.now, events), events };
     case 'status':
       return {
         state: s,
@@ -359,6 +367,8 @@ function lease(
     const { previous, deploys } = recordGrant(s.deploys, command.deploy);
     s.deploys = deploys;
     record(events, 'grant', s.lease, now);
+    // Let through by a pass: stamped in a run, the entry carries the clock that saw it open.
+    if (pass) events[events.length - 1]!.clocked = true;
     if (command.promotedVia !== undefined)
       events[events.length - 1]!.promotedVia = command.promotedVia;
     return { ok: true as const, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
@@ -644,16 +654,8 @@ export function replay(
     };
   } else if (e.kind === 'unfreeze') {
     delete s.frozen;
-  } else if (e.kind === 'break_glass') {
-    s.breakGlass = {
-      actorDid: e.actorDid,
-      reason: e.reason ?? '',
-      by: e.by ?? '',
-      untilMs: e.expiresAtMs ?? e.atMs,
-      atMs: e.atMs,
-      pending: false,
-      ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
-    };
+  } else if (e.kind === 'break_glass' || e.kind === 'break_glass_withdrawn') {
+    replayBreakGlass(s, e);
   } else if (e.kind === 'grant') {
     if (s.breakGlass?.actorDid === e.actorDid) delete s.breakGlass;
     // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).

@@ -80,6 +80,8 @@ export const breakGlassSchema = z.object({
   /** Waiting for a second operator's approval: not usable yet, and not on the ledger. */
   pending: z.boolean(),
   approvedBy: z.optional(z.string()),
+  /** The OIDC approval's run and attempt (one approval approves one pass). */
+  approval: z.optional(z.string()),
 });
 
 /**

@@ -4,6 +4,7 @@ import type { Overview } from '../rules/overview.js';
 import type { LeaseExtensions } from './lease-extensions.js';
 import type {
   BreakGlassReply,
+  WithdrawBreakGlassReply,
   FreezeReply,
   KernelEvent,
   LeaseRecord,
@@ -62,8 +63,25 @@ export interface PlaneService {
     resource: string,
     pass: { actorDid: string; reason: string; untilMs: number; by: string; needsApproval: boolean },
   ): Promise<BreakGlassReply>;
-  /** The second operator approves the pending break-glass for `actorDid`. */
-  approveBreakGlass(resource: string, actorDid: string, by: string): Promise<BreakGlassReply>;
+  /**
+   * The second operator approves the pending break-glass for `actorDid`. `approval`: an OIDC
+   * approval's run and attempt, which approves one pass only (refused `approval_used` after).
+   */
+  approveBreakGlass(
+    resource: string,
+    actorDid: string,
+    by: string,
+    approval?: string,
+  ): Promise<BreakGlassReply>;
+  /**
+   * An operator withdraws the unused break-glass on `resource` (only the one for `actorDid`,
+   * when given): a usable one with a signed entry, so a restart does not bring it back.
+   */
+  withdrawBreakGlass(
+    resource: string,
+    by: string,
+    actorDid?: string,
+  ): Promise<WithdrawBreakGlassReply>;
   status(resource: string): Promise<LeaseRecord | null>;
   /** The lease and the freeze in force, for GET lease (`lease-gate status` shows a freeze). */
   statusOf(resource: string): Promise<StatusReply>;

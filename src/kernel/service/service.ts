@@ -2,6 +2,7 @@ import type { LedgerEntry } from '../../ledger/entry.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { errorMessage } from '../../errors.js';
 import { AlarmHeap } from './alarms.js';
+import { PassApprovals } from './pass-approvals.js';
 import type { Backend, ChangeNotice } from '../store/backend.js';
 import { frees } from '../rules/event.js';
 import { GroupCommit } from '../store/group-commit.js';
@@ -60,6 +61,7 @@ export class KernelService<
   /** Set when the backend searches its ledger where it keeps it. */
   readonly searchLedger?: (needle: string, from: number, limit: number) => Promise<number[]>;
   private readonly batches: GroupCommit<Work, Decision>;
+  private readonly approvals = new PassApprovals(this);
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
   private readonly recordedListeners = new Set<(entries: readonly LedgerEntry[]) => void>();
@@ -153,8 +155,15 @@ export class KernelService<
   }
 
   /** See PlaneService.approveBreakGlass. */
-  approveBreakGlass(resource: string, actorDid: string, by: string) {
-    return this.run(resource, { kind: 'approve_break_glass', actorDid, by });
+  approveBreakGlass(resource: string, actorDid: string, by: string, approval?: string) {
+    const approve = () =>
+      this.run(resource, { kind: 'approve_break_glass', actorDid, by, approval });
+    return approval === undefined ? approve() : this.approvals.once(approval, resource, approve);
+  }
+
+  /** See PlaneService.withdrawBreakGlass. */
+  withdrawBreakGlass(resource: string, by: string, actorDid?: string) {
+    return this.run(resource, { kind: 'withdraw_break_glass', by, actorDid });
   }
 
   async status(resource: string): Promise<LeaseRecord | null> {

@@ -124,7 +124,12 @@ export class LeaseWatches {
   private heard(event: KernelEvent): void {
     // Grants and renewals end nothing; freezes and break-glass name no lease.
     if (event.kind === 'grant' || event.kind === 'renew') return;
-    if (event.kind === 'freeze' || event.kind === 'unfreeze' || event.kind === 'break_glass')
+    if (
+      event.kind === 'freeze' ||
+      event.kind === 'unfreeze' ||
+      event.kind === 'break_glass' ||
+      event.kind === 'break_glass_withdrawn'
+    )
       return;
     const end: LeaseEnd = {
       leaseId: event.leaseId,
@@ -208,7 +213,8 @@ export class LeaseWatches {
       e?.leaseId === leaseId &&
       e.kind !== 'freeze' &&
       e.kind !== 'unfreeze' &&
-      e.kind !== 'break_glass';
+      e.kind !== 'break_glass' &&
+      e.kind !== 'break_glass_withdrawn';
     let found: LedgerEntry | undefined;
     if (this.service.searchLedger) {
       // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.

@@ -466,6 +466,7 @@ export function toEvent(entry: LedgerEntry): KernelEvent {
   if (reason !== undefined) event.reason = reason;
   if (entry.by !== undefined) event.by = entry.by;
   if (entry.approvedBy !== undefined) event.approvedBy = entry.approvedBy;
+  if (entry.approval !== undefined) event.approval = entry.approval;
   if (entry.promotedVia !== undefined) event.promotedVia = entry.promotedVia;
   const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
   if (deploy?.success) event.deploy = deploy.data;
