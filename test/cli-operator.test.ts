@@ -1,10 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { HOSTED_API_URL, askedHostedPlane } from '../src/cli/plane-url.js';
 import { retryLines } from '../src/cli/session.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
+import { runCli } from './support/kernel-process.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 
 /**
@@ -222,7 +224,7 @@ describe('with no plane named', () => {
     // No URL, no key: refused before any request, naming the hosted plane.
     const keyless = await cli(['status']);
     expect(keyless.code).toBe(2);
-    expect(keyless.err).toContain(`The hosted plane ${HOSTED_API_URL} was asked`);
+    expect(keyless.err).toContain(`The hosted plane ${HOSTED_API_URL} would be asked`);
     expect(keyless.err).toContain('pass --api-url URL or set LEASE_GATE_API_URL');
 
     // An unreachable hosted plane's first line says the same (not "is the kernel running").
@@ -248,6 +250,24 @@ describe('with no plane named', () => {
     expect(askedHostedPlane('ledger', ['export', '--url', 'http://127.0.0.1:1'], {})).toBe(false);
     expect(askedHostedPlane('run', ['--', 'x', '--api-url', 'y'], {})).toBe(true);
     expect(askedHostedPlane('verify', [], {})).toBe(false);
+
+    // A request that fails (the built CLI, the hosted plane behind a proxy that is not there:
+    // nothing leaves this machine) says so too; history and ledger export do not retry.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise((resolve) => closed.close(resolve));
+    const proxied = { HTTPS_PROXY: `http://127.0.0.1:${port}`, LEASE_GATE_KEY: 'k' };
+    for (const args of [['history'], ['ledger', 'export']]) {
+      const failed = await runCli(args, proxied);
+      expect(failed.code, failed.stderr).toBe(1);
+      expect(failed.stderr).toContain(`lease-gate ${args[0]}: `);
+      expect(failed.stderr).toContain(`lease-gate: The hosted plane ${HOSTED_API_URL} was asked`);
+      expect(failed.stderr).not.toContain('\n    at ');
+    }
+    const elsewhere = await runCli(['history', '--api-url', 'https://plane.example.com'], proxied);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).not.toContain('was asked');
 
     // A named plane that fails says nothing of the hosted one.
     const named = await cli(['status', '--api-url', 'https://plane.example.com']);

@@ -7,7 +7,7 @@ import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js
 import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
 import { untrusted } from '../lease/escape.js';
 import { closest } from './suggest.js';
-import { HOSTED_HINT, givenApiUrl } from './plane-url.js';
+import { givenApiUrl, hostedHint } from './plane-url.js';
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
@@ -150,7 +150,7 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
   } catch (error) {
     // Nothing named a plane: the hosted one is meant, said with how to name another.
     if (error instanceof SettingsError)
-      throw new UsageError(given.hosted ? `${error.message} ${HOSTED_HINT}` : error.message);
+      throw new UsageError(given.hosted ? `${error.message} ${hostedHint(false)}` : error.message);
     throw error;
   }
 }

@@ -48,8 +48,10 @@ export function givenApiUrl(
   };
 }
 
-/** What a failure against the hosted plane adds: it was asked, and how to ask another. */
-export const HOSTED_HINT = `The hosted plane ${HOSTED_API_URL} was asked: no --api-url and no LEASE_GATE_API_URL named another. To use your own kernel, pass --api-url URL or set LEASE_GATE_API_URL (e.g. http://127.0.0.1:8787).`;
+/** What a failure against the hosted plane adds: it was (or would be) asked, and how to ask another. */
+export const hostedHint = (asked = true) =>
+  `The hosted plane ${HOSTED_API_URL} ${asked ? 'was' : 'would be'} asked: no --api-url and no LEASE_GATE_API_URL named another. To use your own kernel, pass --api-url URL or set LEASE_GATE_API_URL (e.g. http://127.0.0.1:8787).`;
+export const HOSTED_HINT = hostedHint();
 
 /** The commands that talk to a plane (and take --api-url). */
 export const PLANE_COMMANDS = new Set([
