@@ -61,6 +61,7 @@ describe('lease-gate status on a frozen resource', () => {
       resource: R,
       lease: null,
       freeze: { by: 'operator:admin-key', reason: 'release freeze%0A::error::x  [31mred', untilMs },
+      queue: [],
     });
 
     // A holder keeps its lease through a freeze: both lines, the freeze first.
@@ -117,6 +118,7 @@ describe('lease-gate status on a frozen resource', () => {
     expect(JSON.parse((await cli(['status', '--api-url', url, '--json'])).out)).toEqual({
       resource: R,
       lease: null,
+      queue: [],
     });
     await client.close();
 
