@@ -34,6 +34,9 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
   const wallNow = options.wallNow ?? Date.now;
   const env = options.env ?? process.env;
   const http = createHttpClient({ env });
+  // Stopping ends every GitHub call and every wait between its retries at once: a
+  // GitHub that does not answer must not hold a SIGTERM for its whole retry budget.
+  const stopping = new AbortController();
   const plane = createPlaneClient({
     apiUrl: config.planeUrl,
     key: config.planeKey,
@@ -53,6 +56,7 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     sleep,
     random,
     ...options.github,
+    signal: stopping.signal,
   });
   const gatekeeper = createGatekeeper({
     config,
@@ -89,6 +93,7 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     url: `http://${host}:${port}${config.path === '/' ? '' : config.path}`,
     waiting: gatekeeper.waiting,
     async close() {
+      stopping.abort();
       server.close();
       server.closeAllConnections();
       await gatekeeper.close();
