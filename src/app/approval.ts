@@ -137,7 +137,7 @@ export function createApprover(options: ApproverOptions) {
   /** The lease ended before GitHub took the approval: nothing more is sent but a rejection. */
   async function lost(
     s: ApprovalTarget,
-    held: Held,
+    held: Pick<Held, 'lease'>,
     keeper: ReturnType<typeof keepAlive>,
     error: unknown,
   ): Promise<void> {
@@ -146,9 +146,9 @@ export function createApprover(options: ApproverOptions) {
       error instanceof LeaseGoneError
         ? error.message
         : `lease ${held.lease.id} ended before GitHub answered (${status.lost?.reason ?? 'renewals failed'})`;
+    // Nothing is given back: a lease the plane could not show is not known to be gone, and
+    // an earlier attempt GitHub applied unheard may have let the job take it up.
     log(`${s.tag}: not approved: ${why}`);
-    // A lease that was revoked is given back (it may have been renewed as a new one: never kept).
-    await held.release();
     await s.review(
       'rejected',
       `lease-gate: ${s.resource} was granted to this run, but the lease ended before GitHub took the approval (${why}); not approved. Re-run the job to queue again.`,
