@@ -14,7 +14,7 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
 
 /**
  * The approval and its lease (issue #54, items 4, 5 and 14), against a fake GitHub on
- * loopback and a real kernel (the built CLI) with 4-second leases: a GitHub that answers
+ * loopback and a real kernel (the built CLI) with 6-second leases: a GitHub that answers
  * the approval 502 for longer than a lease lasts never gets two runs approved; a lease
  * revoked while the approval is retried is never approved; after kill -9 an approved
  * run's lease is kept for its job; a run its reviewers approved late is queued again
@@ -23,7 +23,7 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
 
 const KEY = 'kernel-key-approval';
 const ADMIN = 'admin-approval';
-const TTL_MS = 4_000;
+const TTL_MS = 6_000;
 const RESOURCES = {
   outage: 'lock:deploy/outage',
   revoked: 'lock:deploy/revoked',
@@ -207,14 +207,14 @@ describe('lease-gate app: the approval and its lease', () => {
     const R = RESOURCES.outage;
     const app = await inProcessApp('outage');
     const a = newRun(801, 'outage');
-    // About 30 answers 0.2-0.4 s apart: longer than two lease times.
-    badGateway(801, 30);
+    // About 45 answers 0.2-0.4 s apart: longer than two lease times.
+    badGateway(801, 45);
     await github.deliver(app.url, 'deployment_protection_rule', a.payload);
     await until('run 801 granted', () => reviewsOf('acme/shop', 801).length > 0);
     const b = newRun(802, 'outage');
     await github.deliver(app.url, 'deployment_protection_rule', b.payload);
     await until('the approval of run 801', () => approvedAt(801) !== undefined);
-    expect(reviewsOf('acme/shop', 801).length).toBeGreaterThan(20);
+    expect(reviewsOf('acme/shop', 801).length).toBeGreaterThan(30);
     // Run 802 waited behind run 801's lease the whole time, renewed through the outage.
     expect(approvedAt(802)).toBeUndefined();
     expect((await plane.status(R))?.holder).toBe(a.did);
