@@ -68,8 +68,6 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     wallNow,
   });
-  // Before anything listens: a live delivery queues after what a previous process left.
-  void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
   const receive = createReceiver({
     secret: config.webhookSecret,
     path: config.path,
@@ -87,6 +85,10 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // Listening first, so nothing GitHub sends meanwhile fails; started before any request is
+  // handled (a connection is an event, this a continuation), so a live delivery queues after
+  // what a previous process left, and the "listening" line comes before the recovery's.
+  void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {
