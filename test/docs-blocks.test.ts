@@ -1,0 +1,204 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { main } from '../src/cli/main.js';
+import { promoteFlag } from '../src/cli/promote-flag.js';
+import { parseFreezeFor } from '../src/cli/freeze-commands.js';
+import { parseDuration } from '../src/gate/duration.js';
+import { parsePublicUrl } from '../src/kernel/http/names.js';
+import { parseHealthCheck } from '../src/kernel/service/health-checks.js';
+import { parsePlaneUrl } from '../src/plane/url.js';
+import { errorMessage } from '../src/errors.js';
+import type * as Options from '../src/cli/options.js';
+import {
+  STAND_IN,
+  bashSyntaxError,
+  blocksOf,
+  commandLines,
+  docPages,
+  filesMadeBy,
+  wordsOf,
+} from './support/docs-blocks.js';
+
+/**
+ * Every shell and YAML block of README.md and docs/ pastes (issue 55, item 4): shell parses
+ * (`bash -n`); each `lease-gate` line, split into words by bash, parses against the CLI's own
+ * flag tables (main() runs the command up to its flags, and no further) with its values checked
+ * by the CLI's own parsers; YAML parses, and a lease-gate step's `with:` names action.yml's inputs.
+ */
+
+/** The command's flags as its own parse() read them; it stops there (nothing is served or sent). */
+const parsed = vi.hoisted(() => ({
+  last: undefined as { values: Record<string, unknown> } | undefined,
+  Stop: class Stop extends Error {},
+}));
+vi.mock('../src/cli/options.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Options>();
+  const parse: typeof real.parse = (...args) => {
+    const result = real.parse(...args);
+    parsed.last = { values: result.values };
+    throw new parsed.Stop('parsed');
+  };
+  return { ...real, parse };
+});
+
+/** Read through a call: main() sets it, which the type checker cannot see. */
+const lastParsed = () => parsed.last;
+
+const action = parseYaml(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, unknown> };
+const blocks = docPages().flatMap(blocksOf);
+const shell = blocks.filter((b) => b.lang === 'sh');
+const yaml = blocks.filter((b) => b.lang === 'yaml');
+
+const isNumber = (v: string) => /^\d+$/.test(v);
+/** Each value a flag takes, checked by the parser the command itself uses. */
+const VALUES: Record<string, (value: string) => boolean> = {
+  'wait-timeout': (v) => parseDuration(v) !== undefined,
+  for: (v) => parseFreezeFor(v) !== undefined,
+  'api-url': (v) => parsePlaneUrl(v).ok,
+  url: (v) => parsePlaneUrl(v).ok,
+  'github-api-url': (v) => parsePlaneUrl(v).ok,
+  'public-url': (v) => parsePublicUrl(v) !== undefined,
+  'health-check': (v) => (parseHealthCheck(v), true),
+  port: (v) => isNumber(v) && Number(v) <= 65_535,
+  'ttl-ms': isNumber,
+  'lock-delay-ms': isNumber,
+  'health-interval-ms': isNumber,
+  'pool-size': isNumber,
+  queue: (v) => ['fifo', 'newest'].includes(v),
+  'on-lost': (v) => ['terminate', 'warn'].includes(v),
+  resource: (v) => /^[\x21-\x7e]{1,256}$/.test(v),
+};
+
+/** What is wrong with `lease-gate ARGS` as the CLI reads it; [] when nothing. */
+async function problemsOf(words: string[]): Promise<string[]> {
+  const errors: string[] = [];
+  parsed.last = undefined;
+  const code = await main(words, { out: () => {}, err: (line) => errors.push(line) }, {});
+  if (words.includes('--help') || words.includes('--version')) {
+    return code === 0 ? [] : errors;
+  }
+  const last = lastParsed();
+  if (!last) return errors.length ? errors : [`exit ${code} before its flags were read`];
+  const problems: string[] = [];
+  for (const [flag, value] of Object.entries(last.values)) {
+    const given = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === 'string');
+    for (const one of given) {
+      if (one.includes(STAND_IN)) continue; // a variable's: the reader's value
+      try {
+        if (!(VALUES[flag]?.(one) ?? true)) problems.push(`--${flag} '${one}' is not valid`);
+      } catch (error) {
+        problems.push(errorMessage(error));
+      }
+    }
+  }
+  const promote = last.values.promote;
+  if (Array.isArray(promote) && promote.length) {
+    try {
+      promoteFlag(promote as string[]);
+    } catch (error) {
+      problems.push(errorMessage(error));
+    }
+  }
+  return problems;
+}
+
+describe('shell blocks of README.md and docs/', () => {
+  it('are found (and the lease-gate lines in them)', () => {
+    expect(shell.length).toBeGreaterThan(15);
+    expect(shell.flatMap((b) => commandLines(b.text)).length).toBeGreaterThan(15);
+  });
+
+  it('parse with bash -n', () => {
+    const broken = shell.flatMap((b) => {
+      const error = bashSyntaxError(b.text);
+      return error ? [`${b.where}: ${error}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it('each lease-gate command parses against the CLI: its flags exist, their values are valid', async () => {
+    const problems: string[] = [];
+    for (const block of shell) {
+      const lines = commandLines(block.text);
+      const words = wordsOf(lines);
+      for (const [i, line] of lines.entries()) {
+        const argv = words[i];
+        if (!argv) {
+          problems.push(`${block.where}: ${line.trim()}: a command substitution, not checked`);
+          continue;
+        }
+        for (const p of await problemsOf(argv))
+          problems.push(`${block.where}: ${line.trim()}: ${p}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the check itself', () => {
+  it('reads an unquoted -> as bash does, and the CLI says to quote it', async () => {
+    const line = 'lease-gate kernel --promote dev->staging';
+    expect(filesMadeBy(line)).toEqual(['staging']);
+    const [argv] = wordsOf([line]);
+    expect(argv).toEqual(['kernel', '--promote', 'dev-']);
+    expect((await problemsOf(argv!)).join('\n')).toMatch(/Quote it: --promote 'dev->TO'/);
+    expect(await problemsOf(wordsOf(["lease-gate kernel --promote 'dev->staging'"])[0]!)).toEqual(
+      [],
+    );
+  });
+
+  it('finds an unknown flag, a bad value and a command that is not one', async () => {
+    const [unknown, bad, typo, good] = wordsOf([
+      'lease-gate kernel --prot 8787',
+      'LEASE_GATE_KEY=k lease-gate acquire --wait-timeout soon',
+      'lease-gate stauts',
+      'lease-gate run --resource "lock:deploy/$ENV" --wait-timeout 5m -- ./deploy.sh',
+    ]);
+    expect(await problemsOf(unknown!)).toEqual([expect.stringMatching(/Unknown flag '--prot'/)]);
+    expect(await problemsOf(bad!)).toEqual(["--wait-timeout 'soon' is not valid"]);
+    expect(await problemsOf(typo!)).toEqual([expect.stringMatching(/Unknown command 'stauts'/)]);
+    expect(await problemsOf(good!)).toEqual([]);
+    expect(bashSyntaxError('if true; then echo')).toMatch(/syntax error/);
+  });
+});
+
+describe('YAML blocks of README.md and docs/', () => {
+  it('parse', () => {
+    const broken = yaml.flatMap((b) =>
+      parseAllDocuments(b.text).flatMap((d) => d.errors.map((e) => `${b.where}: ${e.message}`)),
+    );
+    expect(yaml.length).toBeGreaterThan(4);
+    expect(broken).toEqual([]);
+  });
+
+  it("a lease-gate step's with: names only action.yml's inputs; each run: parses with bash -n", () => {
+    const problems: string[] = [];
+    let uses = 0;
+    for (const block of yaml) {
+      for (const step of stepsOf(parseYaml(block.text))) {
+        if (typeof step.uses === 'string' && /\/lease-gate@/.test(step.uses)) {
+          uses++;
+          for (const name of Object.keys(step.with ?? {}))
+            if (!(name in action.inputs)) problems.push(`${block.where}: no input '${name}'`);
+        }
+        if (typeof step.run === 'string') {
+          // An expression is the runner's: a word to bash.
+          const error = bashSyntaxError(step.run.replace(/\$\{\{[^}]*\}\}/g, 'EXPR'));
+          if (error) problems.push(`${block.where}: run: ${error}`);
+        }
+      }
+    }
+    expect(uses).toBeGreaterThan(3);
+    expect(problems).toEqual([]);
+  });
+});
+
+type Step = { uses?: unknown; run?: unknown; with?: Record<string, unknown> };
+
+/** The steps of a block: a list of steps, or a workflow's jobs' steps. */
+function stepsOf(doc: unknown): Step[] {
+  if (Array.isArray(doc)) return doc.filter((s): s is Step => typeof s === 'object' && s !== null);
+  const jobs = (doc as { jobs?: Record<string, { steps?: unknown }> } | null)?.jobs ?? {};
+  return Object.values(jobs).flatMap((job) => stepsOf(job.steps ?? []));
+}
