@@ -10,6 +10,9 @@ import { parseHealthCheck } from '../src/kernel/service/health-checks.js';
 import { parsePlaneUrl } from '../src/plane/url.js';
 import { errorMessage } from '../src/errors.js';
 import type * as Options from '../src/cli/options.js';
+import { memoryContext } from '../src/action/context.js';
+import { readSettings } from '../src/action/settings.js';
+import { RUN_ENV } from './support/runner.js';
 import {
   STAND_IN,
   bashSyntaxError,
@@ -45,7 +48,12 @@ vi.mock('../src/cli/options.js', async (importOriginal) => {
 /** Read through a call: main() sets it, which the type checker cannot see. */
 const lastParsed = () => parsed.last;
 
-const action = parseYaml(readFileSync('action.yml', 'utf8')) as { inputs: Record<string, unknown> };
+const action = parseYaml(readFileSync('action.yml', 'utf8')) as {
+  inputs: Record<string, { default?: string }>;
+};
+const major = (
+  JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
+).version.split('.')[0];
 const blocks = docPages().flatMap(blocksOf);
 const shell = blocks.filter((b) => b.lang === 'sh');
 const yaml = blocks.filter((b) => b.lang === 'yaml');
@@ -161,6 +169,13 @@ describe('the check itself', () => {
     expect(await problemsOf(good!)).toEqual([]);
     expect(bashSyntaxError('if true; then echo')).toMatch(/syntax error/);
   });
+
+  it("reads a step's inputs as the action does", () => {
+    expect(settingsRefusal({ 'on-timeout': 'maybe' })).toMatch(/'on-timeout'/);
+    expect(settingsRefusal({ 'wait-timeout': '${{ inputs.wait }}', queue: 'newest' })).toBe(
+      undefined,
+    );
+  });
 });
 
 describe('YAML blocks of README.md and docs/', () => {
@@ -179,8 +194,11 @@ describe('YAML blocks of README.md and docs/', () => {
       for (const step of stepsOf(parseYaml(block.text))) {
         if (typeof step.uses === 'string' && /\/lease-gate@/.test(step.uses)) {
           uses++;
+          if (!step.uses.endsWith(`@v${major}`)) problems.push(`${block.where}: ${step.uses}`);
           for (const name of Object.keys(step.with ?? {}))
             if (!(name in action.inputs)) problems.push(`${block.where}: no input '${name}'`);
+          const refused = settingsRefusal(step.with ?? {});
+          if (refused) problems.push(`${block.where}: ${refused}`);
         }
         if (typeof step.run === 'string') {
           // An expression is the runner's: a word to bash.
@@ -193,6 +211,25 @@ describe('YAML blocks of README.md and docs/', () => {
     expect(problems).toEqual([]);
   });
 });
+
+/**
+ * The action's own reading of the step's inputs (action.yml's defaults for those not given, and
+ * for an expression, which only the runner knows); undefined when it accepts them.
+ */
+function settingsRefusal(given: Record<string, unknown>): string | undefined {
+  const inputs: Record<string, string> = {};
+  for (const [name, input] of Object.entries(action.inputs)) {
+    const value = given[name] === undefined ? undefined : String(given[name]);
+    inputs[name] = value === undefined || value.includes('${{') ? (input.default ?? '') : value;
+  }
+  if (inputs['github-token']?.includes('${{')) inputs['github-token'] = 'ghs_job_token';
+  try {
+    readSettings(memoryContext({ inputs, env: { ...RUN_ENV, INTRAMEDIAL_KEY: 'k' } }), 'nonce');
+    return undefined;
+  } catch (error) {
+    return errorMessage(error);
+  }
+}
 
 type Step = { uses?: unknown; run?: unknown; with?: Record<string, unknown> };
 
