@@ -231,6 +231,38 @@ function settingsRefusal(given: Record<string, unknown>): string | undefined {
   }
 }
 
+describe('docs/deploy: the compose file and the systemd unit run the installed lease-gate', () => {
+  it('their lease-gate commands parse against the CLI', async () => {
+    const compose = parseYaml(readFileSync('docs/deploy/compose.yaml', 'utf8')) as {
+      services: Record<string, { command?: string | string[] }>;
+    };
+    const scripts = Object.values(compose.services).flatMap((s) =>
+      [s.command ?? []].flat().map((part) => part.replace(/\$\$/g, '$')),
+    );
+    // `exec lease-gate …` ends each service's script: from there to its end is the command.
+    // kernel-2 is kernel-1 (a YAML alias): each command once.
+    const fromCompose = unique(scripts).flatMap((text) => {
+      const at = text.indexOf('exec lease-gate ');
+      return at < 0 ? [] : [text.slice(at + 'exec '.length).replace(/\s+/g, ' ')];
+    });
+    const unit = readFileSync('docs/deploy/lease-gate-kernel@.service', 'utf8');
+    const fromUnit = commandLines(
+      unit.replace(/^ExecStart(?:Pre)?=\/usr\/local\/bin\/lease-gate/gm, 'lease-gate'),
+    );
+    expect(fromCompose).toHaveLength(2);
+    expect(fromUnit).toHaveLength(2);
+    const lines = [...fromCompose, ...fromUnit.map((l) => l.replace(/%i/g, '1'))];
+    const problems: string[] = [];
+    for (const [i, argv] of wordsOf(lines).entries()) {
+      for (const p of argv ? await problemsOf(argv) : ['not checked'])
+        problems.push(`${lines[i]}: ${p}`);
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+const unique = (items: string[]) => [...new Set(items)];
+
 type Step = { uses?: unknown; run?: unknown; with?: Record<string, unknown> };
 
 /** The steps of a block: a list of steps, or a workflow's jobs' steps. */
