@@ -7,9 +7,9 @@ import { keeperCost, startup } from './processes.js';
 import {
   keptNotes,
   renderPage,
-  renderReadmeTable,
+  renderSummaryTable,
   sectionTables,
-  withReadmeTable,
+  withSummaryTable,
 } from './report.js';
 import { runRole } from './roles.js';
 import { postgresCost } from './pg-cost.js';
@@ -235,13 +235,12 @@ async function bench(out: string): Promise<void> {
     extra: { markdown: plane.markdown, rows: plane.rows },
   });
   mkdirSync('docs', { recursive: true });
-  writeFileSync('docs/performance.md', page);
-  const table = renderReadmeTable({ machine, date, rows });
-  writeFileSync('README.md', withReadmeTable(readFileSync('README.md', 'utf8'), table));
+  const table = renderSummaryTable({ machine, date, rows });
+  writeFileSync('docs/performance.md', withSummaryTable(page, table));
   const raw = { waiting, core, http, redis, starts, keeper, ledger, plane: plane.raw };
   writeFileSync(out, JSON.stringify({ machine, date, minutes, rows, raw }, null, 2));
   console.log(page);
-  console.log(`written to docs/performance.md and README.md's table; figures in ${out}`);
+  console.log(`written to docs/performance.md; figures in ${out}`);
 }
 
 const [first, ...rest] = process.argv.slice(2);

@@ -61,6 +61,11 @@ Written by \`npm run bench\` from one run on ${date.slice(0, 10)}: ${machine}.
 The run took ${fmt(minutes)} minutes, loopback only; every server ran in its own
 process, apart from the clients that measured it. Raw figures: \`bench-results.json\`.
 
+## Summary
+
+${SUMMARY_START}
+${SUMMARY_END}
+
 ## Handover and plane load
 
 Handover: a holder's release is sent → the next waiter's grant is received, counted
@@ -102,16 +107,20 @@ export function keptNotes(page: string): string {
   return start < 0 || end < start ? '' : page.slice(start, end + NOTES_END.length);
 }
 
-export const README_START = '<!-- bench:start -->';
-export const README_END = '<!-- bench:end -->';
+export const SUMMARY_START = '<!-- bench:start -->';
+export const SUMMARY_END = '<!-- bench:end -->';
 
-/** The README's table: every row with a target, from the same run as the performance page. */
-export function renderReadmeTable(options: { machine: string; date: string; rows: Row[] }): string {
+/** The page's summary: every row with a target, from the same run, at the top of docs/performance.md. */
+export function renderSummaryTable(options: {
+  machine: string;
+  date: string;
+  rows: Row[];
+}): string {
   const { machine, date, rows } = options;
   const cores = /^\d+ cores/.exec(machine)?.[0] ?? machine;
   const node = /Node (v[\d.]+)/.exec(machine)?.[1] ?? process.version;
   const lines = [
-    `From one \`npm run bench\` run on ${date.slice(0, 10)}, ${cores}, Node ${node}, loopback; every figure and how it is measured: [docs/performance.md](docs/performance.md).`,
+    `From one \`npm run bench\` run on ${date.slice(0, 10)}, ${cores}, Node ${node}, loopback; how each is measured is below.`,
     '',
     '| what | measured | target |',
     '|---|---:|---|',
@@ -126,7 +135,7 @@ export function renderReadmeTable(options: { machine: string; date: string; rows
 
 /**
  * A section's name without its conditions (after a comma, in brackets, "beside …"): the
- * README's table stays narrow enough for its size budget; the page says them in full.
+ * summary table stays narrow; the sections below say them in full.
  */
 export const shortSection = (section: string) =>
   section
@@ -134,11 +143,11 @@ export const shortSection = (section: string) =>
     .replace(/ beside .*$/, '')
     .replace(/, .*$/, '');
 
-/** `readme` with the text between the bench markers replaced by `table`. */
-export function withReadmeTable(readme: string, table: string): string {
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
+/** `page` with the text between the bench markers replaced by `table`. */
+export function withSummaryTable(page: string, table: string): string {
+  const start = page.indexOf(SUMMARY_START);
+  const end = page.indexOf(SUMMARY_END);
   if (start < 0 || end < start)
-    throw new Error(`README.md has no ${README_START} … ${README_END} block`);
-  return `${readme.slice(0, start + README_START.length)}\n\n${table}\n\n${readme.slice(end)}`;
+    throw new Error(`the page has no ${SUMMARY_START} … ${SUMMARY_END} block`);
+  return `${page.slice(0, start + SUMMARY_START.length)}\n\n${table}\n\n${page.slice(end)}`;
 }

@@ -23,10 +23,6 @@ execFileSync('npx', ['ncc', 'build', 'bench/index.ts', '-o', '.tmp/bench', '--qu
 execFileSync(process.execPath, ['.tmp/bench/index.js', ...process.argv.slice(2)], {
   stdio: 'inherit',
 });
-execFileSync(
-  'npx',
-  ['prettier', '--log-level', 'warn', '--write', 'docs/performance.md', 'README.md'],
-  {
-    stdio: 'inherit',
-  },
-);
+execFileSync('npx', ['prettier', '--log-level', 'warn', '--write', 'docs/performance.md'], {
+  stdio: 'inherit',
+});

@@ -9,11 +9,11 @@ import {
   keptNotes,
   NOTES_END,
   NOTES_START,
-  README_END,
-  README_START,
+  SUMMARY_END,
+  SUMMARY_START,
   renderPage,
-  renderReadmeTable,
-  withReadmeTable,
+  renderSummaryTable,
+  withSummaryTable,
   shortSection,
 } from '../bench/report.js';
 import {
@@ -242,7 +242,7 @@ describe('figures', () => {
   });
 });
 
-describe("the README's table", () => {
+describe("the performance page's summary table", () => {
   const rows = [
     { section: 'keeper', metric: 'peak RSS', value: 59.2, unit: 'MB', target: '≤ 60', ok: true },
     { section: 'keeper', metric: 'renewals', value: 120, unit: '' },
@@ -251,16 +251,19 @@ describe("the README's table", () => {
   const machine = '2 cores (AMD EPYC), 24 GiB, Node v20.20.2; load 1.1';
 
   it('lists the rows with a target, marked, between the markers and nowhere else', () => {
-    const table = renderReadmeTable({ machine, date: '2026-12-01T04:00:00Z', rows });
+    const table = renderSummaryTable({ machine, date: '2026-12-01T04:00:00Z', rows });
     expect(table).toContain('2026-12-01, 2 cores, Node v20.20.2');
     expect(table).toContain('| keeper: peak RSS | 59.2 MB | ≤ 60 ✓ |');
     expect(table).toContain('| start-up: ratio | 4.98 × | ≤ 4 ✗ |');
     expect(table).not.toContain('renewals');
-    const readme = `# A\n\n${README_START}\nold\n${README_END}\n\n# B\n`;
-    expect(withReadmeTable(readme, table)).toBe(
-      `# A\n\n${README_START}\n\n${table}\n\n${README_END}\n\n# B\n`,
+    const readme = `# A\n\n${SUMMARY_START}\nold\n${SUMMARY_END}\n\n# B\n`;
+    expect(withSummaryTable(readme, table)).toBe(
+      `# A\n\n${SUMMARY_START}\n\n${table}\n\n${SUMMARY_END}\n\n# B\n`,
     );
-    expect(() => withReadmeTable('# A\n', table)).toThrow(/no <!-- bench:start -->/);
+    expect(() => withSummaryTable('# A\n', table)).toThrow(/no <!-- bench:start -->/);
+    expect(
+      renderPage({ machine, date: '2026-12-01T04:00:00Z', minutes: 1, waits: [], rows }),
+    ).toContain(`## Summary\n\n${SUMMARY_START}\n${SUMMARY_END}`);
   });
 });
 
@@ -446,7 +449,7 @@ describe('the plane table (issue #23)', () => {
         pageOnly: true,
       },
     ];
-    const table = renderReadmeTable({ machine: '2 cores', date: '2026-12-01T04:00:00Z', rows });
+    const table = renderSummaryTable({ machine: '2 cores', date: '2026-12-01T04:00:00Z', rows });
     expect(table).toContain('keeper: peak RSS');
     expect(table).not.toContain(PLANE_SECTION);
     const page = renderPage({

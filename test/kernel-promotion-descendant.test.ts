@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGitHubCompare, type GitHubCompare } from '../src/github/compare.js';
+import { FAILED_FOR_MS, createGitHubCompare, type GitHubCompare } from '../src/github/compare.js';
 import { GitHubError } from '../src/github/rest.js';
 import { createHttpClient, type HttpClient } from '../src/http/client.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
@@ -69,7 +69,7 @@ function compareWith(token: () => Promise<string> = async () => TOKEN, budgetMs?
     random: () => 0.5,
     ...(budgetMs !== undefined ? { budgetMs } : {}),
   });
-  return { compare, sleeps: time.sleeps };
+  return { compare, sleeps: time.sleeps, sleep: time.sleep };
 }
 
 describe("GitHub's compare, as the kernel asks it", () => {
@@ -107,7 +107,7 @@ describe("GitHub's compare, as the kernel asks it", () => {
   });
 
   it('backs off a 5xx with the injected sleep; a 404 is final; a rate limit past the budget gives up', async () => {
-    const { compare, sleeps } = compareWith();
+    const { compare, sleeps, sleep } = compareWith();
     github.faults.push({ status: 502 }, { status: 503 });
     expect(await compare.contains(REPO, B, S)).toBe(true);
     expect(github.calls.map((c) => c.status)).toEqual([502, 503, 200]);
@@ -125,10 +125,16 @@ describe("GitHub's compare, as the kernel asks it", () => {
     expect((limited as Error).message).toMatch(/answered 429.*gave up after 1 attempts/);
 
     for (let i = 0; i < 5; i += 1) github.faults.push({ status: 500 });
-    const down = await compare.contains(REPO, A, B).catch((e: unknown) => e);
+    const down = await compare.contains(REPO, B, C).catch((e: unknown) => e);
     expect((down as Error).message).toMatch(/answered 500.*gave up after 5 attempts/);
-    // What failed is not kept: the next question asks again.
-    expect(await compare.contains(REPO, A, B)).toBe(true);
+    // A commit that failed is refused without asking for FAILED_FOR_MS, then asked again.
+    const calls = github.calls.length;
+    await expect(compare.contains(REPO, B, X)).rejects.toThrow(
+      /answered 500.*gave up after 5 attempts; this commit is not asked about again for \d+ s/,
+    );
+    expect(github.calls).toHaveLength(calls);
+    await sleep(FAILED_FOR_MS);
+    expect(await compare.contains(REPO, B, C)).toBe(true);
   });
 
   it('refuses what is not owner/repo and two full commit ids, before any request', async () => {
@@ -150,12 +156,12 @@ describe("GitHub's compare, as the kernel asks it", () => {
 describeEachStore('promotion by descent over HTTP', (start) => {
   it('a commit staging contains passes, signed with the one that did; others and GitHub down are refused', async () => {
     const { privateKey } = generateKeyPairSync('ed25519');
-    const { compare } = compareWith(async () => TOKEN, 2_000);
+    const { compare, sleep } = compareWith(async () => TOKEN, 2_000);
     const asked: string[] = [];
     const counted: GitHubCompare = {
-      contains: (repo, base, head) => (
+      contains: (repo, base, head, caller) => (
         asked.push(`${base}...${head}`),
-        compare.contains(repo, base, head)
+        compare.contains(repo, base, head, caller)
       ),
     };
     const { url } = await start({ signingKey: privateKey, promote: chain, compare: counted });
@@ -186,7 +192,8 @@ describeEachStore('promotion by descent over HTTP', (start) => {
           /GitHub could not say whether a commit that completed it contains this one \(GitHub's compare of acme\/shop .* answered 500/,
         ),
       });
-      // And once GitHub answers again, B passes.
+      // And once GitHub answers again (B is not asked about again for a while), B passes.
+      await sleep(FAILED_FOR_MS);
       expect(await client.lease(job(B, 'prod'))).toMatchObject({ kind: 'granted' });
       await client.release(job(B, 'prod'));
       // The same commit as completed is not asked about; the pairs asked, in order.

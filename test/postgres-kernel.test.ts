@@ -192,6 +192,6 @@ describePostgres('migrations', () => {
     await admin.end();
     await expect(
       PostgresService.open({ url: POSTGRES_URL, schema, ledger: new Ledger(signingKey) }),
-    ).rejects.toThrow(/schema .* is at version 99, newer than this lease-gate \(version 2\)/);
+    ).rejects.toThrow(/schema .* is at version 99, newer than this lease-gate \(version 3\)/);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createGitHubCompare, type GitHubCompare } from '../github/compare.js';
 import { createHttpClient } from '../http/client.js';
+import { urlForDisplay } from '../http/url-display.js';
 import { untrusted } from '../lease/escape.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { realSleep, systemClock } from '../plane/time.js';
@@ -34,7 +35,7 @@ export async function compareFlag(
   const url = parsePlaneUrl(rawUrl ?? DEFAULT_GITHUB_API_URL);
   if (!url.ok)
     throw new UsageError(
-      `Invalid --github-api-url '${untrusted(rawUrl ?? '', 200)}'. Expected an https:// URL such as ${DEFAULT_GITHUB_API_URL} or https://HOST/api/v3 (plain http:// only on loopback).`,
+      `Invalid --github-api-url '${urlForDisplay(rawUrl ?? '')}'. Expected an https:// URL such as ${DEFAULT_GITHUB_API_URL} or https://HOST/api/v3, without credentials, query or fragment (plain http:// only on loopback).`,
     );
   const token = async (): Promise<string> => {
     let text: string;

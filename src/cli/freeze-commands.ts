@@ -1,7 +1,7 @@
-import { parseDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { untrusted } from '../lease/escape.js';
 import { KeyRefusedError } from '../plane/errors.js';
+import { FREEZE_FOR_FORM, MAX_FREEZE_MS, parseFreezeFor } from '../plane/freeze-for.js';
 import { OPERATOR_NAME_FORM, OPERATOR_NAME_PATTERN } from '../plane/schema.js';
 import {
   EXIT,
@@ -13,18 +13,8 @@ import {
 } from './options.js';
 import { cliSession } from './session.js';
 
-const DAY_MS = 86_400_000;
-const MAX_FREEZE_MS = 366 * DAY_MS;
-const FOR_FORM = "a duration such as '90m', '4h' or '3d' (at most 366d)";
 const UNTIL_FORM =
   "an ISO 8601 time with a zone, such as '2026-12-24T18:00:00Z' or '2026-12-24T19:00+01:00'";
-
-/** `--for`: the gate's durations, and days (a freeze may outlast any job). */
-export function parseFreezeFor(raw: string): number | undefined {
-  const days = /^(\d+)d$/.exec(raw.trim());
-  const ms = days ? Number(days[1]) * DAY_MS : parseDuration(raw);
-  return ms !== undefined && ms > 0 && ms <= MAX_FREEZE_MS ? ms : undefined;
-}
 
 /** `--until`: a time with its zone (a bare local time would depend on the host's). */
 export function parseFreezeUntil(raw: string, nowMs: number): number | undefined {
@@ -87,7 +77,9 @@ export async function freeze(args: string[], io: Output, env: NodeJS.ProcessEnv)
   if (values.for !== undefined) {
     const forMs = parseFreezeFor(values.for);
     if (forMs === undefined)
-      throw new UsageError(`Invalid --for '${untrusted(values.for, 40)}'. Expected ${FOR_FORM}.`);
+      throw new UsageError(
+        `Invalid --for '${untrusted(values.for, 40)}'. Expected ${FREEZE_FOR_FORM}.`,
+      );
     request.forMs = forMs;
   }
   if (values.until !== undefined) {

@@ -32,7 +32,11 @@ export interface KernelAuth {
 }
 
 /** Flags → the kernel's authorizer, every file read and checked before it listens. */
-export async function kernelAuth(values: AuthFlags, key: string | undefined): Promise<KernelAuth> {
+export async function kernelAuth(
+  values: AuthFlags,
+  key: string | undefined,
+  operatorKeys: Record<string, string | undefined> = {},
+): Promise<KernelAuth> {
   const audience = values['oidc-audience'];
   const oidcOn = audience !== undefined;
   if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
@@ -57,6 +61,14 @@ export async function kernelAuth(values: AuthFlags, key: string | undefined): Pr
   }
   try {
     const keys = values.keys ? readScopedKeys(values.keys) : undefined;
+    // An operator's key that is also an agent's would let that agent revoke and freeze.
+    for (const [name, value] of Object.entries(operatorKeys)) {
+      const agent = value && keys?.find(value);
+      if (agent)
+        throw new UsageError(
+          `${name} is the scoped key "${agent.name}" in ${values.keys}: an operator's key must be one no agent holds.`,
+        );
+    }
     const policy = values.policy ? readPolicy(values.policy) : undefined;
     let http: HttpClient | undefined;
     let oidc: Parameters<typeof createAuthorizer>[0]['oidc'];

@@ -1,5 +1,3 @@
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ResourceTable, defaultLockDelayMs, type KernelEvent } from '../kernel/rules/core.js';
 import { Ledger } from '../ledger/ledger.js';
 import { startKernelServer } from '../kernel/http/server.js';
@@ -11,6 +9,8 @@ import { PUBLIC_URL_FORM, parsePublicUrl } from '../kernel/http/names.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
+import { kernelIdentity } from './kernel-identity.js';
+import { kernelKeysOf } from './kernel-keys.js';
 import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify/notify.js';
 import { NotifierThread } from '../kernel/notify/notify-thread.js';
 import { cursorFileOf } from '../kernel/notify/notify-cursor.js';
@@ -19,7 +19,6 @@ import { STORE_OPTIONS, migrateCommand, openPostgres, postgresFrom } from './ker
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { promoteFlag } from './promote-flag.js';
 import { compareFlag } from './compare-flag.js';
-import { causeText } from '../errors.js';
 import { createHttpClient } from '../http/client.js';
 import {
   HealthCheckError,
@@ -97,22 +96,26 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
   if (values['health-freeze-held'] && !healthChecks.length)
     throw new UsageError('--health-freeze-held needs a --health-check RESOURCE=URL.');
   const publicUrls = values['public-url'];
-  for (const url of publicUrls) {
-    if (!parsePublicUrl(url))
+  const parsedUrls = publicUrls.map((url) => {
+    const parsed = parsePublicUrl(url);
+    if (!parsed)
       throw new UsageError(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
-  }
-  const key = env.LEASE_GATE_KERNEL_KEY || undefined;
-  const approverKey = approverKeyOf(env);
+    return parsed;
+  });
+  const host = values.host.replace(/^\[(.*)\]$/, '$1');
+  const { key, adminKey, approverKey } = kernelKeysOf(env, host, parsedUrls);
   const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
   const promote = promoteFlag(values.promote);
   const github = await compareFlag(values, promote, env);
-  const host = values.host.replace(/^\[(.*)\]$/, '$1');
   if (!isLoopbackHost(host) && !key && !values.keys && !values['oidc-audience']) {
     throw new UsageError(
       `Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`,
     );
   }
-  const credentials = await kernelAuth(values, key);
+  const credentials = await kernelAuth(values, key, {
+    LEASE_GATE_ADMIN_KEY: adminKey,
+    LEASE_GATE_APPROVER_KEY: approverKey,
+  });
   const dataPrefix = dataPrefixFrom(values, io);
   const postgres = postgresFrom(values, env);
   if (postgres && (dataPrefix || values.ledger))
@@ -143,6 +146,9 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
   }
 
   async function serve(): Promise<number> {
+    // First, before anything that must be stopped: the key a durable ledger keeps across restarts.
+    const identity = kernelIdentity(values['signing-key'], logFile);
+    const ledger = new Ledger(identity.key);
     // A memory kernel remembers no fence: its fences start from the clock, so they rise across restarts.
     const store = logFile ? fileStore(logFile) : memoryStore({ fenceFloor: memoryFenceFloor() });
     const log = (events: KernelEvent[]) => {
@@ -182,19 +188,19 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
           log: (line) => io.err(line),
         })
       : undefined;
-    const ledger = new Ledger(readSigningKey(values['signing-key']));
-    const service = postgres
-      ? await openPostgres(postgres, {
-          ledger,
-          ttlMs,
-          lockDelayMs,
-          window,
-          onEvents: log,
-          log: (line) => io.err(line),
-        })
-      : undefined;
     let running: Awaited<ReturnType<typeof startKernelServer>>;
     try {
+      // Inside the try: a replica refused (another plane's key, no database) stops the rest too.
+      const service = postgres
+        ? await openPostgres(postgres, {
+            ledger,
+            ttlMs,
+            lockDelayMs,
+            window,
+            onEvents: log,
+            log: (line) => io.err(line),
+          })
+        : undefined;
       running = await startKernelServer({
         service,
         ledger,
@@ -212,7 +218,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
         store,
         key,
         auth: credentials.auth,
-        adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+        adminKey,
         approverKey,
         approverOidc,
         promote,
@@ -242,11 +248,7 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     if (credentials.summary && !values.quiet) io.out(credentials.summary);
     if (postgres && !values.quiet)
       io.out(`store: PostgreSQL ${redactUrl(postgres.url)}, schema ${postgres.schema}`);
-    if (!values['signing-key'] && !values.quiet) {
-      io.out(
-        `ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`,
-      );
-    }
+    if (!values.quiet) io.out(identity.line);
     if (windows && !values.quiet) io.out(`freeze windows: ${windows.size} from ${values.windows}`);
     if (approverOidc && !values.quiet)
       io.out(`break-glass approvers: OIDC tokens whose sub matches ${approverOidc.join(' or ')}`);
@@ -267,29 +269,6 @@ async function serveKernel(args: string[], io: Output, env: NodeJS.ProcessEnv): 
     await github?.close();
     return EXIT.done;
   }
-}
-
-/**
- * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
- * admin key is used only once approved with this one, so one key cannot do both halves.
- */
-function approverKeyOf(env: NodeJS.ProcessEnv): string | undefined {
-  const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
-  if (approverKey === undefined) return undefined;
-  if (!env.LEASE_GATE_ADMIN_KEY)
-    throw new UsageError(
-      'LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.',
-    );
-  if (approverKey === env.LEASE_GATE_ADMIN_KEY)
-    throw new UsageError(
-      'LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.',
-    );
-  // Every job holds the kernel key; as the approver key it would let any job approve.
-  if (approverKey === env.LEASE_GATE_KERNEL_KEY)
-    throw new UsageError(
-      'LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.',
-    );
-  return approverKey;
 }
 
 /**
@@ -396,22 +375,6 @@ function notifierFrom(
     if (error instanceof NotifyError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-/** A key file, or one made for this run (its checkpoints then mean something only while it runs). */
-function readSigningKey(file: string | undefined): KeyObject {
-  if (!file) return generateKeyPairSync('ed25519').privateKey;
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`Cannot read the signing key ${file}: ${causeText(error)}`, {
-      cause: error,
-    });
-  }
-  if (key.asymmetricKeyType !== 'ed25519')
-    throw new UsageError(`The signing key ${file} is not an Ed25519 key.`);
-  return key;
 }
 
 /**

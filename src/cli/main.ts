@@ -40,8 +40,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: kernel,
     help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
-  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
-  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass.
+  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback, 16 characters at least there).
+  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass (never the kernel key).
   LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
   --approver-oidc PATTERN (repeatable, needs --oidc-audience): an OIDC identity (a glob over the token's
   sub, e.g. repo:acme/ops:environment:break-glass) may approve a break-glass too, as oidc:SUB.

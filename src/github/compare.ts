@@ -5,6 +5,7 @@ import { HttpError } from '../http/errors.js';
 import { COMMIT_PATTERN, REPOSITORY_PATTERN } from '../plane/deploy.js';
 import { backoffMs, type RetryPolicy } from '../plane/retry.js';
 import type { Clock, Sleep } from '../plane/time.js';
+import { CompareBudget, CompareBudgetSpent } from './compare-budget.js';
 import {
   GitHubError,
   answerMessage,
@@ -21,7 +22,10 @@ import {
  * what one contains never changes, so an answer is kept (bounded) and asked once.
  * Retried within a short budget (a job waits on the answer): 5xx and network failures
  * back off; a rate limit is waited only when it ends within the budget. Any other
- * answer is final, and an error (the caller fails closed).
+ * answer is final, and an error (the caller fails closed). Every call is counted against
+ * the caller's and the kernel's budget (compare-budget.ts), and a commit GitHub could not
+ * answer about is not asked about again for `FAILED_FOR_MS`: a client naming fresh commits
+ * cannot spend the token's quota.
  */
 
 export interface CompareOptions {
@@ -37,26 +41,44 @@ export interface CompareOptions {
   /** How long one question is retried in all. */
   budgetMs?: number;
   retry?: RetryPolicy;
+  /** The calls allowed per caller and per kernel (by default COMPARE_LIMITS on `clock`). */
+  budget?: CompareBudget;
 }
 
 export interface GitHubCompare {
-  /** Whether `head` is `base` or descends from it, in `repository` (owner/repo). */
-  contains(repository: string, base: string, head: string): Promise<boolean>;
+  /**
+   * Whether `head` is `base` or descends from it, in `repository` (owner/repo). `caller`:
+   * whose budget the calls are taken from (compare-budget.ts); none, the kernel's only.
+   */
+  contains(repository: string, base: string, head: string, caller?: string): Promise<boolean>;
 }
 
 const RETRY: RetryPolicy = { baseMs: 250, capMs: 2_000, maxAttempts: 5 };
 const USER_AGENT = 'lease-gate-kernel';
 /** Answers kept; the oldest go first (asking again is only slower). */
 export const MAX_KEPT = 10_000;
+/**
+ * How long a commit GitHub could not answer about (unknown to it, GitHub down, the token
+ * refused) is refused without asking again: one failure, not one per request and candidate.
+ */
+export const FAILED_FOR_MS = 60_000;
 const statusSchema = z.object({ status: z.enum(['ahead', 'behind', 'identical', 'diverged']) });
 
 export function createGitHubCompare(options: CompareOptions): GitHubCompare {
   const { http, clock, sleep } = options;
   const budgetMs = options.budgetMs ?? 10_000;
   const policy = options.retry ?? RETRY;
+  const budget = options.budget ?? new CompareBudget(clock);
   const kept = new Map<string, boolean>();
+  /** Per `repository base`: what GitHub last failed with, and until when it stands. */
+  const failed = new Map<string, { untilMs: number; message: string; status: number }>();
 
-  async function ask(repository: string, base: string, head: string): Promise<boolean> {
+  async function ask(
+    repository: string,
+    base: string,
+    head: string,
+    caller: string | undefined,
+  ): Promise<boolean> {
     const [owner, repo] = repository.split('/') as [string, string];
     const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/compare/${base}...${head}?per_page=1`;
     const what = `GitHub's compare of ${repository} ${base.slice(0, 12)}...${head.slice(0, 12)}`;
@@ -66,12 +88,12 @@ export function createGitHubCompare(options: CompareOptions): GitHubCompare {
       let answer: HttpAnswer | undefined;
       let why: string;
       let waitMs: number | undefined;
+      budget.take(caller);
       try {
-        answer = await http.send({
-          method: 'GET',
-          url: `${options.apiUrl}${path}`,
-          headers: restHeaders(await options.token(), USER_AGENT),
-        });
+        const headers = restHeaders(await options.token(), USER_AGENT);
+        answer = await budget.slot(() =>
+          http.send({ method: 'GET', url: `${options.apiUrl}${path}`, headers }),
+        );
       } catch (error) {
         if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
         why = printable(causeText(error));
@@ -103,8 +125,31 @@ export function createGitHubCompare(options: CompareOptions): GitHubCompare {
     }
   }
 
+  /** The failure kept for this commit, thrown again while it stands. */
+  function failedBefore(key: string): void {
+    const before = failed.get(key);
+    if (!before) return;
+    const leftMs = before.untilMs - clock.now();
+    if (leftMs <= 0) return void failed.delete(key);
+    throw new GitHubError(
+      `${before.message}; this commit is not asked about again for ${Math.ceil(leftMs / 1000)} s`,
+      { status: before.status },
+    );
+  }
+
+  function keepFailure(key: string, error: unknown): void {
+    if (!(error instanceof GitHubError) || error instanceof CompareBudgetSpent) return;
+    failed.delete(key);
+    failed.set(key, {
+      untilMs: clock.now() + FAILED_FOR_MS,
+      message: error.message,
+      status: error.status,
+    });
+    if (failed.size > MAX_KEPT) failed.delete(failed.keys().next().value!);
+  }
+
   return {
-    async contains(repository, base, head) {
+    async contains(repository, base, head, caller) {
       if (
         !REPOSITORY_PATTERN.test(repository) ||
         !COMMIT_PATTERN.test(base) ||
@@ -117,7 +162,15 @@ export function createGitHubCompare(options: CompareOptions): GitHubCompare {
       const key = `${repository} ${base} ${head}`;
       const known = kept.get(key);
       if (known !== undefined) return known;
-      const answer = await ask(repository, base, head);
+      const commit = `${repository} ${base}`;
+      failedBefore(commit);
+      let answer: boolean;
+      try {
+        answer = await ask(repository, base, head, caller);
+      } catch (error) {
+        keepFailure(commit, error);
+        throw error;
+      }
       kept.set(key, answer);
       if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
       return answer;

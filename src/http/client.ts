@@ -1,7 +1,7 @@
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import { causeText } from '../errors.js';
 import { HttpError } from './errors.js';
 import { isLoopbackHost } from './loopback.js';
+import { urlForDisplay } from './url-display.js';
 
 /**
  * The one HTTP client of lease-gate (plane, ledger): undici with connect,
@@ -86,7 +86,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   let closed = false;
 
   async function send(req: HttpRequest): Promise<HttpAnswer> {
-    const call = `[${req.method}] "${req.url}"`;
+    // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+    const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
     if (closed)
       throw new HttpError(`${call}: the HTTP client is closed`, {
         failure: 'cancelled',
@@ -133,7 +134,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     async getText(url, headers = {}, signal) {
       const answer = await send({ method: 'GET', url, headers, signal });
       if (answer.status !== 200) {
-        const call = `[GET] "${url}"`;
+        const call = `[GET] "${urlForDisplay(url)}"`;
         throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
           failure: 'network',
           call,
@@ -175,9 +176,31 @@ function isTimeout(error: unknown): boolean {
   );
 }
 
-/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
+/**
+ * What failed, in our words, by the error's code: undici's and Node's own messages are not
+ * passed on, since some carry the URL (with its credentials and query) or the proxy's.
+ */
 function describeNetworkError(error: unknown): string {
-  const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const text = causeText(inner instanceof Error && !inner.message ? error : inner);
-  return (text || String(error)).slice(0, 300);
+  const code = codeOf(error);
+  if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `host name not resolved (${code})`;
+  if (
+    /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(
+      code,
+    )
+  )
+    return `TLS handshake failed (${code})`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+    return `connection closed by the other side (${code})`;
+  return code ? `connection failed (${code})` : 'connection failed';
+}
+
+/** The first string `code` of the error or of what it wraps (undici wraps the socket's error). */
+function codeOf(error: unknown): string {
+  for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code)) return code;
+  }
+  return '';
 }

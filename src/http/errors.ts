@@ -18,9 +18,14 @@ export class HttpError extends LeaseGateError<(typeof CODES)[HttpFailure]> {
   readonly failure: HttpFailure;
   /** `[METHOD] "url"`, for messages. */
   readonly call: string;
+  /** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+  readonly detail: string;
   constructor(message: string, options: CauseOptions & { failure: HttpFailure; call: string }) {
     super(message, { ...causeOf(options.cause), code: CODES[options.failure] });
     this.failure = options.failure;
     this.call = options.call;
+    this.detail = message.startsWith(`${options.call}: `)
+      ? message.slice(options.call.length + 2)
+      : message;
   }
 }

@@ -1,5 +1,6 @@
 import type { HttpClient } from './client.js';
 import { HttpError } from './errors.js';
+import { urlForDisplay } from './url-display.js';
 
 /**
  * A `fetch` over the one HTTP client, for libraries that take a fetch of their own
@@ -12,7 +13,7 @@ export function fetchOver(http: HttpClient): typeof fetch {
   return async (input, init = {}) => {
     const url = input instanceof Request ? input.url : String(input);
     const method = (init.method ?? 'GET').toUpperCase();
-    const call = `[${method}] "${url}"`;
+    const call = `[${method}] "${urlForDisplay(url)}"`;
     if (method !== 'GET' && method !== 'POST') {
       throw new HttpError(`${call}: only GET and POST go through this client`, {
         failure: 'network',

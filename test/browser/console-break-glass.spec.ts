@@ -110,7 +110,7 @@ describe('break-glass in the console', () => {
     await expect
       .poll(() => badge.textContent())
       .toMatch(
-        /^🔴 break-glass waiting for a second operator to approve: .*hotfix may be granted it once/,
+        /^BREAK-GLASS waiting for a second operator to approve: .*hotfix may be granted it once/,
       );
     // Red: the page's danger colour, not the freeze's blue.
     // A string: the test's own types have no DOM.
@@ -139,9 +139,7 @@ describe('break-glass in the console', () => {
     const history = page.locator('#history-body');
     await expect
       .poll(() => history.textContent(), { timeout: 10_000 })
-      .toContain(
-        '🔴 break-glass by operator:alice, approved by operator:bob: CVE-2026-1234 hotfix',
-      );
+      .toContain('BREAK-GLASS by operator:alice, approved by operator:bob: CVE-2026-1234 hotfix');
     const cell = history.locator('td.ended.break_glass');
     expect(await cell.count()).toBe(1);
     await page.close();

@@ -83,10 +83,13 @@ function lease(
 }
 
 async function useLever(page: Page, lever: string, resource: string, reason = ''): Promise<void> {
+  // A lever opened at a row is closed first: the form goes back to the bottom section.
+  if (await page.locator('#lever-close').isVisible()) await page.locator('#lever-close').click();
   await page.locator('#lever').selectOption(lever);
   await page.locator('#revoke-resource').fill(resource);
-  await page.locator('#revoke-reason').fill(reason);
-  await page.locator('#admin-key').fill(ADMIN);
+  // Only the fields the lever takes are shown: no reason for an unfreeze, no key once kept.
+  if (reason) await page.locator('#revoke-reason').fill(reason);
+  if (await page.locator('#admin-key').isVisible()) await page.locator('#admin-key').fill(ADMIN);
   await page.locator('#lever-submit').click();
   await expect.poll(() => page.locator('#lever-submit').textContent()).toBe(`Confirm: ${lever}`);
   await page.locator('#lever-submit').click();

@@ -191,9 +191,9 @@ describe('what the console tells an operator, in Chromium', () => {
     await page.locator('#revoke-resource').fill('lock:app/beta');
     await page.locator('#revoke-resource').dispatchEvent('change');
     const said = page.locator('#lever-consequence');
-    await expect.poll(() => said.textContent()).toMatch(/^The holder keeps it/);
+    await expect.poll(() => said.textContent()).toMatch(/^The holder, /);
     expect(await said.textContent()).toBe(
-      'The holder keeps it: its command runs on and renews (revoke it too to stop it). Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. Nobody waits.',
+      `The holder, ${B} (acme/shop run 7002), keeps it: its command runs on and renews (revoke it too to stop it). Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. Nobody waits.`,
     );
     await page.locator('#revoke-resource').fill('lock:app/nobody');
     await page.locator('#revoke-resource').dispatchEvent('change');

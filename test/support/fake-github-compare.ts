@@ -25,6 +25,10 @@ export interface FakeGitHubCompare {
   /** The next calls' answers, in order, before the graph is consulted. */
   faults: Array<{ status: number; headers?: Record<string, string> }>;
   calls: CompareCall[];
+  /** How long each answer is held back (0: at once), so calls can overlap. */
+  delayMs: number;
+  /** The most calls it was answering at the same time. */
+  maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,8 @@ export async function startFakeGitHubCompare(token: string): Promise<FakeGitHubC
     token,
     faults: [],
     calls,
+    delayMs: 0,
+    maxInFlight: 0,
     commit(repository, sha, parents = []) {
       const graph = graphs.get(repository) ?? new Map<string, string[]>();
       graphs.set(repository, graph);
@@ -113,7 +119,14 @@ export async function startFakeGitHubCompare(token: string): Promise<FakeGitHubC
     });
   }
 
-  const server = createServer(answer);
+  let inFlight = 0;
+  const server = createServer((req, res) => {
+    inFlight += 1;
+    fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
+    res.on('close', () => (inFlight -= 1));
+    if (fake.delayMs > 0) setTimeout(() => answer(req, res), fake.delayMs);
+    else answer(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(fake, {

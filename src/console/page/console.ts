@@ -7,27 +7,20 @@ import {
   entrySchema,
   hasReadKey,
   keys,
-  revoke,
   type Resources,
 } from './api.js';
-import { byId, duration, h, localClock, zoneName } from './dom.js';
+import { byId, duration, h, localClock, nameCode, syncChildren, zoneName } from './dom.js';
 import { historyRows } from './history.js';
 import { agentCell, ordinal } from './deploys.js';
 import {
-  approveBreakGlass,
-  breakGlass,
   breakGlassBadge,
-  consequence,
-  freeze,
   frozenBadge,
   renderHealthChecks,
   renderPromotions,
   renderNotifications,
-  refusal,
   renderWindows,
-  unfreeze,
 } from './levers.js';
-import { OPERATOR_NAME_FORM, OPERATOR_NAME_PATTERN } from '../../plane/schema.js';
+import { closeLever, leverRowFor, wireLevers } from './lever-form.js';
 import { holdsFrom, type TimelineEntry } from './holds.js';
 import { SPANS, drawTimeline, widthOf } from './timeline.js';
 import { verifyLedger } from './verify.js';
@@ -90,14 +83,19 @@ function renderRows(): void {
   });
   const listed = new Set(list.map((r) => r.resource));
   for (const name of [...shownRows.keys()]) if (!listed.has(name)) shownRows.delete(name);
+  // An open lever stays under its row; its resource gone, the form goes back to the bottom.
+  const withLever = rows.flatMap((row) => {
+    const lever = leverRowFor(row.dataset.resource ?? '');
+    return lever ? [row, lever] : [row];
+  });
+  if (withLever.length === rows.length) closeLever();
+  rows.splice(0, rows.length, ...withLever);
   if (rows.length === 0) {
     rows.push(
       h('tr', {}, h('td', { colspan: '6', class: 'muted' }, 'No resource is held or waited for.')),
     );
   }
-  const same =
-    rows.length === body.children.length && rows.every((row, i) => body.children[i] === row);
-  if (!same) body.replaceChildren(...rows);
+  syncChildren(body, rows);
 }
 
 function resourceRow(r: ResourceRow): HTMLTableRowElement {
@@ -112,7 +110,7 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
           : h('span', { class: 'since', 'data-since': String(lease.grantedAtMs) }),
       )
     : r.reserved
-      ? h('span', {}, 'reserved for ', h('code', {}, r.reserved.holder), ' (next in line)')
+      ? h('span', {}, 'reserved for ', nameCode(r.reserved.holder), ' (next in line)')
       : h('span', { class: 'muted' }, 'free');
   const queue = r.queue.length
     ? h(
@@ -166,12 +164,18 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
   return h(
     'tr',
     { 'data-resource': r.resource },
-    h('td', {}, h('code', {}, r.resource), frozenBadge(r) ?? '', breakGlassBadge(r) ?? ''),
+    h(
+      'td',
+      {},
+      nameCode(r.resource),
+      frozenBadge(r, serverNow()) ?? '',
+      breakGlassBadge(r, serverNow()) ?? '',
+    ),
     h('td', { class: 'holder', 'data-label': 'Holder' }, holder),
     h('td', { 'data-label': 'Fence' }, lease?.fence === undefined ? '—' : String(lease.fence)),
     h('td', {
       class: 'left',
-      'data-label': 'Time left',
+      'data-label': 'Lease ends in',
       'data-expires': String(lease?.expiresAtMs ?? ''),
     }),
     h('td', { class: 'waiting', 'data-label': 'Queue' }, queue),
@@ -265,6 +269,7 @@ async function pollResources(): Promise<void> {
     if (error instanceof ApiError && error.status === 401) {
       const wrong = hasReadKey();
       document.body.dataset.keyState = wrong ? 'wrong' : 'none';
+      showLocked();
       setStatus(
         wrong
           ? 'Wrong key: the kernel refused the key typed for this tab.'
@@ -336,6 +341,32 @@ function renderCheckpoint(text: string, verdict: Awaited<ReturnType<typeof verif
   byId('checkpoint-text').textContent = text;
 }
 
+/** After a lever: the kernel's word again, at once. */
+function refresh(): void {
+  void pollResources();
+  void pollLedger();
+}
+
+/**
+ * Without the kernel's key the page shows nothing of its state: said in the tables
+ * themselves, so an empty table never reads as "nobody holds anything".
+ */
+function showLocked(): void {
+  const locked = (columns: number) =>
+    h(
+      'tr',
+      {},
+      h(
+        'td',
+        { colspan: String(columns), class: 'locked' },
+        'Locked: this kernel shows its state only to its key. Type the key above.',
+      ),
+    );
+  shownRows.clear();
+  byId('resources-body').replaceChildren(locked(6));
+  byId('history-body').replaceChildren(locked(6));
+}
+
 function wire(): void {
   byId<HTMLFormElement>('key-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -355,29 +386,6 @@ function wire(): void {
       renderTimeline();
     });
   }
-  byId('resources-body').addEventListener('click', (event) => {
-    const button = (event.target as Element).closest<HTMLButtonElement>('button');
-    const resource = button?.dataset.resource;
-    if (!button || resource === undefined) return;
-    const lever =
-      (['revoke', 'freeze', 'unfreeze', 'approve-break-glass'] as const).find((l) =>
-        button.classList.contains(l),
-      ) ?? (button.classList.contains('break-glass-lever') ? 'break-glass' : undefined);
-    if (!lever) return;
-    byId<HTMLInputElement>('revoke-resource').value = resource;
-    if (button.dataset.agent !== undefined)
-      byId<HTMLInputElement>('break-glass-agent').value = button.dataset.agent;
-    byId<HTMLSelectElement>('lever').value = lever;
-    showConsequence();
-    byId('revoke-section').scrollIntoView();
-    // Without an admin key the lever cannot be pulled: say so now, and go to the key.
-    const adminInput = byId<HTMLInputElement>('admin-key');
-    const problem = leverProblem();
-    byId('revoke-result').textContent = problem ?? '';
-    byId('revoke-result').classList.toggle('error', problem !== undefined);
-    if (!adminInput.value && !keys.hasAdmin()) adminInput.focus();
-    else byId<HTMLInputElement>('revoke-reason').focus();
-  });
   byId('history-filter').addEventListener('input', () => {
     historyShown = HISTORY_PAGE;
     renderTimeline();
@@ -394,150 +402,8 @@ function wire(): void {
     drawnWidth = width;
     renderTimeline();
   }).observe(byId('timeline'));
-  // The empty admin key is said at once, not after Review → Confirm.
-  for (const id of ['admin-key', 'operator-name', 'approver-key', 'break-glass-agent']) {
-    byId(id).addEventListener('input', () => {
-      const result = byId('revoke-result');
-      if (result.classList.contains('error')) {
-        result.textContent = leverProblem() ?? '';
-        result.classList.toggle('error', result.textContent !== '');
-      }
-    });
-  }
-  // On input, not change: a change fires as the field loses focus to the Review button, and
-  // the consequence it writes moved that button from under the press (the click was lost).
-  byId('lever').addEventListener('change', showConsequence);
-  byId('revoke-resource').addEventListener('input', showConsequence);
-  byId<HTMLFormElement>('revoke-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void submitRevoke();
-  });
-  byId('forget-admin').addEventListener('click', () => {
-    keys.forgetAdmin();
-    byId('revoke-result').textContent = 'The admin key is forgotten.';
-  });
+  wireLevers({ resources: () => resources, now: serverNow, refresh });
   setInterval(tick, 250);
-}
-
-/** Says what the chosen lever will do, and asks for a second click to do it. */
-function showConsequence(): void {
-  const lever = byId<HTMLSelectElement>('lever').value;
-  const resource = byId<HTMLInputElement>('revoke-resource').value.trim();
-  const r = resources?.resources.find((x) => x.resource === resource);
-  const text =
-    lever === 'unfreeze'
-      ? 'Grants resume: the next in line is granted it when it asks again.'
-      : consequence(
-          lever === 'freeze' || lever === 'break-glass' || lever === 'approve-break-glass'
-            ? lever
-            : 'revoke',
-          r,
-        );
-  byId('lever-consequence').textContent = text;
-  // The fields only a break-glass needs are shown for it alone.
-  byId('agent-label').hidden = lever !== 'break-glass' && lever !== 'approve-break-glass';
-  byId('approver-label').hidden = lever !== 'approve-break-glass';
-  byId('revoke-form').dataset.confirming = '';
-  byId('lever-submit').textContent = 'Review…';
-}
-
-/** What keeps the lever from being reviewed, said at once: no admin key, a name not of the form. */
-function leverProblem(): string | undefined {
-  const lever = byId<HTMLSelectElement>('lever').value;
-  const name = byId<HTMLInputElement>('operator-name').value.trim();
-  if (lever === 'approve-break-glass') {
-    if (!byId<HTMLInputElement>('approver-key').value)
-      return 'Type the approver key (LEASE_GATE_APPROVER_KEY) first: approving needs it.';
-    if (!name) return 'Your name: the ledger names who approved.';
-  } else if (!byId<HTMLInputElement>('admin-key').value && !keys.hasAdmin()) {
-    return 'Type the admin key (LEASE_GATE_ADMIN_KEY) first: every lever needs it.';
-  }
-  if (name && !OPERATOR_NAME_PATTERN.test(name)) {
-    return `Your name: expected ${OPERATOR_NAME_FORM}.`;
-  }
-  if (lever === 'break-glass' || lever === 'approve-break-glass') {
-    const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
-    if (!/^did:[a-z0-9]+:\S+$/.test(agent) || agent.length > 512)
-      return 'Job to let through: expected its DID (did:…), as the queue lists it.';
-    if (lever === 'break-glass' && !byId<HTMLInputElement>('revoke-reason').value.trim())
-      return 'Reason: a break-glass is recorded with why.';
-  }
-  return undefined;
-}
-
-async function submitRevoke(): Promise<void> {
-  const form = byId('revoke-form');
-  const problem = leverProblem();
-  const result = byId('revoke-result');
-  if (problem) {
-    result.textContent = problem;
-    result.classList.add('error');
-    showConsequence();
-    return;
-  }
-  result.classList.remove('error');
-  if (form.dataset.confirming !== 'yes') {
-    showConsequence();
-    form.dataset.confirming = 'yes';
-    byId('lever-submit').textContent = `Confirm: ${byId<HTMLSelectElement>('lever').value}`;
-    return;
-  }
-  form.dataset.confirming = '';
-  byId('lever-submit').textContent = 'Review…';
-  const lever = byId<HTMLSelectElement>('lever').value;
-  const adminInput = byId<HTMLInputElement>('admin-key');
-  if (adminInput.value && lever !== 'approve-break-glass') {
-    keys.setAdmin(adminInput.value);
-    adminInput.value = '';
-  }
-  const resource = byId<HTMLInputElement>('revoke-resource').value.trim();
-  const reasonText = byId<HTMLInputElement>('revoke-reason').value.trim();
-  const minutes = Number(byId<HTMLInputElement>('freeze-minutes').value);
-  const by = byId<HTMLInputElement>('operator-name').value.trim() || undefined;
-  try {
-    if (lever === 'freeze') {
-      const forMs = minutes > 0 ? Math.round(minutes * 60_000) : undefined;
-      const answer = await freeze(resource, reasonText || 'frozen by an operator', forMs, by);
-      result.textContent = `Froze ${resource} ${answer.until ? `until ${localClock(answer.until)} ${zoneName(answer.until)}` : 'until unfrozen'}.`;
-    } else if (lever === 'unfreeze') {
-      const answer = await unfreeze(resource, by);
-      result.textContent = answer.changed ? `Unfroze ${resource}.` : `${resource} was not frozen.`;
-    } else if (lever === 'break-glass') {
-      const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
-      const forMs = minutes > 0 ? Math.round(Math.min(minutes, 60) * 60_000) : undefined;
-      const answer = await breakGlass(resource, agent, reasonText, forMs, by);
-      const until = answer.until
-        ? ` until ${localClock(answer.until)} ${zoneName(answer.until)}`
-        : '';
-      result.textContent = answer.pending
-        ? `Break-glass on ${resource} waits for a second operator's approval.`
-        : `Break-glass open on ${resource}${until}: ${agent} may be granted it once.`;
-    } else if (lever === 'approve-break-glass') {
-      const agent = byId<HTMLInputElement>('break-glass-agent').value.trim();
-      const approverInput = byId<HTMLInputElement>('approver-key');
-      const approverKey = approverInput.value;
-      // Used for this one call: the approver key is never kept by the page.
-      approverInput.value = '';
-      await approveBreakGlass(resource, agent, by ?? '', approverKey);
-      result.textContent = `Approved the break-glass on ${resource}: ${agent} may be granted it once.`;
-    } else {
-      const answer = await revoke(resource, reasonText || 'revoked by an operator', by);
-      result.textContent = answer.revoked
-        ? `Revoked ${resource}.`
-        : `${resource} was not held; nothing revoked.`;
-    }
-    void pollResources();
-    void pollLedger();
-  } catch (error) {
-    if (lever === 'approve-break-glass') {
-      const refused = error instanceof ApiError && error.status === 403;
-      result.textContent = `Not done (${lever}): ${refused ? 'the kernel refused this approver key (LEASE_GATE_APPROVER_KEY); type it again' : (error as Error).message}`;
-    } else {
-      if (error instanceof ApiError && error.status === 403) keys.forgetAdmin();
-      result.textContent = `Not done (${lever}): ${refusal(error)}`;
-    }
-    result.classList.add('error');
-  }
 }
 
 wire();

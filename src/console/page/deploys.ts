@@ -1,6 +1,6 @@
 import { COMMIT_PATTERN, REPOSITORY_PATTERN, isRunUrl } from '../../plane/deploy.js';
 import { runUrlFromDid } from '../../lease/did.js';
-import { h } from './dom.js';
+import { h, nameCode } from './dom.js';
 
 /**
  * Links to what a holder or waiter deploys: its run (the `runUrl` its request
@@ -76,7 +76,7 @@ export function commitLine(did: string, deploy?: DeployFields): Node | null {
 /** An agent as the console shows it: its DID (linked to its run), its run and its commit. */
 export function agentCell(did: string, deploy?: DeployFields): Node {
   const url = runUrlOf(did, deploy);
-  const name = h('code', {}, did);
+  const name = nameCode(did);
   const run = deploy?.runUrl || deploy?.runNumber !== undefined ? runLink(did, deploy) : null;
   const commit = commitLine(did, deploy);
   return h(

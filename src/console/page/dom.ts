@@ -84,3 +84,45 @@ export function zoneName(ms: number): string {
 export function timeCell(ms: number, attrs: Record<string, string> = {}): HTMLTableCellElement {
   return h('td', { ...attrs, title: utcStamp(ms) }, `${localClock(ms)} ${zoneName(ms)}`);
 }
+
+/**
+ * "02:00:37 UTC" when `ms` falls on the viewer's today, else "2026-12-10 02:00:37 UTC": a
+ * freeze that ends in three days must not read as if it ended tonight.
+ */
+export function localWhen(ms: number, nowMs: number): string {
+  const d = new Date(ms);
+  const today = new Date(nowMs);
+  const sameDay =
+    d.getFullYear() === today.getFullYear() &&
+    d.getMonth() === today.getMonth() &&
+    d.getDate() === today.getDate();
+  const day = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} `;
+  return `${sameDay ? '' : day}${localClock(ms)} ${zoneName(ms)}`;
+}
+
+/**
+ * A resource name or a DID as code that wraps only between its parts (after `:`, `/`, `.`,
+ * `-` or `_`), never inside one: `lock:deploy/production` may break after `deploy/`, not
+ * in the middle of `production`. Text nodes only, as everywhere.
+ */
+export function nameCode(text: string): HTMLElement {
+  const code = h('code', { class: 'name' });
+  for (const part of text.split(/(?<=[:/._-])/)) {
+    if (code.childNodes.length) code.append(document.createElement('wbr'));
+    code.append(part);
+  }
+  return code;
+}
+
+/**
+ * Makes `parent`'s children exactly `wanted`, moving as few as it can: a row that stays
+ * where it was is never taken out, so a lever's form open under it keeps its focus and
+ * what was typed while the rows around it change.
+ */
+export function syncChildren(parent: Element, wanted: Element[]): void {
+  wanted.forEach((child, i) => {
+    const there = parent.children[i];
+    if (there !== child) parent.insertBefore(child, there ?? null);
+  });
+  while (parent.children.length > wanted.length) parent.lastElementChild!.remove();
+}

@@ -1,5 +1,5 @@
 import { agentCell } from './deploys.js';
-import { duration, h, timeCell } from './dom.js';
+import { duration, h, nameCode, timeCell } from './dom.js';
 import type { Hold, TimelineEntry } from './holds.js';
 
 /**
@@ -41,7 +41,7 @@ export function historyRows(
         resource,
         text: `${resource} ${hold.holder} ${ended}`.toLowerCase(),
         cells: () => [
-          h('td', {}, h('code', {}, resource)),
+          h('td', {}, nameCode(resource)),
           h(
             'td',
             { 'data-label': 'Holder' },
@@ -83,7 +83,7 @@ export function historyRows(
       resource: e.resource,
       text: `${e.resource} ${what}${reason}`.toLowerCase(),
       cells: () => [
-        h('td', {}, h('code', {}, e.resource)),
+        h('td', {}, nameCode(e.resource)),
         h('td', { class: 'muted' }, '—'),
         h('td', {}, '—'),
         timeCell(e.tsMs, { 'data-label': 'At' }),
@@ -115,18 +115,23 @@ export function historyRows(
 /** A break-glass, in red: who let which job through a freeze once, who approved it, why. */
 function breakGlassRow(e: TimelineEntry): Row {
   const approved = e.approvedBy ? `, approved by ${e.approvedBy}` : '';
-  const what = `🔴 break-glass by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
+  const what = `BREAK-GLASS by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
   return {
     atMs: e.tsMs,
     resource: e.resource,
     text: `${e.resource} ${e.actorDid} break-glass ${what}`.toLowerCase(),
     cells: () => [
-      h('td', {}, h('code', {}, e.resource)),
+      h('td', {}, nameCode(e.resource)),
       h('td', { 'data-label': 'Let through' }, agentCell(e.actorDid, undefined)),
       h('td', {}, '—'),
       timeCell(e.tsMs, { 'data-label': 'At' }),
       h('td', {}, '—'),
-      h('td', { class: 'ended break_glass', 'data-label': 'What' }, what),
+      h(
+        'td',
+        { class: 'ended break_glass', 'data-label': 'What' },
+        h('span', { class: 'glass-mark', 'aria-hidden': 'true' }),
+        what,
+      ),
     ],
   };
 }

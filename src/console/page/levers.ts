@@ -1,5 +1,6 @@
 import { ApiError, PATHS, adminKeyOf, call, type Resources } from './api.js';
-import { byId, clock, duration, h, localClock, utcStamp, zoneName } from './dom.js';
+import { runUrlOf, type DeployFields } from './deploys.js';
+import { byId, clock, duration, h, localWhen, nameCode, utcStamp } from './dom.js';
 
 /**
  * The operator's levers beyond revoke: freeze and unfreeze (admin key, with a
@@ -84,8 +85,14 @@ export async function approveBreakGlass(
   return (await response.json()) as { until?: number };
 }
 
-/** "🔴 break-glass: did:… may pass once until 18:00 (opened by operator:alice): CVE" in red. */
-export function breakGlassBadge(r: Resource): Node | null {
+/**
+ * The break-glass mark: a red disc drawn by CSS and the word, so it shows on a machine with
+ * no emoji font (an emoji there is an empty box).
+ */
+const glassMark = () => h('span', { class: 'glass-mark', 'aria-hidden': 'true' });
+
+/** "● BREAK-GLASS open: did:… may be granted it once … until 18:00:00 UTC (opened by …): CVE" in red. */
+export function breakGlassBadge(r: Resource, nowMs: number): Node | null {
   const pass = r.breakGlass;
   if (!pass) return null;
   const state = pass.pending ? 'waiting for a second operator to approve' : 'open';
@@ -93,20 +100,19 @@ export function breakGlassBadge(r: Resource): Node | null {
   return h(
     'p',
     { class: 'break-glass', title: utcStamp(pass.untilMs) },
-    `🔴 break-glass ${state}: `,
-    h('code', {}, pass.actorDid),
-    ` may be granted it once, past any freeze and the queue, until ${localClock(pass.untilMs)} ${zoneName(pass.untilMs)} (opened by ${pass.by}${approved}): `,
+    glassMark(),
+    `BREAK-GLASS ${state}: `,
+    nameCode(pass.actorDid),
+    ` may be granted it once, past any freeze and the queue, until ${localWhen(pass.untilMs, nowMs)} (opened by ${pass.by}${approved}): `,
     pass.reason,
   );
 }
 
-/** "frozen until 18:00:00 UTC: incident 42" for the resources table. */
-export function frozenBadge(r: Resource): Node | null {
+/** "frozen until 18:00:00 UTC: incident 42" (with the date when it ends on another day). */
+export function frozenBadge(r: Resource, nowMs: number): Node | null {
   if (!r.frozen) return null;
   const until =
-    r.frozen.untilMs === null
-      ? 'until unfrozen'
-      : `until ${localClock(r.frozen.untilMs)} ${zoneName(r.frozen.untilMs)}`;
+    r.frozen.untilMs === null ? 'until unfrozen' : `until ${localWhen(r.frozen.untilMs, nowMs)}`;
   return h(
     'p',
     {
@@ -118,30 +124,53 @@ export function frozenBadge(r: Resource): Node | null {
   );
 }
 
-/** What a lever will do, said before it is done. */
-export function consequence(
-  lever: 'revoke' | 'freeze' | 'break-glass' | 'approve-break-glass',
-  r: Resource | undefined,
-): string {
+/** "did:… (acme/shop run #42)": who an agent is, in a sentence; the run from its URL else. */
+export function agentWords(did: string, deploy?: DeployFields): string {
+  const fromUrl = /\/([^/]+\/[^/]+)\/actions\/runs\/(\d+)/.exec(runUrlOf(did, deploy) ?? '');
+  const repository = deploy?.repository ?? fromUrl?.[1];
+  const run =
+    deploy?.runNumber !== undefined
+      ? `run #${deploy.runNumber}`
+      : fromUrl
+        ? `run ${fromUrl[2]}`
+        : undefined;
+  const what = [repository, run].filter(Boolean).join(' ');
+  return what ? `${did} (${what})` : did;
+}
+
+/** "Next in line: did:… (acme/shop run #43)." or "Nobody waits." */
+function nextWords(r: Resource | undefined): string {
+  const next = r?.queue[0];
+  if (!next) return 'Nobody waits.';
+  const more = r.queue.length - 1;
+  return `Next in line: ${agentWords(next.actorDid, next.deploy)}${more ? `, then ${more} more` : ''}.`;
+}
+
+export type Lever = 'revoke' | 'freeze' | 'unfreeze' | 'break-glass' | 'approve-break-glass';
+
+/** What a lever will do, said before it is done: to whom, their run, and who is next. */
+export function consequence(lever: Lever, r: Resource | undefined): string {
+  const holder = r?.lease ? agentWords(r.lease.holder, r.lease.deploy) : undefined;
   if (lever === 'break-glass') {
-    return `Recorded in the ledger in red, with your reason and name: the job named may be granted it once, past a freeze, a window, a health check's hold and the queue, for the minutes given (15 by default, at most 60). ${r?.lease ? 'It still waits for the holder to give back: break-glass never makes two holders.' : 'Nobody holds it.'} A kernel with a second approver waits for its approval first.`;
+    return `Recorded in the ledger in red, with your reason and name: the job named may be granted it once, past a freeze, a window, a health check's hold and the queue, for the time given (15m by default, at most 1h). ${holder ? `It still waits for the holder, ${holder}, to give back: break-glass never makes two holders.` : 'Nobody holds it.'} A kernel with a second approver waits for its approval first.`;
   }
   if (lever === 'approve-break-glass') {
     return r?.breakGlass?.pending
       ? `Approve the break-glass ${r.breakGlass.by} opened for ${r.breakGlass.actorDid}: it is then recorded with your name and may be used once. Type the approver key, and your name (not theirs).`
       : 'No break-glass waits for approval on this resource.';
   }
-  const waiting = r?.queue.length ?? 0;
-  const queue =
-    waiting === 0
-      ? 'Nobody waits.'
-      : `${waiting} waiting ${waiting === 1 ? 'job keeps its' : 'jobs keep their'} place.`;
+  if (lever === 'unfreeze') {
+    return `Grants resume: the next in line is granted it when it asks again. ${nextWords(r)}`;
+  }
   if (lever === 'revoke') {
-    return r?.lease
-      ? `The holder's lease ends now: a lease-gate run holding it stops its command (on-lost: terminate) or lets it finish and fails (warn); a job that asks again is refused. ${waiting ? 'The next in line is granted it once the holder gave it back or a lock-delay passed.' : 'Nobody waits.'}`
+    return holder
+      ? `${holder} loses it now: a lease-gate run holding it stops its command (on-lost: terminate) or lets it finish and fails (warn); a job that asks again is refused. ${r?.queue.length ? `${nextWords(r)} It is granted it once the holder gave it back or a lock-delay passed.` : 'Nobody waits.'}`
       : 'Nobody holds it: nothing happens.';
   }
-  return `${r?.lease ? 'The holder keeps it: its command runs on and renews (revoke it too to stop it).' : 'Nobody holds it.'} Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. ${queue}`;
+  const waiting = r?.queue.length ?? 0;
+  const queue =
+    waiting === 0 ? 'Nobody waits.' : `${waiting} waiting keep their place. ${nextWords(r)}`;
+  return `${holder ? `The holder, ${holder}, keeps it: its command runs on and renews (revoke it too to stop it).` : 'Nobody holds it.'} Nobody new is granted it until it is unfrozen or the freeze ends; waiting jobs are told "frozen" and wait within their wait-timeout. ${queue}`;
 }
 
 /** The promotion order, one line per step: "lock:deploy/staging → lock:deploy/production". */
@@ -149,7 +178,7 @@ export function renderPromotions(resources: Resources | undefined): void {
   const steps = resources?.promotions ?? [];
   byId('promotion-section').hidden = steps.length === 0;
   byId('promotion-list').replaceChildren(
-    ...steps.map((s) => h('li', {}, h('code', {}, s.from), ' → ', h('code', {}, s.to))),
+    ...steps.map((s) => h('li', {}, nameCode(s.from), ' → ', nameCode(s.to))),
   );
 }
 
@@ -186,12 +215,7 @@ export function renderHealthChecks(resources: Resources | undefined, now: number
       const state = c.healthy === null ? 'not checked yet' : c.healthy ? 'passing' : 'failing';
       const when =
         c.checkedAtMs === null ? '' : `, checked ${duration(Math.max(0, now - c.checkedAtMs))} ago`;
-      const item = h(
-        'li',
-        {},
-        h('code', {}, c.resource),
-        `: ${state} — ${c.reason ?? c.url}${when}`,
-      );
+      const item = h('li', {}, nameCode(c.resource), `: ${state} — ${c.reason ?? c.url}${when}`);
       if (c.healthy === false) item.classList.add('error');
       return item;
     }),
@@ -214,7 +238,7 @@ export function renderNotifications(resources: Resources | undefined): void {
         'li',
         {},
         `${clock(f.atMs)} ${f.kind} on `,
-        h('code', {}, f.resource),
+        nameCode(f.resource),
         ` to ${f.url}: ${f.error}`,
       ),
     ),

@@ -46,8 +46,10 @@ export interface Authorizer {
    * The deploy fields to record for a lease: with an OIDC token, checked against and
    * completed from its claims (throws `403 not_your_deploy`, deploy-claims.ts); with a
    * key, or none, as sent: whoever holds the key is trusted to name any deploy.
+   * `vouched`: the resource is in the promotion order, where a commit counts only when
+   * the token vouches for it (a pull request run's too).
    */
-  deployOf(principal: Principal, deploy: Deploy | undefined): Deploy | undefined;
+  deployOf(principal: Principal, deploy: Deploy | undefined, vouched?: boolean): Deploy | undefined;
 }
 
 const OPEN: Principal = { kind: 'open' };
@@ -108,9 +110,13 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
     // 'open' and 'shared-key': everyone is trusted to be anyone.
   }
 
-  function deployOf(principal: Principal, deploy: Deploy | undefined): Deploy | undefined {
+  function deployOf(
+    principal: Principal,
+    deploy: Deploy | undefined,
+    vouched = false,
+  ): Deploy | undefined {
     if (principal.kind !== 'oidc' || !oidc) return deploy;
-    return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost);
+    return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost, vouched);
   }
 
   return { required, authorize, mayActAs, deployOf };

@@ -24,6 +24,9 @@ import { AuthRefusal } from './refusal.js';
  * commit, which no claim carries (`sha` is the merge commit, or the base for
  * `pull_request_target`), so there the commit is taken as sent: a run can name any
  * commit only in its own repository's lane, on resources the policy lets it lease.
+ * Not on a resource of the promotion order (`--promote`): there a hold marks its commit
+ * as having completed a step, so the commit must be the one the token vouches for, its
+ * `sha`, or the lease is refused `403 not_your_deploy`.
  */
 
 type Field = keyof Deploy;
@@ -67,11 +70,12 @@ function vouched(claims: OidcClaims, run: RunIdentity, didHost: string) {
   return out;
 }
 
+const pullRequest = (claims: OidcClaims): boolean =>
+  typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request');
+
 /** The fields a token's claims cannot vouch for on this event, taken as sent (see above). */
-const takenAsSent = (claims: OidcClaims): ReadonlySet<Field> =>
-  typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request')
-    ? new Set<Field>(['commit'])
-    : new Set<Field>();
+const takenAsSent = (claims: OidcClaims, vouched: boolean): ReadonlySet<Field> =>
+  pullRequest(claims) && !vouched ? new Set<Field>(['commit']) : new Set<Field>();
 
 const FIELDS: readonly Field[] = [
   'repository',
@@ -87,17 +91,18 @@ const FIELDS: readonly Field[] = [
  * The deploy to record for a lease asked with an OIDC token: `sent` checked field by
  * field against the claims and completed from them. Undefined when none was sent (the
  * run asked for no deploy order). Throws `403 not_your_deploy` naming the first field
- * that disagrees.
+ * that disagrees. `mustVouch`: a resource of the promotion order (no field taken as sent).
  */
 export function deployOfRun(
   sent: Deploy | undefined,
   claims: OidcClaims,
   run: RunIdentity,
   didHost: string,
+  mustVouch = false,
 ): Deploy | undefined {
   if (!sent) return undefined;
   const allowed = vouched(claims, run, didHost);
-  const asSent = takenAsSent(claims);
+  const asSent = takenAsSent(claims, mustVouch);
   const out: Record<string, string | number> = {};
   for (const field of FIELDS) {
     const value = sent[field];
@@ -108,7 +113,7 @@ export function deployOfRun(
     const values = allowed[field];
     if (value !== undefined && values.length > 0 && !values.includes(value)) {
       throw new AuthRefusal(
-        `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`,
+        `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token${field === 'commit' && pullRequest(claims) ? ", a pull request run's commit too on a resource of the promotion order (a hold there marks its commit as having completed a step)" : ''}.`,
         { status: 403, reason: 'not_your_deploy' },
       );
     }

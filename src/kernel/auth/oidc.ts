@@ -1,6 +1,7 @@
 import { createLocalJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import * as z from 'zod/mini';
 import type { HttpClient } from '../../http/client.js';
+import { urlForDisplay } from '../../http/url-display.js';
 import { isLoopbackHost } from '../../plane/url.js';
 import { causeText } from '../../errors.js';
 import { AuthRefusal } from './refusal.js';
@@ -90,13 +91,13 @@ export function checkIssuerUrl(value: string, what = 'issuer'): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`the OIDC ${what} '${value.slice(0, 200)}' is not a URL`);
+    throw new Error(`the OIDC ${what} '${urlForDisplay(value)}' is not a URL`);
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const secure = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(host));
   if (!secure || url.username || url.password || url.search || url.hash) {
     throw new Error(
-      `the OIDC ${what} '${value.slice(0, 200)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`,
+      `the OIDC ${what} '${urlForDisplay(value)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`,
     );
   }
   return url;

@@ -17,11 +17,12 @@ import {
   isDid,
 } from '../../plane/schema.js';
 import { createAuthorizer, type Authorizer, type Principal } from '../auth/authorize.js';
+import { compareCaller } from '../auth/caller.js';
 import { AuthRefusal } from '../auth/refusal.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { breakGlassRoutes, type Approver } from './break-glass-routes.js';
 import { anyOf } from '../auth/glob.js';
-import { freezeRoutes, operatorBy, operatorOf } from './freeze-routes.js';
+import { freezeRoutes, operatorBy, operatorOf, reasonText } from './freeze-routes.js';
 import { HeldRequests, preferredWait } from '../service/held.js';
 import { leaseExtensions, releaseOutdated } from '../service/lease-extensions.js';
 import { ledgerRoutes } from './ledger-routes.js';
@@ -90,7 +91,7 @@ const watchBody = z.object({
 });
 const revokeBody = z.object({
   resource,
-  reason: z._default(z.string().check(z.maxLength(1_000)), 'revoked by an operator'),
+  reason: z._default(reasonText(), 'revoked by an operator'),
   by: operatorBy,
 });
 
@@ -247,10 +248,10 @@ export function createKernelApp(options: AppOptions): App {
       if ('error' in extensions)
         throw new ApiRefusal(extensions.error, { status: 400, reason: 'bad_request' });
       // A token's run says what it deploys: a field it does not vouch for is refused here.
-      const deploy = auth.deployOf(principal, extensions.deploy);
+      const deploy = auth.deployOf(principal, extensions.deploy, promotions?.ordered(r));
       if (deploy) extensions.deploy = deploy;
       else delete extensions.deploy;
-      const promotion = await promotions?.check(r, deploy);
+      const promotion = await promotions?.check(r, deploy, compareCaller(principal, a));
       if (promotion?.unpromoted !== undefined) extensions.unpromoted = promotion.unpromoted;
       if (promotion?.promotedVia !== undefined) extensions.promotedVia = promotion.promotedVia;
       const wait = preferredWait(req.headers.prefer);

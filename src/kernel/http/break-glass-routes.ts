@@ -9,7 +9,7 @@ import {
   isDid,
 } from '../../plane/schema.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
-import { operatorBy, operatorOf } from './freeze-routes.js';
+import { operatorBy, operatorOf, reasonGiven } from './freeze-routes.js';
 import { DEFAULT_BREAK_GLASS_MS, MAX_BREAK_GLASS_MS } from '../rules/break-glass.js';
 import type { BreakGlassReply } from '../rules/rules.js';
 import type { PlaneService } from '../service/plane-service.js';
@@ -19,7 +19,7 @@ const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
 const breakGlassBody = z.object({
   resource,
   actorDid,
-  reason: z.string().check(z.minLength(1, 'expected a reason'), z.maxLength(1_000)),
+  reason: reasonGiven,
   /** How long the pass stays open, from now. */
   forMs: z.optional(
     z

@@ -20,6 +20,20 @@ export const ADMIN_OPERATOR = 'operator:admin-key';
 export const operatorBy = z.optional(
   z.string().check(z.regex(OPERATOR_NAME_PATTERN, `expected ${OPERATOR_NAME_FORM}`)),
 );
+/**
+ * An operator's reason (freeze, break-glass, revoke): text of one line. The ledger signs
+ * it for good and terminals, the console and notifications show it, so a control
+ * character (NUL, ESC, a line break) is refused, as in the plane's other texts.
+ */
+export const reasonText = (max = 1_000) =>
+  z.string().check(
+    z.maxLength(max),
+    // eslint-disable-next-line no-control-regex -- the very characters refused
+    z.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected text without control characters'),
+  );
+/** A reason that must be given. */
+export const reasonGiven = reasonText().check(z.minLength(1, 'expected a reason'));
+
 /** Who the ledger names: the operator's own name when it gave one. */
 export const operatorOf = (name: string | undefined) =>
   name ? `operator:${name}` : ADMIN_OPERATOR;
@@ -28,7 +42,7 @@ const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE
 const freezeBody = z
   .object({
     resource,
-    reason: z.string().check(z.minLength(1, 'expected a reason'), z.maxLength(1_000)),
+    reason: reasonGiven,
     /** The end, as epoch milliseconds. */
     untilMs: z.optional(z.number().check(z.int(), z.positive())),
     /** Or the length, from now. */

@@ -185,10 +185,18 @@ export async function startKernelServer(
   const server = createServer((req, res) => void handle(req, res));
   server.keepAliveTimeout = 5_000;
   server.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    // Not listening (a port taken): the service goes too, or its pool, timers and listener
+    // would keep a kernel that serves nothing running, and its supervisor would see it up.
+    app.close();
+    await service.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   app.names.listening(`http://${host}:${address.port}`);

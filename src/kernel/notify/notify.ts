@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createHttpClient, type HttpClient } from '../../http/client.js';
+import { urlForDisplay } from '../../http/url-display.js';
 import { ENTRY_KINDS, entryJson, type LedgerEntry } from '../../ledger/entry.js';
 import { isLoopbackHost } from '../../plane/url.js';
 import type { PlaneService } from '../service/plane-service.js';
@@ -154,7 +155,7 @@ export function checkNotifyUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new NotifyError(`Invalid --notify '${raw.slice(0, 200)}': expected an https: URL.`);
+    throw new NotifyError(`Invalid --notify '${urlForDisplay(raw)}': expected an https: URL.`);
   }
   const secure = url.protocol === 'https:';
   const loopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
@@ -535,7 +536,8 @@ function deliveryOf(notifications: Notification[]): Delivery {
  */
 function withoutUrl(message: string, url: string): string {
   const origin = new URL(url).origin;
-  return message.split(url).join(`${origin}/…`);
+  // The HTTP client's messages name the URL as shown (urlForDisplay), which still has the path.
+  return message.split(url).join(`${origin}/…`).split(urlForDisplay(url)).join(`${origin}/…`);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

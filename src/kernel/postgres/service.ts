@@ -23,6 +23,7 @@ import { Listening } from './listening.js';
 import { planeLocks, type PlaneLocks } from './locks.js';
 import { NoticeSender, changesOf, noticePrefix } from './notices.js';
 import { checkSchema, migrate } from './migrations.js';
+import { checkPlaneKey } from './plane-key.js';
 import { SEQUENCE_BATCH, sequenceOnce } from './sequencer.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -186,6 +187,7 @@ export class PostgresBackend implements Backend<Promise<Overview>> {
       const client = await this.connect(this.pool, false);
       try {
         await migrate(client, this.schema);
+        await checkPlaneKey(client, this.ledger.publicKey);
       } finally {
         client.release();
       }

@@ -1,6 +1,8 @@
 import { causeText, LeaseGateError } from '../../errors.js';
 import type { HttpClient } from '../../http/client.js';
+import { HttpError } from '../../http/errors.js';
 import { isLoopbackHost } from '../../http/loopback.js';
+import { urlForDisplay } from '../../http/url-display.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../../plane/schema.js';
 import { HEALTH_FREEZE_BY, HEALTH_HOLD_BY } from '../rules/freeze.js';
 import type { PlaneService } from './plane-service.js';
@@ -82,23 +84,25 @@ export function parseHealthCheck(spec: string): HealthCheck {
   return { resource, url: url.toString() };
 }
 
-/** A URL for a log or a page: origin and path only. */
-export function shownUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return '(not a URL)';
-  }
-}
-
 // A refused spec is echoed without what could be a credential after the '='.
 const shown = (spec: string) => {
   const at = spec.indexOf('=');
   return at < 0
-    ? spec.slice(0, 200)
-    : `${spec.slice(0, Math.min(at, 200))}=${shownUrl(spec.slice(at + 1))}`;
+    ? urlForDisplay(spec)
+    : `${spec.slice(0, Math.min(at, 200))}=${urlForDisplay(spec.slice(at + 1))}`;
 };
+
+/**
+ * The check's URL credentials (`https://user:pass@host/…`), sent as HTTP Basic: the URL
+ * as given is what the operator asked for, and it goes only to the check's own origin,
+ * over https: or to loopback (parseHealthCheck). The client sends no userinfo itself.
+ */
+function basicAuth(raw: string): Record<string, string> {
+  const url = new URL(raw);
+  if (!url.username && !url.password) return {};
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { authorization: `Basic ${Buffer.from(pair, 'utf8').toString('base64')}` };
+}
 
 export class HealthChecks {
   private readonly statuses: HealthCheckStatus[];
@@ -108,7 +112,7 @@ export class HealthChecks {
   constructor(private readonly options: HealthChecksOptions) {
     this.statuses = options.checks.map((c) => ({
       resource: c.resource,
-      url: shownUrl(c.url),
+      url: urlForDisplay(c.url),
       healthy: null,
       reason: null,
       checkedAtMs: null,
@@ -157,11 +161,12 @@ export class HealthChecks {
   /** One GET: 2xx is healthy; anything else, or no answer in time, is not. */
   private async probe(url: string): Promise<{ healthy: boolean; reason: string }> {
     const timeoutMs = this.options.timeoutMs ?? HEALTH_TIMEOUT_MS;
-    const where = shownUrl(url);
+    const where = urlForDisplay(url);
     try {
       const answer = await this.options.http.send({
         method: 'GET',
         url,
+        headers: basicAuth(url),
         timeoutMs,
         signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(timeoutMs * 2)]),
       });
@@ -169,10 +174,9 @@ export class HealthChecks {
         return { healthy: true, reason: `${where} answered ${answer.status}` };
       return { healthy: false, reason: `${where} answered ${answer.status}` };
     } catch (error) {
-      return {
-        healthy: false,
-        reason: `${where} did not answer: ${causeText(error).slice(0, 200)}`,
-      };
+      // Our words only (HttpError.detail): this reason is signed into the ledger for good.
+      const why = error instanceof HttpError ? error.detail : 'the request failed';
+      return { healthy: false, reason: `${where} did not answer: ${why.slice(0, 200)}` };
     }
   }
 

@@ -24,6 +24,7 @@ export const MAX_ASKED = 20;
  */
 export class Promotions {
   private readonly record: PromotionRecord;
+  private readonly inOrder: ReadonlySet<string>;
   private cursor = 0;
   /** One read of the ledger at a time, in order. */
   private reading: Promise<void> = Promise.resolve();
@@ -35,19 +36,30 @@ export class Promotions {
     private readonly compare?: GitHubCompare,
   ) {
     this.record = new PromotionRecord(chain);
+    this.inOrder = new Set([...chain.keys(), ...chain.values()]);
   }
 
   get steps(): Promotion[] {
     return this.record.steps;
   }
 
+  /** Whether `resource` is in the order, before or after a step (its commits must be vouched for). */
+  ordered(resource: string): boolean {
+    return this.inOrder.has(resource);
+  }
+
   /**
    * Whether this deploy may take `resource` now. The same commit completed the step before:
    * yes. Otherwise, with GitHub's compare, the newest commits of its repository that
    * completed it are asked whether they contain this one; the first that does is the
-   * answer. GitHub not answering refuses (fail closed), saying so.
+   * answer. GitHub not answering refuses (fail closed), saying so, and so does the
+   * caller's GitHub budget being spent (`caller`: whose, auth/caller.ts).
    */
-  async check(resource: string, deploy: Deploy | undefined): Promise<PromotionCheck> {
+  async check(
+    resource: string,
+    deploy: Deploy | undefined,
+    caller?: string,
+  ): Promise<PromotionCheck> {
     const from = this.record.stepBefore(resource);
     if (from === undefined) return {};
     const caughtUp = this.reading.then(() => this.catchUp());
@@ -59,7 +71,8 @@ export class Promotions {
     const candidates = this.record.completedOn(from, c.repository, MAX_ASKED);
     try {
       for (const done of candidates) {
-        if (await this.compare.contains(c.repository, c.commit, done)) return { promotedVia: done };
+        if (await this.compare.contains(c.repository, c.commit, done, caller))
+          return { promotedVia: done };
       }
     } catch (error) {
       return {
