@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { main } from '../src/cli/main.js';
 import { promoteFlag } from '../src/cli/promote-flag.js';
-import { parseFreezeFor } from '../src/cli/freeze-commands.js';
+import { parseFreezeFor } from '../src/plane/freeze-for.js';
 import { parseDuration } from '../src/gate/duration.js';
 import { parsePublicUrl } from '../src/kernel/http/names.js';
 import { parseHealthCheck } from '../src/kernel/service/health-checks.js';
