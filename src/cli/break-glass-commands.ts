@@ -1,10 +1,8 @@
 import { parseDuration } from '../gate/duration.js';
-import { LeaseRefusedError } from '../gate/wait.js';
 import { untrusted } from '../lease/escape.js';
 import { givenTokenSource } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
-import { KeyRefusedError } from '../plane/errors.js';
-import { DID_FORM, isDid, type BreakGlassAnswer } from '../plane/schema.js';
+import { type BreakGlassAnswer } from '../plane/schema.js';
 import { operatorName } from './freeze-commands.js';
 import {
   EXIT,
@@ -16,35 +14,10 @@ import {
 } from './options.js';
 import { cliSession } from './session.js';
 import { cancelBreakGlass } from './break-glass-cancel.js';
+import { agentOf, keyOf, keyRefused } from './break-glass-flags.js';
 
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
-
-export function agentOf(raw: string | undefined, command: string): string {
-  if (raw === undefined || !isDid(raw)) {
-    throw new UsageError(
-      raw === undefined
-        ? `${command} needs --agent DID: the job to let through (the console's queue lists each waiter's DID).`
-        : `Invalid --agent '${untrusted(raw, 80)}'. Expected ${DID_FORM}.`,
-    );
-  }
-  return raw;
-}
-
-export function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {
-  const key = env[name] ?? '';
-  if (!key) throw new UsageError(`${command} needs the key in ${name}.`);
-  return key;
-}
-
-export function keyRefused(error: unknown, name: string): unknown {
-  if (!(error instanceof KeyRefusedError)) return error;
-  return new LeaseRefusedError({
-    reason: 'key refused',
-    // The kernel's reason (escaped by the client) tells a wrong key from a sub it will not take.
-    message: `The plane refused the key (${error.status}${error.said ? `: ${error.said}` : ''}): check ${name}.`,
-  });
-}
 
 const said = (a: BreakGlassAnswer) =>
   `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${untrusted(a.actorDid, 200)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
