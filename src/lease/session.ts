@@ -51,6 +51,12 @@ export interface SessionOptions {
   client?: PlaneClient;
 }
 
+/** How a grant was timed: our send time (monotonic) and the plane's Date header. */
+interface GrantTiming {
+  sentAtMs?: number | undefined;
+  planeDateMs?: number | undefined;
+}
+
 export type ReleaseOutcome =
   | { kind: 'released'; ids: string[] }
   | { kind: 'nothing'; ids: string[] }
@@ -131,7 +137,7 @@ export function openSession(options: SessionOptions): Session {
     }
   }
 
-  function held(lease: Lease, waitedMs = 0, sentAtMs?: number): Held {
+  function held(lease: Lease, waitedMs = 0, grant: GrantTiming = {}): Held {
     return {
       lease,
       waitedMs,
@@ -141,7 +147,7 @@ export function openSession(options: SessionOptions): Session {
           ...request,
           lease: controls.lease ?? lease,
           // A lease handed in by the caller came from a request we did not time.
-          ...(controls.lease ? {} : { sentAtMs }),
+          ...(controls.lease ? {} : grant),
           clock,
           wallNow,
           sleep,
@@ -165,13 +171,15 @@ export function openSession(options: SessionOptions): Session {
   return {
     client,
     async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
-      // When the request that was granted was sent: the lease's time runs from no earlier.
-      let sentAtMs: number | undefined;
+      // When the request that was granted was sent (the lease's time runs from no earlier),
+      // and the plane's clock in its answer (the keeper reads the lease time by it).
+      let grant: GrantTiming = {};
       const timed: Pick<PlaneClient, 'lease' | 'release'> = {
         lease: async (...args) => {
           const sent = clock.now();
           const answer = await client.lease(...args);
-          if (answer.kind === 'granted') sentAtMs = sent;
+          if (answer.kind === 'granted')
+            grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
           return answer;
         },
         release: (...args) => client.release(...args),
@@ -196,7 +204,7 @@ export function openSession(options: SessionOptions): Session {
       if (result.takenUp) request = { resource: options.resource, actorDid: result.lease.holder };
       return {
         outcome: 'granted',
-        held: held(result.lease, result.waitedMs, sentAtMs),
+        held: held(result.lease, result.waitedMs, grant),
         waitedMs: result.waitedMs,
         ...(result.previous ? { previous: result.previous } : {}),
         ...(result.takenUp ? { takenUp: true as const } : {}),

@@ -44,6 +44,7 @@ import {
   type WatchAnswer,
 } from './schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from './time.js';
+import { planeDateOf } from './plane-date.js';
 
 export interface PlaneClientOptions {
   /** The plane's origin, already checked by parsePlaneUrl. */
@@ -158,6 +159,8 @@ interface RawAnswer {
   status: number;
   body: unknown;
   preferenceApplied: boolean;
+  /** The answer's Date header: the plane's clock, whole seconds. */
+  dateMs: number | undefined;
 }
 
 type Check = <T>(
@@ -267,7 +270,12 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       });
     }
     const applied = headerValue(response.headers['preference-applied']) ?? '';
-    return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
+    return {
+      status,
+      body,
+      preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
+      dateMs: planeDateOf(response.headers.date),
+    };
   }
 
   async function withRetries<T>(attempt: () => Promise<T>, call: CallOptions): Promise<T> {
@@ -346,7 +354,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       if (field(raw.body, 'ok') !== true) return interpretLease(raw, where, check);
       const parsed = grantedSchema.safeParse(raw.body);
       const broken: GrantProblem | undefined = parsed.success
-        ? grantProblem(parsed.data.lease, req, wallNow())
+        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
         : {
             field: fieldOf(parsed.error),
             problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
@@ -358,6 +366,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
           kind: 'granted',
           lease: parsed.data.lease,
           preferenceApplied: raw.preferenceApplied,
+          ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
           ...(previous.success && previous.data ? { previous: previous.data } : {}),
         };
       }
