@@ -12,7 +12,7 @@ import {
 } from './errors.js';
 import { BrokenGrantError, grantProblem, type GrantProblem } from './grant.js';
 import { deploySchema, supersededSchema } from './deploy.js';
-import { DEFAULT_RETRY, backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, nextRetryMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 import {
   LEASE_PATH,
   RELEASE_PATH,
@@ -279,16 +279,17 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
   }
 
   async function withRetries<T>(attempt: () => Promise<T>, call: CallOptions): Promise<T> {
-    const until = call.retryUntilMs ?? clock.now() + DEFAULT_RETRY_WINDOW_MS;
+    const first = clock.now();
+    const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
     for (let n = 0; ; n += 1) {
       try {
         return await attempt();
       } catch (error) {
         if (!(error instanceof TransientError)) throw error;
-        const wait = Math.min(error.retryAfterMs ?? backoffMs(policy, n, random), policy.capMs * 4);
-        if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
+        const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
+        if (wait === undefined) {
           throw new PlaneUnavailableError(
-            `${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`,
+            `${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`,
             { call: error.call, status: error.status },
           );
         }
