@@ -77,6 +77,8 @@ export interface KeepControls {
   stillWanted?: () => boolean;
   onChange?: (status: KeeperStatus) => void;
   lease?: Lease;
+  /** Renewals only, no watch (main's few seconds of renewing until the keeper takes over). */
+  noWatch?: boolean;
 }
 
 export type Acquired =
@@ -157,7 +159,7 @@ export function openSession(options: SessionOptions): Session {
           ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
           ...(controls.onChange ? { onChange: controls.onChange } : {}),
           // A blocking watch alongside the renewals, so a revoke is known at once.
-          ...(maxHoldSeconds > 0
+          ...(maxHoldSeconds > 0 && !controls.noWatch
             ? {
                 watch: (leaseId: string, signal: AbortSignal) =>
                   client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),

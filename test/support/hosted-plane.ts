@@ -25,6 +25,8 @@ export async function startHostedPlane(options: { leaseMs: number; skewMs: numbe
   let next = 1;
   const lapses: Decided[] = [];
   const grants: Decided[] = [];
+  /** When each lease request came (runner's clock), to tell a late renewal from a lapse. */
+  const asks: number[] = [];
   const planeDate = (now: number) => new Date(now + options.skewMs).toUTCString();
   const plane = await startScriptedPlane((req) => {
     const now = Date.now();
@@ -41,6 +43,7 @@ export async function startHostedPlane(options: { leaseMs: number; skewMs: numbe
       return { headers, body: released(id) };
     }
     if (!isLease(req)) return { status: 404, headers, body: { ok: false, reason: 'not_found' } };
+    asks.push(now);
     if (lease && lease.holder !== actor) {
       return { status: 409, headers, body: held(lease.holder, lease.untilMs - now) };
     }
@@ -56,6 +59,7 @@ export async function startHostedPlane(options: { leaseMs: number; skewMs: numbe
     ...plane,
     lapses,
     grants,
+    asks,
     /** An operator takes the lease away and gives it to `to`. */
     takeAway(to: string): void {
       lease = { holder: to, id: `lease_${next++}`, untilMs: Date.now() + 60_000 };
