@@ -7,7 +7,7 @@ import type { PlaneClient } from '../plane/client.js';
 import type { Lease } from '../plane/schema.js';
 import { findRule, type AppConfig } from './config.js';
 import { protectionRuleSchema, runIdFromCallback } from './events.js';
-import type { RecoveredRequest } from './gatekeeper.js';
+import type { RecoveredRequest } from './receiver.js';
 import type { GitHubApp, Repo } from './github.js';
 
 /**

@@ -19,7 +19,7 @@ import {
 import { adoptApproved, type ApprovedRun } from './adopt.js';
 import { createApprover } from './approval.js';
 import type { GitHubApp, Repo } from './github.js';
-import type { Delivery } from './receiver.js';
+import type { Delivery, RecoveredRequest } from './receiver.js';
 
 /**
  * The protection rule's core: a `deployment_protection_rule` request takes a place in
@@ -49,12 +49,6 @@ const REVIEW_FIRST_LOOK_MS = 5_000;
 const REVIEW_MAX_LOOK_MS = 60_000;
 
 /** A request a previous process of the app left pending, found again at start (recovery.ts). */
-export interface RecoveredRequest {
-  delivery: Delivery;
-  /** When GitHub first delivered it (wall clock): its place in the first order, and its wait's start. */
-  firstDeliveredAtMs: number;
-}
-
 /** How a request came: a delivery now, or found again at start. */
 interface Arrival {
   recoveredSinceMs?: number;

@@ -7,7 +7,12 @@ import { HttpError } from '../http/errors.js';
 import { GitHubError, answerMessage, parseJson, restHeaders, retryWait } from '../github/rest.js';
 import { untrusted } from '../lease/escape.js';
 import { approvalsSchema, environmentSchema, runSchema } from './events.js';
-import { hookDeliveries, nextCursor, type HookDelivery } from './hook-deliveries.js';
+import {
+  hookDeliveries,
+  nextCursor,
+  type DeliveryCalls,
+  type HookDelivery,
+} from './hook-deliveries.js';
 import { backoffMs, type RetryPolicy } from '../plane/retry.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
@@ -42,14 +47,8 @@ export interface RunInfo {
 
 export type { HookDelivery };
 
-export interface GitHubApp {
-  /**
-   * The App's recent webhook deliveries, newest first (app JWT), up to `maxItems`
-   * and no older than `sinceMs` (wall clock): pages of 100 followed by their cursor.
-   */
-  listDeliveries(options: { sinceMs: number; maxItems: number }): Promise<HookDelivery[]>;
-  /** The payload GitHub sent in one delivery (app JWT); undefined when it kept none. */
-  deliveryPayload(id: number): Promise<unknown>;
+/** The App's calls: the delivery calls (hook-deliveries.ts) and the run and review calls. */
+export interface GitHubApp extends DeliveryCalls {
   /** A token of the installation (cached); a GitHubError 404 for an unknown installation. */
   token(installationId: number): Promise<string>;
   getRun(installationId: number, repo: Repo, runId: string): Promise<RunInfo>;

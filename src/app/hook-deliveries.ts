@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import type { HttpAnswer } from '../http/client.js';
 import { GitHubError, headerOf, parseJson } from '../github/rest.js';
-import type { GitHubApp } from './github.js';
 
 /**
  * The App's own webhook deliveries (App JWT), which recovery reads at start:
@@ -20,10 +19,19 @@ export interface HookDelivery {
   action: string | null;
 }
 
+/** The App's two delivery calls; GitHubApp (github.ts) has them among its own. */
+export interface DeliveryCalls {
+  /**
+   * The App's recent webhook deliveries, newest first (app JWT), up to `maxItems`
+   * and no older than `sinceMs` (wall clock): pages of 100 followed by their cursor.
+   */
+  listDeliveries(options: { sinceMs: number; maxItems: number }): Promise<HookDelivery[]>;
+  /** The payload GitHub sent in one delivery (app JWT); undefined when it kept none. */
+  deliveryPayload(id: number): Promise<unknown>;
+}
+
 /** The two delivery calls over `get` (a GET as the App, retried like every call). */
-export function hookDeliveries(
-  get: (path: string) => Promise<HttpAnswer>,
-): Pick<GitHubApp, 'listDeliveries' | 'deliveryPayload'> {
+export function hookDeliveries(get: (path: string) => Promise<HttpAnswer>): DeliveryCalls {
   return {
     async listDeliveries({ sinceMs, maxItems }) {
       const found: HookDelivery[] = [];

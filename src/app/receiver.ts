@@ -14,6 +14,13 @@ export interface Delivery {
   payload: unknown;
 }
 
+/** A request found again at start (recovery.ts, adopt.ts), with its first delivery's time. */
+export interface RecoveredRequest {
+  delivery: Delivery;
+  /** When GitHub first delivered it (wall clock): its place in the first order, and its wait's start. */
+  firstDeliveredAtMs: number;
+}
+
 export interface ReceiverOptions {
   secret: string;
   path: string;

@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { deploymentReviewSchema, protectionRuleSchema, runIdFromCallback } from './events.js';
-import type { RecoveredRequest } from './gatekeeper.js';
+import type { RecoveredRequest } from './receiver.js';
 import type { GitHubApp, HookDelivery } from './github.js';
 
 /**
