@@ -16,6 +16,7 @@ import {
 } from './options.js';
 import { cliSession } from './session.js';
 import { cancelBreakGlass } from './break-glass-cancel.js';
+import { RUN_FORM, isRunPass, runPassDid } from '../lease/run-pass.js';
 
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
@@ -29,6 +30,31 @@ export function agentOf(raw: string | undefined, command: string): string {
     );
   }
   return raw;
+}
+
+/**
+ * The pass's DID: --agent's, or the run's for --run (every DID the action derives for that
+ * run, lease/run-pass.ts); exactly one of them. `optional`: neither is allowed (a cancel).
+ */
+export function passDidOf(
+  values: { agent?: string | undefined; run?: string | undefined },
+  command: string,
+  optional = false,
+): string | undefined {
+  if (values.agent !== undefined && values.run !== undefined)
+    throw new UsageError(`${command} takes --agent DID or --run ${RUN_FORM}, not both.`);
+  if (values.run === undefined) {
+    if (values.agent === undefined && optional) return undefined;
+    if (values.agent === undefined)
+      throw new UsageError(
+        `${command} needs --agent DID or --run ${RUN_FORM}: the job to let through (the console's queue lists each waiter's DID; a refused job's log names its run).`,
+      );
+    return agentOf(values.agent, command);
+  }
+  const did = runPassDid(values.run);
+  if (did === undefined)
+    throw new UsageError(`Invalid --run '${untrusted(values.run, 80)}'. Expected ${RUN_FORM}.`);
+  return did;
 }
 
 export function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {
@@ -47,7 +73,13 @@ export function keyRefused(error: unknown, name: string): unknown {
 }
 
 const said = (a: BreakGlassAnswer) =>
-  `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${untrusted(a.actorDid, 200)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
+  `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${whom(a.actorDid)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
+
+/** A run's pass lets one job of that run through, whichever attempt asks. */
+const whom = (did: string) =>
+  isRunPass(did)
+    ? `one job of the run ${untrusted(did, 200)} (any attempt)`
+    : untrusted(did, 200);
 
 /** `lease-gate break-glass`: one named job may be granted the resource once, frozen or not. */
 export async function breakGlass(
@@ -58,13 +90,14 @@ export async function breakGlass(
   const { values } = parse(args, {
     ...PLANE_OPTIONS,
     agent: { type: 'string' },
+    run: { type: 'string' },
     reason: { type: 'string' },
     for: { type: 'string' },
     by: { type: 'string' },
     cancel: { type: 'boolean' },
   });
   if (values.cancel) return cancelBreakGlass(values, io, env);
-  const actorDid = agentOf(values.agent, 'break-glass');
+  const actorDid = passDidOf(values, 'break-glass')!;
   const reason = values.reason?.trim() ?? '';
   if (!reason || reason.length > 1_000) {
     throw new UsageError(
@@ -111,9 +144,10 @@ export async function approveBreakGlass(
   const { values } = parse(args, {
     ...PLANE_OPTIONS,
     agent: { type: 'string' },
+    run: { type: 'string' },
     by: { type: 'string' },
   });
-  const actorDid = agentOf(values.agent, 'approve-break-glass');
+  const actorDid = passDidOf(values, 'approve-break-glass')!;
   const tokenFile = values['oidc-token-file'];
   // An empty path would fall back to LEASE_GATE_OIDC_TOKEN: a token the caller did not name.
   if (tokenFile === '')
