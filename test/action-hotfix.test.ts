@@ -30,7 +30,12 @@ afterEach(async () => {
 /** The deploy job of run `runId`, attempt `attempt`, for the hotfix commit. */
 const deployJob = (runId: string, attempt: string) => ({
   inputs: { 'api-url': kernel!.url, 'keep-alive': 'false', 'status-context': 'off' },
-  env: { INTRAMEDIAL_KEY: 'k', GITHUB_SHA: HOTFIX, GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: attempt },
+  env: {
+    INTRAMEDIAL_KEY: 'k',
+    GITHUB_SHA: HOTFIX,
+    GITHUB_RUN_ID: runId,
+    GITHUB_RUN_ATTEMPT: attempt,
+  },
 });
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -51,7 +56,13 @@ describe('the hotfix path for a GitHub job', () => {
     expect(refused.outputs.acquired).not.toBe('true');
 
     // 2. The operator opens a pass for the run (bad forms refused before any request).
-    for (const bad of ['acme/shop', 'acme/shop/0', 'acme/shop/12x', 'a_b/shop/1', 'ghe/acme/shop/1/2']) {
+    for (const bad of [
+      'acme/shop',
+      'acme/shop/0',
+      'acme/shop/12x',
+      'a_b/shop/1',
+      'ghe/acme/shop/1/2',
+    ]) {
       const r = await cli(['break-glass', '--run', bad, '--reason', 'x'], {
         LEASE_GATE_ADMIN_KEY: ADMIN,
       });

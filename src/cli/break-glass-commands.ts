@@ -1,10 +1,8 @@
 import { parseDuration } from '../gate/duration.js';
-import { LeaseRefusedError } from '../gate/wait.js';
 import { untrusted } from '../lease/escape.js';
 import { givenTokenSource } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
-import { KeyRefusedError } from '../plane/errors.js';
-import { DID_FORM, isDid, type BreakGlassAnswer } from '../plane/schema.js';
+import type { BreakGlassAnswer } from '../plane/schema.js';
 import { operatorName } from './freeze-commands.js';
 import {
   EXIT,
@@ -16,70 +14,18 @@ import {
 } from './options.js';
 import { cliSession } from './session.js';
 import { cancelBreakGlass } from './break-glass-cancel.js';
-import { RUN_FORM, isRunPass, runPassDid } from '../lease/run-pass.js';
+import { isRunPass } from '../plane/run-pass.js';
+import { keyOf, keyRefused, passDidOf } from './break-glass-args.js';
 
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
-
-export function agentOf(raw: string | undefined, command: string): string {
-  if (raw === undefined || !isDid(raw)) {
-    throw new UsageError(
-      raw === undefined
-        ? `${command} needs --agent DID: the job to let through (the console's queue lists each waiter's DID).`
-        : `Invalid --agent '${untrusted(raw, 80)}'. Expected ${DID_FORM}.`,
-    );
-  }
-  return raw;
-}
-
-/**
- * The pass's DID: --agent's, or the run's for --run (every DID the action derives for that
- * run, lease/run-pass.ts); exactly one of them. `optional`: neither is allowed (a cancel).
- */
-export function passDidOf(
-  values: { agent?: string | undefined; run?: string | undefined },
-  command: string,
-  optional = false,
-): string | undefined {
-  if (values.agent !== undefined && values.run !== undefined)
-    throw new UsageError(`${command} takes --agent DID or --run ${RUN_FORM}, not both.`);
-  if (values.run === undefined) {
-    if (values.agent === undefined && optional) return undefined;
-    if (values.agent === undefined)
-      throw new UsageError(
-        `${command} needs --agent DID or --run ${RUN_FORM}: the job to let through (the console's queue lists each waiter's DID; a refused job's log names its run).`,
-      );
-    return agentOf(values.agent, command);
-  }
-  const did = runPassDid(values.run);
-  if (did === undefined)
-    throw new UsageError(`Invalid --run '${untrusted(values.run, 80)}'. Expected ${RUN_FORM}.`);
-  return did;
-}
-
-export function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {
-  const key = env[name] ?? '';
-  if (!key) throw new UsageError(`${command} needs the key in ${name}.`);
-  return key;
-}
-
-export function keyRefused(error: unknown, name: string): unknown {
-  if (!(error instanceof KeyRefusedError)) return error;
-  return new LeaseRefusedError({
-    reason: 'key refused',
-    // The kernel's reason (escaped by the client) tells a wrong key from a sub it will not take.
-    message: `The plane refused the key (${error.status}${error.said ? `: ${error.said}` : ''}): check ${name}.`,
-  });
-}
 
 const said = (a: BreakGlassAnswer) =>
   `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${whom(a.actorDid)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
 
 /** A run's pass lets one job of that run through, whichever attempt asks. */
 const whom = (did: string) =>
-  isRunPass(did)
-    ? `one job of the run ${untrusted(did, 200)} (any attempt)`
-    : untrusted(did, 200);
+  isRunPass(did) ? `one job of the run ${untrusted(did, 200)} (any attempt)` : untrusted(did, 200);
 
 /** `lease-gate break-glass`: one named job may be granted the resource once, frozen or not. */
 export async function breakGlass(

@@ -1,4 +1,4 @@
-import { passCovers } from '../lease/run-pass.js';
+import { passCovers } from '../plane/run-pass.js';
 import type { LedgerEntry } from './entry.js';
 import { BundleError } from './verify-error.js';
 

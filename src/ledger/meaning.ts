@@ -1,6 +1,6 @@
 import type { LedgerEntry } from './entry.js';
 import { PromotionRecord } from './promotion.js';
-import { passCovers } from '../lease/run-pass.js';
+import { passCovers } from '../plane/run-pass.js';
 import { BundleError } from './verify-error.js';
 import { PassApprovals, frozenGrant, withdraw, type Pass } from './meaning-passes.js';
 
@@ -139,7 +139,7 @@ export class MeaningCheck {
     // carries (else its own stamp, the latest it can have been), with the race's margin; the
     // freeze at the grant's clock, else the first stamp of its run (the earliest it can have been).
     const passAt = e.clockMs ?? e.tsMs;
-    // A pass names the agent, or the run whose DIDs it covers (lease/run-pass.ts); used once.
+    // A pass names the agent, or the run whose DIDs it covers (plane/run-pass.ts); used once.
     const covers = pass !== undefined && passCovers(pass.actorDid, e.actorDid);
     const passed = covers && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
     if (covers) this.passes.delete(e.resource);

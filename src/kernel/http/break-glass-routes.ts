@@ -9,7 +9,7 @@ import {
   RESOURCE_PATTERN,
   isDid,
 } from '../../plane/schema.js';
-import { RUN_FORM, runPassDid } from '../../lease/run-pass.js';
+import { RUN_FORM, runPassDid } from '../../plane/run-pass.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { operatorBy, operatorOf, reasonGiven } from './freeze-routes.js';
 import { DEFAULT_BREAK_GLASS_MS, MAX_BREAK_GLASS_MS } from '../rules/break-glass.js';
@@ -19,7 +19,7 @@ import type { PlaneService } from '../service/plane-service.js';
 
 const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
-/** The pass's agent, or a GitHub run (`run`: OWNER/REPO/RUN_ID, lease/run-pass.ts) for any job of it. */
+/** The pass's agent, or a GitHub run (`run`: OWNER/REPO/RUN_ID, plane/run-pass.ts) for any job of it. */
 const run = z.string().check(z.refine((v) => runPassDid(v) !== undefined, `expected ${RUN_FORM}`));
 const breakGlassBody = z.object({
   resource,

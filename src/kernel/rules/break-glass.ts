@@ -1,4 +1,4 @@
-import { passCovers } from '../../lease/run-pass.js';
+import { passCovers } from '../../plane/run-pass.js';
 import type { KernelEvent } from './event.js';
 import type { BreakGlass, ResourceState } from './state.js';
 

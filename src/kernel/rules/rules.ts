@@ -7,7 +7,7 @@
  */
 
 import { runAttemptKey } from '../../lease/did.js';
-import { passCovers, unpromotedMessage } from '../../lease/run-pass.js';
+import { passCovers, unpromotedMessage } from '../../plane/run-pass.js';
 import type { Deploy, QueueMode } from '../../plane/deploy.js';
 import { OUTDATED_REASON, recordGrant, supersede, undoGrant } from './deploy-order.js';
 import type { KernelEvent, KernelEventKind } from './event.js';
