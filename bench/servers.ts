@@ -78,6 +78,9 @@ export function lockHandler(ttlMs: number, fifo: boolean, now = Date.now): Handl
       return reply(res, 400, { ok: false, reason: 'bad_json' });
     }
     const t = now();
+    // The plane's own clock in its Date header, as a real server's: a client reads the lease
+    // time against it (and a fake clock in a test must not meet the machine's real date).
+    res.setHeader('date', new Date(t).toUTCString());
     const held = locks.get(resource);
     const live = held && held.expiresAtMs > t ? held : undefined;
     const queue = queues.get(resource) ?? [];

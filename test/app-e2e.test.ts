@@ -213,8 +213,14 @@ describe('lease-gate app (protection rule) end to end', () => {
   }, 180_000);
 
   it('refuses bad signatures, drops replays and unknown installations, rejects with a reason, and lets a cancelled run leave the queue', async () => {
+    const mark = logs.length;
     const app = await startTestApp();
     const patient = await startTestApp({ maxWait: '2s' });
+    // Both have read GitHub's deliveries: neither recovers a request sent to the other below.
+    await until(
+      'both recoveries',
+      () => logs.slice(mark).filter((l) => /^recovery: \d+ protection-rule/.test(l)).length >= 2,
+    );
     const hold = () =>
       runCli(
         [

@@ -216,6 +216,9 @@ describe('lease-gate app across a restart', () => {
     await first.kill9();
 
     // Restarted: run 701's job deploys under its lease; run 702 queues behind it.
+    // Its recovery cannot list the deliveries (recovered, run 701's lease would be kept at
+    // start: app-approval.test.ts): the redelivery below is what finds the run again.
+    github.fail(/^GET \/app\/hook\/deliveries\?/, { status: 404 });
     await processApp('second', config);
     const b = newRun(702, 'restart');
     expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);
@@ -249,6 +252,9 @@ describe('lease-gate app across a restart', () => {
     await until('the approval of run 711', () => approvedAt(711) !== undefined);
     await first.kill9();
 
+    // Its recovery cannot list the deliveries (recovered, run 711's lease would be kept at
+    // start: app-approval.test.ts): the redelivery below is what finds the run again.
+    github.fail(/^GET \/app\/hook\/deliveries\?/, { status: 404 });
     await processApp('second-404', config);
     const b = newRun(712, 'refused');
     expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);

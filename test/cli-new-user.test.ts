@@ -87,7 +87,9 @@ describe('an unreachable plane', () => {
     expect(ended.ms).toBeLessThan(15_000);
 
     // No flag, no variable: the default is named as such (no call to the hosted plane here).
-    expect(apiUrlSource({}, {})).toBe('the default: no --api-url, no INTRAMEDIAL_API_URL');
+    expect(apiUrlSource({}, {})).toBe(
+      'the default, the hosted plane: no --api-url, no LEASE_GATE_API_URL',
+    );
   }, 60_000);
 });
 

@@ -32,7 +32,8 @@ describe('lease-gate run revoked', () => {
     const b = race.run('b');
     await until(() => queued(race!.url, 'b'), 60_000, 'B waiting');
     const revokedAt = Date.now();
-    await race.revoke('incident 42\n<b>stop</b>');
+    // Markup stays text (a control character is refused by the kernel: kernel-reason-text).
+    await race.revoke('incident 42 <b>stop</b>');
     const code = await a.exited;
     await until(() => race!.lines().has('b-child'), 60_000, "B's command tree");
     b.child.kill('SIGTERM');
@@ -50,7 +51,7 @@ describe('lease-gate run revoked', () => {
     // The plane's time of the end, the reason and the operator's message, escaped to one line.
     expect(stderr).toMatch(
       new RegExp(
-        `Lost ${RACE_RESOURCE} at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(plane's clock\\): an operator revoked the lease: incident 42%0A<b>stop</b>\\. Stopping the command\\.`,
+        `Lost ${RACE_RESOURCE} at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(plane's clock\\): an operator revoked the lease: incident 42 <b>stop</b>\\. Stopping the command\\.`,
       ),
     );
     const at = Date.parse(/Lost \S+ at (\S+)/.exec(stderr)![1]!);

@@ -161,12 +161,15 @@ describe('the plane client, against a real server', () => {
 
   it('gives up when the retry budget is spent', async () => {
     const { client, plane, time } = await clientFor(() => ({ status: 500 }));
-    const error = await client
-      .lease(REQ, { retryUntilMs: time.clock.now() + 2_000 })
-      .catch((e: unknown) => e);
+    const until = time.clock.now() + 2_000;
+    const error = await client.lease(REQ, { retryUntilMs: until }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlaneUnavailableError);
-    expect((error as Error).message).toMatch(/500 Internal Server Error.*after 4 attempt/);
-    expect(plane.seen).toHaveLength(4);
+    // Back-offs of about 0.19, 0.38, 0.75 s, then one cut to the deadline: the last attempt is at it.
+    expect((error as Error).message).toMatch(
+      /500 Internal Server Error.*after 5 attempt.*over 2 s/,
+    );
+    expect(plane.seen).toHaveLength(5);
+    expect(time.clock.now()).toBe(until);
   });
 
   it('bounds the attempts whatever the budget', async () => {

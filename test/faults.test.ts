@@ -6,7 +6,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer } from '../src/kernel/http/server.js';
-import { BrokenGrantError } from '../src/plane/grant.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { openSession } from '../src/lease/session.js';
 import {
@@ -337,18 +336,15 @@ describe('faults on one machine', () => {
         actorDid: 'did:web:faults.example:agent:b',
       });
     }
-    // A client on the stepped clock refuses a grant an hour behind it (fail closed, given back).
+    // A client on the stepped clock believes a grant an hour behind it: the expiry is checked
+    // against the kernel's own clock (its Date header), never the runner's.
     offset = 3_600_000;
     const client = createPlaneClient({ apiUrl: running.url });
-    const refused = await client
-      .lease({ resource, actorDid: 'did:web:faults.example:agent:c' }, { retryUntilMs: 0 })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const asC = { resource, actorDid: 'did:web:faults.example:agent:c' };
+    const believed = await client.lease(asC, { retryUntilMs: 0 });
+    expect(believed.kind).toBe('granted');
+    expect((await client.release(asC)).released).toBe(true);
     await client.close();
-    expect(refused).toBeInstanceOf(BrokenGrantError);
-    expect((refused as BrokenGrantError).gaveBack).toBe(true);
     report('wall-step', { ops: 4, faults: 2, stale: 0, lost: 0, overlaps: 0, ...stepped });
   }, 60_000);
 });

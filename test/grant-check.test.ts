@@ -88,6 +88,28 @@ describe('a grant is checked before it is believed', () => {
     expect(main.outputs).toMatchObject({ acquired: 'true', 'lease-id': 'lease_ok' });
   });
 
+  it.each([
+    ['behind', -600_000],
+    ['ahead', 600_000],
+  ])(
+    'believes a grant from a plane whose own clock (its Date header) is 10 min %s this one',
+    async (_, skewMs) => {
+      plane = await startScriptedPlane((req) => {
+        const planeNow = Date.now() + skewMs;
+        const headers = { date: new Date(planeNow).toUTCString() };
+        if (isRelease(req)) return { headers, body: released('lease_ok') };
+        const lease = { expiresAtMs: planeNow + 1_500 };
+        return { headers, body: granted(actorOf(req.body), 'lease_ok', lease) };
+      });
+      const { main } = await jobSteps({
+        inputs: { 'api-url': plane.url, 'keep-alive': 'false', resource: R },
+        env: { INTRAMEDIAL_KEY: 'k' },
+      });
+      expect(main.failed).toBeUndefined();
+      expect(main.outputs).toMatchObject({ acquired: 'true', 'lease-id': 'lease_ok' });
+    },
+  );
+
   it('a renewal for another holder ends the keeper with the loss named, and gives it back', async () => {
     const ME = 'did:web:acme.example:agent:me';
     plane = await startScriptedPlane((req, i) => {

@@ -42,6 +42,32 @@ function setup(ttlMs: number) {
 
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
 
+/**
+ * The hosted plane's contract over the kernel core: no ttlMs, the expiry and the Date header
+ * (whole seconds) on a plane clock `skewMs` off the runner's, answers `latencyMs` late.
+ */
+function hostedLike(
+  client: KeepOptions['client'],
+  time: ReturnType<typeof fakeTime>,
+  skewMs: number,
+  latencyMs: number,
+  dated = true,
+): KeepOptions['client'] {
+  return {
+    ...client,
+    lease: async (req, call) => {
+      const answer = await client.lease(req, call);
+      const planeNow = time.clock.now() + skewMs;
+      await time.sleep(latencyMs);
+      if (answer.kind !== 'granted') return answer;
+      const lease = { ...answer.lease, expiresAtMs: answer.lease.expiresAtMs + skewMs };
+      delete lease.ttlMs;
+      const planeDateMs = Math.floor(planeNow / 1_000) * 1_000;
+      return { ...answer, lease, ...(dated ? { planeDateMs } : {}) };
+    },
+  };
+}
+
 describe('keepLease', () => {
   it.each([
     [1_500, 500],
@@ -90,23 +116,98 @@ describe('keepLease', () => {
     },
   );
 
-  it('renews at once a lease whose send time it does not know, and paces a plane that tells no lease time by the documented 30 s', async () => {
-    const { base, renewedAt } = setup(60_000);
-    const untold: KeepOptions['client'] = {
-      ...base.client,
-      lease: async (req, call) => {
-        const answer = await base.client.lease(req, call);
-        if (answer.kind !== 'granted') return answer;
-        const lease = { ...answer.lease };
-        delete lease.ttlMs;
-        return { ...answer, lease };
-      },
-    };
-    const unknownSend = { ...base, client: untold, maxLifetimeMs: 25_000 };
+  it('renews at once a lease whose send time it does not know', async () => {
+    const { base, renewedAt } = setup(30_000);
+    const unknownSend = { ...base, maxLifetimeMs: 25_000 };
     delete unknownSend.sentAtMs;
     const status = await keepLease(unknownSend);
     expect(status.lost).toBeUndefined();
     expect(renewedAt.map((t) => t - 1_000_000)).toEqual([0, 10_000, 20_000]);
+  });
+
+  it.each([
+    ['10 min behind', -600_000],
+    ['10 min ahead', 600_000],
+  ])(
+    'paces a plane that tells no ttlMs by expiresAtMs against its Date header (plane clock %s): 1.5 s leases never lapse',
+    async (_, skewMs) => {
+      const { base, renewedAt, kernel, time } = setup(1_500);
+      const status = await keepLease({
+        ...base,
+        client: hostedLike(base.client, time, skewMs, 200),
+        maxLifetimeMs: 20_000,
+      });
+      expect(status.lost).toBeUndefined();
+      expect(status.note).toBeUndefined();
+      expect(status.ended?.why).toBe('lifetime');
+      // Never later than the plane's word allows: well within 1.5 s of each send.
+      for (const gap of gaps(renewedAt)) expect(gap).toBeLessThanOrEqual(1_000);
+      expect(renewedAt.length).toBeGreaterThanOrEqual(20);
+      expect(kernel.status(R, time.clock.now())?.holder).toBe(ME);
+      expect(kernel.drainEvents().map((e) => e.kind)).toEqual(['grant']);
+    },
+  );
+
+  it('reads a lease from the Date header less its 1 s uncertainty, never above the documented 30 s', async () => {
+    const { base, renewedAt, time } = setup(30_000);
+    const long = setup(120_000);
+    for (const [run, times] of [
+      [base, renewedAt],
+      [long.base, long.renewedAt],
+    ] as const) {
+      const handed = { ...run.lease };
+      delete handed.ttlMs;
+      const status = await keepLease({
+        ...run,
+        lease: handed,
+        client: hostedLike(run.client, run === base ? time : long.time, 0, 0),
+        maxLifetimeMs: 60_000,
+      });
+      expect(status.lost).toBeUndefined();
+      // Renewed at once (no word on the handed-in grant), then at a third of what the Date
+      // header allows (at most 30 s): a 120 s lease is read as the documented 30 s.
+      expect(times[0]).toBe(1_000_000);
+      for (const gap of gaps(times)) expect(gap).toBeLessThanOrEqual(10_000);
+      expect(gaps(times).length).toBeGreaterThanOrEqual(5);
+    }
+  });
+
+  it('notices a lease taken away on such a plane within one lease time, and stops renewing', async () => {
+    const { base, kernel, time, renewedAt } = setup(1_500);
+    let takenAt: number | undefined;
+    const status = await keepLease({
+      ...base,
+      client: hostedLike(base.client, time, -600_000, 100),
+      sleep: async (ms, signal) => {
+        await time.sleep(ms, signal);
+        if (takenAt === undefined && time.clock.now() > 1_005_000) {
+          takenAt = time.clock.now();
+          kernel.revoke(R, 'ops', takenAt);
+          kernel.lease(R, THEM, takenAt);
+        }
+      },
+    });
+    expect(status.ended?.why).toBe('lost');
+    expect(status.lost?.atMs).toBeDefined();
+    expect(status.lost!.atMs - takenAt!).toBeLessThanOrEqual(1_500);
+    expect(renewedAt.filter((t) => t > status.lost!.atMs)).toEqual([]);
+  });
+
+  it('without ttlMs or a Date header, paces by the most conservative reading and says so once', async () => {
+    const { base, renewedAt, kernel, time } = setup(1_500);
+    const changes: KeeperStatus[] = [];
+    const status = await keepLease({
+      ...base,
+      client: hostedLike(base.client, time, 0, 100, false),
+      maxLifetimeMs: 10_000,
+      onChange: (s) => changes.push(structuredClone(s)),
+    });
+    expect(status.lost).toBeUndefined();
+    expect(status.note).toMatch(/no ttlMs and no readable Date header.*documented 30 s/);
+    // Once: every later record carries the same words, none other.
+    expect(new Set(changes.map((c) => c.note).filter(Boolean)).size).toBe(1);
+    for (const gap of gaps(renewedAt)) expect(gap).toBeLessThanOrEqual(1_000);
+    expect(kernel.drainEvents().map((e) => e.kind)).toEqual(['grant']);
   });
 
   it('renews and only renews: a new lease id means ours ended; it is given back and reported', async () => {

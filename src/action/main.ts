@@ -1,7 +1,12 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError, type HeldEvent } from '../gate/wait.js';
 import { KeyRefusedError } from '../plane/errors.js';
-import { spawnKeeper, startDryRunKernel, waitForKeeper } from '../lease/background.js';
+import {
+  spawnKeeper,
+  startDryRunKernel,
+  waitForFirstRenewal,
+  waitForKeeper,
+} from '../lease/background.js';
 import { describeHolder, shortHolder } from '../lease/did.js';
 import { errorMessage } from '../errors.js';
 import { HelperError } from '../lease/errors.js';
@@ -25,6 +30,9 @@ export interface MainOptions {
    */
   helper?: () => HelperCommand;
 }
+
+/** How long main renews alongside a started keeper at most, waiting for its first renewal. */
+const RENEWAL_HANDOVER_MS = 10_000;
 
 /** Every output goes through here: bounded, one line. */
 function setOutput(ctx: ActionContext, name: OutputName, value: string): void {
@@ -266,6 +274,10 @@ async function startKeeper(
   findHelper: () => HelperCommand,
 ): Promise<boolean> {
   let problem: string;
+  // Main renews in its own process until the keeper has renewed once: a keeper slow to start
+  // must not let a short lease (1.5 s) lapse between the grant and its first renewal.
+  const bridge = new AbortController();
+  const bridging = held.keep({ signal: bridge.signal, noWatch: true }).catch(() => undefined);
   try {
     const helper = findHelper();
     const keeper = spawnKeeper({
@@ -277,6 +289,7 @@ async function startKeeper(
       onPid: (pid) => ctx.saveState(STATE.keeperPid, String(pid)),
     });
     if (await waitForKeeper(keeper, helper.fromSource)) {
+      await waitForFirstRenewal(keeper, RENEWAL_HANDOVER_MS);
       ctx.info(
         `Keeping the lease alive in the background (pid ${keeper.pid}) until the post step.`,
       );
@@ -288,6 +301,9 @@ async function startKeeper(
       : `the keeper (pid ${keeper.pid}) wrote no status`;
   } catch (error) {
     problem = errorMessage(error);
+  } finally {
+    bridge.abort();
+    await bridging;
   }
   const released = await held.release();
   ctx.saveState(STATE.leaseId, '');

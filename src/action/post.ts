@@ -110,6 +110,8 @@ async function giveBack(
   ];
   if (state.dryRun) rows.push(['mode', 'dry run on a local kernel']);
   if (keeper) rows.push(['renewals', describeKeeper(keeper)]);
+  // The keeper paced by a guess (no lease time on the plane's clock): said once, here.
+  if (keeper?.note) ctx.warning(`The keeper's pace: ${keeper.note}`);
 
   if (keeper?.lost) {
     const loss = describeLoss(resource, keeper.lost);

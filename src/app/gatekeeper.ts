@@ -16,7 +16,9 @@ import {
   runIdFromCallback,
   workflowRunSchema,
 } from './events.js';
-import { GitHubError, mayHaveApplied, type GitHubApp, type Repo } from './github.js';
+import { adoptApproved, type ApprovedRun } from './adopt.js';
+import { createApprover } from './approval.js';
+import type { GitHubApp, Repo } from './github.js';
 import type { Delivery } from './receiver.js';
 
 /**
@@ -74,8 +76,10 @@ export function createGatekeeper(options: GatekeeperOptions) {
   const working = new Set<Promise<void>>();
   /** Live deliveries queue after the requests found again at start: the first order holds. */
   let recovering: Promise<void> = Promise.resolve();
-  let closing = false;
+  /** Aborted when the app stops. */
+  const shut = new AbortController();
   const startedAt = clock.now();
+  const approver = createApprover({ config, github, plane: options.plane, clock, log });
   /**
    * A killed process's places in the plane's queue outlive it by one held ask and a
    * grace. Were the first recovered ask to come before they all lapse, a stale place
@@ -214,18 +218,41 @@ export function createGatekeeper(options: GatekeeperOptions) {
     review: ReturnType<typeof reviewer>;
   }
 
-  async function serve(s: Serve): Promise<void> {
-    const session = openSession({
+  const sessionFor = (did: string, resource: string) =>
+    openSession({
       apiUrl: config.planeUrl,
       key: config.planeKey,
-      resource: s.resource,
-      actorDid: s.did,
+      resource,
+      actorDid: did,
       client: options.plane,
       clock,
       sleep: options.sleep,
       random: options.random,
       wallNow: options.wallNow,
     });
+
+  /** A run approved before a restart whose DID still holds its lease (adopt.ts): kept as after an approval. */
+  function keepApproved(run: ApprovedRun): void {
+    if (active.has(run.did)) return;
+    const wait: Wait = { runKey: runKey(run.repository, run.runId), cancel: new AbortController() };
+    active.set(run.did, wait);
+    const review = reviewer(run.installation, run.repo, run.runId, run.environment, run.tag);
+    const s = { ...run, wait, review };
+    const watching = new AbortController();
+    const watch = watchRun(s, watching.signal);
+    void track(
+      approver
+        .keepForTakeUp(s, sessionFor(run.did, run.resource).held(run.lease))
+        .finally(async () => {
+          watching.abort();
+          await watch;
+          active.delete(run.did);
+        }),
+    );
+  }
+
+  async function serve(s: Serve): Promise<void> {
+    const session = sessionFor(s.did, s.resource);
     log(`${s.tag}: queued for ${s.resource} as ${s.did}`);
     // Before the ask: a lease this DID holds already is one an approved job may deploy under.
     const before = await heldBefore(session.client, s);
@@ -280,7 +307,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
           `lease-gate: a newer run took this run's place in the queue of ${s.resource}; not approved.`,
         );
       }
-      await approve(s, result.held, renews(before, result.held));
+      await approver.approve(s, result.held, renews(before, result.held));
     } finally {
       watching.abort();
       await watch;
@@ -311,80 +338,6 @@ export function createGatekeeper(options: GatekeeperOptions) {
     return before === 'unknown' || before?.id === held.lease.id;
   }
 
-  async function approve(s: Serve, held: Held, renewal: boolean): Promise<void> {
-    const { lease } = held;
-    const fence = lease.fence === undefined ? 'none' : String(lease.fence);
-    const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${formatDuration(config.takeUpGraceMs)}.`;
-    const keptFor = `kept for the job to take up, at most ${formatDuration(config.takeUpGraceMs)} or until the run ends`;
-    try {
-      await github.review(s.installation, s.repo, s.runId, {
-        environment_name: s.review.environment,
-        state: 'approved',
-        comment,
-      });
-      log(
-        `${s.tag}: approved after ${formatDuration(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`,
-      );
-    } catch (error) {
-      if (error instanceof GitHubError && error.status === 422) {
-        // The rule is decided already: approved (by this app before a restart, by another
-        // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
-        // job may be deploying under this lease now: giving it back would let the next run
-        // in beside it. A rejected run ends, and the run check gives the lease back then.
-        log(
-          `${s.tag}: GitHub says the rule is already decided (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`,
-        );
-      } else if (mayHaveApplied(error)) {
-        // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
-        log(
-          `${s.tag}: the approval may have been applied (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`,
-        );
-      } else if (renewal) {
-        // A 4xx but 422 on a lease this DID held before the ask (a redelivery after a
-        // restart, GitHub answering 404 or 403): the run was approved earlier and its job may
-        // deploy under this very lease. Kept, as for 422.
-        log(
-          `${s.tag}: approval refused (${errorMessage(error)}), but this run held lease ${lease.id} before this request: fence ${fence} ${keptFor}`,
-        );
-      } else {
-        // A 4xx but 422 is a refusal of the call itself, and this ask granted the lease:
-        // nothing was approved under it.
-        const released = await held.release();
-        log(
-          `${s.tag}: approval refused (${errorMessage(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
-        );
-        return;
-      }
-    }
-    const graceEnd = clock.now() + config.takeUpGraceMs;
-    // Renewing under the job's DID is harmless once the job renews too (same id, same
-    // fence); a renewal answered with another id or holder means the job released it.
-    const kept = await held.keep({
-      signal: s.wait.cancel.signal,
-      stillWanted: () => clock.now() < graceEnd,
-    });
-    if (s.wait.why === 'run-completed') {
-      // The run is over, post steps included: nobody can hold this lease for it any more.
-      const released = await held.release();
-      log(
-        `${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`,
-      );
-      return;
-    }
-    // A revoked lease nobody took up yet is given back at once: the next run need not
-    // wait out the kernel's lock-delay for a job that may never start.
-    const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
-    const how =
-      kept.ended?.why === 'not-wanted'
-        ? 'the take-up grace ended: the job keeps it alive, or it lapses'
-        : kept.lost?.reason === 'revoked'
-          ? `an operator revoked it: ${untrusted(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
-          : kept.lost
-            ? `it ended (${kept.lost.reason}): the job gave it back`
-            : `stopped (${kept.ended?.why ?? 'unknown'})`;
-    log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
-  }
-
   function heldReporter(s: Serve) {
     let lastLineAt = -Infinity;
     return async (event: HeldEvent) => {
@@ -410,7 +363,10 @@ export function createGatekeeper(options: GatekeeperOptions) {
   }
 
   /** A bounded check of the run's status while it waits or is kept: a missed event must not keep a place. */
-  async function watchRun(s: Serve, stop: AbortSignal): Promise<void> {
+  async function watchRun(
+    s: Pick<Serve, 'installation' | 'repo' | 'runId' | 'tag' | 'wait'>,
+    stop: AbortSignal,
+  ): Promise<void> {
     while (!stop.aborted) {
       try {
         await options.sleep(config.runCheckEveryMs, stop);
@@ -568,8 +524,10 @@ export function createGatekeeper(options: GatekeeperOptions) {
       log(
         `recovery: ${found.length} protection-rule request(s) of the last deliveries to check again`,
       );
+      const adopt = { config, github, plane: options.plane, log, keep: keepApproved };
+      found = await adoptApproved(found, { ...adopt, signal: shut.signal });
       for (const request of found) {
-        if (closing) return;
+        if (shut.signal.aborted) return;
         let placed!: () => void;
         const isPlaced = new Promise<void>((resolve) => (placed = resolve));
         const work = track(
@@ -594,7 +552,7 @@ export function createGatekeeper(options: GatekeeperOptions) {
     waiting: () => active.size,
     /** Leaves every queue (a granted lease is left to the job or to lapse) and waits for the work. */
     async close(): Promise<void> {
-      closing = true;
+      shut.abort();
       for (const wait of active.values()) {
         wait.why ??= 'shutdown';
         wait.cancel.abort();

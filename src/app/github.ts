@@ -2,23 +2,17 @@ import { createAppAuth } from '@octokit/auth-app';
 import { request as octokitRequest } from '@octokit/request';
 import type { HttpAnswer, HttpClient } from '../http/client.js';
 import { fetchOver } from '../http/fetch.js';
-import * as z from 'zod/mini';
 import { causeText } from '../errors.js';
 import { HttpError } from '../http/errors.js';
-import {
-  GitHubError,
-  answerMessage,
-  headerOf,
-  parseJson,
-  restHeaders,
-  retryWait,
-} from '../github/rest.js';
+import { GitHubError, answerMessage, parseJson, restHeaders, retryWait } from '../github/rest.js';
 import { untrusted } from '../lease/escape.js';
 import { approvalsSchema, environmentSchema, runSchema } from './events.js';
+import { hookDeliveries, nextCursor, type HookDelivery } from './hook-deliveries.js';
 import { backoffMs, type RetryPolicy } from '../plane/retry.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
 export { GitHubError, retryWait };
+export { nextCursor };
 
 /**
  * GitHub as the App installation: an App JWT from the private key
@@ -46,16 +40,7 @@ export interface RunInfo {
   runAttempt: number;
 }
 
-/** One of the App's webhook deliveries, as `GET /app/hook/deliveries` lists it. */
-export interface HookDelivery {
-  id: number;
-  guid: string;
-  deliveredAtMs: number;
-  redelivery: boolean;
-  statusCode: number;
-  event: string;
-  action: string | null;
-}
+export type { HookDelivery };
 
 export interface GitHubApp {
   /**
@@ -78,12 +63,17 @@ export interface GitHubApp {
     runId: string,
     environment: string,
   ): Promise<'none' | 'waiting' | 'approved' | 'rejected'>;
-  /** Approves or rejects the run's pending protection rule for one environment. */
+  /**
+   * Approves or rejects the run's pending protection rule for one environment. `attempt`:
+   * `beforeEach` runs before every attempt (the first and each retry) and stops the call by
+   * throwing; `signal` stops it between attempts and cuts the one in flight.
+   */
   review(
     installationId: number,
     repo: Repo,
     runId: string,
     body: { environment_name: string; state: 'approved' | 'rejected'; comment: string },
+    attempt?: AttemptControls,
   ): Promise<void>;
   /** A deployment status while the run waits (what GitHub shows in the environment's list). */
   deploymentStatus(
@@ -92,6 +82,11 @@ export interface GitHubApp {
     deploymentId: number,
     description: string,
   ): Promise<void>;
+}
+
+export interface AttemptControls {
+  signal?: AbortSignal;
+  beforeEach?: () => Promise<void>;
 }
 
 export interface GitHubAppOptions {
@@ -106,6 +101,8 @@ export interface GitHubAppOptions {
   /** How long one call is retried in all. */
   budgetMs?: number;
   retry?: RetryPolicy;
+  /** Aborted when the app stops: every call and every wait between retries ends at once. */
+  signal?: AbortSignal;
 }
 
 /** A token expiring sooner than this is fetched again. */
@@ -124,17 +121,30 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     request: octokitRequest.defaults({
       baseUrl: options.apiUrl,
       headers: { 'user-agent': USER_AGENT },
-      request: { fetch: fetchOver(http) },
+      // The app's stop cuts a token exchange in flight too.
+      request: { fetch: fetchOver(http), ...(options.signal ? { signal: options.signal } : {}) },
     }),
   });
 
-  /** Retries `attempt` while it says how long to wait, within the budget. */
+  const stopping = options.signal;
+  /** The app's stop and a call's own signal, either of which ends the call. */
+  const either = (signal?: AbortSignal) =>
+    signal && stopping ? AbortSignal.any([signal, stopping]) : (signal ?? stopping);
+  const stopped = (what: string, signal: AbortSignal | undefined) => {
+    if (!signal?.aborted) return;
+    // No final answer: a POST in flight may have been applied (mayHaveApplied says so).
+    throw new GitHubError(`${what}: stopped before GitHub's answer`, { status: 0 });
+  };
+
+  /** Retries `attempt` while it says how long to wait, within the budget; `signal` ends it. */
   async function retrying<T>(
     what: string,
     attempt: () => Promise<T | { retryInMs: number; why: string }>,
+    signal = stopping,
   ): Promise<T> {
     const until = clock.now() + budgetMs;
     for (let n = 0; ; n += 1) {
+      stopped(what, signal);
       const result = await attempt();
       if (!isRetry(result)) return result;
       const left = until - clock.now();
@@ -143,7 +153,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
           status: 0,
         });
       }
-      await sleep(result.retryInMs);
+      await sleep(result.retryInMs, signal);
     }
   }
 
@@ -208,82 +218,73 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     as: number | 'app',
     path: string,
     body?: object,
+    controls: AttemptControls = {},
   ): Promise<HttpAnswer> {
     let attempt = 0;
     let refreshed = false;
-    return retrying(`${method} ${path}`, async () => {
-      attempt += 1;
-      const bearer = as === 'app' ? await appJwt() : await token(as, false);
-      let answer: HttpAnswer;
-      try {
-        answer = await http.send({
-          method,
-          url: `${options.apiUrl}${path}`,
-          headers: {
-            ...restHeaders(bearer, USER_AGENT),
-            ...(body ? { 'content-type': 'application/json' } : {}),
-          },
-          body: body ? JSON.stringify(body) : undefined,
+    const signal = either(controls.signal);
+    const what = `${method} ${path}`;
+    return retrying(
+      what,
+      async () => {
+        attempt += 1;
+        const bearer = as === 'app' ? await appJwt() : await token(as, false);
+        await controls.beforeEach?.();
+        stopped(what, signal);
+        return send(method, path, bearer, body, signal, attempt, () => {
+          if (refreshed) return false;
+          refreshed = true;
+          return true;
+        }).then(async (answer) => {
+          if (answer !== 'refresh') return answer;
+          if (as !== 'app') await token(as, true);
+          return { retryInMs: 0, why: 'token refused' };
         });
-      } catch (error) {
-        if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
-        return { retryInMs: backoffMs(policy, attempt, options.random), why: error.message };
-      }
-      if (answer.status < 300) return answer;
-      if (answer.status === 401 && !refreshed) {
-        // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
-        refreshed = true;
-        if (as !== 'app') await token(as, true);
-        return { retryInMs: 0, why: 'token refused' };
-      }
-      const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
-      if (wait !== undefined) return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
-      throw new GitHubError(
-        `${method} ${path}: GitHub answered ${answer.status}: ${untrusted(answerMessage(answer.text), 200)}`,
-        { status: answer.status },
-      );
-    });
+      },
+      signal,
+    );
+  }
+
+  /** One attempt: the answer, how long to wait before the next, or `refresh` (a 401, once). */
+  async function send(
+    method: 'GET' | 'POST',
+    path: string,
+    bearer: string,
+    body: object | undefined,
+    signal: AbortSignal | undefined,
+    attempt: number,
+    mayRefresh: () => boolean,
+  ): Promise<HttpAnswer | { retryInMs: number; why: string } | 'refresh'> {
+    let answer: HttpAnswer;
+    try {
+      answer = await http.send({
+        method,
+        url: `${options.apiUrl}${path}`,
+        headers: {
+          ...restHeaders(bearer, USER_AGENT),
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      stopped(`${method} ${path}`, signal);
+      if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
+      return { retryInMs: backoffMs(policy, attempt, options.random), why: error.message };
+    }
+    if (answer.status < 300) return answer;
+    // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
+    if (answer.status === 401 && mayRefresh()) return 'refresh';
+    const wait = retryWait(answer, options.wallNow(), policy, attempt, options.random);
+    if (wait !== undefined) return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
+    throw new GitHubError(
+      `${method} ${path}: GitHub answered ${answer.status}: ${untrusted(answerMessage(answer.text), 200)}`,
+      { status: answer.status },
+    );
   }
 
   return {
-    async listDeliveries({ sinceMs, maxItems }) {
-      const found: HookDelivery[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_DELIVERY_PAGES; page += 1) {
-        const query = `per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const answer = await call('GET', 'app', `/app/hook/deliveries?${query}`);
-        const items = z.array(hookDeliverySchema).safeParse(parseJson(answer.text));
-        if (!items.success) {
-          throw new GitHubError(
-            "GET /app/hook/deliveries: GitHub's answer is not a list of deliveries",
-            { status: answer.status },
-          );
-        }
-        for (const item of items.data) {
-          const deliveredAtMs = Date.parse(item.delivered_at);
-          // Newest first: once past the window, every later item is older still.
-          if (!(deliveredAtMs >= sinceMs)) return found;
-          found.push({
-            id: item.id,
-            guid: item.guid,
-            deliveredAtMs,
-            redelivery: item.redelivery,
-            statusCode: item.status_code,
-            event: item.event,
-            action: item.action ?? null,
-          });
-          if (found.length >= maxItems) return found;
-        }
-        cursor = nextCursor(headerOf(answer, 'link'));
-        if (!cursor) return found;
-      }
-      return found;
-    },
-    async deliveryPayload(id) {
-      const answer = await call('GET', 'app', `/app/hook/deliveries/${id}`);
-      const detail = deliveryDetailSchema.safeParse(parseJson(answer.text));
-      return detail.success ? (detail.data.request.payload ?? undefined) : undefined;
-    },
+    ...hookDeliveries((path) => call('GET', 'app', path)),
     token: (id) => token(id),
     async getRun(installationId, repo, runId) {
       const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
@@ -326,12 +327,13 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       }
       return state;
     },
-    async review(installationId, repo, runId, body) {
+    async review(installationId, repo, runId, body, attempt) {
       await call(
         'POST',
         installationId,
         `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`,
         body,
+        attempt,
       );
     },
     async deploymentStatus(installationId, repo, deploymentId, description) {
@@ -341,40 +343,6 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
       });
     },
   };
-}
-
-/** At most this many pages of 100 deliveries are read at start (GitHub keeps 3 days of them). */
-const MAX_DELIVERY_PAGES = 30;
-
-const hookDeliverySchema = z.object({
-  id: z.number().check(z.int(), z.positive()),
-  guid: z.string().check(z.maxLength(100)),
-  delivered_at: z.string().check(z.maxLength(40)),
-  redelivery: z.boolean(),
-  status_code: z.number(),
-  event: z.string().check(z.maxLength(64)),
-  action: z.optional(z.nullable(z.string().check(z.maxLength(64)))),
-});
-const deliveryDetailSchema = z.object({
-  request: z.object({ payload: z.optional(z.nullable(z.unknown())) }),
-});
-
-/**
- * The `cursor` of the Link header's `rel="next"`, never its URL: the next page is
- * asked of the configured API origin, so a header cannot send the App JWT elsewhere.
- */
-export function nextCursor(link: string | undefined): string | undefined {
-  for (const part of (link ?? '').split(',')) {
-    const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
-    if (!match) continue;
-    try {
-      const cursor = new URL(match[1]!).searchParams.get('cursor');
-      return cursor && cursor.length <= 200 ? cursor : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }
 
 const isRetry = (value: unknown): value is { retryInMs: number; why: string } =>

@@ -34,6 +34,9 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
   const wallNow = options.wallNow ?? Date.now;
   const env = options.env ?? process.env;
   const http = createHttpClient({ env });
+  // Stopping ends every GitHub call and every wait between its retries at once: a
+  // GitHub that does not answer must not hold a SIGTERM for its whole retry budget.
+  const stopping = new AbortController();
   const plane = createPlaneClient({
     apiUrl: config.planeUrl,
     key: config.planeKey,
@@ -53,6 +56,7 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     sleep,
     random,
     ...options.github,
+    signal: stopping.signal,
   });
   const gatekeeper = createGatekeeper({
     config,
@@ -64,8 +68,6 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     wallNow,
   });
-  // Before anything listens: a live delivery queues after what a previous process left.
-  void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
   const receive = createReceiver({
     secret: config.webhookSecret,
     path: config.path,
@@ -83,12 +85,17 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // Listening first, so nothing GitHub sends meanwhile fails; started before any request is
+  // handled (a connection is an event, this a continuation), so a live delivery queues after
+  // what a previous process left, and the "listening" line comes before the recovery's.
+  void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}${config.path === '/' ? '' : config.path}`,
     waiting: gatekeeper.waiting,
     async close() {
+      stopping.abort();
       server.close();
       server.closeAllConnections();
       await gatekeeper.close();

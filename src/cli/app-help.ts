@@ -26,4 +26,9 @@ export const APP_HELP = `lease-gate app --config FILE
   app reads its recent deliveries (GET /app/hook/deliveries, App JWT) and queues again, oldest first,
   the runs still waiting; an approved run keeps its lease even when GitHub answers the review 422.
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
-  read and write, and the events Deployment protection rule and Workflow run.`;
+  read and write, and all three events: deployment_protection_rule (a run asks for the environment),
+  workflow_run (a run ended: its place is given back) and deployment_review (reviewers decided).
+lease-gate app smoke --url URL --secret-file FILE
+  Check the wiring without GitHub: sign a sample deployment_protection_rule delivery with the webhook
+  secret, send it to URL (the webhook URL GitHub is given, through the TLS proxy) and say the app's
+  answer: OK on its 202 (the app ignores the sample: it names no run), else what is wrong (exit 1).`;

@@ -2,7 +2,7 @@ import { untrusted } from '../lease/escape.js';
 import { operatorName } from './freeze-commands.js';
 import { EXIT, UsageError, settingsFromFlags, type Output } from './options.js';
 import { cliSession } from './session.js';
-import { keyOf, keyRefused, passDidOf } from './break-glass-args.js';
+import { keyOf, keyRefused, passDidOf } from './break-glass-flags.js';
 
 type Values = Parameters<typeof settingsFromFlags>[0] & {
   agent?: string | undefined;

@@ -15,7 +15,7 @@ import {
 import { cliSession } from './session.js';
 import { cancelBreakGlass } from './break-glass-cancel.js';
 import { isRunPass } from '../plane/run-pass.js';
-import { keyOf, keyRefused, passDidOf } from './break-glass-args.js';
+import { keyOf, keyRefused, passDidOf } from './break-glass-flags.js';
 
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";

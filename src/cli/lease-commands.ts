@@ -17,6 +17,8 @@ import {
 import { operatorName } from './freeze-commands.js';
 import { cliSession, retryWindowMs } from './session.js';
 import { DEPLOY_OPTIONS, describeDeploy, deployFromFlags } from './deploy-flags.js';
+import { describeWaiter, queueOf } from './queue-view.js';
+import { errorMessage } from '../errors.js';
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
@@ -106,12 +108,21 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
   const session = cliSession(settings, io, env);
   try {
     const { lease, frozen } = await session.client.statusOf(settings.resource);
+    // The queue is the console's view beside the plane's answer: one that cannot be read
+    // is said, and the holder still shown.
+    const queue = await queueOf(settings, env).catch((error: unknown) => {
+      io.err(
+        `lease-gate: the queue of ${settings.resource} was not read: ${untrusted(errorMessage(error), 1_000)}`,
+      );
+      return undefined;
+    });
     if (values.json)
       io.out(
         JSON.stringify({
           resource: settings.resource,
           lease,
           ...(frozen ? { freeze: frozen } : {}),
+          queue: queue ?? null,
         }),
       );
     else {
@@ -121,6 +132,11 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
           `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}${lease.deploy ? `; deploying ${describeDeploy(lease.deploy)}` : ''}`,
         );
       else if (!frozen) io.out(`${settings.resource} is free`);
+      // The waiters in line order, in the console's words; nothing when nobody waits.
+      if (queue?.length) {
+        io.out(`${queue.length} waiting:`);
+        for (const w of queue) io.out(describeWaiter(w));
+      }
     }
     return EXIT.done;
   } finally {

@@ -9,6 +9,8 @@ import { BundleError } from '../ledger/verify.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { promoteFlag } from './promote-flag.js';
+import { givenApiUrl } from './plane-url.js';
+import { untrusted } from '../lease/escape.js';
 import { causeText } from '../errors.js';
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
@@ -28,17 +30,28 @@ export async function keygen(args: string[], io: Output): Promise<number> {
   return EXIT.done;
 }
 
-/** `lease-gate ledger export [--url U] [--out FILE]`: the kernel's ledger as a bundle. */
+/** `lease-gate ledger export [--api-url U] [--out FILE]`: the kernel's ledger as a bundle. */
 export async function ledger(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'export')
     throw new UsageError(`Unknown ledger command '${sub ?? ''}'. Expected 'export'.`);
-  const { values } = parse(rest, { url: { type: 'string' }, out: { type: 'string' } });
-  const raw = values.url ?? env.INTRAMEDIAL_API_URL ?? 'http://127.0.0.1:8787';
-  const url = parsePlaneUrl(raw);
+  const { values } = parse(rest, {
+    'api-url': { type: 'string' },
+    // The flag's older name, kept working.
+    url: { type: 'string' },
+    out: { type: 'string' },
+  });
+  if (values['api-url'] !== undefined && values.url !== undefined)
+    throw new UsageError('Give --api-url or its older name --url, not both.');
+  const given = givenApiUrl(
+    values['api-url'] ?? values.url,
+    env,
+    values.url === undefined ? '--api-url' : '--url',
+  );
+  const url = parsePlaneUrl(given.value);
   if (!url.ok)
     throw new UsageError(
-      `Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`,
+      `Invalid ${given.from} '${untrusted(given.value, 200)}'. Expected an https:// origin (plain http:// only for loopback).`,
     );
   const key = keyFromEnv(env).value || env.LEASE_GATE_KERNEL_KEY;
   const progress = (count: number, size: number) =>

@@ -3,6 +3,7 @@ import { untrusted } from '../lease/escape.js';
 import { APP_HELP } from './app-help.js';
 import { DEPLOY_HELP, DEPLOY_USAGE } from './deploy-flags.js';
 import { EXIT, UsageError, stdio, type Output } from './options.js';
+import { HOSTED_HINT, askedHostedPlane } from './plane-url.js';
 import { closest } from './suggest.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -32,6 +33,7 @@ const runCommand = lazy(async () => (await import('./run-command.js')).runComman
 const keygen = lazy(async () => (await import('./ledger-commands.js')).keygen);
 const ledger = lazy(async () => (await import('./ledger-commands.js')).ledger);
 const verify = lazy(async () => (await import('./ledger-commands.js')).verify);
+const history = lazy(async () => (await import('./history-command.js')).history);
 const keep = lazy(async () => (await import('./keep-command.js')).keep);
 const app = lazy(async () => (await import('./app-command.js')).app);
 
@@ -104,8 +106,16 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   },
   ledger: {
     run: ledger,
-    help: `lease-gate ledger export [--url http://127.0.0.1:8787] [--out FILE]
-  Fetch the kernel's ledger bundle (and its public key, to FILE.pub).`,
+    help: `lease-gate ledger export [--api-url U] [--out FILE]
+  Fetch the kernel's ledger bundle (and its public key, to FILE.pub). --url U is the older name of --api-url.`,
+  },
+  history: {
+    run: history,
+    help: `lease-gate history [--resource R] [--since 4h|7d|TIME] [--api-url U] [--json]
+  What the kernel's ledger says happened, in the console's words, oldest first: each hold (holder,
+  fence, how long, how it ended: released, lapsed, revoked by whom and why), each freeze, unfreeze
+  and break-glass. --resource: only R (default: every resource). --since: only what ran or happened
+  since a duration back from now or an ISO 8601 time with a zone.`,
   },
   verify: {
     run: verify,
@@ -117,7 +127,9 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   status: {
     run: status,
     help: `lease-gate status [--resource R] [--api-url U] [--json]
-  Show who holds the resource, without taking it.`,
+  Show who holds the resource, without taking it, and its queue as the console shows it: each
+  waiter's place, how long it has waited and, once a hold has ended, about how long it has left
+  to wait at recent hold times (a kernel's; --json: "queue", null from a plane that lists none).`,
   },
   app: {
     run: app,
@@ -174,8 +186,9 @@ ${Object.values(COMMANDS)
   .join('\n\n')}
 
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
-LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to INTRAMEDIAL_API_URL or
-https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
+LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
+else the hosted plane https://api.intramedial.com (a failure then says the hosted plane was asked);
+--actor-did to LEASE_GATE_ACTOR_DID or this host and user.
 An unreachable plane is said at once on stderr (the URL, where it came from), then retried quietly
 within --wait-timeout (10 s with --wait-timeout 0; 30 s for the other commands), a line a minute.
 Exit codes: 0 done, 1 refused, timed out, lost or the plane failed, 2 usage,
@@ -217,6 +230,7 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
       return EXIT.usage;
     }
     io.err(`lease-gate ${name}: ${describeFailure(error)}`);
+    if (askedHostedPlane(name, args, env)) io.err(`lease-gate: ${HOSTED_HINT}`);
     return EXIT.refused;
   }
 }

@@ -7,6 +7,7 @@ import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js
 import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
 import { untrusted } from '../lease/escape.js';
 import { closest } from './suggest.js';
+import { givenApiUrl, hostedHint } from './plane-url.js';
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
@@ -112,14 +113,14 @@ export type CliSettings = Settings & { apiUrlFrom: string };
 
 /** Where `--api-url`'s value came from, in the words the unreachable-plane line uses. */
 export function apiUrlSource(values: PlaneFlags, env: NodeJS.ProcessEnv): string {
-  if (values['api-url'] !== undefined) return 'from --api-url';
-  if (env.INTRAMEDIAL_API_URL) return 'from the environment variable INTRAMEDIAL_API_URL';
-  return 'the default: no --api-url, no INTRAMEDIAL_API_URL';
+  return givenApiUrl(values['api-url'], env).source;
 }
 
 /** Flags and environment → the session's settings; messages name the flag or variable. */
 export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): CliSettings {
   const fixed = (value: string): Given => ({ value, from: 'default' });
+  const given = givenApiUrl(values['api-url'], env);
+  const apiUrl: Given = { value: given.value, from: given.from };
   try {
     // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
     const tokenFile = values['oidc-token-file'];
@@ -135,13 +136,7 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
           'LEASE_GATE_ACTOR_DID',
           values['actor-did'] ?? defaultCliDid(env),
         ),
-        apiUrl: pick(
-          'api-url',
-          values['api-url'],
-          env,
-          'INTRAMEDIAL_API_URL',
-          'https://api.intramedial.com',
-        ),
+        apiUrl: apiUrl,
         key: bearer ? { value: '', from: 'an OIDC token' } : keyFromEnv(env),
         waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
         onTimeout: fixed('fail'),
@@ -150,10 +145,12 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
       },
       bearer ? 'never' : 'unless-loopback',
     );
-    const apiUrlFrom = apiUrlSource(values, env);
+    const apiUrlFrom = given.source;
     return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
   } catch (error) {
-    if (error instanceof SettingsError) throw new UsageError(error.message);
+    // Nothing named a plane: the hosted one is meant, said with how to name another.
+    if (error instanceof SettingsError)
+      throw new UsageError(given.hosted ? `${error.message} ${hostedHint(false)}` : error.message);
     throw error;
   }
 }

@@ -177,9 +177,14 @@ async function runContained(
   const stop = () => contained.stop(LIMITS.terminateGraceMs, realSleep);
   const stopKeeping = new AbortController();
   let lost: Loss | undefined;
+  let noted = false;
   const keeping = held.keep({
     signal: stopKeeping.signal,
     onChange: (status) => {
+      if (status.note && !noted) {
+        noted = true;
+        o.io.err(`lease-gate: ${status.note}`);
+      }
       if (!status.lost || lost) return;
       lost = status.lost;
       o.io.err(

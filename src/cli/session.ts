@@ -4,6 +4,7 @@ import { openSession, type Session, type SessionOptions } from '../lease/session
 import type { Settings } from '../lease/settings.js';
 import type { RetryEvent } from '../plane/client.js';
 import type { Output } from './options.js';
+import { HOSTED_HINT, HOSTED_SOURCE } from './plane-url.js';
 
 /** After the first line, a plane still failing is said at most this often. */
 export const STILL_FAILING_EVERY_MS = 60_000;
@@ -57,9 +58,11 @@ function describeFirstFailure(apiUrl: string, from: string | undefined, event: R
   // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
   const cause = untrusted(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
   const source = from ? ` (${from})` : '';
+  // The hosted plane asked only because nothing named another: say how to name one.
+  const hosted = from === HOSTED_SOURCE ? ` ${HOSTED_HINT}` : '';
   return event.status === undefined
-    ? `cannot reach the plane at ${apiUrl}${source}: ${cause}. Is the kernel running there ('lease-gate kernel'), and is that the right URL?`
-    : `the plane at ${apiUrl}${source} answered ${cause}.`;
+    ? `cannot reach the plane at ${apiUrl}${source}: ${cause}.${hosted || " Is the kernel running there ('lease-gate kernel'), and is that the right URL?"}`
+    : `the plane at ${apiUrl}${source} answered ${cause}.${hosted}`;
 }
 
 /** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */

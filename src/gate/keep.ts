@@ -5,6 +5,7 @@ import type { Lease, LeaseRequest, WatchAnswer } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 import type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
 import { errorMessage } from '../errors.js';
+import { fallbackNote, leaseTimeOf } from './lease-time.js';
 
 /** How our lease ended, when it ended under us. */
 export type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
@@ -13,7 +14,10 @@ export interface KeepOptions extends LeaseRequest {
   client: Pick<PlaneClient, 'lease' | 'release'>;
   lease: Lease;
   clock: Clock;
-  /** Wall clock, only to stamp the record (never to pace: see leaseTimeOf). */
+  /**
+   * Wall clock, to stamp the record; it paces only a plane that tells neither `ttlMs` nor a
+   * Date header (lease-time.ts), and then the keeper says so once.
+   */
   wallNow: () => number;
   /**
    * `clock.now()` when the request that granted `lease` was sent: its lease time runs from
@@ -21,6 +25,8 @@ export interface KeepOptions extends LeaseRequest {
    * keeper renews at once, which tells it a fresh lease time from a send time it knows.
    */
   sentAtMs?: number | undefined;
+  /** The Date header of the answer that granted `lease` (the plane's clock), when it had one. */
+  planeDateMs?: number | undefined;
   sleep: Sleep;
   signal?: AbortSignal | undefined;
   /** The keeper stops after this long, whatever else happens. */
@@ -39,8 +45,6 @@ export interface KeepOptions extends LeaseRequest {
   watch?: (leaseId: string, signal: AbortSignal) => Promise<WatchAnswer>;
 }
 
-/** The documented lease time (CONTRACT.md), for a plane whose answer does not tell its own. */
-const DOCUMENTED_LEASE_MS = 30_000;
 const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
@@ -118,10 +122,15 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
   };
   options.onChange?.(status);
   // Paced on our monotonic clock from when each granting request was SENT (the plane decided
-  // no earlier), by the lease time it told: a runner's wall clock off by any amount changes
-  // nothing. Renewed at a third of the time left, as before.
+  // no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
+  // wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
+  // whose send time or lease time is unknown is renewed at once, which tells both.
+  const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
   let leaseEnd =
-    options.sentAtMs === undefined ? started : options.sentAtMs + leaseTimeOf(options.lease);
+    options.sentAtMs === undefined || !told
+      ? started
+      : options.sentAtMs +
+        leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
   let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
   const end = (why: KeepEnd) => {
     status.ended = { atMs: options.wallNow(), why };
@@ -146,6 +155,7 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
     }
     let answer;
     const sentAt = clock.now();
+    const wallSentAt = options.wallNow();
     try {
       answer = await client.lease(request, {
         signal,
@@ -199,7 +209,10 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
     status.renewals += 1;
     status.expiresAtMs = lease.expiresAtMs;
     status.lastRenewedAtMs = options.wallNow();
-    leaseEnd = sentAt + leaseTimeOf(lease);
+    const time = leaseTimeOf(lease, { planeDateMs: answer.planeDateMs, wallSentAtMs: wallSentAt });
+    // Said once: the plane gave no word on its own clock, so this pace is a guess.
+    if (time.source === 'fallback') status.note ??= fallbackNote(time);
+    leaseEnd = sentAt + time.ms;
     const remaining = Math.max(0, leaseEnd - answeredAt);
     nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
     options.onChange?.(status);
@@ -214,13 +227,4 @@ function lossOf(end: Ended): Omit<Loss, 'atMs'> {
     ...(end.message === undefined ? {} : { message: end.message }),
     ...(end.holder === undefined ? {} : { holder: end.holder }),
   };
-}
-
-/**
- * How long a grant or renewal runs: the plane's own `ttlMs` when it tells one (the bundled
- * kernel does), else the documented 30 s. Never `expiresAtMs` less our wall clock: a runner
- * whose clock is behind the plane's by more than about twice the lease time lost its lease.
- */
-export function leaseTimeOf(lease: Lease): number {
-  return lease.ttlMs ?? DOCUMENTED_LEASE_MS;
 }

@@ -51,6 +51,8 @@ export const keeperRecordSchema = z.object({
   lastRenewedAtMs: z.optional(at),
   failures: z.number(),
   lastError: z.optional(text),
+  /** Said once: the plane told no lease time the keeper could read on its clock (lease-time.ts). */
+  note: z.optional(text),
   /** Our lease ended under us; renewing stopped. */
   lost: z.optional(lossSchema),
   ended: z.optional(z.object({ atMs: at, why: z.enum(keepEnds) })),

@@ -163,6 +163,25 @@ export async function waitForKeeper(
 }
 
 /**
+ * Waits (bounded) until the keeper has renewed once or ended: until then, whoever started it
+ * keeps renewing, since a keeper that starts slowly (two busy cores) must not let a short lease
+ * lapse between the grant and its first renewal. True once it renewed.
+ */
+export async function waitForFirstRenewal(
+  keeper: KeeperHandle,
+  limitMs: number,
+  sleep: Sleep = realSleep,
+): Promise<boolean> {
+  for (let waited = 0; waited <= limitMs; waited += 25) {
+    const record = readStatusFile(keeper.statusFile);
+    if (record?.pid === keeper.pid && record.renewals > 0) return true;
+    if (record?.ended || keeper.exited()) return false;
+    await sleep(25);
+  }
+  return false;
+}
+
+/**
  * Stops the keeper (bounded), reads its last record, and removes the status
  * file: a keeper still running (its pid never saved) exits without renewing.
  */

@@ -51,6 +51,12 @@ export interface SessionOptions {
   client?: PlaneClient;
 }
 
+/** How a grant was timed: our send time (monotonic) and the plane's Date header. */
+interface GrantTiming {
+  sentAtMs?: number | undefined;
+  planeDateMs?: number | undefined;
+}
+
 export type ReleaseOutcome =
   | { kind: 'released'; ids: string[] }
   | { kind: 'nothing'; ids: string[] }
@@ -71,6 +77,8 @@ export interface KeepControls {
   stillWanted?: () => boolean;
   onChange?: (status: KeeperStatus) => void;
   lease?: Lease;
+  /** Renewals only, no watch (main's few seconds of renewing until the keeper takes over). */
+  noWatch?: boolean;
 }
 
 export type Acquired =
@@ -131,7 +139,7 @@ export function openSession(options: SessionOptions): Session {
     }
   }
 
-  function held(lease: Lease, waitedMs = 0, sentAtMs?: number): Held {
+  function held(lease: Lease, waitedMs = 0, grant: GrantTiming = {}): Held {
     return {
       lease,
       waitedMs,
@@ -141,7 +149,7 @@ export function openSession(options: SessionOptions): Session {
           ...request,
           lease: controls.lease ?? lease,
           // A lease handed in by the caller came from a request we did not time.
-          ...(controls.lease ? {} : { sentAtMs }),
+          ...(controls.lease ? {} : grant),
           clock,
           wallNow,
           sleep,
@@ -151,7 +159,7 @@ export function openSession(options: SessionOptions): Session {
           ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
           ...(controls.onChange ? { onChange: controls.onChange } : {}),
           // A blocking watch alongside the renewals, so a revoke is known at once.
-          ...(maxHoldSeconds > 0
+          ...(maxHoldSeconds > 0 && !controls.noWatch
             ? {
                 watch: (leaseId: string, signal: AbortSignal) =>
                   client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
@@ -165,13 +173,15 @@ export function openSession(options: SessionOptions): Session {
   return {
     client,
     async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
-      // When the request that was granted was sent: the lease's time runs from no earlier.
-      let sentAtMs: number | undefined;
+      // When the request that was granted was sent (the lease's time runs from no earlier),
+      // and the plane's clock in its answer (the keeper reads the lease time by it).
+      let grant: GrantTiming = {};
       const timed: Pick<PlaneClient, 'lease' | 'release'> = {
         lease: async (...args) => {
           const sent = clock.now();
           const answer = await client.lease(...args);
-          if (answer.kind === 'granted') sentAtMs = sent;
+          if (answer.kind === 'granted')
+            grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
           return answer;
         },
         release: (...args) => client.release(...args),
@@ -196,7 +206,7 @@ export function openSession(options: SessionOptions): Session {
       if (result.takenUp) request = { resource: options.resource, actorDid: result.lease.holder };
       return {
         outcome: 'granted',
-        held: held(result.lease, result.waitedMs, sentAtMs),
+        held: held(result.lease, result.waitedMs, grant),
         waitedMs: result.waitedMs,
         ...(result.previous ? { previous: result.previous } : {}),
         ...(result.takenUp ? { takenUp: true as const } : {}),

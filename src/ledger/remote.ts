@@ -155,3 +155,20 @@ export async function exportLedger(
     await http.close();
   }
 }
+
+/**
+ * Each page's entries of one export, as they arrive (`lease-gate history`): memory
+ * bounded by a page and what `each` keeps. The entries are `{ index, entry, inclusionProof }`.
+ */
+export async function eachLedgerPage(
+  apiUrl: string,
+  key: string | undefined,
+  each: (entries: readonly unknown[]) => void,
+): Promise<void> {
+  const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
+  try {
+    for await (const page of pagesOf(http, apiUrl, key)) each(page.entries);
+  } finally {
+    await http.close();
+  }
+}

@@ -12,7 +12,7 @@ import {
 } from './errors.js';
 import { BrokenGrantError, grantProblem, type GrantProblem } from './grant.js';
 import { deploySchema, supersededSchema } from './deploy.js';
-import { DEFAULT_RETRY, backoffMs, parseRetryAfter, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, nextRetryMs, parseRetryAfter, type RetryPolicy } from './retry.js';
 import {
   LEASE_PATH,
   RELEASE_PATH,
@@ -45,6 +45,7 @@ import {
   type WatchAnswer,
 } from './schema.js';
 import { realSleep, systemClock, type Clock, type Sleep } from './time.js';
+import { planeDateOf } from './plane-date.js';
 
 export interface PlaneClientOptions {
   /** The plane's origin, already checked by parsePlaneUrl. */
@@ -165,6 +166,8 @@ interface RawAnswer {
   status: number;
   body: unknown;
   preferenceApplied: boolean;
+  /** The answer's Date header: the plane's clock, whole seconds. */
+  dateMs: number | undefined;
 }
 
 type Check = <T>(
@@ -274,20 +277,26 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       });
     }
     const applied = headerValue(response.headers['preference-applied']) ?? '';
-    return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
+    return {
+      status,
+      body,
+      preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
+      dateMs: planeDateOf(response.headers.date),
+    };
   }
 
   async function withRetries<T>(attempt: () => Promise<T>, call: CallOptions): Promise<T> {
-    const until = call.retryUntilMs ?? clock.now() + DEFAULT_RETRY_WINDOW_MS;
+    const first = clock.now();
+    const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
     for (let n = 0; ; n += 1) {
       try {
         return await attempt();
       } catch (error) {
         if (!(error instanceof TransientError)) throw error;
-        const wait = Math.min(error.retryAfterMs ?? backoffMs(policy, n, random), policy.capMs * 4);
-        if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
+        const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
+        if (wait === undefined) {
           throw new PlaneUnavailableError(
-            `${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`,
+            `${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`,
             { call: error.call, status: error.status },
           );
         }
@@ -353,7 +362,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
       if (field(raw.body, 'ok') !== true) return interpretLease(raw, where, check);
       const parsed = grantedSchema.safeParse(raw.body);
       const broken: GrantProblem | undefined = parsed.success
-        ? grantProblem(parsed.data.lease, req, wallNow())
+        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
         : {
             field: fieldOf(parsed.error),
             problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
@@ -365,6 +374,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
           kind: 'granted',
           lease: parsed.data.lease,
           preferenceApplied: raw.preferenceApplied,
+          ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
           ...(previous.success && previous.data ? { previous: previous.data } : {}),
         };
       }

@@ -26,12 +26,17 @@ export interface GrantProblem {
   problem: string;
 }
 
-/** What is wrong with a grant, or undefined when it is ours to believe. */
+/**
+ * What is wrong with a grant, or undefined when it is ours to believe. `nowMs` is the plane's
+ * own clock when its answer tells it (the Date header), else our wall clock: a runner whose
+ * clock is 10 minutes off must not call a good grant absurd.
+ */
 export function grantProblem(
   lease: Lease,
   asked: LeaseRequest,
-  wallNow: number,
+  nowMs: number,
 ): GrantProblem | undefined {
+  const wallNow = nowMs;
   if (lease.holder !== asked.actorDid) {
     return {
       field: 'lease.holder',

@@ -238,6 +238,8 @@ export type LeaseAnswer =
       preferenceApplied?: boolean;
       /** The deploy of the last grant here from the same repository, when the plane says (the kernel does). */
       previous?: Deploy;
+      /** The answer's Date header (epoch ms on the plane's clock, whole seconds), when readable. */
+      planeDateMs?: number;
     }
   | {
       kind: 'held';

@@ -77,6 +77,8 @@ export const resourcesSchema = z.object({
               deploy: deploySchema,
               /** When it first asked, by the kernel's clock (`detail=1`; absent from older kernels). */
               sinceMs: z.optional(time),
+              /** About how long until it is granted, at recent hold times (`detail=1`, when known). */
+              etaMs: z.optional(time),
             }),
           )
           .check(z.maxLength(MAX_LIST)),

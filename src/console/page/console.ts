@@ -11,7 +11,8 @@ import {
 } from './api.js';
 import { byId, duration, h, localClock, nameCode, syncChildren, zoneName } from './dom.js';
 import { historyRows } from './history.js';
-import { agentCell, ordinal } from './deploys.js';
+import { agentCell } from './deploys.js';
+import { etaWords, placeInLine } from './words.js';
 import {
   breakGlassBadge,
   withdrawButton,
@@ -121,9 +122,10 @@ function resourceRow(r: ResourceRow): HTMLTableRowElement {
           h(
             'li',
             { 'data-position': String(w.position + 1) },
-            h('span', { class: 'place' }, `${ordinal(w.position + 1)} in line `),
+            h('span', { class: 'place' }, `${placeInLine(w.position)} `),
             agentCell(w.actorDid, w.deploy),
             waitedFor(r.resource, w.actorDid, w.sinceMs),
+            w.etaMs === undefined ? '' : h('span', { class: 'eta' }, ` · ${etaWords(w.etaMs)}`),
             ' ',
             // The lever for a hotfix that must not wait behind a freeze or the queue.
             h(

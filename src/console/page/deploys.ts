@@ -87,10 +87,3 @@ export function agentCell(did: string, deploy?: DeployFields): Node {
     commit ? h('span', { class: 'run' }, ' · ', commit) : '',
   );
 }
-
-/** 1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th". */
-export function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
-  return `${n}${suffix}`;
-}

@@ -1,3 +1,5 @@
+import { duration, utcStamp } from './words.js';
+
 /**
  * Builds DOM from trusted tag names and untrusted text: text always goes in as
  * a text node, never as markup, so a DID or a reason from the plane is inert.
@@ -40,22 +42,10 @@ export function byId<T extends HTMLElement>(id: string): T {
   return element as T;
 }
 
-/** "1 h 4 min", "12.3 s": a duration for people. */
-export function duration(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '0 s';
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  // A whole number of minutes or hours reads as such: a window "for 45 min", not "45 min 0 s".
-  const rest = (n: number, unit: string) => (n ? ` ${n} ${unit}` : '');
-  if (minutes < 60) return `${minutes} min${rest(Math.floor((ms % 60_000) / 1000), 's')}`;
-  return `${Math.floor(minutes / 60)} h${rest(minutes % 60, 'min')}`;
-}
+// The console's words are shared with the CLI (words.ts); the page imports them from here too.
+export { duration, utcStamp };
 
 export const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
-
-/** "2026-12-03 14:05:09 UTC": the exact time, shown on hover beside a local one. */
-export const utcStamp = (ms: number) =>
-  `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 

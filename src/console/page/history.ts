@@ -1,20 +1,13 @@
 import { agentCell } from './deploys.js';
 import { duration, h, nameCode, timeCell } from './dom.js';
 import type { Hold, TimelineEntry } from './holds.js';
+import { breakGlassWords, freezeWords, holdEnded } from './words.js';
 
 /**
  * The history table: every hold the ledger window shows, newest first, with how
  * it ended, and the freezes beside them; filtered by a text the operator types
  * (resource, holder or reason). Plane text goes in as text only.
  */
-
-const ENDED: Record<Hold['end'], string> = {
-  release: 'released',
-  lapse: 'lapsed (stopped renewing)',
-  // Only the kernel's admin key may revoke; an entry without `by` (no name given) names no operator.
-  revoke: 'revoked by an operator',
-  open: 'still held',
-};
 
 interface Row {
   atMs: number;
@@ -34,8 +27,7 @@ export function historyRows(
   for (const [resource, list] of holds) {
     for (const hold of list) {
       const end = hold.endMs ?? nowMs;
-      const how = hold.end === 'revoke' && hold.by ? `revoked by ${hold.by}` : ENDED[hold.end];
-      const ended = `${how}${hold.reason ? `: ${hold.reason}` : ''}`;
+      const ended = holdEnded(hold);
       rows.push({
         atMs: hold.startMs,
         resource,
@@ -70,25 +62,18 @@ export function historyRows(
       continue;
     }
     if (e.kind !== 'freeze' && e.kind !== 'unfreeze') continue;
-    // An unfreeze an operator made names them; one that came at the freeze's end says so.
-    const what =
-      e.kind === 'freeze'
-        ? `frozen by ${e.actorDid}`
-        : e.reason === 'unfrozen by an operator'
-          ? `unfrozen by ${e.actorDid}`
-          : `unfrozen (${e.reason ?? ''})`;
-    const reason = e.kind === 'freeze' && e.reason ? `: ${e.reason}` : '';
+    const what = freezeWords(e);
     rows.push({
       atMs: e.tsMs,
       resource: e.resource,
-      text: `${e.resource} ${what}${reason}`.toLowerCase(),
+      text: `${e.resource} ${what}`.toLowerCase(),
       cells: () => [
         h('td', {}, nameCode(e.resource)),
         h('td', { class: 'muted' }, '—'),
         h('td', {}, '—'),
         timeCell(e.tsMs, { 'data-label': 'At' }),
         h('td', {}, '—'),
-        h('td', { class: `ended ${e.kind}`, 'data-label': 'What' }, `${what}${reason}`),
+        h('td', { class: `ended ${e.kind}`, 'data-label': 'What' }, what),
       ],
     });
   }
@@ -114,11 +99,7 @@ export function historyRows(
 
 /** A break-glass, in red: who let which job through a freeze once, who approved it, why. */
 function breakGlassRow(e: TimelineEntry): Row {
-  const approved = e.approvedBy ? `, approved by ${e.approvedBy}` : '';
-  const what =
-    e.kind === 'break_glass_withdrawn'
-      ? `break-glass withdrawn by ${e.by ?? 'an operator'}: ${e.reason ?? ''}`
-      : `BREAK-GLASS by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
+  const what = breakGlassWords(e);
   return {
     atMs: e.tsMs,
     resource: e.resource,

@@ -1,5 +1,5 @@
 import type { Deploy } from '../../plane/deploy.js';
-import type { Freeze, LeaseRecord, ResourceState } from './rules.js';
+import { etaMs, type Freeze, type LeaseRecord, type ResourceState } from './rules.js';
 import type { BreakGlass } from './state.js';
 
 export interface ResourceOverview {
@@ -8,9 +8,16 @@ export interface ResourceOverview {
   reserved: { holder: string; untilMs: number } | null;
   /**
    * Each waiter's place (0: next) and, when its request named it, what it deploys (its run).
-   * `sinceMs`, when it first asked (the kernel's clock), goes out only on `?detail=1`.
+   * `sinceMs`, when it first asked (the kernel's clock), and `etaMs`, about how long until it
+   * is granted at recent hold times (as its own refusal says), go out only on `?detail=1`.
    */
-  queue: Array<{ actorDid: string; position: number; deploy?: Deploy; sinceMs?: number }>;
+  queue: Array<{
+    actorDid: string;
+    position: number;
+    deploy?: Deploy;
+    sinceMs?: number;
+    etaMs?: number;
+  }>;
   /** An operator's freeze, if any (recurring windows are listed beside, by the app). */
   frozen?: Freeze | undefined;
   /** An operator's break-glass not used yet (open, or waiting for its approval). */
@@ -29,12 +36,16 @@ export function overviewOf(states: Iterable<ResourceState>, now: number): Overvi
     const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
     const queue = s.queue
       .filter((w) => w.keepUntil >= now)
-      .map((w, position) => ({
-        actorDid: w.actorDid,
-        position,
-        ...(w.deploy ? { deploy: w.deploy } : {}),
-        ...(w.sinceMs === undefined ? {} : { sinceMs: w.sinceMs }),
-      }));
+      .map((w, position) => {
+        const eta = etaMs(s, position, now);
+        return {
+          actorDid: w.actorDid,
+          position,
+          ...(w.deploy ? { deploy: w.deploy } : {}),
+          ...(w.sinceMs === undefined ? {} : { sinceMs: w.sinceMs }),
+          ...(eta === undefined ? {} : { etaMs: eta }),
+        };
+      });
     const head = queue[0];
     const reserved =
       !lease && head && s.reservedUntilMs > now
@@ -99,13 +110,13 @@ export function overviewPage(
 }
 
 /**
- * The page as a plain `GET` shows it: without the waiters' `sinceMs`, which only
- * `?detail=1` (the console) asks for, so the answer's shape stays what it was.
+ * The page as a plain `GET` shows it: without the waiters' `sinceMs` and `etaMs`, which only
+ * `?detail=1` (the console, `lease-gate status`) asks for, so the answer's shape stays what it was.
  */
 export function withoutDetail(resources: ResourceOverview[]): ResourceOverview[] {
   return resources.map((r) =>
-    r.queue.some((w) => w.sinceMs !== undefined)
-      ? { ...r, queue: r.queue.map(({ sinceMs: _since, ...w }) => w) }
+    r.queue.some((w) => w.sinceMs !== undefined || w.etaMs !== undefined)
+      ? { ...r, queue: r.queue.map(({ sinceMs: _since, etaMs: _eta, ...w }) => w) }
       : r,
   );
 }

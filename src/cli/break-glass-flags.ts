@@ -5,9 +5,9 @@ import { RUN_FORM, runPassDid } from '../plane/run-pass.js';
 import { DID_FORM, isDid } from '../plane/schema.js';
 import { UsageError } from './options.js';
 
-/** What break-glass, its approval and its cancel read alike: whom the pass is for, the key, a key refused. */
+/** What the break-glass commands (open, approve, cancel) share: whom the pass is for (an agent or a run), the key, a refusal. */
 
-function agentOf(raw: string | undefined, command: string): string {
+export function agentOf(raw: string | undefined, command: string): string {
   if (raw === undefined || !isDid(raw)) {
     throw new UsageError(
       raw === undefined

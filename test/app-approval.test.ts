@@ -1,0 +1,332 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/app/config.js';
+import { startApp, type RunningApp } from '../src/app/server.js';
+import { ANY_JOB, appDid } from '../src/lease/take-up.js';
+import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
+import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
+import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+
+/**
+ * The approval and its lease (issue #54, items 4, 5 and 14), against a fake GitHub on
+ * loopback and a real kernel (the built CLI) with 6-second leases: a GitHub that answers
+ * the approval 502 for longer than a lease lasts never gets two runs approved; a lease
+ * revoked while the approval is retried is never approved; after kill -9 an approved
+ * run's lease is kept for its job; a run its reviewers approved late is queued again
+ * after a restart at that approval; SIGTERM stops the app at once while GitHub fails.
+ */
+
+const KEY = 'kernel-key-approval';
+const ADMIN = 'admin-approval';
+const TTL_MS = 6_000;
+const RESOURCES = {
+  outage: 'lock:deploy/outage',
+  revoked: 'lock:deploy/revoked',
+  killed: 'lock:deploy/killed',
+  order: 'lock:deploy/order',
+} as const;
+type Env = keyof typeof RESOURCES;
+
+let kernel: KernelProcess;
+let github: FakeGitHub;
+let plane: PlaneClient;
+const apps: RunningApp[] = [];
+const children: ChildProcess[] = [];
+const logs: string[] = [];
+
+async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function writeConfig(port: number, githubApiUrl = github.url): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-approval-'));
+  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
+  writeFileSync(join(dir, 'secret'), github.secret);
+  writeFileSync(join(dir, 'plane-key'), KEY);
+  const config = {
+    appId: github.appId,
+    privateKeyFile: 'app.pem',
+    webhookSecretFile: 'secret',
+    githubApiUrl,
+    plane: { url: kernel.url, keyFile: 'plane-key' },
+    listen: { host: '127.0.0.1', port, path: '/' },
+    rules: Object.entries(RESOURCES).map(([environment, resource]) => ({
+      repository: 'acme/*',
+      environment,
+      resource,
+    })),
+    takeUpGrace: '10m',
+    runCheckEvery: '1m',
+    deploymentStatus: false,
+  };
+  writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
+  return join(dir, 'app.json');
+}
+
+async function inProcessApp(name: string): Promise<RunningApp> {
+  const app = await startApp(loadConfig(writeConfig(0), {}), {
+    log: (line) => logs.push(`[${name}] ${line}`),
+    env: {},
+    // Retried for up to a minute: a GitHub failing for several lease times.
+    github: { budgetMs: 60_000, retry: { baseMs: 200, capMs: 400, maxAttempts: 200 } },
+  });
+  apps.push(app);
+  return app;
+}
+
+/** `lease-gate app` as its own process, from source: what a SIGKILL or a SIGTERM ends. */
+async function processApp(name: string, config: string) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/bin/cli.ts', 'app', '--config', config],
+    { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    const lines = output.split('\n');
+    output = lines.pop() ?? '';
+    for (const line of lines) logs.push(`[${name}] ${line}`);
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await until(`${name} listening`, () =>
+    logs.some((l) => l.startsWith(`[${name}] lease-gate app listening on`)),
+  );
+  return { child, exited };
+}
+
+const reviewsOf = (repository: string, runId: number) =>
+  github.calls.filter(
+    (c) => c.path === `/repos/${repository}/actions/runs/${runId}/deployment_protection_rule`,
+  );
+const decided = (repository: string, runId: number, state: 'approved' | 'rejected') =>
+  reviewsOf(repository, runId).find(
+    (c) => c.status === 204 && (c.body as { state: string }).state === state,
+  )?.atMs;
+const approvedAt = (runId: number, repository = 'acme/shop') =>
+  decided(repository, runId, 'approved');
+const logged = (name: string, pattern: RegExp) =>
+  logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l));
+
+function newRun(runId: number, environment: Env, repository = 'acme/shop') {
+  github.addRun(repository, runId, environment);
+  const payload = github.protectionRule(repository, runId, environment);
+  const did = appDid(
+    {
+      serverUrl: 'https://github.com',
+      repository,
+      runId: String(runId),
+      runAttempt: '1',
+      job: ANY_JOB,
+    },
+    payload.deployment.id,
+  );
+  return { runId, payload, did };
+}
+
+async function complete(runId: number, ...to: string[]) {
+  const payload = github.workflowRunCompleted('acme/shop', runId);
+  for (const url of to) await github.deliver(url, 'workflow_run', payload);
+}
+
+/** GitHub answers the next `count` approval calls of the run 502 (nothing applied). */
+function badGateway(runId: number, count: number) {
+  const route = new RegExp(
+    `^POST /repos/acme/shop/actions/runs/${runId}/deployment_protection_rule$`,
+  );
+  for (let n = 0; n < count; n += 1) github.fail(route, { status: 502 });
+}
+
+/** Kernel log lines: `<iso> grant|release|lapse|revoke <resource> <did> <lease id> fence=N`. */
+const kernelEvents = (resource: string) =>
+  kernel
+    .output()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((w) => w[2] === resource && /^(grant|release|lapse|revoke)$/.test(w[1] ?? ''))
+    .map((w) => ({ kind: w[1]!, run: /:runs:(\d+):/.exec(w[3] ?? '')?.[1] }));
+
+function expectOneAtATime(resource: string, order: number[]) {
+  let holder: string | undefined;
+  const granted: string[] = [];
+  for (const e of kernelEvents(resource)) {
+    if (e.kind === 'grant') {
+      expect(holder, `grant to run ${e.run} while run ${holder} held ${resource}`).toBeUndefined();
+      holder = e.run;
+      if (granted.at(-1) !== e.run) granted.push(e.run!);
+    } else {
+      expect(e.run).toBe(holder);
+      holder = undefined;
+    }
+  }
+  expect(granted).toEqual(order.map(String));
+}
+
+beforeAll(async () => {
+  kernel = await startKernelProcess(['--ttl-ms', String(TTL_MS), '--lock-delay-ms', '0'], {
+    LEASE_GATE_KERNEL_KEY: KEY,
+    LEASE_GATE_ADMIN_KEY: ADMIN,
+  });
+  github = await startFakeGitHub({ installations: [77] });
+  plane = createPlaneClient({ apiUrl: kernel.url, key: KEY });
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const app of apps) await app.close();
+  await plane?.close();
+  await github?.close();
+  await kernel?.stop();
+});
+
+describe('lease-gate app: the approval and its lease', () => {
+  it('keeps the lease alive while GitHub answers the approval 502 for longer than a lease lasts: one run approved at a time', async () => {
+    const R = RESOURCES.outage;
+    const app = await inProcessApp('outage');
+    const a = newRun(801, 'outage');
+    // About 45 answers 0.2-0.4 s apart: longer than two lease times.
+    badGateway(801, 45);
+    await github.deliver(app.url, 'deployment_protection_rule', a.payload);
+    await until('run 801 granted', () => reviewsOf('acme/shop', 801).length > 0);
+    const b = newRun(802, 'outage');
+    await github.deliver(app.url, 'deployment_protection_rule', b.payload);
+    await until('the approval of run 801', () => approvedAt(801) !== undefined);
+    expect(reviewsOf('acme/shop', 801).length).toBeGreaterThan(30);
+    // Run 802 waited behind run 801's lease the whole time, renewed through the outage.
+    expect(approvedAt(802)).toBeUndefined();
+    expect((await plane.status(R))?.holder).toBe(a.did);
+    await complete(801, app.url);
+    await until('the approval of run 802', () => approvedAt(802) !== undefined);
+    expect(approvedAt(802)!).toBeGreaterThan(approvedAt(801)!);
+    expectOneAtATime(R, [801, 802]);
+    await complete(802, app.url);
+  }, 120_000);
+
+  it('never approves a lease revoked while the approval call is retried', async () => {
+    const R = RESOURCES.revoked;
+    const app = await inProcessApp('revoked');
+    const a = newRun(811, 'revoked');
+    badGateway(811, 30);
+    await github.deliver(app.url, 'deployment_protection_rule', a.payload);
+    await until(
+      'run 811 granted and its approval retried',
+      () => reviewsOf('acme/shop', 811).length >= 2,
+    );
+    const revoked = await runCli(
+      ['revoke', '--resource', R, '--api-url', kernel.url, '--reason', 'incident 9'],
+      { LEASE_GATE_KEY: KEY, LEASE_GATE_ADMIN_KEY: ADMIN },
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await until('run 811 rejected', () => decided('acme/shop', 811, 'rejected') !== undefined);
+    const retriesThen = reviewsOf('acme/shop', 811).length;
+    await pause(2_000);
+    // Nothing more was sent: no approval, no retry.
+    expect(reviewsOf('acme/shop', 811).length).toBe(retriesThen);
+    expect(approvedAt(811)).toBeUndefined();
+    expect(logged('revoked', /run 811 of .*not approved/)).toBe(true);
+  }, 120_000);
+
+  it('after kill -9 keeps the lease of a run approved before, so the next run waits for its job', async () => {
+    const R = RESOURCES.killed;
+    const port = await freePort();
+    const config = writeConfig(port);
+    const url = `http://127.0.0.1:${port}`;
+    const first = await processApp('killed', config);
+    const a = newRun(821, 'killed');
+    await github.deliver(url, 'deployment_protection_rule', a.payload);
+    await until('the approval of run 821', () => approvedAt(821) !== undefined);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const killedAt = Date.now();
+    const second = await inProcessApp('restarted');
+    await until('the recovery', () => logged('restarted', /recovery: \d+ protection-rule/));
+    const b = newRun(822, 'killed');
+    await github.deliver(second.url, 'deployment_protection_rule', b.payload);
+    // Three lease times after the kill: nobody kept it before, and run 822 was approved.
+    await pause(Math.max(0, killedAt + 3 * TTL_MS - Date.now()));
+    expect(approvedAt(822)).toBeUndefined();
+    expect((await plane.status(R))?.holder).toBe(a.did);
+    expect(logged('restarted', /run 821 of .*approved before the restart/)).toBe(true);
+    await complete(821, second.url);
+    await until('the approval of run 822', () => approvedAt(822) !== undefined);
+    expectOneAtATime(R, [821, 822]);
+    await complete(822, second.url);
+  }, 120_000);
+
+  it('queues a run its reviewers approved late, after a restart, behind the runs that came before the approval', async () => {
+    github.requireReviewers('acme/reviewed', 'order');
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const late = newRun(831, 'order', 'acme/reviewed');
+    await github.deliver(nowhere, 'deployment_protection_rule', late.payload);
+    const early = newRun(832, 'order');
+    await github.deliver(nowhere, 'deployment_protection_rule', early.payload);
+    // Run 831's reviewers approve after run 832's request: live, 831 would join behind 832.
+    await github.deliver(
+      nowhere,
+      'deployment_review',
+      github.review('acme/reviewed', 831, 'order', 'approved'),
+    );
+    const app = await inProcessApp('order');
+    await until('the first approval', () =>
+      [approvedAt(831, 'acme/reviewed'), approvedAt(832)].some((at) => at !== undefined),
+    );
+    expect(approvedAt(832)).toBeDefined();
+    expect(approvedAt(831, 'acme/reviewed')).toBeUndefined();
+    await complete(832, app.url);
+    await until('the approval of run 831', () => approvedAt(831, 'acme/reviewed') !== undefined);
+    expectOneAtATime(RESOURCES.order, [832, 831]);
+  }, 120_000);
+
+  it('stops within seconds on SIGTERM while GitHub answers nothing but 502, and listens during recovery', async () => {
+    const down: Server = createHttpServer((_req, res) =>
+      res.writeHead(502).end('{"message":"Bad Gateway"}'),
+    );
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = await freePort();
+      const downUrl = `http://127.0.0.1:${(down.address() as { port: number }).port}`;
+      const app = await processApp('stopping', writeConfig(port, downUrl));
+      const run = newRun(841, 'outage');
+      // Recovery is still retrying GitHub: the delivery is taken, and waits for it.
+      const sent = await github.deliver(
+        `http://127.0.0.1:${port}`,
+        'deployment_protection_rule',
+        run.payload,
+      );
+      expect(sent.status).toBe(202);
+      await pause(1_000);
+      const stoppedAt = Date.now();
+      app.child.kill('SIGTERM');
+      const code = await Promise.race([app.exited, pause(30_000).then(() => 'still running')]);
+      expect(code).toBe(0);
+      // GitHub's retry budget is 2 minutes: stopping waits for none of it.
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    } finally {
+      down.closeAllConnections();
+      await new Promise<void>((resolve) => down.close(() => resolve()));
+    }
+  }, 120_000);
+});

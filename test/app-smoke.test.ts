@@ -1,0 +1,139 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/app/config.js';
+import { startApp, type RunningApp } from '../src/app/server.js';
+import { main } from '../src/cli/main.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
+
+/**
+ * `lease-gate app smoke` (issue 55, item 8): a signed sample delivery sent to a real app
+ * (a fake GitHub behind it, a real kernel) says whether the URL and the secret are right,
+ * without GitHub: the app accepts it, ignores it and calls GitHub for nothing of it.
+ */
+
+let kernel: RunningKernel;
+let github: FakeGitHub;
+let app: RunningApp;
+let dir: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  kernel = await startKernelServer({ log: () => undefined });
+  github = await startFakeGitHub();
+  dir = mkdtempSync(join(tmpdir(), 'lease-gate-smoke-'));
+  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
+  writeFileSync(join(dir, 'secret'), `${github.secret}\n`);
+  writeFileSync(join(dir, 'wrong'), 'not-the-secret\n');
+  writeFileSync(
+    join(dir, 'app.json'),
+    JSON.stringify({
+      appId: github.appId,
+      privateKeyFile: 'app.pem',
+      webhookSecretFile: 'secret',
+      githubApiUrl: github.url,
+      plane: { url: kernel.url },
+      listen: { host: '127.0.0.1', port: 0, path: '/webhook' },
+      rules: [
+        { repository: 'acme/*', environment: 'production', resource: 'lock:deploy/production' },
+      ],
+    }),
+  );
+  app = await startApp(loadConfig(join(dir, 'app.json'), {}), {
+    log: (line) => logs.push(line),
+    env: {},
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await github?.close();
+  await kernel?.close();
+});
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    args,
+    { out: (line) => out.push(line), err: (line) => err.push(line) },
+    { PATH: process.env.PATH ?? '' },
+  );
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; !check(); i += 1) {
+    if (i > 1_500) throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('lease-gate app smoke', () => {
+  it('says OK when the app takes the signed sample, which it ignores without asking GitHub', async () => {
+    const before = github.calls.length;
+    const got = await cli(['app', 'smoke', '--url', app.url, '--secret-file', join(dir, 'secret')]);
+    expect(got.code, got.err).toBe(0);
+    expect(got.out).toMatch(
+      /^OK: the app accepted the signed deployment_protection_rule delivery lease-gate-smoke-[0-9a-f-]+ \(202\): the URL reaches it and the webhook secret matches\./,
+    );
+    const id = /delivery (lease-gate-smoke-[0-9a-f-]+)/.exec(got.out)![1]!;
+    await until('the app to read the sample', () =>
+      logs.some((l) => l.includes(`delivery ${id}: deployment_callback_url names no run`)),
+    );
+    // Nothing of the sample reached GitHub (no token for its installation, no review).
+    expect(github.calls.slice(before).filter((c) => !c.path.startsWith('/app/hook/'))).toEqual([]);
+    expect(app.waiting()).toBe(0);
+  });
+
+  it('names what is wrong: the secret, the path, the URL', async () => {
+    const wrong = await cli([
+      'app',
+      'smoke',
+      '--url',
+      app.url,
+      '--secret-file',
+      join(dir, 'wrong'),
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain('FAIL: the app refused the signature (401');
+    expect(wrong.err).toContain('--secret-file is not the secret in its webhookSecretFile');
+
+    const path = await cli([
+      'app',
+      'smoke',
+      '--url',
+      app.url.replace('/webhook', '/hooks'),
+      '--secret-file',
+      join(dir, 'secret'),
+    ]);
+    expect(path.code).toBe(1);
+    expect(path.err).toContain('FAIL: 404');
+    expect(path.err).toContain("Is it the app's listen.path");
+
+    const plain = await cli([
+      'app',
+      'smoke',
+      '--url',
+      'http://gate.example.com/webhook',
+      '--secret-file',
+      join(dir, 'secret'),
+    ]);
+    expect(plain.code).toBe(2);
+    expect(plain.err).toContain(
+      "Invalid --url 'http://gate.example.com/webhook'. Expected the webhook URL GitHub is given, https://",
+    );
+    const noSecret = await cli(['app', 'smoke', '--url', app.url]);
+    expect(noSecret).toMatchObject({ code: 2, err: expect.stringContaining('--secret-file FILE') });
+  });
+
+  it('is in app --help, beside the three events the app takes', async () => {
+    const help = await cli(['app', '--help']);
+    expect(help.code).toBe(0);
+    for (const event of ['deployment_protection_rule', 'workflow_run', 'deployment_review'])
+      expect(help.out).toContain(event);
+    expect(help.out).toContain('lease-gate app smoke --url URL --secret-file FILE');
+  });
+});
