@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runOfDid, runPassDid } from '../src/plane/run-pass.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { KernelService } from '../src/kernel/service/service.js';
@@ -19,7 +20,13 @@ import { checkTraces, quintBin, type TraceLine } from './support/trace-check.js'
  */
 
 // Many agents: a revoked one that keeps asking is refused for good (its refusal is kept alive).
-const AGENTS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((n) => `did:web:trace:${n}`);
+// Half of them jobs of GitHub runs (a run each), whose break-glass may name the run.
+const AGENTS = [
+  ...['a', 'b', 'c', 'd'].map((n) => `did:web:trace:${n}`),
+  ...[11, 12, 13, 14].map(
+    (run) => `did:web:github.com:trace:shop:actions:runs:${run}:attempts:1:jobs:deploy:n${run}`,
+  ),
+];
 const RESOURCES = ['lock:trace/r1', 'lock:trace/r2'];
 const TTL = 1_000;
 const LOCK_DELAY = 600;
@@ -86,8 +93,9 @@ async function drive(seed: number, steps: number, lockDelayMs = LOCK_DELAY): Pro
         // A break-glass lets one agent past the freeze (and the queue) once, until its end.
         const untilMs = clock + 1 + pick(2 * TTL);
         const by = 'operator:trace';
+        const run = runOfDid(agent);
         await service.breakGlass(resource, {
-          actorDid: agent,
+          actorDid: run !== undefined && pick(2) === 0 ? runPassDid(run)! : agent,
           reason: 'trace',
           untilMs,
           by,

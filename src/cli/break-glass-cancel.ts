@@ -2,10 +2,11 @@ import { untrusted } from '../lease/escape.js';
 import { operatorName } from './freeze-commands.js';
 import { EXIT, UsageError, settingsFromFlags, type Output } from './options.js';
 import { cliSession } from './session.js';
-import { agentOf, keyOf, keyRefused } from './break-glass-flags.js';
+import { keyOf, keyRefused, passDidOf } from './break-glass-flags.js';
 
 type Values = Parameters<typeof settingsFromFlags>[0] & {
   agent?: string | undefined;
+  run?: string | undefined;
   reason?: string | undefined;
   for?: string | undefined;
   by?: string | undefined;
@@ -26,8 +27,7 @@ export async function cancelBreakGlass(
     throw new UsageError(
       'break-glass --cancel takes no --reason or --for: it withdraws the pass there is.',
     );
-  const actorDid =
-    values.agent === undefined ? undefined : agentOf(values.agent, 'break-glass --cancel');
+  const actorDid = passDidOf(values, 'break-glass --cancel', true);
   const by = operatorName(values.by);
   const settings = settingsFromFlags(values, env);
   const adminKey = keyOf(env, 'LEASE_GATE_ADMIN_KEY', 'break-glass --cancel');

@@ -2,7 +2,7 @@ import { parseDuration } from '../gate/duration.js';
 import { untrusted } from '../lease/escape.js';
 import { givenTokenSource } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
-import { type BreakGlassAnswer } from '../plane/schema.js';
+import type { BreakGlassAnswer } from '../plane/schema.js';
 import { operatorName } from './freeze-commands.js';
 import {
   EXIT,
@@ -14,13 +14,18 @@ import {
 } from './options.js';
 import { cliSession } from './session.js';
 import { cancelBreakGlass } from './break-glass-cancel.js';
-import { agentOf, keyOf, keyRefused } from './break-glass-flags.js';
+import { isRunPass } from '../plane/run-pass.js';
+import { keyOf, keyRefused, passDidOf } from './break-glass-flags.js';
 
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
 
 const said = (a: BreakGlassAnswer) =>
-  `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${untrusted(a.actorDid, 200)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
+  `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${whom(a.actorDid)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
+
+/** A run's pass lets one job of that run through, whichever attempt asks. */
+const whom = (did: string) =>
+  isRunPass(did) ? `one job of the run ${untrusted(did, 200)} (any attempt)` : untrusted(did, 200);
 
 /** `lease-gate break-glass`: one named job may be granted the resource once, frozen or not. */
 export async function breakGlass(
@@ -31,13 +36,14 @@ export async function breakGlass(
   const { values } = parse(args, {
     ...PLANE_OPTIONS,
     agent: { type: 'string' },
+    run: { type: 'string' },
     reason: { type: 'string' },
     for: { type: 'string' },
     by: { type: 'string' },
     cancel: { type: 'boolean' },
   });
   if (values.cancel) return cancelBreakGlass(values, io, env);
-  const actorDid = agentOf(values.agent, 'break-glass');
+  const actorDid = passDidOf(values, 'break-glass')!;
   const reason = values.reason?.trim() ?? '';
   if (!reason || reason.length > 1_000) {
     throw new UsageError(
@@ -84,9 +90,10 @@ export async function approveBreakGlass(
   const { values } = parse(args, {
     ...PLANE_OPTIONS,
     agent: { type: 'string' },
+    run: { type: 'string' },
     by: { type: 'string' },
   });
-  const actorDid = agentOf(values.agent, 'approve-break-glass');
+  const actorDid = passDidOf(values, 'approve-break-glass')!;
   const tokenFile = values['oidc-token-file'];
   // An empty path would fall back to LEASE_GATE_OIDC_TOKEN: a token the caller did not name.
   if (tokenFile === '')

@@ -1,10 +1,11 @@
 import { LeaseRefusedError } from '../gate/wait.js';
 import { untrusted } from '../lease/escape.js';
 import { KeyRefusedError } from '../plane/errors.js';
+import { RUN_FORM, runPassDid } from '../plane/run-pass.js';
 import { DID_FORM, isDid } from '../plane/schema.js';
 import { UsageError } from './options.js';
 
-/** What the break-glass commands (open, approve, cancel) share: the agent, the key, a refusal. */
+/** What the break-glass commands (open, approve, cancel) share: whom the pass is for (an agent or a run), the key, a refusal. */
 
 export function agentOf(raw: string | undefined, command: string): string {
   if (raw === undefined || !isDid(raw)) {
@@ -15,6 +16,31 @@ export function agentOf(raw: string | undefined, command: string): string {
     );
   }
   return raw;
+}
+
+/**
+ * The pass's DID: --agent's, or the run's for --run (every DID the action derives for that
+ * run, plane/run-pass.ts); exactly one of them. `optional`: neither is allowed (a cancel).
+ */
+export function passDidOf(
+  values: { agent?: string | undefined; run?: string | undefined },
+  command: string,
+  optional = false,
+): string | undefined {
+  if (values.agent !== undefined && values.run !== undefined)
+    throw new UsageError(`${command} takes --agent DID or --run ${RUN_FORM}, not both.`);
+  if (values.run === undefined) {
+    if (values.agent === undefined && optional) return undefined;
+    if (values.agent === undefined)
+      throw new UsageError(
+        `${command} needs --agent DID or --run ${RUN_FORM}: the job to let through (the console's queue lists each waiter's DID; a refused job's log names its run).`,
+      );
+    return agentOf(values.agent, command);
+  }
+  const did = runPassDid(values.run);
+  if (did === undefined)
+    throw new UsageError(`Invalid --run '${untrusted(values.run, 80)}'. Expected ${RUN_FORM}.`);
+  return did;
 }
 
 export function keyOf(env: NodeJS.ProcessEnv, name: string, command: string): string {

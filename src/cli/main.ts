@@ -157,18 +157,19 @@ ${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the actio
   },
   'break-glass': {
     run: breakGlass,
-    help: `lease-gate break-glass [--resource R] --agent DID --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
-  Let one job (its DID, as the console's queue lists it) be granted the resource once, past a freeze,
+    help: `lease-gate break-glass [--resource R] (--agent DID | --run OWNER/REPO/RUN_ID) --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
+  Let one job (its DID, as the console's queue lists it; or any job of a GitHub run, any attempt, as a
+  refused job's log names it: the hotfix path) be granted the resource once, past a freeze, the promotion order,
   a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
   LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
   With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.
-lease-gate break-glass --cancel [--resource R] [--agent DID] [--by NAME] [--api-url U] [--json]
-  Withdraw the unused break-glass (only --agent's, when given): a signed ledger entry, so a restart
+lease-gate break-glass --cancel [--resource R] [--agent DID | --run OWNER/REPO/RUN_ID] [--by NAME] [--api-url U] [--json]
+  Withdraw the unused break-glass (only --agent's or --run's, when given): a signed ledger entry, so a restart
   does not bring it back. A new break-glass withdraws the last the same way.`,
   },
   'approve-break-glass': {
     run: approveBreakGlass,
-    help: `lease-gate approve-break-glass [--resource R] --agent DID (--by NAME | --oidc-token-file FILE) [--api-url U] [--json]
+    help: `lease-gate approve-break-glass [--resource R] (--agent DID | --run OWNER/REPO/RUN_ID) (--by NAME | --oidc-token-file FILE) [--api-url U] [--json]
   The second operator's approval of a break-glass: with LEASE_GATE_APPROVER_KEY and --by NAME (NAME must
   not be the operator who opened it), or as an OIDC identity the kernel's --approver-oidc allows, its ID
   token read from FILE (then the ledger names it oidc:SUB; not the job's own run). Recorded as approvedBy.`,

@@ -1,3 +1,4 @@
+import { passCovers } from '../plane/run-pass.js';
 import type { LedgerEntry } from './entry.js';
 import { BundleError } from './verify-error.js';
 
@@ -70,7 +71,7 @@ export function frozenGrant(
     freeze.expiresAtMs === undefined || e.clockMs !== undefined || at === e.tsMs
       ? 'while it is frozen'
       : `stamped ${e.tsMs} in a run of +1 stamps ${Number.isFinite(at) ? `from ${at}` : 'that began before this range'}, so maybe before the freeze's end ${freeze.expiresAtMs} (a grant in a run must carry its clock, clockMs)`;
-  if (pass?.actorDid === e.actorDid) {
+  if (pass && passCovers(pass.actorDid, e.actorDid)) {
     return `${grants} ${when} (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}, and the grant is stamped ${e.tsMs}${e.clockMs !== undefined ? ` (clock ${e.clockMs})` : ' with no clock of its own (clockMs)'}`;
   }
   return `${grants} ${when} (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`;

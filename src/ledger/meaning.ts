@@ -1,5 +1,6 @@
 import type { LedgerEntry } from './entry.js';
 import { PromotionRecord } from './promotion.js';
+import { passCovers } from '../plane/run-pass.js';
 import { BundleError } from './verify-error.js';
 import { PassApprovals, frozenGrant, withdraw, type Pass } from './meaning-passes.js';
 
@@ -138,8 +139,10 @@ export class MeaningCheck {
     // carries (else its own stamp, the latest it can have been), with the race's margin; the
     // freeze at the grant's clock, else the first stamp of its run (the earliest it can have been).
     const passAt = e.clockMs ?? e.tsMs;
-    const passed = pass?.actorDid === e.actorDid && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
-    if (pass?.actorDid === e.actorDid) this.passes.delete(e.resource);
+    // A pass names the agent, or the run whose DIDs it covers (plane/run-pass.ts); used once.
+    const covers = pass !== undefined && passCovers(pass.actorDid, e.actorDid);
+    const passed = covers && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
+    if (covers) this.passes.delete(e.resource);
     const at = e.clockMs ?? earliest;
     const unpromoted =
       e.kind === 'grant'

@@ -5,6 +5,7 @@
  * relation does not allow at that point fails the run: a divergence, and a
  * bisection over the trace's prefixes names the first line the model refused.
  */
+import { isRunPass, passCovers } from '../../src/plane/run-pass.js';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -60,6 +61,27 @@ const int = (n: number) => {
 
 /** The reason src/kernel/store/restart.ts gives the renewals of leases a restart resumes. */
 const RESTART_REASON = 'kernel restart';
+
+/**
+ * The model's break-glass is keyed by agent; a pass for a run (src/plane/run-pass.ts) lets
+ * through any agent of that run. It is fed to the model as the pass of the one agent of the
+ * trace it covers (the traces give each agent a run of its own).
+ */
+function passesAsAgents(lines: readonly TraceLine[]): TraceLine[] {
+  const agents = [
+    ...new Set(
+      lines.filter((l) => l.kind === 'grant' || l.kind === 'giveBack').map((l) => l.actorDid),
+    ),
+  ];
+  return lines.map((l) => {
+    if ((l.kind !== 'break_glass' && l.kind !== 'break_glass_withdrawn') || !isRunPass(l.actorDid))
+      return l;
+    const covered = agents.filter((a) => passCovers(l.actorDid, a));
+    if (covered.length > 1)
+      throw new Error(`a pass for ${l.actorDid} covers ${covered.length} agents of the trace`);
+    return covered.length ? { ...l, actorDid: covered[0]! } : l;
+  });
+}
 
 /** The model's actions for one trace line, the clock moved to its time first. */
 function actionsOf(line: TraceLine, clock: { now: number }): string[] {
@@ -123,7 +145,7 @@ interface Replay {
 
 /** The Quint module that replays each of `replays` as a `run` of its name. */
 export function quintModule(replays: readonly Replay[], params: TraceParams, specFrom: string) {
-  const all = replays.flatMap((r) => r.lines);
+  const all = passesAsAgents(replays.flatMap((r) => r.lines));
   const resources = new Set(all.map((l) => l.resource));
   const agents = new Set(all.filter((l) => l.actorDid).map((l) => l.actorDid));
   const set = (s: Set<string>) => (s.size ? `Set(${[...s].map(lit).join(', ')})` : 'Set()');
@@ -132,7 +154,7 @@ export function quintModule(replays: readonly Replay[], params: TraceParams, spe
   let steps = 0;
   const runs = replays.map(({ name, lines }) => {
     const clock = { now: 0 };
-    const actions = lines.flatMap((l) => actionsOf(l, clock));
+    const actions = passesAsAgents(lines).flatMap((l) => actionsOf(l, clock));
     steps += actions.length;
     // Quint's type check is quadratic in one chain's length (800 steps: 116 s); chains of
     // CHUNK steps, each a named action the run then chains, take it to seconds (9 s).

@@ -9,6 +9,7 @@ import {
   RESOURCE_PATTERN,
   isDid,
 } from '../../plane/schema.js';
+import { RUN_FORM, runPassDid } from '../../plane/run-pass.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { operatorBy, operatorOf, reasonGiven } from './freeze-routes.js';
 import { DEFAULT_BREAK_GLASS_MS, MAX_BREAK_GLASS_MS } from '../rules/break-glass.js';
@@ -18,9 +19,12 @@ import type { PlaneService } from '../service/plane-service.js';
 
 const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
+/** The pass's agent, or a GitHub run (`run`: OWNER/REPO/RUN_ID, plane/run-pass.ts) for any job of it. */
+const run = z.string().check(z.refine((v) => runPassDid(v) !== undefined, `expected ${RUN_FORM}`));
 const breakGlassBody = z.object({
   resource,
-  actorDid,
+  actorDid: z.optional(actorDid),
+  run: z.optional(run),
   reason: reasonGiven,
   /** How long the pass stays open, from now. */
   forMs: z.optional(
@@ -34,9 +38,45 @@ const breakGlassBody = z.object({
   ),
   by: operatorBy,
 });
-const approveBody = z.object({ resource, actorDid, by: operatorBy });
-/** A cancel: the pass on `resource`, only if it is for `actorDid` when that is given. */
-const withdrawBody = z.object({ resource, actorDid: z.optional(actorDid), by: operatorBy });
+const approveBody = z.object({
+  resource,
+  actorDid: z.optional(actorDid),
+  run: z.optional(run),
+  by: operatorBy,
+});
+/** A cancel: the pass on `resource`, only if it is for `actorDid` (or `run`) when that is given. */
+const withdrawBody = z.object({
+  resource,
+  actorDid: z.optional(actorDid),
+  run: z.optional(run),
+  by: operatorBy,
+});
+
+/** The DID a pass is keyed by: `actorDid`, or the run's; one of them, not both. */
+function passDid(body: { actorDid?: string | undefined; run?: string | undefined }): string;
+function passDid(
+  body: { actorDid?: string | undefined; run?: string | undefined },
+  optional: true,
+): string | undefined;
+function passDid(
+  body: { actorDid?: string | undefined; run?: string | undefined },
+  optional = false,
+): string | undefined {
+  if (body.actorDid !== undefined && body.run !== undefined) {
+    throw new ApiRefusal('actorDid or run: expected one of them, not both', {
+      status: 400,
+      reason: 'bad_request',
+    });
+  }
+  if (body.run !== undefined) return runPassDid(body.run);
+  if (body.actorDid === undefined && !optional) {
+    throw new ApiRefusal(`actorDid: expected ${DID_FORM} (or run: ${RUN_FORM})`, {
+      status: 400,
+      reason: 'bad_request',
+    });
+  }
+  return body.actorDid;
+}
 
 /**
  * Who approved: the approver key's holder (who names itself in `by`), or an OIDC identity
@@ -62,9 +102,10 @@ export function breakGlassRoutes(
     [`POST ${BREAK_GLASS_PATH}`]: async (req) => {
       requireAdmin(req);
       const body = parse(breakGlassBody, await req.json());
+      const actorDid = passDid(body);
       const untilMs = service.now() + (body.forMs ?? DEFAULT_BREAK_GLASS_MS);
       const reply = await service.breakGlass(body.resource, {
-        actorDid: body.actorDid,
+        actorDid,
         reason: body.reason,
         untilMs,
         by: operatorOf(body.by),
@@ -80,7 +121,8 @@ export function breakGlassRoutes(
         );
       }
       const approver = await requireApprover(req);
-      const body = parse(approveBody, await req.json());
+      const parsed = parse(approveBody, await req.json());
+      const body = { ...parsed, actorDid: passDid(parsed) };
       if (approver.kind === 'oidc') {
         if (body.by) {
           throw new ApiRefusal(
@@ -122,7 +164,7 @@ export function breakGlassRoutes(
       const reply = await service.withdrawBreakGlass(
         body.resource,
         operatorOf(body.by),
-        body.actorDid,
+        passDid(body, true),
       );
       if (!reply.ok) return { status: 409, body: reply };
       return withdrawn(reply.withdrawn);

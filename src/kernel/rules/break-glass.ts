@@ -1,3 +1,4 @@
+import { passCovers } from '../../plane/run-pass.js';
 import type { KernelEvent } from './event.js';
 import type { BreakGlass, ResourceState } from './state.js';
 
@@ -67,10 +68,10 @@ export type BreakGlassReply =
 export const WITHDRAWN_REPLACED = 'replaced by a new break-glass';
 export const WITHDRAWN_CANCELLED = 'cancelled by an operator';
 
-/** A pass in force for this agent now (open, approved if it had to be, not expired). */
+/** A pass in force for this agent now (open, approved if it had to be, not expired): its own, or its run's. */
 export function passFor(s: ResourceState, actorDid: string, now: number): BreakGlass | undefined {
   const pass = s.breakGlass;
-  return pass && !pass.pending && pass.actorDid === actorDid && pass.untilMs > now
+  return pass && !pass.pending && passCovers(pass.actorDid, actorDid) && pass.untilMs > now
     ? pass
     : undefined;
 }

@@ -7,6 +7,7 @@
  */
 
 import { runAttemptKey } from '../../lease/did.js';
+import { passCovers, unpromotedMessage } from '../../plane/run-pass.js';
 import type { Deploy, QueueMode } from '../../plane/deploy.js';
 import { OUTDATED_REASON, recordGrant, supersede, undoGrant } from './deploy-order.js';
 import type { KernelEvent, KernelEventKind } from './event.js';
@@ -335,7 +336,11 @@ function lease(
   const pass = passFor(s, actorDid, now);
   // Not queued: waiting cannot make a commit complete the step before; the gate says which.
   if (command.unpromoted !== undefined && !pass)
-    return { ok: false, reason: 'not_promoted', message: command.unpromoted };
+    return {
+      ok: false,
+      reason: 'not_promoted',
+      message: unpromotedMessage(command.unpromoted, s.resource, actorDid),
+    };
   // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
   const freeze = pass ? undefined : (s.frozen ?? ctx.window);
   if (freeze) {
@@ -353,7 +358,8 @@ function lease(
     // A pass cut the line: the head's reservation (if any) is not kept past this grant.
     s.reservedUntilMs = 0;
     // Once: the pass is used by the grant it let through.
-    if (s.breakGlass?.actorDid === actorDid && !s.breakGlass.pending) delete s.breakGlass;
+    if (s.breakGlass && !s.breakGlass.pending && passCovers(s.breakGlass.actorDid, actorDid))
+      delete s.breakGlass;
     const fence = ctx.nextFence();
     s.lease = {
       id: `lease_${fence.toString(36)}_${randomHex(ctx.random, 8)}`,
@@ -657,7 +663,7 @@ export function replay(
   } else if (e.kind === 'break_glass' || e.kind === 'break_glass_withdrawn') {
     replayBreakGlass(s, e);
   } else if (e.kind === 'grant') {
-    if (s.breakGlass?.actorDid === e.actorDid) delete s.breakGlass;
+    if (s.breakGlass && passCovers(s.breakGlass.actorDid, e.actorDid)) delete s.breakGlass;
     // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
     delete s.lockDelay;
     // A grant to a revoked agent (or to its run's attempt) can only follow its refusal's end.
