@@ -54,7 +54,7 @@ describe('lease-gate status on a frozen resource', () => {
     const text = await cli(['status', '--api-url', url]);
     expect(text.code).toBe(0);
     expect(text.out).toBe(
-      `${R} is frozen by operator:admin-key until ${new Date(untilMs).toISOString()}: release freeze ::error::x <b>red</b>; nobody new is granted it`,
+      `${R} is frozen by operator:admin-key until ${new Date(untilMs).toISOString().slice(0, 19).replace('T', ' ')} UTC: release freeze ::error::x <b>red</b>; nobody new is granted it`,
     );
     expect(text.out).not.toMatch(/is free/);
 
@@ -110,7 +110,9 @@ describe('lease-gate status on a frozen resource', () => {
     });
     expect(json.freeze.untilMs).toBeGreaterThan(Date.now());
     expect((await cli(['status', '--api-url', kernel.url])).out).toMatch(
-      new RegExp(`^${R} is frozen by window:always until \\S+Z: change freeze \\(window always\\)`),
+      new RegExp(
+        `^${R} is frozen by window:always until \\S+ \\S+ UTC: change freeze \\(window always\\)`,
+      ),
     );
   });
 

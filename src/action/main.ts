@@ -14,7 +14,13 @@ import { helperCommand, type HelperCommand } from '../lease/helpers.js';
 import { openSession, type Acquired, type Held } from '../lease/session.js';
 import type { Deploy } from '../plane/deploy.js';
 import { mayTakeUp } from '../lease/take-up.js';
-import { describeWaitState, formatEpoch, waitNotices } from '../lease/texts.js';
+import {
+  describeWaitState,
+  formatEpoch,
+  HEALTH_HOLD_WORDS,
+  healthHold,
+  waitNotices,
+} from '../lease/texts.js';
 import { summarize, type ActionContext } from './context.js';
 import { coreContext } from './core-context.js';
 import { checkDeployOrder, deployRows, reportSuperseded } from './deploy-report.js';
@@ -166,7 +172,9 @@ function holdReporter(ctx: ActionContext, settings: ActionSettings, github: GitH
       if (late) ctx.info(`The holder of ${settings.resource} is ${late}.`);
     }
     const verb = event.frozen
-      ? 'frozen by an operator'
+      ? healthHold(event.frozen.message)
+        ? HEALTH_HOLD_WORDS
+        : 'frozen by an operator'
       : `${event.reserved ? 'reserved for' : 'held by'} ${shortHolder(event.holder)}`;
     await github.status(
       'pending',

@@ -2,7 +2,16 @@ import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError } from '../gate/wait.js';
 import { describeHolder } from '../lease/did.js';
 import { untrusted } from '../lease/escape.js';
-import { describeLapse, describeLease, describeWaitState, waitNotices } from '../lease/texts.js';
+import { HEALTH_HOLD_BY } from '../kernel/rules/freeze.js';
+import {
+  describeLapse,
+  describeLease,
+  describeWaitState,
+  formatUtc,
+  ASKED_ONCE,
+  HEALTH_HOLD_WORDS,
+  waitNotices,
+} from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import type { FreezeStatus } from '../plane/schema.js';
 import {
@@ -66,7 +75,9 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
     else
       io.err(
         result.outcome === 'timeout'
-          ? `timed out after ${formatDuration(result.waitedMs)}: ${settings.resource} is ${describeWaitState(result)}`
+          ? settings.waitTimeoutMs === 0
+            ? `${settings.resource} is ${describeWaitState(result)}; ${ASKED_ONCE}`
+            : `timed out after ${formatDuration(result.waitedMs)}: ${settings.resource} is ${describeWaitState(result)}`
           : result.outcome === 'superseded'
             ? `superseded by ${untrusted(result.by, 2048)} while waiting; nothing is held`
             : `stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; nothing is held`,
@@ -129,7 +140,7 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
       if (frozen) io.out(describeFreeze(settings.resource, frozen));
       if (lease)
         io.out(
-          `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease)}${lease.deploy ? `; deploying ${describeDeploy(lease.deploy)}` : ''}`,
+          `${settings.resource} is held by ${describeHolder(lease.holder)}: ${describeLease(lease, formatUtc)}${lease.deploy ? `; deploying ${describeDeploy(lease.deploy)}` : ''}`,
         );
       else if (!frozen) io.out(`${settings.resource} is free`);
       // The waiters in line order, in the console's words; nothing when nobody waits.
@@ -144,11 +155,14 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
   }
 }
 
-/** "R is frozen by X until T: reason", every plane text escaped. */
+/** "R is frozen by X until T: reason", every plane text escaped; the health gate's in its own words. */
 export function describeFreeze(resource: string, frozen: FreezeStatus): string {
-  const until =
-    frozen.untilMs === null ? 'until unfrozen' : `until ${new Date(frozen.untilMs).toISOString()}`;
-  return `${resource} is frozen by ${untrusted(frozen.by, 200)} ${until}: ${untrusted(frozen.reason, 1_000)}; nobody new is granted it`;
+  const reason = untrusted(frozen.reason, 1_000);
+  // The health check's hold is no operator's freeze.
+  if (frozen.by === HEALTH_HOLD_BY)
+    return `${resource} is ${HEALTH_HOLD_WORDS}: ${reason}; nobody new is granted it`;
+  const until = frozen.untilMs === null ? 'until unfrozen' : `until ${formatUtc(frozen.untilMs)}`;
+  return `${resource} is frozen by ${untrusted(frozen.by, 200)} ${until}: ${reason}; nobody new is granted it`;
 }
 
 /** "revoked R: ended lease L of <holder>", when the plane names them (escaped: plane text). */

@@ -226,7 +226,7 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
   } catch (error) {
     if (error instanceof UsageError) {
       // One line and where the usage is, not the whole help: the error stays on screen.
-      io.err(`${untrusted(error.message, 1_000)} See 'lease-gate ${name} --help'.`);
+      io.err(`${endSentence(untrusted(error.message, 1_000))} See 'lease-gate ${name} --help'.`);
       return EXIT.usage;
     }
     io.err(`lease-gate ${name}: ${describeFailure(error)}`);
@@ -234,6 +234,10 @@ export async function main(argv: string[], io: Output = stdio, env = process.env
     return EXIT.refused;
   }
 }
+
+/** A usage error ends its sentence before "See …" is put after it. */
+export const endSentence = (text: string): string =>
+  /[.?!][')"\]]*$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`;
 
 /** One line for any failure, never a stack (errorMessage()), escaped for the terminal. */
 export function describeFailure(error: unknown): string {

@@ -3,7 +3,13 @@ import { untrusted } from '../lease/escape.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
-import { describeLease, describeLoss, describeWaitState, waitNotices } from '../lease/texts.js';
+import {
+  ASKED_ONCE,
+  describeLease,
+  describeLoss,
+  describeWaitState,
+  waitNotices,
+} from '../lease/texts.js';
 import { realSleep } from '../plane/time.js';
 import {
   EXIT,
@@ -73,9 +79,11 @@ export async function runCommand(
     }
     if (waited.outcome !== 'granted') {
       io.err(
-        waited.outcome === 'timeout'
-          ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is ${describeWaitState(waited)}. The command did not run.`
-          : `lease-gate: stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; the command did not run.`,
+        waited.outcome === 'timeout' && settings.waitTimeoutMs === 0
+          ? `lease-gate: ${settings.resource} is ${describeWaitState(waited)}; ${ASKED_ONCE}. The command did not run.`
+          : waited.outcome === 'timeout'
+            ? `lease-gate: timed out after ${formatDuration(waited.waitedMs)}; ${settings.resource} is ${describeWaitState(waited)}. The command did not run.`
+            : `lease-gate: stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; the command did not run.`,
       );
       // 128+N for signal N, as --help promises.
       return stoppedBy ? signalExitCode(stoppedBy) : EXIT.refused;

@@ -182,6 +182,7 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
       return lose({
         reason: 'revoked',
         message: answer.message,
+        ...(answer.by ? { by: answer.by } : {}),
         // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
         ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
       });
@@ -226,5 +227,6 @@ function lossOf(end: Ended): Omit<Loss, 'atMs'> {
     ...(end.endedAtMs === undefined ? {} : { endedAtMs: end.endedAtMs }),
     ...(end.message === undefined ? {} : { message: end.message }),
     ...(end.holder === undefined ? {} : { holder: end.holder }),
+    ...(end.by === undefined ? {} : { by: end.by }),
   };
 }

@@ -33,6 +33,8 @@ const lossSchema = z.object({
   holder: z.optional(text),
   /** The operator's message (revoked) or the plane's. */
   message: z.optional(text),
+  /** `revoked`: who revoked (`operator:NAME`), when the plane names them. */
+  by: z.optional(text),
   /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
   newLeaseId: z.optional(text),
   gaveBack: z.optional(z.boolean()),

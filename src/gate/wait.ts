@@ -112,18 +112,21 @@ export class LeaseRevokedError extends LeaseRefusedError {
   override name = 'LeaseRevokedError';
   readonly resource: string;
   readonly operatorMessage: string;
-  constructor(options: { resource: string; operatorMessage: string }) {
+  constructor(options: { resource: string; operatorMessage: string; by?: string | undefined }) {
     const { resource, operatorMessage } = options;
     super({
       reason: 'revoked',
       detail: operatorMessage,
-      message: `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
+      message: `${resource} was revoked for this agent ${revokedBy(options.by)}${operatorReason(operatorMessage)}`,
       code: 'lease_revoked',
     });
     this.resource = resource;
     this.operatorMessage = operatorMessage;
   }
 }
+
+/** "by operator:alice" when the plane names who revoked (plane text, clipped to one line), else "by an operator". */
+export const revokedBy = (by: string | undefined): string => `by ${by ?? 'an operator'}`;
 
 /** ": <reason>" for a revoke's message, or nothing when it only repeats "revoked by an operator". */
 export function operatorReason(message: string | undefined): string {
@@ -202,6 +205,7 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       throw new LeaseRevokedError({
         resource: options.resource,
         operatorMessage: answer.message,
+        by: answer.by,
       });
     if (answer.kind === 'superseded') {
       return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };

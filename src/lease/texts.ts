@@ -1,6 +1,6 @@
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
-import { operatorReason, type HeldEvent } from '../gate/wait.js';
+import { operatorReason, revokedBy, type HeldEvent } from '../gate/wait.js';
 import type { Lease } from '../plane/schema.js';
 import { describeHolder } from './did.js';
 import { untrusted } from './escape.js';
@@ -13,9 +13,17 @@ export function formatEpoch(ms: number): string {
     : 'unknown';
 }
 
-export function describeLease(lease: Lease): string {
+/** "2026-12-07 04:00:00 UTC": the one time format of an output that names more than one time. */
+export function formatUtc(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+    ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+    : 'unknown';
+}
+
+/** `at`: how the expiry is written, so an output keeps one time format (status: formatUtc). */
+export function describeLease(lease: Lease, at: (ms: number) => string = formatEpoch): string {
   const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
-  return `lease ${untrusted(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+  return `lease ${untrusted(lease.id, 256)}${fence}, expires ${at(lease.expiresAtMs)}`;
 }
 
 /** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
@@ -68,7 +76,8 @@ function ordinal(n: number): string {
 
 /**
  * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
- * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * answered 503". Plane text is escaped here.
  */
 export function describeWaitState(e: {
   holder: string;
@@ -80,12 +89,22 @@ export function describeWaitState(e: {
 }): string {
   if (e.frozen) {
     const message = untrusted(e.frozen.message);
-    // The kernel's message starts "frozen until …"; another plane's may not.
-    return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+    // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+    // (the health gate's hold, no operator's); another plane's may not.
+    return message.startsWith('frozen') || healthHold(message)
+      ? message
+      : `frozen by an operator: ${message}`;
   }
   const place = describePlace(e.position, e.etaMs, e.overdueMs);
   return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
+
+/** A wait of --wait-timeout 0 did not time out: it asked once, as told. */
+export const ASKED_ONCE = 'asked once (--wait-timeout 0)';
+
+/** The kernel's words for the health gate's hold (kernel/rules/freeze.ts, frozenReply). */
+export const HEALTH_HOLD_WORDS = 'held while its health check fails';
+export const healthHold = (message: string): boolean => message.startsWith(HEALTH_HOLD_WORDS);
 
 export function describeLoss(resource: string, loss: Loss): string {
   // The plane's own time of the end when it said (a watch), else when we learned of it.
@@ -97,7 +116,7 @@ export function describeLoss(resource: string, loss: Loss): string {
   const now = loss.holder ? ` It is now held by ${describeHolder(loss.holder)}.` : '';
   switch (loss.reason) {
     case 'revoked':
-      return `Lost ${resource} at ${at}: an operator revoked the lease${operatorReason(loss.message && untrusted(loss.message))}.${now}`;
+      return `Lost ${resource} at ${at}: ${loss.by ? `the lease was revoked ${revokedBy(untrusted(loss.by, 200))}` : 'an operator revoked the lease'}${operatorReason(loss.message && untrusted(loss.message))}.${now}`;
     case 'lapsed':
       return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
     case 'released':

@@ -24,7 +24,8 @@ const OUTDATED = 'outdated';
 export const MAX_PROMOTED = 10_000;
 
 const RESOURCE = /^[\x21-\x7e]{1,256}$/;
-const resourceOf = (name: string) => (name.includes(':') ? name : `lock:deploy/${name}`);
+/** An environment name without ':' is its deploy lock (`production` is lock:deploy/production). */
+export const resourceOf = (name: string) => (name.includes(':') ? name : `lock:deploy/${name}`);
 
 /** `staging->production`, or undefined when it is not of PROMOTE_FORM. */
 export function parsePromotion(spec: string): Promotion | undefined {

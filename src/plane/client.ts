@@ -418,6 +418,7 @@ export function createPlaneClient(options: PlaneClientOptions): PlaneClient {
         endedAtMs: answer.endedAtMs,
         message: clipText(answer.message),
         holder: answer.holder,
+        ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
       };
     },
 
@@ -509,6 +510,7 @@ function interpretLease(
       kind: 'revoked',
       holder: revoked.holder,
       message: clipText(revoked.message) || 'revoked by an operator',
+      ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
     };
   }
   if (refusal.reason === 'superseded') {

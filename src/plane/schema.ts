@@ -123,6 +123,8 @@ export const revokedSchema = z.object({
   reason: z.literal('revoked'),
   holder: z.optional(did),
   message: z.optional(z.string()),
+  /** Who revoked (`operator:NAME`), when the plane names them. */
+  by: z.optional(shortText(200)),
 });
 
 export const otherRefusalSchema = z.object({
@@ -176,6 +178,8 @@ export const watchAnswerSchema = z.object({
   ),
   message: z.optional(z.string()),
   holder: z.optional(did),
+  /** Who revoked (`operator:NAME`), when the plane names them. */
+  by: z.optional(shortText(200)),
 });
 
 /** What a watch on one's own lease came to. */
@@ -190,6 +194,8 @@ export type WatchAnswer =
       message: string | undefined;
       /** Who holds the resource now, when the plane says. */
       holder: string | undefined;
+      /** Who revoked it, when the plane names them. */
+      by?: string | undefined;
     }
   /** The plane has no watch (404/405/501): renewals alone tell of a loss. */
   | { kind: 'unsupported' };
@@ -267,7 +273,7 @@ export type LeaseAnswer =
       /** The plane held the request as asked by `Prefer: wait` (the kernel holds frozen waiters). */
       preferenceApplied?: boolean;
     }
-  | { kind: 'revoked'; holder: string | undefined; message: string }
+  | { kind: 'revoked'; holder: string | undefined; message: string; by?: string | undefined }
   /** A newer run of the same lane took this waiter's place: final, and not a failure. */
   | { kind: 'superseded'; by: string }
   | { kind: 'refused'; reason: string; message: string | undefined };

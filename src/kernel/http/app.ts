@@ -489,6 +489,7 @@ function watchReply(answer: WatchAnswer): AppResponse {
           reason: answer.end?.reason ?? 'unknown',
           ...(answer.end ? { leaseId: answer.end.leaseId, endedAtMs: answer.end.endedAtMs } : {}),
           ...(answer.end?.message === undefined ? {} : { message: answer.end.message }),
+          ...(answer.end?.by === undefined ? {} : { by: answer.end.by }),
           ...(answer.holder === undefined ? {} : { holder: answer.holder }),
         };
   return { status: 200, body, ...(headers ? { headers } : {}) };

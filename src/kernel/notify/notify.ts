@@ -4,6 +4,7 @@ import { createHttpClient, type HttpClient } from '../../http/client.js';
 import { urlForDisplay } from '../../http/url-display.js';
 import { ENTRY_KINDS, entryJson, type LedgerEntry } from '../../ledger/entry.js';
 import { isLoopbackHost } from '../../plane/url.js';
+import { HEALTH_HOLD_BY } from '../rules/freeze.js';
 import type { PlaneService } from '../service/plane-service.js';
 import { LeaseGateError, type CauseOptions } from '../../errors.js';
 
@@ -238,6 +239,8 @@ export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): 
     case 'revoke':
       return `${n.resource} revoked from ${who} by ${n.by ? line(n.by) : 'an operator'}${why}`;
     case 'freeze':
+      if (n.agent === HEALTH_HOLD_BY)
+        return `${n.resource} held while its health check fails${why}`;
       return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
     case 'unfreeze':
       return `${n.resource} unfrozen${why}`;

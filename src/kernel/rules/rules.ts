@@ -128,7 +128,7 @@ export type LeaseReply =
       overdueMs?: number;
     }
   | FrozenReply
-  | { ok: false; reason: 'revoked'; holder: string; message: string }
+  | { ok: false; reason: 'revoked'; holder: string; message: string; by?: string }
   | { ok: false; reason: 'superseded'; by: string }
   /** The commit has not completed the step before this resource (ledger/promotion.ts). */
   | { ok: false; reason: 'not_promoted'; message: string };
@@ -223,6 +223,7 @@ function decideAny(state: ResourceState, command: Command, ctx: RuleContext): De
           actorDid: ended.holder,
           message: command.reason,
           untilMs: ctx.now + ctx.ttlMs,
+          ...(command.by ? { by: command.by } : {}),
         });
         s.queue = s.queue.filter((w) => !revokeRefuses(ended.holder, w.actorDid));
         holdForGiveBack(s, ended, ctx);
@@ -319,6 +320,7 @@ function lease(
       reason: 'revoked' as const,
       holder: s.lease?.holder ?? actorDid,
       message: mark.message,
+      ...(mark.by ? { by: mark.by } : {}),
     };
   }
   const turnedAway = supersededReply(s, command, now + ctx.ttlMs);

@@ -38,6 +38,8 @@ export const revokedMarkSchema = z.object({
   actorDid: z.string(),
   message: z.string(),
   untilMs: z.number(),
+  /** Who revoked (`operator:NAME`), when named: the revoked holder is told. */
+  by: z.optional(z.string()),
 });
 
 /** A revoked holder that has not given the resource back yet: nobody else gets it until `untilMs`. */

@@ -3,6 +3,7 @@ import type { HttpClient } from '../../http/client.js';
 import { HttpError } from '../../http/errors.js';
 import { isLoopbackHost } from '../../http/loopback.js';
 import { urlForDisplay } from '../../http/url-display.js';
+import { resourceOf } from '../../ledger/promotion.js';
 import { RESOURCE_FORM, RESOURCE_PATTERN } from '../../plane/schema.js';
 import { HEALTH_FREEZE_BY, HEALTH_HOLD_BY } from '../rules/freeze.js';
 import type { PlaneService } from './plane-service.js';
@@ -67,9 +68,10 @@ export class HealthCheckError extends LeaseGateError<'health_check'> {
  * loopback only (a check's answer decides whether production may be deployed).
  */
 export function parseHealthCheck(spec: string): HealthCheck {
-  const form = `RESOURCE=URL: the resource ${RESOURCE_FORM}, the URL https:// (or http:// on loopback)`;
+  const form = `RESOURCE=URL: the resource ${RESOURCE_FORM} (a name without ':' is lock:deploy/NAME, as --promote takes it), the URL https:// (or http:// on loopback)`;
   const at = spec.indexOf('=');
-  const resource = spec.slice(0, at);
+  // As --promote: `production=URL` checks lock:deploy/production.
+  const resource = at > 0 ? resourceOf(spec.slice(0, at)) : '';
   let url: URL | undefined;
   try {
     url = new URL(spec.slice(at + 1));

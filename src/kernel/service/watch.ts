@@ -14,6 +14,8 @@ export interface LeaseEnd {
   endedAtMs: number;
   /** The operator's message (revoked). */
   message?: string;
+  /** Who revoked (`operator:NAME`), when named. */
+  by?: string;
 }
 
 export type WatchAnswer =
@@ -138,6 +140,7 @@ export class LeaseWatches {
       reason: REASONS[event.kind],
       endedAtMs: Math.round(event.atMs),
       ...(event.kind === 'revoke' && event.reason !== undefined ? { message: event.reason } : {}),
+      ...(event.kind === 'revoke' && event.by !== undefined ? { by: event.by } : {}),
     };
     this.ends.set(end.leaseId, end);
     if (this.ends.size > REMEMBERED_ENDS) this.ends.delete(this.ends.keys().next().value!);
@@ -250,6 +253,7 @@ export class LeaseWatches {
       reason: REASONS[found.kind],
       endedAtMs: found.tsMs,
       ...(found.kind === 'revoke' && found.reason !== undefined ? { message: found.reason } : {}),
+      ...(found.kind === 'revoke' && found.by !== undefined ? { by: found.by } : {}),
     };
   }
 }
