@@ -210,11 +210,13 @@ async function report(
   }
   const waited = formatDuration(result.waitedMs);
   setOutput(ctx, OUTPUTS.holder, result.holder);
-  await github.status(
-    'failure',
-    `Timed out after ${waited}: ${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}`,
-  );
-  const message = `Timed out after ${waited} waiting for ${settings.resource}: still ${describeWaitState(result)}.`;
+  // wait-timeout: 0 asks once, as told: that is not a timeout, and is not said as one.
+  const once = settings.waitTimeoutMs === 0;
+  const who = `${result.reserved ? 'reserved for' : 'held by'} ${shortHolder(result.holder)}`;
+  await github.status('failure', once ? `Asked once: ${who}` : `Timed out after ${waited}: ${who}`);
+  const message = once
+    ? `${settings.resource} is ${describeWaitState(result)}; asked once (wait-timeout: 0).`
+    : `Timed out after ${waited} waiting for ${settings.resource}: still ${describeWaitState(result)}.`;
   const fail = settings.onTimeout === 'fail';
   if (fail) ctx.setFailed(message);
   else ctx.warning(`${message} Continuing with acquired=false (on-timeout: skip).`);
@@ -222,7 +224,7 @@ async function report(
     ['resource', settings.resource],
     [result.reserved ? 'reserved for' : 'held by', describeHolder(result.holder)],
     ['waited', waited],
-    ['outcome', fail ? 'timed out (step failed)' : 'timed out (skipped)'],
+    ['outcome', `${once ? 'asked once' : 'timed out'} (${fail ? 'step failed' : 'skipped'})`],
   ]);
 }
 
