@@ -831,6 +831,8 @@ async function jwtVerify(jwt, key, options) {
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/http/url-display.ts
+var url_display = __webpack_require__(3390);
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __webpack_require__(6424);
 // EXTERNAL MODULE: ./src/errors.ts
@@ -838,6 +840,7 @@ var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
 var refusal = __webpack_require__(2528);
 ;// CONCATENATED MODULE: ./src/kernel/auth/oidc.ts
+
 
 
 
@@ -902,12 +905,12 @@ function checkIssuerUrl(value, what = 'issuer') {
         url = new URL(value);
     }
     catch {
-        throw new Error(`the OIDC ${what} '${value.slice(0, 200)}' is not a URL`);
+        throw new Error(`the OIDC ${what} '${(0,url_display/* urlForDisplay */.B)(value)}' is not a URL`);
     }
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const secure = url.protocol === 'https:' || (url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(host));
     if (!secure || url.username || url.password || url.search || url.hash) {
-        throw new Error(`the OIDC ${what} '${value.slice(0, 200)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`);
+        throw new Error(`the OIDC ${what} '${(0,url_display/* urlForDisplay */.B)(value)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`);
     }
     return url;
 }

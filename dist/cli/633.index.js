@@ -3840,9 +3840,10 @@ var request = dist_bundle_withDefaults(endpoint, defaults_default);
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   MX: () => (/* binding */ verify)
+/* harmony export */   MX: () => (/* binding */ verify),
+/* harmony export */   _S: () => (/* binding */ sign)
 /* harmony export */ });
-/* unused harmony exports sign, verifyWithFallback */
+/* unused harmony export verifyWithFallback */
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7598);
 /* harmony import */ var node_buffer__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4573);
 // pkg/dist-src/node/sign.js

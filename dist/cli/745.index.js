@@ -19,8 +19,8 @@ var external_node_util_ = __webpack_require__(7975);
 var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/gate/duration.ts
 var duration = __webpack_require__(9731);
-// EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
-var session = __webpack_require__(5146);
+// EXTERNAL MODULE: ./src/lease/session.ts + 2 modules
+var session = __webpack_require__(6267);
 // EXTERNAL MODULE: ./src/lease/texts.ts
 var texts = __webpack_require__(1782);
 // EXTERNAL MODULE: ./src/plane/time.ts
@@ -490,9 +490,11 @@ async function runCommand(args, io, env) {
             return options/* EXIT */.dc.done;
         }
         if (waited.outcome !== 'granted') {
-            io.err(waited.outcome === 'timeout'
-                ? `lease-gate: timed out after ${(0,duration/* formatDuration */.a3)(waited.waitedMs)}; ${settings.resource} is ${(0,texts/* describeWaitState */.wS)(waited)}. The command did not run.`
-                : `lease-gate: stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; the command did not run.`);
+            io.err(waited.outcome === 'timeout' && settings.waitTimeoutMs === 0
+                ? `lease-gate: ${settings.resource} is ${(0,texts/* describeWaitState */.wS)(waited)}; ${texts/* ASKED_ONCE */.rX}. The command did not run.`
+                : waited.outcome === 'timeout'
+                    ? `lease-gate: timed out after ${(0,duration/* formatDuration */.a3)(waited.waitedMs)}; ${settings.resource} is ${(0,texts/* describeWaitState */.wS)(waited)}. The command did not run.`
+                    : `lease-gate: stopped${stoppedBy ? ` by ${stoppedBy}` : ''} while waiting; the command did not run.`);
             // 128+N for signal N, as --help promises.
             return stoppedBy ? (0,options/* signalExitCode */.cf)(stoppedBy) : options/* EXIT */.dc.refused;
         }
@@ -572,9 +574,14 @@ async function runContained(command, held, contained, o) {
     const stop = () => contained.stop(session/* LIMITS */.b.terminateGraceMs, time/* realSleep */.u);
     const stopKeeping = new AbortController();
     let lost;
+    let noted = false;
     const keeping = held.keep({
         signal: stopKeeping.signal,
         onChange: (status) => {
+            if (status.note && !noted) {
+                noted = true;
+                o.io.err(`lease-gate: ${status.note}`);
+            }
             if (!status.lost || lost)
                 return;
             lost = status.lost;
@@ -614,8 +621,10 @@ async function runContained(command, held, contained, o) {
 /* harmony export */ });
 /* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5146);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6267);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8252);
+
 
 
 
@@ -653,11 +662,13 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
 }
 function describeFirstFailure(apiUrl, from, event) {
     // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
-    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
+    // The hosted plane asked only because nothing named another: say how to name one.
+    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_HINT */ .AY}` : '';
     return event.status === undefined
-        ? `cannot reach the plane at ${apiUrl}${source}: ${cause}. Is the kernel running there ('lease-gate kernel'), and is that the right URL?`
-        : `the plane at ${apiUrl}${source} answered ${cause}.`;
+        ? `cannot reach the plane at ${apiUrl}${source}: ${cause}.${hosted || " Is the kernel running there ('lease-gate kernel'), and is that the right URL?"}`
+        : `the plane at ${apiUrl}${source} answered ${cause}.${hosted}`;
 }
 /** With --wait-timeout 0 the CLI asks once and retries an unreachable plane this long at most. */
 const ASK_ONCE_RETRY_MS = 10_000;
@@ -799,11 +810,14 @@ function hasEnvEntry(pid, uid, name, value) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   $4: () => (/* binding */ describeLoss),
 /* harmony export */   $x: () => (/* binding */ describeLapse),
+/* harmony export */   ay: () => (/* binding */ formatUtc),
+/* harmony export */   dX: () => (/* binding */ HEALTH_HOLD_WORDS),
 /* harmony export */   lY: () => (/* binding */ waitNotices),
+/* harmony export */   rX: () => (/* binding */ ASKED_ONCE),
 /* harmony export */   un: () => (/* binding */ describeLease),
 /* harmony export */   wS: () => (/* binding */ describeWaitState)
 /* harmony export */ });
-/* unused harmony exports formatEpoch, describeHeldBy, describePlace, WAIT_PROGRESS_EVERY_MS */
+/* unused harmony exports formatEpoch, describeHeldBy, describePlace, healthHold, WAIT_PROGRESS_EVERY_MS */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
 /* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
 /* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
@@ -818,9 +832,16 @@ function formatEpoch(ms) {
         ? `${new Date(ms).toISOString()} (${ms})`
         : 'unknown';
 }
-function describeLease(lease) {
+/** "2026-12-07 04:00:00 UTC": the one time format of an output that names more than one time. */
+function formatUtc(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+        : 'unknown';
+}
+/** `at`: how the expiry is written, so an output keeps one time format (status: formatUtc). */
+function describeLease(lease, at = formatEpoch) {
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
-    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${at(lease.expiresAtMs)}`;
 }
 /** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
 function describeLapse(lease, nowMs) {
@@ -861,17 +882,26 @@ function ordinal(n) {
 }
 /**
  * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
- * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * answered 503". Plane text is escaped here.
  */
 function describeWaitState(e) {
     if (e.frozen) {
         const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
-        // The kernel's message starts "frozen until …"; another plane's may not.
-        return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // (the health gate's hold, no operator's); another plane's may not.
+        return message.startsWith('frozen') || healthHold(message)
+            ? message
+            : `frozen by an operator: ${message}`;
     }
     const place = describePlace(e.position, e.etaMs, e.overdueMs);
     return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
+/** A wait of --wait-timeout 0 did not time out: it asked once, as told. */
+const ASKED_ONCE = 'asked once (--wait-timeout 0)';
+/** The kernel's words for the health gate's hold (kernel/rules/freeze.ts, frozenReply). */
+const HEALTH_HOLD_WORDS = 'held while its health check fails';
+const healthHold = (message) => message.startsWith(HEALTH_HOLD_WORDS);
 function describeLoss(resource, loss) {
     // The plane's own time of the end when it said (a watch), else when we learned of it.
     const at = loss.endedAtMs === undefined
@@ -881,7 +911,7 @@ function describeLoss(resource, loss) {
     const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .operatorReason */ .FU)(loss.message && (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message))}.${now}`;
+            return `Lost ${resource} at ${at}: ${loss.by ? `the lease was revoked ${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .revokedBy */ .m4)((0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.by, 200))}` : 'an operator revoked the lease'}${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .operatorReason */ .FU)(loss.message && (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message))}.${now}`;
         case 'lapsed':
             return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
         case 'released':

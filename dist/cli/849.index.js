@@ -4333,7 +4333,7 @@ module.exports.__defineSetter__('parseInt8', function (val) {
 const Client = __webpack_require__(5042)
 const defaults = __webpack_require__(8995)
 const Connection = __webpack_require__(9809)
-const Result = __webpack_require__(5633)
+const Result = __webpack_require__(8014)
 const utils = __webpack_require__(9652)
 const Pool = __webpack_require__(7558)
 const TypeOverrides = __webpack_require__(365)
@@ -5030,7 +5030,7 @@ NativeQuery.prototype.submit = function (client) {
 
 const { EventEmitter } = __webpack_require__(4434)
 
-const Result = __webpack_require__(5633)
+const Result = __webpack_require__(8014)
 const utils = __webpack_require__(9652)
 
 class Query extends EventEmitter {
@@ -5293,7 +5293,7 @@ module.exports = Query
 
 /***/ }),
 
-/***/ 5633:
+/***/ 8014:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 

@@ -55,6 +55,8 @@ const lossSchema = schemas/* object */.Ikc({
     holder: schemas/* optional */.lqM(keeper_status_text),
     /** The operator's message (revoked) or the plane's. */
     message: schemas/* optional */.lqM(keeper_status_text),
+    /** `revoked`: who revoked (`operator:NAME`), when the plane names them. */
+    by: schemas/* optional */.lqM(keeper_status_text),
     /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
     newLeaseId: schemas/* optional */.lqM(keeper_status_text),
     gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
@@ -72,6 +74,8 @@ const keeper_status_keeperRecordSchema = schemas/* object */.Ikc({
     lastRenewedAtMs: schemas/* optional */.lqM(at),
     failures: schemas/* number */.aig(),
     lastError: schemas/* optional */.lqM(keeper_status_text),
+    /** Said once: the plane told no lease time the keeper could read on its clock (lease-time.ts). */
+    note: schemas/* optional */.lqM(keeper_status_text),
     /** Our lease ended under us; renewing stopped. */
     lost: schemas/* optional */.lqM(lossSchema),
     ended: schemas/* optional */.lqM(schemas/* object */.Ikc({ atMs: at, why: schemas/* enum */.k5n(keepEnds) })),
@@ -112,8 +116,8 @@ function writeStatusFile(file, record) {
 
 // EXTERNAL MODULE: ./src/lease/oidc-token.ts
 var oidc_token = __webpack_require__(8309);
-// EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
-var lease_session = __webpack_require__(5146);
+// EXTERNAL MODULE: ./src/lease/session.ts + 2 modules
+var lease_session = __webpack_require__(6267);
 // EXTERNAL MODULE: ./src/lease/settings.ts
 var settings = __webpack_require__(4801);
 // EXTERNAL MODULE: ./src/plane/url.ts

@@ -214,6 +214,21 @@ const MIGRATIONS = [
         SELECT 1, ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint, 0, 0;
     `,
     },
+    {
+        version: 3,
+        name: "the plane's ledger public key",
+        sql: `
+      -- The public key (SPKI PEM) that signs the plane's ledger, written by the first replica
+      -- that starts with one; a replica with another key is refused at start (plane-key.ts),
+      -- so every checkpoint the plane hands out verifies against this key.
+      CREATE TABLE lease_gate_plane_key (
+        id int PRIMARY KEY CHECK (id = 1),
+        origin text NOT NULL,
+        public_key text NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+    },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
 class SchemaTooNewError extends _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {

@@ -28264,17 +28264,25 @@ const APP_HELP = `lease-gate app --config FILE
   app reads its recent deliveries (GET /app/hook/deliveries, App JWT) and queues again, oldest first,
   the runs still waiting; an approved run keeps its lease even when GitHub answers the review 422.
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
-  read and write, and the events Deployment protection rule and Workflow run.`;
+  read and write, and all three events: deployment_protection_rule (a run asks for the environment),
+  workflow_run (a run ended: its place is given back) and deployment_review (reviewers decided).
+lease-gate app smoke --url URL --secret-file FILE
+  Check the wiring without GitHub: sign a sample deployment_protection_rule delivery with the webhook
+  secret, send it to URL (the webhook URL GitHub is given, through the TLS proxy) and say the app's
+  answer: OK on its 202 (the app ignores the sample: it names no run), else what is wrong (exit 1).`;
 
 // EXTERNAL MODULE: ./src/cli/deploy-flags.ts
 var deploy_flags = __nccwpck_require__(1749);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __nccwpck_require__(776);
+// EXTERNAL MODULE: ./src/cli/plane-url.ts
+var plane_url = __nccwpck_require__(8252);
 // EXTERNAL MODULE: ./src/cli/suggest.ts
 var suggest = __nccwpck_require__(7472);
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"1.0.0"};
 ;// CONCATENATED MODULE: ./src/cli/main.ts
+
 
 
 
@@ -28288,28 +28296,29 @@ const package_namespaceObject = {"rE":"1.0.0"};
  * starts without evaluating the others. The bundle puts each in its own chunk.
  */
 const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(947)]).then(__nccwpck_require__.bind(__nccwpck_require__, 7947))).kernel);
-const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).acquire);
-const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).release);
-const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).status);
-const revoke = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(727)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6727))).revoke);
-const freeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).freeze);
-const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(14)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8014))).unfreeze);
-const breakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(923)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8923))).breakGlass);
-const approveBreakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(923)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8923))).approveBreakGlass);
-const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(745)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1745))).runCommand);
-const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).keygen);
-const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).ledger);
-const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(837), __nccwpck_require__.e(903)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6903))).verify);
-const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(146), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
-const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(146), __nccwpck_require__.e(787)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8787))).app);
+const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(839)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4839))).kernel);
+const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).acquire);
+const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).release);
+const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).status);
+const revoke = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).revoke);
+const freeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222))).freeze);
+const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222))).unfreeze);
+const breakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270))).breakGlass);
+const approveBreakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270))).approveBreakGlass);
+const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(745)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1745))).runCommand);
+const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).keygen);
+const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).ledger);
+const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).verify);
+const main_history = lazy(async () => (await __nccwpck_require__.e(/* import() */ 943).then(__nccwpck_require__.bind(__nccwpck_require__, 943))).history);
+const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
+const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(267), __nccwpck_require__.e(213)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8213))).app);
 const COMMANDS = {
     kernel: {
         run: kernel,
         help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
   Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
-  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback).
-  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass.
+  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback, 16 characters at least there).
+  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass (never the kernel key).
   LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
   --approver-oidc PATTERN (repeatable, needs --oidc-audience): an OIDC identity (a glob over the token's
   sub, e.g. repo:acme/ops:environment:break-glass) may approve a break-glass too, as oidc:SUB.
@@ -28372,8 +28381,16 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
     },
     ledger: {
         run: ledger,
-        help: `lease-gate ledger export [--url http://127.0.0.1:8787] [--out FILE]
-  Fetch the kernel's ledger bundle (and its public key, to FILE.pub).`,
+        help: `lease-gate ledger export [--api-url U] [--out FILE]
+  Fetch the kernel's ledger bundle (and its public key, to FILE.pub). --url U is the older name of --api-url.`,
+    },
+    history: {
+        run: main_history,
+        help: `lease-gate history [--resource R] [--since 4h|7d|TIME] [--api-url U] [--json]
+  What the kernel's ledger says happened, in the console's words, oldest first: each hold (holder,
+  fence, how long, how it ended: released, lapsed, revoked by whom and why), each freeze, unfreeze
+  and break-glass. --resource: only R (default: every resource). --since: only what ran or happened
+  since a duration back from now or an ISO 8601 time with a zone.`,
     },
     verify: {
         run: verify,
@@ -28385,7 +28402,9 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
     status: {
         run: main_status,
         help: `lease-gate status [--resource R] [--api-url U] [--json]
-  Show who holds the resource, without taking it.`,
+  Show who holds the resource, without taking it, and its queue as the console shows it: each
+  waiter's place, how long it has waited and, once a hold has ended, about how long it has left
+  to wait at recent hold times (a kernel's; --json: "queue", null from a plane that lists none).`,
     },
     app: {
         run: app,
@@ -28413,15 +28432,19 @@ ${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the 
     },
     'break-glass': {
         run: breakGlass,
-        help: `lease-gate break-glass [--resource R] --agent DID --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
-  Let one job (its DID, as the console's queue lists it) be granted the resource once, past a freeze,
+        help: `lease-gate break-glass [--resource R] (--agent DID | --run OWNER/REPO/RUN_ID) --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
+  Let one job (its DID, as the console's queue lists it; or any job of a GitHub run, any attempt, as a
+  refused job's log names it: the hotfix path) be granted the resource once, past a freeze, the promotion order,
   a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
   LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
-  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.`,
+  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.
+lease-gate break-glass --cancel [--resource R] [--agent DID | --run OWNER/REPO/RUN_ID] [--by NAME] [--api-url U] [--json]
+  Withdraw the unused break-glass (only --agent's or --run's, when given): a signed ledger entry, so a restart
+  does not bring it back. A new break-glass withdraws the last the same way.`,
     },
     'approve-break-glass': {
         run: approveBreakGlass,
-        help: `lease-gate approve-break-glass [--resource R] --agent DID (--by NAME | --oidc-token-file FILE) [--api-url U] [--json]
+        help: `lease-gate approve-break-glass [--resource R] (--agent DID | --run OWNER/REPO/RUN_ID) (--by NAME | --oidc-token-file FILE) [--api-url U] [--json]
   The second operator's approval of a break-glass: with LEASE_GATE_APPROVER_KEY and --by NAME (NAME must
   not be the operator who opened it), or as an OIDC identity the kernel's --approver-oidc allows, its ID
   token read from FILE (then the ledger names it oidc:SUB; not the job's own run). Recorded as approvedBy.`,
@@ -28436,8 +28459,9 @@ ${Object.values(COMMANDS)
     .join('\n\n')}
 
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
-LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to INTRAMEDIAL_API_URL or
-https://api.intramedial.com; --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
+LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
+else the hosted plane https://api.intramedial.com (a failure then says the hosted plane was asked);
+--actor-did to LEASE_GATE_ACTOR_DID or this host and user.
 An unreachable plane is said at once on stderr (the URL, where it came from), then retried quietly
 within --wait-timeout (10 s with --wait-timeout 0; 30 s for the other commands), a line a minute.
 Exit codes: 0 done, 1 refused, timed out, lost or the plane failed, 2 usage,
@@ -28474,13 +28498,17 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
     catch (error) {
         if (error instanceof options/* UsageError */.eb) {
             // One line and where the usage is, not the whole help: the error stays on screen.
-            io.err(`${(0,lease_escape/* untrusted */.bp)(error.message, 1_000)} See 'lease-gate ${name} --help'.`);
+            io.err(`${endSentence((0,lease_escape/* untrusted */.bp)(error.message, 1_000))} See 'lease-gate ${name} --help'.`);
             return options/* EXIT */.dc.usage;
         }
         io.err(`lease-gate ${name}: ${describeFailure(error)}`);
+        if ((0,plane_url/* askedHostedPlane */.Ew)(name, args, env))
+            io.err(`lease-gate: ${plane_url/* HOSTED_HINT */.AY}`);
         return options/* EXIT */.dc.refused;
     }
 }
+/** A usage error ends its sentence before "See …" is put after it. */
+const endSentence = (text) => /[.?!][')"\]]*$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`;
 /** One line for any failure, never a stack (errorMessage()), escaped for the terminal. */
 function describeFailure(error) {
     return (0,lease_escape/* untrusted */.bp)((0,errors/* errorMessage */.gJ)(error), 1_000);
@@ -28529,8 +28557,10 @@ async function runCli(argv = process.argv.slice(2)) {
 /* harmony import */ var _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2679);
 /* harmony import */ var _lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8309);
 /* harmony import */ var _lease_settings_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(4801);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(1223);
-/* harmony import */ var _suggest_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(7472);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(1223);
+/* harmony import */ var _suggest_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(7472);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(8252);
+
 
 
 
@@ -28583,8 +28613,8 @@ function unknownFlag(error) {
 /** "Unknown flag '--statsu'. Did you mean --status?", the guess from this command's own flags. */
 function unknownFlagMessage(flag, options) {
     const name = flag.replace(/^-+/, '').split('=')[0] ?? '';
-    const guess = (0,_suggest_js__WEBPACK_IMPORTED_MODULE_7__/* .closest */ .k)(name, Object.keys(options));
-    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_8__/* .untrusted */ .bp)(flag, 60)}'`;
+    const guess = (0,_suggest_js__WEBPACK_IMPORTED_MODULE_8__/* .closest */ .k)(name, Object.keys(options));
+    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(flag, 60)}'`;
     return guess
         ? `Unknown flag ${shown}. Did you mean --${guess}?`
         : `Unknown flag ${shown}. (A command's own arguments go after '--'.)`;
@@ -28618,15 +28648,13 @@ function pick(flag, value, env, envName, fallback) {
 }
 /** Where `--api-url`'s value came from, in the words the unreachable-plane line uses. */
 function apiUrlSource(values, env) {
-    if (values['api-url'] !== undefined)
-        return 'from --api-url';
-    if (env.INTRAMEDIAL_API_URL)
-        return 'from the environment variable INTRAMEDIAL_API_URL';
-    return 'the default: no --api-url, no INTRAMEDIAL_API_URL';
+    return givenApiUrl(values['api-url'], env).source;
 }
 /** Flags and environment → the session's settings; messages name the flag or variable. */
 function settingsFromFlags(values, env) {
     const fixed = (value) => ({ value, from: 'default' });
+    const given = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_7__/* .givenApiUrl */ .dT)(values['api-url'], env);
+    const apiUrl = { value: given.value, from: given.from };
     try {
         // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
         const tokenFile = values['oidc-token-file'];
@@ -28634,19 +28662,20 @@ function settingsFromFlags(values, env) {
         const settings = (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_6__/* .buildSettings */ .E6)({
             resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),
             actorDid: pick('actor-did', values['actor-did'], env, 'LEASE_GATE_ACTOR_DID', values['actor-did'] ?? defaultCliDid(env)),
-            apiUrl: pick('api-url', values['api-url'], env, 'INTRAMEDIAL_API_URL', 'https://api.intramedial.com'),
+            apiUrl: apiUrl,
             key: bearer ? { value: '', from: 'an OIDC token' } : (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_6__/* .keyFromEnv */ .ji)(env),
             waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
             onTimeout: fixed('fail'),
             keepAlive: fixed('true'),
             dryRun: fixed('false'),
         }, bearer ? 'never' : 'unless-loopback');
-        const apiUrlFrom = apiUrlSource(values, env);
+        const apiUrlFrom = given.source;
         return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
     }
     catch (error) {
+        // Nothing named a plane: the hosted one is meant, said with how to name another.
         if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .SettingsError */ .GN)
-            throw new UsageError(error.message);
+            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_7__/* .hostedHint */ .hx)(false)}` : error.message);
         throw error;
     }
 }
@@ -28655,6 +28684,82 @@ const stdio = {
     err: (line) => process.stderr.write(`${line}\n`),
     write: (text) => new Promise((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve()))),
 };
+
+
+/***/ }),
+
+/***/ 8252:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   AY: () => (/* binding */ HOSTED_HINT),
+/* harmony export */   Ew: () => (/* binding */ askedHostedPlane),
+/* harmony export */   G7: () => (/* binding */ HOSTED_SOURCE),
+/* harmony export */   dT: () => (/* binding */ givenApiUrl),
+/* harmony export */   hx: () => (/* binding */ hostedHint)
+/* harmony export */ });
+/* unused harmony exports HOSTED_API_URL, API_URL_ENVS, PLANE_COMMANDS */
+/**
+ * Where the CLI's plane URL comes from: `--api-url`, else LEASE_GATE_API_URL, else
+ * INTRAMEDIAL_API_URL (the hosted plane's name, still read), else the hosted plane.
+ * A command that asked the hosted plane only because nothing else was named says so
+ * when it fails, and how to point it at one's own kernel.
+ */
+const HOSTED_API_URL = 'https://api.intramedial.com';
+/** The variables read for the default `--api-url`, first found wins. */
+const API_URL_ENVS = ['LEASE_GATE_API_URL', 'INTRAMEDIAL_API_URL'];
+const HOSTED_SOURCE = 'the default, the hosted plane: no --api-url, no LEASE_GATE_API_URL';
+/** `flag` is the value of `--api-url` (or its alias), `flagName` how it was spelled. */
+function givenApiUrl(flag, env, flagName = '--api-url') {
+    if (flag !== undefined)
+        return { value: flag, from: flagName, source: `from ${flagName}`, hosted: false };
+    for (const name of API_URL_ENVS) {
+        const value = env[name];
+        if (value)
+            return {
+                value,
+                from: `${name} (environment)`,
+                source: `from the environment variable ${name}`,
+                hosted: false,
+            };
+    }
+    return {
+        value: HOSTED_API_URL,
+        from: '--api-url (default)',
+        source: HOSTED_SOURCE,
+        hosted: true,
+    };
+}
+/** What a failure against the hosted plane adds: it was (or would be) asked, and how to ask another. */
+const hostedHint = (asked = true) => `The hosted plane ${HOSTED_API_URL} ${asked ? 'was' : 'would be'} asked: no --api-url and no LEASE_GATE_API_URL named another. To use your own kernel, pass --api-url URL or set LEASE_GATE_API_URL (e.g. http://127.0.0.1:8787).`;
+const HOSTED_HINT = hostedHint();
+/** The commands that talk to a plane (and take --api-url). */
+const PLANE_COMMANDS = new Set([
+    'acquire',
+    'release',
+    'run',
+    'status',
+    'history',
+    'revoke',
+    'freeze',
+    'unfreeze',
+    'break-glass',
+    'approve-break-glass',
+    'ledger',
+]);
+/**
+ * Whether a plane command's run named no plane (no `--api-url`, `--url` for `ledger export`,
+ * nor a variable): then its failure was the hosted plane's. Only its own flags, before `--`.
+ */
+function askedHostedPlane(name, args, env) {
+    if (!PLANE_COMMANDS.has(name))
+        return false;
+    const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+    const flags = name === 'ledger' ? ['--api-url', '--url'] : ['--api-url'];
+    if (own.some((a) => flags.some((f) => a === f || a.startsWith(`${f}=`))))
+        return false;
+    return givenApiUrl(undefined, env).hosted;
+}
 
 
 /***/ }),
@@ -28899,9 +29004,9 @@ function formatDuration(ms) {
 /* harmony export */ });
 /* unused harmony export MAX_ANSWER_BYTES */
 /* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6752);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8549);
-/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(507);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8549);
+/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(507);
+/* harmony import */ var _url_display_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3390);
 
 
 
@@ -28938,12 +29043,13 @@ function createHttpClient(options = {}) {
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_3__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
+    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_2__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
     let closed = false;
     async function send(req) {
-        const call = `[${req.method}] "${req.url}"`;
+        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+        const call = `[${req.method}] "${(0,_url_display_js__WEBPACK_IMPORTED_MODULE_3__/* .urlForDisplay */ .B)(req.url)}"`;
         if (closed)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: the HTTP client is closed`, {
                 failure: 'cancelled',
                 call,
             });
@@ -28966,18 +29072,18 @@ function createHttpClient(options = {}) {
             return { status: answer.statusCode, headers: answer.headers, text };
         }
         catch (error) {
-            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j)
+            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j)
                 throw error;
             if (req.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, { failure: 'cancelled', call });
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: cancelled`, { failure: 'cancelled', call });
             if (timeout.aborted || isTimeout(error)) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, {
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, {
                     failure: 'timeout',
                     call,
                     cause: error,
                 });
             }
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, {
                 failure: 'network',
                 call,
                 cause: error,
@@ -28989,8 +29095,8 @@ function createHttpClient(options = {}) {
         async getText(url, headers = {}, signal) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
-                const call = `[GET] "${url}"`;
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                const call = `[GET] "${(0,_url_display_js__WEBPACK_IMPORTED_MODULE_3__/* .urlForDisplay */ .B)(url)}"`;
+                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
                     failure: 'network',
                     call,
                 });
@@ -29012,7 +29118,7 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
                 failure: 'too-large',
                 call,
             });
@@ -29027,11 +29133,30 @@ function isTimeout(error) {
         code === 'UND_ERR_HEADERS_TIMEOUT' ||
         code === 'UND_ERR_BODY_TIMEOUT');
 }
-/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
+/**
+ * What failed, in our words, by the error's code: undici's and Node's own messages are not
+ * passed on, since some carry the URL (with its credentials and query) or the proxy's.
+ */
 function describeNetworkError(error) {
-    const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const text = (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(inner instanceof Error && !inner.message ? error : inner);
-    return (text || String(error)).slice(0, 300);
+    const code = codeOf(error);
+    if (code === 'ECONNREFUSED')
+        return 'connection refused (ECONNREFUSED)';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+        return `host name not resolved (${code})`;
+    if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code))
+        return `TLS handshake failed (${code})`;
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+        return `connection closed by the other side (${code})`;
+    return code ? `connection failed (${code})` : 'connection failed';
+}
+/** The first string `code` of the error or of what it wraps (undici wraps the socket's error). */
+function codeOf(error) {
+    for (let e = error, depth = 0; e && depth < 4; e = e.cause, depth += 1) {
+        const code = e.code;
+        if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code))
+            return code;
+    }
+    return '';
 }
 
 
@@ -29060,10 +29185,15 @@ class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateErro
     failure;
     /** `[METHOD] "url"`, for messages. */
     call;
+    /** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+    detail;
     constructor(message, options) {
         super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: CODES[options.failure] });
         this.failure = options.failure;
         this.call = options.call;
+        this.detail = message.startsWith(`${options.call}: `)
+            ? message.slice(options.call.length + 2)
+            : message;
     }
 }
 
@@ -29084,6 +29214,53 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
  */
 function isLoopbackHost(hostname) {
     return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+
+/***/ }),
+
+/***/ 3390:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B: () => (/* binding */ urlForDisplay)
+/* harmony export */ });
+/**
+ * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
+ * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
+ * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
+ * hold a secret, and what is signed into the ledger can never be taken out again.
+ *
+ * Text that does not parse as a URL is cut the same way, by its characters: a refused
+ * flag is echoed so the person sees which one, never with what might be its secret.
+ */
+function urlForDisplay(raw) {
+    let url;
+    try {
+        url = typeof raw === 'string' ? new URL(raw) : raw;
+    }
+    catch {
+        url = undefined;
+    }
+    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
+    const shown = url
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
+        : cutByHand(String(raw));
+    // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
+    return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
+}
+/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
+function cutByHand(text) {
+    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
+    const scheme = match?.[1] ?? '';
+    let rest = match?.[2] ?? '';
+    // Credentials end at the last '@' before the path (a password may itself hold '@').
+    const slash = rest.indexOf('/');
+    const authority = slash < 0 ? rest : rest.slice(0, slash);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0)
+        rest = rest.slice(at + 1);
+    return `${scheme}${rest}`;
 }
 
 
@@ -29650,7 +29827,9 @@ function cleanDeploy(deploy) {
 /* harmony export */   PN: () => (/* binding */ DID_FORM),
 /* harmony export */   Sq: () => (/* binding */ RELEASE_PATH),
 /* harmony export */   Tc: () => (/* binding */ LEDGER_PATHS),
+/* harmony export */   U3: () => (/* binding */ MAX_EPOCH_MS),
 /* harmony export */   We: () => (/* binding */ RESOURCE_FORM),
+/* harmony export */   Wv: () => (/* binding */ WITHDRAW_BREAK_GLASS_PATH),
 /* harmony export */   _L: () => (/* binding */ revokeAnswerSchema),
 /* harmony export */   ad: () => (/* binding */ revokedSchema),
 /* harmony export */   cn: () => (/* binding */ otherRefusalSchema),
@@ -29665,7 +29844,7 @@ function cleanDeploy(deploy) {
 /* harmony export */   wF: () => (/* binding */ describeIssues),
 /* harmony export */   xX: () => (/* binding */ grantedSchema)
 /* harmony export */ });
-/* unused harmony exports DID_PATTERN, MAX_DID_LENGTH, MAX_EPOCH_MS, MAX_WAIT_MS */
+/* unused harmony exports DID_PATTERN, MAX_DID_LENGTH, MAX_WAIT_MS */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3305);
 /* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
@@ -29688,6 +29867,7 @@ const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
 /** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
 const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
 const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
+const WITHDRAW_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/withdraw';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -29763,6 +29943,8 @@ const revokedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('revoked'),
     holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(did),
     message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** Who revoked (`operator:NAME`), when the plane names them. */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(shortText(200)),
 });
 const otherRefusalSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
@@ -29797,6 +29979,8 @@ const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
     endedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
     message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(did),
+    /** Who revoked (`operator:NAME`), when the plane names them. */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(shortText(200)),
 });
 const freezeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
@@ -29814,7 +29998,11 @@ const breakGlassAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object *
     until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
     /** Waiting for the second operator's approval. */
     pending: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
-    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(100))),
+    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(300))),
+    /** The run and attempt whose OIDC token approved it (one approval approves one pass). */
+    approval: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(MAX_DID_LENGTH))),
+    /** The answer of a withdrawal: this pass is gone. */
+    withdrawn: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true)),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {

@@ -28436,10 +28436,15 @@ class HttpError extends LeaseGateError {
     failure;
     /** `[METHOD] "url"`, for messages. */
     call;
+    /** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+    detail;
     constructor(message, options) {
         super(message, { ...causeOf(options.cause), code: CODES[options.failure] });
         this.failure = options.failure;
         this.call = options.call;
+        this.detail = message.startsWith(`${options.call}: `)
+            ? message.slice(options.call.length + 2)
+            : message;
     }
 }
 
@@ -28452,6 +28457,45 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
  */
 function loopback_isLoopbackHost(hostname) {
     return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+;// CONCATENATED MODULE: ./src/http/url-display.ts
+/**
+ * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
+ * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
+ * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
+ * hold a secret, and what is signed into the ledger can never be taken out again.
+ *
+ * Text that does not parse as a URL is cut the same way, by its characters: a refused
+ * flag is echoed so the person sees which one, never with what might be its secret.
+ */
+function urlForDisplay(raw) {
+    let url;
+    try {
+        url = typeof raw === 'string' ? new URL(raw) : raw;
+    }
+    catch {
+        url = undefined;
+    }
+    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
+    const shown = url
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
+        : cutByHand(String(raw));
+    // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
+    return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
+}
+/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
+function cutByHand(text) {
+    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
+    const scheme = match?.[1] ?? '';
+    let rest = match?.[2] ?? '';
+    // Credentials end at the last '@' before the path (a password may itself hold '@').
+    const slash = rest.indexOf('/');
+    const authority = slash < 0 ? rest : rest.slice(0, slash);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0)
+        rest = rest.slice(at + 1);
+    return `${scheme}${rest}`;
 }
 
 ;// CONCATENATED MODULE: ./src/http/client.ts
@@ -28494,7 +28538,8 @@ function createHttpClient(options = {}) {
     const dispatcherFor = (url) => proxied && (options.proxyLoopback || !loopback_isLoopbackHost(url.hostname)) ? proxied : direct;
     let closed = false;
     async function send(req) {
-        const call = `[${req.method}] "${req.url}"`;
+        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+        const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
         if (closed)
             throw new HttpError(`${call}: the HTTP client is closed`, {
                 failure: 'cancelled',
@@ -28542,7 +28587,7 @@ function createHttpClient(options = {}) {
         async getText(url, headers = {}, signal) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
-                const call = `[GET] "${url}"`;
+                const call = `[GET] "${urlForDisplay(url)}"`;
                 throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
                     failure: 'network',
                     call,
@@ -28580,11 +28625,30 @@ function isTimeout(error) {
         code === 'UND_ERR_HEADERS_TIMEOUT' ||
         code === 'UND_ERR_BODY_TIMEOUT');
 }
-/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
+/**
+ * What failed, in our words, by the error's code: undici's and Node's own messages are not
+ * passed on, since some carry the URL (with its credentials and query) or the proxy's.
+ */
 function describeNetworkError(error) {
-    const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const text = causeText(inner instanceof Error && !inner.message ? error : inner);
-    return (text || String(error)).slice(0, 300);
+    const code = codeOf(error);
+    if (code === 'ECONNREFUSED')
+        return 'connection refused (ECONNREFUSED)';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+        return `host name not resolved (${code})`;
+    if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code))
+        return `TLS handshake failed (${code})`;
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+        return `connection closed by the other side (${code})`;
+    return code ? `connection failed (${code})` : 'connection failed';
+}
+/** The first string `code` of the error or of what it wraps (undici wraps the socket's error). */
+function codeOf(error) {
+    for (let e = error, depth = 0; e && depth < 4; e = e.cause, depth += 1) {
+        const code = e.code;
+        if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code))
+            return code;
+    }
+    return '';
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -35689,16 +35753,21 @@ const ENTRY_KINDS = [
     // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
     // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
     'break_glass',
+    // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
+    // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
+    // pass is gone, for the kernel's replay and for verify alike.
+    'break_glass_withdrawn',
 ];
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = strictObject({
     seq: schemas_number().check(schemas_int(), _nonnegative()),
     tsMs: schemas_number().check(schemas_int(), _nonnegative()),
     /**
-     * A lapse stamped one after the entry before it (in a run of +1 stamps, which
-     * may run ahead of the clock): the kernel's clock when it found the lease
-     * ran out, so the lapse's time is known (never above `tsMs`). Only lapses
-     * carry it; without it a lapse's time is the first stamp of its run.
+     * A lapse, or a grant a break-glass let through, stamped one after the entry
+     * before it (in a run of +1 stamps, which may run ahead of the clock): the
+     * kernel's clock when it decided it, so its time is known (never above
+     * `tsMs`). Without it a lapse's time is the first stamp of its run, and a
+     * grant's, for its break-glass, its own stamp.
      */
     clockMs: optional(schemas_number().check(schemas_int(), _nonnegative())),
     kind: schemas_enum(ENTRY_KINDS),
@@ -35718,6 +35787,11 @@ const entrySchema = strictObject({
     by: optional(schemas_string()),
     /** The second operator who approved a break-glass (break_glass entries that needed one). */
     approvedBy: optional(schemas_string()),
+    /**
+     * The one approval an OIDC approver gave (break_glass): its run and attempt, as a DID
+     * prefix without the last colon. One approval approves one pass; verify refuses a second.
+     */
+    approval: optional(schemas_string()),
     /**
      * What the holder said it deploys (grants; repository, commit, run...):
      * recorded as the kernel validated it, a small flat object. Optional, so
@@ -35755,7 +35829,7 @@ function canonicalJson(value) {
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-    const { approvedBy, promotedVia } = event;
+    const { approvedBy, approval, promotedVia } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -35767,6 +35841,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.by = by;
     if (approvedBy !== undefined)
         entry.approvedBy = approvedBy;
+    if (approval !== undefined)
+        entry.approval = approval;
     if (deploy !== undefined)
         entry.deploy = deploy;
     if (promotedVia !== undefined)
@@ -35781,6 +35857,8 @@ function entryOf(event, seq, tsMs, clockMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.approval !== undefined)
+        text += `,"approval":${s(e.approval)}`;
     if (e.approvedBy !== undefined)
         text += `,"approvedBy":${s(e.approvedBy)}`;
     if (e.by !== undefined)
@@ -35841,7 +35919,124 @@ function parsePlaneUrl(raw) {
     return { ok: true, url: url.href.replace(/\/+$/, '') };
 }
 
+;// CONCATENATED MODULE: ./src/kernel/rules/failover.ts
+/** Fences of one timeline: below 2^40 each (a trillion grants), under the timeline's epoch. */
+const TIMELINE_FENCE_BITS = 40;
+const EPOCH = 2 ** TIMELINE_FENCE_BITS;
+/** The last timeline whose fences stay within Number.MAX_SAFE_INTEGER (2^53 - 1). */
+const MAX_TIMELINE = Math.floor(Number.MAX_SAFE_INTEGER / EPOCH);
+/**
+ * The least fence timeline `timeline` may draw above: (timeline - 1) · 2^40, so a
+ * database that never failed over (timeline 1) keeps fences 1, 2, 3…. Undefined
+ * past MAX_TIMELINE, where a fence would no longer be an exact number.
+ */
+function fenceFloor(timeline) {
+    if (!Number.isSafeInteger(timeline) || timeline < 1 || timeline > MAX_TIMELINE)
+        return undefined;
+    return (timeline - 1) * EPOCH;
+}
+/** Who the failover hold is "by" in a frozen answer, and in `windowUntilMs`' reply. */
+const failover_FAILOVER_BY = 'failover';
+/**
+ * The hold after a timeline change seen at `changedAtMs` (the database's clock): no
+ * grant or renewal before `changedAtMs + ttlMs`. Answered as a freeze (`reason: "frozen"`, with
+ * its end), which every client already waits out; undefined once it is over.
+ */
+function failoverHold(changedAtMs, ttlMs, now, timeline) {
+    const untilMs = changedAtMs + ttlMs;
+    if (!(changedAtMs > 0) || untilMs <= now)
+        return undefined;
+    return {
+        reason: `the database failed over to timeline ${timeline}: no lease is granted or renewed for one lease time, in case the old primary acknowledged changes that were lost`,
+        untilMs,
+        by: failover_FAILOVER_BY,
+        atMs: changedAtMs,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/rules/freeze.ts
+
+/**
+ * Who a health check's freezes are by (service/health-checks.ts): its hold while the
+ * check fails, which it lifts itself when the check passes, and its freeze after a
+ * check failed while the resource was held, which only an operator lifts.
+ */
+const HEALTH_HOLD_BY = 'health-check';
+const HEALTH_FREEZE_BY = 'health-check:held';
+/** The reason text an unfreeze at a freeze's own end records. */
+const FREEZE_ENDED = 'the freeze ended';
+function freezeCommand(s, command, now, events) {
+    if (command.kind === 'freeze') {
+        // Checked here, inside the one decide of the resource, so no other command comes between.
+        if (command.replaces && s.frozen && !command.replaces.includes(s.frozen.by))
+            return { frozen: s.frozen, changed: false };
+        const frozen = {
+            reason: command.reason,
+            untilMs: command.untilMs,
+            by: command.by,
+            atMs: now,
+        };
+        s.frozen = frozen;
+        events.push(freezeEvent('freeze', s.resource, command.by, now, command.reason, command.untilMs));
+        return { frozen, changed: true };
+    }
+    if (!s.frozen)
+        return { frozen: null, changed: false };
+    if (command.ifBy !== undefined && s.frozen.by !== command.ifBy)
+        return { frozen: s.frozen, changed: false };
+    delete s.frozen;
+    const reason = command.reason ?? 'unfrozen by an operator';
+    events.push(freezeEvent('unfreeze', s.resource, command.by, now, reason));
+    return { frozen: null, changed: true };
+}
+/**
+ * A freeze whose end has come is recorded as over (an unfreeze entry) before anything
+ * else; returns when it ended (however late that is noticed), or undefined.
+ */
+function settleFreeze(s, now, events) {
+    const untilMs = s.frozen?.untilMs;
+    if (untilMs === null || untilMs === undefined || untilMs > now)
+        return undefined;
+    const by = s.frozen.by;
+    delete s.frozen;
+    events.push(freezeEvent('unfreeze', s.resource, by, now, FREEZE_ENDED));
+    return untilMs;
+}
+function frozenReply(freeze, waitMs, position) {
+    // An operator who gave its name (console, --by) is named; the admin key and a window are not.
+    const named = /^operator:(?!admin-key$)(.+)$/.exec(freeze.by)?.[1];
+    // The failover hold (failover.ts) is the kernel's own, not an operator's.
+    const kernel = freeze.by === FAILOVER_BY;
+    const who = kernel ? 'the kernel' : named ? `operator ${named}` : 'an operator';
+    const message = freeze.by === HEALTH_HOLD_BY
+        ? `held while its health check fails: ${freeze.reason}`
+        : freeze.by === HEALTH_FREEZE_BY
+            ? `frozen after a failed health check until an operator unfreezes it: ${freeze.reason}`
+            : freeze.untilMs !== null
+                ? `frozen until ${iso(freeze.untilMs)} by ${who}: ${freeze.reason}`
+                : named
+                    ? `frozen by ${who} until unfrozen: ${freeze.reason}`
+                    : `frozen until an operator unfreezes it: ${freeze.reason}`;
+    return {
+        ok: false,
+        reason: 'frozen',
+        message,
+        until: freeze.untilMs,
+        stampede: { waitMs },
+        position,
+    };
+}
+const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
+    const event = { kind, atMs, resource, actorDid: by, leaseId: '', fence: 0, reason };
+    if (untilMs !== null && untilMs !== undefined)
+        event.expiresAtMs = untilMs;
+    return event;
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
+
+
 
 
 
@@ -35893,7 +36088,7 @@ function notify_checkNotifyUrl(raw) {
         url = new URL(raw);
     }
     catch {
-        throw new notify_NotifyError(`Invalid --notify '${raw.slice(0, 200)}': expected an https: URL.`);
+        throw new notify_NotifyError(`Invalid --notify '${urlForDisplay(raw)}': expected an https: URL.`);
     }
     const secure = url.protocol === 'https:';
     const loopback = url.protocol === 'http:' && loopback_isLoopbackHost(url.hostname);
@@ -35965,11 +36160,15 @@ function notificationText(n) {
         case 'revoke':
             return `${n.resource} revoked from ${who} by ${n.by ? line(n.by) : 'an operator'}${why}`;
         case 'freeze':
+            if (n.agent === HEALTH_HOLD_BY)
+                return `${n.resource} held while its health check fails${why}`;
             return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
         case 'unfreeze':
             return `${n.resource} unfrozen${why}`;
         case 'break_glass':
             return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
+        case 'break_glass_withdrawn':
+            return `${n.resource}: the break-glass for ${who} withdrawn by ${n.by ? line(n.by) : 'an operator'}${why}`;
     }
 }
 /** The notification of a ledger entry; `atMs` is the entry's stamp. */
@@ -35994,7 +36193,7 @@ function notificationOf(entry) {
         n.reason = entry.reason;
     if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined)
         n.until = entry.expiresAtMs;
-    if (entry.kind === 'revoke' && entry.by !== undefined)
+    if ((entry.kind === 'revoke' || entry.kind === 'break_glass_withdrawn') && entry.by !== undefined)
         n.by = entry.by;
     if (entry.kind === 'break_glass') {
         if (entry.expiresAtMs !== undefined)
@@ -36253,7 +36452,8 @@ function deliveryOf(notifications) {
  */
 function withoutUrl(message, url) {
     const origin = new URL(url).origin;
-    return message.split(url).join(`${origin}/…`);
+    // The HTTP client's messages name the URL as shown (urlForDisplay), which still has the path.
+    return message.split(url).join(`${origin}/…`).split(urlForDisplay(url)).join(`${origin}/…`);
 }
 function sleep(ms, signal) {
     return new Promise((resolve) => {

@@ -28368,7 +28368,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1921:
+/***/ 8629:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28656,6 +28656,7 @@ const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
 /** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
 const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
 const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
+const WITHDRAW_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/withdraw';
 /** The local kernel's overview of every resource with a lease, a reservation or waiters. */
 const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
 /** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
@@ -28731,6 +28732,8 @@ const revokedSchema = schemas/* object */.Ikc({
     reason: schemas/* literal */.euz('revoked'),
     holder: schemas/* optional */.lqM(did),
     message: schemas/* optional */.lqM(schemas/* string */.YjP()),
+    /** Who revoked (`operator:NAME`), when the plane names them. */
+    by: schemas/* optional */.lqM(shortText(200)),
 });
 const otherRefusalSchema = schemas/* object */.Ikc({
     ok: schemas/* literal */.euz(false),
@@ -28765,6 +28768,8 @@ const watchAnswerSchema = schemas/* object */.Ikc({
     endedAtMs: schemas/* optional */.lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
     message: schemas/* optional */.lqM(schemas/* string */.YjP()),
     holder: schemas/* optional */.lqM(did),
+    /** Who revoked (`operator:NAME`), when the plane names them. */
+    by: schemas/* optional */.lqM(shortText(200)),
 });
 const freezeAnswerSchema = schemas/* object */.Ikc({
     ok: schemas/* literal */.euz(true),
@@ -28782,7 +28787,11 @@ const breakGlassAnswerSchema = schemas/* object */.Ikc({
     until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
     /** Waiting for the second operator's approval. */
     pending: schemas/* boolean */.zMY(),
-    approvedBy: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(100))),
+    approvedBy: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(300))),
+    /** The run and attempt whose OIDC token approved it (one approval approves one pass). */
+    approval: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_DID_LENGTH))),
+    /** The answer of a withdrawal: this pass is gone. */
+    withdrawn: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {
@@ -29022,6 +29031,8 @@ const lossSchema = schemas/* object */.Ikc({
     holder: schemas/* optional */.lqM(keeper_status_text),
     /** The operator's message (revoked) or the plane's. */
     message: schemas/* optional */.lqM(keeper_status_text),
+    /** `revoked`: who revoked (`operator:NAME`), when the plane names them. */
+    by: schemas/* optional */.lqM(keeper_status_text),
     /** `replaced`: the lease the plane granted instead, which the keeper gave back at once. */
     newLeaseId: schemas/* optional */.lqM(keeper_status_text),
     gaveBack: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
@@ -29039,6 +29050,8 @@ const keeperRecordSchema = schemas/* object */.Ikc({
     lastRenewedAtMs: schemas/* optional */.lqM(at),
     failures: schemas/* number */.aig(),
     lastError: schemas/* optional */.lqM(keeper_status_text),
+    /** Said once: the plane told no lease time the keeper could read on its clock (lease-time.ts). */
+    note: schemas/* optional */.lqM(keeper_status_text),
     /** Our lease ended under us; renewing stopped. */
     lost: schemas/* optional */.lqM(lossSchema),
     ended: schemas/* optional */.lqM(schemas/* object */.Ikc({ atMs: at, why: schemas/* enum */.k5n(keepEnds) })),
@@ -29159,8 +29172,13 @@ const LEASE_ID_FORM = '1 to 128 characters of A-Z a-z 0-9 . _ : -';
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** The longest lease any plane grants: the kernel's largest `--ttl-ms` (the hosted plane's is 30 s). */
 const MAX_LEASE_MS = 3_600_000;
-/** What is wrong with a grant, or undefined when it is ours to believe. */
-function grantProblem(lease, asked, wallNow) {
+/**
+ * What is wrong with a grant, or undefined when it is ours to believe. `nowMs` is the plane's
+ * own clock when its answer tells it (the Date header), else our wall clock: a runner whose
+ * clock is 10 minutes off must not call a good grant absurd.
+ */
+function grantProblem(lease, asked, nowMs) {
+    const wallNow = nowMs;
     if (lease.holder !== asked.actorDid) {
         return {
             field: 'lease.holder',
@@ -29209,12 +29227,53 @@ function quote(text) {
     return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+;// CONCATENATED MODULE: ./src/gate/lease-time.ts
+/**
+ * How long a grant or renewal runs, read in the plane's own words (CONTRACT.md part 2):
+ * `ttlMs` when it tells one (the bundled kernel does); otherwise `expiresAtMs` against the
+ * answer's `Date` header, both on the plane's clock (the hosted plane's contract has only
+ * `expiresAtMs`). Never `expiresAtMs` against the runner's wall clock while the plane gave
+ * a better word: a runner 10 minutes off would renew 10 minutes late, or never.
+ */
+/** The hosted plane's documented lease time (CONTRACT.md part 1): no reading goes above it. */
+const DOCUMENTED_LEASE_MS = 30_000;
+/**
+ * A `Date` header names whole seconds, rounded down: when the plane wrote it, its clock
+ * may already have been up to this much later, so that much less of the lease was left.
+ */
+const DATE_RESOLUTION_MS = 1_000;
+/** Without ttlMs or a Date header, a reading below this is not believed to the letter. */
+const FALLBACK_FLOOR_MS = 1_000;
+/**
+ * The lease time to pace renewals by, never more than the plane's word allows. With a Date
+ * header: `expiresAtMs - Date - 1 s` (the header's uncertainty), counted from when the request
+ * was sent, so latency only makes the keeper renew earlier. With neither word: the smaller of
+ * the documented 30 s and the expiry against our own wall clock (at least 1 s), and `fallback`
+ * says so to the caller, who logs it.
+ */
+function leaseTimeOf(lease, word) {
+    if (lease.ttlMs !== undefined)
+        return { ms: lease.ttlMs, source: 'ttl' };
+    if (word.planeDateMs !== undefined) {
+        const left = lease.expiresAtMs - word.planeDateMs - DATE_RESOLUTION_MS;
+        return { ms: bound(left, 0), source: 'date' };
+    }
+    const left = lease.expiresAtMs - word.wallSentAtMs;
+    return { ms: bound(left, FALLBACK_FLOOR_MS), source: 'fallback' };
+}
+function bound(ms, floor) {
+    return Math.min(DOCUMENTED_LEASE_MS, Math.max(floor, Math.floor(ms)));
+}
+/** The keeper's one log line for a plane that gave no word it could read on the plane's clock. */
+function fallbackNote(time) {
+    return `The plane's answer tells no ttlMs and no readable Date header: the lease time is read as ${time.ms} ms, the smaller of the documented ${DOCUMENTED_LEASE_MS / 1_000} s and its expiresAtMs against this runner's clock (at least ${FALLBACK_FLOOR_MS / 1_000} s). Renewals are paced by that; a runner clock far ahead of the plane's renews often, one far behind may renew too late for leases shorter than 30 s.`;
+}
+
 ;// CONCATENATED MODULE: ./src/gate/keep.ts
 
 
 
-/** The documented lease time (CONTRACT.md), for a plane whose answer does not tell its own. */
-const DOCUMENTED_LEASE_MS = 30_000;
+
 const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
@@ -29289,9 +29348,14 @@ async function renewLoop(options, seen) {
     };
     options.onChange?.(status);
     // Paced on our monotonic clock from when each granting request was SENT (the plane decided
-    // no earlier), by the lease time it told: a runner's wall clock off by any amount changes
-    // nothing. Renewed at a third of the time left, as before.
-    let leaseEnd = options.sentAtMs === undefined ? started : options.sentAtMs + leaseTimeOf(options.lease);
+    // no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
+    // wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
+    // whose send time or lease time is unknown is renewed at once, which tells both.
+    const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
+    let leaseEnd = options.sentAtMs === undefined || !told
+        ? started
+        : options.sentAtMs +
+            leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
     let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
     const end = (why) => {
         status.ended = { atMs: options.wallNow(), why };
@@ -29319,6 +29383,7 @@ async function renewLoop(options, seen) {
         }
         let answer;
         const sentAt = clock.now();
+        const wallSentAt = options.wallNow();
         try {
             answer = await client.lease(request, {
                 signal,
@@ -29348,6 +29413,7 @@ async function renewLoop(options, seen) {
             return lose({
                 reason: 'revoked',
                 message: answer.message,
+                ...(answer.by ? { by: answer.by } : {}),
                 // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
                 ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
             });
@@ -29376,7 +29442,11 @@ async function renewLoop(options, seen) {
         status.renewals += 1;
         status.expiresAtMs = lease.expiresAtMs;
         status.lastRenewedAtMs = options.wallNow();
-        leaseEnd = sentAt + leaseTimeOf(lease);
+        const time = leaseTimeOf(lease, { planeDateMs: answer.planeDateMs, wallSentAtMs: wallSentAt });
+        // Said once: the plane gave no word on its own clock, so this pace is a guess.
+        if (time.source === 'fallback')
+            status.note ??= fallbackNote(time);
+        leaseEnd = sentAt + time.ms;
         const remaining = Math.max(0, leaseEnd - answeredAt);
         nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
         options.onChange?.(status);
@@ -29389,15 +29459,8 @@ function lossOf(end) {
         ...(end.endedAtMs === undefined ? {} : { endedAtMs: end.endedAtMs }),
         ...(end.message === undefined ? {} : { message: end.message }),
         ...(end.holder === undefined ? {} : { holder: end.holder }),
+        ...(end.by === undefined ? {} : { by: end.by }),
     };
-}
-/**
- * How long a grant or renewal runs: the plane's own `ttlMs` when it tells one (the bundled
- * kernel does), else the documented 30 s. Never `expiresAtMs` less our wall clock: a runner
- * whose clock is behind the plane's by more than about twice the lease time lost its lease.
- */
-function leaseTimeOf(lease) {
-    return lease.ttlMs ?? DOCUMENTED_LEASE_MS;
 }
 
 ;// CONCATENATED MODULE: ./src/gate/wait.ts
@@ -29431,13 +29494,15 @@ class LeaseRevokedError extends LeaseRefusedError {
         super({
             reason: 'revoked',
             detail: operatorMessage,
-            message: `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
+            message: `${resource} was revoked for this agent ${revokedBy(options.by)}${operatorReason(operatorMessage)}`,
             code: 'lease_revoked',
         });
         this.resource = resource;
         this.operatorMessage = operatorMessage;
     }
 }
+/** "by operator:alice" when the plane names who revoked (plane text, clipped to one line), else "by an operator". */
+const revokedBy = (by) => `by ${by ?? 'an operator'}`;
 /** ": <reason>" for a revoke's message, or nothing when it only repeats "revoked by an operator". */
 function operatorReason(message) {
     const said = (message ?? '').trim();
@@ -29515,6 +29580,7 @@ async function waitForLease(options) {
             throw new LeaseRevokedError({
                 resource: options.resource,
                 operatorMessage: answer.message,
+                by: answer.by,
             });
         if (answer.kind === 'superseded') {
             return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
@@ -29598,12 +29664,36 @@ async function releaseQuietly(options, request) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(7067);
-// EXTERNAL MODULE: ./src/http/client.ts
-var client = __nccwpck_require__(3329);
+// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
+var client = __nccwpck_require__(6122);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var http_errors = __nccwpck_require__(8549);
 ;// CONCATENATED MODULE: ./src/plane/retry.ts
-const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
+/**
+ * The plane client's: the caller's budget alone bounds the attempts (a `run --wait-timeout 30m`
+ * retries a dead plane for 30 minutes, as it says), each back-off at most 8 s. A bound of 50
+ * attempts gave up after about 4.6 minutes while the CLI said "retrying for 25m 50s more".
+ */
+const DEFAULT_RETRY = {
+    baseMs: 250,
+    capMs: 8_000,
+    maxAttempts: Number.POSITIVE_INFINITY,
+};
+/**
+ * How long to wait before the next attempt, or undefined to give up: the attempts are spent,
+ * the budget is, or the plane's Retry-After asks for longer than is left. A computed back-off
+ * that would pass the deadline is cut to it, so the last attempt is made at the deadline and
+ * "retrying for N more" holds to the end.
+ */
+function nextRetryMs(policy, attempt, retryAfterMs, leftMs, random) {
+    if (attempt + 1 >= policy.maxAttempts || leftMs <= 0)
+        return undefined;
+    if (retryAfterMs !== undefined) {
+        const asked = Math.min(retryAfterMs, policy.capMs * 4);
+        return asked > leftMs ? undefined : asked;
+    }
+    return Math.min(backoffMs(policy, attempt, random), leftMs);
+}
 /** Capped exponential back-off with "equal jitter": half fixed, half random. */
 function backoffMs(policy, attempt, random) {
     const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt, 30));
@@ -29620,7 +29710,23 @@ function parseRetryAfter(value, nowWallMs) {
     return Number.isNaN(at) ? undefined : Math.max(0, at - nowWallMs);
 }
 
+;// CONCATENATED MODULE: ./src/plane/plane-date.ts
+
+/**
+ * An answer's `Date` header (RFC 9110: the origin's clock when it made the answer, whole
+ * seconds) as epoch milliseconds; undefined when absent or unreadable. It is the only word
+ * on the plane's clock besides `expiresAtMs`, so a plane that tells no `ttlMs` is read by it.
+ */
+function planeDateOf(value) {
+    const text = Array.isArray(value) ? value[0] : value;
+    if (text === undefined || text.length > 64)
+        return undefined;
+    const ms = Date.parse(text);
+    return Number.isFinite(ms) && ms > 0 && ms <= MAX_EPOCH_MS ? ms : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/plane/client.ts
+
 
 
 
@@ -29733,10 +29839,16 @@ function createPlaneClient(options) {
             });
         }
         const applied = headerValue(response.headers['preference-applied']) ?? '';
-        return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
+        return {
+            status,
+            body,
+            preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
+            dateMs: planeDateOf(response.headers.date),
+        };
     }
     async function withRetries(attempt, call) {
-        const until = call.retryUntilMs ?? clock.now() + DEFAULT_RETRY_WINDOW_MS;
+        const first = clock.now();
+        const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
         for (let n = 0;; n += 1) {
             try {
                 return await attempt();
@@ -29744,9 +29856,9 @@ function createPlaneClient(options) {
             catch (error) {
                 if (!(error instanceof TransientError))
                     throw error;
-                const wait = Math.min(error.retryAfterMs ?? backoffMs(policy, n, random), policy.capMs * 4);
-                if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
-                    throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, { call: error.call, status: error.status });
+                const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
+                if (wait === undefined) {
+                    throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
                 }
                 options.onRetry?.({
                     error: error.message,
@@ -29804,7 +29916,7 @@ function createPlaneClient(options) {
                 return interpretLease(raw, where, check);
             const parsed = grantedSchema.safeParse(raw.body);
             const broken = parsed.success
-                ? grantProblem(parsed.data.lease, req, wallNow())
+                ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
                 : {
                     field: fieldOf(parsed.error),
                     problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
@@ -29816,6 +29928,7 @@ function createPlaneClient(options) {
                     kind: 'granted',
                     lease: parsed.data.lease,
                     preferenceApplied: raw.preferenceApplied,
+                    ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
                     ...(previous.success && previous.data ? { previous: previous.data } : {}),
                 };
             }
@@ -29855,6 +29968,7 @@ function createPlaneClient(options) {
                 endedAtMs: answer.endedAtMs,
                 message: clipText(answer.message),
                 holder: answer.holder,
+                ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
             };
         },
         async revoke(resource, reason, adminKey, call = {}, by) {
@@ -29885,6 +29999,11 @@ function createPlaneClient(options) {
             const plain = { ...call, waitSeconds: undefined };
             const raw = await post(APPROVE_BREAK_GLASS_PATH, request, plain, approverKey);
             return check(breakGlassAnswerSchema, raw, name('POST', APPROVE_BREAK_GLASS_PATH));
+        },
+        async withdrawBreakGlass(request, adminKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(WITHDRAW_BREAK_GLASS_PATH, request, plain, adminKey);
+            return check(breakGlassAnswerSchema, raw, name('POST', WITHDRAW_BREAK_GLASS_PATH));
         },
         async close() {
             if (ownHttp)
@@ -29925,6 +30044,7 @@ function interpretLease(raw, call, check) {
             kind: 'revoked',
             holder: revoked.holder,
             message: clipText(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
         };
     }
     if (refusal.reason === 'superseded') {
@@ -30031,7 +30151,7 @@ function openSession(options) {
             return { kind: 'failed', message: (0,src_errors/* errorMessage */.gJ)(error) };
         }
     }
-    function held(lease, waitedMs = 0, sentAtMs) {
+    function held(lease, waitedMs = 0, grant = {}) {
         return {
             lease,
             waitedMs,
@@ -30040,7 +30160,7 @@ function openSession(options) {
                 ...request,
                 lease: controls.lease ?? lease,
                 // A lease handed in by the caller came from a request we did not time.
-                ...(controls.lease ? {} : { sentAtMs }),
+                ...(controls.lease ? {} : grant),
                 clock,
                 wallNow,
                 sleep,
@@ -30050,7 +30170,7 @@ function openSession(options) {
                 ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
                 ...(controls.onChange ? { onChange: controls.onChange } : {}),
                 // A blocking watch alongside the renewals, so a revoke is known at once.
-                ...(maxHoldSeconds > 0
+                ...(maxHoldSeconds > 0 && !controls.noWatch
                     ? {
                         watch: (leaseId, signal) => client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
                     }
@@ -30062,14 +30182,15 @@ function openSession(options) {
     return {
         client,
         async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
-            // When the request that was granted was sent: the lease's time runs from no earlier.
-            let sentAtMs;
+            // When the request that was granted was sent (the lease's time runs from no earlier),
+            // and the plane's clock in its answer (the keeper reads the lease time by it).
+            let grant = {};
             const timed = {
                 lease: async (...args) => {
                     const sent = clock.now();
                     const answer = await client.lease(...args);
                     if (answer.kind === 'granted')
-                        sentAtMs = sent;
+                        grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
                     return answer;
                 },
                 release: (...args) => client.release(...args),
@@ -30096,7 +30217,7 @@ function openSession(options) {
                 request = { resource: options.resource, actorDid: result.lease.holder };
             return {
                 outcome: 'granted',
-                held: held(result.lease, result.waitedMs, sentAtMs),
+                held: held(result.lease, result.waitedMs, grant),
                 waitedMs: result.waitedMs,
                 ...(result.previous ? { previous: result.previous } : {}),
                 ...(result.takenUp ? { takenUp: true } : {}),
@@ -30219,6 +30340,22 @@ async function waitForKeeper(keeper, fromSource, sleep = realSleep) {
     // It may have written its record just before it exited.
     const last = readStatusFile(keeper.statusFile);
     return last?.pid === keeper.pid ? last : undefined;
+}
+/**
+ * Waits (bounded) until the keeper has renewed once or ended: until then, whoever started it
+ * keeps renewing, since a keeper that starts slowly (two busy cores) must not let a short lease
+ * lapse between the grant and its first renewal. True once it renewed.
+ */
+async function waitForFirstRenewal(keeper, limitMs, sleep = realSleep) {
+    for (let waited = 0; waited <= limitMs; waited += 25) {
+        const record = readStatusFile(keeper.statusFile);
+        if (record?.pid === keeper.pid && record.renewals > 0)
+            return true;
+        if (record?.ended || keeper.exited())
+            return false;
+        await sleep(25);
+    }
+    return false;
 }
 /**
  * Stops the keeper (bounded), reads its last record, and removes the status
@@ -30405,9 +30542,16 @@ function formatEpoch(ms) {
         ? `${new Date(ms).toISOString()} (${ms})`
         : 'unknown';
 }
-function describeLease(lease) {
+/** "2026-12-07 04:00:00 UTC": the one time format of an output that names more than one time. */
+function formatUtc(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+        : 'unknown';
+}
+/** `at`: how the expiry is written, so an output keeps one time format (status: formatUtc). */
+function describeLease(lease, at = formatEpoch) {
     const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
-    return `lease ${untrusted(lease.id, 256)}${fence}, expires ${formatEpoch(lease.expiresAtMs)}`;
+    return `lease ${untrusted(lease.id, 256)}${fence}, expires ${at(lease.expiresAtMs)}`;
 }
 /** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
 function describeLapse(lease, nowMs) {
@@ -30448,17 +30592,26 @@ function ordinal(n) {
 }
 /**
  * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
- * or "frozen until … by an operator: <reason>". Plane text is escaped here.
+ * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * answered 503". Plane text is escaped here.
  */
 function describeWaitState(e) {
     if (e.frozen) {
         const message = untrusted(e.frozen.message);
-        // The kernel's message starts "frozen until …"; another plane's may not.
-        return message.startsWith('frozen') ? message : `frozen by an operator: ${message}`;
+        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // (the health gate's hold, no operator's); another plane's may not.
+        return message.startsWith('frozen') || healthHold(message)
+            ? message
+            : `frozen by an operator: ${message}`;
     }
     const place = describePlace(e.position, e.etaMs, e.overdueMs);
     return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
 }
+/** A wait of --wait-timeout 0 did not time out: it asked once, as told. */
+const ASKED_ONCE = 'asked once (--wait-timeout 0)';
+/** The kernel's words for the health gate's hold (kernel/rules/freeze.ts, frozenReply). */
+const HEALTH_HOLD_WORDS = 'held while its health check fails';
+const healthHold = (message) => message.startsWith(HEALTH_HOLD_WORDS);
 function describeLoss(resource, loss) {
     // The plane's own time of the end when it said (a watch), else when we learned of it.
     const at = loss.endedAtMs === undefined
@@ -30468,7 +30621,7 @@ function describeLoss(resource, loss) {
     const now = loss.holder ? ` It is now held by ${did_describeHolder(loss.holder)}.` : '';
     switch (loss.reason) {
         case 'revoked':
-            return `Lost ${resource} at ${at}: an operator revoked the lease${operatorReason(loss.message && escape_untrusted(loss.message))}.${now}`;
+            return `Lost ${resource} at ${at}: ${loss.by ? `the lease was revoked ${revokedBy(escape_untrusted(loss.by, 200))}` : 'an operator revoked the lease'}${operatorReason(loss.message && escape_untrusted(loss.message))}.${now}`;
         case 'lapsed':
             return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
         case 'released':
@@ -30644,6 +30797,20 @@ async function exportLedger(apiUrl, key, write, progress) {
         await http.close();
     }
 }
+/**
+ * Each page's entries of one export, as they arrive (`lease-gate history`): memory
+ * bounded by a page and what `each` keeps. The entries are `{ index, entry, inclusionProof }`.
+ */
+async function eachLedgerPage(apiUrl, key, each) {
+    const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        for await (const page of pagesOf(http, apiUrl, key))
+            each(page.entries);
+    }
+    finally {
+        await http.close();
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/action/context.ts
 
@@ -30666,7 +30833,7 @@ function memoryContext(options) {
         // The runner's token service as core.getIDToken asks it (a fake one on loopback in tests).
         getIDToken: async (audience) => {
             const { runnerTokenSource } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 8309));
-            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 3329));
+            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 6122));
             const http = createHttpClient({ env: ctx.env });
             try {
                 const token = await runnerTokenSource(ctx.env, audience, http)();
@@ -34460,6 +34627,9 @@ async function giveBack(ctx, releaseOwn, job, github) {
         rows.push(['mode', 'dry run on a local kernel']);
     if (keeper)
         rows.push(['renewals', describeKeeper(keeper)]);
+    // The keeper paced by a guess (no lease time on the plane's clock): said once, here.
+    if (keeper?.note)
+        ctx.warning(`The keeper's pace: ${keeper.note}`);
     if (keeper?.lost) {
         const loss = describeLoss(resource, keeper.lost);
         ctx.error(`${loss} This job was not exclusive after that moment.`, `Lost ${resource}`);
@@ -34554,7 +34724,7 @@ async function stopKernel(ctx) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1921);
+/* harmony import */ var _action_post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8629);
 
 await (0,_action_post_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
@@ -34705,17 +34875,63 @@ function causeText(error) {
 
 /***/ }),
 
-/***/ 3329:
+/***/ 6122:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   createHttpClient: () => (/* binding */ createHttpClient)
-/* harmony export */ });
-/* unused harmony export MAX_ANSWER_BYTES */
-/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6752);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3916);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8549);
-/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(507);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  createHttpClient: () => (/* binding */ createHttpClient)
+});
+
+// UNUSED EXPORTS: MAX_ANSWER_BYTES
+
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __nccwpck_require__(8549);
+// EXTERNAL MODULE: ./src/http/loopback.ts
+var loopback = __nccwpck_require__(507);
+;// CONCATENATED MODULE: ./src/http/url-display.ts
+/**
+ * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
+ * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
+ * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
+ * hold a secret, and what is signed into the ledger can never be taken out again.
+ *
+ * Text that does not parse as a URL is cut the same way, by its characters: a refused
+ * flag is echoed so the person sees which one, never with what might be its secret.
+ */
+function urlForDisplay(raw) {
+    let url;
+    try {
+        url = typeof raw === 'string' ? new URL(raw) : raw;
+    }
+    catch {
+        url = undefined;
+    }
+    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
+    const shown = url
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
+        : cutByHand(String(raw));
+    // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
+    return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
+}
+/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
+function cutByHand(text) {
+    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
+    const scheme = match?.[1] ?? '';
+    let rest = match?.[2] ?? '';
+    // Credentials end at the last '@' before the path (a password may itself hold '@').
+    const slash = rest.indexOf('/');
+    const authority = slash < 0 ? rest : rest.slice(0, slash);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0)
+        rest = rest.slice(at + 1);
+    return `${scheme}${rest}`;
+}
+
+;// CONCATENATED MODULE: ./src/http/client.ts
 
 
 
@@ -34741,23 +34957,24 @@ function createHttpClient(options = {}) {
         keepAliveTimeout: 4_000,
     };
     const proxies = proxyEnv(env);
-    const direct = new undici__WEBPACK_IMPORTED_MODULE_0__.Agent(agentOptions);
+    const direct = new undici.Agent(agentOptions);
     // Loopback is decided here, by the same test that allows plain http: to it, and not
     // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
     const proxied = proxies.httpProxy || proxies.httpsProxy
-        ? new undici__WEBPACK_IMPORTED_MODULE_0__.EnvHttpProxyAgent({
+        ? new undici.EnvHttpProxyAgent({
             ...agentOptions,
             httpProxy: proxies.httpProxy || undefined,
             httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_3__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
+    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct;
     let closed = false;
     async function send(req) {
-        const call = `[${req.method}] "${req.url}"`;
+        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+        const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
         if (closed)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: the HTTP client is closed`, {
+            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, {
                 failure: 'cancelled',
                 call,
             });
@@ -34780,18 +34997,18 @@ function createHttpClient(options = {}) {
             return { status: answer.statusCode, headers: answer.headers, text };
         }
         catch (error) {
-            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j)
+            if (error instanceof errors/* HttpError */.j)
                 throw error;
             if (req.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: cancelled`, { failure: 'cancelled', call });
+                throw new errors/* HttpError */.j(`${call}: cancelled`, { failure: 'cancelled', call });
             if (timeout.aborted || isTimeout(error)) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, {
+                throw new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, {
                     failure: 'timeout',
                     call,
                     cause: error,
                 });
             }
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, {
+            throw new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, {
                 failure: 'network',
                 call,
                 cause: error,
@@ -34803,8 +35020,8 @@ function createHttpClient(options = {}) {
         async getText(url, headers = {}, signal) {
             const answer = await send({ method: 'GET', url, headers, signal });
             if (answer.status !== 200) {
-                const call = `[GET] "${url}"`;
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                const call = `[GET] "${urlForDisplay(url)}"`;
+                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
                     failure: 'network',
                     call,
                 });
@@ -34826,7 +35043,7 @@ async function readBounded(body, call) {
         size += chunk.length;
         if (size > MAX_ANSWER_BYTES) {
             body.destroy();
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
                 failure: 'too-large',
                 call,
             });
@@ -34841,11 +35058,30 @@ function isTimeout(error) {
         code === 'UND_ERR_HEADERS_TIMEOUT' ||
         code === 'UND_ERR_BODY_TIMEOUT');
 }
-/** "connect ECONNREFUSED 127.0.0.1:9" rather than undici's "fetch failed"-style wrappers. */
+/**
+ * What failed, in our words, by the error's code: undici's and Node's own messages are not
+ * passed on, since some carry the URL (with its credentials and query) or the proxy's.
+ */
 function describeNetworkError(error) {
-    const inner = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const text = (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(inner instanceof Error && !inner.message ? error : inner);
-    return (text || String(error)).slice(0, 300);
+    const code = codeOf(error);
+    if (code === 'ECONNREFUSED')
+        return 'connection refused (ECONNREFUSED)';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+        return `host name not resolved (${code})`;
+    if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code))
+        return `TLS handshake failed (${code})`;
+    if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+        return `connection closed by the other side (${code})`;
+    return code ? `connection failed (${code})` : 'connection failed';
+}
+/** The first string `code` of the error or of what it wraps (undici wraps the socket's error). */
+function codeOf(error) {
+    for (let e = error, depth = 0; e && depth < 4; e = e.cause, depth += 1) {
+        const code = e.code;
+        if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code))
+            return code;
+    }
+    return '';
 }
 
 
@@ -34874,10 +35110,15 @@ class HttpError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateErro
     failure;
     /** `[METHOD] "url"`, for messages. */
     call;
+    /** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+    detail;
     constructor(message, options) {
         super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: CODES[options.failure] });
         this.failure = options.failure;
         this.call = options.call;
+        this.detail = message.startsWith(`${options.call}: `)
+            ? message.slice(options.call.length + 2)
+            : message;
     }
 }
 
@@ -34945,7 +35186,7 @@ class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3305);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6122);
 /* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4043);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 

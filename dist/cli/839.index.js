@@ -1,8 +1,8 @@
-export const id = 947;
-export const ids = [947];
+export const id = 839;
+export const ids = [839];
 export const modules = {
 
-/***/ 7947:
+/***/ 4839:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -13,10 +13,6 @@ __webpack_require__.d(__webpack_exports__, {
   kernel: () => (/* binding */ kernel)
 });
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __webpack_require__(7598);
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: ./src/kernel/rules/core.ts
 var core = __webpack_require__(9098);
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
@@ -54,6 +50,8 @@ function parse(schema, body) {
     });
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
@@ -101,10 +99,9 @@ function vouched(claims, run, didHost) {
     }
     return out;
 }
+const pullRequest = (claims) => typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request');
 /** The fields a token's claims cannot vouch for on this event, taken as sent (see above). */
-const takenAsSent = (claims) => typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request')
-    ? new Set(['commit'])
-    : new Set();
+const takenAsSent = (claims, vouched) => pullRequest(claims) && !vouched ? new Set(['commit']) : new Set();
 const FIELDS = [
     'repository',
     'workflow',
@@ -118,13 +115,13 @@ const FIELDS = [
  * The deploy to record for a lease asked with an OIDC token: `sent` checked field by
  * field against the claims and completed from them. Undefined when none was sent (the
  * run asked for no deploy order). Throws `403 not_your_deploy` naming the first field
- * that disagrees.
+ * that disagrees. `mustVouch`: a resource of the promotion order (no field taken as sent).
  */
-function deployOfRun(sent, claims, run, didHost) {
+function deployOfRun(sent, claims, run, didHost, mustVouch = false) {
     if (!sent)
         return undefined;
     const allowed = vouched(claims, run, didHost);
-    const asSent = takenAsSent(claims);
+    const asSent = takenAsSent(claims, mustVouch);
     const out = {};
     for (const field of FIELDS) {
         const value = sent[field];
@@ -135,7 +132,7 @@ function deployOfRun(sent, claims, run, didHost) {
         }
         const values = allowed[field];
         if (value !== undefined && values.length > 0 && !values.includes(value)) {
-            throw new refusal/* AuthRefusal */.N(`This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token.`, { status: 403, reason: 'not_your_deploy' });
+            throw new refusal/* AuthRefusal */.N(`This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token${field === 'commit' && pullRequest(claims) ? ", a pull request run's commit too on a resource of the promotion order (a hold there marks its commit as having completed a step)" : ''}.`, { status: 403, reason: 'not_your_deploy' });
         }
         const recorded = value !== undefined && values.length > 0 ? value : values[0];
         if (recorded !== undefined)
@@ -223,10 +220,10 @@ function createAuthorizer(options) {
         }
         // 'open' and 'shared-key': everyone is trusted to be anyone.
     }
-    function deployOf(principal, deploy) {
+    function deployOf(principal, deploy, vouched = false) {
         if (principal.kind !== 'oidc' || !oidc)
             return deploy;
-        return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost);
+        return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost, vouched);
     }
     return { required, authorize, mayActAs, deployOf };
 }
@@ -239,6 +236,24 @@ function expected(options) {
     return `This kernel needs ${ways.join(' or ')} as a Bearer token.`;
 }
 
+;// CONCATENATED MODULE: ./src/kernel/auth/caller.ts
+/**
+ * Whose GitHub compare budget a lease's descendant check spends (github/compare-budget.ts):
+ * what the credential says of its bearer. An OIDC token: its repository (any workflow or
+ * pull request of it can start runs, so they share one budget). A scoped key: its name. The
+ * shared key, or none: the DID asked for, since everyone with the key may be anyone; the
+ * kernel's own budget bounds them all together.
+ */
+function compareCaller(principal, actorDid) {
+    if (principal.kind === 'oidc')
+        return `the repository ${principal.run.repository}`;
+    if (principal.kind === 'scoped-key')
+        return `key "${principal.key.name}"`;
+    return actorDid;
+}
+
+// EXTERNAL MODULE: ./src/plane/run-pass.ts
+var run_pass = __webpack_require__(4941);
 ;// CONCATENATED MODULE: ./src/kernel/http/freeze-routes.ts
 
 
@@ -250,12 +265,22 @@ const MAX_FREEZE_MS = 366 * 86_400_000;
 const ADMIN_OPERATOR = 'operator:admin-key';
 /** The operator's name (freeze, unfreeze and revoke bodies): one schema for the shape. */
 const operatorBy = schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* OPERATOR_NAME_PATTERN */.g9, `expected ${schema/* OPERATOR_NAME_FORM */.qS}`)));
+/**
+ * An operator's reason (freeze, break-glass, revoke): text of one line. The ledger signs
+ * it for good and terminals, the console and notifications show it, so a control
+ * character (NUL, ESC, a line break) is refused, as in the plane's other texts.
+ */
+const reasonText = (max = 1_000) => schemas/* string */.YjP().check(api/* _maxLength */.Eb(max), 
+// eslint-disable-next-line no-control-regex -- the very characters refused
+api/* _regex */.Fk(/^[^\u0000-\u001f\u007f]*$/, 'expected text without control characters'));
+/** A reason that must be given. */
+const reasonGiven = reasonText().check(api/* _minLength */.m9(1, 'expected a reason'));
 /** Who the ledger names: the operator's own name when it gave one. */
 const operatorOf = (name) => name ? `operator:${name}` : ADMIN_OPERATOR;
 const resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 const freezeBody = schemas/* object */.Ikc({
     resource,
-    reason: schemas/* string */.YjP().check(api/* _minLength */.m9(1, 'expected a reason'), api/* _maxLength */.Eb(1_000)),
+    reason: reasonGiven,
     /** The end, as epoch milliseconds. */
     untilMs: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
     /** Or the length, from now. */
@@ -302,18 +327,51 @@ var break_glass = __webpack_require__(9047);
 
 
 
+
 const break_glass_routes_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 const actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
+/** The pass's agent, or a GitHub run (`run`: OWNER/REPO/RUN_ID, plane/run-pass.ts) for any job of it. */
+const run = schemas/* string */.YjP().check(schemas/* refine */.YPB((v) => (0,run_pass/* runPassDid */.Ss)(v) !== undefined, `expected ${run_pass/* RUN_FORM */.n7}`));
 const breakGlassBody = schemas/* object */.Ikc({
     resource: break_glass_routes_resource,
-    actorDid,
-    reason: schemas/* string */.YjP().check(api/* _minLength */.m9(1, 'expected a reason'), api/* _maxLength */.Eb(1_000)),
+    actorDid: schemas/* optional */.lqM(actorDid),
+    run: schemas/* optional */.lqM(run),
+    reason: reasonGiven,
     /** How long the pass stays open, from now. */
     forMs: schemas/* optional */.lqM(schemas/* number */.aig()
         .check(schemas/* int */.Whr(), api/* _positive */.NC(), api/* _lte */.Zm(break_glass/* MAX_BREAK_GLASS_MS */.f_, `expected at most ${break_glass/* MAX_BREAK_GLASS_MS */.f_} (one hour)`))),
     by: operatorBy,
 });
-const approveBody = schemas/* object */.Ikc({ resource: break_glass_routes_resource, actorDid, by: operatorBy });
+const approveBody = schemas/* object */.Ikc({
+    resource: break_glass_routes_resource,
+    actorDid: schemas/* optional */.lqM(actorDid),
+    run: schemas/* optional */.lqM(run),
+    by: operatorBy,
+});
+/** A cancel: the pass on `resource`, only if it is for `actorDid` (or `run`) when that is given. */
+const withdrawBody = schemas/* object */.Ikc({
+    resource: break_glass_routes_resource,
+    actorDid: schemas/* optional */.lqM(actorDid),
+    run: schemas/* optional */.lqM(run),
+    by: operatorBy,
+});
+function passDid(body, optional = false) {
+    if (body.actorDid !== undefined && body.run !== undefined) {
+        throw new ApiRefusal('actorDid or run: expected one of them, not both', {
+            status: 400,
+            reason: 'bad_request',
+        });
+    }
+    if (body.run !== undefined)
+        return (0,run_pass/* runPassDid */.Ss)(body.run);
+    if (body.actorDid === undefined && !optional) {
+        throw new ApiRefusal(`actorDid: expected ${schema/* DID_FORM */.PN} (or run: ${run_pass/* RUN_FORM */.n7})`, {
+            status: 400,
+            reason: 'bad_request',
+        });
+    }
+    return body.actorDid;
+}
 /**
  * POST break-glass (the admin key) and its approval (the approver key or an approver OIDC
  * identity, when the kernel has one: then a break-glass waits for it). Approving with the
@@ -325,9 +383,10 @@ function breakGlassRoutes(service, requireAdmin, requireApprover) {
         [`POST ${schema/* BREAK_GLASS_PATH */.nw}`]: async (req) => {
             requireAdmin(req);
             const body = parse(breakGlassBody, await req.json());
+            const actorDid = passDid(body);
             const untilMs = service.now() + (body.forMs ?? break_glass/* DEFAULT_BREAK_GLASS_MS */.k6);
             const reply = await service.breakGlass(body.resource, {
-                actorDid: body.actorDid,
+                actorDid,
                 reason: body.reason,
                 untilMs,
                 by: operatorOf(body.by),
@@ -340,7 +399,8 @@ function breakGlassRoutes(service, requireAdmin, requireApprover) {
                 throw new ApiRefusal('This kernel has no second approver (LEASE_GATE_APPROVER_KEY or --approver-oidc): a break-glass is open as soon as it is made.', { status: 409, reason: 'no_approver' });
             }
             const approver = await requireApprover(req);
-            const body = parse(approveBody, await req.json());
+            const parsed = parse(approveBody, await req.json());
+            const body = { ...parsed, actorDid: passDid(parsed) };
             if (approver.kind === 'oidc') {
                 if (body.by) {
                     throw new ApiRefusal(`by: an OIDC approver is named by its token (${approver.by}): leave by out`, { status: 400, reason: 'bad_request' });
@@ -351,7 +411,7 @@ function breakGlassRoutes(service, requireAdmin, requireApprover) {
                 if (body.actorDid.toLowerCase().startsWith(approver.repoPrefix.toLowerCase())) {
                     throw new ApiRefusal(`${approver.by} is a run of the repository the break-glass lets through (${body.actorDid}): an identity from elsewhere must approve it`, { status: 409, reason: 'same_operator' });
                 }
-                return answer(await service.approveBreakGlass(body.resource, body.actorDid, approver.by));
+                return answer(await service.approveBreakGlass(body.resource, body.actorDid, approver.by, approver.approval));
             }
             if (!body.by) {
                 throw new ApiRefusal(`by: expected the approver's name, so the ledger names who approved`, {
@@ -361,12 +421,25 @@ function breakGlassRoutes(service, requireAdmin, requireApprover) {
             }
             return answer(await service.approveBreakGlass(body.resource, body.actorDid, operatorOf(body.by)));
         },
+        [`POST ${schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv}`]: async (req) => {
+            requireAdmin(req);
+            const body = parse(withdrawBody, await req.json());
+            const reply = await service.withdrawBreakGlass(body.resource, operatorOf(body.by), passDid(body, true));
+            if (!reply.ok)
+                return { status: 409, body: reply };
+            return withdrawn(reply.withdrawn);
+        },
     };
+}
+/** A withdrawal's answer: the pass that is gone. */
+function withdrawn(pass) {
+    const { body } = answer({ ok: true, breakGlass: pass });
+    return { status: 200, body: { ...body, withdrawn: true } };
 }
 function answer(reply) {
     if (!reply.ok)
         return { status: 409, body: reply };
-    const { actorDid: a, reason, by, untilMs, pending, approvedBy } = reply.breakGlass;
+    const { actorDid: a, reason, by, untilMs, pending, approvedBy, approval } = reply.breakGlass;
     return {
         status: 200,
         body: {
@@ -377,6 +450,7 @@ function answer(reply) {
             until: untilMs,
             pending,
             ...(approvedBy !== undefined ? { approvedBy } : {}),
+            ...(approval !== undefined ? { approval } : {}),
         },
     };
 }
@@ -864,7 +938,10 @@ class LeaseWatches {
         // Grants and renewals end nothing; freezes and break-glass name no lease.
         if (event.kind === 'grant' || event.kind === 'renew')
             return;
-        if (event.kind === 'freeze' || event.kind === 'unfreeze' || event.kind === 'break_glass')
+        if (event.kind === 'freeze' ||
+            event.kind === 'unfreeze' ||
+            event.kind === 'break_glass' ||
+            event.kind === 'break_glass_withdrawn')
             return;
         const end = {
             leaseId: event.leaseId,
@@ -873,6 +950,7 @@ class LeaseWatches {
             reason: REASONS[event.kind],
             endedAtMs: Math.round(event.atMs),
             ...(event.kind === 'revoke' && event.reason !== undefined ? { message: event.reason } : {}),
+            ...(event.kind === 'revoke' && event.by !== undefined ? { by: event.by } : {}),
         };
         this.ends.set(end.leaseId, end);
         if (this.ends.size > REMEMBERED_ENDS)
@@ -938,7 +1016,8 @@ class LeaseWatches {
         const decides = (e) => e?.leaseId === leaseId &&
             e.kind !== 'freeze' &&
             e.kind !== 'unfreeze' &&
-            e.kind !== 'break_glass';
+            e.kind !== 'break_glass' &&
+            e.kind !== 'break_glass_withdrawn';
         let found;
         if (this.service.searchLedger) {
             // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.
@@ -977,6 +1056,7 @@ class LeaseWatches {
             reason: REASONS[found.kind],
             endedAtMs: found.tsMs,
             ...(found.kind === 'revoke' && found.reason !== undefined ? { message: found.reason } : {}),
+            ...(found.kind === 'revoke' && found.by !== undefined ? { by: found.by } : {}),
         };
     }
 }
@@ -1083,6 +1163,7 @@ class Promotions {
     service;
     compare;
     record;
+    inOrder;
     cursor = 0;
     /** One read of the ledger at a time, in order. */
     reading = Promise.resolve();
@@ -1092,17 +1173,23 @@ class Promotions {
         this.service = service;
         this.compare = compare;
         this.record = new promotion/* PromotionRecord */.VL(chain);
+        this.inOrder = new Set([...chain.keys(), ...chain.values()]);
     }
     get steps() {
         return this.record.steps;
+    }
+    /** Whether `resource` is in the order, before or after a step (its commits must be vouched for). */
+    ordered(resource) {
+        return this.inOrder.has(resource);
     }
     /**
      * Whether this deploy may take `resource` now. The same commit completed the step before:
      * yes. Otherwise, with GitHub's compare, the newest commits of its repository that
      * completed it are asked whether they contain this one; the first that does is the
-     * answer. GitHub not answering refuses (fail closed), saying so.
+     * answer. GitHub not answering refuses (fail closed), saying so, and so does the
+     * caller's GitHub budget being spent (`caller`: whose, auth/caller.ts).
      */
-    async check(resource, deploy) {
+    async check(resource, deploy, caller) {
         const from = this.record.stepBefore(resource);
         if (from === undefined)
             return {};
@@ -1116,7 +1203,7 @@ class Promotions {
         const candidates = this.record.completedOn(from, c.repository, MAX_ASKED);
         try {
             for (const done of candidates) {
-                if (await this.compare.contains(c.repository, c.commit, done))
+                if (await this.compare.contains(c.repository, c.commit, done, caller))
                     return { promotedVia: done };
             }
         }
@@ -1154,9 +1241,10 @@ class Promotions {
 
 // EXTERNAL MODULE: ./src/kernel/rules/overview.ts
 var rules_overview = __webpack_require__(9454);
-// EXTERNAL MODULE: ./src/kernel/service/service.ts + 7 modules
-var service_service = __webpack_require__(2567);
+// EXTERNAL MODULE: ./src/kernel/service/service.ts + 8 modules
+var service_service = __webpack_require__(9588);
 ;// CONCATENATED MODULE: ./src/kernel/http/app.ts
+
 
 
 
@@ -1192,7 +1280,7 @@ const watchBody = schemas/* object */.Ikc({
 });
 const revokeBody = schemas/* object */.Ikc({
     resource: app_resource,
-    reason: schemas/* _default */.Rvf(schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)), 'revoked by an operator'),
+    reason: schemas/* _default */.Rvf(reasonText(), 'revoked by an operator'),
     by: operatorBy,
 });
 /** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
@@ -1210,6 +1298,7 @@ const ADMIN_PATHS = new Set([
     schema/* UNFREEZE_PATH */.NU,
     schema/* BREAK_GLASS_PATH */.nw,
     schema/* APPROVE_BREAK_GLASS_PATH */.ds,
+    schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv,
 ]);
 /** The operator's levers need the admin key; they are off without one. */
 function requireAdmin(req, adminKey) {
@@ -1255,6 +1344,8 @@ function approverCheck(approverKey, patterns, auth) {
                         kind: 'oidc',
                         by: `oidc:${sub}`,
                         repoPrefix: repoPrefixOf(principal.run.didPrefix),
+                        // The run's attempt, which approves one pass: its DID prefix without the last colon.
+                        approval: principal.run.didPrefix.slice(0, -1),
                     };
                 // Only a printable sub is quoted back: the message reaches terminals and logs.
                 const whose = printable ? `This token's sub (${sub})` : 'A token without a printable sub';
@@ -1324,12 +1415,12 @@ function createKernelApp(options) {
             if ('error' in extensions)
                 throw new ApiRefusal(extensions.error, { status: 400, reason: 'bad_request' });
             // A token's run says what it deploys: a field it does not vouch for is refused here.
-            const deploy = auth.deployOf(principal, extensions.deploy);
+            const deploy = auth.deployOf(principal, extensions.deploy, promotions?.ordered(r));
             if (deploy)
                 extensions.deploy = deploy;
             else
                 delete extensions.deploy;
-            const promotion = await promotions?.check(r, deploy);
+            const promotion = await promotions?.check(r, deploy, compareCaller(principal, a));
             if (promotion?.unpromoted !== undefined)
                 extensions.unpromoted = promotion.unpromoted;
             if (promotion?.promotedVia !== undefined)
@@ -1543,6 +1634,7 @@ function watchReply(answer) {
             reason: answer.end?.reason ?? 'unknown',
             ...(answer.end ? { leaseId: answer.end.leaseId, endedAtMs: answer.end.endedAtMs } : {}),
             ...(answer.end?.message === undefined ? {} : { message: answer.end.message }),
+            ...(answer.end?.by === undefined ? {} : { by: answer.end.by }),
             ...(answer.holder === undefined ? {} : { holder: answer.holder }),
         };
     return { status: 200, body, ...(headers ? { headers } : {}) };
@@ -1574,6 +1666,8 @@ function bearerMatches(header, key) {
 
 // EXTERNAL MODULE: ./src/kernel/store/store.ts + 1 modules
 var store_store = __webpack_require__(6833);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: external "node:url"
@@ -1776,10 +1870,19 @@ async function startKernelServer(options) {
     const server = (0,external_node_http_.createServer)((req, res) => void handle(req, res));
     server.keepAliveTimeout = 5_000;
     server.on('clientError', answerClientError);
-    await new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-    });
+    try {
+        await new Promise((resolve, reject) => {
+            server.once('error', reject);
+            server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+        });
+    }
+    catch (error) {
+        // Not listening (a port taken): the service goes too, or its pool, timers and listener
+        // would keep a kernel that serves nothing running, and its supervisor would see it up.
+        app.close();
+        await service.close();
+        throw error;
+    }
     const address = server.address();
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     app.names.listening(`http://${host}:${address.port}`);
@@ -2341,7 +2444,7 @@ const AUTH_OPTIONS = {
     keys: { type: 'string' },
 };
 /** Flags → the kernel's authorizer, every file read and checked before it listens. */
-async function kernelAuth(values, key) {
+async function kernelAuth(values, key, operatorKeys = {}) {
     const audience = values['oidc-audience'];
     const oidcOn = audience !== undefined;
     if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
@@ -2358,6 +2461,12 @@ async function kernelAuth(values, key) {
     }
     try {
         const keys = values.keys ? readScopedKeys(values.keys) : undefined;
+        // An operator's key that is also an agent's would let that agent revoke and freeze.
+        for (const [name, value] of Object.entries(operatorKeys)) {
+            const agent = value && keys?.find(value);
+            if (agent)
+                throw new cli_options/* UsageError */.eb(`${name} is the scoped key "${agent.name}" in ${values.keys}: an operator's key must be one no agent holds.`);
+        }
         const policy = values.policy ? readPolicy(values.policy) : undefined;
         let http;
         let oidc;
@@ -2398,9 +2507,172 @@ async function kernelAuth(values, key) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/fs/create-once.ts
+
+
+/**
+ * Creates `path` with `text` unless it exists: true if this call made it, false if it was
+ * there already. The text is written and synced under a name of its own, then linked into
+ * place: link(2) fails where the name exists, as O_EXCL does, so of two processes that race
+ * exactly one creates it, and neither reader ever sees it half written. The directory is
+ * synced after, so a crash cannot take back a file that was reported made.
+ */
+function createFileOnce(path, text, mode = 0o600) {
+    const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+    const fd = (0,external_node_fs_.openSync)(temp, 'wx', mode);
+    try {
+        try {
+            (0,external_node_fs_.writeSync)(fd, text);
+            (0,external_node_fs_.fsyncSync)(fd);
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+        (0,external_node_fs_.linkSync)(temp, path);
+    }
+    catch (error) {
+        if (error.code === 'EEXIST')
+            return false;
+        throw error;
+    }
+    finally {
+        (0,external_node_fs_.unlinkSync)(temp);
+    }
+    syncDirectory((0,external_node_path_.dirname)(path));
+    return true;
+}
+/** Makes the directory's entries (a new name) durable. */
+function syncDirectory(dir) {
+    const fd = (0,external_node_fs_.openSync)(dir, 'r');
+    try {
+        (0,external_node_fs_.fsyncSync)(fd);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+
+// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
+var checkpoint = __webpack_require__(4491);
+;// CONCATENATED MODULE: ./src/cli/kernel-identity.ts
+
+
+
+
+
+
+
+/** Where a file kernel without --signing-key keeps the key it made: beside its log. */
+const signingKeyFileOf = (logFile) => `${logFile}.key`;
+/**
+ * The ledger's signing key: --signing-key FILE; else, for a kernel with a log, the key
+ * beside it (made once, at its first start, and kept); else one made for this run. A
+ * durable ledger signed by a new key at each restart would break every `verify --previous`.
+ */
+function kernelIdentity(flagFile, logFile) {
+    if (flagFile) {
+        const key = readKey(flagFile, (why, cause) => new cli_options/* UsageError */.eb(why, { cause }));
+        return { key, line: `ledger ${origin(key)} signs with --signing-key ${flagFile}` };
+    }
+    if (logFile)
+        return keptKey(signingKeyFileOf(logFile));
+    const key = (0,external_node_crypto_.generateKeyPairSync)('ed25519').privateKey;
+    const pem = String(publicOf(key).export({ type: 'spki', format: 'pem' })).trim();
+    return {
+        key,
+        line: `ledger ${origin(key)} signs with a key made for this run; its public key:\n${pem}`,
+    };
+}
+/** The key in `file`, made there now if there is none (of two starts at once, one makes it). */
+function keptKey(file) {
+    const made = (0,external_node_crypto_.generateKeyPairSync)('ed25519').privateKey;
+    let created;
+    try {
+        created = createFileOnce(file, String(made.export({ type: 'pkcs8', format: 'pem' })));
+    }
+    catch (error) {
+        throw new store_error/* StartRefusedError */.Zy(`Cannot make the ledger's signing key ${file}: ${(0,errors/* causeText */.xv)(error)}. Give one with --signing-key FILE (lease-gate keygen --out DIR).`, { cause: error });
+    }
+    const key = created ? made : readKey(file, (why, cause) => new store_error/* StartRefusedError */.Zy(why, { cause }));
+    const how = created ? 'made now, at its first start' : 'kept from its first start';
+    return {
+        key,
+        line: `ledger ${origin(key)} signs with the key in ${file} (${how}; --signing-key FILE names another)`,
+    };
+}
+function readKey(file, refuse) {
+    let key;
+    try {
+        key = (0,external_node_crypto_.createPrivateKey)((0,external_node_fs_.readFileSync)(file, 'utf8'));
+    }
+    catch (error) {
+        throw refuse(`Cannot read the signing key ${file}: ${(0,errors/* causeText */.xv)(error)}`, error);
+    }
+    if (key.asymmetricKeyType !== 'ed25519')
+        throw refuse(`The signing key ${file} is not an Ed25519 key.`);
+    return key;
+}
+const publicOf = (key) => (0,external_node_crypto_.createPublicKey)(key);
+const origin = (key) => (0,checkpoint/* originFor */.Ag)(publicOf(key));
+
+;// CONCATENATED MODULE: ./src/cli/kernel-keys.ts
+
+
+/** The shortest key a kernel reachable beyond loopback takes (a guessable key is no key). */
+const MIN_KEY_LENGTH = 16;
+/**
+ * The kernel's keys from the environment, each refused (one line, never the key) when
+ * it would not be the boundary it stands for: an admin or approver key that is the key
+ * every job holds, or beyond loopback (the listen address or a --public-url) a key
+ * short enough to guess. On loopback a short key still serves tests and the demo.
+ */
+function kernelKeysOf(env, host, publicUrls) {
+    const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+    const adminKey = env.LEASE_GATE_ADMIN_KEY || undefined;
+    if (adminKey !== undefined && adminKey === key)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_ADMIN_KEY is the kernel key every job holds, so every job could revoke, freeze and break glass: give the admin key a value of its own.');
+    const approverKey = approverKeyOf(env);
+    const beyond = [host, ...publicUrls.map((url) => url.hostname)].find((h) => !(0,plane_url/* isLoopbackHost */.c)(h));
+    if (beyond !== undefined) {
+        const given = {
+            LEASE_GATE_KERNEL_KEY: key,
+            LEASE_GATE_ADMIN_KEY: adminKey,
+            LEASE_GATE_APPROVER_KEY: approverKey,
+        };
+        for (const [name, value] of Object.entries(given)) {
+            if (value !== undefined && value.length < MIN_KEY_LENGTH)
+                throw new cli_options/* UsageError */.eb(`${name} is shorter than ${MIN_KEY_LENGTH} characters, too easy to guess for a kernel reachable at ${beyond}: use a long random key (openssl rand -hex 32), or keep --host on loopback.`);
+        }
+    }
+    return { key, adminKey, approverKey };
+}
+/**
+ * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
+ * admin key is used only once approved with this one, so one key cannot do both halves.
+ */
+function approverKeyOf(env) {
+    const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
+    if (approverKey === undefined)
+        return undefined;
+    if (!env.LEASE_GATE_ADMIN_KEY)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
+    if (approverKey === env.LEASE_GATE_ADMIN_KEY)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
+    // Every job holds the kernel key; as the approver key it would let any job approve.
+    if (approverKey === env.LEASE_GATE_KERNEL_KEY)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.');
+    return approverKey;
+}
+
+// EXTERNAL MODULE: ./src/http/url-display.ts
+var url_display = __webpack_require__(3390);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var ledger_entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
+var freeze = __webpack_require__(2646);
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
+
+
 
 
 
@@ -2452,7 +2724,7 @@ function checkNotifyUrl(raw) {
         url = new URL(raw);
     }
     catch {
-        throw new notify_NotifyError(`Invalid --notify '${raw.slice(0, 200)}': expected an https: URL.`);
+        throw new notify_NotifyError(`Invalid --notify '${(0,url_display/* urlForDisplay */.B)(raw)}': expected an https: URL.`);
     }
     const secure = url.protocol === 'https:';
     const loopback = url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(url.hostname);
@@ -2524,11 +2796,15 @@ function notificationText(n) {
         case 'revoke':
             return `${n.resource} revoked from ${who} by ${n.by ? line(n.by) : 'an operator'}${why}`;
         case 'freeze':
+            if (n.agent === HEALTH_HOLD_BY)
+                return `${n.resource} held while its health check fails${why}`;
             return `${n.resource} frozen ${n.until ? `until ${new Date(n.until).toISOString()}` : 'until unfrozen'} by ${who}${why}`;
         case 'unfreeze':
             return `${n.resource} unfrozen${why}`;
         case 'break_glass':
             return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
+        case 'break_glass_withdrawn':
+            return `${n.resource}: the break-glass for ${who} withdrawn by ${n.by ? line(n.by) : 'an operator'}${why}`;
     }
 }
 /** The notification of a ledger entry; `atMs` is the entry's stamp. */
@@ -2553,7 +2829,7 @@ function notificationOf(entry) {
         n.reason = entry.reason;
     if (entry.kind === 'freeze' && entry.expiresAtMs !== undefined)
         n.until = entry.expiresAtMs;
-    if (entry.kind === 'revoke' && entry.by !== undefined)
+    if ((entry.kind === 'revoke' || entry.kind === 'break_glass_withdrawn') && entry.by !== undefined)
         n.by = entry.by;
     if (entry.kind === 'break_glass') {
         if (entry.expiresAtMs !== undefined)
@@ -2812,7 +3088,8 @@ function deliveryOf(notifications) {
  */
 function withoutUrl(message, url) {
     const origin = new URL(url).origin;
-    return message.split(url).join(`${origin}/…`);
+    // The HTTP client's messages name the URL as shown (urlForDisplay), which still has the path.
+    return message.split(url).join(`${origin}/…`).split(urlForDisplay(url)).join(`${origin}/…`);
 }
 function sleep(ms, signal) {
     return new Promise((resolve) => {
@@ -2915,7 +3192,7 @@ async function planResume(ledger, urls, file, nowMs, bounds = RESUME_BOUNDS) {
             cursors[url] = atEnd();
         }
         else if (point.next > size || (point.next > 0 && idAt(ledger, point.next - 1) !== point.id)) {
-            notes.push(`the notification cursor of ${origin(url)} (ledger entry ${point.next}) does not match this ledger; its notifications start at entry ${size}`);
+            notes.push(`the notification cursor of ${notify_cursor_origin(url)} (ledger entry ${point.next}) does not match this ledger; its notifications start at entry ${size}`);
             cursors[url] = atEnd();
         }
         else {
@@ -2944,12 +3221,12 @@ async function planResume(ledger, urls, file, nowMs, bounds = RESUME_BOUNDS) {
     for (const url of urls) {
         const point = cursors[url];
         if (point.next < floor) {
-            notes.push(`notifications to ${origin(url)} of ledger entries ${point.next} to ${floor - 1} are not sent: more than ${bounds.maxEntries} notifications or ${Math.round(bounds.maxAgeMs / 3_600_000)} h behind (\`lease-gate ledger export\` has them)`);
+            notes.push(`notifications to ${notify_cursor_origin(url)} of ledger entries ${point.next} to ${floor - 1} are not sent: more than ${bounds.maxEntries} notifications or ${Math.round(bounds.maxAgeMs / 3_600_000)} h behind (\`lease-gate ledger export\` has them)`);
             cursors[url] = { next: floor, id: idAt(ledger, floor - 1) };
         }
         const count = owed.filter((e) => e.seq >= cursors[url].next).length;
         if (count > 0)
-            notes.push(`sending ${origin(url)} the ${count} notifications committed before the restart and not yet delivered (from ledger entry ${cursors[url].next})`);
+            notes.push(`sending ${notify_cursor_origin(url)} the ${count} notifications committed before the restart and not yet delivered (from ledger entry ${cursors[url].next})`);
     }
     return { cursors, entries: owed, notes };
 }
@@ -2957,7 +3234,7 @@ function idAt(ledger, index) {
     const entry = index >= 0 ? ledger.entry(index) : undefined;
     return entry && notificationId(entry);
 }
-const origin = (url) => new URL(url).origin;
+const notify_cursor_origin = (url) => new URL(url).origin;
 
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify-thread.ts
 
@@ -3585,7 +3862,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(357)]).then(__webpack_require__.bind(__webpack_require__, 6357));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(375)]).then(__webpack_require__.bind(__webpack_require__, 8375));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
@@ -3612,7 +3889,109 @@ var http_errors = __webpack_require__(8549);
 var retry = __webpack_require__(3860);
 // EXTERNAL MODULE: ./src/github/rest.ts
 var rest = __webpack_require__(6417);
+;// CONCATENATED MODULE: ./src/github/compare-budget.ts
+
+/**
+ * The bounds (docs/promotion-order.md). At most 200 + 1,200 calls in the first hour and
+ * 1,200 an hour after: a quarter of a 5,000/h token. A caller: 40 calls (two whole checks
+ * of 20 commits), then one every 30 s.
+ */
+const COMPARE_LIMITS = {
+    kernel: { burst: 200, perHour: 1_200 },
+    caller: { burst: 40, perHour: 120 },
+    inFlight: 4,
+    callers: 10_000,
+};
+const HOUR_MS = 3_600_000;
+/** A token bucket: `burst` tokens, refilled at `perHour`. */
+class Bucket {
+    limit;
+    tokens;
+    at;
+    constructor(limit, now) {
+        this.limit = limit;
+        this.tokens = limit.burst;
+        this.at = now;
+    }
+    /** 0 when a token is there now, else the milliseconds until one is. */
+    waitMs(now) {
+        this.tokens = Math.min(this.limit.burst, this.tokens + ((now - this.at) * this.limit.perHour) / HOUR_MS);
+        this.at = now;
+        return this.tokens >= 1 ? 0 : ((1 - this.tokens) * HOUR_MS) / this.limit.perHour;
+    }
+    take() {
+        this.tokens -= 1;
+    }
+}
+/** The budget was spent: not GitHub's answer, so nothing about the commit is kept. */
+class CompareBudgetSpent extends rest/* GitHubError */.y_ {
+    name = 'CompareBudgetSpent';
+}
+class CompareBudget {
+    clock;
+    limits;
+    kernel;
+    callers = new Map();
+    out = 0;
+    waiting = [];
+    constructor(clock, limits = COMPARE_LIMITS) {
+        this.clock = clock;
+        this.limits = limits;
+        this.kernel = new Bucket(limits.kernel, clock.now());
+    }
+    /**
+     * Takes one call from `caller`'s budget and the kernel's, or throws naming the bound that
+     * is spent and when the next call is there. Neither is taken unless both have one.
+     */
+    take(caller) {
+        const now = this.clock.now();
+        const own = caller === undefined ? undefined : this.callerBucket(caller, now);
+        const ownWait = own?.waitMs(now) ?? 0;
+        if (ownWait > 0)
+            throw this.spent(`for ${caller}`, this.limits.caller, ownWait);
+        const kernelWait = this.kernel.waitMs(now);
+        if (kernelWait > 0)
+            throw this.spent('for all callers', this.limits.kernel, kernelWait);
+        own?.take();
+        this.kernel.take();
+    }
+    /** Runs `call` once fewer than `inFlight` calls are out, in the order they came. */
+    async slot(call) {
+        if (this.out >= this.limits.inFlight)
+            await new Promise((resolve) => this.waiting.push(resolve));
+        else
+            this.out += 1;
+        try {
+            return await call();
+        }
+        finally {
+            // The slot passes straight to the next waiter, so none is overtaken.
+            const next = this.waiting.shift();
+            if (next)
+                next();
+            else
+                this.out -= 1;
+        }
+    }
+    callerBucket(caller, now) {
+        let bucket = this.callers.get(caller);
+        if (bucket)
+            this.callers.delete(caller);
+        else
+            bucket = new Bucket(this.limits.caller, now);
+        this.callers.set(caller, bucket);
+        if (this.callers.size > this.limits.callers)
+            this.callers.delete(this.callers.keys().next().value);
+        return bucket;
+    }
+    spent(whose, limit, waitMs) {
+        const every = Math.round(HOUR_MS / limit.perHour / 1000);
+        return new CompareBudgetSpent(`the kernel's GitHub compare budget ${whose} is spent (${limit.burst} calls, then one every ${every} s); try again in ${Math.ceil(waitMs / 1000)} s`, { status: 0 });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/compare.ts
+
 
 
 
@@ -3623,13 +4002,21 @@ const RETRY = { baseMs: 250, capMs: 2_000, maxAttempts: 5 };
 const USER_AGENT = 'lease-gate-kernel';
 /** Answers kept; the oldest go first (asking again is only slower). */
 const MAX_KEPT = 10_000;
+/**
+ * How long a commit GitHub could not answer about (unknown to it, GitHub down, the token
+ * refused) is refused without asking again: one failure, not one per request and candidate.
+ */
+const FAILED_FOR_MS = 60_000;
 const statusSchema = schemas/* object */.Ikc({ status: schemas/* enum */.k5n(['ahead', 'behind', 'identical', 'diverged']) });
 function createGitHubCompare(options) {
     const { http, clock, sleep } = options;
     const budgetMs = options.budgetMs ?? 10_000;
     const policy = options.retry ?? RETRY;
+    const budget = options.budget ?? new CompareBudget(clock);
     const kept = new Map();
-    async function ask(repository, base, head) {
+    /** Per `repository base`: what GitHub last failed with, and until when it stands. */
+    const failed = new Map();
+    async function ask(repository, base, head, caller) {
         const [owner, repo] = repository.split('/');
         const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/compare/${base}...${head}?per_page=1`;
         const what = `GitHub's compare of ${repository} ${base.slice(0, 12)}...${head.slice(0, 12)}`;
@@ -3639,12 +4026,10 @@ function createGitHubCompare(options) {
             let answer;
             let why;
             let waitMs;
+            budget.take(caller);
             try {
-                answer = await http.send({
-                    method: 'GET',
-                    url: `${options.apiUrl}${path}`,
-                    headers: (0,rest/* restHeaders */.xf)(await options.token(), USER_AGENT),
-                });
+                const headers = (0,rest/* restHeaders */.xf)(await options.token(), USER_AGENT);
+                answer = await budget.slot(() => http.send({ method: 'GET', url: `${options.apiUrl}${path}`, headers }));
             }
             catch (error) {
                 if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
@@ -3677,8 +4062,30 @@ function createGitHubCompare(options) {
             await sleep(waitMs);
         }
     }
+    /** The failure kept for this commit, thrown again while it stands. */
+    function failedBefore(key) {
+        const before = failed.get(key);
+        if (!before)
+            return;
+        const leftMs = before.untilMs - clock.now();
+        if (leftMs <= 0)
+            return void failed.delete(key);
+        throw new rest/* GitHubError */.y_(`${before.message}; this commit is not asked about again for ${Math.ceil(leftMs / 1000)} s`, { status: before.status });
+    }
+    function keepFailure(key, error) {
+        if (!(error instanceof rest/* GitHubError */.y_) || error instanceof CompareBudgetSpent)
+            return;
+        failed.delete(key);
+        failed.set(key, {
+            untilMs: clock.now() + FAILED_FOR_MS,
+            message: error.message,
+            status: error.status,
+        });
+        if (failed.size > MAX_KEPT)
+            failed.delete(failed.keys().next().value);
+    }
     return {
-        async contains(repository, base, head) {
+        async contains(repository, base, head, caller) {
             if (!plane_deploy/* REPOSITORY_PATTERN */.G_.test(repository) ||
                 !plane_deploy/* COMMIT_PATTERN */.TJ.test(base) ||
                 !plane_deploy/* COMMIT_PATTERN */.TJ.test(head))
@@ -3691,7 +4098,16 @@ function createGitHubCompare(options) {
             const known = kept.get(key);
             if (known !== undefined)
                 return known;
-            const answer = await ask(repository, base, head);
+            const commit = `${repository} ${base}`;
+            failedBefore(commit);
+            let answer;
+            try {
+                answer = await ask(repository, base, head, caller);
+            }
+            catch (error) {
+                keepFailure(commit, error);
+                throw error;
+            }
             kept.set(key, answer);
             if (kept.size > MAX_KEPT)
                 kept.delete(kept.keys().next().value);
@@ -3705,6 +4121,7 @@ var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
 ;// CONCATENATED MODULE: ./src/cli/compare-flag.ts
+
 
 
 
@@ -3732,7 +4149,7 @@ async function compareFlag(values, promote, env) {
         throw new cli_options/* UsageError */.eb('--github-token-file is for the promotion order: give it with --promote FROM->TO.');
     const url = (0,plane_url/* parsePlaneUrl */.p)(rawUrl ?? DEFAULT_GITHUB_API_URL);
     if (!url.ok)
-        throw new cli_options/* UsageError */.eb(`Invalid --github-api-url '${(0,lease_escape/* untrusted */.bp)(rawUrl ?? '', 200)}'. Expected an https:// URL such as ${DEFAULT_GITHUB_API_URL} or https://HOST/api/v3 (plain http:// only on loopback).`);
+        throw new cli_options/* UsageError */.eb(`Invalid --github-api-url '${(0,url_display/* urlForDisplay */.B)(rawUrl ?? '')}'. Expected an https:// URL such as ${DEFAULT_GITHUB_API_URL} or https://HOST/api/v3, without credentials, query or fragment (plain http:// only on loopback).`);
     const token = async () => {
         let text;
         try {
@@ -3762,9 +4179,10 @@ async function compareFlag(values, promote, env) {
 
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __webpack_require__(507);
-// EXTERNAL MODULE: ./src/kernel/rules/freeze.ts
-var freeze = __webpack_require__(2646);
 ;// CONCATENATED MODULE: ./src/kernel/service/health-checks.ts
+
+
+
 
 
 
@@ -3779,9 +4197,10 @@ class HealthCheckError extends errors/* LeaseGateError */.eg {
  * loopback only (a check's answer decides whether production may be deployed).
  */
 function parseHealthCheck(spec) {
-    const form = `RESOURCE=URL: the resource ${schema/* RESOURCE_FORM */.We}, the URL https:// (or http:// on loopback)`;
+    const form = `RESOURCE=URL: the resource ${schema/* RESOURCE_FORM */.We} (a name without ':' is lock:deploy/NAME, as --promote takes it), the URL https:// (or http:// on loopback)`;
     const at = spec.indexOf('=');
-    const resource = spec.slice(0, at);
+    // As --promote: `production=URL` checks lock:deploy/production.
+    const resource = at > 0 ? (0,promotion/* resourceOf */.KU)(spec.slice(0, at)) : '';
     let url;
     try {
         url = new URL(spec.slice(at + 1));
@@ -3796,23 +4215,25 @@ function parseHealthCheck(spec) {
         });
     return { resource, url: url.toString() };
 }
-/** A URL for a log or a page: origin and path only. */
-function shownUrl(raw) {
-    try {
-        const url = new URL(raw);
-        return `${url.origin}${url.pathname}`;
-    }
-    catch {
-        return '(not a URL)';
-    }
-}
 // A refused spec is echoed without what could be a credential after the '='.
 const health_checks_shown = (spec) => {
     const at = spec.indexOf('=');
     return at < 0
-        ? spec.slice(0, 200)
-        : `${spec.slice(0, Math.min(at, 200))}=${shownUrl(spec.slice(at + 1))}`;
+        ? (0,url_display/* urlForDisplay */.B)(spec)
+        : `${spec.slice(0, Math.min(at, 200))}=${(0,url_display/* urlForDisplay */.B)(spec.slice(at + 1))}`;
 };
+/**
+ * The check's URL credentials (`https://user:pass@host/…`), sent as HTTP Basic: the URL
+ * as given is what the operator asked for, and it goes only to the check's own origin,
+ * over https: or to loopback (parseHealthCheck). The client sends no userinfo itself.
+ */
+function basicAuth(raw) {
+    const url = new URL(raw);
+    if (!url.username && !url.password)
+        return {};
+    const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    return { authorization: `Basic ${Buffer.from(pair, 'utf8').toString('base64')}` };
+}
 class HealthChecks {
     options;
     statuses;
@@ -3822,7 +4243,7 @@ class HealthChecks {
         this.options = options;
         this.statuses = options.checks.map((c) => ({
             resource: c.resource,
-            url: shownUrl(c.url),
+            url: (0,url_display/* urlForDisplay */.B)(c.url),
             healthy: null,
             reason: null,
             checkedAtMs: null,
@@ -3864,11 +4285,12 @@ class HealthChecks {
     /** One GET: 2xx is healthy; anything else, or no answer in time, is not. */
     async probe(url) {
         const timeoutMs = this.options.timeoutMs ?? HEALTH_TIMEOUT_MS;
-        const where = shownUrl(url);
+        const where = (0,url_display/* urlForDisplay */.B)(url);
         try {
             const answer = await this.options.http.send({
                 method: 'GET',
                 url,
+                headers: basicAuth(url),
                 timeoutMs,
                 signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(timeoutMs * 2)]),
             });
@@ -3877,10 +4299,9 @@ class HealthChecks {
             return { healthy: false, reason: `${where} answered ${answer.status}` };
         }
         catch (error) {
-            return {
-                healthy: false,
-                reason: `${where} did not answer: ${(0,errors/* causeText */.xv)(error).slice(0, 200)}`,
-            };
+            // Our words only (HttpError.detail): this reason is signed into the ledger for good.
+            const why = error instanceof http_errors/* HttpError */.j ? error.detail : 'the request failed';
+            return { healthy: false, reason: `${where} did not answer: ${why.slice(0, 200)}` };
         }
     }
     async act(service, resource, result) {
@@ -3905,7 +4326,6 @@ class HealthChecks {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/kernel-command.ts
-
 
 
 
@@ -3992,20 +4412,24 @@ async function serveKernel(args, io, env) {
     if (values['health-freeze-held'] && !healthChecks.length)
         throw new cli_options/* UsageError */.eb('--health-freeze-held needs a --health-check RESOURCE=URL.');
     const publicUrls = values['public-url'];
-    for (const url of publicUrls) {
-        if (!parsePublicUrl(url))
+    const parsedUrls = publicUrls.map((url) => {
+        const parsed = parsePublicUrl(url);
+        if (!parsed)
             throw new cli_options/* UsageError */.eb(`Invalid --public-url '${url}'. Expected ${PUBLIC_URL_FORM}.`);
-    }
-    const key = env.LEASE_GATE_KERNEL_KEY || undefined;
-    const approverKey = approverKeyOf(env);
+        return parsed;
+    });
+    const host = values.host.replace(/^\[(.*)\]$/, '$1');
+    const { key, adminKey, approverKey } = kernelKeysOf(env, host, parsedUrls);
     const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const github = await compareFlag(values, promote, env);
-    const host = values.host.replace(/^\[(.*)\]$/, '$1');
     if (!(0,plane_url/* isLoopbackHost */.c)(host) && !key && !values.keys && !values['oidc-audience']) {
         throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
     }
-    const credentials = await kernelAuth(values, key);
+    const credentials = await kernelAuth(values, key, {
+        LEASE_GATE_ADMIN_KEY: adminKey,
+        LEASE_GATE_APPROVER_KEY: approverKey,
+    });
     const dataPrefix = dataPrefixFrom(values, io);
     const postgres = postgresFrom(values, env);
     if (postgres && (dataPrefix || values.ledger))
@@ -4032,6 +4456,9 @@ async function serveKernel(args, io, env) {
         await lock?.close();
     }
     async function serve() {
+        // First, before anything that must be stopped: the key a durable ledger keeps across restarts.
+        const identity = kernelIdentity(values['signing-key'], logFile);
+        const ledger = new ledger_ledger/* Ledger */.Oc(identity.key);
         // A memory kernel remembers no fence: its fences start from the clock, so they rise across restarts.
         const store = logFile ? (0,store_store/* fileStore */.oX)(logFile) : (0,store_store/* memoryStore */.LK)({ fenceFloor: (0,store_store/* memoryFenceFloor */.bi)() });
         const log = (events) => {
@@ -4065,19 +4492,19 @@ async function serveKernel(args, io, env) {
                 log: (line) => io.err(line),
             })
             : undefined;
-        const ledger = new ledger_ledger/* Ledger */.Oc(readSigningKey(values['signing-key']));
-        const service = postgres
-            ? await openPostgres(postgres, {
-                ledger,
-                ttlMs,
-                lockDelayMs,
-                window,
-                onEvents: log,
-                log: (line) => io.err(line),
-            })
-            : undefined;
         let running;
         try {
+            // Inside the try: a replica refused (another plane's key, no database) stops the rest too.
+            const service = postgres
+                ? await openPostgres(postgres, {
+                    ledger,
+                    ttlMs,
+                    lockDelayMs,
+                    window,
+                    onEvents: log,
+                    log: (line) => io.err(line),
+                })
+                : undefined;
             running = await startKernelServer({
                 service,
                 ledger,
@@ -4093,7 +4520,7 @@ async function serveKernel(args, io, env) {
                 store,
                 key,
                 auth: credentials.auth,
-                adminKey: env.LEASE_GATE_ADMIN_KEY || undefined,
+                adminKey,
                 approverKey,
                 approverOidc,
                 promote,
@@ -4127,9 +4554,8 @@ async function serveKernel(args, io, env) {
             io.out(credentials.summary);
         if (postgres && !values.quiet)
             io.out(`store: PostgreSQL ${(0,settings/* redactUrl */.BO)(postgres.url)}, schema ${postgres.schema}`);
-        if (!values['signing-key'] && !values.quiet) {
-            io.out(`ledger ${ledger.origin} signs with a key made for this run; its public key:\n${String(ledger.publicKey?.export({ type: 'spki', format: 'pem' })).trim()}`);
-        }
+        if (!values.quiet)
+            io.out(identity.line);
         if (windows && !values.quiet)
             io.out(`freeze windows: ${windows.size} from ${values.windows}`);
         if (approverOidc && !values.quiet)
@@ -4147,23 +4573,6 @@ async function serveKernel(args, io, env) {
         await github?.close();
         return cli_options/* EXIT */.dc.done;
     }
-}
-/**
- * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
- * admin key is used only once approved with this one, so one key cannot do both halves.
- */
-function approverKeyOf(env) {
-    const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
-    if (approverKey === undefined)
-        return undefined;
-    if (!env.LEASE_GATE_ADMIN_KEY)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
-    if (approverKey === env.LEASE_GATE_ADMIN_KEY)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
-    // Every job holds the kernel key; as the approver key it would let any job approve.
-    if (approverKey === env.LEASE_GATE_KERNEL_KEY)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.');
-    return approverKey;
 }
 /**
  * `--approver-oidc PATTERN` (repeatable): OIDC identities that may approve a break-glass, a
@@ -4259,23 +4668,6 @@ function notifierFrom(flagUrls, flagSecretFile, file, io, cursorFile) {
             throw new cli_options/* UsageError */.eb(error.message);
         throw error;
     }
-}
-/** A key file, or one made for this run (its checkpoints then mean something only while it runs). */
-function readSigningKey(file) {
-    if (!file)
-        return (0,external_node_crypto_.generateKeyPairSync)('ed25519').privateKey;
-    let key;
-    try {
-        key = (0,external_node_crypto_.createPrivateKey)((0,external_node_fs_.readFileSync)(file, 'utf8'));
-    }
-    catch (error) {
-        throw new cli_options/* UsageError */.eb(`Cannot read the signing key ${file}: ${(0,errors/* causeText */.xv)(error)}`, {
-            cause: error,
-        });
-    }
-    if (key.asymmetricKeyType !== 'ed25519')
-        throw new cli_options/* UsageError */.eb(`The signing key ${file} is not an Ed25519 key.`);
-    return key;
 }
 /**
  * --data-prefix PATH: the kernel's log is PATH.ledger.jsonl. It was called --state, a
@@ -4612,11 +5004,16 @@ function redactUrl(url) {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   Fn: () => (/* binding */ settleBreakGlass),
+/* harmony export */   ME: () => (/* binding */ withdrawBreakGlass),
 /* harmony export */   V0: () => (/* binding */ breakGlassCommand),
 /* harmony export */   f_: () => (/* binding */ MAX_BREAK_GLASS_MS),
 /* harmony export */   k6: () => (/* binding */ DEFAULT_BREAK_GLASS_MS),
+/* harmony export */   pb: () => (/* binding */ replayBreakGlass),
 /* harmony export */   tZ: () => (/* binding */ passFor)
 /* harmony export */ });
+/* unused harmony exports WITHDRAWN_REPLACED, WITHDRAWN_CANCELLED */
+/* harmony import */ var _plane_run_pass_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4941);
+
 /**
  * Break-glass, within the pure rules (no I/O): an operator lets one named agent
  * through what would hold it back — a freeze (an operator's, a window's, a
@@ -4632,14 +5029,24 @@ function redactUrl(url) {
  * can be used, so `verify` accepts a grant inside a freeze only right after one
  * such entry for that agent, unused and unexpired. A pending pass is state only:
  * a restart forgets it and the operator asks again (fail closed).
+ *
+ * A usable pass withdrawn before it is used, by an operator's cancel or by a new pass that
+ * replaces it (pending or not), is a signed entry of its own (`break_glass_withdrawn`): the
+ * replay, the live rules and `verify` all read the old pass as gone from there on, so a
+ * restart never brings back a pass an operator took away. An OIDC approval names its run
+ * and attempt (`approval`), which approves one pass only (the service enforces it across
+ * resources, `verify` checks it).
  */
 /** How long a pass lasts unless told otherwise, and at most: break-glass is for now, not for later. */
 const DEFAULT_BREAK_GLASS_MS = 15 * 60_000;
 const MAX_BREAK_GLASS_MS = 60 * 60_000;
-/** A pass in force for this agent now (open, approved if it had to be, not expired). */
+/** The reason a withdrawal entry gives, by why it was withdrawn. */
+const WITHDRAWN_REPLACED = 'replaced by a new break-glass';
+const WITHDRAWN_CANCELLED = 'cancelled by an operator';
+/** A pass in force for this agent now (open, approved if it had to be, not expired): its own, or its run's. */
 function passFor(s, actorDid, now) {
     const pass = s.breakGlass;
-    return pass && !pass.pending && pass.actorDid === actorDid && pass.untilMs > now
+    return pass && !pass.pending && (0,_plane_run_pass_js__WEBPACK_IMPORTED_MODULE_0__/* .passCovers */ ._I)(pass.actorDid, actorDid) && pass.untilMs > now
         ? pass
         : undefined;
 }
@@ -4650,7 +5057,9 @@ function settleBreakGlass(s, now) {
 }
 function breakGlassCommand(s, command, now, events) {
     if (command.kind === 'break_glass') {
-        // One pass per resource: a new one replaces the last, used or not.
+        // One pass per resource: a new one replaces the last. A usable one is withdrawn on the
+        // ledger first, even when the new one waits for approval and writes nothing yet.
+        withdrawUsable(s, command.by, WITHDRAWN_REPLACED, now, events);
         const pass = {
             actorDid: command.actorDid,
             reason: command.reason,
@@ -4680,6 +5089,8 @@ function breakGlassCommand(s, command, now, events) {
         };
     }
     const approved = { ...pass, pending: false, approvedBy: command.by };
+    if (command.approval !== undefined)
+        approved.approval = command.approval;
     s.breakGlass = approved;
     events.push(breakGlassEvent(s.resource, approved, now));
     return { ok: true, breakGlass: approved };
@@ -4698,7 +5109,63 @@ function breakGlassEvent(resource, pass, atMs) {
     };
     if (pass.approvedBy !== undefined)
         event.approvedBy = pass.approvedBy;
+    if (pass.approval !== undefined)
+        event.approval = pass.approval;
     return event;
+}
+/** An operator's cancel: a usable pass is withdrawn on the ledger; a pending one only forgotten. */
+function withdrawBreakGlass(s, command, now, events) {
+    const pass = s.breakGlass;
+    if (!pass || (command.actorDid !== undefined && pass.actorDid !== command.actorDid)) {
+        const whose = command.actorDid === undefined ? '' : ` for ${command.actorDid}`;
+        return {
+            ok: false,
+            reason: 'no_break_glass',
+            message: `${s.resource} has no unused break-glass${whose} to withdraw`,
+        };
+    }
+    if (!withdrawUsable(s, command.by, WITHDRAWN_CANCELLED, now, events))
+        delete s.breakGlass;
+    return { ok: true, withdrawn: pass };
+}
+/** Withdraws the resource's usable (on the ledger) pass, if any, with its entry. */
+function withdrawUsable(s, by, reason, now, events) {
+    const pass = s.breakGlass;
+    if (!pass || pass.pending)
+        return false;
+    delete s.breakGlass;
+    events.push({
+        kind: 'break_glass_withdrawn',
+        atMs: now,
+        resource: s.resource,
+        actorDid: pass.actorDid,
+        leaseId: '',
+        fence: 0,
+        reason,
+        by,
+    });
+    return true;
+}
+/**
+ * A restart's replay of a break-glass entry (rules.ts `replay`): a pass, usable, replacing
+ * the last; a withdrawal ends the pass it names (as verify reads it).
+ */
+function replayBreakGlass(s, e) {
+    if (e.kind === 'break_glass_withdrawn') {
+        if (s.breakGlass?.actorDid === e.actorDid)
+            delete s.breakGlass;
+        return;
+    }
+    s.breakGlass = {
+        actorDid: e.actorDid,
+        reason: e.reason ?? '',
+        by: e.by ?? '',
+        untilMs: e.expiresAtMs ?? e.atMs,
+        atMs: e.atMs,
+        pending: false,
+        ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
+        ...(e.approval !== undefined ? { approval: e.approval } : {}),
+    };
 }
 
 
@@ -4856,6 +5323,7 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
         'freeze',
         'unfreeze',
         'break_glass',
+        'break_glass_withdrawn',
     ]),
     atMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
     resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
@@ -4869,6 +5337,13 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
     by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /** The second operator who approved a break-glass, when one had to. */
     approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** The run and attempt whose OIDC token approved a break-glass (one approval, one pass). */
+    approval: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /**
+     * A grant a break-glass let through: stamped in a run of +1 stamps, its entry carries the
+     * clock that decided it (clockMs), so verify sees it came before the pass ended.
+     */
+    clocked: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY()),
     /** What the holder deploys (grants only). */
     deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR),
     /**
@@ -5041,6 +5516,8 @@ function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
 /* harmony export */   h6: () => (/* binding */ overviewPage),
 /* harmony export */   sE: () => (/* binding */ withoutDetail)
 /* harmony export */ });
+/* harmony import */ var _rules_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2878);
+
 /** Every resource with a live lease, a reservation or waiters, as seen at `now`. */
 function overviewOf(states, now) {
     const resources = [];
@@ -5048,12 +5525,16 @@ function overviewOf(states, now) {
         const lease = s.lease && s.lease.expiresAtMs > now ? s.lease : null;
         const queue = s.queue
             .filter((w) => w.keepUntil >= now)
-            .map((w, position) => ({
-            actorDid: w.actorDid,
-            position,
-            ...(w.deploy ? { deploy: w.deploy } : {}),
-            ...(w.sinceMs === undefined ? {} : { sinceMs: w.sinceMs }),
-        }));
+            .map((w, position) => {
+            const eta = (0,_rules_js__WEBPACK_IMPORTED_MODULE_0__/* .etaMs */ .Z7)(s, position, now);
+            return {
+                actorDid: w.actorDid,
+                position,
+                ...(w.deploy ? { deploy: w.deploy } : {}),
+                ...(w.sinceMs === undefined ? {} : { sinceMs: w.sinceMs }),
+                ...(eta === undefined ? {} : { etaMs: eta }),
+            };
+        });
         const head = queue[0];
         const reserved = !lease && head && s.reservedUntilMs > now
             ? { holder: head.actorDid, untilMs: s.reservedUntilMs }
@@ -5107,12 +5588,12 @@ function overviewPage(overview, after, limit) {
     return { nowMs: overview.nowMs, resources, next: more ? resources.at(-1).resource : null };
 }
 /**
- * The page as a plain `GET` shows it: without the waiters' `sinceMs`, which only
- * `?detail=1` (the console) asks for, so the answer's shape stays what it was.
+ * The page as a plain `GET` shows it: without the waiters' `sinceMs` and `etaMs`, which only
+ * `?detail=1` (the console, `lease-gate status`) asks for, so the answer's shape stays what it was.
  */
 function withoutDetail(resources) {
-    return resources.map((r) => r.queue.some((w) => w.sinceMs !== undefined)
-        ? { ...r, queue: r.queue.map(({ sinceMs: _since, ...w }) => w) }
+    return resources.map((r) => r.queue.some((w) => w.sinceMs !== undefined || w.etaMs !== undefined)
+        ? { ...r, queue: r.queue.map(({ sinceMs: _since, etaMs: _eta, ...w }) => w) }
         : r);
 }
 
@@ -5131,15 +5612,18 @@ __webpack_require__.d(__webpack_exports__, {
   LD: () => (/* binding */ decide),
   m_: () => (/* binding */ defaultLockDelayMs),
   p$: () => (/* binding */ emptyState),
+  Z7: () => (/* binding */ etaMs),
   xB: () => (/* binding */ isIdle),
   Gg: () => (/* binding */ nextDeadline),
   eZ: () => (/* binding */ replay)
 });
 
-// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, etaMs, overdueMs, revokeRefuses
+// UNUSED EXPORTS: FROZEN_WAIT_MS, LOCK_DELAY_GRACE_MS, MAX_RESERVATION_MS, WAITER_GRACE_MS, overdueMs, revokeRefuses
 
 // EXTERNAL MODULE: ./src/lease/did.ts
 var did = __webpack_require__(623);
+// EXTERNAL MODULE: ./src/plane/run-pass.ts
+var run_pass = __webpack_require__(4941);
 ;// CONCATENATED MODULE: ./src/kernel/rules/deploy-order.ts
 /**
  * The rules of deploy order, pure (no I/O), called from `decide`:
@@ -5254,6 +5738,7 @@ var break_glass = __webpack_require__(9047);
 
 
 
+
 const DEFAULT_TTL_MS = 30_000;
 /** The agent next in line polls this often, so a handover costs one short sleep. */
 const NEXT_IN_LINE_WAIT_MS = 500;
@@ -5314,6 +5799,7 @@ function decideAny(state, command, ctx) {
                     actorDid: ended.holder,
                     message: command.reason,
                     untilMs: ctx.now + ctx.ttlMs,
+                    ...(command.by ? { by: command.by } : {}),
                 });
                 s.queue = s.queue.filter((w) => !revokeRefuses(ended.holder, w.actorDid));
                 holdForGiveBack(s, ended, ctx);
@@ -5330,6 +5816,8 @@ function decideAny(state, command, ctx) {
         case 'break_glass':
         case 'approve_break_glass':
             return { state: s, reply: (0,break_glass/* breakGlassCommand */.V0)(s, command, ctx.now, events), events };
+        case 'withdraw_break_glass':
+            return { state: s, reply: (0,break_glass/* withdrawBreakGlass */.ME)(s, command, ctx.now, events), events };
         case 'status':
             return {
                 state: s,
@@ -5414,6 +5902,7 @@ function lease(s, command, ctx, events) {
             reason: 'revoked',
             holder: s.lease?.holder ?? actorDid,
             message: mark.message,
+            ...(mark.by ? { by: mark.by } : {}),
         };
     }
     const turnedAway = supersededReply(s, command, now + ctx.ttlMs);
@@ -5433,7 +5922,11 @@ function lease(s, command, ctx, events) {
     const pass = (0,break_glass/* passFor */.tZ)(s, actorDid, now);
     // Not queued: waiting cannot make a commit complete the step before; the gate says which.
     if (command.unpromoted !== undefined && !pass)
-        return { ok: false, reason: 'not_promoted', message: command.unpromoted };
+        return {
+            ok: false,
+            reason: 'not_promoted',
+            message: (0,run_pass/* unpromotedMessage */.Jw)(command.unpromoted, s.resource, actorDid),
+        };
     // The holder's renewals go on; nobody else is granted it while frozen, but waiters keep their place.
     const freeze = pass ? undefined : (s.frozen ?? ctx.window);
     if (freeze) {
@@ -5452,7 +5945,7 @@ function lease(s, command, ctx, events) {
         // A pass cut the line: the head's reservation (if any) is not kept past this grant.
         s.reservedUntilMs = 0;
         // Once: the pass is used by the grant it let through.
-        if (s.breakGlass?.actorDid === actorDid && !s.breakGlass.pending)
+        if (s.breakGlass && !s.breakGlass.pending && (0,run_pass/* passCovers */._I)(s.breakGlass.actorDid, actorDid))
             delete s.breakGlass;
         const fence = ctx.nextFence();
         s.lease = {
@@ -5468,6 +5961,9 @@ function lease(s, command, ctx, events) {
         const { previous, deploys } = recordGrant(s.deploys, command.deploy);
         s.deploys = deploys;
         record(events, 'grant', s.lease, now);
+        // Let through by a pass: stamped in a run, the entry carries the clock that saw it open.
+        if (pass)
+            events[events.length - 1].clocked = true;
         if (command.promotedVia !== undefined)
             events[events.length - 1].promotedVia = command.promotedVia;
         return { ok: true, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
@@ -5711,19 +6207,11 @@ function replay(state, e, ttlMs, lockDelayMs = defaultLockDelayMs(ttlMs)) {
     else if (e.kind === 'unfreeze') {
         delete s.frozen;
     }
-    else if (e.kind === 'break_glass') {
-        s.breakGlass = {
-            actorDid: e.actorDid,
-            reason: e.reason ?? '',
-            by: e.by ?? '',
-            untilMs: e.expiresAtMs ?? e.atMs,
-            atMs: e.atMs,
-            pending: false,
-            ...(e.approvedBy !== undefined ? { approvedBy: e.approvedBy } : {}),
-        };
+    else if (e.kind === 'break_glass' || e.kind === 'break_glass_withdrawn') {
+        (0,break_glass/* replayBreakGlass */.pb)(s, e);
     }
     else if (e.kind === 'grant') {
-        if (s.breakGlass?.actorDid === e.actorDid)
+        if (s.breakGlass && (0,run_pass/* passCovers */._I)(s.breakGlass.actorDid, e.actorDid))
             delete s.breakGlass;
         // A give-back is not logged: a lock-delay replayed stands until its time (safe: it only delays).
         delete s.lockDelay;
@@ -5845,6 +6333,8 @@ const revokedMarkSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
     actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     untilMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig(),
+    /** Who revoked (`operator:NAME`), when named: the revoked holder is told. */
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
 });
 /** A revoked holder that has not given the resource back yet: nobody else gets it until `untilMs`. */
 const lockDelaySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
@@ -5882,6 +6372,8 @@ const breakGlassSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc
     /** Waiting for a second operator's approval: not usable yet, and not on the ledger. */
     pending: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
     approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** The OIDC approval's run and attempt (one approval approves one pass). */
+    approval: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
 });
 /**
  * Everything the rules know about one resource; small and plain JSON. The
@@ -5997,7 +6489,7 @@ function ruleContext(settings, resource, now, nextFence, failover) {
 
 /***/ }),
 
-/***/ 2567:
+/***/ 9588:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -6058,6 +6550,74 @@ class AlarmHeap {
             }
         }
         return top;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kernel/service/pass-approvals.ts
+/** How many ledger entries one read of the local ledger looks at. */
+const WINDOW = 4_096;
+/**
+ * One OIDC approval (a run's attempt) approves one break-glass, across resources and
+ * restarts: a token of a team that may approve would otherwise let any number of jobs past
+ * any number of freezes. The rules see one resource at a time, so the service asks here
+ * first, one approval at a time in this process: an approval already recorded on the
+ * ledger (`approval` of a `break_glass` entry), or approved here since, is refused.
+ *
+ * The ledger is the memory: a restart forgets nothing. With PostgreSQL replicas, two
+ * replicas approving with one token in the same moment could both pass the search (the
+ * entry of the first is not sequenced yet); `verify` refuses such a ledger.
+ */
+class PassApprovals {
+    reader;
+    used = new Map();
+    /** Local ledgers: entries below this index have been read into `used`. */
+    scanned = 0;
+    turn = Promise.resolve();
+    constructor(reader) {
+        this.reader = reader;
+    }
+    /** Runs `approve` unless `approval` approved a pass before; one at a time. */
+    once(approval, resource, approve) {
+        const next = this.turn.then(async () => {
+            const where = this.used.get(approval) ?? (await this.recorded(approval));
+            if (where !== undefined) {
+                return {
+                    ok: false,
+                    reason: 'approval_used',
+                    message: `${approval} already approved a break-glass (${where}): one approval approves one pass; approve this one from another run`,
+                };
+            }
+            const reply = await approve();
+            if (reply.ok)
+                this.used.set(approval, `on ${resource}`);
+            return reply;
+        });
+        this.turn = next.catch(() => undefined);
+        return next;
+    }
+    /** Where the ledger records `approval` on a pass, if it does. */
+    async recorded(approval) {
+        const { ledger, searchLedger } = this.reader;
+        if (searchLedger) {
+            // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.
+            const needle = `"approval":${JSON.stringify(approval)}`;
+            const [seq] = await searchLedger.call(this.reader, needle, 0, 1);
+            return seq === undefined ? undefined : `ledger entry ${seq}`;
+        }
+        const size = ledger.size;
+        for (let lo = this.scanned; lo < size; lo += WINDOW) {
+            const hi = Math.min(size, lo + WINDOW);
+            await ledger.read(lo, hi, size, () => {
+                for (let i = lo; i < hi; i += 1)
+                    this.note(ledger.entry(i));
+            });
+            this.scanned = hi;
+        }
+        return this.used.get(approval);
+    }
+    note(e) {
+        if (e?.kind === 'break_glass' && e.approval !== undefined && !this.used.has(e.approval))
+            this.used.set(e.approval, `ledger entry ${e.seq}`);
     }
 }
 
@@ -6902,6 +7462,8 @@ function toEvent(entry) {
         event.by = entry.by;
     if (entry.approvedBy !== undefined)
         event.approvedBy = entry.approvedBy;
+    if (entry.approval !== undefined)
+        event.approval = entry.approval;
     if (entry.promotedVia !== undefined)
         event.promotedVia = entry.promotedVia;
     const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
@@ -6911,6 +7473,7 @@ function toEvent(entry) {
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/service/service.ts
+
 
 
 
@@ -6941,6 +7504,7 @@ class KernelService {
     /** Set when the backend searches its ledger where it keeps it. */
     searchLedger;
     batches;
+    approvals = new PassApprovals(this);
     listeners = new Set();
     changedListeners = new Set();
     recordedListeners = new Set();
@@ -7015,8 +7579,13 @@ class KernelService {
         return this.run(resource, { kind: 'break_glass', ...pass });
     }
     /** See PlaneService.approveBreakGlass. */
-    approveBreakGlass(resource, actorDid, by) {
-        return this.run(resource, { kind: 'approve_break_glass', actorDid, by });
+    approveBreakGlass(resource, actorDid, by, approval) {
+        const approve = () => this.run(resource, { kind: 'approve_break_glass', actorDid, by, approval });
+        return approval === undefined ? approve() : this.approvals.once(approval, resource, approve);
+    }
+    /** See PlaneService.withdrawBreakGlass. */
+    withdrawBreakGlass(resource, by, actorDid) {
+        return this.run(resource, { kind: 'withdraw_break_glass', by, actorDid });
     }
     async status(resource) {
         return (await this.statusOf(resource)).lease;
@@ -7917,7 +8486,9 @@ const READ_ATTEMPTS = 3;
  * strictly increasing after `lastTs` (the last recorded stamp; -1 for none).
  * A lapse stamped one after the stamp before it carries the clock that found
  * it due (`clockMs`): a run of +1 stamps may run ahead of the clock, so its
- * stamp alone does not show it came no earlier than the lease's expiry.
+ * stamp alone does not show it came no earlier than the lease's expiry. So
+ * does a grant a break-glass let through (`clocked`): its stamp alone does not
+ * show it came before the pass ended.
  * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
  */
 function numberEntries(events, size, lastTs) {
@@ -7926,7 +8497,7 @@ function numberEntries(events, size, lastTs) {
         const clock = Math.round(event.atMs);
         const before = ts;
         ts = Math.max(clock, before + 1);
-        const inRun = event.kind === 'lapse' && ts === before + 1;
+        const inRun = (event.kind === 'lapse' || event.clocked === true) && ts === before + 1;
         return (0,ledger_entry/* entryOf */.Ms)(event, size + i, ts, inRun ? clock : undefined);
     });
 }
@@ -8195,11 +8766,36 @@ class Ledger {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Y2: () => (/* binding */ nextRetryMs),
 /* harmony export */   jo: () => (/* binding */ backoffMs),
 /* harmony export */   mu: () => (/* binding */ parseRetryAfter),
 /* harmony export */   vI: () => (/* binding */ DEFAULT_RETRY)
 /* harmony export */ });
-const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
+/**
+ * The plane client's: the caller's budget alone bounds the attempts (a `run --wait-timeout 30m`
+ * retries a dead plane for 30 minutes, as it says), each back-off at most 8 s. A bound of 50
+ * attempts gave up after about 4.6 minutes while the CLI said "retrying for 25m 50s more".
+ */
+const DEFAULT_RETRY = {
+    baseMs: 250,
+    capMs: 8_000,
+    maxAttempts: Number.POSITIVE_INFINITY,
+};
+/**
+ * How long to wait before the next attempt, or undefined to give up: the attempts are spent,
+ * the budget is, or the plane's Retry-After asks for longer than is left. A computed back-off
+ * that would pass the deadline is cut to it, so the last attempt is made at the deadline and
+ * "retrying for N more" holds to the end.
+ */
+function nextRetryMs(policy, attempt, retryAfterMs, leftMs, random) {
+    if (attempt + 1 >= policy.maxAttempts || leftMs <= 0)
+        return undefined;
+    if (retryAfterMs !== undefined) {
+        const asked = Math.min(retryAfterMs, policy.capMs * 4);
+        return asked > leftMs ? undefined : asked;
+    }
+    return Math.min(backoffMs(policy, attempt, random), leftMs);
+}
 /** Capped exponential back-off with "equal jitter": half fixed, half random. */
 function backoffMs(policy, attempt, random) {
     const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt, 30));
@@ -8246,4 +8842,4 @@ const realSleep = async (ms, signal) => {
 
 };
 
-//# sourceMappingURL=947.index.js.map
+//# sourceMappingURL=839.index.js.map

@@ -1,5 +1,5 @@
-export const id = 837;
-export const ids = [837];
+export const id = 801;
+export const ids = [801];
 export const modules = {
 
 /***/ 1961:
@@ -24,13 +24,24 @@ function promoteFlag(specs) {
     const steps = specs.map((spec) => {
         const step = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .parsePromotion */ .Hr)(spec);
         if (!step)
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`Invalid --promote '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(spec, 100)}'. Expected ${_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .PROMOTE_FORM */ .gC}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(invalidPromote(spec));
         return step;
     });
     const chain = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .promotionChain */ .RV)(steps);
     if (typeof chain === 'string')
         throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`Invalid --promote: ${chain}.`);
     return chain;
+}
+/**
+ * A FROM that ends in '-' with no '->' is what a shell leaves of an unquoted `dev->staging`:
+ * it reads `>staging` as a redirect (and makes a file named staging), so say to quote it.
+ */
+function invalidPromote(spec) {
+    const shown = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(spec, 100);
+    if (spec.length > 1 && spec.endsWith('-') && !spec.includes('->')) {
+        return `Invalid --promote '${shown}': a shell reads an unquoted ${shown}>TO as '${shown}' and a redirect to a file TO. Quote it: --promote '${shown}>TO'.`;
+    }
+    return `Invalid --promote '${shown}'. Expected ${_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .PROMOTE_FORM */ .gC}.`;
 }
 
 
@@ -179,16 +190,21 @@ const ENTRY_KINDS = [
     // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
     // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
     'break_glass',
+    // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
+    // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
+    // pass is gone, for the kernel's replay and for verify alike.
+    'break_glass_withdrawn',
 ];
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
     seq: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
     tsMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
     /**
-     * A lapse stamped one after the entry before it (in a run of +1 stamps, which
-     * may run ahead of the clock): the kernel's clock when it found the lease
-     * ran out, so the lapse's time is known (never above `tsMs`). Only lapses
-     * carry it; without it a lapse's time is the first stamp of its run.
+     * A lapse, or a grant a break-glass let through, stamped one after the entry
+     * before it (in a run of +1 stamps, which may run ahead of the clock): the
+     * kernel's clock when it decided it, so its time is known (never above
+     * `tsMs`). Without it a lapse's time is the first stamp of its run, and a
+     * grant's, for its break-glass, its own stamp.
      */
     clockMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI())),
     kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(ENTRY_KINDS),
@@ -208,6 +224,11 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
     by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /** The second operator who approved a break-glass (break_glass entries that needed one). */
     approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /**
+     * The one approval an OIDC approver gave (break_glass): its run and attempt, as a DID
+     * prefix without the last colon. One approval approves one pass; verify refuses a second.
+     */
+    approval: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
     /**
      * What the holder said it deploys (grants; repository, commit, run...):
      * recorded as the kernel validated it, a small flat object. Optional, so
@@ -245,7 +266,7 @@ function canonicalJson(value) {
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-    const { approvedBy, promotedVia } = event;
+    const { approvedBy, approval, promotedVia } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -257,6 +278,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.by = by;
     if (approvedBy !== undefined)
         entry.approvedBy = approvedBy;
+    if (approval !== undefined)
+        entry.approval = approval;
     if (deploy !== undefined)
         entry.deploy = deploy;
     if (promotedVia !== undefined)
@@ -271,6 +294,8 @@ function entryOf(event, seq, tsMs, clockMs) {
 function entryJson(e) {
     const s = JSON.stringify;
     let text = `{"actorDid":${s(e.actorDid)}`;
+    if (e.approval !== undefined)
+        text += `,"approval":${s(e.approval)}`;
     if (e.approvedBy !== undefined)
         text += `,"approvedBy":${s(e.approvedBy)}`;
     if (e.by !== undefined)
@@ -693,6 +718,7 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   D3: () => (/* binding */ commitOf),
 /* harmony export */   Hr: () => (/* binding */ parsePromotion),
+/* harmony export */   KU: () => (/* binding */ resourceOf),
 /* harmony export */   RV: () => (/* binding */ promotionChain),
 /* harmony export */   VL: () => (/* binding */ PromotionRecord),
 /* harmony export */   gC: () => (/* binding */ PROMOTE_FORM)
@@ -704,6 +730,7 @@ const OUTDATED = 'outdated';
 /** Commits kept per `from` resource; the oldest go first (a commit that old fails closed). */
 const MAX_PROMOTED = 10_000;
 const RESOURCE = /^[\x21-\x7e]{1,256}$/;
+/** An environment name without ':' is its deploy lock (`production` is lock:deploy/production). */
 const resourceOf = (name) => (name.includes(':') ? name : `lock:deploy/${name}`);
 /** `staging->production`, or undefined when it is not of PROMOTE_FORM. */
 function parsePromotion(spec) {
@@ -820,6 +847,109 @@ class PromotionRecord {
             return undefined;
         return `${c.repository}@${c.commit.slice(0, 12)} has not completed a hold on ${from}: deploy it there first (promotion order ${from} -> ${resource})`;
     }
+}
+
+
+/***/ }),
+
+/***/ 4941:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Jw: () => (/* binding */ unpromotedMessage),
+/* harmony export */   Ss: () => (/* binding */ runPassDid),
+/* harmony export */   _I: () => (/* binding */ passCovers),
+/* harmony export */   lX: () => (/* binding */ isRunPass),
+/* harmony export */   n7: () => (/* binding */ RUN_FORM)
+/* harmony export */ });
+/* unused harmony export runOfDid */
+/**
+ * A break-glass pass for a GitHub run (the hotfix path): the action's DID ends in a nonce
+ * drawn as the job starts, and a rerun asks under another attempt, so a pass opened before
+ * the job cannot name its DID. A pass may name the run instead, as the DID the action's
+ * DIDs for that run all begin with:
+ *   did:web:<host>:<owner>:<repo>:actions:runs:<run id>
+ * It covers every DID the action derives for that run (any attempt, job and nonce), and is
+ * still used up by one grant. Under OIDC the token vouches for the asking DID's run; with a
+ * shared key the DID is believed, as every DID is.
+ */
+const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
+// The grammar of the action's DIDs (lease/did.ts, which this layer may not import: the kernel
+// and the ledger read passes too): GitHub's names, numeric ids, a plain host name.
+const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+const REPO = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
+const RUN_ID = /^[1-9]\d{0,19}$/;
+const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
+/** The run of a DID the action derives (`…:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
+function runOf(did) {
+    if (!did.startsWith('did:web:'))
+        return undefined;
+    const parts = did.slice('did:web:'.length).split(':');
+    const [rawHost = '', owner = '', repo = '', actions, runs, runId = '', attempts, attempt = ''] = parts;
+    const host = rawHost.replace(/%3A/gi, ':');
+    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts' && parts[8] === 'jobs';
+    if (parts.length !== 11 || !labelsOk || !/^\d{1,6}$/.test(attempt))
+        return undefined;
+    if (!HOST.test(host) || !OWNER.test(owner) || !REPO.test(repo) || !RUN_ID.test(runId))
+        return undefined;
+    return { host, owner, repo, runId };
+}
+/** The host as a DID segment: a port's colon percent-encoded, as lease/did.ts encodes it. */
+const hostSegment = (host) => host.replace(':', '%3A');
+/** The run's DID for `acme/shop/12345` or `ghe.example/acme/shop/12345`; undefined for any other text. */
+function runPassDid(run) {
+    const parts = run.split('/');
+    const [host, owner, repo, runId] = parts.length === 3 ? ['github.com', ...parts] : parts;
+    if (parts.length !== 3 && parts.length !== 4)
+        return undefined;
+    if (!host || !HOST.test(host) || !owner || !OWNER.test(owner))
+        return undefined;
+    if (!repo || !REPO.test(repo) || !runId || !RUN_ID.test(runId))
+        return undefined;
+    return `did:web:${[hostSegment(host), owner, repo, 'actions', 'runs', runId].join(':')}`;
+}
+/** `host:owner:repo:runId` (names without case) of a run pass's DID; undefined for any other DID. */
+function runKeyOfPass(did) {
+    if (!did.startsWith('did:web:'))
+        return undefined;
+    const parts = did.slice('did:web:'.length).split(':');
+    const [host, owner, repo, actions, runs, runId = ''] = parts;
+    if (parts.length !== 6 || actions !== 'actions' || runs !== 'runs' || !RUN_ID.test(runId))
+        return undefined;
+    return `${[host, owner, repo].join(':').toLowerCase()}:${runId}`;
+}
+/** Whether this pass DID names a run rather than one agent. */
+const isRunPass = (did) => runKeyOfPass(did) !== undefined;
+/**
+ * Whether a pass for `passDid` lets `actorDid` through: the same DID, or a DID the action
+ * derives for the run the pass names (read strictly, as lease/did.ts parseRunDid reads it).
+ */
+function passCovers(passDid, actorDid) {
+    if (passDid === actorDid)
+        return true;
+    const key = runKeyOfPass(passDid);
+    if (key === undefined)
+        return false;
+    const run = runOf(actorDid);
+    if (!run)
+        return false;
+    const host = hostSegment(run.host);
+    return key === `${[host, run.owner, run.repo].join(':').toLowerCase()}:${run.runId}`;
+}
+/** The run an action's DID belongs to, as `--run` takes it; undefined for any other DID. */
+function runOfDid(actorDid) {
+    const run = runOf(actorDid);
+    if (!run)
+        return undefined;
+    const prefix = run.host.toLowerCase() === 'github.com' ? '' : `${run.host}/`;
+    return `${prefix}${run.owner}/${run.repo}/${run.runId}`;
+}
+/** A not_promoted refusal says what an operator may do for this run (the hotfix path). */
+function unpromotedMessage(message, resource, actorDid) {
+    const run = runOfDid(actorDid);
+    if (run === undefined)
+        return message;
+    return `${message}. For a hotfix, an operator may let this run through once: lease-gate break-glass --run ${run} --resource ${resource} --reason TEXT, then re-run the job`;
 }
 
 
@@ -981,4 +1111,4 @@ const error = () => {
 
 };
 
-//# sourceMappingURL=837.index.js.map
+//# sourceMappingURL=801.index.js.map

@@ -1,5 +1,5 @@
-export const id = 146;
-export const ids = [146];
+export const id = 267;
+export const ids = [267];
 export const modules = {
 
 /***/ 4146:
@@ -9,6 +9,7 @@ export const modules = {
 /* harmony export */   FU: () => (/* binding */ operatorReason),
 /* harmony export */   JU: () => (/* binding */ LeaseRevokedError),
 /* harmony export */   Nf: () => (/* binding */ LeaseRefusedError),
+/* harmony export */   m4: () => (/* binding */ revokedBy),
 /* harmony export */   tH: () => (/* binding */ waitForLease)
 /* harmony export */ });
 /* unused harmony export MIN_RETRY_WINDOW_MS */
@@ -44,13 +45,15 @@ class LeaseRevokedError extends LeaseRefusedError {
         super({
             reason: 'revoked',
             detail: operatorMessage,
-            message: `${resource} was revoked for this agent by an operator${operatorReason(operatorMessage)}`,
+            message: `${resource} was revoked for this agent ${revokedBy(options.by)}${operatorReason(operatorMessage)}`,
             code: 'lease_revoked',
         });
         this.resource = resource;
         this.operatorMessage = operatorMessage;
     }
 }
+/** "by operator:alice" when the plane names who revoked (plane text, clipped to one line), else "by an operator". */
+const revokedBy = (by) => `by ${by ?? 'an operator'}`;
 /** ": <reason>" for a revoke's message, or nothing when it only repeats "revoked by an operator". */
 function operatorReason(message) {
     const said = (message ?? '').trim();
@@ -128,6 +131,7 @@ async function waitForLease(options) {
             throw new LeaseRevokedError({
                 resource: options.resource,
                 operatorMessage: answer.message,
+                by: answer.by,
             });
         if (answer.kind === 'superseded') {
             return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
@@ -212,7 +216,7 @@ async function releaseQuietly(options, request) {
 
 /***/ }),
 
-/***/ 5146:
+/***/ 6267:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -228,12 +232,53 @@ var errors = __webpack_require__(3291);
 var grant = __webpack_require__(3376);
 // EXTERNAL MODULE: ./src/errors.ts
 var src_errors = __webpack_require__(3916);
+;// CONCATENATED MODULE: ./src/gate/lease-time.ts
+/**
+ * How long a grant or renewal runs, read in the plane's own words (CONTRACT.md part 2):
+ * `ttlMs` when it tells one (the bundled kernel does); otherwise `expiresAtMs` against the
+ * answer's `Date` header, both on the plane's clock (the hosted plane's contract has only
+ * `expiresAtMs`). Never `expiresAtMs` against the runner's wall clock while the plane gave
+ * a better word: a runner 10 minutes off would renew 10 minutes late, or never.
+ */
+/** The hosted plane's documented lease time (CONTRACT.md part 1): no reading goes above it. */
+const DOCUMENTED_LEASE_MS = 30_000;
+/**
+ * A `Date` header names whole seconds, rounded down: when the plane wrote it, its clock
+ * may already have been up to this much later, so that much less of the lease was left.
+ */
+const DATE_RESOLUTION_MS = 1_000;
+/** Without ttlMs or a Date header, a reading below this is not believed to the letter. */
+const FALLBACK_FLOOR_MS = 1_000;
+/**
+ * The lease time to pace renewals by, never more than the plane's word allows. With a Date
+ * header: `expiresAtMs - Date - 1 s` (the header's uncertainty), counted from when the request
+ * was sent, so latency only makes the keeper renew earlier. With neither word: the smaller of
+ * the documented 30 s and the expiry against our own wall clock (at least 1 s), and `fallback`
+ * says so to the caller, who logs it.
+ */
+function leaseTimeOf(lease, word) {
+    if (lease.ttlMs !== undefined)
+        return { ms: lease.ttlMs, source: 'ttl' };
+    if (word.planeDateMs !== undefined) {
+        const left = lease.expiresAtMs - word.planeDateMs - DATE_RESOLUTION_MS;
+        return { ms: bound(left, 0), source: 'date' };
+    }
+    const left = lease.expiresAtMs - word.wallSentAtMs;
+    return { ms: bound(left, FALLBACK_FLOOR_MS), source: 'fallback' };
+}
+function bound(ms, floor) {
+    return Math.min(DOCUMENTED_LEASE_MS, Math.max(floor, Math.floor(ms)));
+}
+/** The keeper's one log line for a plane that gave no word it could read on the plane's clock. */
+function fallbackNote(time) {
+    return `The plane's answer tells no ttlMs and no readable Date header: the lease time is read as ${time.ms} ms, the smaller of the documented ${DOCUMENTED_LEASE_MS / 1_000} s and its expiresAtMs against this runner's clock (at least ${FALLBACK_FLOOR_MS / 1_000} s). Renewals are paced by that; a runner clock far ahead of the plane's renews often, one far behind may renew too late for leases shorter than 30 s.`;
+}
+
 ;// CONCATENATED MODULE: ./src/gate/keep.ts
 
 
 
-/** The documented lease time (CONTRACT.md), for a plane whose answer does not tell its own. */
-const DOCUMENTED_LEASE_MS = 30_000;
+
 const MIN_RENEW_EVERY_MS = 100;
 /** How often the parent and the lifetime are checked while sleeping. */
 const CHECK_EVERY_MS = 2_000;
@@ -308,9 +353,14 @@ async function renewLoop(options, seen) {
     };
     options.onChange?.(status);
     // Paced on our monotonic clock from when each granting request was SENT (the plane decided
-    // no earlier), by the lease time it told: a runner's wall clock off by any amount changes
-    // nothing. Renewed at a third of the time left, as before.
-    let leaseEnd = options.sentAtMs === undefined ? started : options.sentAtMs + leaseTimeOf(options.lease);
+    // no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
+    // wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
+    // whose send time or lease time is unknown is renewed at once, which tells both.
+    const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
+    let leaseEnd = options.sentAtMs === undefined || !told
+        ? started
+        : options.sentAtMs +
+            leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
     let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
     const end = (why) => {
         status.ended = { atMs: options.wallNow(), why };
@@ -338,6 +388,7 @@ async function renewLoop(options, seen) {
         }
         let answer;
         const sentAt = clock.now();
+        const wallSentAt = options.wallNow();
         try {
             answer = await client.lease(request, {
                 signal,
@@ -367,6 +418,7 @@ async function renewLoop(options, seen) {
             return lose({
                 reason: 'revoked',
                 message: answer.message,
+                ...(answer.by ? { by: answer.by } : {}),
                 // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
                 ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
             });
@@ -395,7 +447,11 @@ async function renewLoop(options, seen) {
         status.renewals += 1;
         status.expiresAtMs = lease.expiresAtMs;
         status.lastRenewedAtMs = options.wallNow();
-        leaseEnd = sentAt + leaseTimeOf(lease);
+        const time = leaseTimeOf(lease, { planeDateMs: answer.planeDateMs, wallSentAtMs: wallSentAt });
+        // Said once: the plane gave no word on its own clock, so this pace is a guess.
+        if (time.source === 'fallback')
+            status.note ??= fallbackNote(time);
+        leaseEnd = sentAt + time.ms;
         const remaining = Math.max(0, leaseEnd - answeredAt);
         nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
         options.onChange?.(status);
@@ -408,21 +464,14 @@ function lossOf(end) {
         ...(end.endedAtMs === undefined ? {} : { endedAtMs: end.endedAtMs }),
         ...(end.message === undefined ? {} : { message: end.message }),
         ...(end.holder === undefined ? {} : { holder: end.holder }),
+        ...(end.by === undefined ? {} : { by: end.by }),
     };
-}
-/**
- * How long a grant or renewal runs: the plane's own `ttlMs` when it tells one (the bundled
- * kernel does), else the documented 30 s. Never `expiresAtMs` less our wall clock: a runner
- * whose clock is behind the plane's by more than about twice the lease time lost its lease.
- */
-function leaseTimeOf(lease) {
-    return lease.ttlMs ?? DOCUMENTED_LEASE_MS;
 }
 
 // EXTERNAL MODULE: ./src/gate/wait.ts
 var wait = __webpack_require__(4146);
-// EXTERNAL MODULE: ./src/plane/client.ts
-var plane_client = __webpack_require__(7011);
+// EXTERNAL MODULE: ./src/plane/client.ts + 1 modules
+var plane_client = __webpack_require__(8927);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
 ;// CONCATENATED MODULE: ./src/lease/session.ts
@@ -480,7 +529,7 @@ function openSession(options) {
             return { kind: 'failed', message: (0,src_errors/* errorMessage */.gJ)(error) };
         }
     }
-    function held(lease, waitedMs = 0, sentAtMs) {
+    function held(lease, waitedMs = 0, grant = {}) {
         return {
             lease,
             waitedMs,
@@ -489,7 +538,7 @@ function openSession(options) {
                 ...request,
                 lease: controls.lease ?? lease,
                 // A lease handed in by the caller came from a request we did not time.
-                ...(controls.lease ? {} : { sentAtMs }),
+                ...(controls.lease ? {} : grant),
                 clock,
                 wallNow,
                 sleep,
@@ -499,7 +548,7 @@ function openSession(options) {
                 ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
                 ...(controls.onChange ? { onChange: controls.onChange } : {}),
                 // A blocking watch alongside the renewals, so a revoke is known at once.
-                ...(maxHoldSeconds > 0
+                ...(maxHoldSeconds > 0 && !controls.noWatch
                     ? {
                         watch: (leaseId, signal) => client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
                     }
@@ -511,14 +560,15 @@ function openSession(options) {
     return {
         client,
         async acquire({ timeoutMs, signal, onHeld, retryWindowMs, takeUp }) {
-            // When the request that was granted was sent: the lease's time runs from no earlier.
-            let sentAtMs;
+            // When the request that was granted was sent (the lease's time runs from no earlier),
+            // and the plane's clock in its answer (the keeper reads the lease time by it).
+            let grant = {};
             const timed = {
                 lease: async (...args) => {
                     const sent = clock.now();
                     const answer = await client.lease(...args);
                     if (answer.kind === 'granted')
-                        sentAtMs = sent;
+                        grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
                     return answer;
                 },
                 release: (...args) => client.release(...args),
@@ -545,7 +595,7 @@ function openSession(options) {
                 request = { resource: options.resource, actorDid: result.lease.holder };
             return {
                 outcome: 'granted',
-                held: held(result.lease, result.waitedMs, sentAtMs),
+                held: held(result.lease, result.waitedMs, grant),
                 waitedMs: result.waitedMs,
                 ...(result.previous ? { previous: result.previous } : {}),
                 ...(result.takenUp ? { takenUp: true } : {}),
@@ -560,24 +610,54 @@ function openSession(options) {
 
 /***/ }),
 
-/***/ 7011:
+/***/ 8927:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   ku: () => (/* binding */ createPlaneClient)
-/* harmony export */ });
-/* unused harmony exports DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_WINDOW_MS */
-/* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7067);
-/* harmony import */ var node_http__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_http__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3329);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3916);
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8549);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3291);
-/* harmony import */ var _grant_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3376);
-/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(6115);
-/* harmony import */ var _retry_js__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(3860);
-/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(3659);
-/* harmony import */ var _time_js__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(7513);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  ku: () => (/* binding */ createPlaneClient)
+});
+
+// UNUSED EXPORTS: DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_WINDOW_MS
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __webpack_require__(7067);
+// EXTERNAL MODULE: ./src/http/client.ts
+var client = __webpack_require__(3329);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/plane/errors.ts
+var plane_errors = __webpack_require__(3291);
+// EXTERNAL MODULE: ./src/plane/grant.ts
+var grant = __webpack_require__(3376);
+// EXTERNAL MODULE: ./src/plane/deploy.ts
+var deploy = __webpack_require__(6115);
+// EXTERNAL MODULE: ./src/plane/retry.ts
+var retry = __webpack_require__(3860);
+// EXTERNAL MODULE: ./src/plane/schema.ts
+var plane_schema = __webpack_require__(3659);
+// EXTERNAL MODULE: ./src/plane/time.ts
+var time = __webpack_require__(7513);
+;// CONCATENATED MODULE: ./src/plane/plane-date.ts
+
+/**
+ * An answer's `Date` header (RFC 9110: the origin's clock when it made the answer, whole
+ * seconds) as epoch milliseconds; undefined when absent or unreadable. It is the only word
+ * on the plane's clock besides `expiresAtMs`, so a plane that tells no `ttlMs` is read by it.
+ */
+function planeDateOf(value) {
+    const text = Array.isArray(value) ? value[0] : value;
+    if (text === undefined || text.length > 64)
+        return undefined;
+    const ms = Date.parse(text);
+    return Number.isFinite(ms) && ms > 0 && ms <= plane_schema/* MAX_EPOCH_MS */.U3 ? ms : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/plane/client.ts
+
 
 
 
@@ -602,15 +682,15 @@ const FROZEN_POLL_MS = 5_000;
 /** Stands for "the token `bearer` gives now" where a call takes its credential. */
 const FRESH_TOKEN = '\0fresh-token';
 function createPlaneClient(options) {
-    const clock = options.clock ?? _time_js__WEBPACK_IMPORTED_MODULE_9__/* .systemClock */ .m;
-    const sleep = options.sleep ?? _time_js__WEBPACK_IMPORTED_MODULE_9__/* .realSleep */ .u;
+    const clock = options.clock ?? time/* systemClock */.m;
+    const sleep = options.sleep ?? time/* realSleep */.u;
     const random = options.random ?? Math.random;
     const wallNow = options.wallNow ?? Date.now;
-    const policy = options.retry ?? _retry_js__WEBPACK_IMPORTED_MODULE_7__/* .DEFAULT_RETRY */ .vI;
+    const policy = options.retry ?? retry/* DEFAULT_RETRY */.vI;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const ownHttp = !options.http;
     const http = options.http ??
-        (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .createHttpClient */ .u)({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
+        (0,client/* createHttpClient */.u)({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
     async function send(method, path, payload, call, bearer) {
         const url = options.apiUrl + path;
         const name = `[${method}] "${url}"`;
@@ -624,8 +704,8 @@ function createPlaneClient(options) {
             }
             catch (error) {
                 // The token service may be down a moment: retried like the plane itself.
-                const why = (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error).slice(0, 200);
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: could not get an OIDC token (${why})`, {
+                const why = (0,errors/* causeText */.xv)(error).slice(0, 200);
+                throw new plane_errors/* TransientError */.N_(`${name}: could not get an OIDC token (${why})`, {
                     call: name,
                     cause: error,
                 });
@@ -649,12 +729,12 @@ function createPlaneClient(options) {
         }
         catch (error) {
             if (call.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .CancelledError */ .cc();
-            const why = error instanceof _http_errors_js__WEBPACK_IMPORTED_MODULE_3__/* .HttpError */ .j ? error.message.slice(name.length + 2) : (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${why}`, { call: name, cause: error });
+                throw new plane_errors/* CancelledError */.cc();
+            const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : (0,errors/* causeText */.xv)(error);
+            throw new plane_errors/* TransientError */.N_(`${name}: ${why}`, { call: name, cause: error });
         }
         const { status, text } = response;
-        const statusText = `${status} ${node_http__WEBPACK_IMPORTED_MODULE_0__.STATUS_CODES[status] ?? ''}`.trim();
+        const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
         const body = parseJson(text);
         if (status === 401 || status === 403) {
             // The plane's own words first (escaped, one line): a kernel says what it wanted.
@@ -665,45 +745,51 @@ function createPlaneClient(options) {
                     ? 'the key'
                     : 'the call: no key was sent';
             const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .KeyRefusedError */ .gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
+            throw new plane_errors/* KeyRefusedError */.gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
         }
         if (status === 408 || status === 429 || status >= 500) {
-            const retryAfter = (0,_retry_js__WEBPACK_IMPORTED_MODULE_7__/* .parseRetryAfter */ .mu)(headerValue(response.headers['retry-after']), Date.now());
+            const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerValue(response.headers['retry-after']), Date.now());
             const detail = bodyMessage(body);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+            throw new plane_errors/* TransientError */.N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
                 call: name,
                 status,
                 retryAfterMs: retryAfter,
             });
         }
-        if ((status < 200 || status >= 300) && !(path === _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0 && BODY_DECIDES.has(status))) {
+        if ((status < 200 || status >= 300) && !(path === plane_schema/* LEASE_PATH */.B0 && BODY_DECIDES.has(status))) {
             const detail = bodyMessage(body);
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .RequestRejectedError */ .ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+            throw new plane_errors/* RequestRejectedError */.ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
                 call: name,
                 status,
             });
         }
         if (body === undefined) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${name}: ${statusText}, but the body is not JSON`, {
+            throw new plane_errors/* ContractError */.Vl(`${name}: ${statusText}, but the body is not JSON`, {
                 call: name,
                 status,
             });
         }
         const applied = headerValue(response.headers['preference-applied']) ?? '';
-        return { status, body, preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied) };
+        return {
+            status,
+            body,
+            preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
+            dateMs: planeDateOf(response.headers.date),
+        };
     }
     async function withRetries(attempt, call) {
-        const until = call.retryUntilMs ?? clock.now() + DEFAULT_RETRY_WINDOW_MS;
+        const first = clock.now();
+        const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
         for (let n = 0;; n += 1) {
             try {
                 return await attempt();
             }
             catch (error) {
-                if (!(error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .TransientError */ .N_))
+                if (!(error instanceof plane_errors/* TransientError */.N_))
                     throw error;
-                const wait = Math.min(error.retryAfterMs ?? (0,_retry_js__WEBPACK_IMPORTED_MODULE_7__/* .backoffMs */ .jo)(policy, n, random), policy.capMs * 4);
-                if (n + 1 >= policy.maxAttempts || clock.now() + wait > until) {
-                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .PlaneUnavailableError */ .Jo(`${error.message} — still failing after ${n + 1} attempt(s); the plane looks unavailable`, { call: error.call, status: error.status });
+                const wait = (0,retry/* nextRetryMs */.Y2)(policy, n, error.retryAfterMs, until - clock.now(), random);
+                if (wait === undefined) {
+                    throw new plane_errors/* PlaneUnavailableError */.Jo(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
                 }
                 options.onRetry?.({
                     error: error.message,
@@ -713,7 +799,7 @@ function createPlaneClient(options) {
                 });
                 await sleep(wait, call.signal);
                 if (call.signal?.aborted)
-                    throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .CancelledError */ .cc();
+                    throw new plane_errors/* CancelledError */.cc();
             }
         }
     }
@@ -721,7 +807,7 @@ function createPlaneClient(options) {
         const parsed = schema.safeParse(raw.body);
         if (parsed.success)
             return parsed.data;
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .describeIssues */ .wF)(parsed.error)}`, { call, status: raw.status });
+        throw new plane_errors/* ContractError */.Vl(`${call}: the answer does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`, { call, status: raw.status });
     };
     const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
     const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
@@ -730,22 +816,22 @@ function createPlaneClient(options) {
     async function giveBack(req) {
         try {
             const payload = { resource: req.resource, actorDid: req.actorDid };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .RELEASE_PATH */ .Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
-            return _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .releaseAnswerSchema */ .Lw.safeParse(raw.body).success;
+            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
+            return plane_schema/* releaseAnswerSchema */.Lw.safeParse(raw.body).success;
         }
         catch {
             return false;
         }
     }
     const statusOf = async (resource, call = {}) => {
-        const path = `${_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0}?resource=${encodeURIComponent(resource)}`;
+        const path = `${plane_schema/* LEASE_PATH */.B0}?resource=${encodeURIComponent(resource)}`;
         const plain = { ...call, waitSeconds: undefined };
         const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-        const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .statusAnswerSchema */ .mR, raw, name('GET', path));
+        const answer = check(plane_schema/* statusAnswerSchema */.mR, raw, name('GET', path));
         const frozen = answer.frozen
             ? {
-                by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.frozen.by, 200) ?? '',
-                reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.frozen.reason) ?? '',
+                by: (0,plane_schema/* clipText */.gL)(answer.frozen.by, 200) ?? '',
+                reason: (0,plane_schema/* clipText */.gL)(answer.frozen.reason) ?? '',
                 untilMs: answer.frozen.until,
             }
             : undefined;
@@ -755,37 +841,38 @@ function createPlaneClient(options) {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
         async lease(req, call = {}) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0, leaseBody(req), call);
-            const where = name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .LEASE_PATH */ .B0);
+            const raw = await post(plane_schema/* LEASE_PATH */.B0, leaseBody(req), call);
+            const where = name('POST', plane_schema/* LEASE_PATH */.B0);
             if (field(raw.body, 'ok') !== true)
                 return interpretLease(raw, where, check);
-            const parsed = _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .grantedSchema */ .xX.safeParse(raw.body);
+            const parsed = plane_schema/* grantedSchema */.xX.safeParse(raw.body);
             const broken = parsed.success
-                ? (0,_grant_js__WEBPACK_IMPORTED_MODULE_5__/* .grantProblem */ .cN)(parsed.data.lease, req, wallNow())
+                ? (0,grant/* grantProblem */.cN)(parsed.data.lease, req, raw.dateMs ?? wallNow())
                 : {
                     field: fieldOf(parsed.error),
-                    problem: `does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .describeIssues */ .wF)(parsed.error)}`,
+                    problem: `does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`,
                 };
             if (parsed.success && !broken) {
                 // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-                const previous = _deploy_js__WEBPACK_IMPORTED_MODULE_6__/* .deploySchema */ .zR.safeParse(field(raw.body, 'previous'));
+                const previous = deploy/* deploySchema */.zR.safeParse(field(raw.body, 'previous'));
                 return {
                     kind: 'granted',
                     lease: parsed.data.lease,
                     preferenceApplied: raw.preferenceApplied,
+                    ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
                     ...(previous.success && previous.data ? { previous: previous.data } : {}),
                 };
             }
             // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
             const gaveBack = await giveBack(req);
-            throw new _grant_js__WEBPACK_IMPORTED_MODULE_5__/* .BrokenGrantError */ .SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call: where, status: raw.status, field: broken.field, gaveBack });
+            throw new grant/* BrokenGrantError */.SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call: where, status: raw.status, field: broken.field, gaveBack });
         },
         async release(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid };
             if (req.outdated)
                 payload.outdated = true;
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .RELEASE_PATH */ .Sq, payload, { ...call, waitSeconds: undefined });
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .releaseAnswerSchema */ .Lw, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .RELEASE_PATH */ .Sq));
+            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, { ...call, waitSeconds: undefined });
+            const answer = check(plane_schema/* releaseAnswerSchema */.Lw, raw, name('POST', plane_schema/* RELEASE_PATH */.Sq));
             return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
         },
         async status(resource, call = {}) {
@@ -796,27 +883,28 @@ function createPlaneClient(options) {
             const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
             let raw;
             try {
-                raw = await send('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .WATCH_PATH */ .Oh, payload, call, key);
+                raw = await send('POST', plane_schema/* WATCH_PATH */.Oh, payload, call, key);
             }
             catch (error) {
-                if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_4__/* .RequestRejectedError */ .ku && NO_WATCH.has(error.status ?? 0))
+                if (error instanceof plane_errors/* RequestRejectedError */.ku && NO_WATCH.has(error.status ?? 0))
                     return { kind: 'unsupported' };
                 throw error;
             }
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .watchAnswerSchema */ .$R, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .WATCH_PATH */ .Oh));
+            const answer = check(plane_schema/* watchAnswerSchema */.$R, raw, name('POST', plane_schema/* WATCH_PATH */.Oh));
             if (!answer.ended)
                 return { kind: 'held' };
             return {
                 kind: 'ended',
-                reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.reason, 200) ?? 'unknown',
+                reason: (0,plane_schema/* clipText */.gL)(answer.reason, 200) ?? 'unknown',
                 endedAtMs: answer.endedAtMs,
-                message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(answer.message),
+                message: (0,plane_schema/* clipText */.gL)(answer.message),
                 holder: answer.holder,
+                ...(answer.by ? { by: (0,plane_schema/* clipText */.gL)(answer.by, 200) } : {}),
             };
         },
         async revoke(resource, reason, adminKey, call = {}, by) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ, by ? { resource, reason, by } : { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokeAnswerSchema */ ._L, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .REVOKE_PATH */ .DQ));
+            const raw = await post(plane_schema/* REVOKE_PATH */.DQ, by ? { resource, reason, by } : { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
+            const answer = check(plane_schema/* revokeAnswerSchema */._L, raw, name('POST', plane_schema/* REVOKE_PATH */.DQ));
             return {
                 revoked: answer.revoked,
                 leaseId: answer.leaseId ?? undefined,
@@ -824,24 +912,29 @@ function createPlaneClient(options) {
             };
         },
         async freeze(request, adminKey, call = {}) {
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .FREEZE_PATH */ .s1, request, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .FREEZE_PATH */ .s1));
+            const raw = await post(plane_schema/* FREEZE_PATH */.s1, request, { ...call, waitSeconds: undefined }, adminKey);
+            const answer = check(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* FREEZE_PATH */.s1));
             return { until: answer.until ?? null, changed: answer.changed };
         },
         async unfreeze(resource, adminKey, call = {}, by) {
             const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU, by ? { resource, by } : { resource }, plain, adminKey);
-            return { changed: check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .freezeAnswerSchema */ .Nj, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .UNFREEZE_PATH */ .NU)).changed };
+            const raw = await post(plane_schema/* UNFREEZE_PATH */.NU, by ? { resource, by } : { resource }, plain, adminKey);
+            return { changed: check(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* UNFREEZE_PATH */.NU)).changed };
         },
         async breakGlass(request, adminKey, call = {}) {
             const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .BREAK_GLASS_PATH */ .nw, request, plain, adminKey);
-            return check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .breakGlassAnswerSchema */ .Ji, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .BREAK_GLASS_PATH */ .nw));
+            const raw = await post(plane_schema/* BREAK_GLASS_PATH */.nw, request, plain, adminKey);
+            return check(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* BREAK_GLASS_PATH */.nw));
         },
         async approveBreakGlass(request, approverKey, call = {}) {
             const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .APPROVE_BREAK_GLASS_PATH */ .ds, request, plain, approverKey);
-            return check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .breakGlassAnswerSchema */ .Ji, raw, name('POST', _schema_js__WEBPACK_IMPORTED_MODULE_8__/* .APPROVE_BREAK_GLASS_PATH */ .ds));
+            const raw = await post(plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds, request, plain, approverKey);
+            return check(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds));
+        },
+        async withdrawBreakGlass(request, adminKey, call = {}) {
+            const plain = { ...call, waitSeconds: undefined };
+            const raw = await post(plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv, request, plain, adminKey);
+            return check(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv));
         },
         async close() {
             if (ownHttp)
@@ -851,9 +944,9 @@ function createPlaneClient(options) {
 }
 /** A refusal (`ok` is not true) read as what it means for a waiter. */
 function interpretLease(raw, call, check) {
-    const refusal = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .otherRefusalSchema */ .cn, raw, call);
+    const refusal = check(plane_schema/* otherRefusalSchema */.cn, raw, call);
     if (refusal.reason === 'lease_held') {
-        const held = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .heldSchema */ .HF, raw, call);
+        const held = check(plane_schema/* heldSchema */.HF, raw, call);
         return {
             kind: 'held',
             holder: held.holder,
@@ -866,10 +959,10 @@ function interpretLease(raw, call, check) {
         };
     }
     if (refusal.reason === 'frozen') {
-        const frozen = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .frozenSchema */ .Km, raw, call);
+        const frozen = check(plane_schema/* frozenSchema */.Km, raw, call);
         return {
             kind: 'frozen',
-            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(frozen.message) || 'frozen by an operator',
+            message: (0,plane_schema/* clipText */.gL)(frozen.message) || 'frozen by an operator',
             untilMs: frozen.until ?? undefined,
             waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
             position: frozen.position,
@@ -877,20 +970,21 @@ function interpretLease(raw, call, check) {
         };
     }
     if (refusal.reason === 'revoked') {
-        const revoked = check(_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .revokedSchema */ .ad, raw, call);
+        const revoked = check(plane_schema/* revokedSchema */.ad, raw, call);
         return {
             kind: 'revoked',
             holder: revoked.holder,
-            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(revoked.message) || 'revoked by an operator',
+            message: (0,plane_schema/* clipText */.gL)(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: (0,plane_schema/* clipText */.gL)(revoked.by, 200) } : {}),
         };
     }
     if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(check(_deploy_js__WEBPACK_IMPORTED_MODULE_6__/* .supersededSchema */ .I0, raw, call).by, 2048) };
+        return { kind: 'superseded', by: (0,plane_schema/* clipText */.gL)(check(deploy/* supersededSchema */.I0, raw, call).by, 2048) };
     }
     return {
         kind: 'refused',
-        reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(refusal.reason, 200),
-        message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(refusal.message),
+        reason: (0,plane_schema/* clipText */.gL)(refusal.reason, 200),
+        message: (0,plane_schema/* clipText */.gL)(refusal.message),
     };
 }
 function fieldOf(error) {
@@ -923,10 +1017,10 @@ function field(body, name) {
 function bodyMessage(body) {
     const message = field(body, 'message');
     if (typeof message === 'string')
-        return (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(message, 300);
+        return (0,plane_schema/* clipText */.gL)(message, 300);
     const reason = field(body, 'reason');
     if (typeof reason === 'string')
-        return (0,_schema_js__WEBPACK_IMPORTED_MODULE_8__/* .clipText */ .gL)(reason, 100);
+        return (0,plane_schema/* clipText */.gL)(reason, 100);
     return undefined;
 }
 function headerValue(value) {
@@ -1041,8 +1135,13 @@ const LEASE_ID_FORM = '1 to 128 characters of A-Z a-z 0-9 . _ : -';
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** The longest lease any plane grants: the kernel's largest `--ttl-ms` (the hosted plane's is 30 s). */
 const MAX_LEASE_MS = 3_600_000;
-/** What is wrong with a grant, or undefined when it is ours to believe. */
-function grantProblem(lease, asked, wallNow) {
+/**
+ * What is wrong with a grant, or undefined when it is ours to believe. `nowMs` is the plane's
+ * own clock when its answer tells it (the Date header), else our wall clock: a runner whose
+ * clock is 10 minutes off must not call a good grant absurd.
+ */
+function grantProblem(lease, asked, nowMs) {
+    const wallNow = nowMs;
     if (lease.holder !== asked.actorDid) {
         return {
             field: 'lease.holder',
@@ -1098,11 +1197,36 @@ function quote(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Y2: () => (/* binding */ nextRetryMs),
 /* harmony export */   jo: () => (/* binding */ backoffMs),
 /* harmony export */   mu: () => (/* binding */ parseRetryAfter),
 /* harmony export */   vI: () => (/* binding */ DEFAULT_RETRY)
 /* harmony export */ });
-const DEFAULT_RETRY = { baseMs: 250, capMs: 8_000, maxAttempts: 50 };
+/**
+ * The plane client's: the caller's budget alone bounds the attempts (a `run --wait-timeout 30m`
+ * retries a dead plane for 30 minutes, as it says), each back-off at most 8 s. A bound of 50
+ * attempts gave up after about 4.6 minutes while the CLI said "retrying for 25m 50s more".
+ */
+const DEFAULT_RETRY = {
+    baseMs: 250,
+    capMs: 8_000,
+    maxAttempts: Number.POSITIVE_INFINITY,
+};
+/**
+ * How long to wait before the next attempt, or undefined to give up: the attempts are spent,
+ * the budget is, or the plane's Retry-After asks for longer than is left. A computed back-off
+ * that would pass the deadline is cut to it, so the last attempt is made at the deadline and
+ * "retrying for N more" holds to the end.
+ */
+function nextRetryMs(policy, attempt, retryAfterMs, leftMs, random) {
+    if (attempt + 1 >= policy.maxAttempts || leftMs <= 0)
+        return undefined;
+    if (retryAfterMs !== undefined) {
+        const asked = Math.min(retryAfterMs, policy.capMs * 4);
+        return asked > leftMs ? undefined : asked;
+    }
+    return Math.min(backoffMs(policy, attempt, random), leftMs);
+}
 /** Capped exponential back-off with "equal jitter": half fixed, half random. */
 function backoffMs(policy, attempt, random) {
     const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt, 30));
@@ -1149,4 +1273,4 @@ const realSleep = async (ms, signal) => {
 
 };
 
-//# sourceMappingURL=146.index.js.map
+//# sourceMappingURL=267.index.js.map

@@ -1,5 +1,5 @@
-export const id = 357;
-export const ids = [357];
+export const id = 375;
+export const ids = [375];
 export const modules = {
 
 /***/ 6739:
@@ -172,6 +172,21 @@ const MIGRATIONS = [
         SELECT 1, ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint, 0, 0;
     `,
     },
+    {
+        version: 3,
+        name: "the plane's ledger public key",
+        sql: `
+      -- The public key (SPKI PEM) that signs the plane's ledger, written by the first replica
+      -- that starts with one; a replica with another key is refused at start (plane-key.ts),
+      -- so every checkpoint the plane hands out verifies against this key.
+      CREATE TABLE lease_gate_plane_key (
+        id int PRIMARY KEY CHECK (id = 1),
+        origin text NOT NULL,
+        public_key text NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+    },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
 class SchemaTooNewError extends _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
@@ -241,7 +256,7 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 /***/ }),
 
-/***/ 6357:
+/***/ 8375:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -264,8 +279,8 @@ var failover = __webpack_require__(8219);
 var overview = __webpack_require__(9454);
 // EXTERNAL MODULE: ./src/kernel/rules/rules.ts + 1 modules
 var rules = __webpack_require__(2878);
-// EXTERNAL MODULE: ./src/kernel/service/service.ts + 7 modules
-var service_service = __webpack_require__(2567);
+// EXTERNAL MODULE: ./src/kernel/service/service.ts + 8 modules
+var service_service = __webpack_require__(9588);
 // EXTERNAL MODULE: ./src/kernel/store/store-error.ts
 var store_error = __webpack_require__(7561);
 // EXTERNAL MODULE: ./src/kernel/postgres/connect.ts
@@ -972,6 +987,38 @@ function payloads(resource, events) {
 
 // EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
 var migrations = __webpack_require__(7000);
+// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
+var checkpoint = __webpack_require__(4491);
+;// CONCATENATED MODULE: ./src/kernel/postgres/plane-key.ts
+
+
+/** A replica whose signing key is not the plane's: it must not serve (one line, exit 1). */
+class PlaneKeyError extends store_error/* StoreError */.AD {
+    name = 'PlaneKeyError';
+}
+/**
+ * Records the plane's public key at its first start (the first replica's to commit wins)
+ * and refuses a replica whose key differs: its checkpoints over the shared ledger would
+ * not verify against the key the plane published. An unsigned ledger (tests) records none.
+ */
+async function checkPlaneKey(client, publicKey) {
+    if (!publicKey)
+        return;
+    const origin = (0,checkpoint/* originFor */.Ag)(publicKey);
+    const pem = String(publicKey.export({ type: 'spki', format: 'pem' }));
+    // Of replicas that start together one inserts the row; the others' inserts wait for its
+    // commit and do nothing, and each then reads the row that won (read committed).
+    await client.query(`INSERT INTO lease_gate_plane_key (id, origin, public_key) VALUES (1, $1, $2)
+       ON CONFLICT (id) DO NOTHING`, [origin, pem]);
+    const { rows } = await client.query(`SELECT origin, public_key, to_char(recorded_at AT TIME ZONE 'UTC',
+       'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS recorded FROM lease_gate_plane_key WHERE id = 1`);
+    const plane = rows[0];
+    if (!plane)
+        throw new store_error/* StoreError */.AD("the plane's public key is not recorded");
+    if (plane.public_key.trim() !== pem.trim())
+        throw new PlaneKeyError(`this replica's --signing-key signs as ${origin}, but the plane's ledger is signed by ${plane.origin} (recorded ${plane.recorded}): start every replica with the plane's --signing-key FILE`);
+}
+
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
 var ledger = __webpack_require__(7781);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/sequencer.ts
@@ -1138,6 +1185,7 @@ async function read(client) {
 
 
 
+
 const PAGE = 5_000;
 /** The tree's frontier is saved first at this size, then each time the ledger doubles … */
 const TREE_FIRST = 1_024;
@@ -1268,6 +1316,7 @@ class PostgresBackend {
             const client = await this.connect(this.pool, false);
             try {
                 await (0,migrations/* migrate */._r)(client, this.schema);
+                await checkPlaneKey(client, this.ledger.publicKey);
             }
             finally {
                 client.release();
@@ -1727,4 +1776,4 @@ function parseJson(text) {
 
 };
 
-//# sourceMappingURL=357.index.js.map
+//# sourceMappingURL=375.index.js.map

@@ -1,8 +1,8 @@
-export const id = 787;
-export const ids = [787];
+export const id = 213;
+export const ids = [213];
 export const modules = {
 
-/***/ 8787:
+/***/ 8213:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -230,16 +230,16 @@ function globToRegExp(glob) {
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: ./src/http/client.ts
 var client = __webpack_require__(3329);
-// EXTERNAL MODULE: ./src/plane/client.ts
-var plane_client = __webpack_require__(7011);
+// EXTERNAL MODULE: ./src/plane/client.ts + 1 modules
+var plane_client = __webpack_require__(8927);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
 // EXTERNAL MODULE: ./src/gate/wait.ts
 var wait = __webpack_require__(4146);
 // EXTERNAL MODULE: ./src/lease/did.ts
 var lease_did = __webpack_require__(623);
-// EXTERNAL MODULE: ./src/lease/session.ts + 1 modules
-var lease_session = __webpack_require__(5146);
+// EXTERNAL MODULE: ./src/lease/session.ts + 2 modules
+var session = __webpack_require__(6267);
 ;// CONCATENATED MODULE: ./src/lease/take-up.ts
 
 /**
@@ -356,13 +356,85 @@ function runIdFromCallback(url, fullName) {
     return `${owner}/${repo}`.toLowerCase() === fullName.toLowerCase() ? runId : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/app/adopt.ts
+
+
+
+
+
+
+
+async function adoptApproved(found, options) {
+    const left = [];
+    for (const request of found) {
+        if (options.signal.aborted)
+            return left;
+        const approved = await approvedRun(request, options).catch((error) => {
+            options.log(`recovery: delivery ${request.delivery.id}: could not tell whether its run was approved (${(0,errors/* errorMessage */.gJ)(error)}); queued again`);
+            return 'waiting';
+        });
+        if (approved === 'waiting')
+            left.push(request);
+        else if (approved) {
+            options.log(`recovery: ${approved.tag}: approved before the restart, and its lease ${approved.lease.id} is still held by its DID: kept for its job to take up, at most ${(0,duration/* formatDuration */.a3)(options.config.takeUpGraceMs)} or until the run ends`);
+            options.keep(approved);
+        }
+    }
+    return left;
+}
+/** `waiting`: queue it again; an ApprovedRun: keep its lease; undefined: nothing to do. */
+async function approvedRun(request, { config, github, plane, signal }) {
+    const parsed = protectionRuleSchema.safeParse(request.delivery.payload);
+    // What cannot be read here is left to the gatekeeper, which says why it drops it.
+    if (!parsed.success || parsed.data.action !== 'requested')
+        return 'waiting';
+    const event = parsed.data;
+    const repository = event.repository.full_name;
+    const runId = runIdFromCallback(event.deployment_callback_url, repository);
+    const rule = findRule(config.rules, repository, event.environment);
+    if (!runId || !rule)
+        return 'waiting';
+    const repo = (0,lease_did/* parseRepository */.SU)(repository);
+    const installation = event.installation.id;
+    const run = await github.getRun(installation, repo, runId);
+    if (run.status === 'waiting')
+        return 'waiting';
+    if (run.status === 'completed')
+        return undefined;
+    const did = appDid({
+        serverUrl: config.githubServerUrl,
+        repository,
+        runId,
+        runAttempt: String(run.runAttempt),
+        job: rule.job ?? ANY_JOB,
+    }, event.deployment.id);
+    const lease = await plane.status(rule.resource, { signal });
+    if (lease?.holder !== did)
+        return undefined;
+    const environment = (0,lease_escape/* untrusted */.bp)(event.environment, 255);
+    return {
+        tag: `run ${runId} of ${repository} (environment ${environment})`,
+        did,
+        resource: rule.resource,
+        installation,
+        repository,
+        repo,
+        runId,
+        environment: event.environment,
+        lease,
+    };
+}
+
 // EXTERNAL MODULE: ./node_modules/@octokit/auth-app/dist-node/index.js + 9 modules
 var dist_node = __webpack_require__(6479);
 // EXTERNAL MODULE: ./node_modules/@octokit/request/dist-bundle/index.js + 3 modules
 var dist_bundle = __webpack_require__(9942);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var http_errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/http/url-display.ts
+var url_display = __webpack_require__(3390);
 ;// CONCATENATED MODULE: ./src/http/fetch.ts
+
 
 /**
  * A `fetch` over the one HTTP client, for libraries that take a fetch of their own
@@ -375,7 +447,7 @@ function fetchOver(http) {
     return async (input, init = {}) => {
         const url = input instanceof Request ? input.url : String(input);
         const method = (init.method ?? 'GET').toUpperCase();
-        const call = `[${method}] "${url}"`;
+        const call = `[${method}] "${(0,url_display/* urlForDisplay */.B)(url)}"`;
         if (method !== 'GET' && method !== 'POST') {
             throw new http_errors/* HttpError */.j(`${call}: only GET and POST go through this client`, {
                 failure: 'network',
@@ -416,9 +488,90 @@ function fetchOver(http) {
 
 // EXTERNAL MODULE: ./src/github/rest.ts
 var rest = __webpack_require__(6417);
+;// CONCATENATED MODULE: ./src/app/hook-deliveries.ts
+
+
+/** The two delivery calls over `get` (a GET as the App, retried like every call). */
+function hookDeliveries(get) {
+    return {
+        async listDeliveries({ sinceMs, maxItems }) {
+            const found = [];
+            let cursor;
+            for (let page = 0; page < MAX_DELIVERY_PAGES; page += 1) {
+                const query = `per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+                const answer = await get(`/app/hook/deliveries?${query}`);
+                const items = schemas/* array */.YOg(hookDeliverySchema).safeParse((0,rest/* parseJson */.qF)(answer.text));
+                if (!items.success) {
+                    throw new rest/* GitHubError */.y_("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", { status: answer.status });
+                }
+                for (const item of items.data) {
+                    const deliveredAtMs = Date.parse(item.delivered_at);
+                    // Newest first: once past the window, every later item is older still.
+                    if (!(deliveredAtMs >= sinceMs))
+                        return found;
+                    found.push({
+                        id: item.id,
+                        guid: item.guid,
+                        deliveredAtMs,
+                        redelivery: item.redelivery,
+                        statusCode: item.status_code,
+                        event: item.event,
+                        action: item.action ?? null,
+                    });
+                    if (found.length >= maxItems)
+                        return found;
+                }
+                cursor = nextCursor((0,rest/* headerOf */.rR)(answer, 'link'));
+                if (!cursor)
+                    return found;
+            }
+            return found;
+        },
+        async deliveryPayload(id) {
+            const answer = await get(`/app/hook/deliveries/${id}`);
+            const detail = deliveryDetailSchema.safeParse((0,rest/* parseJson */.qF)(answer.text));
+            return detail.success ? (detail.data.request.payload ?? undefined) : undefined;
+        },
+    };
+}
+/** At most this many pages of 100 deliveries are read at start (GitHub keeps 3 days of them). */
+const MAX_DELIVERY_PAGES = 30;
+const hookDeliverySchema = schemas/* object */.Ikc({
+    id: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
+    guid: schemas/* string */.YjP().check(api/* _maxLength */.Eb(100)),
+    delivered_at: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
+    redelivery: schemas/* boolean */.zMY(),
+    status_code: schemas/* number */.aig(),
+    event: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
+    action: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)))),
+});
+const deliveryDetailSchema = schemas/* object */.Ikc({
+    request: schemas/* object */.Ikc({ payload: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* unknown */.L5J())) }),
+});
+/**
+ * The `cursor` of the Link header's `rel="next"`, never its URL: the next page is
+ * asked of the configured API origin, so a header cannot send the App JWT elsewhere.
+ */
+function nextCursor(link) {
+    for (const part of (link ?? '').split(',')) {
+        const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
+        if (!match)
+            continue;
+        try {
+            const cursor = new URL(match[1]).searchParams.get('cursor');
+            return cursor && cursor.length <= 200 ? cursor : undefined;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return undefined;
+}
+
 // EXTERNAL MODULE: ./src/plane/retry.ts
 var retry = __webpack_require__(3860);
 ;// CONCATENATED MODULE: ./src/app/github.ts
+
 
 
 
@@ -459,13 +612,24 @@ function createGitHubApp(options) {
         request: dist_bundle/* request */.E.defaults({
             baseUrl: options.apiUrl,
             headers: { 'user-agent': USER_AGENT },
-            request: { fetch: fetchOver(http) },
+            // The app's stop cuts a token exchange in flight too.
+            request: { fetch: fetchOver(http), ...(options.signal ? { signal: options.signal } : {}) },
         }),
     });
-    /** Retries `attempt` while it says how long to wait, within the budget. */
-    async function retrying(what, attempt) {
+    const stopping = options.signal;
+    /** The app's stop and a call's own signal, either of which ends the call. */
+    const either = (signal) => signal && stopping ? AbortSignal.any([signal, stopping]) : (signal ?? stopping);
+    const stopped = (what, signal) => {
+        if (!signal?.aborted)
+            return;
+        // No final answer: a POST in flight may have been applied (mayHaveApplied says so).
+        throw new rest/* GitHubError */.y_(`${what}: stopped before GitHub's answer`, { status: 0 });
+    };
+    /** Retries `attempt` while it says how long to wait, within the budget; `signal` ends it. */
+    async function retrying(what, attempt, signal = stopping) {
         const until = clock.now() + budgetMs;
         for (let n = 0;; n += 1) {
+            stopped(what, signal);
             const result = await attempt();
             if (!isRetry(result))
                 return result;
@@ -475,7 +639,7 @@ function createGitHubApp(options) {
                     status: 0,
                 });
             }
-            await sleep(result.retryInMs);
+            await sleep(result.retryInMs, signal);
         }
     }
     async function token(installationId, refresh = false) {
@@ -529,83 +693,63 @@ function createGitHubApp(options) {
         }
     }
     /** `as`: an installation id (its token), or `'app'` (the App JWT). */
-    async function call(method, as, path, body) {
+    async function call(method, as, path, body, controls = {}) {
         let attempt = 0;
         let refreshed = false;
-        return retrying(`${method} ${path}`, async () => {
+        const signal = either(controls.signal);
+        const what = `${method} ${path}`;
+        return retrying(what, async () => {
             attempt += 1;
             const bearer = as === 'app' ? await appJwt() : await token(as, false);
-            let answer;
-            try {
-                answer = await http.send({
-                    method,
-                    url: `${options.apiUrl}${path}`,
-                    headers: {
-                        ...(0,rest/* restHeaders */.xf)(bearer, USER_AGENT),
-                        ...(body ? { 'content-type': 'application/json' } : {}),
-                    },
-                    body: body ? JSON.stringify(body) : undefined,
-                });
-            }
-            catch (error) {
-                if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
-                    throw error;
-                return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
-            }
-            if (answer.status < 300)
-                return answer;
-            if (answer.status === 401 && !refreshed) {
-                // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
+            await controls.beforeEach?.();
+            stopped(what, signal);
+            return send(method, path, bearer, body, signal, attempt, () => {
+                if (refreshed)
+                    return false;
                 refreshed = true;
+                return true;
+            }).then(async (answer) => {
+                if (answer !== 'refresh')
+                    return answer;
                 if (as !== 'app')
                     await token(as, true);
                 return { retryInMs: 0, why: 'token refused' };
-            }
-            const wait = (0,rest/* retryWait */.fN)(answer, options.wallNow(), policy, attempt, options.random);
-            if (wait !== undefined)
-                return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
-            throw new rest/* GitHubError */.y_(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)((0,rest/* answerMessage */.Mw)(answer.text), 200)}`, { status: answer.status });
-        });
+            });
+        }, signal);
+    }
+    /** One attempt: the answer, how long to wait before the next, or `refresh` (a 401, once). */
+    async function send(method, path, bearer, body, signal, attempt, mayRefresh) {
+        let answer;
+        try {
+            answer = await http.send({
+                method,
+                url: `${options.apiUrl}${path}`,
+                headers: {
+                    ...(0,rest/* restHeaders */.xf)(bearer, USER_AGENT),
+                    ...(body ? { 'content-type': 'application/json' } : {}),
+                },
+                body: body ? JSON.stringify(body) : undefined,
+                ...(signal ? { signal } : {}),
+            });
+        }
+        catch (error) {
+            stopped(`${method} ${path}`, signal);
+            if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
+                throw error;
+            return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
+        }
+        if (answer.status < 300)
+            return answer;
+        // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
+        if (answer.status === 401 && mayRefresh())
+            return 'refresh';
+        const wait = (0,rest/* retryWait */.fN)(answer, options.wallNow(), policy, attempt, options.random);
+        if (wait !== undefined)
+            return { retryInMs: wait, why: `GitHub answered ${answer.status}` };
+        throw new rest/* GitHubError */.y_(`${method} ${path}: GitHub answered ${answer.status}: ${(0,lease_escape/* untrusted */.bp)((0,rest/* answerMessage */.Mw)(answer.text), 200)}`, { status: answer.status });
     }
     return {
-        async listDeliveries({ sinceMs, maxItems }) {
-            const found = [];
-            let cursor;
-            for (let page = 0; page < MAX_DELIVERY_PAGES; page += 1) {
-                const query = `per_page=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-                const answer = await call('GET', 'app', `/app/hook/deliveries?${query}`);
-                const items = schemas/* array */.YOg(hookDeliverySchema).safeParse((0,rest/* parseJson */.qF)(answer.text));
-                if (!items.success) {
-                    throw new rest/* GitHubError */.y_("GET /app/hook/deliveries: GitHub's answer is not a list of deliveries", { status: answer.status });
-                }
-                for (const item of items.data) {
-                    const deliveredAtMs = Date.parse(item.delivered_at);
-                    // Newest first: once past the window, every later item is older still.
-                    if (!(deliveredAtMs >= sinceMs))
-                        return found;
-                    found.push({
-                        id: item.id,
-                        guid: item.guid,
-                        deliveredAtMs,
-                        redelivery: item.redelivery,
-                        statusCode: item.status_code,
-                        event: item.event,
-                        action: item.action ?? null,
-                    });
-                    if (found.length >= maxItems)
-                        return found;
-                }
-                cursor = nextCursor((0,rest/* headerOf */.rR)(answer, 'link'));
-                if (!cursor)
-                    return found;
-            }
-            return found;
-        },
-        async deliveryPayload(id) {
-            const answer = await call('GET', 'app', `/app/hook/deliveries/${id}`);
-            const detail = deliveryDetailSchema.safeParse((0,rest/* parseJson */.qF)(answer.text));
-            return detail.success ? (detail.data.request.payload ?? undefined) : undefined;
-        },
+        ...hookDeliveries((path) => call('GET', 'app', path)),
         token: (id) => token(id),
         async getRun(installationId, repo, runId) {
             const answer = await call('GET', installationId, `${repoPath(repo)}/actions/runs/${runId}`);
@@ -642,8 +786,8 @@ function createGitHubApp(options) {
             }
             return state;
         },
-        async review(installationId, repo, runId, body) {
-            await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body);
+        async review(installationId, repo, runId, body, attempt) {
+            await call('POST', installationId, `${repoPath(repo)}/actions/runs/${runId}/deployment_protection_rule`, body, attempt);
         },
         async deploymentStatus(installationId, repo, deploymentId, description) {
             await call('POST', installationId, `${repoPath(repo)}/deployments/${deploymentId}/statuses`, {
@@ -653,43 +797,155 @@ function createGitHubApp(options) {
         },
     };
 }
-/** At most this many pages of 100 deliveries are read at start (GitHub keeps 3 days of them). */
-const MAX_DELIVERY_PAGES = 30;
-const hookDeliverySchema = schemas/* object */.Ikc({
-    id: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC()),
-    guid: schemas/* string */.YjP().check(api/* _maxLength */.Eb(100)),
-    delivered_at: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
-    redelivery: schemas/* boolean */.zMY(),
-    status_code: schemas/* number */.aig(),
-    event: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)),
-    action: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)))),
-});
-const deliveryDetailSchema = schemas/* object */.Ikc({
-    request: schemas/* object */.Ikc({ payload: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* unknown */.L5J())) }),
-});
-/**
- * The `cursor` of the Link header's `rel="next"`, never its URL: the next page is
- * asked of the configured API origin, so a header cannot send the App JWT elsewhere.
- */
-function nextCursor(link) {
-    for (const part of (link ?? '').split(',')) {
-        const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
-        if (!match)
-            continue;
-        try {
-            const cursor = new URL(match[1]).searchParams.get('cursor');
-            return cursor && cursor.length <= 200 ? cursor : undefined;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return undefined;
-}
 const isRetry = (value) => typeof value === 'object' && value !== null && 'retryInMs' in value && 'why' in value;
 const repoPath = (repo) => `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`;
 
+;// CONCATENATED MODULE: ./src/app/approval.ts
+
+
+
+
+/** The plane no longer shows this run holding the lease it was granted: never approve it. */
+class LeaseGoneError extends errors/* LeaseGateError */.eg {
+    name = 'LeaseGoneError';
+    constructor(message) {
+        super(message, { code: 'lease_revoked' });
+    }
+}
+/** Renews `held` until stopped or lost; how long it is wanted is set once the approval is final. */
+function keepAlive(held, signal, clock) {
+    let until = Infinity;
+    const stop = new AbortController();
+    const ended = new AbortController();
+    const done = held
+        .keep({
+        signal: AbortSignal.any([signal, stop.signal]),
+        stillWanted: () => clock.now() < until,
+    })
+        .finally(() => ended.abort());
+    return {
+        done,
+        /** Aborted once the keeper stopped, whatever the reason: an approval in flight must stop too. */
+        ended: ended.signal,
+        keepFor: (ms) => void (until = clock.now() + ms),
+        stop: async () => {
+            stop.abort();
+            return done;
+        },
+    };
+}
+/** Is `lease` still this run's, as the plane says now? Throws LeaseGoneError when not (or unknown). */
+async function stillHeld(plane, lease, signal) {
+    let now;
+    try {
+        now = await plane.status(lease.resource, { signal });
+    }
+    catch (error) {
+        throw new LeaseGoneError(`the plane could not say who holds ${lease.resource} (${(0,errors/* errorMessage */.gJ)(error)})`);
+    }
+    if (now?.holder === lease.holder && now.id === lease.id && now.fence === lease.fence)
+        return;
+    const by = now ? `lease ${now.id} of ${(0,lease_escape/* untrusted */.bp)(now.holder, 300)}` : 'nobody';
+    throw new LeaseGoneError(`lease ${lease.id} of ${lease.resource} is no longer this run's (the plane shows ${by})`);
+}
+function createApprover(options) {
+    const { config, github, clock, log } = options;
+    const keptFor = `kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)} or until the run ends`;
+    /** Approves once the grant is made; `renewal`: this run held the lease before this request. */
+    async function approve(s, held, renewal) {
+        const { lease } = held;
+        const fence = lease.fence === undefined ? 'none' : String(lease.fence);
+        const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}.`;
+        const keeper = keepAlive(held, s.wait.cancel.signal, clock);
+        const stop = AbortSignal.any([keeper.ended, s.wait.cancel.signal]);
+        try {
+            await github.review(s.installation, s.repo, s.runId, { environment_name: s.review.environment, state: 'approved', comment }, { signal: stop, beforeEach: () => stillHeld(options.plane, lease, stop) });
+            log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`);
+        }
+        catch (error) {
+            if (!s.wait.cancel.signal.aborted &&
+                (error instanceof LeaseGoneError || keeper.ended.aborted)) {
+                return lost(s, held, keeper, error);
+            }
+            if (!(await kept(s, error, lease, renewal))) {
+                await keeper.stop();
+                const released = await held.release();
+                log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
+                return;
+            }
+        }
+        keeper.keepFor(config.takeUpGraceMs);
+        await afterApproval(s, held, await keeper.done);
+    }
+    /** The lease ended before GitHub took the approval: nothing more is sent but a rejection. */
+    async function lost(s, held, keeper, error) {
+        const status = await keeper.stop();
+        const why = error instanceof LeaseGoneError
+            ? error.message
+            : `lease ${held.lease.id} ended before GitHub answered (${status.lost?.reason ?? 'renewals failed'})`;
+        // Nothing is given back: a lease the plane could not show is not known to be gone, and
+        // an earlier attempt GitHub applied unheard may have let the job take it up.
+        log(`${s.tag}: not approved: ${why}`);
+        await s.review('rejected', `lease-gate: ${s.resource} was granted to this run, but the lease ended before GitHub took the approval (${why}); not approved. Re-run the job to queue again.`);
+    }
+    /** After a failed approval call: is the lease kept (the rule may be approved), or given back? */
+    async function kept(s, error, lease, renewal) {
+        const fence = lease.fence === undefined ? 'none' : String(lease.fence);
+        if (error instanceof rest/* GitHubError */.y_ && error.status === 422) {
+            // The rule is decided already: approved (by this app before a restart, by another
+            // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
+            // job may be deploying under this lease now: giving it back would let the next run
+            // in beside it. A rejected run ends, and the run check gives the lease back then.
+            log(`${s.tag}: GitHub says the rule is already decided (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
+            return true;
+        }
+        if (mayHaveApplied(error)) {
+            // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
+            log(`${s.tag}: the approval may have been applied (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
+            return true;
+        }
+        if (renewal) {
+            // A 4xx but 422 on a lease this DID held before the ask (a redelivery after a
+            // restart, GitHub answering 404 or 403): the run was approved earlier and its job may
+            // deploy under this very lease. Kept, as for 422.
+            log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}), but this run held lease ${lease.id} before this request: fence ${fence} ${keptFor}`);
+            return true;
+        }
+        // A 4xx but 422 is a refusal of the call itself, and this ask granted the lease:
+        // nothing was approved under it.
+        return false;
+    }
+    /** Keeps an approved run's lease for the take-up grace (from now), then says how it ended. */
+    async function keepForTakeUp(s, held) {
+        const keeper = keepAlive(held, s.wait.cancel.signal, clock);
+        keeper.keepFor(config.takeUpGraceMs);
+        await afterApproval(s, held, await keeper.done);
+    }
+    async function afterApproval(s, held, kept) {
+        const { lease } = held;
+        if (s.wait.why === 'run-completed') {
+            // The run is over, post steps included: nobody can hold this lease for it any more.
+            const released = await held.release();
+            log(`${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`);
+            return;
+        }
+        // A revoked lease nobody took up yet is given back at once: the next run need not
+        // wait out the kernel's lock-delay for a job that may never start.
+        const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
+        const how = kept.ended?.why === 'not-wanted'
+            ? 'the take-up grace ended: the job keeps it alive, or it lapses'
+            : kept.lost?.reason === 'revoked'
+                ? `an operator revoked it: ${(0,lease_escape/* untrusted */.bp)(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
+                : kept.lost
+                    ? `it ended (${kept.lost.reason}): the job gave it back`
+                    : `stopped (${kept.ended?.why ?? 'unknown'})`;
+        log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
+    }
+    return { approve, keepForTakeUp };
+}
+
 ;// CONCATENATED MODULE: ./src/app/gatekeeper.ts
+
 
 
 
@@ -717,8 +973,10 @@ function createGatekeeper(options) {
     const working = new Set();
     /** Live deliveries queue after the requests found again at start: the first order holds. */
     let recovering = Promise.resolve();
-    let closing = false;
+    /** Aborted when the app stops. */
+    const shut = new AbortController();
     const startedAt = clock.now();
+    const approver = createApprover({ config, github, plane: options.plane, clock, log });
     /**
      * A killed process's places in the plane's queue outlive it by one held ask and a
      * grace. Were the first recovered ask to come before they all lapse, a stale place
@@ -836,18 +1094,37 @@ function createGatekeeper(options) {
             active.delete(did);
         }
     }
+    const sessionFor = (did, resource) => (0,session/* openSession */.f)({
+        apiUrl: config.planeUrl,
+        key: config.planeKey,
+        resource,
+        actorDid: did,
+        client: options.plane,
+        clock,
+        sleep: options.sleep,
+        random: options.random,
+        wallNow: options.wallNow,
+    });
+    /** A run approved before a restart whose DID still holds its lease (adopt.ts): kept as after an approval. */
+    function keepApproved(run) {
+        if (active.has(run.did))
+            return;
+        const wait = { runKey: runKey(run.repository, run.runId), cancel: new AbortController() };
+        active.set(run.did, wait);
+        const review = reviewer(run.installation, run.repo, run.runId, run.environment, run.tag);
+        const s = { ...run, wait, review };
+        const watching = new AbortController();
+        const watch = watchRun(s, watching.signal);
+        void track(approver
+            .keepForTakeUp(s, sessionFor(run.did, run.resource).held(run.lease))
+            .finally(async () => {
+            watching.abort();
+            await watch;
+            active.delete(run.did);
+        }));
+    }
     async function serve(s) {
-        const session = (0,lease_session/* openSession */.f)({
-            apiUrl: config.planeUrl,
-            key: config.planeKey,
-            resource: s.resource,
-            actorDid: s.did,
-            client: options.plane,
-            clock,
-            sleep: options.sleep,
-            random: options.random,
-            wallNow: options.wallNow,
-        });
+        const session = sessionFor(s.did, s.resource);
         log(`${s.tag}: queued for ${s.resource} as ${s.did}`);
         // Before the ask: a lease this DID holds already is one an approved job may deploy under.
         const before = await heldBefore(session.client, s);
@@ -891,7 +1168,7 @@ function createGatekeeper(options) {
                 // The app asks in FIFO order, so only a plane that supersedes on its own gets here.
                 return await s.review('rejected', `lease-gate: a newer run took this run's place in the queue of ${s.resource}; not approved.`);
             }
-            await approve(s, result.held, renews(before, result.held));
+            await approver.approve(s, result.held, renews(before, result.held));
         }
         finally {
             watching.abort();
@@ -920,70 +1197,6 @@ function createGatekeeper(options) {
      */
     function renews(before, held) {
         return before === 'unknown' || before?.id === held.lease.id;
-    }
-    async function approve(s, held, renewal) {
-        const { lease } = held;
-        const fence = lease.fence === undefined ? 'none' : String(lease.fence);
-        const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)}.`;
-        const keptFor = `kept for the job to take up, at most ${(0,duration/* formatDuration */.a3)(config.takeUpGraceMs)} or until the run ends`;
-        try {
-            await github.review(s.installation, s.repo, s.runId, {
-                environment_name: s.review.environment,
-                state: 'approved',
-                comment,
-            });
-            log(`${s.tag}: approved after ${(0,duration/* formatDuration */.a3)(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`);
-        }
-        catch (error) {
-            if (error instanceof rest/* GitHubError */.y_ && error.status === 422) {
-                // The rule is decided already: approved (by this app before a restart, by another
-                // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
-                // job may be deploying under this lease now: giving it back would let the next run
-                // in beside it. A rejected run ends, and the run check gives the lease back then.
-                log(`${s.tag}: GitHub says the rule is already decided (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
-            }
-            else if (mayHaveApplied(error)) {
-                // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
-                log(`${s.tag}: the approval may have been applied (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`);
-            }
-            else if (renewal) {
-                // A 4xx but 422 on a lease this DID held before the ask (a redelivery after a
-                // restart, GitHub answering 404 or 403): the run was approved earlier and its job may
-                // deploy under this very lease. Kept, as for 422.
-                log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}), but this run held lease ${lease.id} before this request: fence ${fence} ${keptFor}`);
-            }
-            else {
-                // A 4xx but 422 is a refusal of the call itself, and this ask granted the lease:
-                // nothing was approved under it.
-                const released = await held.release();
-                log(`${s.tag}: approval refused (${(0,errors/* errorMessage */.gJ)(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`);
-                return;
-            }
-        }
-        const graceEnd = clock.now() + config.takeUpGraceMs;
-        // Renewing under the job's DID is harmless once the job renews too (same id, same
-        // fence); a renewal answered with another id or holder means the job released it.
-        const kept = await held.keep({
-            signal: s.wait.cancel.signal,
-            stillWanted: () => clock.now() < graceEnd,
-        });
-        if (s.wait.why === 'run-completed') {
-            // The run is over, post steps included: nobody can hold this lease for it any more.
-            const released = await held.release();
-            log(`${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`);
-            return;
-        }
-        // A revoked lease nobody took up yet is given back at once: the next run need not
-        // wait out the kernel's lock-delay for a job that may never start.
-        const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
-        const how = kept.ended?.why === 'not-wanted'
-            ? 'the take-up grace ended: the job keeps it alive, or it lapses'
-            : kept.lost?.reason === 'revoked'
-                ? `an operator revoked it: ${(0,lease_escape/* untrusted */.bp)(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
-                : kept.lost
-                    ? `it ended (${kept.lost.reason}): the job gave it back`
-                    : `stopped (${kept.ended?.why ?? 'unknown'})`;
-        log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
     }
     function heldReporter(s) {
         let lastLineAt = -Infinity;
@@ -1136,8 +1349,10 @@ function createGatekeeper(options) {
                 return;
             }
             log(`recovery: ${found.length} protection-rule request(s) of the last deliveries to check again`);
+            const adopt = { config, github, plane: options.plane, log, keep: keepApproved };
+            found = await adoptApproved(found, { ...adopt, signal: shut.signal });
             for (const request of found) {
-                if (closing)
+                if (shut.signal.aborted)
                     return;
                 let placed;
                 const isPlaced = new Promise((resolve) => (placed = resolve));
@@ -1158,7 +1373,7 @@ function createGatekeeper(options) {
         waiting: () => active.size,
         /** Leaves every queue (a granted lease is left to the job or to lapse) and waits for the work. */
         async close() {
-            closing = true;
+            shut.abort();
             for (const wait of active.values()) {
                 wait.why ??= 'shutdown';
                 wait.cancel.abort();
@@ -1303,8 +1518,10 @@ function readBounded(req, max) {
  * deliveries from GitHub (`GET /app/hook/deliveries`, answered or not: a run that
  * waited was answered 202, one sent while the app was down failed) and the payload
  * of each protection-rule request (`GET /app/hook/deliveries/{id}`), one per run and
- * environment, oldest first. The gatekeeper then asks again only for runs GitHub
- * still shows `waiting`.
+ * environment, oldest first. A run whose reviewers approved it (a `deployment_review`
+ * delivery) takes its place at that approval, as it did live: at the back of the runs
+ * that came before it. The gatekeeper then asks again only for runs GitHub still shows
+ * `waiting`, and keeps the leases of runs approved before the restart (adopt.ts).
  */
 /** GitHub keeps an App's deliveries for 3 days. */
 const RECOVERY_WINDOW_MS = 3 * 24 * 3_600_000;
@@ -1320,6 +1537,7 @@ async function findPendingRequests(options) {
     const requests = listed
         .filter((d) => d.event === 'deployment_protection_rule' && d.action === 'requested')
         .slice(0, MAX_REQUESTS);
+    const reviewedAt = await reviewApprovals(options, listed);
     /** One per run and environment: placed at its first delivery, with its newest payload. */
     const byRule = new Map();
     for (const listedDelivery of requests) {
@@ -1338,7 +1556,8 @@ async function findPendingRequests(options) {
         const runId = runIdFromCallback(event.deployment_callback_url, event.repository.full_name);
         if (!runId)
             continue;
-        const key = `${event.repository.full_name.toLowerCase()}#${runId}#${event.environment.toLowerCase()}`;
+        const run = `${event.repository.full_name.toLowerCase()}#${runId}`;
+        const key = `${run}#${event.environment.toLowerCase()}`;
         const at = listedDelivery.deliveredAtMs;
         const order = listedDelivery.id;
         const known = byRule.get(key);
@@ -1348,7 +1567,7 @@ async function findPendingRequests(options) {
             payload,
         };
         if (!known)
-            byRule.set(key, { first: at, firstId: order, newest: order, delivery });
+            byRule.set(key, { run, first: at, firstId: order, newest: order, delivery });
         else {
             if (at < known.first || (at === known.first && order < known.firstId))
                 Object.assign(known, { first: at, firstId: order });
@@ -1356,10 +1575,41 @@ async function findPendingRequests(options) {
                 Object.assign(known, { newest: order, delivery });
         }
     }
-    return ([...byRule.values()]
+    const placed = [...byRule.values()].map((r) => {
+        // Joined the queue when its reviewers approved, if that came after its request.
+        const review = reviewedAt.get(r.run);
+        const late = review && review.at >= r.first;
+        return { ...r, at: late ? review.at : r.first, atId: late ? review.id : r.firstId };
+    });
+    return (placed
         // GitHub's delivered_at is to the second; its delivery ids rise in the order sent.
-        .sort((a, b) => a.first - b.first || a.firstId - b.firstId)
+        .sort((a, b) => a.at - b.at || a.atId - b.atId)
         .map((r) => ({ delivery: r.delivery, firstDeliveredAtMs: r.first })));
+}
+/** When each run's reviewers last approved it (its newest `deployment_review` `approved`), by run. */
+async function reviewApprovals(options, listed) {
+    const found = new Map();
+    const approvals = listed
+        .filter((d) => d.event === 'deployment_review' && d.action === 'approved')
+        .slice(0, MAX_REQUESTS);
+    for (const listedDelivery of approvals) {
+        let payload;
+        try {
+            payload = await options.github.deliveryPayload(listedDelivery.id);
+        }
+        catch (error) {
+            options.log(`recovery: could not read delivery ${listedDelivery.id}: ${(0,errors/* errorMessage */.gJ)(error)}; skipped`);
+            continue;
+        }
+        const parsed = deploymentReviewSchema.safeParse(payload);
+        if (!parsed.success)
+            continue;
+        const key = `${parsed.data.repository.full_name.toLowerCase()}#${parsed.data.workflow_run.id}`;
+        const known = found.get(key);
+        if (!known || listedDelivery.id > known.id)
+            found.set(key, { at: listedDelivery.deliveredAtMs, id: listedDelivery.id });
+    }
+    return found;
 }
 
 ;// CONCATENATED MODULE: ./src/app/server.ts
@@ -1379,6 +1629,9 @@ async function startApp(config, options) {
     const wallNow = options.wallNow ?? Date.now;
     const env = options.env ?? process.env;
     const http = (0,client/* createHttpClient */.u)({ env });
+    // Stopping ends every GitHub call and every wait between its retries at once: a
+    // GitHub that does not answer must not hold a SIGTERM for its whole retry budget.
+    const stopping = new AbortController();
     const plane = (0,plane_client/* createPlaneClient */.ku)({
         apiUrl: config.planeUrl,
         key: config.planeKey,
@@ -1398,6 +1651,7 @@ async function startApp(config, options) {
         sleep,
         random,
         ...options.github,
+        signal: stopping.signal,
     });
     const gatekeeper = createGatekeeper({
         config,
@@ -1409,8 +1663,6 @@ async function startApp(config, options) {
         random,
         wallNow,
     });
-    // Before anything listens: a live delivery queues after what a previous process left.
-    void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
     const receive = createReceiver({
         secret: config.webhookSecret,
         path: config.path,
@@ -1429,12 +1681,17 @@ async function startApp(config, options) {
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
     });
+    // Listening first, so nothing GitHub sends meanwhile fails; started before any request is
+    // handled (a connection is an event, this a continuation), so a live delivery queues after
+    // what a previous process left, and the "listening" line comes before the recovery's.
+    void gatekeeper.recover(() => findPendingRequests({ github, wallNow, log: options.log }));
     const { port, address } = server.address();
     const host = address.includes(':') ? `[${address}]` : address;
     return {
         url: `http://${host}:${port}${config.path === '/' ? '' : config.path}`,
         waiting: gatekeeper.waiting,
         async close() {
+            stopping.abort();
             server.close();
             server.closeAllConnections();
             await gatekeeper.close();
@@ -1446,13 +1703,136 @@ async function startApp(config, options) {
 
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/http/loopback.ts
+var loopback = __webpack_require__(507);
+;// CONCATENATED MODULE: ./src/cli/app-smoke.ts
+
+
+
+
+
+
+
+
+/**
+ * `lease-gate app smoke`: the wiring of a protection-rule app checked without GitHub. It
+ * signs a sample `deployment_protection_rule` delivery with the webhook secret and sends
+ * it where GitHub would (through the TLS proxy, if any), then says what the app answered.
+ * The sample names no run (its callback URL is not a run's), so the app reads and checks
+ * it, then ignores it: nothing is queued and GitHub is never called.
+ */
+const SMOKE_REPOSITORY = 'lease-gate/smoke-test';
+/** The sample: a delivery the app accepts and ignores (it names no run of the repository). */
+function smokePayload() {
+    return {
+        action: 'requested',
+        environment: 'lease-gate-smoke-test',
+        event: 'workflow_dispatch',
+        deployment_callback_url: `https://api.github.com/repos/${SMOKE_REPOSITORY}/lease-gate-smoke-test`,
+        deployment: { id: 1 },
+        repository: { full_name: SMOKE_REPOSITORY },
+        installation: { id: 1 },
+    };
+}
+const URL_FORM = 'the webhook URL GitHub is given, https:// (plain http:// only to loopback), such as https://gate.example.com/webhook';
+function webhookUrl(raw) {
+    if (!raw)
+        throw new options/* UsageError */.eb(`app smoke needs --url URL: ${URL_FORM}.`);
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        url = new URL('invalid:');
+    }
+    const ok = (url.protocol === 'https:' || (url.protocol === 'http:' && (0,loopback/* isLoopbackHost */.c)(url.hostname))) &&
+        !url.username &&
+        !url.password;
+    if (!ok)
+        throw new options/* UsageError */.eb(`Invalid --url '${(0,lease_escape/* untrusted */.bp)(raw, 200)}'. Expected ${URL_FORM}.`);
+    return url.href;
+}
+function readSecret(file) {
+    if (!file)
+        throw new options/* UsageError */.eb("app smoke needs --secret-file FILE: the app's webhookSecretFile.");
+    let secret;
+    try {
+        // As the app reads it: the file's text, trimmed.
+        secret = (0,external_node_fs_.readFileSync)(file, 'utf8').trim();
+    }
+    catch (error) {
+        throw new options/* UsageError */.eb(`Cannot read --secret-file ${(0,lease_escape/* untrusted */.bp)(file, 200)}: ${(0,errors/* causeText */.xv)(error)}`);
+    }
+    if (!secret)
+        throw new options/* UsageError */.eb(`--secret-file ${(0,lease_escape/* untrusted */.bp)(file, 200)} is empty.`);
+    return secret;
+}
+/** What the app's answer means for the wiring, in one line; ok only for 202. */
+function readAnswer(status, body, id) {
+    const said = (0,lease_escape/* untrusted */.bp)(body.replace(/\s+/g, ' '), 200);
+    if (status === 202)
+        return {
+            ok: true,
+            line: `OK: the app accepted the signed deployment_protection_rule delivery ${id} (202): the URL reaches it and the webhook secret matches. The sample names no run, so the app ignores it; its log says "delivery ${id}: deployment_callback_url names no run of ${SMOKE_REPOSITORY}; ignored".`,
+        };
+    if (status === 401)
+        return {
+            ok: false,
+            line: `FAIL: the app refused the signature (401 ${said}): --secret-file is not the secret in its webhookSecretFile (nor the App's webhook secret on GitHub, if they agree).`,
+        };
+    if (status === 404)
+        return {
+            ok: false,
+            line: `FAIL: 404 ${said}: nothing takes deliveries at that path. Is it the app's listen.path (and the proxy's route to it)?`,
+        };
+    return { ok: false, line: `FAIL: the URL answered ${status} ${said}: not the app's 202.` };
+}
+async function appSmoke(args, io, env) {
+    const { values } = (0,options/* parse */.qg)(args, {
+        url: { type: 'string' },
+        'secret-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+    });
+    const url = webhookUrl(values.url);
+    const secret = readSecret(values['secret-file']);
+    const body = JSON.stringify(smokePayload());
+    const id = `lease-gate-smoke-${(0,external_node_crypto_.randomUUID)()}`;
+    const http = (0,client/* createHttpClient */.u)({ env });
+    try {
+        const answer = await http.send({
+            method: 'POST',
+            url,
+            headers: {
+                'content-type': 'application/json',
+                'user-agent': 'lease-gate-app-smoke',
+                'x-github-event': 'deployment_protection_rule',
+                'x-github-delivery': id,
+                'x-hub-signature-256': await (0,webhooks_methods_dist_node/* sign */._S)(secret, body),
+            },
+            body,
+        });
+        const { ok, line } = readAnswer(answer.status, answer.text, id);
+        if (ok)
+            io.out(line);
+        else
+            io.err(line);
+        return ok ? options/* EXIT */.dc.done : options/* EXIT */.dc.refused;
+    }
+    finally {
+        await http.close();
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cli/app-command.ts
+
 
 
 
 
 /** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
 async function app(args, io, env) {
+    if (args[0] === 'smoke')
+        return appSmoke(args.slice(1), io, env);
     const { values } = (0,options/* parse */.qg)(args, {
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -1596,4 +1976,4 @@ zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__
 
 };
 
-//# sourceMappingURL=787.index.js.map
+//# sourceMappingURL=213.index.js.map

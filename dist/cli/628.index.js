@@ -1,8 +1,8 @@
-export const id = 903;
-export const ids = [903];
+export const id = 628;
+export const ids = [628];
 export const modules = {
 
-/***/ 6903:
+/***/ 6628:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -25,155 +25,12 @@ var promises_ = __webpack_require__(1455);
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./src/lease/settings.ts
 var settings = __webpack_require__(4801);
+// EXTERNAL MODULE: ./src/ledger/remote.ts
+var remote = __webpack_require__(2555);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
-// EXTERNAL MODULE: ./src/http/client.ts
-var client = __webpack_require__(3329);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __webpack_require__(8549);
-// EXTERNAL MODULE: ./src/plane/schema.ts
-var schema = __webpack_require__(3659);
-;// CONCATENATED MODULE: ./src/ledger/remote.ts
-
-
-
-
-/**
- * Reads a kernel's ledger over HTTP through the one HTTP client (src/http/):
- * its proxies, timeouts and answer cap, and its errors, which every face
- * already prints as one line.
- */
-/** A page may take this long: a large ledger's pages carry long proofs. */
-const TIMEOUT_MS = 30_000;
-/**
- * Entries asked per page: a page of a large ledger costs about 1 KB an entry
- * (the proofs grow with the log), so 500 stay well under the 4 MiB the
- * client accepts in one answer.
- */
-const PAGE = 500;
-/** An export stops after this many pages (10 million entries). */
-const MAX_PAGES = 20_000;
-/** A ledger answer that is not what the kernel serves: a broken or foreign server. */
-class LedgerFetchError extends errors/* LeaseGateError */.e {
-    name = 'LedgerFetchError';
-    constructor(message, options = {}) {
-        super(message, { ...options, code: 'ledger_fetch' });
-    }
-}
-const pageSchema = schemas/* object */.Ikc({
-    checkpoint: schemas/* string */.YjP(),
-    entries: schemas/* array */.YOg(schemas/* unknown */.L5J()),
-    next: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP())),
-});
-async function get(http, url, key) {
-    const answer = await http.send({
-        method: 'GET',
-        url,
-        headers: key ? { authorization: `Bearer ${key}` } : {},
-        timeoutMs: TIMEOUT_MS,
-    });
-    if (answer.status !== 200) {
-        const text = answer.text.replace(/[\r\n]+/g, ' ').slice(0, 200);
-        throw new LedgerFetchError(`[GET] "${url}": ${answer.status} ${text}`);
-    }
-    return answer.text;
-}
-function readPage(text, where) {
-    let json;
-    try {
-        json = JSON.parse(text);
-    }
-    catch {
-        throw new LedgerFetchError(`${where}: not a ledger bundle page (not JSON)`);
-    }
-    const page = pageSchema.safeParse(json);
-    if (!page.success)
-        throw new LedgerFetchError(`${where}: not a ledger bundle page`);
-    return page.data;
-}
-/**
- * The pages of one export, in order, each checked against the first one's
- * checkpoint (the kernel pins an export to its size when it starts): only one
- * page is held at a time.
- */
-async function* pagesOf(http, apiUrl, key) {
-    let path = `${schema/* LEDGER_PATHS */.Tc.bundle}?limit=${PAGE}`;
-    let checkpoint;
-    for (let pages = 0;; pages += 1) {
-        if (pages >= MAX_PAGES) {
-            throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
-        }
-        const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
-        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
-            throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
-        }
-        checkpoint = page.checkpoint;
-        yield {
-            checkpoint,
-            entries: page.entries,
-            size: Number(checkpoint.split('\n')[1]),
-        };
-        if (page.next === null || page.next === undefined)
-            return;
-        path = `${schema/* LEDGER_PATHS */.Tc.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
-    }
-}
-/**
- * The kernel's whole ledger as one bundle, following the pages of one export
- * (every page carries the same checkpoint), and the public key that checks it.
- * In memory: for a ledger of any size, exportLedger writes it as it comes.
- */
-async function fetchLedger(apiUrl, key, progress) {
-    const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
-    try {
-        const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
-        const entries = [];
-        let checkpoint;
-        for await (const page of pagesOf(http, apiUrl, key)) {
-            checkpoint = page.checkpoint;
-            for (const entry of page.entries)
-                entries.push(entry);
-            progress?.(entries.length, page.size);
-        }
-        const bundle = { checkpoint, entries };
-        return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
-    }
-    finally {
-        await http.close();
-    }
-}
-/**
- * fetchLedger's bundle text, written to `write` a page at a time as the pages
- * arrive: the same bytes as `bundleText` (JSON.stringify of the whole bundle,
- * whose checkpoint comes first), with memory bounded by one page. Returns the
- * public key and how many entries were written.
- */
-async function exportLedger(apiUrl, key, write, progress) {
-    const http = (0,client/* createHttpClient */.u)({ bodyTimeoutMs: TIMEOUT_MS });
-    try {
-        const publicKey = await get(http, apiUrl + schema/* LEDGER_PATHS */.Tc.publicKey, key);
-        let count = 0;
-        let begun = false;
-        for await (const page of pagesOf(http, apiUrl, key)) {
-            let text = begun ? '' : `{"checkpoint":${JSON.stringify(page.checkpoint)},"entries":[`;
-            begun = true;
-            for (const entry of page.entries) {
-                text += `${count === 0 ? '' : ','}${JSON.stringify(entry)}`;
-                count += 1;
-            }
-            await write(text);
-            progress?.(count, page.size);
-        }
-        await write(']}');
-        return { publicKey, count };
-    }
-    finally {
-        await http.close();
-    }
-}
-
 // EXTERNAL MODULE: ./src/errors.ts
-var src_errors = __webpack_require__(3916);
+var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/zod-en.ts
@@ -217,19 +74,85 @@ class MerkleFrontier {
 
 // EXTERNAL MODULE: ./src/ledger/promotion.ts
 var promotion = __webpack_require__(1356);
+// EXTERNAL MODULE: ./src/plane/run-pass.ts
+var run_pass = __webpack_require__(4941);
 ;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
 
 /** A bundle that does not verify; the message names the first problem. */
-class BundleError extends src_errors/* LeaseGateError */.eg {
+class BundleError extends errors/* LeaseGateError */.eg {
     name = 'BundleError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'bundle' });
     }
 }
 
+;// CONCATENATED MODULE: ./src/ledger/meaning-passes.ts
+
+
+/**
+ * verify's reading of break-glass entries (meaning.ts): what a pass must name, and that one
+ * approval approves one pass. An OIDC approval names its run and attempt (`approval`); a
+ * second pass approved by the same one is refused, as the kernel refuses it (one token of a
+ * team that may approve would otherwise let any number of jobs through).
+ */
+class PassApprovals {
+    seen = new Map();
+    /** A break-glass entry says why, who opened it and until when; its approver is someone else. */
+    passOf(e) {
+        if (!e.reason || !e.by || e.expiresAtMs === undefined) {
+            throw new BundleError(`entry ${e.seq}: a break_glass must name its reason, who opened it (by) and its end (expiresAtMs)`);
+        }
+        if (e.approvedBy !== undefined && e.approvedBy === e.by) {
+            throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approvedBy}, who opened it; the approver must be another operator`);
+        }
+        if (e.approval !== undefined) {
+            if (e.approvedBy === undefined) {
+                throw new BundleError(`entry ${e.seq}: a break_glass names an approval (${e.approval}) but no approver (approvedBy)`);
+            }
+            const first = this.seen.get(e.approval);
+            if (first !== undefined) {
+                throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approval}, which already approved the break_glass of entry ${first}; one approval approves one pass`);
+            }
+            this.seen.set(e.approval, e.seq);
+        }
+        return { seq: e.seq, actorDid: e.actorDid, expiresAtMs: e.expiresAtMs };
+    }
+}
+/**
+ * A withdrawal (`break_glass_withdrawn`) names who withdrew it and the agent of the pass it
+ * ends: that pass is gone, as it is for the kernel's replay (rules/break-glass.ts).
+ */
+function withdraw(passes, e) {
+    if (!e.by) {
+        throw new BundleError(`entry ${e.seq}: a break_glass_withdrawn must name who withdrew it (by)`);
+    }
+    if (passes.get(e.resource)?.actorDid === e.actorDid)
+        passes.delete(e.resource);
+}
+/** Why a grant inside a freeze is refused: no pass for it, or its pass ended before it. */
+function frozenGrant(e, freeze, at, pass) {
+    const grants = `entry ${e.seq}: grants ${e.leaseId} on ${e.resource}`;
+    const when = freeze.expiresAtMs === undefined || e.clockMs !== undefined || at === e.tsMs
+        ? 'while it is frozen'
+        : `stamped ${e.tsMs} in a run of +1 stamps ${Number.isFinite(at) ? `from ${at}` : 'that began before this range'}, so maybe before the freeze's end ${freeze.expiresAtMs} (a grant in a run must carry its clock, clockMs)`;
+    if (pass && (0,run_pass/* passCovers */._I)(pass.actorDid, e.actorDid)) {
+        return `${grants} ${when} (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}, and the grant is stamped ${e.tsMs}${e.clockMs !== undefined ? ` (clock ${e.clockMs})` : ' with no clock of its own (clockMs)'}`;
+    }
+    return `${grants} ${when} (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`;
+}
+
 ;// CONCATENATED MODULE: ./src/ledger/meaning.ts
 
 
+
+
+/** Entries that name no lease (empty id, fence 0). */
+const NO_LEASE = new Set([
+    'freeze',
+    'unfreeze',
+    'break_glass',
+    'break_glass_withdrawn',
+]);
 /**
  * Replicas read their clocks before they take the ledger's order, so an
  * entry's stamp may trail the one before it by a few milliseconds' race; a
@@ -280,6 +203,8 @@ class MeaningCheck {
     frozen = new Map();
     /** Each resource's break-glass not used yet. */
     passes = new Map();
+    /** Each approval that approved a pass, so none approves two. */
+    approvals = new PassApprovals();
     lastGrant;
     earliest = 0;
     /** The entry whose stamp is `earliest` (undefined: before a partial range). */
@@ -307,17 +232,20 @@ class MeaningCheck {
         }
         this.previousTs = e.tsMs;
         const earliest = this.earliest;
-        if (e.clockMs !== undefined && (e.kind !== 'lapse' || e.clockMs > e.tsMs)) {
-            throw new BundleError(e.kind === 'lapse'
+        const clocked = e.kind === 'lapse' || e.kind === 'grant';
+        if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
+            throw new BundleError(clocked
                 ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
-                : `${named(e)}: carries clockMs, which only a lapse does`);
+                : `${named(e)}: carries clockMs, which only a lapse or a grant does`);
         }
-        if (e.kind === 'freeze' || e.kind === 'unfreeze' || e.kind === 'break_glass') {
+        if (NO_LEASE.has(e.kind)) {
             if (e.leaseId !== '' || e.fence !== 0) {
                 throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
             }
             if (e.kind === 'break_glass')
-                this.passes.set(e.resource, passOf(e));
+                this.passes.set(e.resource, this.approvals.passOf(e));
+            else if (e.kind === 'break_glass_withdrawn')
+                withdraw(this.passes, e);
             else if (e.kind === 'freeze')
                 frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
             else
@@ -326,10 +254,16 @@ class MeaningCheck {
         }
         const freeze = frozen.get(e.resource);
         const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
-        // Judged at its earliest, with the race's margin: the kernel's clock said the pass was open.
-        const passed = pass?.actorDid === e.actorDid && earliest - CLOCK_RACE_MS < pass.expiresAtMs;
-        if (pass?.actorDid === e.actorDid)
+        // Each judged at the reading that would show a violation: the pass at the clock the grant
+        // carries (else its own stamp, the latest it can have been), with the race's margin; the
+        // freeze at the grant's clock, else the first stamp of its run (the earliest it can have been).
+        const passAt = e.clockMs ?? e.tsMs;
+        // A pass names the agent, or the run whose DIDs it covers (plane/run-pass.ts); used once.
+        const covers = pass !== undefined && (0,run_pass/* passCovers */._I)(pass.actorDid, e.actorDid);
+        const passed = covers && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
+        if (covers)
             this.passes.delete(e.resource);
+        const at = e.clockMs ?? earliest;
         const unpromoted = e.kind === 'grant'
             ? this.promotions?.missing(e.resource, e.deploy, e.promotedVia)
             : undefined;
@@ -339,11 +273,9 @@ class MeaningCheck {
         this.promotions?.add(e);
         if (e.kind === 'grant' &&
             freeze &&
-            (freeze.expiresAtMs === undefined || e.tsMs < freeze.expiresAtMs) &&
+            (freeze.expiresAtMs === undefined || at < freeze.expiresAtMs) &&
             !passed) {
-            throw new BundleError(pass?.actorDid === e.actorDid
-                ? `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}`
-                : `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while it is frozen (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`);
+            throw new BundleError(frozenGrant(e, freeze, at, pass));
         }
         const known = open.has(e.resource) || !partial;
         const current = open.get(e.resource) ?? null;
@@ -400,16 +332,6 @@ class MeaningCheck {
             }
             : null);
     }
-}
-/** A break-glass entry says why, who opened it and until when; its approver is someone else. */
-function passOf(e) {
-    if (!e.reason || !e.by || e.expiresAtMs === undefined) {
-        throw new BundleError(`entry ${e.seq}: a break_glass must name its reason, who opened it (by) and its end (expiresAtMs)`);
-    }
-    if (e.approvedBy !== undefined && e.approvedBy === e.by) {
-        throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approvedBy}, who opened it; the approver must be another operator`);
-    }
-    return { seq: e.seq, actorDid: e.actorDid, expiresAtMs: e.expiresAtMs };
 }
 /** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
 function checkTime(e, current, earliest, runStart) {
@@ -604,7 +526,7 @@ function guard(check) {
  * a shape problem of any entry comes before a problem of meaning.
  */
 /** A bundle file that is not readable JSON; the message says why (and where). */
-class BundleReadError extends src_errors/* LeaseGateError */.eg {
+class BundleReadError extends errors/* LeaseGateError */.eg {
     name = 'BundleReadError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'bundle_read' });
@@ -621,7 +543,7 @@ const MAX_KEY_BYTES = 1_024;
 /** A file the reader cannot stream is read whole as before, up to this size. */
 const MAX_WHOLE_BYTES = 64 << 20;
 /** Inside the reader: what it cannot stream (not JSON, not the bundle's shape, too long). */
-class CannotStream extends src_errors/* LeaseGateError */.eg {
+class CannotStream extends errors/* LeaseGateError */.eg {
     name = 'CannotStream';
     constructor(message) {
         super(message, { code: 'bundle_not_streamable' });
@@ -872,7 +794,7 @@ wholeBytes = MAX_WHOLE_BYTES) {
 }
 function readError(error) {
     // A read that fails (a directory, an I/O error) is an unreadable bundle, as readFileSync's was.
-    return error instanceof src_errors/* LeaseGateError */.eg || !(error instanceof Error && 'code' in error)
+    return error instanceof errors/* LeaseGateError */.eg || !(error instanceof Error && 'code' in error)
         ? error
         : new BundleReadError(messageOf(error));
 }
@@ -980,7 +902,13 @@ var plane_url = __webpack_require__(6424);
 var options = __webpack_require__(776);
 // EXTERNAL MODULE: ./src/cli/promote-flag.ts
 var promote_flag = __webpack_require__(1961);
+// EXTERNAL MODULE: ./src/cli/plane-url.ts
+var cli_plane_url = __webpack_require__(8252);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __webpack_require__(1223);
 ;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
+
+
 
 
 
@@ -1010,16 +938,23 @@ async function keygen(args, io) {
     io.out(`wrote ${keyFile} (private, mode 0600) and ${pubFile}`);
     return options/* EXIT */.dc.done;
 }
-/** `lease-gate ledger export [--url U] [--out FILE]`: the kernel's ledger as a bundle. */
+/** `lease-gate ledger export [--api-url U] [--out FILE]`: the kernel's ledger as a bundle. */
 async function ledger(args, io, env) {
     const [sub, ...rest] = args;
     if (sub !== 'export')
         throw new options/* UsageError */.eb(`Unknown ledger command '${sub ?? ''}'. Expected 'export'.`);
-    const { values } = (0,options/* parse */.qg)(rest, { url: { type: 'string' }, out: { type: 'string' } });
-    const raw = values.url ?? env.INTRAMEDIAL_API_URL ?? 'http://127.0.0.1:8787';
-    const url = (0,plane_url/* parsePlaneUrl */.p)(raw);
+    const { values } = (0,options/* parse */.qg)(rest, {
+        'api-url': { type: 'string' },
+        // The flag's older name, kept working.
+        url: { type: 'string' },
+        out: { type: 'string' },
+    });
+    if (values['api-url'] !== undefined && values.url !== undefined)
+        throw new options/* UsageError */.eb('Give --api-url or its older name --url, not both.');
+    const given = (0,cli_plane_url/* givenApiUrl */.dT)(values['api-url'] ?? values.url, env, values.url === undefined ? '--api-url' : '--url');
+    const url = (0,plane_url/* parsePlaneUrl */.p)(given.value);
     if (!url.ok)
-        throw new options/* UsageError */.eb(`Invalid --url '${raw}'. Expected an https:// origin (plain http:// only for loopback).`);
+        throw new options/* UsageError */.eb(`Invalid ${given.from} '${(0,lease_escape/* untrusted */.bp)(given.value, 200)}'. Expected an https:// origin (plain http:// only for loopback).`);
     const key = (0,settings/* keyFromEnv */.ji)(env).value || env.LEASE_GATE_KERNEL_KEY;
     const progress = (count, size) => io.err(`ledger export: ${count} of ${size} entries`);
     if (values.out) {
@@ -1027,12 +962,12 @@ async function ledger(args, io, env) {
         io.out(`wrote ${values.out} and its public key ${values.out}.pub`);
     }
     else if (io.write) {
-        await exportLedger(url.url, key, io.write, progress);
+        await (0,remote/* exportLedger */.Qc)(url.url, key, io.write, progress);
         await io.write('\n');
     }
     else {
         let text = '';
-        await exportLedger(url.url, key, (piece) => void (text += piece), progress);
+        await (0,remote/* exportLedger */.Qc)(url.url, key, (piece) => void (text += piece), progress);
         io.out(text);
     }
     return options/* EXIT */.dc.done;
@@ -1047,7 +982,7 @@ async function exportToFile(apiUrl, key, out, progress) {
     const file = await (0,promises_.open)(tmp, 'w');
     let closed = false;
     try {
-        const { publicKey } = await exportLedger(apiUrl, key, async (text) => {
+        const { publicKey } = await (0,remote/* exportLedger */.Qc)(apiUrl, key, async (text) => {
             const bytes = Buffer.from(text, 'utf8');
             for (let at = 0; at < bytes.length;) {
                 const { bytesWritten } = await file.write(bytes, at);
@@ -1106,7 +1041,7 @@ async function verify(args, io) {
             : (0,external_node_crypto_.createPublicKey)(pem);
     }
     catch (error) {
-        throw new options/* UsageError */.eb(`Cannot read the public key ${values['public-key']}: ${(0,src_errors/* causeText */.xv)(error)}`, { cause: error });
+        throw new options/* UsageError */.eb(`Cannot read the public key ${values['public-key']}: ${(0,errors/* causeText */.xv)(error)}`, { cause: error });
     }
     // The bundle is read as a stream (verifyBundleFile): a file too large to hold verifies in
     // memory that does not grow with it. As before, a bundle that is not JSON is said before
@@ -1160,8 +1095,175 @@ function unreadableBundle(io, file, error) {
 }
 
 
+/***/ }),
+
+/***/ 2555:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   QE: () => (/* binding */ eachLedgerPage),
+/* harmony export */   Qc: () => (/* binding */ exportLedger)
+/* harmony export */ });
+/* unused harmony exports LedgerFetchError, fetchLedger */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3329);
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
+/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
+
+
+
+
+/**
+ * Reads a kernel's ledger over HTTP through the one HTTP client (src/http/):
+ * its proxies, timeouts and answer cap, and its errors, which every face
+ * already prints as one line.
+ */
+/** A page may take this long: a large ledger's pages carry long proofs. */
+const TIMEOUT_MS = 30_000;
+/**
+ * Entries asked per page: a page of a large ledger costs about 1 KB an entry
+ * (the proofs grow with the log), so 500 stay well under the 4 MiB the
+ * client accepts in one answer.
+ */
+const PAGE = 500;
+/** An export stops after this many pages (10 million entries). */
+const MAX_PAGES = 20_000;
+/** A ledger answer that is not what the kernel serves: a broken or foreign server. */
+class LedgerFetchError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+    name = 'LedgerFetchError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'ledger_fetch' });
+    }
+}
+const pageSchema = zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
+    checkpoint: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
+    entries: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .array */ .YOg(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .unknown */ .L5J()),
+    next: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP())),
+});
+async function get(http, url, key) {
+    const answer = await http.send({
+        method: 'GET',
+        url,
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        timeoutMs: TIMEOUT_MS,
+    });
+    if (answer.status !== 200) {
+        const text = answer.text.replace(/[\r\n]+/g, ' ').slice(0, 200);
+        throw new LedgerFetchError(`[GET] "${url}": ${answer.status} ${text}`);
+    }
+    return answer.text;
+}
+function readPage(text, where) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        throw new LedgerFetchError(`${where}: not a ledger bundle page (not JSON)`);
+    }
+    const page = pageSchema.safeParse(json);
+    if (!page.success)
+        throw new LedgerFetchError(`${where}: not a ledger bundle page`);
+    return page.data;
+}
+/**
+ * The pages of one export, in order, each checked against the first one's
+ * checkpoint (the kernel pins an export to its size when it starts): only one
+ * page is held at a time.
+ */
+async function* pagesOf(http, apiUrl, key) {
+    let path = `${_plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.bundle}?limit=${PAGE}`;
+    let checkpoint;
+    for (let pages = 0;; pages += 1) {
+        if (pages >= MAX_PAGES) {
+            throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
+        }
+        const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
+        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+            throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
+        }
+        checkpoint = page.checkpoint;
+        yield {
+            checkpoint,
+            entries: page.entries,
+            size: Number(checkpoint.split('\n')[1]),
+        };
+        if (page.next === null || page.next === undefined)
+            return;
+        path = `${_plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+    }
+}
+/**
+ * The kernel's whole ledger as one bundle, following the pages of one export
+ * (every page carries the same checkpoint), and the public key that checks it.
+ * In memory: for a ledger of any size, exportLedger writes it as it comes.
+ */
+async function fetchLedger(apiUrl, key, progress) {
+    const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
+        const entries = [];
+        let checkpoint;
+        for await (const page of pagesOf(http, apiUrl, key)) {
+            checkpoint = page.checkpoint;
+            for (const entry of page.entries)
+                entries.push(entry);
+            progress?.(entries.length, page.size);
+        }
+        const bundle = { checkpoint, entries };
+        return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
+    }
+    finally {
+        await http.close();
+    }
+}
+/**
+ * fetchLedger's bundle text, written to `write` a page at a time as the pages
+ * arrive: the same bytes as `bundleText` (JSON.stringify of the whole bundle,
+ * whose checkpoint comes first), with memory bounded by one page. Returns the
+ * public key and how many entries were written.
+ */
+async function exportLedger(apiUrl, key, write, progress) {
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.publicKey, key);
+        let count = 0;
+        let begun = false;
+        for await (const page of pagesOf(http, apiUrl, key)) {
+            let text = begun ? '' : `{"checkpoint":${JSON.stringify(page.checkpoint)},"entries":[`;
+            begun = true;
+            for (const entry of page.entries) {
+                text += `${count === 0 ? '' : ','}${JSON.stringify(entry)}`;
+                count += 1;
+            }
+            await write(text);
+            progress?.(count, page.size);
+        }
+        await write(']}');
+        return { publicKey, count };
+    }
+    finally {
+        await http.close();
+    }
+}
+/**
+ * Each page's entries of one export, as they arrive (`lease-gate history`): memory
+ * bounded by a page and what `each` keeps. The entries are `{ index, entry, inclusionProof }`.
+ */
+async function eachLedgerPage(apiUrl, key, each) {
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        for await (const page of pagesOf(http, apiUrl, key))
+            each(page.entries);
+    }
+    finally {
+        await http.close();
+    }
+}
+
+
 /***/ })
 
 };
 
-//# sourceMappingURL=903.index.js.map
+//# sourceMappingURL=628.index.js.map

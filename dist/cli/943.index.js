@@ -1,0 +1,488 @@
+export const id = 943;
+export const ids = [943];
+export const modules = {
+
+/***/ 943:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+// ESM COMPAT FLAG
+__webpack_require__.r(__webpack_exports__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  describeRow: () => (/* binding */ describeRow),
+  history: () => (/* binding */ history_command_history),
+  historyOf: () => (/* binding */ historyOf),
+  parseSince: () => (/* binding */ parseSince)
+});
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __webpack_require__(8395);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/gate/duration.ts
+var duration = __webpack_require__(9731);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __webpack_require__(1223);
+// EXTERNAL MODULE: ./src/ledger/remote.ts
+var remote = __webpack_require__(2555);
+;// CONCATENATED MODULE: ./src/console/page/holds.ts
+/** Ledger entries → holds per resource: pure, shared by the console and the playground. */
+/**
+ * Pairs each grant with the release, lapse or revocation of the same lease.
+ * A lease whose end is not in the entries is still open; an end whose grant
+ * came before the first entry shown starts at the earliest time known.
+ */
+function holdsFrom(entries) {
+    const byResource = new Map();
+    const open = new Map();
+    const first = entries[0]?.tsMs ?? 0;
+    for (const e of entries) {
+        // A freeze or a break-glass names no lease: it is listed beside the holds, not as one.
+        if (e.kind === 'freeze' ||
+            e.kind === 'unfreeze' ||
+            e.kind === 'break_glass' ||
+            e.kind === 'break_glass_withdrawn')
+            continue;
+        const holds = byResource.get(e.resource) ?? [];
+        byResource.set(e.resource, holds);
+        if (e.kind === 'grant' || e.kind === 'renew') {
+            // A renewal only matters when its grant came before the entries shown.
+            if (open.has(e.leaseId))
+                continue;
+            const hold = {
+                resource: e.resource,
+                holder: e.actorDid,
+                leaseId: e.leaseId,
+                fence: e.fence,
+                startMs: e.kind === 'grant' ? e.tsMs : first,
+                endMs: null,
+                end: 'open',
+                ...(e.deploy ? { deploy: e.deploy } : {}),
+                ...(e.kind === 'grant' && e.promotedVia ? { promotedVia: e.promotedVia } : {}),
+            };
+            holds.push(hold);
+            open.set(e.leaseId, hold);
+            continue;
+        }
+        const hold = open.get(e.leaseId);
+        open.delete(e.leaseId);
+        if (hold) {
+            Object.assign(hold, { endMs: e.tsMs, end: e.kind, reason: e.reason, by: e.by });
+        }
+        else {
+            holds.unshift({
+                resource: e.resource,
+                holder: e.actorDid,
+                leaseId: e.leaseId,
+                fence: e.fence,
+                startMs: first,
+                endMs: e.tsMs,
+                end: e.kind,
+                reason: e.reason,
+                by: e.by,
+            });
+        }
+    }
+    return byResource;
+}
+
+// EXTERNAL MODULE: ./src/console/page/words.ts
+var words = __webpack_require__(9144);
+// EXTERNAL MODULE: ./src/cli/options.ts
+var options = __webpack_require__(776);
+;// CONCATENATED MODULE: ./src/cli/history-command.ts
+
+
+
+
+
+
+
+/**
+ * `lease-gate history`: what the kernel's ledger says happened, in the console's words
+ * (its history table's), filtered by resource and time: each hold with how it ended,
+ * each freeze, unfreeze and break-glass. Oldest first, like a log.
+ */
+const DAY_MS = 86_400_000;
+const SINCE_FORM = "a duration back from now such as '90m', '4h' or '7d', or an ISO 8601 time with a zone such as '2026-12-24T18:00:00Z'";
+const history_command_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_048));
+const time = schemas/* number */.aig().check(api/* _gte */.qm(0), api/* _lte */.Zm(8.64e15));
+const entrySchema = schemas/* object */.Ikc({
+    entry: schemas/* object */.Ikc({
+        tsMs: time,
+        kind: schemas/* enum */.k5n([
+            'grant',
+            'renew',
+            'release',
+            'lapse',
+            'revoke',
+            'freeze',
+            'unfreeze',
+            'break_glass',
+        ]),
+        resource: history_command_text,
+        actorDid: history_command_text,
+        leaseId: history_command_text,
+        fence: schemas/* number */.aig(),
+        reason: schemas/* optional */.lqM(history_command_text),
+        by: schemas/* optional */.lqM(history_command_text),
+        approvedBy: schemas/* optional */.lqM(history_command_text),
+        promotedVia: schemas/* optional */.lqM(history_command_text),
+    }),
+});
+/** `--since`: a duration back from now (days too), or a time with its zone. */
+function parseSince(raw, nowMs) {
+    const days = /^(\d+)d$/.exec(raw.trim());
+    if (days)
+        return nowMs - Number(days[1]) * DAY_MS;
+    const ms = (0,duration/* parseDuration */.E9)(raw);
+    if (ms !== undefined)
+        return nowMs - ms;
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw))
+        return undefined;
+    const at = Date.parse(raw);
+    return Number.isFinite(at) ? at : undefined;
+}
+/** The rows of `entries` (any order of pages, in ledger order) for `resource` since `sinceMs`. */
+function historyOf(entries, nowMs, sinceMs) {
+    const rows = [];
+    for (const [resource, holds] of holdsFrom(entries)) {
+        for (const hold of holds) {
+            const end = hold.endMs ?? nowMs;
+            // A hold that ended before the window is past; one still running or ending in it shows.
+            if (end < sinceMs)
+                continue;
+            rows.push({
+                atMs: hold.startMs,
+                resource,
+                kind: 'hold',
+                agent: hold.holder,
+                fence: hold.fence,
+                durationMs: Math.max(0, end - hold.startMs),
+                what: (0,words/* holdEnded */.Mb)(hold),
+            });
+        }
+    }
+    for (const e of entries) {
+        if (e.tsMs < sinceMs)
+            continue;
+        if (e.kind === 'freeze' || e.kind === 'unfreeze')
+            rows.push({ atMs: e.tsMs, resource: e.resource, kind: e.kind, what: (0,words/* freezeWords */.n4)(e) });
+        else if (e.kind === 'break_glass')
+            rows.push({
+                atMs: e.tsMs,
+                resource: e.resource,
+                kind: 'break_glass',
+                agent: e.actorDid,
+                what: (0,words/* breakGlassWords */.b5)(e),
+            });
+    }
+    return rows.sort((a, b) => a.atMs - b.atMs);
+}
+/** One line of the text output; every plane text escaped for the terminal. */
+function describeRow(row) {
+    const parts = [(0,words/* utcStamp */.sl)(row.atMs), row.resource];
+    if (row.kind === 'hold') {
+        parts.push(row.agent ?? '', `fence ${row.fence}`, `for ${(0,words/* duration */.p0)(row.durationMs ?? 0)}`, row.what);
+    }
+    else if (row.kind === 'break_glass')
+        parts.push(`${row.what} (let through ${row.agent})`);
+    else
+        parts.push(row.what);
+    return (0,lease_escape/* untrusted */.bp)(parts.join('  '), 4_000);
+}
+async function history_command_history(args, io, env) {
+    const { values } = (0,options/* parse */.qg)(args, { ...options/* PLANE_OPTIONS */.UR, since: { type: 'string' } });
+    const nowMs = Date.now();
+    const sinceMs = values.since === undefined ? 0 : parseSince(values.since, nowMs);
+    if (sinceMs === undefined)
+        throw new options/* UsageError */.eb(`Invalid --since '${(0,lease_escape/* untrusted */.bp)(values.since ?? '', 60)}'. Expected ${SINCE_FORM}.`);
+    // --resource filters; without it, every resource (the console's history).
+    const settings = (0,options/* settingsFromFlags */.x$)(values, env);
+    const only = values.resource === undefined ? undefined : settings.resource;
+    const key = settings.bearer ? await settings.bearer() : settings.key || undefined;
+    const entries = [];
+    await (0,remote/* eachLedgerPage */.QE)(settings.apiUrl, key, (page) => {
+        for (const raw of page) {
+            const parsed = entrySchema.safeParse(raw);
+            if (!parsed.success)
+                continue;
+            const e = parsed.data.entry;
+            // A renewal only matters to a hold whose grant is not in the ledger: every grant is.
+            if (e.kind === 'renew' || (only !== undefined && e.resource !== only))
+                continue;
+            entries.push(e);
+        }
+    });
+    const rows = historyOf(entries, nowMs, sinceMs);
+    if (values.json)
+        io.out(JSON.stringify({ nowMs, sinceMs, rows }));
+    else if (rows.length === 0)
+        io.out('Nothing in the ledger matches.');
+    else
+        for (const row of rows)
+            io.out(describeRow(row));
+    return options/* EXIT */.dc.done;
+}
+
+
+/***/ }),
+
+/***/ 9144:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $b: () => (/* binding */ placeInLine),
+/* harmony export */   Fz: () => (/* binding */ waitingFor),
+/* harmony export */   Mb: () => (/* binding */ holdEnded),
+/* harmony export */   b5: () => (/* binding */ breakGlassWords),
+/* harmony export */   n4: () => (/* binding */ freezeWords),
+/* harmony export */   p0: () => (/* binding */ duration),
+/* harmony export */   sl: () => (/* binding */ utcStamp),
+/* harmony export */   uU: () => (/* binding */ etaWords)
+/* harmony export */ });
+/* unused harmony exports ordinal, heldFor, ENDED */
+/**
+ * The console's words for a queue and a history, pure (no DOM): the page draws them and
+ * `lease-gate status` / `lease-gate history` print them, so a terminal and the console
+ * say the same thing of the same ledger entry or waiter.
+ */
+/** "1 h 4 min", "12.3 s": a duration for people. */
+function duration(ms) {
+    if (!Number.isFinite(ms) || ms < 0)
+        return '0 s';
+    if (ms < 60_000)
+        return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+    const minutes = Math.floor(ms / 60_000);
+    // A whole number of minutes or hours reads as such: a window "for 45 min", not "45 min 0 s".
+    const rest = (n, unit) => (n ? ` ${n} ${unit}` : '');
+    if (minutes < 60)
+        return `${minutes} min${rest(Math.floor((ms % 60_000) / 1000), 's')}`;
+    return `${Math.floor(minutes / 60)} h${rest(minutes % 60, 'min')}`;
+}
+/** "2026-12-03 14:05:09 UTC": the exact time. */
+const utcStamp = (ms) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+/** 1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th". */
+function ordinal(n) {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+    return `${n}${suffix}`;
+}
+/** A waiter's place, 0 being next: "1st in line". */
+const placeInLine = (position) => `${ordinal(position + 1)} in line`;
+/** "waiting 3 min 2 s": how long a waiter has waited. */
+const waitingFor = (ms) => `waiting ${duration(ms)}`;
+/** "held for 3 min": how long the holder has held. */
+const heldFor = (ms) => `held for ${duration(ms)}`;
+/** The kernel's estimate of a waiter's wait: "about 6 min at recent hold times". */
+function etaWords(etaMs) {
+    return etaMs <= 0
+        ? 'any moment now at recent hold times'
+        : `about ${duration(etaMs)} at recent hold times`;
+}
+const ENDED = {
+    release: 'released',
+    lapse: 'lapsed (stopped renewing)',
+    // Only the kernel's admin key may revoke; an entry without `by` (no name given) names no operator.
+    revoke: 'revoked by an operator',
+    open: 'still held',
+};
+/** How a hold ended: "released", "revoked by operator:ana: incident 42". */
+function holdEnded(hold) {
+    const how = hold.end === 'revoke' && hold.by ? `revoked by ${hold.by}` : ENDED[hold.end];
+    return `${how}${hold.reason ? `: ${hold.reason}` : ''}`;
+}
+/** A freeze or an unfreeze: "frozen by operator:ana: release week", "unfrozen (window ended)". */
+function freezeWords(e) {
+    // An unfreeze an operator made names them; one that came at the freeze's end says so.
+    const what = e.kind === 'freeze'
+        ? `frozen by ${e.actorDid}`
+        : e.reason === 'unfrozen by an operator'
+            ? `unfrozen by ${e.actorDid}`
+            : `unfrozen (${e.reason ?? ''})`;
+    const reason = e.kind === 'freeze' && e.reason ? `: ${e.reason}` : '';
+    return `${what}${reason}`;
+}
+/** A break-glass: who let a job through once, who approved it, why. */
+function breakGlassWords(e) {
+    if (e.kind === 'break_glass_withdrawn')
+        return `break-glass withdrawn by ${e.by ?? 'an operator'}: ${e.reason ?? ''}`;
+    const approved = e.approvedBy ? `, approved by ${e.approvedBy}` : '';
+    // Words, not an emoji: a terminal or a page without an emoji font shows them too.
+    return `BREAK-GLASS by ${e.by ?? 'an operator'}${approved}: ${e.reason ?? ''}`;
+}
+
+
+/***/ }),
+
+/***/ 2555:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   QE: () => (/* binding */ eachLedgerPage),
+/* harmony export */   Qc: () => (/* binding */ exportLedger)
+/* harmony export */ });
+/* unused harmony exports LedgerFetchError, fetchLedger */
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3329);
+/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
+/* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
+
+
+
+
+/**
+ * Reads a kernel's ledger over HTTP through the one HTTP client (src/http/):
+ * its proxies, timeouts and answer cap, and its errors, which every face
+ * already prints as one line.
+ */
+/** A page may take this long: a large ledger's pages carry long proofs. */
+const TIMEOUT_MS = 30_000;
+/**
+ * Entries asked per page: a page of a large ledger costs about 1 KB an entry
+ * (the proofs grow with the log), so 500 stay well under the 4 MiB the
+ * client accepts in one answer.
+ */
+const PAGE = 500;
+/** An export stops after this many pages (10 million entries). */
+const MAX_PAGES = 20_000;
+/** A ledger answer that is not what the kernel serves: a broken or foreign server. */
+class LedgerFetchError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+    name = 'LedgerFetchError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'ledger_fetch' });
+    }
+}
+const pageSchema = zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
+    checkpoint: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
+    entries: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .array */ .YOg(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .unknown */ .L5J()),
+    next: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP())),
+});
+async function get(http, url, key) {
+    const answer = await http.send({
+        method: 'GET',
+        url,
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        timeoutMs: TIMEOUT_MS,
+    });
+    if (answer.status !== 200) {
+        const text = answer.text.replace(/[\r\n]+/g, ' ').slice(0, 200);
+        throw new LedgerFetchError(`[GET] "${url}": ${answer.status} ${text}`);
+    }
+    return answer.text;
+}
+function readPage(text, where) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        throw new LedgerFetchError(`${where}: not a ledger bundle page (not JSON)`);
+    }
+    const page = pageSchema.safeParse(json);
+    if (!page.success)
+        throw new LedgerFetchError(`${where}: not a ledger bundle page`);
+    return page.data;
+}
+/**
+ * The pages of one export, in order, each checked against the first one's
+ * checkpoint (the kernel pins an export to its size when it starts): only one
+ * page is held at a time.
+ */
+async function* pagesOf(http, apiUrl, key) {
+    let path = `${_plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.bundle}?limit=${PAGE}`;
+    let checkpoint;
+    for (let pages = 0;; pages += 1) {
+        if (pages >= MAX_PAGES) {
+            throw new LedgerFetchError(`the ledger export did not end within ${MAX_PAGES} pages`);
+        }
+        const page = readPage(await get(http, apiUrl + path, key), apiUrl + path);
+        if (checkpoint !== undefined && page.checkpoint !== checkpoint) {
+            throw new LedgerFetchError('the kernel changed the checkpoint in the middle of one export');
+        }
+        checkpoint = page.checkpoint;
+        yield {
+            checkpoint,
+            entries: page.entries,
+            size: Number(checkpoint.split('\n')[1]),
+        };
+        if (page.next === null || page.next === undefined)
+            return;
+        path = `${_plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.bundle}?cursor=${encodeURIComponent(page.next)}&limit=${PAGE}`;
+    }
+}
+/**
+ * The kernel's whole ledger as one bundle, following the pages of one export
+ * (every page carries the same checkpoint), and the public key that checks it.
+ * In memory: for a ledger of any size, exportLedger writes it as it comes.
+ */
+async function fetchLedger(apiUrl, key, progress) {
+    const http = createHttpClient({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + LEDGER_PATHS.publicKey, key);
+        const entries = [];
+        let checkpoint;
+        for await (const page of pagesOf(http, apiUrl, key)) {
+            checkpoint = page.checkpoint;
+            for (const entry of page.entries)
+                entries.push(entry);
+            progress?.(entries.length, page.size);
+        }
+        const bundle = { checkpoint, entries };
+        return { bundle: bundle, bundleText: JSON.stringify(bundle), publicKey };
+    }
+    finally {
+        await http.close();
+    }
+}
+/**
+ * fetchLedger's bundle text, written to `write` a page at a time as the pages
+ * arrive: the same bytes as `bundleText` (JSON.stringify of the whole bundle,
+ * whose checkpoint comes first), with memory bounded by one page. Returns the
+ * public key and how many entries were written.
+ */
+async function exportLedger(apiUrl, key, write, progress) {
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        const publicKey = await get(http, apiUrl + _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.publicKey, key);
+        let count = 0;
+        let begun = false;
+        for await (const page of pagesOf(http, apiUrl, key)) {
+            let text = begun ? '' : `{"checkpoint":${JSON.stringify(page.checkpoint)},"entries":[`;
+            begun = true;
+            for (const entry of page.entries) {
+                text += `${count === 0 ? '' : ','}${JSON.stringify(entry)}`;
+                count += 1;
+            }
+            await write(text);
+            progress?.(count, page.size);
+        }
+        await write(']}');
+        return { publicKey, count };
+    }
+    finally {
+        await http.close();
+    }
+}
+/**
+ * Each page's entries of one export, as they arrive (`lease-gate history`): memory
+ * bounded by a page and what `each` keeps. The entries are `{ index, entry, inclusionProof }`.
+ */
+async function eachLedgerPage(apiUrl, key, each) {
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    try {
+        for await (const page of pagesOf(http, apiUrl, key))
+            each(page.entries);
+    }
+    finally {
+        await http.close();
+    }
+}
+
+
+/***/ })
+
+};
+
+//# sourceMappingURL=943.index.js.map
