@@ -160,6 +160,17 @@ describe('lease-gate history', () => {
       ),
     });
   });
+
+  it('lists a break-glass and its withdrawal', async () => {
+    const { url, plane } = await start();
+    await plane.breakGlass({ resource: R, actorDid: A, reason: 'CVE fix', by: 'ana' }, ADMIN);
+    await plane.withdrawBreakGlass({ resource: R, actorDid: A, by: 'bo' }, ADMIN);
+    const lines = (await cli(['history', '--api-url', url, '--resource', R])).out.split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/BREAK-GLASS by operator:ana: CVE fix \(let through /),
+      expect.stringMatching(/break-glass withdrawn by operator:bo/),
+    ]);
+  });
 });
 
 describe('the plane URL', () => {

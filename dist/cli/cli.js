@@ -28309,7 +28309,7 @@ const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_
 const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).keygen);
 const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).ledger);
 const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).verify);
-const main_history = lazy(async () => (await __nccwpck_require__.e(/* import() */ 943).then(__nccwpck_require__.bind(__nccwpck_require__, 943))).history);
+const main_history = lazy(async () => (await __nccwpck_require__.e(/* import() */ 821).then(__nccwpck_require__.bind(__nccwpck_require__, 6821))).history);
 const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
 const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(267), __nccwpck_require__.e(213)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8213))).app);
 const COMMANDS = {

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { parseDuration } from '../gate/duration.js';
 import { untrusted } from '../lease/escape.js';
 import { eachLedgerPage } from '../ledger/remote.js';
+import { entrySchema } from '../console/page/api.js';
 import { holdsFrom, type TimelineEntry } from '../console/page/holds.js';
 import {
   breakGlassWords,
@@ -29,31 +30,8 @@ const DAY_MS = 86_400_000;
 const SINCE_FORM =
   "a duration back from now such as '90m', '4h' or '7d', or an ISO 8601 time with a zone such as '2026-12-24T18:00:00Z'";
 
-const text = z.string().check(z.maxLength(2_048));
-const time = z.number().check(z.minimum(0), z.maximum(8.64e15));
-const entrySchema = z.object({
-  entry: z.object({
-    tsMs: time,
-    kind: z.enum([
-      'grant',
-      'renew',
-      'release',
-      'lapse',
-      'revoke',
-      'freeze',
-      'unfreeze',
-      'break_glass',
-    ]),
-    resource: text,
-    actorDid: text,
-    leaseId: text,
-    fence: z.number(),
-    reason: z.optional(text),
-    by: z.optional(text),
-    approvedBy: z.optional(text),
-    promotedVia: z.optional(text),
-  }),
-});
+/** A bundle item: the console's one schema of an entry (every kind, withdrawals too). */
+const itemSchema = z.object({ entry: entrySchema });
 
 export interface HistoryRow {
   atMs: number;
@@ -107,7 +85,7 @@ export function historyOf(
     if (e.tsMs < sinceMs) continue;
     if (e.kind === 'freeze' || e.kind === 'unfreeze')
       rows.push({ atMs: e.tsMs, resource: e.resource, kind: e.kind, what: freezeWords(e) });
-    else if (e.kind === 'break_glass')
+    else if (e.kind === 'break_glass' || e.kind === 'break_glass_withdrawn')
       rows.push({
         atMs: e.tsMs,
         resource: e.resource,
@@ -149,7 +127,7 @@ export async function history(args: string[], io: Output, env: NodeJS.ProcessEnv
   const entries: TimelineEntry[] = [];
   await eachLedgerPage(settings.apiUrl, key, (page) => {
     for (const raw of page) {
-      const parsed = entrySchema.safeParse(raw);
+      const parsed = itemSchema.safeParse(raw);
       if (!parsed.success) continue;
       const e = parsed.data.entry;
       // A renewal only matters to a hold whose grant is not in the ledger: every grant is.

@@ -1,8 +1,8 @@
-export const id = 943;
-export const ids = [943];
+export const id = 821;
+export const ids = [821];
 export const modules = {
 
-/***/ 943:
+/***/ 6821:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -18,14 +18,252 @@ __webpack_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
-var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/gate/duration.ts
 var duration = __webpack_require__(9731);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/ledger/remote.ts
 var remote = __webpack_require__(2555);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
+;// CONCATENATED MODULE: ./src/console/page/api.ts
+
+/**
+ * The console's reads and its one write, all to the page's own origin (the
+ * paths are absolute, never a full URL). Keys live in this module only: in
+ * memory, gone with the tab; never in storage, a cookie or a URL.
+ */
+const PATHS = {
+    resources: '/api/v1/kernel/resources',
+    checkpoint: '/api/v1/acp/ledger/checkpoint',
+    bundle: '/api/v1/acp/ledger/bundle',
+    publicKey: '/api/v1/acp/ledger/public-key',
+    revoke: '/api/v1/acp/coordination/revoke',
+    freeze: '/api/v1/acp/coordination/freeze',
+    unfreeze: '/api/v1/acp/coordination/unfreeze',
+    breakGlass: '/api/v1/acp/coordination/break-glass',
+    approveBreakGlass: '/api/v1/acp/coordination/break-glass/approve',
+    withdrawBreakGlass: '/api/v1/acp/coordination/break-glass/withdraw',
+};
+const MAX_LIST = 10_000;
+/** Resources asked per page of the overview (the kernel's most), and how many pages at most. */
+const RESOURCES_PAGE = 5_000;
+const MAX_RESOURCE_PAGES = 200;
+const api_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000));
+const time = schemas/* number */.aig().check(api/* _gte */.qm(0), api/* _lte */.Zm(8.64e15));
+const freezeSchema = schemas/* object */.Ikc({ reason: api_text, untilMs: schemas/* nullable */.mee(time), by: api_text, atMs: time });
+/** What a holder or waiter deploys, as the kernel recorded it; links are checked again when drawn. */
+const deploySchema = schemas/* optional */.lqM(schemas/* object */.Ikc({
+    repository: schemas/* optional */.lqM(api_text),
+    workflow: schemas/* optional */.lqM(api_text),
+    ref: schemas/* optional */.lqM(api_text),
+    commit: schemas/* optional */.lqM(api_text),
+    runNumber: schemas/* optional */.lqM(schemas/* number */.aig()),
+    runAttempt: schemas/* optional */.lqM(schemas/* number */.aig()),
+    runUrl: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_048))),
+}));
+const resourcesSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    nowMs: time,
+    resources: schemas/* array */.YOg(schemas/* object */.Ikc({
+        resource: api_text,
+        lease: schemas/* nullable */.mee(schemas/* object */.Ikc({
+            id: api_text,
+            holder: api_text,
+            expiresAtMs: time,
+            fence: schemas/* optional */.lqM(schemas/* number */.aig()),
+            grantedAtMs: schemas/* optional */.lqM(time),
+            deploy: deploySchema,
+        })),
+        reserved: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* object */.Ikc({ holder: api_text, untilMs: time }))),
+        frozen: schemas/* optional */.lqM(freezeSchema),
+        /** An operator's break-glass not used yet: open, or waiting for a second operator. */
+        breakGlass: schemas/* optional */.lqM(schemas/* object */.Ikc({
+            actorDid: api_text,
+            reason: api_text,
+            by: api_text,
+            untilMs: time,
+            pending: schemas/* boolean */.zMY(),
+            approvedBy: schemas/* optional */.lqM(api_text),
+        })),
+        queue: schemas/* array */.YOg(schemas/* object */.Ikc({
+            actorDid: api_text,
+            position: schemas/* number */.aig(),
+            deploy: deploySchema,
+            /** When it first asked, by the kernel's clock (`detail=1`; absent from older kernels). */
+            sinceMs: schemas/* optional */.lqM(time),
+            /** About how long until it is granted, at recent hold times (`detail=1`, when known). */
+            etaMs: schemas/* optional */.lqM(time),
+        }))
+            .check(api/* _maxLength */.Eb(MAX_LIST)),
+    }))
+        .check(api/* _maxLength */.Eb(RESOURCES_PAGE)),
+    /** The `after` of the next page; absent from a kernel that does not page. */
+    next: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)))),
+    /** The promotion order (`--promote`): each step, from and to. */
+    promotions: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ from: api_text, to: api_text })).check(api/* _maxLength */.Eb(100))),
+    windows: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({
+        name: api_text,
+        schedule: api_text,
+        timeZone: api_text,
+        durationMs: schemas/* number */.aig(),
+        resources: schemas/* array */.YOg(api_text).check(api/* _maxLength */.Eb(100)),
+        reason: api_text,
+        activeFromMs: schemas/* nullable */.mee(time),
+        activeUntilMs: schemas/* nullable */.mee(time),
+        nextStartMs: schemas/* nullable */.mee(time),
+    }))
+        .check(api/* _maxLength */.Eb(100))),
+    /** The health gate's checks (docs/health-gate.md); absent when the kernel runs none. */
+    healthChecks: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({
+        resource: api_text,
+        url: api_text,
+        healthy: schemas/* nullable */.mee(schemas/* boolean */.zMY()),
+        reason: schemas/* nullable */.mee(api_text),
+        checkedAtMs: schemas/* nullable */.mee(time),
+        nextAtMs: schemas/* nullable */.mee(time),
+    }))
+        .check(api/* _maxLength */.Eb(100))),
+    notifications: schemas/* optional */.lqM(schemas/* object */.Ikc({
+        ok: schemas/* boolean */.zMY(),
+        delivered: schemas/* number */.aig(),
+        pending: schemas/* number */.aig(),
+        failed: schemas/* number */.aig(),
+        dropped: schemas/* number */.aig(),
+        /** Why notifications have stopped altogether (the kernel's notification thread is gone). */
+        stopped: schemas/* optional */.lqM(api_text),
+        recentFailures: schemas/* array */.YOg(schemas/* object */.Ikc({ id: api_text, url: api_text, kind: api_text, resource: api_text, error: api_text, atMs: time }))
+            .check(api/* _maxLength */.Eb(100)),
+    })),
+});
+const entrySchema = schemas/* object */.Ikc({
+    tsMs: time,
+    kind: schemas/* enum */.k5n([
+        'grant',
+        'renew',
+        'release',
+        'lapse',
+        'revoke',
+        'freeze',
+        'unfreeze',
+        'break_glass',
+        'break_glass_withdrawn',
+    ]),
+    resource: api_text,
+    actorDid: api_text,
+    leaseId: api_text,
+    fence: schemas/* number */.aig(),
+    expiresAtMs: schemas/* optional */.lqM(time),
+    reason: schemas/* optional */.lqM(api_text),
+    by: schemas/* optional */.lqM(api_text),
+    approvedBy: schemas/* optional */.lqM(api_text),
+    deploy: deploySchema,
+    promotedVia: schemas/* optional */.lqM(api_text),
+});
+const bundleSchema = schemas/* object */.Ikc({
+    checkpoint: schemas/* string */.YjP().check(api/* _maxLength */.Eb(10_000)),
+    entries: schemas/* array */.YOg(schemas/* object */.Ikc({
+        index: schemas/* number */.aig(),
+        entry: schemas/* unknown */.L5J(),
+        inclusionProof: schemas/* array */.YOg(schemas/* string */.YjP()).check(api/* _maxLength */.Eb(64)),
+    }))
+        .check(api/* _maxLength */.Eb(MAX_LIST)),
+    next: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)))),
+});
+class ApiError extends Error {
+    status;
+    reason;
+    constructor(status, message, 
+    /** The kernel's `reason` word ("forbidden", "admin_disabled"...), when it gave one. */
+    reason) {
+        super(message);
+        this.status = status;
+        this.reason = reason;
+    }
+}
+let readKey;
+let adminKey;
+const hasReadKey = () => readKey !== undefined;
+const adminKeyOf = () => adminKey;
+const keys = {
+    setRead: (key) => void (readKey = key || undefined),
+    setAdmin: (key) => void (adminKey = key || undefined),
+    forgetAdmin: () => void (adminKey = undefined),
+    hasAdmin: () => adminKey !== undefined,
+};
+async function call(path, init = {}, key = readKey) {
+    const headers = new Headers(init.headers);
+    if (key)
+        headers.set('authorization', `Bearer ${key}`);
+    const response = await fetch(path, {
+        ...init,
+        headers,
+        credentials: 'omit',
+        cache: 'no-store',
+        referrerPolicy: 'no-referrer',
+    });
+    if (!response.ok) {
+        let message = `${response.status} ${response.statusText}`;
+        let reason;
+        try {
+            const body = (await response.json());
+            if (typeof body.message === 'string')
+                message = body.message.slice(0, 300);
+            if (typeof body.reason === 'string')
+                reason = body.reason.slice(0, 64);
+        }
+        catch {
+            // not JSON: keep the status line
+        }
+        throw new ApiError(response.status, message, reason);
+    }
+    return response;
+}
+async function json(schema, response, what) {
+    const parsed = schema.safeParse(await response.json());
+    if (!parsed.success)
+        throw new ApiError(0, `the kernel's ${what} answer is not in the expected form`);
+    return parsed.data;
+}
+/**
+ * Every resource, page by page (bounded), as one list; `nowMs` is the first page's.
+ * `detail=1` adds each waiter's `sinceMs`, so its wait survives a reload.
+ */
+async function fetchResources() {
+    const ask = (after) => `${PATHS.resources}?detail=1&limit=${RESOURCES_PAGE}${after === undefined ? '' : `&after=${encodeURIComponent(after)}`}`;
+    let page = await json(resourcesSchema, await call(ask()), 'resources');
+    const all = { ...page, resources: [...page.resources], next: null };
+    for (let n = 1; page.next && n < MAX_RESOURCE_PAGES; n += 1) {
+        page = await json(resourcesSchema, await call(ask(page.next)), 'resources');
+        for (const row of page.resources)
+            all.resources.push(row);
+    }
+    return all;
+}
+const fetchCheckpoint = async () => (await call(PATHS.checkpoint)).text();
+const fetchPublicKey = async () => (await call(PATHS.publicKey)).text();
+/** Entries from `from` to the end of one export, following its cursor (bounded). */
+async function fetchEntries(from, maxPages = 20) {
+    let page = await json(bundleSchema, await call(`${PATHS.bundle}?from=${from}&limit=1000`), 'ledger bundle');
+    const all = { ...page, entries: [...page.entries] };
+    for (let n = 1; page.next && n < maxPages; n += 1) {
+        page = await json(bundleSchema, await call(`${PATHS.bundle}?cursor=${encodeURIComponent(page.next)}&limit=1000`), 'ledger bundle');
+        all.entries.push(...page.entries);
+    }
+    return all;
+}
+/** `by`: the operator's name ("Your name"), recorded on the revoke's entry as `operator:NAME`. */
+async function revoke(resource, reason, by) {
+    if (!adminKey)
+        throw new ApiError(0, 'type the admin key first');
+    const response = await call(PATHS.revoke, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(by ? { resource, reason, by } : { resource, reason }),
+    }, adminKey);
+    return (await response.json());
+}
+
 ;// CONCATENATED MODULE: ./src/console/page/holds.ts
 /** Ledger entries → holds per resource: pure, shared by the console and the playground. */
 /**
@@ -99,6 +337,7 @@ var options = __webpack_require__(776);
 
 
 
+
 /**
  * `lease-gate history`: what the kernel's ledger says happened, in the console's words
  * (its history table's), filtered by resource and time: each hold with how it ended,
@@ -106,31 +345,8 @@ var options = __webpack_require__(776);
  */
 const DAY_MS = 86_400_000;
 const SINCE_FORM = "a duration back from now such as '90m', '4h' or '7d', or an ISO 8601 time with a zone such as '2026-12-24T18:00:00Z'";
-const history_command_text = schemas/* string */.YjP().check(api/* _maxLength */.Eb(2_048));
-const time = schemas/* number */.aig().check(api/* _gte */.qm(0), api/* _lte */.Zm(8.64e15));
-const entrySchema = schemas/* object */.Ikc({
-    entry: schemas/* object */.Ikc({
-        tsMs: time,
-        kind: schemas/* enum */.k5n([
-            'grant',
-            'renew',
-            'release',
-            'lapse',
-            'revoke',
-            'freeze',
-            'unfreeze',
-            'break_glass',
-        ]),
-        resource: history_command_text,
-        actorDid: history_command_text,
-        leaseId: history_command_text,
-        fence: schemas/* number */.aig(),
-        reason: schemas/* optional */.lqM(history_command_text),
-        by: schemas/* optional */.lqM(history_command_text),
-        approvedBy: schemas/* optional */.lqM(history_command_text),
-        promotedVia: schemas/* optional */.lqM(history_command_text),
-    }),
-});
+/** A bundle item: the console's one schema of an entry (every kind, withdrawals too). */
+const itemSchema = schemas/* object */.Ikc({ entry: entrySchema });
 /** `--since`: a duration back from now (days too), or a time with its zone. */
 function parseSince(raw, nowMs) {
     const days = /^(\d+)d$/.exec(raw.trim());
@@ -169,7 +385,7 @@ function historyOf(entries, nowMs, sinceMs) {
             continue;
         if (e.kind === 'freeze' || e.kind === 'unfreeze')
             rows.push({ atMs: e.tsMs, resource: e.resource, kind: e.kind, what: (0,words/* freezeWords */.n4)(e) });
-        else if (e.kind === 'break_glass')
+        else if (e.kind === 'break_glass' || e.kind === 'break_glass_withdrawn')
             rows.push({
                 atMs: e.tsMs,
                 resource: e.resource,
@@ -205,7 +421,7 @@ async function history_command_history(args, io, env) {
     const entries = [];
     await (0,remote/* eachLedgerPage */.QE)(settings.apiUrl, key, (page) => {
         for (const raw of page) {
-            const parsed = entrySchema.safeParse(raw);
+            const parsed = itemSchema.safeParse(raw);
             if (!parsed.success)
                 continue;
             const e = parsed.data.entry;
@@ -485,4 +701,4 @@ async function eachLedgerPage(apiUrl, key, each) {
 
 };
 
-//# sourceMappingURL=943.index.js.map
+//# sourceMappingURL=821.index.js.map
