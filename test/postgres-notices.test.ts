@@ -1,12 +1,13 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { KernelEvent } from '../src/kernel/rules/event.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { noticesSchema } from '../src/kernel/postgres/listen.js';
 import { NoticeSender, changesOf, noticePrefix } from '../src/kernel/postgres/notices.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startReplica } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 
 /**
  * What one replica sends on NOTIFY (src/kernel/postgres/notices.ts), read by a
@@ -26,16 +27,12 @@ const event = (resource: string, kind: KernelEvent['kind'], n: number, reason?: 
   }) satisfies KernelEvent;
 
 describePostgres('change notices on PostgreSQL', () => {
+  const kit = pgReplicas({ lifo: true });
+  const cleanups = { push: kit.cleanup };
   let schema: string;
-  let drop: () => Promise<void>;
-  const cleanups: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
+  beforeAll(() => {
+    schema = kit.schema;
   });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-  afterAll(() => drop());
 
   /** A sender named `from` and a LISTEN connection that keeps every payload. */
   const setUp = async (from: string) => {
