@@ -6,8 +6,10 @@ import { loadConfig } from '../src/app/config.js';
 import { startApp, type RunningApp } from '../src/app/server.js';
 import { keyHash } from '../src/kernel/auth/keys.js';
 import { ANY_JOB, appDid } from '../src/lease/take-up.js';
+import { kernelEvents as kernelLog, reviewCalls, writeAppConfig } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { until as waitUntil } from './support/wait.js';
 
 /**
  * The protection-rule app's refusals and its take-up grace, end to end: a fake
@@ -29,39 +31,28 @@ let github: FakeGitHub;
 const apps: RunningApp[] = [];
 const logs: string[] = [];
 
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (what: string, check: () => boolean, timeoutMs = 30_000) =>
+  waitUntil(what, check, { timeoutMs, context: () => logs.join('\n') });
 
 async function startTestApp(planeKey: string, extra: Record<string, unknown> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-refusals-'));
-  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
-  writeFileSync(join(dir, 'secret'), github.secret);
-  writeFileSync(join(dir, 'plane-key'), planeKey);
-  const config = {
-    appId: github.appId,
-    privateKeyFile: 'app.pem',
-    webhookSecretFile: 'secret',
-    githubApiUrl: github.url,
-    plane: { url: kernel.url, keyFile: 'plane-key' },
-    listen: { host: '127.0.0.1', port: 0, path: '/' },
-    rules: [
-      { repository: 'acme/*', environment: 'production', resource: PROD },
-      { repository: 'acme/shop', environment: 'canary', resource: CANARY },
-      { repository: 'acme/shop', environment: 'grace', resource: GRACE },
-    ],
-    takeUpGrace: '2m',
-    runCheckEvery: '1m',
-    deploymentStatus: false,
-    ...extra,
-  };
-  writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
-  const app = await startApp(loadConfig(join(dir, 'app.json'), {}), {
+  const config = writeAppConfig(
+    github,
+    { url: kernel.url, key: planeKey },
+    {
+      listen: { host: '127.0.0.1', port: 0, path: '/' },
+      rules: [
+        { repository: 'acme/*', environment: 'production', resource: PROD },
+        { repository: 'acme/shop', environment: 'canary', resource: CANARY },
+        { repository: 'acme/shop', environment: 'grace', resource: GRACE },
+      ],
+      takeUpGrace: '2m',
+      runCheckEvery: '1m',
+      deploymentStatus: false,
+      ...extra,
+    },
+    { dirPrefix: 'lease-gate-app-refusals-' },
+  );
+  const app = await startApp(loadConfig(config, {}), {
     log: (line) => logs.push(line),
     env: {},
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
@@ -71,11 +62,7 @@ async function startTestApp(planeKey: string, extra: Record<string, unknown> = {
 }
 
 const reviews = (repository: string, runId: number) =>
-  github.calls.filter(
-    (c) =>
-      c.status === 204 &&
-      c.path === `/repos/${repository}/actions/runs/${runId}/deployment_protection_rule`,
-  );
+  reviewCalls(github, repository, runId).filter((c) => c.status === 204);
 const reviewOf = (repository: string, runId: number) =>
   reviews(repository, runId)[0]?.body as { state: string; comment: string } | undefined;
 
@@ -97,12 +84,7 @@ async function request(
 
 /** Kernel log lines: `<iso> grant|release|lapse|revoke <resource> <did> <lease id> fence=N`. */
 const kernelEvents = (resource: string) =>
-  kernel
-    .output()
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter((w) => w[2] === resource && /^(grant|release|lapse|revoke)$/.test(w[1] ?? ''))
-    .map((w) => ({ kind: w[1]!, holder: w[3]! }));
+  kernelLog(kernel, resource).map(({ kind, holder }) => ({ kind, holder }));
 
 beforeAll(async () => {
   github = await startFakeGitHub({ installations: [77] });

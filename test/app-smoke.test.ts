@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/app/config.js';
 import { startApp, type RunningApp } from '../src/app/server.js';
-import { main } from '../src/cli/main.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
+import { runMain } from './support/cli-main.js';
+import { until as waitUntil } from './support/wait.js';
 
 /**
  * `lease-gate app smoke` (issue 55, item 8): a signed sample delivery sent to a real app
@@ -53,23 +54,10 @@ afterAll(async () => {
   await kernel?.close();
 });
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '' },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[]) => runMain(args);
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; !check(); i += 1) {
-    if (i > 1_500) throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (what: string, check: () => boolean) =>
+  waitUntil(what, check, { context: () => logs.join('\n') });
 
 describe('lease-gate app smoke', () => {
   it('says OK when the app takes the signed sample, which it ignores without asking GitHub', async () => {

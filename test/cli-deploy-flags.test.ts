@@ -1,11 +1,11 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { runMain } from './support/cli-main.js';
 
 /**
  * The deploy flags of `run` and `acquire` (for CI systems that are not GitHub
@@ -35,16 +35,7 @@ async function start() {
   return kernel.url;
 }
 
-async function cli(args: string[], onErr?: (line: string) => void) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => (err.push(line), onErr?.(line)) },
-    { PATH: process.env.PATH ?? '' },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[], onErr?: (line: string) => void) => runMain(args, {}, onErr);
 
 const lane = (runNumber: number, url: string) => [
   '--repository',

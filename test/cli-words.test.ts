@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { createHttpClient } from '../src/http/client.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { notificationText } from '../src/kernel/notify/notify.js';
 import { HealthChecks, parseHealthCheck } from '../src/kernel/service/health-checks.js';
 import { describeLoss } from '../src/lease/texts.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { runMain } from './support/cli-main.js';
 
 /**
  * The words the CLI says (issue #55, item 9), against the real kernel over HTTP, in-process
@@ -26,16 +26,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '', LEASE_GATE_ADMIN_KEY: ADMIN, ...env },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runMain(args, { LEASE_GATE_ADMIN_KEY: ADMIN, ...env });
 
 async function kernel(onService?: Parameters<typeof startKernelServer>[0]['onService']) {
   const running: RunningKernel = await startKernelServer({
