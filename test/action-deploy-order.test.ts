@@ -5,13 +5,13 @@ import { startKernelServer, type RunningKernel } from '../src/kernel/http/server
 import { Ledger } from '../src/ledger/ledger.js';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import { startScriptedPlane, type Reply, type ScriptedPlane } from './support/scripted-plane.js';
+import { RESOURCE } from './support/names.js';
 
 /**
  * Deploy order end to end: main and post in-process against the real kernel
  * over HTTP and a fake GitHub compare route, both on loopback.
  */
 
-const RESOURCE = 'lock:deploy/production';
 const LIVE = 'a'.repeat(40);
 const OURS = 'b'.repeat(40);
 let kernel: RunningKernel | undefined;

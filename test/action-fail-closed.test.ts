@@ -10,6 +10,7 @@ import { helperCommand, type HelperCommand } from '../src/lease/helpers.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
 import { actionInputs } from './support/in-process.js';
 import { RUN_ENV } from './support/runner.js';
+import { RESOURCE } from './support/names.js';
 
 /**
  * Fail closed: keep-alive asked and no keeper, or a dry run and no kernel,
@@ -18,7 +19,6 @@ import { RUN_ENV } from './support/runner.js';
  */
 
 const ME = 'did:web:acme.example:agent:me';
-const RESOURCE = 'lock:deploy/production';
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-fail-closed-'));
 const failing = join(dir, 'failing-helper.mjs');
 writeFileSync(failing, "process.stderr.write('helper refuses\\n'); process.exit(3);\n");

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
+import { R } from './support/names.js';
 
 /**
  * The built action, run as a runner runs it, waiting on the built kernel: the
@@ -9,7 +10,6 @@ import { runStep } from './support/runner.js';
  * step's spawn, with a bound far above the 1 s target for two busy cores.
  */
 
-const R = 'lock:deploy/production';
 const A = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:a1a1';
 let kernel: KernelProcess | undefined;
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jobSteps, logText, mainStep, postStep } from './support/in-process.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
+import { R } from './support/names.js';
 
 /** main and post in-process (src/, the memory context) against the real kernel over HTTP, not a script. */
 
-const R = 'lock:deploy/production';
 const OTHER = 'did:web:github.com:acme:shop:actions:runs:9:attempts:1:jobs:deploy:cafe';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
+import { PROD } from './support/names.js';
 
 /**
  * Keyless, end to end: the built kernel started with --oidc-issuer (a fake
@@ -13,7 +14,6 @@ import { runStep } from './support/runner.js';
  * (ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN). Another run's token cannot touch the lease.
  */
 
-const PROD = 'lock:deploy/production';
 let issuer: FakeIssuer | undefined;
 let kernel: KernelProcess | undefined;
 

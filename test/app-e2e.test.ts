@@ -14,6 +14,7 @@ import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
 import { until as waitUntil } from './support/wait.js';
+import { R } from './support/names.js';
 
 /**
  * The protection-rule app end to end: a fake GitHub on loopback sends signed
@@ -22,7 +23,6 @@ import { until as waitUntil } from './support/wait.js';
  * lease its run was given.
  */
 
-const R = 'lock:deploy/production';
 const SLOW = 'lock:deploy/slow';
 const KEY = 'kernel-key-e2e';
 const WEBHOOK = /run (\d+) of (\S+) \(environment [^)]+\): queued for/;

@@ -10,6 +10,7 @@ import { kernelEvents as kernelLog, reviewCalls, writeAppConfig } from './suppor
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { until as waitUntil } from './support/wait.js';
+import { PROD } from './support/names.js';
 
 /**
  * The protection-rule app's refusals and its take-up grace, end to end: a fake
@@ -19,7 +20,6 @@ import { until as waitUntil } from './support/wait.js';
  * it lapse, and the next run is approved.
  */
 
-const PROD = 'lock:deploy/production';
 const CANARY = 'lock:deploy/canary';
 const GRACE = 'lock:deploy/grace';
 const KEY = 'kernel-key-refusals';

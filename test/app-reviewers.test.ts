@@ -5,6 +5,7 @@ import { reviewCalls, writeAppConfig } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { until as waitUntil } from './support/wait.js';
+import { PROD } from './support/names.js';
 
 /**
  * Runs waiting for their environment's required reviewers never block the queue: with the
@@ -15,7 +16,6 @@ import { until as waitUntil } from './support/wait.js';
  * joins.
  */
 
-const PROD = 'lock:deploy/production';
 const KEY = 'kernel-key-reviewers';
 
 let kernel: KernelProcess;

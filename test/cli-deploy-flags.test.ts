@@ -6,6 +6,7 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { runMain } from './support/cli-main.js';
+import { R } from './support/names.js';
 
 /**
  * The deploy flags of `run` and `acquire` (for CI systems that are not GitHub
@@ -14,7 +15,6 @@ import { runMain } from './support/cli-main.js';
  * nothing changed, and `--queue newest` steps aside for a newer run.
  */
 
-const R = 'lock:deploy/production';
 const SHA = 'c0ffee'.padEnd(40, '0');
 const URL_5 = 'https://ci.example.com/acme/shop/-/pipelines/5';
 const URL_6 = 'https://ci.example.com/acme/shop/-/pipelines/6';

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiUrlSource } from '../src/cli/options.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A, B, C } from './support/names.js';
 
 /**
  * What a person typing the committed CLI (dist/) meets first: an unreachable plane,
@@ -10,9 +11,6 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
  * while waiting, and a one-shot ask that leaves nothing reserved. Issue 21, item 3.
  */
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
 let kernel: KernelProcess | undefined;
 
 afterEach(async () => {

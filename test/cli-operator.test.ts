@@ -8,6 +8,7 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { runCli } from './support/kernel-process.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runMain } from './support/cli-main.js';
+import { A, B, C, R } from './support/names.js';
 
 /**
  * The CLI for an operator (issue 55, item 6), in-process (src/) against a real kernel over
@@ -17,10 +18,6 @@ import { runMain } from './support/cli-main.js';
  */
 
 const ADMIN = 'admin-key-for-the-operator-test';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
-const R = 'lock:deploy/production';
 const S = 'lock:deploy/staging';
 let kernel: RunningKernel | undefined;
 let client: PlaneClient | undefined;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
+import { R } from './support/names.js';
 
 /**
  * `lease-gate run` from the committed bundle, against the kernel with 1.5 s leases:
@@ -10,7 +11,6 @@ import { startLoggedKernel } from './support/logged-kernel.js';
  * process group). The rest of `run` is cli-run.test.ts's, in-process.
  */
 
-const R = 'lock:deploy/production';
 const ME = 'did:web:acme.example:agent:runner';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 

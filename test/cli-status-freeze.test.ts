@@ -5,6 +5,7 @@ import { FreezeWindows } from '../src/kernel/service/windows.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane, type ScriptedPlane } from './support/scripted-plane.js';
 import { runMain } from './support/cli-main.js';
+import { A, R } from './support/names.js';
 
 /**
  * `lease-gate status` on a frozen resource says who froze it, why and until when
@@ -14,8 +15,6 @@ import { runMain } from './support/cli-main.js';
  */
 
 const ADMIN = 'admin-key-for-the-status-test';
-const A = 'did:web:acme.example:agent:a';
-const R = 'lock:deploy/production';
 let kernel: RunningKernel | undefined;
 let scripted: ScriptedPlane | undefined;
 

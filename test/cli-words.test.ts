@@ -8,6 +8,7 @@ import { HealthChecks, parseHealthCheck } from '../src/kernel/service/health-che
 import { describeLoss } from '../src/lease/texts.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { runMain } from './support/cli-main.js';
+import { A, B, R } from './support/names.js';
 
 /**
  * The words the CLI says (issue #55, item 9), against the real kernel over HTTP, in-process
@@ -17,9 +18,6 @@ import { runMain } from './support/cli-main.js';
  */
 
 const ADMIN = 'words-admin-key';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

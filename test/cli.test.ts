@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A, B } from './support/names.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 let kernel: KernelProcess | undefined;
 
 afterEach(async () => {

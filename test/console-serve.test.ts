@@ -7,11 +7,9 @@ import { CONTENT_SECURITY_POLICY } from '../src/console/serve.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { memoryStore } from '../src/kernel/store/store.js';
+import { A, B, R } from './support/names.js';
 
 const KEY = 'kernel-key';
-const R = 'lock:deploy/production';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 let running: RunningKernel | undefined;
 
 afterEach(async () => {

@@ -13,6 +13,7 @@ import {
   startScriptedPlane,
   type ScriptedPlane,
 } from './support/scripted-plane.js';
+import { R } from './support/names.js';
 
 /**
  * A hostile plane answers `ok: true` with a lease that is not ours: the gate
@@ -20,7 +21,6 @@ import {
  * lease back by (resource, own DID), and never says acquired=true.
  */
 
-const R = 'lock:deploy/production';
 const SOMEONE = 'did:web:someone-else.example:agent';
 let plane: ScriptedPlane | undefined;
 

@@ -15,10 +15,8 @@ import { epochMonotonic, nodeAdapter, startKernelServer } from '../src/kernel/ht
 import { KernelService } from '../src/kernel/service/service.js';
 import { memoryStore } from '../src/kernel/store/store.js';
 import { Ledger } from '../src/ledger/ledger.js';
+import { LEASE, R, RELEASE } from './support/names.js';
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const R = 'lock:deploy/production';
 const did = (name: string) => `did:web:acme.example:agent:${name}`;
 const [A, B, C, D, E] = ['a', 'b', 'c', 'd', 'e'].map(did) as [
   string,

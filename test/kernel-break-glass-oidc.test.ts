@@ -15,6 +15,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { RUN_CLAIMS, startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
+import { PROD } from './support/names.js';
 
 /**
  * An OIDC identity as the second break-glass approver (`--approver-oidc PATTERN`): a token
@@ -24,7 +25,6 @@ import { exportLedger } from './support/ledger-export.js';
  * fake issuer on loopback.
  */
 
-const PROD = 'lock:deploy/production';
 const ADMIN = 'admin-key-oidc-approver';
 const APPROVER_KEY = 'approver-key-oidc-approver';
 const OPS_SUB = 'repo:acme/ops:environment:break-glass';

@@ -11,10 +11,8 @@ import { fileStore } from '../src/kernel/store/store.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { A, B, LEASE } from './support/names.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const LEASE = '/api/v1/acp/coordination/lease';
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 let running: RunningKernel | undefined;
 afterEach(async () => {

@@ -18,10 +18,8 @@ import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
 import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { RUN_CLAIMS, startFakeIssuer } from './support/fake-oidc.js';
 import { postJson } from './support/http.js';
+import { A, B, LEASE } from './support/names.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const LEASE = '/api/v1/acp/coordination/lease';
 let running: RunningKernel | undefined;
 afterEach(async () => {
   await running?.close();

@@ -8,9 +8,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
-
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
+import { A, B } from './support/names.js';
 
 describe('the kernel with a file store', () => {
   it('keeps held leases and never moves fences back across kill -9', async () => {

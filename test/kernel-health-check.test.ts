@@ -17,12 +17,10 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { DIST_CLI, startKernelProcess } from './support/kernel-process.js';
+import { A, B, R } from './support/names.js';
 
 /** The health gate (issue #39): grants held while a check fails, on the ledger as freezes. */
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 const ADMIN = 'health-admin-key';
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -11,6 +11,7 @@ import { startKernelServer } from '../src/kernel/http/server.js';
 import { fileStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A } from './support/names.js';
 
 /**
  * Notifications follow a file kernel's ledger across restarts: what was committed and not
@@ -20,7 +21,6 @@ import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/ke
  */
 
 const SECRET = 'a-notify-secret-of-some-length';
-const A = 'did:web:acme.example:agent:a';
 
 let cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {

@@ -8,6 +8,7 @@ import type { LedgerEntry } from '../src/ledger/entry.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
+import { A, R } from './support/names.js';
 
 /**
  * Notifications made and sent off the kernel's thread: the built CLI's kernel (its worker is
@@ -16,8 +17,6 @@ import { startReceiver } from './support/notify-receiver.js';
  */
 
 const SECRET = 'a-notify-secret-of-some-length';
-const A = 'did:web:acme.example:agent:a';
-const R = 'lock:deploy/production';
 const ADMIN = 'notify-thread-admin';
 
 let cleanups: Array<() => Promise<unknown> | void> = [];

@@ -13,6 +13,7 @@ import { deriveActorDid, runContextFromEnv } from '../src/lease/did.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import type { Deploy } from '../src/plane/deploy.js';
 import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
+import { LEASE, RELEASE } from './support/names.js';
 
 /**
  * On an OIDC kernel a run is who its token says, in everything it sends: its
@@ -21,8 +22,6 @@ import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
  * attempt, whatever nonce its DIDs carry. Over HTTP, against a fake issuer.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
 const ADMIN_KEY = 'admin-key-5c1e';
 const WORKFLOW_REF = 'acme/shop/.github/workflows/deploy.yml@refs/heads/main';
 

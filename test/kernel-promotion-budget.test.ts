@@ -10,6 +10,7 @@ import { parsePromotion, promotionChain } from '../src/ledger/promotion.js';
 import { fakeTime } from './support/fake-time.js';
 import { startFakeGitHubCompare, type FakeGitHubCompare } from './support/fake-github-compare.js';
 import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
+import { PROD } from './support/names.js';
 
 /**
  * No client can spend the kernel's GitHub quota: every compare call is taken from the
@@ -20,7 +21,6 @@ import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
  */
 
 const STAGING = 'lock:deploy/staging';
-const PROD = 'lock:deploy/production';
 const REPO = 'acme/shop';
 const GITHUB_TOKEN = 'ghs_compare_token_budget';
 const KEY = 'shared-key-budget-1';

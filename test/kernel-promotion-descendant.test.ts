@@ -16,6 +16,7 @@ import { startFakeGitHubCompare, type FakeGitHubCompare } from './support/fake-g
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { PROD } from './support/names.js';
 
 /**
  * Promotion by descent: a commit may take production when a commit that completed staging
@@ -25,7 +26,6 @@ import { describeEachStore } from './support/store-kernels.js';
  */
 
 const STAGING = 'lock:deploy/staging';
-const PROD = 'lock:deploy/production';
 const REPO = 'acme/shop';
 const TOKEN = 'ghs_compare_token_1';
 const sha = (name: string) => Buffer.from(name).toString('hex').padEnd(40, '0').slice(0, 40);

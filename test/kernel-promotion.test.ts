@@ -16,6 +16,7 @@ import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { PROD } from './support/names.js';
 
 /**
  * Promotion order: a commit takes a resource only once the ledger shows it completed a hold on
@@ -25,7 +26,6 @@ import { describeEachStore } from './support/store-kernels.js';
 
 const DEV = 'lock:deploy/dev';
 const STAGING = 'lock:deploy/staging';
-const PROD = 'lock:deploy/production';
 const ADMIN = 'promotion-admin-key';
 const REPO = 'acme/shop';
 const commit = (n: number) => n.toString(16).padStart(40, 'c');

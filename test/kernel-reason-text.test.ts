@@ -5,11 +5,11 @@ import { startKernelServer, type RunningKernel } from '../src/kernel/http/server
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { BREAK_GLASS_PATH, FREEZE_PATH, REVOKE_PATH } from '../src/plane/schema.js';
+import { R } from './support/names.js';
 
 /** An operator's reason is one line of text: NUL and ESC never reach the signed ledger (#54). */
 
 const ADMIN = 'reason-text-admin-key';
-const R = 'lock:deploy/production';
 const HOTFIX = 'did:web:acme.example:agent:hotfix';
 
 let kernel: RunningKernel | undefined;

@@ -15,6 +15,7 @@ import { FreezeWindows } from '../src/kernel/service/windows.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { signingKey } from './support/pg-kernel.js';
 import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { LEASE } from './support/names.js';
 
 /**
  * Issue #35 item 11: waiters keep their place through a freeze. When it ends
@@ -24,7 +25,6 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
  * is refused (`reserved`, the head as holder).
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
 const FREEZE = '/api/v1/acp/coordination/freeze';
 const UNFREEZE = '/api/v1/acp/coordination/unfreeze';
 const ADMIN = 'unfreeze-order-admin';

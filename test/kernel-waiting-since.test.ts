@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { A, B, C } from './support/names.js';
 
 /**
  * Each waiter's `sinceMs`: when it first asked, by the kernel's clock, so the
@@ -9,9 +10,6 @@ import { startKernelServer, type RunningKernel } from '../src/kernel/http/server
  */
 
 const R = 'lock:since';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
 let kernel: RunningKernel | undefined;
 let clock = 1_800_000_000_000;
 

@@ -10,17 +10,13 @@ import { post as send } from './support/http.js';
 import { signingKey, startReplica } from './support/pg-kernel.js';
 import { pgReplicas, waitsInQueue as queued } from './support/pg-replicas.js';
 import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { A, B, LEASE, RELEASE } from './support/names.js';
 
 /**
  * Blocking acquire (`Prefer: wait=N`) across two replicas on one database:
  * a request held on one replica is woken by the other's NOTIFY, or by the
  * NOTIFY of a lapse that the sweep found after the granting replica went away.
  */
-
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 
 const post = (url: string, path: string, body: unknown, prefer?: string) =>
   send(url, path, body, { prefer, timeoutMs: 15_000 });

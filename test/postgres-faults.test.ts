@@ -5,10 +5,7 @@ import { getJson, post as send, statusAndBody } from './support/http.js';
 import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 import { pgReplicas } from './support/pg-replicas.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
-
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const LEASE = '/api/v1/acp/coordination/lease';
+import { A, B, LEASE } from './support/names.js';
 
 const post = async (url: string, body: unknown) => statusAndBody(await send(url, LEASE, body));
 const get = async (url: string, path: string) => statusAndBody(await getJson(url, path));

@@ -13,11 +13,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 import { meaningBreach, signingKey, startReplica } from './support/pg-kernel.js';
 import { pgReplicas } from './support/pg-replicas.js';
-
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
-const R = 'lock:deploy/production';
+import { A, B, C, R } from './support/names.js';
 
 describePostgres('the kernel on PostgreSQL, two replicas in one process', () => {
   const replicas = pgReplicas();

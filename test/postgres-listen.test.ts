@@ -5,17 +5,13 @@ import { channelOf } from '../src/kernel/postgres/listen.js';
 import { post as send } from './support/http.js';
 import { pgReplicas } from './support/pg-replicas.js';
 import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { A, B, LEASE, RELEASE } from './support/names.js';
 
 /**
  * A replica whose LISTEN connection breaks misses the NOTIFYs sent meanwhile;
  * once it listens again, every request it holds asks again, so a release made
  * while it was deaf still hands the lease over.
  */
-
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 
 const post = (url: string, path: string, body: unknown, prefer?: string) =>
   send(url, path, body, { prefer, timeoutMs: 25_000 });

@@ -16,10 +16,10 @@ import { meaningBreach } from './support/pg-kernel.js';
 import { migrateWithCli, pgReplicas } from './support/pg-replicas.js';
 import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 import { replayKernelLedger } from './support/trace-check.js';
+import { RESOURCE } from './support/names.js';
 
 const CLIENTS = 12;
 const CYCLES = 30;
-const RESOURCE = 'lock:deploy/production';
 
 /** A client that moves to the next replica when its own stops answering (a load balancer's job). */
 function failoverClient(urls: string[], start: number): Pick<PlaneClient, 'lease' | 'release'> {

@@ -3,6 +3,7 @@ import type { Deploy } from '../src/plane/deploy.js';
 import { getJson, post as send } from './support/http.js';
 import { pgReplicas, waitsInQueue } from './support/pg-replicas.js';
 import { describePostgres } from './support/postgres.js';
+import { LEASE } from './support/names.js';
 
 /**
  * Superseding across PostgreSQL replicas: a run held (`Prefer: wait`) on one
@@ -10,7 +11,6 @@ import { describePostgres } from './support/postgres.js';
  * waiting on the other, not at its next told wait (20 s here).
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
 const R = 'lock:deploy/supersede-replicas';
 
 const post = (url: string, body: unknown, prefer?: string) =>

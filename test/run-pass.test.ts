@@ -12,6 +12,7 @@ import { passCovers, runOfDid, runPassDid } from '../src/plane/run-pass.js';
 import { BREAK_GLASS_PATH } from '../src/plane/schema.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { exportLedger } from './support/ledger-export.js';
+import { PROD } from './support/names.js';
 
 /**
  * A break-glass pass for a GitHub run (plane/run-pass.ts): its form, which DIDs it covers
@@ -19,7 +20,6 @@ import { exportLedger } from './support/ledger-export.js';
  * the run uses it), and the HTTP route's `run` in place of `actorDid`.
  */
 
-const PROD = 'lock:deploy/production';
 const ADMIN = 'run-pass-admin-key';
 const RUN = 'did:web:github.com:acme:shop:actions:runs:12345';
 const job = (run: string, attempt: number, nonce: string, repo = 'acme:shop') =>

@@ -15,6 +15,7 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
+import { R } from './support/names.js';
 
 /**
  * A configured URL's credentials and query (#54): nothing of it beyond origin and path
@@ -22,7 +23,6 @@ import { startReceiver } from './support/notify-receiver.js';
  * failure path; and a check's `user:password@` is sent, as HTTP Basic.
  */
 
-const R = 'lock:deploy/production';
 const SECRETS = ['s3cr3t', 'pa55', 'token='];
 const SECRET = 'notify-secret-of-16-chars';
 

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
 import { ARTIFACTS, launch, pageCost, recordRequests, type OpenBrowser } from './support.js';
+import { RESOURCE } from '../support/names.js';
 
 const KEY = 'kernel-key-for-the-browser-test';
 const ADMIN = 'admin-key-for-the-browser-test';
-const RESOURCE = 'lock:deploy/production';
 const run = (n: string) =>
   `did:web:github.com:acme:shop:actions:runs:${n}:attempts:1:jobs:deploy:n${n}`;
 const HOLDER = run('1001');
