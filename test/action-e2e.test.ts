@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runJob, runStep } from './support/runner.js';
 import {
   holdThenGrant,
@@ -6,6 +6,7 @@ import {
   startScriptedPlane,
   type ScriptedPlane,
 } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The black-box runs: the committed dist/ run as a runner runs it (INPUT_* with
@@ -20,10 +21,7 @@ const KEY = 'sekrit-KEY-8c1f';
 const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 /** A plane that holds the resource for `heldAsks` asks, then grants it; releases answer `release`. */
 async function startPlane(options: Parameters<typeof holdThenGrant>[1] = {}) {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps } from './support/in-process.js';
 import {
   granted,
@@ -9,6 +9,7 @@ import {
   type Reply,
   type ScriptedPlane,
 } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * GitHub API failures say their cause (issue 21, item 4): a host that cannot be reached
@@ -22,11 +23,7 @@ const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:dep
 let plane: ScriptedPlane | undefined;
 let github: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  await github?.close();
-  plane = github = undefined;
-});
+closeAfterEach(() => [plane, github]);
 
 async function startPlane() {
   let asks = 0;

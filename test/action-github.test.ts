@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText } from './support/in-process.js';
 import {
   granted,
@@ -12,6 +12,7 @@ import {
   type ScriptedPlane,
   type Seen,
 } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /** main and post in-process (src/, the memory context) against a scripted plane and a fake GitHub API, both on loopback. */
 
@@ -22,11 +23,7 @@ const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:dep
 let plane: ScriptedPlane | undefined;
 let github: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  await github?.close();
-  plane = github = undefined;
-});
+closeAfterEach(() => [plane, github]);
 
 const RUN_777 = {
   name: 'Deploy',

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryContext } from '../src/action/context.js';
 import { run as main } from '../src/action/main.js';
 import { run as post } from '../src/action/post.js';
@@ -21,18 +21,14 @@ import {
   startScriptedPlane,
   type ScriptedPlane,
 } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /** main and post in-process through the memory context: src/, not dist/. */
 
 const ME = 'did:web:acme.example:agent:me';
 let plane: ScriptedPlane | undefined;
 let kernel: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
-afterEach(async () => {
-  await plane?.close();
-  await kernel?.close();
-  plane = undefined;
-  kernel = undefined;
-});
+closeAfterEach(() => [plane, kernel]);
 
 const inputs = (extra: Record<string, string>) =>
   actionInputs({ 'actor-did': ME, 'keep-alive': 'false', ...extra });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import {
   granted,
@@ -9,6 +9,7 @@ import {
   startScriptedPlane,
   type ScriptedPlane,
 } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * main and post in-process (src/, the memory context) against a scripted plane
@@ -22,10 +23,7 @@ const OTHER_RUN = 'https://github.com/acme/shop/actions/runs/777/attempts/1';
 const STACK = /\n\s+at /;
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 /** A plane that holds the resource for `heldAsks` asks, then grants it; releases answer `release`. */
 async function startPlane(options: Parameters<typeof holdThenGrant>[1] = {}) {

@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
@@ -7,6 +7,7 @@ import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { runMain } from './support/cli-main.js';
 import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The deploy flags of `run` and `acquire` (for CI systems that are not GitHub
@@ -20,10 +21,7 @@ const URL_5 = 'https://ci.example.com/acme/shop/-/pipelines/5';
 const URL_6 = 'https://ci.example.com/acme/shop/-/pipelines/6';
 let kernel: RunningKernel | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 async function start() {
   const { privateKey } = generateKeyPairSync('ed25519');

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiUrlSource } from '../src/cli/options.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { A, B, C } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * What a person typing the committed CLI (dist/) meets first: an unreachable plane,
@@ -13,10 +14,7 @@ import { A, B, C } from './support/names.js';
 
 let kernel: KernelProcess | undefined;
 
-afterEach(async () => {
-  await kernel?.stop();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {

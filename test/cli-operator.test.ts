@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOSTED_API_URL, askedHostedPlane } from '../src/cli/plane-url.js';
 import { retryLines } from '../src/cli/session.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
@@ -9,6 +9,7 @@ import { runCli } from './support/kernel-process.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runMain } from './support/cli-main.js';
 import { A, B, C, R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The CLI for an operator (issue 55, item 6), in-process (src/) against a real kernel over
@@ -22,12 +23,7 @@ const S = 'lock:deploy/staging';
 let kernel: RunningKernel | undefined;
 let client: PlaneClient | undefined;
 
-afterEach(async () => {
-  await client?.close();
-  await kernel?.close();
-  kernel = undefined;
-  client = undefined;
-});
+closeAfterEach(() => [client, kernel]);
 
 const cli = (args: string[], env: Record<string, string> = {}) => runMain(args, env);
 

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
 import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * `lease-gate run` from the committed bundle, against the kernel with 1.5 s leases:
@@ -14,10 +15,7 @@ import { R } from './support/names.js';
 const ME = 'did:web:acme.example:agent:runner';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 function run(
   args: string[],

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { FreezeWindows } from '../src/kernel/service/windows.js';
@@ -6,6 +6,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane, type ScriptedPlane } from './support/scripted-plane.js';
 import { runMain } from './support/cli-main.js';
 import { A, R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * `lease-gate status` on a frozen resource says who froze it, why and until when
@@ -18,12 +19,7 @@ const ADMIN = 'admin-key-for-the-status-test';
 let kernel: RunningKernel | undefined;
 let scripted: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  await scripted?.close();
-  kernel = undefined;
-  scripted = undefined;
-});
+closeAfterEach(() => [kernel, scripted]);
 
 const cli = (args: string[], env: Record<string, string> = {}) => runMain(args, env);
 

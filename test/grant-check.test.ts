@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outputValue } from '../src/action/io.js';
 import { keepLease } from '../src/gate/keep.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -14,6 +14,7 @@ import {
   type ScriptedPlane,
 } from './support/scripted-plane.js';
 import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * A hostile plane answers `ok: true` with a lease that is not ours: the gate
@@ -24,10 +25,7 @@ import { R } from './support/names.js';
 const SOMEONE = 'did:web:someone-else.example:agent';
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 const actorOf = (body: unknown) => (body as { actorDid: string }).actorDid;
 

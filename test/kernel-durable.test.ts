@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LeaseKernel, MAX_RESERVATION_MS, ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { StoreError, fileStore, memoryStore, type KernelStore } from '../src/kernel/store/store.js';
@@ -19,12 +19,10 @@ import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { RUN_CLAIMS, startFakeIssuer } from './support/fake-oidc.js';
 import { postJson } from './support/http.js';
 import { A, B, LEASE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 let running: RunningKernel | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 /** A store whose writes fail while `broken` is set: a fault injected through the interface. */
 function faulty(inner: KernelStore) {

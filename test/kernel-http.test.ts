@@ -1,9 +1,10 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { memoryStore } from '../src/kernel/store/store.js';
 import { A, LEASE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * What the app answers before any store is involved (bad input, routes).
@@ -13,10 +14,7 @@ import { A, LEASE } from './support/names.js';
 
 let running: RunningKernel | undefined;
 
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 async function start() {
   running = await startKernelServer({ table: new ResourceTable(), store: memoryStore() });

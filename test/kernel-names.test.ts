@@ -1,7 +1,8 @@
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { LEASE, R, RELEASE, REVOKE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The kernel knows its own names: a `Host` that is not loopback, its listen
@@ -15,10 +16,7 @@ const EVIL = 'did:web:evil.example:agent';
 const ADMIN = 'admin-key-5e1f';
 let kernel: RunningKernel | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 interface Answer {
   status: number;

@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { A, B, C } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * Each waiter's `sinceMs`: when it first asked, by the kernel's clock, so the
@@ -13,10 +14,7 @@ const R = 'lock:since';
 let kernel: RunningKernel | undefined;
 let clock = 1_800_000_000_000;
 
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 async function lease(actorDid: string) {
   const res = await fetch(`${kernel!.url}/api/v1/acp/coordination/lease`, {

@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { deriveActorDid } from '../src/lease/did.js';
@@ -13,6 +13,7 @@ import { BREAK_GLASS_PATH } from '../src/plane/schema.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { exportLedger } from './support/ledger-export.js';
 import { PROD } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * A break-glass pass for a GitHub run (plane/run-pass.ts): its form, which DIDs it covers
@@ -31,10 +32,7 @@ const chain = () => {
 };
 
 let kernel: RunningKernel | undefined;
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 describe('a pass for a run', () => {
   it('reads OWNER/REPO/RUN_ID (or with a host) and nothing else', () => {

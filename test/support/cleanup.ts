@@ -1,0 +1,19 @@
+import { afterEach } from 'vitest';
+
+type Closable = { close(): unknown } | { stop(): unknown };
+
+/**
+ * After each test, closes what `open()` names (servers, kernels, clients a test kept in
+ * variables of its file), in that order: `close()`, or `stop()` for a process. Each thing
+ * is closed once, so a variable that a later test does not set again is not closed twice.
+ */
+export function closeAfterEach(open: () => Array<Closable | undefined>): void {
+  const closed = new WeakSet<object>();
+  afterEach(async () => {
+    for (const thing of open()) {
+      if (!thing || closed.has(thing)) continue;
+      closed.add(thing);
+      await ('close' in thing ? thing.close() : thing.stop());
+    }
+  });
+}
