@@ -29,9 +29,7 @@ describePostgres('blocking acquire across PostgreSQL replicas', () => {
 
   it('grants a request held on one replica soon after the holder releases on the other', async () => {
     // The next in line is told to ask again only after 20 s: a fast grant can only come from the wake.
-    const options = { nextInLineWaitMs: 20_000 };
-    const one = await replicas.replica(options);
-    const two = await replicas.replica(options);
+    const [one, two] = await replicas.pair({ nextInLineWaitMs: 20_000 });
     const resource = 'lock:deploy/handover';
     expect((await post(one.url, LEASE, { resource, actorDid: A })).status).toBe(200);
     const refused = await post(two.url, LEASE, { resource, actorDid: B });

@@ -21,9 +21,7 @@ describePostgres('LISTEN reconnects on PostgreSQL replicas', () => {
 
   it('wakes held requests after the LISTEN connection is cut, so a release meanwhile is not missed', async () => {
     // The next in line asks again only after 20 s on its own: a grant sooner comes from the wake.
-    const options = { nextInLineWaitMs: 20_000 };
-    const one = await replicas.replica(options);
-    const two = await replicas.replica(options);
+    const [one, two] = await replicas.pair({ nextInLineWaitMs: 20_000 });
     const { schema } = replicas;
     const resource = 'lock:listen/reconnect';
     expect((await post(one.url, LEASE, { resource, actorDid: A })).status).toBe(200);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { KernelEvent } from '../src/kernel/rules/event.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { noticesSchema } from '../src/kernel/postgres/listen.js';
@@ -29,16 +29,12 @@ const event = (resource: string, kind: KernelEvent['kind'], n: number, reason?: 
 describePostgres('change notices on PostgreSQL', () => {
   const kit = pgReplicas({ lifo: true });
   const cleanups = { push: kit.cleanup };
-  let schema: string;
-  beforeAll(() => {
-    schema = kit.schema;
-  });
 
   /** A sender named `from` and a LISTEN connection that keeps every payload. */
   const setUp = async (from: string) => {
-    const channel = `lease_gate_${schema}`;
+    const channel = `lease_gate_${kit.schema}`;
     const heard: string[] = [];
-    const listener = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    const listener = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema: kit.schema }));
     listener.on('error', () => undefined);
     await listener.connect();
     listener.on('notification', (m) => {
@@ -47,7 +43,7 @@ describePostgres('change notices on PostgreSQL', () => {
     await listener.query(`LISTEN ${channel}`);
     const logged: string[] = [];
     const sender = new NoticeSender(
-      new pg.Pool({ ...connectionConfig({ url: POSTGRES_URL, schema }), max: 1 }),
+      new pg.Pool({ ...connectionConfig({ url: POSTGRES_URL, schema: kit.schema }), max: 1 }),
       channel,
       (line) => logged.push(line),
       from,
@@ -117,7 +113,7 @@ describePostgres('change notices on PostgreSQL', () => {
   });
 
   it("tells a replica's listeners its own changes at once, another's by NOTIFY where it listens, and nothing else", async () => {
-    const replicas = [await startReplica(schema), await startReplica(schema)];
+    const replicas = [await startReplica(kit.schema), await startReplica(kit.schema)];
     cleanups.push(async () => {
       for (const r of replicas) await r.close();
     });
@@ -129,7 +125,7 @@ describePostgres('change notices on PostgreSQL', () => {
     );
     // The second replica listens for lock:told/1 only.
     await replicas[1]!.pg.listen('lock:told/1');
-    const admin = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    const admin = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema: kit.schema }));
     await admin.connect();
     cleanups.push(() => admin.end());
     const rows = async () =>

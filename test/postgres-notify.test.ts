@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Notifier } from '../src/kernel/notify/notify.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
@@ -16,10 +16,6 @@ const agent = (n: number) => `did:web:acme.example:agent:${n}`;
 describePostgres('notifications from two PostgreSQL replicas', () => {
   const kit = pgReplicas({ lifo: true });
   const cleanups = { push: kit.cleanup };
-  let schema: string;
-  beforeAll(() => {
-    schema = kit.schema;
-  });
 
   it('tells each change once, whichever replica made it, each delivery in the ledger order', async () => {
     // One receiver behind both replicas' notifiers: each body is checked and flattened in arrival order.
@@ -40,7 +36,7 @@ describePostgres('notifications from two PostgreSQL replicas', () => {
 
     const replicas = [];
     for (let i = 0; i < 2; i += 1) {
-      const replica = await startReplica(schema);
+      const replica = await startReplica(kit.schema);
       const notifier = new Notifier({ urls: [url], secret: SECRET });
       notifier.attach(replica.pg);
       cleanups.push(async () => {

@@ -33,9 +33,7 @@ describePostgres('superseding across PostgreSQL replicas', () => {
 
   it('answers a run held on one replica superseded soon after a newer run waits on the other', async () => {
     // The next in line is told to ask again only after 20 s: a prompt answer can only come from a wake.
-    const options = { nextInLineWaitMs: 20_000 };
-    const a = await replicas.replica(options);
-    const b = await replicas.replica(options);
+    const [a, b] = await replicas.pair({ nextInLineWaitMs: 20_000 });
     expect(
       (await post(a.url, { resource: R, actorDid: 'did:web:acme.example:other' })).body,
     ).toMatchObject({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
-import { launch, type OpenBrowser } from './support.js';
+import { coordinate, launch, type OpenBrowser } from './support.js';
 
 /**
  * In Chromium against the committed CLI's kernel: once a hold has ended, each waiter in the
@@ -11,24 +11,9 @@ import { launch, type OpenBrowser } from './support.js';
 const KEY = 'kernel-key-for-the-eta-test';
 const R = 'lock:deploy/eta-test';
 
-function lease(
-  url: string,
-  body: Record<string, unknown>,
-  path = 'lease',
-  signal?: AbortSignal,
-): Promise<Response> {
-  return fetch(`${url}/api/v1/acp/coordination/${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${KEY}`,
-      'content-type': 'application/json',
-      // A held request (as the gate's) keeps the waiter in line however slow the page is.
-      ...(signal ? { prefer: 'wait=55' } : {}),
-    },
-    body: JSON.stringify(body),
-    ...(signal ? { signal } : {}),
-  });
-}
+const lease = (url: string, body: Record<string, unknown>, path = 'lease', signal?: AbortSignal) =>
+  // A held request (as the gate's) keeps the waiter in line however slow the page is.
+  coordinate(url, KEY, body, { path, ...(signal ? { wait: { seconds: 55, signal } } : {}) });
 
 describe('the console in Chromium: the estimate in the queue', () => {
   let kernel: KernelProcess;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
-import { launch, type OpenBrowser } from './support.js';
+import { coordinate, launch, type OpenBrowser } from './support.js';
 
 /**
  * In Chromium against the committed CLI's kernel: a waiter's wait counts from
@@ -16,22 +16,11 @@ const ME = 'did:web:acme.example:agent:bulk';
 const COUNT = 5_020;
 const bulk = (i: number) => `lock:bulk/${String(i).padStart(5, '0')}`;
 
-function lease(
+const lease = (
   url: string,
   body: Record<string, unknown>,
   wait?: { seconds: number; signal: AbortSignal },
-): Promise<Response> {
-  return fetch(`${url}/api/v1/acp/coordination/lease`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${KEY}`,
-      'content-type': 'application/json',
-      ...(wait ? { prefer: `wait=${wait.seconds}` } : {}),
-    },
-    body: JSON.stringify(body),
-    ...(wait ? { signal: wait.signal } : {}),
-  });
-}
+) => coordinate(url, KEY, body, wait ? { wait } : {});
 
 describe('the console in Chromium: waits and pages', () => {
   let kernel: KernelProcess;

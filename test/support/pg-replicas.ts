@@ -40,6 +40,10 @@ export function pgReplicas({ lifo = false }: { lifo?: boolean } = {}) {
       cleanups.push(() => r.close());
       return r;
     },
+    /** Two replicas with the same options (two processes behind one load balancer, say). */
+    async pair(options: Parameters<typeof startReplica>[1] = {}) {
+      return [await kit.replica(options), await kit.replica(options)] as const;
+    },
     /** Things with a close(), closed after the test. */
     closeAfter(...things: Array<{ close(): Promise<unknown> }>) {
       for (const t of things) cleanups.push(async () => void (await t.close()));
