@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps } from './support/in-process.js';
 import {
@@ -10,6 +9,7 @@ import {
   type ScriptedPlane,
 } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { freePort } from './support/ports.js';
 
 /**
  * GitHub API failures say their cause (issue 21, item 4): a host that cannot be reached
@@ -42,13 +42,7 @@ async function startGitHub(reply: Reply) {
   return github.url;
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const closedPort = freePort;
 
 async function job(githubApiUrl: string) {
   const { main, post } = await jobSteps({

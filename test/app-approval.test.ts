@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
+import type { RunningApp } from '../src/app/server.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import {
   completeRun,
@@ -12,6 +11,7 @@ import {
   reviewCalls,
   spawnApp,
   writeAppConfig,
+  inProcessApp as startInProcess,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
@@ -68,16 +68,14 @@ function writeConfig(port: number, githubApiUrl = github.url): string {
   );
 }
 
-async function inProcessApp(name: string): Promise<RunningApp> {
-  const app = await startApp(loadConfig(writeConfig(0), {}), {
-    log: (line) => logs.push(`[${name}] ${line}`),
-    env: {},
+const inProcessApp = (name: string) =>
+  startInProcess(writeConfig(0), {
+    logs,
+    apps,
+    name,
     // Retried for up to a minute: a GitHub failing for several lease times.
     github: { budgetMs: 60_000, retry: { baseMs: 200, capMs: 400, maxAttempts: 200 } },
   });
-  apps.push(app);
-  return app;
-}
 
 /** `lease-gate app` as its own process, from source: what a SIGKILL or a SIGTERM ends. */
 const processApp = (name: string, config: string) => spawnApp(name, config, { logs, children });

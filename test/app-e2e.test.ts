@@ -2,13 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
+import type { RunningApp } from '../src/app/server.js';
 import {
   decidedAt,
   kernelEvents as kernelLog,
   reviewCalls,
   writeAppConfig,
+  inProcessApp as startInProcess,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
@@ -52,13 +52,11 @@ async function startTestApp(extra: Record<string, unknown> = {}) {
     // The secret file ends in a newline, as an editor leaves it: the app trims it.
     { secretText: `${github.secret}\n` },
   );
-  const app = await startApp(loadConfig(config, {}), {
-    log: (line) => logs.push(line),
-    env: {},
+  return startInProcess(config, {
+    logs,
+    apps,
     github: { budgetMs: 20_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 8 } },
   });
-  apps.push(app);
-  return app;
 }
 
 /** The fake's record of reviews of a run that it accepted. */

@@ -2,11 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
+import type { RunningApp } from '../src/app/server.js';
 import { keyHash } from '../src/kernel/auth/keys.js';
 import { ANY_JOB, appDid } from '../src/lease/take-up.js';
-import { kernelEvents as kernelLog, reviewCalls, writeAppConfig } from './support/app-harness.js';
+import {
+  kernelEvents as kernelLog,
+  reviewCalls,
+  writeAppConfig,
+  inProcessApp as startInProcess,
+} from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { until as waitUntil } from './support/wait.js';
@@ -52,13 +56,11 @@ async function startTestApp(planeKey: string, extra: Record<string, unknown> = {
     },
     { dirPrefix: 'lease-gate-app-refusals-' },
   );
-  const app = await startApp(loadConfig(config, {}), {
-    log: (line) => logs.push(line),
-    env: {},
+  return startInProcess(config, {
+    logs,
+    apps,
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
   });
-  apps.push(app);
-  return app;
 }
 
 const reviews = (repository: string, runId: number) =>

@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
+import type { RunningApp } from '../src/app/server.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import {
   completeRun,
@@ -13,6 +12,7 @@ import {
   reviewCalls,
   spawnApp,
   writeAppConfig,
+  inProcessApp as startInProcess,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
@@ -69,15 +69,13 @@ function writeConfig(port: number, extra: Record<string, unknown> = {}): string 
   );
 }
 
-async function inProcessApp(name: string): Promise<RunningApp> {
-  const app = await startApp(loadConfig(writeConfig(0), {}), {
-    log: (line) => logs.push(`[${name}] ${line}`),
-    env: {},
+const inProcessApp = (name: string) =>
+  startInProcess(writeConfig(0), {
+    logs,
+    apps,
+    name,
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
   });
-  apps.push(app);
-  return app;
-}
 
 /** `lease-gate app` as its own process, from source: what a SIGKILL ends. */
 const processApp = (name: string, config: string) => spawnApp(name, config, { logs, children });

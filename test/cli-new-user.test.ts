@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { apiUrlSource } from '../src/cli/options.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { A, B, C } from './support/names.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { freePort } from './support/ports.js';
 
 /**
  * What a person typing the committed CLI (dist/) meets first: an unreachable plane,
@@ -17,13 +17,7 @@ let kernel: KernelProcess | undefined;
 closeAfterEach(() => [kernel]);
 
 /** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const closedPort = freePort;
 
 /** The CLI as a process, with when each stderr line came (ms from spawn). */
 function cli(args: string[], env: Record<string, string> = {}) {

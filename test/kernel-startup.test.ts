@@ -4,7 +4,6 @@
  * by the plane; a file kernel keeps its ledger identity across restarts; weak or shared
  * keys are refused beyond loopback (short keys on loopback still serve tests and the demo).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   mkdirSync,
@@ -27,23 +26,8 @@ const dir = mkdtempSync(join(tmpdir(), 'lease-gate-startup-'));
 const LONG = 'a-long-random-kernel-key-0123456789';
 
 /** The CLI to its end, or killed after `ms`: a kernel that stays up gives `code` null. */
-function runBounded(args: string[], env: Record<string, string> = {}, ms = 20_000) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [...DIST_CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runBounded = (args: string[], env: Record<string, string> = {}, ms = 20_000) =>
+  runCli(args, env, DIST_CLI, ms);
 
 async function takenPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { loadConfig } from '../../src/app/config.js';
+import { startApp, type AppOptions, type RunningApp } from '../../src/app/server.js';
 import { ANY_JOB, appDid } from '../../src/lease/take-up.js';
 import type { FakeGitHub } from './fake-github-app.js';
 import type { KernelProcess } from './kernel-process.js';
@@ -157,4 +159,27 @@ export function expectOneAtATime(kernel: KernelProcess, resource: string, order:
     }
   }
   expect(granted).toEqual(order.map(String));
+}
+
+/**
+ * The app in this process, from the config file, its lines to `logs` (`[name] line` when
+ * named) and no environment of the machine's; `github` is its retry budget for GitHub's
+ * calls. Pushed on `apps`, for the test to close at the end.
+ */
+export async function inProcessApp(
+  config: string,
+  o: {
+    logs: string[];
+    apps: RunningApp[];
+    name?: string;
+    github: NonNullable<AppOptions['github']>;
+  },
+): Promise<RunningApp> {
+  const app = await startApp(loadConfig(config, {}), {
+    log: (line) => o.logs.push(o.name === undefined ? line : `[${o.name}] ${line}`),
+    env: {},
+    github: o.github,
+  });
+  o.apps.push(app);
+  return app;
 }
