@@ -10,6 +10,7 @@ import {
 } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { freePort } from './support/ports.js';
+import { OTHER } from './support/names.js';
 
 /**
  * GitHub API failures say their cause (issue 21, item 4): a host that cannot be reached
@@ -19,7 +20,6 @@ import { freePort } from './support/ports.js';
  */
 
 const SHA = 'c'.repeat(40);
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 let plane: ScriptedPlane | undefined;
 let github: ScriptedPlane | undefined;
 

@@ -13,13 +13,13 @@ import {
   type Seen,
 } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { OTHER } from './support/names.js';
 
 /** main and post in-process (src/, the memory context) against a scripted plane and a fake GitHub API, both on loopback. */
 
 const KEY = 'plane-KEY-never-shown';
 const SHA = 'a'.repeat(40);
 const HEAD_SHA = 'b'.repeat(40);
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 let plane: ScriptedPlane | undefined;
 let github: ScriptedPlane | undefined;
 

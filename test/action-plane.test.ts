@@ -10,6 +10,7 @@ import {
   type ScriptedPlane,
 } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { OTHER } from './support/names.js';
 
 /**
  * main and post in-process (src/, the memory context) against a scripted plane
@@ -18,7 +19,6 @@ import { closeAfterEach } from './support/cleanup.js';
  */
 
 const KEY = 'sekrit-KEY-8c1f';
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 const OTHER_RUN = 'https://github.com/acme/shop/actions/runs/777/attempts/1';
 const STACK = /\n\s+at /;
 let plane: ScriptedPlane | undefined;

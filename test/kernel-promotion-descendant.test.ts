@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAILED_FOR_MS, createGitHubCompare, type GitHubCompare } from '../src/github/compare.js';
 import { GitHubError } from '../src/github/rest.js';
 import { createHttpClient, type HttpClient } from '../src/http/client.js';
-import type { LedgerEntry } from '../src/ledger/entry.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
 import { parsePromotion, promotionChain } from '../src/ledger/promotion.js';
 import { verifyBundle } from '../src/ledger/verify.js';
@@ -17,6 +16,7 @@ import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
 import { PROD } from './support/names.js';
+import { entryMaker } from './support/ledger-entries.js';
 
 /**
  * Promotion by descent: a commit may take production when a commit that completed staging
@@ -217,17 +217,7 @@ describeEachStore('promotion by descent over HTTP', (start) => {
 });
 
 describe('verify reads promotedVia', () => {
-  let seq = 0;
-  const e = (fields: Partial<LedgerEntry>): LedgerEntry => ({
-    seq,
-    tsMs: 1_000 + 10 * seq++,
-    kind: 'grant',
-    resource: PROD,
-    actorDid: 'did:web:ci.example:jobs:prod',
-    leaseId: '',
-    fence: 0,
-    ...fields,
-  });
+  const e = entryMaker('did:web:ci.example:jobs:prod');
   const stagingDone = (commit: string, n: number) => [
     e({
       resource: STAGING,
@@ -240,7 +230,7 @@ describe('verify reads promotedVia', () => {
   ];
 
   it('accepts a grant via a commit the ledger shows completed, refuses one via a commit it does not', () => {
-    seq = 0;
+    e.restart();
     const good = [
       ...stagingDone(S, 1),
       e({
@@ -252,7 +242,7 @@ describe('verify reads promotedVia', () => {
       }),
     ];
     expect(() => checkMeaning(good, false, chain)).not.toThrow();
-    seq = 0;
+    e.restart();
     // The kernel's word names X, which never completed staging: a forged or broken ledger.
     const forged = [
       ...stagingDone(S, 1),
@@ -267,7 +257,7 @@ describe('verify reads promotedVia', () => {
     expect(() => checkMeaning(forged, false, chain)).toThrow(
       `entry 2: grants p2 on ${PROD} to did:web:ci.example:jobs:prod, but ${REPO}@${C.slice(0, 12)} was let through as contained in ${X.slice(0, 12)}, which has not completed a hold on ${STAGING}`,
     );
-    seq = 0;
+    e.restart();
     // Completed in another repository is not this one's.
     const elsewhere = [
       e({

@@ -15,3 +15,6 @@ export const RESOURCE = R;
 export const LEASE = '/api/v1/acp/coordination/lease';
 export const RELEASE = '/api/v1/acp/coordination/release';
 export const REVOKE = '/api/v1/acp/coordination/revoke';
+
+/** Another run's job (run 777 of acme/shop): the holder a scripted plane names. */
+export const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
