@@ -14,9 +14,7 @@ import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createHttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
-import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
-import { compilePolicy } from '../src/kernel/auth/policy.js';
-import { RUN_CLAIMS, startFakeIssuer } from './support/fake-oidc.js';
+import { RUN_CLAIMS, startFakeIssuer, acmeOidc } from './support/fake-oidc.js';
 import { postJson } from './support/http.js';
 import { A, B, LEASE } from './support/names.js';
 import { closeAfterEach } from './support/cleanup.js';
@@ -88,14 +86,10 @@ describe('store faults', () => {
     const issuer = await startFakeIssuer();
     const http = createHttpClient();
     try {
-      const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
-      const policy = compilePolicy({
-        rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-      });
       running = await startKernelServer({
         store,
         adminKey: ADMIN,
-        auth: createAuthorizer({ oidc: { verifier, didHost: 'github.com', policy } }),
+        auth: createAuthorizer({ oidc: acmeOidc(issuer.url, http) }),
         // What a notifier adds to /readyz: its failed deliveries, named by resource.
         onService: () => ({ health: () => ({ notifications: { failed: 1 } }) }),
         log: () => undefined,
