@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runJob, runStep } from './support/runner.js';
-import {
-  holdThenGrant,
-  isRelease,
-  startScriptedPlane,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { holdThenGrant, isRelease, startScriptedPlane } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { OTHER } from './support/names.js';
 

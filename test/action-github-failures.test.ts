@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps } from './support/in-process.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type Reply,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { Reply, ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { freePort } from './support/ports.js';
 import { OTHER } from './support/names.js';

@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText } from './support/in-process.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type Reply,
-  type ScriptedPlane,
-  type Seen,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { Reply, ScriptedPlane, Seen } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { OTHER } from './support/names.js';
 

@@ -14,13 +14,8 @@ import {
   postStep,
 } from './support/in-process.js';
 import { RUN_ENV } from './support/runner.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 
 /** main and post in-process through the memory context: src/, not dist/. */

@@ -7,8 +7,8 @@ import {
   isRelease,
   isLease,
   startScriptedPlane,
-  type ScriptedPlane,
 } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { OTHER } from './support/names.js';
 

@@ -8,14 +8,8 @@ import {
   RequestRejectedError,
 } from '../src/plane/errors.js';
 import { fakeTime } from './support/fake-time.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type Reply,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { Reply, ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
 
 const ME = 'did:web:acme.example:agent:me';

@@ -9,9 +9,9 @@ import {
   TTL_MS,
   figures,
   startHolders,
-  until,
   verifiedLedger,
 } from './support/fault-holders.js';
+import { until } from './support/wait.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startSqlFencedStore } from './support/fenced-store.js';
 import { DIST_CLI, startKernelProcess } from './support/kernel-process.js';
@@ -135,7 +135,7 @@ describePostgres('faults between kernel replicas and PostgreSQL', () => {
       const resource = 'lock:faults/pg-restart';
       // Short holds: grants come often, so the first after the restart shows the recovery.
       const { kernels, store, holders } = await replicas(resource, 300);
-      await until(() => holders.holding.size > 0, 60_000, 'a holder');
+      await until('a holder', () => holders.holding.size > 0, { timeoutMs: 60_000, everyMs: 10 });
       await sleep(500);
       const version = readdirSync('/etc/postgresql')[0]!;
       const at = Date.now();

@@ -11,8 +11,8 @@ import {
   isRelease,
   released,
   startScriptedPlane,
-  type ScriptedPlane,
 } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
 import { R } from './support/names.js';
 import { closeAfterEach } from './support/cleanup.js';
 

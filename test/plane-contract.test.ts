@@ -6,14 +6,8 @@ import { waitForLease } from '../src/gate/wait.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { ContractError, PlaneUnavailableError } from '../src/plane/errors.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type ScriptedPlane,
-  type Script,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { ScriptedPlane, Script } from './support/scripted-plane.js';
 
 /** interfaces.md answers against the scripted plane on 127.0.0.1:0. */
 
