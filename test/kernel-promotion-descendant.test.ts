@@ -228,32 +228,23 @@ describe('verify reads promotedVia', () => {
     }),
     e({ kind: 'release', resource: STAGING, leaseId: `s${n}`, fence: n }),
   ];
+  /** The grant on production of commit C, let through as contained in `via`. */
+  const prodVia = (via: string) =>
+    e({
+      leaseId: 'p2',
+      fence: 2,
+      expiresAtMs: 90_000,
+      deploy: { repository: REPO, commit: C },
+      promotedVia: via,
+    });
 
   it('accepts a grant via a commit the ledger shows completed, refuses one via a commit it does not', () => {
     e.restart();
-    const good = [
-      ...stagingDone(S, 1),
-      e({
-        leaseId: 'p2',
-        fence: 2,
-        expiresAtMs: 90_000,
-        deploy: { repository: REPO, commit: C },
-        promotedVia: S,
-      }),
-    ];
+    const good = [...stagingDone(S, 1), prodVia(S)];
     expect(() => checkMeaning(good, false, chain)).not.toThrow();
     e.restart();
     // The kernel's word names X, which never completed staging: a forged or broken ledger.
-    const forged = [
-      ...stagingDone(S, 1),
-      e({
-        leaseId: 'p2',
-        fence: 2,
-        expiresAtMs: 90_000,
-        deploy: { repository: REPO, commit: C },
-        promotedVia: X,
-      }),
-    ];
+    const forged = [...stagingDone(S, 1), prodVia(X)];
     expect(() => checkMeaning(forged, false, chain)).toThrow(
       `entry 2: grants p2 on ${PROD} to did:web:ci.example:jobs:prod, but ${REPO}@${C.slice(0, 12)} was let through as contained in ${X.slice(0, 12)}, which has not completed a hold on ${STAGING}`,
     );
@@ -268,13 +259,7 @@ describe('verify reads promotedVia', () => {
         deploy: { repository: 'acme/other', commit: S },
       }),
       e({ kind: 'release', resource: STAGING, leaseId: 's1', fence: 1 }),
-      e({
-        leaseId: 'p2',
-        fence: 2,
-        expiresAtMs: 90_000,
-        deploy: { repository: REPO, commit: C },
-        promotedVia: S,
-      }),
+      prodVia(S),
     ];
     expect(() => checkMeaning(elsewhere, false, chain)).toThrow(/was let through as contained in/);
   });
