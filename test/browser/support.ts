@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of every run, for people to look at (gitignored). */
@@ -108,4 +110,27 @@ export function coordinate(
     body: JSON.stringify(body),
     ...(wait ? { signal: wait.signal } : {}),
   });
+}
+
+/**
+ * For the describe it is called in: the committed CLI's kernel (`args`, `env`) and a
+ * Chromium, started before its tests and closed after them; `held` aborts, at the end,
+ * the requests a test held open (as the gate does).
+ */
+export function kernelAndBrowser(args: string[], env: Record<string, string>) {
+  const rig = {
+    kernel: undefined as unknown as KernelProcess,
+    chrome: undefined as unknown as OpenBrowser,
+    held: new AbortController(),
+  };
+  beforeAll(async () => {
+    rig.kernel = await startKernelProcess(args, env);
+    rig.chrome = await launch();
+  });
+  afterAll(async () => {
+    rig.held.abort();
+    await rig.chrome?.close();
+    await rig.kernel?.stop();
+  });
+  return rig;
 }
