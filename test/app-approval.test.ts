@@ -12,11 +12,13 @@ import {
   spawnApp,
   writeAppConfig,
   inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { freePort } from './support/ports.js';
-import { pause, until as waitUntil } from './support/wait.js';
+import { pause } from './support/wait.js';
 
 /**
  * The approval and its lease (issue #54, items 4, 5 and 14), against a fake GitHub on
@@ -45,8 +47,7 @@ const apps: RunningApp[] = [];
 const children: ChildProcess[] = [];
 const logs: string[] = [];
 
-const until = (what: string, check: () => boolean, timeoutMs = 60_000) =>
-  waitUntil(what, check, { timeoutMs, context: () => logs.join('\n') });
+const until = untilLogged(logs, 60_000);
 
 function writeConfig(port: number, githubApiUrl = github.url): string {
   return writeAppConfig(
@@ -113,13 +114,7 @@ beforeAll(async () => {
   plane = createPlaneClient({ apiUrl: kernel.url, key: KEY });
 });
 
-afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const app of apps) await app.close();
-  await plane?.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ children, apps }, plane, github, kernel));
 
 describe('lease-gate app: the approval and its lease', () => {
   it('keeps the lease alive while GitHub answers the approval 502 for longer than a lease lasts: one run approved at a time', async () => {

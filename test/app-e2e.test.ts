@@ -9,11 +9,12 @@ import {
   reviewCalls,
   writeAppConfig,
   inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
-import { until as waitUntil } from './support/wait.js';
 import { R } from './support/names.js';
 
 /**
@@ -32,8 +33,7 @@ let github: FakeGitHub;
 const apps: RunningApp[] = [];
 const logs: string[] = [];
 
-const until = (what: string, check: () => boolean, timeoutMs = 30_000) =>
-  waitUntil(what, check, { timeoutMs, context: () => logs.join('\n') });
+const until = untilLogged(logs);
 
 async function startTestApp(extra: Record<string, unknown> = {}) {
   const config = writeAppConfig(
@@ -93,11 +93,7 @@ beforeAll(async () => {
   github = await startFakeGitHub({ installations: [77] });
 });
 
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ apps }, github, kernel));
 
 describe('lease-gate app (protection rule) end to end', () => {
   it('approves three runs of two repositories one at a time, in arrival order, each after the previous job released', async () => {

@@ -10,10 +10,11 @@ import {
   reviewCalls,
   writeAppConfig,
   inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
-import { until as waitUntil } from './support/wait.js';
 import { PROD } from './support/names.js';
 
 /**
@@ -35,8 +36,7 @@ let github: FakeGitHub;
 const apps: RunningApp[] = [];
 const logs: string[] = [];
 
-const until = (what: string, check: () => boolean, timeoutMs = 30_000) =>
-  waitUntil(what, check, { timeoutMs, context: () => logs.join('\n') });
+const until = untilLogged(logs);
 
 async function startTestApp(planeKey: string, extra: Record<string, unknown> = {}) {
   const config = writeAppConfig(
@@ -111,11 +111,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ apps }, github, kernel));
 
 describe('lease-gate app refuses with a reason', () => {
   it('rejects a run of an environment no rule names', async () => {

@@ -13,11 +13,12 @@ import {
   spawnApp,
   writeAppConfig,
   inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
 } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { freePort } from './support/ports.js';
-import { until as waitUntil } from './support/wait.js';
 
 /**
  * The protection-rule app across a crash and beside a replica: a fake GitHub on
@@ -46,8 +47,7 @@ const apps: RunningApp[] = [];
 const children: ChildProcess[] = [];
 const logs: string[] = [];
 
-const until = (what: string, check: () => boolean, timeoutMs = 60_000) =>
-  waitUntil(what, check, { timeoutMs, context: () => logs.join('\n') });
+const until = untilLogged(logs, 60_000);
 
 function writeConfig(port: number, extra: Record<string, unknown> = {}): string {
   return writeAppConfig(
@@ -107,13 +107,7 @@ beforeAll(async () => {
   plane = createPlaneClient({ apiUrl: kernel.url, key: KEY });
 });
 
-afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const app of apps) await app.close();
-  await plane?.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ children, apps }, plane, github, kernel));
 
 describe('lease-gate app across a restart', () => {
   it('keeps an approved run lease when, restarted with kill -9, it is given the run again and GitHub answers 422', async () => {

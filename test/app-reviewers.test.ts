@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/app/config.js';
 import { startApp, type RunningApp } from '../src/app/server.js';
-import { reviewCalls, writeAppConfig } from './support/app-harness.js';
+import { reviewCalls, writeAppConfig, untilLogged } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
-import { until as waitUntil } from './support/wait.js';
 import { PROD } from './support/names.js';
 
 /**
@@ -23,8 +22,7 @@ let github: FakeGitHub;
 let app: RunningApp;
 const logs: string[] = [];
 
-const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) =>
-  waitUntil(what, check, { timeoutMs, context: () => logs.join('\n') });
+const until = untilLogged(logs);
 
 const reviewOf = (repository: string, runId: number) =>
   reviewCalls(github, repository, runId).find((c) => c.status === 204)?.body as

@@ -7,7 +7,7 @@ import { startApp, type RunningApp } from '../src/app/server.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runMain } from './support/cli-main.js';
-import { until as waitUntil } from './support/wait.js';
+import { untilLogged } from './support/app-harness.js';
 
 /**
  * `lease-gate app smoke` (issue 55, item 8): a signed sample delivery sent to a real app
@@ -56,8 +56,7 @@ afterAll(async () => {
 
 const cli = (args: string[]) => runMain(args);
 
-const until = (what: string, check: () => boolean) =>
-  waitUntil(what, check, { context: () => logs.join('\n') });
+const until = untilLogged(logs);
 
 describe('lease-gate app smoke', () => {
   it('says OK when the app takes the signed sample, which it ignores without asking GitHub', async () => {

@@ -183,3 +183,23 @@ export async function inProcessApp(
   o.apps.push(app);
   return app;
 }
+
+/**
+ * The end of an app test: the app processes killed (SIGKILL), the in-process apps closed,
+ * then the rest in the order given (clients before the servers they use), `close()` or,
+ * for a process, `stop()`.
+ */
+export async function stopAll(
+  { children = [], apps }: { children?: ChildProcess[]; apps: RunningApp[] },
+  ...rest: Array<{ close(): Promise<unknown> } | { stop(): Promise<unknown> } | undefined>
+): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  for (const app of apps) await app.close();
+  for (const thing of rest) if (thing) await ('close' in thing ? thing.close() : thing.stop());
+}
+
+/** `until` for an app test: it fails telling every line the apps logged so far. */
+export const untilLogged =
+  (logs: string[], defaultTimeoutMs = 30_000) =>
+  (what: string, check: () => boolean | Promise<boolean>, timeoutMs = defaultTimeoutMs) =>
+    until(what, check, { timeoutMs, context: () => logs.join('\n') });
