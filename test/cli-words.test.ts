@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { notificationText } from '../src/kernel/notify/notify.js';
@@ -9,6 +9,7 @@ import { describeLoss } from '../src/lease/texts.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { runMain } from './support/cli-main.js';
 import { A, B, R } from './support/names.js';
+import { cleanupsAfterEach } from './support/cleanup.js';
 
 /**
  * The words the CLI says (issue #55, item 9), against the real kernel over HTTP, in-process
@@ -19,10 +20,7 @@ import { A, B, R } from './support/names.js';
 
 const ADMIN = 'words-admin-key';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
   runMain(args, { LEASE_GATE_ADMIN_KEY: ADMIN, ...env });

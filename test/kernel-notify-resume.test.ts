@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { NotifierThread } from '../src/kernel/notify/notify-thread.js';
 import { cursorFileOf } from '../src/kernel/notify/notify-cursor.js';
@@ -12,6 +12,7 @@ import { fileStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { A } from './support/names.js';
+import { cleanupsAfterEach } from './support/cleanup.js';
 
 /**
  * Notifications follow a file kernel's ledger across restarts: what was committed and not
@@ -22,11 +23,7 @@ import { A } from './support/names.js';
 
 const SECRET = 'a-notify-secret-of-some-length';
 
-let cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const cleanups = cleanupsAfterEach();
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'notify-resume-'));

@@ -17,3 +17,15 @@ export function closeAfterEach(open: () => Array<Closable | undefined>): void {
     }
   });
 }
+
+/**
+ * A list a test pushes its clean-ups on (a server's close, a directory's removal); after
+ * each test they run last first, what was started last going first.
+ */
+export function cleanupsAfterEach(): Array<() => unknown> {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return cleanups;
+}
