@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileOnce } from '../src/fs/create-once.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { DIST_CLI, runCli, startKernelProcess } from './support/kernel-process.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-startup-'));
 const LONG = 'a-long-random-kernel-key-0123456789';
@@ -67,17 +68,14 @@ describe('a port taken', () => {
   });
 
   describePostgres('on the PostgreSQL store', () => {
-    let drop: () => Promise<void>;
-    let schema: string;
-    beforeAll(async () => ({ schema, drop } = await testSchema()));
-    afterAll(() => drop());
+    const kit = pgReplicas();
 
     it('exits 1 with one line rather than stay up serving nothing', async () => {
       const args = ['kernel', '--port', String(taken.port), '--store', POSTGRES_URL];
       const result = await runBounded([
         ...args,
         '--schema',
-        schema,
+        kit.schema,
         '--signing-key',
         await keyDir('pg-taken'),
       ]);
@@ -90,10 +88,7 @@ describe('a port taken', () => {
 });
 
 describePostgres("a replica with another key than the plane's", () => {
-  let drop: () => Promise<void>;
-  let schema: string;
-  beforeAll(async () => ({ schema, drop } = await testSchema()));
-  afterAll(() => drop());
+  const kit = pgReplicas();
 
   it('is refused in one line, while replicas with the plane key join', async () => {
     const plane = await keyDir('plane');
@@ -102,7 +97,7 @@ describePostgres("a replica with another key than the plane's", () => {
       '--store',
       POSTGRES_URL,
       '--schema',
-      schema,
+      kit.schema,
       '--signing-key',
       key,
     ];
