@@ -24,6 +24,9 @@ const cleanups = cleanupsAfterEach();
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
   runMain(args, { LEASE_GATE_ADMIN_KEY: ADMIN, ...env });
+/** `lease-gate run` asking once (--wait-timeout 0) before its command (`true`). */
+const runOnce = (url: string, did: string) =>
+  cli(['run', '--api-url', url, '--actor-did', did, '--wait-timeout', '0', '--', 'true']);
 
 async function kernel(onService?: Parameters<typeof startKernelServer>[0]['onService']) {
   const running: RunningKernel = await startKernelServer({
@@ -92,17 +95,7 @@ describe('the health gate, in its own words', () => {
     expect(waiter.err).toContain(`${R} is ${said}; asked once (--wait-timeout 0)`);
     expect(waiter.err).not.toContain('by an operator');
 
-    const run = await cli([
-      'run',
-      '--api-url',
-      url,
-      '--actor-did',
-      A,
-      '--wait-timeout',
-      '0',
-      '--',
-      'true',
-    ]);
+    const run = await runOnce(url, A);
     expect(run.err).toContain(
       `${R} is ${said}; asked once (--wait-timeout 0). The command did not run.`,
     );
@@ -165,17 +158,7 @@ describe('--wait-timeout 0 on a held lease', () => {
     expect(got.code).toBe(1);
     expect(got.err).toContain(`${R} is held by ${A}; asked once (--wait-timeout 0)`);
     expect(got.err).not.toMatch(/timed out/);
-    const run = await cli([
-      'run',
-      '--api-url',
-      url,
-      '--actor-did',
-      B,
-      '--wait-timeout',
-      '0',
-      '--',
-      'true',
-    ]);
+    const run = await runOnce(url, B);
     expect(run.err).toContain(
       `lease-gate: ${R} is held by ${A}; asked once (--wait-timeout 0). The command did not run.`,
     );

@@ -36,6 +36,24 @@ async function clientFor(script: Script, env: NodeJS.ProcessEnv = {}) {
   return client;
 }
 
+/** waitForLease with the real clock, no jitter and 3 s holds; each of its sleeps recorded. */
+async function waitRecorded(client: Parameters<typeof waitForLease>[0]['client']) {
+  const sleeps: number[] = [];
+  const result = await waitForLease({
+    client,
+    ...REQ,
+    timeoutMs: 30_000,
+    clock: systemClock,
+    sleep: async (ms, signal) => {
+      sleeps.push(ms);
+      await realSleep(ms, signal);
+    },
+    random: () => 0,
+    maxHoldSeconds: 3,
+  });
+  return { result, sleeps };
+}
+
 describe('the plane client and interfaces.md', () => {
   it('reads a reservation as held for the next in line', async () => {
     const client = await clientFor(() => ({
@@ -121,19 +139,7 @@ describe('the plane client and interfaces.md', () => {
       }
       return { body: granted(ME) };
     });
-    const sleeps: number[] = [];
-    const result = await waitForLease({
-      client,
-      ...REQ,
-      timeoutMs: 30_000,
-      clock: systemClock,
-      sleep: async (ms, signal) => {
-        sleeps.push(ms);
-        await realSleep(ms, signal);
-      },
-      random: () => 0,
-      maxHoldSeconds: 3,
-    });
+    const { result, sleeps } = await waitRecorded(client);
     expect(result.outcome).toBe('granted');
     // The first ask is answered at once (the first notice must not wait); the next is held.
     expect(plane!.seen.map((r) => r.headers.prefer)).toEqual([undefined, 'wait=3', 'wait=3']);
@@ -147,19 +153,7 @@ describe('the plane client and interfaces.md', () => {
     const client = await clientFor((_, i) =>
       i <= 1 ? { status: 409, body: held(NEXT, 300) } : { body: granted(ME) },
     );
-    const sleeps: number[] = [];
-    const result = await waitForLease({
-      client,
-      ...REQ,
-      timeoutMs: 30_000,
-      clock: systemClock,
-      random: () => 0,
-      maxHoldSeconds: 3,
-      sleep: async (ms, signal) => {
-        sleeps.push(ms);
-        await realSleep(ms, signal);
-      },
-    });
+    const { result, sleeps } = await waitRecorded(client);
     expect(result.outcome).toBe('granted');
     // Neither answer was held: the named back-off after each, the first one's included.
     expect(sleeps).toEqual([300, 300]);
