@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
@@ -12,7 +11,7 @@ import { fileStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { A } from './support/names.js';
-import { cleanupsAfterEach } from './support/cleanup.js';
+import { cleanupsAfterEach, tempDirFor } from './support/cleanup.js';
 
 /**
  * Notifications follow a file kernel's ledger across restarts: what was committed and not
@@ -25,11 +24,7 @@ const SECRET = 'a-notify-secret-of-some-length';
 
 const cleanups = cleanupsAfterEach();
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'notify-resume-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => tempDirFor(cleanups, 'notify-resume-');
 
 interface Body {
   id: string;

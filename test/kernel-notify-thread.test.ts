@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NotifierThread } from '../src/kernel/notify/notify-thread.js';
@@ -9,7 +8,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
 import { A, R } from './support/names.js';
-import { cleanupsAfterEach } from './support/cleanup.js';
+import { cleanupsAfterEach, tempDirFor } from './support/cleanup.js';
 
 /**
  * Notifications made and sent off the kernel's thread: the built CLI's kernel (its worker is
@@ -22,11 +21,7 @@ const ADMIN = 'notify-thread-admin';
 
 const cleanups = cleanupsAfterEach();
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'notify-thread-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => tempDirFor(cleanups, 'notify-thread-');
 
 async function receiver(failFirst = 0) {
   const hook = await startReceiver(failFirst);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 type Closable = { close(): unknown } | { stop(): unknown };
@@ -28,4 +31,11 @@ export function cleanupsAfterEach(): Array<() => unknown> {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
   return cleanups;
+}
+
+/** A temporary directory of its own (`<prefix>…`), removed by the clean-ups given. */
+export function tempDirFor(cleanups: Array<() => unknown>, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
