@@ -73,8 +73,8 @@ export function createKernelApp(options: AppOptions): App {
   const checks = operatorChecks(options, auth);
   const routes: Record<string, Route> = {
     ...leaseRoutes({ service, auth, held, watches, promotions, requireAdmin: checks.requireAdmin }),
-    ...freezeRoutes(service, (req) => checks.requireAdmin(req)),
-    ...breakGlassRoutes(service, (req) => checks.requireAdmin(req), checks.requireApprover),
+    ...freezeRoutes(service, checks.requireAdmin),
+    ...breakGlassRoutes(service, checks.requireAdmin, checks.requireApprover),
     ...statusRoutes({
       service,
       windows: options.windows,
