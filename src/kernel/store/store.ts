@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { open as openFile, rename, unlink } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { dirname } from 'node:path';
+import { writeFileDurable } from '../../fs/durable.js';
+import { writeAll } from '../../fs/write-all.js';
 import * as z from 'zod/mini';
 import { readEntry, type LedgerEntry } from '../../ledger/entry.js';
 import { nodeLogFs, type LogFile, type LogFs } from './log-file.js';
@@ -314,30 +314,21 @@ export function fileStore(
         if (i > 0 && i % SNAPSHOT_PIECES_PER_TURN === 0) await nextTurn();
         hash.update(body[i]!, 'utf8');
       }
-      const tmp = `${snapshotPath}.tmp`;
+      const header = `{"sha256":"${hash.digest('hex')}"}\n`;
       try {
-        const handle = await openFile(tmp, 'w', 0o600);
-        try {
-          await handle.write(`{"sha256":"${hash.digest('hex')}"}\n`);
-          for (let i = 0; i < body.length; i += SNAPSHOT_PIECES_PER_TURN) {
-            await handle.write(body.slice(i, i + SNAPSHOT_PIECES_PER_TURN).join(''));
-          }
-          await handle.write('\n');
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await rename(tmp, snapshotPath);
-        // The rename itself durable: the directory synced.
-        const dir = await openFile(dirname(snapshotPath), 'r');
-        try {
-          await dir.sync();
-        } finally {
-          await dir.close();
-        }
+        // A half-written copy (a full disk) is removed: it must not hold the space the log's appends need.
+        await writeFileDurable(
+          snapshotPath,
+          async (write) => {
+            await write(header);
+            for (let i = 0; i < body.length; i += SNAPSHOT_PIECES_PER_TURN) {
+              await write(body.slice(i, i + SNAPSHOT_PIECES_PER_TURN).join(''));
+            }
+            await write('\n');
+          },
+          { temp: `${snapshotPath}.tmp` },
+        );
       } catch (error) {
-        // A half-written copy (a full disk) must not hold the space the log's appends need.
-        await unlink(tmp).catch(() => undefined);
         throw new StoreError(`cannot write the snapshot ${snapshotPath}: ${causeText(error)}`, {
           cause: error,
         });
@@ -347,20 +338,11 @@ export function fileStore(
       if (!file) throw new StoreError(`${path} is not open`);
       await repair();
       const bytes = Buffer.from(newlineOwed ? `\n${text}` : text, 'utf8');
-      let written = 0;
+      const log = file;
       try {
         dirty = true;
-        // A write may take fewer bytes than asked (a full disk): go on from there, or fail.
-        while (written < bytes.length) {
-          const n = await file.write(
-            bytes,
-            written,
-            bytes.length - written,
-            durableBytes + written,
-          );
-          if (!(n > 0)) throw new Error(`a write took ${written} of ${bytes.length} bytes`);
-          written += n;
-        }
+        // Only bytes a write reports count: a short one (a full disk) goes on from there, or fails.
+        await writeAll((b, o, l) => log.write(b, o, l, durableBytes + o), bytes, durableBytes);
         await file.datasync();
       } catch (error) {
         await repair().catch(() => undefined);
