@@ -73,14 +73,13 @@ const SEQUENCE_ROUNDS = 50;
 const PRUNE_EVERY_MS = 60_000;
 
 /** The kernel on PostgreSQL: the one service (service.ts) over this backend. */
-export type PostgresService = KernelService<Promise<Overview>> & { syncLedger(): Promise<void> };
+export type PostgresService = KernelService;
 
 export const PostgresService = {
   /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
   async open(options: PostgresBackendOptions): Promise<PostgresService> {
-    const backend = new PostgresBackend(options);
-    const { service } = await KernelService.over(backend, options);
-    return Object.assign(service, { syncLedger: () => backend.syncLedger() });
+    const { service } = await KernelService.over(new PostgresBackend(options), options);
+    return service;
   },
 };
 
@@ -94,7 +93,7 @@ export const PostgresService = {
  * be gone). The ledger's lines stay in the database: a replica keeps its Merkle
  * tree's chunk roots and reads back the lines a route asks for (FetchedLines).
  */
-export class PostgresBackend implements Backend<Promise<Overview>> {
+export class PostgresBackend implements Backend {
   readonly ledger: Ledger;
   readonly shared = true;
   readonly name = 'the PostgreSQL store';

@@ -5,7 +5,7 @@ import { FileLines } from '../../ledger/file-lines.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { LedgerEntry } from '../../ledger/entry.js';
 import { deploySchema } from '../../plane/deploy.js';
-import type { Backend, Opened } from './backend.js';
+import type { Backend, ChangeNotice, Opened } from './backend.js';
 import { ResourceTable } from '../rules/core.js';
 import { overviewOf, type Overview } from '../rules/overview.js';
 import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
@@ -66,7 +66,7 @@ interface Replayed {
  * with one append, and only then kept. The clock never reads earlier than the
  * log's end. Not shared: this process is the only one that changes it.
  */
-export class LocalBackend implements Backend<Overview> {
+export class LocalBackend implements Backend {
   readonly ledger: Ledger;
   readonly shared = false;
   readonly batching = {
@@ -79,6 +79,8 @@ export class LocalBackend implements Backend<Overview> {
   };
   readonly name: string;
   readonly ttlMs: number;
+  /** The lines are in this process: the service reads them itself. */
+  readonly searchLedger = undefined;
   private readonly table: ResourceTable;
   private readonly store: KernelStore;
   /** The last durable entry's time at start: the clock reads no earlier. */
@@ -90,6 +92,7 @@ export class LocalBackend implements Backend<Overview> {
   /** A snapshot read at start but not used: its size and root, checked against the log read whole. */
   private snapshotTaken: { size: number; root?: string } | undefined;
   private sequenced: ((entries: readonly LedgerEntry[]) => void) | undefined;
+  private heard: ((notice: ChangeNotice) => void) | undefined;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.table = options.table;
@@ -430,9 +433,25 @@ export class LocalBackend implements Backend<Overview> {
     }
   }
 
-  overview(): Overview {
+  async overview(): Promise<Overview> {
     return overviewOf(this.table.values(), this.now());
   }
+
+  /** Only `announceFreed`'s notices: the service tells the commits of one process itself. */
+  watch(listener: (notice: ChangeNotice) => void): void {
+    this.heard = listener;
+  }
+
+  /** One process: every change is made here, so there is no one else to hear. */
+  async listen(): Promise<void> {}
+
+  /** One process: its own held requests are the only ones to wake. */
+  async announceFreed(resource: string): Promise<void> {
+    this.heard?.({ resource, events: [], freed: true });
+  }
+
+  /** One process: the ledger is written here, so it is never behind. */
+  async syncLedger(): Promise<void> {}
 
   /** Throws a StoreError when the store cannot take a write now. */
   ready(): Promise<void> {
