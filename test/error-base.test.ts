@@ -17,7 +17,7 @@ const ALLOWED: Record<string, string> = {
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (TransientError: could not get an OIDC token)',
   'src/kernel/auth/oidc.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (AuthRefusal: the issuer cannot be used)',
-  'src/kernel/store/store.ts: Error':
+  'src/kernel/store/file-store.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreError: cannot repair, cannot write)',
   'src/kernel/store/local-backend.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used)',
