@@ -19,7 +19,7 @@ const ALLOWED: Record<string, string> = {
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (AuthRefusal: the issuer cannot be used)',
   'src/kernel/store/file-store.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreError: cannot repair, cannot write)',
-  'src/kernel/store/local-backend.ts: Error':
+  'src/kernel/store/log-view.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used)',
   'src/kernel/postgres/ledger-tree.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used, logged)',
