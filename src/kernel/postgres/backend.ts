@@ -3,7 +3,6 @@ import type pg from 'pg';
 import type { LedgerEntry } from '../../ledger/entry.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Backend, ChangeNotice, Opened } from '../store/backend.js';
-import { failoverHold } from '../rules/failover.js';
 import { overviewOf, type Overview } from '../rules/overview.js';
 import {
   DEFAULT_TTL_MS,
@@ -17,6 +16,9 @@ import { StoreError, StoreUnavailableError } from '../store/store-error.js';
 import type { Work } from '../rules/work.js';
 import { commitBatch } from './commit-batch.js';
 import { createPool, describe } from './connect.js';
+import type { GroupCommitOptions } from '../store/group-commit.js';
+import { batchingOf } from './batching.js';
+import { Connections } from './connections.js';
 import { PostgresLedger } from './ledger-tree.js';
 import { channelOf, listenForChanges, noticesSchema } from './listen.js';
 import { Listening } from './listening.js';
@@ -25,13 +27,7 @@ import { NoticeSender, changesOf, noticePrefix } from './notices.js';
 import { checkSchema, migrate } from './migrations.js';
 import { checkPlaneKey } from './plane-key.js';
 import { SEQUENCE_BATCH, sequenceOnce } from './sequencer.js';
-import {
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_POOL_SIZE,
-  schemaOf,
-  type PostgresOptions,
-} from './settings.js';
-import { followTimeline, type TimelineSeen } from './timeline.js';
+import { schemaOf, type PostgresOptions } from './settings.js';
 import { NOW_MS, parseState, type RuleSettings } from './transaction.js';
 
 export interface PostgresBackendOptions extends PostgresOptions {
@@ -46,20 +42,6 @@ export interface PostgresBackendOptions extends PostgresOptions {
   log?: ((line: string) => void) | undefined;
 }
 
-/** Calls committed together at most (group commit). */
-const MAX_BATCH = 64;
-/**
- * Batches in flight per replica: the second only once the first has taken
- * SPARE_AFTER_MS (see GroupCommit). One at a time gathers the most calls, and
- * on two cores 16 clients on one replica did 15% more cycles so than with two
- * always open (and 5% more than starting the next as soon as the first holds
- * its rows); the second keeps a batch stuck on a locked row from holding back the rest.
- */
-const BATCH_SLOTS = 2;
-const SPARE_AFTER_MS = 10;
-const guarded = new WeakSet<pg.PoolClient>();
-/** Connections that checked the database's timeline (timeline.ts) before their first use. */
-const followed = new WeakSet<pg.PoolClient>();
 /**
  * How soon after a commit its entries are sequenced: more commits join the same pass, and
  * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
@@ -98,13 +80,9 @@ export class PostgresBackend implements Backend {
   readonly shared = true;
   readonly name = 'the PostgreSQL store';
   readonly ttlMs: number;
-  readonly batching;
-  private readonly pool: pg.Pool;
-  /**
-   * The sequencer's own connection: its watermark waits for commits in flight, and a
-   * commit stuck on a row lock must not leave a batch without a connection meanwhile.
-   */
-  private readonly sequencerPool: pg.Pool;
+  readonly batching: GroupCommitOptions;
+  /** The replica's connections, checked against the database's timeline (connections.ts). */
+  private readonly connections: Connections;
   /** Change notices, sent after their commits on a connection of their own (notices.ts). */
   private readonly notices: NoticeSender;
   /** How this replica's own notices begin: it has told its own changes already. */
@@ -130,10 +108,6 @@ export class PostgresBackend implements Backend {
   /** The resources this replica asked to hear other replicas' changes of. */
   private readonly listening: Listening;
   private closed = false;
-  /** The latest timeline change any connection found (changedMs 0: none): the failover hold. */
-  private timeline: TimelineSeen | undefined;
-  /** Set when this replica's ledger holds entries a failover lost: it then serves nothing. */
-  private forked: string | undefined;
 
   constructor(private readonly options: PostgresBackendOptions) {
     this.ledger = options.ledger;
@@ -141,35 +115,28 @@ export class PostgresBackend implements Backend {
     this.channel = channelOf(this.schema);
     this.locks = planeLocks(this.schema);
     this.log = options.log ?? ((line) => console.error(line));
-    this.pool = createPool(options, this.log);
+    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    this.ttlMs = ttlMs;
+    this.connections = new Connections(options, this.ledger, ttlMs, this.log);
     this.lines = new PostgresLedger(
       this.ledger,
       this.schema,
-      (text, values) => this.query(text, values),
+      (text, values) => this.connections.query(text, values),
       this.log,
     );
-    this.sequencerPool = createPool({ ...options, poolSize: 1 }, this.log);
     const from = randomBytes(8).toString('hex');
     this.ownNotices = noticePrefix(from);
     this.replica = from;
     // The pool's own query: a stopping replica still deletes its registrations.
-    this.listening = new Listening((text, values) => this.pool.query(text, values), from, this.log);
+    const { pool } = this.connections;
+    this.listening = new Listening((text, values) => pool.query(text, values), from, this.log);
     this.notices = new NoticeSender(
       createPool({ ...options, poolSize: 1 }, this.log),
       this.channel,
       this.log,
       from,
     );
-    this.batching = {
-      maxBatch: MAX_BATCH,
-      slots: Math.min(BATCH_SLOTS, options.poolSize ?? DEFAULT_POOL_SIZE),
-      waitMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-      spareAfterMs: SPARE_AFTER_MS,
-      busy: () =>
-        new StoreUnavailableError("the kernel's store is busy: every connection is in use"),
-    };
-    const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-    this.ttlMs = ttlMs;
+    this.batching = batchingOf(options);
     this.settings = {
       ttlMs,
       nextInLineWaitMs: options.nextInLineWaitMs ?? NEXT_IN_LINE_WAIT_MS,
@@ -182,7 +149,7 @@ export class PostgresBackend implements Backend {
   async open(): Promise<Opened> {
     try {
       // Before the timeline is followed: a new schema's lease_gate_timeline is made here.
-      const client = await this.connect(this.pool, false);
+      const client = await this.connections.connect(this.connections.pool, false);
       try {
         await migrate(client, this.schema);
         await checkPlaneKey(client, this.ledger.publicKey);
@@ -222,16 +189,13 @@ export class PostgresBackend implements Backend {
   async commit(work: readonly Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
     const { results, listened } = await commitBatch(
       {
-        connect: () => this.connect(),
+        connect: () => this.connections.connect(),
         settings: this.settings,
         locks: this.locks,
         replica: this.replica,
         // Read at each transaction's `now`: a connection opened within this batch may be the
         // first to find the new timeline.
-        hold: (now) => {
-          const seen = this.timeline;
-          return seen && failoverHold(seen.changedMs, this.ttlMs, now, seen.timeline);
-        },
+        hold: (now) => this.connections.hold(now),
       },
       [...work],
     );
@@ -269,8 +233,9 @@ export class PostgresBackend implements Backend {
     queued.done = this.running.then(async () => {
       this.queued = undefined;
       for (let round = 0; round < SEQUENCE_ROUNDS; round += 1) {
-        const numbered = await this.withClient(this.sequencerPool, (client) =>
-          sequenceOnce(client, this.locks, queued.wait),
+        const numbered = await this.connections.withClient(
+          this.connections.sequencerPool,
+          (client) => sequenceOnce(client, this.locks, queued.wait),
         );
         // Another replica is at it (it numbers ours too), or nothing more is there.
         if (numbered === undefined || numbered.length === 0) return;
@@ -305,7 +270,7 @@ export class PostgresBackend implements Backend {
    */
   private async missedNotices(): Promise<void> {
     try {
-      const { rows } = await this.query<{ resource: string }>(
+      const { rows } = await this.connections.query<{ resource: string }>(
         `SELECT resource FROM lease_gate_resources WHERE jsonb_array_length(state->'queue') > 0`,
       );
       for (const { resource } of rows) this.heard?.({ resource, events: [], freed: true });
@@ -315,7 +280,7 @@ export class PostgresBackend implements Backend {
   }
 
   async due(limit: number): Promise<string[]> {
-    const { rows } = await this.query<{ resource: string }>(
+    const { rows } = await this.connections.query<{ resource: string }>(
       `SELECT resource FROM lease_gate_resources WHERE deadline_ms <= ${NOW_MS}
          ORDER BY deadline_ms LIMIT ${Math.floor(limit)}`,
     );
@@ -353,7 +318,11 @@ export class PostgresBackend implements Backend {
   }
 
   async overview(): Promise<Overview> {
-    const { rows } = await this.query<{ state: unknown; resource: string; now_ms: number }>(
+    const { rows } = await this.connections.query<{
+      state: unknown;
+      resource: string;
+      now_ms: number;
+    }>(
       `SELECT resource, state, ${NOW_MS} AS now_ms FROM lease_gate_resources WHERE deadline_ms IS NOT NULL OR state ? 'frozen'`,
     );
     const now = rows[0]?.now_ms ?? Date.now();
@@ -367,7 +336,7 @@ export class PostgresBackend implements Backend {
   async ready(): Promise<void> {
     let client: pg.PoolClient;
     try {
-      client = await this.connect();
+      client = await this.connections.connect();
     } catch (error) {
       throw new StoreError((error as Error).message);
     }
@@ -400,6 +369,7 @@ export class PostgresBackend implements Backend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.connections.stop();
     if (this.sequenceTimer) clearTimeout(this.sequenceTimer);
     if (this.sequenceEvery) clearInterval(this.sequenceEvery);
     if (this.pruneEvery) clearInterval(this.pruneEvery);
@@ -407,91 +377,7 @@ export class PostgresBackend implements Backend {
     await this.listening.close().catch(() => undefined);
     await this.notices.close();
     await this.listener?.close();
-    await Promise.all([this.pool.end(), this.sequencerPool.end()]).catch(() => undefined);
-  }
-
-  /**
-   * A pooled connection. One of the main pool is first checked against the database's
-   * timeline (`follow`, timeline.ts): a failover is seen before anything is decided on
-   * the promoted standby, and a standby (still in recovery) is never used.
-   */
-  private async connect(pool = this.pool, follow = true): Promise<pg.PoolClient> {
-    if (this.closed) throw new StoreUnavailableError('the kernel is stopping');
-    if (this.forked) throw new StoreUnavailableError(this.forked);
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw new StoreUnavailableError(`the kernel's store is unreachable: ${describe(error)}`);
-    }
-    // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
-    if (!guarded.has(client)) {
-      guarded.add(client);
-      client.on('error', () => undefined);
-    }
-    // The sequencer's too: it numbers entries only once the change and the ledger's size then are recorded.
-    if (follow && !followed.has(client)) {
-      try {
-        this.sawTimeline(await followTimeline(client));
-        if (this.forked) throw new StoreUnavailableError(this.forked);
-        followed.add(client);
-      } catch (error) {
-        client.release(true);
-        if (error instanceof StoreError || error instanceof StoreUnavailableError) throw error;
-        throw new StoreUnavailableError(
-          `the kernel's store cannot be written (a standby?): ${describe(error)}`,
-        );
-      }
-    }
-    return client;
-  }
-
-  /**
-   * Keeps the latest timeline change found, and says when one is first seen here. A
-   * replica that read more of the ledger than the new primary had when the change was
-   * recorded holds entries (signed, perhaps exported) that the failover lost: numbering
-   * goes on from the shorter ledger, so this replica would sign two histories. It stops
-   * serving (503 to every call, /readyz failing) until it is restarted, which reads the
-   * new primary's ledger from its rows.
-   */
-  private sawTimeline(seen: TimelineSeen): void {
-    const before = this.timeline;
-    if (before && before.timeline === seen.timeline && before.changedMs >= seen.changedMs) return;
-    if (before && seen.changedMs < before.changedMs) return;
-    this.timeline = seen;
-    if (!before || before.timeline === seen.timeline) return;
-    this.log(
-      `kernel: the database is now on timeline ${seen.timeline} (was ${before.timeline}): fences start above ${seen.timeline}'s epoch, and no lease is granted or renewed until ${new Date(seen.changedMs + this.ttlMs).toISOString()}`,
-    );
-    if (this.ledger.size > seen.sizeAtChange) {
-      this.forked = `this replica read ${this.ledger.size} ledger entries, but the database had ${seen.sizeAtChange} when it failed over to timeline ${seen.timeline} (asynchronous replication lost the rest): restart this replica to read the ledger the new primary has`;
-      this.log(`kernel: ${this.forked}`);
-    }
-  }
-
-  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []) {
-    try {
-      return await this.withClient(this.pool, (client) => client.query<R>(text, values));
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`);
-    }
-  }
-
-  /** A pooled connection for one task; one that failed is closed, never reused. */
-  private async withClient<T>(
-    pool: pg.Pool,
-    task: (client: pg.PoolClient) => Promise<T>,
-  ): Promise<T> {
-    const client = await this.connect(pool);
-    try {
-      const result = await task(client);
-      client.release();
-      return result;
-    } catch (error) {
-      client.release(true);
-      throw error;
-    }
+    await this.connections.end();
   }
 
   /** Another replica's commits on resources this one listens for (its own are told in `commit`). */
