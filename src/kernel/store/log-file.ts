@@ -70,8 +70,7 @@ export const nodeLogFs: LogFs = {
 
 function nodeLogFile(handle: FileHandle): LogFile {
   return {
-    write: async (bytes, offset, length, position) =>
-      (await handle.write(bytes, offset, length, position)).bytesWritten,
+    write: handleWriter(handle),
     datasync: () => handle.datasync(),
     truncate: (length) => handle.truncate(length),
     size: async () => (await handle.stat()).size,
