@@ -15,7 +15,7 @@ const ALLOWED: Record<string, string> = {
   'src/action/context.ts: Error': 'a fake job summary (for tests) failing as the file system does',
   'src/lease/oidc-token.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (TransientError: could not get an OIDC token)',
-  'src/kernel/auth/oidc.ts: Error':
+  'src/kernel/auth/oidc-keys.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (AuthRefusal: the issuer cannot be used)',
   'src/kernel/store/file-store.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreError: cannot repair, cannot write)',

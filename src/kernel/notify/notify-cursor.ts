@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { writeFileDurableSync } from '../../fs/durable.js';
 import type { LedgerEntry } from '../../ledger/entry.js';
-import { isNotified, notificationId } from './notify.js';
+import { isNotified, notificationId } from './notification.js';
 
 /**
  * Where a file kernel's notifications stand, per URL, so that a restart (kill -9 included)

@@ -9,7 +9,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import type { LeaseExtensions } from './lease-extensions.js';
 import type { Overview } from '../rules/overview.js';
 import { LocalBackend, type LocalBackendOptions } from '../store/local-backend.js';
-import type { ChangeListener, PlaneService } from './plane-service.js';
+import type { BreakGlassPass, ChangeListener, FreezeArgs, PlaneService } from './plane-service.js';
 import {
   nextDeadline,
   type Command,
@@ -125,13 +125,7 @@ export class KernelService implements PlaneService {
     return this.run(resource, { kind: 'revoke', reason, ...(by ? { by } : {}) });
   }
 
-  freeze(
-    resource: string,
-    reason: string,
-    untilMs: number | null,
-    by: string,
-    only?: { replaces: readonly string[] },
-  ) {
+  freeze(...[resource, reason, untilMs, by, only]: FreezeArgs) {
     return this.run(resource, { kind: 'freeze', reason, untilMs, by, ...only });
   }
 
@@ -140,10 +134,7 @@ export class KernelService implements PlaneService {
   }
 
   /** See PlaneService.breakGlass. */
-  breakGlass(
-    resource: string,
-    pass: { actorDid: string; reason: string; untilMs: number; by: string; needsApproval: boolean },
-  ) {
+  breakGlass(resource: string, pass: BreakGlassPass) {
     return this.run(resource, { kind: 'break_glass', ...pass });
   }
 
