@@ -430,11 +430,10 @@ export function createKernelApp(options: AppOptions): App {
 
 /** A replica's ledger catches up with the shared store before it answers. */
 function syncedFirst(routes: Record<string, Route>, service: PlaneService): Record<string, Route> {
-  if (!service.syncLedger) return routes;
   const synced: Record<string, Route> = {};
   for (const [name, route] of Object.entries(routes)) {
     synced[name] = async (req, principal) => {
-      await service.syncLedger?.();
+      await service.syncLedger();
       return route(req, principal);
     };
   }

@@ -22,11 +22,12 @@ export type ChangeListener = (resource: string, event: KernelEvent) => void;
  * answer through the same pure rules.
  */
 export interface PlaneService {
-  /** The ledger the routes read; `syncLedger` brings it up to date first when set. */
+  /** The ledger the routes read; `syncLedger` brings it up to date first. */
   readonly ledger: Ledger;
   /** How long a grant or renewal runs: told with each lease, so a keeper paces without a wall clock. */
   readonly ttlMs?: number;
-  syncLedger?(): Promise<void>;
+  /** Brings `ledger` up to date with what other replicas committed (one process: it is). */
+  syncLedger(): Promise<void>;
   /**
    * The indexes of ledger entries at or after `from` whose line contains
    * `needle`, newest first, at most `limit`: a search done where the lines
@@ -85,7 +86,7 @@ export interface PlaneService {
   status(resource: string): Promise<LeaseRecord | null>;
   /** The lease and the freeze in force, for GET lease (`lease-gate status` shows a freeze). */
   statusOf(resource: string): Promise<StatusReply>;
-  overview(): Overview | Promise<Overview>;
+  overview(): Promise<Overview>;
   /**
    * Told after each durable change made here, and, with replicas, another
    * replica's on a resource this one `listen`ed to.

@@ -208,7 +208,7 @@ export class LeaseWatches {
   }
 
   private async fromLedger(leaseId: string): Promise<LeaseEnd | undefined> {
-    await this.service.syncLedger?.();
+    await this.service.syncLedger();
     const { ledger } = this.service;
     const size = ledger.size;
     const stop = Math.max(0, size - LEDGER_LOOKBACK);
