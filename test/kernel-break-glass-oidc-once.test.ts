@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
-import { PostgresService } from '../src/kernel/postgres/service.js';
+import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { fileStore } from '../src/kernel/store/store.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import { createKernelApp } from '../src/kernel/http/app.js';
 import { HeldRequests, type Timers } from '../src/kernel/service/held.js';
-import { PostgresService } from '../src/kernel/postgres/service.js';
+import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { nodeAdapter } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { post as send } from './support/http.js';
