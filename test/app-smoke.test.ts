@@ -57,6 +57,9 @@ afterAll(async () => {
 const cli = (args: string[]) => runMain(args);
 
 const until = untilLogged(logs);
+/** `lease-gate app smoke` of `url` with the secret in `file` (of the test's directory). */
+const smoke = (url: string, file: string) =>
+  cli(['app', 'smoke', '--url', url, '--secret-file', join(dir, file)]);
 
 describe('lease-gate app smoke', () => {
   it('says OK when the app takes the signed sample, which it ignores without asking GitHub', async () => {
@@ -76,38 +79,17 @@ describe('lease-gate app smoke', () => {
   });
 
   it('names what is wrong: the secret, the path, the URL', async () => {
-    const wrong = await cli([
-      'app',
-      'smoke',
-      '--url',
-      app.url,
-      '--secret-file',
-      join(dir, 'wrong'),
-    ]);
+    const wrong = await smoke(app.url, 'wrong');
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain('FAIL: the app refused the signature (401');
     expect(wrong.err).toContain('--secret-file is not the secret in its webhookSecretFile');
 
-    const path = await cli([
-      'app',
-      'smoke',
-      '--url',
-      app.url.replace('/webhook', '/hooks'),
-      '--secret-file',
-      join(dir, 'secret'),
-    ]);
+    const path = await smoke(app.url.replace('/webhook', '/hooks'), 'secret');
     expect(path.code).toBe(1);
     expect(path.err).toContain('FAIL: 404');
     expect(path.err).toContain("Is it the app's listen.path");
 
-    const plain = await cli([
-      'app',
-      'smoke',
-      '--url',
-      'http://gate.example.com/webhook',
-      '--secret-file',
-      join(dir, 'secret'),
-    ]);
+    const plain = await smoke('http://gate.example.com/webhook', 'secret');
     expect(plain.code).toBe(2);
     expect(plain.err).toContain(
       "Invalid --url 'http://gate.example.com/webhook'. Expected the webhook URL GitHub is given, https://",
