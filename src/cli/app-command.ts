@@ -3,14 +3,13 @@ import { startApp } from '../app/server.js';
 import { logLine } from '../lease/escape.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { appSmoke } from './app-smoke.js';
+import { APP } from './app-help.js';
+import { optionsOf } from './flags/table.js';
 
 /** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
 export async function app(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   if (args[0] === 'smoke') return appSmoke(args.slice(1), io, env);
-  const { values } = parse(args, {
-    config: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  });
+  const { values } = parse(args, optionsOf(APP.flags));
   if (!values.config) throw new UsageError('Missing --config FILE: the JSON config of the app.');
   let config;
   try {

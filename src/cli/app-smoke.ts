@@ -6,6 +6,8 @@ import { createHttpClient } from '../http/client.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import { untrusted } from '../lease/escape.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { APP_SMOKE } from './app-help.js';
+import { optionsOf } from './flags/table.js';
 
 /**
  * `lease-gate app smoke`: the wiring of a protection-rule app checked without GitHub. It
@@ -93,11 +95,7 @@ export async function appSmoke(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, {
-    url: { type: 'string' },
-    'secret-file': { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  });
+  const { values } = parse(args, optionsOf(APP_SMOKE.flags));
   const url = webhookUrl(values.url);
   const secret = readSecret(values['secret-file']);
   const body = JSON.stringify(smokePayload());

@@ -16,7 +16,6 @@ import { KeyRefusedError } from '../plane/errors.js';
 import type { FreezeStatus } from '../plane/schema.js';
 import {
   EXIT,
-  PLANE_OPTIONS,
   UsageError,
   parse,
   settingsFromFlags,
@@ -25,13 +24,16 @@ import {
 } from './options.js';
 import { operatorName } from './freeze-commands.js';
 import { cliSession, retryWindowMs } from './session.js';
-import { DEPLOY_OPTIONS, describeDeploy, deployFromFlags } from './deploy-flags.js';
+import { describeDeploy, deployFromFlags } from './deploy-flags.js';
+import { optionsOf } from './flags/table.js';
+import { ACQUIRE, RELEASE, STATUS } from './flags/plane.js';
+import { REVOKE } from './flags/operator.js';
 import { describeWaiter, queueOf } from './queue-view.js';
 import { errorMessage } from '../errors.js';
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, { ...PLANE_OPTIONS, ...DEPLOY_OPTIONS });
+  const { values } = parse(args, optionsOf(ACQUIRE.flags));
   const settings = settingsFromFlags(values, env);
   const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   const cancel = new AbortController();
@@ -91,7 +93,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
 
 /** `lease-gate release`: give back what this actor holds. */
 export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, PLANE_OPTIONS);
+  const { values } = parse(args, optionsOf(RELEASE.flags));
   const settings = settingsFromFlags(values, env);
   const session = cliSession(settings, io, env);
   try {
@@ -114,7 +116,7 @@ export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv
 
 /** `lease-gate status`: who holds the resource, without taking it. */
 export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, PLANE_OPTIONS);
+  const { values } = parse(args, optionsOf(STATUS.flags));
   const settings = settingsFromFlags(values, env);
   const session = cliSession(settings, io, env);
   try {
@@ -177,11 +179,7 @@ function describeRevoked(
 
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
 export async function revoke(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, {
-    ...PLANE_OPTIONS,
-    reason: { type: 'string' },
-    by: { type: 'string' },
-  });
+  const { values } = parse(args, optionsOf(REVOKE.flags));
   const settings = settingsFromFlags(values, env);
   const by = operatorName(values.by);
   const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';

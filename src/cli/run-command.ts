@@ -13,7 +13,6 @@ import {
 import { realSleep } from '../plane/time.js';
 import {
   EXIT,
-  PLANE_OPTIONS,
   UsageError,
   parse,
   settingsFromFlags,
@@ -21,7 +20,9 @@ import {
   type Output,
 } from './options.js';
 import { cliSession, retryWindowMs } from './session.js';
-import { DEPLOY_OPTIONS, deployFromFlags } from './deploy-flags.js';
+import { deployFromFlags } from './deploy-flags.js';
+import { RUN } from './flags/plane.js';
+import { optionsOf } from './flags/table.js';
 import { contain, type Containment } from './containment.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
@@ -104,11 +105,7 @@ export async function runCommand(
   }
 }
 
-const RUN_OPTIONS = {
-  ...PLANE_OPTIONS,
-  ...DEPLOY_OPTIONS,
-  'on-lost': { type: 'string', default: 'terminate' },
-} as const;
+const RUN_OPTIONS = optionsOf(RUN.flags);
 
 /** `LEASE_GATE_RUN_CGROUP=0` keeps the command out of a cgroup (its tree is followed in /proc). */
 function cgroupFromEnv(env: NodeJS.ProcessEnv): boolean {
