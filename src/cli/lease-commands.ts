@@ -23,7 +23,7 @@ import {
   type Output,
 } from './options.js';
 import { operatorName } from './freeze-commands.js';
-import { cliSession, retryWindowMs } from './session.js';
+import { cliSession, retryWindowMs, withSession } from './session.js';
 import { describeDeploy, deployFromFlags } from './deploy-flags.js';
 import { optionsOf } from './flags/table.js';
 import { ACQUIRE, RELEASE, STATUS } from './flags/plane.js';
@@ -95,8 +95,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
 export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parse(args, optionsOf(RELEASE.flags));
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
-  try {
+  return withSession(settings, io, env, async (session) => {
     const answer = await session.client.release({
       resource: settings.resource,
       actorDid: settings.actorDid,
@@ -109,17 +108,14 @@ export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv
           : `${settings.actorDid} held nothing on ${settings.resource}`,
       );
     return answer.released ? EXIT.done : EXIT.refused;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** `lease-gate status`: who holds the resource, without taking it. */
 export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parse(args, optionsOf(STATUS.flags));
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
-  try {
+  return withSession(settings, io, env, async (session) => {
     const { lease, frozen } = await session.client.statusOf(settings.resource);
     // The queue is the console's view beside the plane's answer: one that cannot be read
     // is said, and the holder still shown.
@@ -152,9 +148,7 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
       }
     }
     return EXIT.done;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** "R is frozen by X until T: reason", every plane text escaped; the health gate's in its own words. */

@@ -26,6 +26,21 @@ export function cliSession(
   });
 }
 
+/** A command's one session, closed when `use` settles, whatever it does. */
+export async function withSession<T>(
+  settings: Parameters<typeof cliSession>[0],
+  io: Output,
+  env: NodeJS.ProcessEnv,
+  use: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = cliSession(settings, io, env);
+  try {
+    return await use(session);
+  } finally {
+    await session.close();
+  }
+}
+
 /** The lines of a retried plane: the first failure in full, then one a minute. */
 export function retryLines(
   apiUrl: string,
