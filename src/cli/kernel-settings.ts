@@ -8,40 +8,16 @@ import {
 } from '../kernel/service/health-checks.js';
 import { isLoopbackHost } from '../plane/url.js';
 import { authFlagsChecked, type AuthFlags } from './kernel-auth.js';
+import type { KERNEL_FLAGS } from './flags/kernel.js';
+import type { ValuesOf } from './flags/table.js';
 import { kernelKeysOf, type KernelKeys } from './kernel-keys.js';
 import { postgresFrom } from './kernel-postgres.js';
 import { githubFlags, type GitHubFlags } from './compare-flag.js';
 import { promoteFlag } from './promote-flag.js';
 import { UsageError } from './options.js';
 
-/** What `lease-gate kernel`'s parser gives (KERNEL_FLAGS), as kernelSettings() reads it. */
-export interface KernelFlags extends AuthFlags {
-  host: string;
-  port: string;
-  'ttl-ms': string;
-  'lock-delay-ms'?: string | undefined;
-  'data-prefix'?: string | undefined;
-  state?: string | undefined;
-  ledger?: string | undefined;
-  quiet: boolean;
-  'exit-with-pid': string;
-  'signing-key'?: string | undefined;
-  'public-url': string[];
-  'approver-oidc': string[];
-  store?: string | undefined;
-  schema?: string | undefined;
-  'pool-size'?: string | undefined;
-  windows?: string | undefined;
-  notify?: string[] | undefined;
-  'notify-secret-file'?: string | undefined;
-  'notify-file'?: string | undefined;
-  'health-check': string[];
-  'health-interval-ms': string;
-  'health-freeze-held': boolean;
-  promote: string[];
-  'github-token-file'?: string | undefined;
-  'github-api-url'?: string | undefined;
-}
+/** What `lease-gate kernel`'s parser gives, typed by its table (flags/kernel.ts). */
+export type KernelFlags = ValuesOf<typeof KERNEL_FLAGS>;
 
 /** The kernel's settings, every flag read and checked; the files they name are read at start. */
 export interface KernelSettings {

@@ -1,4 +1,4 @@
-import type { ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig, parseArgs } from 'node:util';
 
 /**
  * One row per flag: what node:util's parseArgs needs (type, multiple, short, default) and
@@ -66,6 +66,11 @@ export function optionsOf<T extends FlagTable>(table: T): T & ParseOptions {
   }
   return options as T & ParseOptions;
 }
+
+/** What parse() gives for a table: each flag's value, typed by its row. */
+export type ValuesOf<T extends FlagTable> = ReturnType<
+  typeof parseArgs<{ options: T & ParseOptions; strict: true; allowPositionals: false }>
+>['values'];
 
 /** `--host 127.0.0.1`, `--quiet`: the flag with its value as the help shows it. */
 export function formOf(name: string, flag: Flag): string {
