@@ -10,7 +10,6 @@ import {
   formatUtc,
   ASKED_ONCE,
   HEALTH_HOLD_WORDS,
-  waitNotices,
 } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import type { FreezeStatus } from '../plane/schema.js';
@@ -23,7 +22,7 @@ import {
   type Output,
 } from './options.js';
 import { operatorName } from './freeze-commands.js';
-import { cliSession, retryWindowMs, withSession } from './session.js';
+import { cliSession, waitForLease, withSession } from './session.js';
 import { describeDeploy, deployFromFlags } from './deploy-flags.js';
 import { optionsOf } from './flags/table.js';
 import { ACQUIRE, RELEASE, STATUS } from './flags/plane.js';
@@ -36,23 +35,10 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
   const { values } = parse(args, optionsOf(ACQUIRE.flags));
   const settings = settingsFromFlags(values, env);
   const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
-  const cancel = new AbortController();
-  let stoppedBy: NodeJS.Signals | undefined;
-  const stop = (signal: NodeJS.Signals) => {
-    stoppedBy ??= signal;
-    cancel.abort();
-  };
-  process.once('SIGINT', stop).once('SIGTERM', stop);
-  const notices = waitNotices(settings.resource);
   try {
-    const result = await session.acquire({
-      timeoutMs: settings.waitTimeoutMs,
-      signal: cancel.signal,
-      retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
-      onHeld: (event) => {
-        const line = notices(event);
-        if (line && !values.json) io.err(`lease-gate: ${line}`);
-      },
+    const { result, stoppedBy } = await waitForLease(session, settings, io, {
+      signals: ['SIGINT', 'SIGTERM'],
+      quiet: values.json,
     });
     if (result.outcome === 'granted') {
       const { lease } = result.held;
@@ -86,7 +72,6 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
       );
     return result.outcome === 'cancelled' && stoppedBy ? signalExitCode(stoppedBy) : EXIT.refused;
   } finally {
-    process.off('SIGINT', stop).off('SIGTERM', stop);
     await session.close();
   }
 }

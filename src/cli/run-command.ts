@@ -3,13 +3,7 @@ import { untrusted } from '../lease/escape.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
-import {
-  ASKED_ONCE,
-  describeLease,
-  describeLoss,
-  describeWaitState,
-  waitNotices,
-} from '../lease/texts.js';
+import { ASKED_ONCE, describeLease, describeLoss, describeWaitState } from '../lease/texts.js';
 import { realSleep } from '../plane/time.js';
 import {
   EXIT,
@@ -19,7 +13,7 @@ import {
   signalExitCode,
   type Output,
 } from './options.js';
-import { cliSession, retryWindowMs } from './session.js';
+import { cliSession, waitForLease } from './session.js';
 import { deployFromFlags } from './deploy-flags.js';
 import { RUN } from './flags/plane.js';
 import { optionsOf } from './flags/table.js';
@@ -54,25 +48,9 @@ export async function runCommand(
   const settings = settingsFromFlags(values, env);
   const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   try {
-    const cancelWait = new AbortController();
-    let stoppedBy: NodeJS.Signals | undefined;
-    const onWaitSignal = (signal: NodeJS.Signals) => {
-      stoppedBy ??= signal;
-      cancelWait.abort();
-    };
-    const notices = waitNotices(settings.resource);
-    for (const signal of FORWARDED) process.once(signal, onWaitSignal);
-    const waited = await session
-      .acquire({
-        timeoutMs: settings.waitTimeoutMs,
-        retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
-        signal: cancelWait.signal,
-        onHeld: (event) => {
-          const line = notices(event);
-          if (line) io.err(`lease-gate: ${line}`);
-        },
-      })
-      .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+    const { result: waited, stoppedBy } = await waitForLease(session, settings, io, {
+      signals: FORWARDED,
+    });
     if (waited.outcome === 'superseded') {
       // As the action: a newer run of the lane deploys instead; nothing ran, nothing failed.
       io.err(`lease-gate: superseded by ${untrusted(waited.by, 2048)}; the command did not run.`);
