@@ -5,7 +5,7 @@ import { fileStore, memoryFenceFloor, memoryStore } from '../kernel/store/store.
 import { LOCK_WAIT_MS, lockState } from '../kernel/store/state-lock.js';
 import { isAlive } from '../fs/processes.js';
 import { redactUrl } from '../kernel/postgres/settings.js';
-import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify/notify.js';
+import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify/notify-config.js';
 import { NotifierThread } from '../kernel/notify/notify-thread.js';
 import { cursorFileOf } from '../kernel/notify/notify-cursor.js';
 import { FreezeWindows, WindowsError } from '../kernel/service/windows.js';
