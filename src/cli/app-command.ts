@@ -3,18 +3,26 @@ import { startApp } from '../app/server.js';
 import { logLine } from '../lease/escape.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { appSmoke } from './app-smoke.js';
+import { APP } from './app-help.js';
+import { appSettings, type AppSettings } from './app-settings.js';
+import { optionsOf } from './flags/table.js';
 
 /** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
 export async function app(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   if (args[0] === 'smoke') return appSmoke(args.slice(1), io, env);
-  const { values } = parse(args, {
-    config: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  });
-  if (!values.config) throw new UsageError('Missing --config FILE: the JSON config of the app.');
+  const { values } = parse(args, optionsOf(APP.flags));
+  return startAppCommand(appSettings(values), io, env);
+}
+
+/** Checked settings → the app: its config read and checked, then served. */
+async function startAppCommand(
+  settings: AppSettings,
+  io: Output,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   let config;
   try {
-    config = loadConfig(values.config, env);
+    config = loadConfig(settings.configFile, env);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;

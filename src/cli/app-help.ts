@@ -1,6 +1,14 @@
-/** `lease-gate app --help`: every setting of the config file (docs/protection-rule.md says why). */
-export const APP_HELP = `lease-gate app --config FILE
-  Serve a GitHub App's custom deployment protection rule: a job that targets a configured
+import { HELP_FLAG } from './flags/plane.js';
+import { helpOf, type CommandSpec } from './flags/table.js';
+
+/** `lease-gate app`: the protection-rule app; every setting of its config file is in its help. */
+export const APP = {
+  usage: 'lease-gate app',
+  flags: {
+    config: { type: 'string', value: 'FILE', required: true },
+    help: HELP_FLAG,
+  },
+  about: `  Serve a GitHub App's custom deployment protection rule: a job that targets a configured
   environment waits for its lease without a runner, and is approved once the lease is granted.
   Prints "lease-gate app listening on http://HOST:PORT[PATH]" first; one log line per step of a run.
   FILE is JSON (paths in it are relative to FILE):
@@ -27,8 +35,21 @@ export const APP_HELP = `lease-gate app --config FILE
   the runs still waiting; an approved run keeps its lease even when GitHub answers the review 422.
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
   read and write, and all three events: deployment_protection_rule (a run asks for the environment),
-  workflow_run (a run ended: its place is given back) and deployment_review (reviewers decided).
-lease-gate app smoke --url URL --secret-file FILE
-  Check the wiring without GitHub: sign a sample deployment_protection_rule delivery with the webhook
+  workflow_run (a run ended: its place is given back) and deployment_review (reviewers decided).`,
+} as const satisfies CommandSpec;
+
+/** `lease-gate app smoke`: the wiring checked without GitHub. */
+export const APP_SMOKE = {
+  usage: 'lease-gate app smoke',
+  flags: {
+    url: { type: 'string', value: 'URL', required: true },
+    'secret-file': { type: 'string', value: 'FILE', required: true },
+    help: HELP_FLAG,
+  },
+  about: `  Check the wiring without GitHub: sign a sample deployment_protection_rule delivery with the webhook
   secret, send it to URL (the webhook URL GitHub is given, through the TLS proxy) and say the app's
-  answer: OK on its 202 (the app ignores the sample: it names no run), else what is wrong (exit 1).`;
+  answer: OK on its 202 (the app ignores the sample: it names no run), else what is wrong (exit 1).`,
+} as const satisfies CommandSpec;
+
+/** `lease-gate app --help`: every setting of the config file (docs/protection-rule.md says why). */
+export const APP_HELP = `${helpOf(APP)}\n${helpOf(APP_SMOKE)}`;

@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { sign } from '@octokit/webhooks-methods';
 import { causeText } from '../errors.js';
 import { createHttpClient } from '../http/client.js';
-import { isLoopbackHost } from '../http/loopback.js';
 import { untrusted } from '../lease/escape.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { APP_SMOKE } from './app-help.js';
+import { smokeSettings } from './app-settings.js';
+import { optionsOf } from './flags/table.js';
 
 /**
  * `lease-gate app smoke`: the wiring of a protection-rule app checked without GitHub. It
@@ -30,28 +32,8 @@ export function smokePayload(): object {
   };
 }
 
-const URL_FORM =
-  'the webhook URL GitHub is given, https:// (plain http:// only to loopback), such as https://gate.example.com/webhook';
-
-function webhookUrl(raw: string | undefined): string {
-  if (!raw) throw new UsageError(`app smoke needs --url URL: ${URL_FORM}.`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = new URL('invalid:');
-  }
-  const ok =
-    (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) &&
-    !url.username &&
-    !url.password;
-  if (!ok) throw new UsageError(`Invalid --url '${untrusted(raw, 200)}'. Expected ${URL_FORM}.`);
-  return url.href;
-}
-
-function readSecret(file: string | undefined): string {
-  if (!file)
-    throw new UsageError("app smoke needs --secret-file FILE: the app's webhookSecretFile.");
+/** The webhook secret, as the app reads it: the file's text, trimmed. */
+function readSecret(file: string): string {
   let secret: string;
   try {
     // As the app reads it: the file's text, trimmed.
@@ -93,13 +75,9 @@ export async function appSmoke(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, {
-    url: { type: 'string' },
-    'secret-file': { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  });
-  const url = webhookUrl(values.url);
-  const secret = readSecret(values['secret-file']);
+  const { values } = parse(args, optionsOf(APP_SMOKE.flags));
+  const { url, secretFile } = smokeSettings(values);
+  const secret = readSecret(secretFile);
   const body = JSON.stringify(smokePayload());
   const id = `lease-gate-smoke-${randomUUID()}`;
   const http = createHttpClient({ env });

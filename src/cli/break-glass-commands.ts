@@ -4,14 +4,9 @@ import { givenTokenSource } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
 import type { BreakGlassAnswer } from '../plane/schema.js';
 import { operatorName } from './freeze-commands.js';
-import {
-  EXIT,
-  PLANE_OPTIONS,
-  UsageError,
-  parse,
-  settingsFromFlags,
-  type Output,
-} from './options.js';
+import { EXIT, UsageError, parse, settingsFromFlags, type Output } from './options.js';
+import { APPROVE_BREAK_GLASS, BREAK_GLASS } from './flags/operator.js';
+import { optionsOf } from './flags/table.js';
 import { cliSession } from './session.js';
 import { cancelBreakGlass } from './break-glass-cancel.js';
 import { isRunPass } from '../plane/run-pass.js';
@@ -33,15 +28,7 @@ export async function breakGlass(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, {
-    ...PLANE_OPTIONS,
-    agent: { type: 'string' },
-    run: { type: 'string' },
-    reason: { type: 'string' },
-    for: { type: 'string' },
-    by: { type: 'string' },
-    cancel: { type: 'boolean' },
-  });
+  const { values } = parse(args, optionsOf(BREAK_GLASS.flags));
   if (values.cancel) return cancelBreakGlass(values, io, env);
   const actorDid = passDidOf(values, 'break-glass')!;
   const reason = values.reason?.trim() ?? '';
@@ -87,12 +74,7 @@ export async function approveBreakGlass(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, {
-    ...PLANE_OPTIONS,
-    agent: { type: 'string' },
-    run: { type: 'string' },
-    by: { type: 'string' },
-  });
+  const { values } = parse(args, optionsOf(APPROVE_BREAK_GLASS.flags));
   const actorDid = passDidOf(values, 'approve-break-glass')!;
   const tokenFile = values['oidc-token-file'];
   // An empty path would fall back to LEASE_GATE_OIDC_TOKEN: a token the caller did not name.

@@ -9,6 +9,12 @@ import { UsageError } from './options.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 
+/** `--github-token-file` and `--github-api-url`, checked: the file is read by openCompare(). */
+export interface GitHubFlags {
+  tokenFile: string;
+  apiUrl: string;
+}
+
 /**
  * `--github-token-file FILE [--github-api-url URL]`: the kernel may ask GitHub's compare
  * whether a commit that completed the step before contains the one asking (a descendant
@@ -16,11 +22,10 @@ export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
  * rotated one is used without a restart, and is never printed or kept; the URL must be
  * https: (plain http: to loopback only), since the token goes with every question.
  */
-export async function compareFlag(
+export function githubFlags(
   values: { 'github-token-file'?: string | undefined; 'github-api-url'?: string | undefined },
   promote: Map<string, string> | undefined,
-  env: NodeJS.ProcessEnv,
-): Promise<{ compare: GitHubCompare; apiUrl: string; close(): Promise<void> } | undefined> {
+): GitHubFlags | undefined {
   const file = values['github-token-file'];
   const rawUrl = values['github-api-url'];
   if (file === undefined) {
@@ -37,6 +42,14 @@ export async function compareFlag(
     throw new UsageError(
       `Invalid --github-api-url '${urlForDisplay(rawUrl ?? '')}'. Expected an https:// URL such as ${DEFAULT_GITHUB_API_URL} or https://HOST/api/v3, without credentials, query or fragment (plain http:// only on loopback).`,
     );
+  return { tokenFile: file, apiUrl: url.url };
+}
+
+/** GitHub's compare for the promotion order, its token file read once now (it must hold one). */
+export async function openCompare(
+  { tokenFile: file, apiUrl }: GitHubFlags,
+  env: NodeJS.ProcessEnv,
+): Promise<{ compare: GitHubCompare; apiUrl: string; close(): Promise<void> }> {
   const token = async (): Promise<string> => {
     let text: string;
     try {
@@ -56,7 +69,7 @@ export async function compareFlag(
   await token();
   const http = createHttpClient({ env });
   const compare = createGitHubCompare({
-    apiUrl: url.url,
+    apiUrl,
     http,
     token,
     clock: systemClock,
@@ -64,5 +77,5 @@ export async function compareFlag(
     wallNow: Date.now,
     random: Math.random,
   });
-  return { compare, apiUrl: url.url, close: () => http.close() };
+  return { compare, apiUrl, close: () => http.close() };
 }

@@ -1,4 +1,3 @@
-import type { ParseArgsConfig } from 'node:util';
 import { untrusted } from '../lease/escape.js';
 import {
   DEPLOY_FORMS,
@@ -10,6 +9,7 @@ import {
   type QueueMode,
 } from '../plane/deploy.js';
 import { UsageError } from './options.js';
+import type { DEPLOY_FLAGS } from './flags/plane.js';
 
 /**
  * The deploy's identity as flags, for CI systems that are not GitHub Actions
@@ -19,30 +19,9 @@ import { UsageError } from './options.js';
  * 400 from the plane. A plane that does not know them ignores them.
  */
 
-export const DEPLOY_OPTIONS = {
-  repository: { type: 'string' },
-  workflow: { type: 'string' },
-  ref: { type: 'string' },
-  commit: { type: 'string' },
-  'run-number': { type: 'string' },
-  'run-attempt': { type: 'string' },
-  'run-url': { type: 'string' },
-  queue: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+type DeployFlags = Partial<Record<keyof typeof DEPLOY_FLAGS, string | undefined>>;
 
-/** The usage line's part for these flags. */
-export const DEPLOY_USAGE =
-  '[--repository OWNER/REPO] [--workflow W] [--ref REF] [--commit SHA] [--run-number N] [--run-attempt N] [--run-url URL] [--queue fifo|newest]';
-
-/** The help's lines for these flags. */
-export const DEPLOY_HELP = `  What is deployed (recorded in the grant's ledger entry, shown by status): --repository, --workflow,
-  --ref, --commit (the full SHA), --run-number, --run-attempt, --run-url (https://). --queue newest
-  steps aside when a newer run (higher --run-number) of the same repository, workflow and ref starts
-  waiting ("superseded by …" on stderr); it needs those four flags.`;
-
-type DeployFlags = Partial<Record<keyof typeof DEPLOY_OPTIONS, string | undefined>>;
-
-const FLAG_OF: Record<keyof Deploy, keyof typeof DEPLOY_OPTIONS> = {
+const FLAG_OF: Record<keyof Deploy, keyof typeof DEPLOY_FLAGS> = {
   repository: 'repository',
   workflow: 'workflow',
   ref: 'ref',

@@ -3,14 +3,9 @@ import { untrusted } from '../lease/escape.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import { FREEZE_FOR_FORM, MAX_FREEZE_MS, parseFreezeFor } from '../plane/freeze-for.js';
 import { OPERATOR_NAME_FORM, OPERATOR_NAME_PATTERN } from '../plane/schema.js';
-import {
-  EXIT,
-  PLANE_OPTIONS,
-  UsageError,
-  parse,
-  settingsFromFlags,
-  type Output,
-} from './options.js';
+import { EXIT, UsageError, parse, settingsFromFlags, type Output } from './options.js';
+import { FREEZE, UNFREEZE } from './flags/operator.js';
+import { optionsOf } from './flags/table.js';
 import { cliSession } from './session.js';
 
 const UNTIL_FORM =
@@ -49,13 +44,7 @@ function keyRefused(error: unknown): unknown {
 
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
 export async function freeze(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, {
-    ...PLANE_OPTIONS,
-    reason: { type: 'string' },
-    until: { type: 'string' },
-    for: { type: 'string' },
-    by: { type: 'string' },
-  });
+  const { values } = parse(args, optionsOf(FREEZE.flags));
   const reason = values.reason?.trim() ?? '';
   if (!reason || reason.length > 1_000) {
     throw new UsageError(
@@ -117,7 +106,7 @@ export async function unfreeze(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, { ...PLANE_OPTIONS, by: { type: 'string' } });
+  const { values } = parse(args, optionsOf(UNFREEZE.flags));
   const by = operatorName(values.by);
   const settings = settingsFromFlags(values, env);
   const adminKey = adminKeyOf(env, 'unfreeze');

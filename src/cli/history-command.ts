@@ -11,14 +11,9 @@ import {
   holdEnded,
   utcStamp,
 } from '../console/page/words.js';
-import {
-  EXIT,
-  PLANE_OPTIONS,
-  UsageError,
-  parse,
-  settingsFromFlags,
-  type Output,
-} from './options.js';
+import { EXIT, UsageError, parse, settingsFromFlags, type Output } from './options.js';
+import { HISTORY } from './flags/plane.js';
+import { optionsOf } from './flags/table.js';
 
 /**
  * `lease-gate history`: what the kernel's ledger says happened, in the console's words
@@ -113,7 +108,7 @@ export function describeRow(row: HistoryRow): string {
 }
 
 export async function history(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, { ...PLANE_OPTIONS, since: { type: 'string' } });
+  const { values } = parse(args, optionsOf(HISTORY.flags));
   const nowMs = Date.now();
   const sinceMs = values.since === undefined ? 0 : parseSince(values.since, nowMs);
   if (sinceMs === undefined)

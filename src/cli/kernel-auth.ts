@@ -7,15 +7,6 @@ import { readPolicy } from '../kernel/auth/policy.js';
 import { UsageError } from './options.js';
 import { causeText } from '../errors.js';
 
-/** The kernel's credential flags; see docs/kernel.md. */
-export const AUTH_OPTIONS = {
-  'oidc-issuer': { type: 'string' },
-  'oidc-audience': { type: 'string' },
-  'oidc-did-host': { type: 'string' },
-  policy: { type: 'string' },
-  keys: { type: 'string' },
-} as const;
-
 export interface AuthFlags {
   'oidc-issuer'?: string | undefined;
   'oidc-audience'?: string | undefined;
@@ -31,12 +22,11 @@ export interface KernelAuth {
   close(): Promise<void>;
 }
 
-/** Flags → the kernel's authorizer, every file read and checked before it listens. */
-export async function kernelAuth(
-  values: AuthFlags,
-  key: string | undefined,
-  operatorKeys: Record<string, string | undefined> = {},
-): Promise<KernelAuth> {
+/**
+ * The credential flags' own rules, checked without reading a file: what needs --oidc-audience,
+ * the kernel key refused beside scoped credentials, the audience's form.
+ */
+export function authFlagsChecked(values: AuthFlags, key: string | undefined): void {
   const audience = values['oidc-audience'];
   const oidcOn = audience !== undefined;
   if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
@@ -59,6 +49,17 @@ export async function kernelAuth(
       `Invalid --oidc-audience '${audience.slice(0, 80)}'. Expected 1 to 200 printable characters.`,
     );
   }
+}
+
+/** Flags → the kernel's authorizer, every file read and checked before it listens. */
+export async function kernelAuth(
+  values: AuthFlags,
+  key: string | undefined,
+  operatorKeys: Record<string, string | undefined> = {},
+): Promise<KernelAuth> {
+  authFlagsChecked(values, key);
+  const audience = values['oidc-audience'];
+  const oidcOn = audience !== undefined;
   try {
     const keys = values.keys ? readScopedKeys(values.keys) : undefined;
     // An operator's key that is also an agent's would let that agent revoke and freeze.

@@ -1,15 +1,10 @@
-import type { ParseArgsConfig } from 'node:util';
 import type { KernelEvent } from '../kernel/rules/core.js';
 import type { Freeze } from '../kernel/rules/rules.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { SCHEMA_FORM, SCHEMA_PATTERN, type PostgresOptions } from '../kernel/postgres/settings.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
-
-export const STORE_OPTIONS = {
-  store: { type: 'string' },
-  schema: { type: 'string' },
-  'pool-size': { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
+import { STORE_FLAGS } from './flags/kernel.js';
+import { optionsOf } from './flags/table.js';
 
 const STORE_FORM =
   "'memory', 'postgres' (the URL from DATABASE_URL) or a postgres://user@host:5432/db URL";
@@ -20,7 +15,11 @@ const STORE_FORM =
  * for (`--store postgres`), so a job that happens to set it keeps a local kernel.
  */
 export function postgresFrom(
-  values: { store?: string | undefined; schema?: string | undefined; 'pool-size'?: string },
+  values: {
+    store?: string | undefined;
+    schema?: string | undefined;
+    'pool-size'?: string | undefined;
+  },
   env: NodeJS.ProcessEnv,
 ): PostgresOptions | undefined {
   const store = values.store ?? 'memory';
@@ -68,7 +67,7 @@ export async function migrateCommand(
   io: Output,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const { values } = parse(args, STORE_OPTIONS);
+  const { values } = parse(args, optionsOf(STORE_FLAGS));
   const options = postgresFrom(values, env);
   if (!options) throw new UsageError(`kernel migrate needs --store. Expected ${STORE_FORM}.`);
   const { migrateDatabase } = await import('../kernel/postgres/migrate-once.js');

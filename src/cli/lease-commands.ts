@@ -10,13 +10,11 @@ import {
   formatUtc,
   ASKED_ONCE,
   HEALTH_HOLD_WORDS,
-  waitNotices,
 } from '../lease/texts.js';
 import { KeyRefusedError } from '../plane/errors.js';
 import type { FreezeStatus } from '../plane/schema.js';
 import {
   EXIT,
-  PLANE_OPTIONS,
   UsageError,
   parse,
   settingsFromFlags,
@@ -24,33 +22,23 @@ import {
   type Output,
 } from './options.js';
 import { operatorName } from './freeze-commands.js';
-import { cliSession, retryWindowMs } from './session.js';
-import { DEPLOY_OPTIONS, describeDeploy, deployFromFlags } from './deploy-flags.js';
+import { cliSession, waitForLease, withSession } from './session.js';
+import { describeDeploy, deployFromFlags } from './deploy-flags.js';
+import { optionsOf } from './flags/table.js';
+import { ACQUIRE, RELEASE, STATUS } from './flags/plane.js';
+import { REVOKE } from './flags/operator.js';
 import { describeWaiter, queueOf } from './queue-view.js';
 import { errorMessage } from '../errors.js';
 
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, { ...PLANE_OPTIONS, ...DEPLOY_OPTIONS });
+  const { values } = parse(args, optionsOf(ACQUIRE.flags));
   const settings = settingsFromFlags(values, env);
   const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
-  const cancel = new AbortController();
-  let stoppedBy: NodeJS.Signals | undefined;
-  const stop = (signal: NodeJS.Signals) => {
-    stoppedBy ??= signal;
-    cancel.abort();
-  };
-  process.once('SIGINT', stop).once('SIGTERM', stop);
-  const notices = waitNotices(settings.resource);
   try {
-    const result = await session.acquire({
-      timeoutMs: settings.waitTimeoutMs,
-      signal: cancel.signal,
-      retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
-      onHeld: (event) => {
-        const line = notices(event);
-        if (line && !values.json) io.err(`lease-gate: ${line}`);
-      },
+    const { result, stoppedBy } = await waitForLease(session, settings, io, {
+      signals: ['SIGINT', 'SIGTERM'],
+      quiet: values.json,
     });
     if (result.outcome === 'granted') {
       const { lease } = result.held;
@@ -84,17 +72,15 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
       );
     return result.outcome === 'cancelled' && stoppedBy ? signalExitCode(stoppedBy) : EXIT.refused;
   } finally {
-    process.off('SIGINT', stop).off('SIGTERM', stop);
     await session.close();
   }
 }
 
 /** `lease-gate release`: give back what this actor holds. */
 export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, PLANE_OPTIONS);
+  const { values } = parse(args, optionsOf(RELEASE.flags));
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
-  try {
+  return withSession(settings, io, env, async (session) => {
     const answer = await session.client.release({
       resource: settings.resource,
       actorDid: settings.actorDid,
@@ -107,17 +93,14 @@ export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv
           : `${settings.actorDid} held nothing on ${settings.resource}`,
       );
     return answer.released ? EXIT.done : EXIT.refused;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** `lease-gate status`: who holds the resource, without taking it. */
 export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, PLANE_OPTIONS);
+  const { values } = parse(args, optionsOf(STATUS.flags));
   const settings = settingsFromFlags(values, env);
-  const session = cliSession(settings, io, env);
-  try {
+  return withSession(settings, io, env, async (session) => {
     const { lease, frozen } = await session.client.statusOf(settings.resource);
     // The queue is the console's view beside the plane's answer: one that cannot be read
     // is said, and the holder still shown.
@@ -150,9 +133,7 @@ export async function status(args: string[], io: Output, env: NodeJS.ProcessEnv)
       }
     }
     return EXIT.done;
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /** "R is frozen by X until T: reason", every plane text escaped; the health gate's in its own words. */
@@ -177,11 +158,7 @@ function describeRevoked(
 
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
 export async function revoke(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values } = parse(args, {
-    ...PLANE_OPTIONS,
-    reason: { type: 'string' },
-    by: { type: 'string' },
-  });
+  const { values } = parse(args, optionsOf(REVOKE.flags));
   const settings = settingsFromFlags(values, env);
   const by = operatorName(values.by);
   const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';

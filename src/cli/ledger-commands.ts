@@ -9,13 +9,15 @@ import { BundleError } from '../ledger/verify.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { promoteFlag } from './promote-flag.js';
+import { KEYGEN, LEDGER_EXPORT, VERIFY } from './flags/ledger.js';
+import { optionsOf } from './flags/table.js';
 import { givenApiUrl } from './plane-url.js';
 import { untrusted } from '../lease/escape.js';
 import { causeText } from '../errors.js';
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
 export async function keygen(args: string[], io: Output): Promise<number> {
-  const { values } = parse(args, { out: { type: 'string' } });
+  const { values } = parse(args, optionsOf(KEYGEN.flags));
   if (!values.out) throw new UsageError('keygen needs --out DIR.');
   const keyFile = join(values.out, 'ledger.key');
   const pubFile = join(values.out, 'ledger.pub');
@@ -35,12 +37,7 @@ export async function ledger(args: string[], io: Output, env: NodeJS.ProcessEnv)
   const [sub, ...rest] = args;
   if (sub !== 'export')
     throw new UsageError(`Unknown ledger command '${sub ?? ''}'. Expected 'export'.`);
-  const { values } = parse(rest, {
-    'api-url': { type: 'string' },
-    // The flag's older name, kept working.
-    url: { type: 'string' },
-    out: { type: 'string' },
-  });
+  const { values } = parse(rest, optionsOf(LEDGER_EXPORT.flags));
   if (values['api-url'] !== undefined && values.url !== undefined)
     throw new UsageError('Give --api-url or its older name --url, not both.');
   const given = givenApiUrl(
@@ -95,17 +92,7 @@ async function exportToFile(
 
 /** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */
 export async function verify(args: string[], io: Output): Promise<number> {
-  const { values, positionals } = parse(
-    args,
-    {
-      'public-key': { type: 'string' },
-      previous: { type: 'string' },
-      'allow-partial': { type: 'boolean', default: false },
-      promote: { type: 'string', multiple: true, default: [] },
-      json: { type: 'boolean', default: false },
-    },
-    true,
-  );
+  const { values, positionals } = parse(args, optionsOf(VERIFY.flags), true);
   const promote = promoteFlag(values.promote);
   const [file] = positionals;
   if (!file || !values['public-key'])

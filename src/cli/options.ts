@@ -25,16 +25,6 @@ export class UsageError extends LeaseGateError<'usage'> {
   }
 }
 
-export const PLANE_OPTIONS = {
-  resource: { type: 'string' },
-  'actor-did': { type: 'string' },
-  'api-url': { type: 'string' },
-  'wait-timeout': { type: 'string' },
-  'oidc-token-file': { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const satisfies ParseArgsConfig['options'];
-
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
   options: O,

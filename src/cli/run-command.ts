@@ -3,25 +3,20 @@ import { untrusted } from '../lease/escape.js';
 import { formatDuration } from '../gate/duration.js';
 import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
-import {
-  ASKED_ONCE,
-  describeLease,
-  describeLoss,
-  describeWaitState,
-  waitNotices,
-} from '../lease/texts.js';
+import { ASKED_ONCE, describeLease, describeLoss, describeWaitState } from '../lease/texts.js';
 import { realSleep } from '../plane/time.js';
 import {
   EXIT,
-  PLANE_OPTIONS,
   UsageError,
   parse,
   settingsFromFlags,
   signalExitCode,
   type Output,
 } from './options.js';
-import { cliSession, retryWindowMs } from './session.js';
-import { DEPLOY_OPTIONS, deployFromFlags } from './deploy-flags.js';
+import { cliSession, waitForLease } from './session.js';
+import { deployFromFlags } from './deploy-flags.js';
+import { RUN } from './flags/plane.js';
+import { optionsOf } from './flags/table.js';
 import { contain, type Containment } from './containment.js';
 
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
@@ -53,25 +48,9 @@ export async function runCommand(
   const settings = settingsFromFlags(values, env);
   const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
   try {
-    const cancelWait = new AbortController();
-    let stoppedBy: NodeJS.Signals | undefined;
-    const onWaitSignal = (signal: NodeJS.Signals) => {
-      stoppedBy ??= signal;
-      cancelWait.abort();
-    };
-    const notices = waitNotices(settings.resource);
-    for (const signal of FORWARDED) process.once(signal, onWaitSignal);
-    const waited = await session
-      .acquire({
-        timeoutMs: settings.waitTimeoutMs,
-        retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
-        signal: cancelWait.signal,
-        onHeld: (event) => {
-          const line = notices(event);
-          if (line) io.err(`lease-gate: ${line}`);
-        },
-      })
-      .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+    const { result: waited, stoppedBy } = await waitForLease(session, settings, io, {
+      signals: FORWARDED,
+    });
     if (waited.outcome === 'superseded') {
       // As the action: a newer run of the lane deploys instead; nothing ran, nothing failed.
       io.err(`lease-gate: superseded by ${untrusted(waited.by, 2048)}; the command did not run.`);
@@ -104,11 +83,7 @@ export async function runCommand(
   }
 }
 
-const RUN_OPTIONS = {
-  ...PLANE_OPTIONS,
-  ...DEPLOY_OPTIONS,
-  'on-lost': { type: 'string', default: 'terminate' },
-} as const;
+const RUN_OPTIONS = optionsOf(RUN.flags);
 
 /** `LEASE_GATE_RUN_CGROUP=0` keeps the command out of a cgroup (its tree is followed in /proc). */
 function cgroupFromEnv(env: NodeJS.ProcessEnv): boolean {

@@ -1,6 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { untrusted } from '../lease/escape.js';
-import { openSession, type Session, type SessionOptions } from '../lease/session.js';
+import { openSession, type Acquired, type Session, type SessionOptions } from '../lease/session.js';
+import { waitNotices } from '../lease/texts.js';
 import type { Settings } from '../lease/settings.js';
 import type { RetryEvent } from '../plane/client.js';
 import type { Output } from './options.js';
@@ -24,6 +25,56 @@ export function cliSession(
     env,
     onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
   });
+}
+
+/** A command's one session, closed when `use` settles, whatever it does. */
+export async function withSession<T>(
+  settings: Parameters<typeof cliSession>[0],
+  io: Output,
+  env: NodeJS.ProcessEnv,
+  use: (session: Session) => Promise<T>,
+): Promise<T> {
+  const session = cliSession(settings, io, env);
+  try {
+    return await use(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * Waits for the lease as the action does (the plane's back-off, a line on stderr as the
+ * holder changes, unless `quiet`), until granted, timed out, superseded or one of
+ * `signals` stops it: acquire's wait and run's are this one.
+ */
+export async function waitForLease(
+  session: Session,
+  settings: Pick<Settings, 'resource' | 'waitTimeoutMs'>,
+  io: Output,
+  options: { signals: readonly NodeJS.Signals[]; quiet?: boolean },
+): Promise<{ result: Acquired; stoppedBy: NodeJS.Signals | undefined }> {
+  const cancel = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    stoppedBy ??= signal;
+    cancel.abort();
+  };
+  for (const signal of options.signals) process.once(signal, stop);
+  const notices = waitNotices(settings.resource);
+  try {
+    const result = await session.acquire({
+      timeoutMs: settings.waitTimeoutMs,
+      signal: cancel.signal,
+      retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
+      onHeld: (event) => {
+        const line = notices(event);
+        if (line && !options.quiet) io.err(`lease-gate: ${line}`);
+      },
+    });
+    return { result, stoppedBy };
+  } finally {
+    for (const signal of options.signals) process.off(signal, stop);
+  }
 }
 
 /** The lines of a retried plane: the first failure in full, then one a minute. */
