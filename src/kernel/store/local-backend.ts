@@ -9,10 +9,9 @@ import type { Backend, Opened } from './backend.js';
 import { ResourceTable } from '../rules/core.js';
 import { overviewOf, type Overview } from '../rules/overview.js';
 import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
+import { afterRestart, replay } from '../rules/replay.js';
 import {
-  afterRestart,
   nextDeadline,
-  replay,
   type Decision,
   type KernelEvent,
   type ResourceState,
