@@ -1,11 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Ledger } from '../src/ledger/ledger.js';
-import {
-  MerkleTree,
-  leafHash,
-  verifyInclusion as nodeVerifyInclusion,
-} from '../src/ledger/merkle.js';
+import { MerkleTree, leafHash } from '../src/ledger/merkle.js';
+import { verifyInclusion as nodeVerifyInclusion } from '../src/ledger/merkle-proof.js';
 import { canonicalJson as nodeCanonicalJson } from '../src/ledger/entry.js';
 import {
   canonicalJson,
