@@ -1,6 +1,7 @@
 import { formatDuration } from '../gate/duration.js';
 import { LeaseRefusedError, LeaseRevokedError, type HeldEvent } from '../gate/wait.js';
-import { parseRepository, shortHolder } from '../lease/did.js';
+import { shortHolder } from '../lease/did.js';
+import { parseRepository } from '../plane/did.js';
 import { errorMessage } from '../errors.js';
 import { untrusted } from '../lease/escape.js';
 import { openSession, type Held } from '../lease/session.js';

@@ -3,7 +3,7 @@
  * revoke), its event, the revoke's refusal and lock-delay, the reservation for the
  * next in line. Shared by `decide` (rules.ts) and `lease()` (lease.ts).
  */
-import { runAttemptKey } from '../../lease/did.js';
+import { runAttemptKey } from '../../plane/did.js';
 import type { RuleContext } from './command.js';
 import type { KernelEvent, KernelEventKind } from './event.js';
 import type { LeaseRecord, ResourceState } from './state.js';
