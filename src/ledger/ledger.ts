@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
+import { canonicalJson } from '../plane/canonical-json.js';
+import { entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
 import { MerkleTree, equalHashes, leafHash, type Hash } from './merkle.js';
 import { verifyConsistency } from './merkle-proof.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
