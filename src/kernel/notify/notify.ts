@@ -4,6 +4,7 @@ import { createHttpClient, type HttpClient } from '../../http/client.js';
 import { urlForDisplay } from '../../http/url-display.js';
 import { entryJson, type LedgerEntry } from '../../ledger/entry.js';
 import { ENTRY_KINDS } from '../../plane/entry-kinds.js';
+import { CONTROL_CHAR, CONTROL_CHARS } from '../../control-chars.js';
 import { isLoopbackHost } from '../../plane/url.js';
 import { HEALTH_HOLD_BY } from '../rules/freeze.js';
 import type { PlaneService } from '../service/plane-service.js';
@@ -219,15 +220,11 @@ export function readNotifyFile(file: string): { urls: string[]; secretFile?: str
 export const signBody = (secret: string, body: string | Uint8Array) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-// eslint-disable-next-line no-control-regex -- control characters never reach a chat message
-const CONTROL = /[\u0000-\u001f\u007f]/;
-// eslint-disable-next-line no-control-regex -- the same, all of them
-const CONTROLS = /[\u0000-\u001f\u007f]/g;
-
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
 export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): string {
+  // Control characters never reach a chat message.
   const line = (s: string) =>
-    CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
+    CONTROL_CHAR.test(s) || s.length > 300 ? s.replace(CONTROL_CHARS, ' ').slice(0, 300) : s;
   const who = line(n.agent);
   const why = n.reason ? `: ${line(n.reason)}` : '';
   switch (n.kind) {
