@@ -25,7 +25,7 @@ export function didSegment(value: string): string {
 export const OWNER_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 export const REPO_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 export const RUN_ID_PATTERN = /^[1-9]\d{0,19}$/;
-const HOST_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
+export const HOST_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
 
 /** `owner/repo` by GitHub's rules; undefined for anything else. */
 export function parseRepository(value: string): { owner: string; repo: string } | undefined {
