@@ -2,11 +2,11 @@ import { errorMessage } from '../errors.js';
 import { formatDuration } from '../gate/duration.js';
 import { parseRepository } from '../plane/did.js';
 import { untrusted } from '../lease/escape.js';
-import { ANY_JOB, appDid } from '../lease/take-up.js';
 import type { PlaneClient } from '../plane/client.js';
 import type { Lease } from '../plane/schema.js';
 import { findRule, type AppConfig } from './config.js';
 import { protectionRuleSchema, runIdFromCallback } from './events.js';
+import { runDid } from './gate.js';
 import type { RecoveredRequest } from './receiver.js';
 import type { GitHubApp, Repo } from './github.js';
 
@@ -88,15 +88,11 @@ async function approvedRun(
   const run = await github.getRun(installation, repo, runId);
   if (run.status === 'waiting') return 'waiting';
   if (run.status === 'completed') return undefined;
-  const did = appDid(
-    {
-      serverUrl: config.githubServerUrl,
-      repository,
-      runId,
-      runAttempt: String(run.runAttempt),
-      job: rule.job ?? ANY_JOB,
-    },
-    event.deployment.id,
+  const did = runDid(
+    config,
+    { repository, runId, deploymentId: event.deployment.id },
+    rule,
+    run.runAttempt,
   );
   const lease = await plane.status(rule.resource, { signal });
   if (lease?.holder !== did) return undefined;

@@ -18,7 +18,12 @@ import { GitHubError, mayHaveApplied, type GitHubApp, type Repo } from './github
  * same fence); once it does not, or the renewals say it ended, nothing more is sent.
  */
 
-/** A run the app approves or keeps a lease for (the gatekeeper's `Serve`). */
+/** Answers a run's rule for the environment it names (gate.ts's `reviewer`). */
+export type Review = ((state: 'approved' | 'rejected', comment: string) => Promise<void>) & {
+  environment: string;
+};
+
+/** A run the app approves or keeps a lease for (run-gate.ts's `Serve`). */
 export interface ApprovalTarget {
   tag: string;
   did: string;
@@ -27,9 +32,7 @@ export interface ApprovalTarget {
   installation: number;
   repo: Repo;
   runId: string;
-  review: ((state: 'approved' | 'rejected', comment: string) => Promise<void>) & {
-    environment: string;
-  };
+  review: Review;
 }
 
 export interface ApproverOptions {
@@ -92,138 +95,158 @@ export async function stillHeld(
   );
 }
 
+export type Approver = ReturnType<typeof createApprover>;
+
 export function createApprover(options: ApproverOptions) {
+  return {
+    /** Approves once the grant is made; `renewal`: this run held the lease before this request. */
+    approve: (s: ApprovalTarget, held: Held, renewal: boolean) =>
+      approve(options, s, held, renewal),
+    /** Keeps an approved run's lease for the take-up grace (from now), then says how it ended. */
+    async keepForTakeUp(s: ApprovalTarget, held: Held): Promise<void> {
+      const keeper = keepAlive(held, s.wait.cancel.signal, options.clock);
+      keeper.keepFor(options.config.takeUpGraceMs);
+      await afterApproval(options, s, held, await keeper.done);
+    },
+  };
+}
+
+/** How long an approved run's lease is kept, as the log says it. */
+const keptFor = (config: AppConfig) =>
+  `kept for the job to take up, at most ${formatDuration(config.takeUpGraceMs)} or until the run ends`;
+
+const fenceOf = (lease: Lease) => (lease.fence === undefined ? 'none' : String(lease.fence));
+
+async function approve(
+  options: ApproverOptions,
+  s: ApprovalTarget,
+  held: Held,
+  renewal: boolean,
+): Promise<void> {
   const { config, github, clock, log } = options;
-  const keptFor = `kept for the job to take up, at most ${formatDuration(config.takeUpGraceMs)} or until the run ends`;
-
-  /** Approves once the grant is made; `renewal`: this run held the lease before this request. */
-  async function approve(s: ApprovalTarget, held: Held, renewal: boolean): Promise<void> {
-    const { lease } = held;
-    const fence = lease.fence === undefined ? 'none' : String(lease.fence);
-    const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${formatDuration(config.takeUpGraceMs)}.`;
-    const keeper = keepAlive(held, s.wait.cancel.signal, clock);
-    const stop = AbortSignal.any([keeper.ended, s.wait.cancel.signal]);
-    try {
-      await github.review(
-        s.installation,
-        s.repo,
-        s.runId,
-        { environment_name: s.review.environment, state: 'approved', comment },
-        { signal: stop, beforeEach: () => stillHeld(options.plane, lease, stop) },
-      );
-      log(
-        `${s.tag}: approved after ${formatDuration(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor}`,
-      );
-    } catch (error) {
-      if (
-        !s.wait.cancel.signal.aborted &&
-        (error instanceof LeaseGoneError || keeper.ended.aborted)
-      ) {
-        return lost(s, held, keeper, error);
-      }
-      if (!(await kept(s, error, lease, renewal))) {
-        await keeper.stop();
-        const released = await held.release();
-        log(
-          `${s.tag}: approval refused (${errorMessage(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
-        );
-        return;
-      }
-    }
-    keeper.keepFor(config.takeUpGraceMs);
-    await afterApproval(s, held, await keeper.done);
-  }
-
-  /** The lease ended before GitHub took the approval: nothing more is sent but a rejection. */
-  async function lost(
-    s: ApprovalTarget,
-    held: Pick<Held, 'lease'>,
-    keeper: ReturnType<typeof keepAlive>,
-    error: unknown,
-  ): Promise<void> {
-    const status = await keeper.stop();
-    const why =
-      error instanceof LeaseGoneError
-        ? error.message
-        : `lease ${held.lease.id} ended before GitHub answered (${status.lost?.reason ?? 'renewals failed'})`;
-    // Nothing is given back: a lease the plane could not show is not known to be gone, and
-    // an earlier attempt GitHub applied unheard may have let the job take it up.
-    log(`${s.tag}: not approved: ${why}`);
-    await s.review(
-      'rejected',
-      `lease-gate: ${s.resource} was granted to this run, but the lease ended before GitHub took the approval (${why}); not approved. Re-run the job to queue again.`,
+  const { lease } = held;
+  const fence = fenceOf(lease);
+  const comment = `lease-gate: ${s.resource} granted to this run as ${lease.holder}: lease ${lease.id}, fence ${fence}, plane ${config.planeUrl}. The job's lease-gate step takes it up; it lapses if no step has within ${formatDuration(config.takeUpGraceMs)}.`;
+  const keeper = keepAlive(held, s.wait.cancel.signal, clock);
+  const stop = AbortSignal.any([keeper.ended, s.wait.cancel.signal]);
+  try {
+    await github.review(
+      s.installation,
+      s.repo,
+      s.runId,
+      { environment_name: s.review.environment, state: 'approved', comment },
+      { signal: stop, beforeEach: () => stillHeld(options.plane, lease, stop) },
     );
-  }
-
-  /** After a failed approval call: is the lease kept (the rule may be approved), or given back? */
-  async function kept(
-    s: ApprovalTarget,
-    error: unknown,
-    lease: Lease,
-    renewal: boolean,
-  ): Promise<boolean> {
-    const fence = lease.fence === undefined ? 'none' : String(lease.fence);
-    if (error instanceof GitHubError && error.status === 422) {
-      // The rule is decided already: approved (by this app before a restart, by another
-      // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
-      // job may be deploying under this lease now: giving it back would let the next run
-      // in beside it. A rejected run ends, and the run check gives the lease back then.
-      log(
-        `${s.tag}: GitHub says the rule is already decided (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`,
-      );
-      return true;
+    log(
+      `${s.tag}: approved after ${formatDuration(held.waitedMs)}: ${s.resource} lease ${lease.id}, fence ${fence}; ${keptFor(config)}`,
+    );
+  } catch (error) {
+    if (
+      !s.wait.cancel.signal.aborted &&
+      (error instanceof LeaseGoneError || keeper.ended.aborted)
+    ) {
+      return lost(log, s, held, keeper, error);
     }
-    if (mayHaveApplied(error)) {
-      // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
-      log(
-        `${s.tag}: the approval may have been applied (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor}`,
-      );
-      return true;
-    }
-    if (renewal) {
-      // A 4xx but 422 on a lease this DID held before the ask (a redelivery after a
-      // restart, GitHub answering 404 or 403): the run was approved earlier and its job may
-      // deploy under this very lease. Kept, as for 422.
-      log(
-        `${s.tag}: approval refused (${errorMessage(error)}), but this run held lease ${lease.id} before this request: fence ${fence} ${keptFor}`,
-      );
-      return true;
-    }
-    // A 4xx but 422 is a refusal of the call itself, and this ask granted the lease:
-    // nothing was approved under it.
-    return false;
-  }
-
-  /** Keeps an approved run's lease for the take-up grace (from now), then says how it ended. */
-  async function keepForTakeUp(s: ApprovalTarget, held: Held): Promise<void> {
-    const keeper = keepAlive(held, s.wait.cancel.signal, clock);
-    keeper.keepFor(config.takeUpGraceMs);
-    await afterApproval(s, held, await keeper.done);
-  }
-
-  async function afterApproval(s: ApprovalTarget, held: Held, kept: KeeperStatus): Promise<void> {
-    const { lease } = held;
-    if (s.wait.why === 'run-completed') {
-      // The run is over, post steps included: nobody can hold this lease for it any more.
+    if (!kept(options, s, error, lease, renewal)) {
+      await keeper.stop();
       const released = await held.release();
       log(
-        `${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`,
+        `${s.tag}: approval refused (${errorMessage(error)}); lease ${lease.id} ${released.kind === 'released' ? 'given back' : 'left to lapse'}`,
       );
       return;
     }
-    // A revoked lease nobody took up yet is given back at once: the next run need not
-    // wait out the kernel's lock-delay for a job that may never start.
-    const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
-    const how =
-      kept.ended?.why === 'not-wanted'
-        ? 'the take-up grace ended: the job keeps it alive, or it lapses'
-        : kept.lost?.reason === 'revoked'
-          ? `an operator revoked it: ${untrusted(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
-          : kept.lost
-            ? `it ended (${kept.lost.reason}): the job gave it back`
-            : `stopped (${kept.ended?.why ?? 'unknown'})`;
-    log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
   }
+  keeper.keepFor(config.takeUpGraceMs);
+  await afterApproval(options, s, held, await keeper.done);
+}
 
-  return { approve, keepForTakeUp };
+/** The lease ended before GitHub took the approval: nothing more is sent but a rejection. */
+async function lost(
+  log: (line: string) => void,
+  s: ApprovalTarget,
+  held: Pick<Held, 'lease'>,
+  keeper: ReturnType<typeof keepAlive>,
+  error: unknown,
+): Promise<void> {
+  const status = await keeper.stop();
+  const why =
+    error instanceof LeaseGoneError
+      ? error.message
+      : `lease ${held.lease.id} ended before GitHub answered (${status.lost?.reason ?? 'renewals failed'})`;
+  // Nothing is given back: a lease the plane could not show is not known to be gone, and
+  // an earlier attempt GitHub applied unheard may have let the job take it up.
+  log(`${s.tag}: not approved: ${why}`);
+  await s.review(
+    'rejected',
+    `lease-gate: ${s.resource} was granted to this run, but the lease ended before GitHub took the approval (${why}); not approved. Re-run the job to queue again.`,
+  );
+}
+
+/** After a failed approval call: is the lease kept (the rule may be approved), or given back? */
+function kept(
+  { config, log }: ApproverOptions,
+  s: ApprovalTarget,
+  error: unknown,
+  lease: Lease,
+  renewal: boolean,
+): boolean {
+  const fence = fenceOf(lease);
+  if (error instanceof GitHubError && error.status === 422) {
+    // The rule is decided already: approved (by this app before a restart, by another
+    // replica, or by a call GitHub applied and answered 5xx) or rejected. An approved
+    // job may be deploying under this lease now: giving it back would let the next run
+    // in beside it. A rejected run ends, and the run check gives the lease back then.
+    log(
+      `${s.tag}: GitHub says the rule is already decided (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor(config)}`,
+    );
+    return true;
+  }
+  if (mayHaveApplied(error)) {
+    // No final answer: GitHub may have approved. Kept; it lapses if no job takes it up.
+    log(
+      `${s.tag}: the approval may have been applied (${errorMessage(error)}); lease ${lease.id}, fence ${fence} ${keptFor(config)}`,
+    );
+    return true;
+  }
+  if (renewal) {
+    // A 4xx but 422 on a lease this DID held before the ask (a redelivery after a
+    // restart, GitHub answering 404 or 403): the run was approved earlier and its job may
+    // deploy under this very lease. Kept, as for 422.
+    log(
+      `${s.tag}: approval refused (${errorMessage(error)}), but this run held lease ${lease.id} before this request: fence ${fence} ${keptFor(config)}`,
+    );
+    return true;
+  }
+  // A 4xx but 422 is a refusal of the call itself, and this ask granted the lease:
+  // nothing was approved under it.
+  return false;
+}
+
+async function afterApproval(
+  { log }: ApproverOptions,
+  s: ApprovalTarget,
+  held: Held,
+  kept: KeeperStatus,
+): Promise<void> {
+  const { lease } = held;
+  if (s.wait.why === 'run-completed') {
+    // The run is over, post steps included: nobody can hold this lease for it any more.
+    const released = await held.release();
+    log(
+      `${s.tag}: the run completed; ${released.kind === 'released' ? `gave back lease ${lease.id}` : 'nothing left to give back'}`,
+    );
+    return;
+  }
+  // A revoked lease nobody took up yet is given back at once: the next run need not
+  // wait out the kernel's lock-delay for a job that may never start.
+  const gaveBack = kept.lost?.reason === 'revoked' && (await held.release()).kind !== 'failed';
+  const how =
+    kept.ended?.why === 'not-wanted'
+      ? 'the take-up grace ended: the job keeps it alive, or it lapses'
+      : kept.lost?.reason === 'revoked'
+        ? `an operator revoked it: ${untrusted(kept.lost.message ?? 'no reason given', 300)}; ${gaveBack ? 'gave it back' : 'could not give it back (it lapses)'}, the job's step cannot take it up`
+        : kept.lost
+          ? `it ended (${kept.lost.reason}): the job gave it back`
+          : `stopped (${kept.ended?.why ?? 'unknown'})`;
+  log(`${s.tag}: stopped renewing lease ${lease.id}: ${how}`);
 }

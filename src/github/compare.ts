@@ -64,116 +64,138 @@ export const MAX_KEPT = 10_000;
 export const FAILED_FOR_MS = 60_000;
 const statusSchema = z.object({ status: z.enum(['ahead', 'behind', 'identical', 'diverged']) });
 
-export function createGitHubCompare(options: CompareOptions): GitHubCompare {
-  const { http, clock, sleep } = options;
-  const budgetMs = options.budgetMs ?? 10_000;
-  const policy = options.retry ?? RETRY;
-  const budget = options.budget ?? new CompareBudget(clock);
-  const kept = new Map<string, boolean>();
+/** A compare's options with their defaults, and what it keeps between questions. */
+interface Compare {
+  options: CompareOptions;
+  budgetMs: number;
+  policy: RetryPolicy;
+  budget: CompareBudget;
+  /** The answers, by `repository base head`. */
+  kept: Map<string, boolean>;
   /** Per `repository base`: what GitHub last failed with, and until when it stands. */
-  const failed = new Map<string, { untilMs: number; message: string; status: number }>();
+  failed: Map<string, { untilMs: number; message: string; status: number }>;
+}
 
-  async function ask(
-    repository: string,
-    base: string,
-    head: string,
-    caller: string | undefined,
-  ): Promise<boolean> {
-    const [owner, repo] = repository.split('/') as [string, string];
-    const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/compare/${base}...${head}?per_page=1`;
-    const what = `GitHub's compare of ${repository} ${base.slice(0, 12)}...${head.slice(0, 12)}`;
-    const until = clock.now() + budgetMs;
-    let refreshed = false;
-    for (let attempt = 1; ; attempt += 1) {
-      let answer: HttpAnswer | undefined;
-      let why: string;
-      let waitMs: number | undefined;
-      budget.take(caller);
-      try {
-        const headers = restHeaders(await options.token(), USER_AGENT);
-        answer = await budget.slot(() =>
-          http.send({ method: 'GET', url: `${options.apiUrl}${path}`, headers }),
-        );
-      } catch (error) {
-        if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
-        why = printable(causeText(error));
-        waitMs = backoffMs(policy, attempt, options.random);
-      }
-      if (answer) {
-        if (answer.status === 200) {
-          const body = statusSchema.safeParse(parseJson(answer.text));
-          if (!body.success)
-            throw new GitHubError(`${what} answered no status GitHub documents`, { status: 200 });
-          return body.data.status === 'ahead' || body.data.status === 'identical';
-        }
-        if (answer.status === 401 && !refreshed) {
-          // A token GitHub no longer takes: read it again once (a rotated file).
-          refreshed = true;
-          continue;
-        }
-        why = `GitHub answered ${answer.status}: ${printable(answerMessage(answer.text))}`;
-        waitMs = retryWait(answer, options.wallNow(), policy, attempt, options.random);
-        if (waitMs === undefined)
-          throw new GitHubError(`${what}: ${why}`, { status: answer.status });
-      }
-      if (attempt >= policy.maxAttempts || waitMs! > until - clock.now()) {
-        throw new GitHubError(`${what}: ${why!}; gave up after ${attempt} attempts`, {
-          status: answer?.status ?? 0,
-        });
-      }
-      await sleep(waitMs!);
-    }
-  }
-
-  /** The failure kept for this commit, thrown again while it stands. */
-  function failedBefore(key: string): void {
-    const before = failed.get(key);
-    if (!before) return;
-    const leftMs = before.untilMs - clock.now();
-    if (leftMs <= 0) return void failed.delete(key);
-    throw new GitHubError(
-      `${before.message}; this commit is not asked about again for ${Math.ceil(leftMs / 1000)} s`,
-      { status: before.status },
-    );
-  }
-
-  function keepFailure(key: string, error: unknown): void {
-    if (!(error instanceof GitHubError) || error instanceof CompareBudgetSpent) return;
-    failed.delete(key);
-    failed.set(key, {
-      untilMs: clock.now() + FAILED_FOR_MS,
-      message: error.message,
-      status: error.status,
-    });
-    if (failed.size > MAX_KEPT) failed.delete(failed.keys().next().value!);
-  }
-
-  return {
-    async contains(repository, base, head, caller) {
-      if (
-        !REPOSITORY_PATTERN.test(repository) ||
-        !COMMIT_PATTERN.test(base) ||
-        !COMMIT_PATTERN.test(head)
-      )
-        throw new GitHubError('compare: expected owner/repo and two full commit ids', {
-          status: 0,
-        });
-      if (base === head) return true;
-      const key = `${repository} ${base} ${head}`;
-      const known = kept.get(key);
-      if (known !== undefined) return known;
-      const commit = `${repository} ${base}`;
-      failedBefore(commit);
-      let answer: boolean;
-      try {
-        answer = await ask(repository, base, head, caller);
-      } catch (error) {
-        keepFailure(commit, error);
-        throw error;
-      }
-      kept.set(key, answer);
-      if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
-      return answer;
-    },
+export function createGitHubCompare(options: CompareOptions): GitHubCompare {
+  const compare: Compare = {
+    options,
+    budgetMs: options.budgetMs ?? 10_000,
+    policy: options.retry ?? RETRY,
+    budget: options.budget ?? new CompareBudget(options.clock),
+    kept: new Map(),
+    failed: new Map(),
   };
+  return {
+    contains: (repository, base, head, caller) => contains(compare, repository, base, head, caller),
+  };
+}
+
+async function contains(
+  compare: Compare,
+  repository: string,
+  base: string,
+  head: string,
+  caller: string | undefined,
+): Promise<boolean> {
+  if (
+    !REPOSITORY_PATTERN.test(repository) ||
+    !COMMIT_PATTERN.test(base) ||
+    !COMMIT_PATTERN.test(head)
+  )
+    throw new GitHubError('compare: expected owner/repo and two full commit ids', {
+      status: 0,
+    });
+  if (base === head) return true;
+  const { kept } = compare;
+  const key = `${repository} ${base} ${head}`;
+  const known = kept.get(key);
+  if (known !== undefined) return known;
+  const commit = `${repository} ${base}`;
+  failedBefore(compare, commit);
+  let answer: boolean;
+  try {
+    answer = await ask(compare, repository, base, head, caller);
+  } catch (error) {
+    keepFailure(compare, commit, error);
+    throw error;
+  }
+  kept.set(key, answer);
+  if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
+  return answer;
+}
+
+async function ask(
+  { options, budgetMs, policy, budget }: Compare,
+  repository: string,
+  base: string,
+  head: string,
+  caller: string | undefined,
+): Promise<boolean> {
+  const { http, clock, sleep } = options;
+  const [owner, repo] = repository.split('/') as [string, string];
+  const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/compare/${base}...${head}?per_page=1`;
+  const what = `GitHub's compare of ${repository} ${base.slice(0, 12)}...${head.slice(0, 12)}`;
+  const until = clock.now() + budgetMs;
+  let refreshed = false;
+  for (let attempt = 1; ; attempt += 1) {
+    let answer: HttpAnswer | undefined;
+    let why: string;
+    let waitMs: number | undefined;
+    budget.take(caller);
+    try {
+      const headers = restHeaders(await options.token(), USER_AGENT);
+      answer = await budget.slot(() =>
+        http.send({ method: 'GET', url: `${options.apiUrl}${path}`, headers }),
+      );
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
+      why = printable(causeText(error));
+      waitMs = backoffMs(policy, attempt, options.random);
+    }
+    if (answer) {
+      if (answer.status === 200) {
+        const body = statusSchema.safeParse(parseJson(answer.text));
+        if (!body.success)
+          throw new GitHubError(`${what} answered no status GitHub documents`, { status: 200 });
+        return body.data.status === 'ahead' || body.data.status === 'identical';
+      }
+      if (answer.status === 401 && !refreshed) {
+        // A token GitHub no longer takes: read it again once (a rotated file).
+        refreshed = true;
+        continue;
+      }
+      why = `GitHub answered ${answer.status}: ${printable(answerMessage(answer.text))}`;
+      waitMs = retryWait(answer, options.wallNow(), policy, attempt, options.random);
+      if (waitMs === undefined) throw new GitHubError(`${what}: ${why}`, { status: answer.status });
+    }
+    if (attempt >= policy.maxAttempts || waitMs! > until - clock.now()) {
+      throw new GitHubError(`${what}: ${why!}; gave up after ${attempt} attempts`, {
+        status: answer?.status ?? 0,
+      });
+    }
+    await sleep(waitMs!);
+  }
+}
+
+/** The failure kept for this commit, thrown again while it stands. */
+function failedBefore({ failed, options }: Compare, key: string): void {
+  const before = failed.get(key);
+  if (!before) return;
+  const leftMs = before.untilMs - options.clock.now();
+  if (leftMs <= 0) return void failed.delete(key);
+  throw new GitHubError(
+    `${before.message}; this commit is not asked about again for ${Math.ceil(leftMs / 1000)} s`,
+    { status: before.status },
+  );
+}
+
+function keepFailure({ failed, options }: Compare, key: string, error: unknown): void {
+  if (!(error instanceof GitHubError) || error instanceof CompareBudgetSpent) return;
+  failed.delete(key);
+  failed.set(key, {
+    untilMs: options.clock.now() + FAILED_FOR_MS,
+    message: error.message,
+    status: error.status,
+  });
+  if (failed.size > MAX_KEPT) failed.delete(failed.keys().next().value!);
 }
