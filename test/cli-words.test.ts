@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { createHttpClient } from '../src/http/client.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
-import { notificationText } from '../src/kernel/notify/notify.js';
+import { notificationText } from '../src/kernel/notify/notification.js';
 import { HealthChecks, parseHealthCheck } from '../src/kernel/service/health-checks.js';
 import { describeLoss } from '../src/lease/texts.js';
 import { createPlaneClient } from '../src/plane/client.js';

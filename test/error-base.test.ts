@@ -15,20 +15,18 @@ const ALLOWED: Record<string, string> = {
   'src/action/context.ts: Error': 'a fake job summary (for tests) failing as the file system does',
   'src/lease/oidc-token.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (TransientError: could not get an OIDC token)',
-  'src/kernel/auth/oidc.ts: Error':
+  'src/kernel/auth/oidc-keys.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (AuthRefusal: the issuer cannot be used)',
-  'src/kernel/store/store.ts: Error':
+  'src/kernel/store/file-store.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreError: cannot repair, cannot write)',
-  'src/kernel/store/log-file.ts: Error':
-    'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreError: cannot write)',
-  'src/kernel/store/local-backend.ts: Error':
+  'src/kernel/store/log-view.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used)',
-  'src/kernel/postgres/service.ts: Error':
+  'src/kernel/postgres/ledger-tree.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used, logged)',
   'src/kernel/postgres/transaction.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreUnavailableError: cannot write)',
-  'src/cli/ledger-commands.ts: Error':
-    'a short write of the export: the file system kind of failure',
+  'src/fs/write-all.ts: Error':
+    'a write that took no bytes: the file system kind of failure, which its callers reword (StoreError: cannot write) or report as the file system would',
   'src/ledger/merkle.ts: RangeError':
     "an index or size out of range: a caller's bug, named as the standard library names it",
   'src/ledger/file-lines.ts: RangeError':

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, ChangeNotice } from '../src/kernel/store/backend.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { LocalBackend } from '../src/kernel/store/local-backend.js';
-import type { Overview } from '../src/kernel/rules/overview.js';
 import { KernelService } from '../src/kernel/service/service.js';
 import { memoryStore } from '../src/kernel/store/store.js';
 import { Ledger } from '../src/ledger/ledger.js';
@@ -23,7 +22,7 @@ function sharedBackend(ttlMs: number) {
     now: () => Date.now(),
   });
   let heard: ((notice: ChangeNotice) => void) | undefined;
-  const backend: Backend<Overview> = {
+  const backend: Backend = {
     ledger: local.ledger,
     batching: local.batching,
     name: 'the test store',
@@ -46,6 +45,11 @@ function sharedBackend(ttlMs: number) {
       throw new Error('a shared backend is swept, never asked for its deadlines');
     },
     watch: (listener) => (heard = listener),
+    listen: () => local.listen(),
+    onSequenced: (listener) => local.onSequenced(listener),
+    announceFreed: async (resource) => heard?.({ resource, events: [], freed: true }),
+    syncLedger: () => local.syncLedger(),
+    searchLedger: undefined,
     now: () => local.now(),
     overview: () => local.overview(),
     ready: () => local.ready(),

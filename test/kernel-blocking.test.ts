@@ -99,7 +99,7 @@ async function ask(
 async function queueBecomes(kernel: Kernel, expected: string[]): Promise<void> {
   let queue: string[] = [];
   for (let i = 0; i < 500; i += 1) {
-    const found = kernel.service.overview().resources.find((r) => r.resource === R);
+    const found = (await kernel.service.overview()).resources.find((r) => r.resource === R);
     queue = (found?.queue ?? []).map((w) => w.actorDid);
     if (JSON.stringify(queue) === JSON.stringify(expected)) return;
     await delay(10);

@@ -8,7 +8,7 @@ import { createAuthorizer } from '../src/kernel/auth/authorize.js';
 import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
 import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
-import { PostgresService } from '../src/kernel/postgres/service.js';
+import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { fileStore } from '../src/kernel/store/store.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';

@@ -6,7 +6,7 @@ import { createKernelApp } from '../src/kernel/http/app.js';
 import { LeaseKernel, ResourceTable } from '../src/kernel/rules/core.js';
 import { HeldRequests, type Timers } from '../src/kernel/service/held.js';
 import type { PlaneService } from '../src/kernel/service/plane-service.js';
-import { PostgresService } from '../src/kernel/postgres/service.js';
+import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { FROZEN_WAIT_MS, WAITER_GRACE_MS } from '../src/kernel/rules/rules.js';
 import { epochMonotonic, nodeAdapter } from '../src/kernel/http/server.js';
 import { KernelService } from '../src/kernel/service/service.js';

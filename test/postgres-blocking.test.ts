@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { createKernelApp } from '../src/kernel/http/app.js';
 import { HeldRequests, type Timers } from '../src/kernel/service/held.js';
-import { PostgresService } from '../src/kernel/postgres/service.js';
+import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { nodeAdapter } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { signingKey, startReplica } from './support/pg-kernel.js';

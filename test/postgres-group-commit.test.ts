@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
-import { GroupCommit } from '../src/kernel/postgres/group-commit.js';
+import { GroupCommit } from '../src/kernel/store/group-commit.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';

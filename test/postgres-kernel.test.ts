@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
-import { PostgresService } from '../src/kernel/postgres/service.js';
+import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { MIGRATIONS, migrate } from '../src/kernel/postgres/migrations.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { Ledger } from '../src/ledger/ledger.js';

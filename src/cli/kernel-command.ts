@@ -11,7 +11,7 @@ import { redactUrl } from '../kernel/postgres/settings.js';
 import { AUTH_OPTIONS, kernelAuth } from './kernel-auth.js';
 import { kernelIdentity } from './kernel-identity.js';
 import { kernelKeysOf } from './kernel-keys.js';
-import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify/notify.js';
+import { NotifyError, readNotifyFile, readNotifySecret } from '../kernel/notify/notify-config.js';
 import { NotifierThread } from '../kernel/notify/notify-thread.js';
 import { cursorFileOf } from '../kernel/notify/notify-cursor.js';
 import { FreezeWindows, WindowsError } from '../kernel/service/windows.js';

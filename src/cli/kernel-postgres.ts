@@ -58,7 +58,7 @@ export async function openPostgres(
     log: (line: string) => void;
   },
 ) {
-  const { PostgresService } = await import('../kernel/postgres/service.js');
+  const { PostgresService } = await import('../kernel/postgres/backend.js');
   return PostgresService.open({ ...options, ...rest });
 }
 

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { writeFileDurable } from '../fs/durable.js';
 import { keyFromEnv } from '../lease/settings.js';
 import { exportLedger } from '../ledger/remote.js';
 import { BundleReadError, verifyBundleFile } from '../ledger/verify-file.js';
@@ -81,48 +81,16 @@ async function exportToFile(
   out: string,
   progress: (count: number, size: number) => void,
 ): Promise<void> {
-  const tmp = `${out}.tmp`;
-  const file = await open(tmp, 'w');
-  let closed = false;
-  try {
-    const { publicKey } = await exportLedger(
-      apiUrl,
-      key,
-      async (text) => {
-        const bytes = Buffer.from(text, 'utf8');
-        for (let at = 0; at < bytes.length;) {
-          const { bytesWritten } = await file.write(bytes, at);
-          if (bytesWritten <= 0) throw new Error(`${tmp}: the disk took no bytes`);
-          at += bytesWritten;
-        }
-      },
-      progress,
-    );
-    await file.sync();
-    closed = true;
-    await file.close();
-    await writeFile(`${out}.pub.tmp`, publicKey);
-    await rename(`${out}.pub.tmp`, `${out}.pub`);
-    await rename(tmp, out);
-    await syncDirectory(dirname(resolve(out)));
-  } catch (error) {
-    if (!closed) await file.close().catch(() => undefined);
-    await rm(tmp, { force: true });
-    throw error;
-  }
-}
-
-/** The renames made durable where the platform can flush a directory (not Windows). */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch {
-    // A directory that cannot be opened or flushed leaves the renames to the file system.
-  } finally {
-    await handle?.close();
-  }
+  // Files to share (mode 0666 less the umask, as before); FILE.pub is in place before FILE.
+  const shared = { mode: 0o666 };
+  await writeFileDurable(
+    out,
+    async (write) => {
+      const { publicKey } = await exportLedger(apiUrl, key, write, progress);
+      await writeFileDurable(`${out}.pub`, publicKey, { ...shared, temp: `${out}.pub.tmp` });
+    },
+    { ...shared, temp: `${out}.tmp` },
+  );
 }
 
 /** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */

@@ -1,7 +1,7 @@
 import { CancelledError, KeyRefusedError } from '../plane/errors.js';
 import { BrokenGrantError } from '../plane/grant.js';
 import type { PlaneClient } from '../plane/client.js';
-import type { Lease, LeaseRequest, WatchAnswer } from '../plane/schema.js';
+import type { Lease, LeaseAnswer, LeaseRequest, WatchAnswer } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 import type { KeepEnd, KeeperStatus, Loss } from './keeper-status.js';
 import { errorMessage } from '../errors.js';
@@ -111,26 +111,9 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
   const { client, clock, signal } = options;
   const request = { resource: options.resource, actorDid: options.actorDid };
   const started = clock.now();
-  const status: KeeperStatus = {
-    resource: options.resource,
-    actorDid: options.actorDid,
-    leaseId: options.lease.id,
-    ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
-    expiresAtMs: options.lease.expiresAtMs,
-    renewals: 0,
-    failures: 0,
-  };
+  const status = firstStatus(options);
   options.onChange?.(status);
-  // Paced on our monotonic clock from when each granting request was SENT (the plane decided
-  // no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
-  // wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
-  // whose send time or lease time is unknown is renewed at once, which tells both.
-  const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
-  let leaseEnd =
-    options.sentAtMs === undefined || !told
-      ? started
-      : options.sentAtMs +
-        leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
+  let leaseEnd = firstLeaseEnd(options, started);
   let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
   const end = (why: KeepEnd) => {
     status.ended = { atMs: options.wallNow(), why };
@@ -146,16 +129,14 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
   for (;;) {
     const now = clock.now();
     if (signal?.aborted) return stopped();
-    if (now - started >= options.maxLifetimeMs) return end('lifetime');
-    if (options.parentAlive && !options.parentAlive()) return end('parent-gone');
-    if (options.stillWanted && !options.stillWanted()) return end('not-wanted');
+    const halt = haltOf(options, now - started);
+    if (halt) return end(halt);
     if (now < nextRenewal) {
       await options.sleep(Math.max(1, Math.min(nextRenewal - now, CHECK_EVERY_MS)), signal);
       continue;
     }
     let answer;
-    const sentAt = clock.now();
-    const wallSentAt = options.wallNow();
+    const sent = { atMs: clock.now(), wallAtMs: options.wallNow() };
     try {
       answer = await client.lease(request, {
         signal,
@@ -175,29 +156,7 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
       continue;
     }
     const answeredAt = clock.now();
-    if (answer.kind === 'held') {
-      return lose({ reason: 'lease_held', holder: answer.holder });
-    }
-    if (answer.kind === 'revoked') {
-      return lose({
-        reason: 'revoked',
-        message: answer.message,
-        ...(answer.by ? { by: answer.by } : {}),
-        // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
-        ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
-      });
-    }
-    if (answer.kind === 'superseded') return lose({ reason: 'superseded', message: answer.by });
-    if (answer.kind === 'frozen') {
-      // A holder's renewals go on through a freeze: this one's lease had already ended.
-      return lose({ reason: 'frozen', message: answer.message });
-    }
-    if (answer.kind === 'refused') {
-      return lose({
-        reason: answer.reason,
-        ...(answer.message ? { message: answer.message } : {}),
-      });
-    }
+    if (answer.kind !== 'granted') return lose(refusalLoss(answer, options.actorDid));
     const { lease } = answer;
     if (lease.id !== status.leaseId) {
       // Not a continuation: exclusivity already had a gap. Give it back, stop.
@@ -207,17 +166,91 @@ async function renewLoop(options: KeepOptions, seen: { end?: Ended }): Promise<K
         .catch(() => false);
       return lose({ reason: 'replaced', newLeaseId: lease.id, gaveBack });
     }
-    status.renewals += 1;
-    status.expiresAtMs = lease.expiresAtMs;
-    status.lastRenewedAtMs = options.wallNow();
-    const time = leaseTimeOf(lease, { planeDateMs: answer.planeDateMs, wallSentAtMs: wallSentAt });
-    // Said once: the plane gave no word on its own clock, so this pace is a guess.
-    if (time.source === 'fallback') status.note ??= fallbackNote(time);
-    leaseEnd = sentAt + time.ms;
+    leaseEnd = sent.atMs + recordRenewal(status, answer, sent.wallAtMs, options.wallNow);
     const remaining = Math.max(0, leaseEnd - answeredAt);
     nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
     options.onChange?.(status);
   }
+}
+
+function firstStatus(options: KeepOptions): KeeperStatus {
+  return {
+    resource: options.resource,
+    actorDid: options.actorDid,
+    leaseId: options.lease.id,
+    ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
+    expiresAtMs: options.lease.expiresAtMs,
+    renewals: 0,
+    failures: 0,
+  };
+}
+
+/**
+ * Paced on our monotonic clock from when each granting request was SENT (the plane decided
+ * no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
+ * wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
+ * whose send time or lease time is unknown is renewed at once (its end is `started`), which
+ * tells both.
+ */
+function firstLeaseEnd(options: KeepOptions, started: number): number {
+  const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
+  return options.sentAtMs === undefined || !told
+    ? started
+    : options.sentAtMs +
+        leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
+}
+
+/** Why the keeper stops on its own, `ranMs` after it started: its lifetime, its parent, its want. */
+function haltOf(options: KeepOptions, ranMs: number): KeepEnd | undefined {
+  if (ranMs >= options.maxLifetimeMs) return 'lifetime';
+  if (options.parentAlive && !options.parentAlive()) return 'parent-gone';
+  if (options.stillWanted && !options.stillWanted()) return 'not-wanted';
+  return undefined;
+}
+
+/** A renewal refused: our lease had ended, and how. */
+function refusalLoss(
+  answer: Exclude<LeaseAnswer, { kind: 'granted' }>,
+  actorDid: string,
+): Omit<Loss, 'atMs'> {
+  switch (answer.kind) {
+    case 'held':
+      return { reason: 'lease_held', holder: answer.holder };
+    case 'revoked':
+      return {
+        reason: 'revoked',
+        message: answer.message,
+        ...(answer.by ? { by: answer.by } : {}),
+        // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
+        ...(answer.holder && answer.holder !== actorDid ? { holder: answer.holder } : {}),
+      };
+    case 'superseded':
+      return { reason: 'superseded', message: answer.by };
+    case 'frozen':
+      // A holder's renewals go on through a freeze: this one's lease had already ended.
+      return { reason: 'frozen', message: answer.message };
+    case 'refused':
+      return { reason: answer.reason, ...(answer.message ? { message: answer.message } : {}) };
+  }
+}
+
+/**
+ * A renewal of our own lease, recorded in the status; its lease time in milliseconds, to
+ * run from when the renewal was sent.
+ */
+function recordRenewal(
+  status: KeeperStatus,
+  answer: Extract<LeaseAnswer, { kind: 'granted' }>,
+  wallSentAtMs: number,
+  wallNow: () => number,
+): number {
+  status.renewals += 1;
+  status.expiresAtMs = answer.lease.expiresAtMs;
+  status.lastRenewedAtMs = wallNow();
+  const time = leaseTimeOf(answer.lease, { planeDateMs: answer.planeDateMs, wallSentAtMs });
+  // Said once: the plane gave no word on its own clock, so this pace is a guess.
+  if (time.source === 'fallback') status.note ??= fallbackNote(time);
+  return time.ms;
 }
 
 /** A loss as the watch told it: when the plane ended the lease, why, and who holds it now. */

@@ -2,7 +2,7 @@ import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
 import { CancelledError } from '../plane/errors.js';
 import type { CallOptions, PlaneClient } from '../plane/client.js';
 import type { Deploy } from '../plane/deploy.js';
-import type { Lease, LeaseRequest } from '../plane/schema.js';
+import type { Lease, LeaseAnswer, LeaseRequest } from '../plane/schema.js';
 import type { Clock, Sleep } from '../plane/time.js';
 
 export interface WaitOptions extends LeaseRequest {
@@ -156,17 +156,14 @@ const REALLY_HELD_MS = 500;
  */
 export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   const { client, clock, sleep, signal } = options;
-  const request: LeaseRequest = { resource: options.resource, actorDid: options.actorDid };
-  if (options.deploy) request.deploy = options.deploy;
-  if (options.queue) request.queue = options.queue;
+  const request = requestOf(options);
   const started = clock.now();
   const deadline = started + options.timeoutMs;
   const retryUntilMs = Math.max(
     deadline,
     started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS),
   );
-  let lastHolder: string | undefined;
-  let lastPosition: number | undefined;
+  const last: { holder?: string | undefined; position?: number | undefined } = {};
   for (let asks = 1; ; asks += 1) {
     const elapsed = () => Math.round(clock.now() - started);
     if (signal?.aborted) {
@@ -187,31 +184,9 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       await releaseQuietly(options, request);
       return { outcome: 'cancelled', waitedMs: elapsed(), asks };
     }
-    if (answer.kind === 'granted') {
-      if (signal?.aborted) {
-        await releaseQuietly(options, request);
-        return { outcome: 'cancelled', waitedMs: elapsed(), asks };
-      }
-      const { lease, previous } = answer;
-      return {
-        outcome: 'granted',
-        lease,
-        waitedMs: elapsed(),
-        asks,
-        ...(previous ? { previous } : {}),
-      };
+    if (answer.kind !== 'held' && answer.kind !== 'frozen') {
+      return settle(options, request, answer, { asks, elapsed });
     }
-    if (answer.kind === 'revoked')
-      throw new LeaseRevokedError({
-        resource: options.resource,
-        operatorMessage: answer.message,
-        by: answer.by,
-      });
-    if (answer.kind === 'superseded') {
-      return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
-    }
-    if (answer.kind === 'refused')
-      throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
     // Only a lease held now: a reservation would be a new grant, not the app's lease.
     if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
       const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
@@ -228,33 +203,100 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
       await releaseQuietly(options, request);
       return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
     }
-    // Only an answer the plane held as asked may be followed at once by the next ask;
-    // any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
-    const reallyHeld = answer.preferenceApplied === true && clock.now() - askedAt >= REALLY_HELD_MS;
-    const pause = reallyHeld
-      ? options.random() * 50
-      : Math.max(
-          MIN_SLEEP_MS,
-          answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1),
-        );
-    const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
-    await options.onHeld?.({
-      holder,
-      reserved,
-      holderChanged: holder !== lastHolder,
-      positionChanged: asks === 1 || answer.position !== lastPosition,
-      first: asks === 1,
-      elapsedMs: elapsed(),
-      nextAskInMs,
-      position: answer.position,
-      etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
-      overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
-      frozen,
-    });
-    lastHolder = holder;
-    lastPosition = answer.position;
+    const nextAskInMs = Math.min(pauseMs(options, answer, askedAt), remaining, MAX_SLEEP_MS);
+    await options.onHeld?.(
+      heldEvent(
+        answer,
+        { holder, reserved, frozen, asks, elapsedMs: elapsed(), nextAskInMs },
+        last,
+      ),
+    );
+    last.holder = holder;
+    last.position = answer.position;
     await sleep(nextAskInMs, signal);
   }
+}
+
+type Waiting = Extract<LeaseAnswer, { kind: 'held' | 'frozen' }>;
+
+/** The documented pair, plus the deploy's fields when the gate knows them. */
+function requestOf(options: WaitOptions): LeaseRequest {
+  const request: LeaseRequest = { resource: options.resource, actorDid: options.actorDid };
+  if (options.deploy) request.deploy = options.deploy;
+  if (options.queue) request.queue = options.queue;
+  return request;
+}
+
+/** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
+async function settle(
+  options: WaitOptions,
+  request: LeaseRequest,
+  answer: Exclude<LeaseAnswer, Waiting>,
+  ask: { asks: number; elapsed: () => number },
+): Promise<WaitResult> {
+  const { asks, elapsed } = ask;
+  switch (answer.kind) {
+    case 'granted': {
+      if (options.signal?.aborted) {
+        await releaseQuietly(options, request);
+        return { outcome: 'cancelled', waitedMs: elapsed(), asks };
+      }
+      const { lease, previous } = answer;
+      return {
+        outcome: 'granted',
+        lease,
+        waitedMs: elapsed(),
+        asks,
+        ...(previous ? { previous } : {}),
+      };
+    }
+    case 'revoked':
+      throw new LeaseRevokedError({
+        resource: options.resource,
+        operatorMessage: answer.message,
+        by: answer.by,
+      });
+    case 'superseded':
+      return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
+    case 'refused':
+      throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
+  }
+}
+
+/**
+ * Only an answer the plane held as asked may be followed at once by the next ask;
+ * any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
+ */
+function pauseMs(options: WaitOptions, answer: Waiting, askedAt: number): number {
+  const reallyHeld =
+    answer.preferenceApplied === true && options.clock.now() - askedAt >= REALLY_HELD_MS;
+  return reallyHeld
+    ? options.random() * 50
+    : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
+}
+
+/** What onHeld is told; `last`: the holder and position the previous notice told. */
+function heldEvent(
+  answer: Waiting,
+  ask: Pick<HeldEvent, 'holder' | 'reserved' | 'frozen' | 'elapsedMs' | 'nextAskInMs'> & {
+    asks: number;
+  },
+  last: { holder?: string | undefined; position?: number | undefined },
+): HeldEvent {
+  const { holder, asks } = ask;
+  return {
+    holder,
+    reserved: ask.reserved,
+    holderChanged: holder !== last.holder,
+    positionChanged: asks === 1 || answer.position !== last.position,
+    first: asks === 1,
+    elapsedMs: ask.elapsedMs,
+    nextAskInMs: ask.nextAskInMs,
+    position: answer.position,
+    etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+    overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
+    frozen: ask.frozen,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createDispatchers } from './dispatchers.js';
 import { HttpError } from './errors.js';
-import { isLoopbackHost } from './loopback.js';
+import { requestFailure } from './network-error.js';
 import { urlForDisplay } from './url-display.js';
 
 /**
@@ -50,39 +51,15 @@ export interface HttpClient {
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
 
-function proxyEnv(env: NodeJS.ProcessEnv) {
-  const pick = (name: string) => env[name.toLowerCase()] ?? env[name] ?? '';
-  return {
-    httpProxy: pick('HTTP_PROXY'),
-    httpsProxy: pick('HTTPS_PROXY'),
-    noProxy: pick('NO_PROXY'),
-  };
-}
-
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
-  const env = options.env ?? process.env;
   const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
-  const agentOptions = {
-    connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
-    headersTimeout,
-    bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
-    keepAliveTimeout: 4_000,
-  };
-  const proxies = proxyEnv(env);
-  const direct: Dispatcher = new Agent(agentOptions);
-  // Loopback is decided here, by the same test that allows plain http: to it, and not
-  // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
-  const proxied: Dispatcher | undefined =
-    proxies.httpProxy || proxies.httpsProxy
-      ? new EnvHttpProxyAgent({
-          ...agentOptions,
-          httpProxy: proxies.httpProxy || undefined,
-          httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
-          noProxy: proxies.noProxy,
-        } as EnvHttpProxyAgent.Options)
-      : undefined;
-  const dispatcherFor = (url: URL): Dispatcher =>
-    proxied && (options.proxyLoopback || !isLoopbackHost(url.hostname)) ? proxied : direct;
+  const dispatchers = createDispatchers({
+    env: options.env ?? process.env,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connect,
+    headersTimeoutMs: headersTimeout,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.body,
+    proxyLoopback: options.proxyLoopback ?? false,
+  });
   let closed = false;
 
   async function send(req: HttpRequest): Promise<HttpAnswer> {
@@ -99,7 +76,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     try {
       const url = new URL(req.url);
       // The dispatcher's own request(): undici's top-level one would load all of undici.
-      const answer = await dispatcherFor(url).request({
+      const answer = await dispatchers.for(url).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: req.method,
@@ -111,21 +88,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       const text = await readBounded(answer.body, call);
       return { status: answer.statusCode, headers: answer.headers, text };
     } catch (error) {
-      if (error instanceof HttpError) throw error;
-      if (req.signal?.aborted)
-        throw new HttpError(`${call}: cancelled`, { failure: 'cancelled', call });
-      if (timeout.aborted || isTimeout(error)) {
-        throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, {
-          failure: 'timeout',
-          call,
-          cause: error,
-        });
-      }
-      throw new HttpError(`${call}: ${describeNetworkError(error)}`, {
-        failure: 'network',
-        call,
-        cause: error,
-      });
+      throw requestFailure(error, { call, signal: req.signal, timeout, timeoutMs });
     }
   }
 
@@ -145,7 +108,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([direct.destroy(), proxied?.destroy()]);
+      await dispatchers.destroy();
     },
   };
 }
@@ -165,42 +128,4 @@ async function readBounded(body: Dispatcher.ResponseData['body'], call: string):
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function isTimeout(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  );
-}
-
-/**
- * What failed, in our words, by the error's code: undici's and Node's own messages are not
- * passed on, since some carry the URL (with its credentials and query) or the proxy's.
- */
-function describeNetworkError(error: unknown): string {
-  const code = codeOf(error);
-  if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
-    return `host name not resolved (${code})`;
-  if (
-    /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(
-      code,
-    )
-  )
-    return `TLS handshake failed (${code})`;
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
-    return `connection closed by the other side (${code})`;
-  return code ? `connection failed (${code})` : 'connection failed';
-}
-
-/** The first string `code` of the error or of what it wraps (undici wraps the socket's error). */
-function codeOf(error: unknown): string {
-  for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code)) return code;
-  }
-  return '';
 }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../fs/atomic.js';
+import { writeFileDurableSync } from '../fs/durable.js';
 import { keeperRecordSchema, type KeeperRecord } from '../gate/keeper-status.js';
 import { leaseSchema } from '../plane/schema.js';
 
@@ -17,7 +17,7 @@ export const keeperLeaseSchema = leaseSchema;
 const STARTING = '{"starting":true}';
 
 export function createStatusFile(file: string): void {
-  writeFileAtomic(file, STARTING);
+  writeFileDurableSync(file, STARTING);
 }
 
 /** The keeper's last record, or undefined while it has written none (or the file is gone or bad). */
@@ -35,6 +35,6 @@ export function readStatusFile(file: string): KeeperRecord | undefined {
 /** Writes the keeper's record, unless post has removed the file (then nobody wants it). */
 export function writeStatusFile(file: string, record: KeeperRecord): boolean {
   if (!existsSync(file)) return false;
-  writeFileAtomic(file, JSON.stringify(record));
+  writeFileDurableSync(file, JSON.stringify(record));
   return true;
 }

@@ -1,4 +1,4 @@
-import { keepLease, type KeeperStatus } from '../gate/keep.js';
+import { keepLease, type KeeperStatus, type KeepOptions } from '../gate/keep.js';
 import { waitForLease, type HeldEvent, type WaitResult } from '../gate/wait.js';
 import { createPlaneClient, type PlaneClient, type RetryEvent } from '../plane/client.js';
 import type { Deploy, QueueMode } from '../plane/deploy.js';
@@ -108,25 +108,12 @@ export function openSession(options: SessionOptions): Session {
   const sleep = options.sleep ?? realSleep;
   const random = options.random ?? Math.random;
   const wallNow = options.wallNow ?? Date.now;
-  const client =
-    options.client ??
-    createPlaneClient({
-      apiUrl: options.apiUrl,
-      key: options.key,
-      bearer: options.bearer,
-      keyHint: options.keyHint,
-      clock,
-      sleep,
-      random,
-      wallNow,
-      ...(options.env ? { env: options.env } : {}),
-      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
-    });
+  const client = options.client ?? sessionClient(options, { clock, sleep, random, wallNow });
   let request = { resource: options.resource, actorDid: options.actorDid };
   // A held request must be answered before the client's own timeout fires.
   const maxHoldSeconds =
     options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
+  const keeping: Keeping = { client, clock, sleep, wallNow, maxHoldSeconds };
 
   async function releaseOwn(how: { outdated?: boolean } = {}): Promise<ReleaseOutcome> {
     try {
@@ -144,28 +131,7 @@ export function openSession(options: SessionOptions): Session {
       lease,
       waitedMs,
       keep: (controls) =>
-        keepLease({
-          client,
-          ...request,
-          lease: controls.lease ?? lease,
-          // A lease handed in by the caller came from a request we did not time.
-          ...(controls.lease ? {} : grant),
-          clock,
-          wallNow,
-          sleep,
-          signal: controls.signal,
-          maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
-          ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
-          ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
-          ...(controls.onChange ? { onChange: controls.onChange } : {}),
-          // A blocking watch alongside the renewals, so a revoke is known at once.
-          ...(maxHoldSeconds > 0 && !controls.noWatch
-            ? {
-                watch: (leaseId: string, signal: AbortSignal) =>
-                  client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
-              }
-            : {}),
-        }),
+        keepLease(keepOptions(keeping, () => request, { lease, grant }, controls)),
       release: releaseOwn,
     };
   }
@@ -176,18 +142,10 @@ export function openSession(options: SessionOptions): Session {
       // When the request that was granted was sent (the lease's time runs from no earlier),
       // and the plane's clock in its answer (the keeper reads the lease time by it).
       let grant: GrantTiming = {};
-      const timed: Pick<PlaneClient, 'lease' | 'release'> = {
-        lease: async (...args) => {
-          const sent = clock.now();
-          const answer = await client.lease(...args);
-          if (answer.kind === 'granted')
-            grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
-          return answer;
-        },
-        release: (...args) => client.release(...args),
-      };
       const result = await waitForLease({
-        client: timed,
+        client: timedClient(client, clock, (timing) => {
+          grant = timing;
+        }),
         ...request,
         ...(options.deploy ? { deploy: options.deploy } : {}),
         ...(options.queue ? { queue: options.queue } : {}),
@@ -215,5 +173,81 @@ export function openSession(options: SessionOptions): Session {
     held,
     releaseOwn,
     close: () => client.close(),
+  };
+}
+
+/** The plane client a session makes when it is given none, on the session's clocks. */
+function sessionClient(
+  options: SessionOptions,
+  time: { clock: Clock; sleep: Sleep; random: () => number; wallNow: () => number },
+): PlaneClient {
+  return createPlaneClient({
+    apiUrl: options.apiUrl,
+    key: options.key,
+    bearer: options.bearer,
+    keyHint: options.keyHint,
+    ...time,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+  });
+}
+
+/** The client as the wait sees it, telling `onGrant` when a granted request was sent. */
+function timedClient(
+  client: PlaneClient,
+  clock: Clock,
+  onGrant: (timing: GrantTiming) => void,
+): Pick<PlaneClient, 'lease' | 'release'> {
+  return {
+    lease: async (...args) => {
+      const sent = clock.now();
+      const answer = await client.lease(...args);
+      if (answer.kind === 'granted') onGrant({ sentAtMs: sent, planeDateMs: answer.planeDateMs });
+      return answer;
+    },
+    release: (...args) => client.release(...args),
+  };
+}
+
+/** What a session's keeper runs on. */
+interface Keeping {
+  client: PlaneClient;
+  clock: Clock;
+  sleep: Sleep;
+  wallNow: () => number;
+  /** 0: the plane is not asked to hold, so no watch either. */
+  maxHoldSeconds: number;
+}
+
+function keepOptions(
+  keeping: Keeping,
+  /** The session's request as it is now (a lease taken up changes it). */
+  request: () => { resource: string; actorDid: string },
+  granted: { lease: Lease; grant: GrantTiming },
+  controls: KeepControls,
+): KeepOptions {
+  const { client, maxHoldSeconds } = keeping;
+  return {
+    client,
+    ...request(),
+    lease: controls.lease ?? granted.lease,
+    // A lease handed in by the caller came from a request we did not time.
+    ...(controls.lease ? {} : granted.grant),
+    clock: keeping.clock,
+    wallNow: keeping.wallNow,
+    sleep: keeping.sleep,
+    signal: controls.signal,
+    maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
+    ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
+    ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
+    ...(controls.onChange ? { onChange: controls.onChange } : {}),
+    // A blocking watch alongside the renewals, so a revoke is known at once.
+    ...(maxHoldSeconds > 0 && !controls.noWatch
+      ? {
+          watch: (leaseId: string, signal: AbortSignal) =>
+            client.watch({ ...request(), leaseId }, { signal, waitSeconds: maxHoldSeconds }),
+        }
+      : {}),
   };
 }

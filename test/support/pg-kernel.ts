@@ -2,7 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { LedgerEntry } from '../../src/ledger/entry.js';
 import type { GitHubCompare } from '../../src/github/compare.js';
 import { Ledger } from '../../src/ledger/ledger.js';
-import { PostgresService, type PostgresServiceOptions } from '../../src/kernel/postgres/service.js';
+import { PostgresService, type PostgresBackendOptions } from '../../src/kernel/postgres/backend.js';
 import { startKernelServer } from '../../src/kernel/http/server.js';
 import { POSTGRES_URL } from './postgres.js';
 
@@ -11,7 +11,7 @@ export const signingKey: KeyObject = generateKeyPairSync('ed25519').privateKey;
 /** One replica in this process: a PostgresService behind the real HTTP adapter on port 0. */
 export async function startReplica(
   schema: string,
-  options: Partial<PostgresServiceOptions> & {
+  options: Partial<PostgresBackendOptions> & {
     key?: string | undefined;
     adminKey?: string | undefined;
     approverKey?: string | undefined;

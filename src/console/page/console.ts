@@ -9,14 +9,9 @@ import {
   keys,
   type Resources,
 } from './api.js';
-import { byId, duration, h, localClock, nameCode, syncChildren, zoneName } from './dom.js';
+import { byId, duration, h, localClock, syncChildren, zoneName } from './dom.js';
 import { historyRows } from './history.js';
-import { agentCell } from './deploys.js';
-import { etaWords, placeInLine } from './words.js';
 import {
-  breakGlassBadge,
-  withdrawButton,
-  frozenBadge,
   renderHealthChecks,
   renderPromotions,
   renderNotifications,
@@ -24,6 +19,7 @@ import {
 } from './levers.js';
 import { closeLever, leverRowFor, wireLevers } from './lever-form.js';
 import { holdsFrom, type TimelineEntry } from './holds.js';
+import { resourceRow } from './resource-row.js';
 import { SPANS, drawTimeline, widthOf } from './timeline.js';
 import { verifyLedger } from './verify.js';
 
@@ -48,8 +44,6 @@ let resourcesTimer: ReturnType<typeof setTimeout> | undefined;
 let ledgerTimer: ReturnType<typeof setTimeout> | undefined;
 
 const serverNow = () => (resources ? resources.nowMs + performance.now() - fetchedAt : Date.now());
-
-type ResourceRow = Resources['resources'][number];
 
 /** Each resource's row as built, and what it was built from (its lease's expiry aside). */
 const shownRows = new Map<string, { row: HTMLTableRowElement; said: string }>();
@@ -79,7 +73,7 @@ function renderRows(): void {
       left.dataset.expires = String(r.lease?.expiresAtMs ?? '');
       return before.row;
     }
-    const row = resourceRow(r);
+    const row = resourceRow(r, serverNow);
     shownRows.set(r.resource, { row, said });
     return row;
   });
@@ -98,108 +92,6 @@ function renderRows(): void {
     );
   }
   syncChildren(body, rows);
-}
-
-function resourceRow(r: ResourceRow): HTMLTableRowElement {
-  const lease = r.lease;
-  const holder = lease
-    ? h(
-        'span',
-        {},
-        agentCell(lease.holder, lease.deploy),
-        lease.grantedAtMs === undefined
-          ? ''
-          : h('span', { class: 'since', 'data-since': String(lease.grantedAtMs) }),
-      )
-    : r.reserved
-      ? h('span', {}, 'reserved for ', nameCode(r.reserved.holder), ' (next in line)')
-      : h('span', { class: 'muted' }, 'free');
-  const queue = r.queue.length
-    ? h(
-        'ol',
-        { class: 'queue' },
-        ...r.queue.map((w) =>
-          h(
-            'li',
-            { 'data-position': String(w.position + 1) },
-            h('span', { class: 'place' }, `${placeInLine(w.position)} `),
-            agentCell(w.actorDid, w.deploy),
-            waitedFor(r.resource, w.actorDid, w.sinceMs),
-            w.etaMs === undefined ? '' : h('span', { class: 'eta' }, ` · ${etaWords(w.etaMs)}`),
-            ' ',
-            // The lever for a hotfix that must not wait behind a freeze or the queue.
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'break-glass-lever',
-                'data-resource': r.resource,
-                'data-agent': w.actorDid,
-              },
-              'Break glass…',
-            ),
-          ),
-        ),
-      )
-    : h('span', { class: 'muted' }, 'nobody waits');
-  const revokeButton = h(
-    'span',
-    { class: 'levers' },
-    lease
-      ? h('button', { type: 'button', class: 'revoke', 'data-resource': r.resource }, 'Revoke…')
-      : '',
-    r.frozen
-      ? h('button', { type: 'button', class: 'unfreeze', 'data-resource': r.resource }, 'Unfreeze')
-      : h('button', { type: 'button', class: 'freeze', 'data-resource': r.resource }, 'Freeze…'),
-    r.breakGlass?.pending
-      ? h(
-          'button',
-          {
-            type: 'button',
-            class: 'approve-break-glass',
-            'data-resource': r.resource,
-            'data-agent': r.breakGlass.actorDid,
-          },
-          'Approve break-glass…',
-        )
-      : '',
-    withdrawButton(r),
-  );
-  return h(
-    'tr',
-    { 'data-resource': r.resource },
-    h(
-      'td',
-      {},
-      nameCode(r.resource),
-      frozenBadge(r, serverNow()) ?? '',
-      breakGlassBadge(r, serverNow()) ?? '',
-    ),
-    h('td', { class: 'holder', 'data-label': 'Holder' }, holder),
-    h('td', { 'data-label': 'Fence' }, lease?.fence === undefined ? '—' : String(lease.fence)),
-    h('td', {
-      class: 'left',
-      'data-label': 'Lease ends in',
-      'data-expires': String(lease?.expiresAtMs ?? ''),
-    }),
-    h('td', { class: 'waiting', 'data-label': 'Queue' }, queue),
-    h('td', {}, revokeButton),
-  );
-}
-
-/**
- * How long a waiter has waited: since it first asked, by the kernel's clock; from a
- * kernel that does not say (an older release), since this page first saw it.
- */
-const firstSeen = new Map<string, number>();
-function waitedFor(resource: string, did: string, sinceMs: number | undefined): Node {
-  const id = `${resource} ${did}`;
-  if (sinceMs === undefined && !firstSeen.has(id)) firstSeen.set(id, serverNow());
-  return h('span', {
-    class: 'since',
-    'data-since': String(sinceMs ?? firstSeen.get(id)),
-    'data-prefix': 'waiting ',
-  });
 }
 
 /** Time left, between polls. */

@@ -75,30 +75,7 @@ export function drawTimeline(
     role: 'img',
     'aria-label': 'Holds per resource',
   });
-  const long = spanMs > 86_400_000 / 2;
-  const { ticks, step } = roundTicks(from, nowMs, right - label);
-  // A tick too close to "now" would print over it (a label starts at its tick, "now" ends at its).
-  const clear = long ? 90 : 60;
-  for (const t of ticks.filter((at) => x(nowMs) - x(at) > clear)) {
-    chart.append(
-      svg('line', { x1: x(t), x2: x(t), y1: 0, y2: height, class: 'grid' }),
-      svg(
-        'text',
-        { x: x(t), y: 14, class: 'tick' },
-        long ? `${localDay(t)} ${localClock(t, false)}` : localClock(t, step < 60_000),
-        svg('title', {}, utcStamp(t)),
-      ),
-    );
-  }
-  chart.append(
-    svg('line', { x1: x(nowMs), x2: x(nowMs), y1: 0, y2: height, class: 'grid' }),
-    svg(
-      'text',
-      { x: x(nowMs), y: 14, class: 'tick last' },
-      'now',
-      svg('title', {}, utcStamp(nowMs)),
-    ),
-  );
+  chart.append(...axisShapes({ x, from, nowMs, spanMs, height, px: right - label }));
   if (resources.length === 0) {
     chart.append(svg('text', { x: label, y: AXIS + 20, class: 'empty' }, 'No holds yet.'));
   }
@@ -114,31 +91,77 @@ export function drawTimeline(
       ),
     );
     for (const hold of holds.get(resource) ?? []) {
-      // Nothing is drawn past now (a clock a little ahead of the page's is clamped).
-      const end = Math.min(hold.endMs ?? nowMs, nowMs);
-      if (end < from) continue;
-      // At least 2 px wide so a short hold shows, grown leftwards so it never crosses now.
-      const rightEdge = x(end);
-      const left = Math.min(x(hold.startMs), rightEdge - 2);
-      const barWidth = rightEdge - left;
-      const text = `${hold.holder}\nfence ${hold.fence}, from ${localClock(hold.startMs)} (${clock(hold.startMs)} UTC) for ${duration(end - hold.startMs)}\n${hold.end === 'open' ? 'still held' : `ended: ${hold.end}`}${hold.reason ? ` (${hold.reason})` : ''}`;
-      chart.append(
-        svg(
-          'rect',
-          { x: left, y: y + bar, width: barWidth, height: 18, rx: 3, class: `hold ${hold.end}` },
-          svg('title', {}, text),
-        ),
-      );
-      // A mark sits inside the chart, at the end of its hold or just before now.
-      const tip = Math.min(left + barWidth, x(nowMs) - 12);
-      if (hold.end === 'lapse') {
-        chart.append(svg('circle', { cx: tip + 6, cy: y + bar + 9, r: 4, class: 'mark lapse' }));
-      } else if (hold.end === 'revoke') {
-        chart.append(svg('text', { x: tip + 2, y: y + bar + 14, class: 'mark revoke' }, '✕'));
-      }
+      chart.append(...holdShapes(hold, { x, from, nowMs, top: y + bar }));
     }
   });
   return chart;
+}
+
+/** The grid and labels of round times, then "now" (`px`: the width the times are drawn over). */
+function axisShapes(at: {
+  x: (t: number) => number;
+  from: number;
+  nowMs: number;
+  spanMs: number;
+  height: number;
+  px: number;
+}): SVGElement[] {
+  const { x, nowMs, height } = at;
+  const long = at.spanMs > 86_400_000 / 2;
+  const { ticks, step } = roundTicks(at.from, nowMs, at.px);
+  // A tick too close to "now" would print over it (a label starts at its tick, "now" ends at its).
+  const clear = long ? 90 : 60;
+  return [
+    ...ticks
+      .filter((t) => x(nowMs) - x(t) > clear)
+      .flatMap((t) => [
+        svg('line', { x1: x(t), x2: x(t), y1: 0, y2: height, class: 'grid' }),
+        svg(
+          'text',
+          { x: x(t), y: 14, class: 'tick' },
+          long ? `${localDay(t)} ${localClock(t, false)}` : localClock(t, step < 60_000),
+          svg('title', {}, utcStamp(t)),
+        ),
+      ]),
+    svg('line', { x1: x(nowMs), x2: x(nowMs), y1: 0, y2: height, class: 'grid' }),
+    svg(
+      'text',
+      { x: x(nowMs), y: 14, class: 'tick last' },
+      'now',
+      svg('title', {}, utcStamp(nowMs)),
+    ),
+  ];
+}
+
+/** One hold's bar (its words in its title) and its mark when it lapsed or was revoked. */
+function holdShapes(
+  hold: Hold,
+  at: { x: (t: number) => number; from: number; nowMs: number; top: number },
+): SVGElement[] {
+  const { x, nowMs, top } = at;
+  // Nothing is drawn past now (a clock a little ahead of the page's is clamped).
+  const end = Math.min(hold.endMs ?? nowMs, nowMs);
+  if (end < at.from) return [];
+  // At least 2 px wide so a short hold shows, grown leftwards so it never crosses now.
+  const rightEdge = x(end);
+  const left = Math.min(x(hold.startMs), rightEdge - 2);
+  const barWidth = rightEdge - left;
+  const text = `${hold.holder}\nfence ${hold.fence}, from ${localClock(hold.startMs)} (${clock(hold.startMs)} UTC) for ${duration(end - hold.startMs)}\n${hold.end === 'open' ? 'still held' : `ended: ${hold.end}`}${hold.reason ? ` (${hold.reason})` : ''}`;
+  const shapes: SVGElement[] = [
+    svg(
+      'rect',
+      { x: left, y: top, width: barWidth, height: 18, rx: 3, class: `hold ${hold.end}` },
+      svg('title', {}, text),
+    ),
+  ];
+  // A mark sits inside the chart, at the end of its hold or just before now.
+  const tip = Math.min(left + barWidth, x(nowMs) - 12);
+  if (hold.end === 'lapse') {
+    shapes.push(svg('circle', { cx: tip + 6, cy: top + 9, r: 4, class: 'mark lapse' }));
+  } else if (hold.end === 'revoke') {
+    shapes.push(svg('text', { x: tip + 2, y: top + 14, class: 'mark revoke' }, '✕'));
+  }
+  return shapes;
 }
 
 /** A 12 px monospace character's width, about: how many of a label fit. */

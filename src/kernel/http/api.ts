@@ -7,6 +7,7 @@
 import type * as z from 'zod/mini';
 import '../../zod-en.js';
 import { causeOf, LeaseGateError, type CauseOptions } from '../../errors.js';
+import type { Principal } from '../auth/authorize.js';
 
 /** A request as the app sees it: what the adapter read off the wire. */
 export interface AppRequest {
@@ -26,6 +27,9 @@ export interface AppResponse {
   body: unknown;
   headers?: Record<string, string>;
 }
+
+/** `principal`: who `authorize` found behind the request's credential (routes that take an actorDid pass it to `mayActAs`). */
+export type Route = (req: AppRequest, principal: Principal) => Promise<AppResponse>;
 
 /** A user's mistake or a refusal: answered with `{ ok: false, reason, message }`. */
 export class ApiRefusal extends LeaseGateError<'api_refusal'> {

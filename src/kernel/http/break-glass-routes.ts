@@ -10,6 +10,7 @@ import {
   isDid,
 } from '../../plane/schema.js';
 import { RUN_FORM, runPassDid } from '../../plane/run-pass.js';
+import type { Approver } from './admin.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import { operatorBy, operatorOf, reasonGiven } from './freeze-routes.js';
 import { DEFAULT_BREAK_GLASS_MS, MAX_BREAK_GLASS_MS } from '../rules/break-glass.js';
@@ -77,15 +78,6 @@ function passDid(
   }
   return body.actorDid;
 }
-
-/**
- * Who approved: the approver key's holder (who names itself in `by`), or an OIDC identity
- * (`oidc:<sub>`, from the verified token), whose repository's DIDs start with `repoPrefix`.
- */
-export type Approver =
-  | { kind: 'key' }
-  /** `approval`: the token's run and attempt, which approves one pass only. */
-  | { kind: 'oidc'; by: string; repoPrefix: string; approval: string };
 
 /**
  * POST break-glass (the admin key) and its approval (the approver key or an approver OIDC

@@ -20,7 +20,7 @@ import type { FreezeWindows } from '../service/windows.js';
 import { createConsole } from '../../console/serve.js';
 import type { GitHubCompare } from '../../github/compare.js';
 
-export { bearerMatches } from './app.js';
+export { bearerMatches } from './admin.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** How long a closing kernel lets requests in flight finish before it cuts their connections. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { writeFileAtomic } from '../../fs/atomic.js';
+import { writeFileDurableSync } from '../../fs/durable.js';
 import type { LedgerEntry } from '../../ledger/entry.js';
-import { isNotified, notificationId } from './notify.js';
+import { isNotified, notificationId } from './notification.js';
 
 /**
  * Where a file kernel's notifications stand, per URL, so that a restart (kill -9 included)
@@ -57,7 +57,7 @@ export function cursorText(cursors: Cursors): string {
 }
 
 export function writeCursors(file: string, cursors: Cursors): void {
-  writeFileAtomic(file, cursorText(cursors));
+  writeFileDurableSync(file, cursorText(cursors));
 }
 
 type Stored = { points: Record<string, CursorPoint> } | { missing: true } | { invalid: string };

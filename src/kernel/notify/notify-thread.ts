@@ -6,13 +6,9 @@ import { Worker, parentPort, workerData } from 'node:worker_threads';
 import type { LedgerEntry } from '../../ledger/entry.js';
 import { errorMessage } from '../../errors.js';
 import type { PlaneService } from '../service/plane-service.js';
-import {
-  Notifier,
-  NotifyError,
-  checkNotifyUrl,
-  isNotified,
-  type NotifierHealth,
-} from './notify.js';
+import { Notifier, type NotifierHealth } from './notify.js';
+import { isNotified } from './notification.js';
+import { NotifyError, checkNotifyUrl } from './notify-config.js';
 import {
   RESUME_BOUNDS,
   planResume,

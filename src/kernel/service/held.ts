@@ -1,30 +1,11 @@
 import type { LeaseExtensions } from './lease-extensions.js';
 import type { LeaseReply } from '../rules/rules.js';
+import { HeldCalls, type HoldOptions } from './holding.js';
 import type { PlaneService } from './plane-service.js';
 
-/**
- * The longest a request is held, whatever it prefers: below the 30 s that
- * many clients and proxies give one request, so a held answer is not cut off.
- */
-export const MAX_HELD_WAIT_S = 25;
-/** Past this many requests held at once, a request that prefers to wait is answered at once. */
-export const MAX_HELD_REQUESTS = 1_000;
-
-export interface Timers {
-  set(run: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const realTimers: Timers = {
-  set: (run, ms) => setTimeout(run, ms),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-export interface HeldOptions {
-  maxWaitS?: number | undefined;
-  maxHeld?: number | undefined;
-  timers?: Timers | undefined;
-}
+// The caps and timers are holding.ts's (shared with watches); held requests' callers name them here.
+export { MAX_HELD_REQUESTS, MAX_HELD_WAIT_S, type Timers } from './holding.js';
+export type HeldOptions = HoldOptions;
 
 export interface HeldAnswer {
   reply: LeaseReply;
@@ -67,7 +48,7 @@ interface Hold {
  * told wait runs out, which keeps its place from lapsing while it is held.
  * Its answer is the service's, so a grant is answered only once it is durable.
  */
-export class HeldRequests {
+export class HeldRequests extends HeldCalls {
   private readonly byResource = new Map<string, Set<Hold>>();
   /**
    * Wake-ups per resource while first asks on it are out: one that comes after
@@ -75,31 +56,10 @@ export class HeldRequests {
    * at once, rather than at its told wait.
    */
   private readonly asking = new Map<string, { asks: number; wakes: number }>();
-  private readonly maxWaitS: number;
-  private readonly maxHeld: number;
-  private readonly timers: Timers;
-  private readonly unsubscribe: () => void;
-  private count = 0;
-  private closing = false;
 
-  constructor(
-    private readonly service: PlaneService,
-    options: HeldOptions = {},
-  ) {
-    this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;
-    this.maxHeld = options.maxHeld ?? MAX_HELD_REQUESTS;
-    this.timers = options.timers ?? realTimers;
+  constructor(service: PlaneService, options: HeldOptions = {}) {
+    super(service, options);
     this.unsubscribe = service.onResourceChanged((resource) => this.wake(resource));
-  }
-
-  /** True once `close` was called: answers should close their connections. */
-  get stopping(): boolean {
-    return this.closing;
-  }
-
-  /** How many requests are held (or admitted to be) right now. */
-  get size(): number {
-    return this.count;
   }
 
   /**
@@ -114,10 +74,10 @@ export class HeldRequests {
     signal: AbortSignal,
     extensions: LeaseExtensions = {},
   ): Promise<HeldAnswer> {
-    if (!preferredS || preferredS < 1 || this.count >= this.maxHeld || this.closing) {
+    if (!this.mayHold(preferredS)) {
       return { reply: await this.firstAsk(resource, actorDid, extensions) };
     }
-    const appliedWaitS = Math.min(preferredS, this.maxWaitS);
+    const appliedWaitS = this.appliedWait(preferredS);
     this.count += 1;
     try {
       const deadline = this.service.now() + appliedWaitS * 1_000;
@@ -148,10 +108,8 @@ export class HeldRequests {
     }
   }
 
-  /** Answers every held request at once with a fresh ask (the kernel is stopping). */
-  close(): void {
-    this.closing = true;
-    this.unsubscribe();
+  /** Every held request asks afresh and answers with that (the kernel is stopping). */
+  protected answerAll(): void {
     for (const holds of this.byResource.values()) for (const hold of holds) hold.wake();
   }
 

@@ -2,6 +2,7 @@ import type { LedgerEntry } from '../../ledger/entry.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Overview } from '../rules/overview.js';
 import type { LeaseExtensions } from './lease-extensions.js';
+import type { BreakGlassCommand } from '../rules/break-glass.js';
 import type {
   BreakGlassReply,
   WithdrawBreakGlassReply,
@@ -17,16 +18,32 @@ import type {
 export type ChangeListener = (resource: string, event: KernelEvent) => void;
 
 /**
+ * A freeze's arguments, named once for the interface and the service that implements it:
+ * `only.replaces`: only where unfrozen or frozen by one of these (rules/freeze.ts).
+ */
+export type FreezeArgs = [
+  resource: string,
+  reason: string,
+  untilMs: number | null,
+  by: string,
+  only?: { replaces: readonly string[] },
+];
+
+/** A break-glass as an operator opens it: the rules' command without its kind. */
+export type BreakGlassPass = Omit<BreakGlassCommand, 'kind'>;
+
+/**
  * What the HTTP app needs of a kernel, whatever keeps its state: the
  * in-process service (memory and file stores) and the PostgreSQL service both
  * answer through the same pure rules.
  */
 export interface PlaneService {
-  /** The ledger the routes read; `syncLedger` brings it up to date first when set. */
+  /** The ledger the routes read; `syncLedger` brings it up to date first. */
   readonly ledger: Ledger;
   /** How long a grant or renewal runs: told with each lease, so a keeper paces without a wall clock. */
   readonly ttlMs?: number;
-  syncLedger?(): Promise<void>;
+  /** Brings `ledger` up to date with what other replicas committed (one process: it is). */
+  syncLedger(): Promise<void>;
   /**
    * The indexes of ledger entries at or after `from` whose line contains
    * `needle`, newest first, at most `limit`: a search done where the lines
@@ -38,17 +55,8 @@ export interface PlaneService {
   release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply>;
   /** `by`: who revoked (`operator:NAME`), recorded on the ledger entry when given. */
   revoke(resource: string, reason: string, by?: string): Promise<RevokeReply>;
-  /**
-   * A freeze: no new grant until `untilMs` (null: until unfrozen). `only.replaces`:
-   * only where unfrozen or frozen by one of these (rules/freeze.ts).
-   */
-  freeze(
-    resource: string,
-    reason: string,
-    untilMs: number | null,
-    by: string,
-    only?: { replaces: readonly string[] },
-  ): Promise<FreezeReply>;
+  /** A freeze: no new grant until `untilMs` (null: until unfrozen); see FreezeArgs. */
+  freeze(...args: FreezeArgs): Promise<FreezeReply>;
   /** `only.ifBy`: only a freeze by that `by`; `only.reason`: the entry's reason. */
   unfreeze(
     resource: string,
@@ -59,10 +67,7 @@ export interface PlaneService {
    * An operator's break-glass: `actorDid` may be granted `resource` once, frozen or not,
    * until `untilMs`; with `needsApproval`, only once another operator approved it.
    */
-  breakGlass(
-    resource: string,
-    pass: { actorDid: string; reason: string; untilMs: number; by: string; needsApproval: boolean },
-  ): Promise<BreakGlassReply>;
+  breakGlass(resource: string, pass: BreakGlassPass): Promise<BreakGlassReply>;
   /**
    * The second operator approves the pending break-glass for `actorDid`. `approval`: an OIDC
    * approval's run and attempt, which approves one pass only (refused `approval_used` after).
@@ -85,7 +90,7 @@ export interface PlaneService {
   status(resource: string): Promise<LeaseRecord | null>;
   /** The lease and the freeze in force, for GET lease (`lease-gate status` shows a freeze). */
   statusOf(resource: string): Promise<StatusReply>;
-  overview(): Overview | Promise<Overview>;
+  overview(): Promise<Overview>;
   /**
    * Told after each durable change made here, and, with replicas, another
    * replica's on a resource this one `listen`ed to.

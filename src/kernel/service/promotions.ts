@@ -87,7 +87,7 @@ export class Promotions {
   }
 
   private async catchUp(): Promise<void> {
-    await this.service.syncLedger?.();
+    await this.service.syncLedger();
     const { ledger } = this.service;
     const size = ledger.size;
     if (this.cursor >= size) return;

@@ -9,7 +9,7 @@ import { GroupCommit } from '../store/group-commit.js';
 import type { LeaseExtensions } from './lease-extensions.js';
 import type { Overview } from '../rules/overview.js';
 import { LocalBackend, type LocalBackendOptions } from '../store/local-backend.js';
-import type { ChangeListener, PlaneService } from './plane-service.js';
+import type { BreakGlassPass, ChangeListener, FreezeArgs, PlaneService } from './plane-service.js';
 import {
   nextDeadline,
   type Command,
@@ -52,12 +52,8 @@ const SWEEP_BATCH = 100;
  * be gone); held requests are woken here, for changes made here or heard from
  * other replicas.
  */
-export class KernelService<
-  O extends Overview | Promise<Overview> = Overview,
-> implements PlaneService {
+export class KernelService implements PlaneService {
   readonly ledger: Ledger;
-  /** Set when the backend's ledger can fall behind (other replicas write it). */
-  readonly syncLedger?: () => Promise<void>;
   /** Set when the backend searches its ledger where it keeps it. */
   readonly searchLedger?: (needle: string, from: number, limit: number) => Promise<number[]>;
   private readonly batches: GroupCommit<Work, Decision>;
@@ -79,14 +75,14 @@ export class KernelService<
   }
 
   private constructor(
-    private readonly backend: Backend<O>,
+    private readonly backend: Backend,
     private readonly hooks: ServiceHooks,
   ) {
     this.ledger = backend.ledger;
     this.log = hooks.log ?? ((line) => console.error(line));
-    if (backend.syncLedger) this.syncLedger = () => backend.syncLedger!();
-    if (backend.searchLedger)
-      this.searchLedger = (needle, from, limit) => backend.searchLedger!(needle, from, limit);
+    const { searchLedger } = backend;
+    if (searchLedger)
+      this.searchLedger = (needle, from, limit) => searchLedger.call(backend, needle, from, limit);
     this.batches = new GroupCommit((work) => this.commit(work), backend.batching);
   }
 
@@ -96,13 +92,13 @@ export class KernelService<
   }
 
   /** Opens the backend and starts finding lapses. */
-  static async over<O extends Overview | Promise<Overview>>(
-    backend: Backend<O>,
+  static async over(
+    backend: Backend,
     hooks: ServiceHooks = {},
-  ): Promise<{ service: KernelService<O>; warning?: string }> {
+  ): Promise<{ service: KernelService; warning?: string }> {
     const service = new KernelService(backend, hooks);
-    backend.watch?.((notice) => service.heard(notice));
-    backend.onSequenced?.((entries) => service.recorded(entries));
+    backend.watch((notice) => service.heard(notice));
+    backend.onSequenced((entries) => service.recorded(entries));
     const { warning } = await backend.open();
     if (backend.shared) {
       service.scheduleSweep();
@@ -121,10 +117,7 @@ export class KernelService<
     const command = { kind: 'release' as const, actorDid, ...(outdated ? { outdated } : {}) };
     const reply = await this.run(resource, command);
     // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
-    if (!reply.released) {
-      if (this.backend.announceFreed) await this.backend.announceFreed(resource);
-      else this.resourceChanged(resource);
-    }
+    if (!reply.released) await this.backend.announceFreed(resource);
     return reply;
   }
 
@@ -132,13 +125,7 @@ export class KernelService<
     return this.run(resource, { kind: 'revoke', reason, ...(by ? { by } : {}) });
   }
 
-  freeze(
-    resource: string,
-    reason: string,
-    untilMs: number | null,
-    by: string,
-    only?: { replaces: readonly string[] },
-  ) {
+  freeze(...[resource, reason, untilMs, by, only]: FreezeArgs) {
     return this.run(resource, { kind: 'freeze', reason, untilMs, by, ...only });
   }
 
@@ -147,10 +134,7 @@ export class KernelService<
   }
 
   /** See PlaneService.breakGlass. */
-  breakGlass(
-    resource: string,
-    pass: { actorDid: string; reason: string; untilMs: number; by: string; needsApproval: boolean },
-  ) {
+  breakGlass(resource: string, pass: BreakGlassPass) {
     return this.run(resource, { kind: 'break_glass', ...pass });
   }
 
@@ -175,9 +159,14 @@ export class KernelService<
     return this.run(resource, { kind: 'status' });
   }
 
-  /** Every resource with a live lease, a reservation, waiters or a freeze (in memory: at once). */
-  overview(): O {
+  /** Every resource with a live lease, a reservation, waiters or a freeze. */
+  overview(): Promise<Overview> {
     return this.backend.overview();
+  }
+
+  /** Brings `ledger` up to date with what other replicas committed (one process: it is). */
+  syncLedger(): Promise<void> {
+    return this.backend.syncLedger();
   }
 
   /** See PlaneService.onChange. */
@@ -188,7 +177,7 @@ export class KernelService<
 
   /** See PlaneService.listen. */
   async listen(resource: string): Promise<void> {
-    await this.backend.listen?.(resource);
+    await this.backend.listen(resource);
   }
 
   /** See PlaneService.onRecorded. */
@@ -201,9 +190,8 @@ export class KernelService<
    * Wakes the held requests of `resource` on every replica: a queue change no
    * durable event announces (superseding, deploy-order.ts). One process wakes its own.
    */
-  async wakeEverywhere(resource: string): Promise<void> {
-    if (this.backend.announceFreed) await this.backend.announceFreed(resource);
-    else this.resourceChanged(resource);
+  wakeEverywhere(resource: string): Promise<void> {
+    return this.backend.announceFreed(resource);
   }
 
   /** Takes a waiter out of the queue at once (nothing durable changes). */
@@ -261,7 +249,7 @@ export class KernelService<
     for (const { state, events } of decided) {
       if (!this.backend.shared) this.schedule(state.resource, nextDeadline(state));
       // A shared backend delivers this replica's changes, and others' it listens for, through `watch`.
-      if (!this.backend.watch) this.tell({ resource: state.resource, events });
+      if (!this.backend.shared) this.tell({ resource: state.resource, events });
     }
     if (!this.backend.shared) this.arm();
     return results;

@@ -1,4 +1,4 @@
-import { MAX_HELD_REQUESTS, MAX_HELD_WAIT_S, type Timers } from './held.js';
+import { HeldCalls, type HoldOptions } from './holding.js';
 import type { PlaneService } from './plane-service.js';
 import type { KernelEvent, LeaseRecord } from '../rules/rules.js';
 import type { LedgerEntry } from '../../ledger/entry.js';
@@ -40,16 +40,7 @@ const LOOKBACK_WINDOW = 1_024;
 /** Entries of one lease a ledger search returns at most (its end and the renewals before it). */
 const SEARCH_LIMIT = 16;
 
-const realTimers: Timers = {
-  set: (run, ms) => setTimeout(run, ms),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-export interface WatchOptions {
-  maxWaitS?: number | undefined;
-  maxHeld?: number | undefined;
-  timers?: Timers | undefined;
-}
+export type WatchOptions = HoldOptions;
 
 /**
  * Watches on one's own lease: a request held open until the lease ends
@@ -60,23 +51,12 @@ export interface WatchOptions {
  * on another. It listens before it looks, and looks again at the wait's end,
  * so an end is never missed for a notice lost on the way.
  */
-export class LeaseWatches {
+export class LeaseWatches extends HeldCalls {
   private readonly waiting = new Map<string, Set<(end: LeaseEnd | undefined) => void>>();
   private readonly ends = new Map<string, LeaseEnd>();
-  private readonly maxWaitS: number;
-  private readonly maxHeld: number;
-  private readonly timers: Timers;
-  private readonly unsubscribe: () => void;
-  private count = 0;
-  private closing = false;
 
-  constructor(
-    private readonly service: PlaneService,
-    options: WatchOptions = {},
-  ) {
-    this.maxWaitS = options.maxWaitS ?? MAX_HELD_WAIT_S;
-    this.maxHeld = options.maxHeld ?? MAX_HELD_REQUESTS;
-    this.timers = options.timers ?? realTimers;
+  constructor(service: PlaneService, options: WatchOptions = {}) {
+    super(service, options);
     this.unsubscribe = service.onChange((_resource, event) => this.heard(event));
   }
 
@@ -91,14 +71,14 @@ export class LeaseWatches {
     if (known) return this.endedAnswer(known, actorDid, undefined);
     const listening = this.listen(leaseId);
     try {
-      const room = preferredS && preferredS >= 1 && this.count < this.maxHeld && !this.closing;
+      const room = this.mayHold(preferredS);
       // Before the look: an end on another replica after it is told here.
       if (room) await this.service.listen(resource);
       const lease = await this.service.status(resource);
       if (lease?.id !== leaseId) return await this.afterEnd(resource, leaseId, actorDid, undefined);
       if (lease.holder !== actorDid) return { kind: 'not-yours' };
       if (!room) return { kind: 'held', lease };
-      const appliedWaitS = Math.min(preferredS, this.maxWaitS);
+      const appliedWaitS = this.appliedWait(preferredS);
       this.count += 1;
       let end: LeaseEnd | undefined;
       try {
@@ -116,10 +96,8 @@ export class LeaseWatches {
     }
   }
 
-  /** Answers every held watch at once ("still held"; the kernel is stopping). */
-  close(): void {
-    this.closing = true;
-    this.unsubscribe();
+  /** Every held watch answers at once ("still held"; the kernel is stopping). */
+  protected answerAll(): void {
     for (const set of this.waiting.values()) for (const wake of set) wake(undefined);
   }
 
@@ -208,7 +186,7 @@ export class LeaseWatches {
   }
 
   private async fromLedger(leaseId: string): Promise<LeaseEnd | undefined> {
-    await this.service.syncLedger?.();
+    await this.service.syncLedger();
     const { ledger } = this.service;
     const size = ledger.size;
     const stop = Math.max(0, size - LEDGER_LOOKBACK);

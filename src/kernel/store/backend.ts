@@ -26,7 +26,7 @@ export interface Opened {
  * service above it (service.ts) does everything else once: group commit,
  * lapse alarms, held requests' wake-ups, listeners. See docs/architecture.md.
  */
-export interface Backend<O extends Overview | Promise<Overview> = Overview | Promise<Overview>> {
+export interface Backend {
   /** The ledger the routes read; kept up to date by the backend. */
   readonly ledger: Ledger;
   /** How the service batches calls for it (see GroupCommit). */
@@ -53,26 +53,33 @@ export interface Backend<O extends Overview | Promise<Overview> = Overview | Pro
   /** Resources with deadlines the service should arm alarms for (an unshared backend, at start). */
   deadlines(): Iterable<{ resource: string; at: number }>;
   /**
-   * Delivers every change this replica committed, and another replica's on a
-   * resource this one listens for (a shared backend).
+   * Delivers the changes the service does not see commit: a shared backend's every change
+   * this replica committed and another replica's on a resource this one listens for, and
+   * `announceFreed`'s notices. (An unshared backend's commits the service tells itself.)
    */
-  watch?(listener: (notice: ChangeNotice) => void): void;
-  /** Another replica's changes of `resource` are delivered from now on (see PlaneService.listen). */
-  listen?(resource: string): Promise<void>;
+  watch(listener: (notice: ChangeNotice) => void): void;
+  /** Another replica's changes of `resource` are delivered from now on (see PlaneService.listen); one process: nothing to do. */
+  listen(resource: string): Promise<void>;
   /**
    * Tells `listener` of the entries this process numbered into the ledger, once durable, in
    * the ledger's order (with replicas: this replica's sequencing passes). Notifications follow it.
    */
-  onSequenced?(listener: (entries: readonly LedgerEntry[]) => void): void;
-  /** Tells every replica a resource may be free without a durable change. */
-  announceFreed?(resource: string): Promise<void>;
+  onSequenced(listener: (entries: readonly LedgerEntry[]) => void): void;
+  /** Tells every replica, this one through `watch`, that a resource may be free without a durable change. */
+  announceFreed(resource: string): Promise<void>;
   /** Epoch milliseconds: the clock decisions use (a shared backend's is the database's; this one only paces held requests). */
   now(): number;
-  overview(): O;
-  /** Brings `ledger` up to date with what other replicas committed. */
-  syncLedger?(): Promise<void>;
-  /** See PlaneService.searchLedger. */
-  searchLedger?(needle: string, from: number, limit: number): Promise<number[]>;
+  /** Every resource with a live lease, a reservation, waiters or a freeze. */
+  overview(): Promise<Overview>;
+  /** Brings `ledger` up to date with what other replicas committed (one process: it is). */
+  syncLedger(): Promise<void>;
+  /**
+   * See PlaneService.searchLedger: set where the backend keeps the ledger's lines out of
+   * this process (the database) and searches them there; undefined where they are here,
+   * and the service reads them itself.
+   */
+  readonly searchLedger:
+    ((needle: string, from: number, limit: number) => Promise<number[]>) | undefined;
   /** Throws a StoreError when the backend cannot take a write now. */
   ready(): Promise<void>;
   close(): Promise<void>;

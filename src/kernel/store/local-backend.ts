@@ -1,20 +1,22 @@
-import { InternalError } from '../../errors.js';
-import { createHash } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { FileLines } from '../../ledger/file-lines.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { LedgerEntry } from '../../ledger/entry.js';
-import { deploySchema } from '../../plane/deploy.js';
-import type { Backend, Opened } from './backend.js';
-import { ResourceTable } from '../rules/core.js';
+import type { Backend, ChangeNotice, Opened } from './backend.js';
+import type { ResourceTable } from '../rules/core.js';
 import { overviewOf, type Overview } from '../rules/overview.js';
+import { toEvent } from './entry-event.js';
+import {
+  openLogView,
+  snapshotDisagrees,
+  snapshotPieces,
+  type Replayed,
+  type SnapshotTaken,
+} from './log-view.js';
 import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
 import { afterRestart, replay } from '../rules/replay.js';
 import {
   nextDeadline,
   type Decision,
   type KernelEvent,
-  type ResourceState,
 } from '../rules/rules.js';
 import {
   checkSignedHistory,
@@ -22,10 +24,11 @@ import {
   signedRecordPath,
   writeSignedRecord,
 } from './signed-record.js';
-import { readSnapshotState } from './snapshot.js';
-import { StartRefusedError, StoreError, StoreUnavailableError } from './store-error.js';
-import { isLogFileStore, type KernelStore, type LogFileStore, type LogPoint } from './store.js';
+import { StoreError, StoreUnavailableError } from './store-error.js';
+import { isLogFileStore, type KernelStore, type LogFileStore } from './store.js';
 import { decideBatch, type Work } from '../rules/work.js';
+
+export { toEvent };
 
 export interface LocalBackendOptions {
   table: ResourceTable;
@@ -37,26 +40,8 @@ export interface LocalBackendOptions {
   log?: ((line: string) => void) | undefined;
 }
 
-/** Resource states serialised between two yields while a snapshot is taken. */
-const STATES_PER_TURN = 1_000;
-
 /** Entries between two snapshots of a file kernel: a restart replays at most about this many. */
 const SNAPSHOT_EVERY = 16_384;
-
-/**
- * A file kernel's view of its log alone, kept beside the live table for its
- * snapshots: the states as replaying the log makes them, its highest fence
- * and the time it ends with.
- */
-interface Replayed {
-  store: LogFileStore;
-  lines: FileLines;
-  table: ResourceTable;
-  time: LogTime | undefined;
-  /** Entries since the last snapshot was taken. */
-  since: number;
-  writing: Promise<void> | undefined;
-}
 
 /**
  * The backend of one process: the states in memory (the table), the record in
@@ -65,7 +50,7 @@ interface Replayed {
  * with one append, and only then kept. The clock never reads earlier than the
  * log's end. Not shared: this process is the only one that changes it.
  */
-export class LocalBackend implements Backend<Overview> {
+export class LocalBackend implements Backend {
   readonly ledger: Ledger;
   readonly shared = false;
   readonly batching = {
@@ -78,6 +63,8 @@ export class LocalBackend implements Backend<Overview> {
   };
   readonly name: string;
   readonly ttlMs: number;
+  /** The lines are in this process: the service reads them itself. */
+  readonly searchLedger = undefined;
   private readonly table: ResourceTable;
   private readonly store: KernelStore;
   /** The last durable entry's time at start: the clock reads no earlier. */
@@ -87,8 +74,9 @@ export class LocalBackend implements Backend<Overview> {
   private closed = false;
   private replayed: Replayed | undefined;
   /** A snapshot read at start but not used: its size and root, checked against the log read whole. */
-  private snapshotTaken: { size: number; root?: string } | undefined;
+  private snapshotTaken: SnapshotTaken | undefined;
   private sequenced: ((entries: readonly LedgerEntry[]) => void) | undefined;
+  private heard: ((notice: ChangeNotice) => void) | undefined;
 
   constructor(private readonly options: LocalBackendOptions) {
     this.table = options.table;
@@ -111,19 +99,23 @@ export class LocalBackend implements Backend<Overview> {
     let time: LogTime | undefined;
     let recovered: { fenceFloor: number; warning?: string };
     if (isLogFileStore(this.store)) {
-      recovered = await this.openFile(this.store);
+      const opened = await openLogView(this.store, table, ledger);
+      const { replayed } = opened;
+      this.replayed = replayed;
+      this.snapshotTaken = opened.snapshotTaken;
+      recovered = opened;
       try {
         await this.holdToSigned(this.store);
       } catch (error) {
         // Refused before anything was served: nothing of this start stays open.
         await this.store.close();
-        this.replayed?.lines.close();
+        replayed.lines.close();
         throw error;
       }
-      time = this.replayed!.time;
+      time = replayed.time;
       // Copies: the rules may change a state's arrays in place, and the view must not follow.
-      for (const state of this.replayed!.table.values()) table.put(structuredClone(state));
-      table.fence = Math.max(table.fence, this.replayed!.table.fence);
+      for (const state of replayed.table.values()) table.put(structuredClone(state));
+      table.fence = Math.max(table.fence, replayed.table.fence);
     } else {
       const log = await this.store.open();
       recovered = log;
@@ -201,74 +193,11 @@ export class LocalBackend implements Backend<Overview> {
       throw snapshotDisagrees(store.path, taken.size);
   }
 
-  /**
-   * A file kernel's start: the ledger reads its lines back from the log; a
-   * snapshot the log confirms stands for the part of the log it covers, and
-   * only the lines after it are replayed. A snapshot whose last entry the log
-   * no longer holds where it says refuses the start (the log was cut short or
-   * rewritten; a crash between an append and a snapshot leaves the snapshot
-   * behind the log, never ahead of it). Any other snapshot is ignored with a
-   * note and the whole log replayed: the log is the one truth.
-   */
-  private async openFile(store: LogFileStore) {
-    const { table: live, ledger } = this;
-    const fresh = () => ({
-      store,
-      lines: new FileLines(store.path),
-      table: new ResourceTable({ ttlMs: live.ttlMs, lockDelayMs: live.lockDelayMs }),
-      time: undefined,
-      since: 0,
-      writing: undefined,
-    });
-    let replayed: Replayed = fresh();
-    let start: LogPoint | undefined;
-    let note: string | undefined;
-    const found = store.readSnapshot();
-    if ('disagrees' in found) {
-      // Refused once the log is read whole: a signed record, if any, says what changed first.
-      this.snapshotTaken = { size: found.disagrees.size };
-    } else if ('snapshot' in found) {
-      const { snapshot } = found;
-      const state = readSnapshotState(snapshot.state);
-      try {
-        if (!state || state.ledger.size !== snapshot.size)
-          throw new Error('it is not a snapshot of this kernel');
-        if (state.ttlMs !== live.ttlMs || state.lockDelayMs !== live.lockDelayMs)
-          throw new Error('it was taken with another lease lifetime or lock-delay');
-        if (state.end !== snapshot.lastOffset + snapshot.lastBytes + 1)
-          throw new Error('its index does not end at its last entry');
-        replayed.lines.restore(state.ledger.size, state.runStarts, state.end);
-        ledger.restoreFrom(replayed.lines, state.ledger);
-        for (const resource of state.states) replayed.table.put(resource);
-        replayed.table.fence = state.fence;
-        replayed.time = state.time;
-        start = { index: snapshot.size, offset: state.end, lastBytes: snapshot.lastBytes };
-      } catch (error) {
-        replayed.lines.close();
-        replayed = fresh();
-        note = (error as Error).message;
-        // Not used, but the log's root at its size is still checked once the log is read.
-        if (state) this.snapshotTaken = { size: state.ledger.size, root: state.ledger.root };
-      }
-    } else {
-      note = found.ignored;
-    }
-    if (!start) ledger.readFrom(replayed.lines);
-    const { table } = replayed;
-    let index = start?.index ?? 0;
-    const recovered = await store.openFrom((line) => {
-      index += 1;
-      const entry = ledger.load(line, `${store.describe} line ${index}`);
-      table.put(replay(table.get(entry.resource), toEvent(entry), table.ttlMs, table.lockDelayMs));
-      table.fence = Math.max(table.fence, entry.fence);
-      replayed.time = logTimeAfter(replayed.time, entry.tsMs);
-      replayed.since += 1;
-    }, start);
-    this.replayed = replayed;
-    const ignored =
-      note && `${store.path}.snapshot.json was ignored: ${note}; the whole log was read`;
-    const warning = [recovered.warning, ignored].filter(Boolean).join('; ');
-    return { fenceFloor: recovered.fenceFloor, ...(warning ? { warning } : {}) };
+  /** Writes the snapshot of what is durable now (log-view.ts), when there is something to write. */
+  private async snapshot(): Promise<void> {
+    const replayed = this.replayed;
+    const body = replayed && (await snapshotPieces(replayed, this.ledger));
+    if (body) await replayed.store.writeSnapshot(body);
   }
 
   /** See Backend.onSequenced: told as each write is durable, in the ledger's order. */
@@ -298,60 +227,6 @@ export class LocalBackend implements Backend<Overview> {
         .catch(() => undefined)
         .finally(() => (replayed.writing = undefined));
     }
-  }
-
-  /**
-   * Writes the snapshot of what is durable now. Taken at once (between two
-   * batches: the ledger, its index and the view all stand at the same entry),
-   * then written.
-   */
-  private async snapshot(): Promise<void> {
-    const replayed = this.replayed;
-    const size = this.ledger.size;
-    if (!replayed || size === 0 || !replayed.time) return;
-    const { lines, table } = replayed;
-    const last = Buffer.from(lines.at(size - 1), 'utf8');
-    replayed.since = 0;
-    const snapshot = {
-      size,
-      lastOffset: lines.end - last.length - 1,
-      lastBytes: last.length,
-      lastSha256: createHash('sha256').update(last).digest('hex'),
-      state: {
-        version: 1,
-        ledger: this.ledger.snapshot(),
-        runStarts: lines.runStarts(),
-        end: lines.end,
-        fence: table.fence,
-        time: replayed.time,
-        ttlMs: table.ttlMs,
-        lockDelayMs: table.lockDelayMs,
-        states: [] as ResourceState[],
-      },
-    };
-    // The states are taken now (each is replaced, never changed, as entries are replayed) and
-    // serialised a slice a turn: many resources make megabytes of JSON. The pieces are the
-    // snapshot's JSON exactly: `states` is the last member of `state`, `state` of the snapshot.
-    const states = [...table.values()];
-    const whole = JSON.stringify(snapshot);
-    const tail = '[]}}';
-    if (!whole.endsWith(`"states":${tail}`))
-      throw new InternalError('the snapshot is not laid out as it is read');
-    const body = [whole.slice(0, -tail.length), '['];
-    for (let i = 0; i < states.length; i += STATES_PER_TURN) {
-      if (i > 0) {
-        await nextTurn();
-        body.push(',');
-      }
-      body.push(
-        states
-          .slice(i, i + STATES_PER_TURN)
-          .map((state) => JSON.stringify(state))
-          .join(','),
-      );
-    }
-    body.push(']}}');
-    await replayed.store.writeSnapshot(body);
   }
 
   /**
@@ -429,9 +304,25 @@ export class LocalBackend implements Backend<Overview> {
     }
   }
 
-  overview(): Overview {
+  async overview(): Promise<Overview> {
     return overviewOf(this.table.values(), this.now());
   }
+
+  /** Only `announceFreed`'s notices: the service tells the commits of one process itself. */
+  watch(listener: (notice: ChangeNotice) => void): void {
+    this.heard = listener;
+  }
+
+  /** One process: every change is made here, so there is no one else to hear. */
+  async listen(): Promise<void> {}
+
+  /** One process: its own held requests are the only ones to wake. */
+  async announceFreed(resource: string): Promise<void> {
+    this.heard?.({ resource, events: [], freed: true });
+  }
+
+  /** One process: the ledger is written here, so it is never behind. */
+  async syncLedger(): Promise<void> {}
 
   /** Throws a StoreError when the store cannot take a write now. */
   ready(): Promise<void> {
@@ -449,25 +340,4 @@ export class LocalBackend implements Backend<Overview> {
     await this.store.close();
     replayed?.lines.close();
   }
-}
-
-/** The log is not the one its snapshot was taken of: the start is refused, saying how to recover. */
-function snapshotDisagrees(logPath: string, size: number): StartRefusedError {
-  return new StartRefusedError(
-    `Refusing to start: ${logPath}.snapshot.json was taken of ${size} ${size === 1 ? 'entry' : 'entries'} of ${logPath}, and the log no longer holds them: it was cut short or rewritten since. Put back the log it was taken of (from a backup); to keep this log on purpose (an older backup restored), move ${logPath}.snapshot.json aside (checkpoints signed over the entries lost no longer verify).`,
-  );
-}
-
-export function toEvent(entry: LedgerEntry): KernelEvent {
-  const { kind, tsMs, resource, actorDid, leaseId, fence, expiresAtMs, reason } = entry;
-  const event: KernelEvent = { kind, atMs: tsMs, resource, actorDid, leaseId, fence };
-  if (expiresAtMs !== undefined) event.expiresAtMs = expiresAtMs;
-  if (reason !== undefined) event.reason = reason;
-  if (entry.by !== undefined) event.by = entry.by;
-  if (entry.approvedBy !== undefined) event.approvedBy = entry.approvedBy;
-  if (entry.approval !== undefined) event.approval = entry.approval;
-  if (entry.promotedVia !== undefined) event.promotedVia = entry.promotedVia;
-  const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
-  if (deploy?.success) event.deploy = deploy.data;
-  return event;
 }

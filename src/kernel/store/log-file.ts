@@ -1,5 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants, open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { syncDirectory } from '../../fs/durable.js';
+import { handleWriter, writeAll } from '../../fs/write-all.js';
 
 /**
  * The few file-system calls the file store makes, as a seam: the store counts
@@ -11,7 +14,7 @@ export interface LogFs {
   openRead(path: string): LogReader | undefined;
   /** Opens (creating) the log for positioned writes. */
   openLog(path: string): Promise<LogFile>;
-  /** Writes and syncs a new file (never over an existing one). */
+  /** Writes and syncs a new file (never over an existing one), and its name (the directory). */
   saveCopy(path: string, bytes: Uint8Array): Promise<void>;
 }
 
@@ -55,23 +58,19 @@ export const nodeLogFs: LogFs = {
   async saveCopy(path, bytes) {
     const handle = await open(path, 'wx', 0o600);
     try {
-      let done = 0;
-      while (done < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, done);
-        if (bytesWritten <= 0) throw new Error(`wrote ${done} of ${bytes.length} bytes`);
-        done += bytesWritten;
-      }
+      await writeAll(handleWriter(handle), bytes, 0);
       await handle.datasync();
     } finally {
       await handle.close();
     }
+    // The log is cut only after this: the copy's name must outlive a crash too.
+    await syncDirectory(dirname(path));
   },
 };
 
 function nodeLogFile(handle: FileHandle): LogFile {
   return {
-    write: async (bytes, offset, length, position) =>
-      (await handle.write(bytes, offset, length, position)).bytesWritten,
+    write: handleWriter(handle),
     datasync: () => handle.datasync(),
     truncate: (length) => handle.truncate(length),
     size: async () => (await handle.stat()).size,

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeFileDurable } from '../../fs/durable.js';
 import * as z from 'zod/mini';
 import type { Ledger, SignedCheckpoint } from '../../ledger/ledger.js';
 import { causeText } from '../../errors.js';
@@ -78,24 +77,10 @@ const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
 /** Makes `record` the one kept beside `logPath`: a new file, synced, renamed over the old one. */
 export async function writeSignedRecord(logPath: string, record: SignedCheckpoint): Promise<void> {
   const path = signedRecordPath(logPath);
-  const tmp = `${path}.tmp`;
   try {
-    const handle = await open(tmp, 'w', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify({ size: record.size, root: record.root })}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-    const dir = await open(dirname(path), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+    const text = `${JSON.stringify({ size: record.size, root: record.root })}\n`;
+    await writeFileDurable(path, text, { temp: `${path}.tmp` });
   } catch (error) {
-    await unlink(tmp).catch(() => undefined);
     // No checkpoint goes out that a restart could not hold the log to.
     throw new StoreUnavailableError(
       `cannot record the signed checkpoint in ${path}: ${causeText(error)}`,
