@@ -51,6 +51,7 @@ export {
 } from './timing.js';
 export { etaMs, overdueMs } from './lease.js';
 export { revokeRefuses } from './ending.js';
+export { afterRestart, replay } from './replay.js';
 
 export const emptyState = (resource: string): ResourceState => ({
   resource,
