@@ -12,9 +12,10 @@ import {
   type SnapshotTaken,
 } from './log-view.js';
 import { logTimeAfter, resumeLeases, type LogTime } from './restart.js';
-import { afterRestart, replay } from '../rules/replay.js';
 import {
+  afterRestart,
   nextDeadline,
+  replay,
   type Decision,
   type KernelEvent,
 } from '../rules/rules.js';
