@@ -1,27 +1,24 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import { startScriptedPlane, type Reply, type ScriptedPlane } from './support/scripted-plane.js';
+import { RESOURCE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * Deploy order end to end: main and post in-process against the real kernel
  * over HTTP and a fake GitHub compare route, both on loopback.
  */
 
-const RESOURCE = 'lock:deploy/production';
 const LIVE = 'a'.repeat(40);
 const OURS = 'b'.repeat(40);
 let kernel: RunningKernel | undefined;
 let github: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  await github?.close();
-  kernel = github = undefined;
-});
+closeAfterEach(() => [kernel, github]);
 
 async function start(compare: Reply | undefined) {
   kernel = await startKernelServer({

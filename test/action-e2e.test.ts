@@ -1,11 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runJob, runStep } from './support/runner.js';
-import {
-  holdThenGrant,
-  isRelease,
-  startScriptedPlane,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { holdThenGrant, isRelease, startScriptedPlane } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { OTHER } from './support/names.js';
 
 /**
  * The black-box runs: the committed dist/ run as a runner runs it (INPUT_* with
@@ -17,19 +15,13 @@ import {
  */
 
 const KEY = 'sekrit-KEY-8c1f';
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 /** A plane that holds the resource for `heldAsks` asks, then grants it; releases answer `release`. */
-async function startPlane(options: Parameters<typeof holdThenGrant>[1] = {}) {
-  plane = await startScriptedPlane(holdThenGrant(OTHER, options));
-  return plane;
-}
+const startPlane = async (options: Parameters<typeof holdThenGrant>[1] = {}) =>
+  (plane = await startScriptedPlane(holdThenGrant(OTHER, options)));
 
 const job = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) =>
   runJob({

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { memoryContext } from '../src/action/context.js';
 import { run as main } from '../src/action/main.js';
 import { run as post } from '../src/action/post.js';
@@ -10,6 +10,8 @@ import { helperCommand, type HelperCommand } from '../src/lease/helpers.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
 import { actionInputs } from './support/in-process.js';
 import { RUN_ENV } from './support/runner.js';
+import { RESOURCE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * Fail closed: keep-alive asked and no keeper, or a dry run and no kernel,
@@ -18,7 +20,6 @@ import { RUN_ENV } from './support/runner.js';
  */
 
 const ME = 'did:web:acme.example:agent:me';
-const RESOURCE = 'lock:deploy/production';
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-fail-closed-'));
 const failing = join(dir, 'failing-helper.mjs');
 writeFileSync(failing, "process.stderr.write('helper refuses\\n'); process.exit(3);\n");
@@ -33,10 +34,7 @@ const failingHelper = (): HelperCommand => ({
 });
 
 let kernel: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const inputs = (extra: Record<string, string>) => actionInputs({ 'actor-did': ME, ...extra });

@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
+import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The built action, run as a runner runs it, waiting on the built kernel: the
@@ -9,14 +11,10 @@ import { runStep } from './support/runner.js';
  * step's spawn, with a bound far above the 1 s target for two busy cores.
  */
 
-const R = 'lock:deploy/production';
 const A = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:a1a1';
 let kernel: KernelProcess | undefined;
 
-afterEach(async () => {
-  await kernel?.stop();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 async function post(path: string, body: unknown) {
   const response = await fetch(`${kernel!.url}/api/v1/acp/coordination/${path}`, {

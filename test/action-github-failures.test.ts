@@ -1,14 +1,10 @@
-import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps } from './support/in-process.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type Reply,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { Reply, ScriptedPlane } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { freePort } from './support/ports.js';
+import { OTHER } from './support/names.js';
 
 /**
  * GitHub API failures say their cause (issue 21, item 4): a host that cannot be reached
@@ -18,15 +14,10 @@ import {
  */
 
 const SHA = 'c'.repeat(40);
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 let plane: ScriptedPlane | undefined;
 let github: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  await github?.close();
-  plane = github = undefined;
-});
+closeAfterEach(() => [plane, github]);
 
 async function startPlane() {
   let asks = 0;
@@ -45,13 +36,7 @@ async function startGitHub(reply: Reply) {
   return github.url;
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const closedPort = freePort;
 
 async function job(githubApiUrl: string) {
   const { main, post } = await jobSteps({

@@ -1,32 +1,22 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText } from './support/in-process.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type Reply,
-  type ScriptedPlane,
-  type Seen,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { Reply, ScriptedPlane, Seen } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { OTHER } from './support/names.js';
 
 /** main and post in-process (src/, the memory context) against a scripted plane and a fake GitHub API, both on loopback. */
 
 const KEY = 'plane-KEY-never-shown';
 const SHA = 'a'.repeat(40);
 const HEAD_SHA = 'b'.repeat(40);
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 let plane: ScriptedPlane | undefined;
 let github: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  await github?.close();
-  plane = github = undefined;
-});
+closeAfterEach(() => [plane, github]);
 
 const RUN_777 = {
   name: 'Deploy',

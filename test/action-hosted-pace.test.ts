@@ -2,11 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { readStatusFile } from '../src/lease/keeper-status.js';
 import { startHostedPlane } from './support/hosted-plane.js';
 import { runStep } from './support/runner.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The built action against a plane with the hosted plane's contract: no ttlMs, only
@@ -19,10 +20,7 @@ import { runStep } from './support/runner.js';
 const THEM = 'did:web:acme.example:agent:them';
 let plane: Awaited<ReturnType<typeof startHostedPlane>> | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 async function startJob(skewMs: number) {
   plane = await startHostedPlane({ leaseMs: 1_500, skewMs });

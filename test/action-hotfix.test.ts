@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runJob, runStep } from './support/runner.js';
+import { PROD } from './support/names.js';
 
 /**
  * The hotfix path for a GitHub job, end to end (docs/promotion-order.md, "The hotfix path,
@@ -16,7 +17,6 @@ import { runJob, runStep } from './support/runner.js';
  */
 
 const ADMIN = 'admin-key-for-the-hotfix-test';
-const PROD = 'lock:deploy/production';
 const HOTFIX = 'c'.repeat(40);
 let kernel: KernelProcess | undefined;
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryContext } from '../src/action/context.js';
 import { run as main } from '../src/action/main.js';
 import { run as post } from '../src/action/post.js';
@@ -14,25 +14,16 @@ import {
   postStep,
 } from './support/in-process.js';
 import { RUN_ENV } from './support/runner.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /** main and post in-process through the memory context: src/, not dist/. */
 
 const ME = 'did:web:acme.example:agent:me';
 let plane: ScriptedPlane | undefined;
 let kernel: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
-afterEach(async () => {
-  await plane?.close();
-  await kernel?.close();
-  plane = undefined;
-  kernel = undefined;
-});
+closeAfterEach(() => [plane, kernel]);
 
 const inputs = (extra: Record<string, string>) =>
   actionInputs({ 'actor-did': ME, 'keep-alive': 'false', ...extra });

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
 import { runStep } from './support/runner.js';
@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { KEEPER_NODE_FLAGS } from '../src/lease/background.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * Main, several 3 s lease lifetimes of "deploy", then post: the committed dist/ on loopback,
@@ -17,10 +18,7 @@ import { join } from 'node:path';
 
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 async function holdThenPost(deploy: () => Promise<void>) {
   plane = await startLoggedKernel({ ttlMs: 3_000 });

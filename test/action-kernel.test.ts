@@ -1,17 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobSteps, logText, mainStep, postStep } from './support/in-process.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
+import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /** main and post in-process (src/, the memory context) against the real kernel over HTTP, not a script. */
 
-const R = 'lock:deploy/production';
 const OTHER = 'did:web:github.com:acme:shop:actions:runs:9:attempts:1:jobs:deploy:cafe';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 const inputs = () => ({ 'api-url': plane!.url, 'keep-alive': 'false' });
 const env = { INTRAMEDIAL_KEY: 'k' };

@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
+import { RESOURCE } from './support/names.js';
 
 /**
  * Main, several lease lifetimes of deploy, then post, run by GitHub's own
  * emulator (@github/local-action, from src/ under tsx), against the real kernel.
  */
 
-const RESOURCE = 'lock:deploy/production';
 const ME = 'did:web:acme.example:agent:local';
 const DEPLOY_MS = 15_000;
 /**

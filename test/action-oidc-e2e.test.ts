@@ -1,10 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
+import { PROD } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * Keyless, end to end: the built kernel started with --oidc-issuer (a fake
@@ -13,16 +15,10 @@ import { runStep } from './support/runner.js';
  * (ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN). Another run's token cannot touch the lease.
  */
 
-const PROD = 'lock:deploy/production';
 let issuer: FakeIssuer | undefined;
 let kernel: KernelProcess | undefined;
 
-afterEach(async () => {
-  await kernel?.stop();
-  await issuer?.close();
-  kernel = undefined;
-  issuer = undefined;
-});
+closeAfterEach(() => [kernel, issuer]);
 
 async function start() {
   issuer = await startFakeIssuer();

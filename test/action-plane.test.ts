@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
 import {
   granted,
@@ -7,8 +7,10 @@ import {
   isRelease,
   isLease,
   startScriptedPlane,
-  type ScriptedPlane,
 } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { OTHER } from './support/names.js';
 
 /**
  * main and post in-process (src/, the memory context) against a scripted plane
@@ -17,15 +19,11 @@ import {
  */
 
 const KEY = 'sekrit-KEY-8c1f';
-const OTHER = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:beef';
 const OTHER_RUN = 'https://github.com/acme/shop/actions/runs/777/attempts/1';
 const STACK = /\n\s+at /;
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 /** A plane that holds the resource for `heldAsks` asks, then grants it; releases answer `release`. */
 async function startPlane(options: Parameters<typeof holdThenGrant>[1] = {}) {

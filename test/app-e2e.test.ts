@@ -1,12 +1,21 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
+import type { RunningApp } from '../src/app/server.js';
+import {
+  decidedAt,
+  kernelEvents as kernelLog,
+  reviewCalls,
+  writeAppConfig,
+  inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
+} from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { runStep } from './support/runner.js';
+import { R } from './support/names.js';
 
 /**
  * The protection-rule app end to end: a fake GitHub on loopback sends signed
@@ -15,7 +24,6 @@ import { runStep } from './support/runner.js';
  * lease its run was given.
  */
 
-const R = 'lock:deploy/production';
 const SLOW = 'lock:deploy/slow';
 const KEY = 'kernel-key-e2e';
 const WEBHOOK = /run (\d+) of (\S+) \(environment [^)]+\): queued for/;
@@ -25,69 +33,44 @@ let github: FakeGitHub;
 const apps: RunningApp[] = [];
 const logs: string[] = [];
 
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = untilLogged(logs);
 
 async function startTestApp(extra: Record<string, unknown> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-'));
-  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
-  writeFileSync(join(dir, 'secret'), `${github.secret}\n`);
-  writeFileSync(join(dir, 'plane-key'), KEY);
-  const config = {
-    appId: github.appId,
-    privateKeyFile: 'app.pem',
-    webhookSecretFile: 'secret',
-    githubApiUrl: github.url,
-    plane: { url: kernel.url, keyFile: 'plane-key' },
-    listen: { host: '127.0.0.1', port: 0, path: '/hooks' },
-    rules: [
-      { repository: 'acme/*', environment: 'production', resource: R, job: 'deploy' },
-      { repository: 'acme/slow', environment: 'Staging', resource: SLOW },
-    ],
-    takeUpGrace: '2m',
-    runCheckEvery: '1s',
-    ...extra,
-  };
-  writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
-  const app = await startApp(loadConfig(join(dir, 'app.json'), {}), {
-    log: (line) => logs.push(line),
-    env: {},
+  const config = writeAppConfig(
+    github,
+    { url: kernel.url, key: KEY },
+    {
+      listen: { host: '127.0.0.1', port: 0, path: '/hooks' },
+      rules: [
+        { repository: 'acme/*', environment: 'production', resource: R, job: 'deploy' },
+        { repository: 'acme/slow', environment: 'Staging', resource: SLOW },
+      ],
+      takeUpGrace: '2m',
+      runCheckEvery: '1s',
+      ...extra,
+    },
+    // The secret file ends in a newline, as an editor leaves it: the app trims it.
+    { secretText: `${github.secret}\n` },
+  );
+  return startInProcess(config, {
+    logs,
+    apps,
     github: { budgetMs: 20_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 8 } },
   });
-  apps.push(app);
-  return app;
 }
 
 /** The fake's record of reviews of a run that it accepted. */
-const reviews = (repository: string, runId: number) =>
-  github.calls.filter(
-    (c) => c.path === `/repos/${repository}/actions/runs/${runId}/deployment_protection_rule`,
-  );
-const approvedAt = (repository: string, runId: number) =>
-  reviews(repository, runId).find(
-    (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
-  )?.atMs;
+const reviews = (repository: string, runId: number) => reviewCalls(github, repository, runId);
+const approvedAt = (repository: string, runId: number) => decidedAt(github, repository, runId);
 
 /** Kernel log lines: `<iso> grant|release|lapse|revoke <resource> <did> <lease id> fence=N`. */
-function kernelEvents(resource: string) {
-  return kernel
-    .output()
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter((w) => w[2] === resource && /^(grant|release|lapse|revoke)$/.test(w[1] ?? ''))
-    .map((w) => ({
-      atMs: Date.parse(w[0] ?? ''),
-      kind: w[1]!,
-      holder: w[3]!,
-      fence: Number(w[5]?.slice(6)),
-    }));
-}
+const kernelEvents = (resource: string) =>
+  kernelLog(kernel, resource).map(({ atMs, kind, holder, fence }) => ({
+    atMs,
+    kind,
+    holder,
+    fence,
+  }));
 
 function job(repository: string, runId: number) {
   const tempDir = mkdtempSync(join(tmpdir(), 'lease-gate-app-job-'));
@@ -110,11 +93,7 @@ beforeAll(async () => {
   github = await startFakeGitHub({ installations: [77] });
 });
 
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ apps }, github, kernel));
 
 describe('lease-gate app (protection rule) end to end', () => {
   it('approves three runs of two repositories one at a time, in arrival order, each after the previous job released', async () => {

@@ -2,12 +2,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
+import type { RunningApp } from '../src/app/server.js';
 import { keyHash } from '../src/kernel/auth/keys.js';
 import { ANY_JOB, appDid } from '../src/lease/take-up.js';
+import {
+  kernelEvents as kernelLog,
+  reviewCalls,
+  writeAppConfig,
+  inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
+} from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { PROD } from './support/names.js';
 
 /**
  * The protection-rule app's refusals and its take-up grace, end to end: a fake
@@ -17,7 +25,6 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
  * it lapse, and the next run is approved.
  */
 
-const PROD = 'lock:deploy/production';
 const CANARY = 'lock:deploy/canary';
 const GRACE = 'lock:deploy/grace';
 const KEY = 'kernel-key-refusals';
@@ -29,53 +36,35 @@ let github: FakeGitHub;
 const apps: RunningApp[] = [];
 const logs: string[] = [];
 
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = untilLogged(logs);
 
 async function startTestApp(planeKey: string, extra: Record<string, unknown> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-refusals-'));
-  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
-  writeFileSync(join(dir, 'secret'), github.secret);
-  writeFileSync(join(dir, 'plane-key'), planeKey);
-  const config = {
-    appId: github.appId,
-    privateKeyFile: 'app.pem',
-    webhookSecretFile: 'secret',
-    githubApiUrl: github.url,
-    plane: { url: kernel.url, keyFile: 'plane-key' },
-    listen: { host: '127.0.0.1', port: 0, path: '/' },
-    rules: [
-      { repository: 'acme/*', environment: 'production', resource: PROD },
-      { repository: 'acme/shop', environment: 'canary', resource: CANARY },
-      { repository: 'acme/shop', environment: 'grace', resource: GRACE },
-    ],
-    takeUpGrace: '2m',
-    runCheckEvery: '1m',
-    deploymentStatus: false,
-    ...extra,
-  };
-  writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
-  const app = await startApp(loadConfig(join(dir, 'app.json'), {}), {
-    log: (line) => logs.push(line),
-    env: {},
+  const config = writeAppConfig(
+    github,
+    { url: kernel.url, key: planeKey },
+    {
+      listen: { host: '127.0.0.1', port: 0, path: '/' },
+      rules: [
+        { repository: 'acme/*', environment: 'production', resource: PROD },
+        { repository: 'acme/shop', environment: 'canary', resource: CANARY },
+        { repository: 'acme/shop', environment: 'grace', resource: GRACE },
+      ],
+      takeUpGrace: '2m',
+      runCheckEvery: '1m',
+      deploymentStatus: false,
+      ...extra,
+    },
+    { dirPrefix: 'lease-gate-app-refusals-' },
+  );
+  return startInProcess(config, {
+    logs,
+    apps,
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
   });
-  apps.push(app);
-  return app;
 }
 
 const reviews = (repository: string, runId: number) =>
-  github.calls.filter(
-    (c) =>
-      c.status === 204 &&
-      c.path === `/repos/${repository}/actions/runs/${runId}/deployment_protection_rule`,
-  );
+  reviewCalls(github, repository, runId).filter((c) => c.status === 204);
 const reviewOf = (repository: string, runId: number) =>
   reviews(repository, runId)[0]?.body as { state: string; comment: string } | undefined;
 
@@ -97,12 +86,7 @@ async function request(
 
 /** Kernel log lines: `<iso> grant|release|lapse|revoke <resource> <did> <lease id> fence=N`. */
 const kernelEvents = (resource: string) =>
-  kernel
-    .output()
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter((w) => w[2] === resource && /^(grant|release|lapse|revoke)$/.test(w[1] ?? ''))
-    .map((w) => ({ kind: w[1]!, holder: w[3]! }));
+  kernelLog(kernel, resource).map(({ kind, holder }) => ({ kind, holder }));
 
 beforeAll(async () => {
   github = await startFakeGitHub({ installations: [77] });
@@ -127,11 +111,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ apps }, github, kernel));
 
 describe('lease-gate app refuses with a reason', () => {
   it('rejects a run of an environment no rule names', async () => {

@@ -1,15 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/app/config.js';
-import { startApp, type RunningApp } from '../src/app/server.js';
-import { ANY_JOB, appDid } from '../src/lease/take-up.js';
+import type { RunningApp } from '../src/app/server.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
+import {
+  completeRun,
+  decidedAt,
+  expectOneAtATime as expectOneHolder,
+  newRun as startRun,
+  reviewCalls,
+  spawnApp,
+  writeAppConfig,
+  inProcessApp as startInProcess,
+  stopAll,
+  untilLogged,
+} from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { freePort } from './support/ports.js';
 
 /**
  * The protection-rule app across a crash and beside a replica: a fake GitHub on
@@ -38,99 +47,41 @@ const apps: RunningApp[] = [];
 const children: ChildProcess[] = [];
 const logs: string[] = [];
 
-async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const until = untilLogged(logs, 60_000);
 
 function writeConfig(port: number, extra: Record<string, unknown> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-restart-'));
-  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
-  writeFileSync(join(dir, 'secret'), github.secret);
-  writeFileSync(join(dir, 'plane-key'), KEY);
-  const config = {
-    appId: github.appId,
-    privateKeyFile: 'app.pem',
-    webhookSecretFile: 'secret',
-    githubApiUrl: github.url,
-    plane: { url: kernel.url, keyFile: 'plane-key' },
-    listen: { host: '127.0.0.1', port, path: '/' },
-    rules: Object.entries(RESOURCES).map(([environment, resource]) => ({
-      repository: REPO,
-      environment,
-      resource,
-    })),
-    takeUpGrace: '10m',
-    runCheckEvery: '1m',
-    deploymentStatus: false,
-    ...extra,
-  };
-  writeFileSync(join(dir, 'app.json'), JSON.stringify(config));
-  return join(dir, 'app.json');
+  return writeAppConfig(
+    github,
+    { url: kernel.url, key: KEY },
+    {
+      listen: { host: '127.0.0.1', port, path: '/' },
+      rules: Object.entries(RESOURCES).map(([environment, resource]) => ({
+        repository: REPO,
+        environment,
+        resource,
+      })),
+      takeUpGrace: '10m',
+      runCheckEvery: '1m',
+      deploymentStatus: false,
+      ...extra,
+    },
+    { dirPrefix: 'lease-gate-app-restart-' },
+  );
 }
 
-async function inProcessApp(name: string): Promise<RunningApp> {
-  const app = await startApp(loadConfig(writeConfig(0), {}), {
-    log: (line) => logs.push(`[${name}] ${line}`),
-    env: {},
+const inProcessApp = (name: string) =>
+  startInProcess(writeConfig(0), {
+    logs,
+    apps,
+    name,
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
   });
-  apps.push(app);
-  return app;
-}
 
 /** `lease-gate app` as its own process, from source: what a SIGKILL ends. */
-async function processApp(name: string, config: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/bin/cli.ts', 'app', '--config', config],
-    {
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  children.push(child);
-  let output = '';
-  const onData = (chunk: Buffer) => {
-    output += chunk.toString();
-    const lines = output.split('\n');
-    output = lines.pop() ?? '';
-    for (const line of lines) logs.push(`[${name}] ${line}`);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await until(`${name} listening`, () =>
-    logs.some((l) => l.startsWith(`[${name}] lease-gate app listening on`)),
-  );
-  return {
-    kill9: async () => {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
+const processApp = (name: string, config: string) => spawnApp(name, config, { logs, children });
 
-const reviewsOf = (runId: number) =>
-  github.calls.filter(
-    (c) => c.path === `/repos/${REPO}/actions/runs/${runId}/deployment_protection_rule`,
-  );
-const approvedAt = (runId: number) =>
-  reviewsOf(runId).find(
-    (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
-  )?.atMs;
+const reviewsOf = (runId: number) => reviewCalls(github, REPO, runId);
+const approvedAt = (runId: number) => decidedAt(github, REPO, runId, 'approved');
 const approvals = (runId: number) =>
   reviewsOf(runId).filter(
     (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
@@ -139,53 +90,14 @@ const logged = (name: string, pattern: RegExp) =>
   logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l));
 
 /** A run waiting on `environment`, and GitHub's request for it (not yet sent). */
-function newRun(runId: number, environment: Env) {
-  github.addRun(REPO, runId, environment);
-  const payload = github.protectionRule(REPO, runId, environment);
-  const did = appDid(
-    {
-      serverUrl: 'https://github.com',
-      repository: REPO,
-      runId: String(runId),
-      runAttempt: '1',
-      job: ANY_JOB,
-    },
-    payload.deployment.id,
-  );
-  return { runId, payload, did };
-}
+const newRun = (runId: number, environment: Env) => startRun(github, REPO, runId, environment);
 
 /** The run ends (its jobs are done): GitHub says so to each app given. */
-async function complete(runId: number, ...to: string[]) {
-  const payload = github.workflowRunCompleted(REPO, runId);
-  for (const url of to) await github.deliver(url, 'workflow_run', payload);
-}
-
-/** Kernel log lines: `<iso> grant|release|lapse|revoke <resource> <did> <lease id> fence=N`. */
-const kernelEvents = (resource: string) =>
-  kernel
-    .output()
-    .split('\n')
-    .map((line) => line.split(' '))
-    .filter((w) => w[2] === resource && /^(grant|release|lapse|revoke)$/.test(w[1] ?? ''))
-    .map((w) => ({ kind: w[1]!, run: /:runs:(\d+):/.exec(w[3] ?? '')?.[1] }));
+const complete = (runId: number, ...to: string[]) => completeRun(github, REPO, runId, to);
 
 /** One holder at a time, and the runs granted in this order. */
-function expectOneAtATime(resource: string, order: number[]) {
-  let holder: string | undefined;
-  const granted: string[] = [];
-  for (const e of kernelEvents(resource)) {
-    if (e.kind === 'grant') {
-      expect(holder, `grant to run ${e.run} while run ${holder} held ${resource}`).toBeUndefined();
-      holder = e.run;
-      if (granted.at(-1) !== e.run) granted.push(e.run!);
-    } else {
-      expect(e.run).toBe(holder);
-      holder = undefined;
-    }
-  }
-  expect(granted).toEqual(order.map(String));
-}
+const expectOneAtATime = (resource: string, order: number[]) =>
+  expectOneHolder(kernel, resource, order);
 
 beforeAll(async () => {
   kernel = await startKernelProcess(['--ttl-ms', '20000', '--lock-delay-ms', '0'], {
@@ -195,13 +107,7 @@ beforeAll(async () => {
   plane = createPlaneClient({ apiUrl: kernel.url, key: KEY });
 });
 
-afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const app of apps) await app.close();
-  await plane?.close();
-  await github?.close();
-  await kernel?.stop();
-});
+afterAll(() => stopAll({ children, apps }, plane, github, kernel));
 
 describe('lease-gate app across a restart', () => {
   it('keeps an approved run lease when, restarted with kill -9, it is given the run again and GitHub answers 422', async () => {

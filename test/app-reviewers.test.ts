@@ -1,11 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/app/config.js';
 import { startApp, type RunningApp } from '../src/app/server.js';
+import { reviewCalls, writeAppConfig, untilLogged } from './support/app-harness.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { PROD } from './support/names.js';
 
 /**
  * Runs waiting for their environment's required reviewers never block the queue: with the
@@ -16,7 +15,6 @@ import { startKernelProcess, type KernelProcess } from './support/kernel-process
  * joins.
  */
 
-const PROD = 'lock:deploy/production';
 const KEY = 'kernel-key-reviewers';
 
 let kernel: KernelProcess;
@@ -24,21 +22,11 @@ let github: FakeGitHub;
 let app: RunningApp;
 const logs: string[] = [];
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = untilLogged(logs);
 
 const reviewOf = (repository: string, runId: number) =>
-  github.calls.find(
-    (c) =>
-      c.status === 204 &&
-      c.path === `/repos/${repository}/actions/runs/${runId}/deployment_protection_rule`,
-  )?.body as { state: string; comment: string } | undefined;
+  reviewCalls(github, repository, runId).find((c) => c.status === 204)?.body as
+    { state: string; comment: string } | undefined;
 
 async function request(repository: string, runId: number) {
   github.addRun(repository, runId, 'production');
@@ -60,26 +48,19 @@ async function queue(): Promise<string[]> {
 beforeAll(async () => {
   github = await startFakeGitHub({ installations: [77] });
   kernel = await startKernelProcess(['--ttl-ms', '6000'], { LEASE_GATE_KERNEL_KEY: KEY });
-  const dir = mkdtempSync(join(tmpdir(), 'lease-gate-app-reviewers-'));
-  writeFileSync(join(dir, 'app.pem'), github.privateKeyPem);
-  writeFileSync(join(dir, 'secret'), github.secret);
-  writeFileSync(join(dir, 'plane-key'), KEY);
-  writeFileSync(
-    join(dir, 'app.json'),
-    JSON.stringify({
-      appId: github.appId,
-      privateKeyFile: 'app.pem',
-      webhookSecretFile: 'secret',
-      githubApiUrl: github.url,
-      plane: { url: kernel.url, keyFile: 'plane-key' },
+  const config = writeAppConfig(
+    github,
+    { url: kernel.url, key: KEY },
+    {
       listen: { host: '127.0.0.1', port: 0, path: '/' },
       rules: [{ repository: 'acme/*', environment: 'production', resource: PROD }],
       takeUpGrace: '2m',
       runCheckEvery: '1m',
       deploymentStatus: false,
-    }),
+    },
+    { dirPrefix: 'lease-gate-app-reviewers-' },
   );
-  app = await startApp(loadConfig(join(dir, 'app.json'), {}), {
+  app = await startApp(loadConfig(config, {}), {
     log: (line) => logs.push(line),
     env: {},
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/app/config.js';
 import { startApp, type RunningApp } from '../src/app/server.js';
-import { main } from '../src/cli/main.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { startFakeGitHub, type FakeGitHub } from './support/fake-github-app.js';
+import { runMain } from './support/cli-main.js';
+import { untilLogged } from './support/app-harness.js';
 
 /**
  * `lease-gate app smoke` (issue 55, item 8): a signed sample delivery sent to a real app
@@ -53,23 +54,12 @@ afterAll(async () => {
   await kernel?.close();
 });
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '' },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[]) => runMain(args);
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; !check(); i += 1) {
-    if (i > 1_500) throw new Error(`timed out waiting for ${what}\n${logs.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = untilLogged(logs);
+/** `lease-gate app smoke` of `url` with the secret in `file` (of the test's directory). */
+const smoke = (url: string, file: string) =>
+  cli(['app', 'smoke', '--url', url, '--secret-file', join(dir, file)]);
 
 describe('lease-gate app smoke', () => {
   it('says OK when the app takes the signed sample, which it ignores without asking GitHub', async () => {
@@ -89,38 +79,17 @@ describe('lease-gate app smoke', () => {
   });
 
   it('names what is wrong: the secret, the path, the URL', async () => {
-    const wrong = await cli([
-      'app',
-      'smoke',
-      '--url',
-      app.url,
-      '--secret-file',
-      join(dir, 'wrong'),
-    ]);
+    const wrong = await smoke(app.url, 'wrong');
     expect(wrong.code).toBe(1);
     expect(wrong.err).toContain('FAIL: the app refused the signature (401');
     expect(wrong.err).toContain('--secret-file is not the secret in its webhookSecretFile');
 
-    const path = await cli([
-      'app',
-      'smoke',
-      '--url',
-      app.url.replace('/webhook', '/hooks'),
-      '--secret-file',
-      join(dir, 'secret'),
-    ]);
+    const path = await smoke(app.url.replace('/webhook', '/hooks'), 'secret');
     expect(path.code).toBe(1);
     expect(path.err).toContain('FAIL: 404');
     expect(path.err).toContain("Is it the app's listen.path");
 
-    const plain = await cli([
-      'app',
-      'smoke',
-      '--url',
-      'http://gate.example.com/webhook',
-      '--secret-file',
-      join(dir, 'secret'),
-    ]);
+    const plain = await smoke('http://gate.example.com/webhook', 'secret');
     expect(plain.code).toBe(2);
     expect(plain.err).toContain(
       "Invalid --url 'http://gate.example.com/webhook'. Expected the webhook URL GitHub is given, https://",

@@ -30,6 +30,7 @@ import { PLANE_SECTION, planeTable, planeTargets, type PlaneCells } from '../ben
 import { echoHandler, listen, lockHandler } from '../bench/servers.js';
 import { percentile } from '../bench/stats.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { R } from './support/names.js';
 
 /** The bench's own instruments, checked against real servers on 127.0.0.1:0. */
 
@@ -44,7 +45,6 @@ const urlOf = (server: Server) => {
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
-const R = 'lock:deploy/production';
 const did = (name: string) => `did:web:bench.example:${name}`;
 
 describe('the bench lock plane', () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { R } from './support/names.js';
 
 /**
  * `lease-gate break-glass` and `approve-break-glass` from the committed CLI against its
@@ -15,7 +16,6 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
 const ADMIN = 'admin-key-for-the-break-glass-cli-test';
 const APPROVER = 'approver-key-for-the-break-glass-cli-test';
 const HOTFIX = 'did:web:acme.example:agent:hotfix';
-const R = 'lock:deploy/production';
 
 describe('lease-gate break-glass', () => {
   let kernel: KernelProcess;

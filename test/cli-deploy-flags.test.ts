@@ -1,11 +1,13 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { runMain } from './support/cli-main.js';
+import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The deploy flags of `run` and `acquire` (for CI systems that are not GitHub
@@ -14,16 +16,12 @@ import { verifyBundle } from '../src/ledger/verify.js';
  * nothing changed, and `--queue newest` steps aside for a newer run.
  */
 
-const R = 'lock:deploy/production';
 const SHA = 'c0ffee'.padEnd(40, '0');
 const URL_5 = 'https://ci.example.com/acme/shop/-/pipelines/5';
 const URL_6 = 'https://ci.example.com/acme/shop/-/pipelines/6';
 let kernel: RunningKernel | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 async function start() {
   const { privateKey } = generateKeyPairSync('ed25519');
@@ -35,16 +33,7 @@ async function start() {
   return kernel.url;
 }
 
-async function cli(args: string[], onErr?: (line: string) => void) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => (err.push(line), onErr?.(line)) },
-    { PATH: process.env.PATH ?? '' },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[], onErr?: (line: string) => void) => runMain(args, {}, onErr);
 
 const lane = (runNumber: number, url: string) => [
   '--repository',

@@ -6,6 +6,7 @@ import {
   startKernelProcess,
   type KernelProcess,
 } from './support/kernel-process.js';
+import { A } from './support/names.js';
 
 /**
  * `lease-gate freeze --by NAME` and `unfreeze --by NAME` (from source: newer than dist/):
@@ -14,7 +15,6 @@ import {
  */
 
 const ADMIN = 'admin-key-for-the-freeze-by-test';
-const A = 'did:web:acme.example:agent:a';
 const R = 'lock:deploy/by-test';
 
 describe('lease-gate freeze and unfreeze --by', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A } from './support/names.js';
 
 /**
  * `lease-gate freeze` and `unfreeze` from the committed CLI against its kernel: the end a
@@ -12,7 +13,6 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
  */
 
 const ADMIN = 'admin-key-for-the-freeze-cli-test';
-const A = 'did:web:acme.example:agent:a';
 
 describe('lease-gate freeze and unfreeze', () => {
   let kernel: KernelProcess;

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiUrlSource } from '../src/cli/options.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A, B, C } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { freePort } from './support/ports.js';
 
 /**
  * What a person typing the committed CLI (dist/) meets first: an unreachable plane,
@@ -10,24 +12,12 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
  * while waiting, and a one-shot ask that leaves nothing reserved. Issue 21, item 3.
  */
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
 let kernel: KernelProcess | undefined;
 
-afterEach(async () => {
-  await kernel?.stop();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 /** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const closedPort = freePort;
 
 /** The CLI as a process, with when each stderr line came (ms from spawn). */
 function cli(args: string[], env: Record<string, string> = {}) {

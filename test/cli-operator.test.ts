@@ -1,13 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import { HOSTED_API_URL, askedHostedPlane } from '../src/cli/plane-url.js';
 import { retryLines } from '../src/cli/session.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { runCli } from './support/kernel-process.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
+import { runMain } from './support/cli-main.js';
+import { A, B, C, R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The CLI for an operator (issue 55, item 6), in-process (src/) against a real kernel over
@@ -17,31 +19,13 @@ import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
  */
 
 const ADMIN = 'admin-key-for-the-operator-test';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
-const R = 'lock:deploy/production';
 const S = 'lock:deploy/staging';
 let kernel: RunningKernel | undefined;
 let client: PlaneClient | undefined;
 
-afterEach(async () => {
-  await client?.close();
-  await kernel?.close();
-  kernel = undefined;
-  client = undefined;
-});
+closeAfterEach(() => [client, kernel]);
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '', ...env },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runMain(args, env);
 
 async function start() {
   const { privateKey } = generateKeyPairSync('ed25519');

@@ -9,6 +9,7 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { SOURCE_CLI, runCli, startKernelProcess } from './support/kernel-process.js';
 import { POSTGRES_URL, testSchema } from './support/postgres.js';
+import { A } from './support/names.js';
 
 /**
  * `lease-gate revoke --by NAME` (from source) against a real kernel, on each backend: the
@@ -18,7 +19,6 @@ import { POSTGRES_URL, testSchema } from './support/postgres.js';
  */
 
 const ADMIN = 'admin-key-for-the-revoke-by-test';
-const A = 'did:web:acme.example:agent:a';
 const R = 'lock:deploy/revoke-by';
 
 async function revokeBy(store: string[], env: Record<string, string> = {}) {

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAlive } from '../src/fs/processes.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
+import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * `lease-gate run` from the committed bundle, against the kernel with 1.5 s leases:
@@ -10,14 +12,10 @@ import { startLoggedKernel } from './support/logged-kernel.js';
  * process group). The rest of `run` is cli-run.test.ts's, in-process.
  */
 
-const R = 'lock:deploy/production';
 const ME = 'did:web:acme.example:agent:runner';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 function run(
   args: string[],

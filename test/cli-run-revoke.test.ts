@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   RACE_RESOURCE,
   ledgerEntries,
@@ -10,6 +10,7 @@ import {
   type Race,
 } from '../bench/revoke-race.js';
 import { isAlive } from '../src/fs/processes.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * A revoke between two real `lease-gate run`s (from source) on a real kernel
@@ -18,10 +19,7 @@ import { isAlive } from '../src/fs/processes.js';
 
 let race: Race | undefined;
 
-afterEach(async () => {
-  await race?.close();
-  race = undefined;
-});
+closeAfterEach(() => [race]);
 
 describe('lease-gate run revoked', () => {
   it('stops its command tree within 1 s, and the next holder starts only after it', async () => {

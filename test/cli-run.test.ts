@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCommand } from '../src/cli/run-command.js';
 import { startLoggedKernel } from './support/logged-kernel.js';
+import { R } from './support/names.js';
 
 /**
  * `lease-gate run` in-process (src/cli/run-command.ts) against the kernel with
@@ -11,7 +12,6 @@ import { startLoggedKernel } from './support/logged-kernel.js';
  * A real signal to the CLI process and the group kill are cli-run-dist.test.ts's.
  */
 
-const R = 'lock:deploy/production';
 const ME = 'did:web:acme.example:agent:runner';
 let plane: Awaited<ReturnType<typeof startLoggedKernel>> | undefined;
 let dir = '';

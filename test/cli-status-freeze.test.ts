@@ -1,10 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { FreezeWindows } from '../src/kernel/service/windows.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane, type ScriptedPlane } from './support/scripted-plane.js';
+import { runMain } from './support/cli-main.js';
+import { A, R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * `lease-gate status` on a frozen resource says who froze it, why and until when
@@ -14,28 +16,12 @@ import { startScriptedPlane, type ScriptedPlane } from './support/scripted-plane
  */
 
 const ADMIN = 'admin-key-for-the-status-test';
-const A = 'did:web:acme.example:agent:a';
-const R = 'lock:deploy/production';
 let kernel: RunningKernel | undefined;
 let scripted: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  await scripted?.close();
-  kernel = undefined;
-  scripted = undefined;
-});
+closeAfterEach(() => [kernel, scripted]);
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '', ...env },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runMain(args, env);
 
 async function start() {
   kernel = await startKernelServer({ adminKey: ADMIN, log: () => undefined });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { closest, editDistance } from '../src/cli/suggest.js';
+import { runMain } from './support/cli-main.js';
 
 /**
  * A usage error is one line that says what was wrong and where the usage is, not
@@ -8,16 +8,7 @@ import { closest, editDistance } from '../src/cli/suggest.js';
  * (src/). Issue 37, item 8.
  */
 
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '' },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[]) => runMain(args);
 
 describe('a usage error', () => {
   it("is one line with a pointer to the command's --help, exit 2", async () => {

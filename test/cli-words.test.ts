@@ -1,13 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { notificationText } from '../src/kernel/notify/notification.js';
 import { HealthChecks, parseHealthCheck } from '../src/kernel/service/health-checks.js';
 import { describeLoss } from '../src/lease/texts.js';
 import { createPlaneClient } from '../src/plane/client.js';
+import { runMain } from './support/cli-main.js';
+import { A, B, R } from './support/names.js';
+import { cleanupsAfterEach } from './support/cleanup.js';
 
 /**
  * The words the CLI says (issue #55, item 9), against the real kernel over HTTP, in-process
@@ -17,25 +19,14 @@ import { createPlaneClient } from '../src/plane/client.js';
  */
 
 const ADMIN = 'words-admin-key';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    args,
-    { out: (line) => out.push(line), err: (line) => err.push(line) },
-    { PATH: process.env.PATH ?? '', LEASE_GATE_ADMIN_KEY: ADMIN, ...env },
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runMain(args, { LEASE_GATE_ADMIN_KEY: ADMIN, ...env });
+/** `lease-gate run` asking once (--wait-timeout 0) before its command (`true`). */
+const runOnce = (url: string, did: string) =>
+  cli(['run', '--api-url', url, '--actor-did', did, '--wait-timeout', '0', '--', 'true']);
 
 async function kernel(onService?: Parameters<typeof startKernelServer>[0]['onService']) {
   const running: RunningKernel = await startKernelServer({
@@ -104,17 +95,7 @@ describe('the health gate, in its own words', () => {
     expect(waiter.err).toContain(`${R} is ${said}; asked once (--wait-timeout 0)`);
     expect(waiter.err).not.toContain('by an operator');
 
-    const run = await cli([
-      'run',
-      '--api-url',
-      url,
-      '--actor-did',
-      A,
-      '--wait-timeout',
-      '0',
-      '--',
-      'true',
-    ]);
+    const run = await runOnce(url, A);
     expect(run.err).toContain(
       `${R} is ${said}; asked once (--wait-timeout 0). The command did not run.`,
     );
@@ -177,17 +158,7 @@ describe('--wait-timeout 0 on a held lease', () => {
     expect(got.code).toBe(1);
     expect(got.err).toContain(`${R} is held by ${A}; asked once (--wait-timeout 0)`);
     expect(got.err).not.toMatch(/timed out/);
-    const run = await cli([
-      'run',
-      '--api-url',
-      url,
-      '--actor-did',
-      B,
-      '--wait-timeout',
-      '0',
-      '--',
-      'true',
-    ]);
+    const run = await runOnce(url, B);
     expect(run.err).toContain(
       `lease-gate: ${R} is held by ${A}; asked once (--wait-timeout 0). The command did not run.`,
     );

@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A, B } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 let kernel: KernelProcess | undefined;
 
-afterEach(async () => {
-  await kernel?.stop();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 describe('the lease-gate CLI', () => {
   it('prints usage and exits 2 without a command, 0 for --help', async () => {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPlaneClient, type PlaneClientOptions } from '../src/plane/client.js';
 import {
   CancelledError,
@@ -8,23 +8,15 @@ import {
   RequestRejectedError,
 } from '../src/plane/errors.js';
 import { fakeTime } from './support/fake-time.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type Reply,
-  type ScriptedPlane,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { Reply, ScriptedPlane } from './support/scripted-plane.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 const ME = 'did:web:acme.example:agent:me';
 const REQ = { resource: 'lock:deploy/production', actorDid: ME };
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 async function clientFor(
   replies: Reply[] | ((i: number) => Reply),

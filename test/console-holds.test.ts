@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { holdsFrom, type TimelineEntry } from '../src/console/page/holds.js';
+import { R } from './support/names.js';
 
-const R = 'lock:deploy/production';
 const e = (
   tsMs: number,
   kind: TimelineEntry['kind'],

@@ -2,22 +2,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../src/console/serve.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { memoryStore } from '../src/kernel/store/store.js';
+import { A, B, R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 const KEY = 'kernel-key';
-const R = 'lock:deploy/production';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 let running: RunningKernel | undefined;
 
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 async function start() {
   running = await startKernelServer({

@@ -1,22 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import {
   RECOVER_BOUND_MS,
   TTL_MS,
   figures,
   startHolders,
-  until,
   verifiedLedger,
 } from './support/fault-holders.js';
+import { until } from './support/wait.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { startSqlFencedStore } from './support/fenced-store.js';
-import { DIST_CLI, runCli, startKernelProcess } from './support/kernel-process.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { DIST_CLI, startKernelProcess } from './support/kernel-process.js';
+import { migrateWithCli, pgReplicas } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 
 /**
  * Faults between kernel replicas and PostgreSQL (#36 item 3): two `lease-gate kernel
@@ -29,28 +29,18 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
 const RESTART = process.env.LEASE_GATE_FAULTS_PG_RESTART === '1';
 
 describePostgres('faults between kernel replicas and PostgreSQL', () => {
+  const kit = pgReplicas({ lifo: true });
   let schema: string;
-  let drop: () => Promise<void>;
   let dir: string;
-  const cleanups: Array<() => Promise<unknown>> = [];
+  const cleanups = {
+    push: (c: () => Promise<unknown>) => kit.cleanup(async () => void (await c().catch(() => 0))),
+  };
   beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-    dir = mkdtempSync(join(tmpdir(), 'lease-gate-faults-pg-'));
-    expect((await runCli(['keygen', '--out', dir])).code).toBe(0);
-    const migrated = await runCli([
-      'kernel',
-      'migrate',
-      '--store',
-      POSTGRES_URL,
-      '--schema',
-      schema,
-    ]);
+    schema = kit.schema;
+    let migrated;
+    ({ dir, migrated } = await migrateWithCli(schema, 'lease-gate-faults-pg-'));
     expect(migrated.code).toBe(0);
   });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
-  afterAll(() => drop());
 
   /** Two replicas, each behind a proxy of its own to PostgreSQL; and the fenced store. */
   async function replicas(resource: string, h0HoldMs: number) {
@@ -145,7 +135,7 @@ describePostgres('faults between kernel replicas and PostgreSQL', () => {
       const resource = 'lock:faults/pg-restart';
       // Short holds: grants come often, so the first after the restart shows the recovery.
       const { kernels, store, holders } = await replicas(resource, 300);
-      await until(() => holders.holding.size > 0, 60_000, 'a holder');
+      await until('a holder', () => holders.holding.size > 0, { timeoutMs: 60_000, everyMs: 10 });
       await sleep(500);
       const version = readdirSync('/etc/postgresql')[0]!;
       const at = Date.now();

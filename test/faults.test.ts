@@ -13,9 +13,9 @@ import {
   TTL_MS,
   figures,
   startHolders,
-  until,
   verifiedLedger,
 } from './support/fault-holders.js';
+import { until } from './support/wait.js';
 import { startFaultProxy } from './support/fault-proxy.js';
 import { fencedIncrement, startFencedStore } from './support/fenced-store.js';
 import { postJson } from './support/http.js';
@@ -86,7 +86,7 @@ describe('faults on one machine', () => {
     cleanups.push(() => holders.stop());
     const recovers: number[] = [];
     for (let round = 0; round < 2; round += 1) {
-      await until(() => holders.holding.size > 0, 30_000, 'a holder');
+      await until('a holder', () => holders.holding.size > 0, { timeoutMs: 30_000, everyMs: 10 });
       await sleep(300);
       k.child.kill('SIGSTOP');
       await sleep(2 * TTL_MS);
@@ -145,7 +145,10 @@ describe('faults on one machine', () => {
     const writerPid = (who: string) =>
       s.attempts.map((w) => w.who.split(' ')).find(([name]) => name === who)?.[1];
     const a = run('a');
-    await until(() => writerPid('a') !== undefined, 30_000, "A's command writing");
+    await until("A's command writing", () => writerPid('a') !== undefined, {
+      timeoutMs: 30_000,
+      everyMs: 10,
+    });
     const b = run('b');
     // B waits its turn (asks and is told the holder) while A writes.
     await sleep(1_500);
@@ -153,7 +156,10 @@ describe('faults on one machine', () => {
     const stoppedAt = Date.now();
     a.child.kill('SIGSTOP');
     process.kill(-commandGroup, 'SIGSTOP');
-    await until(() => writerPid('b') !== undefined, 4 * TTL_MS, "B's command writing");
+    await until("B's command writing", () => writerPid('b') !== undefined, {
+      timeoutMs: 4 * TTL_MS,
+      everyMs: 10,
+    });
     await sleep(Math.max(0, stoppedAt + 2 * TTL_MS - Date.now()));
     const attemptsBefore = s.attempts.filter((w) => w.who.startsWith('a ')).length;
     // The command wakes first (as a deploy step does while its `run` is still starved).

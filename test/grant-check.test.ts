@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outputValue } from '../src/action/io.js';
 import { keepLease } from '../src/gate/keep.js';
 import { createPlaneClient } from '../src/plane/client.js';
@@ -11,8 +11,10 @@ import {
   isRelease,
   released,
   startScriptedPlane,
-  type ScriptedPlane,
 } from './support/scripted-plane.js';
+import type { ScriptedPlane } from './support/scripted-plane.js';
+import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * A hostile plane answers `ok: true` with a lease that is not ours: the gate
@@ -20,14 +22,10 @@ import {
  * lease back by (resource, own DID), and never says acquired=true.
  */
 
-const R = 'lock:deploy/production';
 const SOMEONE = 'did:web:someone-else.example:agent';
 let plane: ScriptedPlane | undefined;
 
-afterEach(async () => {
-  await plane?.close();
-  plane = undefined;
-});
+closeAfterEach(() => [plane]);
 
 const actorOf = (body: unknown) => (body as { actorDid: string }).actorDid;
 

@@ -4,10 +4,10 @@ import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { KeyRefusedError, PlaneUnavailableError } from '../src/plane/errors.js';
 import { fakeTime } from './support/fake-time.js';
 import { kernelClient } from './support/kernel-client.js';
+import { R } from './support/names.js';
 
 const ME = 'did:web:acme.example:agent:me';
 const THEM = 'did:web:acme.example:agent:them';
-const R = 'lock:deploy/production';
 
 function setup(ttlMs: number) {
   const time = fakeTime(1_000_000);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKernelApp } from '../src/kernel/http/app.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import {
@@ -15,10 +15,9 @@ import { epochMonotonic, nodeAdapter, startKernelServer } from '../src/kernel/ht
 import { KernelService } from '../src/kernel/service/service.js';
 import { memoryStore } from '../src/kernel/store/store.js';
 import { Ledger } from '../src/ledger/ledger.js';
+import { LEASE, R, RELEASE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const R = 'lock:deploy/production';
 const did = (name: string) => `did:web:acme.example:agent:${name}`;
 const [A, B, C, D, E] = ['a', 'b', 'c', 'd', 'e'].map(did) as [
   string,
@@ -35,10 +34,7 @@ interface Kernel {
 }
 let running: Kernel | undefined;
 
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 /**
  * A real kernel on 127.0.0.1:0. The next in line is told to ask again only

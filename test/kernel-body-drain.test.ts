@@ -1,19 +1,17 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BODY_LIMIT_BYTES,
   startKernelServer,
   type RunningKernel,
 } from '../src/kernel/http/server.js';
 import { memoryStore } from '../src/kernel/store/store.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 // A refused request body (too large, or of another media type) is read and dropped only up
 // to a bound, and the connection closes after the answer.
 let running: RunningKernel | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 /** Sends the head, then `body` bytes in 64 KiB pieces while the socket takes them; what came back. */
 function exchange(port: number, head: string, body: number) {

@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
-import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
-import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
@@ -16,7 +14,7 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { APPROVE_BREAK_GLASS_PATH } from '../src/plane/schema.js';
-import { RUN_CLAIMS, startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
+import { RUN_CLAIMS, startFakeIssuer, type FakeIssuer, acmeOidc } from './support/fake-oidc.js';
 import { exportLedger } from './support/ledger-export.js';
 import { POSTGRES_URL, describePostgres, testSchema } from './support/postgres.js';
 
@@ -46,12 +44,8 @@ afterAll(async () => {
 });
 
 function kernelOptions() {
-  const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
-  const policy = compilePolicy({
-    rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-  });
   return {
-    auth: createAuthorizer({ oidc: { verifier, didHost: 'github.com', policy } }),
+    auth: createAuthorizer({ oidc: acmeOidc(issuer.url, http) }),
     adminKey: ADMIN,
     approverOidc: [OPS_SUB],
     log: () => undefined,

@@ -5,16 +5,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
-import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
-import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { APPROVE_BREAK_GLASS_PATH, KERNEL_RESOURCES_PATH } from '../src/plane/schema.js';
 import { createPlaneClient } from '../src/plane/client.js';
-import { RUN_CLAIMS, startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
+import { RUN_CLAIMS, startFakeIssuer, type FakeIssuer, acmeOidc } from './support/fake-oidc.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
+import { PROD } from './support/names.js';
 
 /**
  * An OIDC identity as the second break-glass approver (`--approver-oidc PATTERN`): a token
@@ -24,7 +23,6 @@ import { exportLedger } from './support/ledger-export.js';
  * fake issuer on loopback.
  */
 
-const PROD = 'lock:deploy/production';
 const ADMIN = 'admin-key-oidc-approver';
 const APPROVER_KEY = 'approver-key-oidc-approver';
 const OPS_SUB = 'repo:acme/ops:environment:break-glass';
@@ -38,12 +36,8 @@ const http = createHttpClient({ env: {} });
 
 beforeAll(async () => {
   issuer = await startFakeIssuer();
-  const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
-  const policy = compilePolicy({
-    rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-  });
   kernel = await startKernelServer({
-    auth: createAuthorizer({ oidc: { verifier, didHost: 'github.com', policy } }),
+    auth: createAuthorizer({ oidc: acmeOidc(issuer.url, http) }),
     adminKey: ADMIN,
     approverKey: APPROVER_KEY,
     // The shop's production environment too: a misconfiguration the same-run check still guards.

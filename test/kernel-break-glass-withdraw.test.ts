@@ -15,6 +15,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { WITHDRAW_BREAK_GLASS_PATH } from '../src/plane/schema.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { B, R } from './support/names.js';
 
 /**
  * A break-glass withdrawn (an operator's cancel, or replaced by a new pass, pending or not)
@@ -22,11 +23,9 @@ import { describeEachStore } from './support/store-kernels.js';
  * all read the old pass as gone, so a restart never brings it back.
  */
 
-const B = 'did:web:acme.example:agent:b';
 const HOTFIX = 'did:web:acme.example:agent:hotfix';
 const ADMIN = 'withdraw-admin-key';
 const APPROVER = 'withdraw-approver-key';
-const R = 'lock:deploy/production';
 
 const ctx = (now: number): RuleContext => ({
   now,

@@ -12,6 +12,7 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { APPROVE_BREAK_GLASS_PATH, BREAK_GLASS_PATH } from '../src/plane/schema.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { A, B, R } from './support/names.js';
 
 /**
  * Break-glass: one named job let through a freeze (or a window) once, with a reason, for
@@ -19,12 +20,9 @@ import { describeEachStore } from './support/store-kernels.js';
  * entry, which verify requires before a grant inside a freeze.
  */
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 const HOTFIX = 'did:web:acme.example:agent:hotfix';
 const ADMIN = 'break-glass-admin-key';
 const APPROVER = 'break-glass-approver-key';
-const R = 'lock:deploy/production';
 
 function ctx(now: number, extra: Partial<RuleContext> = {}): RuleContext {
   let fence = 0;

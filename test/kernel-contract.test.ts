@@ -6,19 +6,13 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { KeyRefusedError } from '../src/plane/errors.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { A, B, LEASE, R, RELEASE, REVOKE } from './support/names.js';
 
 /**
  * The kernel's HTTP contract, the same tests against every store: memory,
  * the file log, and PostgreSQL (a schema of its own per kernel, dropped after;
  * skipped with one line when no PostgreSQL answers, failing instead in CI).
  */
-
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const REVOKE = '/api/v1/acp/coordination/revoke';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 
 async function send(
   url: string,

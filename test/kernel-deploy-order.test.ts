@@ -13,11 +13,10 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import type { Deploy } from '../src/plane/deploy.js';
 import { postJson } from './support/http.js';
+import { LEASE, RELEASE } from './support/names.js';
 
 /** Deploy order in the kernel over HTTP: the extension fields, the ledger, restarts, fairness. */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
 const open: RunningKernel[] = [];
 const dirs: string[] = [];
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { nodeLogFs, type LogFs } from '../src/kernel/store/log-file.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
@@ -11,16 +11,12 @@ import { fileStore } from '../src/kernel/store/store.js';
 import { Ledger, type LedgerBundle } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { A, B, LEASE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const LEASE = '/api/v1/acp/coordination/lease';
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 let running: RunningKernel | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 async function lease(url: string, resource: string, actorDid: string) {
   const res = await request(url + LEASE, {

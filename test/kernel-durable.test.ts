@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LeaseKernel, MAX_RESERVATION_MS, ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { StoreError, fileStore, memoryStore, type KernelStore } from '../src/kernel/store/store.js';
@@ -14,19 +14,13 @@ import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createHttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
-import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
-import { compilePolicy } from '../src/kernel/auth/policy.js';
-import { RUN_CLAIMS, startFakeIssuer } from './support/fake-oidc.js';
+import { RUN_CLAIMS, startFakeIssuer, acmeOidc } from './support/fake-oidc.js';
 import { postJson } from './support/http.js';
+import { A, B, LEASE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const LEASE = '/api/v1/acp/coordination/lease';
 let running: RunningKernel | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 /** A store whose writes fail while `broken` is set: a fault injected through the interface. */
 function faulty(inner: KernelStore) {
@@ -92,14 +86,10 @@ describe('store faults', () => {
     const issuer = await startFakeIssuer();
     const http = createHttpClient();
     try {
-      const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
-      const policy = compilePolicy({
-        rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-      });
       running = await startKernelServer({
         store,
         adminKey: ADMIN,
-        auth: createAuthorizer({ oidc: { verifier, didHost: 'github.com', policy } }),
+        auth: createAuthorizer({ oidc: acmeOidc(issuer.url, http) }),
         // What a notifier adds to /readyz: its failed deliveries, named by resource.
         onService: () => ({ health: () => ({ notifications: { failed: 1 } }) }),
         log: () => undefined,

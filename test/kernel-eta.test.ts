@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { describePlace, describeWaitState } from '../src/lease/texts.js';
+import { R } from './support/names.js';
 
 /** Where a waiter stands: its position and an estimate from recent hold times. */
 
-const R = 'lock:deploy/production';
 const did = (n: string) => `did:web:acme.example:agent:${n}`;
 
 describe('etaMs', () => {

@@ -8,25 +8,26 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
-
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
+import { A, B } from './support/names.js';
 
 describe('the kernel with a file store', () => {
   it('keeps held leases and never moves fences back across kill -9', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lease-gate-store-'));
     const state = join(dir, 'state.json');
     expect((await runCli(['keygen', '--out', dir])).code).toBe(0);
-    const fences: number[] = [];
-    const held = new Map<string, string>();
-    for (let round = 0; round < 4; round += 1) {
-      const kernel = await startKernelProcess([
+    // The same state file and signing key each time: one kernel, restarted.
+    const start = () =>
+      startKernelProcess([
         '--data-prefix',
         state,
         '--quiet',
         '--signing-key',
         join(dir, 'ledger.key'),
       ]);
+    const fences: number[] = [];
+    const held = new Map<string, string>();
+    for (let round = 0; round < 4; round += 1) {
+      const kernel = await start();
       const client = createPlaneClient({ apiUrl: kernel.url });
       for (const [resource, id] of held) {
         expect((await client.status(resource))?.id).toBe(id);
@@ -51,13 +52,7 @@ describe('the kernel with a file store', () => {
     expect(new Set(fences).size).toBe(fences.length);
 
     // The ledger came back with every grant and the release, and still verifies.
-    const kernel = await startKernelProcess([
-      '--data-prefix',
-      state,
-      '--quiet',
-      '--signing-key',
-      join(dir, 'ledger.key'),
-    ]);
+    const kernel = await start();
     const { bundle } = await fetchLedger(kernel.url);
     await kernel.stop();
     const publicKey = createPublicKey(readFileSync(join(dir, 'ledger.pub'), 'utf8'));

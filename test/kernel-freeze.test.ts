@@ -11,13 +11,11 @@ import { createPlaneClient } from '../src/plane/client.js';
 import { kernelClient } from './support/kernel-client.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { A, B, R } from './support/names.js';
 
 /** The operator's freeze: over HTTP on every store, in the gate's wait, and in the ledger's meaning. */
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 const ADMIN = 'freeze-admin-key';
-const R = 'lock:deploy/production';
 
 describeEachStore('freeze over HTTP', (start) => {
   it('keeps the holder, refuses everyone else with frozen, and hands over after unfreeze', async () => {

@@ -14,14 +14,13 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { LEASE, RELEASE } from './support/names.js';
 
 /**
  * The kernel on a real, small file system (a tmpfs this test mounts; tests run
  * as root): driven over HTTP until the disk is full, killed with -9 and
  * restarted while it is still full, then given space back while it runs.
  */
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
 const ROUNDS = 3;
 const root = mkdtempSync(join(tmpdir(), 'lease-gate-full-disk-'));
 const disk = join(root, 'disk');

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
@@ -17,18 +17,14 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { DIST_CLI, startKernelProcess } from './support/kernel-process.js';
+import { A, B, R } from './support/names.js';
+import { cleanupsAfterEach } from './support/cleanup.js';
 
 /** The health gate (issue #39): grants held while a check fails, on the ledger as freezes. */
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 const ADMIN = 'health-admin-key';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 /** A service's health endpoint on 127.0.0.1:0 answering `status.code`, counting its polls. */
 async function healthServer() {

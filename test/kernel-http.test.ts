@@ -1,8 +1,10 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { memoryStore } from '../src/kernel/store/store.js';
+import { A, LEASE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * What the app answers before any store is involved (bad input, routes).
@@ -10,14 +12,9 @@ import { memoryStore } from '../src/kernel/store/store.js';
  * kernel-contract.test.ts and kernel-contract-model.test.ts.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const A = 'did:web:acme.example:agent:a';
 let running: RunningKernel | undefined;
 
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+closeAfterEach(() => [running]);
 
 async function start() {
   running = await startKernelServer({ table: new ResourceTable(), store: memoryStore() });

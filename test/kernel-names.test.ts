@@ -1,6 +1,8 @@
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { LEASE, R, RELEASE, REVOKE } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * The kernel knows its own names: a `Host` that is not loopback, its listen
@@ -9,19 +11,12 @@ import { startKernelServer, type RunningKernel } from '../src/kernel/http/server
  * console works behind a TLS proxy named with --public-url and nowhere else.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const REVOKE = '/api/v1/acp/coordination/revoke';
-const R = 'lock:deploy/production';
 const VICTIM = 'did:web:acme.example:agent:victim';
 const EVIL = 'did:web:evil.example:agent';
 const ADMIN = 'admin-key-5e1f';
 let kernel: RunningKernel | undefined;
 
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 interface Answer {
   status: number;

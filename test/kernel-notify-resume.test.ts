@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { NotifierThread } from '../src/kernel/notify/notify-thread.js';
 import { cursorFileOf } from '../src/kernel/notify/notify-cursor.js';
@@ -11,6 +10,8 @@ import { startKernelServer } from '../src/kernel/http/server.js';
 import { fileStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { A } from './support/names.js';
+import { cleanupsAfterEach, tempDirFor } from './support/cleanup.js';
 
 /**
  * Notifications follow a file kernel's ledger across restarts: what was committed and not
@@ -20,19 +21,10 @@ import { SOURCE_CLI, startKernelProcess, type KernelProcess } from './support/ke
  */
 
 const SECRET = 'a-notify-secret-of-some-length';
-const A = 'did:web:acme.example:agent:a';
 
-let cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const cleanups = cleanupsAfterEach();
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'notify-resume-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => tempDirFor(cleanups, 'notify-resume-');
 
 interface Body {
   id: string;

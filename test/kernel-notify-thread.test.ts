@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NotifierThread } from '../src/kernel/notify/notify-thread.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
+import { A, R } from './support/names.js';
+import { cleanupsAfterEach, tempDirFor } from './support/cleanup.js';
 
 /**
  * Notifications made and sent off the kernel's thread: the built CLI's kernel (its worker is
@@ -16,21 +17,11 @@ import { startReceiver } from './support/notify-receiver.js';
  */
 
 const SECRET = 'a-notify-secret-of-some-length';
-const A = 'did:web:acme.example:agent:a';
-const R = 'lock:deploy/production';
 const ADMIN = 'notify-thread-admin';
 
-let cleanups: Array<() => Promise<unknown> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.reverse()) await c();
-  cleanups = [];
-});
+const cleanups = cleanupsAfterEach();
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'notify-thread-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => tempDirFor(cleanups, 'notify-thread-');
 
 async function receiver(failFirst = 0) {
   const hook = await startReceiver(failFirst);

@@ -13,13 +13,11 @@ import { startKernelServer, type RunningKernel } from '../src/kernel/http/server
 import { memoryStore } from '../src/kernel/store/store.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startReceiver } from './support/notify-receiver.js';
+import { A, B, R } from './support/names.js';
 
 /** Signed notifications from a real kernel to a real receiver on loopback. */
 
 const SECRET = 'a-notify-secret-of-some-length';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 const ADMIN = 'notify-admin';
 
 let cleanups: Array<() => Promise<void>> = [];

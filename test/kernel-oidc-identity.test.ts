@@ -5,14 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployFromEnv } from '../src/action/deploy-settings.js';
 import { createHttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
-import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
-import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { deriveActorDid, runContextFromEnv } from '../src/lease/did.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import type { Deploy } from '../src/plane/deploy.js';
-import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
+import { startFakeIssuer, type FakeIssuer, acmeOidc } from './support/fake-oidc.js';
+import { LEASE, RELEASE } from './support/names.js';
 
 /**
  * On an OIDC kernel a run is who its token says, in everything it sends: its
@@ -21,8 +20,6 @@ import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
  * attempt, whatever nonce its DIDs carry. Over HTTP, against a fake issuer.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
 const ADMIN_KEY = 'admin-key-5c1e';
 const WORKFLOW_REF = 'acme/shop/.github/workflows/deploy.yml@refs/heads/main';
 
@@ -33,12 +30,8 @@ const dir = mkdtempSync(join(tmpdir(), 'lease-gate-oidc-identity-'));
 
 beforeAll(async () => {
   issuer = await startFakeIssuer();
-  const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
-  const policy = compilePolicy({
-    rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-  });
   kernel = await startKernelServer({
-    auth: createAuthorizer({ oidc: { verifier, didHost: 'github.com', policy } }),
+    auth: createAuthorizer({ oidc: acmeOidc(issuer.url, http) }),
     adminKey: ADMIN_KEY,
     table: new ResourceTable({ nextInLineWaitMs: 50 }),
     log: () => {},

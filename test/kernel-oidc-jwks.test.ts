@@ -10,6 +10,7 @@ import {
 import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { startFakeIssuer, unsignedToken, type FakeIssuer } from './support/fake-oidc.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * How long the kernel trusts the keys it fetched: a key the issuer dropped stops
@@ -28,12 +29,7 @@ let issuer: FakeIssuer | undefined;
 let kernel: RunningKernel | undefined;
 const http = createHttpClient();
 
-afterEach(async () => {
-  await kernel?.close();
-  await issuer?.close();
-  kernel = undefined;
-  issuer = undefined;
-});
+closeAfterEach(() => [kernel, issuer]);
 
 async function start(): Promise<{ issuer: FakeIssuer; kernel: RunningKernel }> {
   issuer = await startFakeIssuer({ now });

@@ -16,6 +16,7 @@ import {
   unsignedToken,
   type FakeIssuer,
 } from './support/fake-oidc.js';
+import { PROD } from './support/names.js';
 
 /**
  * The kernel with OIDC tokens and scoped keys, over HTTP, against a fake
@@ -27,7 +28,6 @@ const OWN = `${RUN}:jobs:deploy:aaaa1111`;
 const MATRIX_LEG = `${RUN}:jobs:deploy-eu:bbbb2222`;
 const OTHER_RUN = 'did:web:github.com:acme:shop:actions:runs:777:attempts:1:jobs:deploy:cccc3333';
 const RETRY = 'did:web:github.com:acme:shop:actions:runs:4242:attempts:2:jobs:deploy:dddd4444';
-const PROD = 'lock:deploy/production';
 /** Not production: the first test leaves other runs queued there, and a freed lease is reserved for them. */
 const LATER = 'lock:deploy/staging-later';
 

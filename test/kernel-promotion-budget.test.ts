@@ -3,13 +3,12 @@ import { COMPARE_LIMITS } from '../src/github/compare-budget.js';
 import { FAILED_FOR_MS, createGitHubCompare } from '../src/github/compare.js';
 import { createHttpClient, type HttpClient } from '../src/http/client.js';
 import { createAuthorizer } from '../src/kernel/auth/authorize.js';
-import { createOidcVerifier } from '../src/kernel/auth/oidc.js';
-import { compilePolicy } from '../src/kernel/auth/policy.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { parsePromotion, promotionChain } from '../src/ledger/promotion.js';
 import { fakeTime } from './support/fake-time.js';
 import { startFakeGitHubCompare, type FakeGitHubCompare } from './support/fake-github-compare.js';
-import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
+import { startFakeIssuer, type FakeIssuer, acmeOidc } from './support/fake-oidc.js';
+import { PROD } from './support/names.js';
 
 /**
  * No client can spend the kernel's GitHub quota: every compare call is taken from the
@@ -20,7 +19,6 @@ import { startFakeIssuer, type FakeIssuer } from './support/fake-oidc.js';
  */
 
 const STAGING = 'lock:deploy/staging';
-const PROD = 'lock:deploy/production';
 const REPO = 'acme/shop';
 const GITHUB_TOKEN = 'ghs_compare_token_budget';
 const KEY = 'shared-key-budget-1';
@@ -60,12 +58,8 @@ beforeEach(async () => {
     wallNow: () => 1_700_000_000_000,
     random: () => 0.5,
   });
-  const verifier = createOidcVerifier({ issuer: issuer.url, audience: 'lease-gate', http });
-  const policy = compilePolicy({
-    rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-  });
   kernel = await startKernelServer({
-    auth: createAuthorizer({ key: KEY, oidc: { verifier, didHost: 'github.com', policy } }),
+    auth: createAuthorizer({ key: KEY, oidc: acmeOidc(issuer.url, http) }),
     promote: chain,
     compare,
     log: () => {},

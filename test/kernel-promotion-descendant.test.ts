@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FAILED_FOR_MS, createGitHubCompare, type GitHubCompare } from '../src/github/compare.js';
 import { GitHubError } from '../src/github/rest.js';
 import { createHttpClient, type HttpClient } from '../src/http/client.js';
-import type { LedgerEntry } from '../src/ledger/entry.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
 import { parsePromotion, promotionChain } from '../src/ledger/promotion.js';
 import { verifyBundle } from '../src/ledger/verify.js';
@@ -16,6 +15,8 @@ import { startFakeGitHubCompare, type FakeGitHubCompare } from './support/fake-g
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { PROD } from './support/names.js';
+import { entryMaker } from './support/ledger-entries.js';
 
 /**
  * Promotion by descent: a commit may take production when a commit that completed staging
@@ -25,7 +26,6 @@ import { describeEachStore } from './support/store-kernels.js';
  */
 
 const STAGING = 'lock:deploy/staging';
-const PROD = 'lock:deploy/production';
 const REPO = 'acme/shop';
 const TOKEN = 'ghs_compare_token_1';
 const sha = (name: string) => Buffer.from(name).toString('hex').padEnd(40, '0').slice(0, 40);
@@ -217,17 +217,7 @@ describeEachStore('promotion by descent over HTTP', (start) => {
 });
 
 describe('verify reads promotedVia', () => {
-  let seq = 0;
-  const e = (fields: Partial<LedgerEntry>): LedgerEntry => ({
-    seq,
-    tsMs: 1_000 + 10 * seq++,
-    kind: 'grant',
-    resource: PROD,
-    actorDid: 'did:web:ci.example:jobs:prod',
-    leaseId: '',
-    fence: 0,
-    ...fields,
-  });
+  const e = entryMaker('did:web:ci.example:jobs:prod');
   const stagingDone = (commit: string, n: number) => [
     e({
       resource: STAGING,
@@ -238,36 +228,27 @@ describe('verify reads promotedVia', () => {
     }),
     e({ kind: 'release', resource: STAGING, leaseId: `s${n}`, fence: n }),
   ];
+  /** The grant on production of commit C, let through as contained in `via`. */
+  const prodVia = (via: string) =>
+    e({
+      leaseId: 'p2',
+      fence: 2,
+      expiresAtMs: 90_000,
+      deploy: { repository: REPO, commit: C },
+      promotedVia: via,
+    });
 
   it('accepts a grant via a commit the ledger shows completed, refuses one via a commit it does not', () => {
-    seq = 0;
-    const good = [
-      ...stagingDone(S, 1),
-      e({
-        leaseId: 'p2',
-        fence: 2,
-        expiresAtMs: 90_000,
-        deploy: { repository: REPO, commit: C },
-        promotedVia: S,
-      }),
-    ];
+    e.restart();
+    const good = [...stagingDone(S, 1), prodVia(S)];
     expect(() => checkMeaning(good, false, chain)).not.toThrow();
-    seq = 0;
+    e.restart();
     // The kernel's word names X, which never completed staging: a forged or broken ledger.
-    const forged = [
-      ...stagingDone(S, 1),
-      e({
-        leaseId: 'p2',
-        fence: 2,
-        expiresAtMs: 90_000,
-        deploy: { repository: REPO, commit: C },
-        promotedVia: X,
-      }),
-    ];
+    const forged = [...stagingDone(S, 1), prodVia(X)];
     expect(() => checkMeaning(forged, false, chain)).toThrow(
       `entry 2: grants p2 on ${PROD} to did:web:ci.example:jobs:prod, but ${REPO}@${C.slice(0, 12)} was let through as contained in ${X.slice(0, 12)}, which has not completed a hold on ${STAGING}`,
     );
-    seq = 0;
+    e.restart();
     // Completed in another repository is not this one's.
     const elsewhere = [
       e({
@@ -278,13 +259,7 @@ describe('verify reads promotedVia', () => {
         deploy: { repository: 'acme/other', commit: S },
       }),
       e({ kind: 'release', resource: STAGING, leaseId: 's1', fence: 1 }),
-      e({
-        leaseId: 'p2',
-        fence: 2,
-        expiresAtMs: 90_000,
-        deploy: { repository: REPO, commit: C },
-        promotedVia: S,
-      }),
+      prodVia(S),
     ];
     expect(() => checkMeaning(elsewhere, false, chain)).toThrow(/was let through as contained in/);
   });

@@ -16,6 +16,8 @@ import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
+import { PROD } from './support/names.js';
+import { entryMaker } from './support/ledger-entries.js';
 
 /**
  * Promotion order: a commit takes a resource only once the ledger shows it completed a hold on
@@ -25,7 +27,6 @@ import { describeEachStore } from './support/store-kernels.js';
 
 const DEV = 'lock:deploy/dev';
 const STAGING = 'lock:deploy/staging';
-const PROD = 'lock:deploy/production';
 const ADMIN = 'promotion-admin-key';
 const REPO = 'acme/shop';
 const commit = (n: number) => n.toString(16).padStart(40, 'c');
@@ -86,17 +87,7 @@ describe('the promotion order, read from entries', () => {
 
   it('verify refuses a grant out of order, and accepts it after a break-glass for that job', () => {
     const chain = chainOf('staging->production');
-    let seq = 0;
-    const e = (fields: Partial<LedgerEntry>): LedgerEntry => ({
-      seq,
-      tsMs: 1_000 + 10 * seq++,
-      kind: 'grant',
-      resource: PROD,
-      actorDid: did(9, 'prod'),
-      leaseId: '',
-      fence: 0,
-      ...fields,
-    });
+    const e = entryMaker(did(9, 'prod'));
     const prodGrant = (fence: number) =>
       e({
         leaseId: `p${fence}`,
@@ -104,13 +95,13 @@ describe('the promotion order, read from entries', () => {
         expiresAtMs: 100_000,
         deploy: { repository: REPO, commit: commit(9) },
       });
-    seq = 0;
+    e.restart();
     const outOfOrder = [prodGrant(1)];
     expect(() => checkMeaning(outOfOrder, false)).not.toThrow();
     expect(() => checkMeaning(outOfOrder, false, chain)).toThrow(
       `entry 0: grants p1 on ${PROD} to ${did(9, 'prod')}, but ${REPO}@${commit(9).slice(0, 12)} has not completed a hold on ${STAGING}`,
     );
-    seq = 0;
+    e.restart();
     const hotfix = [
       e({
         kind: 'break_glass',

@@ -1,22 +1,20 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { BREAK_GLASS_PATH, FREEZE_PATH, REVOKE_PATH } from '../src/plane/schema.js';
+import { R } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /** An operator's reason is one line of text: NUL and ESC never reach the signed ledger (#54). */
 
 const ADMIN = 'reason-text-admin-key';
-const R = 'lock:deploy/production';
 const HOTFIX = 'did:web:acme.example:agent:hotfix';
 
 let kernel: RunningKernel | undefined;
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 async function start() {
   kernel = await startKernelServer({

@@ -21,9 +21,8 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { MerkleTree } from '../src/ledger/merkle.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
+import { A, B } from './support/names.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const TTL = 10_000;
 const fresh = () => join(mkdtempSync(join(tmpdir(), 'lease-gate-snapshot-')), 'k.ledger.jsonl');

@@ -4,7 +4,6 @@
  * by the plane; a file kernel keeps its ledger identity across restarts; weak or shared
  * keys are refused beyond loopback (short keys on loopback still serve tests and the demo).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   mkdirSync,
@@ -21,29 +20,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileOnce } from '../src/fs/create-once.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { DIST_CLI, runCli, startKernelProcess } from './support/kernel-process.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-startup-'));
 const LONG = 'a-long-random-kernel-key-0123456789';
 
 /** The CLI to its end, or killed after `ms`: a kernel that stays up gives `code` null. */
-function runBounded(args: string[], env: Record<string, string> = {}, ms = 20_000) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [...DIST_CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runBounded = (args: string[], env: Record<string, string> = {}, ms = 20_000) =>
+  runCli(args, env, DIST_CLI, ms);
 
 async function takenPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
@@ -83,17 +68,14 @@ describe('a port taken', () => {
   });
 
   describePostgres('on the PostgreSQL store', () => {
-    let drop: () => Promise<void>;
-    let schema: string;
-    beforeAll(async () => ({ schema, drop } = await testSchema()));
-    afterAll(() => drop());
+    const kit = pgReplicas();
 
     it('exits 1 with one line rather than stay up serving nothing', async () => {
       const args = ['kernel', '--port', String(taken.port), '--store', POSTGRES_URL];
       const result = await runBounded([
         ...args,
         '--schema',
-        schema,
+        kit.schema,
         '--signing-key',
         await keyDir('pg-taken'),
       ]);
@@ -106,10 +88,7 @@ describe('a port taken', () => {
 });
 
 describePostgres("a replica with another key than the plane's", () => {
-  let drop: () => Promise<void>;
-  let schema: string;
-  beforeAll(async () => ({ schema, drop } = await testSchema()));
-  afterAll(() => drop());
+  const kit = pgReplicas();
 
   it('is refused in one line, while replicas with the plane key join', async () => {
     const plane = await keyDir('plane');
@@ -118,7 +97,7 @@ describePostgres("a replica with another key than the plane's", () => {
       '--store',
       POSTGRES_URL,
       '--schema',
-      schema,
+      kit.schema,
       '--signing-key',
       key,
     ];

@@ -31,10 +31,8 @@ import {
   startKernelProcess,
   type KernelProcess,
 } from './support/kernel-process.js';
+import { A, B, R } from './support/names.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 const once = { retryUntilMs: 0 };
 const tmp = (name: string) => mkdtempSync(join(tmpdir(), `lease-gate-${name}-`));
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createKernelApp } from '../src/kernel/http/app.js';
 import { LeaseKernel, ResourceTable } from '../src/kernel/rules/core.js';
 import { HeldRequests, type Timers } from '../src/kernel/service/held.js';
@@ -14,7 +14,9 @@ import { memoryStore } from '../src/kernel/store/store.js';
 import { FreezeWindows } from '../src/kernel/service/windows.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { signingKey } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { LEASE } from './support/names.js';
+import { pgReplicas } from './support/pg-replicas.js';
 
 /**
  * Issue #35 item 11: waiters keep their place through a freeze. When it ends
@@ -24,7 +26,6 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
  * is refused (`reserved`, the head as holder).
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
 const FREEZE = '/api/v1/acp/coordination/freeze';
 const UNFREEZE = '/api/v1/acp/coordination/unfreeze';
 const ADMIN = 'unfreeze-order-admin';
@@ -169,16 +170,11 @@ describe('unfreeze keeps the queue order (memory store)', () => {
 });
 
 describePostgres('unfreeze keeps the queue order (PostgreSQL store)', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterAll(() => drop());
+  const kit = pgReplicas();
   unfreezeKeepsOrder(() =>
     PostgresService.open({
       url: POSTGRES_URL,
-      schema,
+      schema: kit.schema,
       ledger: new Ledger(signingKey),
       ttlMs: 30_000,
       log: () => undefined,

@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { A, B, C } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /**
  * Each waiter's `sinceMs`: when it first asked, by the kernel's clock, so the
@@ -9,16 +11,10 @@ import { startKernelServer, type RunningKernel } from '../src/kernel/http/server
  */
 
 const R = 'lock:since';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
 let kernel: RunningKernel | undefined;
 let clock = 1_800_000_000_000;
 
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 async function lease(actorDid: string) {
   const res = await fetch(`${kernel!.url}/api/v1/acp/coordination/lease`, {

@@ -4,6 +4,7 @@ import { startReplica } from './support/pg-kernel.js';
 import { describePostgres, testSchema } from './support/postgres.js';
 import { describeEachStore } from './support/store-kernels.js';
 import { postJson } from './support/http.js';
+import { A, B, LEASE, R, RELEASE, REVOKE } from './support/names.js';
 
 /**
  * The watch on one's own lease (POST …/watch), against every store: held
@@ -11,13 +12,7 @@ import { postJson } from './support/http.js';
  * next holder waits for the revoked one to give back.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const REVOKE = '/api/v1/acp/coordination/revoke';
 const WATCH = '/api/v1/acp/coordination/watch';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const R = 'lock:deploy/production';
 const ADMIN = 'watch-admin-key';
 
 const send = postJson;

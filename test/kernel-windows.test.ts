@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { FreezeWindows } from '../src/kernel/service/windows.js';
+import { A, R } from './support/names.js';
 
 /** Recurring freeze windows: checked at start, read in their time zone, applied by the rules. */
 
-const R = 'lock:deploy/production';
-const A = 'did:web:acme.example:agent:a';
 const entry = (over: Record<string, unknown> = {}) => ({
   name: 'weekend',
   // Fridays 18:00 in Berlin, for 62 hours (to Monday 08:00).

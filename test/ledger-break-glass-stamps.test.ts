@@ -5,6 +5,7 @@ import { memoryStore } from '../src/kernel/store/store.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
+import { A, R } from './support/names.js';
 
 /**
  * verify judges a grant inside a run of +1 ms stamps (which may run ahead of the clock) at
@@ -14,8 +15,6 @@ import { checkMeaning } from '../src/ledger/meaning.js';
  * through, so its own ledgers still verify.
  */
 
-const R = 'lock:deploy/production';
-const A = 'did:web:acme.example:agent:a';
 const HOTFIX = 'did:web:acme.example:agent:hotfix';
 const T = 1_800_000_000_000;
 

@@ -499,6 +499,18 @@ describe('verify checks time as well as order', () => {
   });
 });
 
+/** Arbitrary values of the fields an event and its ledger entry share. */
+const EVENT_FIELDS = {
+  kind: fc.constantFrom(...ENTRY_KINDS),
+  resource: fc.string(),
+  actorDid: fc.string(),
+  leaseId: fc.string(),
+  fence: fc.integer(),
+  expiresAtMs: fc.nat(),
+  reason: fc.string(),
+  by: fc.string(),
+};
+
 describe('the kernel log file', () => {
   async function writeLog(file: string, ledger: Ledger) {
     const store = fileStore(file);
@@ -559,14 +571,7 @@ describe('the kernel log file', () => {
             seq: fc.nat(),
             tsMs: fc.nat(),
             clockMs: fc.nat(),
-            kind: fc.constantFrom(...ENTRY_KINDS),
-            resource: fc.string(),
-            actorDid: fc.string(),
-            leaseId: fc.string(),
-            fence: fc.integer(),
-            expiresAtMs: fc.nat(),
-            reason: fc.string(),
-            by: fc.string(),
+            ...EVENT_FIELDS,
             approvedBy: fc.string(),
             approval: fc.string(),
             deploy: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())),
@@ -586,14 +591,7 @@ describe('the kernel log file', () => {
         fc.record(
           {
             atMs: fc.nat(),
-            kind: fc.constantFrom(...ENTRY_KINDS),
-            resource: fc.string(),
-            actorDid: fc.string(),
-            leaseId: fc.string(),
-            fence: fc.integer(),
-            expiresAtMs: fc.nat(),
-            reason: fc.string(),
-            by: fc.string(),
+            ...EVENT_FIELDS,
           },
           { requiredKeys: ['atMs', 'kind', 'resource', 'actorDid', 'leaseId', 'fence'] },
         ),

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPlaneClient } from '../src/plane/client.js';
 import { granted, startScriptedPlane, type ScriptedPlane } from './support/scripted-plane.js';
+import { R } from './support/names.js';
 
 /**
  * Every address the client treats as loopback goes direct, whatever the proxy
@@ -11,7 +12,6 @@ import { granted, startScriptedPlane, type ScriptedPlane } from './support/scrip
  */
 
 const ME = 'did:web:acme.example:agent:me';
-const R = 'lock:deploy/production';
 const KEY = 'sekrit-loopback-key';
 let plane: ScriptedPlane | undefined;
 let proxy: Server | undefined;

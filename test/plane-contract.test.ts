@@ -6,14 +6,8 @@ import { waitForLease } from '../src/gate/wait.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { ContractError, PlaneUnavailableError } from '../src/plane/errors.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
-import {
-  granted,
-  held,
-  released,
-  startScriptedPlane,
-  type ScriptedPlane,
-  type Script,
-} from './support/scripted-plane.js';
+import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
+import type { ScriptedPlane, Script } from './support/scripted-plane.js';
 
 /** interfaces.md answers against the scripted plane on 127.0.0.1:0. */
 
@@ -40,6 +34,24 @@ async function clientFor(script: Script, env: NodeJS.ProcessEnv = {}) {
   });
   closers.push(() => client.close());
   return client;
+}
+
+/** waitForLease with the real clock, no jitter and 3 s holds; each of its sleeps recorded. */
+async function waitRecorded(client: Parameters<typeof waitForLease>[0]['client']) {
+  const sleeps: number[] = [];
+  const result = await waitForLease({
+    client,
+    ...REQ,
+    timeoutMs: 30_000,
+    clock: systemClock,
+    sleep: async (ms, signal) => {
+      sleeps.push(ms);
+      await realSleep(ms, signal);
+    },
+    random: () => 0,
+    maxHoldSeconds: 3,
+  });
+  return { result, sleeps };
 }
 
 describe('the plane client and interfaces.md', () => {
@@ -127,19 +139,7 @@ describe('the plane client and interfaces.md', () => {
       }
       return { body: granted(ME) };
     });
-    const sleeps: number[] = [];
-    const result = await waitForLease({
-      client,
-      ...REQ,
-      timeoutMs: 30_000,
-      clock: systemClock,
-      sleep: async (ms, signal) => {
-        sleeps.push(ms);
-        await realSleep(ms, signal);
-      },
-      random: () => 0,
-      maxHoldSeconds: 3,
-    });
+    const { result, sleeps } = await waitRecorded(client);
     expect(result.outcome).toBe('granted');
     // The first ask is answered at once (the first notice must not wait); the next is held.
     expect(plane!.seen.map((r) => r.headers.prefer)).toEqual([undefined, 'wait=3', 'wait=3']);
@@ -153,19 +153,7 @@ describe('the plane client and interfaces.md', () => {
     const client = await clientFor((_, i) =>
       i <= 1 ? { status: 409, body: held(NEXT, 300) } : { body: granted(ME) },
     );
-    const sleeps: number[] = [];
-    const result = await waitForLease({
-      client,
-      ...REQ,
-      timeoutMs: 30_000,
-      clock: systemClock,
-      random: () => 0,
-      maxHoldSeconds: 3,
-      sleep: async (ms, signal) => {
-        sleeps.push(ms);
-        await realSleep(ms, signal);
-      },
-    });
+    const { result, sleeps } = await waitRecorded(client);
     expect(result.outcome).toBe('granted');
     // Neither answer was held: the named back-off after each, the first one's included.
     expect(sleeps).toEqual([300, 300]);

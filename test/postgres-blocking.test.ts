@@ -1,14 +1,16 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createKernelApp } from '../src/kernel/http/app.js';
 import { HeldRequests, type Timers } from '../src/kernel/service/held.js';
 import { PostgresService } from '../src/kernel/postgres/backend.js';
 import { nodeAdapter } from '../src/kernel/http/server.js';
 import { Ledger } from '../src/ledger/ledger.js';
+import { post as send } from './support/http.js';
 import { signingKey, startReplica } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { pgReplicas, waitsInQueue as queued } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { A, B, LEASE, RELEASE } from './support/names.js';
 
 /**
  * Blocking acquire (`Prefer: wait=N`) across two replicas on one database:
@@ -16,61 +18,18 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
  * NOTIFY of a lapse that the sweep found after the granting replica went away.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-
-async function post(url: string, path: string, body: unknown, prefer?: string) {
-  const res = await request(url + path, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
-    signal: AbortSignal.timeout(15_000),
-  });
-  return {
-    status: res.statusCode,
-    applied: res.headers['preference-applied'],
-    body: (await res.body.json()) as Record<string, unknown>,
-    at: performance.now(),
-  };
-}
-
-/** Until `actorDid` waits on `resource` as the database sees it; polled a bounded number of times. */
-async function queued(url: string, resource: string, actorDid: string): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    const res = await request(`${url}/api/v1/kernel/resources`);
-    const { resources } = (await res.body.json()) as {
-      resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
-    };
-    if (resources.find((r) => r.resource === resource)?.queue.some((w) => w.actorDid === actorDid))
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${actorDid} never appeared in the queue of ${resource}`);
-}
+const post = (url: string, path: string, body: unknown, prefer?: string) =>
+  send(url, path, body, { prefer, timeoutMs: 15_000 });
 
 /** Timers that never fire: a held request then asks again only when it is woken. */
 const wakeOnly: Timers = { set: () => undefined, clear: () => undefined };
 
 describePostgres('blocking acquire across PostgreSQL replicas', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const open: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const r of open.splice(0)) await r.close();
-  });
-  afterAll(() => drop());
+  const replicas = pgReplicas();
 
   it('grants a request held on one replica soon after the holder releases on the other', async () => {
     // The next in line is told to ask again only after 20 s: a fast grant can only come from the wake.
-    const options = { nextInLineWaitMs: 20_000 };
-    const one = await startReplica(schema, options);
-    const two = await startReplica(schema, options);
-    open.push(one, two);
+    const [one, two] = await replicas.pair({ nextInLineWaitMs: 20_000 });
     const resource = 'lock:deploy/handover';
     expect((await post(one.url, LEASE, { resource, actorDid: A })).status).toBe(200);
     const refused = await post(two.url, LEASE, { resource, actorDid: B });
@@ -88,10 +47,10 @@ describePostgres('blocking acquire across PostgreSQL replicas', () => {
 
   it('wakes a held request on another replica when the sweep finds the lease lapsed', async () => {
     const ttlMs = 1_000;
-    const granting = await startReplica(schema, { ttlMs });
+    const granting = await startReplica(replicas.schema, { ttlMs });
     const service = await PostgresService.open({
       url: POSTGRES_URL,
-      schema,
+      schema: replicas.schema,
       ledger: new Ledger(signingKey),
       ttlMs,
       log: () => undefined,
@@ -101,13 +60,11 @@ describePostgres('blocking acquire across PostgreSQL replicas', () => {
     const server = createServer((req, res) => void handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const watching = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    open.push({
-      close: async () => {
-        app.close();
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-        await service.close();
-      },
+    replicas.cleanup(async () => {
+      app.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await service.close();
     });
 
     const resource = 'lock:deploy/lapse';

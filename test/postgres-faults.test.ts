@@ -1,48 +1,25 @@
 import pg from 'pg';
-import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
-import { startReplica } from './support/pg-kernel.js';
+import { getJson, post as send, statusAndBody } from './support/http.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
+import { A, B, LEASE } from './support/names.js';
 
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const LEASE = '/api/v1/acp/coordination/lease';
-
-async function post(url: string, body: unknown) {
-  const res = await request(url + LEASE, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json' },
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
-
-async function get(url: string, path: string) {
-  const res = await request(url + path);
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
+const post = async (url: string, body: unknown) => statusAndBody(await send(url, LEASE, body));
+const get = async (url: string, path: string) => statusAndBody(await getJson(url, path));
 
 describePostgres('the PostgreSQL store under faults', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const open: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const r of open.splice(0)) await r.close();
-  });
-  afterAll(() => drop());
+  const replicas = pgReplicas();
 
   const viaProxy = async () => {
     const target = new URL(POSTGRES_URL);
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     const url = new URL(POSTGRES_URL);
     url.port = String(proxy.port);
-    const kernel = await startReplica(schema, { url: url.toString(), connectTimeoutMs: 500 });
-    open.push(kernel, proxy);
+    const kernel = await replicas.replica({ url: url.toString(), connectTimeoutMs: 500 });
+    replicas.closeAfter(proxy);
     return { proxy, kernel };
   };
 
@@ -72,7 +49,9 @@ describePostgres('the PostgreSQL store under faults', () => {
     const { proxy, kernel } = await viaProxy();
     const resource = 'lock:fault/commit';
     const head = async () => {
-      const client = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+      const client = new pg.Client(
+        connectionConfig({ url: POSTGRES_URL, schema: replicas.schema }),
+      );
       await client.connect();
       const { rows } = await client.query<{ size: string }>(
         'SELECT size FROM lease_gate_ledger_head',
@@ -96,16 +75,15 @@ describePostgres('the PostgreSQL store under faults', () => {
   });
 
   it('answers 503 soon when every connection of the pool is busy', async () => {
-    const kernel = await startReplica(schema, {
+    const kernel = await replicas.replica({
       poolSize: 2,
       connectTimeoutMs: 300,
       statementTimeoutMs: 8_000,
     });
-    open.push(kernel);
     const stuck = 'lock:fault/stuck';
     expect((await post(kernel.url, { resource: stuck, actorDid: A })).status).toBe(200);
     // Another session holds the row: both pool connections wait on its lock.
-    const holder = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    const holder = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema: replicas.schema }));
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM lease_gate_resources WHERE resource = $1 FOR UPDATE', [

@@ -1,10 +1,11 @@
-import { afterEach, beforeAll, afterAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from '../src/kernel/store/group-commit.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { meaningBreach, startReplica } from './support/pg-kernel.js';
-import { describePostgres, testSchema } from './support/postgres.js';
+import { describePostgres } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
 
 /** A commit the test finishes by hand; it records each batch it was given. */
 function heldCommits() {
@@ -119,15 +120,10 @@ describe('group commit', () => {
 });
 
 describePostgres('group commit on PostgreSQL', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterAll(() => drop());
+  const kit = pgReplicas();
 
   it('keeps one holder and rising fences when many calls share batches', async () => {
-    const replica = await startReplica(schema, { poolSize: 4 });
+    const replica = await startReplica(kit.schema, { poolSize: 4 });
     try {
       const client = createPlaneClient({ apiUrl: replica.url });
       const agents = Array.from({ length: 24 }, (_, i) => `did:web:batch:agent${i}`);

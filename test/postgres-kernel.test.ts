@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import pg from 'pg';
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
@@ -10,30 +10,14 @@ import { MIGRATIONS, migrate } from '../src/kernel/postgres/migrations.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { createPlaneClient } from '../src/plane/client.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 import { meaningBreach, signingKey, startReplica } from './support/pg-kernel.js';
-
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-const C = 'did:web:acme.example:agent:c';
-const R = 'lock:deploy/production';
+import { pgReplicas } from './support/pg-replicas.js';
+import { A, B, C, R } from './support/names.js';
 
 describePostgres('the kernel on PostgreSQL, two replicas in one process', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const open: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const r of open.splice(0)) await r.close();
-  });
-  afterAll(() => drop());
-  const replica = async (options: Parameters<typeof startReplica>[1] = {}) => {
-    const r = await startReplica(schema, options);
-    open.push(r);
-    return r;
-  };
+  const replicas = pgReplicas();
+  const replica = replicas.replica;
 
   it('serves the documented contract from either replica', async () => {
     const [one, two] = [await replica(), await replica()];
@@ -121,7 +105,7 @@ describePostgres('the kernel on PostgreSQL, two replicas in one process', () => 
   });
 
   it('records a lapse that no replica timer owns, and tells a replica that listens', async () => {
-    const granting = await startReplica(schema, { ttlMs: 300 });
+    const granting = await startReplica(replicas.schema, { ttlMs: 300 });
     const watching = await replica({ ttlMs: 300 });
     const resource = `${R}/lapse`;
     const told: string[] = [];
@@ -166,14 +150,10 @@ describePostgres('the kernel on PostgreSQL, two replicas in one process', () => 
 });
 
 describePostgres('migrations', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterAll(() => drop());
+  const replicas = pgReplicas();
 
   it('apply once when several replicas start together, and are idempotent', async () => {
+    const { schema } = replicas;
     const clients = Array.from(
       { length: 4 },
       () => new pg.Client(connectionConfig({ url: POSTGRES_URL, schema })),
@@ -186,6 +166,7 @@ describePostgres('migrations', () => {
   });
 
   it('refuses a database whose schema is newer than this binary', async () => {
+    const { schema } = replicas;
     const admin = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
     await admin.connect();
     await admin.query(`INSERT INTO lease_gate_migrations (version, name) VALUES (99, 'future')`);

@@ -1,10 +1,11 @@
 import pg from 'pg';
-import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { channelOf } from '../src/kernel/postgres/listen.js';
-import { startReplica } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { post as send } from './support/http.js';
+import { pgReplicas } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { A, B, LEASE, RELEASE } from './support/names.js';
 
 /**
  * A replica whose LISTEN connection breaks misses the NOTIFYs sent meanwhile;
@@ -12,39 +13,16 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
  * while it was deaf still hands the lease over.
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
-const RELEASE = '/api/v1/acp/coordination/release';
-const A = 'did:web:acme.example:agent:a';
-const B = 'did:web:acme.example:agent:b';
-
-async function post(url: string, path: string, body: unknown, prefer?: string) {
-  const res = await request(url + path, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
-    signal: AbortSignal.timeout(25_000),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
+const post = (url: string, path: string, body: unknown, prefer?: string) =>
+  send(url, path, body, { prefer, timeoutMs: 25_000 });
 
 describePostgres('LISTEN reconnects on PostgreSQL replicas', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const open: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const r of open.splice(0)) await r.close();
-  });
-  afterAll(() => drop());
+  const replicas = pgReplicas();
 
   it('wakes held requests after the LISTEN connection is cut, so a release meanwhile is not missed', async () => {
     // The next in line asks again only after 20 s on its own: a grant sooner comes from the wake.
-    const options = { nextInLineWaitMs: 20_000 };
-    const one = await startReplica(schema, options);
-    const two = await startReplica(schema, options);
-    open.push(one, two);
+    const [one, two] = await replicas.pair({ nextInLineWaitMs: 20_000 });
+    const { schema } = replicas;
     const resource = 'lock:listen/reconnect';
     expect((await post(one.url, LEASE, { resource, actorDid: A })).status).toBe(200);
     const started = performance.now();

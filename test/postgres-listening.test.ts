@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { LISTEN_FOR_MS, Listening, RENEW_AFTER_MS } from '../src/kernel/postgres/listening.js';
 import { migrate } from '../src/kernel/postgres/migrations.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
 
 /**
  * A replica's registrations to hear other replicas' changes
@@ -12,19 +13,16 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
  * logged once and written again at the next listen.
  */
 describePostgres('registrations to listen on PostgreSQL', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
+  const kit = pgReplicas();
   let pool: pg.Pool;
   beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-    pool = new pg.Pool(connectionConfig({ url: POSTGRES_URL, schema }));
+    pool = new pg.Pool(connectionConfig({ url: POSTGRES_URL, schema: kit.schema }));
     const client = await pool.connect();
-    await migrate(client, schema);
+    await migrate(client, kit.schema);
     client.release();
   });
   afterAll(async () => {
     await pool.end();
-    await drop();
   });
 
   const rows = async () =>

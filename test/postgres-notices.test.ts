@@ -1,12 +1,13 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { KernelEvent } from '../src/kernel/rules/event.js';
 import { connectionConfig } from '../src/kernel/postgres/connect.js';
 import { noticesSchema } from '../src/kernel/postgres/listen.js';
 import { NoticeSender, changesOf, noticePrefix } from '../src/kernel/postgres/notices.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startReplica } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 
 /**
  * What one replica sends on NOTIFY (src/kernel/postgres/notices.ts), read by a
@@ -26,22 +27,14 @@ const event = (resource: string, kind: KernelEvent['kind'], n: number, reason?: 
   }) satisfies KernelEvent;
 
 describePostgres('change notices on PostgreSQL', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const cleanups: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-  afterAll(() => drop());
+  const kit = pgReplicas({ lifo: true });
+  const cleanups = { push: kit.cleanup };
 
   /** A sender named `from` and a LISTEN connection that keeps every payload. */
   const setUp = async (from: string) => {
-    const channel = `lease_gate_${schema}`;
+    const channel = `lease_gate_${kit.schema}`;
     const heard: string[] = [];
-    const listener = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    const listener = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema: kit.schema }));
     listener.on('error', () => undefined);
     await listener.connect();
     listener.on('notification', (m) => {
@@ -50,7 +43,7 @@ describePostgres('change notices on PostgreSQL', () => {
     await listener.query(`LISTEN ${channel}`);
     const logged: string[] = [];
     const sender = new NoticeSender(
-      new pg.Pool({ ...connectionConfig({ url: POSTGRES_URL, schema }), max: 1 }),
+      new pg.Pool({ ...connectionConfig({ url: POSTGRES_URL, schema: kit.schema }), max: 1 }),
       channel,
       (line) => logged.push(line),
       from,
@@ -120,7 +113,7 @@ describePostgres('change notices on PostgreSQL', () => {
   });
 
   it("tells a replica's listeners its own changes at once, another's by NOTIFY where it listens, and nothing else", async () => {
-    const replicas = [await startReplica(schema), await startReplica(schema)];
+    const replicas = [await startReplica(kit.schema), await startReplica(kit.schema)];
     cleanups.push(async () => {
       for (const r of replicas) await r.close();
     });
@@ -132,7 +125,7 @@ describePostgres('change notices on PostgreSQL', () => {
     );
     // The second replica listens for lock:told/1 only.
     await replicas[1]!.pg.listen('lock:told/1');
-    const admin = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    const admin = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema: kit.schema }));
     await admin.connect();
     cleanups.push(() => admin.end());
     const rows = async () =>

@@ -1,28 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Notifier } from '../src/kernel/notify/notify.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { createPlaneClient } from '../src/plane/client.js';
-import { describePostgres, testSchema } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
+import { describePostgres } from './support/postgres.js';
 import { startReplica } from './support/pg-kernel.js';
 
 const SECRET = 'a-notify-secret-of-some-length';
 const agent = (n: number) => `did:web:acme.example:agent:${n}`;
 
 describePostgres('notifications from two PostgreSQL replicas', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const cleanups: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
-  });
-  afterAll(() => drop());
+  const kit = pgReplicas({ lifo: true });
+  const cleanups = { push: kit.cleanup };
 
   it('tells each change once, whichever replica made it, each delivery in the ledger order', async () => {
     // One receiver behind both replicas' notifiers: each body is checked and flattened in arrival order.
@@ -43,7 +36,7 @@ describePostgres('notifications from two PostgreSQL replicas', () => {
 
     const replicas = [];
     for (let i = 0; i < 2; i += 1) {
-      const replica = await startReplica(schema);
+      const replica = await startReplica(kit.schema);
       const notifier = new Notifier({ urls: [url], secret: SECRET });
       notifier.attach(replica.pg);
       cleanups.push(async () => {

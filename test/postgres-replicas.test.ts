@@ -1,6 +1,5 @@
 import { createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
@@ -12,14 +11,15 @@ import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import type { LeaseRequest } from '../src/plane/schema.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
-import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { meaningBreach } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { migrateWithCli, pgReplicas } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 import { replayKernelLedger } from './support/trace-check.js';
+import { RESOURCE } from './support/names.js';
 
 const CLIENTS = 12;
 const CYCLES = 30;
-const RESOURCE = 'lock:deploy/production';
 
 /** A client that moves to the next replica when its own stops answering (a load balancer's job). */
 function failoverClient(urls: string[], start: number): Pick<PlaneClient, 'lease' | 'release'> {
@@ -48,27 +48,19 @@ function failoverClient(urls: string[], start: number): Pick<PlaneClient, 'lease
 }
 
 describePostgres('three kernel processes on one database', () => {
+  const kit = pgReplicas();
   let schema: string;
-  let drop: () => Promise<void>;
   let dir: string;
   const replicas: KernelProcess[] = [];
   beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-    dir = mkdtempSync(join(tmpdir(), 'lease-gate-pg-'));
-    expect((await runCli(['keygen', '--out', dir])).code).toBe(0);
-    const migrated = await runCli([
-      'kernel',
-      'migrate',
-      '--store',
-      POSTGRES_URL,
-      '--schema',
-      schema,
-    ]);
+    schema = kit.schema;
+    let migrated;
+    ({ dir, migrated } = await migrateWithCli(schema, 'lease-gate-pg-'));
     expect(migrated.stdout).toMatch(new RegExp(`migrated schema .* to version ${SCHEMA_VERSION}`));
   });
+  // Before the schema is dropped (vitest runs after-hooks as a stack).
   afterAll(async () => {
     for (const r of replicas) if (r.child.exitCode === null && !r.child.killed) await r.stop();
-    await drop();
   });
 
   it(`never lets two of ${CLIENTS} clients hold at once over ${CLIENTS * CYCLES} cycles, through a kill -9`, async () => {

@@ -1,6 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { LedgerEntry } from '../src/ledger/entry.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { verifyBundle } from '../src/ledger/verify.js';
@@ -10,7 +10,8 @@ import { sequenceOnce } from '../src/kernel/postgres/sequencer.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { LEDGER_PATHS } from '../src/plane/schema.js';
 import { meaningBreach, signingKey, startReplica } from './support/pg-kernel.js';
-import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
+import { pgReplicas } from './support/pg-replicas.js';
+import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 
 /**
  * The ledger's sequencer (src/kernel/postgres/sequencer.ts): changes commit
@@ -21,26 +22,17 @@ import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.j
 const agent = (i: number) => `did:web:acme.example:agent:${i}`;
 
 describePostgres('the PostgreSQL ledger sequencer', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const open: Array<{ close(): Promise<void> }> = [];
+  const replicas = pgReplicas();
   const clients: pg.Client[] = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
+  // Registered after pgReplicas: vitest runs after-hooks as a stack, so the clients end
+  // (and their locks go) before the replicas close.
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.end().catch(() => undefined);
-    for (const r of open.splice(0)) await r.close();
   });
-  afterAll(() => drop());
 
-  const replica = async () => {
-    const r = await startReplica(schema);
-    open.push(r);
-    return r;
-  };
+  const replica = () => replicas.replica();
   const admin = async () => {
-    const client = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema }));
+    const client = new pg.Client(connectionConfig({ url: POSTGRES_URL, schema: replicas.schema }));
     client.on('error', () => undefined);
     await client.connect();
     clients.push(client);
@@ -129,9 +121,7 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     const signed = await checkpoint(one.url);
     const logged: string[] = [];
     const started = async () => {
-      const r = await startReplica(schema, { log: (line) => logged.push(line) });
-      open.push(r);
-      return r;
+      return replicas.replica({ log: (line) => logged.push(line) });
     };
     // A row before the frontier is spoiled: a replica that reads every row refuses to start,
     // so one that starts has not read it.
@@ -200,7 +190,7 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
   it("sequences a dead replica's pending entries from another replica", async () => {
     const db = await admin();
     // Its statements give up soon, so it stops while its sequencer is still stuck.
-    const dying = await startReplica(schema, { statementTimeoutMs: 500 });
+    const dying = await startReplica(replicas.schema, { statementTimeoutMs: 500 });
     // The dying replica cannot sequence: its sequencer waits on this lock, then it goes.
     await db.query('BEGIN');
     await db.query('SELECT * FROM lease_gate_sequenced FOR UPDATE');
@@ -219,7 +209,7 @@ describePostgres('the PostgreSQL ledger sequencer', () => {
     const one = await replica();
     await cycles([one.url], 1, 1, 'mark');
     const db = await admin();
-    const locks = planeLocks(schema);
+    const locks = planeLocks(replicas.schema);
     // A writer that drew a fence and has not committed: the sequencer's watermark waits for it.
     const writer = await admin();
     await writer.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${locks.writer})`);

@@ -1,8 +1,9 @@
-import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Deploy } from '../src/plane/deploy.js';
-import { startReplica } from './support/pg-kernel.js';
-import { describePostgres, testSchema } from './support/postgres.js';
+import { getJson, post as send } from './support/http.js';
+import { pgReplicas, waitsInQueue } from './support/pg-replicas.js';
+import { describePostgres } from './support/postgres.js';
+import { LEASE } from './support/names.js';
 
 /**
  * Superseding across PostgreSQL replicas: a run held (`Prefer: wait`) on one
@@ -10,30 +11,11 @@ import { describePostgres, testSchema } from './support/postgres.js';
  * waiting on the other, not at its next told wait (20 s here).
  */
 
-const LEASE = '/api/v1/acp/coordination/lease';
 const R = 'lock:deploy/supersede-replicas';
 
-async function post(url: string, body: unknown, prefer?: string) {
-  const res = await request(url + LEASE, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', ...(prefer ? { prefer } : {}) },
-    signal: AbortSignal.timeout(30_000),
-  });
-  return { body: (await res.body.json()) as Record<string, unknown>, at: performance.now() };
-}
-
-async function queued(url: string, actorDid: string): Promise<void> {
-  for (let i = 0; i < 300; i += 1) {
-    const res = await request(`${url}/api/v1/kernel/resources`);
-    const { resources } = (await res.body.json()) as {
-      resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
-    };
-    if (resources.find((r) => r.resource === R)?.queue.some((w) => w.actorDid === actorDid)) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${actorDid} never appeared in the queue of ${R}`);
-}
+const post = (url: string, body: unknown, prefer?: string) =>
+  send(url, LEASE, body, { prefer, timeoutMs: 30_000 });
+const queued = (url: string, actorDid: string) => waitsInQueue(url, R, actorDid);
 
 const run = (n: number): Deploy => ({
   repository: 'acme/shop',
@@ -47,23 +29,11 @@ const run = (n: number): Deploy => ({
 const did = (n: number) => `did:web:github.com:acme:shop:runs:${9000 + n}`;
 
 describePostgres('superseding across PostgreSQL replicas', () => {
-  let schema: string;
-  let drop: () => Promise<void>;
-  const open: Array<{ close(): Promise<void> }> = [];
-  beforeAll(async () => {
-    ({ schema, drop } = await testSchema());
-  });
-  afterEach(async () => {
-    for (const r of open.splice(0)) await r.close();
-  });
-  afterAll(() => drop());
+  const replicas = pgReplicas();
 
   it('answers a run held on one replica superseded soon after a newer run waits on the other', async () => {
     // The next in line is told to ask again only after 20 s: a prompt answer can only come from a wake.
-    const options = { nextInLineWaitMs: 20_000 };
-    const a = await startReplica(schema, options);
-    const b = await startReplica(schema, options);
-    open.push(a, b);
+    const [a, b] = await replicas.pair({ nextInLineWaitMs: 20_000 });
     expect(
       (await post(a.url, { resource: R, actorDid: 'did:web:acme.example:other' })).body,
     ).toMatchObject({
@@ -86,17 +56,15 @@ describePostgres('superseding across PostgreSQL replicas', () => {
     expect(answer.body).toEqual({ ok: false, reason: 'superseded', by: run(6).runUrl });
     expect(answer.at - joinedAt).toBeLessThan(10_000); // not its next ask, 20 s on
     // The newer run keeps its place (behind the holder), and nobody else was superseded.
-    const res = await request(`${b.url}/api/v1/kernel/resources`);
-    const { resources } = (await res.body.json()) as {
+    const { resources } = (await getJson(b.url, '/api/v1/kernel/resources')).body as {
       resources: Array<{ resource: string; queue: Array<{ actorDid: string }> }>;
     };
     expect(resources.find((r) => r.resource === R)?.queue.map((w) => w.actorDid)).toEqual([did(6)]);
     // And it is granted once the holder gives back.
-    await request(`${a.url}/api/v1/acp/coordination/release`, {
-      method: 'POST',
-      body: JSON.stringify({ resource: R, actorDid: 'did:web:acme.example:other' }),
-      headers: { 'content-type': 'application/json' },
-    }).then((r) => r.body.dump());
+    await send(a.url, '/api/v1/acp/coordination/release', {
+      resource: R,
+      actorDid: 'did:web:acme.example:other',
+    });
     expect((await newer).body).toMatchObject({ ok: true, lease: { holder: did(6) } });
   }, 60_000);
 });

@@ -1,11 +1,10 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { retryLines, retryWindowMs } from '../src/cli/session.js';
 import { openSession } from '../src/lease/session.js';
 import { createPlaneClient, type RetryEvent } from '../src/plane/client.js';
 import { PlaneUnavailableError } from '../src/plane/errors.js';
 import { fakeTime } from './support/fake-time.js';
+import { freePort } from './support/ports.js';
 
 /**
  * A dead plane (a loopback port nobody listens on: every attempt is refused at once) on the
@@ -18,11 +17,7 @@ const REQ = { resource: 'lock:deploy/production', actorDid: ME };
 const THIRTY_MIN = 30 * 60_000;
 
 async function deadPlane(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }
 
 describe('retrying a dead plane within the caller’s deadline', () => {

@@ -1,8 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
-import type { LedgerEntry } from '../src/ledger/entry.js';
 import { deriveActorDid } from '../src/lease/did.js';
 import { Ledger } from '../src/ledger/ledger.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
@@ -12,6 +11,9 @@ import { passCovers, runOfDid, runPassDid } from '../src/plane/run-pass.js';
 import { BREAK_GLASS_PATH } from '../src/plane/schema.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { exportLedger } from './support/ledger-export.js';
+import { PROD } from './support/names.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { entryMaker } from './support/ledger-entries.js';
 
 /**
  * A break-glass pass for a GitHub run (plane/run-pass.ts): its form, which DIDs it covers
@@ -19,7 +21,6 @@ import { exportLedger } from './support/ledger-export.js';
  * the run uses it), and the HTTP route's `run` in place of `actorDid`.
  */
 
-const PROD = 'lock:deploy/production';
 const ADMIN = 'run-pass-admin-key';
 const RUN = 'did:web:github.com:acme:shop:actions:runs:12345';
 const job = (run: string, attempt: number, nonce: string, repo = 'acme:shop') =>
@@ -31,10 +32,7 @@ const chain = () => {
 };
 
 let kernel: RunningKernel | undefined;
-afterEach(async () => {
-  await kernel?.close();
-  kernel = undefined;
-});
+closeAfterEach(() => [kernel]);
 
 describe('a pass for a run', () => {
   it('reads OWNER/REPO/RUN_ID (or with a host) and nothing else', () => {
@@ -72,17 +70,7 @@ describe('a pass for a run', () => {
   });
 
   it('verify accepts one grant under the run as using the pass, and no second', () => {
-    let seq = 0;
-    const e = (fields: Partial<LedgerEntry>): LedgerEntry => ({
-      seq,
-      tsMs: 1_000 + 10 * seq++,
-      kind: 'grant',
-      resource: PROD,
-      actorDid: RUN,
-      leaseId: '',
-      fence: 0,
-      ...fields,
-    });
+    const e = entryMaker(RUN);
     const grant = (fence: number, actorDid: string) =>
       e({
         leaseId: `p${fence}`,
@@ -101,7 +89,7 @@ describe('a pass for a run', () => {
     expect(() => checkMeaning(twice, false, chain())).toThrow(
       /entry 3: grants p2 .* no break-glass/,
     );
-    seq = 0;
+    e.restart();
     const otherRun = [pass(), grant(1, job('777', 1, 'ab'))];
     expect(() => checkMeaning(otherRun, false, chain())).toThrow(/entry 1: grants p1/);
   });

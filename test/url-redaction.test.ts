@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { urlForDisplay } from '../src/http/url-display.js';
 import { startKernelServer } from '../src/kernel/http/server.js';
@@ -15,6 +15,8 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
+import { R } from './support/names.js';
+import { cleanupsAfterEach } from './support/cleanup.js';
 
 /**
  * A configured URL's credentials and query (#54): nothing of it beyond origin and path
@@ -22,14 +24,10 @@ import { startReceiver } from './support/notify-receiver.js';
  * failure path; and a check's `user:password@` is sent, as HTTP Basic.
  */
 
-const R = 'lock:deploy/production';
 const SECRETS = ['s3cr3t', 'pa55', 'token='];
 const SECRET = 'notify-secret-of-16-chars';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-url-redaction-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

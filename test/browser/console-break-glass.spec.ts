@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
-import { launch, type OpenBrowser } from './support.js';
+import { launch, leaseGateRun as runCommitted, type OpenBrowser } from './support.js';
 
 /**
  * Break-glass from the console, in Chromium against the committed CLI's kernel started
@@ -18,35 +17,7 @@ const APPROVER = 'approver-key-for-the-break-glass-test';
 const RESOURCE = 'lock:deploy/break-glass-test';
 const HOTFIX = 'did:web:github.com:acme:shop:actions:runs:4001:attempts:1:jobs:deploy:hotfix';
 
-function leaseGateRun(url: string): {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-} {
-  const child = spawn(
-    process.execPath,
-    [
-      ...['dist/cli/index.js', 'run', '--api-url', url, '--resource', RESOURCE],
-      ...[
-        '--actor-did',
-        HOTFIX,
-        '--wait-timeout',
-        '2m',
-        '--',
-        'node',
-        '-e',
-        'console.error("deployed")',
-      ],
-    ],
-    {
-      env: { PATH: process.env.PATH ?? '', LEASE_GATE_KEY: KEY },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return { child, stderr: () => stderr, exited: new Promise((r) => child.on('close', r)) };
-}
+const leaseGateRun = (url: string) => runCommitted(url, RESOURCE, HOTFIX, KEY);
 
 async function confirm(page: Page, lever: string): Promise<void> {
   await page.locator('#lever-submit').click();

@@ -1,10 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { ARTIFACTS, launch, type OpenBrowser } from './support.js';
+import { until as waitUntil } from '../support/wait.js';
+import {
+  ARTIFACTS,
+  coordinate,
+  launch,
+  leaseGateRun as runCommitted,
+  type CliProcess,
+  type OpenBrowser,
+} from './support.js';
 
 /** Where screenshots go: the artifacts, or docs/images with LEASE_GATE_SCREENSHOTS=docs/images. */
 const SHOTS = process.env.LEASE_GATE_SCREENSHOTS || ARTIFACTS;
@@ -23,64 +30,19 @@ const run = (n: string) =>
   `did:web:github.com:acme:shop:actions:runs:${n}:attempts:1:jobs:deploy:n${n}`;
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 
-interface RunProcess {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 /** `lease-gate run` from the committed CLI: a short command once it holds `resource`. */
-function leaseGateRun(url: string, resource: string, did: string): RunProcess {
-  const child = spawn(
-    process.execPath,
-    [
-      ...['dist/cli/index.js', 'run', '--api-url', url, '--resource', resource],
-      ...[
-        '--actor-did',
-        did,
-        '--wait-timeout',
-        '2m',
-        '--',
-        'node',
-        '-e',
-        'console.error("deployed")',
-      ],
-    ],
-    {
-      env: { PATH: process.env.PATH ?? '', LEASE_GATE_KEY: KEY },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return { child, stderr: () => stderr, exited: new Promise((r) => child.on('close', r)) };
-}
+const leaseGateRun = (url: string, resource: string, did: string) =>
+  runCommitted(url, resource, did, KEY);
 
-async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, check: () => boolean, timeoutMs = 20_000) =>
+  waitUntil(what, check, { timeoutMs, everyMs: 50 });
 
 /** A lease request as the gate sends it, with the deploy's fields; `wait` holds it (blocking acquire). */
-function lease(
+const lease = (
   url: string,
   body: Record<string, unknown>,
   wait?: { seconds: number; signal: AbortSignal },
-): Promise<Response> {
-  return fetch(`${url}/api/v1/acp/coordination/lease`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${KEY}`,
-      'content-type': 'application/json',
-      ...(wait ? { prefer: `wait=${wait.seconds}` } : {}),
-    },
-    body: JSON.stringify(body),
-    ...(wait ? { signal: wait.signal } : {}),
-  });
-}
+) => coordinate(url, KEY, body, wait ? { wait } : {});
 
 async function useLever(page: Page, lever: string, resource: string, reason = ''): Promise<void> {
   // A lever opened at a row is closed first: the form goes back to the bottom section.
@@ -98,7 +60,7 @@ async function useLever(page: Page, lever: string, resource: string, reason = ''
 describe('the operator levers in Chromium', () => {
   let kernel: KernelProcess;
   let chrome: OpenBrowser;
-  const runs: RunProcess[] = [];
+  const runs: CliProcess[] = [];
   const held = new AbortController();
 
   beforeAll(async () => {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
-import { launch, type OpenBrowser } from './support.js';
+import { coordinate, kernelAndBrowser } from './support.js';
 
 /**
  * In Chromium against the committed CLI's kernel: a waiter's wait counts from
@@ -16,43 +15,18 @@ const ME = 'did:web:acme.example:agent:bulk';
 const COUNT = 5_020;
 const bulk = (i: number) => `lock:bulk/${String(i).padStart(5, '0')}`;
 
-function lease(
+const lease = (
   url: string,
   body: Record<string, unknown>,
   wait?: { seconds: number; signal: AbortSignal },
-): Promise<Response> {
-  return fetch(`${url}/api/v1/acp/coordination/lease`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${KEY}`,
-      'content-type': 'application/json',
-      ...(wait ? { prefer: `wait=${wait.seconds}` } : {}),
-    },
-    body: JSON.stringify(body),
-    ...(wait ? { signal: wait.signal } : {}),
-  });
-}
+) => coordinate(url, KEY, body, wait ? { wait } : {});
 
 describe('the console in Chromium: waits and pages', () => {
-  let kernel: KernelProcess;
-  let chrome: OpenBrowser;
-  const held = new AbortController();
-
-  beforeAll(async () => {
-    // Leases of 10 min, so none lapses while the test reads.
-    kernel = await startKernelProcess(['--ttl-ms', '600000', '--quiet'], {
-      LEASE_GATE_KERNEL_KEY: KEY,
-    });
-    chrome = await launch();
-  });
-  afterAll(async () => {
-    held.abort();
-    await chrome?.close();
-    await kernel?.stop();
-  });
+  // Leases of 10 min, so none lapses while the test reads.
+  const rig = kernelAndBrowser(['--ttl-ms', '600000', '--quiet'], { LEASE_GATE_KERNEL_KEY: KEY });
 
   async function openConsole(page: Page): Promise<void> {
-    await page.goto(kernel.url);
+    await page.goto(rig.kernel.url);
     await page.locator('#key-input').fill(KEY);
     await page.locator('#key-form button').click();
     // 5,000 rows and more take a while to fetch and draw on a busy machine.
@@ -64,15 +38,15 @@ describe('the console in Chromium: waits and pages', () => {
   it("keeps a waiter's waited time across a reload: it is the kernel's, since the first ask", async () => {
     const resource = 'lock:deploy/wait-test';
     const waiter = 'did:web:acme.example:agent:waiter';
-    expect((await lease(kernel.url, { resource, actorDid: ME })).status).toBe(200);
+    expect((await lease(rig.kernel.url, { resource, actorDid: ME })).status).toBe(200);
     // The waiter holds its request open, as the gate does.
     void lease(
-      kernel.url,
+      rig.kernel.url,
       { resource, actorDid: waiter },
-      { seconds: 55, signal: held.signal },
+      { seconds: 55, signal: rig.held.signal },
     ).catch(() => undefined);
     const sinceMs = async () => {
-      const res = await fetch(`${kernel.url}/api/v1/kernel/resources?detail=1`, {
+      const res = await fetch(`${rig.kernel.url}/api/v1/kernel/resources?detail=1`, {
         headers: { authorization: `Bearer ${KEY}` },
       });
       const body = (await res.json()) as {
@@ -83,7 +57,7 @@ describe('the console in Chromium: waits and pages', () => {
     await expect.poll(sinceMs).toEqual(expect.any(Number));
     const asked = (await sinceMs())!;
 
-    const page = await chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await rig.chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
     await openConsole(page);
     const wait = page.locator(
       `#resources-body tr[data-resource="${resource}"] td.waiting li span.since`,
@@ -104,14 +78,14 @@ describe('the console in Chromium: waits and pages', () => {
     let next = 0;
     const worker = async () => {
       while (next < COUNT) {
-        const res = await lease(kernel.url, { resource: bulk(next++), actorDid: ME });
+        const res = await lease(rig.kernel.url, { resource: bulk(next++), actorDid: ME });
         expect(res.status).toBe(200);
         await res.arrayBuffer();
       }
     };
     await Promise.all(Array.from({ length: 25 }, worker));
 
-    const page = await chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await rig.chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
     await openConsole(page);
     const rows = page.locator('#resources-body tr[data-resource^="lock:bulk/"]');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(COUNT);

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
-import { launch, type OpenBrowser } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { kernelAndBrowser } from './support.js';
 
 /**
  * Withdrawing a break-glass from the console, in Chromium against the committed CLI's
@@ -14,19 +13,9 @@ const RESOURCE = 'lock:deploy/withdraw-test';
 const HOTFIX = 'did:web:github.com:acme:shop:actions:runs:4002:attempts:1:jobs:deploy:hotfix';
 
 describe('withdrawing a break-glass in the console', () => {
-  let kernel: KernelProcess;
-  let chrome: OpenBrowser;
-
-  beforeAll(async () => {
-    kernel = await startKernelProcess(['--quiet'], {
-      LEASE_GATE_KERNEL_KEY: KEY,
-      LEASE_GATE_ADMIN_KEY: ADMIN,
-    });
-    chrome = await launch();
-  });
-  afterAll(async () => {
-    await chrome?.close();
-    await kernel?.stop();
+  const rig = kernelAndBrowser(['--quiet'], {
+    LEASE_GATE_KERNEL_KEY: KEY,
+    LEASE_GATE_ADMIN_KEY: ADMIN,
   });
 
   it('withdraws the pass from its row, recorded with the operator’s name', async () => {
@@ -34,15 +23,15 @@ describe('withdrawing a break-glass in the console', () => {
       ['freeze', { resource: RESOURCE, reason: 'release freeze' }],
       ['break-glass', { resource: RESOURCE, actorDid: HOTFIX, reason: 'hotfix', by: 'alice' }],
     ] as const) {
-      const res = await fetch(`${kernel.url}/api/v1/acp/coordination/${path}`, {
+      const res = await fetch(`${rig.kernel.url}/api/v1/acp/coordination/${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       expect(res.status).toBe(200);
     }
-    const page = await chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(kernel.url);
+    const page = await rig.chrome.browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(rig.kernel.url);
     await page.locator('#key-input').fill(KEY);
     await page.locator('#key-form button').click();
     const row = page.locator(`#resources-body tr[data-resource="${RESOURCE}"]`);

@@ -1,62 +1,41 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startKernelProcess, type KernelProcess } from '../support/kernel-process.js';
-import { ARTIFACTS, launch, pageCost, recordRequests, type OpenBrowser } from './support.js';
+import { until as waitUntil } from '../support/wait.js';
+import {
+  ARTIFACTS,
+  launch,
+  pageCost,
+  recordRequests,
+  spawnCli,
+  type CliProcess,
+  type OpenBrowser,
+} from './support.js';
+import { RESOURCE } from '../support/names.js';
 
 const KEY = 'kernel-key-for-the-browser-test';
 const ADMIN = 'admin-key-for-the-browser-test';
-const RESOURCE = 'lock:deploy/production';
 const run = (n: string) =>
   `did:web:github.com:acme:shop:actions:runs:${n}:attempts:1:jobs:deploy:n${n}`;
 const HOLDER = run('1001');
 const WAITER = run('1002');
 
-interface RunProcess {
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 /** `lease-gate run` from the committed CLI, holding the lease while `sleep` runs. */
-function leaseGateRun(url: string, did: string): RunProcess {
-  const child = spawn(
-    process.execPath,
-    [
-      'dist/cli/index.js',
-      'run',
-      '--api-url',
-      url,
-      '--resource',
-      RESOURCE,
-      '--actor-did',
-      did,
-      '--',
-      'sleep',
-      '120',
-    ],
+const leaseGateRun = (url: string, did: string) =>
+  spawnCli(
+    ['run', '--api-url', url, '--resource', RESOURCE, '--actor-did', did, '--', 'sleep', '120'],
     {
-      env: { PATH: process.env.PATH ?? '', INTRAMEDIAL_KEY: KEY },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      INTRAMEDIAL_KEY: KEY,
     },
   );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return { child, stderr: () => stderr, exited: new Promise((r) => child.on('close', r)) };
-}
 
-async function until(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (what: string, check: () => boolean, timeoutMs = 15_000) =>
+  waitUntil(what, check, { timeoutMs, everyMs: 50 });
 
 describe('the console in Chromium, against a kernel with keys', () => {
   let kernel: KernelProcess;
   let chrome: OpenBrowser;
-  const runs: RunProcess[] = [];
+  const runs: CliProcess[] = [];
 
   beforeAll(async () => {
     kernel = await startKernelProcess(['--ttl-ms', '3000', '--quiet'], {

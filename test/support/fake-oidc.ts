@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import type { HttpClient } from '../../src/http/client.js';
+import { createOidcVerifier } from '../../src/kernel/auth/oidc.js';
+import { compilePolicy } from '../../src/kernel/auth/policy.js';
 
 /**
  * A fake OIDC issuer on loopback, shaped like GitHub Actions': its own signing
@@ -172,4 +175,17 @@ export function unsignedToken(
 ): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part(header)}.${part(payload)}.${signature}`;
+}
+
+/**
+ * The OIDC set-up most kernel tests use: tokens of `issuerUrl` for the `lease-gate`
+ * audience, and a policy letting runs of the acme organisation take `resources`; for
+ * `createAuthorizer({ oidc })`.
+ */
+export function acmeOidc(issuerUrl: string, http: HttpClient, resources = ['lock:*']) {
+  const verifier = createOidcVerifier({ issuer: issuerUrl, audience: 'lease-gate', http });
+  const policy = compilePolicy({
+    rules: [{ name: 'acme', resources, claims: { repository_owner: 'acme' } }],
+  });
+  return { verifier, didHost: 'github.com', policy };
 }

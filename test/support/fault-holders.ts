@@ -100,15 +100,6 @@ export function startHolders(o: {
   };
 }
 
-/** Until `ready()` holds, bounded. */
-export async function until(ready: () => boolean, limitMs: number, what: string) {
-  const end = Date.now() + limitMs;
-  while (!ready()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 /** The kernel's ledger, fetched, its signatures checked and its meaning checked. */
 export async function verifiedLedger(url: string, keyDir: string) {
   const { bundle } = await fetchLedger(url);

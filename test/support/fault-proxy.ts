@@ -1,4 +1,5 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { joinSockets } from './tcp-proxy.js';
 
 /** What the proxy does to traffic: pass it, hold each chunk `delayMs`, swallow it, or refuse. */
 export type FaultMode =
@@ -38,15 +39,9 @@ export async function startFaultProxy(targetHost: string, targetPort: number) {
   const server = createServer((client) => {
     if (fault.mode === 'cut' || sockets.size >= MAX_CONNECTIONS) return void client.destroy();
     const upstream = connect(targetPort, targetHost);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
+    joinSockets(client, upstream, sockets);
     client.on('data', (chunk: Buffer) => forward(upstream, chunk));
     upstream.on('data', (chunk: Buffer) => forward(client, chunk));
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

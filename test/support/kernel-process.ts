@@ -73,8 +73,16 @@ export function startKernelProcess(
   });
 }
 
-/** Runs a CLI command to completion. */
-export function runCli(args: string[], env: Record<string, string> = {}, cli = DIST_CLI) {
+/**
+ * Runs a CLI command to completion; with `killAfterMs`, one still running then is
+ * killed (SIGKILL), so a command that stays up (a kernel) gives `code` null.
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  cli = DIST_CLI,
+  killAfterMs?: number,
+) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [...cli, ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
@@ -84,6 +92,11 @@ export function runCli(args: string[], env: Record<string, string> = {}, cli = D
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    const timer =
+      killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }

@@ -2,6 +2,21 @@ import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 /**
+ * A proxied connection's two ends: kept in `sockets` (to cut them all) until each
+ * closes, their errors ignored (a cut is the test's doing), and either end's close
+ * ends the other.
+ */
+export function joinSockets(client: Socket, upstream: Socket, sockets: Set<Socket>): void {
+  for (const s of [client, upstream]) {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+  }
+  client.on('close', () => upstream.destroy());
+  upstream.on('close', () => client.destroy());
+}
+
+/**
  * A loopback TCP proxy in front of PostgreSQL, to take the database away and
  * give it back, or to cut a connection the moment a given statement is sent.
  */
@@ -13,11 +28,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
   const server = createServer((client) => {
     if (down) return void client.destroy();
     const upstream = connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
+    joinSockets(client, upstream, sockets);
     client.on('data', (chunk: Buffer) => {
       if (cutOn !== undefined && chunk.includes(cutOn)) {
         cutOn = undefined;
@@ -28,8 +39,6 @@ export async function startTcpProxy(targetHost: string, targetPort: number) {
       upstream.write(chunk);
     });
     upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
