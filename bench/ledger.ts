@@ -2,7 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { verifyCheckpoint } from '../src/ledger/checkpoint.js';
 import { leafBytes } from '../src/ledger/entry.js';
 import { Ledger } from '../src/ledger/ledger.js';
-import { MerkleTree, leafHash, verifyInclusion } from '../src/ledger/merkle.js';
+import { MerkleTree, leafHash } from '../src/ledger/merkle.js';
+import { verifyInclusion } from '../src/ledger/merkle-proof.js';
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
 

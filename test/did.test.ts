@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  deriveActorDid,
-  describeHolder,
-  runContextFromEnv,
-  runUrlFromDid,
-} from '../src/lease/did.js';
+import { deriveActorDid, describeHolder, runContextFromEnv } from '../src/lease/did.js';
+import { runUrlFromDid } from '../src/plane/did.js';
 
 const env = {
   GITHUB_SERVER_URL: 'https://github.com',

@@ -1,9 +1,11 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
-import { decide, emptyState, replay, type RuleContext } from '../src/kernel/rules/rules.js';
+import { decide, emptyState, type RuleContext } from '../src/kernel/rules/rules.js';
+import { replay } from '../src/kernel/rules/replay.js';
 import type { ResourceState } from '../src/kernel/rules/state.js';
-import { canonicalJson, entryJson, entryOf, type LedgerEntry } from '../src/ledger/entry.js';
+import { entryJson, entryOf, type LedgerEntry } from '../src/ledger/entry.js';
+import { canonicalJson } from '../src/plane/canonical-json.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';

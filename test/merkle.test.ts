@@ -1,14 +1,8 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  EMPTY_ROOT,
-  MerkleTree,
-  leafHash,
-  nodeHash,
-  verifyConsistency,
-  verifyInclusion,
-} from '../src/ledger/merkle.js';
+import { EMPTY_ROOT, MerkleTree, leafHash, nodeHash } from '../src/ledger/merkle.js';
+import { verifyConsistency, verifyInclusion } from '../src/ledger/merkle-proof.js';
 
 interface Vectors {
   leafHashes: Array<{ dataHex?: string; dataUtf8?: string; hash: string }>;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { formatDuration } from '../gate/duration.js';
-import { parseRepository, parseRunDid } from '../lease/did.js';
+import { parseRepository, parseRunDid } from '../plane/did.js';
 import { untrusted } from '../lease/escape.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { describeGitHubFailure } from './github-failure.js';

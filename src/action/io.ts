@@ -1,3 +1,5 @@
+import { CONTROL_CHARS } from '../control-chars.js';
+
 /**
  * Every input, output and state key of the action, typed. A contract test holds
  * action.yml to these lists, so a rename cannot drift between the two.
@@ -92,7 +94,7 @@ export const MAX_OUTPUT_LENGTH = 1_024;
  * that no plane text can ever start a line or grow without bound there.
  */
 export function outputValue(value: string): string {
-  // eslint-disable-next-line no-control-regex -- no control character reaches an output
-  const line = value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  // No control character reaches an output.
+  const line = value.replace(CONTROL_CHARS, ' ');
   return line.length <= MAX_OUTPUT_LENGTH ? line : line.slice(0, MAX_OUTPUT_LENGTH);
 }

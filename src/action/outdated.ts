@@ -1,4 +1,4 @@
-import { parseRepository } from '../lease/did.js';
+import { parseRepository } from '../plane/did.js';
 import { untrusted } from '../lease/escape.js';
 import type { Deploy } from '../plane/deploy.js';
 import { parsePlaneUrl } from '../plane/url.js';

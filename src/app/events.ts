@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import '../zod-en.js';
-import { parseRepository } from '../lease/did.js';
+import { parseRepository } from '../plane/did.js';
 
 /**
  * The parts of GitHub's webhook payloads the app uses, checked once here: a

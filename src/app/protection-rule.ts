@@ -1,6 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { formatDuration } from '../gate/duration.js';
-import { parseRepository } from '../lease/did.js';
+import { parseRepository } from '../plane/did.js';
 import { untrusted } from '../lease/escape.js';
 import type { Review } from './approval.js';
 import { findRule } from './config.js';

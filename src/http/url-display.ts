@@ -1,3 +1,5 @@
+import { CONTROL_CHARS } from '../control-chars.js';
+
 /**
  * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
  * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
@@ -18,8 +20,8 @@ export function urlForDisplay(raw: string | URL): string {
   const shown = url
     ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
     : cutByHand(String(raw));
-  // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
-  return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
+  // A shown URL is one line a terminal prints as it is.
+  return shown.replace(CONTROL_CHARS, '?').slice(0, 200);
 }
 
 /** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */

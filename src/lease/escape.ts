@@ -4,8 +4,7 @@
  * line, run a workflow command or drive a terminal.
  */
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+import { TERMINAL_CONTROL_CHARS as CONTROL } from '../control-chars.js';
 
 /** One line, bounded: CR and LF as the runner escapes them (%0D, %0A), other controls as \uXXXX. */
 export function untrusted(text: string, max = 300): string {

@@ -1,4 +1,5 @@
-import { didSegment, parseRunDid, type RunContext } from './did.js';
+import { didSegment, parseRunDid } from '../plane/did.js';
+import type { RunContext } from './did.js';
 
 /**
  * Take-up: the protection-rule app (`lease-gate app`) queues a job before it has a

@@ -1,25 +1,7 @@
 import * as z from 'zod/mini';
 import '../zod-en.js';
-
-export const ENTRY_KINDS = [
-  'grant',
-  'renew',
-  'release',
-  'lapse',
-  'revoke',
-  // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
-  // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
-  'freeze',
-  'unfreeze',
-  // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
-  // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
-  // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
-  'break_glass',
-  // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
-  // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
-  // pass is gone, for the kernel's replay and for verify alike.
-  'break_glass_withdrawn',
-] as const;
+import { canonicalJson } from '../plane/canonical-json.js';
+import { ENTRY_KINDS } from '../plane/entry-kinds.js';
 
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 export const entrySchema = z.strictObject({
@@ -78,18 +60,6 @@ export const entrySchema = z.strictObject({
   promotedVia: z.optional(z.string().check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
 });
 export type LedgerEntry = z.infer<typeof entrySchema>;
-
-/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /**
  * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after

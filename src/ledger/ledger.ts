@@ -1,6 +1,8 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { canonicalJson, entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
-import { MerkleTree, equalHashes, leafHash, verifyConsistency, type Hash } from './merkle.js';
+import { canonicalJson } from '../plane/canonical-json.js';
+import { entryJson, entryOf, entrySchema, type LedgerEntry } from './entry.js';
+import { MerkleTree, equalHashes, leafHash, type Hash } from './merkle.js';
+import { verifyConsistency } from './merkle-proof.js';
 import { originFor, signCheckpoint } from './checkpoint.js';
 import { LedgerError } from './ledger-error.js';
 import { LinesNotLoadedError } from './fetched-lines.js';

@@ -103,37 +103,48 @@ export class MeaningCheck {
 
   /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
   check(e: LedgerEntry): void {
-    const { open, granted, frozen, partial } = this;
+    const earliest = this.advanceClock(e);
+    checkClockMs(e);
+    if (NO_LEASE.has(e.kind)) return this.noLease(e);
+    this.checkPolicy(e, earliest);
+    const known = this.open.has(e.resource) || !this.partial;
+    const current = this.open.get(e.resource) ?? null;
+    if (e.kind === 'grant') return this.grant(e, current, earliest);
+    this.follow(e, current, known, earliest);
+  }
+
+  /** The first stamp of `e`'s run of +1 stamps (its `earliest`), kept across entries. */
+  private advanceClock(e: LedgerEntry): number {
     // A range's first run may have begun before the range: its clock is unknown there.
     if (this.previousTs === undefined || e.tsMs !== this.previousTs + 1) {
-      const unknown = this.previousTs === undefined && partial;
+      const unknown = this.previousTs === undefined && this.partial;
       this.earliest = unknown ? -Infinity : e.tsMs;
       this.runStart = unknown ? undefined : e.seq;
     }
     this.previousTs = e.tsMs;
-    const earliest = this.earliest;
-    const clocked = e.kind === 'lapse' || e.kind === 'grant';
-    if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
+    return this.earliest;
+  }
+
+  /** A freeze, unfreeze or break-glass (given or withdrawn): names no lease, changes no lease. */
+  private noLease(e: LedgerEntry): void {
+    if (e.leaseId !== '' || e.fence !== 0) {
       throw new BundleError(
-        clocked
-          ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
-          : `${named(e)}: carries clockMs, which only a lapse or a grant does`,
+        `entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`,
       );
     }
-    if (NO_LEASE.has(e.kind)) {
-      if (e.leaseId !== '' || e.fence !== 0) {
-        throw new BundleError(
-          `entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`,
-        );
-      }
-      if (e.kind === 'break_glass') this.passes.set(e.resource, this.approvals.passOf(e));
-      else if (e.kind === 'break_glass_withdrawn') withdraw(this.passes, e);
-      else if (e.kind === 'freeze')
-        frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
-      else frozen.delete(e.resource);
-      return;
-    }
-    const freeze = frozen.get(e.resource);
+    if (e.kind === 'break_glass') this.passes.set(e.resource, this.approvals.passOf(e));
+    else if (e.kind === 'break_glass_withdrawn') withdraw(this.passes, e);
+    else if (e.kind === 'freeze')
+      this.frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
+    else this.frozen.delete(e.resource);
+  }
+
+  /**
+   * A grant is let in by the promotion order and no freeze, or by an unused break-glass;
+   * every entry of a lease is recorded for the promotion order (it may complete a hold).
+   */
+  private checkPolicy(e: LedgerEntry, earliest: number): void {
+    const freeze = this.frozen.get(e.resource);
     const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
     // Each judged at the reading that would show a violation: the pass at the clock the grant
     // carries (else its own stamp, the latest it can have been), with the race's margin; the
@@ -162,46 +173,49 @@ export class MeaningCheck {
     ) {
       throw new BundleError(frozenGrant(e, freeze, at, pass));
     }
-    const known = open.has(e.resource) || !partial;
-    const current = open.get(e.resource) ?? null;
-    if (e.kind === 'grant') {
-      if (current) {
-        throw new BundleError(
-          `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`,
-        );
-      }
-      const lastGrant = this.lastGrant;
-      if (lastGrant && e.fence <= lastGrant.fence) {
-        throw new BundleError(
-          e.fence === lastGrant.fence
-            ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
-            : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`,
-        );
-      }
-      const twin = granted.get(e.leaseId);
-      if (twin) {
-        throw new BundleError(
-          `${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`,
-        );
-      }
-      if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
-        throw new BundleError(
-          `${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`,
-        );
-      }
-      granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
-      this.lastGrant = { fence: e.fence, seq: e.seq };
-      open.set(e.resource, {
-        leaseId: e.leaseId,
-        actorDid: e.actorDid,
-        fence: e.fence,
-        seq: e.seq,
-        expiresAtMs: e.expiresAtMs,
-        toldAt: e.seq,
-        toldKind: e.kind,
-      });
-      return;
+  }
+
+  /** A grant: no holder open, a fence above every earlier one, a lease id never granted, not expired. */
+  private grant(e: LedgerEntry, current: Open | null, earliest: number): void {
+    if (current) {
+      throw new BundleError(
+        `entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`,
+      );
     }
+    const lastGrant = this.lastGrant;
+    if (lastGrant && e.fence <= lastGrant.fence) {
+      throw new BundleError(
+        e.fence === lastGrant.fence
+          ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
+          : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`,
+      );
+    }
+    const twin = this.granted.get(e.leaseId);
+    if (twin) {
+      throw new BundleError(
+        `${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`,
+      );
+    }
+    if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
+      throw new BundleError(
+        `${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`,
+      );
+    }
+    this.granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
+    this.lastGrant = { fence: e.fence, seq: e.seq };
+    this.open.set(e.resource, {
+      leaseId: e.leaseId,
+      actorDid: e.actorDid,
+      fence: e.fence,
+      seq: e.seq,
+      expiresAtMs: e.expiresAtMs,
+      toldAt: e.seq,
+      toldKind: e.kind,
+    });
+  }
+
+  /** A renewal or an end (release, lapse, revoke): names the open lease, in time. */
+  private follow(e: LedgerEntry, current: Open | null, known: boolean, earliest: number): void {
     if (current) {
       if (
         current.leaseId !== e.leaseId ||
@@ -218,7 +232,7 @@ export class MeaningCheck {
         `entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`,
       );
     }
-    open.set(
+    this.open.set(
       e.resource,
       e.kind === 'renew'
         ? {
@@ -231,6 +245,18 @@ export class MeaningCheck {
             toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
           }
         : null,
+    );
+  }
+}
+
+/** Only a lapse or a grant carries the clock that decided it, and never above its stamp. */
+function checkClockMs(e: LedgerEntry): void {
+  const clocked = e.kind === 'lapse' || e.kind === 'grant';
+  if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
+    throw new BundleError(
+      clocked
+        ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
+        : `${named(e)}: carries clockMs, which only a lapse or a grant does`,
     );
   }
 }

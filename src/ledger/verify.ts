@@ -4,7 +4,8 @@ import '../zod-en.js';
 import { CheckpointError, verifyCheckpoint, type Checkpoint } from './checkpoint.js';
 import { entrySchema, leafBytes } from './entry.js';
 import { MerkleFrontier } from './frontier.js';
-import { equalHashes, leafHash, verifyInclusion, type Hash } from './merkle.js';
+import { equalHashes, leafHash, type Hash } from './merkle.js';
+import { verifyInclusion } from './merkle-proof.js';
 import { MeaningCheck } from './meaning.js';
 import { BundleError } from './verify-error.js';
 

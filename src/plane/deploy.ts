@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { controlFree } from '../control-chars.js';
 
 /**
  * What a lease request may say of the deploy it gates: extension fields of
@@ -15,8 +16,8 @@ export const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}
 export const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Printable ASCII without spaces, as git refs are. */
 const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
-const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+/** A workflow name is one line of text. */
+const ONE_LINE = controlFree(1, 256);
 
 export const DEPLOY_FORMS = {
   repository: 'owner/repo',

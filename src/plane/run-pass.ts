@@ -9,14 +9,15 @@
  * shared key the DID is believed, as every DID is.
  */
 
-export const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
+// The grammar of the action's DIDs (did.ts): GitHub's names, numeric ids, a plain host name.
+import {
+  HOST_PATTERN as HOST,
+  OWNER_PATTERN as OWNER,
+  REPO_PATTERN as REPO,
+  RUN_ID_PATTERN as RUN_ID,
+} from './did.js';
 
-// The grammar of the action's DIDs (lease/did.ts, which this layer may not import: the kernel
-// and the ledger read passes too): GitHub's names, numeric ids, a plain host name.
-const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
-const REPO = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
-const RUN_ID = /^[1-9]\d{0,19}$/;
-const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
+export const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
 
 interface Run {
   host: string;
@@ -40,7 +41,7 @@ function runOf(did: string): Run | undefined {
   return { host, owner, repo, runId };
 }
 
-/** The host as a DID segment: a port's colon percent-encoded, as lease/did.ts encodes it. */
+/** The host as a DID segment: a port's colon percent-encoded, as did.ts's didSegment encodes it. */
 const hostSegment = (host: string) => host.replace(':', '%3A');
 
 /** The run's DID for `acme/shop/12345` or `ghe.example/acme/shop/12345`; undefined for any other text. */
@@ -68,7 +69,7 @@ export const isRunPass = (did: string) => runKeyOfPass(did) !== undefined;
 
 /**
  * Whether a pass for `passDid` lets `actorDid` through: the same DID, or a DID the action
- * derives for the run the pass names (read strictly, as lease/did.ts parseRunDid reads it).
+ * derives for the run the pass names (read strictly, as did.ts's parseRunDid reads it).
  */
 export function passCovers(passDid: string, actorDid: string): boolean {
   if (passDid === actorDid) return true;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { CONTROL_CHARS } from '../control-chars.js';
 import { deploySchema, type Deploy, type QueueMode } from './deploy.js';
 
 /**
@@ -289,8 +290,8 @@ export function clipText(text: string | undefined, max = MAX_TEXT): string | und
   const line = text
     .replace(/\r/g, '%0D')
     .replace(/\n/g, '%0A')
-    // eslint-disable-next-line no-control-regex -- plane text never carries a control character onward
-    .replace(/[\u0000-\u001f\u007f]/g, ' ');
+    // Plane text never carries a control character onward.
+    .replace(CONTROL_CHARS, ' ');
   return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ENTRY_KINDS } from '../../plane/entry-kinds.js';
 
 /**
  * The console's reads and its one write, all to the page's own origin (the
@@ -142,17 +143,7 @@ export type Resources = z.infer<typeof resourcesSchema>;
 
 export const entrySchema = z.object({
   tsMs: time,
-  kind: z.enum([
-    'grant',
-    'renew',
-    'release',
-    'lapse',
-    'revoke',
-    'freeze',
-    'unfreeze',
-    'break_glass',
-    'break_glass_withdrawn',
-  ]),
+  kind: z.enum(ENTRY_KINDS),
   resource: text,
   actorDid: text,
   leaseId: text,

@@ -1,5 +1,5 @@
 import { COMMIT_PATTERN, REPOSITORY_PATTERN, isRunUrl } from '../../plane/deploy.js';
-import { runUrlFromDid } from '../../lease/did.js';
+import { runUrlFromDid } from '../../plane/did.js';
 import { h, nameCode } from './dom.js';
 
 /**

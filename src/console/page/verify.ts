@@ -6,6 +6,8 @@
  * to the same answers.
  */
 
+import { canonicalJson } from '../../plane/canonical-json.js';
+
 export interface ProvedEntry {
   index: number;
   /** The entry exactly as served: its canonical JSON is the Merkle leaf. */
@@ -41,18 +43,6 @@ export function fromBase64(text: string): Bytes | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** JSON with sorted keys and no whitespace (src/ledger/entry.ts canonicalJson). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** RFC 9162 §2.1.3.2, hashing with WebCrypto. */

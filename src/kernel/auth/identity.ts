@@ -1,4 +1,4 @@
-import { didSegment, parseRepository } from '../../lease/did.js';
+import { didSegment, parseRepository } from '../../plane/did.js';
 import type { OidcClaims } from './oidc.js';
 import { AuthRefusal } from './refusal.js';
 

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../../zod-en.js';
+import { controlFree } from '../../control-chars.js';
 import {
   FREEZE_PATH,
   OPERATOR_NAME_FORM,
@@ -26,11 +27,9 @@ export const operatorBy = z.optional(
  * character (NUL, ESC, a line break) is refused, as in the plane's other texts.
  */
 export const reasonText = (max = 1_000) =>
-  z.string().check(
-    z.maxLength(max),
-    // eslint-disable-next-line no-control-regex -- the very characters refused
-    z.regex(/^[^\u0000-\u001f\u007f]*$/, 'expected text without control characters'),
-  );
+  z
+    .string()
+    .check(z.maxLength(max), z.regex(controlFree(), 'expected text without control characters'));
 /** A reason that must be given. */
 export const reasonGiven = reasonText().check(z.minLength(1, 'expected a reason'));
 

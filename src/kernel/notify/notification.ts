@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ENTRY_KINDS, entryJson, type LedgerEntry } from '../../ledger/entry.js';
+import { CONTROL_CHAR, CONTROL_CHARS } from '../../control-chars.js';
+import { entryJson, type LedgerEntry } from '../../ledger/entry.js';
+import { ENTRY_KINDS } from '../../plane/entry-kinds.js';
 import { HEALTH_HOLD_BY } from '../rules/freeze.js';
 
 /**
@@ -65,15 +67,11 @@ function uuidOf(digest: Buffer): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-// eslint-disable-next-line no-control-regex -- control characters never reach a chat message
-const CONTROL = /[\u0000-\u001f\u007f]/;
-// eslint-disable-next-line no-control-regex -- the same, all of them
-const CONTROLS = /[\u0000-\u001f\u007f]/g;
-
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
 export function notificationText(n: Omit<Notification, 'id' | 'seq' | 'text'>): string {
+  // Control characters never reach a chat message.
   const line = (s: string) =>
-    CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
+    CONTROL_CHAR.test(s) || s.length > 300 ? s.replace(CONTROL_CHARS, ' ').slice(0, 300) : s;
   const who = line(n.agent);
   const why = n.reason ? `: ${line(n.reason)}` : '';
   switch (n.kind) {

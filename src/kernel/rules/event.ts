@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { deploySchema } from '../../plane/deploy.js';
+import { ENTRY_KINDS } from '../../plane/entry-kinds.js';
 
 /**
  * A durable change (every grant, renewal, release, lapse, revocation, freeze
@@ -7,18 +8,8 @@ import { deploySchema } from '../../plane/deploy.js';
  * other replicas: one shape, checked wherever it arrives from outside.
  */
 export const kernelEventSchema = z.object({
-  // The ledger's entry kinds (ledger/entry.ts); listed here too so the console page needs no node code.
-  kind: z.enum([
-    'grant',
-    'renew',
-    'release',
-    'lapse',
-    'revoke',
-    'freeze',
-    'unfreeze',
-    'break_glass',
-    'break_glass_withdrawn',
-  ]),
+  // The ledger's entry kinds: one list, in plane/ so the console page needs no node code.
+  kind: z.enum(ENTRY_KINDS),
   atMs: z.number(),
   resource: z.string(),
   actorDid: z.string(),
