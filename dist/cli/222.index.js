@@ -50,9 +50,15 @@ function parseFreezeFor(raw) {
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/cli/flags/operator.ts
+var operator = __webpack_require__(4876);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 // EXTERNAL MODULE: ./src/cli/session.ts
 var cli_session = __webpack_require__(2594);
 ;// CONCATENATED MODULE: ./src/cli/freeze-commands.ts
+
+
 
 
 
@@ -93,13 +99,7 @@ function keyRefused(error) {
 }
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
 async function freeze(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, {
-        ...options/* PLANE_OPTIONS */.UR,
-        reason: { type: 'string' },
-        until: { type: 'string' },
-        for: { type: 'string' },
-        by: { type: 'string' },
-    });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* FREEZE */.kY.flags));
     const reason = values.reason?.trim() ?? '';
     if (!reason || reason.length > 1_000) {
         throw new options/* UsageError */.eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
@@ -145,7 +145,7 @@ async function freeze(args, io, env) {
 }
 /** `lease-gate unfreeze`: grants resume, waiters first in the order they came. */
 async function unfreeze(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, { ...options/* PLANE_OPTIONS */.UR, by: { type: 'string' } });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* UNFREEZE */.fD.flags));
     const by = operatorName(values.by);
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
     const adminKey = adminKeyOf(env, 'unfreeze');
@@ -173,14 +173,17 @@ async function unfreeze(args, io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   ZU: () => (/* binding */ retryWindowMs),
-/* harmony export */   ri: () => (/* binding */ cliSession)
+/* harmony export */   fQ: () => (/* binding */ withSession),
+/* harmony export */   ri: () => (/* binding */ cliSession),
+/* harmony export */   tH: () => (/* binding */ waitForLease)
 /* harmony export */ });
-/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
+/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS, retryWindowMs */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6267);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8252);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6267);
+/* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8252);
+
 
 
 
@@ -193,11 +196,54 @@ const STILL_FAILING_EVERY_MS = 60_000;
  * at most a line a minute, never silent for long.
  */
 function cliSession(settings, io, env) {
-    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_1__/* .openSession */ .f)({
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_2__/* .openSession */ .f)({
         ...settings,
         env,
         onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
     });
+}
+/** A command's one session, closed when `use` settles, whatever it does. */
+async function withSession(settings, io, env, use) {
+    const session = cliSession(settings, io, env);
+    try {
+        return await use(session);
+    }
+    finally {
+        await session.close();
+    }
+}
+/**
+ * Waits for the lease as the action does (the plane's back-off, a line on stderr as the
+ * holder changes, unless `quiet`), until granted, timed out, superseded or one of
+ * `signals` stops it: acquire's wait and run's are this one.
+ */
+async function waitForLease(session, settings, io, options) {
+    const cancel = new AbortController();
+    let stoppedBy;
+    const stop = (signal) => {
+        stoppedBy ??= signal;
+        cancel.abort();
+    };
+    for (const signal of options.signals)
+        process.once(signal, stop);
+    const notices = (0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .waitNotices */ .lY)(settings.resource);
+    try {
+        const result = await session.acquire({
+            timeoutMs: settings.waitTimeoutMs,
+            signal: cancel.signal,
+            retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
+            onHeld: (event) => {
+                const line = notices(event);
+                if (line && !options.quiet)
+                    io.err(`lease-gate: ${line}`);
+            },
+        });
+        return { result, stoppedBy };
+    }
+    finally {
+        for (const signal of options.signals)
+            process.off(signal, stop);
+    }
 }
 /** The lines of a retried plane: the first failure in full, then one a minute. */
 function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
@@ -219,10 +265,10 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
 }
 function describeFirstFailure(apiUrl, from, event) {
     // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
-    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
-    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_HINT */ .AY}` : '';
+    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_HINT */ .AY}` : '';
     return event.status === undefined
         ? `cannot reach the plane at ${apiUrl}${source}: ${cause}.${hosted || " Is the kernel running there ('lease-gate kernel'), and is that the right URL?"}`
         : `the plane at ${apiUrl}${source} answered ${cause}.${hosted}`;
@@ -232,6 +278,154 @@ const ASK_ONCE_RETRY_MS = 10_000;
 /** How long a waiting command retries an unreachable plane: within --wait-timeout. */
 function retryWindowMs(waitTimeoutMs) {
     return waitTimeoutMs === 0 ? ASK_ONCE_RETRY_MS : waitTimeoutMs;
+}
+
+
+/***/ }),
+
+/***/ 1782:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $4: () => (/* binding */ describeLoss),
+/* harmony export */   $x: () => (/* binding */ describeLapse),
+/* harmony export */   ay: () => (/* binding */ formatUtc),
+/* harmony export */   dX: () => (/* binding */ HEALTH_HOLD_WORDS),
+/* harmony export */   lY: () => (/* binding */ waitNotices),
+/* harmony export */   rX: () => (/* binding */ ASKED_ONCE),
+/* harmony export */   un: () => (/* binding */ describeLease),
+/* harmony export */   wS: () => (/* binding */ describeWaitState)
+/* harmony export */ });
+/* unused harmony exports formatEpoch, describeHeldBy, describePlace, healthHold, WAIT_PROGRESS_EVERY_MS */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
+
+
+
+
+/** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
+function formatEpoch(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString()} (${ms})`
+        : 'unknown';
+}
+/** "2026-12-07 04:00:00 UTC": the one time format of an output that names more than one time. */
+function formatUtc(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+        : 'unknown';
+}
+/** `at`: how the expiry is written, so an output keeps one time format (status: formatUtc). */
+function describeLease(lease, at = formatEpoch) {
+    const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${at(lease.expiresAtMs)}`;
+}
+/** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
+function describeLapse(lease, nowMs) {
+    const at = formatEpoch(lease.expiresAtMs).split(' ')[0];
+    const left = lease.expiresAtMs - nowMs;
+    return left > 0 ? `lapses at ${at} (in about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(left)})` : `lapses at ${at}`;
+}
+/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+function describeHeldBy(holder, reserved) {
+    return reserved
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)}`;
+}
+/**
+ * "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and
+ * estimate; a holder past the typical hold is "overdue by 2m" (never "about 0ms").
+ */
+function describePlace(position, etaMs, overdueMs) {
+    const place = position === undefined
+        ? ''
+        : position === 0
+            ? 'next in line'
+            : `${ordinal(position + 1)} in line`;
+    const overdue = overdueMs !== undefined && overdueMs > 0
+        ? `the holder is overdue by ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(overdueMs)} at recent hold times`
+        : '';
+    const eta = etaMs === undefined || (overdue && etaMs === 0)
+        ? ''
+        : etaMs === 0
+            ? 'any moment now at recent hold times'
+            : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
+    return [place, overdue, eta].filter(Boolean).join('; ');
+}
+function ordinal(n) {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+    return `${n}${suffix}`;
+}
+/**
+ * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
+ * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * answered 503". Plane text is escaped here.
+ */
+function describeWaitState(e) {
+    if (e.frozen) {
+        const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
+        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // (the health gate's hold, no operator's); another plane's may not.
+        return message.startsWith('frozen') || healthHold(message)
+            ? message
+            : `frozen by an operator: ${message}`;
+    }
+    const place = describePlace(e.position, e.etaMs, e.overdueMs);
+    return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
+}
+/** A wait of --wait-timeout 0 did not time out: it asked once, as told. */
+const ASKED_ONCE = 'asked once (--wait-timeout 0)';
+/** The kernel's words for the health gate's hold (kernel/rules/freeze.ts, frozenReply). */
+const HEALTH_HOLD_WORDS = 'held while its health check fails';
+const healthHold = (message) => message.startsWith(HEALTH_HOLD_WORDS);
+function describeLoss(resource, loss) {
+    // The plane's own time of the end when it said (a watch), else when we learned of it.
+    const at = loss.endedAtMs === undefined
+        ? formatEpoch(loss.atMs).split(' ')[0]
+        : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message)}` : '';
+    const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder)}.` : '';
+    switch (loss.reason) {
+        case 'revoked':
+            return `Lost ${resource} at ${at}: ${loss.by ? `the lease was revoked ${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .revokedBy */ .m4)((0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.by, 200))}` : 'an operator revoked the lease'}${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .operatorReason */ .FU)(loss.message && (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message))}.${now}`;
+        case 'lapsed':
+            return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
+        case 'released':
+            return `Lost ${resource} at ${at}: the lease was released by someone acting as this agent.${now}`;
+        case 'unknown':
+            return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
+        case 'lease_held':
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+        case 'replaced':
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        case 'broken_plane':
+            return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
+        default:
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.reason, 100)})${message}.${now}`;
+    }
+}
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+const WAIT_PROGRESS_EVERY_MS = 60_000;
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
+    let lastLineAt = -Infinity;
+    return (event) => {
+        const changed = event.first || event.holderChanged || event.positionChanged;
+        if (!changed && event.elapsedMs - lastLineAt < everyMs)
+            return undefined;
+        lastLineAt = event.elapsedMs;
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs, event.overdueMs);
+        const waited = event.first ? '' : `; waited ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.elapsedMs)}`;
+        const still = changed ? '' : 'still ';
+        return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
+    };
 }
 
 

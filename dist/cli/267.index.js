@@ -80,16 +80,11 @@ const REALLY_HELD_MS = 500;
  */
 async function waitForLease(options) {
     const { client, clock, sleep, signal } = options;
-    const request = { resource: options.resource, actorDid: options.actorDid };
-    if (options.deploy)
-        request.deploy = options.deploy;
-    if (options.queue)
-        request.queue = options.queue;
+    const request = requestOf(options);
     const started = clock.now();
     const deadline = started + options.timeoutMs;
     const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
-    let lastHolder;
-    let lastPosition;
+    const last = {};
     for (let asks = 1;; asks += 1) {
         const elapsed = () => Math.round(clock.now() - started);
         if (signal?.aborted) {
@@ -113,31 +108,9 @@ async function waitForLease(options) {
             await releaseQuietly(options, request);
             return { outcome: 'cancelled', waitedMs: elapsed(), asks };
         }
-        if (answer.kind === 'granted') {
-            if (signal?.aborted) {
-                await releaseQuietly(options, request);
-                return { outcome: 'cancelled', waitedMs: elapsed(), asks };
-            }
-            const { lease, previous } = answer;
-            return {
-                outcome: 'granted',
-                lease,
-                waitedMs: elapsed(),
-                asks,
-                ...(previous ? { previous } : {}),
-            };
+        if (answer.kind !== 'held' && answer.kind !== 'frozen') {
+            return settle(options, request, answer, { asks, elapsed });
         }
-        if (answer.kind === 'revoked')
-            throw new LeaseRevokedError({
-                resource: options.resource,
-                operatorMessage: answer.message,
-                by: answer.by,
-            });
-        if (answer.kind === 'superseded') {
-            return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
-        }
-        if (answer.kind === 'refused')
-            throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
         // Only a lease held now: a reservation would be a new grant, not the app's lease.
         if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
             const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
@@ -153,30 +126,78 @@ async function waitForLease(options) {
             await releaseQuietly(options, request);
             return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
         }
-        // Only an answer the plane held as asked may be followed at once by the next ask;
-        // any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
-        const reallyHeld = answer.preferenceApplied === true && clock.now() - askedAt >= REALLY_HELD_MS;
-        const pause = reallyHeld
-            ? options.random() * 50
-            : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
-        const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
-        await options.onHeld?.({
-            holder,
-            reserved,
-            holderChanged: holder !== lastHolder,
-            positionChanged: asks === 1 || answer.position !== lastPosition,
-            first: asks === 1,
-            elapsedMs: elapsed(),
-            nextAskInMs,
-            position: answer.position,
-            etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
-            overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
-            frozen,
-        });
-        lastHolder = holder;
-        lastPosition = answer.position;
+        const nextAskInMs = Math.min(pauseMs(options, answer, askedAt), remaining, MAX_SLEEP_MS);
+        await options.onHeld?.(heldEvent(answer, { holder, reserved, frozen, asks, elapsedMs: elapsed(), nextAskInMs }, last));
+        last.holder = holder;
+        last.position = answer.position;
         await sleep(nextAskInMs, signal);
     }
+}
+/** The documented pair, plus the deploy's fields when the gate knows them. */
+function requestOf(options) {
+    const request = { resource: options.resource, actorDid: options.actorDid };
+    if (options.deploy)
+        request.deploy = options.deploy;
+    if (options.queue)
+        request.queue = options.queue;
+    return request;
+}
+/** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
+async function settle(options, request, answer, ask) {
+    const { asks, elapsed } = ask;
+    switch (answer.kind) {
+        case 'granted': {
+            if (options.signal?.aborted) {
+                await releaseQuietly(options, request);
+                return { outcome: 'cancelled', waitedMs: elapsed(), asks };
+            }
+            const { lease, previous } = answer;
+            return {
+                outcome: 'granted',
+                lease,
+                waitedMs: elapsed(),
+                asks,
+                ...(previous ? { previous } : {}),
+            };
+        }
+        case 'revoked':
+            throw new LeaseRevokedError({
+                resource: options.resource,
+                operatorMessage: answer.message,
+                by: answer.by,
+            });
+        case 'superseded':
+            return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
+        case 'refused':
+            throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
+    }
+}
+/**
+ * Only an answer the plane held as asked may be followed at once by the next ask;
+ * any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
+ */
+function pauseMs(options, answer, askedAt) {
+    const reallyHeld = answer.preferenceApplied === true && options.clock.now() - askedAt >= REALLY_HELD_MS;
+    return reallyHeld
+        ? options.random() * 50
+        : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
+}
+/** What onHeld is told; `last`: the holder and position the previous notice told. */
+function heldEvent(answer, ask, last) {
+    const { holder, asks } = ask;
+    return {
+        holder,
+        reserved: ask.reserved,
+        holderChanged: holder !== last.holder,
+        positionChanged: asks === 1 || answer.position !== last.position,
+        first: asks === 1,
+        elapsedMs: ask.elapsedMs,
+        nextAskInMs: ask.nextAskInMs,
+        position: answer.position,
+        etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+        overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
+        frozen: ask.frozen,
+    };
 }
 /**
  * Asks as the holder (a renewal: same id and fence) and leaves our own place in the
@@ -342,25 +363,9 @@ async function renewLoop(options, seen) {
     const { client, clock, signal } = options;
     const request = { resource: options.resource, actorDid: options.actorDid };
     const started = clock.now();
-    const status = {
-        resource: options.resource,
-        actorDid: options.actorDid,
-        leaseId: options.lease.id,
-        ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
-        expiresAtMs: options.lease.expiresAtMs,
-        renewals: 0,
-        failures: 0,
-    };
+    const status = firstStatus(options);
     options.onChange?.(status);
-    // Paced on our monotonic clock from when each granting request was SENT (the plane decided
-    // no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
-    // wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
-    // whose send time or lease time is unknown is renewed at once, which tells both.
-    const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
-    let leaseEnd = options.sentAtMs === undefined || !told
-        ? started
-        : options.sentAtMs +
-            leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
+    let leaseEnd = firstLeaseEnd(options, started);
     let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
     const end = (why) => {
         status.ended = { atMs: options.wallNow(), why };
@@ -376,19 +381,15 @@ async function renewLoop(options, seen) {
         const now = clock.now();
         if (signal?.aborted)
             return stopped();
-        if (now - started >= options.maxLifetimeMs)
-            return end('lifetime');
-        if (options.parentAlive && !options.parentAlive())
-            return end('parent-gone');
-        if (options.stillWanted && !options.stillWanted())
-            return end('not-wanted');
+        const halt = haltOf(options, now - started);
+        if (halt)
+            return end(halt);
         if (now < nextRenewal) {
             await options.sleep(Math.max(1, Math.min(nextRenewal - now, CHECK_EVERY_MS)), signal);
             continue;
         }
         let answer;
-        const sentAt = clock.now();
-        const wallSentAt = options.wallNow();
+        const sent = { atMs: clock.now(), wallAtMs: options.wallNow() };
         try {
             answer = await client.lease(request, {
                 signal,
@@ -411,30 +412,8 @@ async function renewLoop(options, seen) {
             continue;
         }
         const answeredAt = clock.now();
-        if (answer.kind === 'held') {
-            return lose({ reason: 'lease_held', holder: answer.holder });
-        }
-        if (answer.kind === 'revoked') {
-            return lose({
-                reason: 'revoked',
-                message: answer.message,
-                ...(answer.by ? { by: answer.by } : {}),
-                // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
-                ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
-            });
-        }
-        if (answer.kind === 'superseded')
-            return lose({ reason: 'superseded', message: answer.by });
-        if (answer.kind === 'frozen') {
-            // A holder's renewals go on through a freeze: this one's lease had already ended.
-            return lose({ reason: 'frozen', message: answer.message });
-        }
-        if (answer.kind === 'refused') {
-            return lose({
-                reason: answer.reason,
-                ...(answer.message ? { message: answer.message } : {}),
-            });
-        }
+        if (answer.kind !== 'granted')
+            return lose(refusalLoss(answer, options.actorDid));
         const { lease } = answer;
         if (lease.id !== status.leaseId) {
             // Not a continuation: exclusivity already had a gap. Give it back, stop.
@@ -444,18 +423,82 @@ async function renewLoop(options, seen) {
                 .catch(() => false);
             return lose({ reason: 'replaced', newLeaseId: lease.id, gaveBack });
         }
-        status.renewals += 1;
-        status.expiresAtMs = lease.expiresAtMs;
-        status.lastRenewedAtMs = options.wallNow();
-        const time = leaseTimeOf(lease, { planeDateMs: answer.planeDateMs, wallSentAtMs: wallSentAt });
-        // Said once: the plane gave no word on its own clock, so this pace is a guess.
-        if (time.source === 'fallback')
-            status.note ??= fallbackNote(time);
-        leaseEnd = sentAt + time.ms;
+        leaseEnd = sent.atMs + recordRenewal(status, answer, sent.wallAtMs, options.wallNow);
         const remaining = Math.max(0, leaseEnd - answeredAt);
         nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
         options.onChange?.(status);
     }
+}
+function firstStatus(options) {
+    return {
+        resource: options.resource,
+        actorDid: options.actorDid,
+        leaseId: options.lease.id,
+        ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
+        expiresAtMs: options.lease.expiresAtMs,
+        renewals: 0,
+        failures: 0,
+    };
+}
+/**
+ * Paced on our monotonic clock from when each granting request was SENT (the plane decided
+ * no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
+ * wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
+ * whose send time or lease time is unknown is renewed at once (its end is `started`), which
+ * tells both.
+ */
+function firstLeaseEnd(options, started) {
+    const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
+    return options.sentAtMs === undefined || !told
+        ? started
+        : options.sentAtMs +
+            leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
+}
+/** Why the keeper stops on its own, `ranMs` after it started: its lifetime, its parent, its want. */
+function haltOf(options, ranMs) {
+    if (ranMs >= options.maxLifetimeMs)
+        return 'lifetime';
+    if (options.parentAlive && !options.parentAlive())
+        return 'parent-gone';
+    if (options.stillWanted && !options.stillWanted())
+        return 'not-wanted';
+    return undefined;
+}
+/** A renewal refused: our lease had ended, and how. */
+function refusalLoss(answer, actorDid) {
+    switch (answer.kind) {
+        case 'held':
+            return { reason: 'lease_held', holder: answer.holder };
+        case 'revoked':
+            return {
+                reason: 'revoked',
+                message: answer.message,
+                ...(answer.by ? { by: answer.by } : {}),
+                // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
+                ...(answer.holder && answer.holder !== actorDid ? { holder: answer.holder } : {}),
+            };
+        case 'superseded':
+            return { reason: 'superseded', message: answer.by };
+        case 'frozen':
+            // A holder's renewals go on through a freeze: this one's lease had already ended.
+            return { reason: 'frozen', message: answer.message };
+        case 'refused':
+            return { reason: answer.reason, ...(answer.message ? { message: answer.message } : {}) };
+    }
+}
+/**
+ * A renewal of our own lease, recorded in the status; its lease time in milliseconds, to
+ * run from when the renewal was sent.
+ */
+function recordRenewal(status, answer, wallSentAtMs, wallNow) {
+    status.renewals += 1;
+    status.expiresAtMs = answer.lease.expiresAtMs;
+    status.lastRenewedAtMs = wallNow();
+    const time = leaseTimeOf(answer.lease, { planeDateMs: answer.planeDateMs, wallSentAtMs });
+    // Said once: the plane gave no word on its own clock, so this pace is a guess.
+    if (time.source === 'fallback')
+        status.note ??= fallbackNote(time);
+    return time.ms;
 }
 /** A loss as the watch told it: when the plane ended the lease, why, and who holds it now. */
 function lossOf(end) {
@@ -470,8 +513,8 @@ function lossOf(end) {
 
 // EXTERNAL MODULE: ./src/gate/wait.ts
 var wait = __webpack_require__(4146);
-// EXTERNAL MODULE: ./src/plane/client.ts + 1 modules
-var plane_client = __webpack_require__(8927);
+// EXTERNAL MODULE: ./src/plane/client.ts + 8 modules
+var client = __webpack_require__(6003);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
 ;// CONCATENATED MODULE: ./src/lease/session.ts
@@ -501,23 +544,11 @@ function openSession(options) {
     const sleep = options.sleep ?? time/* realSleep */.u;
     const random = options.random ?? Math.random;
     const wallNow = options.wallNow ?? Date.now;
-    const client = options.client ??
-        (0,plane_client/* createPlaneClient */.ku)({
-            apiUrl: options.apiUrl,
-            key: options.key,
-            bearer: options.bearer,
-            keyHint: options.keyHint,
-            clock,
-            sleep,
-            random,
-            wallNow,
-            ...(options.env ? { env: options.env } : {}),
-            ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-            ...(options.onRetry ? { onRetry: options.onRetry } : {}),
-        });
+    const client = options.client ?? sessionClient(options, { clock, sleep, random, wallNow });
     let request = { resource: options.resource, actorDid: options.actorDid };
     // A held request must be answered before the client's own timeout fires.
     const maxHoldSeconds = options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
+    const keeping = { client, clock, sleep, wallNow, maxHoldSeconds };
     async function releaseOwn(how = {}) {
         try {
             const answer = await client.release(how.outdated ? { ...request, outdated: true } : request, {
@@ -533,27 +564,7 @@ function openSession(options) {
         return {
             lease,
             waitedMs,
-            keep: (controls) => keepLease({
-                client,
-                ...request,
-                lease: controls.lease ?? lease,
-                // A lease handed in by the caller came from a request we did not time.
-                ...(controls.lease ? {} : grant),
-                clock,
-                wallNow,
-                sleep,
-                signal: controls.signal,
-                maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
-                ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
-                ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
-                ...(controls.onChange ? { onChange: controls.onChange } : {}),
-                // A blocking watch alongside the renewals, so a revoke is known at once.
-                ...(maxHoldSeconds > 0 && !controls.noWatch
-                    ? {
-                        watch: (leaseId, signal) => client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
-                    }
-                    : {}),
-            }),
+            keep: (controls) => keepLease(keepOptions(keeping, () => request, { lease, grant }, controls)),
             release: releaseOwn,
         };
     }
@@ -563,18 +574,10 @@ function openSession(options) {
             // When the request that was granted was sent (the lease's time runs from no earlier),
             // and the plane's clock in its answer (the keeper reads the lease time by it).
             let grant = {};
-            const timed = {
-                lease: async (...args) => {
-                    const sent = clock.now();
-                    const answer = await client.lease(...args);
-                    if (answer.kind === 'granted')
-                        grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
-                    return answer;
-                },
-                release: (...args) => client.release(...args),
-            };
             const result = await (0,wait/* waitForLease */.tH)({
-                client: timed,
+                client: timedClient(client, clock, (timing) => {
+                    grant = timing;
+                }),
                 ...request,
                 ...(options.deploy ? { deploy: options.deploy } : {}),
                 ...(options.queue ? { queue: options.queue } : {}),
@@ -606,11 +609,63 @@ function openSession(options) {
         close: () => client.close(),
     };
 }
+/** The plane client a session makes when it is given none, on the session's clocks. */
+function sessionClient(options, time) {
+    return (0,client/* createPlaneClient */.ku)({
+        apiUrl: options.apiUrl,
+        key: options.key,
+        bearer: options.bearer,
+        keyHint: options.keyHint,
+        ...time,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+        ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    });
+}
+/** The client as the wait sees it, telling `onGrant` when a granted request was sent. */
+function timedClient(client, clock, onGrant) {
+    return {
+        lease: async (...args) => {
+            const sent = clock.now();
+            const answer = await client.lease(...args);
+            if (answer.kind === 'granted')
+                onGrant({ sentAtMs: sent, planeDateMs: answer.planeDateMs });
+            return answer;
+        },
+        release: (...args) => client.release(...args),
+    };
+}
+function keepOptions(keeping, 
+/** The session's request as it is now (a lease taken up changes it). */
+request, granted, controls) {
+    const { client, maxHoldSeconds } = keeping;
+    return {
+        client,
+        ...request(),
+        lease: controls.lease ?? granted.lease,
+        // A lease handed in by the caller came from a request we did not time.
+        ...(controls.lease ? {} : granted.grant),
+        clock: keeping.clock,
+        wallNow: keeping.wallNow,
+        sleep: keeping.sleep,
+        signal: controls.signal,
+        maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
+        ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
+        ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
+        ...(controls.onChange ? { onChange: controls.onChange } : {}),
+        // A blocking watch alongside the renewals, so a revoke is known at once.
+        ...(maxHoldSeconds > 0 && !controls.noWatch
+            ? {
+                watch: (leaseId, signal) => client.watch({ ...request(), leaseId }, { signal, waitSeconds: maxHoldSeconds }),
+            }
+            : {}),
+    };
+}
 
 
 /***/ }),
 
-/***/ 8927:
+/***/ 6003:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -621,26 +676,346 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_WINDOW_MS
 
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __webpack_require__(7067);
-// EXTERNAL MODULE: ./src/http/client.ts
-var client = __webpack_require__(3329);
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __webpack_require__(3916);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var http_errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/http/client.ts + 2 modules
+var client = __webpack_require__(1197);
 // EXTERNAL MODULE: ./src/plane/errors.ts
-var plane_errors = __webpack_require__(3291);
+var errors = __webpack_require__(3291);
+// EXTERNAL MODULE: ./src/plane/retry.ts
+var retry = __webpack_require__(3860);
+;// CONCATENATED MODULE: ./src/plane/retry-loop.ts
+
+
+/** Transient failures are retried this long unless the caller says otherwise. */
+const DEFAULT_RETRY_WINDOW_MS = 30_000;
+async function withRetries(attempt, call, how) {
+    const { clock, sleep, random, policy } = how;
+    const first = clock.now();
+    const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
+    for (let n = 0;; n += 1) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            if (!(error instanceof errors/* TransientError */.N_))
+                throw error;
+            const wait = (0,retry/* nextRetryMs */.Y2)(policy, n, error.retryAfterMs, until - clock.now(), random);
+            if (wait === undefined) {
+                throw new errors/* PlaneUnavailableError */.Jo(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
+            }
+            how.onRetry?.({
+                error: error.message,
+                attempt: n + 1,
+                status: error.status,
+                retryForMs: Math.max(0, Math.round(until - clock.now())),
+            });
+            await sleep(wait, call.signal);
+            if (call.signal?.aborted)
+                throw new errors/* CancelledError */.cc();
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/plane/caller.ts
+
+function createCaller(apiUrl, send, key, retrying) {
+    return {
+        once: (method, path, payload, call) => send(method, path, payload, call, key),
+        post: (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call, retrying),
+        get: (path, call) => withRetries(() => send('GET', path, undefined, call, key), call, retrying),
+        name: (method, path) => `[${method}] "${apiUrl}${path}"`,
+    };
+}
+/** A call the plane never holds (`Prefer: wait` is for lease requests and watches). */
+function unheld(call) {
+    return { ...call, waitSeconds: undefined };
+}
+
 // EXTERNAL MODULE: ./src/plane/grant.ts
 var grant = __webpack_require__(3376);
 // EXTERNAL MODULE: ./src/plane/deploy.ts
 var deploy = __webpack_require__(6115);
-// EXTERNAL MODULE: ./src/plane/retry.ts
-var retry = __webpack_require__(3860);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var plane_schema = __webpack_require__(3659);
-// EXTERNAL MODULE: ./src/plane/time.ts
-var time = __webpack_require__(7513);
+;// CONCATENATED MODULE: ./src/plane/json-body.ts
+
+/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body, name) {
+    return typeof body === 'object' && body !== null && name in body
+        ? Object.getOwnPropertyDescriptor(body, name)?.value
+        : undefined;
+}
+/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
+function bodyMessage(body) {
+    const message = field(body, 'message');
+    if (typeof message === 'string')
+        return (0,plane_schema/* clipText */.gL)(message, 300);
+    const reason = field(body, 'reason');
+    if (typeof reason === 'string')
+        return (0,plane_schema/* clipText */.gL)(reason, 100);
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/plane/answers.ts
+
+
+
+
+
+/**
+ * The readers of the plane's answers, one per route: each checks the body against the
+ * contract (a ContractError names the field that is wrong) and reads it as the client's
+ * answer, its untrusted texts clipped. No I/O: the client sends, these read.
+ */
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
+function checkAnswer(schema, raw, call) {
+    const parsed = schema.safeParse(raw.body);
+    if (parsed.success)
+        return parsed.data;
+    throw new errors/* ContractError */.Vl(`${call}: the answer does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`, { call, status: raw.status });
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseBody(req) {
+    const body = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        body.deploy = req.deploy;
+    if (req.queue)
+        body.queue = req.queue;
+    return body;
+}
+/**
+ * A lease answer, or what is wrong with the grant it makes: a broken grant is the
+ * client's to give back (it needs the network) before it fails the call.
+ */
+function readLease(raw, req, call, wallNow) {
+    if (field(raw.body, 'ok') !== true)
+        return { answer: interpretLease(raw, call) };
+    const parsed = plane_schema/* grantedSchema */.xX.safeParse(raw.body);
+    const broken = parsed.success
+        ? (0,grant/* grantProblem */.cN)(parsed.data.lease, req, raw.dateMs ?? wallNow())
+        : {
+            field: fieldOf(parsed.error),
+            problem: `does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`,
+        };
+    if (!parsed.success || broken)
+        return { broken: broken };
+    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+    const previous = deploy/* deploySchema */.zR.safeParse(field(raw.body, 'previous'));
+    return {
+        answer: {
+            kind: 'granted',
+            lease: parsed.data.lease,
+            preferenceApplied: raw.preferenceApplied,
+            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
+            ...(previous.success && previous.data ? { previous: previous.data } : {}),
+        },
+    };
+}
+function brokenGrantError(call, raw, broken, gaveBack) {
+    return new grant/* BrokenGrantError */.SE(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
+}
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(raw, call) {
+    const refusal = checkAnswer(plane_schema/* otherRefusalSchema */.cn, raw, call);
+    if (refusal.reason === 'lease_held') {
+        const held = checkAnswer(plane_schema/* heldSchema */.HF, raw, call);
+        return {
+            kind: 'held',
+            holder: held.holder,
+            waitMs: held.stampede.waitMs,
+            reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = checkAnswer(plane_schema/* frozenSchema */.Km, raw, call);
+        return {
+            kind: 'frozen',
+            message: (0,plane_schema/* clipText */.gL)(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'revoked') {
+        const revoked = checkAnswer(plane_schema/* revokedSchema */.ad, raw, call);
+        return {
+            kind: 'revoked',
+            holder: revoked.holder,
+            message: (0,plane_schema/* clipText */.gL)(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: (0,plane_schema/* clipText */.gL)(revoked.by, 200) } : {}),
+        };
+    }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: (0,plane_schema/* clipText */.gL)(checkAnswer(deploy/* supersededSchema */.I0, raw, call).by, 2048) };
+    }
+    return {
+        kind: 'refused',
+        reason: (0,plane_schema/* clipText */.gL)(refusal.reason, 200),
+        message: (0,plane_schema/* clipText */.gL)(refusal.message),
+    };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The lease on a resource and, from the bundled kernel, the freeze in force. */
+function readStatus(raw, call) {
+    const answer = checkAnswer(plane_schema/* statusAnswerSchema */.mR, raw, call);
+    const frozen = answer.frozen
+        ? {
+            by: (0,plane_schema/* clipText */.gL)(answer.frozen.by, 200) ?? '',
+            reason: (0,plane_schema/* clipText */.gL)(answer.frozen.reason) ?? '',
+            untilMs: answer.frozen.until,
+        }
+        : undefined;
+    return { lease: answer.lease, frozen };
+}
+function readWatch(raw, call) {
+    const answer = checkAnswer(plane_schema/* watchAnswerSchema */.$R, raw, call);
+    if (!answer.ended)
+        return { kind: 'held' };
+    return {
+        kind: 'ended',
+        reason: (0,plane_schema/* clipText */.gL)(answer.reason, 200) ?? 'unknown',
+        endedAtMs: answer.endedAtMs,
+        message: (0,plane_schema/* clipText */.gL)(answer.message),
+        holder: answer.holder,
+        ...(answer.by ? { by: (0,plane_schema/* clipText */.gL)(answer.by, 200) } : {}),
+    };
+}
+function readRevoke(raw, call) {
+    const answer = checkAnswer(plane_schema/* revokeAnswerSchema */._L, raw, call);
+    return {
+        revoked: answer.revoked,
+        leaseId: answer.leaseId ?? undefined,
+        holder: answer.holder ?? undefined,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/plane/lease-calls.ts
+
+
+
+
+/** A plane without the watch route: "no watch here", not an error. */
+const NO_WATCH = new Set([404, 405]);
+/** How long giving back a broken grant is retried. */
+const GIVE_BACK_MS = 5_000;
+/** `wallNow`: only to refuse a grant whose expiry is absurd, when the plane sends no Date. */
+function leaseCalls(caller, clock, wallNow) {
+    const { post, name } = caller;
+    /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
+    async function giveBack(req) {
+        try {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
+            return plane_schema/* releaseAnswerSchema */.Lw.safeParse(raw.body).success;
+        }
+        catch {
+            return false;
+        }
+    }
+    const statusOf = async (resource, call = {}) => {
+        const path = `${plane_schema/* LEASE_PATH */.B0}?resource=${encodeURIComponent(resource)}`;
+        const raw = await caller.get(path, unheld(call));
+        return readStatus(raw, name('GET', path));
+    };
+    return {
+        async lease(req, call = {}) {
+            const raw = await post(plane_schema/* LEASE_PATH */.B0, leaseBody(req), call);
+            const where = name('POST', plane_schema/* LEASE_PATH */.B0);
+            const read = readLease(raw, req, where, wallNow);
+            if ('answer' in read)
+                return read.answer;
+            // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
+            throw brokenGrantError(where, raw, read.broken, await giveBack(req));
+        },
+        async release(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            if (req.outdated)
+                payload.outdated = true;
+            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, unheld(call));
+            const answer = checkAnswer(plane_schema/* releaseAnswerSchema */.Lw, raw, name('POST', plane_schema/* RELEASE_PATH */.Sq));
+            return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
+        },
+        async status(resource, call = {}) {
+            return (await statusOf(resource, call)).lease;
+        },
+        statusOf,
+        async watch(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
+            let raw;
+            try {
+                raw = await caller.once('POST', plane_schema/* WATCH_PATH */.Oh, payload, call);
+            }
+            catch (error) {
+                if (error instanceof errors/* RequestRejectedError */.ku && NO_WATCH.has(error.status ?? 0))
+                    return { kind: 'unsupported' };
+                throw error;
+            }
+            return readWatch(raw, name('POST', plane_schema/* WATCH_PATH */.Oh));
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/plane/operator-calls.ts
+
+
+
+function operatorCalls(caller) {
+    const { post, name } = caller;
+    return {
+        async revoke(resource, reason, adminKey, call = {}, by) {
+            const payload = by ? { resource, reason, by } : { resource, reason };
+            const raw = await post(plane_schema/* REVOKE_PATH */.DQ, payload, unheld(call), adminKey);
+            return readRevoke(raw, name('POST', plane_schema/* REVOKE_PATH */.DQ));
+        },
+        async freeze(request, adminKey, call = {}) {
+            const raw = await post(plane_schema/* FREEZE_PATH */.s1, request, unheld(call), adminKey);
+            const answer = checkAnswer(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* FREEZE_PATH */.s1));
+            return { until: answer.until ?? null, changed: answer.changed };
+        },
+        async unfreeze(resource, adminKey, call = {}, by) {
+            const payload = by ? { resource, by } : { resource };
+            const raw = await post(plane_schema/* UNFREEZE_PATH */.NU, payload, unheld(call), adminKey);
+            return { changed: checkAnswer(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* UNFREEZE_PATH */.NU)).changed };
+        },
+        async breakGlass(request, adminKey, call = {}) {
+            const raw = await post(plane_schema/* BREAK_GLASS_PATH */.nw, request, unheld(call), adminKey);
+            return checkAnswer(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* BREAK_GLASS_PATH */.nw));
+        },
+        async approveBreakGlass(request, approverKey, call = {}) {
+            const raw = await post(plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds, request, unheld(call), approverKey);
+            return checkAnswer(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds));
+        },
+        async withdrawBreakGlass(request, adminKey, call = {}) {
+            const raw = await post(plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv, request, unheld(call), adminKey);
+            return checkAnswer(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv));
+        },
+    };
+}
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __webpack_require__(7067);
+// EXTERNAL MODULE: ./src/errors.ts
+var src_errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __webpack_require__(8549);
 ;// CONCATENATED MODULE: ./src/plane/plane-date.ts
 
 /**
@@ -656,6 +1031,129 @@ function planeDateOf(value) {
     return Number.isFinite(ms) && ms > 0 && ms <= plane_schema/* MAX_EPOCH_MS */.U3 ? ms : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/plane/send.ts
+
+
+
+
+
+
+
+
+/** Stands for "the token `bearer` gives now" where a call takes its credential. */
+const FRESH_TOKEN = '\0fresh-token';
+/** A refusal's status is undocumented: the body decides for these. */
+const BODY_DECIDES = new Set([409, 423]);
+function createSender(options) {
+    return async (method, path, payload, call, bearer) => {
+        const url = options.apiUrl + path;
+        const name = `[${method}] "${url}"`;
+        const headers = { accept: 'application/json' };
+        if (payload !== undefined)
+            headers['content-type'] = 'application/json';
+        const credential = bearer === FRESH_TOKEN ? await freshToken(options, name) : bearer;
+        if (credential)
+            headers.authorization = `Bearer ${credential}`;
+        const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
+        if (wait)
+            headers.prefer = `wait=${wait}`;
+        let response;
+        try {
+            response = await options.http.send({
+                method,
+                url,
+                headers,
+                body: payload === undefined ? undefined : JSON.stringify(payload),
+                signal: call.signal,
+                timeoutMs: options.timeoutMs,
+            });
+        }
+        catch (error) {
+            if (call.signal?.aborted)
+                throw new errors/* CancelledError */.cc();
+            const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : (0,src_errors/* causeText */.xv)(error);
+            throw new errors/* TransientError */.N_(`${name}: ${why}`, { call: name, cause: error });
+        }
+        return readAnswer(options, { name, path, wait }, response);
+    };
+}
+async function freshToken(options, name) {
+    try {
+        return await options.bearer();
+    }
+    catch (error) {
+        // The token service may be down a moment: retried like the plane itself.
+        const why = (0,src_errors/* causeText */.xv)(error).slice(0, 200);
+        throw new errors/* TransientError */.N_(`${name}: could not get an OIDC token (${why})`, {
+            call: name,
+            cause: error,
+        });
+    }
+}
+/** The answer as a JSON body, or the typed failure its status means. */
+function readAnswer(options, sent, response) {
+    const { name, wait } = sent;
+    const { status, text } = response;
+    const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
+    const body = parseJson(text);
+    const failure = statusFailure(options, sent, response, statusText, body);
+    if (failure)
+        throw failure;
+    if (body === undefined) {
+        throw new errors/* ContractError */.Vl(`${name}: ${statusText}, but the body is not JSON`, {
+            call: name,
+            status,
+        });
+    }
+    const applied = headerValue(response.headers['preference-applied']) ?? '';
+    return {
+        status,
+        body,
+        preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
+        dateMs: planeDateOf(response.headers.date),
+    };
+}
+/** 401/403: the key; 408, 429, 5xx: worth asking again; other non-2xx: rejected. */
+function statusFailure(options, sent, response, statusText, body) {
+    const { name, path } = sent;
+    const { status } = response;
+    if (status === 401 || status === 403)
+        return keyRefused(options, name, status, statusText, body);
+    if (status === 408 || status === 429 || status >= 500) {
+        const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerValue(response.headers['retry-after']), Date.now());
+        const detail = bodyMessage(body);
+        return new errors/* TransientError */.N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+            call: name,
+            status,
+            retryAfterMs: retryAfter,
+        });
+    }
+    if ((status < 200 || status >= 300) && !(path === plane_schema/* LEASE_PATH */.B0 && BODY_DECIDES.has(status))) {
+        const detail = bodyMessage(body);
+        return new errors/* RequestRejectedError */.ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+            call: name,
+            status,
+        });
+    }
+    return undefined;
+}
+function keyRefused(options, name, status, statusText, body) {
+    // The plane's own words first (escaped, one line): a kernel says what it wanted.
+    const said = bodyMessage(body);
+    const sent = options.bearer
+        ? 'the OIDC token sent'
+        : options.key
+            ? 'the key'
+            : 'the call: no key was sent';
+    const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+    return new errors/* KeyRefusedError */.gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
+}
+function headerValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+
+// EXTERNAL MODULE: ./src/plane/time.ts
+var time = __webpack_require__(7513);
 ;// CONCATENATED MODULE: ./src/plane/client.ts
 
 
@@ -665,366 +1163,32 @@ function planeDateOf(value) {
 
 
 
-
-
-
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-/** Transient failures are retried this long unless the caller says otherwise. */
-const DEFAULT_RETRY_WINDOW_MS = 30_000;
-/** A refusal's status is undocumented: the body decides for these. */
-const BODY_DECIDES = new Set([409, 423]);
-/** A plane without the watch route: "no watch here", not an error. */
-const NO_WATCH = new Set([404, 405]);
-/** How long giving back a broken grant is retried. */
-const GIVE_BACK_MS = 5_000;
-/** A frozen resource that names no back-off is asked again this often. */
-const FROZEN_POLL_MS = 5_000;
-/** Stands for "the token `bearer` gives now" where a call takes its credential. */
-const FRESH_TOKEN = '\0fresh-token';
 function createPlaneClient(options) {
     const clock = options.clock ?? time/* systemClock */.m;
-    const sleep = options.sleep ?? time/* realSleep */.u;
-    const random = options.random ?? Math.random;
-    const wallNow = options.wallNow ?? Date.now;
-    const policy = options.retry ?? retry/* DEFAULT_RETRY */.vI;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const ownHttp = !options.http;
     const http = options.http ??
         (0,client/* createHttpClient */.u)({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
-    async function send(method, path, payload, call, bearer) {
-        const url = options.apiUrl + path;
-        const name = `[${method}] "${url}"`;
-        const headers = { accept: 'application/json' };
-        if (payload !== undefined)
-            headers['content-type'] = 'application/json';
-        let credential = bearer;
-        if (bearer === FRESH_TOKEN) {
-            try {
-                credential = await options.bearer();
-            }
-            catch (error) {
-                // The token service may be down a moment: retried like the plane itself.
-                const why = (0,errors/* causeText */.xv)(error).slice(0, 200);
-                throw new plane_errors/* TransientError */.N_(`${name}: could not get an OIDC token (${why})`, {
-                    call: name,
-                    cause: error,
-                });
-            }
-        }
-        if (credential)
-            headers.authorization = `Bearer ${credential}`;
-        const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
-        if (wait)
-            headers.prefer = `wait=${wait}`;
-        let response;
-        try {
-            response = await http.send({
-                method,
-                url,
-                headers,
-                body: payload === undefined ? undefined : JSON.stringify(payload),
-                signal: call.signal,
-                timeoutMs: timeoutMs,
-            });
-        }
-        catch (error) {
-            if (call.signal?.aborted)
-                throw new plane_errors/* CancelledError */.cc();
-            const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : (0,errors/* causeText */.xv)(error);
-            throw new plane_errors/* TransientError */.N_(`${name}: ${why}`, { call: name, cause: error });
-        }
-        const { status, text } = response;
-        const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
-        const body = parseJson(text);
-        if (status === 401 || status === 403) {
-            // The plane's own words first (escaped, one line): a kernel says what it wanted.
-            const said = bodyMessage(body);
-            const sent = options.bearer
-                ? 'the OIDC token sent'
-                : options.key
-                    ? 'the key'
-                    : 'the call: no key was sent';
-            const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new plane_errors/* KeyRefusedError */.gy(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
-        }
-        if (status === 408 || status === 429 || status >= 500) {
-            const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerValue(response.headers['retry-after']), Date.now());
-            const detail = bodyMessage(body);
-            throw new plane_errors/* TransientError */.N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
-                call: name,
-                status,
-                retryAfterMs: retryAfter,
-            });
-        }
-        if ((status < 200 || status >= 300) && !(path === plane_schema/* LEASE_PATH */.B0 && BODY_DECIDES.has(status))) {
-            const detail = bodyMessage(body);
-            throw new plane_errors/* RequestRejectedError */.ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
-                call: name,
-                status,
-            });
-        }
-        if (body === undefined) {
-            throw new plane_errors/* ContractError */.Vl(`${name}: ${statusText}, but the body is not JSON`, {
-                call: name,
-                status,
-            });
-        }
-        const applied = headerValue(response.headers['preference-applied']) ?? '';
-        return {
-            status,
-            body,
-            preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
-            dateMs: planeDateOf(response.headers.date),
-        };
-    }
-    async function withRetries(attempt, call) {
-        const first = clock.now();
-        const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
-        for (let n = 0;; n += 1) {
-            try {
-                return await attempt();
-            }
-            catch (error) {
-                if (!(error instanceof plane_errors/* TransientError */.N_))
-                    throw error;
-                const wait = (0,retry/* nextRetryMs */.Y2)(policy, n, error.retryAfterMs, until - clock.now(), random);
-                if (wait === undefined) {
-                    throw new plane_errors/* PlaneUnavailableError */.Jo(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
-                }
-                options.onRetry?.({
-                    error: error.message,
-                    attempt: n + 1,
-                    status: error.status,
-                    retryForMs: Math.max(0, Math.round(until - clock.now())),
-                });
-                await sleep(wait, call.signal);
-                if (call.signal?.aborted)
-                    throw new plane_errors/* CancelledError */.cc();
-            }
-        }
-    }
-    const check = (schema, raw, call) => {
-        const parsed = schema.safeParse(raw.body);
-        if (parsed.success)
-            return parsed.data;
-        throw new plane_errors/* ContractError */.Vl(`${call}: the answer does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`, { call, status: raw.status });
-    };
+    const send = createSender({ ...options, http, timeoutMs });
     const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
-    const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
-    const name = (method, path) => `[${method}] "${options.apiUrl}${path}"`;
-    /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
-    async function giveBack(req) {
-        try {
-            const payload = { resource: req.resource, actorDid: req.actorDid };
-            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
-            return plane_schema/* releaseAnswerSchema */.Lw.safeParse(raw.body).success;
-        }
-        catch {
-            return false;
-        }
-    }
-    const statusOf = async (resource, call = {}) => {
-        const path = `${plane_schema/* LEASE_PATH */.B0}?resource=${encodeURIComponent(resource)}`;
-        const plain = { ...call, waitSeconds: undefined };
-        const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-        const answer = check(plane_schema/* statusAnswerSchema */.mR, raw, name('GET', path));
-        const frozen = answer.frozen
-            ? {
-                by: (0,plane_schema/* clipText */.gL)(answer.frozen.by, 200) ?? '',
-                reason: (0,plane_schema/* clipText */.gL)(answer.frozen.reason) ?? '',
-                untilMs: answer.frozen.until,
-            }
-            : undefined;
-        return { lease: answer.lease, frozen };
-    };
+    const caller = createCaller(options.apiUrl, send, key, {
+        clock,
+        sleep: options.sleep ?? time/* realSleep */.u,
+        random: options.random ?? Math.random,
+        policy: options.retry ?? retry/* DEFAULT_RETRY */.vI,
+        onRetry: options.onRetry,
+    });
     return {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
-        async lease(req, call = {}) {
-            const raw = await post(plane_schema/* LEASE_PATH */.B0, leaseBody(req), call);
-            const where = name('POST', plane_schema/* LEASE_PATH */.B0);
-            if (field(raw.body, 'ok') !== true)
-                return interpretLease(raw, where, check);
-            const parsed = plane_schema/* grantedSchema */.xX.safeParse(raw.body);
-            const broken = parsed.success
-                ? (0,grant/* grantProblem */.cN)(parsed.data.lease, req, raw.dateMs ?? wallNow())
-                : {
-                    field: fieldOf(parsed.error),
-                    problem: `does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`,
-                };
-            if (parsed.success && !broken) {
-                // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-                const previous = deploy/* deploySchema */.zR.safeParse(field(raw.body, 'previous'));
-                return {
-                    kind: 'granted',
-                    lease: parsed.data.lease,
-                    preferenceApplied: raw.preferenceApplied,
-                    ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
-                    ...(previous.success && previous.data ? { previous: previous.data } : {}),
-                };
-            }
-            // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
-            const gaveBack = await giveBack(req);
-            throw new grant/* BrokenGrantError */.SE(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call: where, status: raw.status, field: broken.field, gaveBack });
-        },
-        async release(req, call = {}) {
-            const payload = { resource: req.resource, actorDid: req.actorDid };
-            if (req.outdated)
-                payload.outdated = true;
-            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, { ...call, waitSeconds: undefined });
-            const answer = check(plane_schema/* releaseAnswerSchema */.Lw, raw, name('POST', plane_schema/* RELEASE_PATH */.Sq));
-            return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
-        },
-        async status(resource, call = {}) {
-            return (await statusOf(resource, call)).lease;
-        },
-        statusOf,
-        async watch(req, call = {}) {
-            const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
-            let raw;
-            try {
-                raw = await send('POST', plane_schema/* WATCH_PATH */.Oh, payload, call, key);
-            }
-            catch (error) {
-                if (error instanceof plane_errors/* RequestRejectedError */.ku && NO_WATCH.has(error.status ?? 0))
-                    return { kind: 'unsupported' };
-                throw error;
-            }
-            const answer = check(plane_schema/* watchAnswerSchema */.$R, raw, name('POST', plane_schema/* WATCH_PATH */.Oh));
-            if (!answer.ended)
-                return { kind: 'held' };
-            return {
-                kind: 'ended',
-                reason: (0,plane_schema/* clipText */.gL)(answer.reason, 200) ?? 'unknown',
-                endedAtMs: answer.endedAtMs,
-                message: (0,plane_schema/* clipText */.gL)(answer.message),
-                holder: answer.holder,
-                ...(answer.by ? { by: (0,plane_schema/* clipText */.gL)(answer.by, 200) } : {}),
-            };
-        },
-        async revoke(resource, reason, adminKey, call = {}, by) {
-            const raw = await post(plane_schema/* REVOKE_PATH */.DQ, by ? { resource, reason, by } : { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(plane_schema/* revokeAnswerSchema */._L, raw, name('POST', plane_schema/* REVOKE_PATH */.DQ));
-            return {
-                revoked: answer.revoked,
-                leaseId: answer.leaseId ?? undefined,
-                holder: answer.holder ?? undefined,
-            };
-        },
-        async freeze(request, adminKey, call = {}) {
-            const raw = await post(plane_schema/* FREEZE_PATH */.s1, request, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* FREEZE_PATH */.s1));
-            return { until: answer.until ?? null, changed: answer.changed };
-        },
-        async unfreeze(resource, adminKey, call = {}, by) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(plane_schema/* UNFREEZE_PATH */.NU, by ? { resource, by } : { resource }, plain, adminKey);
-            return { changed: check(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* UNFREEZE_PATH */.NU)).changed };
-        },
-        async breakGlass(request, adminKey, call = {}) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(plane_schema/* BREAK_GLASS_PATH */.nw, request, plain, adminKey);
-            return check(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* BREAK_GLASS_PATH */.nw));
-        },
-        async approveBreakGlass(request, approverKey, call = {}) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds, request, plain, approverKey);
-            return check(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds));
-        },
-        async withdrawBreakGlass(request, adminKey, call = {}) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv, request, plain, adminKey);
-            return check(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv));
-        },
+        ...leaseCalls(caller, clock, options.wallNow ?? Date.now),
+        ...operatorCalls(caller),
         async close() {
             if (ownHttp)
                 await http.close();
         },
     };
-}
-/** A refusal (`ok` is not true) read as what it means for a waiter. */
-function interpretLease(raw, call, check) {
-    const refusal = check(plane_schema/* otherRefusalSchema */.cn, raw, call);
-    if (refusal.reason === 'lease_held') {
-        const held = check(plane_schema/* heldSchema */.HF, raw, call);
-        return {
-            kind: 'held',
-            holder: held.holder,
-            waitMs: held.stampede.waitMs,
-            reserved: held.reserved === true,
-            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
-            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
-            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'frozen') {
-        const frozen = check(plane_schema/* frozenSchema */.Km, raw, call);
-        return {
-            kind: 'frozen',
-            message: (0,plane_schema/* clipText */.gL)(frozen.message) || 'frozen by an operator',
-            untilMs: frozen.until ?? undefined,
-            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
-            position: frozen.position,
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'revoked') {
-        const revoked = check(plane_schema/* revokedSchema */.ad, raw, call);
-        return {
-            kind: 'revoked',
-            holder: revoked.holder,
-            message: (0,plane_schema/* clipText */.gL)(revoked.message) || 'revoked by an operator',
-            ...(revoked.by ? { by: (0,plane_schema/* clipText */.gL)(revoked.by, 200) } : {}),
-        };
-    }
-    if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: (0,plane_schema/* clipText */.gL)(check(deploy/* supersededSchema */.I0, raw, call).by, 2048) };
-    }
-    return {
-        kind: 'refused',
-        reason: (0,plane_schema/* clipText */.gL)(refusal.reason, 200),
-        message: (0,plane_schema/* clipText */.gL)(refusal.message),
-    };
-}
-function fieldOf(error) {
-    const path = error.issues[0]?.path ?? [];
-    return path.length ? path.map(String).join('.') : '(body)';
-}
-/** The documented pair, plus the deploy's extension fields when the gate knows them. */
-function leaseBody(req) {
-    const body = { resource: req.resource, actorDid: req.actorDid };
-    if (req.deploy)
-        body.deploy = req.deploy;
-    if (req.queue)
-        body.queue = req.queue;
-    return body;
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
-function field(body, name) {
-    return typeof body === 'object' && body !== null && name in body
-        ? Object.getOwnPropertyDescriptor(body, name)?.value
-        : undefined;
-}
-function bodyMessage(body) {
-    const message = field(body, 'message');
-    if (typeof message === 'string')
-        return (0,plane_schema/* clipText */.gL)(message, 300);
-    const reason = field(body, 'reason');
-    if (typeof reason === 'string')
-        return (0,plane_schema/* clipText */.gL)(reason, 100);
-    return undefined;
-}
-function headerValue(value) {
-    return Array.isArray(value) ? value[0] : value;
 }
 
 

@@ -26,6 +26,10 @@ var errors = __webpack_require__(2679);
 var freeze_commands = __webpack_require__(2222);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/cli/flags/operator.ts
+var operator = __webpack_require__(4876);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 // EXTERNAL MODULE: ./src/cli/session.ts
 var cli_session = __webpack_require__(2594);
 // EXTERNAL MODULE: ./src/gate/wait.ts
@@ -137,6 +141,8 @@ async function cancelBreakGlass(values, io, env) {
 
 
 
+
+
 const MAX_FOR_MS = 60 * 60_000;
 const FOR_FORM = "a duration such as '10m' or '1h' (at most 1h)";
 const said = (a) => `${a.pending ? 'waiting for a second operator to approve' : 'open'}: ${whom(a.actorDid)} may be granted it once, frozen or not, until ${new Date(a.until).toISOString()}`;
@@ -144,15 +150,7 @@ const said = (a) => `${a.pending ? 'waiting for a second operator to approve' : 
 const whom = (did) => (0,run_pass/* isRunPass */.lX)(did) ? `one job of the run ${(0,lease_escape/* untrusted */.bp)(did, 200)} (any attempt)` : (0,lease_escape/* untrusted */.bp)(did, 200);
 /** `lease-gate break-glass`: one named job may be granted the resource once, frozen or not. */
 async function breakGlass(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, {
-        ...options/* PLANE_OPTIONS */.UR,
-        agent: { type: 'string' },
-        run: { type: 'string' },
-        reason: { type: 'string' },
-        for: { type: 'string' },
-        by: { type: 'string' },
-        cancel: { type: 'boolean' },
-    });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* BREAK_GLASS */.Rb.flags));
     if (values.cancel)
         return cancelBreakGlass(values, io, env);
     const actorDid = passDidOf(values, 'break-glass');
@@ -191,12 +189,7 @@ async function breakGlass(args, io, env) {
 }
 /** `lease-gate approve-break-glass`: the second operator lets a pending break-glass be used. */
 async function approveBreakGlass(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, {
-        ...options/* PLANE_OPTIONS */.UR,
-        agent: { type: 'string' },
-        run: { type: 'string' },
-        by: { type: 'string' },
-    });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* APPROVE_BREAK_GLASS */.Vq.flags));
     const actorDid = passDidOf(values, 'approve-break-glass');
     const tokenFile = values['oidc-token-file'];
     // An empty path would fall back to LEASE_GATE_OIDC_TOKEN: a token the caller did not name.
@@ -292,9 +285,15 @@ function parseFreezeFor(raw) {
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/cli/flags/operator.ts
+var operator = __webpack_require__(4876);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 // EXTERNAL MODULE: ./src/cli/session.ts
 var cli_session = __webpack_require__(2594);
 ;// CONCATENATED MODULE: ./src/cli/freeze-commands.ts
+
+
 
 
 
@@ -335,13 +334,7 @@ function keyRefused(error) {
 }
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
 async function freeze(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, {
-        ...options/* PLANE_OPTIONS */.UR,
-        reason: { type: 'string' },
-        until: { type: 'string' },
-        for: { type: 'string' },
-        by: { type: 'string' },
-    });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* FREEZE */.kY.flags));
     const reason = values.reason?.trim() ?? '';
     if (!reason || reason.length > 1_000) {
         throw new options/* UsageError */.eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
@@ -387,7 +380,7 @@ async function freeze(args, io, env) {
 }
 /** `lease-gate unfreeze`: grants resume, waiters first in the order they came. */
 async function unfreeze(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, { ...options/* PLANE_OPTIONS */.UR, by: { type: 'string' } });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* UNFREEZE */.fD.flags));
     const by = operatorName(values.by);
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
     const adminKey = adminKeyOf(env, 'unfreeze');
@@ -415,14 +408,17 @@ async function unfreeze(args, io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   ZU: () => (/* binding */ retryWindowMs),
-/* harmony export */   ri: () => (/* binding */ cliSession)
+/* harmony export */   fQ: () => (/* binding */ withSession),
+/* harmony export */   ri: () => (/* binding */ cliSession),
+/* harmony export */   tH: () => (/* binding */ waitForLease)
 /* harmony export */ });
-/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
+/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS, retryWindowMs */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6267);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8252);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6267);
+/* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8252);
+
 
 
 
@@ -435,11 +431,54 @@ const STILL_FAILING_EVERY_MS = 60_000;
  * at most a line a minute, never silent for long.
  */
 function cliSession(settings, io, env) {
-    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_1__/* .openSession */ .f)({
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_2__/* .openSession */ .f)({
         ...settings,
         env,
         onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
     });
+}
+/** A command's one session, closed when `use` settles, whatever it does. */
+async function withSession(settings, io, env, use) {
+    const session = cliSession(settings, io, env);
+    try {
+        return await use(session);
+    }
+    finally {
+        await session.close();
+    }
+}
+/**
+ * Waits for the lease as the action does (the plane's back-off, a line on stderr as the
+ * holder changes, unless `quiet`), until granted, timed out, superseded or one of
+ * `signals` stops it: acquire's wait and run's are this one.
+ */
+async function waitForLease(session, settings, io, options) {
+    const cancel = new AbortController();
+    let stoppedBy;
+    const stop = (signal) => {
+        stoppedBy ??= signal;
+        cancel.abort();
+    };
+    for (const signal of options.signals)
+        process.once(signal, stop);
+    const notices = (0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .waitNotices */ .lY)(settings.resource);
+    try {
+        const result = await session.acquire({
+            timeoutMs: settings.waitTimeoutMs,
+            signal: cancel.signal,
+            retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
+            onHeld: (event) => {
+                const line = notices(event);
+                if (line && !options.quiet)
+                    io.err(`lease-gate: ${line}`);
+            },
+        });
+        return { result, stoppedBy };
+    }
+    finally {
+        for (const signal of options.signals)
+            process.off(signal, stop);
+    }
 }
 /** The lines of a retried plane: the first failure in full, then one a minute. */
 function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
@@ -461,10 +500,10 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
 }
 function describeFirstFailure(apiUrl, from, event) {
     // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
-    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
-    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_HINT */ .AY}` : '';
+    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_HINT */ .AY}` : '';
     return event.status === undefined
         ? `cannot reach the plane at ${apiUrl}${source}: ${cause}.${hosted || " Is the kernel running there ('lease-gate kernel'), and is that the right URL?"}`
         : `the plane at ${apiUrl}${source} answered ${cause}.${hosted}`;
@@ -474,6 +513,154 @@ const ASK_ONCE_RETRY_MS = 10_000;
 /** How long a waiting command retries an unreachable plane: within --wait-timeout. */
 function retryWindowMs(waitTimeoutMs) {
     return waitTimeoutMs === 0 ? ASK_ONCE_RETRY_MS : waitTimeoutMs;
+}
+
+
+/***/ }),
+
+/***/ 1782:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   $4: () => (/* binding */ describeLoss),
+/* harmony export */   $x: () => (/* binding */ describeLapse),
+/* harmony export */   ay: () => (/* binding */ formatUtc),
+/* harmony export */   dX: () => (/* binding */ HEALTH_HOLD_WORDS),
+/* harmony export */   lY: () => (/* binding */ waitNotices),
+/* harmony export */   rX: () => (/* binding */ ASKED_ONCE),
+/* harmony export */   un: () => (/* binding */ describeLease),
+/* harmony export */   wS: () => (/* binding */ describeWaitState)
+/* harmony export */ });
+/* unused harmony exports formatEpoch, describeHeldBy, describePlace, healthHold, WAIT_PROGRESS_EVERY_MS */
+/* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
+/* harmony import */ var _gate_wait_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4146);
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(623);
+/* harmony import */ var _escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
+
+
+
+
+/** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
+function formatEpoch(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString()} (${ms})`
+        : 'unknown';
+}
+/** "2026-12-07 04:00:00 UTC": the one time format of an output that names more than one time. */
+function formatUtc(ms) {
+    return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+        ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+        : 'unknown';
+}
+/** `at`: how the expiry is written, so an output keeps one time format (status: formatUtc). */
+function describeLease(lease, at = formatEpoch) {
+    const fence = lease.fence === undefined ? '' : `, fence ${lease.fence}`;
+    return `lease ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(lease.id, 256)}${fence}, expires ${at(lease.expiresAtMs)}`;
+}
+/** When a lease lapses unless renewed, from the plane's own answer (its expiry), never a fixed TTL. */
+function describeLapse(lease, nowMs) {
+    const at = formatEpoch(lease.expiresAtMs).split(' ')[0];
+    const left = lease.expiresAtMs - nowMs;
+    return left > 0 ? `lapses at ${at} (in about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(left)})` : `lapses at ${at}`;
+}
+/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+function describeHeldBy(holder, reserved) {
+    return reserved
+        ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
+        : `held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)}`;
+}
+/**
+ * "next in line", "3rd in line; about 6m at recent hold times", from a refusal's place and
+ * estimate; a holder past the typical hold is "overdue by 2m" (never "about 0ms").
+ */
+function describePlace(position, etaMs, overdueMs) {
+    const place = position === undefined
+        ? ''
+        : position === 0
+            ? 'next in line'
+            : `${ordinal(position + 1)} in line`;
+    const overdue = overdueMs !== undefined && overdueMs > 0
+        ? `the holder is overdue by ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(overdueMs)} at recent hold times`
+        : '';
+    const eta = etaMs === undefined || (overdue && etaMs === 0)
+        ? ''
+        : etaMs === 0
+            ? 'any moment now at recent hold times'
+            : `about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(etaMs)} at recent hold times`;
+    return [place, overdue, eta].filter(Boolean).join('; ');
+}
+function ordinal(n) {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th');
+    return `${n}${suffix}`;
+}
+/**
+ * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
+ * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * answered 503". Plane text is escaped here.
+ */
+function describeWaitState(e) {
+    if (e.frozen) {
+        const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
+        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // (the health gate's hold, no operator's); another plane's may not.
+        return message.startsWith('frozen') || healthHold(message)
+            ? message
+            : `frozen by an operator: ${message}`;
+    }
+    const place = describePlace(e.position, e.etaMs, e.overdueMs);
+    return `${describeHeldBy(e.holder, e.reserved)}${place ? ` (${place})` : ''}`;
+}
+/** A wait of --wait-timeout 0 did not time out: it asked once, as told. */
+const ASKED_ONCE = 'asked once (--wait-timeout 0)';
+/** The kernel's words for the health gate's hold (kernel/rules/freeze.ts, frozenReply). */
+const HEALTH_HOLD_WORDS = 'held while its health check fails';
+const healthHold = (message) => message.startsWith(HEALTH_HOLD_WORDS);
+function describeLoss(resource, loss) {
+    // The plane's own time of the end when it said (a watch), else when we learned of it.
+    const at = loss.endedAtMs === undefined
+        ? formatEpoch(loss.atMs).split(' ')[0]
+        : `${formatEpoch(loss.endedAtMs).split(' ')[0]} (plane's clock)`;
+    const message = loss.message ? `: ${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message)}` : '';
+    const now = loss.holder ? ` It is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder)}.` : '';
+    switch (loss.reason) {
+        case 'revoked':
+            return `Lost ${resource} at ${at}: ${loss.by ? `the lease was revoked ${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .revokedBy */ .m4)((0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.by, 200))}` : 'an operator revoked the lease'}${(0,_gate_wait_js__WEBPACK_IMPORTED_MODULE_1__/* .operatorReason */ .FU)(loss.message && (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.message))}.${now}`;
+        case 'lapsed':
+            return `Lost ${resource} at ${at}: the lease lapsed (not renewed in time).${now}`;
+        case 'released':
+            return `Lost ${resource} at ${at}: the lease was released by someone acting as this agent.${now}`;
+        case 'unknown':
+            return `Lost ${resource} at ${at}: the plane says the lease ended, not how.${now}`;
+        case 'lease_held':
+            return `Lost ${resource} at ${at}: it is now held by ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(loss.holder ?? 'another agent')}.`;
+        case 'replaced':
+            return `Lost ${resource} at ${at}: the lease had ended (lapsed, revoked or released) and the plane granted a new one (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.newLeaseId ?? '?')}), which was ${loss.gaveBack ? 'given back at once' : 'not confirmed given back; it lapses on its own'}.`;
+        case 'broken_plane':
+            return `Lost ${resource} at ${at}: a renewal was not ours to believe${message}.`;
+        default:
+            return `Lost ${resource} at ${at}: the plane refused the renewal (${(0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(loss.reason, 100)})${message}.${now}`;
+    }
+}
+/** How often a wait whose holder and place stay the same says it is still waiting. */
+const WAIT_PROGRESS_EVERY_MS = 60_000;
+/**
+ * The wait's lines, for both faces: one at once on the first answer, one
+ * whenever the holder or our place changes, and otherwise at most one a
+ * minute saying how long it has waited. Undefined: say nothing now.
+ */
+function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
+    let lastLineAt = -Infinity;
+    return (event) => {
+        const changed = event.first || event.holderChanged || event.positionChanged;
+        if (!changed && event.elapsedMs - lastLineAt < everyMs)
+            return undefined;
+        lastLineAt = event.elapsedMs;
+        const place = event.frozen ? '' : describePlace(event.position, event.etaMs, event.overdueMs);
+        const waited = event.first ? '' : `; waited ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.elapsedMs)}`;
+        const still = changed ? '' : 'still ';
+        return `${resource} is ${still}${describeWaitState({ ...event, position: undefined, etaMs: undefined })}${place ? `; ${place}` : ''}${waited}`;
+    };
 }
 
 
@@ -490,6 +677,7 @@ function retryWindowMs(waitTimeoutMs) {
 /* harmony export */   n7: () => (/* binding */ RUN_FORM)
 /* harmony export */ });
 /* unused harmony export runOfDid */
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4027);
 /**
  * A break-glass pass for a GitHub run (the hotfix path): the action's DID ends in a nonce
  * drawn as the job starts, and a rerun asks under another attempt, so a pass opened before
@@ -500,13 +688,9 @@ function retryWindowMs(waitTimeoutMs) {
  * still used up by one grant. Under OIDC the token vouches for the asking DID's run; with a
  * shared key the DID is believed, as every DID is.
  */
+// The grammar of the action's DIDs (did.ts): GitHub's names, numeric ids, a plain host name.
+
 const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
-// The grammar of the action's DIDs (lease/did.ts, which this layer may not import: the kernel
-// and the ledger read passes too): GitHub's names, numeric ids, a plain host name.
-const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
-const REPO = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
-const RUN_ID = /^[1-9]\d{0,19}$/;
-const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
 /** The run of a DID the action derives (`…:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
 function runOf(did) {
     if (!did.startsWith('did:web:'))
@@ -517,11 +701,11 @@ function runOf(did) {
     const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts' && parts[8] === 'jobs';
     if (parts.length !== 11 || !labelsOk || !/^\d{1,6}$/.test(attempt))
         return undefined;
-    if (!HOST.test(host) || !OWNER.test(owner) || !REPO.test(repo) || !RUN_ID.test(runId))
+    if (!_did_js__WEBPACK_IMPORTED_MODULE_0__/* .HOST_PATTERN */ .Wn.test(host) || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .OWNER_PATTERN */ .N4.test(owner) || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .REPO_PATTERN */ .WA.test(repo) || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .RUN_ID_PATTERN */ .z6.test(runId))
         return undefined;
     return { host, owner, repo, runId };
 }
-/** The host as a DID segment: a port's colon percent-encoded, as lease/did.ts encodes it. */
+/** The host as a DID segment: a port's colon percent-encoded, as did.ts's didSegment encodes it. */
 const hostSegment = (host) => host.replace(':', '%3A');
 /** The run's DID for `acme/shop/12345` or `ghe.example/acme/shop/12345`; undefined for any other text. */
 function runPassDid(run) {
@@ -529,9 +713,9 @@ function runPassDid(run) {
     const [host, owner, repo, runId] = parts.length === 3 ? ['github.com', ...parts] : parts;
     if (parts.length !== 3 && parts.length !== 4)
         return undefined;
-    if (!host || !HOST.test(host) || !owner || !OWNER.test(owner))
+    if (!host || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .HOST_PATTERN */ .Wn.test(host) || !owner || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .OWNER_PATTERN */ .N4.test(owner))
         return undefined;
-    if (!repo || !REPO.test(repo) || !runId || !RUN_ID.test(runId))
+    if (!repo || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .REPO_PATTERN */ .WA.test(repo) || !runId || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .RUN_ID_PATTERN */ .z6.test(runId))
         return undefined;
     return `did:web:${[hostSegment(host), owner, repo, 'actions', 'runs', runId].join(':')}`;
 }
@@ -541,7 +725,7 @@ function runKeyOfPass(did) {
         return undefined;
     const parts = did.slice('did:web:'.length).split(':');
     const [host, owner, repo, actions, runs, runId = ''] = parts;
-    if (parts.length !== 6 || actions !== 'actions' || runs !== 'runs' || !RUN_ID.test(runId))
+    if (parts.length !== 6 || actions !== 'actions' || runs !== 'runs' || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .RUN_ID_PATTERN */ .z6.test(runId))
         return undefined;
     return `${[host, owner, repo].join(':').toLowerCase()}:${runId}`;
 }
@@ -549,7 +733,7 @@ function runKeyOfPass(did) {
 const isRunPass = (did) => runKeyOfPass(did) !== undefined;
 /**
  * Whether a pass for `passDid` lets `actorDid` through: the same DID, or a DID the action
- * derives for the run the pass names (read strictly, as lease/did.ts parseRunDid reads it).
+ * derives for the run the pass names (read strictly, as did.ts's parseRunDid reads it).
  */
 function passCovers(passDid, actorDid) {
     if (passDid === actorDid)

@@ -2,6 +2,98 @@ export const id = 451;
 export const ids = [451,222];
 export const modules = {
 
+/***/ 1749:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   J: () => (/* binding */ deployFromFlags),
+/* harmony export */   z: () => (/* binding */ describeDeploy)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6115);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(776);
+
+
+
+const FLAG_OF = {
+    repository: 'repository',
+    workflow: 'workflow',
+    ref: 'ref',
+    commit: 'commit',
+    runNumber: 'run-number',
+    runAttempt: 'run-attempt',
+    runUrl: 'run-url',
+};
+const shown = (value) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(value, 80);
+/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
+function deployFromFlags(values) {
+    const candidate = {};
+    for (const [key, flag] of Object.entries(FLAG_OF)) {
+        const raw = values[flag];
+        if (raw === undefined)
+            continue;
+        const value = parseField(key, flag, raw);
+        if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR.safeParse({ [key]: value }).success) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+        }
+        candidate[key] = value;
+    }
+    const deploy = (0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .cleanDeploy */ .ZE)(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR.parse(candidate));
+    const queue = values.queue;
+    if (queue === undefined)
+        return deploy ? { deploy } : {};
+    if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .QUEUE_MODES */ .xZ.includes(queue)) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
+    }
+    if (queue === 'newest') {
+        const missing = ['repository', 'workflow', 'ref', 'runNumber']
+            .filter((key) => deploy?.[key] === undefined)
+            .map((key) => `--${FLAG_OF[key]}`);
+        if (missing.length) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
+        }
+    }
+    return { ...(deploy ? { deploy } : {}), queue: queue };
+}
+function parseField(key, flag, raw) {
+    if (key === 'runNumber' || key === 'runAttempt') {
+        if (!/^\d{1,13}$/.test(raw)) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+        }
+        return Number(raw);
+    }
+    // Git prints commits in lowercase; one pasted from elsewhere may not be.
+    return key === 'commit' ? raw.toLowerCase() : raw;
+}
+/** "commit abc… of acme/shop on refs/heads/main, run 12 attempt 1: https://…", escaped for a terminal. */
+function describeDeploy(deploy) {
+    const fields = new Map((0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deployEntries */ ._j)(deploy));
+    const parts = [];
+    const commit = fields.get('commit');
+    if (commit !== undefined)
+        parts.push(`commit ${commit}`);
+    const repository = fields.get('repository');
+    if (repository !== undefined)
+        parts.push(`${parts.length ? 'of ' : ''}${repository}`);
+    const workflow = fields.get('workflow');
+    if (workflow !== undefined)
+        parts.push(`workflow ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(String(workflow), 256)}`);
+    const ref = fields.get('ref');
+    if (ref !== undefined)
+        parts.push(`on ${ref}`);
+    const run = fields.get('runNumber');
+    const attempt = fields.get('runAttempt');
+    if (run !== undefined)
+        parts.push(`run ${run}${attempt !== undefined ? ` attempt ${attempt}` : ''}`);
+    else if (attempt !== undefined)
+        parts.push(`attempt ${attempt}`);
+    const url = fields.get('runUrl');
+    return `${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(parts.join(' '), 600)}${url !== undefined ? `: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(String(url), 2048)}` : ''}`;
+}
+
+
+/***/ }),
+
 /***/ 2222:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -50,9 +142,15 @@ function parseFreezeFor(raw) {
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/cli/flags/operator.ts
+var operator = __webpack_require__(4876);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 // EXTERNAL MODULE: ./src/cli/session.ts
 var cli_session = __webpack_require__(2594);
 ;// CONCATENATED MODULE: ./src/cli/freeze-commands.ts
+
+
 
 
 
@@ -93,13 +191,7 @@ function keyRefused(error) {
 }
 /** `lease-gate freeze`: no new holder until the end named (or an unfreeze); the holder is kept. */
 async function freeze(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, {
-        ...options/* PLANE_OPTIONS */.UR,
-        reason: { type: 'string' },
-        until: { type: 'string' },
-        for: { type: 'string' },
-        by: { type: 'string' },
-    });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* FREEZE */.kY.flags));
     const reason = values.reason?.trim() ?? '';
     if (!reason || reason.length > 1_000) {
         throw new options/* UsageError */.eb('freeze needs --reason TEXT (1 to 1000 characters), said to every waiter.');
@@ -145,7 +237,7 @@ async function freeze(args, io, env) {
 }
 /** `lease-gate unfreeze`: grants resume, waiters first in the order they came. */
 async function unfreeze(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, { ...options/* PLANE_OPTIONS */.UR, by: { type: 'string' } });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* UNFREEZE */.fD.flags));
     const by = operatorName(values.by);
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
     const adminKey = adminKeyOf(env, 'unfreeze');
@@ -206,12 +298,18 @@ var freeze_commands = __webpack_require__(2222);
 var cli_session = __webpack_require__(2594);
 // EXTERNAL MODULE: ./src/cli/deploy-flags.ts
 var deploy_flags = __webpack_require__(1749);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
+// EXTERNAL MODULE: ./src/cli/flags/plane.ts
+var plane = __webpack_require__(4100);
+// EXTERNAL MODULE: ./src/cli/flags/operator.ts
+var operator = __webpack_require__(4876);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
-// EXTERNAL MODULE: ./src/http/client.ts
-var client = __webpack_require__(3329);
+// EXTERNAL MODULE: ./src/http/client.ts + 2 modules
+var client = __webpack_require__(1197);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/console/page/words.ts
@@ -324,29 +422,18 @@ var src_errors = __webpack_require__(3916);
 
 
 
+
+
+
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 async function acquire(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, { ...options/* PLANE_OPTIONS */.UR, ...deploy_flags/* DEPLOY_OPTIONS */.NL });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(plane/* ACQUIRE */.Rf.flags));
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
-    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFromFlags */.J6)(values) }, io, env);
-    const cancel = new AbortController();
-    let stoppedBy;
-    const stop = (signal) => {
-        stoppedBy ??= signal;
-        cancel.abort();
-    };
-    process.once('SIGINT', stop).once('SIGTERM', stop);
-    const notices = (0,texts/* waitNotices */.lY)(settings.resource);
+    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFromFlags */.J)(values) }, io, env);
     try {
-        const result = await session.acquire({
-            timeoutMs: settings.waitTimeoutMs,
-            signal: cancel.signal,
-            retryWindowMs: (0,cli_session/* retryWindowMs */.ZU)(settings.waitTimeoutMs),
-            onHeld: (event) => {
-                const line = notices(event);
-                if (line && !values.json)
-                    io.err(`lease-gate: ${line}`);
-            },
+        const { result, stoppedBy } = await (0,cli_session/* waitForLease */.tH)(session, settings, io, {
+            signals: ['SIGINT', 'SIGTERM'],
+            quiet: values.json,
         });
         if (result.outcome === 'granted') {
             const { lease } = result.held;
@@ -376,16 +463,14 @@ async function acquire(args, io, env) {
         return result.outcome === 'cancelled' && stoppedBy ? (0,options/* signalExitCode */.cf)(stoppedBy) : options/* EXIT */.dc.refused;
     }
     finally {
-        process.off('SIGINT', stop).off('SIGTERM', stop);
         await session.close();
     }
 }
 /** `lease-gate release`: give back what this actor holds. */
 async function release(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, options/* PLANE_OPTIONS */.UR);
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(plane/* RELEASE */.g2.flags));
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
-    const session = (0,cli_session/* cliSession */.ri)(settings, io, env);
-    try {
+    return (0,cli_session/* withSession */.fQ)(settings, io, env, async (session) => {
         const answer = await session.client.release({
             resource: settings.resource,
             actorDid: settings.actorDid,
@@ -397,17 +482,13 @@ async function release(args, io, env) {
                 ? `released ${answer.releasedIds.join(', ')}`
                 : `${settings.actorDid} held nothing on ${settings.resource}`);
         return answer.released ? options/* EXIT */.dc.done : options/* EXIT */.dc.refused;
-    }
-    finally {
-        await session.close();
-    }
+    });
 }
 /** `lease-gate status`: who holds the resource, without taking it. */
 async function lease_commands_status(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, options/* PLANE_OPTIONS */.UR);
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(plane/* STATUS */.XQ.flags));
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
-    const session = (0,cli_session/* cliSession */.ri)(settings, io, env);
-    try {
+    return (0,cli_session/* withSession */.fQ)(settings, io, env, async (session) => {
         const { lease, frozen } = await session.client.statusOf(settings.resource);
         // The queue is the console's view beside the plane's answer: one that cannot be read
         // is said, and the holder still shown.
@@ -426,7 +507,7 @@ async function lease_commands_status(args, io, env) {
             if (frozen)
                 io.out(describeFreeze(settings.resource, frozen));
             if (lease)
-                io.out(`${settings.resource} is held by ${(0,did/* describeHolder */.sG)(lease.holder)}: ${(0,texts/* describeLease */.un)(lease, texts/* formatUtc */.ay)}${lease.deploy ? `; deploying ${(0,deploy_flags/* describeDeploy */.ze)(lease.deploy)}` : ''}`);
+                io.out(`${settings.resource} is held by ${(0,did/* describeHolder */.sG)(lease.holder)}: ${(0,texts/* describeLease */.un)(lease, texts/* formatUtc */.ay)}${lease.deploy ? `; deploying ${(0,deploy_flags/* describeDeploy */.z)(lease.deploy)}` : ''}`);
             else if (!frozen)
                 io.out(`${settings.resource} is free`);
             // The waiters in line order, in the console's words; nothing when nobody waits.
@@ -437,10 +518,7 @@ async function lease_commands_status(args, io, env) {
             }
         }
         return options/* EXIT */.dc.done;
-    }
-    finally {
-        await session.close();
-    }
+    });
 }
 /** "R is frozen by X until T: reason", every plane text escaped; the health gate's in its own words. */
 function describeFreeze(resource, frozen) {
@@ -460,11 +538,7 @@ function describeRevoked(resource, answer) {
 }
 /** `lease-gate revoke`: the operator's lever, with LEASE_GATE_ADMIN_KEY. */
 async function revoke(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, {
-        ...options/* PLANE_OPTIONS */.UR,
-        reason: { type: 'string' },
-        by: { type: 'string' },
-    });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(operator/* REVOKE */.fU.flags));
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
     const by = (0,freeze_commands.operatorName)(values.by);
     const adminKey = env.LEASE_GATE_ADMIN_KEY ?? '';
@@ -503,14 +577,17 @@ async function revoke(args, io, env) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   ZU: () => (/* binding */ retryWindowMs),
-/* harmony export */   ri: () => (/* binding */ cliSession)
+/* harmony export */   fQ: () => (/* binding */ withSession),
+/* harmony export */   ri: () => (/* binding */ cliSession),
+/* harmony export */   tH: () => (/* binding */ waitForLease)
 /* harmony export */ });
-/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
+/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS, retryWindowMs */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6267);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8252);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6267);
+/* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8252);
+
 
 
 
@@ -523,11 +600,54 @@ const STILL_FAILING_EVERY_MS = 60_000;
  * at most a line a minute, never silent for long.
  */
 function cliSession(settings, io, env) {
-    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_1__/* .openSession */ .f)({
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_2__/* .openSession */ .f)({
         ...settings,
         env,
         onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
     });
+}
+/** A command's one session, closed when `use` settles, whatever it does. */
+async function withSession(settings, io, env, use) {
+    const session = cliSession(settings, io, env);
+    try {
+        return await use(session);
+    }
+    finally {
+        await session.close();
+    }
+}
+/**
+ * Waits for the lease as the action does (the plane's back-off, a line on stderr as the
+ * holder changes, unless `quiet`), until granted, timed out, superseded or one of
+ * `signals` stops it: acquire's wait and run's are this one.
+ */
+async function waitForLease(session, settings, io, options) {
+    const cancel = new AbortController();
+    let stoppedBy;
+    const stop = (signal) => {
+        stoppedBy ??= signal;
+        cancel.abort();
+    };
+    for (const signal of options.signals)
+        process.once(signal, stop);
+    const notices = (0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .waitNotices */ .lY)(settings.resource);
+    try {
+        const result = await session.acquire({
+            timeoutMs: settings.waitTimeoutMs,
+            signal: cancel.signal,
+            retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
+            onHeld: (event) => {
+                const line = notices(event);
+                if (line && !options.quiet)
+                    io.err(`lease-gate: ${line}`);
+            },
+        });
+        return { result, stoppedBy };
+    }
+    finally {
+        for (const signal of options.signals)
+            process.off(signal, stop);
+    }
 }
 /** The lines of a retried plane: the first failure in full, then one a minute. */
 function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
@@ -549,10 +669,10 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
 }
 function describeFirstFailure(apiUrl, from, event) {
     // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
-    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
-    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_HINT */ .AY}` : '';
+    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_HINT */ .AY}` : '';
     return event.status === undefined
         ? `cannot reach the plane at ${apiUrl}${source}: ${cause}.${hosted || " Is the kernel running there ('lease-gate kernel'), and is that the right URL?"}`
         : `the plane at ${apiUrl}${source} answered ${cause}.${hosted}`;

@@ -11,7 +11,7 @@ __webpack_require__.r(__webpack_exports__);
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
   keygen: () => (/* binding */ keygen),
-  ledger: () => (/* binding */ ledger),
+  ledger: () => (/* binding */ ledger_commands_ledger),
   verify: () => (/* binding */ verify)
 });
 
@@ -19,10 +19,10 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(3024);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __webpack_require__(1455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __webpack_require__(6760);
+// EXTERNAL MODULE: ./src/fs/durable.ts
+var durable = __webpack_require__(9224);
 // EXTERNAL MODULE: ./src/lease/settings.ts
 var settings = __webpack_require__(4801);
 // EXTERNAL MODULE: ./src/ledger/remote.ts
@@ -72,6 +72,8 @@ class MerkleFrontier {
     }
 }
 
+// EXTERNAL MODULE: ./src/ledger/merkle-proof.ts
+var merkle_proof = __webpack_require__(5588);
 // EXTERNAL MODULE: ./src/ledger/promotion.ts
 var promotion = __webpack_require__(1356);
 // EXTERNAL MODULE: ./src/plane/run-pass.ts
@@ -223,36 +225,48 @@ class MeaningCheck {
     }
     /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
     check(e) {
-        const { open, granted, frozen, partial } = this;
+        const earliest = this.advanceClock(e);
+        checkClockMs(e);
+        if (NO_LEASE.has(e.kind))
+            return this.noLease(e);
+        this.checkPolicy(e, earliest);
+        const known = this.open.has(e.resource) || !this.partial;
+        const current = this.open.get(e.resource) ?? null;
+        if (e.kind === 'grant')
+            return this.grant(e, current, earliest);
+        this.follow(e, current, known, earliest);
+    }
+    /** The first stamp of `e`'s run of +1 stamps (its `earliest`), kept across entries. */
+    advanceClock(e) {
         // A range's first run may have begun before the range: its clock is unknown there.
         if (this.previousTs === undefined || e.tsMs !== this.previousTs + 1) {
-            const unknown = this.previousTs === undefined && partial;
+            const unknown = this.previousTs === undefined && this.partial;
             this.earliest = unknown ? -Infinity : e.tsMs;
             this.runStart = unknown ? undefined : e.seq;
         }
         this.previousTs = e.tsMs;
-        const earliest = this.earliest;
-        const clocked = e.kind === 'lapse' || e.kind === 'grant';
-        if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
-            throw new BundleError(clocked
-                ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
-                : `${named(e)}: carries clockMs, which only a lapse or a grant does`);
+        return this.earliest;
+    }
+    /** A freeze, unfreeze or break-glass (given or withdrawn): names no lease, changes no lease. */
+    noLease(e) {
+        if (e.leaseId !== '' || e.fence !== 0) {
+            throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
         }
-        if (NO_LEASE.has(e.kind)) {
-            if (e.leaseId !== '' || e.fence !== 0) {
-                throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
-            }
-            if (e.kind === 'break_glass')
-                this.passes.set(e.resource, this.approvals.passOf(e));
-            else if (e.kind === 'break_glass_withdrawn')
-                withdraw(this.passes, e);
-            else if (e.kind === 'freeze')
-                frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
-            else
-                frozen.delete(e.resource);
-            return;
-        }
-        const freeze = frozen.get(e.resource);
+        if (e.kind === 'break_glass')
+            this.passes.set(e.resource, this.approvals.passOf(e));
+        else if (e.kind === 'break_glass_withdrawn')
+            withdraw(this.passes, e);
+        else if (e.kind === 'freeze')
+            this.frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
+        else
+            this.frozen.delete(e.resource);
+    }
+    /**
+     * A grant is let in by the promotion order and no freeze, or by an unused break-glass;
+     * every entry of a lease is recorded for the promotion order (it may complete a hold).
+     */
+    checkPolicy(e, earliest) {
+        const freeze = this.frozen.get(e.resource);
         const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
         // Each judged at the reading that would show a violation: the pass at the clock the grant
         // carries (else its own stamp, the latest it can have been), with the race's margin; the
@@ -277,38 +291,39 @@ class MeaningCheck {
             !passed) {
             throw new BundleError(frozenGrant(e, freeze, at, pass));
         }
-        const known = open.has(e.resource) || !partial;
-        const current = open.get(e.resource) ?? null;
-        if (e.kind === 'grant') {
-            if (current) {
-                throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`);
-            }
-            const lastGrant = this.lastGrant;
-            if (lastGrant && e.fence <= lastGrant.fence) {
-                throw new BundleError(e.fence === lastGrant.fence
-                    ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
-                    : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
-            }
-            const twin = granted.get(e.leaseId);
-            if (twin) {
-                throw new BundleError(`${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`);
-            }
-            if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
-                throw new BundleError(`${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`);
-            }
-            granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
-            this.lastGrant = { fence: e.fence, seq: e.seq };
-            open.set(e.resource, {
-                leaseId: e.leaseId,
-                actorDid: e.actorDid,
-                fence: e.fence,
-                seq: e.seq,
-                expiresAtMs: e.expiresAtMs,
-                toldAt: e.seq,
-                toldKind: e.kind,
-            });
-            return;
+    }
+    /** A grant: no holder open, a fence above every earlier one, a lease id never granted, not expired. */
+    grant(e, current, earliest) {
+        if (current) {
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`);
         }
+        const lastGrant = this.lastGrant;
+        if (lastGrant && e.fence <= lastGrant.fence) {
+            throw new BundleError(e.fence === lastGrant.fence
+                ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
+                : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
+        }
+        const twin = this.granted.get(e.leaseId);
+        if (twin) {
+            throw new BundleError(`${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`);
+        }
+        if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
+            throw new BundleError(`${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`);
+        }
+        this.granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
+        this.lastGrant = { fence: e.fence, seq: e.seq };
+        this.open.set(e.resource, {
+            leaseId: e.leaseId,
+            actorDid: e.actorDid,
+            fence: e.fence,
+            seq: e.seq,
+            expiresAtMs: e.expiresAtMs,
+            toldAt: e.seq,
+            toldKind: e.kind,
+        });
+    }
+    /** A renewal or an end (release, lapse, revoke): names the open lease, in time. */
+    follow(e, current, known, earliest) {
         if (current) {
             if (current.leaseId !== e.leaseId ||
                 current.actorDid !== e.actorDid ||
@@ -320,7 +335,7 @@ class MeaningCheck {
         else if (known) {
             throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
         }
-        open.set(e.resource, e.kind === 'renew'
+        this.open.set(e.resource, e.kind === 'renew'
             ? {
                 leaseId: e.leaseId,
                 actorDid: e.actorDid,
@@ -331,6 +346,15 @@ class MeaningCheck {
                 toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
             }
             : null);
+    }
+}
+/** Only a lapse or a grant carries the clock that decided it, and never above its stamp. */
+function checkClockMs(e) {
+    const clocked = e.kind === 'lapse' || e.kind === 'grant';
+    if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
+        throw new BundleError(clocked
+            ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
+            : `${named(e)}: carries clockMs, which only a lapse or a grant does`);
     }
 }
 /** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
@@ -357,6 +381,7 @@ function checkTime(e, current, earliest, runStart) {
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/verify.ts
+
 
 
 
@@ -452,7 +477,7 @@ class BundleVerifier {
         if (proof.some((h) => h.length !== 32))
             throw new BundleError(`entry ${index}: a proof hash is not 32 bytes`);
         const leaf = (0,merkle/* leafHash */.Jq)((0,ledger_entry/* leafBytes */.eS)(entry));
-        if (!(0,merkle/* verifyInclusion */.yR)(index, checkpoint.size, leaf, proof, checkpoint.root)) {
+        if (!(0,merkle_proof/* verifyInclusion */.y)(index, checkpoint.size, leaf, proof, checkpoint.root)) {
             throw new BundleError(`entry ${index}: the inclusion proof does not lead to the checkpoint's root`);
         }
         this.count = i + 1;
@@ -902,6 +927,10 @@ var plane_url = __webpack_require__(6424);
 var options = __webpack_require__(776);
 // EXTERNAL MODULE: ./src/cli/promote-flag.ts
 var promote_flag = __webpack_require__(1961);
+// EXTERNAL MODULE: ./src/cli/flags/ledger.ts
+var ledger = __webpack_require__(3749);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 // EXTERNAL MODULE: ./src/cli/plane-url.ts
 var cli_plane_url = __webpack_require__(8252);
 // EXTERNAL MODULE: ./src/lease/escape.ts
@@ -921,9 +950,11 @@ var lease_escape = __webpack_require__(1223);
 
 
 
+
+
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
 async function keygen(args, io) {
-    const { values } = (0,options/* parse */.qg)(args, { out: { type: 'string' } });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(ledger/* KEYGEN */.cO.flags));
     if (!values.out)
         throw new options/* UsageError */.eb('keygen needs --out DIR.');
     const keyFile = (0,external_node_path_.join)(values.out, 'ledger.key');
@@ -939,16 +970,11 @@ async function keygen(args, io) {
     return options/* EXIT */.dc.done;
 }
 /** `lease-gate ledger export [--api-url U] [--out FILE]`: the kernel's ledger as a bundle. */
-async function ledger(args, io, env) {
+async function ledger_commands_ledger(args, io, env) {
     const [sub, ...rest] = args;
     if (sub !== 'export')
         throw new options/* UsageError */.eb(`Unknown ledger command '${sub ?? ''}'. Expected 'export'.`);
-    const { values } = (0,options/* parse */.qg)(rest, {
-        'api-url': { type: 'string' },
-        // The flag's older name, kept working.
-        url: { type: 'string' },
-        out: { type: 'string' },
-    });
+    const { values } = (0,options/* parse */.qg)(rest, (0,table/* optionsOf */.cz)(ledger/* LEDGER_EXPORT */.TO.flags));
     if (values['api-url'] !== undefined && values.url !== undefined)
         throw new options/* UsageError */.eb('Give --api-url or its older name --url, not both.');
     const given = (0,cli_plane_url/* givenApiUrl */.dT)(values['api-url'] ?? values.url, env, values.url === undefined ? '--api-url' : '--url');
@@ -978,57 +1004,16 @@ async function ledger(args, io, env) {
  * leaves a cut bundle under FILE, only FILE.tmp, removed when it fails.
  */
 async function exportToFile(apiUrl, key, out, progress) {
-    const tmp = `${out}.tmp`;
-    const file = await (0,promises_.open)(tmp, 'w');
-    let closed = false;
-    try {
-        const { publicKey } = await (0,remote/* exportLedger */.Qc)(apiUrl, key, async (text) => {
-            const bytes = Buffer.from(text, 'utf8');
-            for (let at = 0; at < bytes.length;) {
-                const { bytesWritten } = await file.write(bytes, at);
-                if (bytesWritten <= 0)
-                    throw new Error(`${tmp}: the disk took no bytes`);
-                at += bytesWritten;
-            }
-        }, progress);
-        await file.sync();
-        closed = true;
-        await file.close();
-        await (0,promises_.writeFile)(`${out}.pub.tmp`, publicKey);
-        await (0,promises_.rename)(`${out}.pub.tmp`, `${out}.pub`);
-        await (0,promises_.rename)(tmp, out);
-        await syncDirectory((0,external_node_path_.dirname)((0,external_node_path_.resolve)(out)));
-    }
-    catch (error) {
-        if (!closed)
-            await file.close().catch(() => undefined);
-        await (0,promises_.rm)(tmp, { force: true });
-        throw error;
-    }
-}
-/** The renames made durable where the platform can flush a directory (not Windows). */
-async function syncDirectory(dir) {
-    let handle;
-    try {
-        handle = await (0,promises_.open)(dir, 'r');
-        await handle.sync();
-    }
-    catch {
-        // A directory that cannot be opened or flushed leaves the renames to the file system.
-    }
-    finally {
-        await handle?.close();
-    }
+    // Files to share (mode 0666 less the umask, as before); FILE.pub is in place before FILE.
+    const shared = { mode: 0o666 };
+    await (0,durable/* writeFileDurable */.Ld)(out, async (write) => {
+        const { publicKey } = await (0,remote/* exportLedger */.Qc)(apiUrl, key, write, progress);
+        await (0,durable/* writeFileDurable */.Ld)(`${out}.pub`, publicKey, { ...shared, temp: `${out}.pub.tmp` });
+    }, { ...shared, temp: `${out}.tmp` });
 }
 /** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */
 async function verify(args, io) {
-    const { values, positionals } = (0,options/* parse */.qg)(args, {
-        'public-key': { type: 'string' },
-        previous: { type: 'string' },
-        'allow-partial': { type: 'boolean', default: false },
-        promote: { type: 'string', multiple: true, default: [] },
-        json: { type: 'boolean', default: false },
-    }, true);
+    const { values, positionals } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(ledger/* VERIFY */.k7.flags), true);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const [file] = positionals;
     if (!file || !values['public-key'])
@@ -1106,7 +1091,7 @@ function unreadableBundle(io, file, error) {
 /* harmony export */ });
 /* unused harmony exports LedgerFetchError, fetchLedger */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3329);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1197);
 /* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
 

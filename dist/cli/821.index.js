@@ -26,7 +26,10 @@ var lease_escape = __webpack_require__(1223);
 var remote = __webpack_require__(2555);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/plane/entry-kinds.ts
+var entry_kinds = __webpack_require__(4152);
 ;// CONCATENATED MODULE: ./src/console/page/api.ts
+
 
 /**
  * The console's reads and its one write, all to the page's own origin (the
@@ -138,17 +141,7 @@ const resourcesSchema = schemas/* object */.Ikc({
 });
 const entrySchema = schemas/* object */.Ikc({
     tsMs: time,
-    kind: schemas/* enum */.k5n([
-        'grant',
-        'renew',
-        'release',
-        'lapse',
-        'revoke',
-        'freeze',
-        'unfreeze',
-        'break_glass',
-        'break_glass_withdrawn',
-    ]),
+    kind: schemas/* enum */.k5n(entry_kinds/* ENTRY_KINDS */.p),
     resource: api_text,
     actorDid: api_text,
     leaseId: api_text,
@@ -329,7 +322,13 @@ function holdsFrom(entries) {
 var words = __webpack_require__(9144);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
+// EXTERNAL MODULE: ./src/cli/flags/plane.ts
+var plane = __webpack_require__(4100);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 ;// CONCATENATED MODULE: ./src/cli/history-command.ts
+
+
 
 
 
@@ -409,7 +408,7 @@ function describeRow(row) {
     return (0,lease_escape/* untrusted */.bp)(parts.join('  '), 4_000);
 }
 async function history_command_history(args, io, env) {
-    const { values } = (0,options/* parse */.qg)(args, { ...options/* PLANE_OPTIONS */.UR, since: { type: 'string' } });
+    const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(plane/* HISTORY */.Vv.flags));
     const nowMs = Date.now();
     const sinceMs = values.since === undefined ? 0 : parseSince(values.since, nowMs);
     if (sinceMs === undefined)
@@ -541,7 +540,7 @@ function breakGlassWords(e) {
 /* harmony export */ });
 /* unused harmony exports LedgerFetchError, fetchLedger */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3329);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1197);
 /* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
 
@@ -695,6 +694,40 @@ async function eachLedgerPage(apiUrl, key, each) {
         await http.close();
     }
 }
+
+
+/***/ }),
+
+/***/ 4152:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   p: () => (/* binding */ ENTRY_KINDS)
+/* harmony export */ });
+/**
+ * The ledger's entry kinds, once: the ledger's schema (ledger/entry.ts), the kernel's events
+ * (kernel/rules/event.ts), its notifications and the console page all read this list. Plain
+ * data with no imports, so the page bundles it.
+ */
+const ENTRY_KINDS = [
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
+    // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
+    'freeze',
+    'unfreeze',
+    // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
+    // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
+    // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
+    'break_glass',
+    // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
+    // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
+    // pass is gone, for the kernel's replay and for verify alike.
+    'break_glass_withdrawn',
+];
 
 
 /***/ })

@@ -17,8 +17,8 @@ __webpack_require__.d(__webpack_exports__, {
 var external_node_fs_ = __webpack_require__(3024);
 // EXTERNAL MODULE: ./src/fs/processes.ts
 var processes = __webpack_require__(5810);
-// EXTERNAL MODULE: ./src/fs/atomic.ts
-var atomic = __webpack_require__(230);
+// EXTERNAL MODULE: ./src/fs/durable.ts
+var durable = __webpack_require__(9224);
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
@@ -92,7 +92,7 @@ var schema = __webpack_require__(3659);
 const keeperLeaseSchema = schema/* leaseSchema */.Gn;
 const STARTING = '{"starting":true}';
 function createStatusFile(file) {
-    writeFileAtomic(file, STARTING);
+    writeFileDurableSync(file, STARTING);
 }
 /** The keeper's last record, or undefined while it has written none (or the file is gone or bad). */
 function readStatusFile(file) {
@@ -110,7 +110,7 @@ function readStatusFile(file) {
 function writeStatusFile(file, record) {
     if (!(0,external_node_fs_.existsSync)(file))
         return false;
-    (0,atomic/* writeFileAtomic */.Z)(file, JSON.stringify(record));
+    (0,durable/* writeFileDurableSync */.Qc)(file, JSON.stringify(record));
     return true;
 }
 
@@ -204,27 +204,154 @@ async function keep(args, _io, env) {
 
 /***/ }),
 
-/***/ 230:
+/***/ 9224:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   Z: () => (/* binding */ writeFileAtomic)
+/* harmony export */   Ld: () => (/* binding */ writeFileDurable),
+/* harmony export */   Qc: () => (/* binding */ writeFileDurableSync),
+/* harmony export */   Re: () => (/* binding */ writeTempSync),
+/* harmony export */   sq: () => (/* binding */ syncDirectorySync),
+/* harmony export */   zR: () => (/* binding */ syncDirectory)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _write_all_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3830);
 
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(temp, 'w', 0o600);
+
+
+
+const bytesOf = (piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+const tempOf = (path, options) => options.temp ?? `${path}.${process.pid}.tmp`;
+/**
+ * Replaces `path` with `content` so that a reader, or a crash, finds the old file or
+ * the new one whole, never half of it; once this resolves the new one survives a
+ * crash. The content goes to a temporary file, every byte (writeAll), which is synced,
+ * renamed over `path`, and then the directory is synced so the rename itself is on
+ * disk. On a failure before the rename the temporary file is removed (a full disk
+ * must not keep the space the next write needs) and `path` is untouched.
+ */
+async function writeFileDurable(path, content, options = {}) {
+    const temp = tempOf(path, options);
     try {
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(fd, text);
+        const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(temp, 'w', options.mode ?? 0o600);
+        try {
+            const write = (0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .handleWriter */ .yI)(handle);
+            let size = 0;
+            const append = async (piece) => {
+                const bytes = bytesOf(piece);
+                await (0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .writeAll */ .f4)(write, bytes, size);
+                size += bytes.length;
+            };
+            await (typeof content === 'function' ? content(append) : append(content));
+            await handle.sync();
+        }
+        finally {
+            await handle.close();
+        }
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rename)(temp, path);
+    }
+    catch (error) {
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.unlink)(temp).catch(() => undefined);
+        throw error;
+    }
+    await syncDirectory((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path));
+}
+/**
+ * writeFileDurable for callers that cannot wait: a keeper's status written from a
+ * synchronous timer callback, the notification worker's cursor saved between two
+ * deliveries (an asynchronous save could finish after a later one and put an older
+ * cursor back), and the kernel's signing key made during its synchronous start.
+ */
+function writeFileDurableSync(path, text, options = {}) {
+    const temp = tempOf(path, options);
+    writeTempSync(temp, text, 'w', options.mode ?? 0o600);
+    try {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.renameSync)(temp, path);
+    }
+    catch (error) {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.rmSync)(temp, { force: true });
+        throw error;
+    }
+    syncDirectorySync((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path));
+}
+/**
+ * Writes every byte of `text` to the file `temp` (opened with `flags`) and syncs it; a
+ * file it opened and could not fill is removed.
+ */
+function writeTempSync(temp, text, flags, mode) {
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(temp, flags, mode);
+    try {
+        try {
+            (0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .writeAllSync */ .Ud)((0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .fdWriter */ .OG)(fd), bytesOf(text), 0);
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fsyncSync)(fd);
+        }
+        finally {
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+        }
+    }
+    catch (error) {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.rmSync)(temp, { force: true });
+        throw error;
+    }
+}
+/**
+ * The one directory-sync policy. A rename or a new name is durable only once its
+ * directory is synced, so a write whose directory sync fails was NOT made durable and
+ * fails too — except where the platform cannot sync a directory at all: Windows cannot
+ * open one (EISDIR, EPERM), and some file systems (network, FUSE) refuse fsync on one
+ * (EINVAL). There a rename is as durable as that file system makes it, and refusing
+ * every write would leave the kernel unable to run there.
+ */
+const NO_DIRECTORY_SYNC = new Set(['EISDIR', 'EINVAL', 'EPERM']);
+const unsupported = (error) => NO_DIRECTORY_SYNC.has(error?.code ?? '');
+/** Makes the directory's entries (a rename, a new name) durable; see NO_DIRECTORY_SYNC. */
+async function syncDirectory(dir) {
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
+        await handle.sync();
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
+    }
+    finally {
+        await handle.close();
+    }
+}
+/** syncDirectory's synchronous twin, for writeFileDurableSync and createFileOnce. */
+function syncDirectorySync(dir) {
+    let fd;
+    try {
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
         (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fsyncSync)(fd);
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
     }
     finally {
         (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
     }
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.renameSync)(temp, path);
 }
 
 
@@ -349,6 +476,51 @@ function hasEnvEntry(pid, uid, name, value) {
         if (fd !== undefined)
             (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
     }
+}
+
+
+/***/ }),
+
+/***/ 3830:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   OG: () => (/* binding */ fdWriter),
+/* harmony export */   Ud: () => (/* binding */ writeAllSync),
+/* harmony export */   f4: () => (/* binding */ writeAll),
+/* harmony export */   yI: () => (/* binding */ handleWriter)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** A file handle's writes, as writeAll takes them. */
+const handleWriter = (handle) => async (bytes, offset, length, position) => (await handle.write(bytes, offset, length, position)).bytesWritten;
+/** A descriptor's writes, as writeAllSync takes them. */
+const fdWriter = (fd) => (bytes, offset, length, position) => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(fd, bytes, offset, length, position);
+/**
+ * Writes every byte of `bytes` at `position` (null: where the descriptor
+ * stands). A write may take fewer bytes than asked (a full disk, a signal, a
+ * pipe): the next goes on from there. One that takes none fails, rather than
+ * loop for ever or let a caller count bytes that are not there.
+ */
+async function writeAll(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(await write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** writeAll's synchronous twin (see writeFileDurableSync for who needs it). */
+function writeAllSync(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** What one write took, or the error that says how far the whole got. */
+function took(n, written, bytes) {
+    if (!(n > 0))
+        throw new Error(`a write took ${written} of ${bytes.length} bytes`);
+    return n;
 }
 
 

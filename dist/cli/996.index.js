@@ -70,7 +70,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   migrateDatabase: () => (/* binding */ migrateDatabase)
 /* harmony export */ });
 /* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
-/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6833);
+/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7967);
 /* harmony import */ var _connect_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6739);
 /* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3808);
 /* harmony import */ var _migrations_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7000);
@@ -113,7 +113,7 @@ async function migrateDatabase(options) {
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6833);
+/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7967);
 
 /**
  * The schema, one version at a time. A migration is never edited once

@@ -28094,7 +28094,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_entry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4487);
+/* harmony import */ var _cli_entry_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7568);
 
 await (0,_cli_entry_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)();
 
@@ -28103,142 +28103,25 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1749:
+/***/ 6269:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   J6: () => (/* binding */ deployFromFlags),
-/* harmony export */   NL: () => (/* binding */ DEPLOY_OPTIONS),
-/* harmony export */   eQ: () => (/* binding */ DEPLOY_HELP),
-/* harmony export */   ul: () => (/* binding */ DEPLOY_USAGE),
-/* harmony export */   ze: () => (/* binding */ describeDeploy)
+/* harmony export */   QM: () => (/* binding */ APP_SMOKE),
+/* harmony export */   uq: () => (/* binding */ APP)
 /* harmony export */ });
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1223);
-/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(776);
+/* unused harmony export APP_HELP */
+/* harmony import */ var _flags_plane_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4100);
 
 
-
-/**
- * The deploy's identity as flags, for CI systems that are not GitHub Actions
- * (the action reads it from GITHUB_*): sent with `run` and `acquire` lease
- * requests as the extension fields of plane/deploy.ts, checked here with the
- * kernel's own schema so a bad value is a usage error naming the flag, not a
- * 400 from the plane. A plane that does not know them ignores them.
- */
-const DEPLOY_OPTIONS = {
-    repository: { type: 'string' },
-    workflow: { type: 'string' },
-    ref: { type: 'string' },
-    commit: { type: 'string' },
-    'run-number': { type: 'string' },
-    'run-attempt': { type: 'string' },
-    'run-url': { type: 'string' },
-    queue: { type: 'string' },
-};
-/** The usage line's part for these flags. */
-const DEPLOY_USAGE = '[--repository OWNER/REPO] [--workflow W] [--ref REF] [--commit SHA] [--run-number N] [--run-attempt N] [--run-url URL] [--queue fifo|newest]';
-/** The help's lines for these flags. */
-const DEPLOY_HELP = `  What is deployed (recorded in the grant's ledger entry, shown by status): --repository, --workflow,
-  --ref, --commit (the full SHA), --run-number, --run-attempt, --run-url (https://). --queue newest
-  steps aside when a newer run (higher --run-number) of the same repository, workflow and ref starts
-  waiting ("superseded by …" on stderr); it needs those four flags.`;
-const FLAG_OF = {
-    repository: 'repository',
-    workflow: 'workflow',
-    ref: 'ref',
-    commit: 'commit',
-    runNumber: 'run-number',
-    runAttempt: 'run-attempt',
-    runUrl: 'run-url',
-};
-const shown = (value) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(value, 80);
-/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
-function deployFromFlags(values) {
-    const candidate = {};
-    for (const [key, flag] of Object.entries(FLAG_OF)) {
-        const raw = values[flag];
-        if (raw === undefined)
-            continue;
-        const value = parseField(key, flag, raw);
-        if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR.safeParse({ [key]: value }).success) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .DEPLOY_FORMS */ .sq[key]}.`);
-        }
-        candidate[key] = value;
-    }
-    const deploy = (0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .cleanDeploy */ .ZE)(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR.parse(candidate));
-    const queue = values.queue;
-    if (queue === undefined)
-        return deploy ? { deploy } : {};
-    if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .QUEUE_MODES */ .xZ.includes(queue)) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
-    }
-    if (queue === 'newest') {
-        const missing = ['repository', 'workflow', 'ref', 'runNumber']
-            .filter((key) => deploy?.[key] === undefined)
-            .map((key) => `--${FLAG_OF[key]}`);
-        if (missing.length) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
-        }
-    }
-    return { ...(deploy ? { deploy } : {}), queue: queue };
-}
-function parseField(key, flag, raw) {
-    if (key === 'runNumber' || key === 'runAttempt') {
-        if (!/^\d{1,13}$/.test(raw)) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .DEPLOY_FORMS */ .sq[key]}.`);
-        }
-        return Number(raw);
-    }
-    // Git prints commits in lowercase; one pasted from elsewhere may not be.
-    return key === 'commit' ? raw.toLowerCase() : raw;
-}
-/** "commit abc… of acme/shop on refs/heads/main, run 12 attempt 1: https://…", escaped for a terminal. */
-function describeDeploy(deploy) {
-    const fields = new Map((0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deployEntries */ ._j)(deploy));
-    const parts = [];
-    const commit = fields.get('commit');
-    if (commit !== undefined)
-        parts.push(`commit ${commit}`);
-    const repository = fields.get('repository');
-    if (repository !== undefined)
-        parts.push(`${parts.length ? 'of ' : ''}${repository}`);
-    const workflow = fields.get('workflow');
-    if (workflow !== undefined)
-        parts.push(`workflow ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(String(workflow), 256)}`);
-    const ref = fields.get('ref');
-    if (ref !== undefined)
-        parts.push(`on ${ref}`);
-    const run = fields.get('runNumber');
-    const attempt = fields.get('runAttempt');
-    if (run !== undefined)
-        parts.push(`run ${run}${attempt !== undefined ? ` attempt ${attempt}` : ''}`);
-    else if (attempt !== undefined)
-        parts.push(`attempt ${attempt}`);
-    const url = fields.get('runUrl');
-    return `${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(parts.join(' '), 600)}${url !== undefined ? `: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(String(url), 2048)}` : ''}`;
-}
-
-
-/***/ }),
-
-/***/ 4487:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  a: () => (/* binding */ runCli)
-});
-
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(3916);
-// EXTERNAL MODULE: ./src/lease/escape.ts
-var lease_escape = __nccwpck_require__(1223);
-;// CONCATENATED MODULE: ./src/cli/app-help.ts
-/** `lease-gate app --help`: every setting of the config file (docs/protection-rule.md says why). */
-const APP_HELP = `lease-gate app --config FILE
-  Serve a GitHub App's custom deployment protection rule: a job that targets a configured
+/** `lease-gate app`: the protection-rule app; every setting of its config file is in its help. */
+const APP = {
+    usage: 'lease-gate app',
+    flags: {
+        config: { type: 'string', value: 'FILE', required: true },
+        help: _flags_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .HELP_FLAG */ .lu,
+    },
+    about: `  Serve a GitHub App's custom deployment protection rule: a job that targets a configured
   environment waits for its lease without a runner, and is approved once the lease is granted.
   Prints "lease-gate app listening on http://HOST:PORT[PATH]" first; one log line per step of a run.
   FILE is JSON (paths in it are relative to FILE):
@@ -28265,14 +28148,51 @@ const APP_HELP = `lease-gate app --config FILE
   the runs still waiting; an approved run keeps its lease even when GitHub answers the review 422.
   Durations: '500ms', '90s', '15m', '1h' or plain seconds. The App needs Actions: read and Deployments:
   read and write, and all three events: deployment_protection_rule (a run asks for the environment),
-  workflow_run (a run ended: its place is given back) and deployment_review (reviewers decided).
-lease-gate app smoke --url URL --secret-file FILE
-  Check the wiring without GitHub: sign a sample deployment_protection_rule delivery with the webhook
+  workflow_run (a run ended: its place is given back) and deployment_review (reviewers decided).`,
+};
+/** `lease-gate app smoke`: the wiring checked without GitHub. */
+const APP_SMOKE = {
+    usage: 'lease-gate app smoke',
+    flags: {
+        url: { type: 'string', value: 'URL', required: true },
+        'secret-file': { type: 'string', value: 'FILE', required: true },
+        help: _flags_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .HELP_FLAG */ .lu,
+    },
+    about: `  Check the wiring without GitHub: sign a sample deployment_protection_rule delivery with the webhook
   secret, send it to URL (the webhook URL GitHub is given, through the TLS proxy) and say the app's
-  answer: OK on its 202 (the app ignores the sample: it names no run), else what is wrong (exit 1).`;
+  answer: OK on its 202 (the app ignores the sample: it names no run), else what is wrong (exit 1).`,
+};
+/** `lease-gate app --help`: every setting of the config file (docs/protection-rule.md says why). */
+const APP_HELP = (/* unused pure expression or super */ null && (`${helpOf(APP)}\n${helpOf(APP_SMOKE)}`));
 
-// EXTERNAL MODULE: ./src/cli/deploy-flags.ts
-var deploy_flags = __nccwpck_require__(1749);
+
+/***/ }),
+
+/***/ 7568:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  a: () => (/* binding */ runCli)
+});
+
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __nccwpck_require__(1223);
+// EXTERNAL MODULE: ./src/cli/app-help.ts
+var app_help = __nccwpck_require__(6269);
+// EXTERNAL MODULE: ./src/cli/flags/kernel.ts
+var kernel = __nccwpck_require__(1857);
+// EXTERNAL MODULE: ./src/cli/flags/ledger.ts
+var ledger = __nccwpck_require__(3749);
+// EXTERNAL MODULE: ./src/cli/flags/operator.ts
+var operator = __nccwpck_require__(4876);
+// EXTERNAL MODULE: ./src/cli/flags/plane.ts
+var plane = __nccwpck_require__(4100);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __nccwpck_require__(9406);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __nccwpck_require__(776);
 // EXTERNAL MODULE: ./src/cli/plane-url.ts
@@ -28290,173 +28210,56 @@ const package_namespaceObject = {"rE":"1.0.0"};
 
 
 
+
+
+
+
 /**
  * Each command's module is loaded when it runs: the keeper (`keep`), which lives as long as
  * the job, then never holds the kernel, PostgreSQL or the ledger in memory, and a command
- * starts without evaluating the others. The bundle puts each in its own chunk.
+ * starts without evaluating the others. The bundle puts each in its own chunk. The helps
+ * come from the light flag tables (flags/), so --help loads no command.
  */
-const lazy = (load) => async (args, io, env) => (await load())(args, io, env);
-const kernel = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(839)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4839))).kernel);
-const acquire = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).acquire);
-const release = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).release);
-const main_status = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).status);
-const revoke = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451))).revoke);
-const freeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222))).freeze);
-const unfreeze = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222))).unfreeze);
-const breakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270))).breakGlass);
-const approveBreakGlass = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270))).approveBreakGlass);
-const runCommand = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(745)]).then(__nccwpck_require__.bind(__nccwpck_require__, 1745))).runCommand);
-const keygen = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).keygen);
-const ledger = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).ledger);
-const verify = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(801), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628))).verify);
-const main_history = lazy(async () => (await __nccwpck_require__.e(/* import() */ 821).then(__nccwpck_require__.bind(__nccwpck_require__, 6821))).history);
-const keep = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091))).keep);
-const app = lazy(async () => (await Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(267), __nccwpck_require__.e(213)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8213))).app);
+function lazyFrom(load) {
+    return (name) => async (args, io, env) => (await load())[name](args, io, env);
+}
+const leaseCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451)));
+const freezeCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222)));
+const breakGlassCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270)));
+const ledgerCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628)));
+/** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
-    kernel: {
-        run: kernel,
-        help: `lease-gate kernel [--host 127.0.0.1] [--port 8787] [--ttl-ms 30000] [--lock-delay-ms N] [--data-prefix PATH] [--quiet]
-  Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
-  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback, 16 characters at least there).
-  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass (never the kernel key).
-  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
-  --approver-oidc PATTERN (repeatable, needs --oidc-audience): an OIDC identity (a glob over the token's
-  sub, e.g. repo:acme/ops:environment:break-glass) may approve a break-glass too, as oidc:SUB.
-  --lock-delay-ms: after a revoke, how long others wait at most for the holder to give back
-  (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).
-  --oidc-audience AUD --policy FILE [--oidc-issuer URL] [--oidc-did-host HOST]: accept OIDC ID tokens
-  (GitHub Actions' by default); each acts only as its own run's DIDs, leasing what the policy allows.
-  --keys FILE: scoped keys, each acting only as its DIDs and leasing only its resources.
-  --public-url URL (repeatable): a URL clients reach it by beyond loopback and its listen address, such as
-  the https:// one of a TLS proxy; other Host names are answered 421, other origins may not change leases.
-  --store postgres[://…] [--schema public] [--pool-size 10] --signing-key FILE: any number of replicas
-  on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
-  brings the schema up to date.
-  --windows FILE: recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).
-  --notify URL (repeatable) --notify-secret-file FILE: POST each grant, release, lapse, revoke, freeze
-  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.
-  --notify-file FILE: the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.
-  --health-check RESOURCE=URL (repeatable) [--health-interval-ms 10000] [--health-freeze-held]: hold
-  new grants of RESOURCE while URL (https:, or http: on loopback) answers other than 2xx or not in 5 s;
-  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.
-  --promote FROM->TO (repeatable; 'staging->production' means lock:deploy/staging -> lock:deploy/production):
-  TO is granted only to a commit (deploy.repository, deploy.commit) the ledger shows completed a hold
-  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.
-  --github-token-file FILE [--github-api-url https://api.github.com]: a descendant passes too: GitHub's
-  compare is asked whether a commit that completed FROM contains it (the grant names it, promotedVia).
-  The file is read at each question (a rotated token needs no restart); GitHub not answering refuses.`,
-    },
-    acquire: {
-        run: acquire,
-        help: `lease-gate acquire [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--json] ${deploy_flags/* DEPLOY_USAGE */.ul}
-  Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
-  taken with acquire: it lapses at the expiry the plane answered (30 s on a default kernel), said on
-  stderr. To hold it while a command runs, use run. --wait-timeout 0 asks once.
-${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, acquire exits 1: nothing is held.`,
-    },
-    release: {
-        run: release,
-        help: `lease-gate release [--resource R] [--actor-did D] [--api-url U] [--json]
-  Give back the lease this actor holds.`,
-    },
-    run: {
-        run: runCommand,
-        help: `lease-gate run [--resource R] [--actor-did D] [--api-url U] [--wait-timeout 30m] [--on-lost terminate|warn] ${deploy_flags/* DEPLOY_USAGE */.ul} -- <command> [args...]
-  Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
-  The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
-  lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
-  The command runs in its own process group: signals are forwarded to the group. On Linux it also runs
-  in a cgroup of its own where the cgroup2 mount allows one (root), else its descendants are followed
-  in /proc (LEASE_GATE_RUN_CGROUP=0 skips the cgroup). On loss (or when the command exits leaving
-  processes) all of it, setsid() children too, gets SIGTERM, then SIGKILL 10 s later. On a kernel it
-  keeps a watch on its lease, so a revoke stops the command at once; the kernel grants the resource
-  to the next agent only once run gave it back (after all of it is gone) or the kernel's lock-delay
-  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).
-${deploy_flags/* DEPLOY_HELP */.eQ} Superseded, run exits 0 without running the command (as the action succeeds).`,
-    },
-    keygen: {
-        run: keygen,
-        help: `lease-gate keygen --out DIR
-  Write an Ed25519 ledger signing key: DIR/ledger.key (PKCS#8 PEM, mode 0600) and DIR/ledger.pub (SPKI PEM).`,
-    },
-    ledger: {
-        run: ledger,
-        help: `lease-gate ledger export [--api-url U] [--out FILE]
-  Fetch the kernel's ledger bundle (and its public key, to FILE.pub). --url U is the older name of --api-url.`,
-    },
-    history: {
-        run: main_history,
-        help: `lease-gate history [--resource R] [--since 4h|7d|TIME] [--api-url U] [--json]
-  What the kernel's ledger says happened, in the console's words, oldest first: each hold (holder,
-  fence, how long, how it ended: released, lapsed, revoked by whom and why), each freeze, unfreeze
-  and break-glass. --resource: only R (default: every resource). --since: only what ran or happened
-  since a duration back from now or an ISO 8601 time with a zone.`,
-    },
-    verify: {
-        run: verify,
-        help: `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT] [--allow-partial] [--promote FROM->TO] [--json]
-  Check a ledger bundle offline: signature, origin, every inclusion proof, order, timestamps,
-  completeness, and (with --previous) that an older checkpoint's entries were not rewritten; with
-  --promote (as the kernel's), that every grant of TO names a commit that completed FROM before it.`,
-    },
-    status: {
-        run: main_status,
-        help: `lease-gate status [--resource R] [--api-url U] [--json]
-  Show who holds the resource, without taking it, and its queue as the console shows it: each
-  waiter's place, how long it has waited and, once a hold has ended, about how long it has left
-  to wait at recent hold times (a kernel's; --json: "queue", null from a plane that lists none).`,
-    },
-    app: {
-        run: app,
-        help: APP_HELP,
-    },
-    revoke: {
-        run: revoke,
-        help: `lease-gate revoke [--resource R] [--reason TEXT] [--by NAME] [--api-url U] [--json]
-  End a lease now (needs LEASE_GATE_ADMIN_KEY). Its holder's watch hears it at once; the next agent is
-  granted once the holder gives back or the lock-delay passes. --by NAME: who the ledger names as
-  having revoked it (operator:NAME).`,
-    },
-    freeze: {
-        run: freeze,
-        help: `lease-gate freeze [--resource R] --reason TEXT [--until TIME | --for DURATION] [--by NAME] [--api-url U] [--json]
-  Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
-  unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
-  their place and are told "frozen until … by an operator: TEXT". --by NAME: who the ledger names
-  (operator:NAME; letters, digits, . _ @ -, up to 64), else operator:admin-key.`,
-    },
-    unfreeze: {
-        run: unfreeze,
-        help: `lease-gate unfreeze [--resource R] [--by NAME] [--api-url U] [--json]
-  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it. --by NAME as for freeze.`,
-    },
+    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(767)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5767)))('kernel'), specs: [kernel/* KERNEL */.mI] },
+    acquire: { run: leaseCommands('acquire'), specs: [plane/* ACQUIRE */.Rf] },
+    release: { run: leaseCommands('release'), specs: [plane/* RELEASE */.g2] },
+    run: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(612)]).then(__nccwpck_require__.bind(__nccwpck_require__, 612)))('runCommand'), specs: [plane/* RUN */.oq] },
+    keygen: { run: ledgerCommands('keygen'), specs: [ledger/* KEYGEN */.cO] },
+    ledger: { run: ledgerCommands('ledger'), specs: [ledger/* LEDGER_EXPORT */.TO] },
+    history: { run: lazyFrom(() => __nccwpck_require__.e(/* import() */ 821).then(__nccwpck_require__.bind(__nccwpck_require__, 6821)))('history'), specs: [plane/* HISTORY */.Vv] },
+    verify: { run: ledgerCommands('verify'), specs: [ledger/* VERIFY */.k7] },
+    status: { run: leaseCommands('status'), specs: [plane/* STATUS */.XQ] },
+    app: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(267), __nccwpck_require__.e(30)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9030)))('app'), specs: [app_help/* APP */.uq, app_help/* APP_SMOKE */.QM] },
+    revoke: { run: leaseCommands('revoke'), specs: [operator/* REVOKE */.fU] },
+    freeze: { run: freezeCommands('freeze'), specs: [operator/* FREEZE */.kY] },
+    unfreeze: { run: freezeCommands('unfreeze'), specs: [operator/* UNFREEZE */.fD] },
     'break-glass': {
-        run: breakGlass,
-        help: `lease-gate break-glass [--resource R] (--agent DID | --run OWNER/REPO/RUN_ID) --reason TEXT [--for DURATION] [--by NAME] [--api-url U] [--json]
-  Let one job (its DID, as the console's queue lists it; or any job of a GitHub run, any attempt, as a
-  refused job's log names it: the hotfix path) be granted the resource once, past a freeze, the promotion order,
-  a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
-  LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
-  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.
-lease-gate break-glass --cancel [--resource R] [--agent DID | --run OWNER/REPO/RUN_ID] [--by NAME] [--api-url U] [--json]
-  Withdraw the unused break-glass (only --agent's or --run's, when given): a signed ledger entry, so a restart
-  does not bring it back. A new break-glass withdraws the last the same way.`,
+        run: breakGlassCommands('breakGlass'),
+        specs: [operator/* BREAK_GLASS */.Rb, operator/* BREAK_GLASS_CANCEL */.ur],
     },
     'approve-break-glass': {
-        run: approveBreakGlass,
-        help: `lease-gate approve-break-glass [--resource R] (--agent DID | --run OWNER/REPO/RUN_ID) (--by NAME | --oidc-token-file FILE) [--api-url U] [--json]
-  The second operator's approval of a break-glass: with LEASE_GATE_APPROVER_KEY and --by NAME (NAME must
-  not be the operator who opened it), or as an OIDC identity the kernel's --approver-oidc allows, its ID
-  token read from FILE (then the ledger names it oidc:SUB; not the job's own run). Recorded as approvedBy.`,
+        run: breakGlassCommands('approveBreakGlass'),
+        specs: [operator/* APPROVE_BREAK_GLASS */.Vq],
     },
 };
+/** Each command's help, as `lease-gate NAME --help` prints it. */
+const HELPS = Object.fromEntries(Object.entries(COMMANDS).map(([name, command]) => [name, command.specs.map(table/* helpOf */.ZL).join('\n')]));
 /** Used by the action itself; not in the help. */
-const INTERNAL = { keep };
+const INTERNAL = {
+    keep: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(91)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8091)))('keep'),
+};
 const USAGE = `Usage: lease-gate <command> [options]
 
-${Object.values(COMMANDS)
-    .map((c) => c.help)
-    .join('\n\n')}
+${Object.values(HELPS).join('\n\n')}
 
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
 LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
@@ -28489,7 +28292,7 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
     }
     const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
     if (own.includes('--help') || own.includes('-h')) {
-        io.out(command.help);
+        io.out(HELPS[name]);
         return options/* EXIT */.dc.done;
     }
     try {
@@ -28535,11 +28338,552 @@ async function runCli(argv = process.argv.slice(2)) {
 
 /***/ }),
 
+/***/ 1857:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Wv: () => (/* binding */ STORE_FLAGS),
+/* harmony export */   aU: () => (/* binding */ KERNEL_FLAGS),
+/* harmony export */   mI: () => (/* binding */ KERNEL)
+/* harmony export */ });
+/* harmony import */ var _plane_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4100);
+
+/**
+ * `lease-gate kernel`'s flags, one row each: its parser options and its help both come from
+ * here, and kernelSettings() (kernel-settings.ts) reads and checks what they parse to.
+ */
+/** Where the kernel keeps its state: also `kernel migrate`'s flags. */
+const STORE_FLAGS = {
+    store: {
+        type: 'string',
+        value: 'postgres[://…]',
+        with: ['schema', 'pool-size', 'signing-key'],
+        help: `any number of replicas
+  on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
+  brings the schema up to date.`,
+        synopsis: false,
+    },
+    schema: { type: 'string', value: 'public', synopsis: false },
+    'pool-size': { type: 'string', value: '10', synopsis: false },
+};
+/** Who may call it: OIDC tokens under a policy, scoped keys (see docs/kernel.md). */
+const AUTH_FLAGS = {
+    'oidc-audience': {
+        type: 'string',
+        value: 'AUD',
+        with: ['policy', 'oidc-issuer', 'oidc-did-host'],
+        help: `accept OIDC ID tokens
+  (GitHub Actions' by default); each acts only as its own run's DIDs, leasing what the policy allows.`,
+        synopsis: false,
+    },
+    policy: { type: 'string', value: 'FILE', required: true, synopsis: false },
+    'oidc-issuer': { type: 'string', value: 'URL', synopsis: false },
+    'oidc-did-host': { type: 'string', value: 'HOST', synopsis: false },
+    keys: {
+        type: 'string',
+        value: 'FILE',
+        help: 'scoped keys, each acting only as its DIDs and leasing only its resources.',
+        synopsis: false,
+    },
+};
+/** What it tells, and what holds grants back: webhooks, health checks, the promotion order. */
+const GATE_FLAGS = {
+    windows: {
+        type: 'string',
+        value: 'FILE',
+        help: 'recurring freezes (JSON: name, schedule as cron, duration, timeZone, resources, reason).',
+        synopsis: false,
+    },
+    notify: {
+        type: 'string',
+        multiple: true,
+        value: 'URL',
+        note: 'repeatable',
+        with: ['notify-secret-file'],
+        help: `POST each grant, release, lapse, revoke, freeze
+  and unfreeze as signed JSON (X-Hub-Signature-256), retried for up to 10 min, in order per resource.`,
+        synopsis: false,
+    },
+    'notify-secret-file': { type: 'string', value: 'FILE', required: true, synopsis: false },
+    'notify-file': {
+        type: 'string',
+        value: 'FILE',
+        help: 'the same as a config entry, {"notify": {"urls": [...], "secretFile": "FILE"}}.',
+        synopsis: false,
+    },
+    'health-check': {
+        type: 'string',
+        multiple: true,
+        default: [],
+        value: 'RESOURCE=URL',
+        note: 'repeatable',
+        with: ['health-interval-ms', 'health-freeze-held'],
+        help: `hold
+  new grants of RESOURCE while URL (https:, or http: on loopback) answers other than 2xx or not in 5 s;
+  with --health-freeze-held a failure while it is held freezes it until an operator unfreezes it.`,
+        synopsis: false,
+    },
+    'health-interval-ms': { type: 'string', default: '10000', value: '10000', synopsis: false },
+    'health-freeze-held': { type: 'boolean', default: false, synopsis: false },
+    promote: {
+        type: 'string',
+        multiple: true,
+        default: [],
+        value: 'FROM->TO',
+        note: "repeatable; 'staging->production' means lock:deploy/staging -> lock:deploy/production",
+        help: `
+  TO is granted only to a commit (deploy.repository, deploy.commit) the ledger shows completed a hold
+  on FROM (released, not outdated); else refused 'not_promoted', naming the step. Break-glass overrides.`,
+        synopsis: false,
+    },
+    'github-token-file': {
+        type: 'string',
+        value: 'FILE',
+        with: ['github-api-url'],
+        help: `a descendant passes too: GitHub's
+  compare is asked whether a commit that completed FROM contains it (the grant names it, promotedVia).
+  The file is read at each question (a rotated token needs no restart); GitHub not answering refuses.`,
+        synopsis: false,
+    },
+    'github-api-url': { type: 'string', value: 'https://api.github.com', synopsis: false },
+};
+const KERNEL_FLAGS = {
+    host: { type: 'string', default: '127.0.0.1', value: '127.0.0.1' },
+    port: { type: 'string', default: '8787', value: '8787' },
+    'ttl-ms': { type: 'string', default: '30000', value: '30000' },
+    'lock-delay-ms': {
+        type: 'string',
+        value: 'N',
+        help: `after a revoke, how long others wait at most for the holder to give back
+  (default a third of --ttl-ms plus 2 s: 12000 for 30 s leases; 0: none).`,
+    },
+    'data-prefix': { type: 'string', value: 'PATH' },
+    ledger: { type: 'string', value: 'FILE' },
+    quiet: { type: 'boolean', default: false },
+    state: { type: 'string', hidden: "--data-prefix's old name: still accepted, with a warning" },
+    'exit-with-pid': {
+        type: 'string',
+        default: '0',
+        hidden: "the action's dry run: the kernel goes when the job that started it goes",
+    },
+    'approver-oidc': {
+        type: 'string',
+        multiple: true,
+        default: [],
+        value: 'PATTERN',
+        note: 'repeatable, needs --oidc-audience',
+        help: `an OIDC identity (a glob over the token's
+  sub, e.g. repo:acme/ops:environment:break-glass) may approve a break-glass too, as oidc:SUB.`,
+        synopsis: false,
+    },
+    ...AUTH_FLAGS,
+    'public-url': {
+        type: 'string',
+        multiple: true,
+        default: [],
+        value: 'URL',
+        note: 'repeatable',
+        help: `a URL clients reach it by beyond loopback and its listen address, such as
+  the https:// one of a TLS proxy; other Host names are answered 421, other origins may not change leases.`,
+        synopsis: false,
+    },
+    ...STORE_FLAGS,
+    'signing-key': { type: 'string', value: 'FILE', required: true, synopsis: false },
+    ...GATE_FLAGS,
+    help: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .HELP_FLAG */ .lu,
+};
+const KERNEL = {
+    usage: 'lease-gate kernel',
+    flags: KERNEL_FLAGS,
+    about: `  Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
+  LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback, 16 characters at least there).
+  LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass (never the kernel key).
+  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.`,
+};
+
+
+/***/ }),
+
+/***/ 3749:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   TO: () => (/* binding */ LEDGER_EXPORT),
+/* harmony export */   cO: () => (/* binding */ KEYGEN),
+/* harmony export */   k7: () => (/* binding */ VERIFY)
+/* harmony export */ });
+/** The ledger's commands: a signing key, a bundle fetched, a bundle checked offline. */
+const KEYGEN = {
+    usage: 'lease-gate keygen',
+    flags: { out: { type: 'string', value: 'DIR', required: true } },
+    about: `  Write an Ed25519 ledger signing key: DIR/ledger.key (PKCS#8 PEM, mode 0600) and DIR/ledger.pub (SPKI PEM).`,
+};
+const LEDGER_EXPORT = {
+    usage: 'lease-gate ledger export',
+    flags: {
+        'api-url': { type: 'string', value: 'U' },
+        // Said in the prose, as the older name it is.
+        url: { type: 'string', value: 'U', synopsis: false },
+        out: { type: 'string', value: 'FILE' },
+    },
+    about: `  Fetch the kernel's ledger bundle (and its public key, to FILE.pub). --url U is the older name of --api-url.`,
+};
+const VERIFY = {
+    usage: 'lease-gate verify',
+    before: 'FILE',
+    flags: {
+        'public-key': { type: 'string', value: 'KEY', required: true },
+        previous: { type: 'string', value: 'CHECKPOINT' },
+        'allow-partial': { type: 'boolean', default: false },
+        promote: { type: 'string', multiple: true, default: [], value: 'FROM->TO' },
+        json: { type: 'boolean', default: false },
+    },
+    about: `  Check a ledger bundle offline: signature, origin, every inclusion proof, order, timestamps,
+  completeness, and (with --previous) that an older checkpoint's entries were not rewritten; with
+  --promote (as the kernel's), that every grant of TO names a commit that completed FROM before it.`,
+};
+
+
+/***/ }),
+
+/***/ 4876:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Rb: () => (/* binding */ BREAK_GLASS),
+/* harmony export */   Vq: () => (/* binding */ APPROVE_BREAK_GLASS),
+/* harmony export */   fD: () => (/* binding */ UNFREEZE),
+/* harmony export */   fU: () => (/* binding */ REVOKE),
+/* harmony export */   kY: () => (/* binding */ FREEZE),
+/* harmony export */   ur: () => (/* binding */ BREAK_GLASS_CANCEL)
+/* harmony export */ });
+/* harmony import */ var _plane_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4100);
+
+/** The operator's commands (an admin key's): revoke, freeze, unfreeze and break glass. */
+const BY = { type: 'string', value: 'NAME' };
+const REASON = { type: 'string', value: 'TEXT' };
+/** The pass's job: one DID, or any job of a run (`or`: one of the two). */
+const AGENT = { type: 'string', value: 'DID', required: true };
+const RUN = {
+    type: 'string',
+    value: 'OWNER/REPO/RUN_ID',
+    or: true,
+};
+/** The two flags every operator command ends with. */
+const TAIL = { 'api-url': _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .API_URL */ .H$, json: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .JSON_FLAG */ .KH, ..._plane_js__WEBPACK_IMPORTED_MODULE_0__/* .COMMON_FLAGS */ .gd };
+const REVOKE = {
+    usage: 'lease-gate revoke',
+    flags: { resource: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .RESOURCE */ .bD, reason: REASON, by: BY, ...TAIL },
+    about: `  End a lease now (needs LEASE_GATE_ADMIN_KEY). Its holder's watch hears it at once; the next agent is
+  granted once the holder gives back or the lock-delay passes. --by NAME: who the ledger names as
+  having revoked it (operator:NAME).`,
+};
+const FREEZE = {
+    usage: 'lease-gate freeze',
+    flags: {
+        resource: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .RESOURCE */ .bD,
+        reason: { ...REASON, required: true },
+        until: { type: 'string', value: 'TIME' },
+        for: { type: 'string', value: 'DURATION', or: true },
+        by: BY,
+        ...TAIL,
+    },
+    about: `  Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
+  unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
+  their place and are told "frozen until … by an operator: TEXT". --by NAME: who the ledger names
+  (operator:NAME; letters, digits, . _ @ -, up to 64), else operator:admin-key.`,
+};
+const UNFREEZE = {
+    usage: 'lease-gate unfreeze',
+    flags: { resource: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .RESOURCE */ .bD, by: BY, ...TAIL },
+    about: `  End a freeze (needs LEASE_GATE_ADMIN_KEY); the next in line is granted it. --by NAME as for freeze.`,
+};
+const BREAK_GLASS = {
+    usage: 'lease-gate break-glass',
+    flags: {
+        resource: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .RESOURCE */ .bD,
+        agent: AGENT,
+        run: RUN,
+        reason: { ...REASON, required: true },
+        for: { type: 'string', value: 'DURATION' },
+        by: BY,
+        // Its own synopsis, BREAK_GLASS_CANCEL's, says it.
+        cancel: { type: 'boolean', synopsis: false },
+        ...TAIL,
+    },
+    about: `  Let one job (its DID, as the console's queue lists it; or any job of a GitHub run, any attempt, as a
+  refused job's log names it: the hotfix path) be granted the resource once, past a freeze, the promotion order,
+  a window, a health check's hold and the queue, for DURATION (default 15m, at most 1h; needs
+  LEASE_GATE_ADMIN_KEY). Never past a holder or a revoke. Recorded in the ledger with TEXT and --by.
+  With a kernel started with LEASE_GATE_APPROVER_KEY or --approver-oidc it waits for approve-break-glass.`,
+};
+/** `break-glass --cancel`: the same command's second form, parsed with BREAK_GLASS's table. */
+const BREAK_GLASS_CANCEL = {
+    usage: 'lease-gate break-glass',
+    flags: {
+        cancel: { type: 'boolean', required: true },
+        resource: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .RESOURCE */ .bD,
+        agent: { ...AGENT, required: false },
+        run: RUN,
+        by: BY,
+        'api-url': _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .API_URL */ .H$,
+        json: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .JSON_FLAG */ .KH,
+    },
+    about: `  Withdraw the unused break-glass (only --agent's or --run's, when given): a signed ledger entry, so a restart
+  does not bring it back. A new break-glass withdraws the last the same way.`,
+};
+const APPROVE_BREAK_GLASS = {
+    usage: 'lease-gate approve-break-glass',
+    flags: {
+        resource: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .RESOURCE */ .bD,
+        agent: AGENT,
+        run: RUN,
+        by: { ...BY, required: true },
+        'oidc-token-file': { ..._plane_js__WEBPACK_IMPORTED_MODULE_0__/* .OIDC_TOKEN_FILE */ .Tj, or: true },
+        'api-url': _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .API_URL */ .H$,
+        json: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .JSON_FLAG */ .KH,
+        'actor-did': (0,_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .common */ .sh)(_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .ACTOR_DID */ .Km),
+        'wait-timeout': (0,_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .common */ .sh)(_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .WAIT_TIMEOUT */ .MN),
+        help: _plane_js__WEBPACK_IMPORTED_MODULE_0__/* .HELP_FLAG */ .lu,
+    },
+    about: `  The second operator's approval of a break-glass: with LEASE_GATE_APPROVER_KEY and --by NAME (NAME must
+  not be the operator who opened it), or as an OIDC identity the kernel's --approver-oidc allows, its ID
+  token read from FILE (then the ledger names it oidc:SUB; not the job's own run). Recorded as approvedBy.`,
+};
+
+
+/***/ }),
+
+/***/ 4100:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   H$: () => (/* binding */ API_URL),
+/* harmony export */   KH: () => (/* binding */ JSON_FLAG),
+/* harmony export */   Km: () => (/* binding */ ACTOR_DID),
+/* harmony export */   MN: () => (/* binding */ WAIT_TIMEOUT),
+/* harmony export */   Rf: () => (/* binding */ ACQUIRE),
+/* harmony export */   Tj: () => (/* binding */ OIDC_TOKEN_FILE),
+/* harmony export */   Vv: () => (/* binding */ HISTORY),
+/* harmony export */   XQ: () => (/* binding */ STATUS),
+/* harmony export */   bD: () => (/* binding */ RESOURCE),
+/* harmony export */   g2: () => (/* binding */ RELEASE),
+/* harmony export */   gd: () => (/* binding */ COMMON_FLAGS),
+/* harmony export */   lu: () => (/* binding */ HELP_FLAG),
+/* harmony export */   oq: () => (/* binding */ RUN),
+/* harmony export */   sh: () => (/* binding */ common)
+/* harmony export */ });
+/* unused harmony export DEPLOY_FLAGS */
+/**
+ * The flags of the commands that talk to a plane, and the help of acquire, release, run,
+ * status and history. Light on purpose: main() reads every help without loading a command.
+ */
+/** main() answers `--help` and `-h` before a command parses; parsing them too keeps them known. */
+const HELP_FLAG = {
+    type: 'boolean',
+    short: 'h',
+    default: false,
+    hidden: 'main() answers it before the command runs',
+};
+/** Said once in the overview's "Common:" part. */
+const common = (flag) => ({ ...flag, common: true });
+const RESOURCE = { type: 'string', value: 'R' };
+const ACTOR_DID = { type: 'string', value: 'D' };
+const API_URL = { type: 'string', value: 'U' };
+const WAIT_TIMEOUT = { type: 'string', value: '30m' };
+const OIDC_TOKEN_FILE = { type: 'string', value: 'FILE' };
+const JSON_FLAG = { type: 'boolean', default: false };
+/** What every plane command parses that its synopsis need not repeat. */
+const COMMON_FLAGS = {
+    'actor-did': common(ACTOR_DID),
+    'wait-timeout': common(WAIT_TIMEOUT),
+    'oidc-token-file': common(OIDC_TOKEN_FILE),
+    help: HELP_FLAG,
+};
+/** The deploy's identity (deploy-flags.ts reads them), for CI systems that are not GitHub Actions. */
+const DEPLOY_FLAGS = {
+    repository: { type: 'string', value: 'OWNER/REPO' },
+    workflow: { type: 'string', value: 'W' },
+    ref: { type: 'string', value: 'REF' },
+    commit: { type: 'string', value: 'SHA' },
+    'run-number': { type: 'string', value: 'N' },
+    'run-attempt': { type: 'string', value: 'N' },
+    'run-url': { type: 'string', value: 'URL' },
+    queue: { type: 'string', value: 'fifo|newest' },
+};
+/** The help's lines for the deploy flags. */
+const DEPLOY_HELP = `  What is deployed (recorded in the grant's ledger entry, shown by status): --repository, --workflow,
+  --ref, --commit (the full SHA), --run-number, --run-attempt, --run-url (https://). --queue newest
+  steps aside when a newer run (higher --run-number) of the same repository, workflow and ref starts
+  waiting ("superseded by …" on stderr); it needs those four flags.`;
+/** The flags of acquire, and of the commands that name an actor the same way. */
+const WAITING_FLAGS = {
+    resource: RESOURCE,
+    'actor-did': ACTOR_DID,
+    'api-url': API_URL,
+    'wait-timeout': WAIT_TIMEOUT,
+};
+const ACQUIRE = {
+    usage: 'lease-gate acquire',
+    flags: {
+        ...WAITING_FLAGS,
+        json: JSON_FLAG,
+        ...DEPLOY_FLAGS,
+        'oidc-token-file': common(OIDC_TOKEN_FILE),
+        help: HELP_FLAG,
+    },
+    about: `  Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
+  taken with acquire: it lapses at the expiry the plane answered (30 s on a default kernel), said on
+  stderr. To hold it while a command runs, use run. --wait-timeout 0 asks once.
+${DEPLOY_HELP} Superseded, acquire exits 1: nothing is held.`,
+};
+const RELEASE = {
+    usage: 'lease-gate release',
+    flags: {
+        resource: RESOURCE,
+        'actor-did': ACTOR_DID,
+        'api-url': API_URL,
+        json: JSON_FLAG,
+        'wait-timeout': common(WAIT_TIMEOUT),
+        'oidc-token-file': common(OIDC_TOKEN_FILE),
+        help: HELP_FLAG,
+    },
+    about: '  Give back the lease this actor holds.',
+};
+const RUN = {
+    usage: 'lease-gate run',
+    flags: {
+        ...WAITING_FLAGS,
+        'on-lost': { type: 'string', default: 'terminate', value: 'terminate|warn' },
+        ...DEPLOY_FLAGS,
+        json: {
+            ...JSON_FLAG,
+            hidden: "parsed as every plane command's: run prints the command's output",
+        },
+        'oidc-token-file': common(OIDC_TOKEN_FILE),
+        help: HELP_FLAG,
+    },
+    after: '-- <command> [args...]',
+    about: `  Hold the lease while the command runs (renewing it), release it after, exit with the command's code.
+  The command sees LEASE_GATE_LEASE_ID and LEASE_GATE_FENCE. Signals are forwarded to it. If the lease is
+  lost, 'terminate' stops the command and 'warn' lets it finish; either way the exit code is non-zero.
+  The command runs in its own process group: signals are forwarded to the group. On Linux it also runs
+  in a cgroup of its own where the cgroup2 mount allows one (root), else its descendants are followed
+  in /proc (LEASE_GATE_RUN_CGROUP=0 skips the cgroup). On loss (or when the command exits leaving
+  processes) all of it, setsid() children too, gets SIGTERM, then SIGKILL 10 s later. On a kernel it
+  keeps a watch on its lease, so a revoke stops the command at once; the kernel grants the resource
+  to the next agent only once run gave it back (after all of it is gone) or the kernel's lock-delay
+  passed. Against a plane without the watch, a loss is noticed at the next renewal (within ~10 s).
+${DEPLOY_HELP} Superseded, run exits 0 without running the command (as the action succeeds).`,
+};
+const STATUS = {
+    usage: 'lease-gate status',
+    flags: { resource: RESOURCE, 'api-url': API_URL, json: JSON_FLAG, ...COMMON_FLAGS },
+    about: `  Show who holds the resource, without taking it, and its queue as the console shows it: each
+  waiter's place, how long it has waited and, once a hold has ended, about how long it has left
+  to wait at recent hold times (a kernel's; --json: "queue", null from a plane that lists none).`,
+};
+const HISTORY = {
+    usage: 'lease-gate history',
+    flags: {
+        resource: RESOURCE,
+        since: { type: 'string', value: '4h|7d|TIME' },
+        'api-url': API_URL,
+        json: JSON_FLAG,
+        ...COMMON_FLAGS,
+    },
+    about: `  What the kernel's ledger says happened, in the console's words, oldest first: each hold (holder,
+  fence, how long, how it ended: released, lapsed, revoked by whom and why), each freeze, unfreeze
+  and break-glass. --resource: only R (default: every resource). --since: only what ran or happened
+  since a duration back from now or an ISO 8601 time with a zone.`,
+};
+
+
+/***/ }),
+
+/***/ 9406:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   ZL: () => (/* binding */ helpOf),
+/* harmony export */   cz: () => (/* binding */ optionsOf)
+/* harmony export */ });
+/* unused harmony exports formOf, flagsNamedIn */
+/**
+ * The table as node:util's options: only the parser's own fields, so the help's cannot
+ * reach it. Typed as the table, whose literal rows give parse() its values' types.
+ */
+function optionsOf(table) {
+    const options = {};
+    for (const [name, flag] of Object.entries(table)) {
+        options[name] = {
+            type: flag.type,
+            ...(flag.multiple ? { multiple: true } : {}),
+            ...(flag.short ? { short: flag.short } : {}),
+            ...(flag.default !== undefined ? { default: flag.default } : {}),
+        };
+    }
+    return options;
+}
+/** `--host 127.0.0.1`, `--quiet`: the flag with its value as the help shows it. */
+function formOf(name, flag) {
+    return flag.type === 'string' ? `--${name} ${flag.value ?? 'VALUE'}` : `--${name}`;
+}
+const bracket = (text, flag) => (flag.required ? text : `[${text}]`);
+/** The synopsis line: the words, then each visible flag in the table's order. */
+function synopsisOf(spec) {
+    const parts = [spec.usage, ...(spec.before ? [spec.before] : [])];
+    const rows = Object.entries(spec.flags).filter(([, flag]) => !flag.hidden && !flag.common && flag.synopsis !== false);
+    for (let i = 0; i < rows.length; i += 1) {
+        const [name, flag] = rows[i];
+        const group = [formOf(name, flag)];
+        while (rows[i + 1]?.[1].or)
+            group.push(formOf(...rows[(i += 1)]));
+        const text = group.join(' | ');
+        // A required choice is in parentheses, as usage lines write one.
+        parts.push(group.length > 1 && flag.required ? `(${text})` : bracket(text, flag));
+    }
+    if (spec.after)
+        parts.push(spec.after);
+    return parts.join(' ');
+}
+/** A paragraph's first words: the flag, its note, and the flags that go with it. */
+function leadOf(name, flag, table) {
+    const words = [formOf(name, flag) + (flag.note ? ` (${flag.note})` : '')];
+    for (const other of flag.with ?? []) {
+        const row = table[other];
+        if (row)
+            words.push(bracket(formOf(other, row), row));
+    }
+    return words.join(' ');
+}
+/** The command's help: synopsis, prose, then each flag's paragraph in the table's order. */
+function helpOf(spec) {
+    const lines = [synopsisOf(spec)];
+    if (spec.about)
+        lines.push(spec.about);
+    for (const [name, flag] of Object.entries(spec.flags)) {
+        // A paragraph may start on the line after a long lead.
+        const gap = flag.help?.startsWith('\n') ? '' : ' ';
+        if (flag.help && !flag.hidden)
+            lines.push(`  ${leadOf(name, flag, spec.flags)}:${gap}${flag.help}`);
+    }
+    if (spec.end)
+        lines.push(spec.end);
+    return lines.join('\n');
+}
+/** The flags a help text names (`--host`), each once; `--` alone is not one. */
+function flagsNamedIn(text) {
+    return [...new Set(text.match(/--[a-z][a-z0-9-]*/g) ?? [])].map((flag) => flag.slice(2));
+}
+
+
+/***/ }),
+
 /***/ 776:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   UR: () => (/* binding */ PLANE_OPTIONS),
 /* harmony export */   cf: () => (/* binding */ signalExitCode),
 /* harmony export */   dc: () => (/* binding */ EXIT),
 /* harmony export */   eb: () => (/* binding */ UsageError),
@@ -28557,9 +28901,9 @@ async function runCli(argv = process.argv.slice(2)) {
 /* harmony import */ var _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2679);
 /* harmony import */ var _lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8309);
 /* harmony import */ var _lease_settings_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(4801);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(1223);
-/* harmony import */ var _suggest_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(7472);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(8252);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(1223);
+/* harmony import */ var _suggest_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(7472);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(8252);
 
 
 
@@ -28583,15 +28927,6 @@ class UsageError extends _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .LeaseGateErr
         super(message, { ...options, code: 'usage' });
     }
 }
-const PLANE_OPTIONS = {
-    resource: { type: 'string' },
-    'actor-did': { type: 'string' },
-    'api-url': { type: 'string' },
-    'wait-timeout': { type: 'string' },
-    'oidc-token-file': { type: 'string' },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-};
 function parse(args, options, allowPositionals = false) {
     try {
         return (0,node_util__WEBPACK_IMPORTED_MODULE_1__.parseArgs)({ args, options, allowPositionals, strict: true });
@@ -28613,8 +28948,8 @@ function unknownFlag(error) {
 /** "Unknown flag '--statsu'. Did you mean --status?", the guess from this command's own flags. */
 function unknownFlagMessage(flag, options) {
     const name = flag.replace(/^-+/, '').split('=')[0] ?? '';
-    const guess = (0,_suggest_js__WEBPACK_IMPORTED_MODULE_8__/* .closest */ .k)(name, Object.keys(options));
-    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_9__/* .untrusted */ .bp)(flag, 60)}'`;
+    const guess = (0,_suggest_js__WEBPACK_IMPORTED_MODULE_9__/* .closest */ .k)(name, Object.keys(options));
+    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_7__/* .untrusted */ .bp)(flag, 60)}'`;
     return guess
         ? `Unknown flag ${shown}. Did you mean --${guess}?`
         : `Unknown flag ${shown}. (A command's own arguments go after '--'.)`;
@@ -28653,7 +28988,7 @@ function apiUrlSource(values, env) {
 /** Flags and environment → the session's settings; messages name the flag or variable. */
 function settingsFromFlags(values, env) {
     const fixed = (value) => ({ value, from: 'default' });
-    const given = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_7__/* .givenApiUrl */ .dT)(values['api-url'], env);
+    const given = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_8__/* .givenApiUrl */ .dT)(values['api-url'], env);
     const apiUrl = { value: given.value, from: given.from };
     try {
         // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
@@ -28675,7 +29010,7 @@ function settingsFromFlags(values, env) {
     catch (error) {
         // Nothing named a plane: the hosted one is meant, said with how to name another.
         if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .SettingsError */ .GN)
-            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_7__/* .hostedHint */ .hx)(false)}` : error.message);
+            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_8__/* .hostedHint */ .hx)(false)}` : error.message);
         throw error;
     }
 }
@@ -28812,6 +29147,45 @@ function editDistance(a, b) {
     }
     return rows[a.length][b.length];
 }
+
+
+/***/ }),
+
+/***/ 2170:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J2: () => (/* binding */ TERMINAL_CONTROL_CHARS),
+/* harmony export */   UH: () => (/* binding */ controlFree),
+/* harmony export */   UV: () => (/* binding */ CONTROL_CHARS)
+/* harmony export */ });
+/* unused harmony export CONTROL_CHAR */
+/**
+ * Control characters, once, for every layer that keeps them out of a line of text: the
+ * plane's clipped texts and deploy fields, the kernel's reasons and notifications, the
+ * action's outputs, the session's log lines and a shown URL.
+ *
+ * Here, beside errors.ts, and not in plane/: src/http/ (url-display.ts) sits below plane/ and
+ * may import nothing of ours but top-level modules like this one, and every other user may
+ * import it too. No imports and no node: APIs, so the console page may bundle it.
+ */
+/** C0 controls and DEL, as a character class's ranges (a line break, ESC, NUL, …). */
+const CONTROL_RANGES = '\\u0000-\\u001f\\u007f';
+/** Whether a text holds a control character (`.test`: not global, so it keeps no lastIndex). */
+const CONTROL_CHAR = new RegExp(`[${CONTROL_RANGES}]`);
+/** Every control character of a text, for `.replace`. */
+const CONTROL_CHARS = new RegExp(`[${CONTROL_RANGES}]`, 'g');
+/** A whole text of `min` to `max` characters (no bound: any length), none a control character. */
+const controlFree = (min = 0, max) => new RegExp(`^[^${CONTROL_RANGES}]{${min},${max ?? ''}}$`);
+/**
+ * What a terminal or the runner must not be handed raw, for text escaped rather than
+ * replaced (lease/escape.ts): C0 controls but tab and line feed (those are escaped first,
+ * by the runner's own rule), DEL and the C1 controls (a terminal reads 0x9b as CSI), and
+ * the Unicode line and paragraph separators (a line break to some readers).
+ */
+const TERMINAL_CONTROL_CHARS = 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 
 /***/ }),
@@ -28996,24 +29370,24 @@ function formatDuration(ms) {
 
 /***/ }),
 
-/***/ 3329:
+/***/ 1197:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   u: () => (/* binding */ createHttpClient)
-/* harmony export */ });
-/* unused harmony export MAX_ANSWER_BYTES */
-/* harmony import */ var undici__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6752);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8549);
-/* harmony import */ var _loopback_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(507);
-/* harmony import */ var _url_display_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3390);
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  u: () => (/* binding */ createHttpClient)
+});
+
+// UNUSED EXPORTS: MAX_ANSWER_BYTES
+
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
+// EXTERNAL MODULE: ./src/http/loopback.ts
+var loopback = __nccwpck_require__(507);
+;// CONCATENATED MODULE: ./src/http/dispatchers.ts
 
 
-
-
-/** Bodies past this are not ours to read: the plane's answers are small. */
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
 function proxyEnv(env) {
     const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? '';
     return {
@@ -29022,110 +29396,60 @@ function proxyEnv(env) {
         noProxy: pick('NO_PROXY'),
     };
 }
-function createHttpClient(options = {}) {
-    const env = options.env ?? process.env;
-    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+function createDispatchers(options) {
     const agentOptions = {
-        connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
-        headersTimeout,
-        bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
+        connect: { timeout: options.connectTimeoutMs },
+        headersTimeout: options.headersTimeoutMs,
+        bodyTimeout: options.bodyTimeoutMs,
         keepAliveTimeout: 4_000,
     };
-    const proxies = proxyEnv(env);
-    const direct = new undici__WEBPACK_IMPORTED_MODULE_0__/* .Agent */ .g6(agentOptions);
+    const proxies = proxyEnv(options.env);
+    const direct = new undici/* Agent */.g6(agentOptions);
     // Loopback is decided here, by the same test that allows plain http: to it, and not
     // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
     const proxied = proxies.httpProxy || proxies.httpsProxy
-        ? new undici__WEBPACK_IMPORTED_MODULE_0__/* .EnvHttpProxyAgent */ .J2({
+        ? new undici/* EnvHttpProxyAgent */.J2({
             ...agentOptions,
             httpProxy: proxies.httpProxy || undefined,
             httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,_loopback_js__WEBPACK_IMPORTED_MODULE_2__/* .isLoopbackHost */ .c)(url.hostname)) ? proxied : direct;
-    let closed = false;
-    async function send(req) {
-        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
-        const call = `[${req.method}] "${(0,_url_display_js__WEBPACK_IMPORTED_MODULE_3__/* .urlForDisplay */ .B)(req.url)}"`;
-        if (closed)
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: the HTTP client is closed`, {
-                failure: 'cancelled',
-                call,
-            });
-        const timeoutMs = req.timeoutMs ?? headersTimeout;
-        const timeout = AbortSignal.timeout(timeoutMs);
-        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-        try {
-            const url = new URL(req.url);
-            // The dispatcher's own request(): undici's top-level one would load all of undici.
-            const answer = await dispatcherFor(url).request({
-                origin: url.origin,
-                path: `${url.pathname}${url.search}`,
-                method: req.method,
-                headers: req.headers ?? {},
-                ...(req.body === undefined ? {} : { body: req.body }),
-                signal,
-                headersTimeout: Math.max(headersTimeout, timeoutMs),
-            });
-            const text = await readBounded(answer.body, call);
-            return { status: answer.statusCode, headers: answer.headers, text };
-        }
-        catch (error) {
-            if (error instanceof _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j)
-                throw error;
-            if (req.signal?.aborted)
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: cancelled`, { failure: 'cancelled', call });
-            if (timeout.aborted || isTimeout(error)) {
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: no answer within ${timeoutMs} ms`, {
-                    failure: 'timeout',
-                    call,
-                    cause: error,
-                });
-            }
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${describeNetworkError(error)}`, {
-                failure: 'network',
-                call,
-                cause: error,
-            });
-        }
-    }
     return {
-        send,
-        async getText(url, headers = {}, signal) {
-            const answer = await send({ method: 'GET', url, headers, signal });
-            if (answer.status !== 200) {
-                const call = `[GET] "${(0,_url_display_js__WEBPACK_IMPORTED_MODULE_3__/* .urlForDisplay */ .B)(url)}"`;
-                throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
-                    failure: 'network',
-                    call,
-                });
-            }
-            return answer.text;
-        },
-        async close() {
-            if (closed)
-                return;
-            closed = true;
+        for: (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct,
+        async destroy() {
             await Promise.all([direct.destroy(), proxied?.destroy()]);
         },
     };
 }
-async function readBounded(body, call) {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of body) {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-            body.destroy();
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .HttpError */ .j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
-                failure: 'too-large',
-                call,
-            });
-        }
-        chunks.push(chunk);
+
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __nccwpck_require__(8549);
+;// CONCATENATED MODULE: ./src/http/network-error.ts
+
+/**
+ * A failed request read as an HttpError whose message is ours: cancelled by the caller,
+ * timed out, or the network's failure named by its code, never by undici's or Node's words.
+ */
+/** `timeout`: the request's own deadline signal; `signal`: the caller's. */
+function requestFailure(error, sent) {
+    const { call, timeoutMs } = sent;
+    if (error instanceof errors/* HttpError */.j)
+        return error;
+    if (sent.signal?.aborted)
+        return new errors/* HttpError */.j(`${call}: cancelled`, { failure: 'cancelled', call });
+    if (sent.timeout.aborted || isTimeout(error)) {
+        return new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, {
+            failure: 'timeout',
+            call,
+            cause: error,
+        });
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, {
+        failure: 'network',
+        call,
+        cause: error,
+    });
 }
 function isTimeout(error) {
     const code = error?.code;
@@ -29157,6 +29481,94 @@ function codeOf(error) {
             return code;
     }
     return '';
+}
+
+// EXTERNAL MODULE: ./src/http/url-display.ts
+var url_display = __nccwpck_require__(3390);
+;// CONCATENATED MODULE: ./src/http/client.ts
+
+
+
+
+/** Bodies past this are not ours to read: the plane's answers are small. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
+function createHttpClient(options = {}) {
+    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+    const dispatchers = createDispatchers({
+        env: options.env ?? process.env,
+        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connect,
+        headersTimeoutMs: headersTimeout,
+        bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.body,
+        proxyLoopback: options.proxyLoopback ?? false,
+    });
+    let closed = false;
+    async function send(req) {
+        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+        const call = `[${req.method}] "${(0,url_display/* urlForDisplay */.B)(req.url)}"`;
+        if (closed)
+            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, {
+                failure: 'cancelled',
+                call,
+            });
+        const timeoutMs = req.timeoutMs ?? headersTimeout;
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+        try {
+            const url = new URL(req.url);
+            // The dispatcher's own request(): undici's top-level one would load all of undici.
+            const answer = await dispatchers.for(url).request({
+                origin: url.origin,
+                path: `${url.pathname}${url.search}`,
+                method: req.method,
+                headers: req.headers ?? {},
+                ...(req.body === undefined ? {} : { body: req.body }),
+                signal,
+                headersTimeout: Math.max(headersTimeout, timeoutMs),
+            });
+            const text = await readBounded(answer.body, call);
+            return { status: answer.statusCode, headers: answer.headers, text };
+        }
+        catch (error) {
+            throw requestFailure(error, { call, signal: req.signal, timeout, timeoutMs });
+        }
+    }
+    return {
+        send,
+        async getText(url, headers = {}, signal) {
+            const answer = await send({ method: 'GET', url, headers, signal });
+            if (answer.status !== 200) {
+                const call = `[GET] "${(0,url_display/* urlForDisplay */.B)(url)}"`;
+                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                    failure: 'network',
+                    call,
+                });
+            }
+            return answer.text;
+        },
+        async close() {
+            if (closed)
+                return;
+            closed = true;
+            await dispatchers.destroy();
+        },
+    };
+}
+async function readBounded(body, call) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body) {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+            body.destroy();
+            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+                failure: 'too-large',
+                call,
+            });
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
 }
 
 
@@ -29225,6 +29637,8 @@ function isLoopbackHost(hostname) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   B: () => (/* binding */ urlForDisplay)
 /* harmony export */ });
+/* harmony import */ var _control_chars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2170);
+
 /**
  * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
  * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
@@ -29246,8 +29660,8 @@ function urlForDisplay(raw) {
     const shown = url
         ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
         : cutByHand(String(raw));
-    // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
-    return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
+    // A shown URL is one line a terminal prints as it is.
+    return shown.replace(_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .CONTROL_CHARS */ .UV, '?').slice(0, 200);
 }
 /** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
 function cutByHand(text) {
@@ -29271,46 +29685,20 @@ function cutByHand(text) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   F9: () => (/* binding */ shortHolder),
-/* harmony export */   KP: () => (/* binding */ runAttemptKey),
-/* harmony export */   SU: () => (/* binding */ parseRepository),
 /* harmony export */   ZI: () => (/* binding */ hostUserDid),
-/* harmony export */   f4: () => (/* binding */ didSegment),
 /* harmony export */   iM: () => (/* binding */ deriveActorDid),
 /* harmony export */   sG: () => (/* binding */ describeHolder),
 /* harmony export */   wX: () => (/* binding */ runContextFromEnv)
 /* harmony export */ });
-/* unused harmony exports OWNER_PATTERN, REPO_PATTERN, parseRunDid, runUrlFromDid */
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3659);
+/* harmony import */ var _plane_did_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4027);
 
-/** A DID segment: UTF-8 bytes outside DID idchars percent-encoded, so a segment never holds a colon. */
-function didSegment(value) {
-    let out = '';
-    for (const byte of new TextEncoder().encode(value)) {
-        const char = String.fromCharCode(byte);
-        out += /[A-Za-z0-9._-]/.test(char)
-            ? char
-            : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-    }
-    return out;
-}
-/** GitHub's naming rules: owners are 1–39 letters, digits or single hyphens; repos 1–100 of [A-Za-z0-9._-]. */
-const OWNER_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
-const REPO_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
-const RUN_ID_PATTERN = /^[1-9]\d{0,19}$/;
-const HOST_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
-/** `owner/repo` by GitHub's rules; undefined for anything else. */
-function parseRepository(value) {
-    const [owner, repo, ...rest] = value.split('/');
-    if (rest.length || !owner || !repo || !OWNER_PATTERN.test(owner) || !REPO_PATTERN.test(repo)) {
-        return undefined;
-    }
-    return { owner, repo };
-}
+
 function runContextFromEnv(env) {
     const { GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB } = env;
-    if (!GITHUB_REPOSITORY || !parseRepository(GITHUB_REPOSITORY))
+    if (!GITHUB_REPOSITORY || !(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .parseRepository */ .SU)(GITHUB_REPOSITORY))
         return undefined;
-    if (!GITHUB_RUN_ID || !RUN_ID_PATTERN.test(GITHUB_RUN_ID) || !GITHUB_JOB)
+    if (!GITHUB_RUN_ID || !_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .RUN_ID_PATTERN */ .z6.test(GITHUB_RUN_ID) || !GITHUB_JOB)
         return undefined;
     let serverUrl = 'https://github.com';
     try {
@@ -29332,80 +29720,26 @@ function runContextFromEnv(env) {
 function deriveActorDid(run, nonce) {
     const host = new URL(run.serverUrl).host;
     const [owner = '', repo = ''] = run.repository.split('/');
-    const parts = [didSegment(host), didSegment(owner), didSegment(repo), 'actions', 'runs'];
-    parts.push(didSegment(run.runId), 'attempts', didSegment(run.runAttempt));
-    parts.push('jobs', didSegment(run.job), didSegment(nonce));
+    const parts = [(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(host), (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(owner), (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(repo), 'actions', 'runs'];
+    parts.push((0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(run.runId), 'attempts', (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(run.runAttempt));
+    parts.push('jobs', (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(run.job), (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(nonce));
     return `did:web:${parts.join(':')}`;
 }
 /** The CLI's DID away from a runner: this host and user, through the same encoder. */
 function hostUserDid(host, user) {
-    const did = `did:web:${didSegment(host || 'localhost')}:users:${didSegment(user || 'user')}`;
+    const did = `did:web:${(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(host || 'localhost')}:users:${(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(user || 'user')}`;
     return (0,_plane_schema_js__WEBPACK_IMPORTED_MODULE_0__/* .isDid */ .Cn)(did)
         ? did
-        : `did:web:${didSegment(host.slice(0, 100))}:users:${didSegment(user.slice(0, 100))}`;
-}
-/**
- * The run behind a DID made by deriveActorDid; undefined for any other DID.
- * Strict: owner and repo by GitHub's rules (never percent-encoded), numeric
- * run and attempt, a plain host name; nothing is decoded into a path.
- */
-function parseRunDid(did) {
-    if (!(0,_plane_schema_js__WEBPACK_IMPORTED_MODULE_0__/* .isDid */ .Cn)(did) || !did.startsWith('did:web:'))
-        return undefined;
-    const parts = did.slice('did:web:'.length).split(':');
-    if (parts.length !== 11)
-        return undefined;
-    const [rawHost = '', owner = '', repo = '', actions, runs, runId = '', attempts, attempt = '', jobs,] = parts;
-    const host = rawHost.replace(/%3A/gi, ':');
-    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts' && jobs === 'jobs';
-    if (!labelsOk ||
-        !HOST_PATTERN.test(host) ||
-        !OWNER_PATTERN.test(owner) ||
-        !REPO_PATTERN.test(repo) ||
-        !RUN_ID_PATTERN.test(runId) ||
-        !/^\d{1,6}$/.test(attempt)) {
-        return undefined;
-    }
-    return { host, owner, repo, repository: `${owner}/${repo}`, runId, attempt };
-}
-/**
- * The run attempt a DID speaks for, by the rule an OIDC token's check uses
- * (kernel/auth/identity.ts): `did:web:<host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>`
- * and whatever follows, ignored, so every DID one token may act as has one key.
- * Host, owner and repo compared without case (GitHub's are case-insensitive),
- * run id and attempt as numbers. Undefined for a DID of no run.
- */
-function runAttemptKey(did) {
-    if (!did.startsWith('did:web:'))
-        return undefined;
-    const [host, owner, repo, actions, runs, runId = '', attempts, attempt = ''] = did
-        .slice('did:web:'.length)
-        .split(':');
-    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts';
-    if (!labelsOk || !host || !owner || !repo || !/^\d+$/.test(runId) || !/^\d+$/.test(attempt)) {
-        return undefined;
-    }
-    const number = (digits) => digits.replace(/^0+(?=\d)/, '');
-    return [host, owner, repo].join(':').toLowerCase() + `:${number(runId)}:${number(attempt)}`;
-}
-/** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
-function runUrlFromDid(did) {
-    const run = parseRunDid(did);
-    if (!run)
-        return undefined;
-    const path = [run.owner, run.repo, 'actions', 'runs', run.runId, 'attempts', run.attempt]
-        .map(encodeURIComponent)
-        .join('/');
-    return `https://${run.host}/${path}`;
+        : `did:web:${(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(host.slice(0, 100))}:users:${(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)(user.slice(0, 100))}`;
 }
 /** A holder as people should read it: its DID, and its run when we know it. */
 function describeHolder(did) {
-    const url = runUrlFromDid(did);
+    const url = (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .runUrlFromDid */ ._m)(did);
     return url ? `${did} (run: ${url})` : did;
 }
 /** A holder in few characters, for a commit status: its run when we know it. */
 function shortHolder(did) {
-    const run = parseRunDid(did);
+    const run = (0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .parseRunDid */ .uF)(did);
     return run ? `run ${run.runId} of ${run.repository}` : did;
 }
 
@@ -29448,13 +29782,13 @@ class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 /* harmony export */   bp: () => (/* binding */ untrusted)
 /* harmony export */ });
 /* unused harmony export escapeHtml */
+/* harmony import */ var _control_chars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2170);
 /**
  * Text from outside (plane answers, GitHub, files of other processes) on its
  * way to a log line, a terminal or a job summary. Nothing it holds may start a
  * line, run a workflow command or drive a terminal.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 /** One line, bounded: CR and LF as the runner escapes them (%0D, %0A), other controls as \uXXXX. */
 function untrusted(text, max = 300) {
     const bounded = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -29462,14 +29796,14 @@ function untrusted(text, max = 300) {
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
         .replace(/\t/g, ' ')
-        .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        .replace(_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .TERMINAL_CONTROL_CHARS */ .J2, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 /** A whole log line for the runner: nothing after it can begin a new line. */
 function logLine(text) {
     return text
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
-        .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        .replace(_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .TERMINAL_CONTROL_CHARS */ .J2, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 /** A cell of the job summary, which is HTML. */
 function escapeHtml(text) {
@@ -29497,7 +29831,7 @@ function escapeHtml(text) {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3305);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3329);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1197);
 /* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 
@@ -29712,8 +30046,10 @@ function buildSettings(raw, keyRequired) {
 /* harmony export */   zR: () => (/* binding */ deploySchema)
 /* harmony export */ });
 /* unused harmony export isRunUrl */
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8395);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3305);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3305);
+/* harmony import */ var _control_chars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2170);
+
 
 /**
  * What a lease request may say of the deploy it gates: extension fields of
@@ -29729,8 +30065,8 @@ const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
 const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Printable ASCII without spaces, as git refs are. */
 const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
-const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+/** A workflow name is one line of text. */
+const ONE_LINE = (0,_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .controlFree */ .UH)(1, 256);
 const DEPLOY_FORMS = {
     repository: 'owner/repo',
     workflow: 'one line of 1 to 256 characters',
@@ -29740,8 +30076,8 @@ const DEPLOY_FORMS = {
     runAttempt: 'a whole number from 1 to 10^6',
     runUrl: 'an https:// URL of at most 2048 characters',
 };
-const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._regex */ .Fk(pattern, `expected ${form}`));
-const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const text = (pattern, form) => zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._regex */ .Fk(pattern, `expected ${form}`));
+const whole = (max, form) => zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
 const isRunUrl = (value) => {
     if (value.length > 2048)
         return false;
@@ -29754,28 +30090,28 @@ const isRunUrl = (value) => {
     }
 };
 /** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
-const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    repository: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
-    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
-    ref: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
-    commit: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
-    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
-    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
-    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    repository: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
 });
 /** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
 const QUEUE_MODES = ['fifo', 'newest'];
-const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* ["enum"] */ .k5n(QUEUE_MODES);
+const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(QUEUE_MODES);
 /** The extension fields of a lease request body, as the kernel reads them. */
-const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(deploySchema),
-    queue: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .optional */ .lqM(queueSchema),
+const leaseExtensionSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(deploySchema),
+    queue: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(queueSchema),
 });
 /** A kernel's answer to a waiter a newer run of its lane took the place of. */
-const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .literal */ .euz('superseded'),
-    by: zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ._maxLength */ .Eb(2048)),
+const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('superseded'),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(2048)),
 });
 /** The commit list in a fixed order, so a ledger line and a console row read the same. */
 function deployEntries(deploy) {
@@ -29802,6 +30138,112 @@ function cleanDeploy(deploy) {
     for (const [key, value] of deployEntries(deploy))
         out[key] = value;
     return Object.keys(out).length ? out : undefined;
+}
+
+
+/***/ }),
+
+/***/ 4027:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   KP: () => (/* binding */ runAttemptKey),
+/* harmony export */   N4: () => (/* binding */ OWNER_PATTERN),
+/* harmony export */   SU: () => (/* binding */ parseRepository),
+/* harmony export */   WA: () => (/* binding */ REPO_PATTERN),
+/* harmony export */   Wn: () => (/* binding */ HOST_PATTERN),
+/* harmony export */   _m: () => (/* binding */ runUrlFromDid),
+/* harmony export */   f4: () => (/* binding */ didSegment),
+/* harmony export */   uF: () => (/* binding */ parseRunDid),
+/* harmony export */   z6: () => (/* binding */ RUN_ID_PATTERN)
+/* harmony export */ });
+/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3659);
+
+/**
+ * The DID's shapes, part of the wire contract: the one segment encoder, GitHub's
+ * repository names, and the strict readers of a run DID (untrusted input), read alike
+ * by the session core (lease/did.ts, which derives the DIDs), the kernel (revokes and
+ * OIDC identities) and the console page. No I/O and no node: imports, so the page may
+ * bundle it.
+ *   did:web:<host>:<owner>:<repo>:actions:runs:<run id>:attempts:<n>:jobs:<job>:<nonce>
+ */
+/** A DID segment: UTF-8 bytes outside DID idchars percent-encoded, so a segment never holds a colon. */
+function didSegment(value) {
+    let out = '';
+    for (const byte of new TextEncoder().encode(value)) {
+        const char = String.fromCharCode(byte);
+        out += /[A-Za-z0-9._-]/.test(char)
+            ? char
+            : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    }
+    return out;
+}
+/** GitHub's naming rules: owners are 1–39 letters, digits or single hyphens; repos 1–100 of [A-Za-z0-9._-]. */
+const OWNER_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+const REPO_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
+const RUN_ID_PATTERN = /^[1-9]\d{0,19}$/;
+const HOST_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
+/** `owner/repo` by GitHub's rules; undefined for anything else. */
+function parseRepository(value) {
+    const [owner, repo, ...rest] = value.split('/');
+    if (rest.length || !owner || !repo || !OWNER_PATTERN.test(owner) || !REPO_PATTERN.test(repo)) {
+        return undefined;
+    }
+    return { owner, repo };
+}
+/**
+ * The run behind a DID made by deriveActorDid; undefined for any other DID.
+ * Strict: owner and repo by GitHub's rules (never percent-encoded), numeric
+ * run and attempt, a plain host name; nothing is decoded into a path.
+ */
+function parseRunDid(did) {
+    if (!(0,_schema_js__WEBPACK_IMPORTED_MODULE_0__/* .isDid */ .Cn)(did) || !did.startsWith('did:web:'))
+        return undefined;
+    const parts = did.slice('did:web:'.length).split(':');
+    if (parts.length !== 11)
+        return undefined;
+    const [rawHost = '', owner = '', repo = '', actions, runs, runId = '', attempts, attempt = '', jobs,] = parts;
+    const host = rawHost.replace(/%3A/gi, ':');
+    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts' && jobs === 'jobs';
+    if (!labelsOk ||
+        !HOST_PATTERN.test(host) ||
+        !OWNER_PATTERN.test(owner) ||
+        !REPO_PATTERN.test(repo) ||
+        !RUN_ID_PATTERN.test(runId) ||
+        !/^\d{1,6}$/.test(attempt)) {
+        return undefined;
+    }
+    return { host, owner, repo, repository: `${owner}/${repo}`, runId, attempt };
+}
+/**
+ * The run attempt a DID speaks for, by the rule an OIDC token's check uses
+ * (kernel/auth/identity.ts): `did:web:<host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>`
+ * and whatever follows, ignored, so every DID one token may act as has one key.
+ * Host, owner and repo compared without case (GitHub's are case-insensitive),
+ * run id and attempt as numbers. Undefined for a DID of no run.
+ */
+function runAttemptKey(did) {
+    if (!did.startsWith('did:web:'))
+        return undefined;
+    const [host, owner, repo, actions, runs, runId = '', attempts, attempt = ''] = did
+        .slice('did:web:'.length)
+        .split(':');
+    const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts';
+    if (!labelsOk || !host || !owner || !repo || !/^\d+$/.test(runId) || !/^\d+$/.test(attempt)) {
+        return undefined;
+    }
+    const number = (digits) => digits.replace(/^0+(?=\d)/, '');
+    return [host, owner, repo].join(':').toLowerCase() + `:${number(runId)}:${number(attempt)}`;
+}
+/** The run URL behind a DID made by deriveActorDid; undefined for any other DID. */
+function runUrlFromDid(did) {
+    const run = parseRunDid(did);
+    if (!run)
+        return undefined;
+    const path = [run.owner, run.repo, 'actions', 'runs', run.runId, 'attempts', run.attempt]
+        .map(encodeURIComponent)
+        .join('/');
+    return `https://${run.host}/${path}`;
 }
 
 
@@ -29845,9 +30287,11 @@ function cleanDeploy(deploy) {
 /* harmony export */   xX: () => (/* binding */ grantedSchema)
 /* harmony export */ });
 /* unused harmony exports DID_PATTERN, MAX_DID_LENGTH, MAX_WAIT_MS */
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(8395);
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3305);
-/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6115);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(3305);
+/* harmony import */ var _control_chars_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2170);
+/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6115);
+
 
 
 /**
@@ -29896,11 +30340,11 @@ const MAX_EPOCH_MS = 8.64e15;
 /** No plane back-off is longer than a day; longer is a broken answer. */
 const MAX_WAIT_MS = 86_400_000;
 const MAX_TEXT = 1_000;
-const did = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(isDid, `expected ${DID_FORM}`));
-const shortText = (max) => zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()
-    .check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._minLength */ .m9(1, 'expected a non-empty string'), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(max, `expected at most ${max} characters`));
-const boundedNumber = (min, max, what) => zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
-const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+const did = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .refine */ .YPB(isDid, `expected ${DID_FORM}`));
+const shortText = (max) => zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()
+    .check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._minLength */ .m9(1, 'expected a non-empty string'), zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(max, `expected at most ${max} characters`));
+const boundedNumber = (min, max, what) => zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .refine */ .YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
+const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     id: shortText(256),
     resource: shortText(256),
     holder: did,
@@ -29910,99 +30354,99 @@ const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
      * it (a lease time, not a point on any clock), so the keeper paces without a wall clock.
      * One we cannot read is dropped (the keeper falls back to the documented 30 s).
      */
-    ttlMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined)),
+    ttlMs: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined)),
     /** Only the bundled kernel promises a fencing token. */
-    fence: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(Number.isInteger, 'expected a whole number'))),
+    fence: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .refine */ .YPB(Number.isInteger, 'expected a whole number'))),
     /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
-    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(_deploy_js__WEBPACK_IMPORTED_MODULE_0__/* .deploySchema */ .zR), undefined)),
+    deploy: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ["catch"] */ .MfU(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR), undefined)),
 });
-const grantedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true), lease: leaseSchema });
-const heldSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('lease_held'),
+const grantedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true), lease: leaseSchema });
+const heldSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz('lease_held'),
     holder: did,
-    reserved: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY()),
-    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
-    position: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
+    reserved: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY()),
+    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
+    position: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
     /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
-    etaMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+    etaMs: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
     /** How far the holder runs past a typical hold, when it does (the kernel's). */
-    overdueMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+    overdueMs: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
 });
 /** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
-const frozenSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('frozen'),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
-    until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
-    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
-    position: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
+const frozenSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz('frozen'),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
+    until: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+    stampede: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
+    position: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
 });
-const revokedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz('revoked'),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(did),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+const revokedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(false),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz('revoked'),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(did),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
     /** Who revoked (`operator:NAME`), when the plane names them. */
-    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(shortText(200)),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(shortText(200)),
 });
-const otherRefusalSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(false),
+const otherRefusalSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(false),
     reason: shortText(200),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
 });
-const releaseAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    releasedIds: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .array */ .YOg(shortText(256)).check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(100, 'expected at most 100 ids')),
+const releaseAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    releasedIds: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .array */ .YOg(shortText(256)).check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(100, 'expected at most 100 ids')),
 });
-const statusAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
-    lease: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(leaseSchema),
+const statusAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true),
+    lease: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(leaseSchema),
     /** The bundled kernel's freeze in force (an operator's or a recurring window); other planes leave it out. */
-    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
+    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
         by: shortText(512),
-        reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(10_000, 'expected at most 10000 characters')),
-        until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
+        reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(10_000, 'expected at most 10000 characters')),
+        until: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
     }))),
 });
-const revokeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
-    revoked: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+const revokeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true),
+    revoked: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
     /** The bundled kernel names the lease it ended and its holder; other planes may not. */
-    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(shortText(256))),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(did)),
+    leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(shortText(256))),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(did)),
 });
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
-const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
-    ended: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(shortText(200)),
-    endedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
-    message: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(did),
+const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true),
+    ended: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(shortText(200)),
+    endedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
+    message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(did),
     /** Who revoked (`operator:NAME`), when the plane names them. */
-    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(shortText(200)),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(shortText(200)),
 });
-const freezeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
-    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
-    until: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+const freezeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true),
+    frozen: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
+    until: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
     /** Whether the command changed anything (unfreezing what was not frozen does not). */
-    changed: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
+    changed: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
 });
 /** The bundled kernel's break-glass, as opened or approved (its texts are untrusted: escape to print). */
-const breakGlassAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
-    ok: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true),
-    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(MAX_DID_LENGTH)),
-    reason: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(1_000)),
-    by: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(100)),
+const breakGlassAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
+    ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true),
+    actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(MAX_DID_LENGTH)),
+    reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(1_000)),
+    by: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(100)),
     until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
     /** Waiting for the second operator's approval. */
-    pending: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .boolean */ .zMY(),
-    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(300))),
+    pending: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
+    approvedBy: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(300))),
     /** The run and attempt whose OIDC token approved it (one approval approves one pass). */
-    approval: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(MAX_DID_LENGTH))),
+    approval: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(MAX_DID_LENGTH))),
     /** The answer of a withdrawal: this pass is gone. */
-    withdrawn: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .literal */ .euz(true)),
+    withdrawn: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(true)),
 });
 /** Plane text is bounded before anything else sees it. */
 function clipText(text, max = MAX_TEXT) {
@@ -30011,8 +30455,8 @@ function clipText(text, max = MAX_TEXT) {
     const line = text
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
-        // eslint-disable-next-line no-control-regex -- plane text never carries a control character onward
-        .replace(/[\u0000-\u001f\u007f]/g, ' ');
+        // Plane text never carries a control character onward.
+        .replace(_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .CONTROL_CHARS */ .UV, ' ');
     return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 /** Turns a zod failure into "field: problem" that a person can act on. */

@@ -28368,7 +28368,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2321:
+/***/ 3502:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -28537,16 +28537,11 @@ const REALLY_HELD_MS = 500;
  */
 async function waitForLease(options) {
     const { client, clock, sleep, signal } = options;
-    const request = { resource: options.resource, actorDid: options.actorDid };
-    if (options.deploy)
-        request.deploy = options.deploy;
-    if (options.queue)
-        request.queue = options.queue;
+    const request = requestOf(options);
     const started = clock.now();
     const deadline = started + options.timeoutMs;
     const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
-    let lastHolder;
-    let lastPosition;
+    const last = {};
     for (let asks = 1;; asks += 1) {
         const elapsed = () => Math.round(clock.now() - started);
         if (signal?.aborted) {
@@ -28570,31 +28565,9 @@ async function waitForLease(options) {
             await releaseQuietly(options, request);
             return { outcome: 'cancelled', waitedMs: elapsed(), asks };
         }
-        if (answer.kind === 'granted') {
-            if (signal?.aborted) {
-                await releaseQuietly(options, request);
-                return { outcome: 'cancelled', waitedMs: elapsed(), asks };
-            }
-            const { lease, previous } = answer;
-            return {
-                outcome: 'granted',
-                lease,
-                waitedMs: elapsed(),
-                asks,
-                ...(previous ? { previous } : {}),
-            };
+        if (answer.kind !== 'held' && answer.kind !== 'frozen') {
+            return settle(options, request, answer, { asks, elapsed });
         }
-        if (answer.kind === 'revoked')
-            throw new LeaseRevokedError({
-                resource: options.resource,
-                operatorMessage: answer.message,
-                by: answer.by,
-            });
-        if (answer.kind === 'superseded') {
-            return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
-        }
-        if (answer.kind === 'refused')
-            throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
         // Only a lease held now: a reservation would be a new grant, not the app's lease.
         if (answer.kind === 'held' && !answer.reserved && options.takeUp?.(answer.holder)) {
             const taken = await takeUp(options, answer.holder, { signal, retryUntilMs });
@@ -28610,30 +28583,78 @@ async function waitForLease(options) {
             await releaseQuietly(options, request);
             return { outcome: 'timeout', holder, reserved, waitedMs, asks, frozen };
         }
-        // Only an answer the plane held as asked may be followed at once by the next ask;
-        // any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
-        const reallyHeld = answer.preferenceApplied === true && clock.now() - askedAt >= REALLY_HELD_MS;
-        const pause = reallyHeld
-            ? options.random() * 50
-            : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
-        const nextAskInMs = Math.min(pause, remaining, MAX_SLEEP_MS);
-        await options.onHeld?.({
-            holder,
-            reserved,
-            holderChanged: holder !== lastHolder,
-            positionChanged: asks === 1 || answer.position !== lastPosition,
-            first: asks === 1,
-            elapsedMs: elapsed(),
-            nextAskInMs,
-            position: answer.position,
-            etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
-            overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
-            frozen,
-        });
-        lastHolder = holder;
-        lastPosition = answer.position;
+        const nextAskInMs = Math.min(pauseMs(options, answer, askedAt), remaining, MAX_SLEEP_MS);
+        await options.onHeld?.(heldEvent(answer, { holder, reserved, frozen, asks, elapsedMs: elapsed(), nextAskInMs }, last));
+        last.holder = holder;
+        last.position = answer.position;
         await sleep(nextAskInMs, signal);
     }
+}
+/** The documented pair, plus the deploy's fields when the gate knows them. */
+function requestOf(options) {
+    const request = { resource: options.resource, actorDid: options.actorDid };
+    if (options.deploy)
+        request.deploy = options.deploy;
+    if (options.queue)
+        request.queue = options.queue;
+    return request;
+}
+/** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
+async function settle(options, request, answer, ask) {
+    const { asks, elapsed } = ask;
+    switch (answer.kind) {
+        case 'granted': {
+            if (options.signal?.aborted) {
+                await releaseQuietly(options, request);
+                return { outcome: 'cancelled', waitedMs: elapsed(), asks };
+            }
+            const { lease, previous } = answer;
+            return {
+                outcome: 'granted',
+                lease,
+                waitedMs: elapsed(),
+                asks,
+                ...(previous ? { previous } : {}),
+            };
+        }
+        case 'revoked':
+            throw new LeaseRevokedError({
+                resource: options.resource,
+                operatorMessage: answer.message,
+                by: answer.by,
+            });
+        case 'superseded':
+            return { outcome: 'superseded', by: answer.by, waitedMs: elapsed(), asks };
+        case 'refused':
+            throw new LeaseRefusedError({ reason: answer.reason, detail: answer.message });
+    }
+}
+/**
+ * Only an answer the plane held as asked may be followed at once by the next ask;
+ * any other (the first, or a plane that ignores Prefer) waits the plane's back-off.
+ */
+function pauseMs(options, answer, askedAt) {
+    const reallyHeld = answer.preferenceApplied === true && options.clock.now() - askedAt >= REALLY_HELD_MS;
+    return reallyHeld
+        ? options.random() * 50
+        : Math.max(MIN_SLEEP_MS, answer.waitMs + options.random() * Math.min(250, answer.waitMs * 0.1));
+}
+/** What onHeld is told; `last`: the holder and position the previous notice told. */
+function heldEvent(answer, ask, last) {
+    const { holder, asks } = ask;
+    return {
+        holder,
+        reserved: ask.reserved,
+        holderChanged: holder !== last.holder,
+        positionChanged: asks === 1 || answer.position !== last.position,
+        first: asks === 1,
+        elapsedMs: ask.elapsedMs,
+        nextAskInMs: ask.nextAskInMs,
+        position: answer.position,
+        etaMs: answer.kind === 'held' ? answer.etaMs : undefined,
+        overdueMs: answer.kind === 'held' ? answer.overdueMs : undefined,
+        frozen: ask.frozen,
+    };
 }
 /**
  * Asks as the holder (a renewal: same id and fence) and leaves our own place in the
@@ -28811,7 +28832,10 @@ function hasEnvEntry(pid, uid, name, value) {
 var schemas = __nccwpck_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __nccwpck_require__(3305);
+// EXTERNAL MODULE: ./src/control-chars.ts
+var control_chars = __nccwpck_require__(2170);
 ;// CONCATENATED MODULE: ./src/plane/deploy.ts
+
 
 /**
  * What a lease request may say of the deploy it gates: extension fields of
@@ -28827,8 +28851,8 @@ const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
 const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Printable ASCII without spaces, as git refs are. */
 const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-// eslint-disable-next-line no-control-regex -- a workflow name is one line of text
-const ONE_LINE = /^[^\u0000-\u001f\u007f]{1,256}$/;
+/** A workflow name is one line of text. */
+const ONE_LINE = (0,control_chars/* controlFree */.UH)(1, 256);
 const DEPLOY_FORMS = {
     repository: 'owner/repo',
     workflow: 'one line of 1 to 256 characters',
@@ -28903,6 +28927,7 @@ function cleanDeploy(deploy) {
 }
 
 ;// CONCATENATED MODULE: ./src/plane/schema.ts
+
 
 
 /**
@@ -29066,8 +29091,8 @@ function clipText(text, max = MAX_TEXT) {
     const line = text
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
-        // eslint-disable-next-line no-control-regex -- plane text never carries a control character onward
-        .replace(/[\u0000-\u001f\u007f]/g, ' ');
+        // Plane text never carries a control character onward.
+        .replace(control_chars/* CONTROL_CHARS */.UV, ' ');
     return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 /** Turns a zod failure into "field: problem" that a person can act on. */
@@ -29249,20 +29274,172 @@ function helperEnv(key, env = process.env) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/fs/atomic.ts
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/fs/write-all.ts
 
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function atomic_writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = (0,external_node_fs_.openSync)(temp, 'w', 0o600);
+/** A file handle's writes, as writeAll takes them. */
+const write_all_handleWriter = (handle) => async (bytes, offset, length, position) => (await handle.write(bytes, offset, length, position)).bytesWritten;
+/** A descriptor's writes, as writeAllSync takes them. */
+const fdWriter = (fd) => (bytes, offset, length, position) => (0,external_node_fs_.writeSync)(fd, bytes, offset, length, position);
+/**
+ * Writes every byte of `bytes` at `position` (null: where the descriptor
+ * stands). A write may take fewer bytes than asked (a full disk, a signal, a
+ * pipe): the next goes on from there. One that takes none fails, rather than
+ * loop for ever or let a caller count bytes that are not there.
+ */
+async function write_all_writeAll(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(await write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** writeAll's synchronous twin (see writeFileDurableSync for who needs it). */
+function writeAllSync(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** What one write took, or the error that says how far the whole got. */
+function took(n, written, bytes) {
+    if (!(n > 0))
+        throw new Error(`a write took ${written} of ${bytes.length} bytes`);
+    return n;
+}
+
+;// CONCATENATED MODULE: ./src/fs/durable.ts
+
+
+
+
+const bytesOf = (piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+const tempOf = (path, options) => options.temp ?? `${path}.${process.pid}.tmp`;
+/**
+ * Replaces `path` with `content` so that a reader, or a crash, finds the old file or
+ * the new one whole, never half of it; once this resolves the new one survives a
+ * crash. The content goes to a temporary file, every byte (writeAll), which is synced,
+ * renamed over `path`, and then the directory is synced so the rename itself is on
+ * disk. On a failure before the rename the temporary file is removed (a full disk
+ * must not keep the space the next write needs) and `path` is untouched.
+ */
+async function writeFileDurable(path, content, options = {}) {
+    const temp = tempOf(path, options);
     try {
-        (0,external_node_fs_.writeSync)(fd, text);
+        const handle = await open(temp, 'w', options.mode ?? 0o600);
+        try {
+            const write = handleWriter(handle);
+            let size = 0;
+            const append = async (piece) => {
+                const bytes = bytesOf(piece);
+                await writeAll(write, bytes, size);
+                size += bytes.length;
+            };
+            await (typeof content === 'function' ? content(append) : append(content));
+            await handle.sync();
+        }
+        finally {
+            await handle.close();
+        }
+        await rename(temp, path);
+    }
+    catch (error) {
+        await unlink(temp).catch(() => undefined);
+        throw error;
+    }
+    await syncDirectory(dirname(path));
+}
+/**
+ * writeFileDurable for callers that cannot wait: a keeper's status written from a
+ * synchronous timer callback, the notification worker's cursor saved between two
+ * deliveries (an asynchronous save could finish after a later one and put an older
+ * cursor back), and the kernel's signing key made during its synchronous start.
+ */
+function durable_writeFileDurableSync(path, text, options = {}) {
+    const temp = tempOf(path, options);
+    writeTempSync(temp, text, 'w', options.mode ?? 0o600);
+    try {
+        (0,external_node_fs_.renameSync)(temp, path);
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(temp, { force: true });
+        throw error;
+    }
+    syncDirectorySync((0,external_node_path_namespaceObject.dirname)(path));
+}
+/**
+ * Writes every byte of `text` to the file `temp` (opened with `flags`) and syncs it; a
+ * file it opened and could not fill is removed.
+ */
+function writeTempSync(temp, text, flags, mode) {
+    const fd = (0,external_node_fs_.openSync)(temp, flags, mode);
+    try {
+        try {
+            writeAllSync(fdWriter(fd), bytesOf(text), 0);
+            (0,external_node_fs_.fsyncSync)(fd);
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(temp, { force: true });
+        throw error;
+    }
+}
+/**
+ * The one directory-sync policy. A rename or a new name is durable only once its
+ * directory is synced, so a write whose directory sync fails was NOT made durable and
+ * fails too — except where the platform cannot sync a directory at all: Windows cannot
+ * open one (EISDIR, EPERM), and some file systems (network, FUSE) refuse fsync on one
+ * (EINVAL). There a rename is as durable as that file system makes it, and refusing
+ * every write would leave the kernel unable to run there.
+ */
+const NO_DIRECTORY_SYNC = new Set(['EISDIR', 'EINVAL', 'EPERM']);
+const unsupported = (error) => NO_DIRECTORY_SYNC.has(error?.code ?? '');
+/** Makes the directory's entries (a rename, a new name) durable; see NO_DIRECTORY_SYNC. */
+async function syncDirectory(dir) {
+    let handle;
+    try {
+        handle = await open(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
+        await handle.sync();
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
+    }
+    finally {
+        await handle.close();
+    }
+}
+/** syncDirectory's synchronous twin, for writeFileDurableSync and createFileOnce. */
+function syncDirectorySync(dir) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
         (0,external_node_fs_.fsyncSync)(fd);
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
     }
     finally {
         (0,external_node_fs_.closeSync)(fd);
     }
-    (0,external_node_fs_.renameSync)(temp, path);
 }
 
 ;// CONCATENATED MODULE: ./src/gate/keeper-status.ts
@@ -29332,7 +29509,7 @@ const keeperRecordSchema = schemas/* object */.Ikc({
 const keeperLeaseSchema = (/* unused pure expression or super */ null && (leaseSchema));
 const STARTING = '{"starting":true}';
 function createStatusFile(file) {
-    atomic_writeFileAtomic(file, STARTING);
+    durable_writeFileDurableSync(file, STARTING);
 }
 /** The keeper's last record, or undefined while it has written none (or the file is gone or bad). */
 function keeper_status_readStatusFile(file) {
@@ -29350,7 +29527,7 @@ function keeper_status_readStatusFile(file) {
 function writeStatusFile(file, record) {
     if (!existsSync(file))
         return false;
-    writeFileAtomic(file, JSON.stringify(record));
+    writeFileDurableSync(file, JSON.stringify(record));
     return true;
 }
 
@@ -29538,25 +29715,9 @@ async function renewLoop(options, seen) {
     const { client, clock, signal } = options;
     const request = { resource: options.resource, actorDid: options.actorDid };
     const started = clock.now();
-    const status = {
-        resource: options.resource,
-        actorDid: options.actorDid,
-        leaseId: options.lease.id,
-        ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
-        expiresAtMs: options.lease.expiresAtMs,
-        renewals: 0,
-        failures: 0,
-    };
+    const status = firstStatus(options);
     options.onChange?.(status);
-    // Paced on our monotonic clock from when each granting request was SENT (the plane decided
-    // no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
-    // wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
-    // whose send time or lease time is unknown is renewed at once, which tells both.
-    const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
-    let leaseEnd = options.sentAtMs === undefined || !told
-        ? started
-        : options.sentAtMs +
-            leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
+    let leaseEnd = firstLeaseEnd(options, started);
     let nextRenewal = started + Math.max(0, leaseEnd - started) / 3;
     const end = (why) => {
         status.ended = { atMs: options.wallNow(), why };
@@ -29572,19 +29733,15 @@ async function renewLoop(options, seen) {
         const now = clock.now();
         if (signal?.aborted)
             return stopped();
-        if (now - started >= options.maxLifetimeMs)
-            return end('lifetime');
-        if (options.parentAlive && !options.parentAlive())
-            return end('parent-gone');
-        if (options.stillWanted && !options.stillWanted())
-            return end('not-wanted');
+        const halt = haltOf(options, now - started);
+        if (halt)
+            return end(halt);
         if (now < nextRenewal) {
             await options.sleep(Math.max(1, Math.min(nextRenewal - now, CHECK_EVERY_MS)), signal);
             continue;
         }
         let answer;
-        const sentAt = clock.now();
-        const wallSentAt = options.wallNow();
+        const sent = { atMs: clock.now(), wallAtMs: options.wallNow() };
         try {
             answer = await client.lease(request, {
                 signal,
@@ -29607,30 +29764,8 @@ async function renewLoop(options, seen) {
             continue;
         }
         const answeredAt = clock.now();
-        if (answer.kind === 'held') {
-            return lose({ reason: 'lease_held', holder: answer.holder });
-        }
-        if (answer.kind === 'revoked') {
-            return lose({
-                reason: 'revoked',
-                message: answer.message,
-                ...(answer.by ? { by: answer.by } : {}),
-                // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
-                ...(answer.holder && answer.holder !== options.actorDid ? { holder: answer.holder } : {}),
-            });
-        }
-        if (answer.kind === 'superseded')
-            return lose({ reason: 'superseded', message: answer.by });
-        if (answer.kind === 'frozen') {
-            // A holder's renewals go on through a freeze: this one's lease had already ended.
-            return lose({ reason: 'frozen', message: answer.message });
-        }
-        if (answer.kind === 'refused') {
-            return lose({
-                reason: answer.reason,
-                ...(answer.message ? { message: answer.message } : {}),
-            });
-        }
+        if (answer.kind !== 'granted')
+            return lose(refusalLoss(answer, options.actorDid));
         const { lease } = answer;
         if (lease.id !== status.leaseId) {
             // Not a continuation: exclusivity already had a gap. Give it back, stop.
@@ -29640,18 +29775,82 @@ async function renewLoop(options, seen) {
                 .catch(() => false);
             return lose({ reason: 'replaced', newLeaseId: lease.id, gaveBack });
         }
-        status.renewals += 1;
-        status.expiresAtMs = lease.expiresAtMs;
-        status.lastRenewedAtMs = options.wallNow();
-        const time = leaseTimeOf(lease, { planeDateMs: answer.planeDateMs, wallSentAtMs: wallSentAt });
-        // Said once: the plane gave no word on its own clock, so this pace is a guess.
-        if (time.source === 'fallback')
-            status.note ??= fallbackNote(time);
-        leaseEnd = sentAt + time.ms;
+        leaseEnd = sent.atMs + recordRenewal(status, answer, sent.wallAtMs, options.wallNow);
         const remaining = Math.max(0, leaseEnd - answeredAt);
         nextRenewal = answeredAt + Math.max(MIN_RENEW_EVERY_MS, remaining / 3);
         options.onChange?.(status);
     }
+}
+function firstStatus(options) {
+    return {
+        resource: options.resource,
+        actorDid: options.actorDid,
+        leaseId: options.lease.id,
+        ...(options.lease.fence === undefined ? {} : { fence: options.lease.fence }),
+        expiresAtMs: options.lease.expiresAtMs,
+        renewals: 0,
+        failures: 0,
+    };
+}
+/**
+ * Paced on our monotonic clock from when each granting request was SENT (the plane decided
+ * no earlier), by the lease time read in the plane's own words (lease-time.ts): a runner's
+ * wall clock off by any amount changes nothing. Renewed at a third of the time left. A grant
+ * whose send time or lease time is unknown is renewed at once (its end is `started`), which
+ * tells both.
+ */
+function firstLeaseEnd(options, started) {
+    const told = options.lease.ttlMs !== undefined || options.planeDateMs !== undefined;
+    return options.sentAtMs === undefined || !told
+        ? started
+        : options.sentAtMs +
+            leaseTimeOf(options.lease, { planeDateMs: options.planeDateMs, wallSentAtMs: 0 }).ms;
+}
+/** Why the keeper stops on its own, `ranMs` after it started: its lifetime, its parent, its want. */
+function haltOf(options, ranMs) {
+    if (ranMs >= options.maxLifetimeMs)
+        return 'lifetime';
+    if (options.parentAlive && !options.parentAlive())
+        return 'parent-gone';
+    if (options.stillWanted && !options.stillWanted())
+        return 'not-wanted';
+    return undefined;
+}
+/** A renewal refused: our lease had ended, and how. */
+function refusalLoss(answer, actorDid) {
+    switch (answer.kind) {
+        case 'held':
+            return { reason: 'lease_held', holder: answer.holder };
+        case 'revoked':
+            return {
+                reason: 'revoked',
+                message: answer.message,
+                ...(answer.by ? { by: answer.by } : {}),
+                // A refusal names the revoked agent itself when nobody holds it: that is no new holder.
+                ...(answer.holder && answer.holder !== actorDid ? { holder: answer.holder } : {}),
+            };
+        case 'superseded':
+            return { reason: 'superseded', message: answer.by };
+        case 'frozen':
+            // A holder's renewals go on through a freeze: this one's lease had already ended.
+            return { reason: 'frozen', message: answer.message };
+        case 'refused':
+            return { reason: answer.reason, ...(answer.message ? { message: answer.message } : {}) };
+    }
+}
+/**
+ * A renewal of our own lease, recorded in the status; its lease time in milliseconds, to
+ * run from when the renewal was sent.
+ */
+function recordRenewal(status, answer, wallSentAtMs, wallNow) {
+    status.renewals += 1;
+    status.expiresAtMs = answer.lease.expiresAtMs;
+    status.lastRenewedAtMs = wallNow();
+    const time = leaseTimeOf(answer.lease, { planeDateMs: answer.planeDateMs, wallSentAtMs });
+    // Said once: the plane gave no word on its own clock, so this pace is a guess.
+    if (time.source === 'fallback')
+        status.note ??= fallbackNote(time);
+    return time.ms;
 }
 /** A loss as the watch told it: when the plane ended the lease, why, and who holds it now. */
 function lossOf(end) {
@@ -29664,12 +29863,8 @@ function lossOf(end) {
     };
 }
 
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(7067);
-// EXTERNAL MODULE: ./src/http/client.ts + 1 modules
-var client = __nccwpck_require__(6122);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var http_errors = __nccwpck_require__(8549);
+// EXTERNAL MODULE: ./src/http/client.ts + 3 modules
+var client = __nccwpck_require__(840);
 ;// CONCATENATED MODULE: ./src/plane/retry.ts
 /**
  * The plane client's: the caller's budget alone bounds the attempts (a `run --wait-timeout 30m`
@@ -29712,6 +29907,332 @@ function parseRetryAfter(value, nowWallMs) {
     return Number.isNaN(at) ? undefined : Math.max(0, at - nowWallMs);
 }
 
+;// CONCATENATED MODULE: ./src/plane/retry-loop.ts
+
+
+/** Transient failures are retried this long unless the caller says otherwise. */
+const DEFAULT_RETRY_WINDOW_MS = 30_000;
+async function withRetries(attempt, call, how) {
+    const { clock, sleep, random, policy } = how;
+    const first = clock.now();
+    const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
+    for (let n = 0;; n += 1) {
+        try {
+            return await attempt();
+        }
+        catch (error) {
+            if (!(error instanceof TransientError))
+                throw error;
+            const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
+            if (wait === undefined) {
+                throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
+            }
+            how.onRetry?.({
+                error: error.message,
+                attempt: n + 1,
+                status: error.status,
+                retryForMs: Math.max(0, Math.round(until - clock.now())),
+            });
+            await sleep(wait, call.signal);
+            if (call.signal?.aborted)
+                throw new CancelledError();
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/plane/caller.ts
+
+function createCaller(apiUrl, send, key, retrying) {
+    return {
+        once: (method, path, payload, call) => send(method, path, payload, call, key),
+        post: (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call, retrying),
+        get: (path, call) => withRetries(() => send('GET', path, undefined, call, key), call, retrying),
+        name: (method, path) => `[${method}] "${apiUrl}${path}"`,
+    };
+}
+/** A call the plane never holds (`Prefer: wait` is for lease requests and watches). */
+function unheld(call) {
+    return { ...call, waitSeconds: undefined };
+}
+
+;// CONCATENATED MODULE: ./src/plane/json-body.ts
+
+/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body, name) {
+    return typeof body === 'object' && body !== null && name in body
+        ? Object.getOwnPropertyDescriptor(body, name)?.value
+        : undefined;
+}
+/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
+function bodyMessage(body) {
+    const message = field(body, 'message');
+    if (typeof message === 'string')
+        return clipText(message, 300);
+    const reason = field(body, 'reason');
+    if (typeof reason === 'string')
+        return clipText(reason, 100);
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/plane/answers.ts
+
+
+
+
+
+/**
+ * The readers of the plane's answers, one per route: each checks the body against the
+ * contract (a ContractError names the field that is wrong) and reads it as the client's
+ * answer, its untrusted texts clipped. No I/O: the client sends, these read.
+ */
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
+function checkAnswer(schema, raw, call) {
+    const parsed = schema.safeParse(raw.body);
+    if (parsed.success)
+        return parsed.data;
+    throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseBody(req) {
+    const body = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        body.deploy = req.deploy;
+    if (req.queue)
+        body.queue = req.queue;
+    return body;
+}
+/**
+ * A lease answer, or what is wrong with the grant it makes: a broken grant is the
+ * client's to give back (it needs the network) before it fails the call.
+ */
+function readLease(raw, req, call, wallNow) {
+    if (field(raw.body, 'ok') !== true)
+        return { answer: interpretLease(raw, call) };
+    const parsed = grantedSchema.safeParse(raw.body);
+    const broken = parsed.success
+        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
+        : {
+            field: fieldOf(parsed.error),
+            problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
+        };
+    if (!parsed.success || broken)
+        return { broken: broken };
+    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+    const previous = deploySchema.safeParse(field(raw.body, 'previous'));
+    return {
+        answer: {
+            kind: 'granted',
+            lease: parsed.data.lease,
+            preferenceApplied: raw.preferenceApplied,
+            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
+            ...(previous.success && previous.data ? { previous: previous.data } : {}),
+        },
+    };
+}
+function brokenGrantError(call, raw, broken, gaveBack) {
+    return new BrokenGrantError(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
+}
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(raw, call) {
+    const refusal = checkAnswer(otherRefusalSchema, raw, call);
+    if (refusal.reason === 'lease_held') {
+        const held = checkAnswer(heldSchema, raw, call);
+        return {
+            kind: 'held',
+            holder: held.holder,
+            waitMs: held.stampede.waitMs,
+            reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = checkAnswer(frozenSchema, raw, call);
+        return {
+            kind: 'frozen',
+            message: clipText(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'revoked') {
+        const revoked = checkAnswer(revokedSchema, raw, call);
+        return {
+            kind: 'revoked',
+            holder: revoked.holder,
+            message: clipText(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
+        };
+    }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: clipText(checkAnswer(supersededSchema, raw, call).by, 2048) };
+    }
+    return {
+        kind: 'refused',
+        reason: clipText(refusal.reason, 200),
+        message: clipText(refusal.message),
+    };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The lease on a resource and, from the bundled kernel, the freeze in force. */
+function readStatus(raw, call) {
+    const answer = checkAnswer(statusAnswerSchema, raw, call);
+    const frozen = answer.frozen
+        ? {
+            by: clipText(answer.frozen.by, 200) ?? '',
+            reason: clipText(answer.frozen.reason) ?? '',
+            untilMs: answer.frozen.until,
+        }
+        : undefined;
+    return { lease: answer.lease, frozen };
+}
+function readWatch(raw, call) {
+    const answer = checkAnswer(watchAnswerSchema, raw, call);
+    if (!answer.ended)
+        return { kind: 'held' };
+    return {
+        kind: 'ended',
+        reason: clipText(answer.reason, 200) ?? 'unknown',
+        endedAtMs: answer.endedAtMs,
+        message: clipText(answer.message),
+        holder: answer.holder,
+        ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
+    };
+}
+function readRevoke(raw, call) {
+    const answer = checkAnswer(revokeAnswerSchema, raw, call);
+    return {
+        revoked: answer.revoked,
+        leaseId: answer.leaseId ?? undefined,
+        holder: answer.holder ?? undefined,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/plane/lease-calls.ts
+
+
+
+
+/** A plane without the watch route: "no watch here", not an error. */
+const NO_WATCH = new Set([404, 405]);
+/** How long giving back a broken grant is retried. */
+const lease_calls_GIVE_BACK_MS = 5_000;
+/** `wallNow`: only to refuse a grant whose expiry is absurd, when the plane sends no Date. */
+function leaseCalls(caller, clock, wallNow) {
+    const { post, name } = caller;
+    /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
+    async function giveBack(req) {
+        try {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            const raw = await post(RELEASE_PATH, payload, { retryUntilMs: clock.now() + lease_calls_GIVE_BACK_MS });
+            return releaseAnswerSchema.safeParse(raw.body).success;
+        }
+        catch {
+            return false;
+        }
+    }
+    const statusOf = async (resource, call = {}) => {
+        const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
+        const raw = await caller.get(path, unheld(call));
+        return readStatus(raw, name('GET', path));
+    };
+    return {
+        async lease(req, call = {}) {
+            const raw = await post(LEASE_PATH, leaseBody(req), call);
+            const where = name('POST', LEASE_PATH);
+            const read = readLease(raw, req, where, wallNow);
+            if ('answer' in read)
+                return read.answer;
+            // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
+            throw brokenGrantError(where, raw, read.broken, await giveBack(req));
+        },
+        async release(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid };
+            if (req.outdated)
+                payload.outdated = true;
+            const raw = await post(RELEASE_PATH, payload, unheld(call));
+            const answer = checkAnswer(releaseAnswerSchema, raw, name('POST', RELEASE_PATH));
+            return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
+        },
+        async status(resource, call = {}) {
+            return (await statusOf(resource, call)).lease;
+        },
+        statusOf,
+        async watch(req, call = {}) {
+            const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
+            let raw;
+            try {
+                raw = await caller.once('POST', WATCH_PATH, payload, call);
+            }
+            catch (error) {
+                if (error instanceof RequestRejectedError && NO_WATCH.has(error.status ?? 0))
+                    return { kind: 'unsupported' };
+                throw error;
+            }
+            return readWatch(raw, name('POST', WATCH_PATH));
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/plane/operator-calls.ts
+
+
+
+function operatorCalls(caller) {
+    const { post, name } = caller;
+    return {
+        async revoke(resource, reason, adminKey, call = {}, by) {
+            const payload = by ? { resource, reason, by } : { resource, reason };
+            const raw = await post(REVOKE_PATH, payload, unheld(call), adminKey);
+            return readRevoke(raw, name('POST', REVOKE_PATH));
+        },
+        async freeze(request, adminKey, call = {}) {
+            const raw = await post(FREEZE_PATH, request, unheld(call), adminKey);
+            const answer = checkAnswer(freezeAnswerSchema, raw, name('POST', FREEZE_PATH));
+            return { until: answer.until ?? null, changed: answer.changed };
+        },
+        async unfreeze(resource, adminKey, call = {}, by) {
+            const payload = by ? { resource, by } : { resource };
+            const raw = await post(UNFREEZE_PATH, payload, unheld(call), adminKey);
+            return { changed: checkAnswer(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
+        },
+        async breakGlass(request, adminKey, call = {}) {
+            const raw = await post(BREAK_GLASS_PATH, request, unheld(call), adminKey);
+            return checkAnswer(breakGlassAnswerSchema, raw, name('POST', BREAK_GLASS_PATH));
+        },
+        async approveBreakGlass(request, approverKey, call = {}) {
+            const raw = await post(APPROVE_BREAK_GLASS_PATH, request, unheld(call), approverKey);
+            return checkAnswer(breakGlassAnswerSchema, raw, name('POST', APPROVE_BREAK_GLASS_PATH));
+        },
+        async withdrawBreakGlass(request, adminKey, call = {}) {
+            const raw = await post(WITHDRAW_BREAK_GLASS_PATH, request, unheld(call), adminKey);
+            return checkAnswer(breakGlassAnswerSchema, raw, name('POST', WITHDRAW_BREAK_GLASS_PATH));
+        },
+    };
+}
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+// EXTERNAL MODULE: ./src/http/errors.ts
+var http_errors = __nccwpck_require__(8549);
 ;// CONCATENATED MODULE: ./src/plane/plane-date.ts
 
 /**
@@ -29727,6 +30248,127 @@ function planeDateOf(value) {
     return Number.isFinite(ms) && ms > 0 && ms <= MAX_EPOCH_MS ? ms : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/plane/send.ts
+
+
+
+
+
+
+
+
+/** Stands for "the token `bearer` gives now" where a call takes its credential. */
+const FRESH_TOKEN = '\0fresh-token';
+/** A refusal's status is undocumented: the body decides for these. */
+const BODY_DECIDES = new Set([409, 423]);
+function createSender(options) {
+    return async (method, path, payload, call, bearer) => {
+        const url = options.apiUrl + path;
+        const name = `[${method}] "${url}"`;
+        const headers = { accept: 'application/json' };
+        if (payload !== undefined)
+            headers['content-type'] = 'application/json';
+        const credential = bearer === FRESH_TOKEN ? await freshToken(options, name) : bearer;
+        if (credential)
+            headers.authorization = `Bearer ${credential}`;
+        const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
+        if (wait)
+            headers.prefer = `wait=${wait}`;
+        let response;
+        try {
+            response = await options.http.send({
+                method,
+                url,
+                headers,
+                body: payload === undefined ? undefined : JSON.stringify(payload),
+                signal: call.signal,
+                timeoutMs: options.timeoutMs,
+            });
+        }
+        catch (error) {
+            if (call.signal?.aborted)
+                throw new CancelledError();
+            const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : (0,errors/* causeText */.xv)(error);
+            throw new TransientError(`${name}: ${why}`, { call: name, cause: error });
+        }
+        return readAnswer(options, { name, path, wait }, response);
+    };
+}
+async function freshToken(options, name) {
+    try {
+        return await options.bearer();
+    }
+    catch (error) {
+        // The token service may be down a moment: retried like the plane itself.
+        const why = (0,errors/* causeText */.xv)(error).slice(0, 200);
+        throw new TransientError(`${name}: could not get an OIDC token (${why})`, {
+            call: name,
+            cause: error,
+        });
+    }
+}
+/** The answer as a JSON body, or the typed failure its status means. */
+function readAnswer(options, sent, response) {
+    const { name, wait } = sent;
+    const { status, text } = response;
+    const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
+    const body = parseJson(text);
+    const failure = statusFailure(options, sent, response, statusText, body);
+    if (failure)
+        throw failure;
+    if (body === undefined) {
+        throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, {
+            call: name,
+            status,
+        });
+    }
+    const applied = headerValue(response.headers['preference-applied']) ?? '';
+    return {
+        status,
+        body,
+        preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
+        dateMs: planeDateOf(response.headers.date),
+    };
+}
+/** 401/403: the key; 408, 429, 5xx: worth asking again; other non-2xx: rejected. */
+function statusFailure(options, sent, response, statusText, body) {
+    const { name, path } = sent;
+    const { status } = response;
+    if (status === 401 || status === 403)
+        return keyRefused(options, name, status, statusText, body);
+    if (status === 408 || status === 429 || status >= 500) {
+        const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
+        const detail = bodyMessage(body);
+        return new TransientError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+            call: name,
+            status,
+            retryAfterMs: retryAfter,
+        });
+    }
+    if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
+        const detail = bodyMessage(body);
+        return new RequestRejectedError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
+            call: name,
+            status,
+        });
+    }
+    return undefined;
+}
+function keyRefused(options, name, status, statusText, body) {
+    // The plane's own words first (escaped, one line): a kernel says what it wanted.
+    const said = bodyMessage(body);
+    const sent = options.bearer
+        ? 'the OIDC token sent'
+        : options.key
+            ? 'the key'
+            : 'the call: no key was sent';
+    const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+    return new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
+}
+function headerValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+
 ;// CONCATENATED MODULE: ./src/plane/client.ts
 
 
@@ -29736,366 +30378,32 @@ function planeDateOf(value) {
 
 
 
-
-
-
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
-/** Transient failures are retried this long unless the caller says otherwise. */
-const DEFAULT_RETRY_WINDOW_MS = 30_000;
-/** A refusal's status is undocumented: the body decides for these. */
-const BODY_DECIDES = new Set([409, 423]);
-/** A plane without the watch route: "no watch here", not an error. */
-const NO_WATCH = new Set([404, 405]);
-/** How long giving back a broken grant is retried. */
-const client_GIVE_BACK_MS = 5_000;
-/** A frozen resource that names no back-off is asked again this often. */
-const FROZEN_POLL_MS = 5_000;
-/** Stands for "the token `bearer` gives now" where a call takes its credential. */
-const FRESH_TOKEN = '\0fresh-token';
 function createPlaneClient(options) {
     const clock = options.clock ?? systemClock;
-    const sleep = options.sleep ?? time_realSleep;
-    const random = options.random ?? Math.random;
-    const wallNow = options.wallNow ?? Date.now;
-    const policy = options.retry ?? DEFAULT_RETRY;
     const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const ownHttp = !options.http;
     const http = options.http ??
         (0,client.createHttpClient)({ headersTimeoutMs: timeoutMs, ...(options.env ? { env: options.env } : {}) });
-    async function send(method, path, payload, call, bearer) {
-        const url = options.apiUrl + path;
-        const name = `[${method}] "${url}"`;
-        const headers = { accept: 'application/json' };
-        if (payload !== undefined)
-            headers['content-type'] = 'application/json';
-        let credential = bearer;
-        if (bearer === FRESH_TOKEN) {
-            try {
-                credential = await options.bearer();
-            }
-            catch (error) {
-                // The token service may be down a moment: retried like the plane itself.
-                const why = (0,errors/* causeText */.xv)(error).slice(0, 200);
-                throw new TransientError(`${name}: could not get an OIDC token (${why})`, {
-                    call: name,
-                    cause: error,
-                });
-            }
-        }
-        if (credential)
-            headers.authorization = `Bearer ${credential}`;
-        const wait = call.waitSeconds && call.waitSeconds >= 1 ? Math.floor(call.waitSeconds) : 0;
-        if (wait)
-            headers.prefer = `wait=${wait}`;
-        let response;
-        try {
-            response = await http.send({
-                method,
-                url,
-                headers,
-                body: payload === undefined ? undefined : JSON.stringify(payload),
-                signal: call.signal,
-                timeoutMs: timeoutMs,
-            });
-        }
-        catch (error) {
-            if (call.signal?.aborted)
-                throw new CancelledError();
-            const why = error instanceof http_errors/* HttpError */.j ? error.message.slice(name.length + 2) : (0,errors/* causeText */.xv)(error);
-            throw new TransientError(`${name}: ${why}`, { call: name, cause: error });
-        }
-        const { status, text } = response;
-        const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
-        const body = parseJson(text);
-        if (status === 401 || status === 403) {
-            // The plane's own words first (escaped, one line): a kernel says what it wanted.
-            const said = bodyMessage(body);
-            const sent = options.bearer
-                ? 'the OIDC token sent'
-                : options.key
-                    ? 'the key'
-                    : 'the call: no key was sent';
-            const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-            throw new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
-        }
-        if (status === 408 || status === 429 || status >= 500) {
-            const retryAfter = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
-            const detail = bodyMessage(body);
-            throw new TransientError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
-                call: name,
-                status,
-                retryAfterMs: retryAfter,
-            });
-        }
-        if ((status < 200 || status >= 300) && !(path === LEASE_PATH && BODY_DECIDES.has(status))) {
-            const detail = bodyMessage(body);
-            throw new RequestRejectedError(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
-                call: name,
-                status,
-            });
-        }
-        if (body === undefined) {
-            throw new ContractError(`${name}: ${statusText}, but the body is not JSON`, {
-                call: name,
-                status,
-            });
-        }
-        const applied = headerValue(response.headers['preference-applied']) ?? '';
-        return {
-            status,
-            body,
-            preferenceApplied: wait > 0 && /(^|[\s,])wait=\d+/i.test(applied),
-            dateMs: planeDateOf(response.headers.date),
-        };
-    }
-    async function withRetries(attempt, call) {
-        const first = clock.now();
-        const until = call.retryUntilMs ?? first + DEFAULT_RETRY_WINDOW_MS;
-        for (let n = 0;; n += 1) {
-            try {
-                return await attempt();
-            }
-            catch (error) {
-                if (!(error instanceof TransientError))
-                    throw error;
-                const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
-                if (wait === undefined) {
-                    throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
-                }
-                options.onRetry?.({
-                    error: error.message,
-                    attempt: n + 1,
-                    status: error.status,
-                    retryForMs: Math.max(0, Math.round(until - clock.now())),
-                });
-                await sleep(wait, call.signal);
-                if (call.signal?.aborted)
-                    throw new CancelledError();
-            }
-        }
-    }
-    const check = (schema, raw, call) => {
-        const parsed = schema.safeParse(raw.body);
-        if (parsed.success)
-            return parsed.data;
-        throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
-    };
+    const send = createSender({ ...options, http, timeoutMs });
     const key = options.bearer ? FRESH_TOKEN : options.key || undefined;
-    const post = (path, payload, call, bearer = key) => withRetries(() => send('POST', path, payload, call, bearer), call);
-    const name = (method, path) => `[${method}] "${options.apiUrl}${path}"`;
-    /** Release by (resource, own DID), bounded, never throwing: true when the plane answered it. */
-    async function giveBack(req) {
-        try {
-            const payload = { resource: req.resource, actorDid: req.actorDid };
-            const raw = await post(RELEASE_PATH, payload, { retryUntilMs: clock.now() + client_GIVE_BACK_MS });
-            return releaseAnswerSchema.safeParse(raw.body).success;
-        }
-        catch {
-            return false;
-        }
-    }
-    const statusOf = async (resource, call = {}) => {
-        const path = `${LEASE_PATH}?resource=${encodeURIComponent(resource)}`;
-        const plain = { ...call, waitSeconds: undefined };
-        const raw = await withRetries(() => send('GET', path, undefined, plain, key), plain);
-        const answer = check(statusAnswerSchema, raw, name('GET', path));
-        const frozen = answer.frozen
-            ? {
-                by: clipText(answer.frozen.by, 200) ?? '',
-                reason: clipText(answer.frozen.reason) ?? '',
-                untilMs: answer.frozen.until,
-            }
-            : undefined;
-        return { lease: answer.lease, frozen };
-    };
+    const caller = createCaller(options.apiUrl, send, key, {
+        clock,
+        sleep: options.sleep ?? time_realSleep,
+        random: options.random ?? Math.random,
+        policy: options.retry ?? DEFAULT_RETRY,
+        onRetry: options.onRetry,
+    });
     return {
         apiUrl: options.apiUrl,
         requestTimeoutMs: timeoutMs,
-        async lease(req, call = {}) {
-            const raw = await post(LEASE_PATH, leaseBody(req), call);
-            const where = name('POST', LEASE_PATH);
-            if (field(raw.body, 'ok') !== true)
-                return interpretLease(raw, where, check);
-            const parsed = grantedSchema.safeParse(raw.body);
-            const broken = parsed.success
-                ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
-                : {
-                    field: fieldOf(parsed.error),
-                    problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
-                };
-            if (parsed.success && !broken) {
-                // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-                const previous = deploySchema.safeParse(field(raw.body, 'previous'));
-                return {
-                    kind: 'granted',
-                    lease: parsed.data.lease,
-                    preferenceApplied: raw.preferenceApplied,
-                    ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
-                    ...(previous.success && previous.data ? { previous: previous.data } : {}),
-                };
-            }
-            // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
-            const gaveBack = await giveBack(req);
-            throw new BrokenGrantError(`${where}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call: where, status: raw.status, field: broken.field, gaveBack });
-        },
-        async release(req, call = {}) {
-            const payload = { resource: req.resource, actorDid: req.actorDid };
-            if (req.outdated)
-                payload.outdated = true;
-            const raw = await post(RELEASE_PATH, payload, { ...call, waitSeconds: undefined });
-            const answer = check(releaseAnswerSchema, raw, name('POST', RELEASE_PATH));
-            return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
-        },
-        async status(resource, call = {}) {
-            return (await statusOf(resource, call)).lease;
-        },
-        statusOf,
-        async watch(req, call = {}) {
-            const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
-            let raw;
-            try {
-                raw = await send('POST', WATCH_PATH, payload, call, key);
-            }
-            catch (error) {
-                if (error instanceof RequestRejectedError && NO_WATCH.has(error.status ?? 0))
-                    return { kind: 'unsupported' };
-                throw error;
-            }
-            const answer = check(watchAnswerSchema, raw, name('POST', WATCH_PATH));
-            if (!answer.ended)
-                return { kind: 'held' };
-            return {
-                kind: 'ended',
-                reason: clipText(answer.reason, 200) ?? 'unknown',
-                endedAtMs: answer.endedAtMs,
-                message: clipText(answer.message),
-                holder: answer.holder,
-                ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
-            };
-        },
-        async revoke(resource, reason, adminKey, call = {}, by) {
-            const raw = await post(REVOKE_PATH, by ? { resource, reason, by } : { resource, reason }, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(revokeAnswerSchema, raw, name('POST', REVOKE_PATH));
-            return {
-                revoked: answer.revoked,
-                leaseId: answer.leaseId ?? undefined,
-                holder: answer.holder ?? undefined,
-            };
-        },
-        async freeze(request, adminKey, call = {}) {
-            const raw = await post(FREEZE_PATH, request, { ...call, waitSeconds: undefined }, adminKey);
-            const answer = check(freezeAnswerSchema, raw, name('POST', FREEZE_PATH));
-            return { until: answer.until ?? null, changed: answer.changed };
-        },
-        async unfreeze(resource, adminKey, call = {}, by) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(UNFREEZE_PATH, by ? { resource, by } : { resource }, plain, adminKey);
-            return { changed: check(freezeAnswerSchema, raw, name('POST', UNFREEZE_PATH)).changed };
-        },
-        async breakGlass(request, adminKey, call = {}) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(BREAK_GLASS_PATH, request, plain, adminKey);
-            return check(breakGlassAnswerSchema, raw, name('POST', BREAK_GLASS_PATH));
-        },
-        async approveBreakGlass(request, approverKey, call = {}) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(APPROVE_BREAK_GLASS_PATH, request, plain, approverKey);
-            return check(breakGlassAnswerSchema, raw, name('POST', APPROVE_BREAK_GLASS_PATH));
-        },
-        async withdrawBreakGlass(request, adminKey, call = {}) {
-            const plain = { ...call, waitSeconds: undefined };
-            const raw = await post(WITHDRAW_BREAK_GLASS_PATH, request, plain, adminKey);
-            return check(breakGlassAnswerSchema, raw, name('POST', WITHDRAW_BREAK_GLASS_PATH));
-        },
+        ...leaseCalls(caller, clock, options.wallNow ?? Date.now),
+        ...operatorCalls(caller),
         async close() {
             if (ownHttp)
                 await http.close();
         },
     };
-}
-/** A refusal (`ok` is not true) read as what it means for a waiter. */
-function interpretLease(raw, call, check) {
-    const refusal = check(otherRefusalSchema, raw, call);
-    if (refusal.reason === 'lease_held') {
-        const held = check(heldSchema, raw, call);
-        return {
-            kind: 'held',
-            holder: held.holder,
-            waitMs: held.stampede.waitMs,
-            reserved: held.reserved === true,
-            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
-            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
-            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'frozen') {
-        const frozen = check(frozenSchema, raw, call);
-        return {
-            kind: 'frozen',
-            message: clipText(frozen.message) || 'frozen by an operator',
-            untilMs: frozen.until ?? undefined,
-            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
-            position: frozen.position,
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'revoked') {
-        const revoked = check(revokedSchema, raw, call);
-        return {
-            kind: 'revoked',
-            holder: revoked.holder,
-            message: clipText(revoked.message) || 'revoked by an operator',
-            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
-        };
-    }
-    if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: clipText(check(supersededSchema, raw, call).by, 2048) };
-    }
-    return {
-        kind: 'refused',
-        reason: clipText(refusal.reason, 200),
-        message: clipText(refusal.message),
-    };
-}
-function fieldOf(error) {
-    const path = error.issues[0]?.path ?? [];
-    return path.length ? path.map(String).join('.') : '(body)';
-}
-/** The documented pair, plus the deploy's extension fields when the gate knows them. */
-function leaseBody(req) {
-    const body = { resource: req.resource, actorDid: req.actorDid };
-    if (req.deploy)
-        body.deploy = req.deploy;
-    if (req.queue)
-        body.queue = req.queue;
-    return body;
-}
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
-function field(body, name) {
-    return typeof body === 'object' && body !== null && name in body
-        ? Object.getOwnPropertyDescriptor(body, name)?.value
-        : undefined;
-}
-function bodyMessage(body) {
-    const message = field(body, 'message');
-    if (typeof message === 'string')
-        return clipText(message, 300);
-    const reason = field(body, 'reason');
-    if (typeof reason === 'string')
-        return clipText(reason, 100);
-    return undefined;
-}
-function headerValue(value) {
-    return Array.isArray(value) ? value[0] : value;
 }
 
 ;// CONCATENATED MODULE: ./src/lease/session.ts
@@ -30125,23 +30433,11 @@ function openSession(options) {
     const sleep = options.sleep ?? time_realSleep;
     const random = options.random ?? Math.random;
     const wallNow = options.wallNow ?? Date.now;
-    const client = options.client ??
-        createPlaneClient({
-            apiUrl: options.apiUrl,
-            key: options.key,
-            bearer: options.bearer,
-            keyHint: options.keyHint,
-            clock,
-            sleep,
-            random,
-            wallNow,
-            ...(options.env ? { env: options.env } : {}),
-            ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-            ...(options.onRetry ? { onRetry: options.onRetry } : {}),
-        });
+    const client = options.client ?? sessionClient(options, { clock, sleep, random, wallNow });
     let request = { resource: options.resource, actorDid: options.actorDid };
     // A held request must be answered before the client's own timeout fires.
     const maxHoldSeconds = options.blocking === false ? 0 : Math.max(0, Math.floor(client.requestTimeoutMs / 1_000) - 2);
+    const keeping = { client, clock, sleep, wallNow, maxHoldSeconds };
     async function releaseOwn(how = {}) {
         try {
             const answer = await client.release(how.outdated ? { ...request, outdated: true } : request, {
@@ -30157,27 +30453,7 @@ function openSession(options) {
         return {
             lease,
             waitedMs,
-            keep: (controls) => keepLease({
-                client,
-                ...request,
-                lease: controls.lease ?? lease,
-                // A lease handed in by the caller came from a request we did not time.
-                ...(controls.lease ? {} : grant),
-                clock,
-                wallNow,
-                sleep,
-                signal: controls.signal,
-                maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
-                ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
-                ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
-                ...(controls.onChange ? { onChange: controls.onChange } : {}),
-                // A blocking watch alongside the renewals, so a revoke is known at once.
-                ...(maxHoldSeconds > 0 && !controls.noWatch
-                    ? {
-                        watch: (leaseId, signal) => client.watch({ ...request, leaseId }, { signal, waitSeconds: maxHoldSeconds }),
-                    }
-                    : {}),
-            }),
+            keep: (controls) => keepLease(keepOptions(keeping, () => request, { lease, grant }, controls)),
             release: releaseOwn,
         };
     }
@@ -30187,18 +30463,10 @@ function openSession(options) {
             // When the request that was granted was sent (the lease's time runs from no earlier),
             // and the plane's clock in its answer (the keeper reads the lease time by it).
             let grant = {};
-            const timed = {
-                lease: async (...args) => {
-                    const sent = clock.now();
-                    const answer = await client.lease(...args);
-                    if (answer.kind === 'granted')
-                        grant = { sentAtMs: sent, planeDateMs: answer.planeDateMs };
-                    return answer;
-                },
-                release: (...args) => client.release(...args),
-            };
             const result = await waitForLease({
-                client: timed,
+                client: timedClient(client, clock, (timing) => {
+                    grant = timing;
+                }),
                 ...request,
                 ...(options.deploy ? { deploy: options.deploy } : {}),
                 ...(options.queue ? { queue: options.queue } : {}),
@@ -30228,6 +30496,58 @@ function openSession(options) {
         held,
         releaseOwn,
         close: () => client.close(),
+    };
+}
+/** The plane client a session makes when it is given none, on the session's clocks. */
+function sessionClient(options, time) {
+    return createPlaneClient({
+        apiUrl: options.apiUrl,
+        key: options.key,
+        bearer: options.bearer,
+        keyHint: options.keyHint,
+        ...time,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+        ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    });
+}
+/** The client as the wait sees it, telling `onGrant` when a granted request was sent. */
+function timedClient(client, clock, onGrant) {
+    return {
+        lease: async (...args) => {
+            const sent = clock.now();
+            const answer = await client.lease(...args);
+            if (answer.kind === 'granted')
+                onGrant({ sentAtMs: sent, planeDateMs: answer.planeDateMs });
+            return answer;
+        },
+        release: (...args) => client.release(...args),
+    };
+}
+function keepOptions(keeping, 
+/** The session's request as it is now (a lease taken up changes it). */
+request, granted, controls) {
+    const { client, maxHoldSeconds } = keeping;
+    return {
+        client,
+        ...request(),
+        lease: controls.lease ?? granted.lease,
+        // A lease handed in by the caller came from a request we did not time.
+        ...(controls.lease ? {} : granted.grant),
+        clock: keeping.clock,
+        wallNow: keeping.wallNow,
+        sleep: keeping.sleep,
+        signal: controls.signal,
+        maxLifetimeMs: LIMITS.keeperMaxLifetimeMs,
+        ...(controls.parentAlive ? { parentAlive: controls.parentAlive } : {}),
+        ...(controls.stillWanted ? { stillWanted: controls.stillWanted } : {}),
+        ...(controls.onChange ? { onChange: controls.onChange } : {}),
+        // A blocking watch alongside the renewals, so a revoke is known at once.
+        ...(maxHoldSeconds > 0 && !controls.noWatch
+            ? {
+                watch: (leaseId, signal) => client.watch({ ...request(), leaseId }, { signal, waitSeconds: maxHoldSeconds }),
+            }
+            : {}),
     };
 }
 
@@ -30371,8 +30691,16 @@ async function stopKeeper(pid, statusFile) {
     return record;
 }
 
-;// CONCATENATED MODULE: ./src/lease/did.ts
+;// CONCATENATED MODULE: ./src/plane/did.ts
 
+/**
+ * The DID's shapes, part of the wire contract: the one segment encoder, GitHub's
+ * repository names, and the strict readers of a run DID (untrusted input), read alike
+ * by the session core (lease/did.ts, which derives the DIDs), the kernel (revokes and
+ * OIDC identities) and the console page. No I/O and no node: imports, so the page may
+ * bundle it.
+ *   did:web:<host>:<owner>:<repo>:actions:runs:<run id>:attempts:<n>:jobs:<job>:<nonce>
+ */
 /** A DID segment: UTF-8 bytes outside DID idchars percent-encoded, so a segment never holds a colon. */
 function did_didSegment(value) {
     let out = '';
@@ -30396,44 +30724,6 @@ function parseRepository(value) {
         return undefined;
     }
     return { owner, repo };
-}
-function runContextFromEnv(env) {
-    const { GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB } = env;
-    if (!GITHUB_REPOSITORY || !parseRepository(GITHUB_REPOSITORY))
-        return undefined;
-    if (!GITHUB_RUN_ID || !RUN_ID_PATTERN.test(GITHUB_RUN_ID) || !GITHUB_JOB)
-        return undefined;
-    let serverUrl = 'https://github.com';
-    try {
-        if (GITHUB_SERVER_URL)
-            serverUrl = new URL(GITHUB_SERVER_URL).origin;
-    }
-    catch {
-        return undefined;
-    }
-    const attempt = GITHUB_RUN_ATTEMPT && /^\d{1,6}$/.test(GITHUB_RUN_ATTEMPT) ? GITHUB_RUN_ATTEMPT : '1';
-    return {
-        serverUrl,
-        repository: GITHUB_REPOSITORY,
-        runId: GITHUB_RUN_ID,
-        runAttempt: attempt,
-        job: GITHUB_JOB.slice(0, 100),
-    };
-}
-function deriveActorDid(run, nonce) {
-    const host = new URL(run.serverUrl).host;
-    const [owner = '', repo = ''] = run.repository.split('/');
-    const parts = [did_didSegment(host), did_didSegment(owner), did_didSegment(repo), 'actions', 'runs'];
-    parts.push(did_didSegment(run.runId), 'attempts', did_didSegment(run.runAttempt));
-    parts.push('jobs', did_didSegment(run.job), did_didSegment(nonce));
-    return `did:web:${parts.join(':')}`;
-}
-/** The CLI's DID away from a runner: this host and user, through the same encoder. */
-function hostUserDid(host, user) {
-    const did = `did:web:${did_didSegment(host || 'localhost')}:users:${did_didSegment(user || 'user')}`;
-    return isDid(did)
-        ? did
-        : `did:web:${did_didSegment(host.slice(0, 100))}:users:${did_didSegment(user.slice(0, 100))}`;
 }
 /**
  * The run behind a DID made by deriveActorDid; undefined for any other DID.
@@ -30488,6 +30778,48 @@ function runUrlFromDid(did) {
         .map(encodeURIComponent)
         .join('/');
     return `https://${run.host}/${path}`;
+}
+
+;// CONCATENATED MODULE: ./src/lease/did.ts
+
+
+function runContextFromEnv(env) {
+    const { GITHUB_SERVER_URL, GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_JOB } = env;
+    if (!GITHUB_REPOSITORY || !parseRepository(GITHUB_REPOSITORY))
+        return undefined;
+    if (!GITHUB_RUN_ID || !RUN_ID_PATTERN.test(GITHUB_RUN_ID) || !GITHUB_JOB)
+        return undefined;
+    let serverUrl = 'https://github.com';
+    try {
+        if (GITHUB_SERVER_URL)
+            serverUrl = new URL(GITHUB_SERVER_URL).origin;
+    }
+    catch {
+        return undefined;
+    }
+    const attempt = GITHUB_RUN_ATTEMPT && /^\d{1,6}$/.test(GITHUB_RUN_ATTEMPT) ? GITHUB_RUN_ATTEMPT : '1';
+    return {
+        serverUrl,
+        repository: GITHUB_REPOSITORY,
+        runId: GITHUB_RUN_ID,
+        runAttempt: attempt,
+        job: GITHUB_JOB.slice(0, 100),
+    };
+}
+function deriveActorDid(run, nonce) {
+    const host = new URL(run.serverUrl).host;
+    const [owner = '', repo = ''] = run.repository.split('/');
+    const parts = [did_didSegment(host), did_didSegment(owner), did_didSegment(repo), 'actions', 'runs'];
+    parts.push(did_didSegment(run.runId), 'attempts', did_didSegment(run.runAttempt));
+    parts.push('jobs', did_didSegment(run.job), did_didSegment(nonce));
+    return `did:web:${parts.join(':')}`;
+}
+/** The CLI's DID away from a runner: this host and user, through the same encoder. */
+function hostUserDid(host, user) {
+    const did = `did:web:${didSegment(host || 'localhost')}:users:${didSegment(user || 'user')}`;
+    return isDid(did)
+        ? did
+        : `did:web:${didSegment(host.slice(0, 100))}:users:${didSegment(user.slice(0, 100))}`;
 }
 /** A holder as people should read it: its DID, and its run when we know it. */
 function did_describeHolder(did) {
@@ -30548,8 +30880,7 @@ function mayTakeUp(ownDid, holder) {
  * way to a log line, a terminal or a job summary. Nothing it holds may start a
  * line, run a workflow command or drive a terminal.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 /** One line, bounded: CR and LF as the runner escapes them (%0D, %0A), other controls as \uXXXX. */
 function escape_untrusted(text, max = 300) {
     const bounded = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -30557,14 +30888,14 @@ function escape_untrusted(text, max = 300) {
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
         .replace(/\t/g, ' ')
-        .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        .replace(control_chars/* TERMINAL_CONTROL_CHARS */.J2, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 /** A whole log line for the runner: nothing after it can begin a new line. */
 function logLine(text) {
     return text
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
-        .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        .replace(control_chars/* TERMINAL_CONTROL_CHARS */.J2, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 /** A cell of the job summary, which is HTML. */
 function escapeHtml(text) {
@@ -30724,7 +31055,7 @@ function memoryContext(options) {
         // The runner's token service as core.getIDToken asks it (a fake one on loopback in tests).
         getIDToken: async (audience) => {
             const { runnerTokenSource } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 8309));
-            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 6122));
+            const { createHttpClient } = await Promise.resolve(/* import() */).then(__nccwpck_require__.bind(__nccwpck_require__, 840));
             const http = createHttpClient({ env: ctx.env });
             try {
                 const token = await runnerTokenSource(ctx.env, audience, http)();
@@ -32216,7 +32547,7 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
+const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename: io_util_rename, rm, rmdir, stat, symlink, unlink: io_util_unlink } = external_fs_.promises;
 // export const {open} = 'fs'
 const IS_WINDOWS = process.platform === 'win32';
 /**
@@ -33753,6 +34084,7 @@ function coreContext(env = process.env) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/io.ts
+
 /**
  * Every input, output and state key of the action, typed. A contract test holds
  * action.yml to these lists, so a rename cannot drift between the two.
@@ -33838,8 +34170,8 @@ const MAX_OUTPUT_LENGTH = 1_024;
  * that no plane text can ever start a line or grow without bound there.
  */
 function outputValue(value) {
-    // eslint-disable-next-line no-control-regex -- no control character reaches an output
-    const line = value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+    // No control character reaches an output.
+    const line = value.replace(control_chars/* CONTROL_CHARS */.UV, ' ');
     return line.length <= MAX_OUTPUT_LENGTH ? line : line.slice(0, MAX_OUTPUT_LENGTH);
 }
 
@@ -34644,12 +34976,51 @@ async function startKeeper(ctx, settings, held, findHelper) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2321);
+/* harmony import */ var _action_main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3502);
 
 await (0,_action_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 2170:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   J2: () => (/* binding */ TERMINAL_CONTROL_CHARS),
+/* harmony export */   UH: () => (/* binding */ controlFree),
+/* harmony export */   UV: () => (/* binding */ CONTROL_CHARS)
+/* harmony export */ });
+/* unused harmony export CONTROL_CHAR */
+/**
+ * Control characters, once, for every layer that keeps them out of a line of text: the
+ * plane's clipped texts and deploy fields, the kernel's reasons and notifications, the
+ * action's outputs, the session's log lines and a shown URL.
+ *
+ * Here, beside errors.ts, and not in plane/: src/http/ (url-display.ts) sits below plane/ and
+ * may import nothing of ours but top-level modules like this one, and every other user may
+ * import it too. No imports and no node: APIs, so the console page may bundle it.
+ */
+/** C0 controls and DEL, as a character class's ranges (a line break, ESC, NUL, …). */
+const CONTROL_RANGES = '\\u0000-\\u001f\\u007f';
+/** Whether a text holds a control character (`.test`: not global, so it keeps no lastIndex). */
+const CONTROL_CHAR = new RegExp(`[${CONTROL_RANGES}]`);
+/** Every control character of a text, for `.replace`. */
+const CONTROL_CHARS = new RegExp(`[${CONTROL_RANGES}]`, 'g');
+/** A whole text of `min` to `max` characters (no bound: any length), none a control character. */
+const controlFree = (min = 0, max) => new RegExp(`^[^${CONTROL_RANGES}]{${min},${max ?? ''}}$`);
+/**
+ * What a terminal or the runner must not be handed raw, for text escaped rather than
+ * replaced (lease/escape.ts): C0 controls but tab and line feed (those are escaped first,
+ * by the runner's own rule), DEL and the C1 controls (a terminal reads 0x9b as CSI), and
+ * the Unicode line and paragraph separators (a line break to some readers).
+ */
+const TERMINAL_CONTROL_CHARS = 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
 
 /***/ }),
 
@@ -34795,7 +35166,7 @@ function causeText(error) {
 
 /***/ }),
 
-/***/ 6122:
+/***/ 840:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -34808,57 +35179,11 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
-// EXTERNAL MODULE: ./src/http/errors.ts
-var errors = __nccwpck_require__(8549);
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __nccwpck_require__(507);
-;// CONCATENATED MODULE: ./src/http/url-display.ts
-/**
- * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
- * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
- * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
- * hold a secret, and what is signed into the ledger can never be taken out again.
- *
- * Text that does not parse as a URL is cut the same way, by its characters: a refused
- * flag is echoed so the person sees which one, never with what might be its secret.
- */
-function urlForDisplay(raw) {
-    let url;
-    try {
-        url = typeof raw === 'string' ? new URL(raw) : raw;
-    }
-    catch {
-        url = undefined;
-    }
-    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
-    const shown = url
-        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
-        : cutByHand(String(raw));
-    // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
-    return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
-}
-/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
-function cutByHand(text) {
-    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
-    const scheme = match?.[1] ?? '';
-    let rest = match?.[2] ?? '';
-    // Credentials end at the last '@' before the path (a password may itself hold '@').
-    const slash = rest.indexOf('/');
-    const authority = slash < 0 ? rest : rest.slice(0, slash);
-    const at = authority.lastIndexOf('@');
-    if (at >= 0)
-        rest = rest.slice(at + 1);
-    return `${scheme}${rest}`;
-}
-
-;// CONCATENATED MODULE: ./src/http/client.ts
+;// CONCATENATED MODULE: ./src/http/dispatchers.ts
 
 
-
-
-/** Bodies past this are not ours to read: the plane's answers are small. */
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
 function proxyEnv(env) {
     const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? '';
     return {
@@ -34867,16 +35192,14 @@ function proxyEnv(env) {
         noProxy: pick('NO_PROXY'),
     };
 }
-function createHttpClient(options = {}) {
-    const env = options.env ?? process.env;
-    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+function createDispatchers(options) {
     const agentOptions = {
-        connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
-        headersTimeout,
-        bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
+        connect: { timeout: options.connectTimeoutMs },
+        headersTimeout: options.headersTimeoutMs,
+        bodyTimeout: options.bodyTimeoutMs,
         keepAliveTimeout: 4_000,
     };
-    const proxies = proxyEnv(env);
+    const proxies = proxyEnv(options.env);
     const direct = new undici.Agent(agentOptions);
     // Loopback is decided here, by the same test that allows plain http: to it, and not
     // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
@@ -34888,89 +35211,41 @@ function createHttpClient(options = {}) {
             noProxy: proxies.noProxy,
         })
         : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct;
-    let closed = false;
-    async function send(req) {
-        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
-        const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
-        if (closed)
-            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, {
-                failure: 'cancelled',
-                call,
-            });
-        const timeoutMs = req.timeoutMs ?? headersTimeout;
-        const timeout = AbortSignal.timeout(timeoutMs);
-        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-        try {
-            const url = new URL(req.url);
-            // The dispatcher's own request(): undici's top-level one would load all of undici.
-            const answer = await dispatcherFor(url).request({
-                origin: url.origin,
-                path: `${url.pathname}${url.search}`,
-                method: req.method,
-                headers: req.headers ?? {},
-                ...(req.body === undefined ? {} : { body: req.body }),
-                signal,
-                headersTimeout: Math.max(headersTimeout, timeoutMs),
-            });
-            const text = await readBounded(answer.body, call);
-            return { status: answer.statusCode, headers: answer.headers, text };
-        }
-        catch (error) {
-            if (error instanceof errors/* HttpError */.j)
-                throw error;
-            if (req.signal?.aborted)
-                throw new errors/* HttpError */.j(`${call}: cancelled`, { failure: 'cancelled', call });
-            if (timeout.aborted || isTimeout(error)) {
-                throw new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, {
-                    failure: 'timeout',
-                    call,
-                    cause: error,
-                });
-            }
-            throw new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, {
-                failure: 'network',
-                call,
-                cause: error,
-            });
-        }
-    }
     return {
-        send,
-        async getText(url, headers = {}, signal) {
-            const answer = await send({ method: 'GET', url, headers, signal });
-            if (answer.status !== 200) {
-                const call = `[GET] "${urlForDisplay(url)}"`;
-                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
-                    failure: 'network',
-                    call,
-                });
-            }
-            return answer.text;
-        },
-        async close() {
-            if (closed)
-                return;
-            closed = true;
+        for: (url) => proxied && (options.proxyLoopback || !(0,loopback/* isLoopbackHost */.c)(url.hostname)) ? proxied : direct,
+        async destroy() {
             await Promise.all([direct.destroy(), proxied?.destroy()]);
         },
     };
 }
-async function readBounded(body, call) {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of body) {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-            body.destroy();
-            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
-                failure: 'too-large',
-                call,
-            });
-        }
-        chunks.push(chunk);
+
+// EXTERNAL MODULE: ./src/http/errors.ts
+var errors = __nccwpck_require__(8549);
+;// CONCATENATED MODULE: ./src/http/network-error.ts
+
+/**
+ * A failed request read as an HttpError whose message is ours: cancelled by the caller,
+ * timed out, or the network's failure named by its code, never by undici's or Node's words.
+ */
+/** `timeout`: the request's own deadline signal; `signal`: the caller's. */
+function requestFailure(error, sent) {
+    const { call, timeoutMs } = sent;
+    if (error instanceof errors/* HttpError */.j)
+        return error;
+    if (sent.signal?.aborted)
+        return new errors/* HttpError */.j(`${call}: cancelled`, { failure: 'cancelled', call });
+    if (sent.timeout.aborted || isTimeout(error)) {
+        return new errors/* HttpError */.j(`${call}: no answer within ${timeoutMs} ms`, {
+            failure: 'timeout',
+            call,
+            cause: error,
+        });
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return new errors/* HttpError */.j(`${call}: ${describeNetworkError(error)}`, {
+        failure: 'network',
+        call,
+        cause: error,
+    });
 }
 function isTimeout(error) {
     const code = error?.code;
@@ -35002,6 +35277,134 @@ function codeOf(error) {
             return code;
     }
     return '';
+}
+
+// EXTERNAL MODULE: ./src/control-chars.ts
+var control_chars = __nccwpck_require__(2170);
+;// CONCATENATED MODULE: ./src/http/url-display.ts
+
+/**
+ * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
+ * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
+ * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
+ * hold a secret, and what is signed into the ledger can never be taken out again.
+ *
+ * Text that does not parse as a URL is cut the same way, by its characters: a refused
+ * flag is echoed so the person sees which one, never with what might be its secret.
+ */
+function urlForDisplay(raw) {
+    let url;
+    try {
+        url = typeof raw === 'string' ? new URL(raw) : raw;
+    }
+    catch {
+        url = undefined;
+    }
+    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
+    const shown = url
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
+        : cutByHand(String(raw));
+    // A shown URL is one line a terminal prints as it is.
+    return shown.replace(control_chars/* CONTROL_CHARS */.UV, '?').slice(0, 200);
+}
+/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
+function cutByHand(text) {
+    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
+    const scheme = match?.[1] ?? '';
+    let rest = match?.[2] ?? '';
+    // Credentials end at the last '@' before the path (a password may itself hold '@').
+    const slash = rest.indexOf('/');
+    const authority = slash < 0 ? rest : rest.slice(0, slash);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0)
+        rest = rest.slice(at + 1);
+    return `${scheme}${rest}`;
+}
+
+;// CONCATENATED MODULE: ./src/http/client.ts
+
+
+
+
+/** Bodies past this are not ours to read: the plane's answers are small. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
+function createHttpClient(options = {}) {
+    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+    const dispatchers = createDispatchers({
+        env: options.env ?? process.env,
+        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connect,
+        headersTimeoutMs: headersTimeout,
+        bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.body,
+        proxyLoopback: options.proxyLoopback ?? false,
+    });
+    let closed = false;
+    async function send(req) {
+        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+        const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
+        if (closed)
+            throw new errors/* HttpError */.j(`${call}: the HTTP client is closed`, {
+                failure: 'cancelled',
+                call,
+            });
+        const timeoutMs = req.timeoutMs ?? headersTimeout;
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+        try {
+            const url = new URL(req.url);
+            // The dispatcher's own request(): undici's top-level one would load all of undici.
+            const answer = await dispatchers.for(url).request({
+                origin: url.origin,
+                path: `${url.pathname}${url.search}`,
+                method: req.method,
+                headers: req.headers ?? {},
+                ...(req.body === undefined ? {} : { body: req.body }),
+                signal,
+                headersTimeout: Math.max(headersTimeout, timeoutMs),
+            });
+            const text = await readBounded(answer.body, call);
+            return { status: answer.statusCode, headers: answer.headers, text };
+        }
+        catch (error) {
+            throw requestFailure(error, { call, signal: req.signal, timeout, timeoutMs });
+        }
+    }
+    return {
+        send,
+        async getText(url, headers = {}, signal) {
+            const answer = await send({ method: 'GET', url, headers, signal });
+            if (answer.status !== 200) {
+                const call = `[GET] "${urlForDisplay(url)}"`;
+                throw new errors/* HttpError */.j(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                    failure: 'network',
+                    call,
+                });
+            }
+            return answer.text;
+        },
+        async close() {
+            if (closed)
+                return;
+            closed = true;
+            await dispatchers.destroy();
+        },
+    };
+}
+async function readBounded(body, call) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body) {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+            body.destroy();
+            throw new errors/* HttpError */.j(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+                failure: 'too-large',
+                call,
+            });
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
 }
 
 
@@ -35105,7 +35508,7 @@ class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3305);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6122);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(840);
 /* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4043);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 

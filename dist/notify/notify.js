@@ -28420,6 +28420,55 @@ function causeText(error) {
 var external_node_crypto_ = __nccwpck_require__(7598);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
 var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: ./src/http/loopback.ts
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/**
+ * This machine, as a URL's (normalized) hostname names it: `localhost`, all of
+ * 127.0.0.0/8 and `[::1]`. Plain http: is allowed only to these, and the HTTP
+ * clients never send a request to them through a proxy.
+ */
+function loopback_isLoopbackHost(hostname) {
+    return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+;// CONCATENATED MODULE: ./src/http/dispatchers.ts
+
+
+function proxyEnv(env) {
+    const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? '';
+    return {
+        httpProxy: pick('HTTP_PROXY'),
+        httpsProxy: pick('HTTPS_PROXY'),
+        noProxy: pick('NO_PROXY'),
+    };
+}
+function createDispatchers(options) {
+    const agentOptions = {
+        connect: { timeout: options.connectTimeoutMs },
+        headersTimeout: options.headersTimeoutMs,
+        bodyTimeout: options.bodyTimeoutMs,
+        keepAliveTimeout: 4_000,
+    };
+    const proxies = proxyEnv(options.env);
+    const direct = new undici/* Agent */.g6(agentOptions);
+    // Loopback is decided here, by the same test that allows plain http: to it, and not
+    // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
+    const proxied = proxies.httpProxy || proxies.httpsProxy
+        ? new undici/* EnvHttpProxyAgent */.J2({
+            ...agentOptions,
+            httpProxy: proxies.httpProxy || undefined,
+            httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
+            noProxy: proxies.noProxy,
+        })
+        : undefined;
+    return {
+        for: (url) => proxied && (options.proxyLoopback || !loopback_isLoopbackHost(url.hostname)) ? proxied : direct,
+        async destroy() {
+            await Promise.all([direct.destroy(), proxied?.destroy()]);
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/http/errors.ts
 
 
@@ -28448,176 +28497,31 @@ class HttpError extends LeaseGateError {
     }
 }
 
-;// CONCATENATED MODULE: ./src/http/loopback.ts
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+;// CONCATENATED MODULE: ./src/http/network-error.ts
+
 /**
- * This machine, as a URL's (normalized) hostname names it: `localhost`, all of
- * 127.0.0.0/8 and `[::1]`. Plain http: is allowed only to these, and the HTTP
- * clients never send a request to them through a proxy.
+ * A failed request read as an HttpError whose message is ours: cancelled by the caller,
+ * timed out, or the network's failure named by its code, never by undici's or Node's words.
  */
-function loopback_isLoopbackHost(hostname) {
-    return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-;// CONCATENATED MODULE: ./src/http/url-display.ts
-/**
- * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
- * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
- * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
- * hold a secret, and what is signed into the ledger can never be taken out again.
- *
- * Text that does not parse as a URL is cut the same way, by its characters: a refused
- * flag is echoed so the person sees which one, never with what might be its secret.
- */
-function urlForDisplay(raw) {
-    let url;
-    try {
-        url = typeof raw === 'string' ? new URL(raw) : raw;
+/** `timeout`: the request's own deadline signal; `signal`: the caller's. */
+function requestFailure(error, sent) {
+    const { call, timeoutMs } = sent;
+    if (error instanceof HttpError)
+        return error;
+    if (sent.signal?.aborted)
+        return new HttpError(`${call}: cancelled`, { failure: 'cancelled', call });
+    if (sent.timeout.aborted || isTimeout(error)) {
+        return new HttpError(`${call}: no answer within ${timeoutMs} ms`, {
+            failure: 'timeout',
+            call,
+            cause: error,
+        });
     }
-    catch {
-        url = undefined;
-    }
-    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
-    const shown = url
-        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
-        : cutByHand(String(raw));
-    // eslint-disable-next-line no-control-regex -- a shown URL is one line a terminal prints as it is
-    return shown.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 200);
-}
-/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
-function cutByHand(text) {
-    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
-    const scheme = match?.[1] ?? '';
-    let rest = match?.[2] ?? '';
-    // Credentials end at the last '@' before the path (a password may itself hold '@').
-    const slash = rest.indexOf('/');
-    const authority = slash < 0 ? rest : rest.slice(0, slash);
-    const at = authority.lastIndexOf('@');
-    if (at >= 0)
-        rest = rest.slice(at + 1);
-    return `${scheme}${rest}`;
-}
-
-;// CONCATENATED MODULE: ./src/http/client.ts
-
-
-
-
-/** Bodies past this are not ours to read: the plane's answers are small. */
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
-function proxyEnv(env) {
-    const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? '';
-    return {
-        httpProxy: pick('HTTP_PROXY'),
-        httpsProxy: pick('HTTPS_PROXY'),
-        noProxy: pick('NO_PROXY'),
-    };
-}
-function createHttpClient(options = {}) {
-    const env = options.env ?? process.env;
-    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
-    const agentOptions = {
-        connect: { timeout: options.connectTimeoutMs ?? DEFAULTS.connect },
-        headersTimeout,
-        bodyTimeout: options.bodyTimeoutMs ?? DEFAULTS.body,
-        keepAliveTimeout: 4_000,
-    };
-    const proxies = proxyEnv(env);
-    const direct = new undici/* Agent */.g6(agentOptions);
-    // Loopback is decided here, by the same test that allows plain http: to it, and not
-    // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
-    const proxied = proxies.httpProxy || proxies.httpsProxy
-        ? new undici/* EnvHttpProxyAgent */.J2({
-            ...agentOptions,
-            httpProxy: proxies.httpProxy || undefined,
-            httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
-            noProxy: proxies.noProxy,
-        })
-        : undefined;
-    const dispatcherFor = (url) => proxied && (options.proxyLoopback || !loopback_isLoopbackHost(url.hostname)) ? proxied : direct;
-    let closed = false;
-    async function send(req) {
-        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
-        const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
-        if (closed)
-            throw new HttpError(`${call}: the HTTP client is closed`, {
-                failure: 'cancelled',
-                call,
-            });
-        const timeoutMs = req.timeoutMs ?? headersTimeout;
-        const timeout = AbortSignal.timeout(timeoutMs);
-        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-        try {
-            const url = new URL(req.url);
-            // The dispatcher's own request(): undici's top-level one would load all of undici.
-            const answer = await dispatcherFor(url).request({
-                origin: url.origin,
-                path: `${url.pathname}${url.search}`,
-                method: req.method,
-                headers: req.headers ?? {},
-                ...(req.body === undefined ? {} : { body: req.body }),
-                signal,
-                headersTimeout: Math.max(headersTimeout, timeoutMs),
-            });
-            const text = await readBounded(answer.body, call);
-            return { status: answer.statusCode, headers: answer.headers, text };
-        }
-        catch (error) {
-            if (error instanceof HttpError)
-                throw error;
-            if (req.signal?.aborted)
-                throw new HttpError(`${call}: cancelled`, { failure: 'cancelled', call });
-            if (timeout.aborted || isTimeout(error)) {
-                throw new HttpError(`${call}: no answer within ${timeoutMs} ms`, {
-                    failure: 'timeout',
-                    call,
-                    cause: error,
-                });
-            }
-            throw new HttpError(`${call}: ${describeNetworkError(error)}`, {
-                failure: 'network',
-                call,
-                cause: error,
-            });
-        }
-    }
-    return {
-        send,
-        async getText(url, headers = {}, signal) {
-            const answer = await send({ method: 'GET', url, headers, signal });
-            if (answer.status !== 200) {
-                const call = `[GET] "${urlForDisplay(url)}"`;
-                throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
-                    failure: 'network',
-                    call,
-                });
-            }
-            return answer.text;
-        },
-        async close() {
-            if (closed)
-                return;
-            closed = true;
-            await Promise.all([direct.destroy(), proxied?.destroy()]);
-        },
-    };
-}
-async function readBounded(body, call) {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of body) {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) {
-            body.destroy();
-            throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
-                failure: 'too-large',
-                call,
-            });
-        }
-        chunks.push(chunk);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    return new HttpError(`${call}: ${describeNetworkError(error)}`, {
+        failure: 'network',
+        call,
+        cause: error,
+    });
 }
 function isTimeout(error) {
     const code = error?.code;
@@ -28649,6 +28553,160 @@ function codeOf(error) {
             return code;
     }
     return '';
+}
+
+;// CONCATENATED MODULE: ./src/control-chars.ts
+/**
+ * Control characters, once, for every layer that keeps them out of a line of text: the
+ * plane's clipped texts and deploy fields, the kernel's reasons and notifications, the
+ * action's outputs, the session's log lines and a shown URL.
+ *
+ * Here, beside errors.ts, and not in plane/: src/http/ (url-display.ts) sits below plane/ and
+ * may import nothing of ours but top-level modules like this one, and every other user may
+ * import it too. No imports and no node: APIs, so the console page may bundle it.
+ */
+/** C0 controls and DEL, as a character class's ranges (a line break, ESC, NUL, …). */
+const CONTROL_RANGES = '\\u0000-\\u001f\\u007f';
+/** Whether a text holds a control character (`.test`: not global, so it keeps no lastIndex). */
+const CONTROL_CHAR = new RegExp(`[${CONTROL_RANGES}]`);
+/** Every control character of a text, for `.replace`. */
+const CONTROL_CHARS = new RegExp(`[${CONTROL_RANGES}]`, 'g');
+/** A whole text of `min` to `max` characters (no bound: any length), none a control character. */
+const controlFree = (min = 0, max) => new RegExp(`^[^${CONTROL_RANGES}]{${min},${max ?? ''}}$`);
+/**
+ * What a terminal or the runner must not be handed raw, for text escaped rather than
+ * replaced (lease/escape.ts): C0 controls but tab and line feed (those are escaped first,
+ * by the runner's own rule), DEL and the C1 controls (a terminal reads 0x9b as CSI), and
+ * the Unicode line and paragraph separators (a line break to some readers).
+ */
+const TERMINAL_CONTROL_CHARS = 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+;// CONCATENATED MODULE: ./src/http/url-display.ts
+
+/**
+ * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
+ * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
+ * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
+ * hold a secret, and what is signed into the ledger can never be taken out again.
+ *
+ * Text that does not parse as a URL is cut the same way, by its characters: a refused
+ * flag is echoed so the person sees which one, never with what might be its secret.
+ */
+function urlForDisplay(raw) {
+    let url;
+    try {
+        url = typeof raw === 'string' ? new URL(raw) : raw;
+    }
+    catch {
+        url = undefined;
+    }
+    // A bare origin is shown as written (`https://api.github.com`), without the parser's '/'.
+    const shown = url
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}${url.pathname === '/' ? '' : url.pathname}`
+        : cutByHand(String(raw));
+    // A shown URL is one line a terminal prints as it is.
+    return shown.replace(CONTROL_CHARS, '?').slice(0, 200);
+}
+/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
+function cutByHand(text) {
+    const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
+    const scheme = match?.[1] ?? '';
+    let rest = match?.[2] ?? '';
+    // Credentials end at the last '@' before the path (a password may itself hold '@').
+    const slash = rest.indexOf('/');
+    const authority = slash < 0 ? rest : rest.slice(0, slash);
+    const at = authority.lastIndexOf('@');
+    if (at >= 0)
+        rest = rest.slice(at + 1);
+    return `${scheme}${rest}`;
+}
+
+;// CONCATENATED MODULE: ./src/http/client.ts
+
+
+
+
+/** Bodies past this are not ours to read: the plane's answers are small. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
+function createHttpClient(options = {}) {
+    const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
+    const dispatchers = createDispatchers({
+        env: options.env ?? process.env,
+        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connect,
+        headersTimeoutMs: headersTimeout,
+        bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.body,
+        proxyLoopback: options.proxyLoopback ?? false,
+    });
+    let closed = false;
+    async function send(req) {
+        // The URL as shown: its credentials and query stay out of every message (url-display.ts).
+        const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
+        if (closed)
+            throw new HttpError(`${call}: the HTTP client is closed`, {
+                failure: 'cancelled',
+                call,
+            });
+        const timeoutMs = req.timeoutMs ?? headersTimeout;
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+        try {
+            const url = new URL(req.url);
+            // The dispatcher's own request(): undici's top-level one would load all of undici.
+            const answer = await dispatchers.for(url).request({
+                origin: url.origin,
+                path: `${url.pathname}${url.search}`,
+                method: req.method,
+                headers: req.headers ?? {},
+                ...(req.body === undefined ? {} : { body: req.body }),
+                signal,
+                headersTimeout: Math.max(headersTimeout, timeoutMs),
+            });
+            const text = await readBounded(answer.body, call);
+            return { status: answer.statusCode, headers: answer.headers, text };
+        }
+        catch (error) {
+            throw requestFailure(error, { call, signal: req.signal, timeout, timeoutMs });
+        }
+    }
+    return {
+        send,
+        async getText(url, headers = {}, signal) {
+            const answer = await send({ method: 'GET', url, headers, signal });
+            if (answer.status !== 200) {
+                const call = `[GET] "${urlForDisplay(url)}"`;
+                throw new HttpError(`${call}: ${answer.status} ${answer.text.slice(0, 200)}`, {
+                    failure: 'network',
+                    call,
+                });
+            }
+            return answer.text;
+        },
+        async close() {
+            if (closed)
+                return;
+            closed = true;
+            await dispatchers.destroy();
+        },
+    };
+}
+async function readBounded(body, call) {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body) {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+            body.destroy();
+            throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
+                failure: 'too-large',
+                call,
+            });
+        }
+        chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -35736,9 +35794,28 @@ const error = () => {
  */
 config(en());
 
-;// CONCATENATED MODULE: ./src/ledger/entry.ts
+;// CONCATENATED MODULE: ./src/plane/canonical-json.ts
+// The one canonical JSON of the ledger's leaves: the ledger hashes entries with it and the
+// console page checks proofs in the browser with it, so it lives in plane/ (no node: imports).
+/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
+function canonical_json_canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonical_json_canonicalJson).join(',')}]`;
+    if (value && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical_json_canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
 
-
+;// CONCATENATED MODULE: ./src/plane/entry-kinds.ts
+/**
+ * The ledger's entry kinds, once: the ledger's schema (ledger/entry.ts), the kernel's events
+ * (kernel/rules/event.ts), its notifications and the console page all read this list. Plain
+ * data with no imports, so the page bundles it.
+ */
 const ENTRY_KINDS = [
     'grant',
     'renew',
@@ -35758,6 +35835,12 @@ const ENTRY_KINDS = [
     // pass is gone, for the kernel's replay and for verify alike.
     'break_glass_withdrawn',
 ];
+
+;// CONCATENATED MODULE: ./src/ledger/entry.ts
+
+
+
+
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = strictObject({
     seq: schemas_number().check(schemas_int(), _nonnegative()),
@@ -35809,18 +35892,6 @@ const entrySchema = strictObject({
      */
     promotedVia: optional(schemas_string().check(_regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
 });
-/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
-function canonicalJson(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    if (value && typeof value === 'object') {
-        const entries = Object.entries(value)
-            .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    return JSON.stringify(value);
-}
 /**
  * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after
  * `{ atMs, ...rest }`: V8 gave every object built that way a hidden class of
@@ -35867,7 +35938,7 @@ function entryJson(e) {
         text += `,"clockMs":${e.clockMs}`;
     // Rare (grants that name a deploy) and nested: the general form sorts its keys.
     if (e.deploy !== undefined)
-        text += `,"deploy":${canonicalJson(e.deploy)}`;
+        text += `,"deploy":${canonical_json_canonicalJson(e.deploy)}`;
     if (e.expiresAtMs !== undefined)
         text += `,"expiresAtMs":${e.expiresAtMs}`;
     text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
@@ -35895,29 +35966,6 @@ function readEntry(line, seq) {
     return entry.data;
 }
 const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
-
-;// CONCATENATED MODULE: ./src/plane/url.ts
-
-
-/**
- * The plane origin must be https:, or plain http: to this machine only, so the
- * key never crosses a network in clear. Returns the origin without a trailing slash.
- */
-function parsePlaneUrl(raw) {
-    let url;
-    try {
-        url = new URL(raw);
-    }
-    catch {
-        return { ok: false };
-    }
-    const secure = url.protocol === 'https:';
-    const loopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
-    if (!(secure || loopback) || url.username || url.password || url.search || url.hash) {
-        return { ok: false };
-    }
-    return { ok: true, url: url.href.replace(/\/+$/, '') };
-}
 
 ;// CONCATENATED MODULE: ./src/kernel/rules/failover.ts
 /** Fences of one timeline: below 2^40 each (a trillion grants), under the timeline's epoch. */
@@ -36034,10 +36082,7 @@ function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
     return event;
 }
 
-;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
-
-
-
+;// CONCATENATED MODULE: ./src/kernel/notify/notification.ts
 
 
 
@@ -36045,27 +36090,17 @@ function freezeEvent(kind, resource, by, atMs, reason, untilMs) {
 
 /** The red a chat shows a break-glass in (GitHub's danger red), and its severity. */
 const BREAK_GLASS_COLOR = '#cf222e';
-/** A queue this long per URL drops new news (counted) rather than grow without end. */
-const MAX_QUEUED = 10_000;
-/** At most this many changes in one POST (a few hundred KB of JSON). */
-const MAX_BATCH = 1_000;
-/** The shortest time between two POSTs to one URL (the first after a quiet spell goes at once). */
-const PACE_MS = 50;
 /** At most this many lines in a batch's `text`: a chat message, not a log (Slack cuts at 40,000 characters). */
 const TEXT_LINES = 20;
-const FIRST_RETRY_MS = 250;
-const MAX_RETRY_MS = 30_000;
-const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
-const KEPT_FAILURES = 20;
 const KINDS = new Set(ENTRY_KINDS.filter((k) => k !== 'renew'));
 /** Whether a change is notified (renewals are not). */
-const notify_isNotified = (entry) => KINDS.has(entry.kind);
+const notification_isNotified = (entry) => KINDS.has(entry.kind);
 /**
  * A notification's id: the first 128 bits of the SHA-256 of its ledger entry's canonical
  * line, as a UUID (version 8, RFC 9562). The same change has the same id whenever it is
  * sent, before or after a restart; anyone with the ledger can tell which entry it names.
  */
-function notify_notificationId(entry) {
+function notification_notificationId(entry) {
     return uuidOf((0,external_node_crypto_.createHash)('sha256').update(entryJson(entry)).digest());
 }
 function uuidOf(digest) {
@@ -36075,79 +36110,10 @@ function uuidOf(digest) {
     const hex = b.toString('hex');
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
-class notify_NotifyError extends LeaseGateError {
-    name = 'NotifyError';
-    constructor(message, options = {}) {
-        super(message, { ...options, code: 'notify' });
-    }
-}
-/** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
-function notify_checkNotifyUrl(raw) {
-    let url;
-    try {
-        url = new URL(raw);
-    }
-    catch {
-        throw new notify_NotifyError(`Invalid --notify '${urlForDisplay(raw)}': expected an https: URL.`);
-    }
-    const secure = url.protocol === 'https:';
-    const loopback = url.protocol === 'http:' && loopback_isLoopbackHost(url.hostname);
-    if (!(secure || loopback) || url.username || url.password) {
-        throw new notify_NotifyError(`Invalid --notify '${url.origin}': expected an https: URL without credentials (plain http: only to loopback).`);
-    }
-    return url.href;
-}
-function readNotifySecret(file) {
-    let secret;
-    try {
-        secret = readFileSync(file, 'utf8').trim();
-    }
-    catch (error) {
-        throw new notify_NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
-    }
-    if (secret.length < 16) {
-        throw new notify_NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
-    }
-    return secret;
-}
-/**
- * `--notify-file FILE`: the same settings as a config entry,
- * `{"notify": {"urls": ["https://…"], "secretFile": "/path"}}`; the flags add to its URLs
- * and `--notify-secret-file` wins over its secret file. Checked whole at start.
- */
-function readNotifyFile(file) {
-    let raw;
-    try {
-        raw = JSON.parse(readFileSync(file, 'utf8'));
-    }
-    catch (error) {
-        throw new notify_NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
-    }
-    const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
-    const notify = raw?.notify;
-    if (typeof notify !== 'object' || notify === null || Array.isArray(notify))
-        throw new notify_NotifyError(`--notify-file ${file}: ${form}.`);
-    const { urls, secretFile } = notify;
-    if (!Array.isArray(urls) ||
-        urls.length === 0 ||
-        urls.length > 20 ||
-        !urls.every((u) => typeof u === 'string'))
-        throw new notify_NotifyError(`--notify-file ${file}: notify.urls: expected 1 to 20 URLs as strings.`);
-    if (secretFile !== undefined && (typeof secretFile !== 'string' || secretFile === ''))
-        throw new notify_NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
-    for (const url of urls)
-        notify_checkNotifyUrl(url);
-    return { urls, ...(secretFile ? { secretFile } : {}) };
-}
-/** GitHub's webhook signature of a body. */
-const signBody = (secret, body) => `sha256=${(0,external_node_crypto_.createHmac)('sha256', secret).update(body).digest('hex')}`;
-// eslint-disable-next-line no-control-regex -- control characters never reach a chat message
-const CONTROL = /[\u0000-\u001f\u007f]/;
-// eslint-disable-next-line no-control-regex -- the same, all of them
-const CONTROLS = /[\u0000-\u001f\u007f]/g;
 /** The words a chat webhook shows. Plane-supplied text stays on one line. */
 function notificationText(n) {
-    const line = (s) => CONTROL.test(s) || s.length > 300 ? s.replace(CONTROLS, ' ').slice(0, 300) : s;
+    // Control characters never reach a chat message.
+    const line = (s) => CONTROL_CHAR.test(s) || s.length > 300 ? s.replace(CONTROL_CHARS, ' ').slice(0, 300) : s;
     const who = line(n.agent);
     const why = n.reason ? `: ${line(n.reason)}` : '';
     switch (n.kind) {
@@ -36177,7 +36143,7 @@ function notificationOf(entry) {
         return undefined;
     // One literal, fields added in place: this runs for every change a busy kernel makes.
     const n = {
-        id: notify_notificationId(entry),
+        id: notification_notificationId(entry),
         seq: entry.seq,
         kind: entry.kind,
         resource: entry.resource,
@@ -36208,6 +36174,167 @@ function notificationOf(entry) {
     n.text = notificationText(n);
     return n;
 }
+/**
+ * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
+ * text}` in the order they happened, `text` their lines one under the other (a chat webhook
+ * shows them as they are), the first 19 and "… and N more changes" past 20. A batch's id is
+ * derived from its first and last notifications' (the same run of changes, the same id).
+ */
+function deliveryOf(notifications) {
+    const items = notifications;
+    if (items.length === 1) {
+        const n = items[0];
+        return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
+    }
+    const id = uuidOf((0,external_node_crypto_.createHash)('sha256')
+        .update(`batch ${items[0].id} ${items.at(-1).id} ${items.length}`)
+        .digest());
+    // A chat shows the first lines; the rest are in `notifications` (and the console).
+    const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
+    const more = items.length - shown.length;
+    const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
+    const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
+    return { items, id, kind: 'batch', body: Buffer.from(body) };
+}
+
+;// CONCATENATED MODULE: ./src/plane/url.ts
+
+
+/**
+ * The plane origin must be https:, or plain http: to this machine only, so the
+ * key never crosses a network in clear. Returns the origin without a trailing slash.
+ */
+function parsePlaneUrl(raw) {
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        return { ok: false };
+    }
+    const secure = url.protocol === 'https:';
+    const loopback = url.protocol === 'http:' && isLoopbackHost(url.hostname);
+    if (!(secure || loopback) || url.username || url.password || url.search || url.hash) {
+        return { ok: false };
+    }
+    return { ok: true, url: url.href.replace(/\/+$/, '') };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/notify/notify-config.ts
+
+
+
+
+/**
+ * The notifier's settings as the kernel's command takes them (`--notify URL`,
+ * `--notify-secret-file FILE`, `--notify-file FILE`), checked whole at start: a URL that
+ * would send the secret in clear, a short secret or a malformed file stops the kernel
+ * before it serves, not at the first change.
+ */
+class notify_config_NotifyError extends LeaseGateError {
+    name = 'NotifyError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'notify' });
+    }
+}
+/** `--notify` URLs: https:, or plain http: to this machine only (never a secret in clear). */
+function notify_config_checkNotifyUrl(raw) {
+    let url;
+    try {
+        url = new URL(raw);
+    }
+    catch {
+        throw new notify_config_NotifyError(`Invalid --notify '${urlForDisplay(raw)}': expected an https: URL.`);
+    }
+    const secure = url.protocol === 'https:';
+    const loopback = url.protocol === 'http:' && loopback_isLoopbackHost(url.hostname);
+    if (!(secure || loopback) || url.username || url.password) {
+        throw new notify_config_NotifyError(`Invalid --notify '${url.origin}': expected an https: URL without credentials (plain http: only to loopback).`);
+    }
+    return url.href;
+}
+function readNotifySecret(file) {
+    let secret;
+    try {
+        secret = readFileSync(file, 'utf8').trim();
+    }
+    catch (error) {
+        throw new notify_config_NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
+    }
+    if (secret.length < 16) {
+        throw new notify_config_NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
+    }
+    return secret;
+}
+/**
+ * `--notify-file FILE`: the same settings as a config entry,
+ * `{"notify": {"urls": ["https://…"], "secretFile": "/path"}}`; the flags add to its URLs
+ * and `--notify-secret-file` wins over its secret file. Checked whole at start.
+ */
+function readNotifyFile(file) {
+    let raw;
+    try {
+        raw = JSON.parse(readFileSync(file, 'utf8'));
+    }
+    catch (error) {
+        throw new notify_config_NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
+    }
+    const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
+    const notify = raw?.notify;
+    if (typeof notify !== 'object' || notify === null || Array.isArray(notify))
+        throw new notify_config_NotifyError(`--notify-file ${file}: ${form}.`);
+    const { urls, secretFile } = notify;
+    if (!Array.isArray(urls) ||
+        urls.length === 0 ||
+        urls.length > 20 ||
+        !urls.every((u) => typeof u === 'string'))
+        throw new notify_config_NotifyError(`--notify-file ${file}: notify.urls: expected 1 to 20 URLs as strings.`);
+    if (secretFile !== undefined && (typeof secretFile !== 'string' || secretFile === ''))
+        throw new notify_config_NotifyError(`--notify-file ${file}: notify.secretFile: expected a file path.`);
+    for (const url of urls)
+        notify_config_checkNotifyUrl(url);
+    return { urls, ...(secretFile ? { secretFile } : {}) };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
+
+
+
+
+
+/**
+ * Signed notifications (`lease-gate kernel --notify URL --notify-secret-file FILE`):
+ * every grant, release, lapse, revoke, freeze and unfreeze, once durable, is
+ * POSTed as JSON to each URL, signed as GitHub signs its webhooks
+ * (`X-Hub-Signature-256: sha256=<HMAC-SHA256 of the body, hex>`) with a delivery
+ * id (`X-Lease-Gate-Delivery`). The service tells the notifier after its commit,
+ * and the notifier only queues there: a lease answer never waits for a delivery.
+ * Per URL, deliveries go one at a time in the order the changes happened (so in
+ * order per resource); what queued while one was out goes together in the next
+ * (a batch), so a busy kernel sends one POST per round trip, not one per change.
+ * A failed delivery is retried, same body and id, with back-off (doubling from
+ * 250 ms to 30 s) for up to `retryForMs`, then given up, counted and shown in
+ * `/readyz` and the console. A URL more than MAX_QUEUED behind drops new changes,
+ * counted too, so a dead receiver costs bounded memory.
+ *
+ * Notifications follow the ledger: each is made from a ledger entry, and its id is derived
+ * from that entry (`notificationId`), so a notification sent again after a restart has the
+ * id it had (a receiver dedupes by it). `onDelivered` is told when a URL's delivery has
+ * ended, which is where a file kernel's cursor moves (notify-cursor.ts); `resumeAt` skips
+ * what a URL already had.
+ */
+/** A queue this long per URL drops new news (counted) rather than grow without end. */
+const MAX_QUEUED = 10_000;
+/** At most this many changes in one POST (a few hundred KB of JSON). */
+const MAX_BATCH = 1_000;
+/** The shortest time between two POSTs to one URL (the first after a quiet spell goes at once). */
+const PACE_MS = 50;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 30_000;
+const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
+const KEPT_FAILURES = 20;
+/** GitHub's webhook signature of a body. */
+const signBody = (secret, body) => `sha256=${(0,external_node_crypto_.createHmac)('sha256', secret).update(body).digest('hex')}`;
 /**
  * One URL's news: a single FIFO (so in order per resource too) drained by one loop with
  * one request in flight. Whatever queued while a request was out goes in the next one as a
@@ -36260,7 +36387,7 @@ class Notifier {
     failedCount = 0;
     constructor(options) {
         this.options = options;
-        this.targets = options.urls.map((url) => new Target(notify_checkNotifyUrl(url)));
+        this.targets = options.urls.map((url) => new Target(notify_config_checkNotifyUrl(url)));
         this.ownHttp = options.http === undefined;
         this.http = options.http ?? createHttpClient({ headersTimeoutMs: 10_000 });
         this.retryForMs = options.retryForMs ?? DEFAULT_RETRY_FOR_MS;
@@ -36287,7 +36414,7 @@ class Notifier {
      * serialising, nothing awaited; the body is made when it is sent.
      */
     push(entry) {
-        if (!KINDS.has(entry.kind) || this.stop.signal.aborted)
+        if (!notification_isNotified(entry) || this.stop.signal.aborted)
             return;
         for (const target of this.targets) {
             if (entry.seq < target.from)
@@ -36424,28 +36551,6 @@ class Notifier {
     }
 }
 /**
- * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
- * text}` in the order they happened, `text` their lines one under the other (a chat webhook
- * shows them as they are), the first 19 and "… and N more changes" past 20. A batch's id is
- * derived from its first and last notifications' (the same run of changes, the same id).
- */
-function deliveryOf(notifications) {
-    const items = notifications;
-    if (items.length === 1) {
-        const n = items[0];
-        return { items, id: n.id, kind: n.kind, body: Buffer.from(JSON.stringify(n)) };
-    }
-    const id = uuidOf((0,external_node_crypto_.createHash)('sha256')
-        .update(`batch ${items[0].id} ${items.at(-1).id} ${items.length}`)
-        .digest());
-    // A chat shows the first lines; the rest are in `notifications` (and the console).
-    const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
-    const more = items.length - shown.length;
-    const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
-    const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
-    return { items, id, kind: 'batch', body: Buffer.from(body) };
-}
-/**
  * An error's words without the URL's path and query: a chat webhook's URL is its credential
  * (Slack's and Teams' carry the secret in the path), and failures reach `/readyz`, the
  * console and the log. The origin stays, to say which receiver failed.
@@ -36471,20 +36576,172 @@ function sleep(ms, signal) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/fs/atomic.ts
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/fs/write-all.ts
 
-/** Replaces a file so that a reader, or a crash, sees the old text or the new, never half. */
-function writeFileAtomic(path, text) {
-    const temp = `${path}.${process.pid}.tmp`;
-    const fd = (0,external_node_fs_namespaceObject.openSync)(temp, 'w', 0o600);
+/** A file handle's writes, as writeAll takes them. */
+const write_all_handleWriter = (handle) => async (bytes, offset, length, position) => (await handle.write(bytes, offset, length, position)).bytesWritten;
+/** A descriptor's writes, as writeAllSync takes them. */
+const fdWriter = (fd) => (bytes, offset, length, position) => (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, offset, length, position);
+/**
+ * Writes every byte of `bytes` at `position` (null: where the descriptor
+ * stands). A write may take fewer bytes than asked (a full disk, a signal, a
+ * pipe): the next goes on from there. One that takes none fails, rather than
+ * loop for ever or let a caller count bytes that are not there.
+ */
+async function write_all_writeAll(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(await write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** writeAll's synchronous twin (see writeFileDurableSync for who needs it). */
+function writeAllSync(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** What one write took, or the error that says how far the whole got. */
+function took(n, written, bytes) {
+    if (!(n > 0))
+        throw new Error(`a write took ${written} of ${bytes.length} bytes`);
+    return n;
+}
+
+;// CONCATENATED MODULE: ./src/fs/durable.ts
+
+
+
+
+const bytesOf = (piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+const tempOf = (path, options) => options.temp ?? `${path}.${process.pid}.tmp`;
+/**
+ * Replaces `path` with `content` so that a reader, or a crash, finds the old file or
+ * the new one whole, never half of it; once this resolves the new one survives a
+ * crash. The content goes to a temporary file, every byte (writeAll), which is synced,
+ * renamed over `path`, and then the directory is synced so the rename itself is on
+ * disk. On a failure before the rename the temporary file is removed (a full disk
+ * must not keep the space the next write needs) and `path` is untouched.
+ */
+async function writeFileDurable(path, content, options = {}) {
+    const temp = tempOf(path, options);
     try {
-        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
+        const handle = await open(temp, 'w', options.mode ?? 0o600);
+        try {
+            const write = handleWriter(handle);
+            let size = 0;
+            const append = async (piece) => {
+                const bytes = bytesOf(piece);
+                await writeAll(write, bytes, size);
+                size += bytes.length;
+            };
+            await (typeof content === 'function' ? content(append) : append(content));
+            await handle.sync();
+        }
+        finally {
+            await handle.close();
+        }
+        await rename(temp, path);
+    }
+    catch (error) {
+        await unlink(temp).catch(() => undefined);
+        throw error;
+    }
+    await syncDirectory(dirname(path));
+}
+/**
+ * writeFileDurable for callers that cannot wait: a keeper's status written from a
+ * synchronous timer callback, the notification worker's cursor saved between two
+ * deliveries (an asynchronous save could finish after a later one and put an older
+ * cursor back), and the kernel's signing key made during its synchronous start.
+ */
+function writeFileDurableSync(path, text, options = {}) {
+    const temp = tempOf(path, options);
+    writeTempSync(temp, text, 'w', options.mode ?? 0o600);
+    try {
+        (0,external_node_fs_namespaceObject.renameSync)(temp, path);
+    }
+    catch (error) {
+        (0,external_node_fs_namespaceObject.rmSync)(temp, { force: true });
+        throw error;
+    }
+    syncDirectorySync((0,external_node_path_namespaceObject.dirname)(path));
+}
+/**
+ * Writes every byte of `text` to the file `temp` (opened with `flags`) and syncs it; a
+ * file it opened and could not fill is removed.
+ */
+function writeTempSync(temp, text, flags, mode) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(temp, flags, mode);
+    try {
+        try {
+            writeAllSync(fdWriter(fd), bytesOf(text), 0);
+            (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    catch (error) {
+        (0,external_node_fs_namespaceObject.rmSync)(temp, { force: true });
+        throw error;
+    }
+}
+/**
+ * The one directory-sync policy. A rename or a new name is durable only once its
+ * directory is synced, so a write whose directory sync fails was NOT made durable and
+ * fails too — except where the platform cannot sync a directory at all: Windows cannot
+ * open one (EISDIR, EPERM), and some file systems (network, FUSE) refuse fsync on one
+ * (EINVAL). There a rename is as durable as that file system makes it, and refusing
+ * every write would leave the kernel unable to run there.
+ */
+const NO_DIRECTORY_SYNC = new Set(['EISDIR', 'EINVAL', 'EPERM']);
+const unsupported = (error) => NO_DIRECTORY_SYNC.has(error?.code ?? '');
+/** Makes the directory's entries (a rename, a new name) durable; see NO_DIRECTORY_SYNC. */
+async function syncDirectory(dir) {
+    let handle;
+    try {
+        handle = await open(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
+        await handle.sync();
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
+    }
+    finally {
+        await handle.close();
+    }
+}
+/** syncDirectory's synchronous twin, for writeFileDurableSync and createFileOnce. */
+function syncDirectorySync(dir) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
         (0,external_node_fs_namespaceObject.fsyncSync)(fd);
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
-    (0,external_node_fs_namespaceObject.renameSync)(temp, path);
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify-cursor.ts
@@ -36508,7 +36765,7 @@ function cursorText(cursors) {
     return `${JSON.stringify({ version: 1, targets })}\n`;
 }
 function notify_cursor_writeCursors(file, cursors) {
-    writeFileAtomic(file, cursorText(cursors));
+    writeFileDurableSync(file, cursorText(cursors));
 }
 /** The file as found: its points by URL key, or none (first start), or why it is unusable. */
 function readCursorFile(file) {
@@ -36615,6 +36872,8 @@ function idAt(ledger, index) {
 const origin = (url) => new URL(url).origin;
 
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify-thread.ts
+
+
 
 
 
@@ -36854,7 +37113,7 @@ function serveNotifications() {
     const port = external_node_worker_threads_.parentPort;
     const settings = external_node_worker_threads_.workerData;
     if (!port || !settings || !Array.isArray(settings.urls) || typeof settings.secret !== 'string') {
-        throw new notify_NotifyError("The notification worker runs only as the kernel's worker thread.");
+        throw new notify_config_NotifyError("The notification worker runs only as the kernel's worker thread.");
     }
     lowerPriority();
     const log = (line) => port.postMessage({ type: 'log', line });

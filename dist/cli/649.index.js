@@ -1,8 +1,8 @@
-export const id = 329;
-export const ids = [329];
+export const id = 649;
+export const ids = [649];
 export const modules = {
 
-/***/ 329:
+/***/ 4649:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -12,7 +12,7 @@ __webpack_require__.d(__webpack_exports__, {
   createOidcVerifier: () => (/* binding */ createOidcVerifier)
 });
 
-// UNUSED EXPORTS: ALLOWED_ALGS, JWKS_CACHE_MS, JWKS_MAX_STALE_MS, JWKS_MIN_REFRESH_MS, MAX_SKEW_S, checkIssuerUrl
+// UNUSED EXPORTS: ALLOWED_ALGS, JWKS_CACHE_MS, JWKS_MAX_STALE_MS, JWKS_MIN_REFRESH_MS, MAX_SKEW_S
 
 ;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/util/errors.js
 class JOSEError extends Error {
@@ -106,6 +106,88 @@ class JWSSignatureVerificationFailed extends JOSEError {
   constructor(message = "signature verification failed", options) {
     super(message, options);
   }
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/lib/key_descriptor.js
+function table(entries) {
+  const out = { __proto__: null };
+  for (const alg in entries)
+    out[alg] = { ...entries[alg], alg };
+  return out;
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/lib/jws_algorithms.js
+
+
+const sig = [["verify"], ["sign"]];
+function hmac(bits) {
+  const subtle = { name: "HMAC", hash: `SHA-${bits}` };
+  return { kty: ["oct"], secret: !0, subtle, signing: subtle, usages: sig };
+}
+function rsa(bits, saltLength) {
+  const subtle = { name: saltLength ? "RSA-PSS" : "RSASSA-PKCS1-v1_5", hash: `SHA-${bits}` };
+  return {
+    kty: ["RSA"],
+    subtle,
+    signing: saltLength ? { ...subtle, saltLength } : subtle,
+    usages: sig,
+    minRsaBits: 2048
+  };
+}
+function ecdsa(crv, bits) {
+  return {
+    kty: ["EC"],
+    crv,
+    subtle: { name: "ECDSA", namedCurve: crv },
+    signing: { name: "ECDSA", hash: `SHA-${bits}` },
+    usages: sig
+  };
+}
+function eddsa() {
+  const subtle = { name: "Ed25519" };
+  return {
+    kty: ["OKP"],
+    crv: "Ed25519",
+    subtle,
+    signing: subtle,
+    usages: sig
+  };
+}
+function mldsa(parameterSet) {
+  const subtle = { name: `ML-DSA-${parameterSet}` };
+  return {
+    kty: ["AKP"],
+    subtle,
+    signing: subtle,
+    usages: sig
+  };
+}
+const JWS = table({
+  HS256: hmac(256),
+  HS384: hmac(384),
+  HS512: hmac(512),
+  RS256: rsa(256),
+  RS384: rsa(384),
+  RS512: rsa(512),
+  PS256: rsa(256, 32),
+  PS384: rsa(384, 48),
+  PS512: rsa(512, 64),
+  ES256: ecdsa("P-256", 256),
+  ES384: ecdsa("P-384", 384),
+  ES512: ecdsa("P-521", 512),
+  EdDSA: eddsa(),
+  Ed25519: eddsa(),
+  "ML-DSA-44": mldsa(44),
+  "ML-DSA-65": mldsa(65),
+  "ML-DSA-87": mldsa(87)
+});
+function jwsAlgorithm(alg) {
+  const entry = typeof alg == "string" ? JWS[alg] : void 0;
+  if (!entry)
+    throw new JOSENotSupported(`alg ${alg} is not supported either by JOSE or your javascript runtime`);
+  return entry;
 }
 
 
@@ -442,148 +524,6 @@ async function rawKey(key, expected, usage, extractable = !1) {
 }
 
 
-;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/lib/key_descriptor.js
-function table(entries) {
-  const out = { __proto__: null };
-  for (const alg in entries)
-    out[alg] = { ...entries[alg], alg };
-  return out;
-}
-
-
-;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/lib/jws_algorithms.js
-
-
-const sig = [["verify"], ["sign"]];
-function hmac(bits) {
-  const subtle = { name: "HMAC", hash: `SHA-${bits}` };
-  return { kty: ["oct"], secret: !0, subtle, signing: subtle, usages: sig };
-}
-function rsa(bits, saltLength) {
-  const subtle = { name: saltLength ? "RSA-PSS" : "RSASSA-PKCS1-v1_5", hash: `SHA-${bits}` };
-  return {
-    kty: ["RSA"],
-    subtle,
-    signing: saltLength ? { ...subtle, saltLength } : subtle,
-    usages: sig,
-    minRsaBits: 2048
-  };
-}
-function ecdsa(crv, bits) {
-  return {
-    kty: ["EC"],
-    crv,
-    subtle: { name: "ECDSA", namedCurve: crv },
-    signing: { name: "ECDSA", hash: `SHA-${bits}` },
-    usages: sig
-  };
-}
-function eddsa() {
-  const subtle = { name: "Ed25519" };
-  return {
-    kty: ["OKP"],
-    crv: "Ed25519",
-    subtle,
-    signing: subtle,
-    usages: sig
-  };
-}
-function mldsa(parameterSet) {
-  const subtle = { name: `ML-DSA-${parameterSet}` };
-  return {
-    kty: ["AKP"],
-    subtle,
-    signing: subtle,
-    usages: sig
-  };
-}
-const JWS = table({
-  HS256: hmac(256),
-  HS384: hmac(384),
-  HS512: hmac(512),
-  RS256: rsa(256),
-  RS384: rsa(384),
-  RS512: rsa(512),
-  PS256: rsa(256, 32),
-  PS384: rsa(384, 48),
-  PS512: rsa(512, 64),
-  ES256: ecdsa("P-256", 256),
-  ES384: ecdsa("P-384", 384),
-  ES512: ecdsa("P-521", 512),
-  EdDSA: eddsa(),
-  Ed25519: eddsa(),
-  "ML-DSA-44": mldsa(44),
-  "ML-DSA-65": mldsa(65),
-  "ML-DSA-87": mldsa(87)
-});
-function jwsAlgorithm(alg) {
-  const entry = typeof alg == "string" ? JWS[alg] : void 0;
-  if (!entry)
-    throw new JOSENotSupported(`alg ${alg} is not supported either by JOSE or your javascript runtime`);
-  return entry;
-}
-
-
-;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/jwks/local.js
-
-
-
-
-function isUsableJWK(jwk, entry, alg, kid) {
-  const { kty, key_ops: keyOps, ext, kid: jwkKid, alg: jwkAlg, use, crv } = jwk;
-  return (ext === void 0 || typeof ext == "boolean") && (keyOps === void 0 || Array.isArray(keyOps) && keyOps.every((operation, index) => typeof operation == "string" && keyOps.indexOf(operation) === index) && keyOps.includes("verify")) && entry.kty.includes(kty) && (kid === void 0 || typeof kid == "string" && kid === jwkKid) && (jwkAlg === void 0 ? kty !== "AKP" : alg === jwkAlg) && (use === void 0 || use === "sig") && (!entry.crv || crv === entry.crv);
-}
-async function importWithAlgCache(cache, jwk, entry) {
-  const cached = cache.get(jwk) || cache.set(jwk, {}).get(jwk), { alg } = entry;
-  if (cached[alg] === void 0) {
-    const pending = jwkToKey(entry, jwk, !0).then((key) => {
-      if (key.type !== "public")
-        throw new JWKSInvalid("JSON Web Key Set members must be public keys");
-      return cached[alg] = key, key;
-    }).catch((error) => {
-      throw cached[alg] === pending && delete cached[alg], error;
-    });
-    cached[alg] = pending;
-  }
-  return cached[alg];
-}
-function createLocalJWKSet(jwks) {
-  let snapshot;
-  try {
-    snapshot = structuredClone(jwks);
-  } catch (cause) {
-    throw new JWKSInvalid("JSON Web Key Set malformed", { cause });
-  }
-  if (!isJwkSet(snapshot))
-    throw new JWKSInvalid("JSON Web Key Set malformed");
-  const metadata = snapshot.keys.map((jwk) => {
-    const normalized = snapshotJwk(jwk);
-    return Array.isArray(normalized.key_ops) && (normalized.key_ops = [...normalized.key_ops]), normalized;
-  }), cached = /* @__PURE__ */ new WeakMap();
-  return Object.defineProperty(async (protectedHeader, token) => {
-    const { alg, kid } = { ...protectedHeader, ...token?.header }, entry = typeof alg == "string" ? JWS[alg] : void 0;
-    if (!entry || entry.secret)
-      throw new JOSENotSupported('Unsupported "alg" value for a JSON Web Key Set');
-    const candidates = snapshot.keys.filter((_, index) => isUsableJWK(metadata[index], entry, alg, kid)), { 0: jwk, length } = candidates;
-    if (!length)
-      throw new JWKSNoMatchingKey();
-    if (length !== 1) {
-      const error = new JWKSMultipleMatchingKeys();
-      throw error[Symbol.asyncIterator] = async function* () {
-        for (const jwk2 of candidates)
-          try {
-            yield await importWithAlgCache(cached, jwk2, entry);
-          } catch {
-          }
-      }, error;
-    }
-    return importWithAlgCache(cached, jwk, entry);
-  }, "jwks", {
-    value: () => structuredClone(snapshot)
-  });
-}
-
-
 ;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/lib/jws_verify.js
 
 
@@ -827,6 +767,66 @@ async function jwtVerify(jwt, key, options) {
 }
 
 
+;// CONCATENATED MODULE: ./node_modules/jose/dist/webapi/jwks/local.js
+
+
+
+
+function isUsableJWK(jwk, entry, alg, kid) {
+  const { kty, key_ops: keyOps, ext, kid: jwkKid, alg: jwkAlg, use, crv } = jwk;
+  return (ext === void 0 || typeof ext == "boolean") && (keyOps === void 0 || Array.isArray(keyOps) && keyOps.every((operation, index) => typeof operation == "string" && keyOps.indexOf(operation) === index) && keyOps.includes("verify")) && entry.kty.includes(kty) && (kid === void 0 || typeof kid == "string" && kid === jwkKid) && (jwkAlg === void 0 ? kty !== "AKP" : alg === jwkAlg) && (use === void 0 || use === "sig") && (!entry.crv || crv === entry.crv);
+}
+async function importWithAlgCache(cache, jwk, entry) {
+  const cached = cache.get(jwk) || cache.set(jwk, {}).get(jwk), { alg } = entry;
+  if (cached[alg] === void 0) {
+    const pending = jwkToKey(entry, jwk, !0).then((key) => {
+      if (key.type !== "public")
+        throw new JWKSInvalid("JSON Web Key Set members must be public keys");
+      return cached[alg] = key, key;
+    }).catch((error) => {
+      throw cached[alg] === pending && delete cached[alg], error;
+    });
+    cached[alg] = pending;
+  }
+  return cached[alg];
+}
+function createLocalJWKSet(jwks) {
+  let snapshot;
+  try {
+    snapshot = structuredClone(jwks);
+  } catch (cause) {
+    throw new JWKSInvalid("JSON Web Key Set malformed", { cause });
+  }
+  if (!isJwkSet(snapshot))
+    throw new JWKSInvalid("JSON Web Key Set malformed");
+  const metadata = snapshot.keys.map((jwk) => {
+    const normalized = snapshotJwk(jwk);
+    return Array.isArray(normalized.key_ops) && (normalized.key_ops = [...normalized.key_ops]), normalized;
+  }), cached = /* @__PURE__ */ new WeakMap();
+  return Object.defineProperty(async (protectedHeader, token) => {
+    const { alg, kid } = { ...protectedHeader, ...token?.header }, entry = typeof alg == "string" ? JWS[alg] : void 0;
+    if (!entry || entry.secret)
+      throw new JOSENotSupported('Unsupported "alg" value for a JSON Web Key Set');
+    const candidates = snapshot.keys.filter((_, index) => isUsableJWK(metadata[index], entry, alg, kid)), { 0: jwk, length } = candidates;
+    if (!length)
+      throw new JWKSNoMatchingKey();
+    if (length !== 1) {
+      const error = new JWKSMultipleMatchingKeys();
+      throw error[Symbol.asyncIterator] = async function* () {
+        for (const jwk2 of candidates)
+          try {
+            yield await importWithAlgCache(cached, jwk2, entry);
+          } catch {
+          }
+      }, error;
+    }
+    return importWithAlgCache(cached, jwk, entry);
+  }, "jwks", {
+    value: () => structuredClone(snapshot)
+  });
+}
+
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
@@ -839,7 +839,7 @@ var plane_url = __webpack_require__(6424);
 var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
 var refusal = __webpack_require__(2528);
-;// CONCATENATED MODULE: ./src/kernel/auth/oidc.ts
+;// CONCATENATED MODULE: ./src/kernel/auth/oidc-keys.ts
 
 
 
@@ -847,10 +847,120 @@ var refusal = __webpack_require__(2528);
 
 
 /**
+ * An OIDC issuer's published keys, as the verifier (oidc.ts) uses them: the discovery
+ * document, then the JWKS, fetched through our one HTTP client; fetched again when older
+ * than `cacheMs`, never twice within `minRefreshMs` (failed attempts included), and kept
+ * through an outage only until `maxStaleMs` after the last good fetch. Its own module so
+ * the verifier holds only the token checks.
+ */
+/** Discovery and JWKS bodies past this are refused (GitHub's JWKS is ~2 KB). */
+const MAX_DOCUMENT_CHARS = 64 * 1024;
+const MAX_KEYS = 50;
+const discoverySchema = schemas/* object */.Ikc({ issuer: schemas/* string */.YjP(), jwks_uri: schemas/* string */.YjP() });
+const jwksSchema = schemas/* object */.Ikc({
+    keys: schemas/* array */.YOg(schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J())).check(api/* _maxLength */.Eb(MAX_KEYS)),
+});
+/** An issuer URL we may fetch from: https, or plain http on loopback; no credentials, query or fragment. */
+function checkIssuerUrl(value, what = 'issuer') {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new Error(`the OIDC ${what} '${(0,url_display/* urlForDisplay */.B)(value)}' is not a URL`);
+    }
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(host));
+    if (!secure || url.username || url.password || url.search || url.hash) {
+        throw new Error(`the OIDC ${what} '${(0,url_display/* urlForDisplay */.B)(value)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`);
+    }
+    return url;
+}
+class IssuerKeys {
+    issuer;
+    settings;
+    keys;
+    /** When the keys in use were fetched. */
+    keysAt = -Infinity;
+    /** When the last fetch began, whether or not it succeeded; and why the last one failed. */
+    attemptedAt = -Infinity;
+    failure;
+    inFlight;
+    constructor(issuer, settings) {
+        this.issuer = issuer;
+        this.settings = settings;
+    }
+    /** Why the last fetch failed; undefined once one succeeded. */
+    get lastError() {
+        return this.failure;
+    }
+    /** Whether a fetch may begin now: none within `minRefreshMs` of the last attempt. */
+    get mayRefresh() {
+        return this.settings.now() - this.attemptedAt >= this.settings.minRefreshMs;
+    }
+    /** One fetch at a time, later callers share it; none within `minRefreshMs` of the last attempt. */
+    async refresh() {
+        if (!this.inFlight && !this.mayRefresh)
+            return;
+        this.inFlight ??= this.fetchKeys()
+            .then(() => (this.failure = undefined))
+            .catch((error) => {
+            this.failure = error;
+        })
+            .finally(() => (this.inFlight = undefined));
+        await this.inFlight;
+    }
+    /** The keys to verify with now: fetched again when old; 503 when there are none fit to use. */
+    async keySet() {
+        const { now, cacheMs, maxStaleMs } = this.settings;
+        if (!this.keys || now() - this.keysAt > cacheMs)
+            await this.refresh();
+        // A failed refresh keeps the keys we had, for a bounded time; without any, nothing verifies.
+        if (this.keys && now() - this.keysAt <= maxStaleMs)
+            return this.keys;
+        throw unavailable(this.failure ?? new Error('no keys fetched yet'));
+    }
+    async fetchKeys() {
+        this.attemptedAt = this.settings.now();
+        const { issuer } = this;
+        const discovery = discoverySchema.safeParse(await this.getJson(`${issuer}/.well-known/openid-configuration`, 'discovery document'));
+        if (!discovery.success || discovery.data.issuer.replace(/\/+$/, '') !== issuer) {
+            throw new Error(`the issuer's discovery document does not name ${issuer} with a jwks_uri`);
+        }
+        const jwksUrl = checkIssuerUrl(discovery.data.jwks_uri, 'jwks_uri');
+        const jwks = jwksSchema.safeParse(await this.getJson(jwksUrl.href, 'JWKS'));
+        if (!jwks.success)
+            throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
+        this.keys = createLocalJWKSet(jwks.data);
+        this.keysAt = this.attemptedAt;
+    }
+    async getJson(url, what) {
+        const text = await this.settings.http.getText(url, { accept: 'application/json' });
+        if (text.length > MAX_DOCUMENT_CHARS)
+            throw new Error(`the issuer's ${what} is too large`);
+        try {
+            return JSON.parse(text);
+        }
+        catch {
+            throw new Error(`the issuer's ${what} is not JSON`);
+        }
+    }
+}
+/** The issuer's keys cannot be had: 503, so a caller tries again rather than give up. */
+function unavailable(error) {
+    const text = (0,errors/* causeText */.xv)(error);
+    return new refusal/* AuthRefusal */.N(`The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`, { status: 503, reason: 'issuer_unavailable', cause: error });
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/oidc.ts
+
+
+
+/**
  * Verifies OIDC ID tokens (GitHub Actions' by default) against the issuer's
  * published keys: discovery document, then JWKS, both fetched through our one
  * HTTP client (https only, plain http only for a loopback issuer). The keys are
- * fetched again every `cacheMs` (5 min), so a key the issuer dropped stops
+ * fetched again every `cacheMs` (5 min; oidc-keys.ts), so a key the issuer dropped stops
  * verifying new tokens within that, and on an unknown `kid`; never two
  * attempts within `minRefreshMs`, failed ones included, so an issuer that is
  * down costs one fetch per bound, not one per request. jose does the JOSE
@@ -873,9 +983,6 @@ const ALLOWED_ALGS = [
 const MAX_SKEW_S = 60;
 /** The oldest `iat` accepted (GitHub's tokens last minutes; this only bounds a replayed one). */
 const MAX_TOKEN_AGE_S = 6 * 3_600;
-/** Discovery and JWKS bodies past this are refused (GitHub's JWKS is ~2 KB). */
-const MAX_DOCUMENT_CHARS = 64 * 1024;
-const MAX_KEYS = 50;
 /**
  * Keys are fetched again after this even without an unknown kid: the longest a key
  * dropped from the JWKS still verifies new tokens while the issuer answers.
@@ -894,92 +1001,25 @@ const JWKS_MIN_REFRESH_MS = 10_000;
  * every few seconds, and a signature check costs ~0.25 ms of CPU. Bounded; the oldest go first.
  */
 const VERIFIED_TOKENS = 1_024;
-const discoverySchema = schemas/* object */.Ikc({ issuer: schemas/* string */.YjP(), jwks_uri: schemas/* string */.YjP() });
-const jwksSchema = schemas/* object */.Ikc({
-    keys: schemas/* array */.YOg(schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J())).check(api/* _maxLength */.Eb(MAX_KEYS)),
-});
-/** An issuer URL we may fetch from: https, or plain http on loopback; no credentials, query or fragment. */
-function checkIssuerUrl(value, what = 'issuer') {
-    let url;
-    try {
-        url = new URL(value);
-    }
-    catch {
-        throw new Error(`the OIDC ${what} '${(0,url_display/* urlForDisplay */.B)(value)}' is not a URL`);
-    }
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(host));
-    if (!secure || url.username || url.password || url.search || url.hash) {
-        throw new Error(`the OIDC ${what} '${(0,url_display/* urlForDisplay */.B)(value)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`);
-    }
-    return url;
-}
 function createOidcVerifier(options) {
     const issuer = options.issuer.replace(/\/+$/, '');
     checkIssuerUrl(issuer);
     const now = options.now ?? Date.now;
-    const minRefreshMs = options.minRefreshMs ?? JWKS_MIN_REFRESH_MS;
     const cacheMs = options.cacheMs ?? JWKS_CACHE_MS;
-    const maxStaleMs = Math.max(options.maxStaleMs ?? JWKS_MAX_STALE_MS, cacheMs);
     const skewS = Math.min(options.skewS ?? MAX_SKEW_S, MAX_SKEW_S);
-    let keys;
-    /** When the keys in use were fetched. */
-    let keysAt = -Infinity;
-    /** When the last fetch began, whether or not it succeeded; and why the last one failed. */
-    let attemptedAt = -Infinity;
-    let lastError;
-    let inFlight;
+    const keys = new IssuerKeys(issuer, {
+        http: options.http,
+        now,
+        minRefreshMs: options.minRefreshMs ?? JWKS_MIN_REFRESH_MS,
+        cacheMs,
+        maxStaleMs: Math.max(options.maxStaleMs ?? JWKS_MAX_STALE_MS, cacheMs),
+    });
     const verified = new Map();
-    async function getJson(url, what) {
-        const text = await options.http.getText(url, { accept: 'application/json' });
-        if (text.length > MAX_DOCUMENT_CHARS)
-            throw new Error(`the issuer's ${what} is too large`);
-        try {
-            return JSON.parse(text);
-        }
-        catch {
-            throw new Error(`the issuer's ${what} is not JSON`);
-        }
-    }
-    async function fetchKeys() {
-        attemptedAt = now();
-        const discovery = discoverySchema.safeParse(await getJson(`${issuer}/.well-known/openid-configuration`, 'discovery document'));
-        if (!discovery.success || discovery.data.issuer.replace(/\/+$/, '') !== issuer) {
-            throw new Error(`the issuer's discovery document does not name ${issuer} with a jwks_uri`);
-        }
-        const jwksUrl = checkIssuerUrl(discovery.data.jwks_uri, 'jwks_uri');
-        const jwks = jwksSchema.safeParse(await getJson(jwksUrl.href, 'JWKS'));
-        if (!jwks.success)
-            throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
-        keys = createLocalJWKSet(jwks.data);
-        keysAt = attemptedAt;
-    }
-    /** One fetch at a time, later callers share it; none within `minRefreshMs` of the last attempt. */
-    async function refresh() {
-        if (!inFlight && now() - attemptedAt < minRefreshMs)
-            return;
-        inFlight ??= fetchKeys()
-            .then(() => (lastError = undefined))
-            .catch((error) => {
-            lastError = error;
-        })
-            .finally(() => (inFlight = undefined));
-        await inFlight;
-    }
-    /** The keys to verify with now: fetched again when old; 503 when there are none fit to use. */
-    async function keySet() {
-        if (!keys || now() - keysAt > cacheMs)
-            await refresh();
-        // A failed refresh keeps the keys we had, for a bounded time; without any, nothing verifies.
-        if (keys && now() - keysAt <= maxStaleMs)
-            return keys;
-        throw unavailable(lastError ?? new Error('no keys fetched yet'));
-    }
     /**
      * What jose asks for the key with, once it has read the header and checked its `alg`:
      * a token that is not even a JWS of an allowed algorithm never makes the kernel fetch.
      */
-    const lookUp = async (header, token) => (await keySet())(header, token);
+    const lookUp = async (header, token) => (await keys.keySet())(header, token);
     async function verifyOnce(token) {
         const { payload } = await jwtVerify(token, lookUp, {
             issuer,
@@ -991,6 +1031,30 @@ function createOidcVerifier(options) {
             currentDate: new Date(now()),
         });
         return payload;
+    }
+    async function verifyUncached(token) {
+        try {
+            try {
+                return await verifyOnce(token);
+            }
+            catch (error) {
+                // A key we do not know yet: the issuer may have rotated. Fetch again, rate-bounded.
+                if (!(error instanceof JWKSNoMatchingKey) || !keys.mayRefresh)
+                    throw error;
+                await keys.refresh();
+                if (keys.lastError !== undefined)
+                    throw unavailable(keys.lastError);
+                return await verifyOnce(token);
+            }
+        }
+        catch (error) {
+            if (error instanceof refusal/* AuthRefusal */.N)
+                throw error;
+            throw new refusal/* AuthRefusal */.N(`The OIDC token was refused: ${why(error)}.`, {
+                status: 401,
+                reason: 'unauthorized',
+            });
+        }
     }
     return {
         issuer,
@@ -1011,34 +1075,6 @@ function createOidcVerifier(options) {
             return claims;
         },
     };
-    async function verifyUncached(token) {
-        try {
-            try {
-                return await verifyOnce(token);
-            }
-            catch (error) {
-                // A key we do not know yet: the issuer may have rotated. Fetch again, rate-bounded.
-                if (!(error instanceof JWKSNoMatchingKey) || now() - attemptedAt < minRefreshMs)
-                    throw error;
-                await refresh();
-                if (lastError !== undefined)
-                    throw unavailable(lastError);
-                return await verifyOnce(token);
-            }
-        }
-        catch (error) {
-            if (error instanceof refusal/* AuthRefusal */.N)
-                throw error;
-            throw new refusal/* AuthRefusal */.N(`The OIDC token was refused: ${why(error)}.`, {
-                status: 401,
-                reason: 'unauthorized',
-            });
-        }
-    }
-}
-function unavailable(error) {
-    const text = (0,errors/* causeText */.xv)(error);
-    return new refusal/* AuthRefusal */.N(`The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`, { status: 503, reason: 'issuer_unavailable', cause: error });
 }
 /** jose's reasons in words a caller can act on; never the token itself. */
 function why(error) {
@@ -1063,4 +1099,4 @@ function why(error) {
 
 };
 
-//# sourceMappingURL=329.index.js.map
+//# sourceMappingURL=649.index.js.map

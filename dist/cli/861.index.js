@@ -1,5 +1,5 @@
-export const id = 801;
-export const ids = [801];
+export const id = 861;
+export const ids = [861];
 export const modules = {
 
 /***/ 1961:
@@ -8,9 +8,9 @@ export const modules = {
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   V: () => (/* binding */ promoteFlag)
 /* harmony export */ });
-/* harmony import */ var _ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1356);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(776);
+/* harmony import */ var _ledger_promotion_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1356);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(776);
 
 
 
@@ -22,14 +22,14 @@ function promoteFlag(specs) {
     if (!specs.length)
         return undefined;
     const steps = specs.map((spec) => {
-        const step = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .parsePromotion */ .Hr)(spec);
+        const step = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_2__/* .parsePromotion */ .Hr)(spec);
         if (!step)
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(invalidPromote(spec));
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(invalidPromote(spec));
         return step;
     });
-    const chain = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .promotionChain */ .RV)(steps);
+    const chain = (0,_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_2__/* .promotionChain */ .RV)(steps);
     if (typeof chain === 'string')
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_0__/* .UsageError */ .eb(`Invalid --promote: ${chain}.`);
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`Invalid --promote: ${chain}.`);
     return chain;
 }
 /**
@@ -37,11 +37,209 @@ function promoteFlag(specs) {
  * it reads `>staging` as a redirect (and makes a file named staging), so say to quote it.
  */
 function invalidPromote(spec) {
-    const shown = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(spec, 100);
+    const shown = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(spec, 100);
     if (spec.length > 1 && spec.endsWith('-') && !spec.includes('->')) {
         return `Invalid --promote '${shown}': a shell reads an unquoted ${shown}>TO as '${shown}' and a redirect to a file TO. Quote it: --promote '${shown}>TO'.`;
     }
-    return `Invalid --promote '${shown}'. Expected ${_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_1__/* .PROMOTE_FORM */ .gC}.`;
+    return `Invalid --promote '${shown}'. Expected ${_ledger_promotion_js__WEBPACK_IMPORTED_MODULE_2__/* .PROMOTE_FORM */ .gC}.`;
+}
+
+
+/***/ }),
+
+/***/ 9224:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Ld: () => (/* binding */ writeFileDurable),
+/* harmony export */   Qc: () => (/* binding */ writeFileDurableSync),
+/* harmony export */   Re: () => (/* binding */ writeTempSync),
+/* harmony export */   sq: () => (/* binding */ syncDirectorySync),
+/* harmony export */   zR: () => (/* binding */ syncDirectory)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _write_all_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3830);
+
+
+
+
+const bytesOf = (piece) => (typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece);
+const tempOf = (path, options) => options.temp ?? `${path}.${process.pid}.tmp`;
+/**
+ * Replaces `path` with `content` so that a reader, or a crash, finds the old file or
+ * the new one whole, never half of it; once this resolves the new one survives a
+ * crash. The content goes to a temporary file, every byte (writeAll), which is synced,
+ * renamed over `path`, and then the directory is synced so the rename itself is on
+ * disk. On a failure before the rename the temporary file is removed (a full disk
+ * must not keep the space the next write needs) and `path` is untouched.
+ */
+async function writeFileDurable(path, content, options = {}) {
+    const temp = tempOf(path, options);
+    try {
+        const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(temp, 'w', options.mode ?? 0o600);
+        try {
+            const write = (0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .handleWriter */ .yI)(handle);
+            let size = 0;
+            const append = async (piece) => {
+                const bytes = bytesOf(piece);
+                await (0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .writeAll */ .f4)(write, bytes, size);
+                size += bytes.length;
+            };
+            await (typeof content === 'function' ? content(append) : append(content));
+            await handle.sync();
+        }
+        finally {
+            await handle.close();
+        }
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rename)(temp, path);
+    }
+    catch (error) {
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.unlink)(temp).catch(() => undefined);
+        throw error;
+    }
+    await syncDirectory((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path));
+}
+/**
+ * writeFileDurable for callers that cannot wait: a keeper's status written from a
+ * synchronous timer callback, the notification worker's cursor saved between two
+ * deliveries (an asynchronous save could finish after a later one and put an older
+ * cursor back), and the kernel's signing key made during its synchronous start.
+ */
+function writeFileDurableSync(path, text, options = {}) {
+    const temp = tempOf(path, options);
+    writeTempSync(temp, text, 'w', options.mode ?? 0o600);
+    try {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.renameSync)(temp, path);
+    }
+    catch (error) {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.rmSync)(temp, { force: true });
+        throw error;
+    }
+    syncDirectorySync((0,node_path__WEBPACK_IMPORTED_MODULE_2__.dirname)(path));
+}
+/**
+ * Writes every byte of `text` to the file `temp` (opened with `flags`) and syncs it; a
+ * file it opened and could not fill is removed.
+ */
+function writeTempSync(temp, text, flags, mode) {
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(temp, flags, mode);
+    try {
+        try {
+            (0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .writeAllSync */ .Ud)((0,_write_all_js__WEBPACK_IMPORTED_MODULE_3__/* .fdWriter */ .OG)(fd), bytesOf(text), 0);
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fsyncSync)(fd);
+        }
+        finally {
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+        }
+    }
+    catch (error) {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.rmSync)(temp, { force: true });
+        throw error;
+    }
+}
+/**
+ * The one directory-sync policy. A rename or a new name is durable only once its
+ * directory is synced, so a write whose directory sync fails was NOT made durable and
+ * fails too — except where the platform cannot sync a directory at all: Windows cannot
+ * open one (EISDIR, EPERM), and some file systems (network, FUSE) refuse fsync on one
+ * (EINVAL). There a rename is as durable as that file system makes it, and refusing
+ * every write would leave the kernel unable to run there.
+ */
+const NO_DIRECTORY_SYNC = new Set(['EISDIR', 'EINVAL', 'EPERM']);
+const unsupported = (error) => NO_DIRECTORY_SYNC.has(error?.code ?? '');
+/** Makes the directory's entries (a rename, a new name) durable; see NO_DIRECTORY_SYNC. */
+async function syncDirectory(dir) {
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
+        await handle.sync();
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
+    }
+    finally {
+        await handle.close();
+    }
+}
+/** syncDirectory's synchronous twin, for writeFileDurableSync and createFileOnce. */
+function syncDirectorySync(dir) {
+    let fd;
+    try {
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(dir, 'r');
+    }
+    catch (error) {
+        if (unsupported(error))
+            return;
+        throw error;
+    }
+    try {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fsyncSync)(fd);
+    }
+    catch (error) {
+        if (!unsupported(error))
+            throw error;
+    }
+    finally {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
+}
+
+
+/***/ }),
+
+/***/ 3830:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   OG: () => (/* binding */ fdWriter),
+/* harmony export */   Ud: () => (/* binding */ writeAllSync),
+/* harmony export */   f4: () => (/* binding */ writeAll),
+/* harmony export */   yI: () => (/* binding */ handleWriter)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__webpack_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+
+/** A file handle's writes, as writeAll takes them. */
+const handleWriter = (handle) => async (bytes, offset, length, position) => (await handle.write(bytes, offset, length, position)).bytesWritten;
+/** A descriptor's writes, as writeAllSync takes them. */
+const fdWriter = (fd) => (bytes, offset, length, position) => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(fd, bytes, offset, length, position);
+/**
+ * Writes every byte of `bytes` at `position` (null: where the descriptor
+ * stands). A write may take fewer bytes than asked (a full disk, a signal, a
+ * pipe): the next goes on from there. One that takes none fails, rather than
+ * loop for ever or let a caller count bytes that are not there.
+ */
+async function writeAll(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(await write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** writeAll's synchronous twin (see writeFileDurableSync for who needs it). */
+function writeAllSync(write, bytes, position = null) {
+    for (let written = 0; written < bytes.length;) {
+        const at = position === null ? null : position + written;
+        written += took(write(bytes, written, bytes.length - written, at), written, bytes);
+    }
+}
+/** What one write took, or the error that says how far the whole got. */
+function took(n, written, bytes) {
+    if (!(n > 0))
+        throw new Error(`a write took ${written} of ${bytes.length} bytes`);
+    return n;
 }
 
 
@@ -166,35 +364,18 @@ function verifyCheckpoint(text, publicKey) {
 /* harmony export */   Bm: () => (/* binding */ entryJson),
 /* harmony export */   Ms: () => (/* binding */ entryOf),
 /* harmony export */   Oo: () => (/* binding */ entrySchema),
-/* harmony export */   dj: () => (/* binding */ canonicalJson),
 /* harmony export */   eS: () => (/* binding */ leafBytes),
-/* harmony export */   hB: () => (/* binding */ readEntry),
-/* harmony export */   pf: () => (/* binding */ ENTRY_KINDS)
+/* harmony export */   hB: () => (/* binding */ readEntry)
 /* harmony export */ });
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3305);
 /* harmony import */ var _zod_en_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3184);
+/* harmony import */ var _plane_canonical_json_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9095);
+/* harmony import */ var _plane_entry_kinds_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(4152);
 
 
-const ENTRY_KINDS = [
-    'grant',
-    'renew',
-    'release',
-    'lapse',
-    'revoke',
-    // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
-    // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
-    'freeze',
-    'unfreeze',
-    // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
-    // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
-    // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
-    'break_glass',
-    // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
-    // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
-    // pass is gone, for the kernel's replay and for verify alike.
-    'break_glass_withdrawn',
-];
+
+
 /** One ledger entry; its canonical JSON is the Merkle leaf. */
 const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
     seq: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI()),
@@ -207,7 +388,7 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
      * grant's, for its break-glass, its own stamp.
      */
     clockMs: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .int */ .Whr(), zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._nonnegative */ .UI())),
-    kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(ENTRY_KINDS),
+    kind: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(_plane_entry_kinds_js__WEBPACK_IMPORTED_MODULE_3__/* .ENTRY_KINDS */ .p),
     resource: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     actorDid: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
     leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP(),
@@ -246,18 +427,6 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
      */
     promotedVia: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._regex */ .Fk(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
 });
-/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
-function canonicalJson(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    if (value && typeof value === 'object') {
-        const entries = Object.entries(value)
-            .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    return JSON.stringify(value);
-}
 /**
  * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after
  * `{ atMs, ...rest }`: V8 gave every object built that way a hidden class of
@@ -304,7 +473,7 @@ function entryJson(e) {
         text += `,"clockMs":${e.clockMs}`;
     // Rare (grants that name a deploy) and nested: the general form sorts its keys.
     if (e.deploy !== undefined)
-        text += `,"deploy":${canonicalJson(e.deploy)}`;
+        text += `,"deploy":${(0,_plane_canonical_json_js__WEBPACK_IMPORTED_MODULE_4__/* .canonicalJson */ .d)(e.deploy)}`;
     if (e.expiresAtMs !== undefined)
         text += `,"expiresAtMs":${e.expiresAtMs}`;
     text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
@@ -327,11 +496,87 @@ function readEntry(line, seq) {
         return undefined;
     }
     const entry = entrySchema.safeParse(parsed);
-    if (!entry.success || entry.data.seq !== seq || canonicalJson(entry.data) !== line)
+    if (!entry.success || entry.data.seq !== seq || (0,_plane_canonical_json_js__WEBPACK_IMPORTED_MODULE_4__/* .canonicalJson */ .d)(entry.data) !== line)
         return undefined;
     return entry.data;
 }
 const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'));
+
+
+/***/ }),
+
+/***/ 5588:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   K: () => (/* binding */ verifyConsistency),
+/* harmony export */   y: () => (/* binding */ verifyInclusion)
+/* harmony export */ });
+/* harmony import */ var _merkle_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9527);
+/**
+ * Checking RFC 9162 proofs against roots, apart from the tree that makes them (merkle.ts):
+ * a verifier needs these few functions and the hashes, never a tree.
+ */
+
+const half = (n) => Math.floor(n / 2);
+/**
+ * The proof walk that RFC 9162 §2.1.3.2 and §2.1.4.2 share: `left(p)` when the
+ * proof hash sits to the left of the running hash, `right(p)` otherwise.
+ * Returns the final `sn` (0 for a proof of the right length), or -1 when the
+ * proof is too long.
+ */
+function walk(fn, sn, proof, left, right) {
+    for (const p of proof) {
+        if (sn === 0)
+            return -1;
+        if (fn % 2 === 1 || fn === sn) {
+            left(p);
+            while (fn % 2 === 0 && fn !== 0) {
+                fn = half(fn);
+                sn = half(sn);
+            }
+        }
+        else {
+            right(p);
+        }
+        fn = half(fn);
+        sn = half(sn);
+    }
+    return sn;
+}
+/** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
+function verifyInclusion(index, size, leaf, proof, root) {
+    if (!(index >= 0 && index < size))
+        return false;
+    let r = leaf;
+    const sn = walk(index, size - 1, proof, (p) => (r = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(p, r)), (p) => (r = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(r, p)));
+    return sn === 0 && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(r, root);
+}
+/** RFC 9162 §2.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
+function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
+    if (first > second || first < 0)
+        return false;
+    if (first === second)
+        return proof.length === 0 && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(firstRoot, secondRoot);
+    if (first === 0)
+        return proof.length === 0;
+    if (proof.length === 0)
+        return false;
+    const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : proof;
+    let fn = first - 1;
+    let sn = second - 1;
+    while (fn % 2 === 1) {
+        fn = half(fn);
+        sn = half(sn);
+    }
+    let fr = path[0];
+    let sr = path[0];
+    const end = walk(fn, sn, path.slice(1), (c) => {
+        fr = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(c, fr);
+        sr = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(c, sr);
+    }, (c) => (sr = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(sr, c)));
+    return end === 0 && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(fr, firstRoot) && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(sr, secondRoot);
+}
 
 
 /***/ }),
@@ -341,10 +586,8 @@ const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   Jq: () => (/* binding */ leafHash),
-/* harmony export */   Ko: () => (/* binding */ verifyConsistency),
 /* harmony export */   l$: () => (/* binding */ equalHashes),
 /* harmony export */   vU: () => (/* binding */ MerkleTree),
-/* harmony export */   yR: () => (/* binding */ verifyInclusion),
 /* harmony export */   zB: () => (/* binding */ nodeHash),
 /* harmony export */   zg: () => (/* binding */ EMPTY_ROOT)
 /* harmony export */ });
@@ -649,65 +892,6 @@ class MerkleTree {
     }
 }
 const equalHashes = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
-const half = (n) => Math.floor(n / 2);
-/**
- * The proof walk that RFC 9162 §2.1.3.2 and §2.1.4.2 share: `left(p)` when the
- * proof hash sits to the left of the running hash, `right(p)` otherwise.
- * Returns the final `sn` (0 for a proof of the right length), or -1 when the
- * proof is too long.
- */
-function walk(fn, sn, proof, left, right) {
-    for (const p of proof) {
-        if (sn === 0)
-            return -1;
-        if (fn % 2 === 1 || fn === sn) {
-            left(p);
-            while (fn % 2 === 0 && fn !== 0) {
-                fn = half(fn);
-                sn = half(sn);
-            }
-        }
-        else {
-            right(p);
-        }
-        fn = half(fn);
-        sn = half(sn);
-    }
-    return sn;
-}
-/** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
-function verifyInclusion(index, size, leaf, proof, root) {
-    if (!(index >= 0 && index < size))
-        return false;
-    let r = leaf;
-    const sn = walk(index, size - 1, proof, (p) => (r = nodeHash(p, r)), (p) => (r = nodeHash(r, p)));
-    return sn === 0 && equalHashes(r, root);
-}
-/** RFC 9162 §2.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
-function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
-    if (first > second || first < 0)
-        return false;
-    if (first === second)
-        return proof.length === 0 && equalHashes(firstRoot, secondRoot);
-    if (first === 0)
-        return proof.length === 0;
-    if (proof.length === 0)
-        return false;
-    const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : proof;
-    let fn = first - 1;
-    let sn = second - 1;
-    while (fn % 2 === 1) {
-        fn = half(fn);
-        sn = half(sn);
-    }
-    let fr = path[0];
-    let sr = path[0];
-    const end = walk(fn, sn, path.slice(1), (c) => {
-        fr = nodeHash(c, fr);
-        sr = nodeHash(c, sr);
-    }, (c) => (sr = nodeHash(sr, c)));
-    return end === 0 && equalHashes(fr, firstRoot) && equalHashes(sr, secondRoot);
-}
 
 
 /***/ }),
@@ -852,6 +1036,64 @@ class PromotionRecord {
 
 /***/ }),
 
+/***/ 9095:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ canonicalJson)
+/* harmony export */ });
+// The one canonical JSON of the ledger's leaves: the ledger hashes entries with it and the
+// console page checks proofs in the browser with it, so it lives in plane/ (no node: imports).
+/** JSON with sorted keys and no whitespace, so the same entry always hashes the same. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
+
+
+/***/ }),
+
+/***/ 4152:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   p: () => (/* binding */ ENTRY_KINDS)
+/* harmony export */ });
+/**
+ * The ledger's entry kinds, once: the ledger's schema (ledger/entry.ts), the kernel's events
+ * (kernel/rules/event.ts), its notifications and the console page all read this list. Plain
+ * data with no imports, so the page bundles it.
+ */
+const ENTRY_KINDS = [
+    'grant',
+    'renew',
+    'release',
+    'lapse',
+    'revoke',
+    // An operator's freeze of a resource and its end: `actorDid` names the operator, `leaseId` is
+    // empty and `fence` 0; a freeze's `expiresAtMs` is the end it named (none: until unfrozen).
+    'freeze',
+    'unfreeze',
+    // An operator's break-glass: `actorDid` is the agent it lets through a freeze once, `by` who
+    // opened it, `approvedBy` who approved it (when a second operator had to), `expiresAtMs` its
+    // end; no lease (empty id, fence 0). See kernel/rules/break-glass.ts.
+    'break_glass',
+    // A usable break-glass withdrawn before it was used (an operator's cancel, or replaced by a
+    // new one): `actorDid` the agent it named, `by` who withdrew it; no lease. From here on the
+    // pass is gone, for the kernel's replay and for verify alike.
+    'break_glass_withdrawn',
+];
+
+
+/***/ }),
+
 /***/ 4941:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -863,6 +1105,7 @@ class PromotionRecord {
 /* harmony export */   n7: () => (/* binding */ RUN_FORM)
 /* harmony export */ });
 /* unused harmony export runOfDid */
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4027);
 /**
  * A break-glass pass for a GitHub run (the hotfix path): the action's DID ends in a nonce
  * drawn as the job starts, and a rerun asks under another attempt, so a pass opened before
@@ -873,13 +1116,9 @@ class PromotionRecord {
  * still used up by one grant. Under OIDC the token vouches for the asking DID's run; with a
  * shared key the DID is believed, as every DID is.
  */
+// The grammar of the action's DIDs (did.ts): GitHub's names, numeric ids, a plain host name.
+
 const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
-// The grammar of the action's DIDs (lease/did.ts, which this layer may not import: the kernel
-// and the ledger read passes too): GitHub's names, numeric ids, a plain host name.
-const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
-const REPO = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
-const RUN_ID = /^[1-9]\d{0,19}$/;
-const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(?::\d{1,5})?$/;
 /** The run of a DID the action derives (`…:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
 function runOf(did) {
     if (!did.startsWith('did:web:'))
@@ -890,11 +1129,11 @@ function runOf(did) {
     const labelsOk = actions === 'actions' && runs === 'runs' && attempts === 'attempts' && parts[8] === 'jobs';
     if (parts.length !== 11 || !labelsOk || !/^\d{1,6}$/.test(attempt))
         return undefined;
-    if (!HOST.test(host) || !OWNER.test(owner) || !REPO.test(repo) || !RUN_ID.test(runId))
+    if (!_did_js__WEBPACK_IMPORTED_MODULE_0__/* .HOST_PATTERN */ .Wn.test(host) || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .OWNER_PATTERN */ .N4.test(owner) || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .REPO_PATTERN */ .WA.test(repo) || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .RUN_ID_PATTERN */ .z6.test(runId))
         return undefined;
     return { host, owner, repo, runId };
 }
-/** The host as a DID segment: a port's colon percent-encoded, as lease/did.ts encodes it. */
+/** The host as a DID segment: a port's colon percent-encoded, as did.ts's didSegment encodes it. */
 const hostSegment = (host) => host.replace(':', '%3A');
 /** The run's DID for `acme/shop/12345` or `ghe.example/acme/shop/12345`; undefined for any other text. */
 function runPassDid(run) {
@@ -902,9 +1141,9 @@ function runPassDid(run) {
     const [host, owner, repo, runId] = parts.length === 3 ? ['github.com', ...parts] : parts;
     if (parts.length !== 3 && parts.length !== 4)
         return undefined;
-    if (!host || !HOST.test(host) || !owner || !OWNER.test(owner))
+    if (!host || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .HOST_PATTERN */ .Wn.test(host) || !owner || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .OWNER_PATTERN */ .N4.test(owner))
         return undefined;
-    if (!repo || !REPO.test(repo) || !runId || !RUN_ID.test(runId))
+    if (!repo || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .REPO_PATTERN */ .WA.test(repo) || !runId || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .RUN_ID_PATTERN */ .z6.test(runId))
         return undefined;
     return `did:web:${[hostSegment(host), owner, repo, 'actions', 'runs', runId].join(':')}`;
 }
@@ -914,7 +1153,7 @@ function runKeyOfPass(did) {
         return undefined;
     const parts = did.slice('did:web:'.length).split(':');
     const [host, owner, repo, actions, runs, runId = ''] = parts;
-    if (parts.length !== 6 || actions !== 'actions' || runs !== 'runs' || !RUN_ID.test(runId))
+    if (parts.length !== 6 || actions !== 'actions' || runs !== 'runs' || !_did_js__WEBPACK_IMPORTED_MODULE_0__/* .RUN_ID_PATTERN */ .z6.test(runId))
         return undefined;
     return `${[host, owner, repo].join(':').toLowerCase()}:${runId}`;
 }
@@ -922,7 +1161,7 @@ function runKeyOfPass(did) {
 const isRunPass = (did) => runKeyOfPass(did) !== undefined;
 /**
  * Whether a pass for `passDid` lets `actorDid` through: the same DID, or a DID the action
- * derives for the run the pass names (read strictly, as lease/did.ts parseRunDid reads it).
+ * derives for the run the pass names (read strictly, as did.ts's parseRunDid reads it).
  */
 function passCovers(passDid, actorDid) {
     if (passDid === actorDid)
@@ -1111,4 +1350,4 @@ const error = () => {
 
 };
 
-//# sourceMappingURL=801.index.js.map
+//# sourceMappingURL=861.index.js.map

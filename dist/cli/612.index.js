@@ -1,8 +1,100 @@
-export const id = 745;
-export const ids = [745];
+export const id = 612;
+export const ids = [612];
 export const modules = {
 
-/***/ 1745:
+/***/ 1749:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   J: () => (/* binding */ deployFromFlags),
+/* harmony export */   z: () => (/* binding */ describeDeploy)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6115);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(776);
+
+
+
+const FLAG_OF = {
+    repository: 'repository',
+    workflow: 'workflow',
+    ref: 'ref',
+    commit: 'commit',
+    runNumber: 'run-number',
+    runAttempt: 'run-attempt',
+    runUrl: 'run-url',
+};
+const shown = (value) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(value, 80);
+/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
+function deployFromFlags(values) {
+    const candidate = {};
+    for (const [key, flag] of Object.entries(FLAG_OF)) {
+        const raw = values[flag];
+        if (raw === undefined)
+            continue;
+        const value = parseField(key, flag, raw);
+        if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR.safeParse({ [key]: value }).success) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+        }
+        candidate[key] = value;
+    }
+    const deploy = (0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .cleanDeploy */ .ZE)(_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR.parse(candidate));
+    const queue = values.queue;
+    if (queue === undefined)
+        return deploy ? { deploy } : {};
+    if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .QUEUE_MODES */ .xZ.includes(queue)) {
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
+    }
+    if (queue === 'newest') {
+        const missing = ['repository', 'workflow', 'ref', 'runNumber']
+            .filter((key) => deploy?.[key] === undefined)
+            .map((key) => `--${FLAG_OF[key]}`);
+        if (missing.length) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
+        }
+    }
+    return { ...(deploy ? { deploy } : {}), queue: queue };
+}
+function parseField(key, flag, raw) {
+    if (key === 'runNumber' || key === 'runAttempt') {
+        if (!/^\d{1,13}$/.test(raw)) {
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+        }
+        return Number(raw);
+    }
+    // Git prints commits in lowercase; one pasted from elsewhere may not be.
+    return key === 'commit' ? raw.toLowerCase() : raw;
+}
+/** "commit abc… of acme/shop on refs/heads/main, run 12 attempt 1: https://…", escaped for a terminal. */
+function describeDeploy(deploy) {
+    const fields = new Map((0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deployEntries */ ._j)(deploy));
+    const parts = [];
+    const commit = fields.get('commit');
+    if (commit !== undefined)
+        parts.push(`commit ${commit}`);
+    const repository = fields.get('repository');
+    if (repository !== undefined)
+        parts.push(`${parts.length ? 'of ' : ''}${repository}`);
+    const workflow = fields.get('workflow');
+    if (workflow !== undefined)
+        parts.push(`workflow ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(String(workflow), 256)}`);
+    const ref = fields.get('ref');
+    if (ref !== undefined)
+        parts.push(`on ${ref}`);
+    const run = fields.get('runNumber');
+    const attempt = fields.get('runAttempt');
+    if (run !== undefined)
+        parts.push(`run ${run}${attempt !== undefined ? ` attempt ${attempt}` : ''}`);
+    else if (attempt !== undefined)
+        parts.push(`attempt ${attempt}`);
+    const url = fields.get('runUrl');
+    return `${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(parts.join(' '), 600)}${url !== undefined ? `: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(String(url), 2048)}` : ''}`;
+}
+
+
+/***/ }),
+
+/***/ 612:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -31,6 +123,10 @@ var options = __webpack_require__(776);
 var cli_session = __webpack_require__(2594);
 // EXTERNAL MODULE: ./src/cli/deploy-flags.ts
 var deploy_flags = __webpack_require__(1749);
+// EXTERNAL MODULE: ./src/cli/flags/plane.ts
+var plane = __webpack_require__(4100);
+// EXTERNAL MODULE: ./src/cli/flags/table.ts
+var table = __webpack_require__(9406);
 // EXTERNAL MODULE: external "node:child_process"
 var external_node_child_process_ = __webpack_require__(1421);
 // EXTERNAL MODULE: external "node:crypto"
@@ -41,68 +137,16 @@ var external_node_fs_ = __webpack_require__(3024);
 var external_node_path_ = __webpack_require__(6760);
 // EXTERNAL MODULE: ./src/fs/processes.ts
 var processes = __webpack_require__(5810);
-;// CONCATENATED MODULE: ./src/cli/containment.ts
+;// CONCATENATED MODULE: ./src/cli/cgroup-fs.ts
 
 
 
 
-
-/** How often the `tree` containment looks for new descendants in /proc (about 2 ms a look for 100 processes). */
-const TRACK_EVERY_MS = 250;
-/** After SIGKILL, how long a stop waits for the processes to be gone. */
-const KILL_WAIT_MS = 5_000;
-const POLL_MS = 50;
+/**
+ * Where `run`'s cgroup (containment.ts) lives in the cgroup v2 filesystem: run's own cgroup
+ * found through /proc, a new one made under it and tried, and those a killed run left.
+ */
 const CGROUP_PREFIX = 'lease-gate-run-';
-/**
- * The command's environment gets `LEASE_GATE_RUN_ID=<128-bit hex>`, one per run: the lease id
- * (also given) names the lease, which a later run of the same holder may share.
- */
-const RUN_ID_ENV = 'LEASE_GATE_RUN_ID';
-/**
- * A cgroup when `cgroup` and Linux allow one (`LEASE_GATE_RUN_CGROUP=0` says no), else the
- * tree; `trackEveryMs` is the tree's interval between looks (tests look only when they ask).
- */
-function contain(options) {
-    const cgroup = options.cgroup ? makeCgroup() : undefined;
-    return cgroup
-        ? new CgroupContainment(cgroup)
-        : new TreeContainment(options.trackEveryMs ?? TRACK_EVERY_MS);
-}
-function kill(pid, signal) {
-    try {
-        process.kill(pid, signal);
-    }
-    catch {
-        // gone, or not ours
-    }
-}
-class Base {
-    root;
-    /** This run's mark, in the command's environment (see {@link RUN_ID_ENV}). */
-    runId = (0,external_node_crypto_.randomBytes)(16).toString('hex');
-    spawn(file, args, options) {
-        const env = { ...(options.env ?? process.env), [RUN_ID_ENV]: this.runId };
-        const child = (0,external_node_child_process_.spawn)(file, args, { ...options, env, detached: true });
-        this.root = child.pid;
-        return child;
-    }
-    signalGroup(signal) {
-        if (this.root !== undefined)
-            kill(-this.root, signal);
-    }
-    groupAlive() {
-        return this.root !== undefined && (0,processes/* groupAlive */.xq)(this.root);
-    }
-    async stop(graceMs, sleep) {
-        this.signalAll('SIGTERM');
-        for (let waited = 0; waited < graceMs && this.alive(); waited += POLL_MS)
-            await sleep(POLL_MS);
-        for (let waited = 0; waited <= KILL_WAIT_MS && this.alive(); waited += POLL_MS) {
-            this.signalAll('SIGKILL');
-            await sleep(POLL_MS);
-        }
-    }
-}
 /** A process's cgroup v2 path ("0::/a/b" in /proc/<pid>/cgroup), as its namespace shows it. */
 function cgroupPath(pid) {
     try {
@@ -199,6 +243,69 @@ function tryRmdir(dir) {
     }
     catch {
         return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/containment.ts
+
+
+
+
+
+
+/** How often the `tree` containment looks for new descendants in /proc (about 2 ms a look for 100 processes). */
+const TRACK_EVERY_MS = 250;
+/** After SIGKILL, how long a stop waits for the processes to be gone. */
+const KILL_WAIT_MS = 5_000;
+const POLL_MS = 50;
+/**
+ * The command's environment gets `LEASE_GATE_RUN_ID=<128-bit hex>`, one per run: the lease id
+ * (also given) names the lease, which a later run of the same holder may share.
+ */
+const RUN_ID_ENV = 'LEASE_GATE_RUN_ID';
+/**
+ * A cgroup when `cgroup` and Linux allow one (`LEASE_GATE_RUN_CGROUP=0` says no), else the
+ * tree; `trackEveryMs` is the tree's interval between looks (tests look only when they ask).
+ */
+function contain(options) {
+    const cgroup = options.cgroup ? makeCgroup() : undefined;
+    return cgroup
+        ? new CgroupContainment(cgroup)
+        : new TreeContainment(options.trackEveryMs ?? TRACK_EVERY_MS);
+}
+function kill(pid, signal) {
+    try {
+        process.kill(pid, signal);
+    }
+    catch {
+        // gone, or not ours
+    }
+}
+class Base {
+    root;
+    /** This run's mark, in the command's environment (see {@link RUN_ID_ENV}). */
+    runId = (0,external_node_crypto_.randomBytes)(16).toString('hex');
+    spawn(file, args, options) {
+        const env = { ...(options.env ?? process.env), [RUN_ID_ENV]: this.runId };
+        const child = (0,external_node_child_process_.spawn)(file, args, { ...options, env, detached: true });
+        this.root = child.pid;
+        return child;
+    }
+    signalGroup(signal) {
+        if (this.root !== undefined)
+            kill(-this.root, signal);
+    }
+    groupAlive() {
+        return this.root !== undefined && (0,processes/* groupAlive */.xq)(this.root);
+    }
+    async stop(graceMs, sleep) {
+        this.signalAll('SIGTERM');
+        for (let waited = 0; waited < graceMs && this.alive(); waited += POLL_MS)
+            await sleep(POLL_MS);
+        for (let waited = 0; waited <= KILL_WAIT_MS && this.alive(); waited += POLL_MS) {
+            this.signalAll('SIGKILL');
+            await sleep(POLL_MS);
+        }
     }
 }
 class CgroupContainment extends Base {
@@ -438,6 +545,8 @@ function ownSession() {
 
 
 
+
+
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 /**
  * `lease-gate run -- <command>`: hold the lease for exactly as long as the
@@ -461,29 +570,11 @@ async function runCommand(args, io, env) {
     }
     const cgroup = cgroupFromEnv(env);
     const settings = (0,options/* settingsFromFlags */.x$)(values, env);
-    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFromFlags */.J6)(values) }, io, env);
+    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFromFlags */.J)(values) }, io, env);
     try {
-        const cancelWait = new AbortController();
-        let stoppedBy;
-        const onWaitSignal = (signal) => {
-            stoppedBy ??= signal;
-            cancelWait.abort();
-        };
-        const notices = (0,texts/* waitNotices */.lY)(settings.resource);
-        for (const signal of FORWARDED)
-            process.once(signal, onWaitSignal);
-        const waited = await session
-            .acquire({
-            timeoutMs: settings.waitTimeoutMs,
-            retryWindowMs: (0,cli_session/* retryWindowMs */.ZU)(settings.waitTimeoutMs),
-            signal: cancelWait.signal,
-            onHeld: (event) => {
-                const line = notices(event);
-                if (line)
-                    io.err(`lease-gate: ${line}`);
-            },
-        })
-            .finally(() => FORWARDED.forEach((signal) => process.off(signal, onWaitSignal)));
+        const { result: waited, stoppedBy } = await (0,cli_session/* waitForLease */.tH)(session, settings, io, {
+            signals: FORWARDED,
+        });
         if (waited.outcome === 'superseded') {
             // As the action: a newer run of the lane deploys instead; nothing ran, nothing failed.
             io.err(`lease-gate: superseded by ${(0,lease_escape/* untrusted */.bp)(waited.by, 2048)}; the command did not run.`);
@@ -512,11 +603,7 @@ async function runCommand(args, io, env) {
         await session.close();
     }
 }
-const RUN_OPTIONS = {
-    ...options/* PLANE_OPTIONS */.UR,
-    ...deploy_flags/* DEPLOY_OPTIONS */.NL,
-    'on-lost': { type: 'string', default: 'terminate' },
-};
+const RUN_OPTIONS = (0,table/* optionsOf */.cz)(plane/* RUN */.oq.flags);
 /** `LEASE_GATE_RUN_CGROUP=0` keeps the command out of a cgroup (its tree is followed in /proc). */
 function cgroupFromEnv(env) {
     const value = env.LEASE_GATE_RUN_CGROUP;
@@ -616,14 +703,17 @@ async function runContained(command, held, contained, o) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   ZU: () => (/* binding */ retryWindowMs),
-/* harmony export */   ri: () => (/* binding */ cliSession)
+/* harmony export */   fQ: () => (/* binding */ withSession),
+/* harmony export */   ri: () => (/* binding */ cliSession),
+/* harmony export */   tH: () => (/* binding */ waitForLease)
 /* harmony export */ });
-/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS */
+/* unused harmony exports STILL_FAILING_EVERY_MS, retryLines, ASK_ONCE_RETRY_MS, retryWindowMs */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9731);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1223);
-/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6267);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8252);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1223);
+/* harmony import */ var _lease_session_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6267);
+/* harmony import */ var _lease_texts_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(1782);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8252);
+
 
 
 
@@ -636,11 +726,54 @@ const STILL_FAILING_EVERY_MS = 60_000;
  * at most a line a minute, never silent for long.
  */
 function cliSession(settings, io, env) {
-    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_1__/* .openSession */ .f)({
+    return (0,_lease_session_js__WEBPACK_IMPORTED_MODULE_2__/* .openSession */ .f)({
         ...settings,
         env,
         onRetry: retryLines(settings.apiUrl, settings.apiUrlFrom, io.err, Date.now),
     });
+}
+/** A command's one session, closed when `use` settles, whatever it does. */
+async function withSession(settings, io, env, use) {
+    const session = cliSession(settings, io, env);
+    try {
+        return await use(session);
+    }
+    finally {
+        await session.close();
+    }
+}
+/**
+ * Waits for the lease as the action does (the plane's back-off, a line on stderr as the
+ * holder changes, unless `quiet`), until granted, timed out, superseded or one of
+ * `signals` stops it: acquire's wait and run's are this one.
+ */
+async function waitForLease(session, settings, io, options) {
+    const cancel = new AbortController();
+    let stoppedBy;
+    const stop = (signal) => {
+        stoppedBy ??= signal;
+        cancel.abort();
+    };
+    for (const signal of options.signals)
+        process.once(signal, stop);
+    const notices = (0,_lease_texts_js__WEBPACK_IMPORTED_MODULE_3__/* .waitNotices */ .lY)(settings.resource);
+    try {
+        const result = await session.acquire({
+            timeoutMs: settings.waitTimeoutMs,
+            signal: cancel.signal,
+            retryWindowMs: retryWindowMs(settings.waitTimeoutMs),
+            onHeld: (event) => {
+                const line = notices(event);
+                if (line && !options.quiet)
+                    io.err(`lease-gate: ${line}`);
+            },
+        });
+        return { result, stoppedBy };
+    }
+    finally {
+        for (const signal of options.signals)
+            process.off(signal, stop);
+    }
 }
 /** The lines of a retried plane: the first failure in full, then one a minute. */
 function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
@@ -662,10 +795,10 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
 }
 function describeFirstFailure(apiUrl, from, event) {
     // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
-    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
+    const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
-    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .HOSTED_HINT */ .AY}` : '';
+    const hosted = from === _plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_SOURCE */ .G7 ? ` ${_plane_url_js__WEBPACK_IMPORTED_MODULE_4__/* .HOSTED_HINT */ .AY}` : '';
     return event.status === undefined
         ? `cannot reach the plane at ${apiUrl}${source}: ${cause}.${hosted || " Is the kernel running there ('lease-gate kernel'), and is that the right URL?"}`
         : `the plane at ${apiUrl}${source} answered ${cause}.${hosted}`;
@@ -954,4 +1087,4 @@ function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
 
 };
 
-//# sourceMappingURL=745.index.js.map
+//# sourceMappingURL=612.index.js.map
