@@ -99,11 +99,25 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'error',
     },
   },
-  layer(['src/http/**/*.ts'], ['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
-  layer(['src/plane/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
-  layer(['src/gate/**/*.ts'], ['lease', 'action', 'cli', 'kernel', 'ledger']),
-  layer(['src/lease/**/*.ts'], ['action', 'cli', 'kernel', 'ledger']),
-  layer(['src/action/**/*.ts'], ['cli', 'kernel']),
+  // The one HTTP client: nothing of ours but the top-level files.
+  layer(
+    ['src/http/**/*.ts'],
+    [
+      ...['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
+      ...['app', 'console', 'github', 'fs'],
+    ],
+  ),
+  // The wire contract, bundled into the console page too: above http/ only.
+  layer(
+    ['src/plane/**/*.ts'],
+    ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console', 'github', 'fs'],
+  ),
+  layer(
+    ['src/gate/**/*.ts'],
+    ['lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console', 'github'],
+  ),
+  layer(['src/lease/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'app', 'console', 'github']),
+  layer(['src/action/**/*.ts'], ['cli', 'kernel', 'app', 'console']),
   layer(['src/cli/**/*.ts'], ['action']),
   // The kernel serves the plane's contract and writes the ledger; it never runs a job's session
   // (the DID grammar its OIDC identities are spelled in is the contract's, plane/did.ts).
@@ -121,10 +135,13 @@ export default tseslint.config(
   layer(['src/ledger/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'app', 'console']),
   // The console page runs in a browser: the kernel's pure rules (the playground) and the wire
   // formats (plane/, DIDs included), nothing that does I/O. Its server side (serve.ts) imports
-  // nothing of ours.
+  // nothing of ours. Neither may reach an I/O layer of ours (http/, github/, fs/).
   layer(
     ['src/console/**/*.ts'],
-    ['gate', 'lease', 'action', 'cli', ['kernel', 'rules/core.js'], 'ledger', 'app'],
+    [
+      ...['gate', 'lease', 'action', 'cli', ['kernel', 'rules/core.js'], 'ledger', 'app'],
+      ...['http', 'github', 'fs'],
+    ],
   ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
