@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 /**
  * Layers (docs/architecture.md): each folder may import only the layers below it.
  *   http ← plane ← gate ← lease ← action | app | cli ; github, ledger, kernel, console beside
- *   them; fs/ and the top-level files (errors.ts, control-chars.ts, zod-en.ts) under all.
+ *   them; fs/ under the layers that touch files, the top-level files (errors.ts, …) under all.
  * A forbidden entry is a folder name, or `[folder, ...files]` to let those files of it through.
  */
 const ACTIONS = { group: ['@actions/*'], message: '@actions/* belongs in src/action/ only.' };
