@@ -87,6 +87,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
     },
   },
+  // One idiom for an error's words (#56): causeText() or errorMessage() of src/errors.ts,
+  // which say what a thrown non-Error is rather than reading `.message` off it.
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression > TSTypeReference.typeAnnotation[typeName.name='Error']",
+          message:
+            'Read an error with causeText() or errorMessage() (src/errors.ts), or narrow it with instanceof: `as Error` hides a thrown non-Error.',
+        },
+      ],
+    },
+  },
   // `any` must not flow through the product code. Tests read JSON.parse'd answers
   // and compare them with toEqual, where a schema per answer would only repeat the assertion.
   {
