@@ -119,6 +119,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'error',
       '@typescript-eslint/no-unsafe-member-access': 'error',
       '@typescript-eslint/no-unsafe-return': 'error',
+      // Promises and throws as typescript-eslint's strict set has them (#56): every promise
+      // awaited or handed on, a promise never where a plain value or void is expected, only
+      // Errors thrown, and a switch over a union naming every member.
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/use-unknown-in-catch-callback-variable': 'error',
     },
   },
   layer(['src/http/**/*.ts'], ['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
