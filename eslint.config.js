@@ -88,6 +88,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
     },
   },
+  // One idiom for an error's words (#56): causeText() or errorMessage() of src/errors.ts,
+  // which say what a thrown non-Error is rather than reading `.message` off it.
+  {
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression > TSTypeReference.typeAnnotation[typeName.name='Error']",
+          message:
+            'Read an error with causeText() or errorMessage() (src/errors.ts), or narrow it with instanceof: `as Error` hides a thrown non-Error.',
+        },
+      ],
+    },
+  },
   // `any` must not flow through the product code. Tests read JSON.parse'd answers
   // and compare them with toEqual, where a schema per answer would only repeat the assertion.
   {
@@ -105,6 +120,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'error',
       '@typescript-eslint/no-unsafe-member-access': 'error',
       '@typescript-eslint/no-unsafe-return': 'error',
+      // Promises and throws as typescript-eslint's strict set has them (#56): every promise
+      // awaited or handed on, a promise never where a plain value or void is expected, only
+      // Errors thrown, and a switch over a union naming every member.
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/use-unknown-in-catch-callback-variable': 'error',
     },
   },
   // The one HTTP client: nothing of ours but the top-level files.
