@@ -5,12 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/server.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import {
-  completeRun,
-  decidedAt,
-  expectOneAtATime as expectOneHolder,
-  newRun as startRun,
-  reviewCalls,
-  spawnApp,
+  appTestKit,
   writeAppConfig,
   inProcessApp as startInProcess,
   stopAll,
@@ -77,27 +72,12 @@ const inProcessApp = (name: string) =>
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
   });
 
-/** `lease-gate app` as its own process, from source: what a SIGKILL ends. */
-const processApp = (name: string, config: string) => spawnApp(name, config, { logs, children });
-
-const reviewsOf = (runId: number) => reviewCalls(github, REPO, runId);
-const approvedAt = (runId: number) => decidedAt(github, REPO, runId, 'approved');
+const { approvedAt, reviewsOf, newRun, complete, logged, processApp, expectOneAtATime } =
+  appTestKit<Env>({ github: () => github, kernel: () => kernel, logs, children, repository: REPO });
 const approvals = (runId: number) =>
   reviewsOf(runId).filter(
     (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
   ).length;
-const logged = (name: string, pattern: RegExp) =>
-  logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l));
-
-/** A run waiting on `environment`, and GitHub's request for it (not yet sent). */
-const newRun = (runId: number, environment: Env) => startRun(github, REPO, runId, environment);
-
-/** The run ends (its jobs are done): GitHub says so to each app given. */
-const complete = (runId: number, ...to: string[]) => completeRun(github, REPO, runId, to);
-
-/** One holder at a time, and the runs granted in this order. */
-const expectOneAtATime = (resource: string, order: number[]) =>
-  expectOneHolder(kernel, resource, order);
 
 beforeAll(async () => {
   kernel = await startKernelProcess(['--ttl-ms', '20000', '--lock-delay-ms', '0'], {
