@@ -17,6 +17,7 @@ import {
   type FakeIssuer,
 } from './support/fake-oidc.js';
 import { PROD } from './support/names.js';
+import { causeText } from '../src/errors.js';
 import { writePolicy } from './support/policy.js';
 
 /**
@@ -281,7 +282,7 @@ describe('the kernel credential flags', () => {
     try {
       await kernelAuth(flags, key);
     } catch (error) {
-      return (error as Error).message;
+      return causeText(error);
     }
     return 'accepted';
   };

@@ -3,6 +3,7 @@ import { INPUTS, INPUT_DEFAULTS, type InputName } from '../src/action/io.js';
 import { memoryContext } from '../src/action/context.js';
 import { readSettings } from '../src/action/settings.js';
 import { SettingsError } from '../src/lease/errors.js';
+import { causeText } from '../src/errors.js';
 
 /** The inputs as a runner gives them: action.yml's defaults (action-contract.test.ts), a token. */
 const DEFAULTS: Record<InputName, string> = { ...INPUT_DEFAULTS, 'github-token': 'ghs_token' };
@@ -23,7 +24,7 @@ function failure(inputs: Partial<Record<InputName, string>>, env?: NodeJS.Proces
     settings(inputs, env);
   } catch (error) {
     expect(error).toBeInstanceOf(SettingsError);
-    return (error as Error).message;
+    return causeText(error);
   }
   throw new Error('expected a SettingsError');
 }

@@ -122,6 +122,7 @@ export function givenTokenSource(file: string | undefined, env: NodeJS.ProcessEn
     } catch (error) {
       throw new SettingsError(
         `Cannot read --oidc-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`,
+        { cause: error },
       );
     }
     if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {

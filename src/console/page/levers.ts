@@ -1,6 +1,7 @@
 import { ApiError, PATHS, postAdmin, postLever, type Resources } from './api.js';
 import { runUrlOf, type DeployFields } from './deploys.js';
 import { byId, clock, duration, h, localWhen, nameCode, utcStamp } from './dom.js';
+import { causeText } from '../../errors.js';
 
 /**
  * The operator's levers beyond revoke: freeze and unfreeze (admin key, with a
@@ -245,5 +246,5 @@ export function refusal(error: unknown): string {
   if (error instanceof ApiError && error.status === 403 && error.reason === 'forbidden') {
     return 'the kernel refused this admin key (it is not the LEASE_GATE_ADMIN_KEY the kernel was started with); it is forgotten, type it again';
   }
-  return (error as Error).message;
+  return causeText(error);
 }

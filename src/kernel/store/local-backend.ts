@@ -28,6 +28,7 @@ import {
 import { StoreError, StoreUnavailableError } from './store-error.js';
 import { isLogFileStore, type KernelStore, type LogFileStore } from './store.js';
 import { decideBatch, type Work } from '../rules/work.js';
+import { causeText } from '../../errors.js';
 
 export { toEvent };
 
@@ -168,7 +169,7 @@ export class LocalBackend implements Backend {
         // A full disk must not stop a kernel from starting over its whole log: the record
         // is written with the next checkpoint signed, which goes out only once it is.
         this.options.log?.(
-          `warning: ${signedRecordPath(store.path)} is missing and could not be written now (${error instanceof Error ? error.message : String(error)}); it is written before the next checkpoint goes out`,
+          `warning: ${signedRecordPath(store.path)} is missing and could not be written now (${causeText(error)}); it is written before the next checkpoint goes out`,
         );
       }
     }
@@ -246,7 +247,7 @@ export class LocalBackend implements Backend {
       this.recorded(prepared.entries);
     } catch (error) {
       this.owed = events;
-      return `could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`;
+      return `could not yet record the renewals of the ${events.length} leases held across the restart (${causeText(error)}); they go first in the next write`;
     }
     return undefined;
   }
