@@ -121,11 +121,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-member-access': 'error',
       '@typescript-eslint/no-unsafe-return': 'error',
       // Promises and throws as typescript-eslint's strict set has them (#56): every promise
-      // awaited or handed on, a promise never where a plain value or void is expected, only
-      // Errors thrown, and a switch over a union naming every member.
+      // awaited or handed on, a promise never where a plain value or void is expected, no
+      // `async` on what waits for nothing, only Errors thrown, and a switch over a union
+      // naming every member.
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/only-throw-error': 'error',
+      '@typescript-eslint/require-await': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/use-unknown-in-catch-callback-variable': 'error',
     },

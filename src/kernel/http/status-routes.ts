@@ -72,7 +72,7 @@ export function statusRoutes(deps: StatusRouteDeps): Record<string, Route> {
         ...health?.(),
       });
     },
-    'GET /healthz': async () => ok({ ok: true }),
+    'GET /healthz': () => Promise.resolve(ok({ ok: true })),
     'GET /readyz': async (req) => {
       const told = await mayReadHealth(req);
       try {

@@ -290,13 +290,15 @@ export class LocalBackend implements Backend {
     );
   }
 
-  async due(limit: number): Promise<string[]> {
+  due(limit: number): Promise<string[]> {
     const now = this.now();
-    return [...this.deadlines()]
-      .filter((d) => d.at <= now)
-      .sort((a, b) => a.at - b.at)
-      .slice(0, limit)
-      .map((d) => d.resource);
+    return Promise.resolve(
+      [...this.deadlines()]
+        .filter((d) => d.at <= now)
+        .sort((a, b) => a.at - b.at)
+        .slice(0, limit)
+        .map((d) => d.resource),
+    );
   }
 
   *deadlines(): Iterable<{ resource: string; at: number }> {
@@ -306,8 +308,8 @@ export class LocalBackend implements Backend {
     }
   }
 
-  async overview(): Promise<Overview> {
-    return overviewOf(this.table.values(), this.now());
+  overview(): Promise<Overview> {
+    return Promise.resolve(overviewOf(this.table.values(), this.now()));
   }
 
   /** Only `announceFreed`'s notices: the service tells the commits of one process itself. */
@@ -319,8 +321,9 @@ export class LocalBackend implements Backend {
   async listen(): Promise<void> {}
 
   /** One process: its own held requests are the only ones to wake. */
-  async announceFreed(resource: string): Promise<void> {
+  announceFreed(resource: string): Promise<void> {
     this.heard?.({ resource, events: [], freed: true });
+    return Promise.resolve();
   }
 
   /** One process: the ledger is written here, so it is never behind. */
