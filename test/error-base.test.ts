@@ -35,7 +35,7 @@ const ALLOWED: Record<string, string> = {
     "an index or size out of range: a caller's bug, named as the standard library names it",
 };
 
-/** Every `throw new X(...)` in src/ whose X does not extend LeaseGateError. */
+/** Every `throw new X(...)` or `Promise.reject(new X(...))` in src/ whose X does not extend LeaseGateError. */
 function strayThrows(): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(
     join(ROOT, 'tsconfig.json'),
@@ -57,9 +57,19 @@ function strayThrows(): string[] {
     const file = relative(ROOT, source.fileName);
     if (!file.startsWith('src/') || file.startsWith('src/console/page/')) continue;
     const visit = (node: ts.Node): void => {
-      if (ts.isThrowStatement(node) && ts.isNewExpression(node.expression)) {
-        if (!extendsBase(checker.getTypeAtLocation(node.expression))) {
-          const name = node.expression.expression.getText(source);
+      // `Promise.reject(new X())` throws as surely as `throw new X()`, only later.
+      const thrown =
+        ts.isThrowStatement(node) && ts.isNewExpression(node.expression)
+          ? node.expression
+          : ts.isCallExpression(node) &&
+              node.expression.getText(source) === 'Promise.reject' &&
+              node.arguments[0] &&
+              ts.isNewExpression(node.arguments[0])
+            ? node.arguments[0]
+            : undefined;
+      if (thrown) {
+        if (!extendsBase(checker.getTypeAtLocation(thrown))) {
+          const name = thrown.expression.getText(source);
           const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
           stray.push(`${file}:${line + 1}: ${name}`);
         }
