@@ -64,7 +64,7 @@ function timesChart(
       svg(
         'rect',
         { x: x1, y: TOP, width: Math.max(2, x(f.toMs) - x1), height: PLOT, class: 'freeze-band' },
-        svg('title', {}, `${f.text} (${localClock(f.fromMs, false)}–${localClock(f.toMs, false)})`),
+        svg('title', {}, `${f.text} (${when(f.fromMs)} to ${when(f.toMs)})`),
       ),
     );
   }
@@ -76,9 +76,20 @@ function timesChart(
     ...ticks(x, { fromMs, nowMs, top: TOP, bottom: base, px: right - LEFT }),
     svg('text', { x: right, y: height - 4, class: 'tick end' }, 'now'),
   );
+  root.append(...pointShapes(chart, { x, y, base }));
+  return root;
+}
+
+/** A bar per hold, a dot per wait (their words in their titles), a line and tip per break-glass. */
+function pointShapes(
+  chart: ResourceChart,
+  at: { x: (t: number) => number; y: (ms: number) => number; base: number },
+): SVGElement[] {
+  const { x, y, base } = at;
+  const shapes: SVGElement[] = [];
   for (const p of chart.holds) {
     const x1 = x(p.atMs);
-    root.append(
+    shapes.push(
       svg(
         'rect',
         {
@@ -93,7 +104,7 @@ function timesChart(
     );
   }
   for (const p of chart.waits) {
-    root.append(
+    shapes.push(
       svg(
         'circle',
         { cx: x(p.atMs), cy: y(p.ms), r: 3, class: 'wait-dot' },
@@ -107,7 +118,7 @@ function timesChart(
   }
   for (const g of chart.breakGlass) {
     const gx = x(g.atMs);
-    root.append(
+    shapes.push(
       svg('line', { x1: gx, x2: gx, y1: TOP, y2: base, class: 'glass-line' }),
       svg(
         'path',
@@ -116,7 +127,7 @@ function timesChart(
       ),
     );
   }
-  return root;
+  return shapes;
 }
 
 /** Deploys (grants) per day, a labelled bar each, today last. */
@@ -177,3 +188,6 @@ function ticks(
       ),
     ]);
 }
+
+/** A time as the page's zone reads it, its day too (a week's freeze may span days). */
+const when = (ms: number) => `${localDay(ms)} ${localClock(ms, false)}`;
