@@ -31,7 +31,7 @@ async function startAppCommand(
   try {
     config = loadConfig(settings.configFile, env);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
   // Masked and escaped (src/log); the text form starts with its time, a JSON line has a field.
