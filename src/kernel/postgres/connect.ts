@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { countRoundTrips } from '../store/round-trips.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_POOL_SIZE,
@@ -35,6 +36,7 @@ export function createPool(options: PostgresOptions, log: (line: string) => void
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (error) => log(`kernel: a PostgreSQL connection broke: ${describe(error)}`));
+  pool.on('connect', (client) => countRoundTrips(client));
   return pool;
 }
 
