@@ -8,6 +8,7 @@ import { createGatekeeper } from './gatekeeper.js';
 import { createGitHubApp, type GitHubAppOptions } from './github.js';
 import { createReceiver } from './receiver.js';
 import { findPendingRequests } from './recovery.js';
+import { AppMetrics } from './metrics.js';
 
 export interface AppOptions {
   log: (line: string) => void;
@@ -46,18 +47,25 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     env,
   });
-  const github = createGitHubApp({
-    appId: config.appId,
-    privateKey: config.privateKey,
-    apiUrl: config.githubApiUrl,
-    http,
-    clock,
-    wallNow,
-    sleep,
-    random,
-    ...options.github,
-    signal: stopping.signal,
-  });
+  // Made before GitHub's client, which tells it each call; its gauge reads the gatekeeper's queue.
+  let waiting = () => 0;
+  const metrics = new AppMetrics(() => waiting());
+  const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+  const github = metrics.counted(
+    createGitHubApp({
+      appId: config.appId,
+      privateKey: config.privateKey,
+      apiUrl: config.githubApiUrl,
+      http,
+      clock,
+      wallNow,
+      sleep,
+      random,
+      ...options.github,
+      signal: stopping.signal,
+      onAttempt: (status) => metrics.called(status),
+    }),
+  );
   const gatekeeper = createGatekeeper({
     config,
     github,
@@ -68,6 +76,7 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     wallNow,
   });
+  waiting = gatekeeper.waiting;
   const receive = createReceiver({
     secret: config.webhookSecret,
     path: config.path,
@@ -75,6 +84,7 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     onDelivery: gatekeeper.onDelivery,
   });
   const server = createServer((req, res) => {
+    if (metrics.serve(req, res, metricsKey)) return;
     receive(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });

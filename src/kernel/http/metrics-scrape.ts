@@ -9,7 +9,6 @@ import { oidcKeyFetches } from '../auth/oidc-keys.js';
 import { storeRoundTrips } from '../store/round-trips.js';
 import type { Overview } from '../rules/overview.js';
 import type { PlaneService } from '../service/plane-service.js';
-import type { KernelMetrics } from './metrics.js';
 
 export interface ScrapeSources {
   service: PlaneService;
@@ -17,6 +16,14 @@ export interface ScrapeSources {
   held?: { readonly size: number } | undefined;
   /** The app's extra health lines (the notifier's `notifications`). */
   health?: (() => Record<string, unknown>) | undefined;
+}
+
+/** What the gauges report into (KernelMetrics, metrics.ts): its registry, its labels, its clock. */
+export interface ScrapeTarget {
+  readonly registry: Registry;
+  readonly resources: { labelOf(resource: string): string };
+  /** Wall time the ledger was last seen to grow; set here. */
+  lastChangeMs: number;
 }
 
 /** What one scrape saw of the service: taken once, read by every gauge of the scrape. */
@@ -30,7 +37,7 @@ interface Look {
  * Registers the gauges read at a scrape. Returns what forgets the last look: called as each
  * scrape begins, so the gauges of one scrape share one look and no scrape reads an old one.
  */
-export function scrapeGauges(metrics: KernelMetrics, sources: ScrapeSources): () => void {
+export function scrapeGauges(metrics: ScrapeTarget, sources: ScrapeSources): () => void {
   const { service } = sources;
   const registers = [metrics.registry];
   let taken: Promise<Look> | undefined;
@@ -59,6 +66,25 @@ export function scrapeGauges(metrics: KernelMetrics, sources: ScrapeSources): ()
   perResource('lease_gate_frozen', 'Resources under an operator’s freeze.', (r) =>
     r.frozen ? 1 : 0,
   );
+  new Gauge({
+    name: 'lease_gate_lease_age_seconds',
+    help: 'How long the live lease has been held (the longest, for resource="other").',
+    labelNames: ['resource'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const { overview } = await look();
+      const nowMs = overview?.nowMs ?? 0;
+      const ages = new Map<string, number>();
+      for (const { resource, lease } of overview?.resources ?? []) {
+        if (!lease) continue;
+        const label = metrics.resources.labelOf(resource);
+        const age = Math.max(0, nowMs - lease.grantedAtMs) / 1000;
+        ages.set(label, Math.max(age, ages.get(label) ?? 0));
+      }
+      for (const [resource, age] of ages) this.set({ resource }, age);
+    },
+  });
   new Gauge({
     name: 'lease_gate_held_requests',
     help: 'Blocking acquires (Prefer: wait=N) held open now.',

@@ -56,7 +56,7 @@ export class KernelMetrics implements KernelObserver {
   /** When each live lease was granted (here), and when a resource with waiters was freed. */
   private readonly grantedAt = new Map<string, number>();
   private readonly freedAt = new Map<string, number>();
-  /** Wall time of the last change this process recorded (the checkpoint's age starts there). */
+  /** Wall time the ledger was last seen to grow (metrics-scrape.ts): the checkpoint's age. */
   lastChangeMs = Date.now();
   private forgetLook: () => void = () => undefined;
 
@@ -139,7 +139,6 @@ export class KernelMetrics implements KernelObserver {
       if (refused.reason === 'lease_held' && command?.kind === 'lease')
         this.waiting(decision, command.actorDid);
     }
-    if (events.length) this.lastChangeMs = Date.now();
     for (const event of events) this.event(series, event, state.queue.length > 0);
     if (state.queue.length === 0) this.waitingSince.delete(state.resource);
   }
