@@ -122,6 +122,7 @@ export function scrapeGauges(metrics: ScrapeTarget, sources: ScrapeSources): () 
     },
   });
   notificationSeries(registers, sources.health);
+  healthCheckSeries(registers, sources.health);
   processCounts(registers);
   return () => (taken = undefined);
 }
@@ -184,6 +185,28 @@ function notificationSeries(
     registers,
     collect() {
       this.set(field('pending')());
+    },
+  });
+}
+
+/** Each `--health-check` as `/readyz` tells it: 1 healthy, 0 failing, none before its first poll. */
+function healthCheckSeries(
+  registers: Registry[],
+  health: (() => Record<string, unknown>) | undefined,
+): void {
+  new Gauge({
+    name: 'lease_gate_health_check_healthy',
+    help: 'A resource’s --health-check: 1 while its URL answers healthy, 0 while it fails.',
+    labelNames: ['resource'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const checks = health?.().healthChecks;
+      if (!Array.isArray(checks)) return;
+      for (const check of checks as Array<{ resource?: unknown; healthy?: unknown }>) {
+        if (typeof check.resource === 'string' && typeof check.healthy === 'boolean')
+          this.set({ resource: check.resource }, check.healthy ? 1 : 0);
+      }
     },
   });
 }
