@@ -24,7 +24,7 @@ async function startAppCommand(
   try {
     config = loadConfig(settings.configFile, env);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
   const log = (line: string) => io.out(logLine(`${new Date().toISOString()} ${line}`));
