@@ -137,7 +137,7 @@ export default tseslint.config(
     ['src/http/**/*.ts'],
     [
       ...['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
-      ...['app', 'console', 'github', 'fs'],
+      ...['app', 'console', 'github', 'fs', 'metrics'],
     ],
   ),
   // The wire contract, bundled into the console page too: above http/ only.
@@ -176,6 +176,14 @@ export default tseslint.config(
       ...['http', 'github', 'fs'],
     ],
   ),
+  // Prometheus metrics' shared pieces (bounded labels, rendering): prom-client only, none of ours.
+  layer(
+    ['src/metrics/**/*.ts'],
+    [
+      ...['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console'],
+      ...['github', 'fs', 'http'],
+    ],
+  ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
   // GitHub's REST API as one asks it (compare, the App's calls): above http/ and plane/ only,
@@ -189,7 +197,7 @@ export default tseslint.config(
     ['src/fs/**/*.ts'],
     [
       ...['http', 'plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
-      ...['app', 'console', 'github'],
+      ...['app', 'console', 'github', 'metrics'],
     ],
   ),
 );

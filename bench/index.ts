@@ -18,6 +18,7 @@ import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from
 import { durableBench } from './durable.js';
 import { exportBesideRenewals } from './export.js';
 import { pairedThroughput } from './paired.js';
+import { METRICS_GOAL, metricsCost } from './metrics.js';
 import { startKernel } from './spawn.js';
 import { notifyBench } from './notify.js';
 import { protectionRuleBench } from './protection-rule.js';
@@ -142,6 +143,16 @@ async function bench(out: string): Promise<void> {
     '≥ 0.8',
     ratio >= 0.8,
   );
+  log('lock cycles with metrics on and off, alternated in 3 pairs …');
+  const metrics = await metricsCost(3, log);
+  add(
+    K,
+    `lock cycles/s, metrics on / off (${metrics.onMedian} / ${metrics.offMedian}), median of 3 alternated pairs`,
+    metrics.ratioMedian,
+    '×',
+    `≥ ${METRICS_GOAL}`,
+    metrics.met,
+  );
   const redis = await redisRows();
   for (const r of redis) {
     if (r.skipped) add(K, r.target, `skipped: ${r.skipped}`, '');
@@ -249,6 +260,14 @@ else if (first === 'app')
   console.log(
     JSON.stringify(
       await protectionRuleBench(Number(rest[0] ?? 30), (line) => process.stderr.write(`${line}\n`)),
+      null,
+      2,
+    ),
+  );
+else if (first === 'metrics')
+  console.log(
+    JSON.stringify(
+      await metricsCost(Number(rest[0] ?? 5), (line) => process.stderr.write(`${line}\n`)),
       null,
       2,
     ),

@@ -10,9 +10,12 @@ export interface Spawned {
   stop: () => Promise<void>;
 }
 
-/** Starts `node <args>` and waits (at most 20 s) for its "listening on <url>" line. */
-export function spawnServer(args: string[]): Promise<Spawned> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts `node <args>` and waits (at most 20 s) for its "listening on <url>" line; `env`,
+ * the bench's own when not given.
+ */
+export function spawnServer(args: string[], env?: NodeJS.ProcessEnv): Promise<Spawned> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return new Promise((resolve, reject) => {
     let text = '';

@@ -5,6 +5,8 @@
 // files are) and bench-results.json, or the path given as its argument.
 // `npm run bench -- paired [rounds]` runs only the kernel (memory) against the node:http
 // echo, alternated, and prints the median ratio (about 20 s a pair; writes nothing).
+// `npm run bench -- metrics [pairs]` runs only lock cycles on the memory kernel with its
+// metrics on (scraped every second) and off, alternated, and prints the ratio (goal ≥ 0.95).
 // `npm run bench -- startup` runs only start-up (on Node 24) and the keeper's cost, printed.
 // `npm run bench -- plane` runs only issue #23's plane table (kernel memory and file,
 // PostgreSQL 1–3 replicas, etcd and pgbench when installed) and the long-running kernel,

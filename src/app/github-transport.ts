@@ -24,6 +24,8 @@ export interface TransportOptions {
   retry?: RetryPolicy;
   /** Aborted when the app stops: every call and every wait between retries ends at once. */
   signal?: AbortSignal;
+  /** Told of each attempt's answer status, or undefined when none came (the metrics). */
+  onAttempt?: ((status: number | undefined) => void) | undefined;
 }
 
 export interface AttemptControls {
@@ -157,8 +159,10 @@ async function send(
   } catch (error) {
     stopped(`${method} ${path}`, signal);
     if (!(error instanceof HttpError) || error.failure === 'cancelled') throw error;
+    options.onAttempt?.(undefined);
     return { retryInMs: backoffMs(policy, attempt, options.random), why: error.message };
   }
+  options.onAttempt?.(answer.status);
   if (answer.status < 300) return answer;
   // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
   if (answer.status === 401 && mayRefresh()) return 'refresh';

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpClient } from '../http/client.js';
 import { createPlaneClient } from '../plane/client.js';
@@ -8,6 +8,7 @@ import { createGatekeeper } from './gatekeeper.js';
 import { createGitHubApp, type GitHubAppOptions } from './github.js';
 import { createReceiver } from './receiver.js';
 import { findPendingRequests } from './recovery.js';
+import { AppMetrics } from './metrics.js';
 
 export interface AppOptions {
   log: (line: string) => void;
@@ -46,18 +47,25 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     env,
   });
-  const github = createGitHubApp({
-    appId: config.appId,
-    privateKey: config.privateKey,
-    apiUrl: config.githubApiUrl,
-    http,
-    clock,
-    wallNow,
-    sleep,
-    random,
-    ...options.github,
-    signal: stopping.signal,
-  });
+  // Made before GitHub's client, which tells it each call; its gauge reads the gatekeeper's queue.
+  let waiting = () => 0;
+  const metrics = new AppMetrics(() => waiting());
+  const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+  const github = metrics.counted(
+    createGitHubApp({
+      appId: config.appId,
+      privateKey: config.privateKey,
+      apiUrl: config.githubApiUrl,
+      http,
+      clock,
+      wallNow,
+      sleep,
+      random,
+      ...options.github,
+      signal: stopping.signal,
+      onAttempt: (status) => metrics.called(status),
+    }),
+  );
   const gatekeeper = createGatekeeper({
     config,
     github,
@@ -68,22 +76,18 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     random,
     wallNow,
   });
+  waiting = gatekeeper.waiting;
   const receive = createReceiver({
     secret: config.webhookSecret,
     path: config.path,
     log: options.log,
     onDelivery: gatekeeper.onDelivery,
   });
-  const server = createServer((req, res) => {
+  const server = await listenOn(config, (req, res) => {
+    if (metrics.serve(req, res, metricsKey)) return;
     receive(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
-  });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
   });
   // Listening first, so nothing GitHub sends meanwhile fails; started before any request is
   // handled (a connection is an event, this a continuation), so a live delivery queues after
@@ -103,4 +107,16 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
       await http.close();
     },
   };
+}
+
+/** The App's server on its configured address, with bounded header and request times. */
+async function listenOn(config: AppConfig, handle: RequestListener): Promise<Server> {
+  const server = createServer(handle);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  return server;
 }

@@ -11,6 +11,8 @@ export interface KernelKeys {
   adminKey: string | undefined;
   /** LEASE_GATE_APPROVER_KEY: the second operator's, for break-glass. */
   approverKey: string | undefined;
+  /** LEASE_GATE_METRICS_KEY: reads `/metrics` and nothing else (a scraper's). */
+  metricsKey: string | undefined;
 }
 
 /**
@@ -31,12 +33,19 @@ export function kernelKeysOf(
       'LEASE_GATE_ADMIN_KEY is the kernel key every job holds, so every job could revoke, freeze and break glass: give the admin key a value of its own.',
     );
   const approverKey = approverKeyOf(env);
+  const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+  // A scraper's key sits in a Prometheus config: as the kernel key, it would lease too.
+  if (metricsKey !== undefined && metricsKey === key)
+    throw new UsageError(
+      'LEASE_GATE_METRICS_KEY is the kernel key every job holds: give the metrics key a value of its own.',
+    );
   const beyond = [host, ...publicUrls.map((url) => url.hostname)].find((h) => !isLoopbackHost(h));
   if (beyond !== undefined) {
     const given = {
       LEASE_GATE_KERNEL_KEY: key,
       LEASE_GATE_ADMIN_KEY: adminKey,
       LEASE_GATE_APPROVER_KEY: approverKey,
+      LEASE_GATE_METRICS_KEY: metricsKey,
     };
     for (const [name, value] of Object.entries(given)) {
       if (value !== undefined && value.length < MIN_KEY_LENGTH)
@@ -45,7 +54,7 @@ export function kernelKeysOf(
         );
     }
   }
-  return { key, adminKey, approverKey };
+  return { key, adminKey, approverKey, metricsKey };
 }
 
 /**

@@ -163,5 +163,6 @@ export const KERNEL = {
   about: `  Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback, 16 characters at least there).
   LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass (never the kernel key).
-  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.`,
+  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
+  LEASE_GATE_METRICS_KEY: a key that reads GET /metrics (Prometheus) and nothing else; the admin key reads them too.`,
 } as const satisfies CommandSpec;

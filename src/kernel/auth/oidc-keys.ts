@@ -52,6 +52,9 @@ export function checkIssuerUrl(value: string, what = 'issuer'): URL {
   return url;
 }
 
+/** Fetches of every issuer's keys in this process, and those that failed: the metrics read it. */
+export const oidcKeyFetches = { attempts: 0, failures: 0 };
+
 export class IssuerKeys {
   private keys: KeySet | undefined;
   /** When the keys in use were fetched. */
@@ -82,6 +85,7 @@ export class IssuerKeys {
     this.inFlight ??= this.fetchKeys()
       .then(() => (this.failure = undefined))
       .catch((error: unknown) => {
+        oidcKeyFetches.failures += 1;
         this.failure = error;
       })
       .finally(() => (this.inFlight = undefined));
@@ -98,6 +102,7 @@ export class IssuerKeys {
   }
 
   private async fetchKeys(): Promise<void> {
+    oidcKeyFetches.attempts += 1;
     this.attemptedAt = this.settings.now();
     const { issuer } = this;
     const discovery = discoverySchema.safeParse(

@@ -6,6 +6,8 @@ import { breakGlassRoutes } from './break-glass-routes.js';
 import { freezeRoutes } from './freeze-routes.js';
 import { leaseRoutes } from './lease-routes.js';
 import { ledgerRoutes } from './ledger-routes.js';
+import { KernelMetrics } from './metrics.js';
+import { METRICS_ROUTE, metricsRoutes } from './metrics-route.js';
 import { KernelNames } from './names.js';
 import { OPEN_ROUTES, statusRoutes } from './status-routes.js';
 import { HeldRequests } from '../service/held.js';
@@ -51,6 +53,32 @@ export interface AppOptions {
   compare?: GitHubCompare | undefined;
   /** Extra lines for `/readyz` and the overview (the notifier's failed deliveries). */
   health?: (() => Record<string, unknown>) | undefined;
+  /** The metrics `GET /metrics` serves (metrics.ts); none served without. */
+  metrics?: KernelMetrics | undefined;
+  /** A key that reads `/metrics` and nothing else (the admin key reads them too). */
+  metricsKey?: string | undefined;
+}
+
+/** The kernel server's metrics options (server.ts): what `GET /metrics` serves, and to whom. */
+export interface MetricsOptions {
+  /**
+   * By default metrics are kept when someone may read them (a metrics or admin key is set);
+   * `false` keeps none (the bench's "off").
+   */
+  metrics?: KernelMetrics | false | undefined;
+  /** A key that reads `/metrics` and nothing else (LEASE_GATE_METRICS_KEY). */
+  metricsKey?: string | undefined;
+  adminKey?: string | undefined;
+}
+
+/** The app's metrics from the server's options: new ones unless off or nobody may read them. */
+export function metricsOf(options: MetricsOptions): Pick<AppOptions, 'metrics' | 'metricsKey'> {
+  const { metrics, metricsKey, adminKey } = options;
+  if (metrics === false) return { metricsKey };
+  return {
+    metrics: metrics || (metricsKey || adminKey ? new KernelMetrics() : undefined),
+    metricsKey,
+  };
 }
 
 /** Who calls an open route or a lever: the lever checks the admin key itself. */
@@ -83,7 +111,9 @@ export function createKernelApp(options: AppOptions): App {
       mayReadHealth: checks.mayReadHealth,
     }),
     ...syncedFirst(ledgerRoutes(service.ledger), service),
+    ...metricsRoutes(options.metrics, options),
   };
+  const unobserve = options.metrics && observed(options.metrics, service, held, options.health);
   const paths = new Set(Object.keys(routes).map((r) => r.slice(r.indexOf(' ') + 1)));
   return Object.assign(dispatch(routes, paths, names, auth), {
     serves: (path: string) => paths.has(path),
@@ -91,8 +121,20 @@ export function createKernelApp(options: AppOptions): App {
     close: () => {
       held.close();
       watches.close();
+      unobserve?.();
     },
   });
+}
+
+/** Feeds `metrics` from the service's batches and its state at each scrape; returns the undo. */
+function observed(
+  metrics: KernelMetrics,
+  service: PlaneService,
+  held: HeldRequests,
+  health: (() => Record<string, unknown>) | undefined,
+): () => void {
+  metrics.scrapeFrom({ service, held, health });
+  return service.observe?.(metrics) ?? (() => undefined);
 }
 
 /** Finds the request's route, checks its Host, origin and caller, and answers refusals. */
@@ -106,8 +148,9 @@ function dispatch(
     try {
       const name = `${req.method} ${req.path}`;
       // Health checks come by address (a container's, a pod's): they carry no lease data.
-      if (!OPEN_ROUTES.has(name) && !names.hostAllowed(req.headers.host))
-        refuseHost(req.headers.host);
+      // A scraper comes by address too; the metrics key guards what it reads.
+      const byAddress = OPEN_ROUTES.has(name) || name === METRICS_ROUTE;
+      if (!byAddress && !names.hostAllowed(req.headers.host)) refuseHost(req.headers.host);
       const route = routes[name];
       if (!route) {
         throw paths.has(req.path)
@@ -123,9 +166,7 @@ function dispatch(
       if (req.method === 'POST') refuseCrossOrigin(req, names);
       // The operator's levers check the admin key themselves; every other call names its caller here.
       const principal =
-        ADMIN_PATHS.has(req.path) || OPEN_ROUTES.has(name)
-          ? OPEN
-          : await auth.authorize(req.headers);
+        ADMIN_PATHS.has(req.path) || byAddress ? OPEN : await auth.authorize(req.headers);
       return await route(req, principal);
     } catch (error) {
       return refusalAnswer(error);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { causeText, LeaseGateError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { ApiRefusal, type AppRequest, type AppResponse } from './api.js';
-import { createKernelApp, type App } from './app.js';
+import { createKernelApp, metricsOf, type App, type MetricsOptions } from './app.js';
 import { answerClientError, escape, noticeFor, refusalOf, type NoticeLog } from './wire.js';
 import type { Authorizer } from '../auth/authorize.js';
 import { ResourceTable, type KernelEvent } from '../rules/core.js';
@@ -15,8 +15,6 @@ import type { FreezeWindows } from '../service/windows.js';
 import { createConsole } from '../../console/serve.js';
 import type { GitHubCompare } from '../../github/compare.js';
 
-export { bearerMatches } from './admin.js';
-
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** How long a closing kernel lets requests in flight finish before it cuts their connections. */
 export const CLOSE_GRACE_MS = 5_000;
@@ -26,7 +24,7 @@ const DRAIN_LIMIT_BYTES = 1024 * 1024;
 /** The console's hook: answers its own pages and returns true, or returns false. */
 export type ConsoleHook = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export interface KernelServerOptions {
+export interface KernelServerOptions extends MetricsOptions {
   /** The rules' settings (TTL, lock-delay, windows, randomness) and the states they keep. */
   table?: ResourceTable | undefined;
   /** Where the log is kept; memory by default. */
@@ -108,6 +106,7 @@ function appOf(service: PlaneService, options: KernelServerOptions, names: Kerne
     promote: options.promote,
     compare: options.compare,
     health: extra && (() => extra.health()),
+    ...metricsOf(options),
   });
 }
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { causeText } from '../../errors.js';
+import { countRoundTrips } from '../store/round-trips.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_POOL_SIZE,
@@ -36,6 +37,7 @@ export function createPool(options: PostgresOptions, log: (line: string) => void
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (error) => log(`kernel: a PostgreSQL connection broke: ${describe(error)}`));
+  pool.on('connect', (client) => countRoundTrips(client));
   return pool;
 }
 

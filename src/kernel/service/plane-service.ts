@@ -1,4 +1,5 @@
 import type { LedgerEntry } from '../../ledger/entry.js';
+import type { KernelObserver } from './observer.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import type { Overview } from '../rules/overview.js';
 import type { LeaseExtensions } from './lease-extensions.js';
@@ -96,6 +97,8 @@ export interface PlaneService {
    * replica's on a resource this one `listen`ed to.
    */
   onChange(listener: ChangeListener): () => void;
+  /** Tells `observer` of each batch this process commits (the metrics); returns its undo. */
+  observe?(observer: KernelObserver): () => void;
   /**
    * With replicas, another replica's changes of `resource` reach `onChange` and
    * `onResourceChanged` here once this resolves, for a few minutes (held requests

@@ -7,6 +7,7 @@ import type { Backend, ChangeNotice } from '../store/backend.js';
 import { frees } from '../rules/event.js';
 import { GroupCommit } from '../store/group-commit.js';
 import type { LeaseExtensions } from './lease-extensions.js';
+import type { KernelObserver } from './observer.js';
 import type { Overview } from '../rules/overview.js';
 import { LocalBackend, type LocalBackendOptions } from '../store/local-backend.js';
 import type { BreakGlassPass, ChangeListener, FreezeArgs, PlaneService } from './plane-service.js';
@@ -61,6 +62,7 @@ export class KernelService implements PlaneService {
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
   private readonly recordedListeners = new Set<(entries: readonly LedgerEntry[]) => void>();
+  private observers: KernelObserver[] = [];
   private readonly alarms = new AlarmHeap();
   private readonly scheduled = new Map<string, number>();
   private readonly log: (line: string) => void;
@@ -175,6 +177,14 @@ export class KernelService implements PlaneService {
     return () => this.listeners.delete(listener);
   }
 
+  /** See PlaneService.observe. */
+  observe(observer: KernelObserver): () => void {
+    this.observers = [...this.observers, observer];
+    return () => {
+      this.observers = this.observers.filter((o) => o !== observer);
+    };
+  }
+
   /** See PlaneService.listen. */
   async listen(resource: string): Promise<void> {
     await this.backend.listen(resource);
@@ -242,7 +252,9 @@ export class KernelService implements PlaneService {
 
   /** One batch through the backend; what it made durable is told and armed, in order. */
   private async commit(work: Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
-    const results = await this.backend.commit(work);
+    const results = this.observers.length
+      ? await this.observed(work)
+      : await this.backend.commit(work);
     const decided = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const events = decided.flatMap((d) => d.events);
     if (events.length) this.hooks.onEvents?.(events);
@@ -253,6 +265,35 @@ export class KernelService implements PlaneService {
     }
     if (!this.backend.shared) this.arm();
     return results;
+  }
+
+  /** The backend's commit, timed and told to the observers (only when there are any). */
+  private async observed(work: Work[]): Promise<Array<PromiseSettledResult<Decision>>> {
+    const started = performance.now();
+    const { name: backend, shared } = this.backend;
+    const tell = (decisions: ReadonlyArray<Decision | undefined>, failed: boolean) => {
+      const batch = {
+        backend,
+        shared,
+        size: work.length,
+        seconds: (performance.now() - started) / 1000,
+        commands: work.map((w) => w.command),
+        decisions,
+        failed,
+      };
+      for (const observer of this.observers) observer.committed(batch);
+    };
+    try {
+      const results = await this.backend.commit(work);
+      tell(
+        results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)),
+        false,
+      );
+      return results;
+    } catch (error) {
+      tell([], true);
+      throw error;
+    }
   }
 
   /** The backend's numbered entries, once durable (onSequenced): what notifications follow. */
