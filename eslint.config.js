@@ -3,7 +3,8 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Layers (docs/architecture.md): each folder may import only the layers below it.
- *   http ← plane ← gate ← lease ← action | cli ; kernel, ledger beside them.
+ *   http ← plane ← gate ← lease ← action | app | cli ; github, ledger, kernel, console beside
+ *   them; fs/ under the layers that touch files, the top-level files (errors.ts, …) under all.
  * A forbidden entry is a folder name, or `[folder, ...files]` to let those files of it through.
  */
 const ACTIONS = { group: ['@actions/*'], message: '@actions/* belongs in src/action/ only.' };
@@ -162,11 +163,25 @@ export default tseslint.config(
       '@typescript-eslint/use-unknown-in-catch-callback-variable': 'error',
     },
   },
-  layer(['src/http/**/*.ts'], ['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
-  layer(['src/plane/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger']),
-  layer(['src/gate/**/*.ts'], ['lease', 'action', 'cli', 'kernel', 'ledger']),
-  layer(['src/lease/**/*.ts'], ['action', 'cli', 'kernel', 'ledger']),
-  layer(['src/action/**/*.ts'], ['cli', 'kernel']),
+  // The one HTTP client: nothing of ours but the top-level files.
+  layer(
+    ['src/http/**/*.ts'],
+    [
+      ...['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
+      ...['app', 'console', 'github', 'fs'],
+    ],
+  ),
+  // The wire contract, bundled into the console page too: above http/ only.
+  layer(
+    ['src/plane/**/*.ts'],
+    ['gate', 'lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console', 'github', 'fs'],
+  ),
+  layer(
+    ['src/gate/**/*.ts'],
+    ['lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console', 'github'],
+  ),
+  layer(['src/lease/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'app', 'console', 'github']),
+  layer(['src/action/**/*.ts'], ['cli', 'kernel', 'app', 'console']),
   layer(['src/cli/**/*.ts'], ['action']),
   // The kernel serves the plane's contract and writes the ledger; it never runs a job's session
   // (the DID grammar its OIDC identities are spelled in is the contract's, plane/did.ts).
@@ -184,10 +199,13 @@ export default tseslint.config(
   layer(['src/ledger/**/*.ts'], ['gate', 'lease', 'action', 'cli', 'kernel', 'app', 'console']),
   // The console page runs in a browser: the kernel's pure rules (the playground) and the wire
   // formats (plane/, DIDs included), nothing that does I/O. Its server side (serve.ts) imports
-  // nothing of ours.
+  // nothing of ours. Neither may reach an I/O layer of ours (http/, github/, fs/).
   layer(
     ['src/console/**/*.ts'],
-    ['gate', 'lease', 'action', 'cli', ['kernel', 'rules/core.js'], 'ledger', 'app'],
+    [
+      ...['gate', 'lease', 'action', 'cli', ['kernel', 'rules/core.js'], 'ledger', 'app'],
+      ...['http', 'github', 'fs'],
+    ],
   ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
@@ -200,6 +218,9 @@ export default tseslint.config(
   // Files and processes, under every layer that touches them: nothing of ours.
   layer(
     ['src/fs/**/*.ts'],
-    ['http', 'plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger', 'app', 'console'],
+    [
+      ...['http', 'plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
+      ...['app', 'console', 'github'],
+    ],
   ),
 );
