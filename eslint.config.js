@@ -66,6 +66,37 @@ export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // typescript-eslint's strict, type-aware set for the product code (#56); the project's own
+  // blocks below come later and win where they set a rule again.
+  ...tseslint.configs.strictTypeChecked.map((config) => ({ ...config, files: ['src/**/*.ts'] })),
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      // Not yet held (#56, counts from the first pass over src/): each is a follow-up of its own,
+      // not a style to keep. In messages, numbers (308 sites) and values that may be absent
+      // (about 50, some worth a look) pass, as in the recommended set.
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowAny: false, allowBoolean: true, allowNullish: true, allowNumber: true },
+      ],
+      // `!` where an index is known in range under noUncheckedIndexedAccess (131 sites).
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // `() => void f()` and arrow bodies returning a void call (106 sites).
+      '@typescript-eslint/no-confusing-void-expression': 'off',
+      // Methods handed on as values (15 sites), most not reading `this`.
+      '@typescript-eslint/unbound-method': 'off',
+      // `signal.aborted` read again after an await, which narrowing takes as unchanged (9 sites).
+      '@typescript-eslint/no-unnecessary-condition': 'off',
+      // String() of header and JSON values typed unknown (3 sites).
+      '@typescript-eslint/no-base-to-string': 'off',
+      // A `return` of a promise inside try (2 sites): awaiting it would change which catch runs.
+      '@typescript-eslint/return-await': 'off',
+      // Deleting variables from a copied environment by name (2 sites).
+      '@typescript-eslint/no-dynamic-delete': 'off',
+      // String() of the console's wire values, kept for answers older than their types (2 sites).
+      '@typescript-eslint/no-unnecessary-type-conversion': 'off',
+    },
+  },
   {
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },

@@ -87,13 +87,13 @@ export function memoryContext(options: {
       ctx.failed ??= message;
       ctx.log.push({ kind: 'failed', message });
     },
-    summary: (heading, rows) => {
-      if (options.summaryFails) {
-        return Promise.reject(new Error('EACCES: permission denied, open summary'));
-      }
-      ctx.summaries.push({ heading, rows });
-      return Promise.resolve();
-    },
+    // A throw in the executor rejects, as the file system's failure would.
+    summary: (heading, rows) =>
+      new Promise<void>((resolve) => {
+        if (options.summaryFails) throw new Error('EACCES: permission denied, open summary');
+        ctx.summaries.push({ heading, rows });
+        resolve();
+      }),
   };
   return ctx;
 }

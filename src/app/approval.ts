@@ -7,7 +7,8 @@ import type { PlaneClient } from '../plane/client.js';
 import type { Lease } from '../plane/schema.js';
 import type { Clock } from '../plane/time.js';
 import type { AppConfig } from './config.js';
-import { GitHubError, mayHaveApplied, type GitHubApp, type Repo } from './github.js';
+import { GitHubError } from '../github/rest.js';
+import { mayHaveApplied, type GitHubApp, type Repo } from './github.js';
 
 /**
  * Approving a granted run, and keeping its lease for the job to take up. The lease is

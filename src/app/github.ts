@@ -14,7 +14,7 @@ import {
   type TransportOptions,
 } from './github-transport.js';
 
-export { GitHubError, retryWait };
+export { retryWait };
 export { nextCursor };
 export type { AttemptControls, HookDelivery, Repo, RunInfo };
 

@@ -5,7 +5,7 @@ import { writeFileDurable } from '../fs/durable.js';
 import { keyFromEnv } from '../lease/settings.js';
 import { exportLedger } from '../ledger/remote.js';
 import { BundleReadError, verifyBundleFile } from '../ledger/verify-file.js';
-import { BundleError } from '../ledger/verify.js';
+import { BundleError } from '../ledger/verify-error.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { promoteFlag } from './promote-flag.js';

@@ -88,7 +88,7 @@ export function retryLines(
   let lastLineAt: number | undefined;
   return (event) => {
     const at = now();
-    const left = `${formatDuration(event.retryForMs)}`;
+    const left = formatDuration(event.retryForMs);
     if (lastLineAt === undefined) {
       lastLineAt = at;
       say(

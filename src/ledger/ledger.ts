@@ -8,8 +8,6 @@ import { LedgerError } from './ledger-error.js';
 import { LinesNotLoadedError } from './fetched-lines.js';
 import { LineStore, type LineSource } from './lines.js';
 
-export { LedgerError };
-
 /** Loads and tries of one Ledger.read whose lines other reads keep pushing out. */
 const READ_ATTEMPTS = 3;
 

@@ -2,8 +2,8 @@ import type { KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import * as z from 'zod/mini';
 import { causeText, LeaseGateError, type CauseOptions } from '../errors.js';
+import { BundleError } from './verify-error.js';
 import {
-  BundleError,
   BundleVerifier,
   bundleEntrySchema,
   bundleSchema,

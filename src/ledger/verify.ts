@@ -9,8 +9,6 @@ import { verifyInclusion } from './merkle-proof.js';
 import { MeaningCheck } from './meaning.js';
 import { BundleError } from './verify-error.js';
 
-export { BundleError };
-
 /** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
 export const bundleEntrySchema = z.object({
   index: z.number().check(z.int(), z.nonnegative()),

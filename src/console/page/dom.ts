@@ -36,6 +36,7 @@ function append(parent: Element, children: Child[]): void {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the element it expects, as with querySelector<T>
 export function byId<T extends HTMLElement>(id: string): T {
   const element = document.getElementById(id);
   if (!element) throw new Error(`the page has no #${id}`);

@@ -13,7 +13,7 @@ import { OPEN_ROUTES, statusRoutes } from './status-routes.js';
 import { HeldRequests } from '../service/held.js';
 import { LeaseWatches } from '../service/watch.js';
 import { Promotions } from '../service/promotions.js';
-import { StoreUnavailableError } from '../service/service.js';
+import { StoreUnavailableError } from '../store/store-error.js';
 import type { PlaneService } from '../service/plane-service.js';
 import type { FreezeWindows } from '../service/windows.js';
 import type { GitHubCompare } from '../../github/compare.js';

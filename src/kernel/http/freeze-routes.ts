@@ -48,7 +48,7 @@ const freezeBody = z
   })
   .check(
     z.refine((b) => b.untilMs === undefined || b.forMs === undefined, {
-      message: 'give untilMs or forMs, not both',
+      error: 'give untilMs or forMs, not both',
       path: ['untilMs'],
     }),
   );

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StoreError } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
 import { connectionConfig, describe } from './connect.js';
 import { redactUrl, schemaOf, type PostgresOptions } from './settings.js';
 import { migrate } from './migrations.js';

@@ -1,6 +1,6 @@
 import type { CauseOptions } from '../../errors.js';
 import type pg from 'pg';
-import { StoreError } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
 
 /**
  * The schema, one version at a time. A migration is never edited once

@@ -1,4 +1,4 @@
-import { StoreError } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
 
 /** A schema name we put in search_path and in a NOTIFY channel: plain, short, unquoted. */
 export const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;

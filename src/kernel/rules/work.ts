@@ -90,7 +90,7 @@ export function ruleContext(
   resource: string,
   now: number,
   nextFence: () => number,
-  failover?: Freeze | undefined,
+  failover?: Freeze,
 ): RuleContext {
   return {
     now,

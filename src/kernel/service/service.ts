@@ -23,10 +23,8 @@ import {
   type RevokeReply,
   type StatusReply,
 } from '../rules/rules.js';
-import { StoreUnavailableError } from '../store/store-error.js';
 import { workFor, type Work } from '../rules/work.js';
 
-export { StoreUnavailableError };
 export { toEvent } from '../store/local-backend.js';
 export type { ResourceOverview } from '../rules/overview.js';
 export type { ChangeListener } from './plane-service.js';

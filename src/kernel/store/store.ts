@@ -1,7 +1,5 @@
 import type { KernelStore } from './kernel-store.js';
-import { StoreError } from './store-error.js';
 
-export { StoreError };
 export { fileStore, type FileStoreOptions } from './file-store.js';
 export type {
   KernelStore,
