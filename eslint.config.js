@@ -168,7 +168,7 @@ export default tseslint.config(
     ['src/http/**/*.ts'],
     [
       ...['plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
-      ...['app', 'console', 'github', 'fs', 'metrics'],
+      ...['app', 'console', 'github', 'fs', 'metrics', 'log'],
     ],
   ),
   // The wire contract, bundled into the console page too: above http/ only.
@@ -215,6 +215,14 @@ export default tseslint.config(
       ...['github', 'fs', 'http'],
     ],
   ),
+  // The servers' log lines (text or JSON, masked): the runner's escaping, nothing else of ours.
+  layer(
+    ['src/log/**/*.ts'],
+    [
+      ...['plane', 'gate', ['lease', 'escape.js'], 'action', 'cli', 'kernel', 'ledger', 'app'],
+      ...['console', 'github', 'fs', 'http', 'metrics'],
+    ],
+  ),
   // The protection-rule app: a face of its own over the session core, never the runner's.
   layer(['src/app/**/*.ts'], ['action', 'cli', 'kernel', 'ledger', 'console']),
   // GitHub's REST API as one asks it (compare, the App's calls): above http/ and plane/ only,
@@ -228,7 +236,7 @@ export default tseslint.config(
     ['src/fs/**/*.ts'],
     [
       ...['http', 'plane', 'gate', 'lease', 'action', 'cli', 'kernel', 'ledger'],
-      ...['app', 'console', 'github', 'metrics'],
+      ...['app', 'console', 'github', 'metrics', 'log'],
     ],
   ),
 );

@@ -127,6 +127,7 @@ describe('docs/architecture.md, the layer map', () => {
       'kernel',
       'lease',
       'ledger',
+      'log',
       'metrics',
       'plane',
     ]);
