@@ -14,7 +14,9 @@ export const modules = {
 /* harmony export */ });
 /* unused harmony export MIN_RETRY_WINDOW_MS */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3291);
+/* harmony import */ var _plane_answers_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3601);
+/* harmony import */ var _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3291);
+
 
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
@@ -80,7 +82,7 @@ const REALLY_HELD_MS = 500;
  */
 async function waitForLease(options) {
     const { client, clock, sleep, signal } = options;
-    const request = requestOf(options);
+    const request = (0,_plane_answers_js__WEBPACK_IMPORTED_MODULE_1__/* .leaseRequestOf */ .V1)(options);
     const started = clock.now();
     const deadline = started + options.timeoutMs;
     const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
@@ -102,7 +104,7 @@ async function waitForLease(options) {
             answer = await client.lease(request, call);
         }
         catch (error) {
-            if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .CancelledError */ .cc))
+            if (!(error instanceof _plane_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .CancelledError */ .cc))
                 throw error;
             // The plane may have granted what we never heard of: give it back.
             await releaseQuietly(options, request);
@@ -132,15 +134,6 @@ async function waitForLease(options) {
         last.position = answer.position;
         await sleep(nextAskInMs, signal);
     }
-}
-/** The documented pair, plus the deploy's fields when the gate knows them. */
-function requestOf(options) {
-    const request = { resource: options.resource, actorDid: options.actorDid };
-    if (options.deploy)
-        request.deploy = options.deploy;
-    if (options.queue)
-        request.queue = options.queue;
-    return request;
 }
 /** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
 async function settle(options, request, answer, ask) {
@@ -513,8 +506,8 @@ function lossOf(end) {
 
 // EXTERNAL MODULE: ./src/gate/wait.ts
 var wait = __webpack_require__(4146);
-// EXTERNAL MODULE: ./src/plane/client.ts + 8 modules
-var client = __webpack_require__(6003);
+// EXTERNAL MODULE: ./src/plane/client.ts + 6 modules
+var client = __webpack_require__(4984);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
 ;// CONCATENATED MODULE: ./src/lease/session.ts
@@ -665,7 +658,174 @@ request, granted, controls) {
 
 /***/ }),
 
-/***/ 6003:
+/***/ 3601:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Bn: () => (/* binding */ readRevoke),
+/* harmony export */   Fk: () => (/* binding */ leaseBody),
+/* harmony export */   Qn: () => (/* binding */ readWatch),
+/* harmony export */   V1: () => (/* binding */ leaseRequestOf),
+/* harmony export */   dG: () => (/* binding */ checkAnswer),
+/* harmony export */   mE: () => (/* binding */ brokenGrantError),
+/* harmony export */   rk: () => (/* binding */ readStatus),
+/* harmony export */   zR: () => (/* binding */ readLease)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3291);
+/* harmony import */ var _grant_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3376);
+/* harmony import */ var _deploy_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6115);
+/* harmony import */ var _json_body_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3891);
+/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3659);
+
+
+
+
+
+/**
+ * The readers of the plane's answers, one per route: each checks the body against the
+ * contract (a ContractError names the field that is wrong) and reads it as the client's
+ * answer, its untrusted texts clipped. No I/O: the client sends, these read.
+ */
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
+function checkAnswer(schema, raw, call) {
+    const parsed = schema.safeParse(raw.body);
+    if (parsed.success)
+        return parsed.data;
+    throw new _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .ContractError */ .Vl(`${call}: the answer does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .describeIssues */ .wF)(parsed.error)}`, { call, status: raw.status });
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseRequestOf(req) {
+    const out = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        out.deploy = req.deploy;
+    if (req.queue)
+        out.queue = req.queue;
+    return out;
+}
+/** A lease call's body: the request without a release's fields (`outdated`). */
+const leaseBody = (req) => ({
+    ...leaseRequestOf(req),
+});
+/**
+ * A lease answer, or what is wrong with the grant it makes: a broken grant is the
+ * client's to give back (it needs the network) before it fails the call.
+ */
+function readLease(raw, req, call, wallNow) {
+    if ((0,_json_body_js__WEBPACK_IMPORTED_MODULE_3__/* .field */ .ZZ)(raw.body, 'ok') !== true)
+        return { answer: interpretLease(raw, call) };
+    const parsed = _schema_js__WEBPACK_IMPORTED_MODULE_4__/* .grantedSchema */ .xX.safeParse(raw.body);
+    const broken = parsed.success
+        ? (0,_grant_js__WEBPACK_IMPORTED_MODULE_1__/* .grantProblem */ .cN)(parsed.data.lease, req, raw.dateMs ?? wallNow())
+        : {
+            field: fieldOf(parsed.error),
+            problem: `does not match the plane's contract: ${(0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .describeIssues */ .wF)(parsed.error)}`,
+        };
+    if (!parsed.success || broken)
+        return { broken: broken };
+    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+    const previous = _deploy_js__WEBPACK_IMPORTED_MODULE_2__/* .deploySchema */ .zR.safeParse((0,_json_body_js__WEBPACK_IMPORTED_MODULE_3__/* .field */ .ZZ)(raw.body, 'previous'));
+    return {
+        answer: {
+            kind: 'granted',
+            lease: parsed.data.lease,
+            preferenceApplied: raw.preferenceApplied,
+            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
+            ...(previous.success && previous.data ? { previous: previous.data } : {}),
+        },
+    };
+}
+function brokenGrantError(call, raw, broken, gaveBack) {
+    return new _grant_js__WEBPACK_IMPORTED_MODULE_1__/* .BrokenGrantError */ .SE(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
+}
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(raw, call) {
+    const refusal = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .otherRefusalSchema */ .cn, raw, call);
+    if (refusal.reason === 'lease_held') {
+        const held = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .heldSchema */ .HF, raw, call);
+        return {
+            kind: 'held',
+            holder: held.holder,
+            waitMs: held.stampede.waitMs,
+            reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .frozenSchema */ .Km, raw, call);
+        return {
+            kind: 'frozen',
+            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'revoked') {
+        const revoked = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .revokedSchema */ .ad, raw, call);
+        return {
+            kind: 'revoked',
+            holder: revoked.holder,
+            message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(revoked.by, 200) } : {}),
+        };
+    }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(checkAnswer(_deploy_js__WEBPACK_IMPORTED_MODULE_2__/* .supersededSchema */ .I0, raw, call).by, 2048) };
+    }
+    return {
+        kind: 'refused',
+        reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(refusal.reason, 200),
+        message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(refusal.message),
+    };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The lease on a resource and, from the bundled kernel, the freeze in force. */
+function readStatus(raw, call) {
+    const answer = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .statusAnswerSchema */ .mR, raw, call);
+    const frozen = answer.frozen
+        ? {
+            by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(answer.frozen.by, 200) ?? '',
+            reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(answer.frozen.reason) ?? '',
+            untilMs: answer.frozen.until,
+        }
+        : undefined;
+    return { lease: answer.lease, frozen };
+}
+function readWatch(raw, call) {
+    const answer = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .watchAnswerSchema */ .$R, raw, call);
+    if (!answer.ended)
+        return { kind: 'held' };
+    return {
+        kind: 'ended',
+        reason: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(answer.reason, 200) ?? 'unknown',
+        endedAtMs: answer.endedAtMs,
+        message: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(answer.message),
+        holder: answer.holder,
+        ...(answer.by ? { by: (0,_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .clipText */ .gL)(answer.by, 200) } : {}),
+    };
+}
+function readRevoke(raw, call) {
+    const answer = checkAnswer(_schema_js__WEBPACK_IMPORTED_MODULE_4__/* .revokeAnswerSchema */ ._L, raw, call);
+    return {
+        revoked: answer.revoked,
+        leaseId: answer.leaseId ?? undefined,
+        holder: answer.holder ?? undefined,
+    };
+}
+
+
+/***/ }),
+
+/***/ 4984:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -700,7 +860,7 @@ async function withRetries(attempt, call, how) {
                 throw error;
             const wait = (0,retry/* nextRetryMs */.Y2)(policy, n, error.retryAfterMs, until - clock.now(), random);
             if (wait === undefined) {
-                throw new errors/* PlaneUnavailableError */.Jo(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
+                throw new errors/* PlaneUnavailableError */.Jo(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status, cause: error });
             }
             how.onRetry?.({
                 error: error.message,
@@ -730,183 +890,10 @@ function unheld(call) {
     return { ...call, waitSeconds: undefined };
 }
 
-// EXTERNAL MODULE: ./src/plane/grant.ts
-var grant = __webpack_require__(3376);
-// EXTERNAL MODULE: ./src/plane/deploy.ts
-var deploy = __webpack_require__(6115);
+// EXTERNAL MODULE: ./src/plane/answers.ts
+var answers = __webpack_require__(3601);
 // EXTERNAL MODULE: ./src/plane/schema.ts
-var plane_schema = __webpack_require__(3659);
-;// CONCATENATED MODULE: ./src/plane/json-body.ts
-
-/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
-function field(body, name) {
-    return typeof body === 'object' && body !== null && name in body
-        ? Object.getOwnPropertyDescriptor(body, name)?.value
-        : undefined;
-}
-/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
-function bodyMessage(body) {
-    const message = field(body, 'message');
-    if (typeof message === 'string')
-        return (0,plane_schema/* clipText */.gL)(message, 300);
-    const reason = field(body, 'reason');
-    if (typeof reason === 'string')
-        return (0,plane_schema/* clipText */.gL)(reason, 100);
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/plane/answers.ts
-
-
-
-
-
-/**
- * The readers of the plane's answers, one per route: each checks the body against the
- * contract (a ContractError names the field that is wrong) and reads it as the client's
- * answer, its untrusted texts clipped. No I/O: the client sends, these read.
- */
-/** A frozen resource that names no back-off is asked again this often. */
-const FROZEN_POLL_MS = 5_000;
-/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
-function checkAnswer(schema, raw, call) {
-    const parsed = schema.safeParse(raw.body);
-    if (parsed.success)
-        return parsed.data;
-    throw new errors/* ContractError */.Vl(`${call}: the answer does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`, { call, status: raw.status });
-}
-/** The documented pair, plus the deploy's extension fields when the gate knows them. */
-function leaseBody(req) {
-    const body = { resource: req.resource, actorDid: req.actorDid };
-    if (req.deploy)
-        body.deploy = req.deploy;
-    if (req.queue)
-        body.queue = req.queue;
-    return body;
-}
-/**
- * A lease answer, or what is wrong with the grant it makes: a broken grant is the
- * client's to give back (it needs the network) before it fails the call.
- */
-function readLease(raw, req, call, wallNow) {
-    if (field(raw.body, 'ok') !== true)
-        return { answer: interpretLease(raw, call) };
-    const parsed = plane_schema/* grantedSchema */.xX.safeParse(raw.body);
-    const broken = parsed.success
-        ? (0,grant/* grantProblem */.cN)(parsed.data.lease, req, raw.dateMs ?? wallNow())
-        : {
-            field: fieldOf(parsed.error),
-            problem: `does not match the plane's contract: ${(0,plane_schema/* describeIssues */.wF)(parsed.error)}`,
-        };
-    if (!parsed.success || broken)
-        return { broken: broken };
-    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-    const previous = deploy/* deploySchema */.zR.safeParse(field(raw.body, 'previous'));
-    return {
-        answer: {
-            kind: 'granted',
-            lease: parsed.data.lease,
-            preferenceApplied: raw.preferenceApplied,
-            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
-            ...(previous.success && previous.data ? { previous: previous.data } : {}),
-        },
-    };
-}
-function brokenGrantError(call, raw, broken, gaveBack) {
-    return new grant/* BrokenGrantError */.SE(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
-}
-/** A refusal (`ok` is not true) read as what it means for a waiter. */
-function interpretLease(raw, call) {
-    const refusal = checkAnswer(plane_schema/* otherRefusalSchema */.cn, raw, call);
-    if (refusal.reason === 'lease_held') {
-        const held = checkAnswer(plane_schema/* heldSchema */.HF, raw, call);
-        return {
-            kind: 'held',
-            holder: held.holder,
-            waitMs: held.stampede.waitMs,
-            reserved: held.reserved === true,
-            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
-            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
-            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'frozen') {
-        const frozen = checkAnswer(plane_schema/* frozenSchema */.Km, raw, call);
-        return {
-            kind: 'frozen',
-            message: (0,plane_schema/* clipText */.gL)(frozen.message) || 'frozen by an operator',
-            untilMs: frozen.until ?? undefined,
-            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
-            position: frozen.position,
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'revoked') {
-        const revoked = checkAnswer(plane_schema/* revokedSchema */.ad, raw, call);
-        return {
-            kind: 'revoked',
-            holder: revoked.holder,
-            message: (0,plane_schema/* clipText */.gL)(revoked.message) || 'revoked by an operator',
-            ...(revoked.by ? { by: (0,plane_schema/* clipText */.gL)(revoked.by, 200) } : {}),
-        };
-    }
-    if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: (0,plane_schema/* clipText */.gL)(checkAnswer(deploy/* supersededSchema */.I0, raw, call).by, 2048) };
-    }
-    return {
-        kind: 'refused',
-        reason: (0,plane_schema/* clipText */.gL)(refusal.reason, 200),
-        message: (0,plane_schema/* clipText */.gL)(refusal.message),
-    };
-}
-function fieldOf(error) {
-    const path = error.issues[0]?.path ?? [];
-    return path.length ? path.map(String).join('.') : '(body)';
-}
-/** The lease on a resource and, from the bundled kernel, the freeze in force. */
-function readStatus(raw, call) {
-    const answer = checkAnswer(plane_schema/* statusAnswerSchema */.mR, raw, call);
-    const frozen = answer.frozen
-        ? {
-            by: (0,plane_schema/* clipText */.gL)(answer.frozen.by, 200) ?? '',
-            reason: (0,plane_schema/* clipText */.gL)(answer.frozen.reason) ?? '',
-            untilMs: answer.frozen.until,
-        }
-        : undefined;
-    return { lease: answer.lease, frozen };
-}
-function readWatch(raw, call) {
-    const answer = checkAnswer(plane_schema/* watchAnswerSchema */.$R, raw, call);
-    if (!answer.ended)
-        return { kind: 'held' };
-    return {
-        kind: 'ended',
-        reason: (0,plane_schema/* clipText */.gL)(answer.reason, 200) ?? 'unknown',
-        endedAtMs: answer.endedAtMs,
-        message: (0,plane_schema/* clipText */.gL)(answer.message),
-        holder: answer.holder,
-        ...(answer.by ? { by: (0,plane_schema/* clipText */.gL)(answer.by, 200) } : {}),
-    };
-}
-function readRevoke(raw, call) {
-    const answer = checkAnswer(plane_schema/* revokeAnswerSchema */._L, raw, call);
-    return {
-        revoked: answer.revoked,
-        leaseId: answer.leaseId ?? undefined,
-        holder: answer.holder ?? undefined,
-    };
-}
-
+var schema = __webpack_require__(3659);
 ;// CONCATENATED MODULE: ./src/plane/lease-calls.ts
 
 
@@ -923,34 +910,34 @@ function leaseCalls(caller, clock, wallNow) {
     async function giveBack(req) {
         try {
             const payload = { resource: req.resource, actorDid: req.actorDid };
-            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
-            return plane_schema/* releaseAnswerSchema */.Lw.safeParse(raw.body).success;
+            const raw = await post(schema/* RELEASE_PATH */.Sq, payload, { retryUntilMs: clock.now() + GIVE_BACK_MS });
+            return schema/* releaseAnswerSchema */.Lw.safeParse(raw.body).success;
         }
         catch {
             return false;
         }
     }
     const statusOf = async (resource, call = {}) => {
-        const path = `${plane_schema/* LEASE_PATH */.B0}?resource=${encodeURIComponent(resource)}`;
+        const path = `${schema/* LEASE_PATH */.B0}?resource=${encodeURIComponent(resource)}`;
         const raw = await caller.get(path, unheld(call));
-        return readStatus(raw, name('GET', path));
+        return (0,answers/* readStatus */.rk)(raw, name('GET', path));
     };
     return {
         async lease(req, call = {}) {
-            const raw = await post(plane_schema/* LEASE_PATH */.B0, leaseBody(req), call);
-            const where = name('POST', plane_schema/* LEASE_PATH */.B0);
-            const read = readLease(raw, req, where, wallNow);
+            const raw = await post(schema/* LEASE_PATH */.B0, (0,answers/* leaseBody */.Fk)(req), call);
+            const where = name('POST', schema/* LEASE_PATH */.B0);
+            const read = (0,answers/* readLease */.zR)(raw, req, where, wallNow);
             if ('answer' in read)
                 return read.answer;
             // A broken plane: whatever it granted is given back by (resource, own DID), never believed.
-            throw brokenGrantError(where, raw, read.broken, await giveBack(req));
+            throw (0,answers/* brokenGrantError */.mE)(where, raw, read.broken, await giveBack(req));
         },
         async release(req, call = {}) {
             const payload = { resource: req.resource, actorDid: req.actorDid };
             if (req.outdated)
                 payload.outdated = true;
-            const raw = await post(plane_schema/* RELEASE_PATH */.Sq, payload, unheld(call));
-            const answer = checkAnswer(plane_schema/* releaseAnswerSchema */.Lw, raw, name('POST', plane_schema/* RELEASE_PATH */.Sq));
+            const raw = await post(schema/* RELEASE_PATH */.Sq, payload, unheld(call));
+            const answer = (0,answers/* checkAnswer */.dG)(schema/* releaseAnswerSchema */.Lw, raw, name('POST', schema/* RELEASE_PATH */.Sq));
             return { released: answer.releasedIds.length > 0, releasedIds: answer.releasedIds };
         },
         async status(resource, call = {}) {
@@ -961,14 +948,14 @@ function leaseCalls(caller, clock, wallNow) {
             const payload = { resource: req.resource, actorDid: req.actorDid, leaseId: req.leaseId };
             let raw;
             try {
-                raw = await caller.once('POST', plane_schema/* WATCH_PATH */.Oh, payload, call);
+                raw = await caller.once('POST', schema/* WATCH_PATH */.Oh, payload, call);
             }
             catch (error) {
                 if (error instanceof errors/* RequestRejectedError */.ku && NO_WATCH.has(error.status ?? 0))
                     return { kind: 'unsupported' };
                 throw error;
             }
-            return readWatch(raw, name('POST', plane_schema/* WATCH_PATH */.Oh));
+            return (0,answers/* readWatch */.Qn)(raw, name('POST', schema/* WATCH_PATH */.Oh));
         },
     };
 }
@@ -982,30 +969,30 @@ function operatorCalls(caller) {
     return {
         async revoke(resource, reason, adminKey, call = {}, by) {
             const payload = by ? { resource, reason, by } : { resource, reason };
-            const raw = await post(plane_schema/* REVOKE_PATH */.DQ, payload, unheld(call), adminKey);
-            return readRevoke(raw, name('POST', plane_schema/* REVOKE_PATH */.DQ));
+            const raw = await post(schema/* REVOKE_PATH */.DQ, payload, unheld(call), adminKey);
+            return (0,answers/* readRevoke */.Bn)(raw, name('POST', schema/* REVOKE_PATH */.DQ));
         },
         async freeze(request, adminKey, call = {}) {
-            const raw = await post(plane_schema/* FREEZE_PATH */.s1, request, unheld(call), adminKey);
-            const answer = checkAnswer(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* FREEZE_PATH */.s1));
+            const raw = await post(schema/* FREEZE_PATH */.s1, request, unheld(call), adminKey);
+            const answer = (0,answers/* checkAnswer */.dG)(schema/* freezeAnswerSchema */.Nj, raw, name('POST', schema/* FREEZE_PATH */.s1));
             return { until: answer.until ?? null, changed: answer.changed };
         },
         async unfreeze(resource, adminKey, call = {}, by) {
             const payload = by ? { resource, by } : { resource };
-            const raw = await post(plane_schema/* UNFREEZE_PATH */.NU, payload, unheld(call), adminKey);
-            return { changed: checkAnswer(plane_schema/* freezeAnswerSchema */.Nj, raw, name('POST', plane_schema/* UNFREEZE_PATH */.NU)).changed };
+            const raw = await post(schema/* UNFREEZE_PATH */.NU, payload, unheld(call), adminKey);
+            return { changed: (0,answers/* checkAnswer */.dG)(schema/* freezeAnswerSchema */.Nj, raw, name('POST', schema/* UNFREEZE_PATH */.NU)).changed };
         },
         async breakGlass(request, adminKey, call = {}) {
-            const raw = await post(plane_schema/* BREAK_GLASS_PATH */.nw, request, unheld(call), adminKey);
-            return checkAnswer(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* BREAK_GLASS_PATH */.nw));
+            const raw = await post(schema/* BREAK_GLASS_PATH */.nw, request, unheld(call), adminKey);
+            return (0,answers/* checkAnswer */.dG)(schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', schema/* BREAK_GLASS_PATH */.nw));
         },
         async approveBreakGlass(request, approverKey, call = {}) {
-            const raw = await post(plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds, request, unheld(call), approverKey);
-            return checkAnswer(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* APPROVE_BREAK_GLASS_PATH */.ds));
+            const raw = await post(schema/* APPROVE_BREAK_GLASS_PATH */.ds, request, unheld(call), approverKey);
+            return (0,answers/* checkAnswer */.dG)(schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', schema/* APPROVE_BREAK_GLASS_PATH */.ds));
         },
         async withdrawBreakGlass(request, adminKey, call = {}) {
-            const raw = await post(plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv, request, unheld(call), adminKey);
-            return checkAnswer(plane_schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', plane_schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv));
+            const raw = await post(schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv, request, unheld(call), adminKey);
+            return (0,answers/* checkAnswer */.dG)(schema/* breakGlassAnswerSchema */.Ji, raw, name('POST', schema/* WITHDRAW_BREAK_GLASS_PATH */.Wv));
         },
     };
 }
@@ -1016,6 +1003,8 @@ var external_node_http_ = __webpack_require__(7067);
 var src_errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/http/errors.ts
 var http_errors = __webpack_require__(8549);
+// EXTERNAL MODULE: ./src/plane/json-body.ts
+var json_body = __webpack_require__(3891);
 ;// CONCATENATED MODULE: ./src/plane/plane-date.ts
 
 /**
@@ -1028,7 +1017,7 @@ function planeDateOf(value) {
     if (text === undefined || text.length > 64)
         return undefined;
     const ms = Date.parse(text);
-    return Number.isFinite(ms) && ms > 0 && ms <= plane_schema/* MAX_EPOCH_MS */.U3 ? ms : undefined;
+    return Number.isFinite(ms) && ms > 0 && ms <= schema/* MAX_EPOCH_MS */.U3 ? ms : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/plane/send.ts
@@ -1095,7 +1084,7 @@ function readAnswer(options, sent, response) {
     const { name, wait } = sent;
     const { status, text } = response;
     const statusText = `${status} ${external_node_http_.STATUS_CODES[status] ?? ''}`.trim();
-    const body = parseJson(text);
+    const body = (0,json_body/* parseJson */.qF)(text);
     const failure = statusFailure(options, sent, response, statusText, body);
     if (failure)
         throw failure;
@@ -1121,15 +1110,15 @@ function statusFailure(options, sent, response, statusText, body) {
         return keyRefused(options, name, status, statusText, body);
     if (status === 408 || status === 429 || status >= 500) {
         const retryAfter = (0,retry/* parseRetryAfter */.mu)(headerValue(response.headers['retry-after']), Date.now());
-        const detail = bodyMessage(body);
+        const detail = (0,json_body/* bodyMessage */.Al)(body);
         return new errors/* TransientError */.N_(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
             call: name,
             status,
             retryAfterMs: retryAfter,
         });
     }
-    if ((status < 200 || status >= 300) && !(path === plane_schema/* LEASE_PATH */.B0 && BODY_DECIDES.has(status))) {
-        const detail = bodyMessage(body);
+    if ((status < 200 || status >= 300) && !(path === schema/* LEASE_PATH */.B0 && BODY_DECIDES.has(status))) {
+        const detail = (0,json_body/* bodyMessage */.Al)(body);
         return new errors/* RequestRejectedError */.ku(`${name}: ${statusText}${detail ? ` (${detail})` : ''}`, {
             call: name,
             status,
@@ -1139,7 +1128,7 @@ function statusFailure(options, sent, response, statusText, body) {
 }
 function keyRefused(options, name, status, statusText, body) {
     // The plane's own words first (escaped, one line): a kernel says what it wanted.
-    const said = bodyMessage(body);
+    const said = (0,json_body/* bodyMessage */.Al)(body);
     const sent = options.bearer
         ? 'the OIDC token sent'
         : options.key
@@ -1352,6 +1341,45 @@ class BrokenGrantError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Contra
 function quote(text) {
     const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
     return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+
+/***/ }),
+
+/***/ 3891:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Al: () => (/* binding */ bodyMessage),
+/* harmony export */   ZZ: () => (/* binding */ field),
+/* harmony export */   qF: () => (/* binding */ parseJson)
+/* harmony export */ });
+/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3659);
+
+/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body, name) {
+    return typeof body === 'object' && body !== null && name in body
+        ? Object.getOwnPropertyDescriptor(body, name)?.value
+        : undefined;
+}
+/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
+function bodyMessage(body) {
+    const message = field(body, 'message');
+    if (typeof message === 'string')
+        return (0,_schema_js__WEBPACK_IMPORTED_MODULE_0__/* .clipText */ .gL)(message, 300);
+    const reason = field(body, 'reason');
+    if (typeof reason === 'string')
+        return (0,_schema_js__WEBPACK_IMPORTED_MODULE_0__/* .clipText */ .gL)(reason, 100);
+    return undefined;
 }
 
 

@@ -209,8 +209,8 @@ async function approveBreakGlass(args, io, env) {
                 : await (0,oidc_token/* givenTokenSource */._T)(tokenFile, env)();
     }
     catch (error) {
-        if (error instanceof errors/* SettingsError */.GN)
-            throw new options/* UsageError */.eb(error.message);
+        if (error instanceof errors/* SettingsError */.G)
+            throw new options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
     // The token approves; the session itself asks with nothing of it.
@@ -485,7 +485,7 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
     let lastLineAt;
     return (event) => {
         const at = now();
-        const left = `${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.retryForMs)}`;
+        const left = (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.retryForMs);
         if (lastLineAt === undefined) {
             lastLineAt = at;
             say(`lease-gate: ${describeFirstFailure(apiUrl, from, event)} Retrying quietly for up to ${left}.`);

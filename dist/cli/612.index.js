@@ -780,7 +780,7 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
     let lastLineAt;
     return (event) => {
         const at = now();
-        const left = `${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.retryForMs)}`;
+        const left = (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(event.retryForMs);
         if (lastLineAt === undefined) {
             lastLineAt = at;
             say(`lease-gate: ${describeFirstFailure(apiUrl, from, event)} Retrying quietly for up to ${left}.`);

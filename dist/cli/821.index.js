@@ -177,7 +177,6 @@ class ApiError extends Error {
 let readKey;
 let adminKey;
 const hasReadKey = () => readKey !== undefined;
-const adminKeyOf = () => adminKey;
 const keys = {
     setRead: (key) => void (readKey = key || undefined),
     setAdmin: (key) => void (adminKey = key || undefined),
@@ -245,20 +244,30 @@ async function fetchEntries(from, maxPages = 20) {
     }
     return all;
 }
-/** `by`: the operator's name ("Your name"), recorded on the revoke's entry as `operator:NAME`. */
-async function revoke(resource, reason, by) {
-    if (!adminKey)
-        throw new ApiError(0, 'type the admin key first');
-    const response = await call(PATHS.revoke, {
+/** A lever's call: `body` posted as JSON with `key`, and the kernel's answer (its JSON). */
+async function postLever(path, body, key) {
+    const init = {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(by ? { resource, reason, by } : { resource, reason }),
-    }, adminKey);
-    return (await response.json());
+        body: JSON.stringify(body),
+    };
+    return (await call(path, init, key)).json();
+}
+/** A lever that takes the admin key: refused here, before any call, when none was typed. */
+async function postAdmin(path, body) {
+    if (!adminKey)
+        throw new ApiError(0, 'type the admin key first');
+    return postLever(path, body, adminKey);
+}
+/** `by`: the operator's name ("Your name"), recorded on the revoke's entry as `operator:NAME`. */
+async function revoke(resource, reason, by) {
+    const body = by ? { resource, reason, by } : { resource, reason };
+    return (await postAdmin(PATHS.revoke, body));
 }
 
 ;// CONCATENATED MODULE: ./src/console/page/holds.ts
 /** Ledger entries → holds per resource: pure, shared by the console and the playground. */
+
 /**
  * Pairs each grant with the release, lapse or revocation of the same lease.
  * A lease whose end is not in the entries is still open; an end whose grant
@@ -270,10 +279,7 @@ function holdsFrom(entries) {
     const first = entries[0]?.tsMs ?? 0;
     for (const e of entries) {
         // A freeze or a break-glass names no lease: it is listed beside the holds, not as one.
-        if (e.kind === 'freeze' ||
-            e.kind === 'unfreeze' ||
-            e.kind === 'break_glass' ||
-            e.kind === 'break_glass_withdrawn')
+        if ((0,entry_kinds/* namesNoLease */.Y)(e.kind))
             continue;
         const holds = byResource.get(e.resource) ?? [];
         byResource.set(e.resource, holds);
@@ -540,8 +546,8 @@ function breakGlassWords(e) {
 /* harmony export */ });
 /* unused harmony exports LedgerFetchError, fetchLedger */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1197);
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1197);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
 
 
@@ -563,7 +569,7 @@ const PAGE = 500;
 /** An export stops after this many pages (10 million entries). */
 const MAX_PAGES = 20_000;
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
-class LedgerFetchError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+class LedgerFetchError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'LedgerFetchError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'ledger_fetch' });
@@ -658,7 +664,7 @@ async function fetchLedger(apiUrl, key, progress) {
  * public key and how many entries were written.
  */
 async function exportLedger(apiUrl, key, write, progress) {
-    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
     try {
         const publicKey = await get(http, apiUrl + _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.publicKey, key);
         let count = 0;
@@ -685,7 +691,7 @@ async function exportLedger(apiUrl, key, write, progress) {
  * bounded by a page and what `each` keeps. The entries are `{ index, entry, inclusionProof }`.
  */
 async function eachLedgerPage(apiUrl, key, each) {
-    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
     try {
         for await (const page of pagesOf(http, apiUrl, key))
             each(page.entries);
@@ -702,6 +708,7 @@ async function eachLedgerPage(apiUrl, key, each) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Y: () => (/* binding */ namesNoLease),
 /* harmony export */   p: () => (/* binding */ ENTRY_KINDS)
 /* harmony export */ });
 /**
@@ -728,6 +735,10 @@ const ENTRY_KINDS = [
     // pass is gone, for the kernel's replay and for verify alike.
     'break_glass_withdrawn',
 ];
+/** The kinds that name no lease (empty id, fence 0): an operator's freezes and break-glasses. */
+const NO_LEASE = ['freeze', 'unfreeze', 'break_glass', 'break_glass_withdrawn'];
+/** Whether an entry of this kind names no lease (and is no holder's grant, renewal or end). */
+const namesNoLease = (kind) => NO_LEASE.includes(kind);
 
 
 /***/ })

@@ -134,7 +134,7 @@ class CommitUnknownError extends errors/* LeaseGateError */.eg {
     name = 'CommitUnknownError';
     constructor(options) {
         const { cause } = options;
-        super(cause instanceof Error ? cause.message : String(cause), {
+        super((0,errors/* causeText */.xv)(cause), {
             cause,
             code: 'store_commit_unknown',
         });
@@ -510,7 +510,9 @@ class Connections {
             client = await pool.connect();
         }
         catch (error) {
-            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store is unreachable: ${(0,postgres_connect/* describe */.q0)(error)}`, {
+                cause: error,
+            });
         }
         // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
         if (!guarded.has(client)) {
@@ -529,7 +531,7 @@ class Connections {
                 client.release(true);
                 if (error instanceof store_error/* StoreError */.AD || error instanceof store_error/* StoreUnavailableError */.o2)
                     throw error;
-                throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot be written (a standby?): ${(0,postgres_connect/* describe */.q0)(error)}`);
+                throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot be written (a standby?): ${(0,postgres_connect/* describe */.q0)(error)}`, { cause: error });
             }
         }
         return client;
@@ -564,7 +566,9 @@ class Connections {
         catch (error) {
             if (error instanceof store_error/* StoreUnavailableError */.o2)
                 throw error;
-            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store cannot read: ${(0,postgres_connect/* describe */.q0)(error)}`, {
+                cause: error,
+            });
         }
     }
     /** A pooled connection for one task; one that failed is closed, never reused. */
@@ -868,6 +872,7 @@ function listenForChanges(options) {
 
 ;// CONCATENATED MODULE: ./src/kernel/postgres/listening.ts
 
+
 /** How long a registration lasts in lease_gate_listening (the database's clock). */
 const LISTEN_FOR_MS = 5 * 60_000;
 /**
@@ -923,7 +928,7 @@ class Listening {
             this.failing = false;
         }, (error) => {
             if (!this.failing)
-                this.log(`kernel: could not register a listener; held requests and watches here wake at their told wait instead: ${error.message}`);
+                this.log(`kernel: could not register a listener; held requests and watches here wake at their told wait instead: ${(0,errors/* causeText */.xv)(error)}`);
             this.failing = true;
         })
             .finally(() => this.pending.delete(resource));
@@ -1231,7 +1236,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
                 throw new store_error/* StoreError */.AD(`lease_gate_pending entry ${r.key} is not a lease-gate change`);
             return parsed.data;
         });
-        const entries = (0,ledger/* numberEntries */.ye)(events, Number(head.size), Number(head.last_ts));
+        const entries = (0,ledger/* numberEntries */.y)(events, Number(head.size), Number(head.last_ts));
         const last = entries.at(-1);
         await client.query(`WITH logged AS (INSERT INTO lease_gate_ledger (seq, line)
                            SELECT * FROM unnest(${arrayLiteral(entries.map((e) => e.seq), 'bigint')}, ${arrayLiteral(entries.map(entry/* entryJson */.Bm), 'text')}))
@@ -1266,6 +1271,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
 
 
 
+
 /**
  * How soon after a commit its entries are sequenced: more commits join the same pass, and
  * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
@@ -1280,7 +1286,7 @@ const PRUNE_EVERY_MS = 60_000;
 const PostgresService = {
     /** Migrates (under an advisory lock), loads the ledger, listens, and starts the sweep. */
     async open(options) {
-        const { service } = await service_service/* KernelService */.h3.over(new PostgresBackend(options), options);
+        const { service } = await service_service/* KernelService */.h.over(new PostgresBackend(options), options);
         return service;
     },
 };
@@ -1395,7 +1401,9 @@ class PostgresBackend {
             await this.close();
             if (error instanceof store_error/* StoreError */.AD)
                 throw error;
-            throw new store_error/* StoreError */.AD(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`);
+            throw new store_error/* StoreError */.AD(`cannot open the PostgreSQL store: ${(0,postgres_connect/* describe */.q0)(error)}`, {
+                cause: error,
+            });
         }
         return {};
     }
@@ -1530,7 +1538,7 @@ class PostgresBackend {
             client = await this.connections.connect();
         }
         catch (error) {
-            throw new store_error/* StoreError */.AD(error.message);
+            throw new store_error/* StoreError */.AD((0,errors/* causeText */.xv)(error), { cause: error });
         }
         try {
             await (0,migrations/* checkSchema */._U)(client, this.schema);
@@ -1604,16 +1612,20 @@ class PostgresBackend {
 /* harmony export */   tv: () => (/* binding */ connectionConfig)
 /* harmony export */ });
 /* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
-/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3808);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
+/* harmony import */ var _store_round_trips_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(230);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3808);
+
+
 
 
 /** What every connection of this kernel is set to: its schema, and bounds on waiting. */
 function connectionConfig(options) {
-    const statement = options.statementTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_STATEMENT_TIMEOUT_MS */ .Lf;
+    const statement = options.statementTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_STATEMENT_TIMEOUT_MS */ .Lf;
     return {
         connectionString: options.url,
-        options: `-c search_path=${(0,_settings_js__WEBPACK_IMPORTED_MODULE_1__/* .schemaOf */ .pP)(options)}`,
-        connectionTimeoutMillis: options.connectTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_CONNECT_TIMEOUT_MS */ .od,
+        options: `-c search_path=${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .schemaOf */ .pP)(options)}`,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CONNECT_TIMEOUT_MS */ .od,
         statement_timeout: statement,
         lock_timeout: statement,
         // A replica that stalls inside a transaction must not keep a resource locked.
@@ -1630,18 +1642,19 @@ function connectionConfig(options) {
 function createPool(options, log) {
     const pool = new pg__WEBPACK_IMPORTED_MODULE_0__/* ["default"].Pool */ .Ay.Pool({
         ...connectionConfig(options),
-        max: options.poolSize ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_POOL_SIZE */ .xl,
+        max: options.poolSize ?? _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_POOL_SIZE */ .xl,
         idleTimeoutMillis: 30_000,
     });
     pool.on('error', (error) => log(`kernel: a PostgreSQL connection broke: ${describe(error)}`));
+    pool.on('connect', (client) => (0,_store_round_trips_js__WEBPACK_IMPORTED_MODULE_2__/* .countRoundTrips */ .s)(client));
     return pool;
 }
 /** A one-line account of a driver or server error, without the connection string. */
 function describe(error) {
     if (!(error instanceof Error))
-        return String(error);
+        return (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(error);
     const code = error.code;
-    return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+    return typeof code === 'string' ? `${(0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(error)} (${code})` : (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(error);
 }
 const RETRYABLE = new Set([
     '23505', // another replica created the resource's row first
@@ -1663,7 +1676,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7967);
+/* harmony import */ var _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7561);
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -1781,7 +1794,7 @@ const MIGRATIONS = [
     },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
-class SchemaTooNewError extends _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+class SchemaTooNewError extends _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
     name = 'SchemaTooNewError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'store_schema_too_new' });
@@ -1840,7 +1853,7 @@ async function checkSchema(client, schema) {
     if (version > SCHEMA_VERSION)
         throw tooNew(version, schema);
     if (version < SCHEMA_VERSION) {
-        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+        throw new _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
     }
 }
 const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);

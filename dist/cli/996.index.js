@@ -12,16 +12,20 @@ export const modules = {
 /* harmony export */   tv: () => (/* binding */ connectionConfig)
 /* harmony export */ });
 /* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
-/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3808);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
+/* harmony import */ var _store_round_trips_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(230);
+/* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3808);
+
+
 
 
 /** What every connection of this kernel is set to: its schema, and bounds on waiting. */
 function connectionConfig(options) {
-    const statement = options.statementTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_STATEMENT_TIMEOUT_MS */ .Lf;
+    const statement = options.statementTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_STATEMENT_TIMEOUT_MS */ .Lf;
     return {
         connectionString: options.url,
-        options: `-c search_path=${(0,_settings_js__WEBPACK_IMPORTED_MODULE_1__/* .schemaOf */ .pP)(options)}`,
-        connectionTimeoutMillis: options.connectTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_CONNECT_TIMEOUT_MS */ .od,
+        options: `-c search_path=${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .schemaOf */ .pP)(options)}`,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CONNECT_TIMEOUT_MS */ .od,
         statement_timeout: statement,
         lock_timeout: statement,
         // A replica that stalls inside a transaction must not keep a resource locked.
@@ -38,18 +42,19 @@ function connectionConfig(options) {
 function createPool(options, log) {
     const pool = new pg__WEBPACK_IMPORTED_MODULE_0__/* ["default"].Pool */ .Ay.Pool({
         ...connectionConfig(options),
-        max: options.poolSize ?? _settings_js__WEBPACK_IMPORTED_MODULE_1__/* .DEFAULT_POOL_SIZE */ .xl,
+        max: options.poolSize ?? _settings_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_POOL_SIZE */ .xl,
         idleTimeoutMillis: 30_000,
     });
     pool.on('error', (error) => log(`kernel: a PostgreSQL connection broke: ${describe(error)}`));
+    pool.on('connect', (client) => (0,_store_round_trips_js__WEBPACK_IMPORTED_MODULE_2__/* .countRoundTrips */ .s)(client));
     return pool;
 }
 /** A one-line account of a driver or server error, without the connection string. */
 function describe(error) {
     if (!(error instanceof Error))
-        return String(error);
+        return (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(error);
     const code = error.code;
-    return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+    return typeof code === 'string' ? `${(0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(error)} (${code})` : (0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .causeText */ .xv)(error);
 }
 const RETRYABLE = new Set([
     '23505', // another replica created the resource's row first
@@ -70,7 +75,7 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 /* harmony export */   migrateDatabase: () => (/* binding */ migrateDatabase)
 /* harmony export */ });
 /* harmony import */ var pg__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3849);
-/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7967);
+/* harmony import */ var _store_store_error_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7561);
 /* harmony import */ var _connect_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6739);
 /* harmony import */ var _settings_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3808);
 /* harmony import */ var _migrations_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7000);
@@ -87,15 +92,19 @@ async function migrateDatabase(options) {
         await client.connect();
     }
     catch (error) {
-        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`cannot reach ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)}: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
+        throw new _store_store_error_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`cannot reach ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)}: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`, {
+            cause: error,
+        });
     }
     try {
         return await (0,_migrations_js__WEBPACK_IMPORTED_MODULE_4__/* .migrate */ ._r)(client, (0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .schemaOf */ .pP)(options));
     }
     catch (error) {
-        if (error instanceof _store_store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD)
+        if (error instanceof _store_store_error_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD)
             throw error;
-        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`migrating ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)} failed: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`);
+        throw new _store_store_error_js__WEBPACK_IMPORTED_MODULE_1__/* .StoreError */ .AD(`migrating ${(0,_settings_js__WEBPACK_IMPORTED_MODULE_3__/* .redactUrl */ .BO)(options.url)} failed: ${(0,_connect_js__WEBPACK_IMPORTED_MODULE_2__/* .describe */ .q0)(error)}`, {
+            cause: error,
+        });
     }
     finally {
         await client.end().catch(() => undefined);
@@ -113,7 +122,7 @@ async function migrateDatabase(options) {
 /* harmony export */   _r: () => (/* binding */ migrate)
 /* harmony export */ });
 /* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7967);
+/* harmony import */ var _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7561);
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -231,7 +240,7 @@ const MIGRATIONS = [
     },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
-class SchemaTooNewError extends _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+class SchemaTooNewError extends _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
     name = 'SchemaTooNewError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'store_schema_too_new' });
@@ -290,7 +299,7 @@ async function checkSchema(client, schema) {
     if (version > SCHEMA_VERSION)
         throw tooNew(version, schema);
     if (version < SCHEMA_VERSION) {
-        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+        throw new _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
     }
 }
 const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);

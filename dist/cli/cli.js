@@ -28119,6 +28119,13 @@ const APP = {
     usage: 'lease-gate app',
     flags: {
         config: { type: 'string', value: 'FILE', required: true },
+        'log-format': {
+            type: 'string',
+            value: 'text|json',
+            synopsis: false,
+            help: `text for people (the default), or one JSON object a line with level, time and
+  msg for a log store; also LEASE_GATE_LOG_FORMAT.`,
+        },
         help: _flags_plane_js__WEBPACK_IMPORTED_MODULE_0__/* .HELP_FLAG */ .lu,
     },
     about: `  Serve a GitHub App's custom deployment protection rule: a job that targets a configured
@@ -28214,22 +28221,16 @@ const package_namespaceObject = {"rE":"1.0.0"};
 
 
 
-/**
- * Each command's module is loaded when it runs: the keeper (`keep`), which lives as long as
- * the job, then never holds the kernel, PostgreSQL or the ledger in memory, and a command
- * starts without evaluating the others. The bundle puts each in its own chunk. The helps
- * come from the light flag tables (flags/), so --help loads no command.
- */
 function lazyFrom(load) {
     return (name) => async (args, io, env) => (await load())[name](args, io, env);
 }
 const leaseCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451)));
 const freezeCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222)));
 const breakGlassCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270)));
-const ledgerCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(628)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628)));
+const ledgerCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(421)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628)));
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
-    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(767)]).then(__nccwpck_require__.bind(__nccwpck_require__, 5767)))('kernel'), specs: [kernel/* KERNEL */.mI] },
+    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(687), __nccwpck_require__.e(861), __nccwpck_require__.e(520)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9520)))('kernel'), specs: [kernel/* KERNEL */.mI] },
     acquire: { run: leaseCommands('acquire'), specs: [plane/* ACQUIRE */.Rf] },
     release: { run: leaseCommands('release'), specs: [plane/* RELEASE */.g2] },
     run: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(612)]).then(__nccwpck_require__.bind(__nccwpck_require__, 612)))('runCommand'), specs: [plane/* RUN */.oq] },
@@ -28238,7 +28239,7 @@ const COMMANDS = {
     history: { run: lazyFrom(() => __nccwpck_require__.e(/* import() */ 821).then(__nccwpck_require__.bind(__nccwpck_require__, 6821)))('history'), specs: [plane/* HISTORY */.Vv] },
     verify: { run: ledgerCommands('verify'), specs: [ledger/* VERIFY */.k7] },
     status: { run: leaseCommands('status'), specs: [plane/* STATUS */.XQ] },
-    app: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(633), __nccwpck_require__.e(267), __nccwpck_require__.e(30)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9030)))('app'), specs: [app_help/* APP */.uq, app_help/* APP_SMOKE */.QM] },
+    app: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(264), __nccwpck_require__.e(267), __nccwpck_require__.e(939)]).then(__nccwpck_require__.bind(__nccwpck_require__, 939)))('app'), specs: [app_help/* APP */.uq, app_help/* APP_SMOKE */.QM] },
     revoke: { run: leaseCommands('revoke'), specs: [operator/* REVOKE */.fU] },
     freeze: { run: freezeCommands('freeze'), specs: [operator/* FREEZE */.kY] },
     unfreeze: { run: freezeCommands('unfreeze'), specs: [operator/* UNFREEZE */.fD] },
@@ -28460,6 +28461,13 @@ const KERNEL_FLAGS = {
     'data-prefix': { type: 'string', value: 'PATH' },
     ledger: { type: 'string', value: 'FILE' },
     quiet: { type: 'boolean', default: false },
+    'log-format': {
+        type: 'string',
+        value: 'text|json',
+        synopsis: false,
+        help: `text for people (the default), or one JSON object a line with level, time,
+  msg and fields (resource, did, requestId, replica) for a log store; also LEASE_GATE_LOG_FORMAT.`,
+    },
     state: { type: 'string', hidden: "--data-prefix's old name: still accepted, with a warning" },
     'exit-with-pid': {
         type: 'string',
@@ -28498,7 +28506,8 @@ const KERNEL = {
     about: `  Serve the local plane. Prints "lease-gate kernel listening on http://HOST:PORT" first.
   LEASE_GATE_KERNEL_KEY: require this Bearer key (needed to listen beyond loopback, 16 characters at least there).
   LEASE_GATE_ADMIN_KEY: the key that may revoke, freeze and break glass (never the kernel key).
-  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.`,
+  LEASE_GATE_APPROVER_KEY: a second operator's key; each break-glass then waits for its approval.
+  LEASE_GATE_METRICS_KEY: a key that reads GET /metrics (Prometheus) and nothing else; the admin key reads them too.`,
 };
 
 
@@ -28936,7 +28945,7 @@ function parse(args, options, allowPositionals = false) {
         if (unknown)
             throw new UsageError(unknownFlagMessage(unknown, options));
         // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
-        throw new UsageError((0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error));
+        throw new UsageError((0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .errorMessage */ .gJ)(error), { cause: error });
     }
 }
 /** The flag node:util refused as unknown (`--statsu`, `-x`), else undefined. */
@@ -29009,8 +29018,10 @@ function settingsFromFlags(values, env) {
     }
     catch (error) {
         // Nothing named a plane: the hosted one is meant, said with how to name another.
-        if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .SettingsError */ .GN)
-            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_8__/* .hostedHint */ .hx)(false)}` : error.message);
+        if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .SettingsError */ .G)
+            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_8__/* .hostedHint */ .hx)(false)}` : error.message, {
+                cause: error,
+            });
         throw error;
     }
 }
@@ -29578,11 +29589,9 @@ async function readBounded(body, call) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_0__.eg),
 /* harmony export */   j: () => (/* binding */ HttpError)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-
 
 const CODES = {
     network: 'http_network',
@@ -29750,11 +29759,10 @@ function shortHolder(did) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   GN: () => (/* binding */ SettingsError)
+/* harmony export */   G: () => (/* binding */ SettingsError)
 /* harmony export */ });
 /* unused harmony export HelperError */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-
 
 /** A bad setting: the message names where the value came from and the accepted form. */
 class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
@@ -29907,7 +29915,7 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
         // not a URL: refused below
     }
     if (!origin.ok || !requestToken) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
     }
     return async () => {
         const text = await http.getText(`${base}&audience=${encodeURIComponent(audience)}`, {
@@ -29931,7 +29939,7 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
 function givenTokenSource(file, env) {
     if (!file) {
         const value = (env[TOKEN_ENV] ?? '').trim();
-        return async () => value;
+        return () => Promise.resolve(value);
     }
     const read = () => {
         let text;
@@ -29939,15 +29947,16 @@ function givenTokenSource(file, env) {
             text = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(file, 'utf8').trim();
         }
         catch (error) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`, { cause: error });
         }
         if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {
-            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN(`Invalid --oidc-token-file ${file}: expected one compact JWT.`);
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G(`Invalid --oidc-token-file ${file}: expected one compact JWT.`);
         }
         return text;
     };
     read();
-    return async () => read();
+    // A file that went bad since is a rejected promise, as from an async function.
+    return () => new Promise((resolve) => resolve(read()));
 }
 
 
@@ -29982,7 +29991,7 @@ function keyFromEnv(env) {
 const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
 function invalid(given, expected) {
     const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
-    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
+    return new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
 }
 function readBoolean(given) {
     const value = given.value.trim();
@@ -30019,7 +30028,7 @@ function buildSettings(raw, keyRequired) {
     const key = raw.key.value.trim();
     const loopback = url.url.startsWith('http:');
     if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN(keyRequired === 'unless-dry-run'
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G(keyRequired === 'unless-dry-run'
             ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
                 `No plane key and no OIDC token: either set the 'key' input (or ${KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
             : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
@@ -30041,6 +30050,7 @@ function buildSettings(raw, keyRequired) {
 /* harmony export */   Xm: () => (/* binding */ queueSchema),
 /* harmony export */   ZE: () => (/* binding */ cleanDeploy),
 /* harmony export */   _j: () => (/* binding */ deployEntries),
+/* harmony export */   aD: () => (/* binding */ DEPLOY_FIELDS),
 /* harmony export */   sq: () => (/* binding */ DEPLOY_FORMS),
 /* harmony export */   xZ: () => (/* binding */ QUEUE_MODES),
 /* harmony export */   zR: () => (/* binding */ deploySchema)
@@ -30099,6 +30109,16 @@ const deploySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc({
     runAttempt: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
     runUrl: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .refine */ .YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
 });
+/** The deploy's fields in one fixed order (ledger lines, console rows, the kernel's check). */
+const DEPLOY_FIELDS = [
+    'repository',
+    'workflow',
+    'ref',
+    'commit',
+    'runNumber',
+    'runAttempt',
+    'runUrl',
+];
 /** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
 const QUEUE_MODES = ['fifo', 'newest'];
 const queueSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* ["enum"] */ .k5n(QUEUE_MODES);
@@ -30115,17 +30135,8 @@ const supersededSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ikc
 });
 /** The commit list in a fixed order, so a ledger line and a console row read the same. */
 function deployEntries(deploy) {
-    const keys = [
-        'repository',
-        'workflow',
-        'ref',
-        'commit',
-        'runNumber',
-        'runAttempt',
-        'runUrl',
-    ];
     const out = [];
-    for (const key of keys) {
+    for (const key of DEPLOY_FIELDS) {
         const value = deploy[key];
         if (value !== undefined)
             out.push([key, value]);
@@ -30255,6 +30266,7 @@ function runUrlFromDid(did) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   $R: () => (/* binding */ watchAnswerSchema),
 /* harmony export */   B0: () => (/* binding */ LEASE_PATH),
+/* harmony export */   C5: () => (/* binding */ resourceSchema),
 /* harmony export */   Cn: () => (/* binding */ isDid),
 /* harmony export */   DQ: () => (/* binding */ REVOKE_PATH),
 /* harmony export */   Gn: () => (/* binding */ leaseSchema),
@@ -30283,6 +30295,7 @@ function runUrlFromDid(did) {
 /* harmony export */   nw: () => (/* binding */ BREAK_GLASS_PATH),
 /* harmony export */   qS: () => (/* binding */ OPERATOR_NAME_FORM),
 /* harmony export */   s1: () => (/* binding */ FREEZE_PATH),
+/* harmony export */   te: () => (/* binding */ didSchema),
 /* harmony export */   wF: () => (/* binding */ describeIssues),
 /* harmony export */   xX: () => (/* binding */ grantedSchema)
 /* harmony export */ });
@@ -30340,14 +30353,17 @@ const MAX_EPOCH_MS = 8.64e15;
 /** No plane back-off is longer than a day; longer is a broken answer. */
 const MAX_WAIT_MS = 86_400_000;
 const MAX_TEXT = 1_000;
-const did = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .refine */ .YPB(isDid, `expected ${DID_FORM}`));
+/** A DID and a resource name as a request names them, each refusal naming the accepted form. */
+const didSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .refine */ .YPB(isDid, `expected ${DID_FORM}`));
+const resourceSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()
+    .check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._regex */ .Fk(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const shortText = (max) => zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()
     .check(zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._minLength */ .m9(1, 'expected a non-empty string'), zod_mini__WEBPACK_IMPORTED_MODULE_3__/* ._maxLength */ .Eb(max, `expected at most ${max} characters`));
 const boundedNumber = (min, max, what) => zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .number */ .aig().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .refine */ .YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
 const leaseSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     id: shortText(256),
     resource: shortText(256),
-    holder: did,
+    holder: didSchema,
     expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
     /**
      * The bundled kernel's: how long this grant or renewal runs from when the plane decided
@@ -30364,7 +30380,7 @@ const grantedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ 
 const heldSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(false),
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz('lease_held'),
-    holder: did,
+    holder: didSchema,
     reserved: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY()),
     stampede: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
     position: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, 1e9, 'a queue position')),
@@ -30385,7 +30401,7 @@ const frozenSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
 const revokedSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     ok: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz(false),
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .literal */ .euz('revoked'),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(did),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(didSchema),
     message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
     /** Who revoked (`operator:NAME`), when the plane names them. */
     by: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(shortText(200)),
@@ -30413,7 +30429,7 @@ const revokeAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .I
     revoked: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .boolean */ .zMY(),
     /** The bundled kernel names the lease it ended and its holder; other planes may not. */
     leaseId: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(shortText(256))),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(did)),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .nullable */ .mee(didSchema)),
 });
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
 const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
@@ -30422,7 +30438,7 @@ const watchAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ik
     reason: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(shortText(200)),
     endedAtMs: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
     message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP()),
-    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(did),
+    holder: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(didSchema),
     /** Who revoked (`operator:NAME`), when the plane names them. */
     by: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .optional */ .lqM(shortText(200)),
 });
@@ -30503,6 +30519,13 @@ function parsePlaneUrl(raw) {
 
 /***/ }),
 
+/***/ 9907:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("cluster");
+
+/***/ }),
+
 /***/ 6982:
 /***/ ((module) => {
 
@@ -30528,6 +30551,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+
+/***/ }),
+
+/***/ 8611:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("http");
+
+/***/ }),
+
+/***/ 5692:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("https");
 
 /***/ }),
 
@@ -30727,6 +30764,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("path");
 
 /***/ }),
 
+/***/ 2987:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("perf_hooks");
+
+/***/ }),
+
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
 /***/ 2203:
 /***/ ((module) => {
 
@@ -30748,6 +30799,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 
 /***/ }),
 
+/***/ 7016:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("url");
+
+/***/ }),
+
 /***/ 9023:
 /***/ ((module) => {
 
@@ -30759,6 +30817,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util/types");
+
+/***/ }),
+
+/***/ 1493:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("v8");
+
+/***/ }),
+
+/***/ 3106:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("zlib");
 
 /***/ }),
 

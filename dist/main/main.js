@@ -28471,7 +28471,536 @@ class CancelledError extends errors/* LeaseGateError */.eg {
     }
 }
 
+;// CONCATENATED MODULE: ./src/plane/grant.ts
+
+/**
+ * A grant is believed only once it is checked (CONTRACT.md part 4): it names the
+ * DID we asked as and the resource we asked for, its expiry lies ahead within a
+ * bounded skew and within the longest lease a plane grants, and its id has a
+ * form that is safe in an output, a log line, a file name or a URL path.
+ */
+/** The kernel issues `lease_<fence>_<hex>`, the hosted plane `lease_4c1e`: both fit. */
+const LEASE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const LEASE_ID_FORM = '1 to 128 characters of A-Z a-z 0-9 . _ : -';
+/**
+ * How far the plane's clock may be from ours before an expiry is called broken.
+ * Expiry is information, never a correctness input (CONTRACT.md part 2): the
+ * bound only refuses the absurd, such as `expiresAtMs: 1`.
+ */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+/** The longest lease any plane grants: the kernel's largest `--ttl-ms` (the hosted plane's is 30 s). */
+const MAX_LEASE_MS = 3_600_000;
+/**
+ * What is wrong with a grant, or undefined when it is ours to believe. `nowMs` is the plane's
+ * own clock when its answer tells it (the Date header), else our wall clock: a runner whose
+ * clock is 10 minutes off must not call a good grant absurd.
+ */
+function grantProblem(lease, asked, nowMs) {
+    const wallNow = nowMs;
+    if (lease.holder !== asked.actorDid) {
+        return {
+            field: 'lease.holder',
+            problem: `names ${quote(lease.holder)}, not ${asked.actorDid} (the DID asked as)`,
+        };
+    }
+    if (lease.resource !== asked.resource) {
+        return {
+            field: 'lease.resource',
+            problem: `names ${quote(lease.resource)}, not ${asked.resource} (the resource asked for)`,
+        };
+    }
+    if (!LEASE_ID_PATTERN.test(lease.id)) {
+        return { field: 'lease.id', problem: `${quote(lease.id)} is not ${LEASE_ID_FORM}` };
+    }
+    if (lease.expiresAtMs < wallNow - MAX_CLOCK_SKEW_MS) {
+        return {
+            field: 'lease.expiresAtMs',
+            problem: `${lease.expiresAtMs} is already past (more than ${MAX_CLOCK_SKEW_MS / 60_000} min before this clock's ${wallNow})`,
+        };
+    }
+    if (lease.expiresAtMs > wallNow + MAX_LEASE_MS + MAX_CLOCK_SKEW_MS) {
+        return {
+            field: 'lease.expiresAtMs',
+            problem: `${lease.expiresAtMs} is further ahead than the longest lease a plane grants (${MAX_LEASE_MS / 60_000} min, with ${MAX_CLOCK_SKEW_MS / 60_000} min of clock skew)`,
+        };
+    }
+    return undefined;
+}
+/** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
+class BrokenGrantError extends ContractError {
+    name = 'BrokenGrantError';
+    /** The grant's field that is wrong. */
+    field;
+    /** The release by (resource, own DID) that followed was answered. */
+    gaveBack;
+    constructor(message, options) {
+        super(message, { call: options.call, status: options.status, code: 'plane_broken_grant' });
+        this.field = options.field;
+        this.gaveBack = options.gaveBack;
+    }
+}
+/** Plane text in a message: bounded, on one line, without markup. */
+function quote(text) {
+    const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+    return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
+var schemas = __nccwpck_require__(8395);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __nccwpck_require__(3305);
+// EXTERNAL MODULE: ./src/control-chars.ts
+var control_chars = __nccwpck_require__(2170);
+;// CONCATENATED MODULE: ./src/plane/deploy.ts
+
+
+/**
+ * What a lease request may say of the deploy it gates: extension fields of
+ * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
+ * not document them and ignores unknown fields; the bundled kernel validates
+ * them (a bad field is a 400 naming it), records them in the grant's ledger
+ * entry, supersedes waiting runs by them and answers the last grant's deploy
+ * of the same repository (`previous`) with a grant. Every field is optional:
+ * a CI system that knows no run number still names its commit.
+ */
+const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
+const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Printable ASCII without spaces, as git refs are. */
+const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
+/** A workflow name is one line of text. */
+const ONE_LINE = (0,control_chars/* controlFree */.UH)(1, 256);
+const DEPLOY_FORMS = {
+    repository: 'owner/repo',
+    workflow: 'one line of 1 to 256 characters',
+    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
+    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
+    runNumber: 'a whole number from 1 to 10^12',
+    runAttempt: 'a whole number from 1 to 10^6',
+    runUrl: 'an https:// URL of at most 2048 characters',
+};
+const deploy_text = (pattern, form) => schemas/* string */.YjP().check(api/* _regex */.Fk(pattern, `expected ${form}`));
+const whole = (max, form) => schemas/* number */.aig().check(schemas/* refine */.YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
+const isRunUrl = (value) => {
+    if (value.length > 2048)
+        return false;
+    try {
+        const url = new URL(value);
+        return url.protocol === 'https:' && url.username === '' && url.password === '';
+    }
+    catch {
+        return false;
+    }
+};
+/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
+const deploySchema = schemas/* object */.Ikc({
+    repository: schemas/* optional */.lqM(deploy_text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
+    workflow: schemas/* optional */.lqM(deploy_text(ONE_LINE, DEPLOY_FORMS.workflow)),
+    ref: schemas/* optional */.lqM(deploy_text(REF_PATTERN, DEPLOY_FORMS.ref)),
+    commit: schemas/* optional */.lqM(deploy_text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
+    runNumber: schemas/* optional */.lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
+    runAttempt: schemas/* optional */.lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
+    runUrl: schemas/* optional */.lqM(schemas/* string */.YjP().check(schemas/* refine */.YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
+});
+/** The deploy's fields in one fixed order (ledger lines, console rows, the kernel's check). */
+const DEPLOY_FIELDS = [
+    'repository',
+    'workflow',
+    'ref',
+    'commit',
+    'runNumber',
+    'runAttempt',
+    'runUrl',
+];
+/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
+const QUEUE_MODES = ['fifo', 'newest'];
+const queueSchema = schemas/* enum */.k5n(QUEUE_MODES);
+/** The extension fields of a lease request body, as the kernel reads them. */
+const leaseExtensionSchema = schemas/* object */.Ikc({
+    deploy: schemas/* optional */.lqM(deploySchema),
+    queue: schemas/* optional */.lqM(queueSchema),
+});
+/** A kernel's answer to a waiter a newer run of its lane took the place of. */
+const supersededSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(false),
+    reason: schemas/* literal */.euz('superseded'),
+    by: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(2048)),
+});
+/** The commit list in a fixed order, so a ledger line and a console row read the same. */
+function deployEntries(deploy) {
+    const out = [];
+    for (const key of DEPLOY_FIELDS) {
+        const value = deploy[key];
+        if (value !== undefined)
+            out.push([key, value]);
+    }
+    return out;
+}
+/** A plain copy with only the known fields (what the kernel keeps and records). */
+function cleanDeploy(deploy) {
+    const out = {};
+    for (const [key, value] of deployEntries(deploy))
+        out[key] = value;
+    return Object.keys(out).length ? out : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/plane/schema.ts
+
+
+
+/**
+ * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
+ * fields we use are validated, and bounded: every answer is untrusted input.
+ * Unknown fields are accepted and ignored. zod/mini keeps this off the
+ * start-up bill (every job pays it twice).
+ */
+const LEASE_PATH = '/api/v1/acp/coordination/lease';
+const RELEASE_PATH = '/api/v1/acp/coordination/release';
+const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
+/** The bundled kernel's watch on one's own lease (answered when it ends); other planes may 404. */
+const WATCH_PATH = '/api/v1/acp/coordination/watch';
+/** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
+const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
+const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
+/** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
+const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
+const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
+const WITHDRAW_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/withdraw';
+/** The local kernel's overview of every resource with a lease, a reservation or waiters. */
+const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
+/** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
+const LEDGER_PATHS = {
+    checkpoint: '/api/v1/acp/ledger/checkpoint',
+    bundle: '/api/v1/acp/ledger/bundle',
+    publicKey: '/api/v1/acp/ledger/public-key',
+};
+/** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
+/**
+ * The name an operator gives itself on a freeze or unfreeze (the console's "Your name",
+ * the CLI's --by), recorded in the ledger as `operator:NAME`: one short word of a safe
+ * charset, so it reads the same in a terminal and a page and cannot pass for a job's DID.
+ */
+const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+const OPERATOR_NAME_FORM = 'a name of 1 to 64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
+const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;
+const RESOURCE_FORM = '1 to 256 printable characters without spaces, such as lock:deploy/production';
+/** did:<method>:<method-specific id> with the DID syntax's characters. */
+const DID_PATTERN = /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*$/;
+const MAX_DID_LENGTH = 512;
+const DID_FORM = `a DID of the form did:<method>:<id>, at most ${MAX_DID_LENGTH} characters`;
+const schema_isDid = (value) => value.length <= MAX_DID_LENGTH && DID_PATTERN.test(value);
+/** The range of a JavaScript Date: an expiry outside it cannot be shown, so it is refused. */
+const MAX_EPOCH_MS = 8.64e15;
+/** No plane back-off is longer than a day; longer is a broken answer. */
+const MAX_WAIT_MS = 86_400_000;
+const MAX_TEXT = 1_000;
+/** A DID and a resource name as a request names them, each refusal naming the accepted form. */
+const didSchema = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema_isDid, `expected ${DID_FORM}`));
+const resourceSchema = schemas/* string */.YjP()
+    .check(api/* _regex */.Fk(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
+const shortText = (max) => schemas/* string */.YjP()
+    .check(api/* _minLength */.m9(1, 'expected a non-empty string'), api/* _maxLength */.Eb(max, `expected at most ${max} characters`));
+const boundedNumber = (min, max, what) => schemas/* number */.aig().check(schemas/* refine */.YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
+const schema_leaseSchema = schemas/* object */.Ikc({
+    id: shortText(256),
+    resource: shortText(256),
+    holder: didSchema,
+    expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
+    /**
+     * The bundled kernel's: how long this grant or renewal runs from when the plane decided
+     * it (a lease time, not a point on any clock), so the keeper paces without a wall clock.
+     * One we cannot read is dropped (the keeper falls back to the documented 30 s).
+     */
+    ttlMs: schemas/* optional */.lqM(schemas/* catch */.MfU(schemas/* optional */.lqM(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined)),
+    /** Only the bundled kernel promises a fencing token. */
+    fence: schemas/* optional */.lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(schemas/* refine */.YPB(Number.isInteger, 'expected a whole number'))),
+    /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
+    deploy: schemas/* optional */.lqM(schemas/* catch */.MfU(schemas/* optional */.lqM(deploySchema), undefined)),
+});
+const grantedSchema = schemas/* object */.Ikc({ ok: schemas/* literal */.euz(true), lease: schema_leaseSchema });
+const heldSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(false),
+    reason: schemas/* literal */.euz('lease_held'),
+    holder: didSchema,
+    reserved: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
+    stampede: schemas/* object */.Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
+    position: schemas/* optional */.lqM(boundedNumber(0, 1e9, 'a queue position')),
+    /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
+    etaMs: schemas/* optional */.lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+    /** How far the holder runs past a typical hold, when it does (the kernel's). */
+    overdueMs: schemas/* optional */.lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
+});
+/** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
+const frozenSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(false),
+    reason: schemas/* literal */.euz('frozen'),
+    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
+    until: schemas/* optional */.lqM(schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+    stampede: schemas/* optional */.lqM(schemas/* object */.Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
+    position: schemas/* optional */.lqM(boundedNumber(0, 1e9, 'a queue position')),
+});
+const revokedSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(false),
+    reason: schemas/* literal */.euz('revoked'),
+    holder: schemas/* optional */.lqM(didSchema),
+    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
+    /** Who revoked (`operator:NAME`), when the plane names them. */
+    by: schemas/* optional */.lqM(shortText(200)),
+});
+const otherRefusalSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(false),
+    reason: shortText(200),
+    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
+});
+const releaseAnswerSchema = schemas/* object */.Ikc({
+    releasedIds: schemas/* array */.YOg(shortText(256)).check(api/* _maxLength */.Eb(100, 'expected at most 100 ids')),
+});
+const statusAnswerSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    lease: schemas/* nullable */.mee(schema_leaseSchema),
+    /** The bundled kernel's freeze in force (an operator's or a recurring window); other planes leave it out. */
+    frozen: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* object */.Ikc({
+        by: shortText(512),
+        reason: schemas/* string */.YjP().check(api/* _maxLength */.Eb(10_000, 'expected at most 10000 characters')),
+        until: schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
+    }))),
+});
+const revokeAnswerSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    revoked: schemas/* boolean */.zMY(),
+    /** The bundled kernel names the lease it ended and its holder; other planes may not. */
+    leaseId: schemas/* optional */.lqM(schemas/* nullable */.mee(shortText(256))),
+    holder: schemas/* optional */.lqM(schemas/* nullable */.mee(didSchema)),
+});
+/** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
+const watchAnswerSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    ended: schemas/* boolean */.zMY(),
+    reason: schemas/* optional */.lqM(shortText(200)),
+    endedAtMs: schemas/* optional */.lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
+    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
+    holder: schemas/* optional */.lqM(didSchema),
+    /** Who revoked (`operator:NAME`), when the plane names them. */
+    by: schemas/* optional */.lqM(shortText(200)),
+});
+const freezeAnswerSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    frozen: schemas/* boolean */.zMY(),
+    until: schemas/* optional */.lqM(schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
+    /** Whether the command changed anything (unfreezing what was not frozen does not). */
+    changed: schemas/* boolean */.zMY(),
+});
+/** The bundled kernel's break-glass, as opened or approved (its texts are untrusted: escape to print). */
+const breakGlassAnswerSchema = schemas/* object */.Ikc({
+    ok: schemas/* literal */.euz(true),
+    actorDid: schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_DID_LENGTH)),
+    reason: schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)),
+    by: schemas/* string */.YjP().check(api/* _maxLength */.Eb(100)),
+    until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
+    /** Waiting for the second operator's approval. */
+    pending: schemas/* boolean */.zMY(),
+    approvedBy: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(300))),
+    /** The run and attempt whose OIDC token approved it (one approval approves one pass). */
+    approval: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_DID_LENGTH))),
+    /** The answer of a withdrawal: this pass is gone. */
+    withdrawn: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
+});
+/** Plane text is bounded before anything else sees it. */
+function clipText(text, max = MAX_TEXT) {
+    if (text === undefined)
+        return undefined;
+    const line = text
+        .replace(/\r/g, '%0D')
+        .replace(/\n/g, '%0A')
+        // Plane text never carries a control character onward.
+        .replace(control_chars/* CONTROL_CHARS */.UV, ' ');
+    return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+/** Turns a zod failure into "field: problem" that a person can act on. */
+function describeIssues(error) {
+    return error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(body)'}: ${issue.message}`)
+        .join('; ');
+}
+
+;// CONCATENATED MODULE: ./src/plane/json-body.ts
+
+/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body, name) {
+    return typeof body === 'object' && body !== null && name in body
+        ? Object.getOwnPropertyDescriptor(body, name)?.value
+        : undefined;
+}
+/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
+function bodyMessage(body) {
+    const message = field(body, 'message');
+    if (typeof message === 'string')
+        return clipText(message, 300);
+    const reason = field(body, 'reason');
+    if (typeof reason === 'string')
+        return clipText(reason, 100);
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/plane/answers.ts
+
+
+
+
+
+/**
+ * The readers of the plane's answers, one per route: each checks the body against the
+ * contract (a ContractError names the field that is wrong) and reads it as the client's
+ * answer, its untrusted texts clipped. No I/O: the client sends, these read.
+ */
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
+function checkAnswer(schema, raw, call) {
+    const parsed = schema.safeParse(raw.body);
+    if (parsed.success)
+        return parsed.data;
+    throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseRequestOf(req) {
+    const out = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        out.deploy = req.deploy;
+    if (req.queue)
+        out.queue = req.queue;
+    return out;
+}
+/** A lease call's body: the request without a release's fields (`outdated`). */
+const leaseBody = (req) => ({
+    ...leaseRequestOf(req),
+});
+/**
+ * A lease answer, or what is wrong with the grant it makes: a broken grant is the
+ * client's to give back (it needs the network) before it fails the call.
+ */
+function readLease(raw, req, call, wallNow) {
+    if (field(raw.body, 'ok') !== true)
+        return { answer: interpretLease(raw, call) };
+    const parsed = grantedSchema.safeParse(raw.body);
+    const broken = parsed.success
+        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
+        : {
+            field: fieldOf(parsed.error),
+            problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
+        };
+    if (!parsed.success || broken)
+        return { broken: broken };
+    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+    const previous = deploySchema.safeParse(field(raw.body, 'previous'));
+    return {
+        answer: {
+            kind: 'granted',
+            lease: parsed.data.lease,
+            preferenceApplied: raw.preferenceApplied,
+            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
+            ...(previous.success && previous.data ? { previous: previous.data } : {}),
+        },
+    };
+}
+function brokenGrantError(call, raw, broken, gaveBack) {
+    return new BrokenGrantError(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
+}
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(raw, call) {
+    const refusal = checkAnswer(otherRefusalSchema, raw, call);
+    if (refusal.reason === 'lease_held') {
+        const held = checkAnswer(heldSchema, raw, call);
+        return {
+            kind: 'held',
+            holder: held.holder,
+            waitMs: held.stampede.waitMs,
+            reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = checkAnswer(frozenSchema, raw, call);
+        return {
+            kind: 'frozen',
+            message: clipText(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'revoked') {
+        const revoked = checkAnswer(revokedSchema, raw, call);
+        return {
+            kind: 'revoked',
+            holder: revoked.holder,
+            message: clipText(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
+        };
+    }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: clipText(checkAnswer(supersededSchema, raw, call).by, 2048) };
+    }
+    return {
+        kind: 'refused',
+        reason: clipText(refusal.reason, 200),
+        message: clipText(refusal.message),
+    };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The lease on a resource and, from the bundled kernel, the freeze in force. */
+function readStatus(raw, call) {
+    const answer = checkAnswer(statusAnswerSchema, raw, call);
+    const frozen = answer.frozen
+        ? {
+            by: clipText(answer.frozen.by, 200) ?? '',
+            reason: clipText(answer.frozen.reason) ?? '',
+            untilMs: answer.frozen.until,
+        }
+        : undefined;
+    return { lease: answer.lease, frozen };
+}
+function readWatch(raw, call) {
+    const answer = checkAnswer(watchAnswerSchema, raw, call);
+    if (!answer.ended)
+        return { kind: 'held' };
+    return {
+        kind: 'ended',
+        reason: clipText(answer.reason, 200) ?? 'unknown',
+        endedAtMs: answer.endedAtMs,
+        message: clipText(answer.message),
+        holder: answer.holder,
+        ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
+    };
+}
+function readRevoke(raw, call) {
+    const answer = checkAnswer(revokeAnswerSchema, raw, call);
+    return {
+        revoked: answer.revoked,
+        leaseId: answer.leaseId ?? undefined,
+        holder: answer.holder ?? undefined,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/gate/wait.ts
+
 
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
@@ -28537,7 +29066,7 @@ const REALLY_HELD_MS = 500;
  */
 async function waitForLease(options) {
     const { client, clock, sleep, signal } = options;
-    const request = requestOf(options);
+    const request = leaseRequestOf(options);
     const started = clock.now();
     const deadline = started + options.timeoutMs;
     const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
@@ -28589,15 +29118,6 @@ async function waitForLease(options) {
         last.position = answer.position;
         await sleep(nextAskInMs, signal);
     }
-}
-/** The documented pair, plus the deploy's fields when the gate knows them. */
-function requestOf(options) {
-    const request = { resource: options.resource, actorDid: options.actorDid };
-    if (options.deploy)
-        request.deploy = options.deploy;
-    if (options.queue)
-        request.queue = options.queue;
-    return request;
 }
 /** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
 async function settle(options, request, answer, ask) {
@@ -28828,281 +29348,6 @@ function hasEnvEntry(pid, uid, name, value) {
     }
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/mini/schemas.js + 5 modules
-var schemas = __nccwpck_require__(8395);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
-var api = __nccwpck_require__(3305);
-// EXTERNAL MODULE: ./src/control-chars.ts
-var control_chars = __nccwpck_require__(2170);
-;// CONCATENATED MODULE: ./src/plane/deploy.ts
-
-
-/**
- * What a lease request may say of the deploy it gates: extension fields of
- * the lease body (`deploy: {...}`, `queue: 'newest'`). The hosted plane does
- * not document them and ignores unknown fields; the bundled kernel validates
- * them (a bad field is a 400 naming it), records them in the grant's ledger
- * entry, supersedes waiting runs by them and answers the last grant's deploy
- * of the same repository (`previous`) with a grant. Every field is optional:
- * a CI system that knows no run number still names its commit.
- */
-const REPOSITORY_PATTERN = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
-/** A full commit id: SHA-1 (40) or SHA-256 (64) hex; the compare API needs it whole. */
-const COMMIT_PATTERN = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-/** Printable ASCII without spaces, as git refs are. */
-const REF_PATTERN = /^[\x21-\x7e]{1,256}$/;
-/** A workflow name is one line of text. */
-const ONE_LINE = (0,control_chars/* controlFree */.UH)(1, 256);
-const DEPLOY_FORMS = {
-    repository: 'owner/repo',
-    workflow: 'one line of 1 to 256 characters',
-    ref: '1 to 256 printable characters without spaces, such as refs/heads/main',
-    commit: 'a full commit SHA: 40 (or 64) lowercase hex digits',
-    runNumber: 'a whole number from 1 to 10^12',
-    runAttempt: 'a whole number from 1 to 10^6',
-    runUrl: 'an https:// URL of at most 2048 characters',
-};
-const deploy_text = (pattern, form) => schemas/* string */.YjP().check(api/* _regex */.Fk(pattern, `expected ${form}`));
-const whole = (max, form) => schemas/* number */.aig().check(schemas/* refine */.YPB((n) => Number.isInteger(n) && n >= 1 && n <= max, `expected ${form}`));
-const isRunUrl = (value) => {
-    if (value.length > 2048)
-        return false;
-    try {
-        const url = new URL(value);
-        return url.protocol === 'https:' && url.username === '' && url.password === '';
-    }
-    catch {
-        return false;
-    }
-};
-/** Unknown keys are dropped, not refused: a newer gate may say more than this kernel knows. */
-const deploySchema = schemas/* object */.Ikc({
-    repository: schemas/* optional */.lqM(deploy_text(REPOSITORY_PATTERN, DEPLOY_FORMS.repository)),
-    workflow: schemas/* optional */.lqM(deploy_text(ONE_LINE, DEPLOY_FORMS.workflow)),
-    ref: schemas/* optional */.lqM(deploy_text(REF_PATTERN, DEPLOY_FORMS.ref)),
-    commit: schemas/* optional */.lqM(deploy_text(COMMIT_PATTERN, DEPLOY_FORMS.commit)),
-    runNumber: schemas/* optional */.lqM(whole(1e12, DEPLOY_FORMS.runNumber)),
-    runAttempt: schemas/* optional */.lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
-    runUrl: schemas/* optional */.lqM(schemas/* string */.YjP().check(schemas/* refine */.YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
-});
-/** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
-const QUEUE_MODES = ['fifo', 'newest'];
-const queueSchema = schemas/* enum */.k5n(QUEUE_MODES);
-/** The extension fields of a lease request body, as the kernel reads them. */
-const leaseExtensionSchema = schemas/* object */.Ikc({
-    deploy: schemas/* optional */.lqM(deploySchema),
-    queue: schemas/* optional */.lqM(queueSchema),
-});
-/** A kernel's answer to a waiter a newer run of its lane took the place of. */
-const supersededSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(false),
-    reason: schemas/* literal */.euz('superseded'),
-    by: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(2048)),
-});
-/** The commit list in a fixed order, so a ledger line and a console row read the same. */
-function deployEntries(deploy) {
-    const keys = [
-        'repository',
-        'workflow',
-        'ref',
-        'commit',
-        'runNumber',
-        'runAttempt',
-        'runUrl',
-    ];
-    const out = [];
-    for (const key of keys) {
-        const value = deploy[key];
-        if (value !== undefined)
-            out.push([key, value]);
-    }
-    return out;
-}
-/** A plain copy with only the known fields (what the kernel keeps and records). */
-function cleanDeploy(deploy) {
-    const out = {};
-    for (const [key, value] of deployEntries(deploy))
-        out[key] = value;
-    return Object.keys(out).length ? out : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/plane/schema.ts
-
-
-
-/**
- * The plane's wire contract (CONTRACT.md part 1 and interfaces.md). Only the
- * fields we use are validated, and bounded: every answer is untrusted input.
- * Unknown fields are accepted and ignored. zod/mini keeps this off the
- * start-up bill (every job pays it twice).
- */
-const LEASE_PATH = '/api/v1/acp/coordination/lease';
-const RELEASE_PATH = '/api/v1/acp/coordination/release';
-const REVOKE_PATH = '/api/v1/acp/coordination/revoke';
-/** The bundled kernel's watch on one's own lease (answered when it ends); other planes may 404. */
-const WATCH_PATH = '/api/v1/acp/coordination/watch';
-/** The bundled kernel's operator freeze (admin key), CONTRACT.md part 3. */
-const FREEZE_PATH = '/api/v1/acp/coordination/freeze';
-const UNFREEZE_PATH = '/api/v1/acp/coordination/unfreeze';
-/** The bundled kernel's break-glass (admin key) and its second operator's approval (approver key). */
-const BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass';
-const APPROVE_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/approve';
-const WITHDRAW_BREAK_GLASS_PATH = '/api/v1/acp/coordination/break-glass/withdraw';
-/** The local kernel's overview of every resource with a lease, a reservation or waiters. */
-const KERNEL_RESOURCES_PATH = '/api/v1/kernel/resources';
-/** The local kernel's ledger routes (the hosted plane documents a ledger, not yet its routes). */
-const LEDGER_PATHS = {
-    checkpoint: '/api/v1/acp/ledger/checkpoint',
-    bundle: '/api/v1/acp/ledger/bundle',
-    publicKey: '/api/v1/acp/ledger/public-key',
-};
-/** A resource name: printable ASCII without spaces, as `lock:deploy/production`. */
-/**
- * The name an operator gives itself on a freeze or unfreeze (the console's "Your name",
- * the CLI's --by), recorded in the ledger as `operator:NAME`: one short word of a safe
- * charset, so it reads the same in a terminal and a page and cannot pass for a job's DID.
- */
-const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
-const OPERATOR_NAME_FORM = 'a name of 1 to 64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit';
-const RESOURCE_PATTERN = /^[\x21-\x7e]{1,256}$/;
-const RESOURCE_FORM = '1 to 256 printable characters without spaces, such as lock:deploy/production';
-/** did:<method>:<method-specific id> with the DID syntax's characters. */
-const DID_PATTERN = /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*$/;
-const MAX_DID_LENGTH = 512;
-const DID_FORM = `a DID of the form did:<method>:<id>, at most ${MAX_DID_LENGTH} characters`;
-const schema_isDid = (value) => value.length <= MAX_DID_LENGTH && DID_PATTERN.test(value);
-/** The range of a JavaScript Date: an expiry outside it cannot be shown, so it is refused. */
-const MAX_EPOCH_MS = 8.64e15;
-/** No plane back-off is longer than a day; longer is a broken answer. */
-const MAX_WAIT_MS = 86_400_000;
-const MAX_TEXT = 1_000;
-const did = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema_isDid, `expected ${DID_FORM}`));
-const shortText = (max) => schemas/* string */.YjP()
-    .check(api/* _minLength */.m9(1, 'expected a non-empty string'), api/* _maxLength */.Eb(max, `expected at most ${max} characters`));
-const boundedNumber = (min, max, what) => schemas/* number */.aig().check(schemas/* refine */.YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
-const schema_leaseSchema = schemas/* object */.Ikc({
-    id: shortText(256),
-    resource: shortText(256),
-    holder: did,
-    expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
-    /**
-     * The bundled kernel's: how long this grant or renewal runs from when the plane decided
-     * it (a lease time, not a point on any clock), so the keeper paces without a wall clock.
-     * One we cannot read is dropped (the keeper falls back to the documented 30 s).
-     */
-    ttlMs: schemas/* optional */.lqM(schemas/* catch */.MfU(schemas/* optional */.lqM(boundedNumber(1, 3_600_000, 'milliseconds from 1 to an hour')), undefined)),
-    /** Only the bundled kernel promises a fencing token. */
-    fence: schemas/* optional */.lqM(boundedNumber(0, Number.MAX_SAFE_INTEGER, 'a whole number from 0 to 2^53-1').check(schemas/* refine */.YPB(Number.isInteger, 'expected a whole number'))),
-    /** The kernel's extension (plane/deploy.ts): what the holder deploys; one we cannot read is dropped. */
-    deploy: schemas/* optional */.lqM(schemas/* catch */.MfU(schemas/* optional */.lqM(deploySchema), undefined)),
-});
-const grantedSchema = schemas/* object */.Ikc({ ok: schemas/* literal */.euz(true), lease: schema_leaseSchema });
-const heldSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(false),
-    reason: schemas/* literal */.euz('lease_held'),
-    holder: did,
-    reserved: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
-    stampede: schemas/* object */.Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
-    position: schemas/* optional */.lqM(boundedNumber(0, 1e9, 'a queue position')),
-    /** The plane's estimate of the wait; optional (the kernel names it once a hold has ended). */
-    etaMs: schemas/* optional */.lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
-    /** How far the holder runs past a typical hold, when it does (the kernel's). */
-    overdueMs: schemas/* optional */.lqM(boundedNumber(0, MAX_WAIT_MS * 30, 'milliseconds from 0 to 30 days')),
-});
-/** The kernel's operator freeze (CONTRACT.md part 3): a wait, within the gate's budget. */
-const frozenSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(false),
-    reason: schemas/* literal */.euz('frozen'),
-    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
-    until: schemas/* optional */.lqM(schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
-    stampede: schemas/* optional */.lqM(schemas/* object */.Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') })),
-    position: schemas/* optional */.lqM(boundedNumber(0, 1e9, 'a queue position')),
-});
-const revokedSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(false),
-    reason: schemas/* literal */.euz('revoked'),
-    holder: schemas/* optional */.lqM(did),
-    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
-    /** Who revoked (`operator:NAME`), when the plane names them. */
-    by: schemas/* optional */.lqM(shortText(200)),
-});
-const otherRefusalSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(false),
-    reason: shortText(200),
-    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
-});
-const releaseAnswerSchema = schemas/* object */.Ikc({
-    releasedIds: schemas/* array */.YOg(shortText(256)).check(api/* _maxLength */.Eb(100, 'expected at most 100 ids')),
-});
-const statusAnswerSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(true),
-    lease: schemas/* nullable */.mee(schema_leaseSchema),
-    /** The bundled kernel's freeze in force (an operator's or a recurring window); other planes leave it out. */
-    frozen: schemas/* optional */.lqM(schemas/* nullable */.mee(schemas/* object */.Ikc({
-        by: shortText(512),
-        reason: schemas/* string */.YjP().check(api/* _maxLength */.Eb(10_000, 'expected at most 10000 characters')),
-        until: schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds')),
-    }))),
-});
-const revokeAnswerSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(true),
-    revoked: schemas/* boolean */.zMY(),
-    /** The bundled kernel names the lease it ended and its holder; other planes may not. */
-    leaseId: schemas/* optional */.lqM(schemas/* nullable */.mee(shortText(256))),
-    holder: schemas/* optional */.lqM(schemas/* nullable */.mee(did)),
-});
-/** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
-const watchAnswerSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(true),
-    ended: schemas/* boolean */.zMY(),
-    reason: schemas/* optional */.lqM(shortText(200)),
-    endedAtMs: schemas/* optional */.lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
-    message: schemas/* optional */.lqM(schemas/* string */.YjP()),
-    holder: schemas/* optional */.lqM(did),
-    /** Who revoked (`operator:NAME`), when the plane names them. */
-    by: schemas/* optional */.lqM(shortText(200)),
-});
-const freezeAnswerSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(true),
-    frozen: schemas/* boolean */.zMY(),
-    until: schemas/* optional */.lqM(schemas/* nullable */.mee(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'))),
-    /** Whether the command changed anything (unfreezing what was not frozen does not). */
-    changed: schemas/* boolean */.zMY(),
-});
-/** The bundled kernel's break-glass, as opened or approved (its texts are untrusted: escape to print). */
-const breakGlassAnswerSchema = schemas/* object */.Ikc({
-    ok: schemas/* literal */.euz(true),
-    actorDid: schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_DID_LENGTH)),
-    reason: schemas/* string */.YjP().check(api/* _maxLength */.Eb(1_000)),
-    by: schemas/* string */.YjP().check(api/* _maxLength */.Eb(100)),
-    until: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds'),
-    /** Waiting for the second operator's approval. */
-    pending: schemas/* boolean */.zMY(),
-    approvedBy: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(300))),
-    /** The run and attempt whose OIDC token approved it (one approval approves one pass). */
-    approval: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(MAX_DID_LENGTH))),
-    /** The answer of a withdrawal: this pass is gone. */
-    withdrawn: schemas/* optional */.lqM(schemas/* literal */.euz(true)),
-});
-/** Plane text is bounded before anything else sees it. */
-function clipText(text, max = MAX_TEXT) {
-    if (text === undefined)
-        return undefined;
-    const line = text
-        .replace(/\r/g, '%0D')
-        .replace(/\n/g, '%0A')
-        // Plane text never carries a control character onward.
-        .replace(control_chars/* CONTROL_CHARS */.UV, ' ');
-    return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
-}
-/** Turns a zod failure into "field: problem" that a person can act on. */
-function describeIssues(error) {
-    return error.issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(body)'}: ${issue.message}`)
-        .join('; ');
-}
-
 // EXTERNAL MODULE: ./src/plane/url.ts
 var plane_url = __nccwpck_require__(4043);
 ;// CONCATENATED MODULE: ./src/lease/settings.ts
@@ -29123,7 +29368,7 @@ function keyFromEnv(env) {
 const API_URL_FORM = 'an https:// origin without a path, query or fragment, such as https://api.intramedial.com (plain http:// only for localhost or 127.0.0.1)';
 function invalid(given, expected) {
     const shown = given.value.slice(0, 80).replace(/[\r\n]/g, ' ');
-    return new lease_errors/* SettingsError */.GN(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
+    return new lease_errors/* SettingsError */.G(`Invalid ${given.from}: '${shown}'. Expected ${expected}.`);
 }
 function readBoolean(given) {
     const value = given.value.trim();
@@ -29160,7 +29405,7 @@ function buildSettings(raw, keyRequired) {
     const key = raw.key.value.trim();
     const loopback = url.url.startsWith('http:');
     if (!key && keyRequired !== 'never' && !(keyRequired === 'unless-dry-run' ? dryRun : loopback)) {
-        throw new lease_errors/* SettingsError */.GN(keyRequired === 'unless-dry-run'
+        throw new lease_errors/* SettingsError */.G(keyRequired === 'unless-dry-run'
             ? // The action's `auth: auto` found neither way in: name both, and the way to try without either.
                 `No plane key and no OIDC token: either set the 'key' input (or ${KEY_ENV} or ${HOSTED_KEY_ENV}) from a secret, or give the job \`permissions: id-token: write\` so it proves who it is with its GitHub OIDC token (auth: auto or oidc). To try the gate on a local kernel, use 'dry-run: true'.`
             : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
@@ -29184,13 +29429,13 @@ function helperCommand(moduleUrl = import.meta.url) {
         const tsx = (0,external_node_path_namespaceObject.join)(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
         for (const file of [cli, tsx]) {
             if (!(0,external_node_fs_.existsSync)(file))
-                throw new lease_errors/* HelperError */.pQ(`lease-gate cannot find its helper ${file}.`);
+                throw new lease_errors/* HelperError */.p(`lease-gate cannot find its helper ${file}.`);
         }
         return { command: process.execPath, args: ['--import', tsx, cli], fromSource: true };
     }
     const cli = (0,external_node_path_namespaceObject.join)(here, '..', 'cli', 'index.js');
     if (!(0,external_node_fs_.existsSync)(cli)) {
-        throw new lease_errors/* HelperError */.pQ(`lease-gate cannot find its helper ${cli}; is dist/ complete?`);
+        throw new lease_errors/* HelperError */.p(`lease-gate cannot find its helper ${cli}; is dist/ complete?`);
     }
     return { command: process.execPath, args: [cli], fromSource: false };
 }
@@ -29212,7 +29457,7 @@ function spawnHelper(helper, args, env, logFile, nodeFlags = []) {
         child.on('exit', (code, signal) => (ended ??= signal ? `signal ${signal}` : `exit code ${code}`));
         child.unref();
         if (child.pid === undefined)
-            throw new lease_errors/* HelperError */.pQ(`could not start ${helper.args.at(-1)}`);
+            throw new lease_errors/* HelperError */.p(`could not start ${helper.args.at(-1)}`);
         return { pid: child.pid, exited: () => ended };
     }
     finally {
@@ -29529,80 +29774,6 @@ function writeStatusFile(file, record) {
         return false;
     writeFileDurableSync(file, JSON.stringify(record));
     return true;
-}
-
-;// CONCATENATED MODULE: ./src/plane/grant.ts
-
-/**
- * A grant is believed only once it is checked (CONTRACT.md part 4): it names the
- * DID we asked as and the resource we asked for, its expiry lies ahead within a
- * bounded skew and within the longest lease a plane grants, and its id has a
- * form that is safe in an output, a log line, a file name or a URL path.
- */
-/** The kernel issues `lease_<fence>_<hex>`, the hosted plane `lease_4c1e`: both fit. */
-const LEASE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-const LEASE_ID_FORM = '1 to 128 characters of A-Z a-z 0-9 . _ : -';
-/**
- * How far the plane's clock may be from ours before an expiry is called broken.
- * Expiry is information, never a correctness input (CONTRACT.md part 2): the
- * bound only refuses the absurd, such as `expiresAtMs: 1`.
- */
-const MAX_CLOCK_SKEW_MS = 5 * 60_000;
-/** The longest lease any plane grants: the kernel's largest `--ttl-ms` (the hosted plane's is 30 s). */
-const MAX_LEASE_MS = 3_600_000;
-/**
- * What is wrong with a grant, or undefined when it is ours to believe. `nowMs` is the plane's
- * own clock when its answer tells it (the Date header), else our wall clock: a runner whose
- * clock is 10 minutes off must not call a good grant absurd.
- */
-function grantProblem(lease, asked, nowMs) {
-    const wallNow = nowMs;
-    if (lease.holder !== asked.actorDid) {
-        return {
-            field: 'lease.holder',
-            problem: `names ${quote(lease.holder)}, not ${asked.actorDid} (the DID asked as)`,
-        };
-    }
-    if (lease.resource !== asked.resource) {
-        return {
-            field: 'lease.resource',
-            problem: `names ${quote(lease.resource)}, not ${asked.resource} (the resource asked for)`,
-        };
-    }
-    if (!LEASE_ID_PATTERN.test(lease.id)) {
-        return { field: 'lease.id', problem: `${quote(lease.id)} is not ${LEASE_ID_FORM}` };
-    }
-    if (lease.expiresAtMs < wallNow - MAX_CLOCK_SKEW_MS) {
-        return {
-            field: 'lease.expiresAtMs',
-            problem: `${lease.expiresAtMs} is already past (more than ${MAX_CLOCK_SKEW_MS / 60_000} min before this clock's ${wallNow})`,
-        };
-    }
-    if (lease.expiresAtMs > wallNow + MAX_LEASE_MS + MAX_CLOCK_SKEW_MS) {
-        return {
-            field: 'lease.expiresAtMs',
-            problem: `${lease.expiresAtMs} is further ahead than the longest lease a plane grants (${MAX_LEASE_MS / 60_000} min, with ${MAX_CLOCK_SKEW_MS / 60_000} min of clock skew)`,
-        };
-    }
-    return undefined;
-}
-/** A plane that answered `ok: true` with a grant that is not ours: it was given back, the call fails. */
-class BrokenGrantError extends ContractError {
-    name = 'BrokenGrantError';
-    /** The grant's field that is wrong. */
-    field;
-    /** The release by (resource, own DID) that followed was answered. */
-    gaveBack;
-    constructor(message, options) {
-        super(message, { call: options.call, status: options.status, code: 'plane_broken_grant' });
-        this.field = options.field;
-        this.gaveBack = options.gaveBack;
-    }
-}
-/** Plane text in a message: bounded, on one line, without markup. */
-function quote(text) {
-    const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
-    return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/gate/lease-time.ts
@@ -29925,7 +30096,7 @@ async function withRetries(attempt, call, how) {
                 throw error;
             const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
             if (wait === undefined) {
-                throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
+                throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status, cause: error });
             }
             how.onRetry?.({
                 error: error.message,
@@ -29953,177 +30124,6 @@ function createCaller(apiUrl, send, key, retrying) {
 /** A call the plane never holds (`Prefer: wait` is for lease requests and watches). */
 function unheld(call) {
     return { ...call, waitSeconds: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/plane/json-body.ts
-
-/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
-function field(body, name) {
-    return typeof body === 'object' && body !== null && name in body
-        ? Object.getOwnPropertyDescriptor(body, name)?.value
-        : undefined;
-}
-/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
-function bodyMessage(body) {
-    const message = field(body, 'message');
-    if (typeof message === 'string')
-        return clipText(message, 300);
-    const reason = field(body, 'reason');
-    if (typeof reason === 'string')
-        return clipText(reason, 100);
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/plane/answers.ts
-
-
-
-
-
-/**
- * The readers of the plane's answers, one per route: each checks the body against the
- * contract (a ContractError names the field that is wrong) and reads it as the client's
- * answer, its untrusted texts clipped. No I/O: the client sends, these read.
- */
-/** A frozen resource that names no back-off is asked again this often. */
-const FROZEN_POLL_MS = 5_000;
-/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
-function checkAnswer(schema, raw, call) {
-    const parsed = schema.safeParse(raw.body);
-    if (parsed.success)
-        return parsed.data;
-    throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
-}
-/** The documented pair, plus the deploy's extension fields when the gate knows them. */
-function leaseBody(req) {
-    const body = { resource: req.resource, actorDid: req.actorDid };
-    if (req.deploy)
-        body.deploy = req.deploy;
-    if (req.queue)
-        body.queue = req.queue;
-    return body;
-}
-/**
- * A lease answer, or what is wrong with the grant it makes: a broken grant is the
- * client's to give back (it needs the network) before it fails the call.
- */
-function readLease(raw, req, call, wallNow) {
-    if (field(raw.body, 'ok') !== true)
-        return { answer: interpretLease(raw, call) };
-    const parsed = grantedSchema.safeParse(raw.body);
-    const broken = parsed.success
-        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
-        : {
-            field: fieldOf(parsed.error),
-            problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
-        };
-    if (!parsed.success || broken)
-        return { broken: broken };
-    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-    const previous = deploySchema.safeParse(field(raw.body, 'previous'));
-    return {
-        answer: {
-            kind: 'granted',
-            lease: parsed.data.lease,
-            preferenceApplied: raw.preferenceApplied,
-            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
-            ...(previous.success && previous.data ? { previous: previous.data } : {}),
-        },
-    };
-}
-function brokenGrantError(call, raw, broken, gaveBack) {
-    return new BrokenGrantError(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
-}
-/** A refusal (`ok` is not true) read as what it means for a waiter. */
-function interpretLease(raw, call) {
-    const refusal = checkAnswer(otherRefusalSchema, raw, call);
-    if (refusal.reason === 'lease_held') {
-        const held = checkAnswer(heldSchema, raw, call);
-        return {
-            kind: 'held',
-            holder: held.holder,
-            waitMs: held.stampede.waitMs,
-            reserved: held.reserved === true,
-            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
-            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
-            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'frozen') {
-        const frozen = checkAnswer(frozenSchema, raw, call);
-        return {
-            kind: 'frozen',
-            message: clipText(frozen.message) || 'frozen by an operator',
-            untilMs: frozen.until ?? undefined,
-            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
-            position: frozen.position,
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'revoked') {
-        const revoked = checkAnswer(revokedSchema, raw, call);
-        return {
-            kind: 'revoked',
-            holder: revoked.holder,
-            message: clipText(revoked.message) || 'revoked by an operator',
-            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
-        };
-    }
-    if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: clipText(checkAnswer(supersededSchema, raw, call).by, 2048) };
-    }
-    return {
-        kind: 'refused',
-        reason: clipText(refusal.reason, 200),
-        message: clipText(refusal.message),
-    };
-}
-function fieldOf(error) {
-    const path = error.issues[0]?.path ?? [];
-    return path.length ? path.map(String).join('.') : '(body)';
-}
-/** The lease on a resource and, from the bundled kernel, the freeze in force. */
-function readStatus(raw, call) {
-    const answer = checkAnswer(statusAnswerSchema, raw, call);
-    const frozen = answer.frozen
-        ? {
-            by: clipText(answer.frozen.by, 200) ?? '',
-            reason: clipText(answer.frozen.reason) ?? '',
-            untilMs: answer.frozen.until,
-        }
-        : undefined;
-    return { lease: answer.lease, frozen };
-}
-function readWatch(raw, call) {
-    const answer = checkAnswer(watchAnswerSchema, raw, call);
-    if (!answer.ended)
-        return { kind: 'held' };
-    return {
-        kind: 'ended',
-        reason: clipText(answer.reason, 200) ?? 'unknown',
-        endedAtMs: answer.endedAtMs,
-        message: clipText(answer.message),
-        holder: answer.holder,
-        ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
-    };
-}
-function readRevoke(raw, call) {
-    const answer = checkAnswer(revokeAnswerSchema, raw, call);
-    return {
-        revoked: answer.revoked,
-        leaseId: answer.leaseId ?? undefined,
-        holder: answer.holder ?? undefined,
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/plane/lease-calls.ts
@@ -30601,12 +30601,12 @@ async function startDryRunKernel(options = {}) {
             return { apiUrl: match[1], pid, dir };
         const ended = spawned.exited();
         if (ended) {
-            throw new lease_errors/* HelperError */.pQ(`the local kernel exited (${ended}) before it listened; see ${log}`);
+            throw new lease_errors/* HelperError */.p(`the local kernel exited (${ended}) before it listened; see ${log}`);
         }
         await time_realSleep(25);
     }
     await helpers_stopProcess(pid, STOP_GRACE_MS, time_realSleep);
-    throw new lease_errors/* HelperError */.pQ(`the local kernel did not start within ${limit} ms; see ${log}`);
+    throw new lease_errors/* HelperError */.p(`the local kernel did not start within ${limit} ms; see ${log}`);
 }
 function stopDryRunKernel(pid) {
     return stopProcess(pid, STOP_GRACE_MS, realSleep);
@@ -31075,11 +31075,13 @@ function memoryContext(options) {
             ctx.failed ??= message;
             ctx.log.push({ kind: 'failed', message });
         },
-        summary: async (heading, rows) => {
+        // A throw in the executor rejects, as the file system's failure would.
+        summary: (heading, rows) => new Promise((resolve) => {
             if (options.summaryFails)
                 throw new Error('EACCES: permission denied, open summary');
             ctx.summaries.push({ heading, rows });
-        },
+            resolve();
+        }),
     };
     return ctx;
 }
@@ -34563,7 +34565,7 @@ function choice(ctx, name, allowed, fallback) {
     if (allowed.includes(value))
         return value;
     const shown = value.slice(0, 80).replace(/[\r\n]/g, ' ');
-    throw new lease_errors/* SettingsError */.GN(`Invalid input '${name}': '${shown}'. Expected ${allowed.map((a) => `'${a}'`).join(', ')}.`);
+    throw new lease_errors/* SettingsError */.G(`Invalid input '${name}': '${shown}'. Expected ${allowed.map((a) => `'${a}'`).join(', ')}.`);
 }
 /**
  * The deploy's identity from the runner's environment. The workflow is its
@@ -34626,14 +34628,14 @@ function readAuth(ctx) {
     const given = ctx.getInput(INPUTS.auth).trim() || 'auto';
     const audience = ctx.getInput(INPUTS.oidcAudience).trim() || oidc_token/* DEFAULT_AUDIENCE */.Z4;
     if (!['auto', 'key', 'oidc'].includes(given)) {
-        throw new lease_errors/* SettingsError */.GN(`Invalid input '${INPUTS.auth}': '${given.slice(0, 40)}'. Expected 'auto', 'key' or 'oidc'.`);
+        throw new lease_errors/* SettingsError */.G(`Invalid input '${INPUTS.auth}': '${given.slice(0, 40)}'. Expected 'auto', 'key' or 'oidc'.`);
     }
     if (!/^[\x21-\x7e]{1,200}$/.test(audience)) {
-        throw new lease_errors/* SettingsError */.GN(`Invalid input '${INPUTS.oidcAudience}': '${audience.slice(0, 60)}'. Expected 1 to 200 printable characters without spaces.`);
+        throw new lease_errors/* SettingsError */.G(`Invalid input '${INPUTS.oidcAudience}': '${audience.slice(0, 60)}'. Expected 1 to 200 printable characters without spaces.`);
     }
     const canIssue = (0,oidc_token/* runnerCanIssue */.wM)(ctx.env);
     if (given === 'oidc' && !canIssue) {
-        throw new lease_errors/* SettingsError */.GN(`Input '${INPUTS.auth}' is 'oidc', but this job cannot ask for an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job \`permissions: id-token: write\`.`);
+        throw new lease_errors/* SettingsError */.G(`Input '${INPUTS.auth}' is 'oidc', but this job cannot ask for an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job \`permissions: id-token: write\`.`);
     }
     if (given === 'oidc')
         return { mode: 'oidc', audience };
@@ -34665,7 +34667,7 @@ function readStatusContext(ctx, resource) {
         return '';
     const context = given.replaceAll('{resource}', resource);
     if (context.length > 255 || /[\r\n]/.test(context) || LOOKS_LIKE_OFF.test(context)) {
-        throw new lease_errors/* SettingsError */.GN(`Invalid input '${INPUTS.statusContext}': '${context.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected a commit status context of one line, at most 255 characters ({resource} is replaced by the resource), or '${STATUSES_OFF}' to turn commit statuses off.`);
+        throw new lease_errors/* SettingsError */.G(`Invalid input '${INPUTS.statusContext}': '${context.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected a commit status context of one line, at most 255 characters ({resource} is replaced by the resource), or '${STATUSES_OFF}' to turn commit statuses off.`);
     }
     return context;
 }
@@ -34679,7 +34681,7 @@ function readSettings(ctx, nonce = (0,external_node_crypto_.randomBytes)(4).toSt
     if (!didInput.value.trim()) {
         const run = runContextFromEnv(ctx.env);
         if (!run) {
-            throw new lease_errors/* SettingsError */.GN(`Input '${INPUTS.actorDid}' is empty and cannot be derived: GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_JOB are not set (or not valid). Give a DID of the form did:<method>:<id>.`);
+            throw new lease_errors/* SettingsError */.G(`Input '${INPUTS.actorDid}' is empty and cannot be derived: GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_JOB are not set (or not valid). Give a DID of the form did:<method>:<id>.`);
         }
         didInput.value = deriveActorDid(run, nonce);
     }
@@ -34813,7 +34815,7 @@ async function useDryRunKernel(ctx, settings, helper) {
     }
     catch (error) {
         ctx.saveState(STATE.outcome, 'none');
-        throw new lease_errors/* HelperError */.pQ(`Dry run: the local kernel did not start: ${(0,errors/* errorMessage */.gJ)(error)}. Nothing was asked for; this job holds no lease.`);
+        throw new lease_errors/* HelperError */.p(`Dry run: the local kernel did not start: ${(0,errors/* errorMessage */.gJ)(error)}. Nothing was asked for; this job holds no lease.`, { cause: error });
     }
     ctx.info(`Dry run: using this job's own local kernel at ${kernel.apiUrl}. No key is used and nothing leaves this machine; no other job is gated.`);
     return { ...settings, apiUrl: kernel.apiUrl, key: '' };
@@ -35418,7 +35420,6 @@ async function readBounded(body, call) {
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
 
-
 const CODES = {
     network: 'http_network',
     timeout: 'http_timeout',
@@ -35470,11 +35471,10 @@ function isLoopbackHost(hostname) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   GN: () => (/* binding */ SettingsError),
-/* harmony export */   pQ: () => (/* binding */ HelperError)
+/* harmony export */   G: () => (/* binding */ SettingsError),
+/* harmony export */   p: () => (/* binding */ HelperError)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-
 
 /** A bad setting: the message names where the value came from and the accepted form. */
 class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
@@ -35584,7 +35584,7 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
         // not a URL: refused below
     }
     if (!origin.ok || !requestToken) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
     }
     return async () => {
         const text = await http.getText(`${base}&audience=${encodeURIComponent(audience)}`, {
@@ -35608,7 +35608,7 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
 function givenTokenSource(file, env) {
     if (!file) {
         const value = (env[TOKEN_ENV] ?? '').trim();
-        return async () => value;
+        return () => Promise.resolve(value);
     }
     const read = () => {
         let text;
@@ -35616,7 +35616,7 @@ function givenTokenSource(file, env) {
             text = readFileSync(file, 'utf8').trim();
         }
         catch (error) {
-            throw new SettingsError(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`);
+            throw new SettingsError(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`, { cause: error });
         }
         if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {
             throw new SettingsError(`Invalid --oidc-token-file ${file}: expected one compact JWT.`);
@@ -35624,7 +35624,8 @@ function givenTokenSource(file, env) {
         return text;
     };
     read();
-    return async () => read();
+    // A file that went bad since is a rejected promise, as from an async function.
+    return () => new Promise((resolve) => resolve(read()));
 }
 
 

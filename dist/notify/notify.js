@@ -28410,7 +28410,7 @@ function errors_errorMessage(error) {
  * \n Error Code : 500 …"). Callers clip and escape as their output needs; wrap with
  * `{ cause: error }` to keep the rest.
  */
-function causeText(error) {
+function errors_causeText(error) {
     return (error instanceof Error ? error.message : String(error))
         .replace(/\s*[\r\n]+\s*/g, ' ')
         .trim();
@@ -28470,7 +28470,6 @@ function createDispatchers(options) {
 }
 
 ;// CONCATENATED MODULE: ./src/http/errors.ts
-
 
 const CODES = {
     network: 'http_network',
@@ -35835,6 +35834,10 @@ const ENTRY_KINDS = [
     // pass is gone, for the kernel's replay and for verify alike.
     'break_glass_withdrawn',
 ];
+/** The kinds that name no lease (empty id, fence 0): an operator's freezes and break-glasses. */
+const NO_LEASE = (/* unused pure expression or super */ null && (['freeze', 'unfreeze', 'break_glass', 'break_glass_withdrawn']));
+/** Whether an entry of this kind names no lease (and is no holder's grant, renewal or end). */
+const namesNoLease = (kind) => NO_LEASE.includes(kind);
 
 ;// CONCATENATED MODULE: ./src/ledger/entry.ts
 
@@ -36259,7 +36262,9 @@ function readNotifySecret(file) {
         secret = readFileSync(file, 'utf8').trim();
     }
     catch (error) {
-        throw new notify_config_NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
+        throw new notify_config_NotifyError(`Cannot read --notify-secret-file ${file}: ${causeText(error)}`, {
+            cause: error,
+        });
     }
     if (secret.length < 16) {
         throw new notify_config_NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
@@ -36277,7 +36282,9 @@ function readNotifyFile(file) {
         raw = JSON.parse(readFileSync(file, 'utf8'));
     }
     catch (error) {
-        throw new notify_config_NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
+        throw new notify_config_NotifyError(`Cannot read --notify-file ${file}: ${causeText(error)}`, {
+            cause: error,
+        });
     }
     const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
     const notify = raw?.notify;
@@ -36297,6 +36304,7 @@ function readNotifyFile(file) {
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
+
 
 
 
@@ -36520,7 +36528,7 @@ class Notifier {
             catch (error) {
                 if (this.stop.signal.aborted)
                     break;
-                lastError = withoutUrl(error.message, target.url);
+                lastError = withoutUrl(errors_causeText(error), target.url);
             }
             if (this.now() + wait > giveUpAt)
                 break;

@@ -28598,6 +28598,16 @@ const deploySchema = schemas/* object */.Ikc({
     runAttempt: schemas/* optional */.lqM(whole(1e6, DEPLOY_FORMS.runAttempt)),
     runUrl: schemas/* optional */.lqM(schemas/* string */.YjP().check(schemas/* refine */.YPB(isRunUrl, `expected ${DEPLOY_FORMS.runUrl}`))),
 });
+/** The deploy's fields in one fixed order (ledger lines, console rows, the kernel's check). */
+const DEPLOY_FIELDS = [
+    'repository',
+    'workflow',
+    'ref',
+    'commit',
+    'runNumber',
+    'runAttempt',
+    'runUrl',
+];
 /** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
 const QUEUE_MODES = ['fifo', 'newest'];
 const queueSchema = schemas/* enum */.k5n(QUEUE_MODES);
@@ -28614,17 +28624,8 @@ const supersededSchema = schemas/* object */.Ikc({
 });
 /** The commit list in a fixed order, so a ledger line and a console row read the same. */
 function deployEntries(deploy) {
-    const keys = [
-        'repository',
-        'workflow',
-        'ref',
-        'commit',
-        'runNumber',
-        'runAttempt',
-        'runUrl',
-    ];
     const out = [];
-    for (const key of keys) {
+    for (const key of DEPLOY_FIELDS) {
         const value = deploy[key];
         if (value !== undefined)
             out.push([key, value]);
@@ -28689,14 +28690,17 @@ const MAX_EPOCH_MS = 8.64e15;
 /** No plane back-off is longer than a day; longer is a broken answer. */
 const MAX_WAIT_MS = 86_400_000;
 const MAX_TEXT = 1_000;
-const did = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema_isDid, `expected ${schema_DID_FORM}`));
+/** A DID and a resource name as a request names them, each refusal naming the accepted form. */
+const didSchema = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema_isDid, `expected ${schema_DID_FORM}`));
+const resourceSchema = schemas/* string */.YjP()
+    .check(api/* _regex */.Fk(schema_RESOURCE_PATTERN, `expected ${schema_RESOURCE_FORM}`));
 const shortText = (max) => schemas/* string */.YjP()
     .check(api/* _minLength */.m9(1, 'expected a non-empty string'), api/* _maxLength */.Eb(max, `expected at most ${max} characters`));
 const boundedNumber = (min, max, what) => schemas/* number */.aig().check(schemas/* refine */.YPB((n) => Number.isFinite(n) && n >= min && n <= max, `expected ${what}`));
 const schema_leaseSchema = schemas/* object */.Ikc({
     id: shortText(256),
     resource: shortText(256),
-    holder: did,
+    holder: didSchema,
     expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
     /**
      * The bundled kernel's: how long this grant or renewal runs from when the plane decided
@@ -28713,7 +28717,7 @@ const grantedSchema = schemas/* object */.Ikc({ ok: schemas/* literal */.euz(tru
 const heldSchema = schemas/* object */.Ikc({
     ok: schemas/* literal */.euz(false),
     reason: schemas/* literal */.euz('lease_held'),
-    holder: did,
+    holder: didSchema,
     reserved: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
     stampede: schemas/* object */.Ikc({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
     position: schemas/* optional */.lqM(boundedNumber(0, 1e9, 'a queue position')),
@@ -28734,7 +28738,7 @@ const frozenSchema = schemas/* object */.Ikc({
 const revokedSchema = schemas/* object */.Ikc({
     ok: schemas/* literal */.euz(false),
     reason: schemas/* literal */.euz('revoked'),
-    holder: schemas/* optional */.lqM(did),
+    holder: schemas/* optional */.lqM(didSchema),
     message: schemas/* optional */.lqM(schemas/* string */.YjP()),
     /** Who revoked (`operator:NAME`), when the plane names them. */
     by: schemas/* optional */.lqM(shortText(200)),
@@ -28762,7 +28766,7 @@ const revokeAnswerSchema = schemas/* object */.Ikc({
     revoked: schemas/* boolean */.zMY(),
     /** The bundled kernel names the lease it ended and its holder; other planes may not. */
     leaseId: schemas/* optional */.lqM(schemas/* nullable */.mee(shortText(256))),
-    holder: schemas/* optional */.lqM(schemas/* nullable */.mee(did)),
+    holder: schemas/* optional */.lqM(schemas/* nullable */.mee(didSchema)),
 });
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
 const watchAnswerSchema = schemas/* object */.Ikc({
@@ -28771,7 +28775,7 @@ const watchAnswerSchema = schemas/* object */.Ikc({
     reason: schemas/* optional */.lqM(shortText(200)),
     endedAtMs: schemas/* optional */.lqM(boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date')),
     message: schemas/* optional */.lqM(schemas/* string */.YjP()),
-    holder: schemas/* optional */.lqM(did),
+    holder: schemas/* optional */.lqM(didSchema),
     /** Who revoked (`operator:NAME`), when the plane names them. */
     by: schemas/* optional */.lqM(shortText(200)),
 });
@@ -29641,7 +29645,183 @@ function lossOf(end) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/plane/json-body.ts
+
+/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
+function parseJson(text) {
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
+function field(body, name) {
+    return typeof body === 'object' && body !== null && name in body
+        ? Object.getOwnPropertyDescriptor(body, name)?.value
+        : undefined;
+}
+/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
+function bodyMessage(body) {
+    const message = field(body, 'message');
+    if (typeof message === 'string')
+        return clipText(message, 300);
+    const reason = field(body, 'reason');
+    if (typeof reason === 'string')
+        return clipText(reason, 100);
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/plane/answers.ts
+
+
+
+
+
+/**
+ * The readers of the plane's answers, one per route: each checks the body against the
+ * contract (a ContractError names the field that is wrong) and reads it as the client's
+ * answer, its untrusted texts clipped. No I/O: the client sends, these read.
+ */
+/** A frozen resource that names no back-off is asked again this often. */
+const FROZEN_POLL_MS = 5_000;
+/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
+function checkAnswer(schema, raw, call) {
+    const parsed = schema.safeParse(raw.body);
+    if (parsed.success)
+        return parsed.data;
+    throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
+}
+/** The documented pair, plus the deploy's extension fields when the gate knows them. */
+function leaseRequestOf(req) {
+    const out = { resource: req.resource, actorDid: req.actorDid };
+    if (req.deploy)
+        out.deploy = req.deploy;
+    if (req.queue)
+        out.queue = req.queue;
+    return out;
+}
+/** A lease call's body: the request without a release's fields (`outdated`). */
+const leaseBody = (req) => ({
+    ...leaseRequestOf(req),
+});
+/**
+ * A lease answer, or what is wrong with the grant it makes: a broken grant is the
+ * client's to give back (it needs the network) before it fails the call.
+ */
+function readLease(raw, req, call, wallNow) {
+    if (field(raw.body, 'ok') !== true)
+        return { answer: interpretLease(raw, call) };
+    const parsed = grantedSchema.safeParse(raw.body);
+    const broken = parsed.success
+        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
+        : {
+            field: fieldOf(parsed.error),
+            problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
+        };
+    if (!parsed.success || broken)
+        return { broken: broken };
+    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
+    const previous = deploySchema.safeParse(field(raw.body, 'previous'));
+    return {
+        answer: {
+            kind: 'granted',
+            lease: parsed.data.lease,
+            preferenceApplied: raw.preferenceApplied,
+            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
+            ...(previous.success && previous.data ? { previous: previous.data } : {}),
+        },
+    };
+}
+function brokenGrantError(call, raw, broken, gaveBack) {
+    return new BrokenGrantError(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
+}
+/** A refusal (`ok` is not true) read as what it means for a waiter. */
+function interpretLease(raw, call) {
+    const refusal = checkAnswer(otherRefusalSchema, raw, call);
+    if (refusal.reason === 'lease_held') {
+        const held = checkAnswer(heldSchema, raw, call);
+        return {
+            kind: 'held',
+            holder: held.holder,
+            waitMs: held.stampede.waitMs,
+            reserved: held.reserved === true,
+            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
+            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
+            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'frozen') {
+        const frozen = checkAnswer(frozenSchema, raw, call);
+        return {
+            kind: 'frozen',
+            message: clipText(frozen.message) || 'frozen by an operator',
+            untilMs: frozen.until ?? undefined,
+            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
+            position: frozen.position,
+            preferenceApplied: raw.preferenceApplied,
+        };
+    }
+    if (refusal.reason === 'revoked') {
+        const revoked = checkAnswer(revokedSchema, raw, call);
+        return {
+            kind: 'revoked',
+            holder: revoked.holder,
+            message: clipText(revoked.message) || 'revoked by an operator',
+            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
+        };
+    }
+    if (refusal.reason === 'superseded') {
+        return { kind: 'superseded', by: clipText(checkAnswer(supersededSchema, raw, call).by, 2048) };
+    }
+    return {
+        kind: 'refused',
+        reason: clipText(refusal.reason, 200),
+        message: clipText(refusal.message),
+    };
+}
+function fieldOf(error) {
+    const path = error.issues[0]?.path ?? [];
+    return path.length ? path.map(String).join('.') : '(body)';
+}
+/** The lease on a resource and, from the bundled kernel, the freeze in force. */
+function readStatus(raw, call) {
+    const answer = checkAnswer(statusAnswerSchema, raw, call);
+    const frozen = answer.frozen
+        ? {
+            by: clipText(answer.frozen.by, 200) ?? '',
+            reason: clipText(answer.frozen.reason) ?? '',
+            untilMs: answer.frozen.until,
+        }
+        : undefined;
+    return { lease: answer.lease, frozen };
+}
+function readWatch(raw, call) {
+    const answer = checkAnswer(watchAnswerSchema, raw, call);
+    if (!answer.ended)
+        return { kind: 'held' };
+    return {
+        kind: 'ended',
+        reason: clipText(answer.reason, 200) ?? 'unknown',
+        endedAtMs: answer.endedAtMs,
+        message: clipText(answer.message),
+        holder: answer.holder,
+        ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
+    };
+}
+function readRevoke(raw, call) {
+    const answer = checkAnswer(revokeAnswerSchema, raw, call);
+    return {
+        revoked: answer.revoked,
+        leaseId: answer.leaseId ?? undefined,
+        holder: answer.holder ?? undefined,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/gate/wait.ts
+
 
 
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
@@ -29707,7 +29887,7 @@ const REALLY_HELD_MS = 500;
  */
 async function waitForLease(options) {
     const { client, clock, sleep, signal } = options;
-    const request = requestOf(options);
+    const request = leaseRequestOf(options);
     const started = clock.now();
     const deadline = started + options.timeoutMs;
     const retryUntilMs = Math.max(deadline, started + (options.minRetryWindowMs ?? MIN_RETRY_WINDOW_MS));
@@ -29759,15 +29939,6 @@ async function waitForLease(options) {
         last.position = answer.position;
         await sleep(nextAskInMs, signal);
     }
-}
-/** The documented pair, plus the deploy's fields when the gate knows them. */
-function requestOf(options) {
-    const request = { resource: options.resource, actorDid: options.actorDid };
-    if (options.deploy)
-        request.deploy = options.deploy;
-    if (options.queue)
-        request.queue = options.queue;
-    return request;
 }
 /** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
 async function settle(options, request, answer, ask) {
@@ -29923,7 +30094,7 @@ async function withRetries(attempt, call, how) {
                 throw error;
             const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
             if (wait === undefined) {
-                throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status });
+                throw new PlaneUnavailableError(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status, cause: error });
             }
             how.onRetry?.({
                 error: error.message,
@@ -29951,177 +30122,6 @@ function createCaller(apiUrl, send, key, retrying) {
 /** A call the plane never holds (`Prefer: wait` is for lease requests and watches). */
 function unheld(call) {
     return { ...call, waitSeconds: undefined };
-}
-
-;// CONCATENATED MODULE: ./src/plane/json-body.ts
-
-/** A body that is not JSON reads as undefined: the caller decides what that means for its status. */
-function parseJson(text) {
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        return undefined;
-    }
-}
-/** One field of a JSON answer, still unchecked: the caller's schema or type test reads it. */
-function field(body, name) {
-    return typeof body === 'object' && body !== null && name in body
-        ? Object.getOwnPropertyDescriptor(body, name)?.value
-        : undefined;
-}
-/** The plane's own words on a failure (its `message`, else its `reason`), clipped to one line. */
-function bodyMessage(body) {
-    const message = field(body, 'message');
-    if (typeof message === 'string')
-        return clipText(message, 300);
-    const reason = field(body, 'reason');
-    if (typeof reason === 'string')
-        return clipText(reason, 100);
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/plane/answers.ts
-
-
-
-
-
-/**
- * The readers of the plane's answers, one per route: each checks the body against the
- * contract (a ContractError names the field that is wrong) and reads it as the client's
- * answer, its untrusted texts clipped. No I/O: the client sends, these read.
- */
-/** A frozen resource that names no back-off is asked again this often. */
-const FROZEN_POLL_MS = 5_000;
-/** The body as `schema` reads it, or a ContractError naming `call` and what does not match. */
-function checkAnswer(schema, raw, call) {
-    const parsed = schema.safeParse(raw.body);
-    if (parsed.success)
-        return parsed.data;
-    throw new ContractError(`${call}: the answer does not match the plane's contract: ${describeIssues(parsed.error)}`, { call, status: raw.status });
-}
-/** The documented pair, plus the deploy's extension fields when the gate knows them. */
-function leaseBody(req) {
-    const body = { resource: req.resource, actorDid: req.actorDid };
-    if (req.deploy)
-        body.deploy = req.deploy;
-    if (req.queue)
-        body.queue = req.queue;
-    return body;
-}
-/**
- * A lease answer, or what is wrong with the grant it makes: a broken grant is the
- * client's to give back (it needs the network) before it fails the call.
- */
-function readLease(raw, req, call, wallNow) {
-    if (field(raw.body, 'ok') !== true)
-        return { answer: interpretLease(raw, call) };
-    const parsed = grantedSchema.safeParse(raw.body);
-    const broken = parsed.success
-        ? grantProblem(parsed.data.lease, req, raw.dateMs ?? wallNow())
-        : {
-            field: fieldOf(parsed.error),
-            problem: `does not match the plane's contract: ${describeIssues(parsed.error)}`,
-        };
-    if (!parsed.success || broken)
-        return { broken: broken };
-    // Information only: a plane that omits it, or sends one we cannot read, leaves the check undone.
-    const previous = deploySchema.safeParse(field(raw.body, 'previous'));
-    return {
-        answer: {
-            kind: 'granted',
-            lease: parsed.data.lease,
-            preferenceApplied: raw.preferenceApplied,
-            ...(raw.dateMs === undefined ? {} : { planeDateMs: raw.dateMs }),
-            ...(previous.success && previous.data ? { previous: previous.data } : {}),
-        },
-    };
-}
-function brokenGrantError(call, raw, broken, gaveBack) {
-    return new BrokenGrantError(`${call}: the plane granted a lease that is not ours to believe: ${broken.field} ${broken.problem}. ${gaveBack ? 'It was given back' : 'Giving it back failed (it lapses on its own)'} by (resource, own DID); the plane looks broken.`, { call, status: raw.status, field: broken.field, gaveBack });
-}
-/** A refusal (`ok` is not true) read as what it means for a waiter. */
-function interpretLease(raw, call) {
-    const refusal = checkAnswer(otherRefusalSchema, raw, call);
-    if (refusal.reason === 'lease_held') {
-        const held = checkAnswer(heldSchema, raw, call);
-        return {
-            kind: 'held',
-            holder: held.holder,
-            waitMs: held.stampede.waitMs,
-            reserved: held.reserved === true,
-            ...(held.position === undefined ? {} : { position: Math.floor(held.position) }),
-            ...(held.etaMs === undefined ? {} : { etaMs: held.etaMs }),
-            ...(held.overdueMs === undefined ? {} : { overdueMs: held.overdueMs }),
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'frozen') {
-        const frozen = checkAnswer(frozenSchema, raw, call);
-        return {
-            kind: 'frozen',
-            message: clipText(frozen.message) || 'frozen by an operator',
-            untilMs: frozen.until ?? undefined,
-            waitMs: frozen.stampede?.waitMs ?? FROZEN_POLL_MS,
-            position: frozen.position,
-            preferenceApplied: raw.preferenceApplied,
-        };
-    }
-    if (refusal.reason === 'revoked') {
-        const revoked = checkAnswer(revokedSchema, raw, call);
-        return {
-            kind: 'revoked',
-            holder: revoked.holder,
-            message: clipText(revoked.message) || 'revoked by an operator',
-            ...(revoked.by ? { by: clipText(revoked.by, 200) } : {}),
-        };
-    }
-    if (refusal.reason === 'superseded') {
-        return { kind: 'superseded', by: clipText(checkAnswer(supersededSchema, raw, call).by, 2048) };
-    }
-    return {
-        kind: 'refused',
-        reason: clipText(refusal.reason, 200),
-        message: clipText(refusal.message),
-    };
-}
-function fieldOf(error) {
-    const path = error.issues[0]?.path ?? [];
-    return path.length ? path.map(String).join('.') : '(body)';
-}
-/** The lease on a resource and, from the bundled kernel, the freeze in force. */
-function readStatus(raw, call) {
-    const answer = checkAnswer(statusAnswerSchema, raw, call);
-    const frozen = answer.frozen
-        ? {
-            by: clipText(answer.frozen.by, 200) ?? '',
-            reason: clipText(answer.frozen.reason) ?? '',
-            untilMs: answer.frozen.until,
-        }
-        : undefined;
-    return { lease: answer.lease, frozen };
-}
-function readWatch(raw, call) {
-    const answer = checkAnswer(watchAnswerSchema, raw, call);
-    if (!answer.ended)
-        return { kind: 'held' };
-    return {
-        kind: 'ended',
-        reason: clipText(answer.reason, 200) ?? 'unknown',
-        endedAtMs: answer.endedAtMs,
-        message: clipText(answer.message),
-        holder: answer.holder,
-        ...(answer.by ? { by: clipText(answer.by, 200) } : {}),
-    };
-}
-function readRevoke(raw, call) {
-    const answer = checkAnswer(revokeAnswerSchema, raw, call);
-    return {
-        revoked: answer.revoked,
-        leaseId: answer.leaseId ?? undefined,
-        holder: answer.holder ?? undefined,
-    };
 }
 
 ;// CONCATENATED MODULE: ./src/plane/lease-calls.ts
@@ -31011,7 +31011,7 @@ const PAGE = 500;
 /** An export stops after this many pages (10 million entries). */
 const MAX_PAGES = 20_000;
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
-class LedgerFetchError extends http_errors/* LeaseGateError */.e {
+class LedgerFetchError extends src_errors/* LeaseGateError */.eg {
     name = 'LedgerFetchError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'ledger_fetch' });
@@ -31184,11 +31184,13 @@ function memoryContext(options) {
             ctx.failed ??= message;
             ctx.log.push({ kind: 'failed', message });
         },
-        summary: async (heading, rows) => {
+        // A throw in the executor rejects, as the file system's failure would.
+        summary: (heading, rows) => new Promise((resolve) => {
             if (options.summaryFails)
                 throw new Error('EACCES: permission denied, open summary');
             ctx.summaries.push({ heading, rows });
-        },
+            resolve();
+        }),
     };
     return ctx;
 }
@@ -34771,14 +34773,14 @@ function readAuth(ctx) {
     const given = ctx.getInput(io_INPUTS.auth).trim() || 'auto';
     const audience = ctx.getInput(io_INPUTS.oidcAudience).trim() || oidc_token/* DEFAULT_AUDIENCE */.Z4;
     if (!['auto', 'key', 'oidc'].includes(given)) {
-        throw new errors/* SettingsError */.GN(`Invalid input '${io_INPUTS.auth}': '${given.slice(0, 40)}'. Expected 'auto', 'key' or 'oidc'.`);
+        throw new errors/* SettingsError */.G(`Invalid input '${io_INPUTS.auth}': '${given.slice(0, 40)}'. Expected 'auto', 'key' or 'oidc'.`);
     }
     if (!/^[\x21-\x7e]{1,200}$/.test(audience)) {
-        throw new errors/* SettingsError */.GN(`Invalid input '${io_INPUTS.oidcAudience}': '${audience.slice(0, 60)}'. Expected 1 to 200 printable characters without spaces.`);
+        throw new errors/* SettingsError */.G(`Invalid input '${io_INPUTS.oidcAudience}': '${audience.slice(0, 60)}'. Expected 1 to 200 printable characters without spaces.`);
     }
     const canIssue = (0,oidc_token/* runnerCanIssue */.wM)(ctx.env);
     if (given === 'oidc' && !canIssue) {
-        throw new errors/* SettingsError */.GN(`Input '${io_INPUTS.auth}' is 'oidc', but this job cannot ask for an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job \`permissions: id-token: write\`.`);
+        throw new errors/* SettingsError */.G(`Input '${io_INPUTS.auth}' is 'oidc', but this job cannot ask for an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job \`permissions: id-token: write\`.`);
     }
     if (given === 'oidc')
         return { mode: 'oidc', audience };
@@ -34810,7 +34812,7 @@ function readStatusContext(ctx, resource) {
         return '';
     const context = given.replaceAll('{resource}', resource);
     if (context.length > 255 || /[\r\n]/.test(context) || LOOKS_LIKE_OFF.test(context)) {
-        throw new errors/* SettingsError */.GN(`Invalid input '${io_INPUTS.statusContext}': '${context.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected a commit status context of one line, at most 255 characters ({resource} is replaced by the resource), or '${STATUSES_OFF}' to turn commit statuses off.`);
+        throw new errors/* SettingsError */.G(`Invalid input '${io_INPUTS.statusContext}': '${context.slice(0, 60).replace(/[\r\n]+/g, ' ')}'. Expected a commit status context of one line, at most 255 characters ({resource} is replaced by the resource), or '${STATUSES_OFF}' to turn commit statuses off.`);
     }
     return context;
 }
@@ -35494,11 +35496,9 @@ async function readBounded(body, call) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   e: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_0__.eg),
 /* harmony export */   j: () => (/* binding */ HttpError)
 /* harmony export */ });
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-
 
 const CODES = {
     network: 'http_network',
@@ -35551,11 +35551,10 @@ function isLoopbackHost(hostname) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   GN: () => (/* binding */ SettingsError)
+/* harmony export */   G: () => (/* binding */ SettingsError)
 /* harmony export */ });
 /* unused harmony export HelperError */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3916);
-
 
 /** A bad setting: the message names where the value came from and the accepted form. */
 class SettingsError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
@@ -35665,7 +35664,7 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
         // not a URL: refused below
     }
     if (!origin.ok || !requestToken) {
-        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .GN('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_3__/* .SettingsError */ .G('No OIDC token service: ACTIONS_ID_TOKEN_REQUEST_URL (https://, or http:// on loopback) and ACTIONS_ID_TOKEN_REQUEST_TOKEN must be set; give the job `permissions: id-token: write`.');
     }
     return async () => {
         const text = await http.getText(`${base}&audience=${encodeURIComponent(audience)}`, {
@@ -35689,7 +35688,7 @@ function runnerTokenSource(env, audience, http = (0,_http_client_js__WEBPACK_IMP
 function givenTokenSource(file, env) {
     if (!file) {
         const value = (env[TOKEN_ENV] ?? '').trim();
-        return async () => value;
+        return () => Promise.resolve(value);
     }
     const read = () => {
         let text;
@@ -35697,7 +35696,7 @@ function givenTokenSource(file, env) {
             text = readFileSync(file, 'utf8').trim();
         }
         catch (error) {
-            throw new SettingsError(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`);
+            throw new SettingsError(`Cannot read --oidc-token-file ${file}: ${error.code ?? 'unreadable'}.`, { cause: error });
         }
         if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {
             throw new SettingsError(`Invalid --oidc-token-file ${file}: expected one compact JWT.`);
@@ -35705,7 +35704,8 @@ function givenTokenSource(file, env) {
         return text;
     };
     read();
-    return async () => read();
+    // A file that went bad since is a rejected promise, as from an async function.
+    return () => new Promise((resolve) => resolve(read()));
 }
 
 

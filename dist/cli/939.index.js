@@ -1,8 +1,8 @@
-export const id = 30;
-export const ids = [30];
+export const id = 939;
+export const ids = [939];
 export const modules = {
 
-/***/ 9030:
+/***/ 939:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -112,7 +112,7 @@ const configFileSchema = schemas/* strictObject */.rej({
         repository: schemas/* string */.YjP()
             .check(api/* _regex */.Fk(/^[A-Za-z0-9*][A-Za-z0-9*-]{0,38}\/[A-Za-z0-9._*-]{1,100}$/, 'expected owner/repo, where * matches any characters but /')),
         environment: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(255)),
-        resource: schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`)),
+        resource: schema/* resourceSchema */.C5,
         job: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id'))),
     }))
         .check(api/* _minLength */.m9(1, 'expected at least one rule')),
@@ -230,8 +230,8 @@ function globToRegExp(glob) {
 var external_node_http_ = __webpack_require__(7067);
 // EXTERNAL MODULE: ./src/http/client.ts + 2 modules
 var client = __webpack_require__(1197);
-// EXTERNAL MODULE: ./src/plane/client.ts + 8 modules
-var plane_client = __webpack_require__(6003);
+// EXTERNAL MODULE: ./src/plane/client.ts + 6 modules
+var plane_client = __webpack_require__(4984);
 // EXTERNAL MODULE: ./src/plane/time.ts
 var time = __webpack_require__(7513);
 // EXTERNAL MODULE: ./src/plane/did.ts
@@ -747,8 +747,10 @@ async function send({ options, policy }, { method, path, bearer, body, signal },
         stopped(`${method} ${path}`, signal);
         if (!(error instanceof http_errors/* HttpError */.j) || error.failure === 'cancelled')
             throw error;
+        options.onAttempt?.(undefined);
         return { retryInMs: (0,retry/* backoffMs */.jo)(policy, attempt, options.random), why: error.message };
     }
+    options.onAttempt?.(answer.status);
     if (answer.status < 300)
         return answer;
     // A token GitHub no longer takes (revoked, or the clock moved): one fresh one.
@@ -887,11 +889,12 @@ function createGitHubApp(options) {
 
 
 
+
 /** The plane no longer shows this run holding the lease it was granted: never approve it. */
 class LeaseGoneError extends errors/* LeaseGateError */.eg {
     name = 'LeaseGoneError';
-    constructor(message) {
-        super(message, { code: 'lease_revoked' });
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'lease_revoked' });
     }
 }
 /** Renews `held` until stopped or lost; how long it is wanted is set once the approval is final. */
@@ -923,7 +926,7 @@ async function stillHeld(plane, lease, signal) {
         now = await plane.status(lease.resource, { signal });
     }
     catch (error) {
-        throw new LeaseGoneError(`the plane could not say who holds ${lease.resource} (${(0,errors/* errorMessage */.gJ)(error)})`);
+        throw new LeaseGoneError(`the plane could not say who holds ${lease.resource} (${(0,errors/* errorMessage */.gJ)(error)})`, { cause: error });
     }
     if (now?.holder === lease.holder && now.id === lease.id && now.fence === lease.fence)
         return;
@@ -1756,7 +1759,116 @@ async function reviewApprovals(options, listed) {
     return found;
 }
 
+// EXTERNAL MODULE: ./node_modules/prom-client/index.js
+var prom_client = __webpack_require__(5222);
+// EXTERNAL MODULE: ./src/metrics/render.ts
+var render = __webpack_require__(8497);
+;// CONCATENATED MODULE: ./src/app/metrics.ts
+/**
+ * The App's Prometheus metrics on `GET /metrics`: runs waiting for the lease, the rule's
+ * answers GitHub took (approved, rejected), and every GitHub call's outcome. Read with the
+ * metrics key (LEASE_GATE_METRICS_KEY) as the Bearer token; off without one. docs/metrics.md.
+ */
+
+
+
+const outcomeOf = (status) => status === undefined
+    ? 'network'
+    : status < 400
+        ? 'ok'
+        : status === 429
+            ? 'rate_limited'
+            : status < 500
+                ? 'client_error'
+                : 'server_error';
+class AppMetrics {
+    registry = new prom_client.Registry();
+    renderer = new render/* MetricsRenderer */.n(this.registry);
+    calls;
+    reviews;
+    constructor(waiting) {
+        const registers = [this.registry];
+        const calls = new prom_client.Counter({
+            name: 'lease_gate_app_github_calls_total',
+            help: 'Attempts of calls to GitHub’s API, by outcome (each retry counts).',
+            labelNames: ['outcome'],
+            registers,
+        });
+        const outcomes = [
+            'ok',
+            'client_error',
+            'server_error',
+            'rate_limited',
+            'network',
+        ];
+        this.calls = Object.fromEntries(outcomes.map((o) => [o, calls.labels(o)]));
+        this.reviews = new prom_client.Counter({
+            name: 'lease_gate_app_reviews_total',
+            help: 'The protection rule’s answers sent to GitHub (state approved or rejected), by outcome.',
+            labelNames: ['state', 'outcome'],
+            registers,
+        });
+        new prom_client.Gauge({
+            name: 'lease_gate_app_queued_runs',
+            help: 'Runs waiting for their lease (each a pending protection rule).',
+            registers,
+            collect() {
+                this.set(waiting());
+            },
+        });
+    }
+    /** One attempt's answer (its status) or none (a network failure): the transport tells it. */
+    called(status) {
+        this.calls[outcomeOf(status)].inc();
+    }
+    /** Wraps the App's review call so that each answer it sends is counted. */
+    counted(github) {
+        const review = async (installation, repo, runId, body, attempt) => {
+            try {
+                await github.review(installation, repo, runId, body, attempt);
+                this.reviews.inc({ state: body.state, outcome: 'ok' });
+            }
+            catch (error) {
+                this.reviews.inc({ state: body.state, outcome: 'failed' });
+                throw error;
+            }
+        };
+        return { ...github, review };
+    }
+    /** Answers `GET /metrics` when `req` asks for it and returns true; false for any other path. */
+    serve(req, res, key) {
+        if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics')
+            return false;
+        const header = req.headers.authorization ?? '';
+        const status = !key
+            ? 403
+            : !header.startsWith('Bearer ')
+                ? 401
+                : matches(header.slice(7), key)
+                    ? 200
+                    : 403;
+        if (status !== 200) {
+            const message = !key
+                ? 'Metrics need the App to be started with LEASE_GATE_METRICS_KEY.'
+                : 'Metrics need the metrics key (LEASE_GATE_METRICS_KEY) as the Bearer token.';
+            res.writeHead(status, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({
+                ok: false,
+                reason: status === 401 ? 'unauthorized' : 'forbidden',
+                message,
+            }));
+            return true;
+        }
+        this.renderer.render(req.headers.accept).then(({ contentType, text }) => res.writeHead(200, { 'content-type': contentType }).end(text), () => res.writeHead(500).end());
+        return true;
+    }
+}
+const digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
+/** In constant time, over digests, as the kernel compares its keys. */
+const matches = (token, key) => token.length > 0 && (0,external_node_crypto_.timingSafeEqual)(digest(token), digest(key));
+
 ;// CONCATENATED MODULE: ./src/app/server.ts
+
 
 
 
@@ -1785,7 +1897,11 @@ async function startApp(config, options) {
         random,
         env,
     });
-    const github = createGitHubApp({
+    // Made before GitHub's client, which tells it each call; its gauge reads the gatekeeper's queue.
+    let waiting = () => 0;
+    const metrics = new AppMetrics(() => waiting());
+    const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+    const github = metrics.counted(createGitHubApp({
         appId: config.appId,
         privateKey: config.privateKey,
         apiUrl: config.githubApiUrl,
@@ -1796,7 +1912,8 @@ async function startApp(config, options) {
         random,
         ...options.github,
         signal: stopping.signal,
-    });
+        onAttempt: (status) => metrics.called(status),
+    }));
     const gatekeeper = createGatekeeper({
         config,
         github,
@@ -1807,23 +1924,20 @@ async function startApp(config, options) {
         random,
         wallNow,
     });
+    waiting = gatekeeper.waiting;
     const receive = createReceiver({
         secret: config.webhookSecret,
         path: config.path,
         log: options.log,
         onDelivery: gatekeeper.onDelivery,
     });
-    const server = (0,external_node_http_.createServer)((req, res) => {
+    const server = await listenOn(config, (req, res) => {
+        if (metrics.serve(req, res, metricsKey))
+            return;
         receive(req, res).catch(() => {
             if (!res.headersSent)
                 res.writeHead(500).end();
         });
-    });
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 15_000;
-    await new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => resolve());
     });
     // Listening first, so nothing GitHub sends meanwhile fails; started before any request is
     // handled (a connection is an event, this a continuation), so a live delivery queues after
@@ -1844,6 +1958,17 @@ async function startApp(config, options) {
         },
     };
 }
+/** The App's server on its configured address, with bounded header and request times. */
+async function listenOn(config, handle) {
+    const server = (0,external_node_http_.createServer)(handle);
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 15_000;
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => resolve());
+    });
+    return server;
+}
 
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
@@ -1851,14 +1976,17 @@ var options = __webpack_require__(776);
 var app_help = __webpack_require__(6269);
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __webpack_require__(507);
+// EXTERNAL MODULE: ./src/cli/log-format-flag.ts
+var log_format_flag = __webpack_require__(7661);
 ;// CONCATENATED MODULE: ./src/cli/app-settings.ts
 
 
 
-function appSettings(values) {
+
+function appSettings(values, env = {}) {
     if (!values.config)
         throw new options/* UsageError */.eb('Missing --config FILE: the JSON config of the app.');
-    return { configFile: values.config };
+    return { configFile: values.config, logFormat: (0,log_format_flag/* logFormatOf */.r)(values['log-format'], env) };
 }
 function smokeSettings(values) {
     const url = webhookUrl(values.url);
@@ -1986,6 +2114,8 @@ async function appSmoke(args, io, env) {
     }
 }
 
+// EXTERNAL MODULE: ./src/cli/log-output.ts
+var log_output = __webpack_require__(7500);
 ;// CONCATENATED MODULE: ./src/cli/app-command.ts
 
 
@@ -2000,7 +2130,15 @@ async function app(args, io, env) {
     if (args[0] === 'smoke')
         return appSmoke(args.slice(1), io, env);
     const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(app_help/* APP */.uq.flags));
-    return startAppCommand(appSettings(values), io, env);
+    const settings = appSettings(values, env);
+    try {
+        return await startAppCommand(settings, io, env);
+    }
+    catch (error) {
+        // A config that does not check out, said as a JSON line when asked for.
+        const log = { format: settings.logFormat, secrets: [] };
+        return (0,log_output/* refusedToStart */.ej)(error, log, (0,log_output/* loggedOutput */.kO)(io, log), 'app');
+    }
 }
 /** Checked settings → the app: its config read and checked, then served. */
 async function startAppCommand(settings, io, env) {
@@ -2010,18 +2148,114 @@ async function startAppCommand(settings, io, env) {
     }
     catch (error) {
         if (error instanceof ConfigError)
-            throw new options/* UsageError */.eb(error.message);
+            throw new options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
-    const log = (line) => io.out((0,lease_escape/* logLine */.BP)(`${new Date().toISOString()} ${line}`));
+    // Masked and escaped (src/log); the text form starts with its time, a JSON line has a field.
+    const logged = (0,log_output/* loggedOutput */.kO)(io, {
+        format: settings.logFormat,
+        secrets: [config.privateKey, config.webhookSecret, config.planeKey],
+    });
+    const log = settings.logFormat === 'json'
+        ? (line) => logged.out(line)
+        : (line) => logged.out(`${new Date().toISOString()} ${line}`);
     const running = await startApp(config, { log, env });
     const stopped = new Promise((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve));
-    io.out(`lease-gate app listening on ${running.url}`);
+    logged.outWith(`lease-gate app listening on ${running.url}`, { url: running.url });
     log(`plane ${config.planeUrl}, GitHub ${config.githubApiUrl}, ${config.rules.length} rule(s)`);
     await stopped;
     log('stopping: leaving every queue');
     await running.close();
     return options/* EXIT */.dc.done;
+}
+
+
+/***/ }),
+
+/***/ 7661:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   r: () => (/* binding */ logFormatOf)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+/* harmony import */ var _log_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8988);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(776);
+
+
+
+/** The flag over the environment; either one naming neither form is refused, naming itself. */
+function logFormatOf(flag, env) {
+    const [raw, from] = flag !== undefined
+        ? [flag, '--log-format']
+        : [env.LEASE_GATE_LOG_FORMAT, 'LEASE_GATE_LOG_FORMAT'];
+    const format = (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .parseLogFormat */ .r5)(raw);
+    if (!format)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid ${from} '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(raw ?? '', 40)}'. Expected ${_log_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .LOG_FORMAT_FORM */ .mW}.`);
+    return format;
+}
+
+
+/***/ }),
+
+/***/ 7500:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Ds: () => (/* binding */ urlPassword),
+/* harmony export */   ej: () => (/* binding */ refusedToStart),
+/* harmony export */   kO: () => (/* binding */ loggedOutput)
+/* harmony export */ });
+/* harmony import */ var _log_logger_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8988);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(776);
+
+
+
+
+function loggedOutput(io, settings, now = Date.now) {
+    const common = {
+        format: settings.format,
+        now,
+        secrets: settings.secrets,
+        base: settings.base ?? {},
+    };
+    const out = (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .createLogger */ .h)({ ...common, write: (line) => io.out(line) });
+    const err = (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .createLogger */ .h)({ ...common, write: (line) => io.err(line) });
+    return {
+        out: (line) => out.info(line),
+        err: (line) => err.log((0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .stderrLevel */ .nx)(line), line),
+        outWith: (line, fields) => out.info(line, fields),
+        errWith: (line, fields, level) => err.log(level ?? (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .stderrLevel */ .nx)(line), line, fields),
+        // A long answer (an export) is data, not a log line: as it is.
+        ...(io.write && { write: io.write }),
+    };
+}
+/** A connection string's password, to be masked wherever a line might quote it. */
+function urlPassword(url) {
+    if (!url)
+        return undefined;
+    try {
+        return decodeURIComponent(new URL(url).password) || undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * A command that could not start, said as main() says it (text: rethrown for main()), or
+ * with --log-format json as a JSON line a log store reads: exit 2 for a setting, 1 else.
+ */
+function refusedToStart(error, log, logged, command) {
+    if (log.format === 'text')
+        throw error;
+    if (error instanceof _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb) {
+        logged.errWith((0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(error.message, 1_000), { refused: 'usage' }, 'error');
+        return _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.usage;
+    }
+    logged.err(`lease-gate ${command}: could not start: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)((0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .errorMessage */ .gJ)(error), 1_000)}`);
+    return _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.refused;
 }
 
 
@@ -2039,11 +2273,9 @@ async function startAppCommand(settings, io, env) {
 /* harmony export */   xf: () => (/* binding */ restHeaders),
 /* harmony export */   y_: () => (/* binding */ GitHubError)
 /* harmony export */ });
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8395);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
-/* harmony import */ var _plane_retry_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3860);
-
+/* harmony import */ var _plane_retry_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3860);
 
 
 
@@ -2052,7 +2284,7 @@ async function startAppCommand(settings, io, env) {
  * promotion check): the error it throws, how long a refusal says to wait, and GitHub's
  * own error text, read as untrusted.
  */
-class GitHubError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+class GitHubError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'GitHubError';
     /** GitHub's status, or 0 when no answer came. */
     status;
@@ -2081,7 +2313,7 @@ function headerOf(answer, name) {
  * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
  */
 function retryWait(answer, wallNow, policy, attempt, random) {
-    const retryAfter = (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .parseRetryAfter */ .mu)(headerOf(answer, 'retry-after'), wallNow);
+    const retryAfter = (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_1__/* .parseRetryAfter */ .mu)(headerOf(answer, 'retry-after'), wallNow);
     const remaining = headerOf(answer, 'x-ratelimit-remaining');
     const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
     const limited = answer.status === 429 ||
@@ -2094,11 +2326,11 @@ function retryWait(answer, wallNow, policy, attempt, random) {
         return RATE_LIMIT_FALLBACK_MS;
     }
     if (answer.status >= 500 || answer.status === 408)
-        return (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .backoffMs */ .jo)(policy, attempt, random);
+        return (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_1__/* .backoffMs */ .jo)(policy, attempt, random);
     return undefined;
 }
 /** GitHub's error answers: `{ message, documentation_url }`. */
-const githubErrorSchema = zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({ message: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP() });
+const githubErrorSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP() });
 function parseJson(text) {
     try {
         return JSON.parse(text);
@@ -2116,6 +2348,166 @@ function answerMessage(text) {
 function printable(text, max = 200) {
     const line = text.replace(/[^\x20-\x7e]/g, '?');
     return line.length <= max ? line : `${line.slice(0, max - 1)}~`;
+}
+
+
+/***/ }),
+
+/***/ 8988:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ createLogger),
+/* harmony export */   mW: () => (/* binding */ LOG_FORMAT_FORM),
+/* harmony export */   nx: () => (/* binding */ stderrLevel),
+/* harmony export */   r5: () => (/* binding */ parseLogFormat)
+/* harmony export */ });
+/* unused harmony exports LOG_FORMATS, maskSecrets */
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+
+/**
+ * The kernel's and the App's one way to say something: a line of text for people (as it has
+ * always been written), or a JSON line for a log store (`--log-format json`). Every line, in
+ * either form, is masked (secret values, URL credentials, secret query values) and escaped
+ * (logLine: no CR, LF or terminal control gets through) before it is written.
+ *
+ * Hand-written rather than pino: the kernel writes a few lines per lease event, and pino's
+ * require alone costs ~50 ms at start (median of 21 runs, Node 24) and ~59 KB minified in
+ * the bundle, for redaction by field path where ours must be by value (docs/logs.md).
+ */
+const LOG_FORMATS = ['text', 'json'];
+const LOG_FORMAT_FORM = "'text' (lines for people, the default) or 'json' (one JSON object a line)";
+/** `--log-format` or LEASE_GATE_LOG_FORMAT, else text; undefined: neither form. */
+function parseLogFormat(raw) {
+    if (raw === undefined || raw === '')
+        return 'text';
+    return LOG_FORMATS.includes(raw) ? raw : undefined;
+}
+function createLogger(options) {
+    // Longest first, so a secret that holds a shorter one is masked whole. Very short values
+    // (under 8 characters) would mask ordinary words; no key lease-gate takes is that short.
+    const secrets = [...new Set(options.secrets ?? [])]
+        .filter((s) => typeof s === 'string' && s.length >= 8)
+        .sort((a, b) => b.length - a.length);
+    const clean = (text) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .logLine */ .BP)(maskSecrets(text, secrets));
+    const log = (level, msg, fields) => {
+        if (options.format === 'text')
+            return options.write(clean(msg));
+        const line = {
+            level,
+            time: new Date(options.now()).toISOString(),
+            msg: clean(msg),
+        };
+        for (const [name, value] of Object.entries({ ...options.base, ...fields })) {
+            if (value === undefined || name in line)
+                continue;
+            line[name] = typeof value === 'string' ? clean(value) : value;
+        }
+        options.write(JSON.stringify(line));
+    };
+    return {
+        log,
+        info: (msg, fields) => log('info', msg, fields),
+        warn: (msg, fields) => log('warn', msg, fields),
+        error: (msg, fields) => log('error', msg, fields),
+    };
+}
+/** Query parameters whose value is a credential by its name (`?access_token=…`, `&sig=…`). */
+const SECRET_PARAM = /([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth|code|credential)[\w.-]*)=)[^&#\s"']+/gi;
+/** A URL's userinfo: `scheme://user:password@`, or `scheme://token@` (no colon). */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"':]*)(:[^\s/?#@"']*)?@/gi;
+/** The password as ***, the user kept; a user alone is masked when it is long enough to be a token. */
+const maskUserinfo = (_, scheme, user, password) => password !== undefined
+    ? `${scheme}${user}:***@`
+    : `${scheme}${user.length >= 16 ? '***' : user}@`;
+/**
+ * Every given secret, every URL's userinfo and every credential-named query value as ***.
+ * A second fence behind the call sites' own care (urlForDisplay, redactUrl, withoutUrl): a
+ * line someone adds later that quotes an error with a URL in it still leaks nothing.
+ */
+function maskSecrets(text, secrets = []) {
+    let masked = text;
+    for (const secret of secrets)
+        masked = masked.split(secret).join('***');
+    return masked.replace(URL_USERINFO, maskUserinfo).replace(SECRET_PARAM, '$1***');
+}
+/** The level a line written to stderr is logged at: a failure's words say error, else warn. */
+function stderrLevel(line) {
+    return /\b(failed|fails|could not|cannot|gave up|broke|lost|refus\w*|error)\b/i.test(line)
+        ? 'error'
+        : 'warn';
+}
+
+
+/***/ }),
+
+/***/ 8497:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   n: () => (/* binding */ MetricsRenderer)
+/* harmony export */ });
+/* unused harmony export wantsOpenMetrics */
+/* harmony import */ var prom_client__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5222);
+/**
+ * A registry's text for one scrape: Prometheus's text format, or OpenMetrics when the
+ * scraper's Accept header asks for it (Prometheus itself does, by default).
+ */
+
+/** Whether an Accept header prefers OpenMetrics (any q above 0). */
+function wantsOpenMetrics(accept) {
+    if (!accept)
+        return false;
+    return accept.split(',').some((part) => {
+        const [type, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+        if (type !== 'application/openmetrics-text')
+            return false;
+        const q = params.find((p) => p.startsWith('q='));
+        return q === undefined || Number(q.slice(2)) > 0;
+    });
+}
+/**
+ * Renders `registry` in either format. prom-client renames a counter in place when it
+ * writes OpenMetrics (`x_total` → `x`) and the next Prometheus-format scrape would lose the
+ * suffix: each render here runs alone and puts the names back.
+ */
+class MetricsRenderer {
+    registry;
+    open = new prom_client__WEBPACK_IMPORTED_MODULE_0__.Registry();
+    shared = new WeakSet();
+    queue = Promise.resolve();
+    constructor(registry) {
+        this.registry = registry;
+        this.open.setContentType(prom_client__WEBPACK_IMPORTED_MODULE_0__.Registry.OPENMETRICS_CONTENT_TYPE);
+    }
+    /** `begin` runs first, once the renders before this one are done (a scrape's fresh look). */
+    render(accept, begin) {
+        const next = this.queue.then(() => {
+            begin?.();
+            return this.renderNow(wantsOpenMetrics(accept));
+        });
+        this.queue = next.catch(() => undefined);
+        return next;
+    }
+    async renderNow(openMetrics) {
+        if (!openMetrics) {
+            return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+        }
+        const metrics = this.registry.getMetricsAsArray();
+        const names = metrics.map((m) => m.name);
+        for (const metric of metrics) {
+            if (this.shared.has(metric))
+                continue;
+            this.open.registerMetric(metric);
+            this.shared.add(metric);
+        }
+        try {
+            return { contentType: this.open.contentType, text: await this.open.metrics() };
+        }
+        finally {
+            metrics.forEach((m, i) => (m.name = names[i] ?? m.name));
+        }
+    }
 }
 
 
@@ -2141,4 +2533,4 @@ zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__
 
 };
 
-//# sourceMappingURL=30.index.js.map
+//# sourceMappingURL=939.index.js.map

@@ -1,8 +1,8 @@
-export const id = 767;
-export const ids = [767];
+export const id = 520;
+export const ids = [520];
 export const modules = {
 
-/***/ 5767:
+/***/ 9520:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -13,6 +13,8 @@ __webpack_require__.d(__webpack_exports__, {
   kernel: () => (/* binding */ kernel_command_kernel)
 });
 
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __webpack_require__(8161);
 // EXTERNAL MODULE: ./src/kernel/store/store-error.ts
 var store_error = __webpack_require__(7561);
 // EXTERNAL MODULE: ./src/cli/flags/kernel.ts
@@ -312,15 +314,6 @@ function vouched(claims, run, didHost) {
 const pullRequest = (claims) => typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request');
 /** The fields a token's claims cannot vouch for on this event, taken as sent (see above). */
 const takenAsSent = (claims, vouched) => pullRequest(claims) && !vouched ? new Set(['commit']) : new Set();
-const FIELDS = [
-    'repository',
-    'workflow',
-    'ref',
-    'commit',
-    'runNumber',
-    'runAttempt',
-    'runUrl',
-];
 /**
  * The deploy to record for a lease asked with an OIDC token: `sent` checked field by
  * field against the claims and completed from them. Undefined when none was sent (the
@@ -333,7 +326,7 @@ function deployOfRun(sent, claims, run, didHost, mustVouch = false) {
     const allowed = vouched(claims, run, didHost);
     const asSent = takenAsSent(claims, mustVouch);
     const out = {};
-    for (const field of FIELDS) {
+    for (const field of plane_deploy/* DEPLOY_FIELDS */.aD) {
         const value = sent[field];
         if (asSent.has(field)) {
             if (value !== undefined)
@@ -740,7 +733,7 @@ async function kernelAuth(values, key, operatorKeys = {}) {
             parts.push(`${keys.size} scoped key(s) from ${values.keys}`);
         if (oidcOn && policy) {
             // jose only when OIDC is on: it costs ~90 ms of CPU to load, which a dry run's kernel need not pay.
-            const { GITHUB_ISSUER, createOidcVerifier } = await __webpack_require__.e(/* import() */ 649).then(__webpack_require__.bind(__webpack_require__, 4649));
+            const { GITHUB_ISSUER, createOidcVerifier } = await __webpack_require__.e(/* import() */ 233).then(__webpack_require__.bind(__webpack_require__, 3233));
             const issuer = values['oidc-issuer'] ?? GITHUB_ISSUER;
             http = (0,client/* createHttpClient */.u)();
             let verifier;
@@ -767,7 +760,7 @@ async function kernelAuth(values, key, operatorKeys = {}) {
     }
     catch (error) {
         if (error instanceof AuthFileError)
-            throw new cli_options/* UsageError */.eb(error.message);
+            throw new cli_options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
 }
@@ -789,19 +782,24 @@ function kernelKeysOf(env, host, publicUrls) {
     if (adminKey !== undefined && adminKey === key)
         throw new cli_options/* UsageError */.eb('LEASE_GATE_ADMIN_KEY is the kernel key every job holds, so every job could revoke, freeze and break glass: give the admin key a value of its own.');
     const approverKey = approverKeyOf(env);
+    const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+    // A scraper's key sits in a Prometheus config: as the kernel key, it would lease too.
+    if (metricsKey !== undefined && metricsKey === key)
+        throw new cli_options/* UsageError */.eb('LEASE_GATE_METRICS_KEY is the kernel key every job holds: give the metrics key a value of its own.');
     const beyond = [host, ...publicUrls.map((url) => url.hostname)].find((h) => !(0,plane_url/* isLoopbackHost */.c)(h));
     if (beyond !== undefined) {
         const given = {
             LEASE_GATE_KERNEL_KEY: key,
             LEASE_GATE_ADMIN_KEY: adminKey,
             LEASE_GATE_APPROVER_KEY: approverKey,
+            LEASE_GATE_METRICS_KEY: metricsKey,
         };
         for (const [name, value] of Object.entries(given)) {
             if (value !== undefined && value.length < MIN_KEY_LENGTH)
                 throw new cli_options/* UsageError */.eb(`${name} is shorter than ${MIN_KEY_LENGTH} characters, too easy to guess for a kernel reachable at ${beyond}: use a long random key (openssl rand -hex 32), or keep --host on loopback.`);
         }
     }
-    return { key, adminKey, approverKey };
+    return { key, adminKey, approverKey, metricsKey };
 }
 /**
  * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
@@ -1157,7 +1155,7 @@ async function openCompare({ tokenFile: file, apiUrl }, env) {
             text = (await (0,promises_.readFile)(file, 'utf8')).trim();
         }
         catch (error) {
-            throw new cli_options/* UsageError */.eb(`Cannot read --github-token-file '${(0,lease_escape/* untrusted */.bp)(file, 200)}': ${error.code ?? 'unreadable'}.`);
+            throw new cli_options/* UsageError */.eb(`Cannot read --github-token-file '${(0,lease_escape/* untrusted */.bp)(file, 200)}': ${error.code ?? 'unreadable'}.`, { cause: error });
         }
         if (!/^[\x21-\x7e]{1,4096}$/.test(text))
             throw new cli_options/* UsageError */.eb(`--github-token-file '${(0,lease_escape/* untrusted */.bp)(file, 200)}' holds no token: expected one line of printable ASCII.`);
@@ -1180,7 +1178,10 @@ async function openCompare({ tokenFile: file, apiUrl }, env) {
 
 // EXTERNAL MODULE: ./src/cli/promote-flag.ts
 var promote_flag = __webpack_require__(1961);
+// EXTERNAL MODULE: ./src/cli/log-format-flag.ts
+var log_format_flag = __webpack_require__(7661);
 ;// CONCATENATED MODULE: ./src/cli/kernel-settings.ts
+
 
 
 
@@ -1242,6 +1243,7 @@ function kernelSettings(values, env) {
         },
         exitWithPid: Number(values['exit-with-pid']),
         quiet: values.quiet,
+        logFormat: (0,log_format_flag/* logFormatOf */.r)(values['log-format'], env),
         warnings,
     };
 }
@@ -1293,7 +1295,7 @@ function parseHealthChecks(specs) {
         }
         catch (error) {
             if (error instanceof HealthCheckError)
-                throw new cli_options/* UsageError */.eb(error.message);
+                throw new cli_options/* UsageError */.eb(error.message, { cause: error });
             throw error;
         }
         if (checks.some((c) => c.resource === check.resource))
@@ -1499,9 +1501,8 @@ const reasonText = (max = 1_000) => schemas/* string */.YjP()
 const reasonGiven = reasonText().check(api/* _minLength */.m9(1, 'expected a reason'));
 /** Who the ledger names: the operator's own name when it gave one. */
 const operatorOf = (name) => name ? `operator:${name}` : ADMIN_OPERATOR;
-const resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 const freezeBody = schemas/* object */.Ikc({
-    resource,
+    resource: schema/* resourceSchema */.C5,
     reason: reasonGiven,
     /** The end, as epoch milliseconds. */
     untilMs: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
@@ -1510,10 +1511,10 @@ const freezeBody = schemas/* object */.Ikc({
     by: operatorBy,
 })
     .check(schemas/* refine */.YPB((b) => b.untilMs === undefined || b.forMs === undefined, {
-    message: 'give untilMs or forMs, not both',
+    error: 'give untilMs or forMs, not both',
     path: ['untilMs'],
 }));
-const unfreezeBody = schemas/* object */.Ikc({ resource, by: operatorBy });
+const unfreezeBody = schemas/* object */.Ikc({ resource: schema/* resourceSchema */.C5, by: operatorBy });
 /** POST freeze and unfreeze, with the admin key (`requireAdmin` throws without it). */
 function freezeRoutes(service, requireAdmin) {
     return {
@@ -1550,13 +1551,11 @@ var break_glass = __webpack_require__(9047);
 
 
 
-const break_glass_routes_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
-const actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
 /** The pass's agent, or a GitHub run (`run`: OWNER/REPO/RUN_ID, plane/run-pass.ts) for any job of it. */
 const run = schemas/* string */.YjP().check(schemas/* refine */.YPB((v) => (0,run_pass/* runPassDid */.Ss)(v) !== undefined, `expected ${run_pass/* RUN_FORM */.n7}`));
 const breakGlassBody = schemas/* object */.Ikc({
-    resource: break_glass_routes_resource,
-    actorDid: schemas/* optional */.lqM(actorDid),
+    resource: schema/* resourceSchema */.C5,
+    actorDid: schemas/* optional */.lqM(schema/* didSchema */.te),
     run: schemas/* optional */.lqM(run),
     reason: reasonGiven,
     /** How long the pass stays open, from now. */
@@ -1565,15 +1564,15 @@ const breakGlassBody = schemas/* object */.Ikc({
     by: operatorBy,
 });
 const approveBody = schemas/* object */.Ikc({
-    resource: break_glass_routes_resource,
-    actorDid: schemas/* optional */.lqM(actorDid),
+    resource: schema/* resourceSchema */.C5,
+    actorDid: schemas/* optional */.lqM(schema/* didSchema */.te),
     run: schemas/* optional */.lqM(run),
     by: operatorBy,
 });
 /** A cancel: the pass on `resource`, only if it is for `actorDid` (or `run`) when that is given. */
 const withdrawBody = schemas/* object */.Ikc({
-    resource: break_glass_routes_resource,
-    actorDid: schemas/* optional */.lqM(actorDid),
+    resource: schema/* resourceSchema */.C5,
+    actorDid: schemas/* optional */.lqM(schema/* didSchema */.te),
     run: schemas/* optional */.lqM(run),
     by: operatorBy,
 });
@@ -1998,16 +1997,14 @@ function releaseOutdated(body) {
 
 
 
-const lease_routes_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
-const lease_routes_actorDid = schemas/* string */.YjP().check(schemas/* refine */.YPB(schema/* isDid */.Cn, `expected ${schema/* DID_FORM */.PN}`));
-const leaseBody = schemas/* object */.Ikc({ resource: lease_routes_resource, actorDid: lease_routes_actorDid });
+const leaseBody = schemas/* object */.Ikc({ resource: schema/* resourceSchema */.C5, actorDid: schema/* didSchema */.te });
 const watchBody = schemas/* object */.Ikc({
-    resource: lease_routes_resource,
-    actorDid: lease_routes_actorDid,
+    resource: schema/* resourceSchema */.C5,
+    actorDid: schema/* didSchema */.te,
     leaseId: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(256)),
 });
 const revokeBody = schemas/* object */.Ikc({
-    resource: lease_routes_resource,
+    resource: schema/* resourceSchema */.C5,
     reason: schemas/* _default */.Rvf(reasonText(), 'revoked by an operator'),
     by: operatorBy,
 });
@@ -2064,7 +2061,7 @@ function leaseRoutes(deps) {
         },
         [`GET ${schema/* LEASE_PATH */.B0}`]: async (req) => {
             const r = req.query.get('resource') ?? '';
-            parse(schemas/* object */.Ikc({ resource: lease_routes_resource }), { resource: r });
+            parse(schemas/* object */.Ikc({ resource: schema/* resourceSchema */.C5 }), { resource: r });
             const { lease, frozen } = await service.statusOf(r);
             return ok({
                 ok: true,
@@ -2188,16 +2185,16 @@ function ledgerRoutes(ledger) {
                 body: await ledger.signedCheckpoint(size),
             };
         },
-        [`GET ${schema/* LEDGER_PATHS */.Tc.publicKey}`]: async () => ({
+        [`GET ${schema/* LEDGER_PATHS */.Tc.publicKey}`]: () => Promise.resolve({
             status: 200,
             body: String(signed().export({ type: 'spki', format: 'pem' })),
         }),
-        [`GET ${schema/* LEDGER_PATHS */.Tc.bundle}`]: async (req) => {
+        [`GET ${schema/* LEDGER_PATHS */.Tc.bundle}`]: (req) => {
             signed();
             const { size, from, end, limit } = pageRequest(req.query, ledger.size);
             const to = Math.min(end, from + limit);
             const next = to < end ? encodeCursor(size, to, end) : null;
-            return { status: 200, body: bundlePage(ledger, size, from, to, next) };
+            return Promise.resolve({ status: 200, body: bundlePage(ledger, size, from, to, next) });
         },
     };
 }
@@ -2266,6 +2263,471 @@ async function* bundlePage(ledger, size, from, to, next) {
     yield `],"next":${JSON.stringify(next)}}`;
 }
 
+// EXTERNAL MODULE: ./node_modules/prom-client/index.js
+var prom_client = __webpack_require__(5222);
+;// CONCATENATED MODULE: ./src/metrics/bounded.ts
+/**
+ * Per-resource series with bounded cardinality: the first `cap` resources seen keep their
+ * own label, every later one shares `resource="other"`. A kernel may serve thousands of
+ * resource names (one per pull-request environment, say); Prometheus keeps each label value
+ * as a series for weeks, so the cap protects the operator's Prometheus, not the kernel.
+ */
+/** How many resources keep their own series by default. */
+const DEFAULT_RESOURCE_CAP = 50;
+/** The label every resource past the cap shares. */
+const OTHER_RESOURCE = 'other';
+/**
+ * Caches one value per resource label (a record of prom-client children, built once), so
+ * the hot path looks a resource up in a Map and touches no label strings.
+ */
+class BoundedLabels {
+    cap;
+    build;
+    byResource = new Map();
+    other;
+    constructor(cap, build) {
+        this.cap = cap;
+        this.build = build;
+        if (!Number.isInteger(cap) || cap < 0)
+            throw new RangeError(`the resource cap must be a whole number ≥ 0, not ${cap}`);
+    }
+    /** The value for `resource`: its own while under the cap, else the shared "other" one. */
+    of(resource) {
+        const known = this.byResource.get(resource);
+        if (known !== undefined)
+            return known;
+        // A resource literally named "other" shares the bucket: one series, one meaning.
+        if (this.byResource.size >= this.cap || resource === OTHER_RESOURCE)
+            return (this.other ??= this.build(OTHER_RESOURCE));
+        const made = this.build(resource);
+        this.byResource.set(resource, made);
+        return made;
+    }
+    /** The label `resource` is counted under. */
+    labelOf(resource) {
+        return this.byResource.has(resource) || this.byResource.size < this.cap
+            ? resource === OTHER_RESOURCE
+                ? OTHER_RESOURCE
+                : resource
+            : OTHER_RESOURCE;
+    }
+}
+
+// EXTERNAL MODULE: ./src/metrics/render.ts
+var render = __webpack_require__(8497);
+// EXTERNAL MODULE: ./src/kernel/auth/oidc-keys.ts
+var oidc_keys = __webpack_require__(9396);
+// EXTERNAL MODULE: ./src/kernel/store/round-trips.ts
+var round_trips = __webpack_require__(230);
+;// CONCATENATED MODULE: ./src/kernel/http/metrics-scrape.ts
+/**
+ * What the kernel's metrics read at each scrape rather than count as it goes: levels
+ * (waiters, leases held, freezes, held requests, the ledger, readiness) and the counts other
+ * parts keep themselves (notifications, OIDC key fetches, PostgreSQL round trips). Nothing
+ * here runs on the hot path; one look at the service serves every gauge of a scrape.
+ */
+
+
+
+/**
+ * Registers the gauges read at a scrape. Returns what forgets the last look: called as each
+ * scrape begins, so the gauges of one scrape share one look and no scrape reads an old one.
+ */
+function scrapeGauges(metrics, sources) {
+    const { service } = sources;
+    const registers = [metrics.registry];
+    let taken;
+    const look = () => (taken ??= lookAt(service));
+    let ledgerSize = -1;
+    const perResource = (name, help, value) => new prom_client.Gauge({
+        name,
+        help,
+        labelNames: ['resource'],
+        registers,
+        async collect() {
+            this.reset();
+            for (const r of (await look()).overview?.resources ?? [])
+                this.inc({ resource: metrics.resources.labelOf(r.resource) }, value(r));
+        },
+    });
+    perResource('lease_gate_waiters', 'Waiters in the queue, per resource.', (r) => r.queue.length);
+    perResource('lease_gate_leases_held', 'Live leases (1 while a resource is held).', (r) => r.lease ? 1 : 0);
+    perResource('lease_gate_frozen', 'Resources under an operator’s freeze.', (r) => r.frozen ? 1 : 0);
+    leaseAgeSeries(registers, metrics, look);
+    new prom_client.Gauge({
+        name: 'lease_gate_held_requests',
+        help: 'Blocking acquires (Prefer: wait=N) held open now.',
+        registers,
+        collect() {
+            this.set(sources.held?.size ?? 0);
+        },
+    });
+    new prom_client.Gauge({
+        name: 'lease_gate_ledger_entries',
+        help: 'Entries in the ledger (the size its checkpoint covers).',
+        registers,
+        async collect() {
+            const { ledgerSize: size } = await look();
+            if (size !== ledgerSize)
+                metrics.lastChangeMs = Date.now();
+            ledgerSize = size;
+            this.set(size);
+        },
+    });
+    new prom_client.Gauge({
+        name: 'lease_gate_checkpoint_age_seconds',
+        help: 'Seconds since the ledger (and so its checkpoint) last grew, as this process saw.',
+        registers,
+        async collect() {
+            await look();
+            this.set(Math.max(0, Date.now() - metrics.lastChangeMs) / 1000);
+        },
+    });
+    new prom_client.Gauge({
+        name: 'lease_gate_ready',
+        help: '1 when the kernel’s store takes writes (/readyz answers 200), else 0.',
+        registers,
+        async collect() {
+            this.set((await look()).ready ? 1 : 0);
+        },
+    });
+    notificationSeries(registers, sources.health);
+    healthCheckSeries(registers, sources.health);
+    processCounts(registers);
+    return () => (taken = undefined);
+}
+async function lookAt(service) {
+    const ready = await service.ready().then(() => true, () => false);
+    // A store that is down has no overview to give; the gauges then show none.
+    const overview = ready ? await service.overview().catch(() => undefined) : undefined;
+    if (ready)
+        await service.syncLedger().catch(() => undefined);
+    return { overview, ready, ledgerSize: service.ledger.size };
+}
+/** A count kept elsewhere, shown as a counter (it only grows). */
+function countFrom(registers, name, help, read) {
+    return new prom_client.Counter({
+        name,
+        help,
+        registers,
+        collect() {
+            this.reset();
+            this.inc(read());
+        },
+    });
+}
+/** The notifier's counts, as `/readyz` tells them to the operator. */
+function notificationSeries(registers, health) {
+    const field = (name) => () => {
+        const told = health?.().notifications;
+        const value = told?.[name];
+        return typeof value === 'number' ? value : 0;
+    };
+    countFrom(registers, 'lease_gate_notifications_delivered_total', 'Notifications a URL received.', field('delivered'));
+    countFrom(registers, 'lease_gate_notifications_failed_total', 'Notifications given up after their retries.', field('failed'));
+    countFrom(registers, 'lease_gate_notifications_dropped_total', 'Notifications never queued (their URL too far behind).', field('dropped'));
+    new prom_client.Gauge({
+        name: 'lease_gate_notifications_pending',
+        help: 'Notifications queued and not yet delivered (the notifier’s lag, in notifications).',
+        registers,
+        collect() {
+            this.set(field('pending')());
+        },
+    });
+}
+/** How long each live lease has been held, at the scrape (the longest, for resource="other"). */
+function leaseAgeSeries(registers, metrics, look) {
+    new prom_client.Gauge({
+        name: 'lease_gate_lease_age_seconds',
+        help: 'How long the live lease has been held (the longest, for resource="other").',
+        labelNames: ['resource'],
+        registers,
+        async collect() {
+            this.reset();
+            const { overview } = await look();
+            const nowMs = overview?.nowMs ?? 0;
+            const ages = new Map();
+            for (const { resource, lease } of overview?.resources ?? []) {
+                if (!lease)
+                    continue;
+                const label = metrics.resources.labelOf(resource);
+                const age = Math.max(0, nowMs - lease.grantedAtMs) / 1000;
+                ages.set(label, Math.max(age, ages.get(label) ?? 0));
+            }
+            for (const [resource, age] of ages)
+                this.set({ resource }, age);
+        },
+    });
+}
+/** Each `--health-check` as `/readyz` tells it: 1 healthy, 0 failing, none before its first poll. */
+function healthCheckSeries(registers, health) {
+    new prom_client.Gauge({
+        name: 'lease_gate_health_check_healthy',
+        help: 'A resource’s --health-check: 1 while its URL answers healthy, 0 while it fails.',
+        labelNames: ['resource'],
+        registers,
+        collect() {
+            this.reset();
+            const checks = health?.().healthChecks;
+            if (!Array.isArray(checks))
+                return;
+            for (const check of checks) {
+                if (typeof check.resource === 'string' && typeof check.healthy === 'boolean')
+                    this.set({ resource: check.resource }, check.healthy ? 1 : 0);
+            }
+        },
+    });
+}
+/** Counts the auth and PostgreSQL modules keep for the whole process. */
+function processCounts(registers) {
+    countFrom(registers, 'lease_gate_oidc_key_fetches_total', 'Fetches of an OIDC issuer’s keys.', () => oidc_keys/* oidcKeyFetches */.HL.attempts);
+    countFrom(registers, 'lease_gate_oidc_key_fetch_failures_total', 'Fetches of an OIDC issuer’s keys that failed.', () => oidc_keys/* oidcKeyFetches */.HL.failures);
+    countFrom(registers, 'lease_gate_postgres_round_trips_total', 'Queries sent to PostgreSQL (each one round trip).', () => round_trips/* storeRoundTrips */.e.count);
+}
+
+;// CONCATENATED MODULE: ./src/kernel/http/metrics.ts
+/**
+ * The kernel's Prometheus metrics: a prom-client registry fed by the service's observer
+ * (service/observer.ts) on the hot path, and by a look at the service at each scrape for
+ * what is a level rather than a count (waiters, leases held, the ledger, readiness).
+ * Per-resource series are capped (metrics/bounded.ts); docs/metrics.md lists every metric.
+ */
+
+
+
+
+/** Deploys wait and hold for seconds to an hour or so. */
+const DEPLOY_BUCKETS = [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
+/** A handover (freed → next grant) is milliseconds to a few seconds. */
+const HANDOVER_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/** Waiters remembered per resource (for their wait time) beyond which new ones are not. */
+const WAITERS_REMEMBERED = 1_000;
+class KernelMetrics {
+    registry = new prom_client.Registry();
+    resources;
+    renderer = new render/* MetricsRenderer */.n(this.registry);
+    stores;
+    refusals;
+    /** Since when each waiter asked (by resource, then DID): its wait, once granted. */
+    waitingSince = new Map();
+    /** When each live lease was granted (here), and when a resource with waiters was freed. */
+    grantedAt = new Map();
+    freedAt = new Map();
+    /** Wall time the ledger was last seen to grow (metrics-scrape.ts): the checkpoint's age. */
+    lastChangeMs = Date.now();
+    forgetLook = () => undefined;
+    constructor(options = {}) {
+        const registers = [this.registry];
+        const counter = (name, help) => new prom_client.Counter({ name, help, labelNames: ['resource'], registers });
+        const histogram = (name, help, buckets) => new prom_client.Histogram({ name, help, labelNames: ['resource'], buckets, registers });
+        const grants = counter('lease_gate_grants_total', 'Leases granted.');
+        const renewals = counter('lease_gate_renewals_total', 'Leases renewed by their holder.');
+        const releases = counter('lease_gate_releases_total', 'Leases given back by their holder.');
+        const lapses = counter('lease_gate_lapses_total', 'Leases that lapsed (not renewed).');
+        const revokes = counter('lease_gate_revokes_total', 'Leases revoked by an operator.');
+        this.refusals = new prom_client.Counter({
+            name: 'lease_gate_refusals_total',
+            help: 'Requests the rules refused, by reason (lease_held counts each ask of a waiter).',
+            labelNames: ['resource', 'reason'],
+            registers,
+        });
+        const wait = histogram('lease_gate_wait_seconds', 'From a waiter’s first ask to its grant (0 for a grant without a wait).', DEPLOY_BUCKETS);
+        const hold = histogram('lease_gate_hold_seconds', 'From a grant to its release, lapse or revoke.', DEPLOY_BUCKETS);
+        const handover = histogram('lease_gate_handover_seconds', 'From a lease’s end, with waiters, to the next grant on its resource.', HANDOVER_BUCKETS);
+        this.resources = new BoundedLabels(options.resourceCap ?? DEFAULT_RESOURCE_CAP, (label) => ({
+            label,
+            grants: grants.labels(label),
+            renewals: renewals.labels(label),
+            releases: releases.labels(label),
+            lapses: lapses.labels(label),
+            revokes: revokes.labels(label),
+            refusals: new Map(),
+            wait: wait.labels(label),
+            hold: hold.labels(label),
+            handover: handover.labels(label),
+        }));
+        this.stores = storeSeries(registers);
+    }
+    /** Adds the gauges read at each scrape (waiters, ledger, readiness, notifications). */
+    scrapeFrom(sources) {
+        this.forgetLook = scrapeGauges(this, sources);
+    }
+    /** The text for one scrape, OpenMetrics when `accept` asks for it. */
+    render(accept) {
+        return this.renderer.render(accept, () => this.forgetLook());
+    }
+    committed(batch) {
+        const store = this.stores[batch.shared ? 'shared' : 'local'];
+        store.batchSize.observe(batch.size);
+        store.commit.observe(batch.seconds);
+        if (batch.failed) {
+            store.failures.inc();
+            return;
+        }
+        batch.decisions.forEach((decision, i) => {
+            if (decision)
+                this.decided(decision, batch.commands[i]);
+        });
+    }
+    decided(decision, command) {
+        const { state, reply, events } = decision;
+        const series = this.resources.of(state.resource);
+        const refused = reply;
+        if (refused.ok === false && refused.reason !== undefined) {
+            this.refused(series, refused.reason);
+            if (refused.reason === 'lease_held' && command?.kind === 'lease')
+                this.waiting(decision, command.actorDid);
+        }
+        for (const event of events)
+            this.event(series, event, state.queue.length > 0);
+        if (state.queue.length === 0)
+            this.waitingSince.delete(state.resource);
+    }
+    refused(series, reason) {
+        let child = series.refusals.get(reason);
+        if (!child) {
+            child = this.refusals.labels(series.label, reason);
+            series.refusals.set(reason, child);
+        }
+        child.inc();
+    }
+    /** Remembers when a refused waiter first asked (its place in the queue says). */
+    waiting({ state }, actorDid) {
+        let waiters = this.waitingSince.get(state.resource);
+        if (waiters?.has(actorDid))
+            return;
+        const since = state.queue.find((w) => w.actorDid === actorDid)?.sinceMs;
+        if (since === undefined)
+            return;
+        if (!waiters)
+            this.waitingSince.set(state.resource, (waiters = new Map()));
+        if (waiters.size < WAITERS_REMEMBERED)
+            waiters.set(actorDid, since);
+    }
+    event(series, event, waiters) {
+        const { resource, atMs } = event;
+        switch (event.kind) {
+            case 'grant': {
+                series.grants.inc();
+                const since = this.waitingSince.get(resource)?.get(event.actorDid);
+                this.waitingSince.get(resource)?.delete(event.actorDid);
+                series.wait.observe(since === undefined ? 0 : Math.max(0, atMs - since) / 1000);
+                const freed = this.freedAt.get(resource);
+                if (freed !== undefined)
+                    series.handover.observe(Math.max(0, atMs - freed) / 1000);
+                this.freedAt.delete(resource);
+                this.grantedAt.set(resource, atMs);
+                return;
+            }
+            case 'renew':
+                series.renewals.inc();
+                return;
+            case 'release':
+                series.releases.inc();
+                return this.ended(series, event, waiters);
+            case 'lapse':
+                series.lapses.inc();
+                return this.ended(series, event, waiters);
+            case 'revoke':
+                series.revokes.inc();
+                return this.ended(series, event, waiters);
+            // Freezes and break-glass passes are the ledger's and the console's, not counted here.
+            case 'freeze':
+            case 'unfreeze':
+            case 'break_glass':
+            case 'break_glass_withdrawn':
+                return;
+        }
+    }
+    ended(series, { resource, atMs }, waiters) {
+        const granted = this.grantedAt.get(resource);
+        if (granted !== undefined)
+            series.hold.observe(Math.max(0, atMs - granted) / 1000);
+        this.grantedAt.delete(resource);
+        if (waiters)
+            this.freedAt.set(resource, atMs);
+        else
+            this.freedAt.delete(resource);
+    }
+}
+/** The store's series: batch size, commit latency and failed batches, shared or local. */
+function storeSeries(registers) {
+    const labelNames = ['store'];
+    const batchSize = new prom_client.Histogram({
+        name: 'lease_gate_store_batch_size',
+        help: 'Commands per batch committed to the store (PostgreSQL when store="postgres").',
+        labelNames,
+        buckets: BATCH_BUCKETS,
+        registers,
+    });
+    const commit = new prom_client.Histogram({
+        name: 'lease_gate_store_commit_seconds',
+        help: 'How long a batch took to decide and make durable.',
+        labelNames,
+        buckets: COMMIT_BUCKETS,
+        registers,
+    });
+    const failures = new prom_client.Counter({
+        name: 'lease_gate_store_commit_failures_total',
+        help: 'Batches the store refused as a whole.',
+        labelNames,
+        registers,
+    });
+    const of = (store) => ({
+        batchSize: batchSize.labels(store),
+        commit: commit.labels(store),
+        failures: failures.labels(store),
+    });
+    return { shared: of('postgres'), local: of('local') };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/http/metrics-route.ts
+/**
+ * `GET /metrics`: the kernel's metrics for Prometheus, to the holder of the admin key or of
+ * the metrics key (LEASE_GATE_METRICS_KEY, which reads metrics and nothing else), as the
+ * Bearer token. Off (403) when the kernel has neither. Reached by address as the probes are
+ * (a scraper names a pod by its IP), since the key, not the Host, is what guards it.
+ */
+
+
+const METRICS_ROUTE = 'GET /metrics';
+/** Throws 401 without a Bearer token, 403 with a wrong one or when metrics are off. */
+function requireMetricsReader(req, keys) {
+    const accepted = [keys.metricsKey, keys.adminKey].filter((k) => Boolean(k));
+    if (!accepted.length) {
+        throw new ApiRefusal('Metrics need the kernel to be started with LEASE_GATE_METRICS_KEY or LEASE_GATE_ADMIN_KEY.', { status: 403, reason: 'metrics_disabled' });
+    }
+    const header = req.headers.authorization;
+    if (!header?.startsWith('Bearer ')) {
+        throw new ApiRefusal('Metrics need the metrics key (LEASE_GATE_METRICS_KEY) or the admin key as the Bearer token.', { status: 401, reason: 'unauthorized' });
+    }
+    // Every key is compared, so the time taken does not tell which one came close.
+    const matched = accepted.map((key) => bearerMatches(header, key)).some(Boolean);
+    if (!matched) {
+        throw new ApiRefusal('This Bearer token is neither the metrics key nor the admin key.', {
+            status: 403,
+            reason: 'forbidden',
+        });
+    }
+}
+/** `metrics` undefined: the kernel keeps none (`metrics: false`, or nobody may read them). */
+function metricsRoutes(metrics, keys) {
+    return {
+        [METRICS_ROUTE]: async (req) => {
+            requireMetricsReader(req, keys);
+            if (!metrics)
+                throw new ApiRefusal('This kernel was started with its metrics off.', {
+                    status: 403,
+                    reason: 'metrics_disabled',
+                });
+            const { contentType, text } = await metrics.render(req.headers.accept);
+            return { status: 200, body: text, headers: { 'content-type': contentType } };
+        },
+    };
+}
+
 // EXTERNAL MODULE: ./src/kernel/rules/overview.ts
 var rules_overview = __webpack_require__(9454);
 ;// CONCATENATED MODULE: ./src/kernel/http/status-routes.ts
@@ -2287,11 +2749,10 @@ const NOT_READY = {
     reason: 'not_ready',
     message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
-const status_routes_resource = schemas/* string */.YjP().check(api/* _regex */.Fk(schema/* RESOURCE_PATTERN */.iY, `expected ${schema/* RESOURCE_FORM */.We}`));
 /** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
 const overviewQuery = schemas/* object */.Ikc({
     detail: schemas/* optional */.lqM(schemas/* literal */.euz('1')),
-    after: schemas/* optional */.lqM(status_routes_resource),
+    after: schemas/* optional */.lqM(schema/* resourceSchema */.C5),
     limit: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^\d{1,5}$/, `expected a whole number from 1 to ${rules_overview/* OVERVIEW_PAGE */._C.max}`), schemas/* refine */.YPB((n) => Number(n) >= 1 && Number(n) <= rules_overview/* OVERVIEW_PAGE */._C.max, `expected a whole number from 1 to ${rules_overview/* OVERVIEW_PAGE */._C.max}`))),
 });
 const status_routes_ok = (body, status = 200) => ({ status, body });
@@ -2318,7 +2779,7 @@ function statusRoutes(deps) {
                 ...health?.(),
             });
         },
-        'GET /healthz': async () => status_routes_ok({ ok: true }),
+        'GET /healthz': () => Promise.resolve(status_routes_ok({ ok: true })),
         'GET /readyz': async (req) => {
             const told = await mayReadHealth(req);
             try {
@@ -2338,7 +2799,10 @@ function statusRoutes(deps) {
     };
 }
 
+// EXTERNAL MODULE: ./src/plane/entry-kinds.ts
+var entry_kinds = __webpack_require__(4152);
 ;// CONCATENATED MODULE: ./src/kernel/service/watch.ts
+
 
 const REASONS = { revoke: 'revoked', lapse: 'lapsed', release: 'released' };
 /** Ends remembered for watches that arrive just after the end (a keeper asking again). */
@@ -2413,10 +2877,7 @@ class LeaseWatches extends HeldCalls {
         // Grants and renewals end nothing; freezes and break-glass name no lease.
         if (event.kind === 'grant' || event.kind === 'renew')
             return;
-        if (event.kind === 'freeze' ||
-            event.kind === 'unfreeze' ||
-            event.kind === 'break_glass' ||
-            event.kind === 'break_glass_withdrawn')
+        if ((0,entry_kinds/* namesNoLease */.Y)(event.kind))
             return;
         const end = {
             leaseId: event.leaseId,
@@ -2488,11 +2949,7 @@ class LeaseWatches extends HeldCalls {
         const { ledger } = this.service;
         const size = ledger.size;
         const stop = Math.max(0, size - LEDGER_LOOKBACK);
-        const decides = (e) => e?.leaseId === leaseId &&
-            e.kind !== 'freeze' &&
-            e.kind !== 'unfreeze' &&
-            e.kind !== 'break_glass' &&
-            e.kind !== 'break_glass_withdrawn';
+        const decides = (e) => e?.leaseId === leaseId && !(0,entry_kinds/* namesNoLease */.Y)(e.kind);
         let found;
         if (this.service.searchLedger) {
             // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.
@@ -2629,8 +3086,6 @@ class Promotions {
     }
 }
 
-// EXTERNAL MODULE: ./src/kernel/service/service.ts + 10 modules
-var service_service = __webpack_require__(5014);
 ;// CONCATENATED MODULE: ./src/kernel/http/app.ts
 
 
@@ -2646,6 +3101,18 @@ var service_service = __webpack_require__(5014);
 
 
 
+
+
+/** The app's metrics from the server's options: new ones unless off or nobody may read them. */
+function metricsOf(options) {
+    const { metrics, metricsKey, adminKey } = options;
+    if (metrics === false)
+        return { metricsKey };
+    return {
+        metrics: metrics || (metricsKey || adminKey ? new KernelMetrics() : undefined),
+        metricsKey,
+    };
+}
 /** Who calls an open route or a lever: the lever checks the admin key itself. */
 const app_OPEN = { kind: 'open' };
 /**
@@ -2675,7 +3142,9 @@ function createKernelApp(options) {
             mayReadHealth: checks.mayReadHealth,
         }),
         ...syncedFirst(ledgerRoutes(service.ledger), service),
+        ...metricsRoutes(options.metrics, options),
     };
+    const unobserve = options.metrics && observed(options.metrics, service, held, options.health);
     const paths = new Set(Object.keys(routes).map((r) => r.slice(r.indexOf(' ') + 1)));
     return Object.assign(dispatch(routes, paths, names, auth), {
         serves: (path) => paths.has(path),
@@ -2683,8 +3152,14 @@ function createKernelApp(options) {
         close: () => {
             held.close();
             watches.close();
+            unobserve?.();
         },
     });
+}
+/** Feeds `metrics` from the service's batches and its state at each scrape; returns the undo. */
+function observed(metrics, service, held, health) {
+    metrics.scrapeFrom({ service, held, health });
+    return service.observe?.(metrics) ?? (() => undefined);
 }
 /** Finds the request's route, checks its Host, origin and caller, and answers refusals. */
 function dispatch(routes, paths, names, auth) {
@@ -2692,7 +3167,9 @@ function dispatch(routes, paths, names, auth) {
         try {
             const name = `${req.method} ${req.path}`;
             // Health checks come by address (a container's, a pod's): they carry no lease data.
-            if (!OPEN_ROUTES.has(name) && !names.hostAllowed(req.headers.host))
+            // A scraper comes by address too; the metrics key guards what it reads.
+            const byAddress = OPEN_ROUTES.has(name) || name === METRICS_ROUTE;
+            if (!byAddress && !names.hostAllowed(req.headers.host))
                 refuseHost(req.headers.host);
             const route = routes[name];
             if (!route) {
@@ -2709,9 +3186,7 @@ function dispatch(routes, paths, names, auth) {
             if (req.method === 'POST')
                 refuseCrossOrigin(req, names);
             // The operator's levers check the admin key themselves; every other call names its caller here.
-            const principal = ADMIN_PATHS.has(req.path) || OPEN_ROUTES.has(name)
-                ? app_OPEN
-                : await auth.authorize(req.headers);
+            const principal = ADMIN_PATHS.has(req.path) || byAddress ? app_OPEN : await auth.authorize(req.headers);
             return await route(req, principal);
         }
         catch (error) {
@@ -2727,7 +3202,7 @@ function refusalAnswer(error) {
             body: { ok: false, reason: error.reason, message: error.message },
         };
     }
-    if (error instanceof service_service/* StoreUnavailableError */.o2) {
+    if (error instanceof store_error/* StoreUnavailableError */.o2) {
         return {
             status: 503,
             body: { ok: false, reason: 'store_unavailable', message: error.message },
@@ -2764,6 +3239,57 @@ function refuseCrossOrigin(req, names) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/kernel/http/wire.ts
+
+
+/**
+ * The adapter's words at the wire: the request's id and the notices that carry it, a refused
+ * credential's line, a path made safe for a log line, and malformed HTTP's answer.
+ */
+/**
+ * A notice about this request, with its id: the client's X-Request-Id when it is a plain
+ * token, else a new one, said back so a client's report and the kernel's log line match.
+ */
+function noticeFor(req, res, log) {
+    const requestId = requestIdOf(req);
+    res.setHeader('x-request-id', requestId);
+    return (line) => log(line, { requestId });
+}
+function requestIdOf(req) {
+    const given = req.headers['x-request-id'];
+    return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : (0,external_node_crypto_.randomUUID)();
+}
+/**
+ * A credential refused (401, 403) as `401 unauthorized`: an operator's business (a leaked or
+ * rotated key, a wrong audience). The reason word only, never the message: that may quote
+ * the request, and never what was presented.
+ */
+function refusalOf(answer) {
+    if (answer.status !== 401 && answer.status !== 403)
+        return undefined;
+    const reason = answer.body?.reason;
+    const word = typeof reason === 'string' && /^[a-z_-]{1,40}$/.test(reason) ? reason : 'refused';
+    return `${answer.status} ${word}`;
+}
+/** A path from the wire, made safe for one log line. */
+const wire_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
+/** Malformed HTTP gets a JSON answer too, then the connection closes. */
+function answerClientError(error, socket) {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+    }
+    const [status, reason, message] = error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'The request headers are too large.']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'request_timeout', 'The request took too long to arrive.']
+            : [400, 'bad_request', 'The request is not well-formed HTTP/1.1.'];
+    const body = JSON.stringify({ ok: false, reason, message });
+    socket.end(`HTTP/1.1 ${status} ${external_node_http_.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+// EXTERNAL MODULE: ./src/kernel/service/service.ts + 10 modules
+var service_service = __webpack_require__(5014);
 // EXTERNAL MODULE: ./src/kernel/store/store.ts + 4 modules
 var store_store = __webpack_require__(7967);
 // EXTERNAL MODULE: external "node:path"
@@ -2888,10 +3414,10 @@ async function openKernel(options) {
     }
     const table = options.table ?? new core/* ResourceTable */.BR();
     const log = options.log ?? ((line) => console.error(line));
-    const { service, warning } = await service_service/* KernelService */.h3.open({
+    const { service, warning } = await service_service/* KernelService */.h.open({
         table,
         store: options.store ?? (0,store_store/* memoryStore */.LK)(),
-        ledger: options.ledger ?? new ledger_ledger/* Ledger */.Oc(),
+        ledger: options.ledger ?? new ledger_ledger/* Ledger */.O(),
         now: options.now ?? epochMonotonic(),
         onEvents: options.onEvents,
         log,
@@ -2912,6 +3438,7 @@ function appOf(service, options, names) {
         promote: options.promote,
         compare: options.compare,
         health: extra && (() => extra.health()),
+        ...metricsOf(options),
     });
 }
 /** A node:http handler for the kernel; the service opens in the background. */
@@ -2929,6 +3456,7 @@ function createKernelHandler(options) {
 /** The thin adapter: node's request to the app's, the app's answer to node's response. */
 function nodeAdapter(app, log, consoleHook) {
     return async (req, res) => {
+        const note = noticeFor(req, res, log);
         const url = req.url ?? '/';
         const mark = url.indexOf('?');
         const path = mark < 0 ? url : url.slice(0, mark);
@@ -2938,17 +3466,21 @@ function nodeAdapter(app, log, consoleHook) {
         const request = new NodeRequest(req, res, path, mark < 0 ? '' : url.slice(mark + 1));
         try {
             const answer = await app(request);
+            const refusal = refusalOf(answer);
+            if (refusal)
+                note(`kernel: refused ${req.method} ${wire_escape(path)}: ${refusal}`);
             await send(res, answer, () => request.signal);
         }
         catch (error) {
             if (error instanceof ClientGone) {
-                log(`kernel: the client went away before its ${req.method} ${server_escape(path)} body ended`);
+                note(`kernel: the client went away before its ${req.method} ${wire_escape(path)} body ended`);
                 return;
             }
             // One of ours (a store that cannot read, say) by its message; a bug with its stack.
             const known = error instanceof errors/* LeaseGateError */.eg && error.code !== 'internal';
-            const why = known ? error.message : (error.stack ?? String(error));
-            log(`kernel: ${req.method} ${server_escape(path)} failed: ${why}`);
+            const stack = error instanceof Error ? error.stack : undefined;
+            const why = known ? error.message : (stack ?? (0,errors/* causeText */.xv)(error));
+            note(`kernel: ${req.method} ${wire_escape(path)} failed: ${why}`);
             if (!res.headersSent) {
                 await send(res, {
                     status: 500,
@@ -3005,20 +3537,6 @@ async function startKernelServer(options) {
             await service.close();
         },
     };
-}
-/** Malformed HTTP gets a JSON answer too, then the connection closes. */
-function answerClientError(error, socket) {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-        socket.destroy();
-        return;
-    }
-    const [status, reason, message] = error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'headers_too_large', 'The request headers are too large.']
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-            ? [408, 'request_timeout', 'The request took too long to arrive.']
-            : [400, 'bad_request', 'The request is not well-formed HTTP/1.1.'];
-    const body = JSON.stringify({ ok: false, reason, message });
-    socket.end(`HTTP/1.1 ${status} ${external_node_http_.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 /**
  * The app's view of one node request. A class, so `signal` is a getter on the
@@ -3164,14 +3682,11 @@ function drainedOrClosed(res) {
         res.on('drain', done).on('close', done);
     });
 }
-/** A path from the wire, made safe for one log line. */
-const server_escape = (text) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
 
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __webpack_require__(7030);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __webpack_require__(8161);
 ;// CONCATENATED MODULE: ./src/kernel/store/state-lock.ts
+
 
 
 
@@ -3180,8 +3695,8 @@ var external_node_os_ = __webpack_require__(8161);
 
 /** Another kernel holds the log; the message names it, in one line. */
 class StateLockedError extends store_error/* StartRefusedError */.Zy {
-    constructor(message) {
-        super(message, { code: 'state_locked' });
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'state_locked' });
     }
 }
 /** How long a start waits by default: a restart whose old process is still on its way out. */
@@ -3204,7 +3719,7 @@ function lockAddress(logFile, platform = process.platform) {
         identity = `${dev}:${ino}`;
     }
     catch (error) {
-        throw new StateLockedError(`Cannot open the kernel's log ${logFile} (${error.code ?? error.message}): its folder must exist and be writable.`);
+        throw new StateLockedError(`Cannot open the kernel's log ${logFile} (${error.code ?? (0,errors/* causeText */.xv)(error)}): its folder must exist and be writable.`, { cause: error });
     }
     const hash = (0,external_node_crypto_.createHash)('sha256').update(identity).digest('hex').slice(0, 40);
     if (platform === 'linux')
@@ -3344,7 +3859,9 @@ function readNotifySecret(file) {
         secret = (0,external_node_fs_.readFileSync)(file, 'utf8').trim();
     }
     catch (error) {
-        throw new notify_config_NotifyError(`Cannot read --notify-secret-file ${file}: ${error.message}`);
+        throw new notify_config_NotifyError(`Cannot read --notify-secret-file ${file}: ${(0,errors/* causeText */.xv)(error)}`, {
+            cause: error,
+        });
     }
     if (secret.length < 16) {
         throw new notify_config_NotifyError(`--notify-secret-file ${file}: expected a secret of at least 16 characters.`);
@@ -3362,7 +3879,9 @@ function readNotifyFile(file) {
         raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch (error) {
-        throw new notify_config_NotifyError(`Cannot read --notify-file ${file}: ${error.message}`);
+        throw new notify_config_NotifyError(`Cannot read --notify-file ${file}: ${(0,errors/* causeText */.xv)(error)}`, {
+            cause: error,
+        });
     }
     const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
     const notify = raw?.notify;
@@ -3385,8 +3904,6 @@ function readNotifyFile(file) {
 var external_node_worker_threads_ = __webpack_require__(5919);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var ledger_entry = __webpack_require__(5641);
-// EXTERNAL MODULE: ./src/plane/entry-kinds.ts
-var entry_kinds = __webpack_require__(4152);
 ;// CONCATENATED MODULE: ./src/kernel/notify/notification.ts
 
 
@@ -3503,6 +4020,7 @@ function notification_deliveryOf(notifications) {
 }
 
 ;// CONCATENATED MODULE: ./src/kernel/notify/notify.ts
+
 
 
 
@@ -3726,7 +4244,7 @@ class notify_Notifier {
             catch (error) {
                 if (this.stop.signal.aborted)
                     break;
-                lastError = withoutUrl(error.message, target.url);
+                lastError = withoutUrl(causeText(error), target.url);
             }
             if (this.now() + wait > giveUpAt)
                 break;
@@ -4245,7 +4763,7 @@ class WindowsError extends errors/* LeaseGateError */.eg {
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 const MAX_DURATION_MS = 31 * DAY;
-const windows_FIELDS = [
+const FIELDS = [
     { name: 'minute', min: 0, max: 59 },
     { name: 'hour', min: 0, max: 23 },
     { name: 'day of month', min: 1, max: 31 },
@@ -4394,7 +4912,7 @@ function parseSchedule(schedule, where) {
     if (parts.length !== 5) {
         throw new WindowsError(`${where}: expected five fields (minute hour day-of-month month day-of-week), as '0 18 * * 5'`);
     }
-    const sets = parts.map((part, i) => parseField(part, windows_FIELDS[i], where));
+    const sets = parts.map((part, i) => parseField(part, FIELDS[i], where));
     const weekdays = new Set([...sets[4]].map((d) => d % 7));
     return {
         minutes: sets[0],
@@ -4680,7 +5198,7 @@ async function serve(settings, given, io, env) {
         if (parent > 0)
             setInterval(() => (0,processes/* isAlive */._n)(parent) || resolve(), 2_000).unref();
     });
-    io.out(`lease-gate kernel listening on ${running.url}`);
+    io.outWith(`lease-gate kernel listening on ${running.url}`, { url: running.url });
     if (running.warning)
         io.err(`warning: ${running.warning}`);
     if (!settings.quiet)
@@ -4699,7 +5217,7 @@ async function serve(settings, given, io, env) {
 async function kernel_start_listen(settings, opened, io) {
     const { ttlMs, lockDelayMs, postgres, logFile } = settings;
     const { windows, notifier, checks } = opened;
-    const ledger = new ledger_ledger/* Ledger */.Oc(opened.identity.key);
+    const ledger = new ledger_ledger/* Ledger */.O(opened.identity.key);
     // A memory kernel remembers no fence: its fences start from the clock, so they rise across restarts.
     const store = logFile ? (0,store_store/* fileStore */.oX)(logFile) : (0,store_store/* memoryStore */.LK)({ fenceFloor: (0,store_store/* memoryFenceFloor */.bi)() });
     const log = eventLog(settings.quiet, io);
@@ -4712,7 +5230,7 @@ async function kernel_start_listen(settings, opened, io) {
         })
         : undefined;
     return startKernelServer({
-        ...{ service, ledger, windows, store, onEvents: log, log: (line) => io.err(line) },
+        ...{ service, ledger, windows, store, onEvents: log, log: serverLog(io) },
         table: new core/* ResourceTable */.BR({ ttlMs, lockDelayMs, window }),
         onService: (notifier || checks) &&
             ((service) => {
@@ -4729,6 +5247,8 @@ async function kernel_start_listen(settings, opened, io) {
         ...{ host: settings.host, port: settings.port, publicUrls: settings.publicUrls },
     });
 }
+/** The HTTP server's lines carry the request's id (and a JSON line has it as a field). */
+const serverLog = (io) => (line, fields) => io.errWith(line, fields ?? {});
 /** One stdout line per event but renewals, unless --quiet. */
 function eventLog(quiet, io) {
     return (events) => {
@@ -4737,7 +5257,14 @@ function eventLog(quiet, io) {
         for (const e of events) {
             if (e.kind === 'renew')
                 continue;
-            io.out(`${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`);
+            io.outWith(`${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`, {
+                event: e.kind,
+                resource: e.resource,
+                did: e.actorDid,
+                leaseId: e.leaseId,
+                fence: e.fence,
+                reason: e.reason,
+            });
         }
     };
 }
@@ -4785,7 +5312,7 @@ function loadWindows(file) {
     }
     catch (error) {
         if (error instanceof WindowsError)
-            throw new cli_options/* UsageError */.eb(error.message);
+            throw new cli_options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
 }
@@ -4798,7 +5325,7 @@ function notifierFrom(flags, io, cursorFile) {
     }
     catch (error) {
         if (error instanceof notify_config_NotifyError)
-            throw new cli_options/* UsageError */.eb(error.message);
+            throw new cli_options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
     const urls = [...fromFile.urls, ...flags.urls];
@@ -4821,12 +5348,17 @@ function notifierFrom(flags, io, cursorFile) {
     }
     catch (error) {
         if (error instanceof notify_config_NotifyError)
-            throw new cli_options/* UsageError */.eb(error.message);
+            throw new cli_options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
 }
 
+// EXTERNAL MODULE: ./src/cli/log-output.ts
+var log_output = __webpack_require__(7500);
 ;// CONCATENATED MODULE: ./src/cli/kernel-command.ts
+
+
+
 
 
 
@@ -4838,21 +5370,134 @@ function notifierFrom(flags, io, cursorFile) {
 async function kernel_command_kernel(args, io, env) {
     if (args[0] === 'migrate')
         return migrateCommand(args.slice(1), io, env);
+    return serveKernel(args, io, env);
+}
+/**
+ * Parse → check (kernelSettings, no I/O) → start (every file read, then listen), every
+ * line through one logger; with --log-format json a refusal to start is a JSON line too.
+ */
+async function serveKernel(args, io, env) {
+    const { values } = (0,cli_options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(kernel/* KERNEL_FLAGS */.aU));
+    const log = logSettings(values, env);
+    const logged = (0,log_output/* loggedOutput */.kO)(io, log);
     try {
-        return await serveKernel(args, io, env);
+        return await startKernel(kernelSettings(values, env), logged, env);
     }
     catch (error) {
         // Another kernel on this state, or a log that is not the history signed: one line, exit 2.
-        if (!(error instanceof store_error/* StartRefusedError */.Zy))
-            throw error;
-        io.err(`lease-gate kernel: ${error.message}`);
-        return cli_options/* EXIT */.dc.usage;
+        if (error instanceof store_error/* StartRefusedError */.Zy) {
+            logged.err(`lease-gate kernel: ${error.message}`);
+            return cli_options/* EXIT */.dc.usage;
+        }
+        return (0,log_output/* refusedToStart */.ej)(error, log, logged, 'kernel');
     }
 }
-/** Parse → check (kernelSettings, no I/O) → start (every file read, then listen). */
-async function serveKernel(args, io, env) {
-    const { values } = (0,cli_options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(kernel/* KERNEL_FLAGS */.aU));
-    return startKernel(kernelSettings(values, env), io, env);
+/**
+ * The form, and what no line may hold: the keys and the database's password, as given
+ * (before they are checked: a refusal is logged too). PostgreSQL replicas name themselves.
+ */
+function logSettings(values, env) {
+    const store = values.store?.startsWith('postgres') ? values.store : undefined;
+    const database = store === 'postgres' ? env.DATABASE_URL : store;
+    return {
+        format: (0,log_format_flag/* logFormatOf */.r)(values['log-format'], env),
+        secrets: [
+            env.LEASE_GATE_KERNEL_KEY,
+            env.LEASE_GATE_ADMIN_KEY,
+            env.LEASE_GATE_APPROVER_KEY,
+            (0,log_output/* urlPassword */.Ds)(database),
+        ],
+        ...(store && { base: { replica: `${(0,external_node_os_.hostname)()}:${process.pid}` } }),
+    };
+}
+
+
+/***/ }),
+
+/***/ 7661:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   r: () => (/* binding */ logFormatOf)
+/* harmony export */ });
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+/* harmony import */ var _log_logger_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8988);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(776);
+
+
+
+/** The flag over the environment; either one naming neither form is refused, naming itself. */
+function logFormatOf(flag, env) {
+    const [raw, from] = flag !== undefined
+        ? [flag, '--log-format']
+        : [env.LEASE_GATE_LOG_FORMAT, 'LEASE_GATE_LOG_FORMAT'];
+    const format = (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .parseLogFormat */ .r5)(raw);
+    if (!format)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid ${from} '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(raw ?? '', 40)}'. Expected ${_log_logger_js__WEBPACK_IMPORTED_MODULE_1__/* .LOG_FORMAT_FORM */ .mW}.`);
+    return format;
+}
+
+
+/***/ }),
+
+/***/ 7500:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   Ds: () => (/* binding */ urlPassword),
+/* harmony export */   ej: () => (/* binding */ refusedToStart),
+/* harmony export */   kO: () => (/* binding */ loggedOutput)
+/* harmony export */ });
+/* harmony import */ var _log_logger_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8988);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3916);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(1223);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(776);
+
+
+
+
+function loggedOutput(io, settings, now = Date.now) {
+    const common = {
+        format: settings.format,
+        now,
+        secrets: settings.secrets,
+        base: settings.base ?? {},
+    };
+    const out = (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .createLogger */ .h)({ ...common, write: (line) => io.out(line) });
+    const err = (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .createLogger */ .h)({ ...common, write: (line) => io.err(line) });
+    return {
+        out: (line) => out.info(line),
+        err: (line) => err.log((0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .stderrLevel */ .nx)(line), line),
+        outWith: (line, fields) => out.info(line, fields),
+        errWith: (line, fields, level) => err.log(level ?? (0,_log_logger_js__WEBPACK_IMPORTED_MODULE_0__/* .stderrLevel */ .nx)(line), line, fields),
+        // A long answer (an export) is data, not a log line: as it is.
+        ...(io.write && { write: io.write }),
+    };
+}
+/** A connection string's password, to be masked wherever a line might quote it. */
+function urlPassword(url) {
+    if (!url)
+        return undefined;
+    try {
+        return decodeURIComponent(new URL(url).password) || undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * A command that could not start, said as main() says it (text: rethrown for main()), or
+ * with --log-format json as a JSON line a log store reads: exit 2 for a setting, 1 else.
+ */
+function refusedToStart(error, log, logged, command) {
+    if (log.format === 'text')
+        throw error;
+    if (error instanceof _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb) {
+        logged.errWith((0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)(error.message, 1_000), { refused: 'usage' }, 'error');
+        return _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.usage;
+    }
+    logged.err(`lease-gate ${command}: could not start: ${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_2__/* .untrusted */ .bp)((0,_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .errorMessage */ .gJ)(error), 1_000)}`);
+    return _options_js__WEBPACK_IMPORTED_MODULE_3__/* .EXIT */ .dc.refused;
 }
 
 
@@ -4994,11 +5639,9 @@ function hasEnvEntry(pid, uid, name, value) {
 /* harmony export */   xf: () => (/* binding */ restHeaders),
 /* harmony export */   y_: () => (/* binding */ GitHubError)
 /* harmony export */ });
-/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8395);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
-/* harmony import */ var _plane_retry_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3860);
-
+/* harmony import */ var _plane_retry_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3860);
 
 
 
@@ -5007,7 +5650,7 @@ function hasEnvEntry(pid, uid, name, value) {
  * promotion check): the error it throws, how long a refusal says to wait, and GitHub's
  * own error text, read as untrusted.
  */
-class GitHubError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+class GitHubError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'GitHubError';
     /** GitHub's status, or 0 when no answer came. */
     status;
@@ -5036,7 +5679,7 @@ function headerOf(answer, name) {
  * a rate limit waits what GitHub names; 5xx backs off; anything else is final.
  */
 function retryWait(answer, wallNow, policy, attempt, random) {
-    const retryAfter = (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .parseRetryAfter */ .mu)(headerOf(answer, 'retry-after'), wallNow);
+    const retryAfter = (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_1__/* .parseRetryAfter */ .mu)(headerOf(answer, 'retry-after'), wallNow);
     const remaining = headerOf(answer, 'x-ratelimit-remaining');
     const reset = Number(headerOf(answer, 'x-ratelimit-reset') ?? NaN);
     const limited = answer.status === 429 ||
@@ -5049,11 +5692,11 @@ function retryWait(answer, wallNow, policy, attempt, random) {
         return RATE_LIMIT_FALLBACK_MS;
     }
     if (answer.status >= 500 || answer.status === 408)
-        return (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_2__/* .backoffMs */ .jo)(policy, attempt, random);
+        return (0,_plane_retry_js__WEBPACK_IMPORTED_MODULE_1__/* .backoffMs */ .jo)(policy, attempt, random);
     return undefined;
 }
 /** GitHub's error answers: `{ message, documentation_url }`. */
-const githubErrorSchema = zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({ message: zod_mini__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP() });
+const githubErrorSchema = zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({ message: zod_mini__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP() });
 function parseJson(text) {
     try {
         return JSON.parse(text);
@@ -5071,6 +5714,141 @@ function answerMessage(text) {
 function printable(text, max = 200) {
     const line = text.replace(/[^\x20-\x7e]/g, '?');
     return line.length <= max ? line : `${line.slice(0, max - 1)}~`;
+}
+
+
+/***/ }),
+
+/***/ 9396:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   HL: () => (/* binding */ oidcKeyFetches),
+/* harmony export */   hU: () => (/* binding */ unavailable),
+/* harmony export */   nt: () => (/* binding */ checkIssuerUrl),
+/* harmony export */   uF: () => (/* binding */ IssuerKeys)
+/* harmony export */ });
+/* harmony import */ var jose__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(6687);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8395);
+/* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3305);
+/* harmony import */ var _http_url_display_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3390);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6424);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3916);
+/* harmony import */ var _refusal_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(2528);
+
+
+
+
+
+
+/**
+ * An OIDC issuer's published keys, as the verifier (oidc.ts) uses them: the discovery
+ * document, then the JWKS, fetched through our one HTTP client; fetched again when older
+ * than `cacheMs`, never twice within `minRefreshMs` (failed attempts included), and kept
+ * through an outage only until `maxStaleMs` after the last good fetch. Its own module so
+ * the verifier holds only the token checks.
+ */
+/** Discovery and JWKS bodies past this are refused (GitHub's JWKS is ~2 KB). */
+const MAX_DOCUMENT_CHARS = 64 * 1024;
+const MAX_KEYS = 50;
+const discoverySchema = zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .object */ .Ikc({ issuer: zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .string */ .YjP(), jwks_uri: zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .string */ .YjP() });
+const jwksSchema = zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .object */ .Ikc({
+    keys: zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .array */ .YOg(zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .record */ .g1P(zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .string */ .YjP(), zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .unknown */ .L5J())).check(zod_mini__WEBPACK_IMPORTED_MODULE_5__/* ._maxLength */ .Eb(MAX_KEYS)),
+});
+/** An issuer URL we may fetch from: https, or plain http on loopback; no credentials, query or fragment. */
+function checkIssuerUrl(value, what = 'issuer') {
+    let url;
+    try {
+        url = new URL(value);
+    }
+    catch {
+        throw new Error(`the OIDC ${what} '${(0,_http_url_display_js__WEBPACK_IMPORTED_MODULE_0__/* .urlForDisplay */ .B)(value)}' is not a URL`);
+    }
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_1__/* .isLoopbackHost */ .c)(host));
+    if (!secure || url.username || url.password || url.search || url.hash) {
+        throw new Error(`the OIDC ${what} '${(0,_http_url_display_js__WEBPACK_IMPORTED_MODULE_0__/* .urlForDisplay */ .B)(value)}' must be an https:// URL without credentials or query (plain http:// only on loopback)`);
+    }
+    return url;
+}
+/** Fetches of every issuer's keys in this process, and those that failed: the metrics read it. */
+const oidcKeyFetches = { attempts: 0, failures: 0 };
+class IssuerKeys {
+    issuer;
+    settings;
+    keys;
+    /** When the keys in use were fetched. */
+    keysAt = -Infinity;
+    /** When the last fetch began, whether or not it succeeded; and why the last one failed. */
+    attemptedAt = -Infinity;
+    failure;
+    inFlight;
+    constructor(issuer, settings) {
+        this.issuer = issuer;
+        this.settings = settings;
+    }
+    /** Why the last fetch failed; undefined once one succeeded. */
+    get lastError() {
+        return this.failure;
+    }
+    /** Whether a fetch may begin now: none within `minRefreshMs` of the last attempt. */
+    get mayRefresh() {
+        return this.settings.now() - this.attemptedAt >= this.settings.minRefreshMs;
+    }
+    /** One fetch at a time, later callers share it; none within `minRefreshMs` of the last attempt. */
+    async refresh() {
+        if (!this.inFlight && !this.mayRefresh)
+            return;
+        this.inFlight ??= this.fetchKeys()
+            .then(() => (this.failure = undefined))
+            .catch((error) => {
+            oidcKeyFetches.failures += 1;
+            this.failure = error;
+        })
+            .finally(() => (this.inFlight = undefined));
+        await this.inFlight;
+    }
+    /** The keys to verify with now: fetched again when old; 503 when there are none fit to use. */
+    async keySet() {
+        const { now, cacheMs, maxStaleMs } = this.settings;
+        if (!this.keys || now() - this.keysAt > cacheMs)
+            await this.refresh();
+        // A failed refresh keeps the keys we had, for a bounded time; without any, nothing verifies.
+        if (this.keys && now() - this.keysAt <= maxStaleMs)
+            return this.keys;
+        throw unavailable(this.failure ?? new Error('no keys fetched yet'));
+    }
+    async fetchKeys() {
+        oidcKeyFetches.attempts += 1;
+        this.attemptedAt = this.settings.now();
+        const { issuer } = this;
+        const discovery = discoverySchema.safeParse(await this.getJson(`${issuer}/.well-known/openid-configuration`, 'discovery document'));
+        if (!discovery.success || discovery.data.issuer.replace(/\/+$/, '') !== issuer) {
+            throw new Error(`the issuer's discovery document does not name ${issuer} with a jwks_uri`);
+        }
+        const jwksUrl = checkIssuerUrl(discovery.data.jwks_uri, 'jwks_uri');
+        const jwks = jwksSchema.safeParse(await this.getJson(jwksUrl.href, 'JWKS'));
+        if (!jwks.success)
+            throw new Error(`the issuer's JWKS is not a set of at most ${MAX_KEYS} keys`);
+        this.keys = (0,jose__WEBPACK_IMPORTED_MODULE_6__/* .createLocalJWKSet */ .w)(jwks.data);
+        this.keysAt = this.attemptedAt;
+    }
+    async getJson(url, what) {
+        const text = await this.settings.http.getText(url, { accept: 'application/json' });
+        if (text.length > MAX_DOCUMENT_CHARS)
+            throw new Error(`the issuer's ${what} is too large`);
+        try {
+            return JSON.parse(text);
+        }
+        catch {
+            throw new Error(`the issuer's ${what} is not JSON`);
+        }
+    }
+}
+/** The issuer's keys cannot be had: 503, so a caller tries again rather than give up. */
+function unavailable(error) {
+    const text = (0,_errors_js__WEBPACK_IMPORTED_MODULE_2__/* .causeText */ .xv)(error);
+    return new _refusal_js__WEBPACK_IMPORTED_MODULE_3__/* .AuthRefusal */ .N(`The kernel cannot fetch the OIDC issuer's keys (${text.slice(0, 300)}); try again.`, { status: 503, reason: 'issuer_unavailable', cause: error });
 }
 
 
@@ -5116,7 +5894,7 @@ class AuthRefusal extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 /* harmony export */   pP: () => (/* binding */ schemaOf),
 /* harmony export */   xl: () => (/* binding */ DEFAULT_POOL_SIZE)
 /* harmony export */ });
-/* harmony import */ var _store_store_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7967);
+/* harmony import */ var _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7561);
 
 /** A schema name we put in search_path and in a NOTIFY channel: plain, short, unquoted. */
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
@@ -5127,7 +5905,7 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 function schemaOf(options) {
     const schema = options.schema ?? 'public';
     if (!SCHEMA_PATTERN.test(schema))
-        throw new _store_store_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`schema: expected ${SCHEMA_FORM}`);
+        throw new _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`schema: expected ${SCHEMA_FORM}`);
     return schema;
 }
 /** Hides the password of a connection string that is shown to a person. */
@@ -6689,8 +7467,7 @@ function ruleContext(settings, resource, now, nextFence, failover) {
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  h3: () => (/* binding */ KernelService),
-  o2: () => (/* reexport */ store_error/* StoreUnavailableError */.o2)
+  h: () => (/* binding */ KernelService)
 });
 
 // UNUSED EXPORTS: toEvent
@@ -7264,7 +8041,7 @@ function restoreSnapshot(snapshot, replayed, live, ledger) {
     }
     catch (error) {
         const taken = state && { size: state.ledger.size, root: state.ledger.root };
-        return { note: error.message, snapshotTaken: taken };
+        return { note: (0,errors/* causeText */.xv)(error), snapshotTaken: taken };
     }
 }
 /**
@@ -7412,6 +8189,7 @@ var rules_work = __webpack_require__(1512);
 
 
 
+
 /** Entries between two snapshots of a file kernel: a restart replays at most about this many. */
 const SNAPSHOT_EVERY = 16_384;
 /**
@@ -7537,7 +8315,7 @@ class LocalBackend {
             catch (error) {
                 // A full disk must not stop a kernel from starting over its whole log: the record
                 // is written with the next checkpoint signed, which goes out only once it is.
-                this.options.log?.(`warning: ${signedRecordPath(store.path)} is missing and could not be written now (${error instanceof Error ? error.message : String(error)}); it is written before the next checkpoint goes out`);
+                this.options.log?.(`warning: ${signedRecordPath(store.path)} is missing and could not be written now (${(0,errors/* causeText */.xv)(error)}); it is written before the next checkpoint goes out`);
             }
         }
         if (this.ledger.signs)
@@ -7613,7 +8391,7 @@ class LocalBackend {
         }
         catch (error) {
             this.owed = events;
-            return `could not yet record the renewals of the ${events.length} leases held across the restart (${error.message}); they go first in the next write`;
+            return `could not yet record the renewals of the ${events.length} leases held across the restart (${(0,errors/* causeText */.xv)(error)}); they go first in the next write`;
         }
         return undefined;
     }
@@ -7652,13 +8430,13 @@ class LocalBackend {
             ? { status: 'rejected', reason: failure }
             : { status: 'fulfilled', value });
     }
-    async due(limit) {
+    due(limit) {
         const now = this.now();
-        return [...this.deadlines()]
+        return Promise.resolve([...this.deadlines()]
             .filter((d) => d.at <= now)
             .sort((a, b) => a.at - b.at)
             .slice(0, limit)
-            .map((d) => d.resource);
+            .map((d) => d.resource));
     }
     *deadlines() {
         for (const state of this.table.values()) {
@@ -7667,8 +8445,8 @@ class LocalBackend {
                 yield { resource: state.resource, at };
         }
     }
-    async overview() {
-        return (0,overview/* overviewOf */.bq)(this.table.values(), this.now());
+    overview() {
+        return Promise.resolve((0,overview/* overviewOf */.bq)(this.table.values(), this.now()));
     }
     /** Only `announceFreed`'s notices: the service tells the commits of one process itself. */
     watch(listener) {
@@ -7677,8 +8455,9 @@ class LocalBackend {
     /** One process: every change is made here, so there is no one else to hear. */
     async listen() { }
     /** One process: its own held requests are the only ones to wake. */
-    async announceFreed(resource) {
+    announceFreed(resource) {
         this.heard?.({ resource, events: [], freed: true });
+        return Promise.resolve();
     }
     /** One process: the ledger is written here, so it is never behind. */
     async syncLedger() { }
@@ -7710,8 +8489,6 @@ class LocalBackend {
 
 
 
-
-
 const ALARM_RETRY_MS = 1_000;
 const SWEEP_BATCH = 100;
 /**
@@ -7734,6 +8511,7 @@ class KernelService {
     listeners = new Set();
     changedListeners = new Set();
     recordedListeners = new Set();
+    observers = [];
     alarms = new AlarmHeap();
     scheduled = new Map();
     log;
@@ -7828,6 +8606,13 @@ class KernelService {
         this.listeners.add(listener);
         return () => this.listeners.delete(listener);
     }
+    /** See PlaneService.observe. */
+    observe(observer) {
+        this.observers = [...this.observers, observer];
+        return () => {
+            this.observers = this.observers.filter((o) => o !== observer);
+        };
+    }
     /** See PlaneService.listen. */
     async listen(resource) {
         await this.backend.listen(resource);
@@ -7889,7 +8674,9 @@ class KernelService {
     }
     /** One batch through the backend; what it made durable is told and armed, in order. */
     async commit(work) {
-        const results = await this.backend.commit(work);
+        const results = this.observers.length
+            ? await this.observed(work)
+            : await this.backend.commit(work);
         const decided = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         const events = decided.flatMap((d) => d.events);
         if (events.length)
@@ -7904,6 +8691,33 @@ class KernelService {
         if (!this.backend.shared)
             this.arm();
         return results;
+    }
+    /** The backend's commit, timed and told to the observers (only when there are any). */
+    async observed(work) {
+        const started = performance.now();
+        const { name: backend, shared } = this.backend;
+        const tell = (decisions, failed) => {
+            const batch = {
+                backend,
+                shared,
+                size: work.length,
+                seconds: (performance.now() - started) / 1000,
+                commands: work.map((w) => w.command),
+                decisions,
+                failed,
+            };
+            for (const observer of this.observers)
+                observer.committed(batch);
+        };
+        try {
+            const results = await this.backend.commit(work);
+            tell(results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)), false);
+            return results;
+        }
+        catch (error) {
+            tell([], true);
+            throw error;
+        }
     }
     /** The backend's numbered entries, once durable (onSequenced): what notifications follow. */
     recorded(entries) {
@@ -7951,7 +8765,7 @@ class KernelService {
                 continue;
             this.scheduled.delete(resource);
             this.run(resource, { kind: 'expire' }).catch((error) => {
-                this.log(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+                this.log(`kernel: could not record a lapse on ${resource}: ${(0,errors/* causeText */.xv)(error)}`);
                 this.scheduled.set(resource, now + ALARM_RETRY_MS);
                 this.alarms.push(now + ALARM_RETRY_MS, resource);
                 this.arm();
@@ -7987,6 +8801,32 @@ class KernelService {
             this.scheduleSweep();
         }
     }
+}
+
+
+/***/ }),
+
+/***/ 230:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   e: () => (/* binding */ storeRoundTrips),
+/* harmony export */   s: () => (/* binding */ countRoundTrips)
+/* harmony export */ });
+/**
+ * Round trips to a shared store (PostgreSQL), counted for the metrics (lease_gate_postgres_
+ * round_trips_total): one per query sent, whatever it carries. A process-wide count, as the
+ * pools it counts are; the metrics read it at each scrape.
+ */
+const storeRoundTrips = { count: 0 };
+/** Counts each query `client` sends from now on (a pool's `connect` hands each new one here). */
+function countRoundTrips(client) {
+    const query = client.query;
+    client.query = function (...args) {
+        storeRoundTrips.count += 1;
+        return query.apply(this, args);
+    };
+    return client;
 }
 
 
@@ -8039,15 +8879,12 @@ class StartRefusedError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Lease
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  AD: () => (/* reexport */ store_error/* StoreError */.AD),
   oX: () => (/* reexport */ fileStore),
   oZ: () => (/* reexport */ isLogFileStore),
   bi: () => (/* binding */ memoryFenceFloor),
   LK: () => (/* binding */ memoryStore)
 });
 
-// EXTERNAL MODULE: ./src/kernel/store/store-error.ts
-var store_error = __webpack_require__(7561);
 // EXTERNAL MODULE: ./src/ledger/entry.ts
 var entry = __webpack_require__(5641);
 // EXTERNAL MODULE: ./src/fs/write-all.ts
@@ -8120,6 +8957,8 @@ var schemas = __webpack_require__(8395);
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
+// EXTERNAL MODULE: ./src/kernel/store/store-error.ts
+var store_error = __webpack_require__(7561);
 ;// CONCATENATED MODULE: ./src/kernel/store/snapshot-file.ts
 
 
@@ -8151,7 +8990,7 @@ function readSnapshotFile(logPath, snapshotPath) {
     catch (error) {
         if (error.code === 'ENOENT')
             return {};
-        return { ignored: `cannot read it (${error.message})` };
+        return { ignored: `cannot read it (${(0,errors/* causeText */.xv)(error)})` };
     }
     const newline = text.indexOf('\n');
     const body = text.slice(newline + 1).trimEnd();
@@ -8260,6 +9099,7 @@ function readAt(file, position, length) {
 
 
 
+
 /** Bytes read at a time at start. */
 const READ_BYTES = 4 * 1024 * 1024;
 /**
@@ -8324,7 +9164,9 @@ class FileStore {
             this.file = await this.fs.openLog(path);
         }
         catch (error) {
-            throw new store_error/* StoreError */.AD(`Cannot open the kernel's log ${path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`Cannot open the kernel's log ${path}: ${(0,errors/* causeText */.xv)(error)}`, {
+                cause: error,
+            });
         }
         await this.repair();
         return { fenceFloor, ...(warning ? { warning } : {}) };
@@ -8334,7 +9176,9 @@ class FileStore {
             return this.fs.openRead(this.path);
         }
         catch (error) {
-            throw new store_error/* StoreError */.AD(`Cannot read the kernel's log ${this.path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`Cannot read the kernel's log ${this.path}: ${(0,errors/* causeText */.xv)(error)}`, {
+                cause: error,
+            });
         }
     }
     /** Hands out each whole line from `from` on; only the part after the last newline is carried. */
@@ -8348,7 +9192,9 @@ class FileStore {
                     n = reader.read(block, position);
                 }
                 catch (error) {
-                    throw new store_error/* StoreError */.AD(`Cannot read the kernel's log ${this.path}: ${error.message}`);
+                    throw new store_error/* StoreError */.AD(`Cannot read the kernel's log ${this.path}: ${(0,errors/* causeText */.xv)(error)}`, {
+                        cause: error,
+                    });
                 }
                 if (n <= 0)
                     break;
@@ -8388,7 +9234,7 @@ class FileStore {
             await this.fs.saveCopy(copy, tail);
         }
         catch (error) {
-            throw new store_error/* StoreError */.AD(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${error.message}. Free space and start again.`);
+            throw new store_error/* StoreError */.AD(`${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${(0,errors/* causeText */.xv)(error)}. Free space and start again.`, { cause: error });
         }
         this.dirty = true;
         return {
@@ -8412,7 +9258,7 @@ class FileStore {
             this.dirty = false;
         }
         catch (error) {
-            throw new store_error/* StoreError */.AD(`cannot repair ${this.path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`cannot repair ${this.path}: ${(0,errors/* causeText */.xv)(error)}`, { cause: error });
         }
     }
     readSnapshot() {
@@ -8436,7 +9282,7 @@ class FileStore {
         }
         catch (error) {
             await this.repair().catch(() => undefined);
-            throw new store_error/* StoreError */.AD(`cannot write ${path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`cannot write ${path}: ${(0,errors/* causeText */.xv)(error)}`, { cause: error });
         }
         this.durableBytes += bytes.length;
         this.newlineOwed = false;
@@ -8450,7 +9296,7 @@ class FileStore {
             await this.file.datasync();
         }
         catch (error) {
-            throw new store_error/* StoreError */.AD(`cannot sync ${this.path}: ${error.message}`);
+            throw new store_error/* StoreError */.AD(`cannot sync ${this.path}: ${(0,errors/* causeText */.xv)(error)}`, { cause: error });
         }
     }
     async close() {
@@ -8472,8 +9318,6 @@ const isLogFileStore = (store) => 'openFrom' in store && 'readSnapshot' in store
 ;// CONCATENATED MODULE: ./src/kernel/store/store.ts
 
 
-
-
 /**
  * Nothing outlives the process; appends always succeed. `fenceFloor`: the
  * first grant's fence is above it (the CLI's memory kernel gives the clock's,
@@ -8483,10 +9327,10 @@ function memoryStore(options = {}) {
     const fenceFloor = options.fenceFloor ?? 0;
     return {
         describe: 'memory',
-        open: async () => ({ lines: [], fenceFloor }),
-        append: async () => undefined,
-        probe: async () => undefined,
-        close: async () => undefined,
+        open: () => Promise.resolve({ lines: [], fenceFloor }),
+        append: () => Promise.resolve(),
+        probe: () => Promise.resolve(),
+        close: () => Promise.resolve(),
     };
 }
 /**
@@ -8647,11 +9491,9 @@ class LedgerError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  Oc: () => (/* binding */ Ledger),
-  ye: () => (/* binding */ numberEntries)
+  O: () => (/* binding */ Ledger),
+  y: () => (/* binding */ numberEntries)
 });
-
-// UNUSED EXPORTS: LedgerError
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
@@ -8737,7 +9579,6 @@ class LineStore {
 
 
 
-
 /** Loads and tries of one Ledger.read whose lines other reads keep pushing out. */
 const READ_ATTEMPTS = 3;
 /**
@@ -8749,7 +9590,9 @@ const READ_ATTEMPTS = 3;
  * stamp alone does not show it came no earlier than the lease's expiry. So
  * does a grant a break-glass let through (`clocked`): its stamp alone does not
  * show it came before the pass ended.
- * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
+ * The in-memory ledger and the PostgreSQL sequencer both use it; the sequencer numbers after
+ * lease_gate_sequenced's size and last stamp, one replica at a time under its advisory lock
+ * (kernel/postgres/sequencer.ts): no row lock is shared by every commit.
  */
 function numberEntries(events, size, lastTs) {
     let ts = lastTs;
@@ -9022,6 +9865,166 @@ class Ledger {
 
 /***/ }),
 
+/***/ 8988:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   h: () => (/* binding */ createLogger),
+/* harmony export */   mW: () => (/* binding */ LOG_FORMAT_FORM),
+/* harmony export */   nx: () => (/* binding */ stderrLevel),
+/* harmony export */   r5: () => (/* binding */ parseLogFormat)
+/* harmony export */ });
+/* unused harmony exports LOG_FORMATS, maskSecrets */
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
+
+/**
+ * The kernel's and the App's one way to say something: a line of text for people (as it has
+ * always been written), or a JSON line for a log store (`--log-format json`). Every line, in
+ * either form, is masked (secret values, URL credentials, secret query values) and escaped
+ * (logLine: no CR, LF or terminal control gets through) before it is written.
+ *
+ * Hand-written rather than pino: the kernel writes a few lines per lease event, and pino's
+ * require alone costs ~50 ms at start (median of 21 runs, Node 24) and ~59 KB minified in
+ * the bundle, for redaction by field path where ours must be by value (docs/logs.md).
+ */
+const LOG_FORMATS = ['text', 'json'];
+const LOG_FORMAT_FORM = "'text' (lines for people, the default) or 'json' (one JSON object a line)";
+/** `--log-format` or LEASE_GATE_LOG_FORMAT, else text; undefined: neither form. */
+function parseLogFormat(raw) {
+    if (raw === undefined || raw === '')
+        return 'text';
+    return LOG_FORMATS.includes(raw) ? raw : undefined;
+}
+function createLogger(options) {
+    // Longest first, so a secret that holds a shorter one is masked whole. Very short values
+    // (under 8 characters) would mask ordinary words; no key lease-gate takes is that short.
+    const secrets = [...new Set(options.secrets ?? [])]
+        .filter((s) => typeof s === 'string' && s.length >= 8)
+        .sort((a, b) => b.length - a.length);
+    const clean = (text) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .logLine */ .BP)(maskSecrets(text, secrets));
+    const log = (level, msg, fields) => {
+        if (options.format === 'text')
+            return options.write(clean(msg));
+        const line = {
+            level,
+            time: new Date(options.now()).toISOString(),
+            msg: clean(msg),
+        };
+        for (const [name, value] of Object.entries({ ...options.base, ...fields })) {
+            if (value === undefined || name in line)
+                continue;
+            line[name] = typeof value === 'string' ? clean(value) : value;
+        }
+        options.write(JSON.stringify(line));
+    };
+    return {
+        log,
+        info: (msg, fields) => log('info', msg, fields),
+        warn: (msg, fields) => log('warn', msg, fields),
+        error: (msg, fields) => log('error', msg, fields),
+    };
+}
+/** Query parameters whose value is a credential by its name (`?access_token=…`, `&sig=…`). */
+const SECRET_PARAM = /([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth|code|credential)[\w.-]*)=)[^&#\s"']+/gi;
+/** A URL's userinfo: `scheme://user:password@`, or `scheme://token@` (no colon). */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"':]*)(:[^\s/?#@"']*)?@/gi;
+/** The password as ***, the user kept; a user alone is masked when it is long enough to be a token. */
+const maskUserinfo = (_, scheme, user, password) => password !== undefined
+    ? `${scheme}${user}:***@`
+    : `${scheme}${user.length >= 16 ? '***' : user}@`;
+/**
+ * Every given secret, every URL's userinfo and every credential-named query value as ***.
+ * A second fence behind the call sites' own care (urlForDisplay, redactUrl, withoutUrl): a
+ * line someone adds later that quotes an error with a URL in it still leaks nothing.
+ */
+function maskSecrets(text, secrets = []) {
+    let masked = text;
+    for (const secret of secrets)
+        masked = masked.split(secret).join('***');
+    return masked.replace(URL_USERINFO, maskUserinfo).replace(SECRET_PARAM, '$1***');
+}
+/** The level a line written to stderr is logged at: a failure's words say error, else warn. */
+function stderrLevel(line) {
+    return /\b(failed|fails|could not|cannot|gave up|broke|lost|refus\w*|error)\b/i.test(line)
+        ? 'error'
+        : 'warn';
+}
+
+
+/***/ }),
+
+/***/ 8497:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   n: () => (/* binding */ MetricsRenderer)
+/* harmony export */ });
+/* unused harmony export wantsOpenMetrics */
+/* harmony import */ var prom_client__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5222);
+/**
+ * A registry's text for one scrape: Prometheus's text format, or OpenMetrics when the
+ * scraper's Accept header asks for it (Prometheus itself does, by default).
+ */
+
+/** Whether an Accept header prefers OpenMetrics (any q above 0). */
+function wantsOpenMetrics(accept) {
+    if (!accept)
+        return false;
+    return accept.split(',').some((part) => {
+        const [type, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+        if (type !== 'application/openmetrics-text')
+            return false;
+        const q = params.find((p) => p.startsWith('q='));
+        return q === undefined || Number(q.slice(2)) > 0;
+    });
+}
+/**
+ * Renders `registry` in either format. prom-client renames a counter in place when it
+ * writes OpenMetrics (`x_total` → `x`) and the next Prometheus-format scrape would lose the
+ * suffix: each render here runs alone and puts the names back.
+ */
+class MetricsRenderer {
+    registry;
+    open = new prom_client__WEBPACK_IMPORTED_MODULE_0__.Registry();
+    shared = new WeakSet();
+    queue = Promise.resolve();
+    constructor(registry) {
+        this.registry = registry;
+        this.open.setContentType(prom_client__WEBPACK_IMPORTED_MODULE_0__.Registry.OPENMETRICS_CONTENT_TYPE);
+    }
+    /** `begin` runs first, once the renders before this one are done (a scrape's fresh look). */
+    render(accept, begin) {
+        const next = this.queue.then(() => {
+            begin?.();
+            return this.renderNow(wantsOpenMetrics(accept));
+        });
+        this.queue = next.catch(() => undefined);
+        return next;
+    }
+    async renderNow(openMetrics) {
+        if (!openMetrics) {
+            return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+        }
+        const metrics = this.registry.getMetricsAsArray();
+        const names = metrics.map((m) => m.name);
+        for (const metric of metrics) {
+            if (this.shared.has(metric))
+                continue;
+            this.open.registerMetric(metric);
+            this.shared.add(metric);
+        }
+        try {
+            return { contentType: this.open.contentType, text: await this.open.metrics() };
+        }
+        finally {
+            metrics.forEach((m, i) => (m.name = names[i] ?? m.name));
+        }
+    }
+}
+
+
+/***/ }),
+
 /***/ 3860:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -9102,4 +10105,4 @@ const realSleep = async (ms, signal) => {
 
 };
 
-//# sourceMappingURL=767.index.js.map
+//# sourceMappingURL=520.index.js.map

@@ -1,5 +1,5 @@
-export const id = 628;
-export const ids = [628];
+export const id = 421;
+export const ids = [421];
 export const modules = {
 
 /***/ 6628:
@@ -31,6 +31,16 @@ var remote = __webpack_require__(2555);
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
+;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
+
+/** A bundle that does not verify; the message names the first problem. */
+class BundleError extends errors/* LeaseGateError */.eg {
+    name = 'BundleError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'bundle' });
+    }
+}
+
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/zod-en.ts
@@ -76,18 +86,10 @@ class MerkleFrontier {
 var merkle_proof = __webpack_require__(5588);
 // EXTERNAL MODULE: ./src/ledger/promotion.ts
 var promotion = __webpack_require__(1356);
+// EXTERNAL MODULE: ./src/plane/entry-kinds.ts
+var entry_kinds = __webpack_require__(4152);
 // EXTERNAL MODULE: ./src/plane/run-pass.ts
 var run_pass = __webpack_require__(4941);
-;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
-
-/** A bundle that does not verify; the message names the first problem. */
-class BundleError extends errors/* LeaseGateError */.eg {
-    name = 'BundleError';
-    constructor(message, options = {}) {
-        super(message, { ...options, code: 'bundle' });
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/ledger/meaning-passes.ts
 
 
@@ -148,13 +150,7 @@ function frozenGrant(e, freeze, at, pass) {
 
 
 
-/** Entries that name no lease (empty id, fence 0). */
-const NO_LEASE = new Set([
-    'freeze',
-    'unfreeze',
-    'break_glass',
-    'break_glass_withdrawn',
-]);
+
 /**
  * Replicas read their clocks before they take the ledger's order, so an
  * entry's stamp may trail the one before it by a few milliseconds' race; a
@@ -227,7 +223,7 @@ class MeaningCheck {
     check(e) {
         const earliest = this.advanceClock(e);
         checkClockMs(e);
-        if (NO_LEASE.has(e.kind))
+        if ((0,entry_kinds/* namesNoLease */.Y)(e.kind))
             return this.noLease(e);
         this.checkPolicy(e, earliest);
         const known = this.open.has(e.resource) || !this.partial;
@@ -390,7 +386,6 @@ function checkTime(e, current, earliest, runStart) {
 
 
 
-
 /** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
 const bundleEntrySchema = schemas/* object */.Ikc({
     index: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
@@ -531,12 +526,13 @@ function guard(check) {
     }
     catch (error) {
         if (error instanceof ledger_checkpoint/* CheckpointError */.jg)
-            throw new BundleError(error.message);
+            throw new BundleError(error.message, { cause: error });
         throw error;
     }
 }
 
 ;// CONCATENATED MODULE: ./src/ledger/verify-file.ts
+
 
 
 
@@ -557,8 +553,6 @@ class BundleReadError extends errors/* LeaseGateError */.eg {
         super(message, { ...options, code: 'bundle_read' });
     }
 }
-/** The error's own first line, as verify printed it for readFileSync and JSON.parse. */
-const messageOf = (error) => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 /** Bytes read at a time. */
 const CHUNK_BYTES = 1 << 20;
 /** The longest entry, checkpoint or other value (an entry of a long ledger is about 1 KB). */
@@ -709,7 +703,7 @@ class Bytes {
             return JSON.parse(bytes.toString('utf8'));
         }
         catch (error) {
-            throw new CannotStream(`${what} at byte ${at}: ${messageOf(error)}`);
+            throw new CannotStream(`${what} at byte ${at}: ${(0,errors/* causeText */.xv)(error)}`);
         }
     }
     refill() {
@@ -803,7 +797,7 @@ wholeBytes = MAX_WHOLE_BYTES) {
         fd = (0,external_node_fs_.openSync)(file, 'r');
     }
     catch (error) {
-        throw new BundleReadError(messageOf(error));
+        throw new BundleReadError((0,errors/* causeText */.xv)(error), { cause: error });
     }
     try {
         return streamed(fd, publicKey, options);
@@ -821,7 +815,7 @@ function readError(error) {
     // A read that fails (a directory, an I/O error) is an unreadable bundle, as readFileSync's was.
     return error instanceof errors/* LeaseGateError */.eg || !(error instanceof Error && 'code' in error)
         ? error
-        : new BundleReadError(messageOf(error));
+        : new BundleReadError((0,errors/* causeText */.xv)(error), { cause: error });
 }
 /** What cannot be streamed is read whole, as verify always did, when it is small enough. */
 function whole(fd, file, cannot, publicKey, options, wholeBytes) {
@@ -834,7 +828,7 @@ function whole(fd, file, cannot, publicKey, options, wholeBytes) {
         raw = JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
     }
     catch (error) {
-        throw new BundleReadError(messageOf(error));
+        throw new BundleReadError((0,errors/* causeText */.xv)(error), { cause: error });
     }
     return verifyBundle(raw, publicKey, options);
 }
@@ -953,7 +947,7 @@ var lease_escape = __webpack_require__(1223);
 
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
-async function keygen(args, io) {
+function keygen(args, io) {
     const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(ledger/* KEYGEN */.cO.flags));
     if (!values.out)
         throw new options/* UsageError */.eb('keygen needs --out DIR.');
@@ -1012,7 +1006,7 @@ async function exportToFile(apiUrl, key, out, progress) {
     }, { ...shared, temp: `${out}.tmp` });
 }
 /** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */
-async function verify(args, io) {
+function verify(args, io) {
     const { values, positionals } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(ledger/* VERIFY */.k7.flags), true);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const [file] = positionals;
@@ -1091,8 +1085,8 @@ function unreadableBundle(io, file, error) {
 /* harmony export */ });
 /* unused harmony exports LedgerFetchError, fetchLedger */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1197);
-/* harmony import */ var _http_errors_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8549);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1197);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
 
 
@@ -1114,7 +1108,7 @@ const PAGE = 500;
 /** An export stops after this many pages (10 million entries). */
 const MAX_PAGES = 20_000;
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
-class LedgerFetchError extends _http_errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGateError */ .e {
+class LedgerFetchError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'LedgerFetchError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'ledger_fetch' });
@@ -1209,7 +1203,7 @@ async function fetchLedger(apiUrl, key, progress) {
  * public key and how many entries were written.
  */
 async function exportLedger(apiUrl, key, write, progress) {
-    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
     try {
         const publicKey = await get(http, apiUrl + _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__/* .LEDGER_PATHS */ .Tc.publicKey, key);
         let count = 0;
@@ -1236,7 +1230,7 @@ async function exportLedger(apiUrl, key, write, progress) {
  * bounded by a page and what `each` keeps. The entries are `{ index, entry, inclusionProof }`.
  */
 async function eachLedgerPage(apiUrl, key, each) {
-    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_0__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
+    const http = (0,_http_client_js__WEBPACK_IMPORTED_MODULE_1__/* .createHttpClient */ .u)({ bodyTimeoutMs: TIMEOUT_MS });
     try {
         for await (const page of pagesOf(http, apiUrl, key))
             each(page.entries);
@@ -1247,8 +1241,144 @@ async function eachLedgerPage(apiUrl, key, each) {
 }
 
 
+/***/ }),
+
+/***/ 252:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   A: () => (/* export default binding */ __WEBPACK_DEFAULT_EXPORT__)
+/* harmony export */ });
+/* harmony import */ var _core_util_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4723);
+
+const error = () => {
+    const Sizable = {
+        string: { unit: "characters", verb: "to have" },
+        file: { unit: "bytes", verb: "to have" },
+        array: { unit: "items", verb: "to have" },
+        set: { unit: "items", verb: "to have" },
+        map: { unit: "entries", verb: "to have" },
+    };
+    function getSizing(origin) {
+        return Sizable[origin] ?? null;
+    }
+    const FormatDictionary = {
+        regex: "input",
+        email: "email address",
+        url: "URL",
+        emoji: "emoji",
+        uuid: "UUID",
+        uuidv4: "UUIDv4",
+        uuidv6: "UUIDv6",
+        nanoid: "nanoid",
+        guid: "GUID",
+        cuid: "cuid",
+        cuid2: "cuid2",
+        ulid: "ULID",
+        xid: "XID",
+        ksuid: "KSUID",
+        datetime: "ISO datetime",
+        date: "ISO date",
+        time: "ISO time",
+        duration: "ISO duration",
+        ipv4: "IPv4 address",
+        ipv6: "IPv6 address",
+        mac: "MAC address",
+        cidrv4: "IPv4 range",
+        cidrv6: "IPv6 range",
+        base64: "base64-encoded string",
+        base64url: "base64url-encoded string",
+        json_string: "JSON string",
+        e164: "E.164 number",
+        currency_code: "currency code",
+        credit_card: "credit card number",
+        iban: "IBAN",
+        jwt: "JWT",
+        template_literal: "input",
+    };
+    // type names: missing keys = do not translate (use raw value via ?? fallback)
+    const TypeDictionary = {
+        // Compatibility: "nan" -> "NaN" for display
+        nan: "NaN",
+        // All other type names omitted - they fall back to raw values via ?? operator
+    };
+    function getTypeName(type, input) {
+        if (type === "number" && typeof input === "number" && !Number.isFinite(input)) {
+            return String(input);
+        }
+        return TypeDictionary[type] ?? type;
+    }
+    return (issue) => {
+        switch (issue.code) {
+            case "invalid_type": {
+                const expected = getTypeName(issue.expected);
+                const receivedType = _core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .parsedType */ .GW(issue.input);
+                const received = getTypeName(receivedType, issue.input);
+                return `Invalid input: expected ${expected}, received ${received}`;
+            }
+            case "invalid_value":
+                if (issue.values.length === 1)
+                    return `Invalid input: expected ${_core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .stringifyPrimitive */ .B7(issue.values[0])}`;
+                return `Invalid option: expected one of ${_core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .joinValues */ .jw(issue.values, "|")}`;
+            case "too_big": {
+                const adj = issue.exact ? "exactly " : issue.inclusive ? "<=" : "<";
+                const sizing = getSizing(issue.origin);
+                if (sizing)
+                    return `Too big: expected ${issue.origin ?? "value"} to have ${adj}${issue.maximum.toString()} ${sizing.unit ?? "elements"}`;
+                return `Too big: expected ${issue.origin ?? "value"} to be ${adj}${issue.maximum.toString()}`;
+            }
+            case "too_small": {
+                const adj = issue.exact ? "exactly " : issue.inclusive ? ">=" : ">";
+                const sizing = getSizing(issue.origin);
+                if (sizing) {
+                    return `Too small: expected ${issue.origin} to have ${adj}${issue.minimum.toString()} ${sizing.unit}`;
+                }
+                return `Too small: expected ${issue.origin} to be ${adj}${issue.minimum.toString()}`;
+            }
+            case "invalid_format": {
+                const _issue = issue;
+                if (_issue.format === "starts_with") {
+                    return `Invalid string: must start with "${_issue.prefix}"`;
+                }
+                if (_issue.format === "ends_with")
+                    return `Invalid string: must end with "${_issue.suffix}"`;
+                if (_issue.format === "includes")
+                    return `Invalid string: must include "${_issue.includes}"`;
+                if (_issue.format === "regex")
+                    return `Invalid string: must match pattern ${_issue.pattern}`;
+                return `Invalid ${FormatDictionary[_issue.format] ?? issue.format}`;
+            }
+            case "not_multiple_of":
+                return `Invalid number: must be a multiple of ${issue.divisor}`;
+            case "unrecognized_keys":
+                return `Unrecognized key${issue.keys.length > 1 ? "s" : ""}: ${_core_util_js__WEBPACK_IMPORTED_MODULE_0__/* .joinValues */ .jw(issue.keys, ", ")}`;
+            case "invalid_key":
+                return `Invalid key in ${issue.origin}`;
+            case "invalid_union":
+                if (issue.options && Array.isArray(issue.options) && issue.options.length > 0) {
+                    const opts = issue.options.map((o) => `'${o}'`).join(" | ");
+                    return `Invalid discriminator value. Expected ${opts}`;
+                }
+                if (issue.inclusive === false) {
+                    return "Invalid input: more than one option matched";
+                }
+                return "Invalid input";
+            case "invalid_element":
+                return `Invalid value in ${issue.origin}`;
+            default:
+                return `Invalid input`;
+        }
+    };
+};
+/* harmony default export */ function __WEBPACK_DEFAULT_EXPORT__() {
+    return {
+        localeError: error(),
+    };
+}
+
+
 /***/ })
 
 };
 
-//# sourceMappingURL=628.index.js.map
+//# sourceMappingURL=421.index.js.map
