@@ -1,5 +1,5 @@
 import type { ResourceChart } from './chart-data.js';
-import { duration, h, localClock, localDay, svg } from './dom.js';
+import { duration, h, localClock, localDay, svg, svgFigure } from './dom.js';
 import { roundTicks, shorten } from './timeline.js';
 
 /**
@@ -50,14 +50,7 @@ function timesChart(
   const top = Math.max(chart.maxMs, 60_000);
   const y = (ms: number) => TOP + PLOT - (ms / top) * PLOT;
   const base = TOP + PLOT;
-  const root = svg('svg', {
-    viewBox: `0 0 ${width} ${height}`,
-    width,
-    height,
-    class: 'chart times',
-    role: 'img',
-    'aria-label': `Hold and wait times of ${chart.resource}`,
-  });
+  const root = svgFigure(width, height, 'chart times', `Hold and wait times of ${chart.resource}`);
   for (const f of chart.freezes) {
     const x1 = x(f.fromMs);
     root.append(
@@ -136,14 +129,7 @@ function deploysChart(chart: ResourceChart, width: number): SVGSVGElement {
   const height = 84;
   const most = Math.max(1, ...days.map((d) => d.count));
   const slot = (width - LEFT - 8) / Math.max(1, days.length);
-  const root = svg('svg', {
-    viewBox: `0 0 ${width} ${height}`,
-    width,
-    height,
-    class: 'chart deploys',
-    role: 'img',
-    'aria-label': `Deploys per day of ${chart.resource}`,
-  });
+  const root = svgFigure(width, height, 'chart deploys', `Deploys per day of ${chart.resource}`);
   root.append(
     svg('text', { x: 0, y: 12, class: 'tick' }, 'deploys'),
     svg('text', { x: 0, y: 26, class: 'tick' }, 'per day'),

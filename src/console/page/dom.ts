@@ -29,6 +29,23 @@ export function svg<K extends keyof SVGElementTagNameMap>(
   return element;
 }
 
+/** A chart's root: sized in px, scaled by its viewBox, and read out by its label. */
+export function svgFigure(
+  width: number,
+  height: number,
+  className: string,
+  label: string,
+): SVGSVGElement {
+  return svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    class: className,
+    role: 'img',
+    'aria-label': label,
+  });
+}
+
 function append(parent: Element, children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

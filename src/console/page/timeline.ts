@@ -1,4 +1,4 @@
-import { clock, duration, localClock, localDay, svg, utcStamp } from './dom.js';
+import { clock, duration, localClock, localDay, svg, svgFigure, utcStamp } from './dom.js';
 import type { Hold } from './holds.js';
 
 /** Below this width a row's label sits on a line of its own, above its bar. */
@@ -67,14 +67,7 @@ export function drawTimeline(
   const from = nowMs - spanMs;
   const right = width - 10;
   const x = (t: number) => label + ((Math.max(t, from) - from) / spanMs) * (right - label);
-  const chart = svg('svg', {
-    viewBox: `0 0 ${width} ${height}`,
-    width,
-    height,
-    class: 'timeline',
-    role: 'img',
-    'aria-label': 'Holds per resource',
-  });
+  const chart = svgFigure(width, height, 'timeline', 'Holds per resource');
   chart.append(...axisShapes({ x, from, nowMs, spanMs, height, px: right - label }));
   if (resources.length === 0) {
     chart.append(svg('text', { x: label, y: AXIS + 20, class: 'empty' }, 'No holds yet.'));
