@@ -10,12 +10,25 @@ import { parse } from '../src/cli/options.js';
  * files named here do not exist, and are not read.
  */
 
-const app = (args: string[]) => appSettings(parse(args, optionsOf(APP.flags)).values);
+const app = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  appSettings(parse(args, optionsOf(APP.flags)).values, env);
 const smoke = (args: string[]) => smokeSettings(parse(args, optionsOf(APP_SMOKE.flags)).values);
 
 describe('appSettings', () => {
   it('takes --config FILE, unread', () => {
-    expect(app(['--config', '/nowhere/app.json'])).toEqual({ configFile: '/nowhere/app.json' });
+    expect(app(['--config', '/nowhere/app.json'])).toEqual({
+      configFile: '/nowhere/app.json',
+      logFormat: 'text',
+    });
+  });
+
+  it('takes --log-format text|json, else LEASE_GATE_LOG_FORMAT, and refuses another form', () => {
+    const config = ['--config', '/nowhere/app.json'];
+    expect(app([...config, '--log-format', 'json']).logFormat).toBe('json');
+    expect(app(config, { LEASE_GATE_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(() => app([...config, '--log-format', 'yaml'])).toThrow(
+      "Invalid --log-format 'yaml'. Expected 'text' (lines for people, the default) or 'json'",
+    );
   });
 
   it('refuses no --config, or an empty one', () => {

@@ -57,6 +57,7 @@ describe('kernelSettings: defaults', () => {
       notify: { urls: [], secretFile: undefined, file: undefined },
       exitWithPid: 0,
       quiet: false,
+      logFormat: 'text',
       warnings: [],
     });
   });
@@ -291,5 +292,27 @@ describe('kernelSettings: where the log lives', () => {
     expect(refusal(['--store', url])).toBe(
       '--store postgres needs --signing-key FILE: every replica signs the shared ledger with the same key.',
     );
+  });
+});
+
+describe('kernelSettings: --log-format and LEASE_GATE_LOG_FORMAT', () => {
+  it('takes text or json, the flag over the environment', () => {
+    expect(settings(['--log-format', 'json']).logFormat).toBe('json');
+    expect(settings([], { LEASE_GATE_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(settings(['--log-format', 'text'], { LEASE_GATE_LOG_FORMAT: 'json' }).logFormat).toBe(
+      'text',
+    );
+    expect(settings([], { LEASE_GATE_LOG_FORMAT: '' }).logFormat).toBe('text');
+  });
+
+  it('refuses any other form, naming where it came from', () => {
+    const form =
+      "Expected 'text' (lines for people, the default) or 'json' (one JSON object a line).";
+    expect(refusal(['--log-format', 'JSON'])).toBe(`Invalid --log-format 'JSON'. ${form}`);
+    expect(refusal([], { LEASE_GATE_LOG_FORMAT: 'logfmt' })).toBe(
+      `Invalid LEASE_GATE_LOG_FORMAT 'logfmt'. ${form}`,
+    );
+    // A value from outside is shown one line, bounded.
+    expect(refusal(['--log-format', 'a\nb'])).toBe(`Invalid --log-format 'a%0Ab'. ${form}`);
   });
 });

@@ -1,17 +1,24 @@
 import { ConfigError, loadConfig } from '../app/config.js';
 import { startApp } from '../app/server.js';
-import { logLine } from '../lease/escape.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
 import { appSmoke } from './app-smoke.js';
 import { APP } from './app-help.js';
 import { appSettings, type AppSettings } from './app-settings.js';
 import { optionsOf } from './flags/table.js';
+import { loggedOutput, refusedToStart } from './log-output.js';
 
 /** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
 export async function app(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   if (args[0] === 'smoke') return appSmoke(args.slice(1), io, env);
   const { values } = parse(args, optionsOf(APP.flags));
-  return startAppCommand(appSettings(values), io, env);
+  const settings = appSettings(values, env);
+  try {
+    return await startAppCommand(settings, io, env);
+  } catch (error) {
+    // A config that does not check out, said as a JSON line when asked for.
+    const log = { format: settings.logFormat, secrets: [] };
+    return refusedToStart(error, log, loggedOutput(io, log), 'app');
+  }
 }
 
 /** Checked settings → the app: its config read and checked, then served. */
@@ -27,12 +34,20 @@ async function startAppCommand(
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const log = (line: string) => io.out(logLine(`${new Date().toISOString()} ${line}`));
+  // Masked and escaped (src/log); the text form starts with its time, a JSON line has a field.
+  const logged = loggedOutput(io, {
+    format: settings.logFormat,
+    secrets: [config.privateKey, config.webhookSecret, config.planeKey],
+  });
+  const log =
+    settings.logFormat === 'json'
+      ? (line: string) => logged.out(line)
+      : (line: string) => logged.out(`${new Date().toISOString()} ${line}`);
   const running = await startApp(config, { log, env });
   const stopped = new Promise<void>((resolve) =>
     process.once('SIGINT', resolve).once('SIGTERM', resolve),
   );
-  io.out(`lease-gate app listening on ${running.url}`);
+  logged.outWith(`lease-gate app listening on ${running.url}`, { url: running.url });
   log(`plane ${config.planeUrl}, GitHub ${config.githubApiUrl}, ${config.rules.length} rule(s)`);
   await stopped;
   log('stopping: leaving every queue');

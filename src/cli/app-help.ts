@@ -6,6 +6,13 @@ export const APP = {
   usage: 'lease-gate app',
   flags: {
     config: { type: 'string', value: 'FILE', required: true },
+    'log-format': {
+      type: 'string',
+      value: 'text|json',
+      synopsis: false,
+      help: `text for people (the default), or one JSON object a line with level, time and
+  msg for a log store; also LEASE_GATE_LOG_FORMAT.`,
+    },
     help: HELP_FLAG,
   },
   about: `  Serve a GitHub App's custom deployment protection rule: a job that targets a configured

@@ -1,5 +1,7 @@
 import { isLoopbackHost } from '../http/loopback.js';
 import { untrusted } from '../lease/escape.js';
+import type { LogFormat } from '../log/logger.js';
+import { logFormatOf } from './log-format-flag.js';
 import { UsageError } from './options.js';
 
 /**
@@ -11,11 +13,16 @@ import { UsageError } from './options.js';
 export interface AppSettings {
   /** The app's JSON config; loadConfig() reads and checks it at start. */
   configFile: string;
+  /** --log-format, else LEASE_GATE_LOG_FORMAT, else text. */
+  logFormat: LogFormat;
 }
 
-export function appSettings(values: { config?: string | undefined }): AppSettings {
+export function appSettings(
+  values: { config?: string | undefined; 'log-format'?: string | undefined },
+  env: NodeJS.ProcessEnv = {},
+): AppSettings {
   if (!values.config) throw new UsageError('Missing --config FILE: the JSON config of the app.');
-  return { configFile: values.config };
+  return { configFile: values.config, logFormat: logFormatOf(values['log-format'], env) };
 }
 
 export interface SmokeSettings {

@@ -15,6 +15,8 @@ import { postgresFrom } from './kernel-postgres.js';
 import { githubFlags, type GitHubFlags } from './compare-flag.js';
 import { promoteFlag } from './promote-flag.js';
 import { UsageError } from './options.js';
+import { logFormatOf } from './log-format-flag.js';
+import type { LogFormat } from '../log/logger.js';
 
 /** What `lease-gate kernel`'s parser gives, typed by its table (flags/kernel.ts). */
 export type KernelFlags = ValuesOf<typeof KERNEL_FLAGS>;
@@ -44,6 +46,8 @@ export interface KernelSettings {
   /** The process whose end stops the kernel (a dry run's job); 0: none. */
   exitWithPid: number;
   quiet: boolean;
+  /** --log-format, else LEASE_GATE_LOG_FORMAT, else text. */
+  logFormat: LogFormat;
   /** What to say on stderr at start (an old flag's name). */
   warnings: string[];
 }
@@ -111,6 +115,7 @@ export function kernelSettings(values: KernelFlags, env: NodeJS.ProcessEnv): Ker
     },
     exitWithPid: Number(values['exit-with-pid']),
     quiet: values.quiet,
+    logFormat: logFormatOf(values['log-format'], env),
     warnings,
   };
 }

@@ -16,7 +16,8 @@ import { kernelIdentity, type KernelIdentity } from './kernel-identity.js';
 import { openPostgres } from './kernel-postgres.js';
 import { openCompare } from './compare-flag.js';
 import type { KernelSettings } from './kernel-settings.js';
-import { EXIT, UsageError, type Output } from './options.js';
+import type { LoggedOutput } from './log-output.js';
+import { EXIT, UsageError } from './options.js';
 
 /** What a start opened, each closed when the kernel stops (or fails to start). */
 interface Opened {
@@ -34,7 +35,7 @@ interface Opened {
  */
 export async function startKernel(
   settings: KernelSettings,
-  io: Output,
+  io: LoggedOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   for (const warning of settings.warnings) io.err(warning);
@@ -70,7 +71,7 @@ export async function startKernel(
 async function serve(
   settings: KernelSettings,
   given: Pick<Opened, 'credentials' | 'github'>,
-  io: Output,
+  io: LoggedOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
   // First, before anything that must be stopped: the key a durable ledger keeps across restarts.
@@ -107,7 +108,7 @@ async function serve(
     const parent = settings.exitWithPid;
     if (parent > 0) setInterval(() => isAlive(parent) || resolve(), 2_000).unref();
   });
-  io.out(`lease-gate kernel listening on ${running.url}`);
+  io.outWith(`lease-gate kernel listening on ${running.url}`, { url: running.url });
   if (running.warning) io.err(`warning: ${running.warning}`);
   if (!settings.quiet) for (const line of startLines(settings, opened)) io.out(line);
   await stopped;
@@ -121,7 +122,7 @@ async function serve(
 }
 
 /** The service (PostgreSQL's, or the in-process one) behind the HTTP server, listening. */
-async function listen(settings: KernelSettings, opened: Opened, io: Output) {
+async function listen(settings: KernelSettings, opened: Opened, io: LoggedOutput) {
   const { ttlMs, lockDelayMs, postgres, logFile } = settings;
   const { windows, notifier, checks } = opened;
   const ledger = new Ledger(opened.identity.key);
@@ -137,7 +138,7 @@ async function listen(settings: KernelSettings, opened: Opened, io: Output) {
       })
     : undefined;
   return startKernelServer({
-    ...{ service, ledger, windows, store, onEvents: log, log: (line) => io.err(line) },
+    ...{ service, ledger, windows, store, onEvents: log, log: serverLog(io) },
     table: new ResourceTable({ ttlMs, lockDelayMs, window }),
     onService:
       (notifier || checks) &&
@@ -157,14 +158,26 @@ async function listen(settings: KernelSettings, opened: Opened, io: Output) {
   });
 }
 
+/** The HTTP server's lines carry the request's id (and a JSON line has it as a field). */
+const serverLog = (io: LoggedOutput) => (line: string, fields?: Readonly<Record<string, string>>) =>
+  io.errWith(line, fields ?? {});
+
 /** One stdout line per event but renewals, unless --quiet. */
-function eventLog(quiet: boolean, io: Output) {
+function eventLog(quiet: boolean, io: LoggedOutput) {
   return (events: KernelEvent[]) => {
     if (quiet) return;
     for (const e of events) {
       if (e.kind === 'renew') continue;
-      io.out(
+      io.outWith(
         `${new Date(e.atMs).toISOString()} ${e.kind} ${e.resource} ${e.actorDid} ${e.leaseId} fence=${e.fence}${e.reason ? ` reason=${JSON.stringify(e.reason)}` : ''}`,
+        {
+          event: e.kind,
+          resource: e.resource,
+          did: e.actorDid,
+          leaseId: e.leaseId,
+          fence: e.fence,
+          reason: e.reason,
+        },
       );
     }
   };
@@ -193,7 +206,7 @@ function startLines(settings: KernelSettings, opened: Opened): string[] {
   return lines;
 }
 
-function checksOf(settings: KernelSettings, io: Output, env: NodeJS.ProcessEnv) {
+function checksOf(settings: KernelSettings, io: LoggedOutput, env: NodeJS.ProcessEnv) {
   if (!settings.healthChecks.length) return undefined;
   return new HealthChecks({
     checks: settings.healthChecks,
@@ -224,7 +237,7 @@ function loadWindows(file: string): FreezeWindows {
 /** --notify and --notify-file's URLs, signed with the secret of --notify-secret-file or the file's. */
 function notifierFrom(
   flags: KernelSettings['notify'],
-  io: Output,
+  io: LoggedOutput,
   cursorFile: string | undefined,
 ): NotifierThread | undefined {
   let fromFile: ReturnType<typeof readNotifyFile> = { urls: [] };

@@ -117,6 +117,13 @@ export const KERNEL_FLAGS = {
   'data-prefix': { type: 'string', value: 'PATH' },
   ledger: { type: 'string', value: 'FILE' },
   quiet: { type: 'boolean', default: false },
+  'log-format': {
+    type: 'string',
+    value: 'text|json',
+    synopsis: false,
+    help: `text for people (the default), or one JSON object a line with level, time,
+  msg and fields (resource, did, requestId, replica) for a log store; also LEASE_GATE_LOG_FORMAT.`,
+  },
   state: { type: 'string', hidden: "--data-prefix's old name: still accepted, with a warning" },
   'exit-with-pid': {
     type: 'string',

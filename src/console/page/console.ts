@@ -9,7 +9,9 @@ import {
   keys,
   type Resources,
 } from './api.js';
-import { byId, duration, h, localClock, syncChildren, zoneName } from './dom.js';
+import { byId, duration, h, localClock, localWhen, syncChildren, zoneName } from './dom.js';
+import { chartData } from './chart-data.js';
+import { drawCharts } from './charts.js';
 import { historyRows } from './history.js';
 import {
   renderHealthChecks,
@@ -37,6 +39,7 @@ let entries: TimelineEntry[] = [];
 let ledgerSize = -1;
 let publicKey: string | undefined;
 let span: number = SPANS.quarter;
+let chartSpan: number = SPANS.day;
 /** performance.now() of the last answer the kernel gave: shown when later ones fail. */
 let lastGoodAt: number | undefined;
 let ready = false;
@@ -124,6 +127,22 @@ function renderTimeline(): void {
   const button = byId<HTMLButtonElement>('history-more');
   button.hidden = more === 0;
   button.textContent = `Show older (${more} not shown)`;
+  renderCharts();
+}
+
+/** Per resource, from the same ledger entries: hold and wait times, deploys per day. */
+function renderCharts(): void {
+  const container = byId('charts');
+  const nowMs = serverNow();
+  const data = chartData(entries, { nowMs, spanMs: chartSpan });
+  container.replaceChildren(
+    ...drawCharts(data, { nowMs, spanMs: chartSpan, width: widthOf(container) }),
+  );
+  // What the charts stand on: the latest entries read, so a busy kernel's week may start later.
+  const first = entries[0];
+  byId('charts-since').textContent = first
+    ? `From the latest ${entries.length} ledger entries, since ${localWhen(first.tsMs, nowMs)}.`
+    : '';
 }
 
 function setStatus(message: string, error = false): void {
@@ -280,6 +299,15 @@ function wire(): void {
         .querySelectorAll('button[data-span]')
         .forEach((b) => b.classList.toggle('on', b === button));
       renderTimeline();
+    });
+  }
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-chart-span]')) {
+    button.addEventListener('click', () => {
+      chartSpan = button.dataset.chartSpan === 'week' ? SPANS.week : SPANS.day;
+      document
+        .querySelectorAll('button[data-chart-span]')
+        .forEach((b) => b.classList.toggle('on', b === button));
+      renderCharts();
     });
   }
   byId('history-filter').addEventListener('input', () => {

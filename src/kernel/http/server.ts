@@ -1,15 +1,10 @@
-import {
-  STATUS_CODES,
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { LeaseGateError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { ApiRefusal, type AppRequest, type AppResponse } from './api.js';
 import { createKernelApp, metricsOf, type App, type MetricsOptions } from './app.js';
+import { answerClientError, escape, noticeFor, refusalOf, type NoticeLog } from './wire.js';
 import type { Authorizer } from '../auth/authorize.js';
 import { ResourceTable, type KernelEvent } from '../rules/core.js';
 import { KernelNames } from './names.js';
@@ -50,8 +45,8 @@ export interface KernelServerOptions extends MetricsOptions {
   onEvents?: (events: KernelEvent[]) => void;
   /** The ledger the log feeds; an unsigned one by default. */
   ledger?: Ledger | undefined;
-  /** Where one-line notices go (aborted bodies, failed lapse writes). */
-  log?: ((line: string) => void) | undefined;
+  /** Where one-line notices go (aborted bodies, failed lapse writes, refused credentials). */
+  log?: NoticeLog | undefined;
   /** The operator's console and playground; the bundled pages by default. */
   console?: ConsoleHook | undefined;
   /** A service opened elsewhere (the PostgreSQL store's); the options above then only shape the app. */
@@ -128,8 +123,9 @@ export function createKernelHandler(options: KernelServerOptions) {
 }
 
 /** The thin adapter: node's request to the app's, the app's answer to node's response. */
-export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?: ConsoleHook) {
+export function nodeAdapter(app: App, log: NoticeLog, consoleHook?: ConsoleHook) {
   return async (req: IncomingMessage, res: ServerResponse) => {
+    const note = noticeFor(req, res, log);
     const url = req.url ?? '/';
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
@@ -139,16 +135,18 @@ export function nodeAdapter(app: App, log: (line: string) => void, consoleHook?:
     const request = new NodeRequest(req, res, path, mark < 0 ? '' : url.slice(mark + 1));
     try {
       const answer = await app(request);
+      const refusal = refusalOf(answer);
+      if (refusal) note(`kernel: refused ${req.method} ${escape(path)}: ${refusal}`);
       await send(res, answer, () => request.signal);
     } catch (error) {
       if (error instanceof ClientGone) {
-        log(`kernel: the client went away before its ${req.method} ${escape(path)} body ended`);
+        note(`kernel: the client went away before its ${req.method} ${escape(path)} body ended`);
         return;
       }
       // One of ours (a store that cannot read, say) by its message; a bug with its stack.
       const known = error instanceof LeaseGateError && error.code !== 'internal';
       const why = known ? error.message : ((error as Error).stack ?? String(error));
-      log(`kernel: ${req.method} ${escape(path)} failed: ${why}`);
+      note(`kernel: ${req.method} ${escape(path)} failed: ${why}`);
       if (!res.headersSent) {
         await send(res, {
           status: 500,
@@ -223,24 +221,6 @@ export async function startKernelServer(
       await service.close();
     },
   };
-}
-
-/** Malformed HTTP gets a JSON answer too, then the connection closes. */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'headers_too_large', 'The request headers are too large.']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'request_timeout', 'The request took too long to arrive.']
-        : [400, 'bad_request', 'The request is not well-formed HTTP/1.1.'];
-  const body = JSON.stringify({ ok: false, reason, message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
 }
 
 /**
@@ -393,6 +373,3 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
     res.on('drain', done).on('close', done);
   });
 }
-
-/** A path from the wire, made safe for one log line. */
-const escape = (text: string) => JSON.stringify(text.slice(0, 200)).slice(1, -1);
