@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ResourceTable } from '../src/kernel/rules/core.js';
+import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { post } from './support/http.js';
+import { A, B, LEASE, R } from './support/names.js';
+
+/**
+ * /metrics tried as a hostile user and an operator would (#57): what the rules decide without a
+ * reply (a lapse, a waiter leaving) must be counted, and never fail the batch it came in.
+ */
+
+const METRICS = 'metrics-hostile-metrics-key';
+const TTL_MS = 200;
+
+const running: RunningKernel[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((k) => k.close()));
+});
+
+async function scrape(url: string): Promise<string> {
+  const res = await request(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS}` } });
+  return res.body.text();
+}
+
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics after a lapse', () => {
+  it('counts the lapse, and the next grant is answered 200, not failed by the counting', async () => {
+    const errors: string[] = [];
+    const kernel = await startKernelServer({
+      port: 0,
+      metricsKey: METRICS,
+      table: new ResourceTable({ ttlMs: TTL_MS, nextInLineWaitMs: 50 }),
+      log: (line: string) => errors.push(line),
+    });
+    running.push(kernel);
+    const url = kernel.url;
+    expect((await post(url, LEASE, { resource: R, actorDid: A })).status).toBe(200);
+    // The lease lapses on the kernel's own timer (no renewal); wait for the count, bounded.
+    let lapses: number | undefined;
+    for (let tries = 0; tries < 100 && lapses === undefined; tries++) {
+      await sleep(TTL_MS / 2);
+      lapses = sample(await scrape(url), `lease_gate_lapses_total{resource="${R}"}`);
+    }
+    expect(lapses).toBe(1);
+    const next = await post(url, LEASE, { resource: R, actorDid: B });
+    expect(next.status).toBe(200);
+    const text = await scrape(url);
+    expect(text).not.toMatch(/^lease_gate_store_commit_failures_total\{[^}]*\} [1-9]/m);
+    expect(sample(text, `lease_gate_hold_seconds_count{resource="${R}"}`)).toBe(1);
+    expect(errors.filter((l) => l.includes('TypeError'))).toEqual([]);
+  });
+});
