@@ -37,7 +37,7 @@ async function startAppCommand(
   // Masked and escaped (src/log); the text form starts with its time, a JSON line has a field.
   const logged = loggedOutput(io, {
     format: settings.logFormat,
-    secrets: [config.privateKey, config.webhookSecret, config.planeKey],
+    secrets: [config.privateKey, config.webhookSecret, config.planeKey, env.LEASE_GATE_METRICS_KEY],
   });
   const log =
     settings.logFormat === 'json'
