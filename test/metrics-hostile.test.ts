@@ -3,7 +3,10 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { startFakeGitHub } from './support/fake-github-app.js';
+import { writeAppConfig } from './support/app-harness.js';
 import { post } from './support/http.js';
+import { runCli } from './support/kernel-process.js';
 import { A, B, LEASE, R } from './support/names.js';
 
 /**
@@ -54,5 +57,26 @@ describe('GET /metrics after a lapse', () => {
     expect(text).not.toMatch(/^lease_gate_store_commit_failures_total\{[^}]*\} [1-9]/m);
     expect(sample(text, `lease_gate_hold_seconds_count{resource="${R}"}`)).toBe(1);
     expect(errors.filter((l) => l.includes('TypeError'))).toEqual([]);
+  });
+});
+
+describe("the App's metrics key", () => {
+  it('is refused at start when it is the plane key, or short on an App beyond loopback', async () => {
+    const github = await startFakeGitHub();
+    try {
+      const plane = { url: 'http://127.0.0.1:9', key: 'plane-key-0123456789-abcdef' };
+      const rules = [{ repository: 'acme/*', environment: 'production', resource: 'lock:prod' }];
+      const wide = writeAppConfig(github, plane, { listen: { host: '0.0.0.0', port: 0 }, rules });
+      const short = await runCli(['app', '--config', wide], { LEASE_GATE_METRICS_KEY: 'abc' });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toContain('LEASE_GATE_METRICS_KEY is shorter than 16 characters');
+      expect(short.stdout + short.stderr).not.toContain('abc"');
+      const same = await runCli(['app', '--config', wide], { LEASE_GATE_METRICS_KEY: plane.key });
+      expect(same.code).toBe(2);
+      expect(same.stderr).toContain('LEASE_GATE_METRICS_KEY is the plane key');
+      expect(same.stdout + same.stderr).not.toContain(plane.key);
+    } finally {
+      await github.close();
+    }
   });
 });
