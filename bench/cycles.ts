@@ -7,6 +7,7 @@ import {
   etcdTxnSucceeded,
 } from './etcd.js';
 import { percentile } from './stats.js';
+import { causeText } from '../src/errors.js';
 
 /**
  * The plane table's load (`role cycles`, in a process of its own): `clients`
@@ -141,7 +142,7 @@ export async function cycles(options: CycleOptions): Promise<CycleResult> {
             else await kernelCycle(post, `lock:plane/${r}`, `did:web:bench:c${c}`, shared, until);
           } catch (error) {
             errors += 1;
-            firstError ??= (error as Error).message;
+            firstError ??= causeText(error);
             if (errors > 100)
               throw new Error(`cycles: more than 100 errors, the first: ${firstError}`);
             continue;

@@ -22,6 +22,7 @@ import {
   type LongRunResult,
 } from './long-run.js';
 import { round, type Row } from './stats.js';
+import { causeText } from '../src/errors.js';
 
 /**
  * Issue #23's plane table, from one run: lease + release cycles per second of
@@ -130,8 +131,8 @@ async function orFailed(
   try {
     return await measure();
   } catch (error) {
-    log(`  ${column} failed: ${(error as Error).message}`);
-    return skippedRows(`failed: ${(error as Error).message.split('\n')[0]!.slice(0, 300)}`);
+    log(`  ${column} failed: ${causeText(error)}`);
+    return skippedRows(`failed: ${causeText(error).slice(0, 300)}`);
   }
 }
 
@@ -197,7 +198,7 @@ async function postgresColumns(
   try {
     await admin.connect();
   } catch (error) {
-    const why = `no PostgreSQL at ${URL}: ${(error as Error).message}`;
+    const why = `no PostgreSQL at ${URL}: ${causeText(error)}`;
     for (const c of PLANE_COLUMNS.slice(2, 5)) cells[c] = skippedRows(why);
     cells['pgbench, one-row upsert per transaction'] = skippedRows(why);
     return;
@@ -401,7 +402,7 @@ export async function planePart(
     long = await longRun(changes, log);
   } catch (error) {
     // The table is still printed; the page says the long run failed, and why.
-    long = { failed: (error as Error).message.split('\n')[0]!.slice(0, 300) };
+    long = { failed: causeText(error).slice(0, 300) };
     log(`long run failed: ${long.failed}`);
   }
   const longRows: Row[] =
@@ -430,7 +431,7 @@ export async function postgresLongPart(log: (line: string) => void) {
   try {
     result = await longRunPostgres(URL, PG_LONG_RUN_CHANGES, log);
   } catch (error) {
-    result = { failed: (error as Error).message.split('\n')[0]!.slice(0, 300) };
+    result = { failed: causeText(error).slice(0, 300) };
     log(`long run, PostgreSQL, failed: ${result.failed}`);
   }
   const rows: Row[] =

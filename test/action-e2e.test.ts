@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runJob, runStep } from './support/runner.js';
+import { jobAgainst, runJob, runStep } from './support/runner.js';
 import { holdThenGrant, isRelease, startScriptedPlane } from './support/scripted-plane.js';
 import type { ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
@@ -24,10 +24,7 @@ const startPlane = async (options: Parameters<typeof holdThenGrant>[1] = {}) =>
   (plane = await startScriptedPlane(holdThenGrant(OTHER, options)));
 
 const job = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) =>
-  runJob({
-    inputs: { 'api-url': plane!.url, 'keep-alive': 'false', ...inputs },
-    env: { INTRAMEDIAL_KEY: KEY, ...env },
-  });
+  runJob(jobAgainst(plane!.url, KEY, inputs, env));
 
 describe('the action, end to end', () => {
   it('takes a free lease, hands it to post, and post gives it back', async () => {

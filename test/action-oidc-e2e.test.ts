@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { runCli, startKernelProcess, type KernelProcess } from './support/kernel
 import { runStep } from './support/runner.js';
 import { PROD } from './support/names.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { writePolicy } from './support/policy.js';
 
 /**
  * Keyless, end to end: the built kernel started with --oidc-issuer (a fake
@@ -23,19 +24,13 @@ closeAfterEach(() => [kernel, issuer]);
 async function start() {
   issuer = await startFakeIssuer();
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-oidc-e2e-'));
-  const policy = join(dir, 'policy.json');
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      rules: [
-        {
-          name: 'production from main',
-          resources: [PROD],
-          claims: { repository: 'acme/shop', ref: 'refs/heads/main' },
-        },
-      ],
-    }),
-  );
+  const policy = writePolicy(dir, [
+    {
+      name: 'production from main',
+      resources: [PROD],
+      claims: { repository: 'acme/shop', ref: 'refs/heads/main' },
+    },
+  ]);
   // Short leases, so a keeper that did not renew would lose it within the test (3 s: a
   // keeper started on a machine busy with other work gets three renewals' time, not two).
   kernel = await startKernelProcess([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { annotations, jobSteps, logText, summaryRow } from './support/in-process.js';
+import { jobAgainst } from './support/runner.js';
 import {
   granted,
   released,
@@ -32,10 +33,7 @@ async function startPlane(options: Parameters<typeof holdThenGrant>[1] = {}) {
 }
 
 const job = (inputs: Record<string, string> = {}, env: Record<string, string> = {}) =>
-  jobSteps({
-    inputs: { 'api-url': plane!.url, 'keep-alive': 'false', ...inputs },
-    env: { INTRAMEDIAL_KEY: KEY, ...env },
-  });
+  jobSteps(jobAgainst(plane!.url, KEY, inputs, env));
 
 describe('the action in-process against a scripted plane', () => {
   it('waits on the named back-off, names the holder and its run, then takes over', async () => {

@@ -4,12 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/server.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import {
-  completeRun,
-  decidedAt,
-  expectOneAtATime as expectOneHolder,
-  newRun as startRun,
-  reviewCalls,
-  spawnApp,
+  appTestKit,
   writeAppConfig,
   inProcessApp as startInProcess,
   stopAll,
@@ -78,21 +73,14 @@ const inProcessApp = (name: string) =>
     github: { budgetMs: 60_000, retry: { baseMs: 200, capMs: 400, maxAttempts: 200 } },
   });
 
-/** `lease-gate app` as its own process, from source: what a SIGKILL or a SIGTERM ends. */
-const processApp = (name: string, config: string) => spawnApp(name, config, { logs, children });
-
-const reviewsOf = (repository: string, runId: number) => reviewCalls(github, repository, runId);
-const decided = (repository: string, runId: number, state: 'approved' | 'rejected') =>
-  decidedAt(github, repository, runId, state);
-const approvedAt = (runId: number, repository = 'acme/shop') =>
-  decided(repository, runId, 'approved');
-const logged = (name: string, pattern: RegExp) =>
-  logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l));
-
-const newRun = (runId: number, environment: Env, repository = 'acme/shop') =>
-  startRun(github, repository, runId, environment);
-
-const complete = (runId: number, ...to: string[]) => completeRun(github, 'acme/shop', runId, to);
+const { decided, approvedAt, reviewsOf, newRun, complete, logged, processApp, expectOneAtATime } =
+  appTestKit<Env>({
+    github: () => github,
+    kernel: () => kernel,
+    logs,
+    children,
+    repository: 'acme/shop',
+  });
 
 /** GitHub answers the next `count` approval calls of the run 502 (nothing applied). */
 function badGateway(runId: number, count: number) {
@@ -101,9 +89,6 @@ function badGateway(runId: number, count: number) {
   );
   for (let n = 0; n < count; n += 1) github.fail(route, { status: 502 });
 }
-
-const expectOneAtATime = (resource: string, order: number[]) =>
-  expectOneHolder(kernel, resource, order);
 
 beforeAll(async () => {
   kernel = await startKernelProcess(['--ttl-ms', String(TTL_MS), '--lock-delay-ms', '0'], {
@@ -124,11 +109,11 @@ describe('lease-gate app: the approval and its lease', () => {
     // About 45 answers 0.2-0.4 s apart: longer than two lease times.
     badGateway(801, 45);
     await github.deliver(app.url, 'deployment_protection_rule', a.payload);
-    await until('run 801 granted', () => reviewsOf('acme/shop', 801).length > 0);
+    await until('run 801 granted', () => reviewsOf(801).length > 0);
     const b = newRun(802, 'outage');
     await github.deliver(app.url, 'deployment_protection_rule', b.payload);
     await until('the approval of run 801', () => approvedAt(801) !== undefined);
-    expect(reviewsOf('acme/shop', 801).length).toBeGreaterThan(30);
+    expect(reviewsOf(801).length).toBeGreaterThan(30);
     // Run 802 waited behind run 801's lease the whole time, renewed through the outage.
     expect(approvedAt(802)).toBeUndefined();
     expect((await plane.status(R))?.holder).toBe(a.did);
@@ -145,20 +130,17 @@ describe('lease-gate app: the approval and its lease', () => {
     const a = newRun(811, 'revoked');
     badGateway(811, 30);
     await github.deliver(app.url, 'deployment_protection_rule', a.payload);
-    await until(
-      'run 811 granted and its approval retried',
-      () => reviewsOf('acme/shop', 811).length >= 2,
-    );
+    await until('run 811 granted and its approval retried', () => reviewsOf(811).length >= 2);
     const revoked = await runCli(
       ['revoke', '--resource', R, '--api-url', kernel.url, '--reason', 'incident 9'],
       { LEASE_GATE_KEY: KEY, LEASE_GATE_ADMIN_KEY: ADMIN },
     );
     expect(revoked.code, revoked.stderr).toBe(0);
-    await until('run 811 rejected', () => decided('acme/shop', 811, 'rejected') !== undefined);
-    const retriesThen = reviewsOf('acme/shop', 811).length;
+    await until('run 811 rejected', () => decided(811, 'rejected') !== undefined);
+    const retriesThen = reviewsOf(811).length;
     await pause(2_000);
     // Nothing more was sent: no approval, no retry.
-    expect(reviewsOf('acme/shop', 811).length).toBe(retriesThen);
+    expect(reviewsOf(811).length).toBe(retriesThen);
     expect(approvedAt(811)).toBeUndefined();
     expect(logged('revoked', /run 811 of .*not approved/)).toBe(true);
   }, 120_000);

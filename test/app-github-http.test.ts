@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubApp, GitHubError } from '../src/app/github.js';
 import { createHttpClient, type HttpClient } from '../src/http/client.js';
 import { fakeTime } from './support/fake-time.js';
+import { causeText } from '../src/errors.js';
 
 // The App's token exchange (@octokit/auth-app) goes through the one HTTP client: its
 // timeouts and its proxy rules, not the global fetch's.
@@ -98,7 +99,7 @@ describe("the App's token exchange", () => {
       );
 
     expect(failure).toBeInstanceOf(GitHubError);
-    expect((failure as Error).message).toMatch(
+    expect(causeText(failure)).toMatch(
       /^installation 7 token: \[POST\] "http:\/\/127\.0\.0\.1:\d+\/app\/installations\/7\/access_tokens": no answer within 150 ms; gave up after 2 attempts$/,
     );
     expect(asked).toBe(2);

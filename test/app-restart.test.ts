@@ -5,12 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../src/app/server.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import {
-  completeRun,
-  decidedAt,
-  expectOneAtATime as expectOneHolder,
-  newRun as startRun,
-  reviewCalls,
-  spawnApp,
+  appTestKit,
   writeAppConfig,
   inProcessApp as startInProcess,
   stopAll,
@@ -77,27 +72,12 @@ const inProcessApp = (name: string) =>
     github: { budgetMs: 10_000, retry: { baseMs: 50, capMs: 400, maxAttempts: 5 } },
   });
 
-/** `lease-gate app` as its own process, from source: what a SIGKILL ends. */
-const processApp = (name: string, config: string) => spawnApp(name, config, { logs, children });
-
-const reviewsOf = (runId: number) => reviewCalls(github, REPO, runId);
-const approvedAt = (runId: number) => decidedAt(github, REPO, runId, 'approved');
+const { approvedAt, reviewsOf, newRun, complete, logged, processApp, expectOneAtATime } =
+  appTestKit<Env>({ github: () => github, kernel: () => kernel, logs, children, repository: REPO });
 const approvals = (runId: number) =>
   reviewsOf(runId).filter(
     (c) => c.status === 204 && (c.body as { state: string }).state === 'approved',
   ).length;
-const logged = (name: string, pattern: RegExp) =>
-  logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l));
-
-/** A run waiting on `environment`, and GitHub's request for it (not yet sent). */
-const newRun = (runId: number, environment: Env) => startRun(github, REPO, runId, environment);
-
-/** The run ends (its jobs are done): GitHub says so to each app given. */
-const complete = (runId: number, ...to: string[]) => completeRun(github, REPO, runId, to);
-
-/** One holder at a time, and the runs granted in this order. */
-const expectOneAtATime = (resource: string, order: number[]) =>
-  expectOneHolder(kernel, resource, order);
 
 beforeAll(async () => {
   kernel = await startKernelProcess(['--ttl-ms', '20000', '--lock-delay-ms', '0'], {
@@ -109,82 +89,86 @@ beforeAll(async () => {
 
 afterAll(() => stopAll({ children, apps }, plane, github, kernel));
 
+/**
+ * Run `runId` approved by an app process, which is then killed with -9; a second app on
+ * the same config, whose recovery cannot list the deliveries (recovered, the run's lease
+ * would be kept at start: app-approval.test.ts), queues run `runId + 1` behind it. What
+ * finds the first run again is `redeliver`: GitHub's redelivery of its request (a person
+ * pressed Redeliver).
+ */
+async function approvedThenRestarted(environment: Env, runId: number, names: [string, string]) {
+  const port = await freePort();
+  const config = writeConfig(port);
+  const url = `http://127.0.0.1:${port}`;
+  const first = await processApp(names[0], config);
+  const a = newRun(runId, environment);
+  expect((await github.deliver(url, 'deployment_protection_rule', a.payload)).status).toBe(202);
+  await until(`the approval of run ${runId}`, () => approvedAt(runId) !== undefined);
+  await first.kill9();
+
+  github.fail(/^GET \/app\/hook\/deliveries\?/, { status: 404 });
+  await processApp(names[1], config);
+  const next = runId + 1;
+  const b = newRun(next, environment);
+  expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);
+  await until(`run ${next} queued`, () =>
+    logged(names[1], new RegExp(`run ${next} of .*waiting for`)),
+  );
+  const redeliver = async () => {
+    const guid = github.deliveries.find((d) => d.request.payload === a.payload)!.guid;
+    expect((await github.redeliver(guid)).status).toBe(202);
+    await until(`the answer to run ${runId} again`, () =>
+      logged(
+        names[1],
+        new RegExp(`run ${runId} of .*(already decided|approval failed|approval refused)`),
+      ),
+    );
+  };
+  return { url, a, redeliver };
+}
+
+/** Run `runId` ends and gives its lease back; the run queued behind it is approved, then ends. */
+async function handOver(resource: string, runId: number, ...to: string[]) {
+  await complete(runId, ...to);
+  await until(`the approval of run ${runId + 1}`, () => approvedAt(runId + 1) !== undefined);
+  expectOneAtATime(resource, [runId, runId + 1]);
+  await complete(runId + 1, ...to);
+}
+
 describe('lease-gate app across a restart', () => {
   it('keeps an approved run lease when, restarted with kill -9, it is given the run again and GitHub answers 422', async () => {
     const R = RESOURCES.restart;
-    const port = await freePort();
-    const config = writeConfig(port);
-    const url = `http://127.0.0.1:${port}`;
-    const first = await processApp('first', config);
-    const a = newRun(701, 'restart');
-    expect((await github.deliver(url, 'deployment_protection_rule', a.payload)).status).toBe(202);
-    await until('the approval of run 701', () => approvedAt(701) !== undefined);
-    await first.kill9();
-
     // Restarted: run 701's job deploys under its lease; run 702 queues behind it.
-    // Its recovery cannot list the deliveries (recovered, run 701's lease would be kept at
-    // start: app-approval.test.ts): the redelivery below is what finds the run again.
-    github.fail(/^GET \/app\/hook\/deliveries\?/, { status: 404 });
-    await processApp('second', config);
-    const b = newRun(702, 'restart');
-    expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);
-    await until('run 702 queued', () => logged('second', /run 702 of .*waiting for/));
-    // GitHub's redelivery of run 701's request (a person pressed Redeliver).
-    const guid = github.deliveries.find((d) => d.request.payload === a.payload)!.guid;
-    expect((await github.redeliver(guid)).status).toBe(202);
-    await until('the answer to run 701 again', () =>
-      logged('second', /run 701 of .*(already decided|approval failed|approval refused)/),
-    );
+    const { url, a, redeliver } = await approvedThenRestarted('restart', 701, ['first', 'second']);
+    await redeliver();
     expect(reviewsOf(701).map((c) => c.status)).toEqual([204, 422]);
     // The lease is still run 701's: nothing was given back, run 702 is not approved.
     expect((await plane.status(R))?.holder).toBe(a.did);
     expect(approvedAt(702)).toBeUndefined();
 
     // The run ends: its lease is given back, and run 702 is approved.
-    await complete(701, url);
-    await until('the approval of run 702', () => approvedAt(702) !== undefined);
-    expectOneAtATime(R, [701, 702]);
-    await complete(702, url);
+    await handOver(R, 701, url);
   }, 120_000);
 
   it('keeps an approved run lease when, after kill -9 and a redelivery, the review call is answered 404', async () => {
     const R = RESOURCES.refused;
-    const port = await freePort();
-    const config = writeConfig(port);
-    const url = `http://127.0.0.1:${port}`;
-    const first = await processApp('first-404', config);
-    const a = newRun(711, 'refused');
-    expect((await github.deliver(url, 'deployment_protection_rule', a.payload)).status).toBe(202);
-    await until('the approval of run 711', () => approvedAt(711) !== undefined);
-    await first.kill9();
-
-    // Its recovery cannot list the deliveries (recovered, run 711's lease would be kept at
-    // start: app-approval.test.ts): the redelivery below is what finds the run again.
-    github.fail(/^GET \/app\/hook\/deliveries\?/, { status: 404 });
-    await processApp('second-404', config);
-    const b = newRun(712, 'refused');
-    expect((await github.deliver(url, 'deployment_protection_rule', b.payload)).status).toBe(202);
-    await until('run 712 queued', () => logged('second-404', /run 712 of .*waiting for/));
+    const { url, a, redeliver } = await approvedThenRestarted('refused', 711, [
+      'first-404',
+      'second-404',
+    ]);
     // The redelivery's review call is refused outright (a 4xx but 422: nothing applied). The
     // plane's answer to the app's ask is a renewal of the lease run 711's job holds.
     github.fail(/^POST \/repos\/acme\/shop\/actions\/runs\/711\/deployment_protection_rule$/, {
       status: 404,
     });
-    const guid = github.deliveries.find((d) => d.request.payload === a.payload)!.guid;
-    expect((await github.redeliver(guid)).status).toBe(202);
-    await until('the answer to run 711 again', () =>
-      logged('second-404', /run 711 of .*(already decided|approval failed|approval refused)/),
-    );
+    await redeliver();
     expect(reviewsOf(711).map((c) => c.status)).toEqual([204, 404]);
     // Still run 711's lease: not given back, and run 712 is not approved beside it.
     expect((await plane.status(R))?.holder).toBe(a.did);
     expect(approvedAt(712)).toBeUndefined();
     expect(logged('second-404', /run 711 of .*given back/)).toBe(false);
 
-    await complete(711, url);
-    await until('the approval of run 712', () => approvedAt(712) !== undefined);
-    expectOneAtATime(R, [711, 712]);
-    await complete(712, url);
+    await handOver(R, 711, url);
   }, 120_000);
 
   it('keeps the lease when GitHub applied the approval and answered 502 (the retry gets 422)', async () => {
@@ -209,10 +193,7 @@ describe('lease-gate app across a restart', () => {
     expect(github.run(REPO, 721)!.status).toBe('queued');
     expect((await plane.status(R))?.holder).toBe(a.did);
     expect(approvedAt(722)).toBeUndefined();
-    await complete(721, app.url);
-    await until('the approval of run 722', () => approvedAt(722) !== undefined);
-    expectOneAtATime(R, [721, 722]);
-    await complete(722, app.url);
+    await handOver(R, 721, app.url);
   }, 90_000);
 
   it('queues again, in their first order, the runs a killed app left waiting and those sent while it was down', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import { runCli, startKernelProcess, type KernelProcess } from './support/kernel-process.js';
 import { A } from './support/names.js';
+import { weekendWindow } from './support/windows.js';
 
 /**
  * `lease-gate freeze` and `unfreeze` from the committed CLI against its kernel: the end a
@@ -137,14 +138,7 @@ describe('lease-gate kernel --windows', () => {
     const dir = mkdtempSync(join(tmpdir(), 'windows-cli-'));
     try {
       const file = join(dir, 'windows.json');
-      const window = {
-        name: 'weekend',
-        schedule: '0 18 * * 5',
-        duration: '62h',
-        timeZone: 'Europe/Berlin',
-        resources: ['lock:deploy/*'],
-        reason: 'no deploys over the weekend',
-      };
+      const window = weekendWindow();
       writeFileSync(
         file,
         JSON.stringify({ windows: [window, { ...window, name: 'late', schedule: '0 25 * * 5' }] }),

@@ -11,6 +11,7 @@ import { fakeTime } from './support/fake-time.js';
 import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
 import type { Reply, ScriptedPlane } from './support/scripted-plane.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { causeText } from '../src/errors.js';
 
 const ME = 'did:web:acme.example:agent:me';
 const REQ = { resource: 'lock:deploy/production', actorDid: ME };
@@ -100,8 +101,8 @@ describe('the plane client, against a real server', () => {
     const { client } = await clientFor([{ body }]);
     const error = await client.lease(REQ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractError);
-    expect((error as Error).message).toMatch(field);
-    expect((error as Error).message).toMatch(/does not match the plane's contract/);
+    expect(causeText(error)).toMatch(field);
+    expect(causeText(error)).toMatch(/does not match the plane's contract/);
   });
 
   it('reports a body that is not JSON', async () => {
@@ -113,8 +114,8 @@ describe('the plane client, against a real server', () => {
     const { client, plane } = await clientFor([{ status, body: { error: 'nope' } }]);
     const error = await client.lease(REQ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KeyRefusedError);
-    expect((error as Error).message).toMatch(/refused the key/);
-    expect((error as Error).message).not.toContain('sekrit');
+    expect(causeText(error)).toMatch(/refused the key/);
+    expect(causeText(error)).not.toContain('sekrit');
     expect(plane.seen).toHaveLength(1);
   });
 
@@ -124,7 +125,7 @@ describe('the plane client, against a real server', () => {
     ]);
     const error = await client.lease(REQ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestRejectedError);
-    expect((error as Error).message).toMatch(new RegExp(`${status}.*resource is required`));
+    expect(causeText(error)).toMatch(new RegExp(`${status}.*resource is required`));
     expect(plane.seen).toHaveLength(1);
   });
 
@@ -157,9 +158,7 @@ describe('the plane client, against a real server', () => {
     const error = await client.lease(REQ, { retryUntilMs: until }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlaneUnavailableError);
     // Back-offs of about 0.19, 0.38, 0.75 s, then one cut to the deadline: the last attempt is at it.
-    expect((error as Error).message).toMatch(
-      /500 Internal Server Error.*after 5 attempt.*over 2 s/,
-    );
+    expect(causeText(error)).toMatch(/500 Internal Server Error.*after 5 attempt.*over 2 s/);
     expect(plane.seen).toHaveLength(5);
     expect(time.clock.now()).toBe(until);
   });

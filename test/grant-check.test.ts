@@ -15,6 +15,7 @@ import {
 import type { ScriptedPlane } from './support/scripted-plane.js';
 import { R } from './support/names.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { causeText } from '../src/errors.js';
 
 /**
  * A hostile plane answers `ok: true` with a lease that is not ours: the gate
@@ -151,7 +152,7 @@ describe('a grant is checked before it is believed', () => {
     await client.close();
     expect(error).toBeInstanceOf(BrokenGrantError);
     expect(error).toMatchObject({ field: 'lease.holder', gaveBack: false });
-    expect((error as Error).message).toMatch(/Giving it back failed/);
+    expect(causeText(error)).toMatch(/Giving it back failed/);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { keepLease, type KeepOptions, type KeeperStatus } from '../src/gate/keep.js';
 import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { KeyRefusedError, PlaneUnavailableError } from '../src/plane/errors.js';
+import type { WatchAnswer } from '../src/plane/schema.js';
 import { fakeTime } from './support/fake-time.js';
 import { kernelClient } from './support/kernel-client.js';
 import { R } from './support/names.js';
@@ -38,6 +39,34 @@ function setup(ttlMs: number) {
     maxLifetimeMs: 60_000,
   };
   return { time, kernel, base, renewedAt, releases };
+}
+
+/** The keeper's sleep, which once 2 s have passed revokes its lease (`reason`), then runs `then`. */
+function revokingSleep(
+  { kernel, time }: ReturnType<typeof setup>,
+  reason: string,
+  then = () => {},
+): KeepOptions['sleep'] {
+  return async (ms, signal) => {
+    await time.sleep(ms, signal);
+    if (time.clock.now() > 1_002_000 && kernel.status(R, time.clock.now())?.holder === ME) {
+      kernel.revoke(R, reason, time.clock.now());
+      then();
+    }
+  };
+}
+
+/** The keeper with a watch whose n-th call (n from 1) answers `answer(n)`; the leases it watched. */
+async function keepWatching(base: KeepOptions, answer: (n: number) => WatchAnswer) {
+  const watched: string[] = [];
+  const status = await keepLease({
+    ...base,
+    watch: async (leaseId) => {
+      watched.push(leaseId);
+      return answer(watched.length);
+    },
+  });
+  return { status, watched };
 }
 
 const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
@@ -237,16 +266,9 @@ describe('keepLease', () => {
   });
 
   it('reports a revocation with the operator message and stops (a revoke is not undone)', async () => {
-    const { base, kernel, time, renewedAt } = setup(1_500);
-    const status = await keepLease({
-      ...base,
-      sleep: async (ms, signal) => {
-        await time.sleep(ms, signal);
-        if (time.clock.now() > 1_002_000 && kernel.status(R, time.clock.now())?.holder === ME) {
-          kernel.revoke(R, 'incident 42: freeze', time.clock.now());
-        }
-      },
-    });
+    const kept = setup(1_500);
+    const { base, kernel, time, renewedAt } = kept;
+    const status = await keepLease({ ...base, sleep: revokingSleep(kept, 'incident 42: freeze') });
     expect(status.ended?.why).toBe('lost');
     expect(['revoked', 'replaced']).toContain(status.lost?.reason);
     if (status.lost?.reason === 'revoked') expect(status.lost.message).toContain('incident 42');
@@ -262,17 +284,12 @@ describe('keepLease', () => {
   });
 
   it('reports a loss naming the new holder, and stops renewing', async () => {
-    const { base, kernel, time, renewedAt } = setup(1_500);
+    const kept = setup(1_500);
+    const { base, kernel, time, renewedAt } = kept;
     const changes: KeeperStatus[] = [];
     const status = await keepLease({
       ...base,
-      sleep: async (ms, signal) => {
-        await time.sleep(ms, signal);
-        if (time.clock.now() > 1_002_000 && kernel.status(R, time.clock.now())?.holder === ME) {
-          kernel.revoke(R, 'ops', time.clock.now());
-          kernel.lease(R, THEM, time.clock.now());
-        }
-      },
+      sleep: revokingSleep(kept, 'ops', () => kernel.lease(R, THEM, time.clock.now())),
       onChange: (s) => changes.push(structuredClone(s)),
     });
     // Revoke is final: the revoked holder is refused with "revoked", not told to wait.
@@ -316,20 +333,13 @@ describe('keepLease', () => {
 
   it('stops renewing the moment its watch hears the lease ended, with the plane’s time, reason and new holder', async () => {
     const { base, renewedAt, releases, time } = setup(30_000);
-    const watched: string[] = [];
-    const status = await keepLease({
-      ...base,
-      watch: async (leaseId) => {
-        watched.push(leaseId);
-        return {
-          kind: 'ended',
-          reason: 'revoked',
-          endedAtMs: 1_000_123,
-          message: 'incident 42',
-          holder: THEM,
-        };
-      },
-    });
+    const { status, watched } = await keepWatching(base, () => ({
+      kind: 'ended',
+      reason: 'revoked',
+      endedAtMs: 1_000_123,
+      message: 'incident 42',
+      holder: THEM,
+    }));
     expect(watched).toEqual([base.lease.id]);
     expect(status.ended?.why).toBe('lost');
     expect(status.lost).toEqual({
@@ -347,15 +357,8 @@ describe('keepLease', () => {
 
   it('renews as before against a plane without the watch, asking it once', async () => {
     const { base, renewedAt } = setup(30_000);
-    let watches = 0;
-    const status = await keepLease({
-      ...base,
-      watch: async () => {
-        watches += 1;
-        return { kind: 'unsupported' };
-      },
-    });
-    expect(watches).toBe(1);
+    const { status, watched } = await keepWatching(base, () => ({ kind: 'unsupported' }));
+    expect(watched.length).toBe(1);
     expect(status.ended?.why).toBe('lifetime');
     expect(status.lost).toBeUndefined();
     expect(renewedAt.length).toBeGreaterThanOrEqual(5);
@@ -363,19 +366,14 @@ describe('keepLease', () => {
 
   it('watches again after a failed or an unheld watch, never in a tight loop', async () => {
     const { base, renewedAt } = setup(30_000);
-    let watches = 0;
-    const status = await keepLease({
-      ...base,
-      watch: async () => {
-        watches += 1;
-        if (watches % 2) throw new PlaneUnavailableError('down', { call: 'call' });
-        return { kind: 'held' };
-      },
+    const { status, watched } = await keepWatching(base, (n) => {
+      if (n % 2) throw new PlaneUnavailableError('down', { call: 'call' });
+      return { kind: 'held' };
     });
     expect(status.ended?.why).toBe('lifetime');
     expect(renewedAt.length).toBeGreaterThanOrEqual(5);
     // One a second at most over the keeper's 60 s.
-    expect(watches).toBeGreaterThan(1);
-    expect(watches).toBeLessThanOrEqual(61);
+    expect(watched.length).toBeGreaterThan(1);
+    expect(watched.length).toBeLessThanOrEqual(61);
   });
 });

@@ -14,6 +14,7 @@ import { RUN_CLAIMS, startFakeIssuer, type FakeIssuer, acmeOidc } from './suppor
 import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { exportLedger } from './support/ledger-export.js';
 import { PROD } from './support/names.js';
+import { writePolicy } from './support/policy.js';
 
 /**
  * An OIDC identity as the second break-glass approver (`--approver-oidc PATTERN`): a token
@@ -177,13 +178,9 @@ describe('an OIDC identity approves a break-glass', () => {
 
 describe('--approver-oidc from the committed CLI', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-oidc-approver-'));
-  const policy = join(dir, 'policy.json');
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      rules: [{ name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } }],
-    }),
-  );
+  const policy = writePolicy(dir, [
+    { name: 'acme', resources: ['lock:*'], claims: { repository_owner: 'acme' } },
+  ]);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('refuses the flag without what it needs, before listening', async () => {

@@ -13,6 +13,7 @@ import { Ledger } from '../src/ledger/ledger.js';
 import { checkMeaning } from '../src/ledger/meaning.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { WITHDRAW_BREAK_GLASS_PATH } from '../src/plane/schema.js';
+import { HOTFIX, openPass, passEntry } from './support/break-glass.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
 import { B, R } from './support/names.js';
@@ -23,7 +24,6 @@ import { B, R } from './support/names.js';
  * all read the old pass as gone, so a restart never brings it back.
  */
 
-const HOTFIX = 'did:web:acme.example:agent:hotfix';
 const ADMIN = 'withdraw-admin-key';
 const APPROVER = 'withdraw-approver-key';
 
@@ -35,14 +35,7 @@ const ctx = (now: number): RuleContext => ({
   random: () => 0.5,
 });
 const open = (actorDid: string, needsApproval: boolean) =>
-  ({
-    kind: 'break_glass',
-    actorDid,
-    reason: 'CVE',
-    by: 'operator:alice',
-    untilMs: 600_000,
-    needsApproval,
-  }) as const;
+  openPass(actorDid, { untilMs: 600_000, needsApproval });
 
 describe('withdrawing a break-glass in the rules', () => {
   it('a pending pass that replaces a usable one withdraws it on the ledger; replay agrees', () => {
@@ -63,17 +56,7 @@ describe('withdrawing a break-glass in the rules', () => {
     s = replaced.state;
     expect(s.breakGlass).toMatchObject({ actorDid: B, pending: true });
     // A restart replays the entries: the withdrawn pass is not brought back.
-    const pass = {
-      kind: 'break_glass' as const,
-      atMs: 1_000,
-      resource: R,
-      actorDid: HOTFIX,
-      leaseId: '',
-      fence: 0,
-      reason: 'CVE',
-      by: 'operator:alice',
-      expiresAtMs: 600_000,
-    };
+    const pass = passEntry({ atMs: 1_000, expiresAtMs: 600_000 });
     const replayed = replay(replay(emptyState(R), pass, 30_000), replaced.events[0]!, 30_000);
     expect(replayed.breakGlass).toBeUndefined();
   });

@@ -10,6 +10,7 @@ import { checkMeaning } from '../src/ledger/meaning.js';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { APPROVE_BREAK_GLASS_PATH, BREAK_GLASS_PATH } from '../src/plane/schema.js';
+import { HOTFIX, openPass, passEntry } from './support/break-glass.js';
 import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
 import { A, B, R } from './support/names.js';
@@ -20,7 +21,6 @@ import { A, B, R } from './support/names.js';
  * entry, which verify requires before a grant inside a freeze.
  */
 
-const HOTFIX = 'did:web:acme.example:agent:hotfix';
 const ADMIN = 'break-glass-admin-key';
 const APPROVER = 'break-glass-approver-key';
 
@@ -51,32 +51,9 @@ describe('break-glass in the rules', () => {
     // B waits in the freeze, first in line.
     s = decide(s, { kind: 'lease', actorDid: B }, ctx(2_000)).state;
     expect(s.queue.map((w) => w.actorDid)).toEqual([B]);
-    const opened = decide(
-      s,
-      {
-        kind: 'break_glass',
-        actorDid: HOTFIX,
-        reason: 'CVE-2026-1234',
-        by: 'operator:alice',
-        untilMs: 60_000,
-        needsApproval: false,
-      },
-      ctx(3_000),
-    );
+    const opened = decide(s, openPass(HOTFIX, { reason: 'CVE-2026-1234' }), ctx(3_000));
     expect(opened.reply).toMatchObject({ ok: true, breakGlass: { pending: false } });
-    expect(opened.events).toEqual([
-      {
-        kind: 'break_glass',
-        atMs: 3_000,
-        resource: R,
-        actorDid: HOTFIX,
-        leaseId: '',
-        fence: 0,
-        reason: 'CVE-2026-1234',
-        by: 'operator:alice',
-        expiresAtMs: 60_000,
-      },
-    ]);
+    expect(opened.events).toEqual([passEntry({ atMs: 3_000, reason: 'CVE-2026-1234' })]);
     s = opened.state;
     // B is still held by the freeze; the hotfix is granted ahead of it.
     expect(decide(s, { kind: 'lease', actorDid: B }, ctx(3_500)).reply).toMatchObject({
@@ -94,18 +71,7 @@ describe('break-glass in the rules', () => {
     });
     // Never past a holder: a pass for someone else while A holds waits like anyone.
     let held = decide(emptyState(R), { kind: 'lease', actorDid: A }, ctx(1_000)).state;
-    held = decide(
-      held,
-      {
-        kind: 'break_glass',
-        actorDid: HOTFIX,
-        reason: 'x',
-        by: 'operator:alice',
-        untilMs: 60_000,
-        needsApproval: false,
-      },
-      ctx(1_100),
-    ).state;
+    held = decide(held, openPass(HOTFIX, { reason: 'x' }), ctx(1_100)).state;
     expect(decide(held, { kind: 'lease', actorDid: HOTFIX }, ctx(1_200)).reply).toMatchObject({
       ok: false,
       reason: 'lease_held',
@@ -117,14 +83,7 @@ describe('break-glass in the rules', () => {
     const window = { reason: 'weekend', untilMs: 900_000, by: 'window:weekend', atMs: 0 };
     let s = decide(
       emptyState(R),
-      {
-        kind: 'break_glass',
-        actorDid: HOTFIX,
-        reason: 'x',
-        by: 'operator:alice',
-        untilMs: 10_000,
-        needsApproval: false,
-      },
+      openPass(HOTFIX, { reason: 'x', untilMs: 10_000 }),
       ctx(1_000),
     ).state;
     const failover = { reason: 'failover', untilMs: 5_000, by: 'kernel:failover', atMs: 0 };
@@ -146,18 +105,7 @@ describe('break-glass in the rules', () => {
 
   it('waits for a second operator when it needs one, who must be someone else', () => {
     let s = frozen();
-    const open = decide(
-      s,
-      {
-        kind: 'break_glass',
-        actorDid: HOTFIX,
-        reason: 'outage',
-        by: 'operator:alice',
-        untilMs: 60_000,
-        needsApproval: true,
-      },
-      ctx(2_000),
-    );
+    const open = decide(s, openPass(HOTFIX, { reason: 'outage', needsApproval: true }), ctx(2_000));
     // Pending: nothing on the ledger, and not usable.
     expect(open.events).toEqual([]);
     s = open.state;
@@ -197,18 +145,7 @@ describe('break-glass in the rules', () => {
   });
 
   it('is rebuilt by a replay of its entry, and used up by the grant after it', () => {
-    const event = {
-      kind: 'break_glass' as const,
-      atMs: 2_000,
-      resource: R,
-      actorDid: HOTFIX,
-      leaseId: '',
-      fence: 0,
-      reason: 'outage',
-      by: 'operator:alice',
-      approvedBy: 'operator:bob',
-      expiresAtMs: 60_000,
-    };
+    const event = passEntry({ atMs: 2_000, reason: 'outage', approvedBy: 'operator:bob' });
     const s = replay(frozen(), event, 30_000);
     expect(s.breakGlass).toMatchObject({ actorDid: HOTFIX, approvedBy: 'operator:bob' });
     const grant = {
@@ -229,13 +166,7 @@ describe('break-glass in the ledger', () => {
   const entries = (...list: Array<Partial<LedgerEntry>>): LedgerEntry[] =>
     list.map((e, i) => ({ ...base, actorDid: A, seq: i, tsMs: 100 + i * 10, kind: 'grant', ...e }));
   const freeze: Partial<LedgerEntry> = { kind: 'freeze', actorDid: 'operator:alice', reason: 'x' };
-  const pass: Partial<LedgerEntry> = {
-    kind: 'break_glass',
-    actorDid: HOTFIX,
-    reason: 'CVE',
-    by: 'operator:alice',
-    expiresAtMs: 1_000,
-  };
+  const pass: Partial<LedgerEntry> = passEntry({ expiresAtMs: 1_000 });
   const grant = (actorDid: string, n = 1): Partial<LedgerEntry> => ({
     kind: 'grant',
     actorDid,
@@ -285,21 +216,8 @@ describe('break-glass in the ledger', () => {
   });
 
   it('writes approvedBy in canonical order', () => {
-    const e = entryOf(
-      {
-        kind: 'break_glass',
-        resource: R,
-        actorDid: HOTFIX,
-        leaseId: '',
-        fence: 0,
-        reason: 'CVE',
-        by: 'operator:alice',
-        approvedBy: 'operator:bob',
-        expiresAtMs: 1_000,
-      },
-      3,
-      100,
-    );
+    // approvedBy last: the entry puts it where canonical JSON's order does.
+    const e = entryOf(passEntry({ expiresAtMs: 1_000, approvedBy: 'operator:bob' }), 3, 100);
     expect(entryJson(e)).toBe(canonicalJson(e));
     expect(entryJson(e)).toContain('"actorDid":"did:web:acme.example:agent:hotfix","approvedBy"');
   });

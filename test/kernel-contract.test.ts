@@ -5,6 +5,7 @@ import { expect, it } from 'vitest';
 import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { KeyRefusedError } from '../src/plane/errors.js';
+import { send } from './support/http.js';
 import { describeEachStore } from './support/store-kernels.js';
 import { A, B, LEASE, R, RELEASE, REVOKE } from './support/names.js';
 
@@ -13,24 +14,6 @@ import { A, B, LEASE, R, RELEASE, REVOKE } from './support/names.js';
  * the file log, and PostgreSQL (a schema of its own per kernel, dropped after;
  * skipped with one line when no PostgreSQL answers, failing instead in CI).
  */
-
-async function send(
-  url: string,
-  path: string,
-  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
-) {
-  const res = await request(url + path, {
-    method: (init.method ?? 'POST') as 'POST',
-    body: init.body === undefined ? null : JSON.stringify(init.body),
-    headers: { 'content-type': 'application/json', ...init.headers },
-  });
-  const text = await res.body.text();
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    body: JSON.parse(text) as Record<string, unknown>,
-  };
-}
 
 describeEachStore("the kernel's HTTP contract", (start) => {
   it('serves the documented contract to the real client, renewals keep id and fence', async () => {

@@ -1,10 +1,10 @@
-import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { memoryStore } from '../src/kernel/store/store.js';
 import { A, LEASE } from './support/names.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { sendRaw as send } from './support/http.js';
 
 /**
  * What the app answers before any store is involved (bad input, routes).
@@ -19,20 +19,6 @@ closeAfterEach(() => [running]);
 async function start() {
   running = await startKernelServer({ table: new ResourceTable(), store: memoryStore() });
   return running.url;
-}
-
-async function send(
-  url: string,
-  path: string,
-  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
-) {
-  const res = await request(url + path, {
-    method: (init.method ?? 'POST') as 'POST',
-    body: init.body ?? null,
-    headers: { 'content-type': 'application/json', ...init.headers },
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: JSON.parse(text) as Record<string, unknown> };
 }
 
 describe('the kernel over HTTP', () => {

@@ -17,6 +17,8 @@ import {
   type FakeIssuer,
 } from './support/fake-oidc.js';
 import { PROD } from './support/names.js';
+import { causeText } from '../src/errors.js';
+import { writePolicy } from './support/policy.js';
 
 /**
  * The kernel with OIDC tokens and scoped keys, over HTTP, against a fake
@@ -32,24 +34,18 @@ const RETRY = 'did:web:github.com:acme:shop:actions:runs:4242:attempts:2:jobs:de
 const LATER = 'lock:deploy/staging-later';
 
 const dir = mkdtempSync(join(tmpdir(), 'lease-gate-oidc-'));
-const policyFile = join(dir, 'policy.json');
-writeFileSync(
-  policyFile,
-  JSON.stringify({
-    rules: [
-      {
-        name: 'production from main',
-        resources: [PROD],
-        claims: { repository: 'acme/shop', ref: 'refs/heads/main', environment: 'production' },
-      },
-      {
-        name: 'staging from acme',
-        resources: ['lock:deploy/staging*'],
-        claims: { repository_owner: 'acme' },
-      },
-    ],
-  }),
-);
+const policyFile = writePolicy(dir, [
+  {
+    name: 'production from main',
+    resources: [PROD],
+    claims: { repository: 'acme/shop', ref: 'refs/heads/main', environment: 'production' },
+  },
+  {
+    name: 'staging from acme',
+    resources: ['lock:deploy/staging*'],
+    claims: { repository_owner: 'acme' },
+  },
+]);
 const JENKINS_KEY = 'jenkins-key-0b5e8d';
 const keysFile = join(dir, 'keys.json');
 writeFileSync(
@@ -286,7 +282,7 @@ describe('the kernel credential flags', () => {
     try {
       await kernelAuth(flags, key);
     } catch (error) {
-      return (error as Error).message;
+      return causeText(error);
     }
     return 'accepted';
   };

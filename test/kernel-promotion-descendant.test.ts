@@ -17,6 +17,7 @@ import { exportLedger } from './support/ledger-export.js';
 import { describeEachStore } from './support/store-kernels.js';
 import { PROD } from './support/names.js';
 import { entryMaker } from './support/ledger-entries.js';
+import { causeText } from '../src/errors.js';
 
 /**
  * Promotion by descent: a commit may take production when a commit that completed staging
@@ -102,7 +103,7 @@ describe("GitHub's compare, as the kernel asks it", () => {
     const { compare: bad } = compareWith(async () => 'ghs_wrong');
     const error = await bad.contains(REPO, B, S).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitHubError);
-    expect((error as Error).message).toMatch(/GitHub answered 401: Bad credentials/);
+    expect(causeText(error)).toMatch(/GitHub answered 401: Bad credentials/);
     expect(github.calls.map((c) => c.status)).toEqual([401, 200, 401, 401]);
   });
 
@@ -116,17 +117,17 @@ describe("GitHub's compare, as the kernel asks it", () => {
 
     const unknown = sha('nope');
     const notFound = await compare.contains(REPO, unknown, S).catch((e: unknown) => e);
-    expect((notFound as Error).message).toMatch(/answered 404: Not Found/);
+    expect(causeText(notFound)).toMatch(/answered 404: Not Found/);
     expect(github.calls.at(-1)!.status).toBe(404);
     expect(sleeps).toHaveLength(2); // not retried
 
     github.faults.push({ status: 429, headers: { 'retry-after': '60' } });
     const limited = await compare.contains(REPO, A, C).catch((e: unknown) => e);
-    expect((limited as Error).message).toMatch(/answered 429.*gave up after 1 attempts/);
+    expect(causeText(limited)).toMatch(/answered 429.*gave up after 1 attempts/);
 
     for (let i = 0; i < 5; i += 1) github.faults.push({ status: 500 });
     const down = await compare.contains(REPO, B, C).catch((e: unknown) => e);
-    expect((down as Error).message).toMatch(/answered 500.*gave up after 5 attempts/);
+    expect(causeText(down)).toMatch(/answered 500.*gave up after 5 attempts/);
     // A commit that failed is refused without asking for FAILED_FOR_MS, then asked again.
     const calls = github.calls.length;
     await expect(compare.contains(REPO, B, X)).rejects.toThrow(

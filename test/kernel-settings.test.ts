@@ -3,6 +3,7 @@ import { KERNEL_FLAGS } from '../src/cli/flags/kernel.js';
 import { optionsOf } from '../src/cli/flags/table.js';
 import { kernelSettings } from '../src/cli/kernel-settings.js';
 import { UsageError, parse } from '../src/cli/options.js';
+import { causeText } from '../src/errors.js';
 
 /**
  * kernelSettings(flags, env): `lease-gate kernel`'s flags, parsed by its own table, to typed
@@ -20,7 +21,7 @@ function refusal(args: string[], env: NodeJS.ProcessEnv = {}): string {
     settings(args, env);
   } catch (error) {
     expect(error).toBeInstanceOf(UsageError);
-    return (error as Error).message;
+    return causeText(error);
   }
   throw new Error(`accepted: ${args.join(' ')}`);
 }

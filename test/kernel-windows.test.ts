@@ -2,19 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { LeaseKernel } from '../src/kernel/rules/core.js';
 import { FreezeWindows } from '../src/kernel/service/windows.js';
 import { A, R } from './support/names.js';
+import { weekendWindow as entry } from './support/windows.js';
 
 /** Recurring freeze windows: checked at start, read in their time zone, applied by the rules. */
 
-const entry = (over: Record<string, unknown> = {}) => ({
-  name: 'weekend',
-  // Fridays 18:00 in Berlin, for 62 hours (to Monday 08:00).
-  schedule: '0 18 * * 5',
-  duration: '62h',
-  timeZone: 'Europe/Berlin',
-  resources: ['lock:deploy/*'],
-  reason: 'no deploys over the weekend',
-  ...over,
-});
 const parse = (...entries: unknown[]) =>
   FreezeWindows.parse(JSON.stringify({ windows: entries }), 'w.json');
 

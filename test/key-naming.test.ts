@@ -5,6 +5,7 @@ import { helperEnv } from '../src/lease/helpers.js';
 import { keyFromEnv } from '../src/lease/settings.js';
 import { createPlaneClient } from '../src/plane/client.js';
 import { startScriptedPlane } from './support/scripted-plane.js';
+import { causeText } from '../src/errors.js';
 
 /** One naming for keys: LEASE_GATE_KEY first, INTRAMEDIAL_KEY for the hosted plane. */
 
@@ -59,7 +60,7 @@ describe("a refusal of the credential carries the plane's own words", () => {
       const error = await client
         .lease({ resource: 'lock:deploy/production', actorDid: 'did:web:ci:a' })
         .catch((e: unknown) => e);
-      const message = (error as Error).message;
+      const message = causeText(error);
       // The newline is escaped as the project escapes every plane text (%0A), so the line stays one.
       expect(message).toContain('(This kernel needs its key%0A(LEASE_GATE_KERNEL_KEY).)');
       expect(message).toContain('no key was sent');

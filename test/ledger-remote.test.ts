@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError, LeaseGateError } from '../src/http/errors.js';
+import { causeText, LeaseGateError } from '../src/errors.js';
+import { HttpError } from '../src/http/errors.js';
 import { MAX_ANSWER_BYTES } from '../src/http/client.js';
 import { fetchLedger } from '../src/ledger/remote.js';
 
@@ -29,7 +30,7 @@ describe('fetchLedger', () => {
     }));
     const error = await fetchLedger(url, 'k').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LeaseGateError);
-    expect((error as Error).message).toBe(
+    expect(causeText(error)).toBe(
       `[GET] "${url}/api/v1/acp/ledger/public-key": 401 {"ok":false, "reason":"unauthorized"}`,
     );
   });

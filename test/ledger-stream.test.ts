@@ -13,6 +13,7 @@ import { fetchLedger } from '../src/ledger/remote.js';
 import { BundleReadError, verifyBundleFile } from '../src/ledger/verify-file.js';
 import { verifyBundle, type VerifyOptions } from '../src/ledger/verify.js';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
+import { causeText } from '../src/errors.js';
 
 /** `ledger export` and `verify` stream: the same bytes and the same verdicts as whole. */
 
@@ -63,7 +64,8 @@ function verdict(run: () => unknown) {
   try {
     return { ok: run() };
   } catch (error) {
-    return { refused: `${(error as Error).name}: ${(error as Error).message}` };
+    const name = error instanceof Error ? error.name : typeof error;
+    return { refused: `${name}: ${causeText(error)}` };
   }
 }
 
@@ -75,7 +77,7 @@ function both(text: string, options: VerifyOptions = {}) {
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new BundleReadError((error as Error).message);
+      throw new BundleReadError(causeText(error));
     }
     return verifyBundle(raw, publicKey, options);
   });

@@ -8,6 +8,7 @@ import { ContractError, PlaneUnavailableError } from '../src/plane/errors.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
 import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
 import type { ScriptedPlane, Script } from './support/scripted-plane.js';
+import { causeText } from '../src/errors.js';
 
 /** interfaces.md answers against the scripted plane on 127.0.0.1:0. */
 
@@ -105,7 +106,7 @@ describe('the plane client and interfaces.md', () => {
       .lease(REQ, { retryUntilMs: systemClock.now() + 50 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlaneUnavailableError);
-    expect((error as Error).message).toContain('disk full');
+    expect(causeText(error)).toContain('disk full');
   });
 
   it.each([
@@ -122,7 +123,7 @@ describe('the plane client and interfaces.md', () => {
     const client = await clientFor(() => ({ body }));
     const error = await client.lease(REQ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ContractError);
-    expect((error as Error).message).toContain(field);
+    expect(causeText(error)).toContain(field);
   });
 
   it('sends Prefer: wait=N and asks again at once when the plane held the request', async () => {

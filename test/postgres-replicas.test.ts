@@ -1,18 +1,13 @@
-import { createPublicKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitForLease } from '../src/gate/wait.js';
 import { SCHEMA_VERSION } from '../src/kernel/postgres/migrations.js';
 import { DEFAULT_TTL_MS } from '../src/kernel/rules/rules.js';
-import type { LedgerEntry } from '../src/ledger/entry.js';
-import { fetchLedger } from '../src/ledger/remote.js';
-import { verifyBundle } from '../src/ledger/verify.js';
 import { createPlaneClient, type PlaneClient } from '../src/plane/client.js';
 import type { LeaseRequest } from '../src/plane/schema.js';
 import { realSleep, systemClock } from '../src/plane/time.js';
 import { startKernelProcess, type KernelProcess } from './support/kernel-process.js';
-import { meaningBreach } from './support/pg-kernel.js';
+import { verifiedLedger } from './support/fault-holders.js';
 import { migrateWithCli, pgReplicas } from './support/pg-replicas.js';
 import { describePostgres, POSTGRES_URL } from './support/postgres.js';
 import { replayKernelLedger } from './support/trace-check.js';
@@ -123,14 +118,7 @@ describePostgres('three kernel processes on one database', () => {
       killed: true,
     });
 
-    const { bundle } = await fetchLedger(urls[1]!);
-    const publicKey = createPublicKey(readFileSync(join(dir, 'ledger.pub'), 'utf8'));
-    const checked = verifyBundle(bundle, publicKey);
-    const entries = (bundle as { entries: Array<{ entry: LedgerEntry }> }).entries.map(
-      (e) => e.entry,
-    );
-    expect(checked.size).toBe(entries.length);
-    expect(meaningBreach(entries)).toBeUndefined();
+    const entries = await verifiedLedger(urls[1]!, dir);
     expect(entries.filter((e) => e.kind === 'grant').length).toBeGreaterThanOrEqual(
       CLIENTS * CYCLES,
     );

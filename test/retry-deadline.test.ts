@@ -5,6 +5,7 @@ import { createPlaneClient, type RetryEvent } from '../src/plane/client.js';
 import { PlaneUnavailableError } from '../src/plane/errors.js';
 import { fakeTime } from './support/fake-time.js';
 import { freePort } from './support/ports.js';
+import { causeText } from '../src/errors.js';
 
 /**
  * A dead plane (a loopback port nobody listens on: every attempt is refused at once) on the
@@ -41,7 +42,7 @@ describe('retrying a dead plane within the caller’s deadline', () => {
     expect(events.length).toBe(time.sleeps.length);
     expect(events.length).toBeGreaterThan(200);
     for (const event of events) expect(event.retryForMs).toBe(until - event.at);
-    expect((error as Error).message).toMatch(
+    expect(causeText(error)).toMatch(
       new RegExp(`after ${events.length + 1} attempt\\(s\\) over 1800 s`),
     );
   });

@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { INPUTS, type InputName } from '../src/action/io.js';
+import { INPUTS, INPUT_DEFAULTS, type InputName } from '../src/action/io.js';
 import { memoryContext } from '../src/action/context.js';
 import { readSettings } from '../src/action/settings.js';
 import { SettingsError } from '../src/lease/errors.js';
+import { causeText } from '../src/errors.js';
 
-const DEFAULTS: Record<InputName, string> = {
-  resource: 'lock:deploy/production',
-  'actor-did': '',
-  'api-url': 'https://api.intramedial.com',
-  key: '',
-  auth: 'auto',
-  'oidc-audience': 'lease-gate',
-  'wait-timeout': '30m',
-  'on-timeout': 'fail',
-  'keep-alive': 'true',
-  'dry-run': 'false',
-  'github-token': 'ghs_token',
-  'on-outdated': 'skip',
-  queue: 'fifo',
-  'status-context': 'lease-gate/{resource}',
-};
+/** The inputs as a runner gives them: action.yml's defaults (action-contract.test.ts), a token. */
+const DEFAULTS: Record<InputName, string> = { ...INPUT_DEFAULTS, 'github-token': 'ghs_token' };
 const RUN_ENV = {
   GITHUB_REPOSITORY: 'acme/shop',
   GITHUB_RUN_ID: '42',
@@ -37,7 +24,7 @@ function failure(inputs: Partial<Record<InputName, string>>, env?: NodeJS.Proces
     settings(inputs, env);
   } catch (error) {
     expect(error).toBeInstanceOf(SettingsError);
-    return (error as Error).message;
+    return causeText(error);
   }
   throw new Error('expected a SettingsError');
 }

@@ -17,6 +17,7 @@ import { runCli, startKernelProcess } from './support/kernel-process.js';
 import { startReceiver } from './support/notify-receiver.js';
 import { R } from './support/names.js';
 import { cleanupsAfterEach } from './support/cleanup.js';
+import { writePolicy } from './support/policy.js';
 
 /**
  * A configured URL's credentials and query (#54): nothing of it beyond origin and path
@@ -209,15 +210,11 @@ describe('urlForDisplay', () => {
 describe('every URL flag, refused, echoes no secret', () => {
   const tokenFile = join(dir, 'token');
   const notifySecret = join(dir, 'notify-secret');
-  const policy = join(dir, 'policy.json');
   writeFileSync(tokenFile, 'ghp_0123456789abcdef\n');
   writeFileSync(notifySecret, `${SECRET}\n`);
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      rules: [{ name: 'a', resources: ['lock:*'], claims: { repository_owner: 'a' } }],
-    }),
-  );
+  const policy = writePolicy(dir, [
+    { name: 'a', resources: ['lock:*'], claims: { repository_owner: 'a' } },
+  ]);
   const cases: Array<[string[], RegExp]> = [
     [
       ['--health-check', `${R}=http://user:pa55@status.example/health?token=s3cr3t`],

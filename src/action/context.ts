@@ -87,9 +87,12 @@ export function memoryContext(options: {
       ctx.failed ??= message;
       ctx.log.push({ kind: 'failed', message });
     },
-    summary: async (heading, rows) => {
-      if (options.summaryFails) throw new Error('EACCES: permission denied, open summary');
+    summary: (heading, rows) => {
+      if (options.summaryFails) {
+        return Promise.reject(new Error('EACCES: permission denied, open summary'));
+      }
       ctx.summaries.push({ heading, rows });
+      return Promise.resolve();
     },
   };
   return ctx;

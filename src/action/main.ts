@@ -138,6 +138,7 @@ async function useDryRunKernel(
     ctx.saveState(STATE.outcome, 'none');
     throw new HelperError(
       `Dry run: the local kernel did not start: ${errorMessage(error)}. Nothing was asked for; this job holds no lease.`,
+      { cause: error },
     );
   }
   ctx.info(

@@ -1,6 +1,6 @@
 import { formatDuration } from '../gate/duration.js';
 import type { KeeperStatus } from '../gate/keep.js';
-import { errorMessage, LeaseGateError } from '../errors.js';
+import { errorMessage, LeaseGateError, type CauseOptions } from '../errors.js';
 import { untrusted } from '../lease/escape.js';
 import type { Held } from '../lease/session.js';
 import type { PlaneClient } from '../plane/client.js';
@@ -46,8 +46,8 @@ export interface ApproverOptions {
 /** The plane no longer shows this run holding the lease it was granted: never approve it. */
 export class LeaseGoneError extends LeaseGateError<'lease_revoked'> {
   override name = 'LeaseGoneError';
-  constructor(message: string) {
-    super(message, { code: 'lease_revoked' });
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'lease_revoked' });
   }
 }
 
@@ -86,6 +86,7 @@ export async function stillHeld(
   } catch (error) {
     throw new LeaseGoneError(
       `the plane could not say who holds ${lease.resource} (${errorMessage(error)})`,
+      { cause: error },
     );
   }
   if (now?.holder === lease.holder && now.id === lease.id && now.fence === lease.fence) return;

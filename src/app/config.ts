@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import '../zod-en.js';
 import { causeText, LeaseGateError, type CauseOptions } from '../errors.js';
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
-import { RESOURCE_FORM, RESOURCE_PATTERN } from '../plane/schema.js';
+import { resourceSchema } from '../plane/schema.js';
 import { isLoopbackHost, parsePlaneUrl } from '../plane/url.js';
 import { untrusted } from '../lease/escape.js';
 import { keyFromEnv } from '../lease/settings.js';
@@ -145,7 +145,7 @@ export const configFileSchema = z.strictObject({
             ),
           ),
         environment: z.string().check(z.minLength(1), z.maxLength(255)),
-        resource: z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`)),
+        resource: resourceSchema,
         job: z.optional(
           z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_-]{0,99}$/, 'expected a workflow job id')),
         ),

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpClient } from '../http/client.js';
 import { createPlaneClient } from '../plane/client.js';
@@ -83,17 +83,11 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
     log: options.log,
     onDelivery: gatekeeper.onDelivery,
   });
-  const server = createServer((req, res) => {
+  const server = await listenOn(config, (req, res) => {
     if (metrics.serve(req, res, metricsKey)) return;
     receive(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
     });
-  });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
   });
   // Listening first, so nothing GitHub sends meanwhile fails; started before any request is
   // handled (a connection is an event, this a continuation), so a live delivery queues after
@@ -113,4 +107,16 @@ export async function startApp(config: AppConfig, options: AppOptions): Promise<
       await http.close();
     },
   };
+}
+
+/** The App's server on its configured address, with bounded header and request times. */
+async function listenOn(config: AppConfig, handle: RequestListener): Promise<Server> {
+  const server = createServer(handle);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  return server;
 }

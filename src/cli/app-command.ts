@@ -32,7 +32,7 @@ async function startAppCommand(
   try {
     config = loadConfig(settings.configFile, env);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
   appMetricsKeyOf(env, config.host, config.planeKey);

@@ -97,7 +97,7 @@ export async function approveBreakGlass(
         ? keyOf(env, 'LEASE_GATE_APPROVER_KEY', 'approve-break-glass')
         : await givenTokenSource(tokenFile, env)();
   } catch (error) {
-    if (error instanceof SettingsError) throw new UsageError(error.message);
+    if (error instanceof SettingsError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
   // The token approves; the session itself asks with nothing of it.

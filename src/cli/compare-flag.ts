@@ -57,6 +57,7 @@ export async function openCompare(
     } catch (error) {
       throw new UsageError(
         `Cannot read --github-token-file '${untrusted(file, 200)}': ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`,
+        { cause: error },
       );
     }
     if (!/^[\x21-\x7e]{1,4096}$/.test(text))

@@ -105,7 +105,7 @@ export async function kernelAuth(
       },
     };
   } catch (error) {
-    if (error instanceof AuthFileError) throw new UsageError(error.message);
+    if (error instanceof AuthFileError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }

@@ -180,7 +180,7 @@ function parseHealthChecks(specs: readonly string[]): HealthCheck[] {
     try {
       check = parseHealthCheck(spec);
     } catch (error) {
-      if (error instanceof HealthCheckError) throw new UsageError(error.message);
+      if (error instanceof HealthCheckError) throw new UsageError(error.message, { cause: error });
       throw error;
     }
     if (checks.some((c) => c.resource === check.resource))

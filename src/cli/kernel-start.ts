@@ -229,7 +229,7 @@ function loadWindows(file: string): FreezeWindows {
   try {
     return FreezeWindows.fromFile(file);
   } catch (error) {
-    if (error instanceof WindowsError) throw new UsageError(error.message);
+    if (error instanceof WindowsError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }
@@ -244,7 +244,7 @@ function notifierFrom(
   try {
     if (flags.file) fromFile = readNotifyFile(flags.file);
   } catch (error) {
-    if (error instanceof NotifyError) throw new UsageError(error.message);
+    if (error instanceof NotifyError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
   const urls = [...fromFile.urls, ...flags.urls];
@@ -264,7 +264,7 @@ function notifierFrom(
       log: (line) => io.err(line),
     });
   } catch (error) {
-    if (error instanceof NotifyError) throw new UsageError(error.message);
+    if (error instanceof NotifyError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }

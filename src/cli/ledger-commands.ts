@@ -16,7 +16,7 @@ import { untrusted } from '../lease/escape.js';
 import { causeText } from '../errors.js';
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
-export async function keygen(args: string[], io: Output): Promise<number> {
+export function keygen(args: string[], io: Output): number {
   const { values } = parse(args, optionsOf(KEYGEN.flags));
   if (!values.out) throw new UsageError('keygen needs --out DIR.');
   const keyFile = join(values.out, 'ledger.key');
@@ -91,7 +91,7 @@ async function exportToFile(
 }
 
 /** `lease-gate verify FILE --public-key KEY [--previous CHECKPOINT]`: offline. */
-export async function verify(args: string[], io: Output): Promise<number> {
+export function verify(args: string[], io: Output): number {
   const { values, positionals } = parse(args, optionsOf(VERIFY.flags), true);
   const promote = promoteFlag(values.promote);
   const [file] = positionals;

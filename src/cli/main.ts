@@ -26,10 +26,13 @@ type Command = (args: string[], io: Output, env: NodeJS.ProcessEnv) => Promise<n
  * starts without evaluating the others. The bundle puts each in its own chunk. The helps
  * come from the light flag tables (flags/), so --help loads no command.
  */
+/** A command as its module has it: one that does no I/O it must wait for returns its code. */
+type Loaded = (...args: Parameters<Command>) => number | Promise<number>;
+
 function lazyFrom<M>(load: () => Promise<M>) {
   return (name: keyof M): Command =>
     async (args, io, env) =>
-      ((await load())[name] as Command)(args, io, env);
+      ((await load())[name] as Loaded)(args, io, env);
 }
 const leaseCommands = lazyFrom(() => import('./lease-commands.js'));
 const freezeCommands = lazyFrom(() => import('./freeze-commands.js'));

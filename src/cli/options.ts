@@ -36,7 +36,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
     const unknown = unknownFlag(error);
     if (unknown) throw new UsageError(unknownFlagMessage(unknown, options));
     // node:util's parse errors carry a code: errorMessage() gives their first line as it is.
-    throw new UsageError(errorMessage(error));
+    throw new UsageError(errorMessage(error), { cause: error });
   }
 }
 
@@ -140,7 +140,9 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
   } catch (error) {
     // Nothing named a plane: the hosted one is meant, said with how to name another.
     if (error instanceof SettingsError)
-      throw new UsageError(given.hosted ? `${error.message} ${hostedHint(false)}` : error.message);
+      throw new UsageError(given.hosted ? `${error.message} ${hostedHint(false)}` : error.message, {
+        cause: error,
+      });
     throw error;
   }
 }

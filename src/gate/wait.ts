@@ -1,4 +1,5 @@
 import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
+import { leaseRequestOf } from '../plane/answers.js';
 import { CancelledError } from '../plane/errors.js';
 import type { CallOptions, PlaneClient } from '../plane/client.js';
 import type { Deploy } from '../plane/deploy.js';
@@ -156,7 +157,7 @@ const REALLY_HELD_MS = 500;
  */
 export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
   const { client, clock, sleep, signal } = options;
-  const request = requestOf(options);
+  const request = leaseRequestOf(options);
   const started = clock.now();
   const deadline = started + options.timeoutMs;
   const retryUntilMs = Math.max(
@@ -218,14 +219,6 @@ export async function waitForLease(options: WaitOptions): Promise<WaitResult> {
 }
 
 type Waiting = Extract<LeaseAnswer, { kind: 'held' | 'frozen' }>;
-
-/** The documented pair, plus the deploy's fields when the gate knows them. */
-function requestOf(options: WaitOptions): LeaseRequest {
-  const request: LeaseRequest = { resource: options.resource, actorDid: options.actorDid };
-  if (options.deploy) request.deploy = options.deploy;
-  if (options.queue) request.queue = options.queue;
-  return request;
-}
 
 /** An answer that ends the wait: granted, superseded, or a refusal waiting cannot fix (thrown). */
 async function settle(

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import { causeOf, type CauseOptions } from '../errors.js';
+import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
 import type { HttpAnswer } from '../http/client.js';
-import { LeaseGateError } from '../http/errors.js';
 import { backoffMs, parseRetryAfter, type RetryPolicy } from '../plane/retry.js';
 
 /**

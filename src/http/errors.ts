@@ -1,7 +1,5 @@
 import { causeOf, LeaseGateError, type CauseOptions } from '../errors.js';
 
-export { LeaseGateError };
-
 export type HttpFailure = 'network' | 'timeout' | 'too-large' | 'cancelled';
 
 const CODES = {

@@ -1,7 +1,5 @@
 import { LeaseGateError, type CauseOptions } from '../errors.js';
 
-export { LeaseGateError };
-
 /** A bad setting: the message names where the value came from and the accepted form. */
 export class SettingsError extends LeaseGateError<'settings'> {
   override name = 'SettingsError';

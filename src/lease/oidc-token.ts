@@ -113,7 +113,7 @@ export function runnerTokenSource(
 export function givenTokenSource(file: string | undefined, env: NodeJS.ProcessEnv): TokenSource {
   if (!file) {
     const value = (env[TOKEN_ENV] ?? '').trim();
-    return async () => value;
+    return () => Promise.resolve(value);
   }
   const read = () => {
     let text: string;
@@ -122,6 +122,7 @@ export function givenTokenSource(file: string | undefined, env: NodeJS.ProcessEn
     } catch (error) {
       throw new SettingsError(
         `Cannot read --oidc-token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}.`,
+        { cause: error },
       );
     }
     if (!text || text.length > MAX_TOKEN_CHARS || /\s/.test(text)) {
@@ -130,5 +131,6 @@ export function givenTokenSource(file: string | undefined, env: NodeJS.ProcessEn
     return text;
   };
   read();
-  return async () => read();
+  // A file that went bad since is a rejected promise, as from an async function.
+  return () => new Promise<string>((resolve) => resolve(read()));
 }

@@ -74,7 +74,9 @@ export interface PreparedEntries {
  * stamp alone does not show it came no earlier than the lease's expiry. So
  * does a grant a break-glass let through (`clocked`): its stamp alone does not
  * show it came before the pass ended.
- * The in-memory ledger and the PostgreSQL store (under its head row's lock) both use it.
+ * The in-memory ledger and the PostgreSQL sequencer both use it; the sequencer numbers after
+ * lease_gate_sequenced's size and last stamp, one replica at a time under its advisory lock
+ * (kernel/postgres/sequencer.ts): no row lock is shared by every commit.
  */
 export function numberEntries(
   events: readonly NewEntry[],

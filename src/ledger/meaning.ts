@@ -1,16 +1,9 @@
 import type { LedgerEntry } from './entry.js';
 import { PromotionRecord } from './promotion.js';
+import { namesNoLease } from '../plane/entry-kinds.js';
 import { passCovers } from '../plane/run-pass.js';
 import { BundleError } from './verify-error.js';
 import { PassApprovals, frozenGrant, withdraw, type Pass } from './meaning-passes.js';
-
-/** Entries that name no lease (empty id, fence 0). */
-const NO_LEASE: ReadonlySet<LedgerEntry['kind']> = new Set([
-  'freeze',
-  'unfreeze',
-  'break_glass',
-  'break_glass_withdrawn',
-]);
 
 interface Open {
   leaseId: string;
@@ -105,7 +98,7 @@ export class MeaningCheck {
   check(e: LedgerEntry): void {
     const earliest = this.advanceClock(e);
     checkClockMs(e);
-    if (NO_LEASE.has(e.kind)) return this.noLease(e);
+    if (namesNoLease(e.kind)) return this.noLease(e);
     this.checkPolicy(e, earliest);
     const known = this.open.has(e.resource) || !this.partial;
     const current = this.open.get(e.resource) ?? null;

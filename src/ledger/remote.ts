@@ -1,7 +1,6 @@
-import type { CauseOptions } from '../errors.js';
 import * as z from 'zod/mini';
+import { LeaseGateError, type CauseOptions } from '../errors.js';
 import { createHttpClient, type HttpClient } from '../http/client.js';
-import { LeaseGateError } from '../http/errors.js';
 import { LEDGER_PATHS } from '../plane/schema.js';
 
 /**

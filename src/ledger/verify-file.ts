@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import * as z from 'zod/mini';
-import { LeaseGateError, type CauseOptions } from '../errors.js';
+import { causeText, LeaseGateError, type CauseOptions } from '../errors.js';
 import {
   BundleError,
   BundleVerifier,
@@ -29,10 +29,6 @@ export class BundleReadError extends LeaseGateError<'bundle_read'> {
     super(message, { ...options, code: 'bundle_read' });
   }
 }
-
-/** The error's own first line, as verify printed it for readFileSync and JSON.parse. */
-const messageOf = (error: unknown) =>
-  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 
 /** Bytes read at a time. */
 const CHUNK_BYTES = 1 << 20;
@@ -172,7 +168,7 @@ class Bytes {
     try {
       return JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      throw new CannotStream(`${what} at byte ${at}: ${messageOf(error)}`);
+      throw new CannotStream(`${what} at byte ${at}: ${causeText(error)}`);
     }
   }
 
@@ -269,7 +265,7 @@ export function verifyBundleFile(
   try {
     fd = openSync(file, 'r');
   } catch (error) {
-    throw new BundleReadError(messageOf(error));
+    throw new BundleReadError(causeText(error), { cause: error });
   }
   try {
     return streamed(fd, publicKey, options);
@@ -285,7 +281,7 @@ function readError(error: unknown): unknown {
   // A read that fails (a directory, an I/O error) is an unreadable bundle, as readFileSync's was.
   return error instanceof LeaseGateError || !(error instanceof Error && 'code' in error)
     ? error
-    : new BundleReadError(messageOf(error));
+    : new BundleReadError(causeText(error), { cause: error });
 }
 
 /** What cannot be streamed is read whole, as verify always did, when it is small enough. */
@@ -307,7 +303,7 @@ function whole(
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new BundleReadError(messageOf(error));
+    throw new BundleReadError(causeText(error), { cause: error });
   }
   return verifyBundle(raw, publicKey, options);
 }

@@ -172,7 +172,7 @@ function guard<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof CheckpointError) throw new BundleError(error.message);
+    if (error instanceof CheckpointError) throw new BundleError(error.message, { cause: error });
     throw error;
   }
 }

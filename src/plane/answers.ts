@@ -49,12 +49,17 @@ export function checkAnswer<T>(
 }
 
 /** The documented pair, plus the deploy's extension fields when the gate knows them. */
-export function leaseBody(req: LeaseRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { resource: req.resource, actorDid: req.actorDid };
-  if (req.deploy) body.deploy = req.deploy;
-  if (req.queue) body.queue = req.queue;
-  return body;
+export function leaseRequestOf(req: LeaseRequest): LeaseRequest {
+  const out: LeaseRequest = { resource: req.resource, actorDid: req.actorDid };
+  if (req.deploy) out.deploy = req.deploy;
+  if (req.queue) out.queue = req.queue;
+  return out;
 }
+
+/** A lease call's body: the request without a release's fields (`outdated`). */
+export const leaseBody = (req: LeaseRequest): Record<string, unknown> => ({
+  ...leaseRequestOf(req),
+});
 
 /**
  * A lease answer, or what is wrong with the grant it makes: a broken grant is the

@@ -56,6 +56,17 @@ export const deploySchema = z.object({
 });
 export type Deploy = z.infer<typeof deploySchema>;
 
+/** The deploy's fields in one fixed order (ledger lines, console rows, the kernel's check). */
+export const DEPLOY_FIELDS: readonly (keyof Deploy)[] = [
+  'repository',
+  'workflow',
+  'ref',
+  'commit',
+  'runNumber',
+  'runAttempt',
+  'runUrl',
+];
+
 /** How a waiting run treats newer runs of its lane: `fifo` waits its turn; `newest` steps aside. */
 export const QUEUE_MODES = ['fifo', 'newest'] as const;
 export type QueueMode = (typeof QUEUE_MODES)[number];
@@ -76,17 +87,8 @@ export const supersededSchema = z.object({
 
 /** The commit list in a fixed order, so a ledger line and a console row read the same. */
 export function deployEntries(deploy: Deploy): Array<[keyof Deploy, string | number]> {
-  const keys: Array<keyof Deploy> = [
-    'repository',
-    'workflow',
-    'ref',
-    'commit',
-    'runNumber',
-    'runAttempt',
-    'runUrl',
-  ];
   const out: Array<[keyof Deploy, string | number]> = [];
-  for (const key of keys) {
+  for (const key of DEPLOY_FIELDS) {
     const value = deploy[key];
     if (value !== undefined) out.push([key, value]);
   }

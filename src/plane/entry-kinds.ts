@@ -24,3 +24,11 @@ export const ENTRY_KINDS = [
 ] as const;
 
 export type EntryKind = (typeof ENTRY_KINDS)[number];
+
+/** The kinds that name no lease (empty id, fence 0): an operator's freezes and break-glasses. */
+const NO_LEASE = ['freeze', 'unfreeze', 'break_glass', 'break_glass_withdrawn'] as const;
+export type NoLeaseKind = (typeof NO_LEASE)[number];
+
+/** Whether an entry of this kind names no lease (and is no holder's grant, renewal or end). */
+export const namesNoLease = (kind: EntryKind): kind is NoLeaseKind =>
+  (NO_LEASE as readonly string[]).includes(kind);

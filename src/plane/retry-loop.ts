@@ -52,7 +52,7 @@ export async function withRetries<T>(
       if (wait === undefined) {
         throw new PlaneUnavailableError(
           `${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`,
-          { call: error.call, status: error.status },
+          { call: error.call, status: error.status, cause: error },
         );
       }
       how.onRetry?.({

@@ -57,7 +57,11 @@ export const MAX_EPOCH_MS = 8.64e15;
 export const MAX_WAIT_MS = 86_400_000;
 const MAX_TEXT = 1_000;
 
-const did = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
+/** A DID and a resource name as a request names them, each refusal naming the accepted form. */
+export const didSchema = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
+export const resourceSchema = z
+  .string()
+  .check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const shortText = (max: number) =>
   z
     .string()
@@ -71,7 +75,7 @@ const boundedNumber = (min: number, max: number, what: string) =>
 export const leaseSchema = z.object({
   id: shortText(256),
   resource: shortText(256),
-  holder: did,
+  holder: didSchema,
   expiresAtMs: boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
   /**
    * The bundled kernel's: how long this grant or renewal runs from when the plane decided
@@ -97,7 +101,7 @@ export const grantedSchema = z.object({ ok: z.literal(true), lease: leaseSchema 
 export const heldSchema = z.object({
   ok: z.literal(false),
   reason: z.literal('lease_held'),
-  holder: did,
+  holder: didSchema,
   reserved: z.optional(z.boolean()),
   stampede: z.object({ waitMs: boundedNumber(0, MAX_WAIT_MS, 'milliseconds from 0 to a day') }),
   position: z.optional(boundedNumber(0, 1e9, 'a queue position')),
@@ -122,7 +126,7 @@ export const frozenSchema = z.object({
 export const revokedSchema = z.object({
   ok: z.literal(false),
   reason: z.literal('revoked'),
-  holder: z.optional(did),
+  holder: z.optional(didSchema),
   message: z.optional(z.string()),
   /** Who revoked (`operator:NAME`), when the plane names them. */
   by: z.optional(shortText(200)),
@@ -166,7 +170,7 @@ export const revokeAnswerSchema = z.object({
   revoked: z.boolean(),
   /** The bundled kernel names the lease it ended and its holder; other planes may not. */
   leaseId: z.optional(z.nullable(shortText(256))),
-  holder: z.optional(z.nullable(did)),
+  holder: z.optional(z.nullable(didSchema)),
 });
 
 /** The kernel's watch answer: still held, or how and when the lease ended (all of it untrusted). */
@@ -178,7 +182,7 @@ export const watchAnswerSchema = z.object({
     boundedNumber(0, MAX_EPOCH_MS, 'epoch milliseconds within the range of a date'),
   ),
   message: z.optional(z.string()),
-  holder: z.optional(did),
+  holder: z.optional(didSchema),
   /** Who revoked (`operator:NAME`), when the plane names them. */
   by: z.optional(shortText(200)),
 });

@@ -203,3 +203,42 @@ export const untilLogged =
   (logs: string[], defaultTimeoutMs = 30_000) =>
   (what: string, check: () => boolean | Promise<boolean>, timeoutMs = defaultTimeoutMs) =>
     until(what, check, { timeoutMs, context: () => logs.join('\n') });
+
+/**
+ * What an app test says of its runs, over its fake GitHub and kernel (getters: started in
+ * `beforeAll`) and the lines its apps logged: runs of `repository` unless another is named,
+ * GitHub's record of their reviews, and the app as its own process.
+ */
+export function appTestKit<Env extends string = string>(o: {
+  github: () => FakeGitHub;
+  kernel: () => KernelProcess;
+  logs: string[];
+  children: ChildProcess[];
+  repository: string;
+}) {
+  const decided = (
+    runId: number,
+    state: 'approved' | 'rejected' = 'approved',
+    repository = o.repository,
+  ) => decidedAt(o.github(), repository, runId, state);
+  return {
+    decided,
+    approvedAt: (runId: number, repository = o.repository) =>
+      decided(runId, 'approved', repository),
+    reviewsOf: (runId: number, repository = o.repository) =>
+      reviewCalls(o.github(), repository, runId),
+    /** A run waiting on `environment`, and GitHub's request for it (not yet sent). */
+    newRun: (runId: number, environment: Env, repository = o.repository) =>
+      newRun(o.github(), repository, runId, environment),
+    /** The run ends (its jobs are done): GitHub says so to each app given. */
+    complete: (runId: number, ...to: string[]) => completeRun(o.github(), o.repository, runId, to),
+    /** Whether the app named `name` logged a line that matches. */
+    logged: (name: string, pattern: RegExp) =>
+      o.logs.some((l) => l.startsWith(`[${name}] `) && pattern.test(l)),
+    /** `lease-gate app` as its own process, from source: what a SIGKILL or a SIGTERM ends. */
+    processApp: (name: string, config: string) => spawnApp(name, config, o),
+    /** One holder at a time, and the runs granted in this order. */
+    expectOneAtATime: (resource: string, order: number[]) =>
+      expectOneAtATime(o.kernel(), resource, order),
+  };
+}

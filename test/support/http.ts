@@ -60,6 +60,29 @@ export function getJson(url: string, path: string, o: SendOptions = {}) {
   });
 }
 
+/** What a test of the routes sends: any method (POST unless named), headers beside JSON's type. */
+export interface RouteRequest<B> {
+  method?: string;
+  body?: B | undefined;
+  headers?: Record<string, string>;
+}
+
+/** One request with its body sent as given (broken JSON too), as the content type of JSON. */
+export function sendRaw(url: string, path: string, init: RouteRequest<string> = {}) {
+  return exchange(url + path, {
+    method: (init.method ?? 'POST') as 'POST',
+    body: init.body ?? null,
+    headers: { 'content-type': 'application/json', ...init.headers },
+  });
+}
+
+/** One request with a JSON body (none when not given), as sendRaw sends it. */
+export const send = (url: string, path: string, init: RouteRequest<unknown> = {}) =>
+  sendRaw(url, path, {
+    ...init,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+
 /** One JSON POST to a kernel with extra headers: status, headers, body. */
 export const postJson = (
   url: string,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, it } from 'vitest';
+import { causeText } from '../../src/errors.js';
 
 /** The project's machines run PostgreSQL here (trust authentication, database `test`). */
 export const POSTGRES_URL =
@@ -15,7 +16,7 @@ async function probe(): Promise<string | undefined> {
     await client.query('SELECT 1');
     return undefined;
   } catch (error) {
-    return `no PostgreSQL at ${POSTGRES_URL.replace(/:[^:@/]*@/, ':***@')}: ${(error as Error).message}`;
+    return `no PostgreSQL at ${POSTGRES_URL.replace(/:[^:@/]*@/, ':***@')}: ${causeText(error)}`;
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -133,3 +133,14 @@ export async function runJob(options: Omit<StepOptions, 'state' | 'tempDir' | 's
   const post = await runStep('post', { ...options, tempDir, state: main.state });
   return { main, post, tempDir };
 }
+
+/** A job's inputs and environment against the plane at `url`: `key` as the runner's, no keeper. */
+export const jobAgainst = (
+  url: string,
+  key: string,
+  inputs: Record<string, string> = {},
+  env: Record<string, string> = {},
+) => ({
+  inputs: { 'api-url': url, 'keep-alive': 'false', ...inputs },
+  env: { INTRAMEDIAL_KEY: key, ...env },
+});

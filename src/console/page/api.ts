@@ -185,7 +185,6 @@ export class ApiError extends Error {
 let readKey: string | undefined;
 let adminKey: string | undefined;
 export const hasReadKey = () => readKey !== undefined;
-export const adminKeyOf = () => adminKey;
 export const keys = {
   setRead: (key: string) => void (readKey = key || undefined),
   setAdmin: (key: string) => void (adminKey = key || undefined),
@@ -264,17 +263,24 @@ export async function fetchEntries(from: number, maxPages = 20): Promise<BundleP
   return all;
 }
 
+/** A lever's call: `body` posted as JSON with `key`, and the kernel's answer (its JSON). */
+export async function postLever(path: string, body: object, key: string): Promise<unknown> {
+  const init = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+  return (await call(path, init, key)).json();
+}
+
+/** A lever that takes the admin key: refused here, before any call, when none was typed. */
+export async function postAdmin(path: string, body: object): Promise<unknown> {
+  if (!adminKey) throw new ApiError(0, 'type the admin key first');
+  return postLever(path, body, adminKey);
+}
+
 /** `by`: the operator's name ("Your name"), recorded on the revoke's entry as `operator:NAME`. */
 export async function revoke(resource: string, reason: string, by?: string) {
-  if (!adminKey) throw new ApiError(0, 'type the admin key first');
-  const response = await call(
-    PATHS.revoke,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(by ? { resource, reason, by } : { resource, reason }),
-    },
-    adminKey,
-  );
-  return (await response.json()) as { revoked?: boolean };
+  const body = by ? { resource, reason, by } : { resource, reason };
+  return (await postAdmin(PATHS.revoke, body)) as { revoked?: boolean };
 }

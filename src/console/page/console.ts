@@ -24,6 +24,7 @@ import { holdsFrom, type TimelineEntry } from './holds.js';
 import { resourceRow } from './resource-row.js';
 import { SPANS, drawTimeline, widthOf } from './timeline.js';
 import { verifyLedger } from './verify.js';
+import { causeText } from '../../errors.js';
 
 /** The operator's console: holders and queues live, the ledger's timeline, revoke. */
 
@@ -153,14 +154,14 @@ function setStatus(message: string, error = false): void {
   document.body.classList.toggle('stale', error && lastGoodAt !== undefined);
 }
 
-function unreachable(what: string, error: Error): string {
+function unreachable(what: string, error: unknown): string {
   const since =
     lastGoodAt === undefined
       ? 'nothing shown yet'
       : `the data below is from ${Math.round((performance.now() - lastGoodAt) / 1_000)} s ago (stale)`;
   return error instanceof ApiError
     ? `Cannot read the ${what}: ${error.message} — ${since}`
-    : `Kernel unreachable (${error.message}) — ${since}`;
+    : `Kernel unreachable (${causeText(error)}) — ${since}`;
 }
 
 function askForKey(message: string): void {
@@ -198,7 +199,7 @@ async function pollResources(): Promise<void> {
       );
       return; // polling resumes when a key is typed
     }
-    setStatus(unreachable('kernel', error as Error), true);
+    setStatus(unreachable('kernel', error), true);
   }
   clearTimeout(resourcesTimer);
   resourcesTimer = setTimeout(() => void pollResources(), POLL_MS);
@@ -238,7 +239,7 @@ async function pollLedger(): Promise<void> {
     } else {
       const mark = byId('checkpoint-mark');
       mark.className = 'not-verified';
-      mark.textContent = unreachable('ledger', error as Error);
+      mark.textContent = unreachable('ledger', error);
     }
   }
   clearTimeout(ledgerTimer);

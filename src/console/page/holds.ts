@@ -1,18 +1,10 @@
 /** Ledger entries → holds per resource: pure, shared by the console and the playground. */
+import { namesNoLease, type EntryKind } from '../../plane/entry-kinds.js';
 
 /** The fields of a ledger entry the timeline draws (the kernel's and the playground's). */
 export interface TimelineEntry {
   tsMs: number;
-  kind:
-    | 'grant'
-    | 'renew'
-    | 'release'
-    | 'lapse'
-    | 'revoke'
-    | 'freeze'
-    | 'unfreeze'
-    | 'break_glass'
-    | 'break_glass_withdrawn';
+  kind: EntryKind;
   resource: string;
   actorDid: string;
   leaseId: string;
@@ -58,13 +50,7 @@ export function holdsFrom(entries: readonly TimelineEntry[]): Map<string, Hold[]
   const first = entries[0]?.tsMs ?? 0;
   for (const e of entries) {
     // A freeze or a break-glass names no lease: it is listed beside the holds, not as one.
-    if (
-      e.kind === 'freeze' ||
-      e.kind === 'unfreeze' ||
-      e.kind === 'break_glass' ||
-      e.kind === 'break_glass_withdrawn'
-    )
-      continue;
+    if (namesNoLease(e.kind)) continue;
     const holds = byResource.get(e.resource) ?? [];
     byResource.set(e.resource, holds);
     if (e.kind === 'grant' || e.kind === 'renew') {

@@ -1,6 +1,7 @@
-import { ApiError, PATHS, adminKeyOf, call, type Resources } from './api.js';
+import { ApiError, PATHS, postAdmin, postLever, type Resources } from './api.js';
 import { runUrlOf, type DeployFields } from './deploys.js';
 import { byId, clock, duration, h, localWhen, nameCode, utcStamp } from './dom.js';
+import { causeText } from '../../errors.js';
 
 /**
  * The operator's levers beyond revoke: freeze and unfreeze (admin key, with a
@@ -17,32 +18,15 @@ export async function freeze(
   forMs: number | undefined,
   by?: string,
 ) {
-  const adminKey = adminKeyOf();
-  if (!adminKey) throw new ApiError(0, 'type the admin key first');
   const body: Record<string, unknown> = { resource, reason };
   if (by) body.by = by;
   if (forMs !== undefined) body.forMs = forMs;
-  const response = await call(
-    PATHS.freeze,
-    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-    adminKey,
-  );
-  return (await response.json()) as { until?: number | null };
+  return (await postAdmin(PATHS.freeze, body)) as { until?: number | null };
 }
 
 export async function unfreeze(resource: string, by?: string) {
-  const adminKey = adminKeyOf();
-  if (!adminKey) throw new ApiError(0, 'type the admin key first');
-  const response = await call(
-    PATHS.unfreeze,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resource, ...(by ? { by } : {}) }),
-    },
-    adminKey,
-  );
-  return (await response.json()) as { changed?: boolean };
+  const body = { resource, ...(by ? { by } : {}) };
+  return (await postAdmin(PATHS.unfreeze, body)) as { changed?: boolean };
 }
 
 /** A break-glass (admin key): one job may be granted the resource once, past any freeze. */
@@ -53,17 +37,10 @@ export async function breakGlass(
   forMs: number | undefined,
   by?: string,
 ) {
-  const adminKey = adminKeyOf();
-  if (!adminKey) throw new ApiError(0, 'type the admin key first');
   const body: Record<string, unknown> = { resource, actorDid, reason };
   if (by) body.by = by;
   if (forMs !== undefined) body.forMs = forMs;
-  const response = await call(
-    PATHS.breakGlass,
-    { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
-    adminKey,
-  );
-  return (await response.json()) as { pending?: boolean; until?: number };
+  return (await postAdmin(PATHS.breakGlass, body)) as { pending?: boolean; until?: number };
 }
 
 /** The second operator's approval, with the approver key (typed for this one call, never kept). */
@@ -73,32 +50,14 @@ export async function approveBreakGlass(
   by: string,
   approverKey: string,
 ) {
-  const response = await call(
-    PATHS.approveBreakGlass,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resource, actorDid, by }),
-    },
-    approverKey,
-  );
-  return (await response.json()) as { until?: number };
+  const body = { resource, actorDid, by };
+  return (await postLever(PATHS.approveBreakGlass, body, approverKey)) as { until?: number };
 }
 
 /** An operator withdraws the unused pass for `actorDid` (admin key): signed, so it stays gone. */
 export async function withdrawBreakGlass(resource: string, actorDid: string, by?: string) {
-  const adminKey = adminKeyOf();
-  if (!adminKey) throw new ApiError(0, 'type the admin key first');
-  const response = await call(
-    PATHS.withdrawBreakGlass,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ resource, actorDid, ...(by ? { by } : {}) }),
-    },
-    adminKey,
-  );
-  return (await response.json()) as { withdrawn?: boolean };
+  const body = { resource, actorDid, ...(by ? { by } : {}) };
+  return (await postAdmin(PATHS.withdrawBreakGlass, body)) as { withdrawn?: boolean };
 }
 
 /** The row's lever that withdraws its unused pass (filled in: resource and the pass's DID). */
@@ -287,5 +246,5 @@ export function refusal(error: unknown): string {
   if (error instanceof ApiError && error.status === 403 && error.reason === 'forbidden') {
     return 'the kernel refused this admin key (it is not the LEASE_GATE_ADMIN_KEY the kernel was started with); it is forgotten, type it again';
   }
-  return (error as Error).message;
+  return causeText(error);
 }

@@ -1,4 +1,4 @@
-import { deploySchema, type Deploy } from '../../plane/deploy.js';
+import { DEPLOY_FIELDS, deploySchema, type Deploy } from '../../plane/deploy.js';
 import type { RunIdentity } from './identity.js';
 import type { OidcClaims } from './oidc.js';
 import { AuthRefusal } from './refusal.js';
@@ -77,16 +77,6 @@ const pullRequest = (claims: OidcClaims): boolean =>
 const takenAsSent = (claims: OidcClaims, vouched: boolean): ReadonlySet<Field> =>
   pullRequest(claims) && !vouched ? new Set<Field>(['commit']) : new Set<Field>();
 
-const FIELDS: readonly Field[] = [
-  'repository',
-  'workflow',
-  'ref',
-  'commit',
-  'runNumber',
-  'runAttempt',
-  'runUrl',
-];
-
 /**
  * The deploy to record for a lease asked with an OIDC token: `sent` checked field by
  * field against the claims and completed from them. Undefined when none was sent (the
@@ -104,7 +94,7 @@ export function deployOfRun(
   const allowed = vouched(claims, run, didHost);
   const asSent = takenAsSent(claims, mustVouch);
   const out: Record<string, string | number> = {};
-  for (const field of FIELDS) {
+  for (const field of DEPLOY_FIELDS) {
     const value = sent[field];
     if (asSent.has(field)) {
       if (value !== undefined) out[field] = value;

@@ -124,6 +124,7 @@ export function createOidcVerifier(options: OidcOptions): OidcVerifier {
       throw new AuthRefusal(`The OIDC token was refused: ${why(error)}.`, {
         status: 401,
         reason: 'unauthorized',
+        cause: error,
       });
     }
   }

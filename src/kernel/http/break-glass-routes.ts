@@ -5,9 +5,8 @@ import {
   BREAK_GLASS_PATH,
   DID_FORM,
   WITHDRAW_BREAK_GLASS_PATH,
-  RESOURCE_FORM,
-  RESOURCE_PATTERN,
-  isDid,
+  didSchema as actorDid,
+  resourceSchema as resource,
 } from '../../plane/schema.js';
 import { RUN_FORM, runPassDid } from '../../plane/run-pass.js';
 import type { Approver } from './admin.js';
@@ -18,8 +17,6 @@ import type { BreakGlassReply } from '../rules/rules.js';
 import type { BreakGlass } from '../rules/state.js';
 import type { PlaneService } from '../service/plane-service.js';
 
-const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
-const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
 /** The pass's agent, or a GitHub run (`run`: OWNER/REPO/RUN_ID, plane/run-pass.ts) for any job of it. */
 const run = z.string().check(z.refine((v) => runPassDid(v) !== undefined, `expected ${RUN_FORM}`));
 const breakGlassBody = z.object({

@@ -5,9 +5,8 @@ import {
   FREEZE_PATH,
   OPERATOR_NAME_FORM,
   OPERATOR_NAME_PATTERN,
-  RESOURCE_FORM,
-  RESOURCE_PATTERN,
   UNFREEZE_PATH,
+  resourceSchema as resource,
 } from '../../plane/schema.js';
 import { ApiRefusal, parse, type AppRequest, type AppResponse } from './api.js';
 import type { PlaneService } from '../service/plane-service.js';
@@ -37,7 +36,6 @@ export const reasonGiven = reasonText().check(z.minLength(1, 'expected a reason'
 export const operatorOf = (name: string | undefined) =>
   name ? `operator:${name}` : ADMIN_OPERATOR;
 
-const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 const freezeBody = z
   .object({
     resource,

@@ -5,14 +5,14 @@
 import * as z from 'zod/mini';
 import '../../zod-en.js';
 import {
-  DID_FORM,
   LEASE_PATH,
   RELEASE_PATH,
-  RESOURCE_FORM,
   RESOURCE_PATTERN,
   REVOKE_PATH,
   WATCH_PATH,
   isDid,
+  didSchema as actorDid,
+  resourceSchema as resource,
 } from '../../plane/schema.js';
 import type { Authorizer } from '../auth/authorize.js';
 import { compareCaller } from '../auth/caller.js';
@@ -26,8 +26,6 @@ import type { Promotions } from '../service/promotions.js';
 import type { PlaneService } from '../service/plane-service.js';
 import type { LeaseRecord } from '../rules/rules.js';
 
-const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
-const actorDid = z.string().check(z.refine(isDid, `expected ${DID_FORM}`));
 const leaseBody = z.object({ resource, actorDid });
 const watchBody = z.object({
   resource,

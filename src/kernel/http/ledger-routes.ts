@@ -34,16 +34,17 @@ export function ledgerRoutes(
         body: await ledger.signedCheckpoint(size),
       };
     },
-    [`GET ${LEDGER_PATHS.publicKey}`]: async () => ({
-      status: 200,
-      body: String(signed().export({ type: 'spki', format: 'pem' })),
-    }),
-    [`GET ${LEDGER_PATHS.bundle}`]: async (req) => {
+    [`GET ${LEDGER_PATHS.publicKey}`]: () =>
+      Promise.resolve({
+        status: 200,
+        body: String(signed().export({ type: 'spki', format: 'pem' })),
+      }),
+    [`GET ${LEDGER_PATHS.bundle}`]: (req) => {
       signed();
       const { size, from, end, limit } = pageRequest(req.query, ledger.size);
       const to = Math.min(end, from + limit);
       const next = to < end ? encodeCursor(size, to, end) : null;
-      return { status: 200, body: bundlePage(ledger, size, from, to, next) };
+      return Promise.resolve({ status: 200, body: bundlePage(ledger, size, from, to, next) });
     },
   };
 }

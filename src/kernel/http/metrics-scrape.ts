@@ -66,25 +66,7 @@ export function scrapeGauges(metrics: ScrapeTarget, sources: ScrapeSources): () 
   perResource('lease_gate_frozen', 'Resources under an operator’s freeze.', (r) =>
     r.frozen ? 1 : 0,
   );
-  new Gauge({
-    name: 'lease_gate_lease_age_seconds',
-    help: 'How long the live lease has been held (the longest, for resource="other").',
-    labelNames: ['resource'] as const,
-    registers,
-    async collect() {
-      this.reset();
-      const { overview } = await look();
-      const nowMs = overview?.nowMs ?? 0;
-      const ages = new Map<string, number>();
-      for (const { resource, lease } of overview?.resources ?? []) {
-        if (!lease) continue;
-        const label = metrics.resources.labelOf(resource);
-        const age = Math.max(0, nowMs - lease.grantedAtMs) / 1000;
-        ages.set(label, Math.max(age, ages.get(label) ?? 0));
-      }
-      for (const [resource, age] of ages) this.set({ resource }, age);
-    },
-  });
+  leaseAgeSeries(registers, metrics, look);
   new Gauge({
     name: 'lease_gate_held_requests',
     help: 'Blocking acquires (Prefer: wait=N) held open now.',
@@ -185,6 +167,33 @@ function notificationSeries(
     registers,
     collect() {
       this.set(field('pending')());
+    },
+  });
+}
+
+/** How long each live lease has been held, at the scrape (the longest, for resource="other"). */
+function leaseAgeSeries(
+  registers: Registry[],
+  metrics: ScrapeTarget,
+  look: () => Promise<Look>,
+): void {
+  new Gauge({
+    name: 'lease_gate_lease_age_seconds',
+    help: 'How long the live lease has been held (the longest, for resource="other").',
+    labelNames: ['resource'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      const { overview } = await look();
+      const nowMs = overview?.nowMs ?? 0;
+      const ages = new Map<string, number>();
+      for (const { resource, lease } of overview?.resources ?? []) {
+        if (!lease) continue;
+        const label = metrics.resources.labelOf(resource);
+        const age = Math.max(0, nowMs - lease.grantedAtMs) / 1000;
+        ages.set(label, Math.max(age, ages.get(label) ?? 0));
+      }
+      for (const [resource, age] of ages) this.set({ resource }, age);
     },
   });
 }

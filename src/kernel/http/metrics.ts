@@ -189,7 +189,11 @@ export class KernelMetrics implements KernelObserver {
       case 'revoke':
         series.revokes.inc();
         return this.ended(series, event, waiters);
-      default:
+      // Freezes and break-glass passes are the ledger's and the console's, not counted here.
+      case 'freeze':
+      case 'unfreeze':
+      case 'break_glass':
+      case 'break_glass_withdrawn':
         return;
     }
   }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LeaseGateError } from '../../errors.js';
+import { causeText, LeaseGateError } from '../../errors.js';
 import { Ledger } from '../../ledger/ledger.js';
 import { ApiRefusal, type AppRequest, type AppResponse } from './api.js';
 import { createKernelApp, metricsOf, type App, type MetricsOptions } from './app.js';
@@ -145,7 +145,8 @@ export function nodeAdapter(app: App, log: NoticeLog, consoleHook?: ConsoleHook)
       }
       // One of ours (a store that cannot read, say) by its message; a bug with its stack.
       const known = error instanceof LeaseGateError && error.code !== 'internal';
-      const why = known ? error.message : ((error as Error).stack ?? String(error));
+      const stack = error instanceof Error ? error.stack : undefined;
+      const why = known ? error.message : (stack ?? causeText(error));
       note(`kernel: ${req.method} ${escape(path)} failed: ${why}`);
       if (!res.headersSent) {
         await send(res, {

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod/mini';
 import '../../zod-en.js';
-import { KERNEL_RESOURCES_PATH, RESOURCE_FORM, RESOURCE_PATTERN } from '../../plane/schema.js';
+import { KERNEL_RESOURCES_PATH, resourceSchema as resource } from '../../plane/schema.js';
 import { causeText } from '../../errors.js';
 import { parse, type AppRequest, type AppResponse, type Route } from './api.js';
 import { OVERVIEW_PAGE, overviewPage, withoutDetail } from '../rules/overview.js';
@@ -22,7 +22,6 @@ const NOT_READY = {
   message: "The kernel is not ready; its key's holders can ask /readyz why.",
 };
 
-const resource = z.string().check(z.regex(RESOURCE_PATTERN, `expected ${RESOURCE_FORM}`));
 /** The overview is paged by resource name: `?after=R&limit=N`; `detail=1` adds each waiter's `sinceMs`. */
 const overviewQuery = z.object({
   detail: z.optional(z.literal('1')),
@@ -73,7 +72,7 @@ export function statusRoutes(deps: StatusRouteDeps): Record<string, Route> {
         ...health?.(),
       });
     },
-    'GET /healthz': async () => ok({ ok: true }),
+    'GET /healthz': () => Promise.resolve(ok({ ok: true })),
     'GET /readyz': async (req) => {
       const told = await mayReadHealth(req);
       try {

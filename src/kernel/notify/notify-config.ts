@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { urlForDisplay } from '../../http/url-display.js';
 import { isLoopbackHost } from '../../plane/url.js';
-import { LeaseGateError, type CauseOptions } from '../../errors.js';
+import { causeText, LeaseGateError, type CauseOptions } from '../../errors.js';
 
 /**
  * The notifier's settings as the kernel's command takes them (`--notify URL`,
@@ -40,7 +40,9 @@ export function readNotifySecret(file: string): string {
   try {
     secret = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new NotifyError(`Cannot read --notify-secret-file ${file}: ${(error as Error).message}`);
+    throw new NotifyError(`Cannot read --notify-secret-file ${file}: ${causeText(error)}`, {
+      cause: error,
+    });
   }
   if (secret.length < 16) {
     throw new NotifyError(
@@ -60,7 +62,9 @@ export function readNotifyFile(file: string): { urls: string[]; secretFile?: str
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new NotifyError(`Cannot read --notify-file ${file}: ${(error as Error).message}`);
+    throw new NotifyError(`Cannot read --notify-file ${file}: ${causeText(error)}`, {
+      cause: error,
+    });
   }
   const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
   const notify = (raw as { notify?: unknown } | null)?.notify as

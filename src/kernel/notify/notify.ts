@@ -12,6 +12,7 @@ import {
   type NotificationKind,
 } from './notification.js';
 import { checkNotifyUrl } from './notify-config.js';
+import { causeText } from '../../errors.js';
 
 /**
  * Signed notifications (`lease-gate kernel --notify URL --notify-secret-file FILE`):
@@ -286,7 +287,7 @@ export class Notifier {
         if (answer.status < 500 && answer.status !== 408 && answer.status !== 429) break;
       } catch (error) {
         if (this.stop.signal.aborted) break;
-        lastError = withoutUrl((error as Error).message, target.url);
+        lastError = withoutUrl(causeText(error), target.url);
       }
       if (this.now() + wait > giveUpAt) break;
       await (this.options.sleep ?? sleep)(wait, this.stop.signal);

@@ -29,6 +29,7 @@ import { checkPlaneKey } from './plane-key.js';
 import { SEQUENCE_BATCH, sequenceOnce } from './sequencer.js';
 import { schemaOf, type PostgresOptions } from './settings.js';
 import { NOW_MS, parseState, type RuleSettings } from './transaction.js';
+import { causeText } from '../../errors.js';
 
 export interface PostgresBackendOptions extends PostgresOptions {
   ledger: Ledger;
@@ -181,7 +182,9 @@ export class PostgresBackend implements Backend {
     } catch (error) {
       await this.close();
       if (error instanceof StoreError) throw error;
-      throw new StoreError(`cannot open the PostgreSQL store: ${describe(error)}`);
+      throw new StoreError(`cannot open the PostgreSQL store: ${describe(error)}`, {
+        cause: error,
+      });
     }
     return {};
   }
@@ -338,7 +341,7 @@ export class PostgresBackend implements Backend {
     try {
       client = await this.connections.connect();
     } catch (error) {
-      throw new StoreError((error as Error).message);
+      throw new StoreError(causeText(error), { cause: error });
     }
     try {
       await checkSchema(client, this.schema);

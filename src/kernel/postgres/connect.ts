@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { causeText } from '../../errors.js';
 import { countRoundTrips } from '../store/round-trips.js';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -42,9 +43,9 @@ export function createPool(options: PostgresOptions, log: (line: string) => void
 
 /** A one-line account of a driver or server error, without the connection string. */
 export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return causeText(error);
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+  return typeof code === 'string' ? `${causeText(error)} (${code})` : causeText(error);
 }
 
 const RETRYABLE = new Set([

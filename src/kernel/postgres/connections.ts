@@ -65,7 +65,9 @@ export class Connections {
     try {
       client = await pool.connect();
     } catch (error) {
-      throw new StoreUnavailableError(`the kernel's store is unreachable: ${describe(error)}`);
+      throw new StoreUnavailableError(`the kernel's store is unreachable: ${describe(error)}`, {
+        cause: error,
+      });
     }
     // A connection that breaks while checked out fails its query; its 'error' event must not crash us.
     if (!guarded.has(client)) {
@@ -83,6 +85,7 @@ export class Connections {
         if (error instanceof StoreError || error instanceof StoreUnavailableError) throw error;
         throw new StoreUnavailableError(
           `the kernel's store cannot be written (a standby?): ${describe(error)}`,
+          { cause: error },
         );
       }
     }
@@ -117,7 +120,9 @@ export class Connections {
       return await this.withClient(this.pool, (client) => client.query<R>(text, values));
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
-      throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`);
+      throw new StoreUnavailableError(`the kernel's store cannot read: ${describe(error)}`, {
+        cause: error,
+      });
     }
   }
 

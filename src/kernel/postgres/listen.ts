@@ -58,7 +58,7 @@ export function listenForChanges(options: {
     failures = 0;
   };
 
-  const lost = (which: pg.Client, error: Error) => {
+  const lost = (which: pg.Client, error: unknown) => {
     if (closed || which !== client) return;
     client = undefined;
     which.removeAllListeners('end');
@@ -74,7 +74,7 @@ export function listenForChanges(options: {
     failures += 1;
     timer = setTimeout(() => {
       timer = undefined;
-      connect().catch((error: Error) => {
+      connect().catch((error: unknown) => {
         if (client) lost(client, error);
         else retry();
       });
@@ -82,7 +82,7 @@ export function listenForChanges(options: {
     timer.unref();
   };
 
-  const ready = connect().catch((error: Error) => {
+  const ready = connect().catch((error: unknown) => {
     if (client) lost(client, error);
     throw error;
   });

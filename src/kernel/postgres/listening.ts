@@ -1,4 +1,5 @@
 import { NOW_MS } from './transaction.js';
+import { causeText } from '../../errors.js';
 
 /** How long a registration lasts in lease_gate_listening (the database's clock). */
 export const LISTEN_FOR_MS = 5 * 60_000;
@@ -59,7 +60,7 @@ export class Listening {
         (error: unknown) => {
           if (!this.failing)
             this.log(
-              `kernel: could not register a listener; held requests and watches here wake at their told wait instead: ${(error as Error).message}`,
+              `kernel: could not register a listener; held requests and watches here wake at their told wait instead: ${causeText(error)}`,
             );
           this.failing = true;
         },

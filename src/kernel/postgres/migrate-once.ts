@@ -11,13 +11,17 @@ export async function migrateDatabase(options: PostgresOptions): Promise<number[
   try {
     await client.connect();
   } catch (error) {
-    throw new StoreError(`cannot reach ${redactUrl(options.url)}: ${describe(error)}`);
+    throw new StoreError(`cannot reach ${redactUrl(options.url)}: ${describe(error)}`, {
+      cause: error,
+    });
   }
   try {
     return await migrate(client, schemaOf(options));
   } catch (error) {
     if (error instanceof StoreError) throw error;
-    throw new StoreError(`migrating ${redactUrl(options.url)} failed: ${describe(error)}`);
+    throw new StoreError(`migrating ${redactUrl(options.url)} failed: ${describe(error)}`, {
+      cause: error,
+    });
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { InternalError, LeaseGateError } from '../../errors.js';
+import { causeText, InternalError, LeaseGateError } from '../../errors.js';
 import { decideBatch, ruleContext, type RuleSettings, type Work } from '../rules/work.js';
 import type { KernelEvent } from '../rules/event.js';
 import type { PlaneLocks } from './locks.js';
@@ -99,7 +99,7 @@ export class CommitUnknownError extends LeaseGateError<'store_commit_unknown'> {
   declare readonly cause: unknown;
   constructor(options: { cause: unknown }) {
     const { cause } = options;
-    super(cause instanceof Error ? cause.message : String(cause), {
+    super(causeText(cause), {
       cause,
       code: 'store_commit_unknown',
     });

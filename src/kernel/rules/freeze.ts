@@ -13,7 +13,7 @@ export interface FreezeReply {
  * frozen nobody is granted it; the current holder is not touched (its renewals
  * go on until it gives back, or the operator also revokes). Waiters keep their
  * place in the queue and are refused with `reason: "frozen"`; when the freeze ends, a
- * free resource is kept for the head of the queue (rules.ts, `thawed`). Freezes and
+ * free resource is kept for the head of the queue (ending.ts, `thawed`). Freezes and
  * unfreezes are ledger entries (`actorDid`: who froze it, `leaseId` empty,
  * `fence` 0, `expiresAtMs`: the end named, `reason`), so a restart replays them
  * and `verify` checks that no grant fell inside one.

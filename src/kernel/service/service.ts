@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '../../ledger/entry.js';
 import type { Ledger } from '../../ledger/ledger.js';
-import { errorMessage } from '../../errors.js';
+import { causeText, errorMessage } from '../../errors.js';
 import { AlarmHeap } from './alarms.js';
 import { PassApprovals } from './pass-approvals.js';
 import type { Backend, ChangeNotice } from '../store/backend.js';
@@ -340,8 +340,8 @@ export class KernelService implements PlaneService {
       const { at, resource } = due;
       if (this.scheduled.get(resource) !== at) continue;
       this.scheduled.delete(resource);
-      this.run(resource, { kind: 'expire' }).catch((error: Error) => {
-        this.log(`kernel: could not record a lapse on ${resource}: ${error.message}`);
+      this.run(resource, { kind: 'expire' }).catch((error: unknown) => {
+        this.log(`kernel: could not record a lapse on ${resource}: ${causeText(error)}`);
         this.scheduled.set(resource, now + ALARM_RETRY_MS);
         this.alarms.push(now + ALARM_RETRY_MS, resource);
         this.arm();

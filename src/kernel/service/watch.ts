@@ -1,3 +1,4 @@
+import { namesNoLease } from '../../plane/entry-kinds.js';
 import { HeldCalls, type HoldOptions } from './holding.js';
 import type { PlaneService } from './plane-service.js';
 import type { KernelEvent, LeaseRecord } from '../rules/rules.js';
@@ -104,13 +105,7 @@ export class LeaseWatches extends HeldCalls {
   private heard(event: KernelEvent): void {
     // Grants and renewals end nothing; freezes and break-glass name no lease.
     if (event.kind === 'grant' || event.kind === 'renew') return;
-    if (
-      event.kind === 'freeze' ||
-      event.kind === 'unfreeze' ||
-      event.kind === 'break_glass' ||
-      event.kind === 'break_glass_withdrawn'
-    )
-      return;
+    if (namesNoLease(event.kind)) return;
     const end: LeaseEnd = {
       leaseId: event.leaseId,
       resource: event.resource,
@@ -190,12 +185,7 @@ export class LeaseWatches extends HeldCalls {
     const { ledger } = this.service;
     const size = ledger.size;
     const stop = Math.max(0, size - LEDGER_LOOKBACK);
-    const decides = (e: LedgerEntry | undefined) =>
-      e?.leaseId === leaseId &&
-      e.kind !== 'freeze' &&
-      e.kind !== 'unfreeze' &&
-      e.kind !== 'break_glass' &&
-      e.kind !== 'break_glass_withdrawn';
+    const decides = (e: LedgerEntry | undefined) => e?.leaseId === leaseId && !namesNoLease(e.kind);
     let found: LedgerEntry | undefined;
     if (this.service.searchLedger) {
       // Lines in canonical JSON: a string's quotes are escaped, so only the field itself matches.

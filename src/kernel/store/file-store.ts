@@ -4,6 +4,7 @@ import type { LogFileStore, LogPoint, RecoveredLog } from './kernel-store.js';
 import { nodeLogFs, type LogFile, type LogFs, type LogReader } from './log-file.js';
 import { readSnapshotFile, writeSnapshotFile } from './snapshot-file.js';
 import { StoreError } from './store-error.js';
+import { causeText } from '../../errors.js';
 
 /** Bytes read at a time at start. */
 const READ_BYTES = 4 * 1024 * 1024;
@@ -89,7 +90,9 @@ class FileStore implements LogFileStore {
     try {
       this.file = await this.fs.openLog(path);
     } catch (error) {
-      throw new StoreError(`Cannot open the kernel's log ${path}: ${(error as Error).message}`);
+      throw new StoreError(`Cannot open the kernel's log ${path}: ${causeText(error)}`, {
+        cause: error,
+      });
     }
     await this.repair();
     return { fenceFloor, ...(warning ? { warning } : {}) };
@@ -99,9 +102,9 @@ class FileStore implements LogFileStore {
     try {
       return this.fs.openRead(this.path);
     } catch (error) {
-      throw new StoreError(
-        `Cannot read the kernel's log ${this.path}: ${(error as Error).message}`,
-      );
+      throw new StoreError(`Cannot read the kernel's log ${this.path}: ${causeText(error)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -115,9 +118,9 @@ class FileStore implements LogFileStore {
         try {
           n = reader.read(block, position);
         } catch (error) {
-          throw new StoreError(
-            `Cannot read the kernel's log ${this.path}: ${(error as Error).message}`,
-          );
+          throw new StoreError(`Cannot read the kernel's log ${this.path}: ${causeText(error)}`, {
+            cause: error,
+          });
         }
         if (n <= 0) break;
         position += n;
@@ -160,7 +163,8 @@ class FileStore implements LogFileStore {
       await this.fs.saveCopy(copy, tail);
     } catch (error) {
       throw new StoreError(
-        `${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${(error as Error).message}. Free space and start again.`,
+        `${path}: the last record is torn (${tail.length} bytes) and cannot be saved to ${copy} before it is cut: ${causeText(error)}. Free space and start again.`,
+        { cause: error },
       );
     }
     this.dirty = true;
@@ -185,7 +189,7 @@ class FileStore implements LogFileStore {
       await file.datasync();
       this.dirty = false;
     } catch (error) {
-      throw new StoreError(`cannot repair ${this.path}: ${(error as Error).message}`);
+      throw new StoreError(`cannot repair ${this.path}: ${causeText(error)}`, { cause: error });
     }
   }
 
@@ -210,7 +214,7 @@ class FileStore implements LogFileStore {
       await file.datasync();
     } catch (error) {
       await this.repair().catch(() => undefined);
-      throw new StoreError(`cannot write ${path}: ${(error as Error).message}`);
+      throw new StoreError(`cannot write ${path}: ${causeText(error)}`, { cause: error });
     }
     this.durableBytes += bytes.length;
     this.newlineOwed = false;
@@ -223,7 +227,7 @@ class FileStore implements LogFileStore {
     try {
       await this.file.datasync();
     } catch (error) {
-      throw new StoreError(`cannot sync ${this.path}: ${(error as Error).message}`);
+      throw new StoreError(`cannot sync ${this.path}: ${causeText(error)}`, { cause: error });
     }
   }
 

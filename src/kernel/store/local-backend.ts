@@ -28,6 +28,7 @@ import {
 import { StoreError, StoreUnavailableError } from './store-error.js';
 import { isLogFileStore, type KernelStore, type LogFileStore } from './store.js';
 import { decideBatch, type Work } from '../rules/work.js';
+import { causeText } from '../../errors.js';
 
 export { toEvent };
 
@@ -168,7 +169,7 @@ export class LocalBackend implements Backend {
         // A full disk must not stop a kernel from starting over its whole log: the record
         // is written with the next checkpoint signed, which goes out only once it is.
         this.options.log?.(
-          `warning: ${signedRecordPath(store.path)} is missing and could not be written now (${error instanceof Error ? error.message : String(error)}); it is written before the next checkpoint goes out`,
+          `warning: ${signedRecordPath(store.path)} is missing and could not be written now (${causeText(error)}); it is written before the next checkpoint goes out`,
         );
       }
     }
@@ -246,7 +247,7 @@ export class LocalBackend implements Backend {
       this.recorded(prepared.entries);
     } catch (error) {
       this.owed = events;
-      return `could not yet record the renewals of the ${events.length} leases held across the restart (${(error as Error).message}); they go first in the next write`;
+      return `could not yet record the renewals of the ${events.length} leases held across the restart (${causeText(error)}); they go first in the next write`;
     }
     return undefined;
   }
@@ -289,13 +290,15 @@ export class LocalBackend implements Backend {
     );
   }
 
-  async due(limit: number): Promise<string[]> {
+  due(limit: number): Promise<string[]> {
     const now = this.now();
-    return [...this.deadlines()]
-      .filter((d) => d.at <= now)
-      .sort((a, b) => a.at - b.at)
-      .slice(0, limit)
-      .map((d) => d.resource);
+    return Promise.resolve(
+      [...this.deadlines()]
+        .filter((d) => d.at <= now)
+        .sort((a, b) => a.at - b.at)
+        .slice(0, limit)
+        .map((d) => d.resource),
+    );
   }
 
   *deadlines(): Iterable<{ resource: string; at: number }> {
@@ -305,8 +308,8 @@ export class LocalBackend implements Backend {
     }
   }
 
-  async overview(): Promise<Overview> {
-    return overviewOf(this.table.values(), this.now());
+  overview(): Promise<Overview> {
+    return Promise.resolve(overviewOf(this.table.values(), this.now()));
   }
 
   /** Only `announceFreed`'s notices: the service tells the commits of one process itself. */
@@ -318,8 +321,9 @@ export class LocalBackend implements Backend {
   async listen(): Promise<void> {}
 
   /** One process: its own held requests are the only ones to wake. */
-  async announceFreed(resource: string): Promise<void> {
+  announceFreed(resource: string): Promise<void> {
     this.heard?.({ resource, events: [], freed: true });
+    return Promise.resolve();
   }
 
   /** One process: the ledger is written here, so it is never behind. */

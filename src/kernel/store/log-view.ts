@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { InternalError } from '../../errors.js';
+import { causeText, InternalError } from '../../errors.js';
 import { FileLines } from '../../ledger/file-lines.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { ResourceTable } from '../rules/core.js';
@@ -135,7 +135,7 @@ function restoreSnapshot(
     return { start: { index: snapshot.size, offset: state.end, lastBytes: snapshot.lastBytes } };
   } catch (error) {
     const taken = state && { size: state.ledger.size, root: state.ledger.root };
-    return { note: (error as Error).message, snapshotTaken: taken };
+    return { note: causeText(error), snapshotTaken: taken };
   }
 }
 

@@ -36,7 +36,7 @@ export function readSnapshotFile(
     text = readSmall(snapshotPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return { ignored: `cannot read it (${(error as Error).message})` };
+    return { ignored: `cannot read it (${causeText(error)})` };
   }
   const newline = text.indexOf('\n');
   const body = text.slice(newline + 1).trimEnd();

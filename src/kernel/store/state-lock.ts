@@ -4,6 +4,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StartRefusedError } from './store-error.js';
+import { causeText, type CauseOptions } from '../../errors.js';
 
 /**
  * One kernel at a time on one log. Two file kernels on one `--data-prefix`
@@ -27,8 +28,8 @@ export interface StateLock {
 
 /** Another kernel holds the log; the message names it, in one line. */
 export class StateLockedError extends StartRefusedError {
-  constructor(message: string) {
-    super(message, { code: 'state_locked' });
+  constructor(message: string, options: CauseOptions = {}) {
+    super(message, { ...options, code: 'state_locked' });
   }
 }
 
@@ -70,7 +71,8 @@ export function lockAddress(logFile: string, platform: NodeJS.Platform = process
     identity = `${dev}:${ino}`;
   } catch (error) {
     throw new StateLockedError(
-      `Cannot open the kernel's log ${logFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its folder must exist and be writable.`,
+      `Cannot open the kernel's log ${logFile} (${(error as NodeJS.ErrnoException).code ?? causeText(error)}): its folder must exist and be writable.`,
+      { cause: error },
     );
   }
   const hash = createHash('sha256').update(identity).digest('hex').slice(0, 40);

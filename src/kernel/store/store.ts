@@ -21,10 +21,10 @@ export function memoryStore(options: { fenceFloor?: number } = {}): KernelStore 
   const fenceFloor = options.fenceFloor ?? 0;
   return {
     describe: 'memory',
-    open: async () => ({ lines: [], fenceFloor }),
-    append: async () => undefined,
-    probe: async () => undefined,
-    close: async () => undefined,
+    open: () => Promise.resolve({ lines: [], fenceFloor }),
+    append: () => Promise.resolve(),
+    probe: () => Promise.resolve(),
+    close: () => Promise.resolve(),
   };
 }
 
