@@ -12,6 +12,7 @@ import { writeAppConfig } from './support/app-harness.js';
 import { post } from './support/http.js';
 import { DIST_CLI, runCli } from './support/kernel-process.js';
 import { cleanupsAfterEach } from './support/cleanup.js';
+import { writePolicy } from './support/policy.js';
 
 /**
  * `--log-format json` (#57 item 4): the kernel's every line, on stdout and stderr, is one JSON
@@ -262,13 +263,9 @@ describe('lease-gate kernel --log-format json', () => {
   it('logs refused OIDC tokens (another key, expired, another audience) without any of them', async () => {
     const issuer: FakeIssuer = await startFakeIssuer();
     cleanups.push(() => issuer.close());
-    const policy = join(dir, 'policy.json');
-    writeFileSync(
-      policy,
-      JSON.stringify({
-        rules: [{ name: 'main', resources: ['lock:*'], claims: { ref: 'refs/heads/main' } }],
-      }),
-    );
+    const policy = writePolicy(dir, [
+      { name: 'main', resources: ['lock:*'], claims: { ref: 'refs/heads/main' } },
+    ]);
     const kernel = await startJsonKernel(
       [
         '--oidc-issuer',
