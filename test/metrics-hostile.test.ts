@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AppMetrics } from '../src/app/metrics.js';
 import { ResourceTable } from '../src/kernel/rules/core.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { startFakeGitHub } from './support/fake-github-app.js';
@@ -77,6 +80,27 @@ describe("the App's metrics key", () => {
       expect(same.stdout + same.stderr).not.toContain(plane.key);
     } finally {
       await github.close();
+    }
+  });
+});
+
+describe("the App's /metrics answers", () => {
+  it('are marked no-store, as the kernel marks its own, refused or not', async () => {
+    const key = 'app-metrics-hostile-key';
+    const metrics = new AppMetrics(() => 0);
+    const server = createServer((req, res) => {
+      if (!metrics.serve(req, res, key)) res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+      for (const headers of [{}, { authorization: `Bearer ${key}` }]) {
+        const res = await request(url, { headers });
+        await res.body.text();
+        expect(res.headers['cache-control']).toBe('no-store');
+      }
+    } finally {
+      await new Promise((done) => server.close(done));
     }
   });
 });
