@@ -311,6 +311,17 @@ describe('lease-gate kernel --log-format json', () => {
     );
   });
 
+  it('masks the metrics key as it does the other keys (here echoed as a request id)', async () => {
+    const METRICS = 'metrics-key-0123456789-abcdef';
+    const kernel = await startJsonKernel([], { LEASE_GATE_METRICS_KEY: METRICS });
+    const refused = await fetch(`${kernel.url}/metrics`, { headers: { 'x-request-id': METRICS } });
+    expect(refused.status).toBe(401);
+    await until(() => kernel.stderr().includes('refused GET /metrics'), 'the refusal logged');
+    expect(await kernel.stop()).toBe(0);
+    jsonLines(kernel.stderr(), 'stderr');
+    expectNoSecret(kernel.stdout() + kernel.stderr(), [METRICS]);
+  });
+
   it('refuses a notification URL with a password, and an unreachable PostgreSQL, in one JSON line each', async () => {
     const withPassword = await runJsonKernel(
       [

@@ -98,7 +98,7 @@ export class AppMetrics {
       const message = !key
         ? 'Metrics need the App to be started with LEASE_GATE_METRICS_KEY.'
         : 'Metrics need the metrics key (LEASE_GATE_METRICS_KEY) as the Bearer token.';
-      res.writeHead(status, { 'content-type': 'application/json' });
+      res.writeHead(status, { 'content-type': 'application/json', ...NO_STORE });
       res.end(
         JSON.stringify({
           ok: false,
@@ -109,12 +109,16 @@ export class AppMetrics {
       return true;
     }
     this.renderer.render(req.headers.accept).then(
-      ({ contentType, text }) => res.writeHead(200, { 'content-type': contentType }).end(text),
+      ({ contentType, text }) =>
+        res.writeHead(200, { 'content-type': contentType, ...NO_STORE }).end(text),
       () => res.writeHead(500).end(),
     );
     return true;
   }
 }
+
+/** As the kernel's answers: a proxy or cache between Prometheus and the App keeps no scrape. */
+const NO_STORE = { 'cache-control': 'no-store' };
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 /** In constant time, over digests, as the kernel compares its keys. */

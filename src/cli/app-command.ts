@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../app/config.js';
 import { startApp } from '../app/server.js';
 import { EXIT, UsageError, parse, type Output } from './options.js';
+import { appMetricsKeyOf } from './app-metrics-key.js';
 import { appSmoke } from './app-smoke.js';
 import { APP } from './app-help.js';
 import { appSettings, type AppSettings } from './app-settings.js';
@@ -34,10 +35,11 @@ async function startAppCommand(
     if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
+  appMetricsKeyOf(env, config.host, config.planeKey);
   // Masked and escaped (src/log); the text form starts with its time, a JSON line has a field.
   const logged = loggedOutput(io, {
     format: settings.logFormat,
-    secrets: [config.privateKey, config.webhookSecret, config.planeKey],
+    secrets: [config.privateKey, config.webhookSecret, config.planeKey, env.LEASE_GATE_METRICS_KEY],
   });
   const log =
     settings.logFormat === 'json'

@@ -48,6 +48,7 @@ function logSettings(values: ValuesOf<typeof KERNEL_FLAGS>, env: NodeJS.ProcessE
       env.LEASE_GATE_KERNEL_KEY,
       env.LEASE_GATE_ADMIN_KEY,
       env.LEASE_GATE_APPROVER_KEY,
+      env.LEASE_GATE_METRICS_KEY,
       urlPassword(database),
     ],
     ...(store && { base: { replica: `${hostname()}:${process.pid}` } }),

@@ -133,7 +133,8 @@ export class KernelMetrics implements KernelObserver {
   private decided(decision: Decision, command: CommittedBatch['commands'][number] | undefined) {
     const { state, reply, events } = decision;
     const series = this.resources.of(state.resource);
-    const refused = reply as { ok?: boolean; reason?: string };
+    // A lapse or a waiter leaving is decided with no reply (null): nothing refused.
+    const refused = (reply ?? {}) as { ok?: boolean; reason?: string };
     if (refused.ok === false && refused.reason !== undefined) {
       this.refused(series, refused.reason);
       if (refused.reason === 'lease_held' && command?.kind === 'lease')

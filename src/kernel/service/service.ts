@@ -281,17 +281,19 @@ export class KernelService implements PlaneService {
       };
       for (const observer of this.observers) observer.committed(batch);
     };
+    let results: Array<PromiseSettledResult<Decision>>;
     try {
-      const results = await this.backend.commit(work);
-      tell(
-        results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)),
-        false,
-      );
-      return results;
+      results = await this.backend.commit(work);
     } catch (error) {
       tell([], true);
       throw error;
     }
+    // Told outside the try: what is durable stays answered as such, whatever an observer does.
+    tell(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)),
+      false,
+    );
+    return results;
   }
 
   /** The backend's numbered entries, once durable (onSequenced): what notifications follow. */
