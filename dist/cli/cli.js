@@ -28230,7 +28230,7 @@ const breakGlassCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_r
 const ledgerCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(421)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628)));
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
-    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(687), __nccwpck_require__.e(861), __nccwpck_require__.e(520)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9520)))('kernel'), specs: [kernel/* KERNEL */.mI] },
+    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(687), __nccwpck_require__.e(861), __nccwpck_require__.e(148)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8148)))('kernel'), specs: [kernel/* KERNEL */.mI] },
     acquire: { run: leaseCommands('acquire'), specs: [plane/* ACQUIRE */.Rf] },
     release: { run: leaseCommands('release'), specs: [plane/* RELEASE */.g2] },
     run: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(612)]).then(__nccwpck_require__.bind(__nccwpck_require__, 612)))('runCommand'), specs: [plane/* RUN */.oq] },
@@ -28239,7 +28239,7 @@ const COMMANDS = {
     history: { run: lazyFrom(() => __nccwpck_require__.e(/* import() */ 821).then(__nccwpck_require__.bind(__nccwpck_require__, 6821)))('history'), specs: [plane/* HISTORY */.Vv] },
     verify: { run: ledgerCommands('verify'), specs: [ledger/* VERIFY */.k7] },
     status: { run: leaseCommands('status'), specs: [plane/* STATUS */.XQ] },
-    app: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(264), __nccwpck_require__.e(267), __nccwpck_require__.e(939)]).then(__nccwpck_require__.bind(__nccwpck_require__, 939)))('app'), specs: [app_help/* APP */.uq, app_help/* APP_SMOKE */.QM] },
+    app: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(264), __nccwpck_require__.e(267), __nccwpck_require__.e(154)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8154)))('app'), specs: [app_help/* APP */.uq, app_help/* APP_SMOKE */.QM] },
     revoke: { run: leaseCommands('revoke'), specs: [operator/* REVOKE */.fU] },
     freeze: { run: freezeCommands('freeze'), specs: [operator/* FREEZE */.kY] },
     unfreeze: { run: freezeCommands('unfreeze'), specs: [operator/* UNFREEZE */.fD] },

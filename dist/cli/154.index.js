@@ -1,8 +1,8 @@
-export const id = 939;
-export const ids = [939];
+export const id = 154;
+export const ids = [154];
 export const modules = {
 
-/***/ 939:
+/***/ 8154:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -1851,7 +1851,7 @@ class AppMetrics {
             const message = !key
                 ? 'Metrics need the App to be started with LEASE_GATE_METRICS_KEY.'
                 : 'Metrics need the metrics key (LEASE_GATE_METRICS_KEY) as the Bearer token.';
-            res.writeHead(status, { 'content-type': 'application/json' });
+            res.writeHead(status, { 'content-type': 'application/json', ...NO_STORE });
             res.end(JSON.stringify({
                 ok: false,
                 reason: status === 401 ? 'unauthorized' : 'forbidden',
@@ -1859,10 +1859,12 @@ class AppMetrics {
             }));
             return true;
         }
-        this.renderer.render(req.headers.accept).then(({ contentType, text }) => res.writeHead(200, { 'content-type': contentType }).end(text), () => res.writeHead(500).end());
+        this.renderer.render(req.headers.accept).then(({ contentType, text }) => res.writeHead(200, { 'content-type': contentType, ...NO_STORE }).end(text), () => res.writeHead(500).end());
         return true;
     }
 }
+/** As the kernel's answers: a proxy or cache between Prometheus and the App keeps no scrape. */
+const NO_STORE = { 'cache-control': 'no-store' };
 const digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
 /** In constant time, over digests, as the kernel compares its keys. */
 const matches = (token, key) => token.length > 0 && (0,external_node_crypto_.timingSafeEqual)(digest(token), digest(key));
@@ -1972,10 +1974,32 @@ async function listenOn(config, handle) {
 
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
-// EXTERNAL MODULE: ./src/cli/app-help.ts
-var app_help = __webpack_require__(6269);
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __webpack_require__(507);
+// EXTERNAL MODULE: ./src/cli/kernel-keys.ts
+var kernel_keys = __webpack_require__(2146);
+;// CONCATENATED MODULE: ./src/cli/app-metrics-key.ts
+
+
+
+/**
+ * The App's LEASE_GATE_METRICS_KEY, refused (one line, never the key) as the kernel refuses
+ * its own: the plane key the App leases with (it would sit in a Prometheus config), or, on an
+ * App listening beyond loopback, a key short enough to guess.
+ */
+function appMetricsKeyOf(env, host, planeKey) {
+    const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+    if (metricsKey === undefined)
+        return undefined;
+    if (metricsKey === planeKey)
+        throw new options/* UsageError */.eb('LEASE_GATE_METRICS_KEY is the plane key the App leases with: give the metrics key a value of its own.');
+    if (!(0,loopback/* isLoopbackHost */.c)(host) && metricsKey.length < kernel_keys/* MIN_KEY_LENGTH */.u)
+        throw new options/* UsageError */.eb(`LEASE_GATE_METRICS_KEY is shorter than ${kernel_keys/* MIN_KEY_LENGTH */.u} characters, too easy to guess for an App listening on ${host}: use a long random key (openssl rand -hex 32).`);
+    return metricsKey;
+}
+
+// EXTERNAL MODULE: ./src/cli/app-help.ts
+var app_help = __webpack_require__(6269);
 // EXTERNAL MODULE: ./src/cli/log-format-flag.ts
 var log_format_flag = __webpack_require__(7661);
 ;// CONCATENATED MODULE: ./src/cli/app-settings.ts
@@ -2125,6 +2149,7 @@ var log_output = __webpack_require__(7500);
 
 
 
+
 /** `lease-gate app --config FILE`: the protection-rule app, until SIGINT or SIGTERM. */
 async function app(args, io, env) {
     if (args[0] === 'smoke')
@@ -2151,10 +2176,11 @@ async function startAppCommand(settings, io, env) {
             throw new options/* UsageError */.eb(error.message, { cause: error });
         throw error;
     }
+    appMetricsKeyOf(env, config.host, config.planeKey);
     // Masked and escaped (src/log); the text form starts with its time, a JSON line has a field.
     const logged = (0,log_output/* loggedOutput */.kO)(io, {
         format: settings.logFormat,
-        secrets: [config.privateKey, config.webhookSecret, config.planeKey],
+        secrets: [config.privateKey, config.webhookSecret, config.planeKey, env.LEASE_GATE_METRICS_KEY],
     });
     const log = settings.logFormat === 'json'
         ? (line) => logged.out(line)
@@ -2167,6 +2193,71 @@ async function startAppCommand(settings, io, env) {
     log('stopping: leaving every queue');
     await running.close();
     return options/* EXIT */.dc.done;
+}
+
+
+/***/ }),
+
+/***/ 2146:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   u: () => (/* binding */ MIN_KEY_LENGTH),
+/* harmony export */   v: () => (/* binding */ kernelKeysOf)
+/* harmony export */ });
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6424);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(776);
+
+
+/** The shortest key a kernel reachable beyond loopback takes (a guessable key is no key). */
+const MIN_KEY_LENGTH = 16;
+/**
+ * The kernel's keys from the environment, each refused (one line, never the key) when
+ * it would not be the boundary it stands for: an admin or approver key that is the key
+ * every job holds, or beyond loopback (the listen address or a --public-url) a key
+ * short enough to guess. On loopback a short key still serves tests and the demo.
+ */
+function kernelKeysOf(env, host, publicUrls) {
+    const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+    const adminKey = env.LEASE_GATE_ADMIN_KEY || undefined;
+    if (adminKey !== undefined && adminKey === key)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_ADMIN_KEY is the kernel key every job holds, so every job could revoke, freeze and break glass: give the admin key a value of its own.');
+    const approverKey = approverKeyOf(env);
+    const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+    // A scraper's key sits in a Prometheus config: as the kernel key, it would lease too.
+    if (metricsKey !== undefined && metricsKey === key)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_METRICS_KEY is the kernel key every job holds: give the metrics key a value of its own.');
+    const beyond = [host, ...publicUrls.map((url) => url.hostname)].find((h) => !(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_0__/* .isLoopbackHost */ .c)(h));
+    if (beyond !== undefined) {
+        const given = {
+            LEASE_GATE_KERNEL_KEY: key,
+            LEASE_GATE_ADMIN_KEY: adminKey,
+            LEASE_GATE_APPROVER_KEY: approverKey,
+            LEASE_GATE_METRICS_KEY: metricsKey,
+        };
+        for (const [name, value] of Object.entries(given)) {
+            if (value !== undefined && value.length < MIN_KEY_LENGTH)
+                throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`${name} is shorter than ${MIN_KEY_LENGTH} characters, too easy to guess for a kernel reachable at ${beyond}: use a long random key (openssl rand -hex 32), or keep --host on loopback.`);
+        }
+    }
+    return { key, adminKey, approverKey, metricsKey };
+}
+/**
+ * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
+ * admin key is used only once approved with this one, so one key cannot do both halves.
+ */
+function approverKeyOf(env) {
+    const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
+    if (approverKey === undefined)
+        return undefined;
+    if (!env.LEASE_GATE_ADMIN_KEY)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
+    if (approverKey === env.LEASE_GATE_ADMIN_KEY)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
+    // Every job holds the kernel key; as the approver key it would let any job approve.
+    if (approverKey === env.LEASE_GATE_KERNEL_KEY)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.');
+    return approverKey;
 }
 
 
@@ -2533,4 +2624,4 @@ zod_mini__WEBPACK_IMPORTED_MODULE_0__/* .config */ .$W((0,zod_v4_locales_en_js__
 
 };
 
-//# sourceMappingURL=939.index.js.map
+//# sourceMappingURL=154.index.js.map

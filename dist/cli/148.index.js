@@ -1,8 +1,8 @@
-export const id = 520;
-export const ids = [520];
+export const id = 148;
+export const ids = [148];
 export const modules = {
 
-/***/ 9520:
+/***/ 8148:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -765,60 +765,8 @@ async function kernelAuth(values, key, operatorKeys = {}) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/cli/kernel-keys.ts
-
-
-/** The shortest key a kernel reachable beyond loopback takes (a guessable key is no key). */
-const MIN_KEY_LENGTH = 16;
-/**
- * The kernel's keys from the environment, each refused (one line, never the key) when
- * it would not be the boundary it stands for: an admin or approver key that is the key
- * every job holds, or beyond loopback (the listen address or a --public-url) a key
- * short enough to guess. On loopback a short key still serves tests and the demo.
- */
-function kernelKeysOf(env, host, publicUrls) {
-    const key = env.LEASE_GATE_KERNEL_KEY || undefined;
-    const adminKey = env.LEASE_GATE_ADMIN_KEY || undefined;
-    if (adminKey !== undefined && adminKey === key)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_ADMIN_KEY is the kernel key every job holds, so every job could revoke, freeze and break glass: give the admin key a value of its own.');
-    const approverKey = approverKeyOf(env);
-    const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
-    // A scraper's key sits in a Prometheus config: as the kernel key, it would lease too.
-    if (metricsKey !== undefined && metricsKey === key)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_METRICS_KEY is the kernel key every job holds: give the metrics key a value of its own.');
-    const beyond = [host, ...publicUrls.map((url) => url.hostname)].find((h) => !(0,plane_url/* isLoopbackHost */.c)(h));
-    if (beyond !== undefined) {
-        const given = {
-            LEASE_GATE_KERNEL_KEY: key,
-            LEASE_GATE_ADMIN_KEY: adminKey,
-            LEASE_GATE_APPROVER_KEY: approverKey,
-            LEASE_GATE_METRICS_KEY: metricsKey,
-        };
-        for (const [name, value] of Object.entries(given)) {
-            if (value !== undefined && value.length < MIN_KEY_LENGTH)
-                throw new cli_options/* UsageError */.eb(`${name} is shorter than ${MIN_KEY_LENGTH} characters, too easy to guess for a kernel reachable at ${beyond}: use a long random key (openssl rand -hex 32), or keep --host on loopback.`);
-        }
-    }
-    return { key, adminKey, approverKey, metricsKey };
-}
-/**
- * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
- * admin key is used only once approved with this one, so one key cannot do both halves.
- */
-function approverKeyOf(env) {
-    const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
-    if (approverKey === undefined)
-        return undefined;
-    if (!env.LEASE_GATE_ADMIN_KEY)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
-    if (approverKey === env.LEASE_GATE_ADMIN_KEY)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
-    // Every job holds the kernel key; as the approver key it would let any job approve.
-    if (approverKey === env.LEASE_GATE_KERNEL_KEY)
-        throw new cli_options/* UsageError */.eb('LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.');
-    return approverKey;
-}
-
+// EXTERNAL MODULE: ./src/cli/kernel-keys.ts
+var kernel_keys = __webpack_require__(2146);
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
 var postgres_settings = __webpack_require__(3808);
 ;// CONCATENATED MODULE: ./src/cli/kernel-postgres.ts
@@ -1212,7 +1160,7 @@ function kernelSettings(values, env) {
         return parsed;
     });
     const host = values.host.replace(/^\[(.*)\]$/, '$1');
-    const keys = kernelKeysOf(env, host, parsedUrls);
+    const keys = (0,kernel_keys/* kernelKeysOf */.v)(env, host, parsedUrls);
     const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const github = githubFlags(values, promote);
@@ -2574,7 +2522,8 @@ class KernelMetrics {
     decided(decision, command) {
         const { state, reply, events } = decision;
         const series = this.resources.of(state.resource);
-        const refused = reply;
+        // A lapse or a waiter leaving is decided with no reply (null): nothing refused.
+        const refused = (reply ?? {});
         if (refused.ok === false && refused.reason !== undefined) {
             this.refused(series, refused.reason);
             if (refused.reason === 'lease_held' && command?.kind === 'lease')
@@ -5405,10 +5354,76 @@ function logSettings(values, env) {
             env.LEASE_GATE_KERNEL_KEY,
             env.LEASE_GATE_ADMIN_KEY,
             env.LEASE_GATE_APPROVER_KEY,
+            env.LEASE_GATE_METRICS_KEY,
             (0,log_output/* urlPassword */.Ds)(database),
         ],
         ...(store && { base: { replica: `${(0,external_node_os_.hostname)()}:${process.pid}` } }),
     };
+}
+
+
+/***/ }),
+
+/***/ 2146:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   u: () => (/* binding */ MIN_KEY_LENGTH),
+/* harmony export */   v: () => (/* binding */ kernelKeysOf)
+/* harmony export */ });
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6424);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(776);
+
+
+/** The shortest key a kernel reachable beyond loopback takes (a guessable key is no key). */
+const MIN_KEY_LENGTH = 16;
+/**
+ * The kernel's keys from the environment, each refused (one line, never the key) when
+ * it would not be the boundary it stands for: an admin or approver key that is the key
+ * every job holds, or beyond loopback (the listen address or a --public-url) a key
+ * short enough to guess. On loopback a short key still serves tests and the demo.
+ */
+function kernelKeysOf(env, host, publicUrls) {
+    const key = env.LEASE_GATE_KERNEL_KEY || undefined;
+    const adminKey = env.LEASE_GATE_ADMIN_KEY || undefined;
+    if (adminKey !== undefined && adminKey === key)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_ADMIN_KEY is the kernel key every job holds, so every job could revoke, freeze and break glass: give the admin key a value of its own.');
+    const approverKey = approverKeyOf(env);
+    const metricsKey = env.LEASE_GATE_METRICS_KEY || undefined;
+    // A scraper's key sits in a Prometheus config: as the kernel key, it would lease too.
+    if (metricsKey !== undefined && metricsKey === key)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_METRICS_KEY is the kernel key every job holds: give the metrics key a value of its own.');
+    const beyond = [host, ...publicUrls.map((url) => url.hostname)].find((h) => !(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_0__/* .isLoopbackHost */ .c)(h));
+    if (beyond !== undefined) {
+        const given = {
+            LEASE_GATE_KERNEL_KEY: key,
+            LEASE_GATE_ADMIN_KEY: adminKey,
+            LEASE_GATE_APPROVER_KEY: approverKey,
+            LEASE_GATE_METRICS_KEY: metricsKey,
+        };
+        for (const [name, value] of Object.entries(given)) {
+            if (value !== undefined && value.length < MIN_KEY_LENGTH)
+                throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb(`${name} is shorter than ${MIN_KEY_LENGTH} characters, too easy to guess for a kernel reachable at ${beyond}: use a long random key (openssl rand -hex 32), or keep --host on loopback.`);
+        }
+    }
+    return { key, adminKey, approverKey, metricsKey };
+}
+/**
+ * LEASE_GATE_APPROVER_KEY: a second operator's key. With it, a break-glass opened with the
+ * admin key is used only once approved with this one, so one key cannot do both halves.
+ */
+function approverKeyOf(env) {
+    const approverKey = env.LEASE_GATE_APPROVER_KEY || undefined;
+    if (approverKey === undefined)
+        return undefined;
+    if (!env.LEASE_GATE_ADMIN_KEY)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_APPROVER_KEY approves what the admin key opens: set LEASE_GATE_ADMIN_KEY too.');
+    if (approverKey === env.LEASE_GATE_ADMIN_KEY)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_APPROVER_KEY is the admin key: a second approver needs a key of its own.');
+    // Every job holds the kernel key; as the approver key it would let any job approve.
+    if (approverKey === env.LEASE_GATE_KERNEL_KEY)
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_1__/* .UsageError */ .eb('LEASE_GATE_APPROVER_KEY is the kernel key every job holds: a second approver needs a key of its own.');
+    return approverKey;
 }
 
 
@@ -8709,15 +8724,17 @@ class KernelService {
             for (const observer of this.observers)
                 observer.committed(batch);
         };
+        let results;
         try {
-            const results = await this.backend.commit(work);
-            tell(results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)), false);
-            return results;
+            results = await this.backend.commit(work);
         }
         catch (error) {
             tell([], true);
             throw error;
         }
+        // Told outside the try: what is durable stays answered as such, whatever an observer does.
+        tell(results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)), false);
+        return results;
     }
     /** The backend's numbered entries, once durable (onSequenced): what notifications follow. */
     recorded(entries) {
@@ -10105,4 +10122,4 @@ const realSleep = async (ms, signal) => {
 
 };
 
-//# sourceMappingURL=520.index.js.map
+//# sourceMappingURL=148.index.js.map
