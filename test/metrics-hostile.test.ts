@@ -63,6 +63,35 @@ describe('GET /metrics after a lapse', () => {
   });
 });
 
+describe('an observer that throws', () => {
+  it('is logged, and the durable grant is still answered 200 and armed', async () => {
+    const lines: string[] = [];
+    const kernel = await startKernelServer({
+      port: 0,
+      table: new ResourceTable({ ttlMs: TTL_MS, nextInLineWaitMs: 50 }),
+      log: (line: string) => lines.push(line),
+      onService: (service) => {
+        service.observe?.({
+          committed: () => {
+            throw new TypeError('observer bug');
+          },
+        });
+        return { health: () => ({}) };
+      },
+    });
+    running.push(kernel);
+    expect((await post(kernel.url, LEASE, { resource: R, actorDid: A })).status).toBe(200);
+    expect(lines.some((l) => l.includes('a metrics observer failed: observer bug'))).toBe(true);
+    // Armed: the lease lapses on the kernel's own timer, so B is granted without a release.
+    let next = 0;
+    for (let tries = 0; tries < 100 && next !== 200; tries++) {
+      await sleep(TTL_MS / 2);
+      next = (await post(kernel.url, LEASE, { resource: R, actorDid: B })).status;
+    }
+    expect(next).toBe(200);
+  });
+});
+
 describe("the App's metrics key", () => {
   it('is refused at start when it is the plane key, or short on an App beyond loopback', async () => {
     const github = await startFakeGitHub();

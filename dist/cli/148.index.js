@@ -8721,8 +8721,15 @@ class KernelService {
                 decisions,
                 failed,
             };
-            for (const observer of this.observers)
-                observer.committed(batch);
+            // An observer only counts: its failure is logged, never the batch's, which may be durable.
+            for (const observer of this.observers) {
+                try {
+                    observer.committed(batch);
+                }
+                catch (error) {
+                    this.log(`a metrics observer failed: ${(0,errors/* causeText */.xv)(error)}`);
+                }
+            }
         };
         let results;
         try {
@@ -8732,7 +8739,7 @@ class KernelService {
             tell([], true);
             throw error;
         }
-        // Told outside the try: what is durable stays answered as such, whatever an observer does.
+        // Told outside the try: what is durable stays answered as such.
         tell(results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)), false);
         return results;
     }

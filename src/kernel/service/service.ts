@@ -279,7 +279,14 @@ export class KernelService implements PlaneService {
         decisions,
         failed,
       };
-      for (const observer of this.observers) observer.committed(batch);
+      // An observer only counts: its failure is logged, never the batch's, which may be durable.
+      for (const observer of this.observers) {
+        try {
+          observer.committed(batch);
+        } catch (error) {
+          this.log(`a metrics observer failed: ${causeText(error)}`);
+        }
+      }
     };
     let results: Array<PromiseSettledResult<Decision>>;
     try {
@@ -288,7 +295,7 @@ export class KernelService implements PlaneService {
       tell([], true);
       throw error;
     }
-    // Told outside the try: what is durable stays answered as such, whatever an observer does.
+    // Told outside the try: what is durable stays answered as such.
     tell(
       results.map((r) => (r.status === 'fulfilled' ? r.value : undefined)),
       false,
