@@ -17,6 +17,7 @@ import {
   STAND_IN,
   bashSyntaxError,
   blocksOf,
+  ciScriptsOf,
   commandLines,
   docPages,
   filesMadeBy,
@@ -209,6 +210,62 @@ describe('YAML blocks of README.md and docs/', () => {
     }
     expect(uses).toBeGreaterThan(3);
     expect(problems).toEqual([]);
+  });
+});
+
+describe("a CI job's YAML in docs/ (GitLab, CircleCI, Buildkite: issue 58)", () => {
+  it('each script parses with bash -n, and each lease-gate line against the CLI', async () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const block of yaml) {
+      for (const doc of parseAllDocuments(block.text)) {
+        for (const script of ciScriptsOf(doc.toJS())) {
+          // An expression is the runner's, and `$$` Buildkite's escape of `$`: words to bash.
+          const text = script.replace(/\$\{\{[^}]*\}\}/g, 'EXPR').replace(/\$\$/g, '$');
+          const error = bashSyntaxError(text);
+          if (error) problems.push(`${block.where}: ${error}`);
+          const lines = commandLines(text);
+          for (const [i, argv] of wordsOf(lines).entries()) {
+            checked++;
+            for (const p of argv ? await problemsOf(argv) : ['a command substitution, not checked'])
+              problems.push(`${block.where}: ${lines[i]!.trim()}: ${p}`);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(3);
+    expect(problems).toEqual([]);
+  });
+
+  it('each CI page has a job to copy that runs lease-gate with the job’s own token', () => {
+    for (const page of ['docs/ci/gitlab.md', 'docs/ci/circleci.md', 'docs/ci/buildkite.md']) {
+      const scripts = blocksOf(page)
+        .filter((b) => b.lang === 'yaml')
+        .flatMap((b) => ciScriptsOf(parseYaml(b.text)));
+      expect(scripts.flatMap(commandLines).join('\n'), page).toMatch(/lease-gate run --auth oidc /);
+    }
+    const gitlab = blocksOf('docs/ci/gitlab.md').find((b) => b.lang === 'yaml')!;
+    expect(parseYaml(gitlab.text)).toMatchObject({
+      deploy: { id_tokens: { LEASE_GATE_ID_TOKEN: { aud: 'lease-gate' } } },
+    });
+  });
+
+  it('finds the scripts of each CI', () => {
+    const scripts = ciScriptsOf(
+      parseYaml(`
+deploy:
+  script: [lease-gate run -- a]
+steps:
+  - command: lease-gate run -- b
+  - commands: [lease-gate run -- c]
+jobs:
+  j:
+    steps:
+      - run: { name: x, command: lease-gate run -- d }
+      - run: lease-gate run -- e
+`),
+    );
+    expect(scripts.sort()).toEqual(['a', 'b', 'c', 'd', 'e'].map((x) => `lease-gate run -- ${x}`));
   });
 });
 
