@@ -29,6 +29,11 @@ import { AuthRefusal } from './refusal.js';
  * Not on a resource of the promotion order (`--promote`): there a hold marks its commit
  * as having completed a step, so the commit must be the one the token vouches for, its
  * `sha`, or the lease is refused `403 not_your_deploy`.
+ *
+ * Other CIs' tokens (mappings.ts `deployValues`, docs/ci-issuers.md): each field their
+ * claims give is held to them as GitHub's are; a field they do not give (CircleCI's commit,
+ * GitLab's attempt) is taken as sent, believed; a believed commit is refused on a resource
+ * of the promotion order, where it would mark a step as completed.
  */
 
 type Field = keyof Deploy;
@@ -109,7 +114,11 @@ export function deployOfRun(
       { status: 403, reason: 'not_your_deploy' },
     );
   }
-  const asSent = takenAsSent(claims, mustVouch);
+  // Other CIs' tokens lack some fields (CircleCI's commit): those are believed, as sent.
+  const asSent =
+    issuer.kind === 'github'
+      ? takenAsSent(claims, mustVouch)
+      : new Set(DEPLOY_FIELDS.filter((field) => allowed[field].length === 0));
   const out: Record<string, string | number> = {};
   for (const field of DEPLOY_FIELDS) {
     const value = sent[field];
