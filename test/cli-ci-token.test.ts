@@ -233,6 +233,18 @@ describe("the CLI finds its job's own token", () => {
       /^did:web:github\.com:acme:shop:actions:runs:4242:attempts:1:[^:]+$/,
     );
     expectNoToken(result.out + result.err, token);
+    // With the runner's variables, the run's DID as the action names it (its job too).
+    const q = await grantingPlane();
+    const runner = {
+      ...env,
+      GITHUB_REPOSITORY: 'acme/shop',
+      GITHUB_RUN_ID: '4242',
+      GITHUB_JOB: 'deploy',
+    };
+    expect((await runMain(acquire(q.url), runner)).code).toBe(0);
+    expect(asked(q).did).toMatch(
+      /^did:web:github\.com:acme:shop:actions:runs:4242:attempts:1:jobs:deploy:[^:]+$/,
+    );
   });
 });
 

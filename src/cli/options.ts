@@ -164,6 +164,8 @@ export async function holderSettings(
   const settings = settingsFromFlags(values, env);
   if (!settings.ci || !settings.bearer) return settings;
   if (values['actor-did'] !== undefined || env.LEASE_GATE_ACTOR_DID) return settings;
+  // On a runner the default is already the run's DID, with its job, as the action's.
+  if (settings.ci === 'github' && runContextFromEnv(env)) return settings;
   const did = jobDid(settings.ci, await settings.bearer(), env);
   if (!did) {
     throw new UsageError(
