@@ -48,7 +48,8 @@ function namespaceOf(url: URL, did: string): string | undefined {
       return 'did:web:agent.buildkite.com:buildkite:';
     case 'gitlab':
       return `did:web:${didSegment(url.host)}:gitlab:projects:`;
-    default: {
+    case 'custom':
+    case undefined: {
       // A self-managed GitLab (or a loopback one): its DIDs say gitlab after the host.
       const gitlab = `did:web:${didSegment(url.host)}:gitlab:projects:`;
       return /^did:web:[^:]+:gitlab:projects:/.test(did) ? gitlab : undefined;
