@@ -1,3 +1,4 @@
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kernelAuth, type KernelAuth } from '../src/cli/kernel-auth.js';
 import { causeText } from '../src/errors.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
+import { Ledger } from '../src/ledger/ledger.js';
+import { checkMeaning } from '../src/ledger/meaning.js';
 import { parsePromotion, promotionChain } from '../src/ledger/promotion.js';
+import { verifyBundle } from '../src/ledger/verify.js';
 import { jobDidPrefix } from '../src/plane/ci-job.js';
 import {
   CIRCLECI_CLAIMS,
@@ -15,6 +19,7 @@ import {
   type CiIssuer,
 } from './support/fake-issuers.js';
 import { RUN_CLAIMS } from './support/fake-oidc.js';
+import { exportLedger } from './support/ledger-export.js';
 
 /**
  * One kernel, four issuers (GitHub, GitLab, CircleCI, Buildkite fakes with their real claim
@@ -119,7 +124,12 @@ beforeAll(async () => {
   );
   const chain = promotionChain([parsePromotion('staging->production')!]);
   if (typeof chain === 'string') throw new Error(chain);
-  kernel = await startKernelServer({ auth: auth.auth, promote: chain, log: () => {} });
+  kernel = await startKernelServer({
+    auth: auth.auth,
+    promote: chain,
+    ledger: new Ledger(generateKeyPairSync('ed25519').privateKey),
+    log: () => {},
+  });
 });
 
 afterAll(async () => {
@@ -367,5 +377,35 @@ describe('the issuers configuration', () => {
       await refusal(issuersOf(), { rules: [{ ...POLICY.rules[3], protectedRef: true }] }),
     ).toMatch(/protectedRef: circleci tokens do not say/);
     expect(await refusal(issuersOf(), POLICY)).toBe('accepted');
+  });
+});
+
+describe('the ledger of a kernel of several issuers', () => {
+  it('names the issuer of each OIDC grant; verify accepts it and refuses a tampered issuer', async () => {
+    const { bundle, publicKey, entries } = await exportLedger(kernel.url, await gh.token());
+    const grants = entries.filter((e) => e.kind === 'grant');
+    const byIssuer = new Set(grants.map((e) => e.issuer));
+    expect(byIssuer).toEqual(new Set([gh.url, gl.url, cc.url, bk.url]));
+    const gitlabGrant = grants.find((e) => e.issuer === gl.url)!;
+    expect(gitlabGrant.actorDid.startsWith(didOf(gl, {}, ''))).toBe(true);
+    expect(verifyBundle(bundle, createPublicKey(publicKey))).toMatchObject({
+      count: entries.length,
+    });
+    // The meaning check verify runs: a GitLab job's grant said to be Buildkite's, or CircleCI's
+    // of another org, or an issuer that is no https URL.
+    const tampered = (issuer: string) => () =>
+      checkMeaning(
+        entries.map((e) => (e === gitlabGrant ? { ...e, issuer } : e)),
+        false,
+      );
+    expect(tampered('https://agent.buildkite.com')).toThrow(
+      /is not in the namespace of its issuer https:\/\/agent\.buildkite\.com \(did:web:agent\.buildkite\.com:buildkite:/,
+    );
+    expect(tampered(`https://oidc.circleci.com/org/${CIRCLECI_ORG_ID}`)).toThrow(
+      /not in the namespace/,
+    );
+    expect(tampered('http://gitlab.example.com')).toThrow(/not an https:\/\/ URL/);
+    expect(tampered(`${gl.url}x`)).toThrow(/not a URL|not in the namespace/);
+    expect(tampered('https://token.actions.githubusercontent.com')).not.toThrow();
   });
 });
