@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ciTokenWay } from '../src/lease/ci-tokens.js';
 import { cachedToken, tokenClaims } from '../src/lease/oidc-token.js';
@@ -245,6 +248,53 @@ describe("the CLI finds its job's own token", () => {
     expect(asked(q).did).toMatch(
       /^did:web:github\.com:acme:shop:actions:runs:4242:attempts:1:jobs:deploy:[^:]+$/,
     );
+  });
+});
+
+describe('keep (the keeper) off GitHub', () => {
+  it("renews with the job's own token of its CI, and stops when its status file goes", async () => {
+    const token = await issuers.gitlab!.token();
+    const status = join(mkdtempSync(join(tmpdir(), 'lease-gate-keep-ci-')), 'status.json');
+    writeFileSync(status, '{"starting":true}');
+    const did = `${prefixOf('gitlab', token, new URL(issuers.gitlab!.url).host)}runner`;
+    const lease = (expiresAtMs: number) => ({
+      id: 'lease_1',
+      resource: R,
+      holder: did,
+      expiresAtMs,
+      fence: 1,
+    });
+    plane = await startScriptedPlane((req) => {
+      // The first renewal seen, the job is over: the keeper stops without renewing again.
+      if (isLease(req)) rmSync(status, { force: true });
+      return isRelease(req)
+        ? { body: released('lease_1') }
+        : { body: { ok: true, lease: lease(Date.now() + 1_500) } };
+    });
+    const result = await runMain(
+      [
+        'keep',
+        '--api-url',
+        plane.url,
+        '--resource',
+        R,
+        '--actor-did',
+        did,
+        '--status',
+        status,
+        '--lease',
+        JSON.stringify(lease(Date.now() + 1_500)),
+        '--oidc-audience',
+        'lease-gate',
+      ],
+      { GITLAB_CI: 'true', LEASE_GATE_ID_TOKEN: token },
+    );
+    expect(result.code).toBe(0);
+    expect(existsSync(status)).toBe(false);
+    const renewals = plane.seen.filter(isLease);
+    expect(renewals.length).toBeGreaterThanOrEqual(1);
+    for (const renewal of renewals) expect(renewal.headers.authorization).toBe(`Bearer ${token}`);
+    expectNoToken(result.out + result.err, token);
   });
 });
 
