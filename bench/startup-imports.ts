@@ -170,6 +170,7 @@ export function summarize(runs: Record_[]): { phases: Phases; imports: ImportCos
     }
   });
   const imports = [...byName]
+    .filter(([name]) => name !== ENTRY_NAME)
     .map(([name, list]) => ({ name, ms: median(list) }))
     .sort((a, b) => b.ms - a.ms);
   return { phases, imports };
