@@ -61,7 +61,7 @@ async function build(name) {
     const file = join(out, `${chunk}.map`);
     writeFileSync(file, JSON.stringify(fixMap(file, chunk)));
   }
-  writeFileSync(join(out, 'index.js'), loader(name, bundle));
+  writeFileSync(join(out, 'index.js'), ascii(loader(name, bundle)));
   chmodSync(join(out, 'index.js'), name === 'cli' ? 0o755 : 0o644);
 }
 
