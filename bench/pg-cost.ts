@@ -476,6 +476,10 @@ const METRICS: [string, (c: Cost) => string][] = [
   ['changes per second', (c) => Math.round(c.changesPerSecond).toLocaleString('en-US')],
   ['round trips to the database per change', (c) => String(round(c.roundTripsPerChange, 2))],
   [
+    'of them, lease_gate_commit calls (one round trip each)',
+    (c) => (c.column === 'pgbench' ? '—' : String(round(1 / (c.changesPerCommit ?? 1), 2))),
+  ],
+  [
     'changes per batch (a lease_gate_commit call)',
     (c) => (c.changesPerCommit ? String(round(c.changesPerCommit, 1)) : '1'),
   ],

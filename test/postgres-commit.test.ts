@@ -125,6 +125,22 @@ describePostgres('the one-round-trip commit against a real PostgreSQL', () => {
     await Promise.all([one.client.end(), two.client.end()]);
   });
 
+  it("gives a new version to a write by an older replica's statements (a rolling upgrade)", async () => {
+    const one = await replica('one');
+    const resource = `${R}/older`;
+    await one.commit([workFor(resource, { kind: 'status' })]);
+    await one.commit([workFor(resource, { kind: 'lease', actorDid: A })]);
+    // The statement of schema version 3's lg_write: the state, never the version.
+    await db.query(
+      `UPDATE lease_gate_resources SET state = jsonb_set(state, '{lease}', 'null') WHERE resource = $1`,
+      [resource],
+    );
+    expect(await one.once([workFor(resource, { kind: 'release', actorDid: A })])).toEqual({
+      conflict: true,
+    });
+    await one.client.end();
+  });
+
   it('fills the fences the database drew into the answers, the rows and the entries', async () => {
     const one = await replica('one');
     await one.commit([workFor(`${R}/warm`, { kind: 'status' })]);

@@ -6,6 +6,7 @@
  *
  * - version: a random uuid per writing transaction, so a version is never reused, not
  *   after a row is deleted and made again, not after a failover hands out old xids again.
+ *   An older replica's write (rolling upgrade) gets a new one from a trigger.
  * - decided_ms: the clock the row's last decision ran at; a decision runs at a later
  *   one, so each resource's time never goes back, whichever replica decides.
  *
@@ -27,6 +28,17 @@ export const COMMIT_IN_ONE_ROUND_TRIP = `
 ALTER TABLE lease_gate_resources
   ADD COLUMN version uuid NOT NULL DEFAULT gen_random_uuid(),
   ADD COLUMN decided_ms float8 NOT NULL DEFAULT 0;
+
+-- A replica older than this schema, still running while the others upgrade, writes rows
+-- without a new version: given one here, so no replica's kept version survives its write.
+CREATE FUNCTION lease_gate_versioned() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.version := gen_random_uuid();
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER lease_gate_versioned BEFORE UPDATE ON lease_gate_resources
+  FOR EACH ROW WHEN (NEW.version = OLD.version) EXECUTE FUNCTION lease_gate_versioned();
 
 CREATE FUNCTION lease_gate_base36(n bigint) RETURNS text
   LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
