@@ -71,10 +71,8 @@ DECLARE
   v_base bigint;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(p_stripe + pg_backend_pid() % 16, p_plane);
-  SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state,
-                                    'version', t.version)) INTO o_rows
-    FROM (SELECT r.resource, r.state, r.version FROM lease_gate_resources AS r
-           WHERE r.resource = ANY(p_names) ORDER BY r.resource FOR UPDATE) AS t;
+  PERFORM 1 FROM (SELECT 1 FROM lease_gate_resources AS r
+                   WHERE r.resource = ANY(p_names) ORDER BY r.resource FOR UPDATE) AS t;
   -- Read once every lock is held: later than any decision on these rows that committed.
   o_clock := floor(extract(epoch FROM clock_timestamp()) * 1000)::float8;
   o_conflict := p_now > o_clock OR EXISTS (
@@ -84,28 +82,34 @@ BEGIN
                 ELSE r.resource IS NULL OR r.version::text <> e.expected
                      OR r.decided_ms > p_now END);
   IF o_conflict THEN
+    SELECT json_agg(json_build_object('resource', r.resource, 'state', r.state,
+                                      'version', r.version)) INTO o_rows
+      FROM lease_gate_resources AS r WHERE r.resource = ANY(p_names);
     RETURN;
   END IF;
-  o_rows := NULL;
   o_listened := ARRAY(SELECT DISTINCT l.resource FROM lease_gate_listening AS l
                        WHERE l.resource = ANY(p_names) AND l.replica <> p_replica);
   SELECT CASE WHEN f.is_called THEN f.last_value ELSE 0 END INTO v_base FROM lease_gate_fence AS f;
   o_fences := ARRAY(SELECT nextval('lease_gate_fence') FROM generate_series(1, p_fences));
   o_version := gen_random_uuid();
   UPDATE lease_gate_resources AS r
-     SET state = lease_gate_fenced(u.state, o_fences)::jsonb, deadline_ms = u.deadline,
+     SET state = (CASE WHEN p_fences = 0 THEN u.state
+                       ELSE lease_gate_fenced(u.state, o_fences) END)::jsonb,
+         deadline_ms = u.deadline,
          version = o_version, decided_ms = p_now
     FROM unnest(p_names, p_expected, p_states, p_deadlines) AS u(resource, expected, state, deadline)
    WHERE r.resource = u.resource AND u.state IS NOT NULL AND u.expected IS NOT NULL;
   -- Never upserted: a replica that made the row meanwhile fails this (23505), and the batch
   -- is decided again against its row.
   INSERT INTO lease_gate_resources (resource, state, deadline_ms, version, decided_ms)
-    SELECT u.resource, lease_gate_fenced(u.state, o_fences)::jsonb, u.deadline, o_version, p_now
+    SELECT u.resource, (CASE WHEN p_fences = 0 THEN u.state
+                             ELSE lease_gate_fenced(u.state, o_fences) END)::jsonb,
+           u.deadline, o_version, p_now
       FROM unnest(p_names, p_expected, p_states, p_deadlines) AS u(resource, expected, state, deadline)
      WHERE u.state IS NOT NULL AND u.expected IS NULL ORDER BY u.resource;
   INSERT INTO lease_gate_pending (key, major, event)
     SELECT nextval('lease_gate_key'), CASE WHEN e.g = 0 THEN v_base ELSE o_fences[e.g] END,
-           lease_gate_fenced(e.event, o_fences)
+           CASE WHEN p_fences = 0 THEN e.event ELSE lease_gate_fenced(e.event, o_fences) END
       FROM unnest(p_events, p_grants) WITH ORDINALITY AS e(event, g, n) ORDER BY e.n;
   -- Only queues moved: not part of the durable record (waiters ask again), so no flush.
   IF NOT p_durable THEN

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { InternalError } from '../../errors.js';
 import type { KernelEvent } from '../rules/event.js';
-import { nextDeadline, type Decision } from '../rules/rules.js';
+import { emptyState, nextDeadline, type Decision } from '../rules/rules.js';
 import { decideBatch, ruleContext, type RuleSettings, type Work } from '../rules/work.js';
 import type { DbClock, Row, RowCache } from './rows.js';
 import { StoreUnavailableError } from '../store/store-error.js';
@@ -101,7 +101,7 @@ function keepRead(rows: RowCache, names: readonly string[], read: NonNullable<An
       resource,
       row
         ? { state: parseState(row.state, resource), version: row.version }
-        : { state: rows.get(resource).state, version: null },
+        : { state: emptyState(resource), version: null },
     );
   }
 }
