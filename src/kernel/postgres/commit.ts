@@ -39,7 +39,7 @@ interface Answer {
  * own transaction, so an answer means committed. A refusal writes nothing and answers
  * the rows as they are, kept here for the next attempt. A grant's fence is a
  * placeholder until the database draws it (commit-sql.ts); the answer's fences fill in
- * the decisions. `readFirst`: decide nothing, read the rows (no clock yet).
+ * the decisions. Before its first answer a replica has no clock: it only reads the rows.
  */
 export async function commitOnce(
   client: pg.ClientBase,
