@@ -113,7 +113,8 @@ function startRows(
  * `index.js paired [rounds]` measures only the kernel against the echo.
  * `index.js plane` runs only issue #23's plane table and long-running kernel and prints them.
  * `index.js auth` measures only the kernel without a credential, with a scoped key and with OIDC tokens.
- * `index.js pg-cost` measures only round trips and CPU per change on the PostgreSQL store.
+ * `index.js pg-cost` measures only round trips and CPU per change on the PostgreSQL store, and
+ * handover there beside pg_advisory_lock's.
  */
 
 async function bench(out: string): Promise<void> {
@@ -355,7 +356,7 @@ else if (first === 'startup') {
   const cost = await postgresCost(log);
   console.log([plane.table, sectionTables(plane.rows), cost.table].join('\n\n'));
 } else if (first === 'pg-cost') {
-  // Round trips and CPU per change on the PostgreSQL store alone (about a minute).
+  // Round trips and CPU per change on the PostgreSQL store, then handover (about three minutes).
   const before = loadavg()[0]!;
   const cost = await postgresCost((line) => process.stderr.write(`${line}\n`));
   const after = `load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`;

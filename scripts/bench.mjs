@@ -17,7 +17,8 @@
 // (default 1,000,000), LEASE_GATE_BENCH_PLANE_SECONDS each cell's seconds (default 5).
 // `npm run bench -- plane-postgres` runs only its PostgreSQL columns and pgbench, and
 // what a change costs there; `npm run bench -- pg-cost` only that cost (round trips to
-// the database and CPU per change, 1–3 replicas and pgbench, about a minute);
+// the database and CPU per change, 1–3 replicas and pgbench, each beside pgbench's rate,
+// then handover beside pg_advisory_lock's, about three minutes);
 // `npm run bench -- pg-long` only the long-running PostgreSQL replica
 // (LEASE_GATE_BENCH_PG_CHANGES changes, default 200,000).
 import { execFileSync } from 'node:child_process';

@@ -76,17 +76,21 @@ describe("the client's opening requests", () => {
 });
 
 describePostgres('the counting proxy', () => {
-  it('counts one round trip per simple query and per extended query, and each COMMIT', async () => {
+  it('counts one round trip per simple query and per extended query, each COMMIT and batch', async () => {
     const proxy = await countingProxy(POSTGRES_URL);
     const client = new pg.Client({ connectionString: proxy.url });
     try {
       await client.connect();
       // The start-up ends with one ReadyForQuery.
-      expect(proxy.counts()).toEqual({ ready: 1, commits: 0 });
+      expect(proxy.counts()).toEqual({ ready: 1, commits: 0, batches: 0 });
       await client.query('SELECT 1');
       await client.query('SELECT $1::int AS n', [2]);
       await client.query('BEGIN; SELECT 1; COMMIT');
-      expect(proxy.counts()).toEqual({ ready: 4, commits: 1 });
+      expect(proxy.counts()).toEqual({ ready: 4, commits: 1, batches: 0 });
+      // A batch is a Bind of the prepared lease_gate_commit: parsed once, bound each time.
+      const batch = { name: 'lease_gate_commit', text: 'SELECT $1::int AS n' };
+      for (const n of [1, 2, 3]) await client.query({ ...batch, values: [n] });
+      expect(proxy.counts()).toEqual({ ready: 7, commits: 1, batches: 3 });
     } finally {
       await client.end();
       await proxy.close();

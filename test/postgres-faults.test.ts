@@ -45,7 +45,7 @@ describePostgres('the PostgreSQL store under faults', () => {
     expect((await get(kernel.url, '/readyz')).status).toBe(200);
   });
 
-  it('leaves nothing half-applied when the connection breaks at COMMIT', async () => {
+  it('leaves nothing half-applied when the connection breaks as the commit is sent', async () => {
     const { proxy, kernel } = await viaProxy();
     const resource = 'lock:fault/commit';
     const head = async () => {
@@ -64,7 +64,7 @@ describePostgres('the PostgreSQL store under faults', () => {
       return { size: Number(rows[0]!.size), rows: state.rowCount };
     };
     const before = await head();
-    proxy.cutWhenSent('COMMIT');
+    proxy.cutWhenSent('lease_gate_commit');
     expect((await post(kernel.url, { resource, actorDid: A })).body).toMatchObject({
       reason: 'store_unavailable',
     });

@@ -1,8 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrayLiteral, integerLiteral, textLiteral } from '../src/kernel/postgres/literals.js';
-import { fencesWanted } from '../src/kernel/postgres/transaction.js';
-import { workFor } from '../src/kernel/rules/work.js';
 import { POSTGRES_URL, describePostgres } from './support/postgres.js';
 
 describePostgres('SQL literals of the simple-query batches', () => {
@@ -55,26 +53,5 @@ describe('SQL literals, refused before anything is sent', () => {
     expect(() => integerLiteral(1.5)).toThrow(/whole number/);
     expect(() => integerLiteral(Number.NaN)).toThrow(/whole number/);
     expect(() => arrayLiteral([2 ** 60], 'bigint')).toThrow(/whole number/);
-  });
-});
-
-describe('fences a batch draws', () => {
-  const lease = (resource: string, actorDid = 'did:web:a.example') =>
-    workFor(resource, { kind: 'lease', actorDid });
-  const release = (resource: string) =>
-    workFor(resource, { kind: 'release', actorDid: 'did:web:a.example' });
-
-  it('counts leases on a resource only if it is free, unless the batch may free it first', () => {
-    const wanted = fencesWanted([
-      lease('lock:a'),
-      lease('lock:a', 'did:web:b.example'),
-      lease('lock:b'),
-      release('lock:c'),
-      lease('lock:c'),
-      workFor('lock:d', { kind: 'status' }),
-      lease('lock:d'),
-    ]);
-    expect(Object.fromEntries(wanted.ifFree)).toEqual({ 'lock:a': 2, 'lock:b': 1, 'lock:d': 1 });
-    expect(wanted.always).toBe(1);
   });
 });

@@ -20,6 +20,7 @@ import type { GroupCommitOptions } from '../store/group-commit.js';
 import { batchingOf } from './batching.js';
 import { Connections } from './connections.js';
 import { PostgresLedger } from './ledger-tree.js';
+import { DbClock, RowCache } from './rows.js';
 import { channelOf, listenForChanges, noticesSchema } from './listen.js';
 import { Listening } from './listening.js';
 import { planeLocks, type PlaneLocks } from './locks.js';
@@ -108,6 +109,8 @@ export class PostgresBackend implements Backend {
   private pruneEvery: NodeJS.Timeout | undefined;
   /** The resources this replica asked to hear other replicas' changes of. */
   private readonly listening: Listening;
+  /** The rows this replica decides against, and its view of the database's clock (commit.ts). */
+  private readonly optimistic = { rows: new RowCache(), clock: new DbClock() };
   private closed = false;
 
   constructor(private readonly options: PostgresBackendOptions) {
@@ -196,6 +199,7 @@ export class PostgresBackend implements Backend {
         settings: this.settings,
         locks: this.locks,
         replica: this.replica,
+        ...this.optimistic,
         // Read at each transaction's `now`: a connection opened within this batch may be the
         // first to find the new timeline.
         hold: (now) => this.connections.hold(now),
@@ -291,9 +295,7 @@ export class PostgresBackend implements Backend {
   }
 
   /** None: the sweep finds them, whichever replica decided them. */
-  deadlines(): Iterable<{ resource: string; at: number }> {
-    return [];
-  }
+  deadlines = (): Iterable<{ resource: string; at: number }> => [];
 
   watch(listener: (notice: ChangeNotice) => void): void {
     this.heard = listener;

@@ -2,18 +2,22 @@ import type pg from 'pg';
 import type { Decision } from '../rules/rules.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import { describe, isRetryable } from './connect.js';
+import type { Optimistic } from './commit.js';
 import type { Work } from '../rules/work.js';
 import {
   CommitUnknownError,
   runCommands,
+  watchSyncCancel,
   type CommitContext,
   type Committed,
   type RuleSettings,
 } from './transaction.js';
 
 const ATTEMPTS = 4;
+/** Optimistic attempts of a batch before its rows are locked from the read to the write. */
+const OPTIMISTIC = 3;
 
-export interface BatchContext extends CommitContext {
+export interface BatchContext extends CommitContext, Optimistic {
   connect(): Promise<pg.PoolClient>;
   settings: RuleSettings;
 }
@@ -65,12 +69,14 @@ async function transact(context: BatchContext, work: Work[]): Promise<Committed>
   for (let attempt = 1; ; attempt += 1) {
     const client = await context.connect();
     try {
-      const committed = await runCommands(client, work, context.settings, context);
+      const committed = await decideUntilWritten(client, context, work);
       client.release();
       return committed;
     } catch (error) {
       // A connection that failed mid-transaction is not reused; the server rolled it back.
       client.release(true);
+      // What the batch left is not known here: its rows are read before the next decision.
+      context.rows.forget(work.map((w) => w.resource));
       if (error instanceof CommitUnknownError) {
         throw new OutcomeUnknownError(
           `the kernel's store did not confirm the change: ${describe(error.cause)}`,
@@ -83,4 +89,57 @@ async function transact(context: BatchContext, work: Work[]): Promise<Committed>
       });
     }
   }
+}
+
+/**
+ * Decided against the rows kept here, and again against the rows a refusal answers
+ * (another replica wrote one meanwhile), OPTIMISTIC times at most; then with the rows
+ * locked from the read to the write, so a batch on a resource that keeps changing
+ * still gets through (three round trips and a COMMIT, once).
+ */
+async function decideUntilWritten(
+  client: pg.PoolClient,
+  context: BatchContext,
+  work: Work[],
+): Promise<Committed> {
+  for (let attempt = 0; attempt < OPTIMISTIC; attempt += 1) {
+    const done = await runCommands(client, work, context.settings, context);
+    if (!done.conflict) return done;
+  }
+  await client.query('BEGIN');
+  try {
+    // The first reads the rows (no version kept matches '') and keeps them locked.
+    context.rows.forget(work.map((w) => w.resource));
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const done = await runCommands(client, work, context.settings, context);
+      if (done.conflict) continue;
+      await commit(client);
+      return done;
+    }
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  await client.query('ROLLBACK');
+  throw new StoreUnavailableError(
+    "the kernel's store refused a batch decided on rows it held locked (the database's clock went back?)",
+  );
+}
+
+/** COMMIT of the locked form: an ERROR means rolled back; no answer, that it may be durable. */
+async function commit(client: pg.PoolClient): Promise<void> {
+  const unreplicated = watchSyncCancel(client);
+  try {
+    await client.query('COMMIT');
+  } catch (error) {
+    if ((error as { severity?: unknown }).severity === 'ERROR') throw error;
+    throw new CommitUnknownError({ cause: error });
+  } finally {
+    unreplicated.stop();
+  }
+  const cancelled = unreplicated.seen();
+  if (cancelled)
+    throw new CommitUnknownError({
+      cause: new Error(`the synchronous standby did not confirm the commit: ${cancelled}`),
+    });
 }

@@ -21,6 +21,9 @@ const WRITER_STRIPES = 16;
  */
 export interface PlaneLocks {
   writer: string;
+  /** The writers' first stripe and the plane's key, as lease_gate_commit takes them (migration 4). */
+  stripes: number;
+  plane: number;
   watermark: string;
   sequencer: string;
 }
@@ -28,6 +31,8 @@ export interface PlaneLocks {
 export function planeLocks(schema: string): PlaneLocks {
   const id = createHash('sha256').update(`lease-gate ${schema}`).digest().readInt32BE(0);
   return {
+    stripes: WRITERS,
+    plane: id,
     writer: `${WRITERS} + pg_backend_pid() % ${WRITER_STRIPES}, ${id}`,
     watermark: `SELECT pg_advisory_lock(k, ${id}), pg_advisory_unlock(k, ${id})
                   FROM generate_series(${WRITERS}, ${WRITERS + WRITER_STRIPES - 1}) AS k`,

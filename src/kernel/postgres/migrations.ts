@@ -1,6 +1,7 @@
 import type { CauseOptions } from '../../errors.js';
 import type pg from 'pg';
 import { StoreError } from '../store/store-error.js';
+import { COMMIT_IN_ONE_ROUND_TRIP } from './commit-sql.js';
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -115,6 +116,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
         recorded_at timestamptz NOT NULL DEFAULT now()
       );
     `,
+  },
+  {
+    version: 4,
+    name: 'the commit in one round trip: row versions, lease_gate_commit',
+    sql: COMMIT_IN_ONE_ROUND_TRIP,
   },
 ];
 
