@@ -17,6 +17,7 @@ import { round, type Row } from './stats.js';
 import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
 import { exportBesideRenewals } from './export.js';
+import { exportMemory } from './export-memory.js';
 import { pairedThroughput } from './paired.js';
 import { METRICS_GOAL, metricsCost } from './metrics.js';
 import { startKernel } from './spawn.js';
@@ -325,7 +326,15 @@ else if (first === 'notify')
     ),
   );
 else if (first === 'plane') await planeOnly();
-else if (first === 'startup') {
+else if (first === 'export') {
+  // Issue #59's export and verify at 200,000 and 1,000,000 entries (a few minutes), printed.
+  const before = loadavg()[0]!;
+  const rows = await exportMemory((line) => process.stderr.write(`${line}\n`));
+  const after = `load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`;
+  console.log(
+    `${cpus().length} cores, Node ${process.version}, ${after}\n\n${sectionTables(rows)}`,
+  );
+} else if (first === 'startup') {
   // Start-up and the keeper alone (about 3 minutes), printed, nothing written; dist/ folders
   // given after it (a before and an after) are measured in the same rounds.
   const rows: Row[] = [];

@@ -26,9 +26,14 @@ const DRIVERS = 16;
 const EXPORT_ENTRIES = 200_000;
 const CLI_LIMIT_MS = 300_000;
 
-/** Written into the CLI's process (`--import`): its peak RSS (kB), when it exits. */
-const PEAK_RSS = `import { writeFileSync } from 'node:fs';
-process.on('exit', () => writeFileSync(process.env.LEASE_GATE_BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));`;
+/**
+ * Written into the CLI's process (`--import`): its peak RSS (kB, VmHWM), when it exits. Not
+ * `resourceUsage().maxRSS`, which keeps across the exec the RSS of the bench process the CLI
+ * was forked from (bench/export-memory.ts).
+ */
+const PEAK_RSS = `import { readFileSync, writeFileSync } from 'node:fs';
+process.on('exit', () => writeFileSync(process.env.LEASE_GATE_BENCH_RSS_FILE,
+  String(Number(/^VmHWM:\\s+(\\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]))));`;
 const peakRssImport = `data:text/javascript,${encodeURIComponent(PEAK_RSS)}`;
 
 /** A process's resident set in MB (10^6 bytes; Linux /proc), NaN elsewhere. */

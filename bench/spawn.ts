@@ -11,18 +11,22 @@ export interface Spawned {
 }
 
 /**
- * Starts `node <args>` and waits (at most 20 s) for its "listening on <url>" line; `env`,
- * the bench's own when not given.
+ * Starts `node <args>` and waits (at most `limitMs`, 20 s unless told) for its
+ * "listening on <url>" line; `env`, the bench's own when not given.
  */
-export function spawnServer(args: string[], env?: NodeJS.ProcessEnv): Promise<Spawned> {
+export function spawnServer(
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+  limitMs = 20_000,
+): Promise<Spawned> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return new Promise((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')}: no "listening on" line within 20 s`));
-    }, 20_000);
+      reject(new Error(`${args.join(' ')}: no "listening on" line within ${limitMs / 1000} s`));
+    }, limitMs);
     child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`${args.join(' ')} exited ${code} before listening`));
@@ -46,8 +50,16 @@ export function spawnServer(args: string[], env?: NodeJS.ProcessEnv): Promise<Sp
 }
 
 /** The committed CLI's kernel, in its own process (`nodeArgs` go before the script). */
-export const startKernel = (args: string[] = [], nodeArgs: string[] = []) =>
-  spawnServer([...nodeArgs, 'dist/cli/index.js', 'kernel', '--port', '0', '--quiet', ...args]);
+export const startKernel = (
+  args: string[] = [],
+  nodeArgs: string[] = [],
+  { limitMs }: { limitMs?: number } = {},
+) =>
+  spawnServer(
+    [...nodeArgs, 'dist/cli/index.js', 'kernel', '--port', '0', '--quiet', ...args],
+    undefined,
+    limitMs,
+  );
 
 /** One of the bench's own servers (`echo`, `lock`), in its own process. */
 export const startRole = (role: string, args: string[] = []) =>

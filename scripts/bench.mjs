@@ -20,7 +20,8 @@
 // the database and CPU per change, 1–3 replicas and pgbench, each beside pgbench's rate,
 // then handover beside pg_advisory_lock's, about three minutes);
 // `npm run bench -- pg-long` only the long-running PostgreSQL replica
-// (LEASE_GATE_BENCH_PG_CHANGES changes, default 200,000).
+// (LEASE_GATE_BENCH_PG_CHANGES changes, default 200,000). `npm run bench -- export` runs only
+// `ledger export` and `verify` of 200,000 and 1,000,000 entries: peak RSS and time per entry.
 import { execFileSync } from 'node:child_process';
 
 execFileSync('npx', ['ncc', 'build', 'bench/index.ts', '-o', '.tmp/bench', '--quiet'], {

@@ -14,6 +14,7 @@ import { optionsOf } from './flags/table.js';
 import { givenApiUrl } from './plane-url.js';
 import { untrusted } from '../lease/escape.js';
 import { causeText } from '../errors.js';
+import { keepHeapSmall } from './small-heap.js';
 
 /** `lease-gate keygen --out DIR`: an Ed25519 key pair for signing the ledger. */
 export function keygen(args: string[], io: Output): number {
@@ -51,6 +52,7 @@ export async function ledger(args: string[], io: Output, env: NodeJS.ProcessEnv)
       `Invalid ${given.from} '${untrusted(given.value, 200)}'. Expected an https:// origin (plain http:// only for loopback).`,
     );
   const key = keyFromEnv(env).value || env.LEASE_GATE_KERNEL_KEY;
+  keepHeapSmall();
   const progress = (count: number, size: number) =>
     io.err(`ledger export: ${count} of ${size} entries`);
   if (values.out) {
@@ -109,6 +111,7 @@ export function verify(args: string[], io: Output): number {
       { cause: error },
     );
   }
+  keepHeapSmall();
   // The bundle is read as a stream (verifyBundleFile): a file too large to hold verifies in
   // memory that does not grow with it. As before, a bundle that is not JSON is said before
   // an unreadable --previous.

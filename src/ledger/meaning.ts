@@ -5,6 +5,7 @@ import { passCovers } from '../plane/run-pass.js';
 import { BundleError } from './verify-error.js';
 import { issuerProblem } from './issuer-check.js';
 import { PassApprovals, frozenGrant, withdraw, type Pass } from './meaning-passes.js';
+import { GrantedIds, type FindGrant } from './granted-ids.js';
 
 interface Open {
   leaseId: string;
@@ -56,19 +57,29 @@ export function checkMeaning(
   partial: boolean,
   promote?: Map<string, string>,
 ): void {
-  const meaning = new MeaningCheck(partial, promote);
+  const meaning = new MeaningCheck(partial, promote, grantIn(entries));
   for (const e of entries) meaning.check(e);
+}
+
+/** FindGrant over entries in memory: the first grant of the id before `seq`. */
+export function grantIn(entries: readonly LedgerEntry[]): FindGrant {
+  return (leaseId, seq) => {
+    const e = entries.find((x) => x.seq < seq && x.kind === 'grant' && x.leaseId === leaseId);
+    return e && { seq: e.seq, resource: e.resource };
+  };
 }
 
 /**
  * checkMeaning one entry at a time, for a verifier that streams a bundle: it
- * keeps the state of each resource (its open lease, its freeze) and, to refuse
- * a lease id granted twice, each granted id with where it was granted, never
- * the entries themselves.
+ * keeps the state of each resource (its open lease, its freeze; a resource
+ * with neither is forgotten, except on a partial range, where "known to have
+ * none" differs from unknown) and, to refuse a lease id granted twice, a
+ * fingerprint of each granted id (granted-ids.ts; `findGrant` reads the
+ * earlier grant back when one matches), never the entries themselves.
  */
 export class MeaningCheck {
   private readonly open = new Map<string, Open | null>();
-  private readonly granted = new Map<string, { seq: number; resource: string }>();
+  private readonly granted: GrantedIds;
   private readonly frozen = new Map<string, { seq: number; expiresAtMs: number | undefined }>();
   /** Each resource's break-glass not used yet. */
   private readonly passes = new Map<string, Pass>();
@@ -90,8 +101,10 @@ export class MeaningCheck {
 
   constructor(
     private readonly partial: boolean,
-    promote?: Map<string, string>,
+    promote: Map<string, string> | undefined,
+    findGrant: FindGrant,
   ) {
+    this.granted = new GrantedIds(findGrant);
     this.promotions = promote?.size && !partial ? new PromotionRecord(promote) : undefined;
   }
 
@@ -187,7 +200,8 @@ export class MeaningCheck {
           : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`,
       );
     }
-    const twin = this.granted.get(e.leaseId);
+    // Recorded now: a problem below ends the check, so the id's record is never read again.
+    const twin = this.granted.grant(e.leaseId, e.seq);
     if (twin) {
       throw new BundleError(
         `${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`,
@@ -198,7 +212,6 @@ export class MeaningCheck {
         `${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`,
       );
     }
-    this.granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
     this.lastGrant = { fence: e.fence, seq: e.seq };
     this.open.set(e.resource, {
       leaseId: e.leaseId,
@@ -229,20 +242,21 @@ export class MeaningCheck {
         `entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`,
       );
     }
-    this.open.set(
-      e.resource,
-      e.kind === 'renew'
-        ? {
-            leaseId: e.leaseId,
-            actorDid: e.actorDid,
-            fence: e.fence,
-            seq: current?.seq ?? e.seq,
-            expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
-            toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
-            toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
-          }
-        : null,
-    );
+    if (e.kind !== 'renew') {
+      // Ended: on a whole ledger a resource not in `open` has no lease, so it need not stay.
+      if (this.partial) this.open.set(e.resource, null);
+      else this.open.delete(e.resource);
+      return;
+    }
+    this.open.set(e.resource, {
+      leaseId: e.leaseId,
+      actorDid: e.actorDid,
+      fence: e.fence,
+      seq: current?.seq ?? e.seq,
+      expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
+      toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
+      toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
+    });
   }
 }
 

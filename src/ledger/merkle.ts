@@ -41,8 +41,47 @@ function prefixedDigest(prefix: Uint8Array, a: Uint8Array, b?: Uint8Array): Buff
   if (b) scratch.set(b, 1 + a.length);
   return oneShot('sha256', scratch.subarray(0, size), 'buffer');
 }
-export const leafHash = (data: Uint8Array): Hash => sha256(LEAF_PREFIX, data);
-export const nodeHash = (left: Hash, right: Hash): Hash => sha256(NODE_PREFIX, left, right);
+/**
+ * SHA-256 of scratch[0, size) as base64 text. The digest is a string on the JavaScript heap,
+ * not a buffer: a verifier makes millions, and a buffer each (memory outside the heap, freed
+ * only after a collection) made its resident memory grow with the bundle.
+ */
+function base64Digest(size: number): string {
+  const bytes = scratch.subarray(0, size);
+  return oneShot
+    ? (oneShot as unknown as (a: string, d: Uint8Array, as: 'base64') => string)(
+        'sha256',
+        bytes,
+        'base64',
+      )
+    : createHash('sha256').update(bytes).digest('base64');
+}
+
+/** leafHash of `text`'s UTF-8 bytes, in base64. */
+export function leafHashBase64(text: string): string {
+  const size = 1 + Buffer.byteLength(text, 'utf8');
+  if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(size * 2);
+  scratch[0] = LEAF_PREFIX[0]!;
+  scratch.write(text, 1, 'utf8');
+  return base64Digest(size);
+}
+
+/** nodeHash of two hashes given in base64 (each 32 bytes: the caller has checked). */
+export function nodeHashBase64(left: string, right: string): string {
+  scratch[0] = NODE_PREFIX[0]!;
+  scratch.write(left, 1, HASH_BYTES, 'base64');
+  scratch.write(right, 1 + HASH_BYTES, HASH_BYTES, 'base64');
+  return base64Digest(1 + 2 * HASH_BYTES);
+}
+
+/** A digest as a plain Uint8Array view (no copy): what the tree and its proofs hold. */
+const view = (digest: Buffer): Hash =>
+  new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
+// One-shot too: a verifier hashes every leaf and its path, and a Hash object per digest (or a
+// copy of each) made its memory grow with the bundle (docs/performance.md, export and verify).
+export const leafHash = (data: Uint8Array): Hash => view(prefixedDigest(LEAF_PREFIX, data));
+export const nodeHash = (left: Hash, right: Hash): Hash =>
+  view(prefixedDigest(NODE_PREFIX, left, right));
 export const EMPTY_ROOT: Hash = sha256();
 
 /** The largest power of two strictly below n (n ≥ 2). */

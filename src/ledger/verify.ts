@@ -2,11 +2,12 @@ import type { KeyObject } from 'node:crypto';
 import * as z from 'zod/mini';
 import '../zod-en.js';
 import { CheckpointError, verifyCheckpoint, type Checkpoint } from './checkpoint.js';
-import { entrySchema, leafBytes } from './entry.js';
+import { entryJson, entrySchema } from './entry.js';
 import { MerkleFrontier } from './frontier.js';
-import { equalHashes, leafHash, type Hash } from './merkle.js';
-import { verifyInclusion } from './merkle-proof.js';
+import { equalHashes, leafHashBase64, type Hash } from './merkle.js';
+import { InclusionVerifier } from './merkle-proof.js';
 import { MeaningCheck } from './meaning.js';
+import type { FindGrant } from './granted-ids.js';
 import { BundleError } from './verify-error.js';
 
 /** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
@@ -53,7 +54,16 @@ export function verifyBundle(
     const issue = parsed.error.issues[0];
     throw new BundleError(`bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
-  const verifier = new BundleVerifier(parsed.data.checkpoint, publicKey, options);
+  const entries = parsed.data.entries;
+  const verifier = new BundleVerifier(parsed.data.checkpoint, publicKey, options, (id, seq) => {
+    // The entries checked so far: their indexes rise from the first, each its seq.
+    for (const { index, entry } of entries) {
+      if (index >= seq) break;
+      if (entry.kind === 'grant' && entry.leaseId === id)
+        return { seq: entry.seq, resource: entry.resource };
+    }
+    return undefined;
+  });
   for (const item of parsed.data.entries) verifier.add(item);
   return verifier.finish();
 }
@@ -73,13 +83,16 @@ export class BundleVerifier {
   private first = 0;
   private count = 0;
   private previousTs: number | undefined;
+  private inclusion: InclusionVerifier | undefined;
   /** For --previous: the leaves so far, and the root of the older checkpoint's first `size`. */
   private readonly older: { size: number; frontier: MerkleFrontier; root?: Hash } | undefined;
 
   constructor(
     checkpointText: string,
     private readonly publicKey: KeyObject,
-    private readonly options: VerifyOptions = {},
+    private readonly options: VerifyOptions,
+    /** Reads an earlier grant back (the bundle in memory, or its file again): granted-ids.ts. */
+    private readonly findGrant: FindGrant,
   ) {
     this.checkpoint = guard(() => verifyCheckpoint(checkpointText, publicKey));
     if (options.previous !== undefined) {
@@ -110,11 +123,12 @@ export class BundleVerifier {
     if (previousTs !== undefined && entry.tsMs <= previousTs) {
       throw new BundleError(`entry ${index}: tsMs ${entry.tsMs} is not after ${previousTs}`);
     }
-    const proof = inclusionProof.map((h) => new Uint8Array(Buffer.from(h, 'base64')));
-    if (proof.some((h) => h.length !== 32))
+    const leaf = leafHashBase64(entryJson(entry));
+    this.inclusion ??= new InclusionVerifier(checkpoint.size, checkpoint.root);
+    const included = this.inclusion.verify(index, leaf, inclusionProof);
+    if (included === 'length')
       throw new BundleError(`entry ${index}: a proof hash is not 32 bytes`);
-    const leaf = leafHash(leafBytes(entry));
-    if (!verifyInclusion(index, checkpoint.size, leaf, proof, checkpoint.root)) {
+    if (!included) {
       throw new BundleError(
         `entry ${index}: the inclusion proof does not lead to the checkpoint's root`,
       );
@@ -123,12 +137,12 @@ export class BundleVerifier {
     this.previousTs = entry.tsMs;
     const older = this.older;
     if (older && older.root === undefined) {
-      older.frontier.appendHash(leaf);
+      older.frontier.appendHash(new Uint8Array(Buffer.from(leaf, 'base64')));
       if (older.frontier.size === older.size) older.root = older.frontier.root();
     }
     if (this.meaningError) return;
     // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
-    this.meaning ??= new MeaningCheck(first !== 0, this.options.promote);
+    this.meaning ??= new MeaningCheck(first !== 0, this.options.promote, this.findGrant);
     try {
       this.meaning.check(entry);
     } catch (error) {
