@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kernelAuth, type KernelAuth } from '../src/cli/kernel-auth.js';
 import { startKernelServer, type RunningKernel } from '../src/kernel/http/server.js';
 import { jobDidPrefix } from '../src/plane/ci-job.js';
+import { createPlaneClient } from '../src/plane/client.js';
+import { APPROVE_BREAK_GLASS_PATH } from '../src/plane/schema.js';
 import { SHA, startCiIssuer, type CiIssuer } from './support/fake-issuers.js';
 
 /**
@@ -40,9 +42,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const ADMIN = 'admin-key-ci-issuers-flags';
+
 async function start(flags: Parameters<typeof kernelAuth>[0]) {
   const auth = await kernelAuth(flags, undefined);
-  const kernel = await startKernelServer({ auth: auth.auth, log: () => {} });
+  const kernel = await startKernelServer({
+    auth: auth.auth,
+    adminKey: ADMIN,
+    approverOidc: ['*'],
+    log: () => {},
+  });
   started.push({ auth, kernel });
   return { auth, kernel };
 }
@@ -86,6 +95,28 @@ describe('issuers by flag', () => {
     expect(
       (await lease(kernel, await github.token(), { resource: 'lock:b', actorDid: gh })).status,
     ).toBe(200);
+    // Break-glass approvers stay GitHub runs: a GitLab job's token, whatever its sub, is refused.
+    const admin = createPlaneClient({ apiUrl: kernel.url });
+    try {
+      await admin.breakGlass(
+        { resource: 'lock:z', actorDid: gh, reason: 'hotfix', by: 'alice' },
+        ADMIN,
+      );
+    } finally {
+      await admin.close();
+    }
+    const approval = await fetch(`${kernel.url}${APPROVE_BREAK_GLASS_PATH}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await gitlab.token()}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ resource: 'lock:z', actorDid: gh }),
+    });
+    expect(approval.status).toBe(403);
+    expect(((await approval.json()) as { message: string }).message).toMatch(
+      /A gitlab job's token \(issuer gitlab\) may not approve a break-glass: OIDC approvers are GitHub Actions runs/,
+    );
   });
 
   it('refuses a KIND it does not know, and a Buildkite or custom issuer by flag', async () => {

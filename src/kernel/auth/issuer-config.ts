@@ -85,7 +85,7 @@ export function readIssuersFile(file: string, audience: string | undefined): Iss
     const where = `${file}: issuers[${index}] ("${entry.name}")`;
     const problem = entryProblem(entry, audience);
     if (problem) throw new AuthFileError(`${where}: ${problem}.`);
-    return specOf(entry, audience!);
+    return specOf(entry, audience);
   });
   const seen = new Map<string, string>();
   for (const spec of specs) {
@@ -174,7 +174,8 @@ function entryProblem(entry: Entry, audience: string | undefined): string | unde
   return undefined;
 }
 
-function specOf(entry: Entry, audience: string): IssuerSpec {
+/** `entry` as checked by entryProblem: it or `audience` names the audience. */
+function specOf(entry: Entry, audience: string | undefined): IssuerSpec {
   const url = entry.url.replace(/\/+$/, '');
   const host = new URL(url);
   const didHost =
@@ -186,7 +187,7 @@ function specOf(entry: Entry, audience: string): IssuerSpec {
     name: entry.name,
     kind: entry.kind,
     url,
-    audience: entry.audience ?? audience,
+    audience: entry.audience ?? audience ?? '',
     didHost,
     organization,
     repositories: new Map(Object.entries(entry.repositories ?? {})),
