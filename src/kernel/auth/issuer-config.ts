@@ -124,7 +124,9 @@ export function issuersFromFlags(
         `--oidc-issuer ${value.slice(0, 120)}: a ${kind} issuer needs ${kind === 'buildkite' ? 'its organization pinned (https://agent.buildkite.com issues tokens for every Buildkite organization)' : 'a DID template and a claim mapping'}; configure it in an issuers file (${ISSUERS_FILE_FLAG} FILE, see docs/ci-issuers.md).`,
       );
     }
-    const entry: Entry = { name: kind, kind, url, audience, ...(didHost ? { didHost } : {}) };
+    // --oidc-did-host is GitHub's (a GHES's DIDs); a GitLab's DIDs carry its own host.
+    const host = didHost && kind === 'github' ? { didHost } : {};
+    const entry: Entry = { name: kind, kind, url, audience, ...host };
     const problem = entryProblem(entry, audience);
     if (problem)
       throw new AuthFileError(`Invalid --oidc-issuer '${value.slice(0, 120)}': ${problem}.`);
