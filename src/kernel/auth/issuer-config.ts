@@ -85,7 +85,7 @@ export function readIssuersFile(file: string, audience: string | undefined): Iss
     const where = `${file}: issuers[${index}] ("${entry.name}")`;
     const problem = entryProblem(entry, audience);
     if (problem) throw new AuthFileError(`${where}: ${problem}.`);
-    return specOf(entry, audience!);
+    return specOf(entry, audience);
   });
   const seen = new Map<string, string>();
   for (const spec of specs) {
@@ -124,7 +124,9 @@ export function issuersFromFlags(
         `--oidc-issuer ${value.slice(0, 120)}: a ${kind} issuer needs ${kind === 'buildkite' ? 'its organization pinned (https://agent.buildkite.com issues tokens for every Buildkite organization)' : 'a DID template and a claim mapping'}; configure it in an issuers file (${ISSUERS_FILE_FLAG} FILE, see docs/ci-issuers.md).`,
       );
     }
-    const entry: Entry = { name: kind, kind, url, audience, ...(didHost ? { didHost } : {}) };
+    // --oidc-did-host is GitHub's (a GHES's DIDs); a GitLab's DIDs carry its own host.
+    const host = didHost && kind === 'github' ? { didHost } : {};
+    const entry: Entry = { name: kind, kind, url, audience, ...host };
     const problem = entryProblem(entry, audience);
     if (problem)
       throw new AuthFileError(`Invalid --oidc-issuer '${value.slice(0, 120)}': ${problem}.`);
@@ -174,7 +176,8 @@ function entryProblem(entry: Entry, audience: string | undefined): string | unde
   return undefined;
 }
 
-function specOf(entry: Entry, audience: string): IssuerSpec {
+/** `entry` as checked by entryProblem: it or `audience` names the audience. */
+function specOf(entry: Entry, audience: string | undefined): IssuerSpec {
   const url = entry.url.replace(/\/+$/, '');
   const host = new URL(url);
   const didHost =
@@ -186,7 +189,7 @@ function specOf(entry: Entry, audience: string): IssuerSpec {
     name: entry.name,
     kind: entry.kind,
     url,
-    audience: entry.audience ?? audience,
+    audience: entry.audience ?? audience ?? '',
     didHost,
     organization,
     repositories: new Map(Object.entries(entry.repositories ?? {})),
