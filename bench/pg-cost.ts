@@ -96,10 +96,10 @@ export async function postgresCost(log: (line: string) => void): Promise<{
       const schema = await fresh();
       await withUpserts(binary, admin, schema, async (upserts) => {
         const before = sample([]);
-        const tps = await upserts(URL, CLIENTS, SECONDS);
+        const { tps } = await upserts(URL, CLIENTS, SECONDS);
         const cpu = spent(before, sample([]));
         const trips = proxy.counts().ready;
-        const proxied = await upserts(proxy.url, CLIENTS, PROXY_SECONDS);
+        const proxied = (await upserts(proxy.url, CLIENTS, PROXY_SECONDS)).transactions;
         // Its start-up's round trips are in the count: one per connection.
         const counted = proxy.counts().ready - trips - CLIENTS;
         // pgbench's tps leaves out connecting; its run is -T long, so changes ≈ tps × seconds.
@@ -107,7 +107,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
         costs.push({
           column: 'pgbench',
           changesPerSecond: tps,
-          roundTripsPerChange: counted / (proxied * PROXY_SECONDS),
+          roundTripsPerChange: counted / proxied,
           changesPerCommit: undefined,
           idleRoundTripsPerSecond: undefined,
           planeMs: 0,

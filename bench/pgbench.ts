@@ -44,6 +44,17 @@ export function parsePgbenchTps(output: string): number {
   return tps;
 }
 
+/** The transactions pgbench's report says it processed ("number of transactions actually processed: N"). */
+export function parsePgbenchTransactions(output: string): number {
+  const line = /^number of transactions actually processed: (\d+)/m.exec(output);
+  const count = Number(line?.[1]);
+  if (!line || !Number.isSafeInteger(count))
+    throw new Error(
+      `no "number of transactions actually processed" line in pgbench's output: ${output.slice(-300)}`,
+    );
+  return count;
+}
+
 /** The libpq environment pgbench needs for `url` (a postgres:// URL), in `schema`. */
 export function pgbenchEnv(url: string, schema: string): Record<string, string> {
   const u = new URL(url);
@@ -73,13 +84,21 @@ export async function pgbenchCeiling(
 ): Promise<Map<number, number>> {
   return withUpserts(binary, admin, schema, async (upserts) => {
     const tps = new Map<number, number>();
-    for (const clients of clientCounts) tps.set(clients, await upserts(url, clients, seconds));
+    for (const clients of clientCounts)
+      tps.set(clients, (await upserts(url, clients, seconds)).tps);
     return tps;
   });
 }
 
-/** Runs pgbench's one-row upserts for `clients` for `seconds` on `url`; resolves with its tps. */
-export type Upserts = (url: string, clients: number, seconds: number) => Promise<number>;
+/**
+ * Runs pgbench's one-row upserts for `clients` for `seconds` on `url`; resolves with its tps
+ * and the transactions it processed (exact, where tps × seconds drifts with the machine's load).
+ */
+export type Upserts = (
+  url: string,
+  clients: number,
+  seconds: number,
+) => Promise<{ tps: number; transactions: number }>;
 
 /**
  * Makes the upsert table in `schema` (dropped with the schema by the caller)
@@ -104,7 +123,7 @@ export async function withUpserts<T>(
         ...pgbenchEnv(url, schema),
         PATH: process.env.PATH ?? '',
       });
-      return parsePgbenchTps(out);
+      return { tps: parsePgbenchTps(out), transactions: parsePgbenchTransactions(out) };
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -25,7 +25,12 @@ import {
   etcdTxnSucceeded,
 } from '../bench/etcd.js';
 import { longRunRows, rssMb, type LongRunResult } from '../bench/long-run.js';
-import { parsePgbenchTps, pgbenchEnv, UPSERT_SCRIPT } from '../bench/pgbench.js';
+import {
+  parsePgbenchTps,
+  parsePgbenchTransactions,
+  pgbenchEnv,
+  UPSERT_SCRIPT,
+} from '../bench/pgbench.js';
 import { PLANE_SECTION, planeTable, planeTargets, type PlaneCells } from '../bench/plane.js';
 import { echoHandler, listen, lockHandler } from '../bench/servers.js';
 import { percentile } from '../bench/stats.js';
@@ -285,6 +290,10 @@ describe('the plane table (issue #23)', () => {
       'tps = 7457.123456 (without initial connection time)',
     ].join('\n');
     expect(parsePgbenchTps(out)).toBe(7457.123456);
+    expect(parsePgbenchTransactions(out)).toBe(37285);
+    expect(() => parsePgbenchTransactions('tps = 1 (without initial connection time)')).toThrow(
+      /no "number of transactions actually processed" line/,
+    );
     const old =
       'tps = 90.5 (including connections establishing)\ntps = 91.25 (excluding connections establishing)\n';
     expect(parsePgbenchTps(old)).toBe(91.25);
