@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const entries = ['main', 'post', 'cli', 'notify'];
+// keeper: the action's keeper alone, so that it holds only what renewing needs in memory.
+const entries = ['main', 'post', 'cli', 'notify', 'keeper'];
 const only = process.argv.slice(2);
 // Each entry is its own ncc process writing its own folder: as many at once as there are
 // cores. ncc is CPU-bound, mostly TypeScript: its loader checks every file the nearest
