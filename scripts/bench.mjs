@@ -7,7 +7,10 @@
 // echo, alternated, and prints the median ratio (about 20 s a pair; writes nothing).
 // `npm run bench -- metrics [pairs]` runs only lock cycles on the memory kernel with its
 // metrics on (scraped every second) and off, alternated, and prints the ratio (goal ≥ 0.95).
-// `npm run bench -- startup` runs only start-up (on Node 24) and the keeper's cost, printed.
+// `npm run bench -- startup [DIST ...]` runs only start-up (on Node 24: main to a granted lease
+// and post to the lease released, each against bare node, 30 pairs, and what each import on
+// main's path costs; DIST folders given are measured in the same rounds) and the keeper's
+// cost, printed.
 // `npm run bench -- plane` runs only issue #23's plane table (kernel memory and file,
 // PostgreSQL 1–3 replicas, etcd and pgbench when installed) and the long-running kernel,
 // and prints them (writes nothing); LEASE_GATE_BENCH_CHANGES sets the long run's changes

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { main } from '../src/cli/main.js';
@@ -8,6 +10,8 @@ import { parseDuration } from '../src/gate/duration.js';
 import { parsePublicUrl } from '../src/kernel/http/names.js';
 import { parseHealthCheck } from '../src/kernel/service/health-checks.js';
 import { parsePlaneUrl } from '../src/plane/url.js';
+import { readIssuersFile } from '../src/kernel/auth/issuer-config.js';
+import { readPolicy } from '../src/kernel/auth/policy.js';
 import { errorMessage } from '../src/errors.js';
 import type * as Options from '../src/cli/options.js';
 import { memoryContext } from '../src/action/context.js';
@@ -17,6 +21,7 @@ import {
   STAND_IN,
   bashSyntaxError,
   blocksOf,
+  ciScriptsOf,
   commandLines,
   docPages,
   filesMadeBy,
@@ -209,6 +214,83 @@ describe('YAML blocks of README.md and docs/', () => {
     }
     expect(uses).toBeGreaterThan(3);
     expect(problems).toEqual([]);
+  });
+});
+
+describe("a CI job's YAML in docs/ (GitLab, CircleCI, Buildkite: issue 58)", () => {
+  it('each script parses with bash -n, and each lease-gate line against the CLI', async () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const block of yaml) {
+      for (const doc of parseAllDocuments(block.text)) {
+        for (const script of ciScriptsOf(doc.toJS())) {
+          // An expression is the runner's, and `$$` Buildkite's escape of `$`: words to bash.
+          const text = script.replace(/\$\{\{[^}]*\}\}/g, 'EXPR').replace(/\$\$/g, '$');
+          const error = bashSyntaxError(text);
+          if (error) problems.push(`${block.where}: ${error}`);
+          const lines = commandLines(text);
+          for (const [i, argv] of wordsOf(lines).entries()) {
+            checked++;
+            for (const p of argv ? await problemsOf(argv) : ['a command substitution, not checked'])
+              problems.push(`${block.where}: ${lines[i]!.trim()}: ${p}`);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(3);
+    expect(problems).toEqual([]);
+  });
+
+  it('each CI page has a job to copy that runs lease-gate with the job’s own token', () => {
+    for (const page of ['docs/ci/gitlab.md', 'docs/ci/circleci.md', 'docs/ci/buildkite.md']) {
+      const scripts = blocksOf(page)
+        .filter((b) => b.lang === 'yaml')
+        .flatMap((b) => ciScriptsOf(parseYaml(b.text)));
+      expect(scripts.flatMap(commandLines).join('\n'), page).toMatch(/lease-gate run --auth oidc /);
+    }
+    const gitlab = blocksOf('docs/ci/gitlab.md').find((b) => b.lang === 'yaml')!;
+    expect(parseYaml(gitlab.text)).toMatchObject({
+      deploy: { id_tokens: { LEASE_GATE_ID_TOKEN: { aud: 'lease-gate' } } },
+    });
+  });
+
+  it("each CI page's issuers file and policy are read by the kernel's own readers", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lease-gate-docs-ci-'));
+    try {
+      for (const page of ['docs/ci/gitlab.md', 'docs/ci/circleci.md', 'docs/ci/buildkite.md']) {
+        const json = [...readFileSync(page, 'utf8').matchAll(/^```json\n([\s\S]*?)^```$/gm)];
+        const [issuers, policy] = ['issuers', 'rules'].map((key) => {
+          const block = json.find((m) => key in (JSON.parse(m[1]!) as object));
+          expect(block, `${page}: a JSON block with "${key}"`).toBeDefined();
+          const file = join(dir, `${key}.json`);
+          writeFileSync(file, block![1]!);
+          return file;
+        });
+        // As the kernel reads them at start: a typo of a claim or an issuer fails here.
+        const specs = readIssuersFile(issuers!, undefined);
+        expect(readPolicy(policy!, specs).rules, page).toBeGreaterThan(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('finds the scripts of each CI', () => {
+    const scripts = ciScriptsOf(
+      parseYaml(`
+deploy:
+  script: [lease-gate run -- a]
+steps:
+  - command: lease-gate run -- b
+  - commands: [lease-gate run -- c]
+jobs:
+  j:
+    steps:
+      - run: { name: x, command: lease-gate run -- d }
+      - run: lease-gate run -- e
+`),
+    );
+    expect(scripts.sort()).toEqual(['a', 'b', 'c', 'd', 'e'].map((x) => `lease-gate run -- ${x}`));
   });
 });
 

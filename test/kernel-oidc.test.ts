@@ -300,7 +300,7 @@ describe('the kernel credential flags', () => {
     expect(
       await refusal({
         'oidc-audience': 'lease-gate',
-        'oidc-issuer': 'http://issuer.example.com',
+        'oidc-issuer': ['http://issuer.example.com'],
         policy: policyFile,
       }),
     ).toMatch(/--oidc-issuer: .*must be an https:\/\/ URL/);

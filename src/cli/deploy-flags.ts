@@ -8,6 +8,8 @@ import {
   type Deploy,
   type QueueMode,
 } from '../plane/deploy.js';
+import type { JobCi } from '../lease/ci-tokens.js';
+import { jobDeploy } from './ci-auth.js';
 import { UsageError } from './options.js';
 import type { DEPLOY_FLAGS } from './flags/plane.js';
 
@@ -33,8 +35,28 @@ const FLAG_OF: Record<keyof Deploy, keyof typeof DEPLOY_FLAGS> = {
 
 const shown = (value: string) => untrusted(value, 80);
 
-/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
-export function deployFromFlags(values: DeployFlags): { deploy?: Deploy; queue?: QueueMode } {
+/**
+ * The deploy a holding command sends: its flags', and on a job's own OIDC token (`ci`) the
+ * kernel's to complete from the token's claims (ci-auth.ts jobDeploy).
+ */
+export function deployFor(
+  values: DeployFlags,
+  settings: { ci?: JobCi | undefined },
+  env: NodeJS.ProcessEnv,
+): { deploy?: Deploy; queue?: QueueMode } {
+  const { deploy, queue } = deployFromFlags(values, settings.ci !== undefined);
+  if (!settings.ci) return { ...(deploy ? { deploy } : {}), ...(queue ? { queue } : {}) };
+  return { deploy: jobDeploy(settings.ci, deploy, env), ...(queue ? { queue } : {}) };
+}
+
+/**
+ * The flags → the lease request's extension fields; throws a UsageError naming the flag.
+ * `fromToken`: the kernel fills the lane (repository, workflow, ref, run) from the job's token.
+ */
+export function deployFromFlags(
+  values: DeployFlags,
+  fromToken = false,
+): { deploy?: Deploy; queue?: QueueMode } {
   const candidate: Record<string, string | number> = {};
   for (const [key, flag] of Object.entries(FLAG_OF) as Array<[keyof Deploy, string]>) {
     const raw = values[flag as keyof DeployFlags];
@@ -51,7 +73,7 @@ export function deployFromFlags(values: DeployFlags): { deploy?: Deploy; queue?:
   if (!(QUEUE_MODES as readonly string[]).includes(queue)) {
     throw new UsageError(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
   }
-  if (queue === 'newest') {
+  if (queue === 'newest' && !fromToken) {
     const missing = (['repository', 'workflow', 'ref', 'runNumber'] as const)
       .filter((key) => deploy?.[key] === undefined)
       .map((key) => `--${FLAG_OF[key]}`);

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { isAlive } from '../fs/processes.js';
 import { keeperLeaseSchema, writeStatusFile } from '../lease/keeper-status.js';
-import { cachedToken, runnerTokenSource } from '../lease/oidc-token.js';
+import { ciOfEnv, ciTokenWay } from '../lease/ci-tokens.js';
+import { cachedToken, runnerTokenSource, type TokenSource } from '../lease/oidc-token.js';
 import { openSession } from '../lease/session.js';
 import { keyFromEnv } from '../lease/settings.js';
 import { describeIssues } from '../plane/schema.js';
@@ -43,7 +44,7 @@ export async function keep(args: string[], _io: Output, env: NodeJS.ProcessEnv):
   const session = openSession({
     apiUrl: url.url,
     key: audience ? '' : keyFromEnv(env).value,
-    bearer: audience ? cachedToken(runnerTokenSource(env, audience)) : undefined,
+    bearer: audience ? cachedToken(keeperTokens(env, audience)) : undefined,
     resource: values.resource,
     actorDid: values['actor-did'],
     env,
@@ -71,4 +72,14 @@ export async function keep(args: string[], _io: Output, env: NodeJS.ProcessEnv):
     await session.close();
   }
   return EXIT.done;
+}
+
+/** The job's own tokens: the runner's service on GitHub (the action), else its CI's way (ci-tokens.ts). */
+function keeperTokens(env: NodeJS.ProcessEnv, audience: string): TokenSource {
+  const ci = ciOfEnv(env);
+  if (!ci || ci === 'github') return runnerTokenSource(env, audience);
+  // GitLab's audience is the job's own `aud:`; the keeper takes the token as the job has it.
+  const way = ciTokenWay(ci, env, ci === 'gitlab' ? {} : { audience });
+  if ('missing' in way) throw new UsageError(`keep --oidc-audience: ${way.missing}`);
+  return way.source;
 }

@@ -1,14 +1,20 @@
 import { createHttpClient, type HttpClient } from '../http/client.js';
 import { createAuthorizer, type Authorizer } from '../kernel/auth/authorize.js';
 import { AuthFileError } from '../kernel/auth/file.js';
-import { defaultDidHost } from '../kernel/auth/identity.js';
+import {
+  issuersFromFlags,
+  readIssuersFile,
+  type IssuerSpec,
+} from '../kernel/auth/issuer-config.js';
+import { GITHUB_ISSUER_URL } from '../kernel/auth/github-issuer.js';
 import { readScopedKeys } from '../kernel/auth/keys.js';
 import { readPolicy } from '../kernel/auth/policy.js';
 import { UsageError } from './options.js';
 import { causeText } from '../errors.js';
 
 export interface AuthFlags {
-  'oidc-issuer'?: string | undefined;
+  'oidc-issuer'?: string[] | undefined;
+  'oidc-issuers'?: string | undefined;
   'oidc-audience'?: string | undefined;
   'oidc-did-host'?: string | undefined;
   policy?: string | undefined;
@@ -28,10 +34,16 @@ export interface KernelAuth {
  */
 export function authFlagsChecked(values: AuthFlags, key: string | undefined): void {
   const audience = values['oidc-audience'];
-  const oidcOn = audience !== undefined;
-  if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
+  const file = values['oidc-issuers'];
+  const oidcOn = audience !== undefined || file !== undefined;
+  if (!oidcOn && (values['oidc-issuer']?.length || values['oidc-did-host'] || values.policy)) {
     throw new UsageError(
       '--oidc-issuer, --oidc-did-host and --policy need --oidc-audience AUD (the audience the jobs ask their tokens for, e.g. lease-gate).',
+    );
+  }
+  if (file !== undefined && (values['oidc-issuer']?.length || values['oidc-did-host'])) {
+    throw new UsageError(
+      `--oidc-issuers ${file} names every issuer, with its didHost: leave out --oidc-issuer and --oidc-did-host.`,
     );
   }
   if (key && (oidcOn || values.keys)) {
@@ -41,13 +53,36 @@ export function authFlagsChecked(values: AuthFlags, key: string | undefined): vo
   }
   if (oidcOn && !values.policy) {
     throw new UsageError(
-      '--oidc-audience needs --policy FILE: any GitHub repository can ask for a token with that audience, so the policy says which may lease what.',
+      `${audience !== undefined ? '--oidc-audience' : '--oidc-issuers'} needs --policy FILE: any GitHub repository can ask for a token with that audience, so the policy says which may lease what.`,
     );
   }
-  if (oidcOn && !/^[\x21-\x7e]{1,200}$/.test(audience)) {
+  if (audience !== undefined && !/^[\x21-\x7e]{1,200}$/.test(audience)) {
     throw new UsageError(
       `Invalid --oidc-audience '${audience.slice(0, 80)}'. Expected 1 to 200 printable characters.`,
     );
+  }
+}
+
+/**
+ * The issuers the flags name: an issuers file, or `--oidc-issuer [KIND=]URL` (GitHub's when
+ * none) for `--oidc-audience`; undefined when OIDC is off.
+ */
+function issuerSpecs(values: AuthFlags): IssuerSpec[] | undefined {
+  const audience = values['oidc-audience'];
+  if (values['oidc-issuers'] !== undefined)
+    return readIssuersFile(values['oidc-issuers'], audience);
+  if (audience === undefined) return undefined;
+  const didHost = values['oidc-did-host'];
+  if (didHost !== undefined && !/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
+    throw new UsageError(
+      `Invalid --oidc-did-host '${didHost.slice(0, 80)}'. Expected a host name such as github.com.`,
+    );
+  }
+  const flags = values['oidc-issuer']?.length ? values['oidc-issuer'] : [GITHUB_ISSUER_URL];
+  try {
+    return issuersFromFlags(flags, audience, didHost);
+  } catch (error) {
+    throw new UsageError(causeText(error), { cause: error });
   }
 }
 
@@ -58,8 +93,6 @@ export async function kernelAuth(
   operatorKeys: Record<string, string | undefined> = {},
 ): Promise<KernelAuth> {
   authFlagsChecked(values, key);
-  const audience = values['oidc-audience'];
-  const oidcOn = audience !== undefined;
   try {
     const keys = values.keys ? readScopedKeys(values.keys) : undefined;
     // An operator's key that is also an agent's would let that agent revoke and freeze.
@@ -70,31 +103,23 @@ export async function kernelAuth(
           `${name} is the scoped key "${agent.name}" in ${values.keys}: an operator's key must be one no agent holds.`,
         );
     }
-    const policy = values.policy ? readPolicy(values.policy) : undefined;
     let http: HttpClient | undefined;
     let oidc: Parameters<typeof createAuthorizer>[0]['oidc'];
     const parts: string[] = [];
     if (keys) parts.push(`${keys.size} scoped key(s) from ${values.keys}`);
-    if (oidcOn && policy) {
+    const specs = issuerSpecs(values);
+    if (specs && values.policy) {
+      const policy = readPolicy(values.policy, specs);
       // jose only when OIDC is on: it costs ~90 ms of CPU to load, which a dry run's kernel need not pay.
-      const { GITHUB_ISSUER, createOidcVerifier } = await import('../kernel/auth/oidc.js');
-      const issuer = values['oidc-issuer'] ?? GITHUB_ISSUER;
+      const { issuerSet, startIssuers } = await import('../kernel/auth/issuers.js');
       http = createHttpClient();
-      let verifier;
-      try {
-        verifier = createOidcVerifier({ issuer, audience, http });
-      } catch (error) {
-        throw new UsageError(`Invalid --oidc-issuer: ${causeText(error)}.`, { cause: error });
-      }
-      const didHost = values['oidc-did-host'] ?? defaultDidHost(verifier.issuer);
-      if (!/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
-        throw new UsageError(
-          `Invalid --oidc-did-host '${didHost.slice(0, 80)}'. Expected a host name such as github.com.`,
-        );
-      }
-      oidc = { verifier, didHost, policy };
+      oidc = { issuers: issuerSet(await startIssuers(specs, http)), policy };
+      const each = specs.map(
+        (i) =>
+          `${i.name} (${i.kind}) ${i.url} for audience ${i.audience}${i.kind === 'github' || i.kind === 'gitlab' ? ` (DIDs under did:web:${i.didHost}:…)` : ''}`,
+      );
       parts.push(
-        `OIDC tokens from ${verifier.issuer} for audience ${audience} (DIDs under did:web:${didHost}:…), policy of ${policy.rules} rule(s) from ${values.policy}`,
+        `OIDC tokens from ${each.join(', ')}, policy of ${policy.rules} rule(s) from ${values.policy}`,
       );
     }
     return {

@@ -79,10 +79,11 @@ export function kernelSettings(values: KernelFlags, env: NodeJS.ProcessEnv): Ker
   });
   const host = values.host.replace(/^\[(.*)\]$/, '$1');
   const keys = kernelKeysOf(env, host, parsedUrls);
-  const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
+  const oidcOn = values['oidc-audience'] ?? (values['oidc-issuers'] ? 'issuers file' : undefined);
+  const approverOidc = approverOidcOf(values['approver-oidc'], oidcOn, env);
   const promote = promoteFlag(values.promote);
   const github = githubFlags(values, promote);
-  if (!isLoopbackHost(host) && !keys.key && !values.keys && !values['oidc-audience']) {
+  if (!isLoopbackHost(host) && !keys.key && !values.keys && !oidcOn) {
     throw new UsageError(
       `Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`,
     );
@@ -124,6 +125,7 @@ export function kernelSettings(values: KernelFlags, env: NodeJS.ProcessEnv): Ker
 const authOf = (values: AuthFlags): AuthFlags => ({
   'oidc-issuer': values['oidc-issuer'],
   'oidc-audience': values['oidc-audience'],
+  'oidc-issuers': values['oidc-issuers'],
   'oidc-did-host': values['oidc-did-host'],
   policy: values.policy,
   keys: values.keys,

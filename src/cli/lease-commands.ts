@@ -16,6 +16,7 @@ import type { FreezeStatus } from '../plane/schema.js';
 import {
   EXIT,
   UsageError,
+  holderSettings,
   parse,
   settingsFromFlags,
   signalExitCode,
@@ -23,7 +24,7 @@ import {
 } from './options.js';
 import { operatorName } from './freeze-commands.js';
 import { cliSession, waitForLease, withSession } from './session.js';
-import { describeDeploy, deployFromFlags } from './deploy-flags.js';
+import { describeDeploy, deployFor } from './deploy-flags.js';
 import { optionsOf } from './flags/table.js';
 import { ACQUIRE, RELEASE, STATUS } from './flags/plane.js';
 import { REVOKE } from './flags/operator.js';
@@ -33,8 +34,8 @@ import { errorMessage } from '../errors.js';
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parse(args, optionsOf(ACQUIRE.flags));
-  const settings = settingsFromFlags(values, env);
-  const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
+  const settings = await holderSettings(values, env);
+  const session = cliSession({ ...settings, ...deployFor(values, settings, env) }, io, env);
   try {
     const { result, stoppedBy } = await waitForLease(session, settings, io, {
       signals: ['SIGINT', 'SIGTERM'],
@@ -79,7 +80,7 @@ export async function acquire(args: string[], io: Output, env: NodeJS.ProcessEnv
 /** `lease-gate release`: give back what this actor holds. */
 export async function release(args: string[], io: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parse(args, optionsOf(RELEASE.flags));
-  const settings = settingsFromFlags(values, env);
+  const settings = await holderSettings(values, env);
   return withSession(settings, io, env, async (session) => {
     const answer = await session.client.release({
       resource: settings.resource,

@@ -79,7 +79,11 @@ export const USAGE = `Usage: lease-gate <command> [options]
 ${Object.values(HELPS).join('\n\n')}
 
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
-LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
+LEASE_GATE_OIDC_TOKEN is sent instead. --auth auto|key|oidc (LEASE_GATE_AUTH; auto: a given token, else the key, else
+this CI job's own token if it can get one): on GitHub Actions the runner's token service, on GitLab the variable of the
+job's id_tokens (--id-token-var NAME, default LEASE_GATE_ID_TOKEN), on CircleCI CIRCLE_OIDC_TOKEN_V2 or \`circleci run
+oidc get\`, on Buildkite \`buildkite-agent oidc request-token\`; --oidc-audience AUD (LEASE_GATE_OIDC_AUDIENCE, default
+lease-gate) is the audience asked for. The job then acts as the DID its token vouches for. --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
 else the hosted plane https://api.intramedial.com (a failure then says the hosted plane was asked);
 --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
 An unreachable plane is said at once on stderr (the URL, where it came from), then retried quietly

@@ -3,11 +3,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LeaseGateError, errorMessage, type CauseOptions } from '../errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
-import { TOKEN_ENV, cachedToken, givenTokenSource } from '../lease/oidc-token.js';
+import type { JobCi } from '../lease/ci-tokens.js';
 import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
 import { untrusted } from '../lease/escape.js';
 import { closest } from './suggest.js';
 import { givenApiUrl, hostedHint } from './plane-url.js';
+import { credentialOf, jobDid, type AuthFlags } from './ci-auth.js';
 
 /** Exit codes, as --help documents them; a signal is 128 + its number. */
 export const EXIT = { done: 0, refused: 1, usage: 2 } as const;
@@ -76,12 +77,11 @@ export function defaultCliDid(env: NodeJS.ProcessEnv): string {
   return hostUserDid(hostname(), user);
 }
 
-type PlaneFlags = {
+type PlaneFlags = AuthFlags & {
   resource?: string | undefined;
   'actor-did'?: string | undefined;
   'api-url'?: string | undefined;
   'wait-timeout'?: string | undefined;
-  'oidc-token-file'?: string | undefined;
 };
 
 /** A flag's value, else an environment variable's, else the default: each named as its source. */
@@ -98,8 +98,11 @@ function pick(
   return { value: fallback, from: `--${flag} (default)` };
 }
 
-/** The CLI's settings, and where the plane URL came from, for an unreachable plane's message. */
-export type CliSettings = Settings & { apiUrlFrom: string };
+/**
+ * The CLI's settings, and where the plane URL came from, for an unreachable plane's message;
+ * `ci` when the credential is the job's own token of that CI (ci-auth.ts).
+ */
+export type CliSettings = Settings & { apiUrlFrom: string; ci?: JobCi };
 
 /** Where `--api-url`'s value came from, in the words the unreachable-plane line uses. */
 export function apiUrlSource(values: PlaneFlags, env: NodeJS.ProcessEnv): string {
@@ -113,9 +116,8 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
   const apiUrl: Given = { value: given.value, from: given.from };
   try {
     // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
-    const tokenFile = values['oidc-token-file'];
-    const bearer =
-      tokenFile || env[TOKEN_ENV] ? cachedToken(givenTokenSource(tokenFile, env)) : undefined;
+    const credential = credentialOf(values, env);
+    const bearer = credential?.bearer;
     const settings = buildSettings(
       {
         resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),
@@ -136,7 +138,10 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
       bearer ? 'never' : 'unless-loopback',
     );
     const apiUrlFrom = given.source;
-    return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
+    if (!bearer) return { ...settings, apiUrlFrom };
+    return credential.ci
+      ? { ...settings, bearer, apiUrlFrom, ci: credential.ci }
+      : { ...settings, bearer, apiUrlFrom };
   } catch (error) {
     // Nothing named a plane: the hosted one is meant, said with how to name another.
     if (error instanceof SettingsError)
@@ -145,6 +150,29 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
       });
     throw error;
   }
+}
+
+/**
+ * settingsFromFlags for the commands that hold a lease (acquire, release, run): on a job's own
+ * token, and no DID given, the DID that token vouches for. The first token is asked for here
+ * (kept for the first request), so a CI that cannot give one fails before anything is sent.
+ */
+export async function holderSettings(
+  values: PlaneFlags,
+  env: NodeJS.ProcessEnv,
+): Promise<CliSettings> {
+  const settings = settingsFromFlags(values, env);
+  if (!settings.ci || !settings.bearer) return settings;
+  if (values['actor-did'] !== undefined || env.LEASE_GATE_ACTOR_DID) return settings;
+  // On a runner the default is already the run's DID, with its job, as the action's.
+  if (settings.ci === 'github' && runContextFromEnv(env)) return settings;
+  const did = jobDid(settings.ci, await settings.bearer(), env);
+  if (!did) {
+    throw new UsageError(
+      `This job's OIDC token names no job of ${settings.ci} in the form lease-gate knows: give --actor-did D (the kernel accepts only a DID its token vouches for).`,
+    );
+  }
+  return { ...settings, actorDid: did };
 }
 
 export interface Output {

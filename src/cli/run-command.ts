@@ -5,16 +5,9 @@ import type { Loss } from '../gate/keep.js';
 import { LIMITS, type Held } from '../lease/session.js';
 import { ASKED_ONCE, describeLease, describeLoss, describeWaitState } from '../lease/texts.js';
 import { realSleep } from '../plane/time.js';
-import {
-  EXIT,
-  UsageError,
-  parse,
-  settingsFromFlags,
-  signalExitCode,
-  type Output,
-} from './options.js';
+import { EXIT, UsageError, holderSettings, parse, signalExitCode, type Output } from './options.js';
 import { cliSession, waitForLease } from './session.js';
-import { deployFromFlags } from './deploy-flags.js';
+import { deployFor } from './deploy-flags.js';
 import { RUN } from './flags/plane.js';
 import { optionsOf } from './flags/table.js';
 import { contain, type Containment } from './containment.js';
@@ -45,8 +38,8 @@ export async function runCommand(
     throw new UsageError(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
   }
   const cgroup = cgroupFromEnv(env);
-  const settings = settingsFromFlags(values, env);
-  const session = cliSession({ ...settings, ...deployFromFlags(values) }, io, env);
+  const settings = await holderSettings(values, env);
+  const session = cliSession({ ...settings, ...deployFor(values, settings, env) }, io, env);
   try {
     const { result: waited, stoppedBy } = await waitForLease(session, settings, io, {
       signals: FORWARDED,

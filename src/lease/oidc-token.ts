@@ -28,18 +28,27 @@ const tokenAnswerSchema = z.object({
   value: z.string().check(z.minLength(1), z.maxLength(MAX_TOKEN_CHARS)),
 });
 
-/** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
-export function tokenExpiryMs(token: string): number | undefined {
+/**
+ * A compact JWT's payload, read and NOT verified: the plane verifies. The CLI reads its own
+ * token only to pace refreshes and to name itself as the DID the token vouches for.
+ */
+export function tokenClaims(token: string): Record<string, unknown> | undefined {
   const payload = token.split('.')[1];
   if (!payload || payload.length > MAX_TOKEN_CHARS) return undefined;
   try {
-    const read = jwtExpirySchema.safeParse(
-      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')),
-    );
-    return read.success ? read.data.exp * 1000 : undefined;
+    const json: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return json && typeof json === 'object' && !Array.isArray(json)
+      ? (json as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
+export function tokenExpiryMs(token: string): number | undefined {
+  const read = jwtExpirySchema.safeParse(tokenClaims(token));
+  return read.success ? read.data.exp * 1000 : undefined;
 }
 
 /** One token until shortly before it expires, then a fresh one; concurrent callers share a fetch. */

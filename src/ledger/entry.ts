@@ -58,6 +58,12 @@ export const entrySchema = z.strictObject({
    * is the kernel's signed word. Optional, so ledgers written before it verify as they are.
    */
   promotedVia: z.optional(z.string().check(z.regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
+  /**
+   * The OIDC issuer (its URL) whose token the grant's holder proved itself with, on a kernel
+   * of several CIs' issuers; `verify` checks the holder's DID lies in that issuer's namespace
+   * (ledger/issuer-check.ts). Optional, so ledgers written before it verify as they are.
+   */
+  issuer: z.optional(z.string().check(z.maxLength(500))),
 });
 export type LedgerEntry = z.infer<typeof entrySchema>;
 
@@ -74,7 +80,7 @@ export function entryOf(
   clockMs?: number,
 ): LedgerEntry {
   const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-  const { approvedBy, approval, promotedVia } = event;
+  const { approvedBy, approval, promotedVia, issuer } = event;
   const entry: LedgerEntry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
   if (clockMs !== undefined) entry.clockMs = clockMs;
   if (expiresAtMs !== undefined) entry.expiresAtMs = expiresAtMs;
@@ -84,6 +90,7 @@ export function entryOf(
   if (approval !== undefined) entry.approval = approval;
   if (deploy !== undefined) entry.deploy = deploy;
   if (promotedVia !== undefined) entry.promotedVia = promotedVia;
+  if (issuer !== undefined) entry.issuer = issuer;
   return entry;
 }
 
@@ -102,7 +109,9 @@ export function entryJson(e: LedgerEntry): string {
   // Rare (grants that name a deploy) and nested: the general form sorts its keys.
   if (e.deploy !== undefined) text += `,"deploy":${canonicalJson(e.deploy)}`;
   if (e.expiresAtMs !== undefined) text += `,"expiresAtMs":${e.expiresAtMs}`;
-  text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+  text += `,"fence":${e.fence}`;
+  if (e.issuer !== undefined) text += `,"issuer":${s(e.issuer)}`;
+  text += `,"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
   if (e.promotedVia !== undefined) text += `,"promotedVia":${s(e.promotedVia)}`;
   if (e.reason !== undefined) text += `,"reason":${s(e.reason)}`;
   return `${text},"resource":${s(e.resource)},"seq":${e.seq},"tsMs":${e.tsMs}}`;

@@ -3,6 +3,7 @@ import { PromotionRecord } from './promotion.js';
 import { namesNoLease } from '../plane/entry-kinds.js';
 import { passCovers } from '../plane/run-pass.js';
 import { BundleError } from './verify-error.js';
+import { issuerProblem } from './issuer-check.js';
 import { PassApprovals, frozenGrant, withdraw, type Pass } from './meaning-passes.js';
 
 interface Open {
@@ -98,6 +99,9 @@ export class MeaningCheck {
   check(e: LedgerEntry): void {
     const earliest = this.advanceClock(e);
     checkClockMs(e);
+    const foreign = e.kind === 'grant' ? issuerProblem(e) : undefined;
+    if (foreign)
+      throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource}, but ${foreign}`);
     if (namesNoLease(e.kind)) return this.noLease(e);
     this.checkPolicy(e, earliest);
     const known = this.open.has(e.resource) || !this.partial;

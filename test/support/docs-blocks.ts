@@ -148,3 +148,28 @@ export function filesMadeBy(line: string): string[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The shell a CI's YAML runs, wherever it sits in the file: GitLab's `script`, `before_script`
+ * and `after_script`, Buildkite's `command` and `commands`, CircleCI's and GitHub's `run` (a
+ * string, or `{ command }`). Each as the CI hands it to the shell: a list's items one by one.
+ */
+export function ciScriptsOf(doc: unknown): string[] {
+  const out: string[] = [];
+  const texts = (value: unknown): string[] =>
+    typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(texts) : [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (['script', 'before_script', 'after_script', 'commands'].includes(key))
+        out.push(...texts(value));
+      else if (key === 'command' && typeof value === 'string') out.push(value);
+      // `run: { command }` is found by the walk, as `command`.
+      else if (key === 'run') out.push(...texts(value));
+      walk(value);
+    }
+  };
+  walk(doc);
+  return out;
+}

@@ -77,10 +77,21 @@ export async function newSigningKey(alg: 'RS256' | 'ES256' = 'RS256'): Promise<S
   return { kid, alg, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
 }
 
-export async function startFakeIssuer(
-  options: { now?: () => number; tokenLifetimeS?: number } = {},
-): Promise<FakeIssuer> {
+export interface FakeIssuerOptions {
+  now?: () => number;
+  tokenLifetimeS?: number;
+  /** The issuer URL's path after the origin (CircleCI's `/org/<org-id>`); none by default. */
+  path?: string;
+  /** The claims every token carries unless a sign call overrides them (GitHub's run by default). */
+  claims?: Record<string, unknown>;
+  /** The audience of tokens signed without one (`lease-gate` by default). */
+  audience?: string;
+}
+
+export async function startFakeIssuer(options: FakeIssuerOptions = {}): Promise<FakeIssuer> {
   const now = options.now ?? Date.now;
+  const base = options.claims ?? RUN_CLAIMS;
+  const prefix = (options.path ?? '').replace(/\/+$/, '');
   const published: SigningKey[] = [await newSigningKey()];
   const hits: Record<string, number> = {};
   const issued: string[] = [];
@@ -91,18 +102,22 @@ export async function startFakeIssuer(
   const server: Server = createServer((req, res) => {
     const parsed = new URL(req.url ?? '/', 'http://x');
     hits[parsed.pathname] = (hits[parsed.pathname] ?? 0) + 1;
+    // Routes live under the issuer's path, as discovery is `<issuer>/.well-known/...`.
+    const route = parsed.pathname.startsWith(`${prefix}/`)
+      ? parsed.pathname.slice(prefix.length)
+      : '';
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
     if (issuer.down) return json(503, { message: 'the issuer is down' });
-    if (parsed.pathname === '/.well-known/openid-configuration') {
+    if (route === '/.well-known/openid-configuration') {
       return json(200, { issuer: url, jwks_uri: `${url}/.well-known/jwks` });
     }
-    if (parsed.pathname === '/.well-known/jwks') {
+    if (route === '/.well-known/jwks') {
       return json(200, { keys: published.map((k) => k.jwk) });
     }
-    if (parsed.pathname === '/_apis/token') {
+    if (route === '/_apis/token') {
       const bearer = (req.headers.authorization ?? '').replace(/^Bearer /, '');
       const claims = runs.get(bearer);
       const audience = parsed.searchParams.get('audience');
@@ -121,7 +136,7 @@ export async function startFakeIssuer(
     json(404, { message: 'no such route' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`;
 
   const issuer: FakeIssuer = {
     url,
@@ -131,7 +146,7 @@ export async function startFakeIssuer(
     get current() {
       return published.at(-1)!;
     },
-    requestEnv(claims = RUN_CLAIMS) {
+    requestEnv(claims = base) {
       const token = `request-token-${runs.size + 1}`;
       runs.set(token, claims);
       return {
@@ -142,10 +157,10 @@ export async function startFakeIssuer(
     async sign(o = {}) {
       const key = o.key ?? issuer.current;
       const t = Math.floor(now() / 1000);
-      return new SignJWT({ ...RUN_CLAIMS, ...o.claims })
+      return new SignJWT({ ...base, ...o.claims })
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
         .setIssuer(o.issuer ?? url)
-        .setAudience(o.audience ?? 'lease-gate')
+        .setAudience(o.audience ?? options.audience ?? 'lease-gate')
         .setIssuedAt(t + (o.issuedAtInS ?? 0))
         .setNotBefore(t + (o.notBeforeInS ?? 0))
         .setExpirationTime(t + (o.expiresInS ?? 300))

@@ -28,12 +28,22 @@ const AUTH_FLAGS = {
     value: 'AUD',
     with: ['policy', 'oidc-issuer', 'oidc-did-host'],
     help: `accept OIDC ID tokens
-  (GitHub Actions' by default); each acts only as its own run's DIDs, leasing what the policy allows.`,
+  (GitHub Actions' by default; --oidc-issuer [KIND=]URL, repeatable, names others: gitlab=URL,
+  circleci=URL); each acts only as its own job's DIDs, leasing what the policy allows.`,
     synopsis: false,
   },
   policy: { type: 'string', value: 'FILE', required: true, synopsis: false },
-  'oidc-issuer': { type: 'string', value: 'URL', synopsis: false },
+  'oidc-issuer': { type: 'string', multiple: true, value: '[KIND=]URL', synopsis: false },
   'oidc-did-host': { type: 'string', value: 'HOST', synopsis: false },
+  'oidc-issuers': {
+    type: 'string',
+    value: 'FILE',
+    with: ['policy'],
+    help: `several OIDC issuers (JSON: name, kind,
+  url, audience, organization, repositories; docs/ci-issuers.md), instead of --oidc-issuer; each
+  policy rule names its issuer.`,
+    synopsis: false,
+  },
   keys: {
     type: 'string',
     value: 'FILE',

@@ -22,12 +22,24 @@ export const API_URL = { type: 'string', value: 'U' } as const satisfies Flag;
 export const WAIT_TIMEOUT = { type: 'string', value: '30m' } as const satisfies Flag;
 export const OIDC_TOKEN_FILE = { type: 'string', value: 'FILE' } as const satisfies Flag;
 export const JSON_FLAG = { type: 'boolean', default: false } as const satisfies Flag;
+/** The credential (cli/ci-auth.ts) and, on a CI job, how its own token is asked for. */
+export const AUTH = { type: 'string', value: 'auto|key|oidc' } as const satisfies Flag;
+export const OIDC_AUDIENCE = { type: 'string', value: 'AUD' } as const satisfies Flag;
+export const ID_TOKEN_VAR = { type: 'string', value: 'NAME' } as const satisfies Flag;
+
+/** The credential's flags, said once in the overview's "Common:" part. */
+export const AUTH_FLAGS = {
+  'oidc-token-file': common(OIDC_TOKEN_FILE),
+  auth: common(AUTH),
+  'oidc-audience': common(OIDC_AUDIENCE),
+  'id-token-var': common(ID_TOKEN_VAR),
+} as const;
 
 /** What every plane command parses that its synopsis need not repeat. */
 export const COMMON_FLAGS = {
   'actor-did': common(ACTOR_DID),
   'wait-timeout': common(WAIT_TIMEOUT),
-  'oidc-token-file': common(OIDC_TOKEN_FILE),
+  ...AUTH_FLAGS,
   help: HELP_FLAG,
 } as const;
 
@@ -63,7 +75,7 @@ export const ACQUIRE = {
     ...WAITING_FLAGS,
     json: JSON_FLAG,
     ...DEPLOY_FLAGS,
-    'oidc-token-file': common(OIDC_TOKEN_FILE),
+    ...AUTH_FLAGS,
     help: HELP_FLAG,
   },
   about: `  Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
@@ -80,7 +92,7 @@ export const RELEASE = {
     'api-url': API_URL,
     json: JSON_FLAG,
     'wait-timeout': common(WAIT_TIMEOUT),
-    'oidc-token-file': common(OIDC_TOKEN_FILE),
+    ...AUTH_FLAGS,
     help: HELP_FLAG,
   },
   about: '  Give back the lease this actor holds.',
@@ -96,7 +108,7 @@ export const RUN = {
       ...JSON_FLAG,
       hidden: "parsed as every plane command's: run prints the command's output",
     },
-    'oidc-token-file': common(OIDC_TOKEN_FILE),
+    ...AUTH_FLAGS,
     help: HELP_FLAG,
   },
   after: '-- <command> [args...]',

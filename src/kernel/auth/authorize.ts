@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Deploy } from '../../plane/deploy.js';
 import { deployOfRun } from './deploy-claims.js';
-import { runIdentity, type RunIdentity } from './identity.js';
+import type { RunIdentity } from './identity.js';
+import { issuerSet, type IssuerSet, type OidcIssuer } from './issuers.js';
+import type { IssuerRef } from './mappings.js';
 import type { ScopedKey, ScopedKeys } from './keys.js';
 import type { OidcClaims, OidcVerifier } from './oidc.js';
 import type { Policy } from './policy.js';
@@ -19,13 +21,22 @@ export type Principal =
   /** The one shared key: everyone who has it is trusted to be anyone. */
   | { kind: 'shared-key' }
   | { kind: 'scoped-key'; key: ScopedKey }
-  | { kind: 'oidc'; claims: OidcClaims; run: RunIdentity };
+  /** A CI job's verified token: its issuer, claims and the job (DID prefix) they name. */
+  | { kind: 'oidc'; claims: OidcClaims; run: RunIdentity; issuer: IssuerRef };
+
+/**
+ * OIDC: several issuers (kernel-auth.ts builds them from the flags or issuers file), or
+ * one GitHub-kind issuer as `{ verifier, didHost }`, as the tests and older callers say it.
+ */
+export type OidcAuth =
+  | { issuers: IssuerSet; policy: Policy }
+  | { verifier: OidcVerifier; didHost: string; policy: Policy };
 
 export interface AuthOptions {
   /** The shared key (LEASE_GATE_KERNEL_KEY): everyone trusted. */
   key?: string | undefined;
   keys?: ScopedKeys | undefined;
-  oidc?: { verifier: OidcVerifier; didHost: string; policy: Policy } | undefined;
+  oidc?: OidcAuth | undefined;
 }
 
 /** What a route is about to do as whom. */
@@ -58,8 +69,21 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Three base64url parts: what a JWS in compact form looks like. */
 const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
+/** One GitHub-kind issuer named github, for the `{ verifier, didHost }` form. */
+function setOf(oidc: OidcAuth): IssuerSet {
+  if ('issuers' in oidc) return oidc.issuers;
+  const { verifier, didHost } = oidc;
+  const github: OidcIssuer = {
+    ...{ name: 'github', kind: 'github', url: verifier.issuer, audience: '', didHost },
+    ...{ repositories: new Map(), verifier },
+  };
+  return issuerSet([github]);
+}
+
 export function createAuthorizer(options: AuthOptions): Authorizer {
   const { key, keys, oidc } = options;
+  const issuers = oidc ? setOf(oidc) : undefined;
+  const byName = new Map(issuers?.issuers.map((i) => [i.name, i]));
   const required = Boolean(key || keys || oidc);
   const keyDigest = key ? digest(key) : undefined;
 
@@ -72,12 +96,12 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
       if (keyDigest && timingSafeEqual(digest(bearer), keyDigest)) return SHARED;
       const scoped = keys?.find(bearer);
       if (scoped) return { kind: 'scoped-key', key: scoped };
-      if (oidc && bearer.length <= 16_384 && JWT_SHAPE.test(bearer)) {
-        const claims = await oidc.verifier.verify(bearer);
-        return { kind: 'oidc', claims, run: runIdentity(claims, oidc.didHost) };
+      if (issuers && bearer.length <= 16_384 && JWT_SHAPE.test(bearer)) {
+        const { claims, run } = await issuers.verify(bearer);
+        return { kind: 'oidc', claims, run, issuer: run.issuer };
       }
     }
-    throw new AuthRefusal(expected(options), { status: 401, reason: 'unauthorized' });
+    throw new AuthRefusal(expected(options, issuers), { status: 401, reason: 'unauthorized' });
   }
 
   function mayActAs(principal: Principal, act: Act): void {
@@ -85,11 +109,12 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
       const { run } = principal;
       if (!act.actorDid.startsWith(run.didPrefix)) {
         throw new AuthRefusal(
-          `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`,
+          `This token is ${run.described}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`,
           { status: 403, reason: 'not_your_did' },
         );
       }
-      if (act.action === 'lease') oidc?.policy.check(principal.claims, act.resource);
+      if (act.action === 'lease')
+        oidc?.policy.check(principal.claims, act.resource, principal.issuer);
       return;
     }
     if (principal.kind === 'scoped-key') {
@@ -115,18 +140,19 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
     deploy: Deploy | undefined,
     vouched = false,
   ): Deploy | undefined {
-    if (principal.kind !== 'oidc' || !oidc) return deploy;
-    return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost, vouched);
+    const issuer = principal.kind === 'oidc' ? byName.get(principal.issuer.name) : undefined;
+    if (principal.kind !== 'oidc' || !issuer) return deploy;
+    return deployOfRun(deploy, principal.claims, principal.run, issuer, vouched);
   }
 
   return { required, authorize, mayActAs, deployOf };
 }
 
-function expected(options: AuthOptions): string {
+function expected(options: AuthOptions, issuers: IssuerSet | undefined): string {
   const ways = [
     options.key ? 'its key (LEASE_GATE_KERNEL_KEY)' : '',
     options.keys ? 'a key from its keys file' : '',
-    options.oidc ? `an OIDC ID token from ${options.oidc.verifier.issuer}` : '',
+    issuers ? `an OIDC ID token from ${issuers.issuers.map((i) => i.url).join(' or ')}` : '',
   ].filter(Boolean);
   return `This kernel needs ${ways.join(' or ')} as a Bearer token.`;
 }

@@ -8,7 +8,11 @@ import type { Principal } from './authorize.js';
  * kernel's own budget bounds them all together.
  */
 export function compareCaller(principal: Principal, actorDid: string): string {
-  if (principal.kind === 'oidc') return `the repository ${principal.run.repository}`;
+  if (principal.kind === 'oidc') {
+    const { run } = principal;
+    // A job mapped to no repository: its own issuer's job, keyed by its DID prefix.
+    return run.repository ? `the repository ${run.repository}` : run.described;
+  }
   if (principal.kind === 'scoped-key') return `key "${principal.key.name}"`;
   return actorDid;
 }

@@ -1,5 +1,7 @@
 import { DEPLOY_FIELDS, deploySchema, type Deploy } from '../../plane/deploy.js';
 import type { RunIdentity } from './identity.js';
+import type { IssuerSpec } from './issuer-config.js';
+import { deployValues } from './mappings.js';
 import type { OidcClaims } from './oidc.js';
 import { AuthRefusal } from './refusal.js';
 
@@ -27,12 +29,34 @@ import { AuthRefusal } from './refusal.js';
  * Not on a resource of the promotion order (`--promote`): there a hold marks its commit
  * as having completed a step, so the commit must be the one the token vouches for, its
  * `sha`, or the lease is refused `403 not_your_deploy`.
+ *
+ * Other CIs' tokens (mappings.ts `deployValues`, docs/ci-issuers.md): each field their
+ * claims give is held to them as GitHub's are; a field they do not give (CircleCI's commit,
+ * GitLab's attempt) is taken as sent, believed; a believed commit is refused on a resource
+ * of the promotion order, where it would mark a step as completed.
  */
 
 type Field = keyof Deploy;
 
 /** The values the claims allow for each field, the first being the one recorded when none is sent. */
-function vouched(claims: OidcClaims, run: RunIdentity, didHost: string) {
+function vouched(claims: OidcClaims, run: RunIdentity, issuer: IssuerSpec) {
+  const out = {} as Record<Field, Array<string | number>>;
+  const values =
+    issuer.kind === 'github'
+      ? github(claims, run, issuer.didHost)
+      : deployValues(issuer, claims, run);
+  for (const [field, list] of Object.entries(values) as Array<[Field, typeof values.ref]>) {
+    // Only what the deploy schema accepts, so what is recorded is what a request could have said.
+    out[field] = list.filter(
+      (v): v is string | number =>
+        v !== undefined && deploySchema.safeParse({ [field]: v }).success,
+    );
+  }
+  return out;
+}
+
+/** GitHub's mapping (the comment above). */
+function github(claims: OidcClaims, run: RunIdentity, didHost: string) {
   const text = (name: string) => (typeof claims[name] === 'string' ? claims[name] : undefined);
   const whole = (name: string) => {
     const value = text(name);
@@ -59,15 +83,7 @@ function vouched(claims: OidcClaims, run: RunIdentity, didHost: string) {
       `https://${didHost}/${path.replace(/\/attempts\/\d+$/, '')}`,
     ],
   };
-  const out = {} as Record<Field, Array<string | number>>;
-  for (const [field, list] of Object.entries(values) as Array<[Field, typeof values.ref]>) {
-    // Only what the deploy schema accepts, so what is recorded is what a request could have said.
-    out[field] = list.filter(
-      (v): v is string | number =>
-        v !== undefined && deploySchema.safeParse({ [field]: v }).success,
-    );
-  }
-  return out;
+  return values;
 }
 
 const pullRequest = (claims: OidcClaims): boolean =>
@@ -87,12 +103,22 @@ export function deployOfRun(
   sent: Deploy | undefined,
   claims: OidcClaims,
   run: RunIdentity,
-  didHost: string,
+  issuer: IssuerSpec,
   mustVouch = false,
 ): Deploy | undefined {
   if (!sent) return undefined;
-  const allowed = vouched(claims, run, didHost);
-  const asSent = takenAsSent(claims, mustVouch);
+  const allowed = vouched(claims, run, issuer);
+  if (mustVouch && sent.commit !== undefined && allowed.commit.length === 0) {
+    throw new AuthRefusal(
+      `This token is ${run.described}: its claims name no commit (${issuer.kind} tokens carry none), so deploy.commit ${shown(sent.commit)} would be believed, not vouched for; on a resource of the promotion order a hold marks its commit as having completed a step, so the commit must come from the token.`,
+      { status: 403, reason: 'not_your_deploy' },
+    );
+  }
+  // Other CIs' tokens lack some fields (CircleCI's commit): those are believed, as sent.
+  const asSent =
+    issuer.kind === 'github'
+      ? takenAsSent(claims, mustVouch)
+      : new Set(DEPLOY_FIELDS.filter((field) => allowed[field].length === 0));
   const out: Record<string, string | number> = {};
   for (const field of DEPLOY_FIELDS) {
     const value = sent[field];
@@ -103,7 +129,7 @@ export function deployOfRun(
     const values = allowed[field];
     if (value !== undefined && values.length > 0 && !values.includes(value)) {
       throw new AuthRefusal(
-        `This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token${field === 'commit' && pullRequest(claims) ? ", a pull request run's commit too on a resource of the promotion order (a hold there marks its commit as having completed a step)" : ''}.`,
+        `This token is ${run.described}: its deploy.${field} is ${values.map(shown).join(' or ')}, not ${shown(value)}. On this kernel a run's deploy fields come from its OIDC token${field === 'commit' && pullRequest(claims) ? ", a pull request run's commit too on a resource of the promotion order (a hold there marks its commit as having completed a step)" : ''}.`,
         { status: 403, reason: 'not_your_deploy' },
       );
     }

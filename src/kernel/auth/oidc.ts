@@ -1,5 +1,6 @@
 import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { HttpClient } from '../../http/client.js';
+import { GITHUB_ISSUER_URL } from './github-issuer.js';
 import { checkIssuerUrl, IssuerKeys, unavailable } from './oidc-keys.js';
 import { AuthRefusal } from './refusal.js';
 
@@ -14,7 +15,7 @@ import { AuthRefusal } from './refusal.js';
  * work: signature, `alg` allow-list, `iss`, `aud`, `exp`, `nbf`, `iat`.
  */
 
-export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
+export const GITHUB_ISSUER = GITHUB_ISSUER_URL;
 
 /** Asymmetric signatures only: no `none`, no HMAC (a shared secret would let anyone with it mint tokens). */
 export const ALLOWED_ALGS = [

@@ -131,6 +131,14 @@ function approverCheck(
       // A bad, expired or foreign token is refused 401 here, as on every other route.
       const principal = await auth.authorize(req.headers);
       if (principal.kind === 'oidc') {
+        // Approvers are GitHub runs only: the pass they approve is keyed by a repository's
+        // runs (repoPrefixOf), which other CIs' DIDs do not have (docs/ci-issuers.md).
+        if (principal.issuer.kind !== 'github') {
+          throw new ApiRefusal(
+            `A ${principal.issuer.kind} job's token (issuer ${principal.issuer.name}) may not approve a break-glass: OIDC approvers are GitHub Actions runs; approving needs ${needs} as the Bearer token.`,
+            { status: 403, reason: 'forbidden' },
+          );
+        }
         const sub = principal.claims.sub;
         const printable = typeof sub === 'string' && SUB_PATTERN.test(sub);
         if (printable && matches(sub))

@@ -132,6 +132,7 @@ function leaseRoute({ service, auth, held, promotions }: LeaseRouteDeps): Route 
     const promotion = await promotions?.check(r, deploy, compareCaller(principal, a));
     if (promotion?.unpromoted !== undefined) extensions.unpromoted = promotion.unpromoted;
     if (promotion?.promotedVia !== undefined) extensions.promotedVia = promotion.promotedVia;
+    if (principal.kind === 'oidc') extensions.issuer = principal.issuer.url;
     const wait = preferredWait(req.headers.prefer);
     // Only a held request listens for its client going away.
     const signal = wait ? req.signal : NEVER_ABORTED;

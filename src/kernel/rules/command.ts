@@ -42,6 +42,8 @@ export type Command =
       unpromoted?: string | undefined;
       /** The commit that completed the step before and contains this deploy's (GitHub's compare). */
       promotedVia?: string | undefined;
+      /** The OIDC issuer (URL) of the asker's token, recorded on its grant. */
+      issuer?: string | undefined;
     }
   /** `outdated`: the holder did not deploy (an older commit), so its grant is undone for `previous`. */
   | { kind: 'release'; actorDid: string; outdated?: boolean | undefined }

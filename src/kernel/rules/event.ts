@@ -36,6 +36,8 @@ export const kernelEventSchema = z.object({
    * that completed the step before and contains this one, by GitHub's compare.
    */
   promotedVia: z.optional(z.string()),
+  /** The OIDC issuer (URL) whose token the grant's holder proved itself with (grants only). */
+  issuer: z.optional(z.string()),
 });
 
 export type KernelEvent = z.infer<typeof kernelEventSchema>;

@@ -130,6 +130,7 @@ function grant(
   if (pass) events[events.length - 1]!.clocked = true;
   if (command.promotedVia !== undefined)
     events[events.length - 1]!.promotedVia = command.promotedVia;
+  if (command.issuer !== undefined) events[events.length - 1]!.issuer = command.issuer;
   return { ok: true as const, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
 }
 

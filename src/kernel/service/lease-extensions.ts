@@ -16,6 +16,8 @@ export interface LeaseExtensions {
   unpromoted?: string;
   /** Set by the kernel too: the descendant that completed the step before (GitHub's compare). */
   promotedVia?: string;
+  /** Set by the kernel too: the OIDC issuer (URL) of the asker's token, on its grant's entry. */
+  issuer?: string;
 }
 
 /**

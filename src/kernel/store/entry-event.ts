@@ -12,6 +12,7 @@ export function toEvent(entry: LedgerEntry): KernelEvent {
   if (entry.approvedBy !== undefined) event.approvedBy = entry.approvedBy;
   if (entry.approval !== undefined) event.approval = entry.approval;
   if (entry.promotedVia !== undefined) event.promotedVia = entry.promotedVia;
+  if (entry.issuer !== undefined) event.issuer = entry.issuer;
   const deploy = entry.deploy && deploySchema.safeParse(entry.deploy);
   if (deploy?.success) event.deploy = deploy.data;
   return event;
