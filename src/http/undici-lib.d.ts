@@ -14,8 +14,8 @@ declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
   const EnvHttpProxyAgentClass: typeof EnvHttpProxyAgent;
   export default EnvHttpProxyAgentClass;
 }
-declare module 'undici/lib/api/api-request.js' {
+declare module 'undici/lib/api/index.js' {
   import type { Dispatcher } from 'undici';
-  const request: Dispatcher['request'];
-  export default request;
+  const api: Pick<Dispatcher, 'request' | 'stream' | 'pipeline' | 'upgrade' | 'connect'>;
+  export default api;
 }
