@@ -66,8 +66,10 @@ async function startAndKeep(add: Add, log: (line: string) => void, dists = ['dis
   const K = `keeper (Node ${process.versions.node})`;
   add(K, 'renewals in 60 s', keeper.renewals, '');
   add(K, 'failed renewals and losses', keeper.failures, '', '0', keeper.failures === 0);
-  add(K, 'peak RSS', keeper.peakRssMb, 'MB', '≤ 60', keeper.peakRssMb <= 60);
+  add(K, 'peak RSS (VmHWM)', keeper.peakRssMib, 'MiB', '≤ 60', keeper.peakRssMib <= 60);
+  add(K, 'bare node waiting, same seconds: peak RSS', keeper.bareNodePeakRssMib, 'MiB');
   add(K, 'CPU', keeper.cpuPercent, '% of a core', '≤ 1', keeper.cpuPercent <= 1);
+  add(K, 'bare node waiting, same seconds: CPU', keeper.bareNodeCpuPercent, '% of a core');
   return { starts, keeper };
 }
 

@@ -187,17 +187,25 @@ function figures(s: Series) {
   };
 }
 
-/** A keeper holding a lease for `seconds` with 1.5 s leases: renewals, peak RSS, CPU. */
+const MIB = 1_048_576;
+
+/** A process's CPU ticks so far (user + system, 1/100 s) and its peak RSS in bytes. */
+function processCost(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return { ticks: Number(fields[11]) + Number(fields[12]), peakBytes: peakKb * 1024 };
+}
+
+/**
+ * A keeper holding a lease for `seconds` with 1.5 s leases (renewals, peak RSS, CPU), and
+ * beside it, over the same seconds, a bare node doing nothing but wait: what node costs
+ * before any of the keeper's own code. The keeper is dist/keeper, spawned as main does.
+ */
 export async function keeperCost(seconds: number) {
   const kernel = await startKernel(['--ttl-ms', '1500']);
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-keeper-'));
   const status = join(dir, 'status.json');
-  const lease = {
-    id: 'pending',
-    resource: 'lock:bench/keeper',
-    holder: 'did:web:bench:keeper',
-    expiresAtMs: Date.now() + 1_500,
-  };
+  const lease = { resource: 'lock:bench/keeper', holder: 'did:web:bench:keeper' };
   // Take the lease first, as the main step does.
   const { createPlaneClient } = await import('../src/plane/client.js');
   const granted = await createPlaneClient({ apiUrl: kernel.url }).lease({
@@ -208,14 +216,13 @@ export async function keeperCost(seconds: number) {
   // As main does: the keeper renews only while its status file exists.
   const { createStatusFile } = await import('../src/lease/keeper-status.js');
   createStatusFile(status);
-  // As main spawns it: the keeper's own Node flags first.
+  // As main spawns it: the keeper's own Node flags first, then its own entry.
   const { KEEPER_NODE_FLAGS } = await import('../src/lease/background.js');
   const child = spawn(
     process.execPath,
     [
       ...KEEPER_NODE_FLAGS,
-      'dist/cli/index.js',
-      'keep',
+      'dist/keeper/index.js',
       '--api-url',
       kernel.url,
       '--resource',
@@ -229,28 +236,32 @@ export async function keeperCost(seconds: number) {
     ],
     { stdio: 'ignore' },
   );
-  const pid = child.pid!;
-  const ticks = () => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  };
+  const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1_000)'], {
+    stdio: 'ignore',
+  });
   await sleep(1_000);
-  const ticksAtStart = ticks();
+  const atStart = processCost(child.pid!);
+  const bareAtStart = processCost(bare.pid!);
   await sleep(seconds * 1_000);
-  const cpuSeconds = (ticks() - ticksAtStart) / 100;
-  const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  const atEnd = processCost(child.pid!);
+  const bareAtEnd = processCost(bare.pid!);
+  const cpuSeconds = (atEnd.ticks - atStart.ticks) / 100;
   child.kill('SIGTERM');
-  await new Promise((resolve) => child.on('close', resolve));
+  bare.kill('SIGTERM');
+  await Promise.all([child, bare].map((p) => new Promise((resolve) => p.on('close', resolve))));
   await kernel.stop();
   const { readStatusFile } = await import('../src/lease/keeper-status.js');
   const record = readStatusFile(status);
+  rmSync(dir, { recursive: true, force: true });
   if (!record) throw new Error('keeper bench: the keeper wrote no status record');
   return {
     seconds,
     renewals: record.renewals,
     failures: record.failures + (record.lost ? 1 : 0),
-    peakRssMb: peakKb / 1024,
+    peakRssMib: atEnd.peakBytes / MIB,
+    bareNodePeakRssMib: bareAtEnd.peakBytes / MIB,
     cpuSeconds,
     cpuPercent: (cpuSeconds / seconds) * 100,
+    bareNodeCpuPercent: ((bareAtEnd.ticks - bareAtStart.ticks) / 100 / seconds) * 100,
   };
 }

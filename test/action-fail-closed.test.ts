@@ -30,6 +30,7 @@ const missingHelper = () =>
 const failingHelper = (): HelperCommand => ({
   command: process.execPath,
   args: [failing],
+  keeperArgs: [failing],
   fromSource: false,
 });
 

@@ -14,6 +14,8 @@ const ALL = [
   'cli/index.js',
   'notify/notify.js',
   'notify/index.js',
+  'keeper/keeper.js',
+  'keeper/index.js',
   'console/index.html',
 ].map((f) => `dist/${f}`);
 let root = '';

@@ -1,5 +1,6 @@
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher, EnvHttpProxyAgent as ProxyAgentType } from 'undici';
 import { isLoopbackHost } from './loopback.js';
+import { Agent, EnvHttpProxyAgent } from './undici.js';
 
 /**
  * The client's connections: a direct agent, and a proxy agent when the environment names a
@@ -47,7 +48,7 @@ export function createDispatchers(options: DispatcherOptions): Dispatchers {
           httpProxy: proxies.httpProxy || undefined,
           httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
           noProxy: proxies.noProxy,
-        } as EnvHttpProxyAgent.Options)
+        } as ProxyAgentType.Options)
       : undefined;
   return {
     for: (url) =>

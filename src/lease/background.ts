@@ -82,12 +82,26 @@ export function stopDryRunKernel(pid: number): Promise<boolean> {
 
 /**
  * Node flags for the keeper. It lives as long as the job and sends a few small requests a
- * minute, so it gives up a little CPU for memory: V8 compiles WebAssembly (undici's HTTP
- * parser, most of what the keeper costs over bare Node) with its baseline compiler only, never
- * again optimised, and keeps the young generation at 1 MB. On Node 24.22.3 its peak RSS went
- * from 89.4 to 72.8 MB with the same renewals (docs/performance.md, keeper).
+ * minute, so it gives up a little CPU for memory (each measured alone over a 20 s hold on
+ * Node 24.22.3, peak RSS; docs/performance.md, keeper):
+ * - `--liftoff-only`: V8 compiles WebAssembly (undici's HTTP parser) with its baseline
+ *   compiler only, never again optimised (89.4 → 72.8 MB when the keeper was the CLI);
+ * - `--max-semi-space-size=1`: a young generation of 1 MB, not up to 16 (in the same figure);
+ * - `--no-opt --no-maglev`: JavaScript is never optimised either: −3.2 MiB, its CPU the same
+ *   (0.65 against 0.7 % of a core with 1.5 s leases);
+ * - `--no-sparkplug`: nor baseline-compiled, it stays bytecode: −0.9 MiB, 0.7 % of a core.
+ * Each is V8's own switch of a compiler tier; none changes what the keeper does.
  */
-export const KEEPER_NODE_FLAGS: readonly string[] = ['--liftoff-only', '--max-semi-space-size=1'];
+export const KEEPER_NODE_FLAGS: readonly string[] = [
+  '--liftoff-only',
+  '--max-semi-space-size=1',
+  '--no-opt',
+  '--no-maglev',
+  '--no-sparkplug',
+];
+
+/** What post finds in the keeper's command line before it signals that pid (helpers.ts). */
+const KEEPER_MARKER = 'keeper';
 
 export interface KeeperHandle {
   pid: number;
@@ -119,9 +133,8 @@ export function spawnKeeper(options: {
   createStatusFile(statusFile);
   options.onStatusFile?.(statusFile);
   const spawned = spawnHelper(
-    helper,
+    { ...helper, args: helper.keeperArgs },
     [
-      'keep',
       '--api-url',
       options.apiUrl,
       '--resource',
@@ -189,7 +202,7 @@ export async function stopKeeper(
   pid: number | undefined,
   statusFile: string,
 ): Promise<KeeperRecord | undefined> {
-  if (pid) await stopProcess(pid, STOP_GRACE_MS, realSleep);
+  if (pid) await stopProcess(pid, STOP_GRACE_MS, realSleep, KEEPER_MARKER);
   const record = readStatusFile(statusFile);
   rmSync(statusFile, { force: true });
   return record;

@@ -8,15 +8,18 @@ import { HelperError } from './errors.js';
 import { HOSTED_KEY_ENV, KEY_ENV } from './settings.js';
 
 /**
- * Helper processes (the keeper, a dry run's kernel) are the CLI, found from
- * this module's own location — never from argv[1], which under a runner
- * emulator is the emulator's file. In a bundle (dist/<entry>/index.js) that is
- * dist/cli/index.js; from source (tests, @github/local-action) it is
- * src/bin/cli.ts under tsx.
+ * Helper processes are found from this module's own location — never from argv[1], which
+ * under a runner emulator is the emulator's file: a dry run's kernel is the CLI, the keeper
+ * its own small entry, which bundles only what renewing needs (docs/performance.md, keeper).
+ * In a bundle (dist/<entry>/index.js) they are dist/cli/index.js and dist/keeper/index.js;
+ * from source (tests, @github/local-action) src/bin/cli.ts and src/bin/keeper.ts under tsx.
  */
 export interface HelperCommand {
   command: string;
+  /** The CLI's: Node's arguments before the command's own. */
   args: string[];
+  /** The keeper's, likewise. */
+  keeperArgs: string[];
   fromSource: boolean;
 }
 
@@ -25,17 +28,26 @@ export function helperCommand(moduleUrl: string = import.meta.url): HelperComman
   if (fileURLToPath(moduleUrl).endsWith('.ts')) {
     const root = join(here, '..', '..');
     const cli = join(root, 'src', 'bin', 'cli.ts');
+    const keeper = join(root, 'src', 'bin', 'keeper.ts');
     const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
-    for (const file of [cli, tsx]) {
+    for (const file of [cli, keeper, tsx]) {
       if (!existsSync(file)) throw new HelperError(`lease-gate cannot find its helper ${file}.`);
     }
-    return { command: process.execPath, args: ['--import', tsx, cli], fromSource: true };
+    const args = ['--import', tsx, cli];
+    return {
+      command: process.execPath,
+      args,
+      keeperArgs: ['--import', tsx, keeper],
+      fromSource: true,
+    };
   }
-  const cli = join(here, '..', 'cli', 'index.js');
-  if (!existsSync(cli)) {
-    throw new HelperError(`lease-gate cannot find its helper ${cli}; is dist/ complete?`);
+  const [cli, keeper] = ['cli', 'keeper'].map((entry) => join(here, '..', entry, 'index.js'));
+  for (const file of [cli!, keeper!]) {
+    if (!existsSync(file)) {
+      throw new HelperError(`lease-gate cannot find its helper ${file}; is dist/ complete?`);
+    }
   }
-  return { command: process.execPath, args: [cli], fromSource: false };
+  return { command: process.execPath, args: [cli!], keeperArgs: [keeper!], fromSource: false };
 }
 
 export interface SpawnedHelper {

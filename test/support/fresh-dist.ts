@@ -21,6 +21,8 @@ const BUNDLES = [
   'dist/cli/index.js',
   'dist/notify/notify.js',
   'dist/notify/index.js',
+  'dist/keeper/keeper.js',
+  'dist/keeper/index.js',
   'dist/console/index.html',
 ];
 
