@@ -34,7 +34,7 @@ var duration = __webpack_require__(9731);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __webpack_require__(6424);
+var plane_url = __webpack_require__(4043);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __webpack_require__(1223);
 // EXTERNAL MODULE: ./src/lease/settings.ts
@@ -89,7 +89,7 @@ const configFileSchema = schemas/* strictObject */.rej({
         schemas/* number */.aig().check(schemas/* int */.Whr(APP_ID_FORM), api/* _positive */.NC(APP_ID_FORM)),
         schemas/* string */.YjP().check(api/* _regex */.Fk(/^[1-9]\d{0,19}$/, {
             error: (issue) => typeof issue.input === 'string' && /^Iv\d*\./.test(issue.input)
-                ? "expected the App ID (a number, on the App's settings page under 'About'), not its Client ID (Iv…)"
+                ? "expected the App ID (a number, on the App's settings page under 'About'), not its Client ID (Iv\u2026)"
                 : APP_ID_FORM,
         })),
     ], { error: APP_ID_FORM }),
@@ -228,8 +228,8 @@ function globToRegExp(glob) {
 
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __webpack_require__(7067);
-// EXTERNAL MODULE: ./src/http/client.ts + 2 modules
-var client = __webpack_require__(1197);
+// EXTERNAL MODULE: ./src/http/client.ts + 3 modules
+var client = __webpack_require__(3276);
 // EXTERNAL MODULE: ./src/plane/client.ts + 6 modules
 var plane_client = __webpack_require__(4984);
 // EXTERNAL MODULE: ./src/plane/time.ts
@@ -265,11 +265,11 @@ const runSchema = schemas/* object */.Ikc({
     run_attempt: schemas/* optional */.lqM(schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _positive */.NC())),
     status: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
 });
-/** `GET …/environments/{name}`: only whether it requires reviewers matters here. */
+/** `GET \u2026/environments/{name}`: only whether it requires reviewers matters here. */
 const environmentSchema = schemas/* object */.Ikc({
     protection_rules: schemas/* optional */.lqM(schemas/* array */.YOg(schemas/* object */.Ikc({ type: schemas/* string */.YjP().check(api/* _maxLength */.Eb(64)) })).check(api/* _maxLength */.Eb(100))),
 });
-/** `GET …/actions/runs/{run}/approvals`: each review, its state and the environments it covers. */
+/** `GET \u2026/actions/runs/{run}/approvals`: each review, its state and the environments it covers. */
 const approvalsSchema = schemas/* array */.YOg(schemas/* object */.Ikc({
     state: schemas/* string */.YjP().check(api/* _maxLength */.Eb(40)),
     environments: schemas/* array */.YOg(schemas/* object */.Ikc({ name: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _maxLength */.Eb(255))) }))
@@ -289,7 +289,7 @@ const workflowRunSchema = schemas/* object */.Ikc({
 });
 /**
  * The run id from `deployment_callback_url`, when that URL names this repository's
- * run: `…/repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule`.
+ * run: `\u2026/repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule`.
  * The URL itself is never called: the app builds the route from its own API origin,
  * so a payload cannot send the installation token elsewhere.
  */
@@ -316,7 +316,7 @@ function runIdFromCallback(url, fullName) {
  * granted. The job's step cannot know the app's DID in advance (its own DID ends in a
  * random nonce, and GitHub's event does not name the job), so the step takes up a
  * lease held by a DID of its own run and attempt that ends in this marker: the app's.
- *   …:runs:<run>:attempts:<n>:jobs:<job or %2A>:protection-rule-<deployment id>
+ *   \u2026:runs:<run>:attempts:<n>:jobs:<job or %2A>:protection-rule-<deployment id>
  */
 const APP_NONCE_PREFIX = 'protection-rule-';
 /** The job segment when the app's rule does not name the job: `*`, never a job id. */
@@ -838,7 +838,7 @@ function tokenAnswered({ options, policy }, installationId, error) {
         cause: error,
     });
 }
-/** The App's own JWT (for `/app/…` routes), made by auth-app from the private key. */
+/** The App's own JWT (for `/app/\u2026` routes), made by auth-app from the private key. */
 async function appJwt(auth) {
     try {
         return (await auth({ type: 'app' })).token;
@@ -1790,7 +1790,7 @@ class AppMetrics {
         const registers = [this.registry];
         const calls = new prom_client.Counter({
             name: 'lease_gate_app_github_calls_total',
-            help: 'Attempts of calls to GitHub’s API, by outcome (each retry counts).',
+            help: 'Attempts of calls to GitHub\u2019s API, by outcome (each retry counts).',
             labelNames: ['outcome'],
             registers,
         });
@@ -1804,7 +1804,7 @@ class AppMetrics {
         this.calls = Object.fromEntries(outcomes.map((o) => [o, calls.labels(o)]));
         this.reviews = new prom_client.Counter({
             name: 'lease_gate_app_reviews_total',
-            help: 'The protection rule’s answers sent to GitHub (state approved or rejected), by outcome.',
+            help: 'The protection rule\u2019s answers sent to GitHub (state approved or rejected), by outcome.',
             labelNames: ['state', 'outcome'],
             registers,
         });
@@ -2165,7 +2165,7 @@ async function app(args, io, env) {
         return (0,log_output/* refusedToStart */.ej)(error, log, (0,log_output/* loggedOutput */.kO)(io, log), 'app');
     }
 }
-/** Checked settings → the app: its config read and checked, then served. */
+/** Checked settings \u2192 the app: its config read and checked, then served. */
 async function startAppCommand(settings, io, env) {
     let config;
     try {
@@ -2205,7 +2205,7 @@ async function startAppCommand(settings, io, env) {
 /* harmony export */   u: () => (/* binding */ MIN_KEY_LENGTH),
 /* harmony export */   v: () => (/* binding */ kernelKeysOf)
 /* harmony export */ });
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6424);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4043);
 /* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(776);
 
 
@@ -2503,7 +2503,7 @@ function createLogger(options) {
         error: (msg, fields) => log('error', msg, fields),
     };
 }
-/** Query parameters whose value is a credential by its name (`?access_token=…`, `&sig=…`). */
+/** Query parameters whose value is a credential by its name (`?access_token=\u2026`, `&sig=\u2026`). */
 const SECRET_PARAM = /([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth|code|credential)[\w.-]*)=)[^&#\s"']+/gi;
 /** A URL's userinfo: `scheme://user:password@`, or `scheme://token@` (no colon). */
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"':]*)(:[^\s/?#@"']*)?@/gi;
@@ -2559,7 +2559,7 @@ function wantsOpenMetrics(accept) {
 }
 /**
  * Renders `registry` in either format. prom-client renames a counter in place when it
- * writes OpenMetrics (`x_total` → `x`) and the next Prometheus-format scrape would lose the
+ * writes OpenMetrics (`x_total` \u2192 `x`) and the next Prometheus-format scrape would lose the
  * suffix: each render here runs alone and puts the names back.
  */
 class MetricsRenderer {

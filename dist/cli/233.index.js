@@ -8,11 +8,10 @@ export const modules = {
 
 // EXPORTS
 __webpack_require__.d(__webpack_exports__, {
-  GITHUB_ISSUER: () => (/* binding */ GITHUB_ISSUER),
   createOidcVerifier: () => (/* binding */ createOidcVerifier)
 });
 
-// UNUSED EXPORTS: ALLOWED_ALGS, JWKS_CACHE_MS, JWKS_MAX_STALE_MS, JWKS_MIN_REFRESH_MS, MAX_SKEW_S
+// UNUSED EXPORTS: ALLOWED_ALGS, GITHUB_ISSUER, JWKS_CACHE_MS, JWKS_MAX_STALE_MS, JWKS_MIN_REFRESH_MS, MAX_SKEW_S
 
 // EXTERNAL MODULE: ./node_modules/jose/dist/webapi/lib/jws_algorithms.js + 1 modules
 var jws_algorithms = __webpack_require__(8576);
@@ -275,6 +274,7 @@ var refusal = __webpack_require__(2528);
 
 
 
+
 /**
  * Verifies OIDC ID tokens (GitHub Actions' by default) against the issuer's
  * published keys: discovery document, then JWKS, both fetched through our one
@@ -285,7 +285,7 @@ var refusal = __webpack_require__(2528);
  * down costs one fetch per bound, not one per request. jose does the JOSE
  * work: signature, `alg` allow-list, `iss`, `aud`, `exp`, `nbf`, `iat`.
  */
-const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
+const GITHUB_ISSUER = (/* unused pure expression or super */ null && (GITHUB_ISSUER_URL));
 /** Asymmetric signatures only: no `none`, no HMAC (a shared secret would let anyone with it mint tokens). */
 const ALLOWED_ALGS = [
     'RS256',

@@ -22,7 +22,7 @@ export const modules = {
 /** Any refusal other than lease_held: the plane said no for a reason waiting cannot fix. */
 class LeaseRefusedError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'LeaseRefusedError';
-    /** The plane's reason (`actor_suspended`, …), or what refused (`key refused`). */
+    /** The plane's reason (`actor_suspended`, \u2026), or what refused (`key refused`). */
     reason;
     /** The plane's own words, when it gave any. */
     detail;
@@ -518,7 +518,7 @@ var time = __webpack_require__(7513);
 
 /**
  * One lease session, the same for the action and the CLI:
- * `acquire() → Held { keep(), release() }`. It knows no runner and no
+ * `acquire() \u2192 Held { keep(), release() }`. It knows no runner and no
  * terminal; the faces turn its events into annotations or stderr lines.
  */
 /** The one set of limits both faces use (they drifted when each had its own). */
@@ -836,8 +836,8 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY_WINDOW_MS
 
-// EXTERNAL MODULE: ./src/http/client.ts + 2 modules
-var client = __webpack_require__(1197);
+// EXTERNAL MODULE: ./src/http/client.ts + 3 modules
+var client = __webpack_require__(3276);
 // EXTERNAL MODULE: ./src/plane/errors.ts
 var errors = __webpack_require__(3291);
 // EXTERNAL MODULE: ./src/plane/retry.ts
@@ -860,7 +860,7 @@ async function withRetries(attempt, call, how) {
                 throw error;
             const wait = (0,retry/* nextRetryMs */.Y2)(policy, n, error.retryAfterMs, until - clock.now(), random);
             if (wait === undefined) {
-                throw new errors/* PlaneUnavailableError */.Jo(`${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status, cause: error });
+                throw new errors/* PlaneUnavailableError */.Jo(`${error.message} \u2014 still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`, { call: error.call, status: error.status, cause: error });
             }
             how.onRetry?.({
                 error: error.message,
@@ -1339,7 +1339,7 @@ class BrokenGrantError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .Contra
 }
 /** Plane text in a message: bounded, on one line, without markup. */
 function quote(text) {
-    const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}…` : text);
+    const clean = JSON.stringify(text.length > 80 ? `${text.slice(0, 79)}\u2026` : text);
     return clean.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -499,7 +499,7 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
     };
 }
 function describeFirstFailure(apiUrl, from, event) {
-    // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
+    // The call's own name ([GET] "url": \u2026) is dropped: the URL is said once, with its source.
     const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
@@ -563,7 +563,7 @@ function describeLapse(lease, nowMs) {
     const left = lease.expiresAtMs - nowMs;
     return left > 0 ? `lapses at ${at} (in about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(left)})` : `lapses at ${at}`;
 }
-/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+/** "held by X" \u2014 or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
     return reserved
         ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
@@ -596,13 +596,13 @@ function ordinal(n) {
 }
 /**
  * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
- * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * "frozen until \u2026 by an operator: <reason>" or "held while its health check fails: <url>
  * answered 503". Plane text is escaped here.
  */
 function describeWaitState(e) {
     if (e.frozen) {
         const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
-        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // The kernel's message starts "frozen until \u2026", or "held while its health check fails: \u2026"
         // (the health gate's hold, no operator's); another plane's may not.
         return message.startsWith('frozen') || healthHold(message)
             ? message
@@ -691,7 +691,7 @@ function waitNotices(resource, everyMs = WAIT_PROGRESS_EVERY_MS) {
 // The grammar of the action's DIDs (did.ts): GitHub's names, numeric ids, a plain host name.
 
 const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
-/** The run of a DID the action derives (`…:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
+/** The run of a DID the action derives (`\u2026:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
 function runOf(did) {
     if (!did.startsWith('did:web:'))
         return undefined;

@@ -6,12 +6,15 @@ export const modules = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   J: () => (/* binding */ deployFromFlags),
-/* harmony export */   z: () => (/* binding */ describeDeploy)
+/* harmony export */   nB: () => (/* binding */ deployFor),
+/* harmony export */   ze: () => (/* binding */ describeDeploy)
 /* harmony export */ });
+/* unused harmony export deployFromFlags */
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
 /* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6115);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(776);
+/* harmony import */ var _ci_auth_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8943);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(776);
+
 
 
 
@@ -25,8 +28,21 @@ const FLAG_OF = {
     runUrl: 'run-url',
 };
 const shown = (value) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(value, 80);
-/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
-function deployFromFlags(values) {
+/**
+ * The deploy a holding command sends: its flags', and on a job's own OIDC token (`ci`) the
+ * kernel's to complete from the token's claims (ci-auth.ts jobDeploy).
+ */
+function deployFor(values, settings, env) {
+    const { deploy, queue } = deployFromFlags(values, settings.ci !== undefined);
+    if (!settings.ci)
+        return { ...(deploy ? { deploy } : {}), ...(queue ? { queue } : {}) };
+    return { deploy: (0,_ci_auth_js__WEBPACK_IMPORTED_MODULE_2__/* .jobDeploy */ .pn)(settings.ci, deploy, env), ...(queue ? { queue } : {}) };
+}
+/**
+ * The flags \u2192 the lease request's extension fields; throws a UsageError naming the flag.
+ * `fromToken`: the kernel fills the lane (repository, workflow, ref, run) from the job's token.
+ */
+function deployFromFlags(values, fromToken = false) {
     const candidate = {};
     for (const [key, flag] of Object.entries(FLAG_OF)) {
         const raw = values[flag];
@@ -34,7 +50,7 @@ function deployFromFlags(values) {
             continue;
         const value = parseField(key, flag, raw);
         if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR.safeParse({ [key]: value }).success) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
         }
         candidate[key] = value;
     }
@@ -43,14 +59,14 @@ function deployFromFlags(values) {
     if (queue === undefined)
         return deploy ? { deploy } : {};
     if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .QUEUE_MODES */ .xZ.includes(queue)) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
     }
-    if (queue === 'newest') {
+    if (queue === 'newest' && !fromToken) {
         const missing = ['repository', 'workflow', 'ref', 'runNumber']
             .filter((key) => deploy?.[key] === undefined)
             .map((key) => `--${FLAG_OF[key]}`);
         if (missing.length) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
         }
     }
     return { ...(deploy ? { deploy } : {}), queue: queue };
@@ -58,14 +74,14 @@ function deployFromFlags(values) {
 function parseField(key, flag, raw) {
     if (key === 'runNumber' || key === 'runAttempt') {
         if (!/^\d{1,13}$/.test(raw)) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
         }
         return Number(raw);
     }
     // Git prints commits in lowercase; one pasted from elsewhere may not be.
     return key === 'commit' ? raw.toLowerCase() : raw;
 }
-/** "commit abc… of acme/shop on refs/heads/main, run 12 attempt 1: https://…", escaped for a terminal. */
+/** "commit abc\u2026 of acme/shop on refs/heads/main, run 12 attempt 1: https://\u2026", escaped for a terminal. */
 function describeDeploy(deploy) {
     const fields = new Map((0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deployEntries */ ._j)(deploy));
     const parts = [];
@@ -308,8 +324,8 @@ var operator = __webpack_require__(4876);
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
 var api = __webpack_require__(3305);
-// EXTERNAL MODULE: ./src/http/client.ts + 2 modules
-var client = __webpack_require__(1197);
+// EXTERNAL MODULE: ./src/http/client.ts + 3 modules
+var client = __webpack_require__(3276);
 // EXTERNAL MODULE: ./src/plane/schema.ts
 var schema = __webpack_require__(3659);
 // EXTERNAL MODULE: ./src/console/page/words.ts
@@ -396,14 +412,14 @@ function waiter(w, nowMs) {
         ...(w.etaMs === undefined ? {} : { etaMs: w.etaMs }),
     };
 }
-/** "  1st in line did:… · waiting 3 min · about 6 min at recent hold times": the console's words. */
+/** "  1st in line did:\u2026 \u00b7 waiting 3 min \u00b7 about 6 min at recent hold times": the console's words. */
 function describeWaiter(w) {
     const parts = [`${(0,words/* placeInLine */.$b)(w.position)} ${(0,lease_escape/* untrusted */.bp)((0,did/* describeHolder */.sG)(w.actorDid), 2_048)}`];
     if (w.waitedMs !== undefined)
         parts.push((0,words/* waitingFor */.Fz)(w.waitedMs));
     if (w.etaMs !== undefined)
         parts.push((0,words/* etaWords */.uU)(w.etaMs));
-    return `  ${parts.join(' · ')}`;
+    return `  ${parts.join(' \u00b7 ')}`;
 }
 
 // EXTERNAL MODULE: ./src/errors.ts
@@ -428,8 +444,8 @@ var src_errors = __webpack_require__(3916);
 /** `lease-gate acquire`: wait for the lease like the action does, print it. */
 async function acquire(args, io, env) {
     const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(plane/* ACQUIRE */.Rf.flags));
-    const settings = (0,options/* settingsFromFlags */.x$)(values, env);
-    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFromFlags */.J)(values) }, io, env);
+    const settings = await (0,options/* holderSettings */.qP)(values, env);
+    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFor */.nB)(values, settings, env) }, io, env);
     try {
         const { result, stoppedBy } = await (0,cli_session/* waitForLease */.tH)(session, settings, io, {
             signals: ['SIGINT', 'SIGTERM'],
@@ -469,7 +485,7 @@ async function acquire(args, io, env) {
 /** `lease-gate release`: give back what this actor holds. */
 async function release(args, io, env) {
     const { values } = (0,options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(plane/* RELEASE */.g2.flags));
-    const settings = (0,options/* settingsFromFlags */.x$)(values, env);
+    const settings = await (0,options/* holderSettings */.qP)(values, env);
     return (0,cli_session/* withSession */.fQ)(settings, io, env, async (session) => {
         const answer = await session.client.release({
             resource: settings.resource,
@@ -507,7 +523,7 @@ async function lease_commands_status(args, io, env) {
             if (frozen)
                 io.out(describeFreeze(settings.resource, frozen));
             if (lease)
-                io.out(`${settings.resource} is held by ${(0,did/* describeHolder */.sG)(lease.holder)}: ${(0,texts/* describeLease */.un)(lease, texts/* formatUtc */.ay)}${lease.deploy ? `; deploying ${(0,deploy_flags/* describeDeploy */.z)(lease.deploy)}` : ''}`);
+                io.out(`${settings.resource} is held by ${(0,did/* describeHolder */.sG)(lease.holder)}: ${(0,texts/* describeLease */.un)(lease, texts/* formatUtc */.ay)}${lease.deploy ? `; deploying ${(0,deploy_flags/* describeDeploy */.ze)(lease.deploy)}` : ''}`);
             else if (!frozen)
                 io.out(`${settings.resource} is free`);
             // The waiters in line order, in the console's words; nothing when nobody waits.
@@ -668,7 +684,7 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
     };
 }
 function describeFirstFailure(apiUrl, from, event) {
-    // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
+    // The call's own name ([GET] "url": \u2026) is dropped: the URL is said once, with its source.
     const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
@@ -721,7 +737,7 @@ function duration(ms) {
 }
 /** "2026-12-03 14:05:09 UTC": the exact time. */
 const utcStamp = (ms) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
-/** 1 → "1st", 2 → "2nd", 3 → "3rd", 11 → "11th". */
+/** 1 \u2192 "1st", 2 \u2192 "2nd", 3 \u2192 "3rd", 11 \u2192 "11th". */
 function ordinal(n) {
     const tens = n % 100;
     const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
@@ -790,8 +806,8 @@ const EPOCH = 2 ** TIMELINE_FENCE_BITS;
 /** The last timeline whose fences stay within Number.MAX_SAFE_INTEGER (2^53 - 1). */
 const MAX_TIMELINE = Math.floor(Number.MAX_SAFE_INTEGER / EPOCH);
 /**
- * The least fence timeline `timeline` may draw above: (timeline - 1) · 2^40, so a
- * database that never failed over (timeline 1) keeps fences 1, 2, 3…. Undefined
+ * The least fence timeline `timeline` may draw above: (timeline - 1) \u00b7 2^40, so a
+ * database that never failed over (timeline 1) keeps fences 1, 2, 3\u2026. Undefined
  * past MAX_TIMELINE, where a fence would no longer be an exact number.
  */
 function fenceFloor(timeline) {
@@ -960,7 +976,7 @@ function describeLapse(lease, nowMs) {
     const left = lease.expiresAtMs - nowMs;
     return left > 0 ? `lapses at ${at} (in about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(left)})` : `lapses at ${at}`;
 }
-/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+/** "held by X" \u2014 or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
     return reserved
         ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
@@ -993,13 +1009,13 @@ function ordinal(n) {
 }
 /**
  * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
- * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * "frozen until \u2026 by an operator: <reason>" or "held while its health check fails: <url>
  * answered 503". Plane text is escaped here.
  */
 function describeWaitState(e) {
     if (e.frozen) {
         const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
-        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // The kernel's message starts "frozen until \u2026", or "held while its health check fails: \u2026"
         // (the health gate's hold, no operator's); another plane's may not.
         return message.startsWith('frozen') || healthHold(message)
             ? message

@@ -6,12 +6,15 @@ export const modules = {
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   J: () => (/* binding */ deployFromFlags),
-/* harmony export */   z: () => (/* binding */ describeDeploy)
+/* harmony export */   nB: () => (/* binding */ deployFor),
+/* harmony export */   ze: () => (/* binding */ describeDeploy)
 /* harmony export */ });
+/* unused harmony export deployFromFlags */
 /* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1223);
 /* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6115);
-/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(776);
+/* harmony import */ var _ci_auth_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8943);
+/* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(776);
+
 
 
 
@@ -25,8 +28,21 @@ const FLAG_OF = {
     runUrl: 'run-url',
 };
 const shown = (value) => (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_0__/* .untrusted */ .bp)(value, 80);
-/** The flags → the lease request's extension fields; throws a UsageError naming the flag. */
-function deployFromFlags(values) {
+/**
+ * The deploy a holding command sends: its flags', and on a job's own OIDC token (`ci`) the
+ * kernel's to complete from the token's claims (ci-auth.ts jobDeploy).
+ */
+function deployFor(values, settings, env) {
+    const { deploy, queue } = deployFromFlags(values, settings.ci !== undefined);
+    if (!settings.ci)
+        return { ...(deploy ? { deploy } : {}), ...(queue ? { queue } : {}) };
+    return { deploy: (0,_ci_auth_js__WEBPACK_IMPORTED_MODULE_2__/* .jobDeploy */ .pn)(settings.ci, deploy, env), ...(queue ? { queue } : {}) };
+}
+/**
+ * The flags \u2192 the lease request's extension fields; throws a UsageError naming the flag.
+ * `fromToken`: the kernel fills the lane (repository, workflow, ref, run) from the job's token.
+ */
+function deployFromFlags(values, fromToken = false) {
     const candidate = {};
     for (const [key, flag] of Object.entries(FLAG_OF)) {
         const raw = values[flag];
@@ -34,7 +50,7 @@ function deployFromFlags(values) {
             continue;
         const value = parseField(key, flag, raw);
         if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deploySchema */ .zR.safeParse({ [key]: value }).success) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
         }
         candidate[key] = value;
     }
@@ -43,14 +59,14 @@ function deployFromFlags(values) {
     if (queue === undefined)
         return deploy ? { deploy } : {};
     if (!_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .QUEUE_MODES */ .xZ.includes(queue)) {
-        throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
+        throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --queue '${shown(queue)}'. Expected 'fifo' or 'newest'.`);
     }
-    if (queue === 'newest') {
+    if (queue === 'newest' && !fromToken) {
         const missing = ['repository', 'workflow', 'ref', 'runNumber']
             .filter((key) => deploy?.[key] === undefined)
             .map((key) => `--${FLAG_OF[key]}`);
         if (missing.length) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`--queue newest needs ${missing.join(', ')}: a run is superseded only by a newer run (a higher --run-number) of the same repository, workflow and ref.`);
         }
     }
     return { ...(deploy ? { deploy } : {}), queue: queue };
@@ -58,14 +74,14 @@ function deployFromFlags(values) {
 function parseField(key, flag, raw) {
     if (key === 'runNumber' || key === 'runAttempt') {
         if (!/^\d{1,13}$/.test(raw)) {
-            throw new _options_js__WEBPACK_IMPORTED_MODULE_2__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
+            throw new _options_js__WEBPACK_IMPORTED_MODULE_3__/* .UsageError */ .eb(`Invalid --${flag} '${shown(raw)}'. Expected ${_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .DEPLOY_FORMS */ .sq[key]}.`);
         }
         return Number(raw);
     }
     // Git prints commits in lowercase; one pasted from elsewhere may not be.
     return key === 'commit' ? raw.toLowerCase() : raw;
 }
-/** "commit abc… of acme/shop on refs/heads/main, run 12 attempt 1: https://…", escaped for a terminal. */
+/** "commit abc\u2026 of acme/shop on refs/heads/main, run 12 attempt 1: https://\u2026", escaped for a terminal. */
 function describeDeploy(deploy) {
     const fields = new Map((0,_plane_deploy_js__WEBPACK_IMPORTED_MODULE_1__/* .deployEntries */ ._j)(deploy));
     const parts = [];
@@ -170,7 +186,7 @@ function ownCgroup() {
     if (!own || own.split('/').includes('..'))
         return undefined;
     for (const line of mountinfo.split('\n')) {
-        // "id parent major:minor root mountpoint opts [optional…] - fstype source superopts"
+        // "id parent major:minor root mountpoint opts [optional\u2026] - fstype source superopts"
         const [before, after] = line.split(' - ');
         if (!before || !after?.startsWith('cgroup2 '))
             continue;
@@ -415,7 +431,7 @@ class CgroupContainment extends Base {
 class TreeContainment extends Base {
     trackEveryMs;
     kind;
-    /** pid → start time of each process known to be the command's. */
+    /** pid \u2192 start time of each process known to be the command's. */
     known = new Map();
     /** The command's start time: nothing that started before can carry its mark. */
     rootStart;
@@ -569,8 +585,8 @@ async function runCommand(args, io, env) {
         throw new options/* UsageError */.eb(`Invalid --on-lost '${onLost}'. Expected 'terminate' or 'warn'.`);
     }
     const cgroup = cgroupFromEnv(env);
-    const settings = (0,options/* settingsFromFlags */.x$)(values, env);
-    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFromFlags */.J)(values) }, io, env);
+    const settings = await (0,options/* holderSettings */.qP)(values, env);
+    const session = (0,cli_session/* cliSession */.ri)({ ...settings, ...(0,deploy_flags/* deployFor */.nB)(values, settings, env) }, io, env);
     try {
         const { result: waited, stoppedBy } = await (0,cli_session/* waitForLease */.tH)(session, settings, io, {
             signals: FORWARDED,
@@ -794,7 +810,7 @@ function retryLines(apiUrl, from, say, now, everyMs = STILL_FAILING_EVERY_MS) {
     };
 }
 function describeFirstFailure(apiUrl, from, event) {
-    // The call's own name ([GET] "url": …) is dropped: the URL is said once, with its source.
+    // The call's own name ([GET] "url": \u2026) is dropped: the URL is said once, with its source.
     const cause = (0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_1__/* .untrusted */ .bp)(event.error.replace(/^\[[A-Z]+\] "[^"]*": /, ''), 200);
     const source = from ? ` (${from})` : '';
     // The hosted plane asked only because nothing named another: say how to name one.
@@ -859,7 +875,7 @@ function groupAlive(group) {
         return true;
     return list.some((entry) => entry.pgrp === group && entry.state !== 'Z');
 }
-/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session … starttime(22) …". */
+/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session \u2026 starttime(22) \u2026". */
 function parseStat(pid, stat) {
     // comm may hold spaces and parentheses: the fields start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -982,7 +998,7 @@ function describeLapse(lease, nowMs) {
     const left = lease.expiresAtMs - nowMs;
     return left > 0 ? `lapses at ${at} (in about ${(0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .formatDuration */ .a3)(left)})` : `lapses at ${at}`;
 }
-/** "held by X" — or, for a reservation, "reserved for X (next in line)", never "held by". */
+/** "held by X" \u2014 or, for a reservation, "reserved for X (next in line)", never "held by". */
 function describeHeldBy(holder, reserved) {
     return reserved
         ? `reserved for ${(0,_did_js__WEBPACK_IMPORTED_MODULE_2__/* .describeHolder */ .sG)(holder)} (next in line)`
@@ -1015,13 +1031,13 @@ function ordinal(n) {
 }
 /**
  * What a waiter is waiting for: "held by X (2nd in line; about 6 min at recent hold times)",
- * "frozen until … by an operator: <reason>" or "held while its health check fails: <url>
+ * "frozen until \u2026 by an operator: <reason>" or "held while its health check fails: <url>
  * answered 503". Plane text is escaped here.
  */
 function describeWaitState(e) {
     if (e.frozen) {
         const message = (0,_escape_js__WEBPACK_IMPORTED_MODULE_3__/* .untrusted */ .bp)(e.frozen.message);
-        // The kernel's message starts "frozen until …", or "held while its health check fails: …"
+        // The kernel's message starts "frozen until \u2026", or "held while its health check fails: \u2026"
         // (the health gate's hold, no operator's); another plane's may not.
         return message.startsWith('frozen') || healthHold(message)
             ? message

@@ -4995,7 +4995,7 @@ const require_Metric = __webpack_require__(626);
 const require_NoopLogger = __webpack_require__(9140);
 const require_LogRecord = __webpack_require__(8973);
 const require_TextMapPropagator = __webpack_require__(3565);
-const require_trace_flags = __webpack_require__(5626);
+const require_trace_flags = __webpack_require__(3245);
 const require_invalid_span_constants = __webpack_require__(3552);
 const require_spancontext_utils = __webpack_require__(3723);
 const require_ProxyTracer = __webpack_require__(3861);
@@ -6124,7 +6124,7 @@ exports.createTraceState = createTraceState;
 /***/ 3552:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-__webpack_require__(5626);
+__webpack_require__(3245);
 //#region src/trace/invalid-span-constants.ts
 /**
 * @since 1.0.0
@@ -6381,7 +6381,7 @@ exports.SpanStatusCode = SpanStatusCode;
 
 /***/ }),
 
-/***/ 5626:
+/***/ 3245:
 /***/ ((__unused_webpack_module, exports) => {
 
 //#region src/trace/trace_flags.ts

@@ -145,7 +145,7 @@ function writeTempSync(temp, text, flags, mode) {
 /**
  * The one directory-sync policy. A rename or a new name is durable only once its
  * directory is synced, so a write whose directory sync fails was NOT made durable and
- * fails too — except where the platform cannot sync a directory at all: Windows cannot
+ * fails too \u2014 except where the platform cannot sync a directory at all: Windows cannot
  * open one (EISDIR, EPERM), and some file systems (network, FUSE) refuse fsync on one
  * (EINVAL). There a rename is as durable as that file system makes it, and refusing
  * every write would leave the kernel unable to run there.
@@ -267,7 +267,7 @@ class CheckpointError extends _errors_js__WEBPACK_IMPORTED_MODULE_1__/* .LeaseGa
     }
 }
 const ED25519 = 0x01;
-const SIGNATURE_PREFIX = '— ';
+const SIGNATURE_PREFIX = '\u2014 ';
 /** The 32 raw bytes of an Ed25519 public key. */
 function rawPublicKey(key) {
     const publicKey = key.type === 'public' ? key : (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createPublicKey)(key);
@@ -298,8 +298,8 @@ function signCheckpoint(checkpoint, privateKey) {
     const blob = Buffer.concat([keyId(name, publicKey), signature]).toString('base64');
     return `${body}\n${SIGNATURE_PREFIX}${name} ${blob}\n`;
 }
-/** One signature line: an em dash, the key name, and canonical base64 of key id ‖ signature. */
-const SIGNATURE_LINE = /^— ([^\s]+) ([A-Za-z0-9+/]+={0,2})$/;
+/** One signature line: an em dash, the key name, and canonical base64 of key id \u2016 signature. */
+const SIGNATURE_LINE = /^\u2014 ([^\s]+) ([A-Za-z0-9+/]+={0,2})$/;
 /**
  * Parses a signed checkpoint and checks its signature by `publicKey`; throws
  * with the reason. The note is exactly origin, size and root; every signature
@@ -340,7 +340,7 @@ function verifyCheckpoint(text, publicKey) {
         const match = SIGNATURE_LINE.exec(line);
         const bytes = match && Buffer.from(match[2], 'base64');
         if (!match || !bytes || bytes.toString('base64') !== match[2] || bytes.length < 5) {
-            throw new CheckpointError(`checkpoint: signature line ${i + 1} is malformed (expected '— <name> <base64 key id and signature>'): ${JSON.stringify(line.slice(0, 120))}`);
+            throw new CheckpointError(`checkpoint: signature line ${i + 1} is malformed (expected '\u2014 <name> <base64 key id and signature>'): ${JSON.stringify(line.slice(0, 120))}`);
         }
         if (!signature && match[1] === origin && bytes.subarray(0, 4).equals(id))
             signature = bytes;
@@ -364,9 +364,9 @@ function verifyCheckpoint(text, publicKey) {
 /* harmony export */   Bm: () => (/* binding */ entryJson),
 /* harmony export */   Ms: () => (/* binding */ entryOf),
 /* harmony export */   Oo: () => (/* binding */ entrySchema),
-/* harmony export */   eS: () => (/* binding */ leafBytes),
 /* harmony export */   hB: () => (/* binding */ readEntry)
 /* harmony export */ });
+/* unused harmony export leafBytes */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3305);
 /* harmony import */ var _zod_en_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3184);
@@ -426,6 +426,12 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
      * is the kernel's signed word. Optional, so ledgers written before it verify as they are.
      */
     promotedVia: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._regex */ .Fk(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/))),
+    /**
+     * The OIDC issuer (its URL) whose token the grant's holder proved itself with, on a kernel
+     * of several CIs' issuers; `verify` checks the holder's DID lies in that issuer's namespace
+     * (ledger/issuer-check.ts). Optional, so ledgers written before it verify as they are.
+     */
+    issuer: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_2__/* ._maxLength */ .Eb(500))),
 });
 /**
  * The entry for an event, field by field. Not `{ ...rest, seq, tsMs }` after
@@ -435,7 +441,7 @@ const entrySchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .re
  */
 function entryOf(event, seq, tsMs, clockMs) {
     const { kind, resource, actorDid, leaseId, fence, expiresAtMs, reason, by, deploy } = event;
-    const { approvedBy, approval, promotedVia } = event;
+    const { approvedBy, approval, promotedVia, issuer } = event;
     const entry = { kind, resource, actorDid, leaseId, fence, seq, tsMs };
     if (clockMs !== undefined)
         entry.clockMs = clockMs;
@@ -453,6 +459,8 @@ function entryOf(event, seq, tsMs, clockMs) {
         entry.deploy = deploy;
     if (promotedVia !== undefined)
         entry.promotedVia = promotedVia;
+    if (issuer !== undefined)
+        entry.issuer = issuer;
     return entry;
 }
 /**
@@ -476,7 +484,10 @@ function entryJson(e) {
         text += `,"deploy":${(0,_plane_canonical_json_js__WEBPACK_IMPORTED_MODULE_4__/* .canonicalJson */ .d)(e.deploy)}`;
     if (e.expiresAtMs !== undefined)
         text += `,"expiresAtMs":${e.expiresAtMs}`;
-    text += `,"fence":${e.fence},"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
+    text += `,"fence":${e.fence}`;
+    if (e.issuer !== undefined)
+        text += `,"issuer":${s(e.issuer)}`;
+    text += `,"kind":"${e.kind}","leaseId":${s(e.leaseId)}`;
     if (e.promotedVia !== undefined)
         text += `,"promotedVia":${s(e.promotedVia)}`;
     if (e.reason !== undefined)
@@ -509,9 +520,10 @@ const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   K: () => (/* binding */ verifyConsistency),
-/* harmony export */   y: () => (/* binding */ verifyInclusion)
+/* harmony export */   Ko: () => (/* binding */ verifyConsistency),
+/* harmony export */   bu: () => (/* binding */ InclusionVerifier)
 /* harmony export */ });
+/* unused harmony export verifyInclusion */
 /* harmony import */ var _merkle_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9527);
 /**
  * Checking RFC 9162 proofs against roots, apart from the tree that makes them (merkle.ts):
@@ -520,7 +532,7 @@ const leafBytes = (entry) => new Uint8Array(Buffer.from(entryJson(entry), 'utf8'
 
 const half = (n) => Math.floor(n / 2);
 /**
- * The proof walk that RFC 9162 §2.1.3.2 and §2.1.4.2 share: `left(p)` when the
+ * The proof walk that RFC 9162 \u00a72.1.3.2 and \u00a72.1.4.2 share: `left(p)` when the
  * proof hash sits to the left of the running hash, `right(p)` otherwise.
  * Returns the final `sn` (0 for a proof of the right length), or -1 when the
  * proof is too long.
@@ -544,15 +556,15 @@ function walk(fn, sn, proof, left, right) {
     }
     return sn;
 }
-/** RFC 9162 §2.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
+/** RFC 9162 \u00a72.1.3.2: does `proof` put `leaf` at `index` in the tree of `size` with `root`? */
 function verifyInclusion(index, size, leaf, proof, root) {
     if (!(index >= 0 && index < size))
         return false;
     let r = leaf;
-    const sn = walk(index, size - 1, proof, (p) => (r = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(p, r)), (p) => (r = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(r, p)));
-    return sn === 0 && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(r, root);
+    const sn = walk(index, size - 1, proof, (p) => (r = nodeHash(p, r)), (p) => (r = nodeHash(r, p)));
+    return sn === 0 && equalHashes(r, root);
 }
-/** RFC 9162 §2.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
+/** RFC 9162 \u00a72.1.4.2: is the tree of `second` with `secondRoot` an extension of `first`? */
 function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
     if (first > second || first < 0)
         return false;
@@ -577,6 +589,77 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
     }, (c) => (sr = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHash */ .zB)(sr, c)));
     return end === 0 && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(fr, firstRoot) && (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .equalHashes */ .l$)(sr, secondRoot);
 }
+/** Where a proof hash is decoded to learn its length: one byte more than a hash. */
+const probe = Buffer.alloc(33);
+/**
+ * verifyInclusion for many leaves of one tree, in any order, with the same
+ * answers: the walk of each proof is kept until the next, and a walk that
+ * reaches the same node with the same hash as the walk before it (same `fn`,
+ * `sn` and running hash) and has the same proof hashes left gives that walk's
+ * answer without hashing them again. Consecutive leaves share all but a few
+ * steps, so a bundle's proofs cost about two hashes an entry, not one per level.
+ * Hashes stay the bundle's base64 text (merkle.ts hashes them from a scratch
+ * buffer), so checking an entry allocates no buffer.
+ */
+class InclusionVerifier {
+    size;
+    previous;
+    root;
+    constructor(size, root) {
+        this.size = size;
+        this.root = Buffer.from(root).toString('base64');
+    }
+    /**
+     * verifyInclusion(index, size, leaf, decoded proof, root) for a leaf hash in
+     * base64; 'length' when a proof hash is not 32 bytes (checked for every hash,
+     * as the bundle's check does).
+     */
+    verify(index, leaf, proof) {
+        const previous = this.previous;
+        // From `same` on, this proof's hashes are the previous one's, which were all 32 bytes.
+        let same = proof.length;
+        if (previous && previous.proof.length === proof.length)
+            while (same > 0 && previous.proof[same - 1] === proof[same - 1])
+                same -= 1;
+        for (let k = 0; k < same; k += 1)
+            if (probe.write(proof[k], 0, probe.length, 'base64') !== 32)
+                return 'length';
+        if (!(index >= 0 && index < this.size))
+            return false;
+        const steps = [];
+        let fn = index;
+        let sn = this.size - 1;
+        let r = leaf;
+        for (let k = 0; k < proof.length; k += 1) {
+            const before = previous?.steps[k - 1];
+            if (k >= same && k > 0 && before?.fn === fn && before.sn === sn && before.hash === r) {
+                // The rest of this walk is the previous one's, which led to the root.
+                for (let j = k; j < previous.steps.length; j += 1)
+                    steps[j] = previous.steps[j];
+                this.previous = { proof, steps };
+                return true;
+            }
+            if (sn === 0)
+                return false;
+            if (fn % 2 === 1 || fn === sn) {
+                r = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHashBase64 */ .QK)(proof[k], r);
+                while (fn % 2 === 0 && fn !== 0) {
+                    fn = half(fn);
+                    sn = half(sn);
+                }
+            }
+            else
+                r = (0,_merkle_js__WEBPACK_IMPORTED_MODULE_0__/* .nodeHashBase64 */ .QK)(r, proof[k]);
+            fn = half(fn);
+            sn = half(sn);
+            steps.push({ fn, sn, hash: r });
+        }
+        const ok = sn === 0 && r === this.root;
+        if (ok)
+            this.previous = { proof, steps };
+        return ok;
+    }
+}
 
 
 /***/ }),
@@ -586,8 +669,10 @@ function verifyConsistency(first, second, firstRoot, secondRoot, proof) {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   Jq: () => (/* binding */ leafHash),
+/* harmony export */   QK: () => (/* binding */ nodeHashBase64),
 /* harmony export */   l$: () => (/* binding */ equalHashes),
 /* harmony export */   vU: () => (/* binding */ MerkleTree),
+/* harmony export */   yJ: () => (/* binding */ leafHashBase64),
 /* harmony export */   zB: () => (/* binding */ nodeHash),
 /* harmony export */   zg: () => (/* binding */ EMPTY_ROOT)
 /* harmony export */ });
@@ -606,7 +691,7 @@ const sha256 = (...parts) => {
 const LEAF_PREFIX = Uint8Array.of(0);
 const NODE_PREFIX = Uint8Array.of(1);
 /**
- * One-shot SHA-256 (Node ≥ 20.12): no Hash object per digest. Those objects
+ * One-shot SHA-256 (Node \u2265 20.12): no Hash object per digest. Those objects
  * hold native handles that survive the young generation's collections, which
  * made the collector the largest cost of an append. Older Nodes use createHash.
  */
@@ -627,10 +712,41 @@ function prefixedDigest(prefix, a, b) {
         scratch.set(b, 1 + a.length);
     return oneShot('sha256', scratch.subarray(0, size), 'buffer');
 }
-const leafHash = (data) => sha256(LEAF_PREFIX, data);
-const nodeHash = (left, right) => sha256(NODE_PREFIX, left, right);
+/**
+ * SHA-256 of scratch[0, size) as base64 text. The digest is a string on the JavaScript heap,
+ * not a buffer: a verifier makes millions, and a buffer each (memory outside the heap, freed
+ * only after a collection) made its resident memory grow with the bundle.
+ */
+function base64Digest(size) {
+    const bytes = scratch.subarray(0, size);
+    return oneShot
+        ? oneShot('sha256', bytes, 'base64')
+        : (0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.createHash)('sha256').update(bytes).digest('base64');
+}
+/** leafHash of `text`'s UTF-8 bytes, in base64. */
+function leafHashBase64(text) {
+    const size = 1 + Buffer.byteLength(text, 'utf8');
+    if (size > scratch.length)
+        scratch = Buffer.allocUnsafeSlow(size * 2);
+    scratch[0] = LEAF_PREFIX[0];
+    scratch.write(text, 1, 'utf8');
+    return base64Digest(size);
+}
+/** nodeHash of two hashes given in base64 (each 32 bytes: the caller has checked). */
+function nodeHashBase64(left, right) {
+    scratch[0] = NODE_PREFIX[0];
+    scratch.write(left, 1, HASH_BYTES, 'base64');
+    scratch.write(right, 1 + HASH_BYTES, HASH_BYTES, 'base64');
+    return base64Digest(1 + 2 * HASH_BYTES);
+}
+/** A digest as a plain Uint8Array view (no copy): what the tree and its proofs hold. */
+const view = (digest) => new Uint8Array(digest.buffer, digest.byteOffset, digest.length);
+// One-shot too: a verifier hashes every leaf and its path, and a Hash object per digest (or a
+// copy of each) made its memory grow with the bundle (docs/performance.md, export and verify).
+const leafHash = (data) => view(prefixedDigest(LEAF_PREFIX, data));
+const nodeHash = (left, right) => view(prefixedDigest(NODE_PREFIX, left, right));
 const EMPTY_ROOT = sha256();
-/** The largest power of two strictly below n (n ≥ 2). */
+/** The largest power of two strictly below n (n \u2265 2). */
 function splitPoint(n) {
     let k = 1;
     while (k * 2 < n)
@@ -665,9 +781,9 @@ class HashList {
 const CHUNK_CACHE = 4;
 class MerkleTree {
     /**
-     * low[k][i] is the hash of leaves [base + i·2^k, base + (i+1)·2^k) for the
+     * low[k][i] is the hash of leaves [base + i\u00b72^k, base + (i+1)\u00b72^k) for the
      * chunk starting at `base`, k < chunkBits; high[k][i] of leaves
-     * [i·2^(k+chunkBits), (i+1)·2^(k+chunkBits)). Without a leaf reader the
+     * [i\u00b72^(k+chunkBits), (i+1)\u00b72^(k+chunkBits)). Without a leaf reader the
      * chunk never closes, so `low` holds the whole tree.
      */
     low = [new HashList()];
@@ -759,7 +875,7 @@ class MerkleTree {
         this.checkSize(size);
         return size === 0 ? EMPTY_ROOT : this.range(0, size);
     }
-    /** RFC 9162 §2.1.3.1 PATH(m, D[n]). */
+    /** RFC 9162 \u00a72.1.3.1 PATH(m, D[n]). */
     inclusionProof(index, size = this.size) {
         return this.pathOf(index, size, (lo, hi) => this.range(lo, hi));
     }
@@ -807,11 +923,11 @@ class MerkleTree {
         }
         return stack.reverse();
     }
-    /** RFC 9162 §2.1.4.1 PROOF(m, D[n]). */
+    /** RFC 9162 \u00a72.1.4.1 PROOF(m, D[n]). */
     consistencyProof(first, second = this.size) {
         this.checkSize(second);
         if (!(first >= 0 && first <= second))
-            throw new RangeError(`cannot prove ${first} → ${second}`);
+            throw new RangeError(`cannot prove ${first} \u2192 ${second}`);
         if (first === 0 || first === second)
             return [];
         const stack = [];
@@ -1124,7 +1240,7 @@ const namesNoLease = (kind) => NO_LEASE.includes(kind);
 // The grammar of the action's DIDs (did.ts): GitHub's names, numeric ids, a plain host name.
 
 const RUN_FORM = 'OWNER/REPO/RUN_ID (or HOST/OWNER/REPO/RUN_ID), e.g. acme/shop/12345';
-/** The run of a DID the action derives (`…:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
+/** The run of a DID the action derives (`\u2026:runs:<id>:attempts:<n>:jobs:<job>:<nonce>`), read strictly. */
 function runOf(did) {
     if (!did.startsWith('did:web:'))
         return undefined;

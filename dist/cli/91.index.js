@@ -114,6 +114,8 @@ function writeStatusFile(file, record) {
     return true;
 }
 
+// EXTERNAL MODULE: ./src/lease/ci-tokens.ts + 1 modules
+var ci_tokens = __webpack_require__(7759);
 // EXTERNAL MODULE: ./src/lease/oidc-token.ts
 var oidc_token = __webpack_require__(8309);
 // EXTERNAL MODULE: ./src/lease/session.ts + 2 modules
@@ -121,10 +123,11 @@ var lease_session = __webpack_require__(6267);
 // EXTERNAL MODULE: ./src/lease/settings.ts
 var settings = __webpack_require__(4801);
 // EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __webpack_require__(6424);
+var plane_url = __webpack_require__(4043);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
 ;// CONCATENATED MODULE: ./src/cli/keep-command.ts
+
 
 
 
@@ -171,7 +174,7 @@ async function keep(args, _io, env) {
     const session = (0,lease_session/* openSession */.f)({
         apiUrl: url.url,
         key: audience ? '' : (0,settings/* keyFromEnv */.ji)(env).value,
-        bearer: audience ? (0,oidc_token/* cachedToken */.KQ)((0,oidc_token/* runnerTokenSource */.PT)(env, audience)) : undefined,
+        bearer: audience ? (0,oidc_token/* cachedToken */.KQ)(keeperTokens(env, audience)) : undefined,
         resource: values.resource,
         actorDid: values['actor-did'],
         env,
@@ -199,6 +202,17 @@ async function keep(args, _io, env) {
         await session.close();
     }
     return options/* EXIT */.dc.done;
+}
+/** The job's own tokens: the runner's service on GitHub (the action), else its CI's way (ci-tokens.ts). */
+function keeperTokens(env, audience) {
+    const ci = (0,ci_tokens/* ciOfEnv */.hZ)(env);
+    if (!ci || ci === 'github')
+        return (0,oidc_token/* runnerTokenSource */.PT)(env, audience);
+    // GitLab's audience is the job's own `aud:`; the keeper takes the token as the job has it.
+    const way = (0,ci_tokens/* ciTokenWay */.rz)(ci, env, ci === 'gitlab' ? {} : { audience });
+    if ('missing' in way)
+        throw new options/* UsageError */.eb(`keep --oidc-audience: ${way.missing}`);
+    return way.source;
 }
 
 
@@ -302,7 +316,7 @@ function writeTempSync(temp, text, flags, mode) {
 /**
  * The one directory-sync policy. A rename or a new name is durable only once its
  * directory is synced, so a write whose directory sync fails was NOT made durable and
- * fails too — except where the platform cannot sync a directory at all: Windows cannot
+ * fails too \u2014 except where the platform cannot sync a directory at all: Windows cannot
  * open one (EISDIR, EPERM), and some file systems (network, FUSE) refuse fsync on one
  * (EINVAL). There a rename is as durable as that file system makes it, and refusing
  * every write would leave the kernel unable to run there.
@@ -403,7 +417,7 @@ function groupAlive(group) {
         return true;
     return list.some((entry) => entry.pgrp === group && entry.state !== 'Z');
 }
-/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session … starttime(22) …". */
+/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session \u2026 starttime(22) \u2026". */
 function parseStat(pid, stat) {
     // comm may hold spaces and parentheses: the fields start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

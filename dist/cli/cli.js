@@ -1,183 +1,6 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 6752:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-var __webpack_unused_export__;
-
-
-const Client = __nccwpck_require__(3701)
-const Dispatcher = __nccwpck_require__(883)
-const Pool = __nccwpck_require__(628)
-const BalancedPool = __nccwpck_require__(837)
-const Agent = __nccwpck_require__(7405)
-const ProxyAgent = __nccwpck_require__(6672)
-const EnvHttpProxyAgent = __nccwpck_require__(3137)
-const RetryAgent = __nccwpck_require__(50)
-const errors = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(6615)
-const buildConnector = __nccwpck_require__(9136)
-const MockClient = __nccwpck_require__(7365)
-const MockAgent = __nccwpck_require__(7501)
-const MockPool = __nccwpck_require__(4004)
-const mockErrors = __nccwpck_require__(2429)
-const RetryHandler = __nccwpck_require__(7816)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(2581)
-const DecoratorHandler = __nccwpck_require__(8155)
-const RedirectHandler = __nccwpck_require__(8754)
-const createRedirectInterceptor = __nccwpck_require__(5092)
-
-Object.assign(Dispatcher.prototype, api)
-
-__webpack_unused_export__ = Dispatcher
-__webpack_unused_export__ = Client
-__webpack_unused_export__ = Pool
-__webpack_unused_export__ = BalancedPool
-module.exports.g6 = Agent
-__webpack_unused_export__ = ProxyAgent
-module.exports.J2 = EnvHttpProxyAgent
-__webpack_unused_export__ = RetryAgent
-__webpack_unused_export__ = RetryHandler
-
-__webpack_unused_export__ = DecoratorHandler
-__webpack_unused_export__ = RedirectHandler
-__webpack_unused_export__ = createRedirectInterceptor
-__webpack_unused_export__ = {
-  redirect: __nccwpck_require__(1514),
-  retry: __nccwpck_require__(2026),
-  dump: __nccwpck_require__(8060),
-  dns: __nccwpck_require__(379)
-}
-
-__webpack_unused_export__ = buildConnector
-__webpack_unused_export__ = errors
-__webpack_unused_export__ = {
-  parseHeaders: util.parseHeaders,
-  headerNameToString: util.headerNameToString
-}
-
-function makeDispatcher (fn) {
-  return (url, opts, handler) => {
-    if (typeof opts === 'function') {
-      handler = opts
-      opts = null
-    }
-
-    if (!url || (typeof url !== 'string' && typeof url !== 'object' && !(url instanceof URL))) {
-      throw new InvalidArgumentError('invalid url')
-    }
-
-    if (opts != null && typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-
-    if (opts && opts.path != null) {
-      if (typeof opts.path !== 'string') {
-        throw new InvalidArgumentError('invalid opts.path')
-      }
-
-      let path = opts.path
-      if (!opts.path.startsWith('/')) {
-        path = `/${path}`
-      }
-
-      url = new URL(util.parseOrigin(url).origin + path)
-    } else {
-      if (!opts) {
-        opts = typeof url === 'object' ? url : {}
-      }
-
-      url = util.parseURL(url)
-    }
-
-    const { agent, dispatcher = getGlobalDispatcher() } = opts
-
-    if (agent) {
-      throw new InvalidArgumentError('unsupported opts.agent. Did you mean opts.client?')
-    }
-
-    return fn.call(dispatcher, {
-      ...opts,
-      origin: url.origin,
-      path: url.search ? `${url.pathname}${url.search}` : url.pathname,
-      method: opts.method || (opts.body ? 'PUT' : 'GET')
-    }, handler)
-  }
-}
-
-__webpack_unused_export__ = setGlobalDispatcher
-__webpack_unused_export__ = getGlobalDispatcher
-
-const fetchImpl = (__nccwpck_require__(4398).fetch)
-__webpack_unused_export__ = async function fetch (init, options = undefined) {
-  try {
-    return await fetchImpl(init, options)
-  } catch (err) {
-    if (err && typeof err === 'object') {
-      Error.captureStackTrace(err)
-    }
-
-    throw err
-  }
-}
-/* unused reexport */ __nccwpck_require__(660).Headers
-/* unused reexport */ __nccwpck_require__(9051).Response
-/* unused reexport */ __nccwpck_require__(9967).Request
-/* unused reexport */ __nccwpck_require__(5910).FormData
-__webpack_unused_export__ = globalThis.File ?? (__nccwpck_require__(4573).File)
-/* unused reexport */ __nccwpck_require__(8355).FileReader
-
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
-
-__webpack_unused_export__ = setGlobalOrigin
-__webpack_unused_export__ = getGlobalOrigin
-
-const { CacheStorage } = __nccwpck_require__(3245)
-const { kConstruct } = __nccwpck_require__(109)
-
-// Cache & CacheStorage are tightly coupled with fetch. Even if it may run
-// in an older version of Node, it doesn't have any use without fetch.
-__webpack_unused_export__ = new CacheStorage(kConstruct)
-
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
-
-__webpack_unused_export__ = deleteCookie
-__webpack_unused_export__ = getCookies
-__webpack_unused_export__ = getSetCookies
-__webpack_unused_export__ = setCookie
-
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
-
-__webpack_unused_export__ = parseMIMEType
-__webpack_unused_export__ = serializeAMimeType
-
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
-/* unused reexport */ __nccwpck_require__(3726).WebSocket
-__webpack_unused_export__ = CloseEvent
-__webpack_unused_export__ = ErrorEvent
-__webpack_unused_export__ = MessageEvent
-
-__webpack_unused_export__ = makeDispatcher(api.request)
-__webpack_unused_export__ = makeDispatcher(api.stream)
-__webpack_unused_export__ = makeDispatcher(api.pipeline)
-__webpack_unused_export__ = makeDispatcher(api.connect)
-__webpack_unused_export__ = makeDispatcher(api.upgrade)
-
-__webpack_unused_export__ = MockClient
-__webpack_unused_export__ = MockPool
-__webpack_unused_export__ = MockAgent
-__webpack_unused_export__ = mockErrors
-
-const { EventSource } = __nccwpck_require__(1238)
-
-__webpack_unused_export__ = EventSource
-
-
-/***/ }),
-
 /***/ 158:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -615,7 +438,7 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4043:
+/***/ 6424:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1183,7 +1006,7 @@ module.exports = upgrade
 
 
 
-module.exports.request = __nccwpck_require__(4043)
+module.exports.request = __nccwpck_require__(6424)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
@@ -4285,222 +4108,6 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 837:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const {
-  BalancedPoolMissingUpstreamError,
-  InvalidArgumentError
-} = __nccwpck_require__(8707)
-const {
-  PoolBase,
-  kClients,
-  kNeedDrain,
-  kAddClient,
-  kRemoveClient,
-  kGetDispatcher
-} = __nccwpck_require__(2128)
-const Pool = __nccwpck_require__(628)
-const { kUrl, kInterceptors } = __nccwpck_require__(6443)
-const { parseOrigin } = __nccwpck_require__(3440)
-const kFactory = Symbol('factory')
-
-const kOptions = Symbol('options')
-const kGreatestCommonDivisor = Symbol('kGreatestCommonDivisor')
-const kCurrentWeight = Symbol('kCurrentWeight')
-const kIndex = Symbol('kIndex')
-const kWeight = Symbol('kWeight')
-const kMaxWeightPerServer = Symbol('kMaxWeightPerServer')
-const kErrorPenalty = Symbol('kErrorPenalty')
-
-/**
- * Calculate the greatest common divisor of two numbers by
- * using the Euclidean algorithm.
- *
- * @param {number} a
- * @param {number} b
- * @returns {number}
- */
-function getGreatestCommonDivisor (a, b) {
-  if (a === 0) return b
-
-  while (b !== 0) {
-    const t = b
-    b = a % b
-    a = t
-  }
-  return a
-}
-
-function defaultFactory (origin, opts) {
-  return new Pool(origin, opts)
-}
-
-class BalancedPool extends PoolBase {
-  constructor (upstreams = [], { factory = defaultFactory, ...opts } = {}) {
-    super()
-
-    this[kOptions] = opts
-    this[kIndex] = -1
-    this[kCurrentWeight] = 0
-
-    this[kMaxWeightPerServer] = this[kOptions].maxWeightPerServer || 100
-    this[kErrorPenalty] = this[kOptions].errorPenalty || 15
-
-    if (!Array.isArray(upstreams)) {
-      upstreams = [upstreams]
-    }
-
-    if (typeof factory !== 'function') {
-      throw new InvalidArgumentError('factory must be a function.')
-    }
-
-    this[kInterceptors] = opts.interceptors?.BalancedPool && Array.isArray(opts.interceptors.BalancedPool)
-      ? opts.interceptors.BalancedPool
-      : []
-    this[kFactory] = factory
-
-    for (const upstream of upstreams) {
-      this.addUpstream(upstream)
-    }
-    this._updateBalancedPoolStats()
-  }
-
-  addUpstream (upstream) {
-    const upstreamOrigin = parseOrigin(upstream).origin
-
-    if (this[kClients].find((pool) => (
-      pool[kUrl].origin === upstreamOrigin &&
-      pool.closed !== true &&
-      pool.destroyed !== true
-    ))) {
-      return this
-    }
-    const pool = this[kFactory](upstreamOrigin, Object.assign({}, this[kOptions]))
-
-    this[kAddClient](pool)
-    pool.on('connect', () => {
-      pool[kWeight] = Math.min(this[kMaxWeightPerServer], pool[kWeight] + this[kErrorPenalty])
-    })
-
-    pool.on('connectionError', () => {
-      pool[kWeight] = Math.max(1, pool[kWeight] - this[kErrorPenalty])
-      this._updateBalancedPoolStats()
-    })
-
-    pool.on('disconnect', (...args) => {
-      const err = args[2]
-      if (err && err.code === 'UND_ERR_SOCKET') {
-        // decrease the weight of the pool.
-        pool[kWeight] = Math.max(1, pool[kWeight] - this[kErrorPenalty])
-        this._updateBalancedPoolStats()
-      }
-    })
-
-    for (const client of this[kClients]) {
-      client[kWeight] = this[kMaxWeightPerServer]
-    }
-
-    this._updateBalancedPoolStats()
-
-    return this
-  }
-
-  _updateBalancedPoolStats () {
-    let result = 0
-    for (let i = 0; i < this[kClients].length; i++) {
-      result = getGreatestCommonDivisor(this[kClients][i][kWeight], result)
-    }
-
-    this[kGreatestCommonDivisor] = result
-  }
-
-  removeUpstream (upstream) {
-    const upstreamOrigin = parseOrigin(upstream).origin
-
-    const pool = this[kClients].find((pool) => (
-      pool[kUrl].origin === upstreamOrigin &&
-      pool.closed !== true &&
-      pool.destroyed !== true
-    ))
-
-    if (pool) {
-      this[kRemoveClient](pool)
-    }
-
-    return this
-  }
-
-  get upstreams () {
-    return this[kClients]
-      .filter(dispatcher => dispatcher.closed !== true && dispatcher.destroyed !== true)
-      .map((p) => p[kUrl].origin)
-  }
-
-  [kGetDispatcher] () {
-    // We validate that pools is greater than 0,
-    // otherwise we would have to wait until an upstream
-    // is added, which might never happen.
-    if (this[kClients].length === 0) {
-      throw new BalancedPoolMissingUpstreamError()
-    }
-
-    const dispatcher = this[kClients].find(dispatcher => (
-      !dispatcher[kNeedDrain] &&
-      dispatcher.closed !== true &&
-      dispatcher.destroyed !== true
-    ))
-
-    if (!dispatcher) {
-      return
-    }
-
-    const allClientsBusy = this[kClients].map(pool => pool[kNeedDrain]).reduce((a, b) => a && b, true)
-
-    if (allClientsBusy) {
-      return
-    }
-
-    let counter = 0
-
-    let maxWeightIndex = this[kClients].findIndex(pool => !pool[kNeedDrain])
-
-    while (counter++ < this[kClients].length) {
-      this[kIndex] = (this[kIndex] + 1) % this[kClients].length
-      const pool = this[kClients][this[kIndex]]
-
-      // find pool index with the largest weight
-      if (pool[kWeight] > this[kClients][maxWeightIndex][kWeight] && !pool[kNeedDrain]) {
-        maxWeightIndex = this[kIndex]
-      }
-
-      // decrease the current weight every `this[kClients].length`.
-      if (this[kIndex] === 0) {
-        // Set the current weight to the next lower weight.
-        this[kCurrentWeight] = this[kCurrentWeight] - this[kGreatestCommonDivisor]
-
-        if (this[kCurrentWeight] <= 0) {
-          this[kCurrentWeight] = this[kMaxWeightPerServer]
-        }
-      }
-      if (pool[kWeight] >= this[kCurrentWeight] && (!pool[kNeedDrain])) {
-        return pool
-      }
-    }
-
-    this[kCurrentWeight] = this[kClients][maxWeightIndex][kWeight]
-    this[kIndex] = maxWeightIndex
-    return this[kClients][maxWeightIndex]
-  }
-}
-
-module.exports = BalancedPool
-
-
-/***/ }),
-
 /***/ 637:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -5398,7 +5005,7 @@ function scheduleIdleSocketValidation (client, socket) {
   // (#5493). setImmediate avoids that, but an *unref'd* Immediate lets poll
   // block for ~500ms when the event loop is otherwise idle (#5600 / #5606).
   // A ref'd Immediate both keeps the pending request alive and makes poll
-  // return immediately — the hybrid those issues asked for.
+  // return immediately \u2014 the hybrid those issues asked for.
   socket[kIdleSocketValidationTimeout] = setImmediate(() => {
     socket[kIdleSocketValidationTimeout] = null
     socket[kIdleSocketValidation] = 2
@@ -8666,138 +8273,6 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 50:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const Dispatcher = __nccwpck_require__(883)
-const RetryHandler = __nccwpck_require__(7816)
-
-class RetryAgent extends Dispatcher {
-  #agent = null
-  #options = null
-  constructor (agent, options = {}) {
-    super(options)
-    this.#agent = agent
-    this.#options = options
-  }
-
-  dispatch (opts, handler) {
-    const retry = new RetryHandler({
-      ...opts,
-      retryOptions: this.#options
-    }, {
-      dispatch: this.#agent.dispatch.bind(this.#agent),
-      handler
-    })
-    return this.#agent.dispatch(opts, retry)
-  }
-
-  close () {
-    return this.#agent.close()
-  }
-
-  destroy () {
-    return this.#agent.destroy()
-  }
-}
-
-module.exports = RetryAgent
-
-
-/***/ }),
-
-/***/ 2581:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-// We include a version number for the Dispatcher API. In case of breaking changes,
-// this version number must be increased to avoid conflicts.
-const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const Agent = __nccwpck_require__(7405)
-
-if (getGlobalDispatcher() === undefined) {
-  setGlobalDispatcher(new Agent())
-}
-
-function setGlobalDispatcher (agent) {
-  if (!agent || typeof agent.dispatch !== 'function') {
-    throw new InvalidArgumentError('Argument agent must implement Agent')
-  }
-  Object.defineProperty(globalThis, globalDispatcher, {
-    value: agent,
-    writable: true,
-    enumerable: false,
-    configurable: false
-  })
-}
-
-function getGlobalDispatcher () {
-  return globalThis[globalDispatcher]
-}
-
-module.exports = {
-  setGlobalDispatcher,
-  getGlobalDispatcher
-}
-
-
-/***/ }),
-
-/***/ 8155:
-/***/ ((module) => {
-
-
-
-module.exports = class DecoratorHandler {
-  #handler
-
-  constructor (handler) {
-    if (typeof handler !== 'object' || handler === null) {
-      throw new TypeError('handler must be an object')
-    }
-    this.#handler = handler
-  }
-
-  onConnect (...args) {
-    return this.#handler.onConnect?.(...args)
-  }
-
-  onError (...args) {
-    return this.#handler.onError?.(...args)
-  }
-
-  onUpgrade (...args) {
-    return this.#handler.onUpgrade?.(...args)
-  }
-
-  onResponseStarted (...args) {
-    return this.#handler.onResponseStarted?.(...args)
-  }
-
-  onHeaders (...args) {
-    return this.#handler.onHeaders?.(...args)
-  }
-
-  onData (...args) {
-    return this.#handler.onData?.(...args)
-  }
-
-  onComplete (...args) {
-    return this.#handler.onComplete?.(...args)
-  }
-
-  onBodySent (...args) {
-    return this.#handler.onBodySent?.(...args)
-  }
-}
-
-
-/***/ }),
-
 /***/ 8754:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -9037,962 +8512,6 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 7816:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-const assert = __nccwpck_require__(4589)
-
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6443)
-const { RequestRetryError } = __nccwpck_require__(8707)
-const {
-  isDisturbed,
-  parseHeaders,
-  parseRangeHeader,
-  wrapRequestBody
-} = __nccwpck_require__(3440)
-
-function calculateRetryAfterHeader (retryAfter) {
-  const current = Date.now()
-  return new Date(retryAfter).getTime() - current
-}
-
-function validatePartialResponseContentLength (headers, range, statusCode, retryCount) {
-  const contentLength = headers['content-length']
-  if (contentLength == null) {
-    return null
-  }
-
-  if (!Number.isFinite(range.start) || !Number.isFinite(range.end)) {
-    return null
-  }
-
-  const length = Number(contentLength)
-  const expectedLength = range.end - range.start + 1
-  if (!Number.isFinite(length) || length !== expectedLength) {
-    return new RequestRetryError('Content-Length mismatch', statusCode, {
-      headers,
-      data: { count: retryCount }
-    })
-  }
-
-  return null
-}
-
-class RetryHandler {
-  constructor (opts, handlers) {
-    const { retryOptions, ...dispatchOpts } = opts
-    const {
-      // Retry scoped
-      retry: retryFn,
-      maxRetries,
-      maxTimeout,
-      minTimeout,
-      timeoutFactor,
-      // Response scoped
-      methods,
-      errorCodes,
-      retryAfter,
-      statusCodes
-    } = retryOptions ?? {}
-
-    this.dispatch = handlers.dispatch
-    this.handler = handlers.handler
-    this.opts = { ...dispatchOpts, body: wrapRequestBody(opts.body) }
-    this.abort = null
-    this.aborted = false
-    this.retryOpts = {
-      retry: retryFn ?? RetryHandler[kRetryHandlerDefaultRetry],
-      retryAfter: retryAfter ?? true,
-      maxTimeout: maxTimeout ?? 30 * 1000, // 30s,
-      minTimeout: minTimeout ?? 500, // .5s
-      timeoutFactor: timeoutFactor ?? 2,
-      maxRetries: maxRetries ?? 5,
-      // What errors we should retry
-      methods: methods ?? ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE'],
-      // Indicates which errors to retry
-      statusCodes: statusCodes ?? [500, 502, 503, 504, 429],
-      // List of errors to retry
-      errorCodes: errorCodes ?? [
-        'ECONNRESET',
-        'ECONNREFUSED',
-        'ENOTFOUND',
-        'ENETDOWN',
-        'ENETUNREACH',
-        'EHOSTDOWN',
-        'EHOSTUNREACH',
-        'EPIPE',
-        'UND_ERR_SOCKET'
-      ]
-    }
-
-    this.retryCount = 0
-    this.retryCountCheckpoint = 0
-    this.start = 0
-    this.end = null
-    this.etag = null
-    this.resume = null
-    this.headersSent = false
-
-    // Handle possible onConnect duplication
-    this.handler.onConnect(reason => {
-      this.aborted = true
-      if (this.abort) {
-        this.abort(reason)
-      } else {
-        this.reason = reason
-      }
-    })
-  }
-
-  checkpointResponseEnd (headers, resume) {
-    if (this.end == null && this.opts.method !== 'HEAD') {
-      const contentLength = headers['content-length']
-      this.end = contentLength != null ? Number(contentLength) - 1 : null
-
-      assert(
-        this.end == null || Number.isFinite(this.end),
-        'invalid content-length'
-      )
-    }
-
-    this.resume = this.end != null ? resume : null
-  }
-
-  onRequestSent () {
-    if (this.handler.onRequestSent) {
-      this.handler.onRequestSent()
-    }
-  }
-
-  onUpgrade (statusCode, headers, socket) {
-    if (this.handler.onUpgrade) {
-      this.handler.onUpgrade(statusCode, headers, socket)
-    }
-  }
-
-  onConnect (abort) {
-    if (this.aborted) {
-      abort(this.reason)
-    } else {
-      this.abort = abort
-    }
-  }
-
-  onBodySent (chunk) {
-    if (this.handler.onBodySent) return this.handler.onBodySent(chunk)
-  }
-
-  static [kRetryHandlerDefaultRetry] (err, { state, opts }, cb) {
-    const { statusCode, code, headers } = err
-    const { method, retryOptions } = opts
-    const {
-      maxRetries,
-      minTimeout,
-      maxTimeout,
-      timeoutFactor,
-      statusCodes,
-      errorCodes,
-      methods
-    } = retryOptions
-    const { counter } = state
-
-    // Any code that is not a Undici's originated and allowed to retry
-    if (code && code !== 'UND_ERR_REQ_RETRY' && !errorCodes.includes(code)) {
-      cb(err)
-      return
-    }
-
-    // If a set of method are provided and the current method is not in the list
-    if (Array.isArray(methods) && !methods.includes(method)) {
-      cb(err)
-      return
-    }
-
-    // If a set of status code are provided and the current status code is not in the list
-    if (
-      statusCode != null &&
-      Array.isArray(statusCodes) &&
-      !statusCodes.includes(statusCode)
-    ) {
-      cb(err)
-      return
-    }
-
-    // If we reached the max number of retries
-    if (counter > maxRetries) {
-      cb(err)
-      return
-    }
-
-    let retryAfterHeader = headers?.['retry-after']
-    if (retryAfterHeader) {
-      retryAfterHeader = Number(retryAfterHeader)
-      retryAfterHeader = Number.isNaN(retryAfterHeader)
-        ? calculateRetryAfterHeader(retryAfterHeader)
-        : retryAfterHeader * 1e3 // Retry-After is in seconds
-    }
-
-    const retryTimeout =
-      retryAfterHeader > 0
-        ? Math.min(retryAfterHeader, maxTimeout)
-        : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout)
-
-    setTimeout(() => cb(null), retryTimeout)
-  }
-
-  onHeaders (statusCode, rawHeaders, resume, statusMessage) {
-    const headers = parseHeaders(rawHeaders)
-
-    this.retryCount += 1
-
-    if (statusCode >= 300) {
-      // Only expose a response if no earlier attempt has reached the caller.
-      // Otherwise abort this attempt so the error settles the existing body
-      // instead of replacing it with a new response.
-      if (!this.headersSent && this.retryOpts.statusCodes.includes(statusCode) === false) {
-        this.headersSent = true
-        this.checkpointResponseEnd(headers, resume)
-        return this.handler.onHeaders(
-          statusCode,
-          rawHeaders,
-          resume,
-          statusMessage
-        )
-      } else {
-        this.abort(
-          new RequestRetryError('Request failed', statusCode, {
-            headers,
-            data: {
-              count: this.retryCount
-            }
-          })
-        )
-        return false
-      }
-    }
-
-    // Checkpoint for resume from where we left it
-    if (this.resume != null) {
-      this.resume = null
-
-      // Only Partial Content 206 supposed to provide Content-Range,
-      // any other status code that partially consumed the payload
-      // should not be retry because it would result in downstream
-      // wrongly concatanete multiple responses.
-      if (statusCode !== 206 && (this.start > 0 || statusCode !== 200)) {
-        this.abort(
-          new RequestRetryError('server does not support the range header and the payload was partially consumed', statusCode, {
-            headers,
-            data: { count: this.retryCount }
-          })
-        )
-        return false
-      }
-
-      const contentRange = parseRangeHeader(headers['content-range'])
-      // If no content range
-      if (!contentRange) {
-        this.abort(
-          new RequestRetryError('Content-Range mismatch', statusCode, {
-            headers,
-            data: { count: this.retryCount }
-          })
-        )
-        return false
-      }
-
-      // Let's start with a weak etag check
-      if (this.etag != null && this.etag !== headers.etag) {
-        this.abort(
-          new RequestRetryError('ETag mismatch', statusCode, {
-            headers,
-            data: { count: this.retryCount }
-          })
-        )
-        return false
-      }
-
-      const contentLengthError = validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount)
-      if (contentLengthError != null) {
-        this.abort(contentLengthError)
-        return false
-      }
-
-      const { start, size, end = size - 1 } = contentRange
-
-      if (this.start !== start || (this.end != null && this.end !== end)) {
-        this.abort(
-          new RequestRetryError('Content-Range mismatch', statusCode, {
-            headers,
-            data: { count: this.retryCount }
-          })
-        )
-        return false
-      }
-
-      this.resume = resume
-      return true
-    }
-
-    if (this.end == null) {
-      if (statusCode === 206) {
-        // First time we receive 206
-        const range = parseRangeHeader(headers['content-range'])
-
-        if (range == null) {
-          this.headersSent = true
-          return this.handler.onHeaders(
-            statusCode,
-            rawHeaders,
-            resume,
-            statusMessage
-          )
-        }
-
-        const contentLengthError = validatePartialResponseContentLength(headers, range, statusCode, this.retryCount)
-        if (contentLengthError != null) {
-          this.abort(contentLengthError)
-          return false
-        }
-
-        const { start, size, end = size - 1 } = range
-        assert(
-          start != null && Number.isFinite(start),
-          'content-range mismatch'
-        )
-        assert(end != null && Number.isFinite(end), 'invalid content-length')
-
-        this.start = start
-        this.end = end
-      }
-
-      // We make our best to checkpoint the body for further range headers
-      if (this.end == null) {
-        const contentLength = headers['content-length']
-        this.end = contentLength != null ? Number(contentLength) - 1 : null
-      }
-
-      assert(Number.isFinite(this.start))
-      assert(
-        this.end == null || Number.isFinite(this.end),
-        'invalid content-length'
-      )
-
-      this.resume = resume
-      this.headersSent = true
-      this.etag = headers.etag != null ? headers.etag : null
-
-      // Weak etags are not useful for comparison nor cache
-      // for instance not safe to assume if the response is byte-per-byte
-      // equal
-      if (this.etag != null && this.etag.startsWith('W/')) {
-        this.etag = null
-      }
-
-      return this.handler.onHeaders(
-        statusCode,
-        rawHeaders,
-        resume,
-        statusMessage
-      )
-    }
-
-    const err = new RequestRetryError('Request failed', statusCode, {
-      headers,
-      data: { count: this.retryCount }
-    })
-
-    this.abort(err)
-
-    return false
-  }
-
-  onData (chunk) {
-    this.start += chunk.length
-
-    return this.handler.onData(chunk)
-  }
-
-  onComplete (rawTrailers) {
-    this.retryCount = 0
-    return this.handler.onComplete(rawTrailers)
-  }
-
-  onError (err) {
-    if (this.aborted || isDisturbed(this.opts.body) || (this.headersSent && this.resume == null)) {
-      return this.handler.onError(err)
-    }
-
-    // We reconcile in case of a mix between network errors
-    // and server error response
-    if (this.retryCount - this.retryCountCheckpoint > 0) {
-      // We count the difference between the last checkpoint and the current retry count
-      this.retryCount =
-        this.retryCountCheckpoint +
-        (this.retryCount - this.retryCountCheckpoint)
-    } else {
-      this.retryCount += 1
-    }
-
-    this.retryOpts.retry(
-      err,
-      {
-        state: { counter: this.retryCount },
-        opts: { retryOptions: this.retryOpts, ...this.opts }
-      },
-      onRetry.bind(this)
-    )
-
-    function onRetry (err) {
-      if (err != null || this.aborted || isDisturbed(this.opts.body)) {
-        return this.handler.onError(err)
-      }
-
-      if (this.start !== 0) {
-        const headers = { range: `bytes=${this.start}-${this.end ?? ''}` }
-
-        // Weak etag check - weak etags will make comparison algorithms never match
-        if (this.etag != null) {
-          headers['if-match'] = this.etag
-        }
-
-        this.opts = {
-          ...this.opts,
-          headers: {
-            ...this.opts.headers,
-            ...headers
-          }
-        }
-      }
-
-      try {
-        this.retryCountCheckpoint = this.retryCount
-        this.dispatch(this.opts, this)
-      } catch (err) {
-        this.handler.onError(err)
-      }
-    }
-  }
-}
-
-module.exports = RetryHandler
-
-
-/***/ }),
-
-/***/ 379:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-const { isIP } = __nccwpck_require__(7030)
-const { lookup } = __nccwpck_require__(610)
-const DecoratorHandler = __nccwpck_require__(8155)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(8707)
-const maxInt = Math.pow(2, 31) - 1
-
-class DNSInstance {
-  #maxTTL = 0
-  #maxItems = 0
-  #records = new Map()
-  dualStack = true
-  affinity = null
-  lookup = null
-  pick = null
-
-  constructor (opts) {
-    this.#maxTTL = opts.maxTTL
-    this.#maxItems = opts.maxItems
-    this.dualStack = opts.dualStack
-    this.affinity = opts.affinity
-    this.lookup = opts.lookup ?? this.#defaultLookup
-    this.pick = opts.pick ?? this.#defaultPick
-  }
-
-  get full () {
-    return this.#records.size === this.#maxItems
-  }
-
-  runLookup (origin, opts, cb) {
-    const ips = this.#records.get(origin.hostname)
-
-    // If full, we just return the origin
-    if (ips == null && this.full) {
-      cb(null, origin.origin)
-      return
-    }
-
-    const newOpts = {
-      affinity: this.affinity,
-      dualStack: this.dualStack,
-      lookup: this.lookup,
-      pick: this.pick,
-      ...opts.dns,
-      maxTTL: this.#maxTTL,
-      maxItems: this.#maxItems
-    }
-
-    // If no IPs we lookup
-    if (ips == null) {
-      this.lookup(origin, newOpts, (err, addresses) => {
-        if (err || addresses == null || addresses.length === 0) {
-          cb(err ?? new InformationalError('No DNS entries found'))
-          return
-        }
-
-        this.setRecords(origin, addresses)
-        const records = this.#records.get(origin.hostname)
-
-        const ip = this.pick(
-          origin,
-          records,
-          newOpts.affinity
-        )
-
-        let port
-        if (typeof ip.port === 'number') {
-          port = `:${ip.port}`
-        } else if (origin.port !== '') {
-          port = `:${origin.port}`
-        } else {
-          port = ''
-        }
-
-        cb(
-          null,
-          `${origin.protocol}//${
-            ip.family === 6 ? `[${ip.address}]` : ip.address
-          }${port}`
-        )
-      })
-    } else {
-      // If there's IPs we pick
-      const ip = this.pick(
-        origin,
-        ips,
-        newOpts.affinity
-      )
-
-      // If no IPs we lookup - deleting old records
-      if (ip == null) {
-        this.#records.delete(origin.hostname)
-        this.runLookup(origin, opts, cb)
-        return
-      }
-
-      let port
-      if (typeof ip.port === 'number') {
-        port = `:${ip.port}`
-      } else if (origin.port !== '') {
-        port = `:${origin.port}`
-      } else {
-        port = ''
-      }
-
-      cb(
-        null,
-        `${origin.protocol}//${
-          ip.family === 6 ? `[${ip.address}]` : ip.address
-        }${port}`
-      )
-    }
-  }
-
-  #defaultLookup (origin, opts, cb) {
-    lookup(
-      origin.hostname,
-      {
-        all: true,
-        family: this.dualStack === false ? this.affinity : 0,
-        order: 'ipv4first'
-      },
-      (err, addresses) => {
-        if (err) {
-          return cb(err)
-        }
-
-        const results = new Map()
-
-        for (const addr of addresses) {
-          // On linux we found duplicates, we attempt to remove them with
-          // the latest record
-          results.set(`${addr.address}:${addr.family}`, addr)
-        }
-
-        cb(null, results.values())
-      }
-    )
-  }
-
-  #defaultPick (origin, hostnameRecords, affinity) {
-    let ip = null
-    const { records, offset } = hostnameRecords
-
-    let family
-    if (this.dualStack) {
-      if (affinity == null) {
-        // Balance between ip families
-        if (offset == null || offset === maxInt) {
-          hostnameRecords.offset = 0
-          affinity = 4
-        } else {
-          hostnameRecords.offset++
-          affinity = (hostnameRecords.offset & 1) === 1 ? 6 : 4
-        }
-      }
-
-      if (records[affinity] != null && records[affinity].ips.length > 0) {
-        family = records[affinity]
-      } else {
-        family = records[affinity === 4 ? 6 : 4]
-      }
-    } else {
-      family = records[affinity]
-    }
-
-    // If no IPs we return null
-    if (family == null || family.ips.length === 0) {
-      return ip
-    }
-
-    if (family.offset == null || family.offset === maxInt) {
-      family.offset = 0
-    } else {
-      family.offset++
-    }
-
-    const position = family.offset % family.ips.length
-    ip = family.ips[position] ?? null
-
-    if (ip == null) {
-      return ip
-    }
-
-    if (Date.now() - ip.timestamp > ip.ttl) { // record TTL is already in ms
-      // We delete expired records
-      // It is possible that they have different TTL, so we manage them individually
-      family.ips.splice(position, 1)
-      return this.pick(origin, hostnameRecords, affinity)
-    }
-
-    return ip
-  }
-
-  setRecords (origin, addresses) {
-    const timestamp = Date.now()
-    const records = { records: { 4: null, 6: null } }
-    for (const record of addresses) {
-      record.timestamp = timestamp
-      if (typeof record.ttl === 'number') {
-        // The record TTL is expected to be in ms
-        record.ttl = Math.min(record.ttl, this.#maxTTL)
-      } else {
-        record.ttl = this.#maxTTL
-      }
-
-      const familyRecords = records.records[record.family] ?? { ips: [] }
-
-      familyRecords.ips.push(record)
-      records.records[record.family] = familyRecords
-    }
-
-    this.#records.set(origin.hostname, records)
-  }
-
-  getHandler (meta, opts) {
-    return new DNSDispatchHandler(this, meta, opts)
-  }
-}
-
-class DNSDispatchHandler extends DecoratorHandler {
-  #state = null
-  #opts = null
-  #dispatch = null
-  #handler = null
-  #origin = null
-
-  constructor (state, { origin, handler, dispatch }, opts) {
-    super(handler)
-    this.#origin = origin
-    this.#handler = handler
-    this.#opts = { ...opts }
-    this.#state = state
-    this.#dispatch = dispatch
-  }
-
-  onError (err) {
-    switch (err.code) {
-      case 'ETIMEDOUT':
-      case 'ECONNREFUSED': {
-        if (this.#state.dualStack) {
-          // We delete the record and retry
-          this.#state.runLookup(this.#origin, this.#opts, (err, newOrigin) => {
-            if (err) {
-              return this.#handler.onError(err)
-            }
-
-            const dispatchOpts = {
-              ...this.#opts,
-              origin: newOrigin
-            }
-
-            this.#dispatch(dispatchOpts, this)
-          })
-
-          // if dual-stack disabled, we error out
-          return
-        }
-
-        this.#handler.onError(err)
-        return
-      }
-      case 'ENOTFOUND':
-        this.#state.deleteRecord(this.#origin)
-      // eslint-disable-next-line no-fallthrough
-      default:
-        this.#handler.onError(err)
-        break
-    }
-  }
-}
-
-module.exports = interceptorOpts => {
-  if (
-    interceptorOpts?.maxTTL != null &&
-    (typeof interceptorOpts?.maxTTL !== 'number' || interceptorOpts?.maxTTL < 0)
-  ) {
-    throw new InvalidArgumentError('Invalid maxTTL. Must be a positive number')
-  }
-
-  if (
-    interceptorOpts?.maxItems != null &&
-    (typeof interceptorOpts?.maxItems !== 'number' ||
-      interceptorOpts?.maxItems < 1)
-  ) {
-    throw new InvalidArgumentError(
-      'Invalid maxItems. Must be a positive number and greater than zero'
-    )
-  }
-
-  if (
-    interceptorOpts?.affinity != null &&
-    interceptorOpts?.affinity !== 4 &&
-    interceptorOpts?.affinity !== 6
-  ) {
-    throw new InvalidArgumentError('Invalid affinity. Must be either 4 or 6')
-  }
-
-  if (
-    interceptorOpts?.dualStack != null &&
-    typeof interceptorOpts?.dualStack !== 'boolean'
-  ) {
-    throw new InvalidArgumentError('Invalid dualStack. Must be a boolean')
-  }
-
-  if (
-    interceptorOpts?.lookup != null &&
-    typeof interceptorOpts?.lookup !== 'function'
-  ) {
-    throw new InvalidArgumentError('Invalid lookup. Must be a function')
-  }
-
-  if (
-    interceptorOpts?.pick != null &&
-    typeof interceptorOpts?.pick !== 'function'
-  ) {
-    throw new InvalidArgumentError('Invalid pick. Must be a function')
-  }
-
-  const dualStack = interceptorOpts?.dualStack ?? true
-  let affinity
-  if (dualStack) {
-    affinity = interceptorOpts?.affinity ?? null
-  } else {
-    affinity = interceptorOpts?.affinity ?? 4
-  }
-
-  const opts = {
-    maxTTL: interceptorOpts?.maxTTL ?? 10e3, // Expressed in ms
-    lookup: interceptorOpts?.lookup ?? null,
-    pick: interceptorOpts?.pick ?? null,
-    dualStack,
-    affinity,
-    maxItems: interceptorOpts?.maxItems ?? Infinity
-  }
-
-  const instance = new DNSInstance(opts)
-
-  return dispatch => {
-    return function dnsInterceptor (origDispatchOpts, handler) {
-      const origin =
-        origDispatchOpts.origin.constructor === URL
-          ? origDispatchOpts.origin
-          : new URL(origDispatchOpts.origin)
-
-      if (isIP(origin.hostname) !== 0) {
-        return dispatch(origDispatchOpts, handler)
-      }
-
-      instance.runLookup(origin, origDispatchOpts, (err, newOrigin) => {
-        if (err) {
-          return handler.onError(err)
-        }
-
-        let dispatchOpts = null
-        dispatchOpts = {
-          ...origDispatchOpts,
-          servername: origin.hostname, // For SNI on TLS
-          origin: newOrigin,
-          headers: {
-            host: origin.hostname,
-            ...origDispatchOpts.headers
-          }
-        }
-
-        dispatch(
-          dispatchOpts,
-          instance.getHandler({ origin, dispatch, handler }, origDispatchOpts)
-        )
-      })
-
-      return true
-    }
-  }
-}
-
-
-/***/ }),
-
-/***/ 8060:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const util = __nccwpck_require__(3440)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
-const DecoratorHandler = __nccwpck_require__(8155)
-
-class DumpHandler extends DecoratorHandler {
-  #maxSize = 1024 * 1024
-  #abort = null
-  #dumped = false
-  #aborted = false
-  #size = 0
-  #reason = null
-  #handler = null
-
-  constructor ({ maxSize }, handler) {
-    super(handler)
-
-    if (maxSize != null && (!Number.isFinite(maxSize) || maxSize < 1)) {
-      throw new InvalidArgumentError('maxSize must be a number greater than 0')
-    }
-
-    this.#maxSize = maxSize ?? this.#maxSize
-    this.#handler = handler
-  }
-
-  onConnect (abort) {
-    this.#abort = abort
-
-    this.#handler.onConnect(this.#customAbort.bind(this))
-  }
-
-  #customAbort (reason) {
-    this.#aborted = true
-    this.#reason = reason
-  }
-
-  // TODO: will require adjustment after new hooks are out
-  onHeaders (statusCode, rawHeaders, resume, statusMessage) {
-    const headers = util.parseHeaders(rawHeaders)
-    const contentLength = headers['content-length']
-
-    if (contentLength != null && contentLength > this.#maxSize) {
-      throw new RequestAbortedError(
-        `Response size (${contentLength}) larger than maxSize (${
-          this.#maxSize
-        })`
-      )
-    }
-
-    if (this.#aborted) {
-      return true
-    }
-
-    return this.#handler.onHeaders(
-      statusCode,
-      rawHeaders,
-      resume,
-      statusMessage
-    )
-  }
-
-  onError (err) {
-    if (this.#dumped) {
-      return
-    }
-
-    err = this.#reason ?? err
-
-    this.#handler.onError(err)
-  }
-
-  onData (chunk) {
-    this.#size = this.#size + chunk.length
-
-    if (this.#size >= this.#maxSize) {
-      this.#dumped = true
-
-      if (this.#aborted) {
-        this.#handler.onError(this.#reason)
-      } else {
-        this.#handler.onComplete([])
-      }
-    }
-
-    return true
-  }
-
-  onComplete (trailers) {
-    if (this.#dumped) {
-      return
-    }
-
-    if (this.#aborted) {
-      this.#handler.onError(this.reason)
-      return
-    }
-
-    this.#handler.onComplete(trailers)
-  }
-}
-
-function createDumpInterceptor (
-  { maxSize: defaultMaxSize } = {
-    maxSize: 1024 * 1024
-  }
-) {
-  return dispatch => {
-    return function Intercept (opts, handler) {
-      const { dumpMaxSize = defaultMaxSize } =
-        opts
-
-      const dumpHandler = new DumpHandler(
-        { maxSize: dumpMaxSize },
-        handler
-      )
-
-      return dispatch(opts, dumpHandler)
-    }
-  }
-}
-
-module.exports = createDumpInterceptor
-
-
-/***/ }),
-
 /***/ 5092:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -10017,63 +8536,6 @@ function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections })
 }
 
 module.exports = createRedirectInterceptor
-
-
-/***/ }),
-
-/***/ 1514:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-const RedirectHandler = __nccwpck_require__(8754)
-
-module.exports = opts => {
-  const globalMaxRedirections = opts?.maxRedirections
-  return dispatch => {
-    return function redirectInterceptor (opts, handler) {
-      const { maxRedirections = globalMaxRedirections, ...baseOpts } = opts
-
-      if (!maxRedirections) {
-        return dispatch(opts, handler)
-      }
-
-      const redirectHandler = new RedirectHandler(
-        dispatch,
-        maxRedirections,
-        opts,
-        handler
-      )
-
-      return dispatch(baseOpts, redirectHandler)
-    }
-  }
-}
-
-
-/***/ }),
-
-/***/ 2026:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-const RetryHandler = __nccwpck_require__(7816)
-
-module.exports = globalOpts => {
-  return dispatch => {
-    return function retryInterceptor (opts, handler) {
-      return dispatch(
-        opts,
-        new RetryHandler(
-          { ...opts, retryOptions: { ...globalOpts, ...opts.retryOptions } },
-          {
-            handler,
-            dispatch
-          }
-        )
-      )
-    }
-  }
-}
 
 
 /***/ }),
@@ -10404,1044 +8866,6 @@ function enumToMap(obj) {
 }
 exports.enumToMap = enumToMap;
 //# sourceMappingURL=utils.js.map
-
-/***/ }),
-
-/***/ 7501:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kClients } = __nccwpck_require__(6443)
-const Agent = __nccwpck_require__(7405)
-const {
-  kAgent,
-  kMockAgentSet,
-  kMockAgentGet,
-  kDispatches,
-  kIsMockActive,
-  kNetConnect,
-  kGetNetConnect,
-  kOptions,
-  kFactory
-} = __nccwpck_require__(1117)
-const MockClient = __nccwpck_require__(7365)
-const MockPool = __nccwpck_require__(4004)
-const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
-const Dispatcher = __nccwpck_require__(883)
-const Pluralizer = __nccwpck_require__(1529)
-const PendingInterceptorsFormatter = __nccwpck_require__(6142)
-
-class MockAgent extends Dispatcher {
-  constructor (opts) {
-    super(opts)
-
-    this[kNetConnect] = true
-    this[kIsMockActive] = true
-
-    // Instantiate Agent and encapsulate
-    if ((opts?.agent && typeof opts.agent.dispatch !== 'function')) {
-      throw new InvalidArgumentError('Argument opts.agent must implement Agent')
-    }
-    const agent = opts?.agent ? opts.agent : new Agent(opts)
-    this[kAgent] = agent
-
-    this[kClients] = agent[kClients]
-    this[kOptions] = buildMockOptions(opts)
-  }
-
-  get (origin) {
-    let dispatcher = this[kMockAgentGet](origin)
-
-    if (!dispatcher) {
-      dispatcher = this[kFactory](origin)
-      this[kMockAgentSet](origin, dispatcher)
-    }
-    return dispatcher
-  }
-
-  dispatch (opts, handler) {
-    // Call MockAgent.get to perform additional setup before dispatching as normal
-    this.get(opts.origin)
-    return this[kAgent].dispatch(opts, handler)
-  }
-
-  async close () {
-    await this[kAgent].close()
-    this[kClients].clear()
-  }
-
-  deactivate () {
-    this[kIsMockActive] = false
-  }
-
-  activate () {
-    this[kIsMockActive] = true
-  }
-
-  enableNetConnect (matcher) {
-    if (typeof matcher === 'string' || typeof matcher === 'function' || matcher instanceof RegExp) {
-      if (Array.isArray(this[kNetConnect])) {
-        this[kNetConnect].push(matcher)
-      } else {
-        this[kNetConnect] = [matcher]
-      }
-    } else if (typeof matcher === 'undefined') {
-      this[kNetConnect] = true
-    } else {
-      throw new InvalidArgumentError('Unsupported matcher. Must be one of String|Function|RegExp.')
-    }
-  }
-
-  disableNetConnect () {
-    this[kNetConnect] = false
-  }
-
-  // This is required to bypass issues caused by using global symbols - see:
-  // https://github.com/nodejs/undici/issues/1447
-  get isMockActive () {
-    return this[kIsMockActive]
-  }
-
-  [kMockAgentSet] (origin, dispatcher) {
-    this[kClients].set(origin, dispatcher)
-  }
-
-  [kFactory] (origin) {
-    const mockOptions = Object.assign({ agent: this }, this[kOptions])
-    return this[kOptions] && this[kOptions].connections === 1
-      ? new MockClient(origin, mockOptions)
-      : new MockPool(origin, mockOptions)
-  }
-
-  [kMockAgentGet] (origin) {
-    // First check if we can immediately find it
-    const client = this[kClients].get(origin)
-    if (client) {
-      return client
-    }
-
-    // If the origin is not a string create a dummy parent pool and return to user
-    if (typeof origin !== 'string') {
-      const dispatcher = this[kFactory]('http://localhost:9999')
-      this[kMockAgentSet](origin, dispatcher)
-      return dispatcher
-    }
-
-    // If we match, create a pool and assign the same dispatches
-    for (const [keyMatcher, nonExplicitDispatcher] of Array.from(this[kClients])) {
-      if (nonExplicitDispatcher && typeof keyMatcher !== 'string' && matchValue(keyMatcher, origin)) {
-        const dispatcher = this[kFactory](origin)
-        this[kMockAgentSet](origin, dispatcher)
-        dispatcher[kDispatches] = nonExplicitDispatcher[kDispatches]
-        return dispatcher
-      }
-    }
-  }
-
-  [kGetNetConnect] () {
-    return this[kNetConnect]
-  }
-
-  pendingInterceptors () {
-    const mockAgentClients = this[kClients]
-
-    return Array.from(mockAgentClients.entries())
-      .flatMap(([origin, scope]) => scope[kDispatches].map(dispatch => ({ ...dispatch, origin })))
-      .filter(({ pending }) => pending)
-  }
-
-  assertNoPendingInterceptors ({ pendingInterceptorsFormatter = new PendingInterceptorsFormatter() } = {}) {
-    const pending = this.pendingInterceptors()
-
-    if (pending.length === 0) {
-      return
-    }
-
-    const pluralizer = new Pluralizer('interceptor', 'interceptors').pluralize(pending.length)
-
-    throw new UndiciError(`
-${pluralizer.count} ${pluralizer.noun} ${pluralizer.is} pending:
-
-${pendingInterceptorsFormatter.format(pending)}
-`.trim())
-  }
-}
-
-module.exports = MockAgent
-
-
-/***/ }),
-
-/***/ 7365:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { promisify } = __nccwpck_require__(7975)
-const Client = __nccwpck_require__(3701)
-const { buildMockDispatch } = __nccwpck_require__(3397)
-const {
-  kDispatches,
-  kMockAgent,
-  kClose,
-  kOriginalClose,
-  kOrigin,
-  kOriginalDispatch,
-  kConnected
-} = __nccwpck_require__(1117)
-const { MockInterceptor } = __nccwpck_require__(1511)
-const Symbols = __nccwpck_require__(6443)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-
-/**
- * MockClient provides an API that extends the Client to influence the mockDispatches.
- */
-class MockClient extends Client {
-  constructor (origin, opts) {
-    super(origin, opts)
-
-    if (!opts || !opts.agent || typeof opts.agent.dispatch !== 'function') {
-      throw new InvalidArgumentError('Argument opts.agent must implement Agent')
-    }
-
-    this[kMockAgent] = opts.agent
-    this[kOrigin] = origin
-    this[kDispatches] = []
-    this[kConnected] = 1
-    this[kOriginalDispatch] = this.dispatch
-    this[kOriginalClose] = this.close.bind(this)
-
-    this.dispatch = buildMockDispatch.call(this)
-    this.close = this[kClose]
-  }
-
-  get [Symbols.kConnected] () {
-    return this[kConnected]
-  }
-
-  /**
-   * Sets up the base interceptor for mocking replies from undici.
-   */
-  intercept (opts) {
-    return new MockInterceptor(opts, this[kDispatches])
-  }
-
-  async [kClose] () {
-    await promisify(this[kOriginalClose])()
-    this[kConnected] = 0
-    this[kMockAgent][Symbols.kClients].delete(this[kOrigin])
-  }
-}
-
-module.exports = MockClient
-
-
-/***/ }),
-
-/***/ 2429:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { UndiciError } = __nccwpck_require__(8707)
-
-const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
-
-/**
- * The request does not match any registered mock dispatches.
- */
-class MockNotMatchedError extends UndiciError {
-  constructor (message) {
-    super(message)
-    Error.captureStackTrace(this, MockNotMatchedError)
-    this.name = 'MockNotMatchedError'
-    this.message = message || 'The request does not match any registered mock dispatches'
-    this.code = 'UND_MOCK_ERR_MOCK_NOT_MATCHED'
-  }
-
-  static [Symbol.hasInstance] (instance) {
-    return instance && instance[kMockNotMatchedError] === true
-  }
-
-  [kMockNotMatchedError] = true
-}
-
-module.exports = {
-  MockNotMatchedError
-}
-
-
-/***/ }),
-
-/***/ 1511:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(3397)
-const {
-  kDispatches,
-  kDispatchKey,
-  kDefaultHeaders,
-  kDefaultTrailers,
-  kContentLength,
-  kMockDispatch
-} = __nccwpck_require__(1117)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { buildURL } = __nccwpck_require__(3440)
-
-/**
- * Defines the scope API for an interceptor reply
- */
-class MockScope {
-  constructor (mockDispatch) {
-    this[kMockDispatch] = mockDispatch
-  }
-
-  /**
-   * Delay a reply by a set amount in ms.
-   */
-  delay (waitInMs) {
-    if (typeof waitInMs !== 'number' || !Number.isInteger(waitInMs) || waitInMs <= 0) {
-      throw new InvalidArgumentError('waitInMs must be a valid integer > 0')
-    }
-
-    this[kMockDispatch].delay = waitInMs
-    return this
-  }
-
-  /**
-   * For a defined reply, never mark as consumed.
-   */
-  persist () {
-    this[kMockDispatch].persist = true
-    return this
-  }
-
-  /**
-   * Allow one to define a reply for a set amount of matching requests.
-   */
-  times (repeatTimes) {
-    if (typeof repeatTimes !== 'number' || !Number.isInteger(repeatTimes) || repeatTimes <= 0) {
-      throw new InvalidArgumentError('repeatTimes must be a valid integer > 0')
-    }
-
-    this[kMockDispatch].times = repeatTimes
-    return this
-  }
-}
-
-/**
- * Defines an interceptor for a Mock
- */
-class MockInterceptor {
-  constructor (opts, mockDispatches) {
-    if (typeof opts !== 'object') {
-      throw new InvalidArgumentError('opts must be an object')
-    }
-    if (typeof opts.path === 'undefined') {
-      throw new InvalidArgumentError('opts.path must be defined')
-    }
-    if (typeof opts.method === 'undefined') {
-      opts.method = 'GET'
-    }
-    // See https://github.com/nodejs/undici/issues/1245
-    // As per RFC 3986, clients are not supposed to send URI
-    // fragments to servers when they retrieve a document,
-    if (typeof opts.path === 'string') {
-      if (opts.query) {
-        opts.path = buildURL(opts.path, opts.query)
-      } else {
-        // Matches https://github.com/nodejs/undici/blob/main/lib/web/fetch/index.js#L1811
-        const parsedURL = new URL(opts.path, 'data://')
-        opts.path = parsedURL.pathname + parsedURL.search
-      }
-    }
-    if (typeof opts.method === 'string') {
-      opts.method = opts.method.toUpperCase()
-    }
-
-    this[kDispatchKey] = buildKey(opts)
-    this[kDispatches] = mockDispatches
-    this[kDefaultHeaders] = {}
-    this[kDefaultTrailers] = {}
-    this[kContentLength] = false
-  }
-
-  createMockScopeDispatchData ({ statusCode, data, responseOptions }) {
-    const responseData = getResponseData(data)
-    const contentLength = this[kContentLength] ? { 'content-length': responseData.length } : {}
-    const headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers }
-    const trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers }
-
-    return { statusCode, data, headers, trailers }
-  }
-
-  validateReplyParameters (replyParameters) {
-    if (typeof replyParameters.statusCode === 'undefined') {
-      throw new InvalidArgumentError('statusCode must be defined')
-    }
-    if (typeof replyParameters.responseOptions !== 'object' || replyParameters.responseOptions === null) {
-      throw new InvalidArgumentError('responseOptions must be an object')
-    }
-  }
-
-  /**
-   * Mock an undici request with a defined reply.
-   */
-  reply (replyOptionsCallbackOrStatusCode) {
-    // Values of reply aren't available right now as they
-    // can only be available when the reply callback is invoked.
-    if (typeof replyOptionsCallbackOrStatusCode === 'function') {
-      // We'll first wrap the provided callback in another function,
-      // this function will properly resolve the data from the callback
-      // when invoked.
-      const wrappedDefaultsCallback = (opts) => {
-        // Our reply options callback contains the parameter for statusCode, data and options.
-        const resolvedData = replyOptionsCallbackOrStatusCode(opts)
-
-        // Check if it is in the right format
-        if (typeof resolvedData !== 'object' || resolvedData === null) {
-          throw new InvalidArgumentError('reply options callback must return an object')
-        }
-
-        const replyParameters = { data: '', responseOptions: {}, ...resolvedData }
-        this.validateReplyParameters(replyParameters)
-        // Since the values can be obtained immediately we return them
-        // from this higher order function that will be resolved later.
-        return {
-          ...this.createMockScopeDispatchData(replyParameters)
-        }
-      }
-
-      // Add usual dispatch data, but this time set the data parameter to function that will eventually provide data.
-      const newMockDispatch = addMockDispatch(this[kDispatches], this[kDispatchKey], wrappedDefaultsCallback)
-      return new MockScope(newMockDispatch)
-    }
-
-    // We can have either one or three parameters, if we get here,
-    // we should have 1-3 parameters. So we spread the arguments of
-    // this function to obtain the parameters, since replyData will always
-    // just be the statusCode.
-    const replyParameters = {
-      statusCode: replyOptionsCallbackOrStatusCode,
-      data: arguments[1] === undefined ? '' : arguments[1],
-      responseOptions: arguments[2] === undefined ? {} : arguments[2]
-    }
-    this.validateReplyParameters(replyParameters)
-
-    // Send in-already provided data like usual
-    const dispatchData = this.createMockScopeDispatchData(replyParameters)
-    const newMockDispatch = addMockDispatch(this[kDispatches], this[kDispatchKey], dispatchData)
-    return new MockScope(newMockDispatch)
-  }
-
-  /**
-   * Mock an undici request with a defined error.
-   */
-  replyWithError (error) {
-    if (typeof error === 'undefined') {
-      throw new InvalidArgumentError('error must be defined')
-    }
-
-    const newMockDispatch = addMockDispatch(this[kDispatches], this[kDispatchKey], { error })
-    return new MockScope(newMockDispatch)
-  }
-
-  /**
-   * Set default reply headers on the interceptor for subsequent replies
-   */
-  defaultReplyHeaders (headers) {
-    if (typeof headers === 'undefined') {
-      throw new InvalidArgumentError('headers must be defined')
-    }
-
-    this[kDefaultHeaders] = headers
-    return this
-  }
-
-  /**
-   * Set default reply trailers on the interceptor for subsequent replies
-   */
-  defaultReplyTrailers (trailers) {
-    if (typeof trailers === 'undefined') {
-      throw new InvalidArgumentError('trailers must be defined')
-    }
-
-    this[kDefaultTrailers] = trailers
-    return this
-  }
-
-  /**
-   * Set reply content length header for replies on the interceptor
-   */
-  replyContentLength () {
-    this[kContentLength] = true
-    return this
-  }
-}
-
-module.exports.MockInterceptor = MockInterceptor
-module.exports.MockScope = MockScope
-
-
-/***/ }),
-
-/***/ 4004:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { promisify } = __nccwpck_require__(7975)
-const Pool = __nccwpck_require__(628)
-const { buildMockDispatch } = __nccwpck_require__(3397)
-const {
-  kDispatches,
-  kMockAgent,
-  kClose,
-  kOriginalClose,
-  kOrigin,
-  kOriginalDispatch,
-  kConnected
-} = __nccwpck_require__(1117)
-const { MockInterceptor } = __nccwpck_require__(1511)
-const Symbols = __nccwpck_require__(6443)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-
-/**
- * MockPool provides an API that extends the Pool to influence the mockDispatches.
- */
-class MockPool extends Pool {
-  constructor (origin, opts) {
-    super(origin, opts)
-
-    if (!opts || !opts.agent || typeof opts.agent.dispatch !== 'function') {
-      throw new InvalidArgumentError('Argument opts.agent must implement Agent')
-    }
-
-    this[kMockAgent] = opts.agent
-    this[kOrigin] = origin
-    this[kDispatches] = []
-    this[kConnected] = 1
-    this[kOriginalDispatch] = this.dispatch
-    this[kOriginalClose] = this.close.bind(this)
-
-    this.dispatch = buildMockDispatch.call(this)
-    this.close = this[kClose]
-  }
-
-  get [Symbols.kConnected] () {
-    return this[kConnected]
-  }
-
-  /**
-   * Sets up the base interceptor for mocking replies from undici.
-   */
-  intercept (opts) {
-    return new MockInterceptor(opts, this[kDispatches])
-  }
-
-  async [kClose] () {
-    await promisify(this[kOriginalClose])()
-    this[kConnected] = 0
-    this[kMockAgent][Symbols.kClients].delete(this[kOrigin])
-  }
-}
-
-module.exports = MockPool
-
-
-/***/ }),
-
-/***/ 1117:
-/***/ ((module) => {
-
-
-
-module.exports = {
-  kAgent: Symbol('agent'),
-  kOptions: Symbol('options'),
-  kFactory: Symbol('factory'),
-  kDispatches: Symbol('dispatches'),
-  kDispatchKey: Symbol('dispatch key'),
-  kDefaultHeaders: Symbol('default headers'),
-  kDefaultTrailers: Symbol('default trailers'),
-  kContentLength: Symbol('content length'),
-  kMockAgent: Symbol('mock agent'),
-  kMockAgentSet: Symbol('mock agent set'),
-  kMockAgentGet: Symbol('mock agent get'),
-  kMockDispatch: Symbol('mock dispatch'),
-  kClose: Symbol('close'),
-  kOriginalClose: Symbol('original agent close'),
-  kOrigin: Symbol('origin'),
-  kIsMockActive: Symbol('is mock active'),
-  kNetConnect: Symbol('net connect'),
-  kGetNetConnect: Symbol('get net connect'),
-  kConnected: Symbol('connected')
-}
-
-
-/***/ }),
-
-/***/ 3397:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { MockNotMatchedError } = __nccwpck_require__(2429)
-const {
-  kDispatches,
-  kMockAgent,
-  kOriginalDispatch,
-  kOrigin,
-  kGetNetConnect
-} = __nccwpck_require__(1117)
-const { buildURL } = __nccwpck_require__(3440)
-const { STATUS_CODES } = __nccwpck_require__(7067)
-const {
-  types: {
-    isPromise
-  }
-} = __nccwpck_require__(7975)
-
-function matchValue (match, value) {
-  if (typeof match === 'string') {
-    return match === value
-  }
-  if (match instanceof RegExp) {
-    return match.test(value)
-  }
-  if (typeof match === 'function') {
-    return match(value) === true
-  }
-  return false
-}
-
-function lowerCaseEntries (headers) {
-  return Object.fromEntries(
-    Object.entries(headers).map(([headerName, headerValue]) => {
-      return [headerName.toLocaleLowerCase(), headerValue]
-    })
-  )
-}
-
-/**
- * @param {import('../../index').Headers|string[]|Record<string, string>} headers
- * @param {string} key
- */
-function getHeaderByName (headers, key) {
-  if (Array.isArray(headers)) {
-    for (let i = 0; i < headers.length; i += 2) {
-      if (headers[i].toLocaleLowerCase() === key.toLocaleLowerCase()) {
-        return headers[i + 1]
-      }
-    }
-
-    return undefined
-  } else if (typeof headers.get === 'function') {
-    return headers.get(key)
-  } else {
-    return lowerCaseEntries(headers)[key.toLocaleLowerCase()]
-  }
-}
-
-/** @param {string[]} headers */
-function buildHeadersFromArray (headers) { // fetch HeadersList
-  const clone = headers.slice()
-  const entries = []
-  for (let index = 0; index < clone.length; index += 2) {
-    entries.push([clone[index], clone[index + 1]])
-  }
-  return Object.fromEntries(entries)
-}
-
-function matchHeaders (mockDispatch, headers) {
-  if (typeof mockDispatch.headers === 'function') {
-    if (Array.isArray(headers)) { // fetch HeadersList
-      headers = buildHeadersFromArray(headers)
-    }
-    return mockDispatch.headers(headers ? lowerCaseEntries(headers) : {})
-  }
-  if (typeof mockDispatch.headers === 'undefined') {
-    return true
-  }
-  if (typeof headers !== 'object' || typeof mockDispatch.headers !== 'object') {
-    return false
-  }
-
-  for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch.headers)) {
-    const headerValue = getHeaderByName(headers, matchHeaderName)
-
-    if (!matchValue(matchHeaderValue, headerValue)) {
-      return false
-    }
-  }
-  return true
-}
-
-function safeUrl (path) {
-  if (typeof path !== 'string') {
-    return path
-  }
-
-  const pathSegments = path.split('?')
-
-  if (pathSegments.length !== 2) {
-    return path
-  }
-
-  const qp = new URLSearchParams(pathSegments.pop())
-  qp.sort()
-  return [...pathSegments, qp.toString()].join('?')
-}
-
-function matchKey (mockDispatch, { path, method, body, headers }) {
-  const pathMatch = matchValue(mockDispatch.path, path)
-  const methodMatch = matchValue(mockDispatch.method, method)
-  const bodyMatch = typeof mockDispatch.body !== 'undefined' ? matchValue(mockDispatch.body, body) : true
-  const headersMatch = matchHeaders(mockDispatch, headers)
-  return pathMatch && methodMatch && bodyMatch && headersMatch
-}
-
-function getResponseData (data) {
-  if (Buffer.isBuffer(data)) {
-    return data
-  } else if (data instanceof Uint8Array) {
-    return data
-  } else if (data instanceof ArrayBuffer) {
-    return data
-  } else if (typeof data === 'object') {
-    return JSON.stringify(data)
-  } else {
-    return data.toString()
-  }
-}
-
-function getMockDispatch (mockDispatches, key) {
-  const basePath = key.query ? buildURL(key.path, key.query) : key.path
-  const resolvedPath = typeof basePath === 'string' ? safeUrl(basePath) : basePath
-
-  // Match path
-  let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path }) => matchValue(safeUrl(path), resolvedPath))
-  if (matchedMockDispatches.length === 0) {
-    throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`)
-  }
-
-  // Match method
-  matchedMockDispatches = matchedMockDispatches.filter(({ method }) => matchValue(method, key.method))
-  if (matchedMockDispatches.length === 0) {
-    throw new MockNotMatchedError(`Mock dispatch not matched for method '${key.method}' on path '${resolvedPath}'`)
-  }
-
-  // Match body
-  matchedMockDispatches = matchedMockDispatches.filter(({ body }) => typeof body !== 'undefined' ? matchValue(body, key.body) : true)
-  if (matchedMockDispatches.length === 0) {
-    throw new MockNotMatchedError(`Mock dispatch not matched for body '${key.body}' on path '${resolvedPath}'`)
-  }
-
-  // Match headers
-  matchedMockDispatches = matchedMockDispatches.filter((mockDispatch) => matchHeaders(mockDispatch, key.headers))
-  if (matchedMockDispatches.length === 0) {
-    const headers = typeof key.headers === 'object' ? JSON.stringify(key.headers) : key.headers
-    throw new MockNotMatchedError(`Mock dispatch not matched for headers '${headers}' on path '${resolvedPath}'`)
-  }
-
-  return matchedMockDispatches[0]
-}
-
-function addMockDispatch (mockDispatches, key, data) {
-  const baseData = { timesInvoked: 0, times: 1, persist: false, consumed: false }
-  const replyData = typeof data === 'function' ? { callback: data } : { ...data }
-  const newMockDispatch = { ...baseData, ...key, pending: true, data: { error: null, ...replyData } }
-  mockDispatches.push(newMockDispatch)
-  return newMockDispatch
-}
-
-function deleteMockDispatch (mockDispatches, key) {
-  const index = mockDispatches.findIndex(dispatch => {
-    if (!dispatch.consumed) {
-      return false
-    }
-    return matchKey(dispatch, key)
-  })
-  if (index !== -1) {
-    mockDispatches.splice(index, 1)
-  }
-}
-
-function buildKey (opts) {
-  const { path, method, body, headers, query } = opts
-  return {
-    path,
-    method,
-    body,
-    headers,
-    query
-  }
-}
-
-function generateKeyValues (data) {
-  const keys = Object.keys(data)
-  const result = []
-  for (let i = 0; i < keys.length; ++i) {
-    const key = keys[i]
-    const value = data[key]
-    const name = Buffer.from(`${key}`)
-    if (Array.isArray(value)) {
-      for (let j = 0; j < value.length; ++j) {
-        result.push(name, Buffer.from(`${value[j]}`))
-      }
-    } else {
-      result.push(name, Buffer.from(`${value}`))
-    }
-  }
-  return result
-}
-
-/**
- * @see https://developer.mozilla.org/en-US/docs/Web/HTTP/Status
- * @param {number} statusCode
- */
-function getStatusText (statusCode) {
-  return STATUS_CODES[statusCode] || 'unknown'
-}
-
-async function getResponse (body) {
-  const buffers = []
-  for await (const data of body) {
-    buffers.push(data)
-  }
-  return Buffer.concat(buffers).toString('utf8')
-}
-
-/**
- * Mock dispatch function used to simulate undici dispatches
- */
-function mockDispatch (opts, handler) {
-  // Get mock dispatch from built key
-  const key = buildKey(opts)
-  const mockDispatch = getMockDispatch(this[kDispatches], key)
-
-  mockDispatch.timesInvoked++
-
-  // Here's where we resolve a callback if a callback is present for the dispatch data.
-  if (mockDispatch.data.callback) {
-    mockDispatch.data = { ...mockDispatch.data, ...mockDispatch.data.callback(opts) }
-  }
-
-  // Parse mockDispatch data
-  const { data: { statusCode, data, headers, trailers, error }, delay, persist } = mockDispatch
-  const { timesInvoked, times } = mockDispatch
-
-  // If it's used up and not persistent, mark as consumed
-  mockDispatch.consumed = !persist && timesInvoked >= times
-  mockDispatch.pending = timesInvoked < times
-
-  // If specified, trigger dispatch error
-  if (error !== null) {
-    deleteMockDispatch(this[kDispatches], key)
-    handler.onError(error)
-    return true
-  }
-
-  // Handle the request with a delay if necessary
-  if (typeof delay === 'number' && delay > 0) {
-    setTimeout(() => {
-      handleReply(this[kDispatches])
-    }, delay)
-  } else {
-    handleReply(this[kDispatches])
-  }
-
-  function handleReply (mockDispatches, _data = data) {
-    // fetch's HeadersList is a 1D string array
-    const optsHeaders = Array.isArray(opts.headers)
-      ? buildHeadersFromArray(opts.headers)
-      : opts.headers
-    const body = typeof _data === 'function'
-      ? _data({ ...opts, headers: optsHeaders })
-      : _data
-
-    // util.types.isPromise is likely needed for jest.
-    if (isPromise(body)) {
-      // If handleReply is asynchronous, throwing an error
-      // in the callback will reject the promise, rather than
-      // synchronously throw the error, which breaks some tests.
-      // Rather, we wait for the callback to resolve if it is a
-      // promise, and then re-run handleReply with the new body.
-      body.then((newData) => handleReply(mockDispatches, newData))
-      return
-    }
-
-    const responseData = getResponseData(body)
-    const responseHeaders = generateKeyValues(headers)
-    const responseTrailers = generateKeyValues(trailers)
-
-    handler.onConnect?.(err => handler.onError(err), null)
-    handler.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode))
-    handler.onData?.(Buffer.from(responseData))
-    handler.onComplete?.(responseTrailers)
-    deleteMockDispatch(mockDispatches, key)
-  }
-
-  function resume () {}
-
-  return true
-}
-
-function buildMockDispatch () {
-  const agent = this[kMockAgent]
-  const origin = this[kOrigin]
-  const originalDispatch = this[kOriginalDispatch]
-
-  return function dispatch (opts, handler) {
-    if (agent.isMockActive) {
-      try {
-        mockDispatch.call(this, opts, handler)
-      } catch (error) {
-        if (error instanceof MockNotMatchedError) {
-          const netConnect = agent[kGetNetConnect]()
-          if (netConnect === false) {
-            throw new MockNotMatchedError(`${error.message}: subsequent request to origin ${origin} was not allowed (net.connect disabled)`)
-          }
-          if (checkNetConnect(netConnect, origin)) {
-            originalDispatch.call(this, opts, handler)
-          } else {
-            throw new MockNotMatchedError(`${error.message}: subsequent request to origin ${origin} was not allowed (net.connect is not enabled for this origin)`)
-          }
-        } else {
-          throw error
-        }
-      }
-    } else {
-      originalDispatch.call(this, opts, handler)
-    }
-  }
-}
-
-function checkNetConnect (netConnect, origin) {
-  const url = new URL(origin)
-  if (netConnect === true) {
-    return true
-  } else if (Array.isArray(netConnect) && netConnect.some((matcher) => matchValue(matcher, url.host))) {
-    return true
-  }
-  return false
-}
-
-function buildMockOptions (opts) {
-  if (opts) {
-    const { agent, ...mockOptions } = opts
-    return mockOptions
-  }
-}
-
-module.exports = {
-  getResponseData,
-  getMockDispatch,
-  addMockDispatch,
-  deleteMockDispatch,
-  buildKey,
-  generateKeyValues,
-  matchValue,
-  getResponse,
-  getStatusText,
-  mockDispatch,
-  buildMockDispatch,
-  checkNetConnect,
-  buildMockOptions,
-  getHeaderByName,
-  buildHeadersFromArray
-}
-
-
-/***/ }),
-
-/***/ 6142:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { Transform } = __nccwpck_require__(7075)
-const { Console } = __nccwpck_require__(7540)
-
-const PERSISTENT = process.versions.icu ? '✅' : 'Y '
-const NOT_PERSISTENT = process.versions.icu ? '❌' : 'N '
-
-/**
- * Gets the output of `console.table(…)` as a string.
- */
-module.exports = class PendingInterceptorsFormatter {
-  constructor ({ disableColors } = {}) {
-    this.transform = new Transform({
-      transform (chunk, _enc, cb) {
-        cb(null, chunk)
-      }
-    })
-
-    this.logger = new Console({
-      stdout: this.transform,
-      inspectOptions: {
-        colors: !disableColors && !process.env.CI
-      }
-    })
-  }
-
-  format (pendingInterceptors) {
-    const withPrettyHeaders = pendingInterceptors.map(
-      ({ method, path, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
-        Method: method,
-        Origin: origin,
-        Path: path,
-        'Status code': statusCode,
-        Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
-        Invocations: timesInvoked,
-        Remaining: persist ? Infinity : times - timesInvoked
-      }))
-
-    this.logger.table(withPrettyHeaders)
-    return this.transform.read().toString()
-  }
-}
-
-
-/***/ }),
-
-/***/ 1529:
-/***/ ((module) => {
-
-
-
-const singulars = {
-  pronoun: 'it',
-  is: 'is',
-  was: 'was',
-  this: 'this'
-}
-
-const plurals = {
-  pronoun: 'they',
-  is: 'are',
-  was: 'were',
-  this: 'these'
-}
-
-module.exports = class Pluralizer {
-  constructor (singular, plural) {
-    this.singular = singular
-    this.plural = plural
-  }
-
-  pluralize (count) {
-    const one = count === 1
-    const keys = one ? singulars : plurals
-    const noun = one ? this.singular : this.plural
-    return { ...keys, count, noun }
-  }
-}
-
 
 /***/ }),
 
@@ -11875,3096 +9299,6 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9634:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kConstruct } = __nccwpck_require__(109)
-const { urlEquals, getFieldValues } = __nccwpck_require__(6798)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3440)
-const { webidl } = __nccwpck_require__(5893)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(9051)
-const { Request, fromInnerRequest } = __nccwpck_require__(9967)
-const { kState } = __nccwpck_require__(3627)
-const { fetching } = __nccwpck_require__(4398)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(3168)
-const assert = __nccwpck_require__(4589)
-
-/**
- * @see https://w3c.github.io/ServiceWorker/#dfn-cache-batch-operation
- * @typedef {Object} CacheBatchOperation
- * @property {'delete' | 'put'} type
- * @property {any} request
- * @property {any} response
- * @property {import('../../types/cache').CacheQueryOptions} options
- */
-
-/**
- * @see https://w3c.github.io/ServiceWorker/#dfn-request-response-list
- * @typedef {[any, any][]} requestResponseList
- */
-
-class Cache {
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#dfn-relevant-request-response-list
-   * @type {requestResponseList}
-   */
-  #relevantRequestResponseList
-
-  constructor () {
-    if (arguments[0] !== kConstruct) {
-      webidl.illegalConstructor()
-    }
-
-    webidl.util.markAsUncloneable(this)
-    this.#relevantRequestResponseList = arguments[1]
-  }
-
-  async match (request, options = {}) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.match'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    request = webidl.converters.RequestInfo(request, prefix, 'request')
-    options = webidl.converters.CacheQueryOptions(options, prefix, 'options')
-
-    const p = this.#internalMatchAll(request, options, 1)
-
-    if (p.length === 0) {
-      return
-    }
-
-    return p[0]
-  }
-
-  async matchAll (request = undefined, options = {}) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.matchAll'
-    if (request !== undefined) request = webidl.converters.RequestInfo(request, prefix, 'request')
-    options = webidl.converters.CacheQueryOptions(options, prefix, 'options')
-
-    return this.#internalMatchAll(request, options)
-  }
-
-  async add (request) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.add'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    request = webidl.converters.RequestInfo(request, prefix, 'request')
-
-    // 1.
-    const requests = [request]
-
-    // 2.
-    const responseArrayPromise = this.addAll(requests)
-
-    // 3.
-    return await responseArrayPromise
-  }
-
-  async addAll (requests) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.addAll'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    // 1.
-    const responsePromises = []
-
-    // 2.
-    const requestList = []
-
-    // 3.
-    for (let request of requests) {
-      if (request === undefined) {
-        throw webidl.errors.conversionFailed({
-          prefix,
-          argument: 'Argument 1',
-          types: ['undefined is not allowed']
-        })
-      }
-
-      request = webidl.converters.RequestInfo(request)
-
-      if (typeof request === 'string') {
-        continue
-      }
-
-      // 3.1
-      const r = request[kState]
-
-      // 3.2
-      if (!urlIsHttpHttpsScheme(r.url) || r.method !== 'GET') {
-        throw webidl.errors.exception({
-          header: prefix,
-          message: 'Expected http/s scheme when method is not GET.'
-        })
-      }
-    }
-
-    // 4.
-    /** @type {ReturnType<typeof fetching>[]} */
-    const fetchControllers = []
-
-    // 5.
-    for (const request of requests) {
-      // 5.1
-      const r = new Request(request)[kState]
-
-      // 5.2
-      if (!urlIsHttpHttpsScheme(r.url)) {
-        throw webidl.errors.exception({
-          header: prefix,
-          message: 'Expected http/s scheme.'
-        })
-      }
-
-      // 5.4
-      r.initiator = 'fetch'
-      r.destination = 'subresource'
-
-      // 5.5
-      requestList.push(r)
-
-      // 5.6
-      const responsePromise = createDeferredPromise()
-
-      // 5.7
-      fetchControllers.push(fetching({
-        request: r,
-        processResponse (response) {
-          // 1.
-          if (response.type === 'error' || response.status === 206 || response.status < 200 || response.status > 299) {
-            responsePromise.reject(webidl.errors.exception({
-              header: 'Cache.addAll',
-              message: 'Received an invalid status code or the request failed.'
-            }))
-          } else if (response.headersList.contains('vary')) { // 2.
-            // 2.1
-            const fieldValues = getFieldValues(response.headersList.get('vary'))
-
-            // 2.2
-            for (const fieldValue of fieldValues) {
-              // 2.2.1
-              if (fieldValue === '*') {
-                responsePromise.reject(webidl.errors.exception({
-                  header: 'Cache.addAll',
-                  message: 'invalid vary field value'
-                }))
-
-                for (const controller of fetchControllers) {
-                  controller.abort()
-                }
-
-                return
-              }
-            }
-          }
-        },
-        processResponseEndOfBody (response) {
-          // 1.
-          if (response.aborted) {
-            responsePromise.reject(new DOMException('aborted', 'AbortError'))
-            return
-          }
-
-          // 2.
-          responsePromise.resolve(response)
-        }
-      }))
-
-      // 5.8
-      responsePromises.push(responsePromise.promise)
-    }
-
-    // 6.
-    const p = Promise.all(responsePromises)
-
-    // 7.
-    const responses = await p
-
-    // 7.1
-    const operations = []
-
-    // 7.2
-    let index = 0
-
-    // 7.3
-    for (const response of responses) {
-      // 7.3.1
-      /** @type {CacheBatchOperation} */
-      const operation = {
-        type: 'put', // 7.3.2
-        request: requestList[index], // 7.3.3
-        response // 7.3.4
-      }
-
-      operations.push(operation) // 7.3.5
-
-      index++ // 7.3.6
-    }
-
-    // 7.5
-    const cacheJobPromise = createDeferredPromise()
-
-    // 7.6.1
-    let errorData = null
-
-    // 7.6.2
-    try {
-      this.#batchCacheOperations(operations)
-    } catch (e) {
-      errorData = e
-    }
-
-    // 7.6.3
-    queueMicrotask(() => {
-      // 7.6.3.1
-      if (errorData === null) {
-        cacheJobPromise.resolve(undefined)
-      } else {
-        // 7.6.3.2
-        cacheJobPromise.reject(errorData)
-      }
-    })
-
-    // 7.7
-    return cacheJobPromise.promise
-  }
-
-  async put (request, response) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.put'
-    webidl.argumentLengthCheck(arguments, 2, prefix)
-
-    request = webidl.converters.RequestInfo(request, prefix, 'request')
-    response = webidl.converters.Response(response, prefix, 'response')
-
-    // 1.
-    let innerRequest = null
-
-    // 2.
-    if (request instanceof Request) {
-      innerRequest = request[kState]
-    } else { // 3.
-      innerRequest = new Request(request)[kState]
-    }
-
-    // 4.
-    if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== 'GET') {
-      throw webidl.errors.exception({
-        header: prefix,
-        message: 'Expected an http/s scheme when method is not GET'
-      })
-    }
-
-    // 5.
-    const innerResponse = response[kState]
-
-    // 6.
-    if (innerResponse.status === 206) {
-      throw webidl.errors.exception({
-        header: prefix,
-        message: 'Got 206 status'
-      })
-    }
-
-    // 7.
-    if (innerResponse.headersList.contains('vary')) {
-      // 7.1.
-      const fieldValues = getFieldValues(innerResponse.headersList.get('vary'))
-
-      // 7.2.
-      for (const fieldValue of fieldValues) {
-        // 7.2.1
-        if (fieldValue === '*') {
-          throw webidl.errors.exception({
-            header: prefix,
-            message: 'Got * vary field value'
-          })
-        }
-      }
-    }
-
-    // 8.
-    if (innerResponse.body && (isDisturbed(innerResponse.body.stream) || innerResponse.body.stream.locked)) {
-      throw webidl.errors.exception({
-        header: prefix,
-        message: 'Response body is locked or disturbed'
-      })
-    }
-
-    // 9.
-    const clonedResponse = cloneResponse(innerResponse)
-
-    // 10.
-    const bodyReadPromise = createDeferredPromise()
-
-    // 11.
-    if (innerResponse.body != null) {
-      // 11.1
-      const stream = innerResponse.body.stream
-
-      // 11.2
-      const reader = stream.getReader()
-
-      // 11.3
-      readAllBytes(reader).then(bodyReadPromise.resolve, bodyReadPromise.reject)
-    } else {
-      bodyReadPromise.resolve(undefined)
-    }
-
-    // 12.
-    /** @type {CacheBatchOperation[]} */
-    const operations = []
-
-    // 13.
-    /** @type {CacheBatchOperation} */
-    const operation = {
-      type: 'put', // 14.
-      request: innerRequest, // 15.
-      response: clonedResponse // 16.
-    }
-
-    // 17.
-    operations.push(operation)
-
-    // 19.
-    const bytes = await bodyReadPromise.promise
-
-    if (clonedResponse.body != null) {
-      clonedResponse.body.source = bytes
-    }
-
-    // 19.1
-    const cacheJobPromise = createDeferredPromise()
-
-    // 19.2.1
-    let errorData = null
-
-    // 19.2.2
-    try {
-      this.#batchCacheOperations(operations)
-    } catch (e) {
-      errorData = e
-    }
-
-    // 19.2.3
-    queueMicrotask(() => {
-      // 19.2.3.1
-      if (errorData === null) {
-        cacheJobPromise.resolve()
-      } else { // 19.2.3.2
-        cacheJobPromise.reject(errorData)
-      }
-    })
-
-    return cacheJobPromise.promise
-  }
-
-  async delete (request, options = {}) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.delete'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    request = webidl.converters.RequestInfo(request, prefix, 'request')
-    options = webidl.converters.CacheQueryOptions(options, prefix, 'options')
-
-    /**
-     * @type {Request}
-     */
-    let r = null
-
-    if (request instanceof Request) {
-      r = request[kState]
-
-      if (r.method !== 'GET' && !options.ignoreMethod) {
-        return false
-      }
-    } else {
-      assert(typeof request === 'string')
-
-      r = new Request(request)[kState]
-    }
-
-    /** @type {CacheBatchOperation[]} */
-    const operations = []
-
-    /** @type {CacheBatchOperation} */
-    const operation = {
-      type: 'delete',
-      request: r,
-      options
-    }
-
-    operations.push(operation)
-
-    const cacheJobPromise = createDeferredPromise()
-
-    let errorData = null
-    let requestResponses
-
-    try {
-      requestResponses = this.#batchCacheOperations(operations)
-    } catch (e) {
-      errorData = e
-    }
-
-    queueMicrotask(() => {
-      if (errorData === null) {
-        cacheJobPromise.resolve(!!requestResponses?.length)
-      } else {
-        cacheJobPromise.reject(errorData)
-      }
-    })
-
-    return cacheJobPromise.promise
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#dom-cache-keys
-   * @param {any} request
-   * @param {import('../../types/cache').CacheQueryOptions} options
-   * @returns {Promise<readonly Request[]>}
-   */
-  async keys (request = undefined, options = {}) {
-    webidl.brandCheck(this, Cache)
-
-    const prefix = 'Cache.keys'
-
-    if (request !== undefined) request = webidl.converters.RequestInfo(request, prefix, 'request')
-    options = webidl.converters.CacheQueryOptions(options, prefix, 'options')
-
-    // 1.
-    let r = null
-
-    // 2.
-    if (request !== undefined) {
-      // 2.1
-      if (request instanceof Request) {
-        // 2.1.1
-        r = request[kState]
-
-        // 2.1.2
-        if (r.method !== 'GET' && !options.ignoreMethod) {
-          return []
-        }
-      } else if (typeof request === 'string') { // 2.2
-        r = new Request(request)[kState]
-      }
-    }
-
-    // 4.
-    const promise = createDeferredPromise()
-
-    // 5.
-    // 5.1
-    const requests = []
-
-    // 5.2
-    if (request === undefined) {
-      // 5.2.1
-      for (const requestResponse of this.#relevantRequestResponseList) {
-        // 5.2.1.1
-        requests.push(requestResponse[0])
-      }
-    } else { // 5.3
-      // 5.3.1
-      const requestResponses = this.#queryCache(r, options)
-
-      // 5.3.2
-      for (const requestResponse of requestResponses) {
-        // 5.3.2.1
-        requests.push(requestResponse[0])
-      }
-    }
-
-    // 5.4
-    queueMicrotask(() => {
-      // 5.4.1
-      const requestList = []
-
-      // 5.4.2
-      for (const request of requests) {
-        const requestObject = fromInnerRequest(
-          request,
-          new AbortController().signal,
-          'immutable'
-        )
-        // 5.4.2.1
-        requestList.push(requestObject)
-      }
-
-      // 5.4.3
-      promise.resolve(Object.freeze(requestList))
-    })
-
-    return promise.promise
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#batch-cache-operations-algorithm
-   * @param {CacheBatchOperation[]} operations
-   * @returns {requestResponseList}
-   */
-  #batchCacheOperations (operations) {
-    // 1.
-    const cache = this.#relevantRequestResponseList
-
-    // 2.
-    const backupCache = [...cache]
-
-    // 3.
-    const addedItems = []
-
-    // 4.1
-    const resultList = []
-
-    try {
-      // 4.2
-      for (const operation of operations) {
-        // 4.2.1
-        if (operation.type !== 'delete' && operation.type !== 'put') {
-          throw webidl.errors.exception({
-            header: 'Cache.#batchCacheOperations',
-            message: 'operation type does not match "delete" or "put"'
-          })
-        }
-
-        // 4.2.2
-        if (operation.type === 'delete' && operation.response != null) {
-          throw webidl.errors.exception({
-            header: 'Cache.#batchCacheOperations',
-            message: 'delete operation should not have an associated response'
-          })
-        }
-
-        // 4.2.3
-        if (this.#queryCache(operation.request, operation.options, addedItems).length) {
-          throw new DOMException('???', 'InvalidStateError')
-        }
-
-        // 4.2.4
-        let requestResponses
-
-        // 4.2.5
-        if (operation.type === 'delete') {
-          // 4.2.5.1
-          requestResponses = this.#queryCache(operation.request, operation.options)
-
-          // TODO: the spec is wrong, this is needed to pass WPTs
-          if (requestResponses.length === 0) {
-            return []
-          }
-
-          // 4.2.5.2
-          for (const requestResponse of requestResponses) {
-            const idx = cache.indexOf(requestResponse)
-            assert(idx !== -1)
-
-            // 4.2.5.2.1
-            cache.splice(idx, 1)
-          }
-        } else if (operation.type === 'put') { // 4.2.6
-          // 4.2.6.1
-          if (operation.response == null) {
-            throw webidl.errors.exception({
-              header: 'Cache.#batchCacheOperations',
-              message: 'put operation should have an associated response'
-            })
-          }
-
-          // 4.2.6.2
-          const r = operation.request
-
-          // 4.2.6.3
-          if (!urlIsHttpHttpsScheme(r.url)) {
-            throw webidl.errors.exception({
-              header: 'Cache.#batchCacheOperations',
-              message: 'expected http or https scheme'
-            })
-          }
-
-          // 4.2.6.4
-          if (r.method !== 'GET') {
-            throw webidl.errors.exception({
-              header: 'Cache.#batchCacheOperations',
-              message: 'not get method'
-            })
-          }
-
-          // 4.2.6.5
-          if (operation.options != null) {
-            throw webidl.errors.exception({
-              header: 'Cache.#batchCacheOperations',
-              message: 'options must not be defined'
-            })
-          }
-
-          // 4.2.6.6
-          requestResponses = this.#queryCache(operation.request)
-
-          // 4.2.6.7
-          for (const requestResponse of requestResponses) {
-            const idx = cache.indexOf(requestResponse)
-            assert(idx !== -1)
-
-            // 4.2.6.7.1
-            cache.splice(idx, 1)
-          }
-
-          // 4.2.6.8
-          cache.push([operation.request, operation.response])
-
-          // 4.2.6.10
-          addedItems.push([operation.request, operation.response])
-        }
-
-        // 4.2.7
-        resultList.push([operation.request, operation.response])
-      }
-
-      // 4.3
-      return resultList
-    } catch (e) { // 5.
-      // 5.1
-      this.#relevantRequestResponseList.length = 0
-
-      // 5.2
-      this.#relevantRequestResponseList = backupCache
-
-      // 5.3
-      throw e
-    }
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#query-cache
-   * @param {any} requestQuery
-   * @param {import('../../types/cache').CacheQueryOptions} options
-   * @param {requestResponseList} targetStorage
-   * @returns {requestResponseList}
-   */
-  #queryCache (requestQuery, options, targetStorage) {
-    /** @type {requestResponseList} */
-    const resultList = []
-
-    const storage = targetStorage ?? this.#relevantRequestResponseList
-
-    for (const requestResponse of storage) {
-      const [cachedRequest, cachedResponse] = requestResponse
-      if (this.#requestMatchesCachedItem(requestQuery, cachedRequest, cachedResponse, options)) {
-        resultList.push(requestResponse)
-      }
-    }
-
-    return resultList
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#request-matches-cached-item-algorithm
-   * @param {any} requestQuery
-   * @param {any} request
-   * @param {any | null} response
-   * @param {import('../../types/cache').CacheQueryOptions | undefined} options
-   * @returns {boolean}
-   */
-  #requestMatchesCachedItem (requestQuery, request, response = null, options) {
-    // if (options?.ignoreMethod === false && request.method === 'GET') {
-    //   return false
-    // }
-
-    const queryURL = new URL(requestQuery.url)
-
-    const cachedURL = new URL(request.url)
-
-    if (options?.ignoreSearch) {
-      cachedURL.search = ''
-
-      queryURL.search = ''
-    }
-
-    if (!urlEquals(queryURL, cachedURL, true)) {
-      return false
-    }
-
-    if (
-      response == null ||
-      options?.ignoreVary ||
-      !response.headersList.contains('vary')
-    ) {
-      return true
-    }
-
-    const fieldValues = getFieldValues(response.headersList.get('vary'))
-
-    for (const fieldValue of fieldValues) {
-      if (fieldValue === '*') {
-        return false
-      }
-
-      const requestValue = request.headersList.get(fieldValue)
-      const queryValue = requestQuery.headersList.get(fieldValue)
-
-      // If one has the header and the other doesn't, or one has
-      // a different value than the other, return false
-      if (requestValue !== queryValue) {
-        return false
-      }
-    }
-
-    return true
-  }
-
-  #internalMatchAll (request, options, maxResponses = Infinity) {
-    // 1.
-    let r = null
-
-    // 2.
-    if (request !== undefined) {
-      if (request instanceof Request) {
-        // 2.1.1
-        r = request[kState]
-
-        // 2.1.2
-        if (r.method !== 'GET' && !options.ignoreMethod) {
-          return []
-        }
-      } else if (typeof request === 'string') {
-        // 2.2.1
-        r = new Request(request)[kState]
-      }
-    }
-
-    // 5.
-    // 5.1
-    const responses = []
-
-    // 5.2
-    if (request === undefined) {
-      // 5.2.1
-      for (const requestResponse of this.#relevantRequestResponseList) {
-        responses.push(requestResponse[1])
-      }
-    } else { // 5.3
-      // 5.3.1
-      const requestResponses = this.#queryCache(r, options)
-
-      // 5.3.2
-      for (const requestResponse of requestResponses) {
-        responses.push(requestResponse[1])
-      }
-    }
-
-    // 5.4
-    // We don't implement CORs so we don't need to loop over the responses, yay!
-
-    // 5.5.1
-    const responseList = []
-
-    // 5.5.2
-    for (const response of responses) {
-      // 5.5.2.1
-      const responseObject = fromInnerResponse(response, 'immutable')
-
-      responseList.push(responseObject.clone())
-
-      if (responseList.length >= maxResponses) {
-        break
-      }
-    }
-
-    // 6.
-    return Object.freeze(responseList)
-  }
-}
-
-Object.defineProperties(Cache.prototype, {
-  [Symbol.toStringTag]: {
-    value: 'Cache',
-    configurable: true
-  },
-  match: kEnumerableProperty,
-  matchAll: kEnumerableProperty,
-  add: kEnumerableProperty,
-  addAll: kEnumerableProperty,
-  put: kEnumerableProperty,
-  delete: kEnumerableProperty,
-  keys: kEnumerableProperty
-})
-
-const cacheQueryOptionConverters = [
-  {
-    key: 'ignoreSearch',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'ignoreMethod',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'ignoreVary',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  }
-]
-
-webidl.converters.CacheQueryOptions = webidl.dictionaryConverter(cacheQueryOptionConverters)
-
-webidl.converters.MultiCacheQueryOptions = webidl.dictionaryConverter([
-  ...cacheQueryOptionConverters,
-  {
-    key: 'cacheName',
-    converter: webidl.converters.DOMString
-  }
-])
-
-webidl.converters.Response = webidl.interfaceConverter(Response)
-
-webidl.converters['sequence<RequestInfo>'] = webidl.sequenceConverter(
-  webidl.converters.RequestInfo
-)
-
-module.exports = {
-  Cache
-}
-
-
-/***/ }),
-
-/***/ 3245:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kConstruct } = __nccwpck_require__(109)
-const { Cache } = __nccwpck_require__(9634)
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-
-class CacheStorage {
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#dfn-relevant-name-to-cache-map
-   * @type {Map<string, import('./cache').requestResponseList}
-   */
-  #caches = new Map()
-
-  constructor () {
-    if (arguments[0] !== kConstruct) {
-      webidl.illegalConstructor()
-    }
-
-    webidl.util.markAsUncloneable(this)
-  }
-
-  async match (request, options = {}) {
-    webidl.brandCheck(this, CacheStorage)
-    webidl.argumentLengthCheck(arguments, 1, 'CacheStorage.match')
-
-    request = webidl.converters.RequestInfo(request)
-    options = webidl.converters.MultiCacheQueryOptions(options)
-
-    // 1.
-    if (options.cacheName != null) {
-      // 1.1.1.1
-      if (this.#caches.has(options.cacheName)) {
-        // 1.1.1.1.1
-        const cacheList = this.#caches.get(options.cacheName)
-        const cache = new Cache(kConstruct, cacheList)
-
-        return await cache.match(request, options)
-      }
-    } else { // 2.
-      // 2.2
-      for (const cacheList of this.#caches.values()) {
-        const cache = new Cache(kConstruct, cacheList)
-
-        // 2.2.1.2
-        const response = await cache.match(request, options)
-
-        if (response !== undefined) {
-          return response
-        }
-      }
-    }
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#cache-storage-has
-   * @param {string} cacheName
-   * @returns {Promise<boolean>}
-   */
-  async has (cacheName) {
-    webidl.brandCheck(this, CacheStorage)
-
-    const prefix = 'CacheStorage.has'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    cacheName = webidl.converters.DOMString(cacheName, prefix, 'cacheName')
-
-    // 2.1.1
-    // 2.2
-    return this.#caches.has(cacheName)
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#dom-cachestorage-open
-   * @param {string} cacheName
-   * @returns {Promise<Cache>}
-   */
-  async open (cacheName) {
-    webidl.brandCheck(this, CacheStorage)
-
-    const prefix = 'CacheStorage.open'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    cacheName = webidl.converters.DOMString(cacheName, prefix, 'cacheName')
-
-    // 2.1
-    if (this.#caches.has(cacheName)) {
-      // await caches.open('v1') !== await caches.open('v1')
-
-      // 2.1.1
-      const cache = this.#caches.get(cacheName)
-
-      // 2.1.1.1
-      return new Cache(kConstruct, cache)
-    }
-
-    // 2.2
-    const cache = []
-
-    // 2.3
-    this.#caches.set(cacheName, cache)
-
-    // 2.4
-    return new Cache(kConstruct, cache)
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#cache-storage-delete
-   * @param {string} cacheName
-   * @returns {Promise<boolean>}
-   */
-  async delete (cacheName) {
-    webidl.brandCheck(this, CacheStorage)
-
-    const prefix = 'CacheStorage.delete'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    cacheName = webidl.converters.DOMString(cacheName, prefix, 'cacheName')
-
-    return this.#caches.delete(cacheName)
-  }
-
-  /**
-   * @see https://w3c.github.io/ServiceWorker/#cache-storage-keys
-   * @returns {Promise<string[]>}
-   */
-  async keys () {
-    webidl.brandCheck(this, CacheStorage)
-
-    // 2.1
-    const keys = this.#caches.keys()
-
-    // 2.2
-    return [...keys]
-  }
-}
-
-Object.defineProperties(CacheStorage.prototype, {
-  [Symbol.toStringTag]: {
-    value: 'CacheStorage',
-    configurable: true
-  },
-  match: kEnumerableProperty,
-  has: kEnumerableProperty,
-  open: kEnumerableProperty,
-  delete: kEnumerableProperty,
-  keys: kEnumerableProperty
-})
-
-module.exports = {
-  CacheStorage
-}
-
-
-/***/ }),
-
-/***/ 109:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-module.exports = {
-  kConstruct: (__nccwpck_require__(6443).kConstruct)
-}
-
-
-/***/ }),
-
-/***/ 6798:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const assert = __nccwpck_require__(4589)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { isValidHeaderName } = __nccwpck_require__(3168)
-
-/**
- * @see https://url.spec.whatwg.org/#concept-url-equals
- * @param {URL} A
- * @param {URL} B
- * @param {boolean | undefined} excludeFragment
- * @returns {boolean}
- */
-function urlEquals (A, B, excludeFragment = false) {
-  const serializedA = URLSerializer(A, excludeFragment)
-
-  const serializedB = URLSerializer(B, excludeFragment)
-
-  return serializedA === serializedB
-}
-
-/**
- * @see https://github.com/chromium/chromium/blob/694d20d134cb553d8d89e5500b9148012b1ba299/content/browser/cache_storage/cache_storage_cache.cc#L260-L262
- * @param {string} header
- */
-function getFieldValues (header) {
-  assert(header !== null)
-
-  const values = []
-
-  for (let value of header.split(',')) {
-    value = value.trim()
-
-    if (isValidHeaderName(value)) {
-      values.push(value)
-    }
-  }
-
-  return values
-}
-
-module.exports = {
-  urlEquals,
-  getFieldValues
-}
-
-
-/***/ }),
-
-/***/ 1276:
-/***/ ((module) => {
-
-
-
-// https://wicg.github.io/cookie-store/#cookie-maximum-attribute-value-size
-const maxAttributeValueSize = 1024
-
-// https://wicg.github.io/cookie-store/#cookie-maximum-name-value-pair-size
-const maxNameValuePairSize = 4096
-
-module.exports = {
-  maxAttributeValueSize,
-  maxNameValuePairSize
-}
-
-
-/***/ }),
-
-/***/ 9061:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { parseSetCookie } = __nccwpck_require__(1978)
-const { stringify } = __nccwpck_require__(7797)
-const { webidl } = __nccwpck_require__(5893)
-const { Headers } = __nccwpck_require__(660)
-
-/**
- * @typedef {Object} Cookie
- * @property {string} name
- * @property {string} value
- * @property {Date|number|undefined} expires
- * @property {number|undefined} maxAge
- * @property {string|undefined} domain
- * @property {string|undefined} path
- * @property {boolean|undefined} secure
- * @property {boolean|undefined} httpOnly
- * @property {'Strict'|'Lax'|'None'} sameSite
- * @property {string[]} unparsed
- */
-
-/**
- * @param {Headers} headers
- * @returns {Record<string, string>}
- */
-function getCookies (headers) {
-  webidl.argumentLengthCheck(arguments, 1, 'getCookies')
-
-  webidl.brandCheck(headers, Headers, { strict: false })
-
-  const cookie = headers.get('cookie')
-  const out = {}
-
-  if (!cookie) {
-    return out
-  }
-
-  for (const piece of cookie.split(';')) {
-    const [name, ...value] = piece.split('=')
-
-    out[name.trim()] = value.join('=')
-  }
-
-  return out
-}
-
-/**
- * @param {Headers} headers
- * @param {string} name
- * @param {{ path?: string, domain?: string }|undefined} attributes
- * @returns {void}
- */
-function deleteCookie (headers, name, attributes) {
-  webidl.brandCheck(headers, Headers, { strict: false })
-
-  const prefix = 'deleteCookie'
-  webidl.argumentLengthCheck(arguments, 2, prefix)
-
-  name = webidl.converters.DOMString(name, prefix, 'name')
-  attributes = webidl.converters.DeleteCookieAttributes(attributes)
-
-  // Matches behavior of
-  // https://github.com/denoland/deno_std/blob/63827b16330b82489a04614027c33b7904e08be5/http/cookie.ts#L278
-  setCookie(headers, {
-    name,
-    value: '',
-    expires: new Date(0),
-    ...attributes
-  })
-}
-
-/**
- * @param {Headers} headers
- * @returns {Cookie[]}
- */
-function getSetCookies (headers) {
-  webidl.argumentLengthCheck(arguments, 1, 'getSetCookies')
-
-  webidl.brandCheck(headers, Headers, { strict: false })
-
-  const cookies = headers.getSetCookie()
-
-  if (!cookies) {
-    return []
-  }
-
-  return cookies.map((pair) => parseSetCookie(pair))
-}
-
-/**
- * @param {Headers} headers
- * @param {Cookie} cookie
- * @returns {void}
- */
-function setCookie (headers, cookie) {
-  webidl.argumentLengthCheck(arguments, 2, 'setCookie')
-
-  webidl.brandCheck(headers, Headers, { strict: false })
-
-  cookie = webidl.converters.Cookie(cookie)
-
-  const str = stringify(cookie)
-
-  if (str) {
-    headers.append('Set-Cookie', str)
-  }
-}
-
-webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
-  {
-    converter: webidl.nullableConverter(webidl.converters.DOMString),
-    key: 'path',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.nullableConverter(webidl.converters.DOMString),
-    key: 'domain',
-    defaultValue: () => null
-  }
-])
-
-webidl.converters.Cookie = webidl.dictionaryConverter([
-  {
-    converter: webidl.converters.DOMString,
-    key: 'name'
-  },
-  {
-    converter: webidl.converters.DOMString,
-    key: 'value'
-  },
-  {
-    converter: webidl.nullableConverter((value) => {
-      if (typeof value === 'number') {
-        return webidl.converters['unsigned long long'](value)
-      }
-
-      return new Date(value)
-    }),
-    key: 'expires',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.nullableConverter(webidl.converters['long long']),
-    key: 'maxAge',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.nullableConverter(webidl.converters.DOMString),
-    key: 'domain',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.nullableConverter(webidl.converters.DOMString),
-    key: 'path',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.nullableConverter(webidl.converters.boolean),
-    key: 'secure',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.nullableConverter(webidl.converters.boolean),
-    key: 'httpOnly',
-    defaultValue: () => null
-  },
-  {
-    converter: webidl.converters.USVString,
-    key: 'sameSite',
-    allowedValues: ['Strict', 'Lax', 'None']
-  },
-  {
-    converter: webidl.sequenceConverter(webidl.converters.DOMString),
-    key: 'unparsed',
-    defaultValue: () => new Array(0)
-  }
-])
-
-module.exports = {
-  getCookies,
-  deleteCookie,
-  getSetCookies,
-  setCookie
-}
-
-
-/***/ }),
-
-/***/ 1978:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(1276)
-const { isCTLExcludingHtab } = __nccwpck_require__(7797)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(1900)
-const assert = __nccwpck_require__(4589)
-
-/**
- * @description Parses the field-value attributes of a set-cookie header string.
- * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4
- * @param {string} header
- * @returns if the header is invalid, null will be returned
- */
-function parseSetCookie (header) {
-  // 1. If the set-cookie-string contains a %x00-08 / %x0A-1F / %x7F
-  //    character (CTL characters excluding HTAB): Abort these steps and
-  //    ignore the set-cookie-string entirely.
-  if (isCTLExcludingHtab(header)) {
-    return null
-  }
-
-  let nameValuePair = ''
-  let unparsedAttributes = ''
-  let name = ''
-  let value = ''
-
-  // 2. If the set-cookie-string contains a %x3B (";") character:
-  if (header.includes(';')) {
-    // 1. The name-value-pair string consists of the characters up to,
-    //    but not including, the first %x3B (";"), and the unparsed-
-    //    attributes consist of the remainder of the set-cookie-string
-    //    (including the %x3B (";") in question).
-    const position = { position: 0 }
-
-    nameValuePair = collectASequenceOfCodePointsFast(';', header, position)
-    unparsedAttributes = header.slice(position.position)
-  } else {
-    // Otherwise:
-
-    // 1. The name-value-pair string consists of all the characters
-    //    contained in the set-cookie-string, and the unparsed-
-    //    attributes is the empty string.
-    nameValuePair = header
-  }
-
-  // 3. If the name-value-pair string lacks a %x3D ("=") character, then
-  //    the name string is empty, and the value string is the value of
-  //    name-value-pair.
-  if (!nameValuePair.includes('=')) {
-    value = nameValuePair
-  } else {
-    //    Otherwise, the name string consists of the characters up to, but
-    //    not including, the first %x3D ("=") character, and the (possibly
-    //    empty) value string consists of the characters after the first
-    //    %x3D ("=") character.
-    const position = { position: 0 }
-    name = collectASequenceOfCodePointsFast(
-      '=',
-      nameValuePair,
-      position
-    )
-    value = nameValuePair.slice(position.position + 1)
-  }
-
-  // 4. Remove any leading or trailing WSP characters from the name
-  //    string and the value string.
-  name = name.trim()
-  value = value.trim()
-
-  // 5. If the sum of the lengths of the name string and the value string
-  //    is more than 4096 octets, abort these steps and ignore the set-
-  //    cookie-string entirely.
-  if (name.length + value.length > maxNameValuePairSize) {
-    return null
-  }
-
-  // 6. The cookie-name is the name string, and the cookie-value is the
-  //    value string.
-  return {
-    name, value, ...parseUnparsedAttributes(unparsedAttributes)
-  }
-}
-
-/**
- * Parses the remaining attributes of a set-cookie header
- * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4
- * @param {string} unparsedAttributes
- * @param {[Object.<string, unknown>]={}} cookieAttributeList
- */
-function parseUnparsedAttributes (unparsedAttributes, cookieAttributeList = {}) {
-  // 1. If the unparsed-attributes string is empty, skip the rest of
-  //    these steps.
-  if (unparsedAttributes.length === 0) {
-    return cookieAttributeList
-  }
-
-  // 2. Discard the first character of the unparsed-attributes (which
-  //    will be a %x3B (";") character).
-  assert(unparsedAttributes[0] === ';')
-  unparsedAttributes = unparsedAttributes.slice(1)
-
-  let cookieAv = ''
-
-  // 3. If the remaining unparsed-attributes contains a %x3B (";")
-  //    character:
-  if (unparsedAttributes.includes(';')) {
-    // 1. Consume the characters of the unparsed-attributes up to, but
-    //    not including, the first %x3B (";") character.
-    cookieAv = collectASequenceOfCodePointsFast(
-      ';',
-      unparsedAttributes,
-      { position: 0 }
-    )
-    unparsedAttributes = unparsedAttributes.slice(cookieAv.length)
-  } else {
-    // Otherwise:
-
-    // 1. Consume the remainder of the unparsed-attributes.
-    cookieAv = unparsedAttributes
-    unparsedAttributes = ''
-  }
-
-  // Let the cookie-av string be the characters consumed in this step.
-
-  let attributeName = ''
-  let attributeValue = ''
-
-  // 4. If the cookie-av string contains a %x3D ("=") character:
-  if (cookieAv.includes('=')) {
-    // 1. The (possibly empty) attribute-name string consists of the
-    //    characters up to, but not including, the first %x3D ("=")
-    //    character, and the (possibly empty) attribute-value string
-    //    consists of the characters after the first %x3D ("=")
-    //    character.
-    const position = { position: 0 }
-
-    attributeName = collectASequenceOfCodePointsFast(
-      '=',
-      cookieAv,
-      position
-    )
-    attributeValue = cookieAv.slice(position.position + 1)
-  } else {
-    // Otherwise:
-
-    // 1. The attribute-name string consists of the entire cookie-av
-    //    string, and the attribute-value string is empty.
-    attributeName = cookieAv
-  }
-
-  // 5. Remove any leading or trailing WSP characters from the attribute-
-  //    name string and the attribute-value string.
-  attributeName = attributeName.trim()
-  attributeValue = attributeValue.trim()
-
-  // 6. If the attribute-value is longer than 1024 octets, ignore the
-  //    cookie-av string and return to Step 1 of this algorithm.
-  if (attributeValue.length > maxAttributeValueSize) {
-    return parseUnparsedAttributes(unparsedAttributes, cookieAttributeList)
-  }
-
-  // 7. Process the attribute-name and attribute-value according to the
-  //    requirements in the following subsections.  (Notice that
-  //    attributes with unrecognized attribute-names are ignored.)
-  const attributeNameLowercase = attributeName.toLowerCase()
-
-  // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.1
-  // If the attribute-name case-insensitively matches the string
-  // "Expires", the user agent MUST process the cookie-av as follows.
-  if (attributeNameLowercase === 'expires') {
-    // 1. Let the expiry-time be the result of parsing the attribute-value
-    //    as cookie-date (see Section 5.1.1).
-    const expiryTime = new Date(attributeValue)
-
-    // 2. If the attribute-value failed to parse as a cookie date, ignore
-    //    the cookie-av.
-
-    cookieAttributeList.expires = expiryTime
-  } else if (attributeNameLowercase === 'max-age') {
-    // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.2
-    // If the attribute-name case-insensitively matches the string "Max-
-    // Age", the user agent MUST process the cookie-av as follows.
-
-    // 1. If the first character of the attribute-value is not a DIGIT or a
-    //    "-" character, ignore the cookie-av.
-    const charCode = attributeValue.charCodeAt(0)
-
-    if ((charCode < 48 || charCode > 57) && attributeValue[0] !== '-') {
-      return parseUnparsedAttributes(unparsedAttributes, cookieAttributeList)
-    }
-
-    // 2. If the remainder of attribute-value contains a non-DIGIT
-    //    character, ignore the cookie-av.
-    if (!/^\d+$/.test(attributeValue)) {
-      return parseUnparsedAttributes(unparsedAttributes, cookieAttributeList)
-    }
-
-    // 3. Let delta-seconds be the attribute-value converted to an integer.
-    const deltaSeconds = Number(attributeValue)
-
-    // 4. Let cookie-age-limit be the maximum age of the cookie (which
-    //    SHOULD be 400 days or less, see Section 4.1.2.2).
-
-    // 5. Set delta-seconds to the smaller of its present value and cookie-
-    //    age-limit.
-    // deltaSeconds = Math.min(deltaSeconds * 1000, maxExpiresMs)
-
-    // 6. If delta-seconds is less than or equal to zero (0), let expiry-
-    //    time be the earliest representable date and time.  Otherwise, let
-    //    the expiry-time be the current date and time plus delta-seconds
-    //    seconds.
-    // const expiryTime = deltaSeconds <= 0 ? Date.now() : Date.now() + deltaSeconds
-
-    // 7. Append an attribute to the cookie-attribute-list with an
-    //    attribute-name of Max-Age and an attribute-value of expiry-time.
-    cookieAttributeList.maxAge = deltaSeconds
-  } else if (attributeNameLowercase === 'domain') {
-    // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.3
-    // If the attribute-name case-insensitively matches the string "Domain",
-    // the user agent MUST process the cookie-av as follows.
-
-    // 1. Let cookie-domain be the attribute-value.
-    let cookieDomain = attributeValue
-
-    // 2. If cookie-domain starts with %x2E ("."), let cookie-domain be
-    //    cookie-domain without its leading %x2E (".").
-    if (cookieDomain[0] === '.') {
-      cookieDomain = cookieDomain.slice(1)
-    }
-
-    // 3. Convert the cookie-domain to lower case.
-    cookieDomain = cookieDomain.toLowerCase()
-
-    // 4. Append an attribute to the cookie-attribute-list with an
-    //    attribute-name of Domain and an attribute-value of cookie-domain.
-    cookieAttributeList.domain = cookieDomain
-  } else if (attributeNameLowercase === 'path') {
-    // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.4
-    // If the attribute-name case-insensitively matches the string "Path",
-    // the user agent MUST process the cookie-av as follows.
-
-    // 1. If the attribute-value is empty or if the first character of the
-    //    attribute-value is not %x2F ("/"):
-    let cookiePath = ''
-    if (attributeValue.length === 0 || attributeValue[0] !== '/') {
-      // 1. Let cookie-path be the default-path.
-      cookiePath = '/'
-    } else {
-      // Otherwise:
-
-      // 1. Let cookie-path be the attribute-value.
-      cookiePath = attributeValue
-    }
-
-    // 2. Append an attribute to the cookie-attribute-list with an
-    //    attribute-name of Path and an attribute-value of cookie-path.
-    cookieAttributeList.path = cookiePath
-  } else if (attributeNameLowercase === 'secure') {
-    // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.5
-    // If the attribute-name case-insensitively matches the string "Secure",
-    // the user agent MUST append an attribute to the cookie-attribute-list
-    // with an attribute-name of Secure and an empty attribute-value.
-
-    cookieAttributeList.secure = true
-  } else if (attributeNameLowercase === 'httponly') {
-    // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.6
-    // If the attribute-name case-insensitively matches the string
-    // "HttpOnly", the user agent MUST append an attribute to the cookie-
-    // attribute-list with an attribute-name of HttpOnly and an empty
-    // attribute-value.
-
-    cookieAttributeList.httpOnly = true
-  } else if (attributeNameLowercase === 'samesite') {
-    // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-5.4.7
-    // If the attribute-name case-insensitively matches the string
-    // "SameSite", the user agent MUST process the cookie-av as follows:
-
-    const attributeValueLowercase = attributeValue.toLowerCase()
-
-    // 1. If cookie-av's attribute-value is a case-insensitive match for
-    //    "None", append an attribute to the cookie-attribute-list with an
-    //    attribute-name of "SameSite" and an attribute-value of "None".
-    if (attributeValueLowercase === 'none') {
-      cookieAttributeList.sameSite = 'None'
-    } else if (attributeValueLowercase === 'strict') {
-      // 2. If cookie-av's attribute-value is a case-insensitive match for
-      //    "Strict", append an attribute to the cookie-attribute-list with
-      //    an attribute-name of "SameSite" and an attribute-value of
-      //    "Strict".
-      cookieAttributeList.sameSite = 'Strict'
-    } else if (attributeValueLowercase === 'lax') {
-      // 3. If cookie-av's attribute-value is a case-insensitive match for
-      //    "Lax", append an attribute to the cookie-attribute-list with an
-      //    attribute-name of "SameSite" and an attribute-value of "Lax".
-      cookieAttributeList.sameSite = 'Lax'
-    }
-  } else {
-    cookieAttributeList.unparsed ??= []
-
-    cookieAttributeList.unparsed.push(`${attributeName}=${attributeValue}`)
-  }
-
-  // 8. Return to Step 1 of this algorithm.
-  return parseUnparsedAttributes(unparsedAttributes, cookieAttributeList)
-}
-
-module.exports = {
-  parseSetCookie,
-  parseUnparsedAttributes
-}
-
-
-/***/ }),
-
-/***/ 7797:
-/***/ ((module) => {
-
-
-
-/**
- * @param {string} value
- * @returns {boolean}
- */
-function isCTLExcludingHtab (value) {
-  for (let i = 0; i < value.length; ++i) {
-    const code = value.charCodeAt(i)
-
-    if (
-      (code >= 0x00 && code <= 0x08) ||
-      (code >= 0x0A && code <= 0x1F) ||
-      code === 0x7F
-    ) {
-      return true
-    }
-  }
-  return false
-}
-
-/**
- CHAR           = <any US-ASCII character (octets 0 - 127)>
- token          = 1*<any CHAR except CTLs or separators>
- separators     = "(" | ")" | "<" | ">" | "@"
-                | "," | ";" | ":" | "\" | <">
-                | "/" | "[" | "]" | "?" | "="
-                | "{" | "}" | SP | HT
- * @param {string} name
- */
-function validateCookieName (name) {
-  for (let i = 0; i < name.length; ++i) {
-    const code = name.charCodeAt(i)
-
-    if (
-      code < 0x21 || // exclude CTLs (0-31), SP and HT
-      code > 0x7E || // exclude non-ascii and DEL
-      code === 0x22 || // "
-      code === 0x28 || // (
-      code === 0x29 || // )
-      code === 0x3C || // <
-      code === 0x3E || // >
-      code === 0x40 || // @
-      code === 0x2C || // ,
-      code === 0x3B || // ;
-      code === 0x3A || // :
-      code === 0x5C || // \
-      code === 0x2F || // /
-      code === 0x5B || // [
-      code === 0x5D || // ]
-      code === 0x3F || // ?
-      code === 0x3D || // =
-      code === 0x7B || // {
-      code === 0x7D // }
-    ) {
-      throw new Error('Invalid cookie name')
-    }
-  }
-}
-
-/**
- cookie-value      = *cookie-octet / ( DQUOTE *cookie-octet DQUOTE )
- cookie-octet      = %x21 / %x23-2B / %x2D-3A / %x3C-5B / %x5D-7E
-                       ; US-ASCII characters excluding CTLs,
-                       ; whitespace DQUOTE, comma, semicolon,
-                       ; and backslash
- * @param {string} value
- */
-function validateCookieValue (value) {
-  let len = value.length
-  let i = 0
-
-  // if the value is wrapped in DQUOTE
-  if (value[0] === '"') {
-    if (len === 1 || value[len - 1] !== '"') {
-      throw new Error('Invalid cookie value')
-    }
-    --len
-    ++i
-  }
-
-  while (i < len) {
-    const code = value.charCodeAt(i++)
-
-    if (
-      code < 0x21 || // exclude CTLs (0-31)
-      code > 0x7E || // non-ascii and DEL (127)
-      code === 0x22 || // "
-      code === 0x2C || // ,
-      code === 0x3B || // ;
-      code === 0x5C // \
-    ) {
-      throw new Error('Invalid cookie value')
-    }
-  }
-}
-
-/**
- * path-value        = <any CHAR except CTLs or ";">
- * @param {string} path
- */
-function validateCookiePath (path) {
-  for (let i = 0; i < path.length; ++i) {
-    const code = path.charCodeAt(i)
-
-    if (
-      code < 0x20 || // exclude CTLs (0-31)
-      code > 0x7E || // exclude DEL and non-ascii
-      code === 0x3B // ;
-    ) {
-      throw new Error('Invalid cookie path')
-    }
-  }
-}
-
-/**
- * <let-dig> ::= <letter> | <digit>
- *
- * <letter> ::= any one of the 52 alphabetic characters A through Z in
- * upper case and a through z in lower case
- *
- * <digit> ::= any one of the ten digits 0 through 9r
- *
- * @see https://www.rfc-editor.org/rfc/rfc1034#section-3.5
- * @param {number} code
- */
-function isLetterOrDigit (code) {
-  return (
-    (code >= 0x30 && code <= 0x39) || // 0-9
-    (code >= 0x41 && code <= 0x5A) || // A-Z
-    (code >= 0x61 && code <= 0x7A) // a-z
-  )
-}
-
-/**
- * Validates a cookie domain against the "preferred name syntax".
- *
- * <domain>      ::= <subdomain> | " "
- * <subdomain>   ::= <label> | <subdomain> "." <label>
- * <label>       ::= <let-dig> [ [ <ldh-str> ] <let-dig> ]
- * <ldh-str>     ::= <let-dig-hyp> | <let-dig-hyp> <ldh-str>
- * <let-dig-hyp> ::= <let-dig> | "-"
- *
- * @see https://www.rfc-editor.org/rfc/rfc1034#section-3.5
- * @see https://www.rfc-editor.org/rfc/rfc1123#section-2.1
- * @see https://www.rfc-editor.org/rfc/rfc1035#section-2.3.4
- * @param {string} domain
- */
-function validateCookieDomain (domain) {
-  // <domain> ::= <subdomain> | " "
-  if (domain === ' ') {
-    return
-  }
-
-  if (domain.length > 255) {
-    throw new Error('Invalid cookie domain')
-  }
-
-  let labelLength = 0
-
-  for (let i = 0; i < domain.length; ++i) {
-    const code = domain.charCodeAt(i)
-
-    if (code === 0x2E) {
-      if (labelLength === 0) {
-        throw new Error('Invalid cookie domain')
-      }
-
-      if (domain.charCodeAt(i - 1) === 0x2D) { // "-"
-        throw new Error('Invalid cookie domain')
-      }
-
-      labelLength = 0
-      continue
-    }
-
-    if (labelLength === 0 && !isLetterOrDigit(code)) {
-      throw new Error('Invalid cookie domain')
-    }
-
-    if (!isLetterOrDigit(code) && code !== 0x2D) { // "-"
-      throw new Error('Invalid cookie domain')
-    }
-
-    if (++labelLength > 63) {
-      throw new Error('Invalid cookie domain')
-    }
-  }
-
-  if (labelLength === 0 || domain.charCodeAt(domain.length - 1) === 0x2D) { // "-"
-    throw new Error('Invalid cookie domain')
-  }
-}
-
-const IMFDays = [
-  'Sun', 'Mon', 'Tue', 'Wed',
-  'Thu', 'Fri', 'Sat'
-]
-
-const IMFMonths = [
-  'Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun',
-  'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'
-]
-
-const IMFPaddedNumbers = Array(61).fill(0).map((_, i) => i.toString().padStart(2, '0'))
-
-/**
- * @see https://www.rfc-editor.org/rfc/rfc7231#section-7.1.1.1
- * @param {number|Date} date
-  IMF-fixdate  = day-name "," SP date1 SP time-of-day SP GMT
-  ; fixed length/zone/capitalization subset of the format
-  ; see Section 3.3 of [RFC5322]
-
-  day-name     = %x4D.6F.6E ; "Mon", case-sensitive
-              / %x54.75.65 ; "Tue", case-sensitive
-              / %x57.65.64 ; "Wed", case-sensitive
-              / %x54.68.75 ; "Thu", case-sensitive
-              / %x46.72.69 ; "Fri", case-sensitive
-              / %x53.61.74 ; "Sat", case-sensitive
-              / %x53.75.6E ; "Sun", case-sensitive
-  date1        = day SP month SP year
-                  ; e.g., 02 Jun 1982
-
-  day          = 2DIGIT
-  month        = %x4A.61.6E ; "Jan", case-sensitive
-              / %x46.65.62 ; "Feb", case-sensitive
-              / %x4D.61.72 ; "Mar", case-sensitive
-              / %x41.70.72 ; "Apr", case-sensitive
-              / %x4D.61.79 ; "May", case-sensitive
-              / %x4A.75.6E ; "Jun", case-sensitive
-              / %x4A.75.6C ; "Jul", case-sensitive
-              / %x41.75.67 ; "Aug", case-sensitive
-              / %x53.65.70 ; "Sep", case-sensitive
-              / %x4F.63.74 ; "Oct", case-sensitive
-              / %x4E.6F.76 ; "Nov", case-sensitive
-              / %x44.65.63 ; "Dec", case-sensitive
-  year         = 4DIGIT
-
-  GMT          = %x47.4D.54 ; "GMT", case-sensitive
-
-  time-of-day  = hour ":" minute ":" second
-              ; 00:00:00 - 23:59:60 (leap second)
-
-  hour         = 2DIGIT
-  minute       = 2DIGIT
-  second       = 2DIGIT
- */
-function toIMFDate (date) {
-  if (typeof date === 'number') {
-    date = new Date(date)
-  }
-
-  return `${IMFDays[date.getUTCDay()]}, ${IMFPaddedNumbers[date.getUTCDate()]} ${IMFMonths[date.getUTCMonth()]} ${date.getUTCFullYear()} ${IMFPaddedNumbers[date.getUTCHours()]}:${IMFPaddedNumbers[date.getUTCMinutes()]}:${IMFPaddedNumbers[date.getUTCSeconds()]} GMT`
-}
-
-/**
- max-age-av        = "Max-Age=" non-zero-digit *DIGIT
-                       ; In practice, both expires-av and max-age-av
-                       ; are limited to dates representable by the
-                       ; user agent.
- * @param {number} maxAge
- */
-function validateCookieMaxAge (maxAge) {
-  if (maxAge < 0) {
-    throw new Error('Invalid cookie max-age')
-  }
-}
-
-/**
- * @see https://www.rfc-editor.org/rfc/rfc6265#section-4.1.1
- * @param {import('./index').Cookie} cookie
- */
-function stringify (cookie) {
-  if (cookie.name.length === 0) {
-    return null
-  }
-
-  validateCookieName(cookie.name)
-  validateCookieValue(cookie.value)
-
-  const out = [`${cookie.name}=${cookie.value}`]
-
-  // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-cookie-prefixes-00#section-3.1
-  // https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-cookie-prefixes-00#section-3.2
-  if (cookie.name.startsWith('__Secure-')) {
-    cookie.secure = true
-  }
-
-  if (cookie.name.startsWith('__Host-')) {
-    cookie.secure = true
-    cookie.domain = null
-    cookie.path = '/'
-  }
-
-  if (cookie.secure) {
-    out.push('Secure')
-  }
-
-  if (cookie.httpOnly) {
-    out.push('HttpOnly')
-  }
-
-  if (typeof cookie.maxAge === 'number') {
-    validateCookieMaxAge(cookie.maxAge)
-    out.push(`Max-Age=${cookie.maxAge}`)
-  }
-
-  if (cookie.domain) {
-    validateCookieDomain(cookie.domain)
-    out.push(`Domain=${cookie.domain}`)
-  }
-
-  if (cookie.path) {
-    validateCookiePath(cookie.path)
-    out.push(`Path=${cookie.path}`)
-  }
-
-  if (cookie.expires && cookie.expires.toString() !== 'Invalid Date') {
-    out.push(`Expires=${toIMFDate(cookie.expires)}`)
-  }
-
-  if (cookie.sameSite) {
-    out.push(`SameSite=${cookie.sameSite}`)
-  }
-
-  for (const part of cookie.unparsed) {
-    if (!part.includes('=')) {
-      throw new Error('Invalid unparsed')
-    }
-
-    const [key, ...value] = part.split('=')
-
-    const trimmedKey = key.trim()
-    const joinedValue = value.join('=')
-
-    validateCookieName(trimmedKey)
-    validateCookieValue(joinedValue)
-
-    out.push(`${trimmedKey}=${joinedValue}`)
-  }
-
-  return out.join('; ')
-}
-
-module.exports = {
-  isCTLExcludingHtab,
-  validateCookieName,
-  validateCookiePath,
-  validateCookieValue,
-  toIMFDate,
-  stringify
-}
-
-
-/***/ }),
-
-/***/ 4031:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-const buffer = __nccwpck_require__(4573)
-const { Transform } = __nccwpck_require__(7075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(4811)
-
-/**
- * @type {number[]} BOM
- */
-const BOM = [0xEF, 0xBB, 0xBF]
-/**
- * @type {10} LF
- */
-const LF = 0x0A
-/**
- * @type {13} CR
- */
-const CR = 0x0D
-/**
- * @type {58} COLON
- */
-const COLON = 0x3A
-/**
- * @type {32} SPACE
- */
-const SPACE = 0x20
-
-const defaultMaxEventSize = buffer.kStringMaxLength
-
-const DATA = Buffer.from('data')
-const EVENT = Buffer.from('event')
-const ID = Buffer.from('id')
-const RETRY = Buffer.from('retry')
-
-// Each data field creates a string node, and each unconsumed input chunk keeps
-// a Buffer wrapper. The absolute ceiling protects the large default byte limit.
-const minParserItems = 1024
-const maxParserItems = 131072
-const bytesPerParserItem = 128
-
-function isASCIINumberBytes (buffer, start) {
-  if (start >= buffer.length) {
-    return false
-  }
-
-  for (let i = start; i < buffer.length; i++) {
-    if (buffer[i] < 0x30 || buffer[i] > 0x39) {
-      return false
-    }
-  }
-
-  return true
-}
-
-function isValidLastEventIdBytes (buffer, start) {
-  for (let i = start; i < buffer.length; i++) {
-    if (buffer[i] === 0x00) {
-      return false
-    }
-  }
-
-  return true
-}
-
-function isFieldName (line, length, field) {
-  if (length !== field.length) {
-    return false
-  }
-
-  for (let i = 0; i < length; i++) {
-    if (line[i] !== field[i]) {
-      return false
-    }
-  }
-
-  return true
-}
-
-function createMaxEventSizeExceededError () {
-  const error = new Error('EventSource message size exceeded')
-  error.aborted = false
-  return error
-}
-
-/**
- * @typedef {object} EventSourceStreamEvent
- * @type {object}
- * @property {string} [event] The event type.
- * @property {string} [data] The data of the message.
- * @property {string} [id] A unique ID for the event.
- * @property {string} [retry] The reconnection time, in milliseconds.
- */
-
-/**
- * @typedef eventSourceSettings
- * @type {object}
- * @property {string} lastEventId The last event ID received from the server.
- * @property {string} origin The origin of the event source.
- * @property {number} reconnectionTime The reconnection time, in milliseconds.
- */
-
-class EventSourceStream extends Transform {
-  /**
-   * @type {eventSourceSettings}
-   */
-  state = null
-
-  /**
-   * Leading byte-order-mark check.
-   * @type {boolean}
-   */
-  checkBOM = true
-
-  /**
-   * @type {boolean}
-   */
-  crlfCheck = false
-
-  /**
-   * @type {boolean}
-   */
-  eventEndCheck = false
-
-  /**
-   * @type {Buffer[]}
-   */
-  chunks = []
-
-  chunkIndex = 0
-  pos = 0
-  lineChunkIndex = 0
-  linePos = 0
-  lineLength = 0
-  eventSize = 0
-  eventFieldSizes = { data: 0, event: 0, id: 0, retry: 0 }
-  dataLineCount = 0
-  maxEventSize
-  maxDataLines
-  maxBufferedChunks
-
-  event = {
-    data: undefined,
-    event: undefined,
-    id: undefined,
-    retry: undefined
-  }
-
-  /**
-   * @param {object} options
-   * @param {number} [options.maxEventSize]
-   * @param {eventSourceSettings} options.eventSourceSettings
-   * @param {Function} [options.push]
-   */
-  constructor (options = {}) {
-    // Enable object mode as EventSourceStream emits objects of shape
-    // EventSourceStreamEvent
-    options.readableObjectMode = true
-
-    super(options)
-
-    this.state = options.eventSourceSettings || {}
-    this.maxEventSize = options.maxEventSize ?? defaultMaxEventSize
-    const parserItemLimit = this.maxEventSize > 0
-      ? Math.min(maxParserItems, Math.max(minParserItems, Math.floor(this.maxEventSize / bytesPerParserItem)))
-      : 0
-    this.maxDataLines = parserItemLimit
-    this.maxBufferedChunks = parserItemLimit
-    if (options.push) {
-      this.push = options.push
-    }
-  }
-
-  /**
-   * @param {Buffer} chunk
-   * @param {string} _encoding
-   * @param {Function} callback
-   * @returns {void}
-   */
-  _transform (chunk, _encoding, callback) {
-    if (chunk.length === 0) {
-      callback()
-      return
-    }
-
-    // A leading line ending can immediately release the currently buffered
-    // line, even when it uses the final allowed chunk slot.
-    if (this.maxEventSize > 0 &&
-        this.chunks.length >= this.maxBufferedChunks &&
-        chunk[0] !== LF && chunk[0] !== CR) {
-      callback(createMaxEventSizeExceededError())
-      return
-    }
-    this.chunks.push(chunk)
-
-    // Strip leading byte-order-mark if we opened the stream and started
-    // the processing of the incoming data
-    if (this.checkBOM) {
-      if (this.handleBOM()) {
-        callback()
-        return
-      }
-    }
-
-    while (this.hasCurrentByte()) {
-      const byte = this.currentByte()
-
-      // If the previous line ended with an end-of-line, we need to check
-      // if the next character is also an end-of-line.
-      if (this.eventEndCheck) {
-        // If the the current character is an end-of-line, then the event
-        // is finished and we can process it
-
-        // If the previous line ended with a carriage return, we need to
-        // check if the current character is a line feed and remove it
-        // from the buffer.
-        if (this.crlfCheck) {
-          // If the current character is a line feed, we can remove it
-          // from the buffer and reset the crlfCheck flag
-          if (byte === LF) {
-            this.crlfCheck = false
-            this.consumeCurrentByte()
-
-            // It is possible that the line feed is not the end of the
-            // event. We need to check if the next character is an
-            // end-of-line character to determine if the event is
-            // finished. We simply continue the loop to check the next
-            // character.
-
-            // As we removed the line feed from the buffer and set the
-            // crlfCheck flag to false, we basically don't make any
-            // distinction between a line feed and a carriage return.
-            continue
-          }
-          this.crlfCheck = false
-        }
-
-        if (byte === LF || byte === CR) {
-          // If the current character is a carriage return, we need to
-          // set the crlfCheck flag to true, as we need to check if the
-          // next character is a line feed so we can remove it from the
-          // buffer
-          if (byte === CR) {
-            this.crlfCheck = true
-          }
-
-          this.consumeCurrentByte()
-          if (this.hasPendingEvent()) {
-            this.processEvent(this.event)
-          }
-          this.clearEvent()
-          continue
-        }
-        // If the current character is not an end-of-line, then the event
-        // is not finished and we have to reset the eventEndCheck flag
-        this.eventEndCheck = false
-        continue
-      }
-
-      // If the current character is an end-of-line, we can process the
-      // line
-      if (byte === LF || byte === CR) {
-        // If the current character is a carriage return, we need to
-        // set the crlfCheck flag to true, as we need to check if the
-        // next character is a line feed
-        if (byte === CR) {
-          this.crlfCheck = true
-        }
-
-        // In any case, we can process the line as we reached an
-        // end-of-line character
-        try {
-          this.parseLine(this.readLine(), this.event)
-        } catch (error) {
-          callback(error)
-          return
-        }
-        this.consumeCurrentByte()
-        // A line was processed and this could be the end of the event. We need
-        // to check if the next line is empty to determine if the event is
-        // finished.
-        this.eventEndCheck = true
-        continue
-      }
-
-      // readLine() is only called after CR or LF. Reject an unfinished line
-      // before it can retain an unbounded number of decoded chunks. The seven
-      // extra bytes allow the longest field prefix ("event: " or "retry: ").
-      if (this.maxEventSize > 0 && ++this.lineLength > this.maxEventSize + 7) {
-        callback(createMaxEventSizeExceededError())
-        return
-      }
-      this.advanceCursor()
-    }
-
-    callback()
-  }
-
-  _destroy (error, callback) {
-    this.chunks.length = 0
-    this.clearEvent()
-    super._destroy(error, callback)
-  }
-
-  /**
-   * @param {Buffer} line
-   * @param {EventSourceStreamEvent} event
-   */
-  parseLine (line, event) {
-    // If the line is empty (a blank line)
-    // Dispatch the event, as defined below.
-    // This will be handled in the _transform method
-    if (line.length === 0) {
-      return
-    }
-
-    // If the line starts with a U+003A COLON character (:)
-    // Ignore the line.
-    const colonPosition = line.indexOf(COLON)
-    if (colonPosition === 0) {
-      return
-    }
-
-    let fieldLength = line.length
-    let valueStart = line.length
-
-    // If the line contains a U+003A COLON character (:)
-    if (colonPosition !== -1) {
-      fieldLength = colonPosition
-
-      // Collect the characters on the line after the first U+003A COLON
-      // character (:), and let value be that string.
-      // If value starts with a U+0020 SPACE character, remove it from value.
-      valueStart = colonPosition + 1
-      if (line[valueStart] === SPACE) {
-        ++valueStart
-      }
-    }
-
-    if (isFieldName(line, fieldLength, DATA)) {
-      if (this.maxEventSize > 0 && this.dataLineCount >= this.maxDataLines) {
-        throw createMaxEventSizeExceededError()
-      }
-      const valueBytes = line.length - valueStart
-      const dataSize = this.eventFieldSizes.data + (event.data === undefined ? 0 : 1) + valueBytes
-      this.setEventFieldSize('data', dataSize)
-
-      const value = line.toString('utf8', valueStart)
-
-      if (event.data === undefined) {
-        event.data = value
-      } else {
-        event.data += `\n${value}`
-      }
-      this.dataLineCount++
-      return
-    }
-
-    if (isFieldName(line, fieldLength, RETRY)) {
-      if (isASCIINumberBytes(line, valueStart)) {
-        this.setEventFieldSize('retry', line.length - valueStart)
-        event.retry = line.toString('utf8', valueStart)
-      }
-      return
-    }
-
-    if (isFieldName(line, fieldLength, ID)) {
-      if (isValidLastEventIdBytes(line, valueStart)) {
-        this.setEventFieldSize('id', line.length - valueStart)
-        event.id = line.toString('utf8', valueStart)
-      }
-      return
-    }
-
-    if (isFieldName(line, fieldLength, EVENT)) {
-      if (valueStart < line.length) {
-        this.setEventFieldSize('event', line.length - valueStart)
-        event.event = line.toString('utf8', valueStart)
-      }
-    }
-  }
-
-  setEventFieldSize (field, size) {
-    const eventSize = this.eventSize - this.eventFieldSizes[field] + size
-    if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
-      throw createMaxEventSizeExceededError()
-    }
-    this.eventSize = eventSize
-    this.eventFieldSizes[field] = size
-  }
-
-  /**
-   * @param {EventSourceStreamEvent} event
-   */
-  processEvent (event) {
-    if (event.retry && isASCIINumber(event.retry)) {
-      this.state.reconnectionTime = parseInt(event.retry, 10)
-    }
-
-    if (event.id && isValidLastEventId(event.id)) {
-      this.state.lastEventId = event.id
-    }
-
-    // only dispatch event, when data is provided
-    if (event.data !== undefined) {
-      this.push({
-        type: event.event || 'message',
-        options: {
-          data: event.data,
-          lastEventId: this.state.lastEventId,
-          origin: this.state.origin
-        }
-      })
-    }
-  }
-
-  clearEvent () {
-    this.event.data = undefined
-    this.event.event = undefined
-    this.event.id = undefined
-    this.event.retry = undefined
-    this.eventSize = 0
-    this.dataLineCount = 0
-    this.eventFieldSizes.data = 0
-    this.eventFieldSizes.event = 0
-    this.eventFieldSizes.id = 0
-    this.eventFieldSizes.retry = 0
-  }
-
-  hasPendingEvent () {
-    return this.event.data !== undefined ||
-      this.event.event !== undefined ||
-      this.event.id !== undefined ||
-      this.event.retry !== undefined
-  }
-
-  hasCurrentByte () {
-    return this.chunkIndex < this.chunks.length &&
-      this.pos < this.chunks[this.chunkIndex].length
-  }
-
-  currentByte () {
-    return this.chunks[this.chunkIndex][this.pos]
-  }
-
-  consumeCurrentByte () {
-    this.advanceCursor()
-    this.syncLineStartToCursor()
-  }
-
-  advanceCursor () {
-    this.pos++
-
-    while (this.chunkIndex < this.chunks.length && this.pos >= this.chunks[this.chunkIndex].length) {
-      this.chunkIndex++
-      this.pos = 0
-    }
-  }
-
-  syncLineStartToCursor () {
-    this.lineChunkIndex = this.chunkIndex
-    this.linePos = this.pos
-    this.lineLength = 0
-    this.dropConsumedChunks()
-  }
-
-  dropConsumedChunks () {
-    if (this.lineChunkIndex > 0) {
-      const consumed = this.lineChunkIndex
-      this.chunks.splice(0, consumed)
-      this.lineChunkIndex = 0
-      this.chunkIndex -= consumed
-    }
-
-    if (this.chunkIndex === this.chunks.length) {
-      this.chunks.length = 0
-      this.chunkIndex = 0
-      this.pos = 0
-      this.lineChunkIndex = 0
-      this.linePos = 0
-    }
-  }
-
-  readLine () {
-    if (this.lineChunkIndex === this.chunkIndex) {
-      return this.chunks[this.chunkIndex].subarray(this.linePos, this.pos)
-    }
-
-    const chunks = []
-    let length = 0
-
-    for (let i = this.lineChunkIndex; i <= this.chunkIndex; i++) {
-      const chunk = this.chunks[i]
-      const start = i === this.lineChunkIndex ? this.linePos : 0
-      const end = i === this.chunkIndex ? this.pos : chunk.length
-      const slice = chunk.subarray(start, end)
-      length += slice.length
-      chunks.push(slice)
-    }
-
-    return Buffer.concat(chunks, length)
-  }
-
-  peekBufferedByte (offset) {
-    let chunkIndex = this.lineChunkIndex
-    let pos = this.linePos
-
-    while (chunkIndex < this.chunks.length) {
-      const chunk = this.chunks[chunkIndex]
-      const remaining = chunk.length - pos
-
-      if (offset < remaining) {
-        return chunk[pos + offset]
-      }
-
-      offset -= remaining
-      chunkIndex++
-      pos = 0
-    }
-  }
-
-  discardLeadingBytes (count) {
-    while (count > 0 && this.lineChunkIndex < this.chunks.length) {
-      const chunk = this.chunks[this.lineChunkIndex]
-      const remaining = chunk.length - this.linePos
-
-      if (count < remaining) {
-        this.linePos += count
-        count = 0
-      } else {
-        count -= remaining
-        this.lineChunkIndex++
-        this.linePos = 0
-      }
-    }
-
-    this.chunkIndex = this.lineChunkIndex
-    this.pos = this.linePos
-    this.dropConsumedChunks()
-  }
-
-  handleBOM () {
-    const first = this.peekBufferedByte(0)
-    const second = this.peekBufferedByte(1)
-    const third = this.peekBufferedByte(2)
-
-    if (second === undefined) {
-      if (first === BOM[0]) {
-        return true
-      }
-
-      this.checkBOM = false
-      return true
-    }
-
-    if (third === undefined) {
-      if (first === BOM[0] && second === BOM[1]) {
-        return true
-      }
-
-      this.checkBOM = false
-      return false
-    }
-
-    if (first === BOM[0] && second === BOM[1] && third === BOM[2]) {
-      this.discardLeadingBytes(3)
-    }
-
-    this.checkBOM = false
-    return !this.hasCurrentByte()
-  }
-}
-
-module.exports = {
-  EventSourceStream
-}
-
-
-/***/ }),
-
-/***/ 1238:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { pipeline } = __nccwpck_require__(7075)
-const { fetching } = __nccwpck_require__(4398)
-const { makeRequest } = __nccwpck_require__(9967)
-const { webidl } = __nccwpck_require__(5893)
-const { EventSourceStream } = __nccwpck_require__(4031)
-const { parseMIMEType } = __nccwpck_require__(1900)
-const { createFastMessageEvent } = __nccwpck_require__(5188)
-const { isNetworkError } = __nccwpck_require__(9051)
-const { delay } = __nccwpck_require__(4811)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { environmentSettingsObject } = __nccwpck_require__(3168)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
-
-let experimentalWarned = false
-
-/**
- * A reconnection time, in milliseconds. This must initially be an implementation-defined value,
- * probably in the region of a few seconds.
- *
- * In Comparison:
- * - Chrome uses 3000ms.
- * - Deno uses 5000ms.
- *
- * @type {3000}
- */
-const defaultReconnectionTime = 3000
-
-/**
- * The readyState attribute represents the state of the connection.
- * @enum
- * @readonly
- * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#dom-eventsource-readystate-dev
- */
-
-/**
- * The connection has not yet been established, or it was closed and the user
- * agent is reconnecting.
- * @type {0}
- */
-const CONNECTING = 0
-
-/**
- * The user agent has an open connection and is dispatching events as it
- * receives them.
- * @type {1}
- */
-const OPEN = 1
-
-/**
- * The connection is not open, and the user agent is not trying to reconnect.
- * @type {2}
- */
-const CLOSED = 2
-
-/**
- * Requests for the element will have their mode set to "cors" and their credentials mode set to "same-origin".
- * @type {'anonymous'}
- */
-const ANONYMOUS = 'anonymous'
-
-/**
- * Requests for the element will have their mode set to "cors" and their credentials mode set to "include".
- * @type {'use-credentials'}
- */
-const USE_CREDENTIALS = 'use-credentials'
-
-/**
- * The EventSource interface is used to receive server-sent events. It
- * connects to a server over HTTP and receives events in text/event-stream
- * format without closing the connection.
- * @extends {EventTarget}
- * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#server-sent-events
- * @api public
- */
-class EventSource extends EventTarget {
-  #events = {
-    open: null,
-    error: null,
-    message: null
-  }
-
-  #url = null
-  #withCredentials = false
-
-  #readyState = CONNECTING
-
-  #request = null
-  #controller = null
-
-  #dispatcher
-
-  /**
-   * @type {import('./eventsource-stream').eventSourceSettings}
-   */
-  #state
-
-  /**
-   * Creates a new EventSource object.
-   * @param {string} url
-   * @param {EventSourceInit} [eventSourceInitDict]
-   * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#the-eventsource-interface
-   */
-  constructor (url, eventSourceInitDict = {}) {
-    // 1. Let ev be a new EventSource object.
-    super()
-
-    webidl.util.markAsUncloneable(this)
-
-    const prefix = 'EventSource constructor'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    if (!experimentalWarned) {
-      experimentalWarned = true
-      process.emitWarning('EventSource is experimental, expect them to change at any time.', {
-        code: 'UNDICI-ES'
-      })
-    }
-
-    url = webidl.converters.USVString(url, prefix, 'url')
-    eventSourceInitDict = webidl.converters.EventSourceInitDict(eventSourceInitDict, prefix, 'eventSourceInitDict')
-
-    this.#dispatcher = eventSourceInitDict.dispatcher
-    this.#state = {
-      lastEventId: '',
-      reconnectionTime: defaultReconnectionTime
-    }
-
-    // 2. Let settings be ev's relevant settings object.
-    // https://html.spec.whatwg.org/multipage/webappapis.html#environment-settings-object
-    const settings = environmentSettingsObject
-
-    let urlRecord
-
-    try {
-      // 3. Let urlRecord be the result of encoding-parsing a URL given url, relative to settings.
-      urlRecord = new URL(url, settings.settingsObject.baseUrl)
-      this.#state.origin = urlRecord.origin
-    } catch (e) {
-      // 4. If urlRecord is failure, then throw a "SyntaxError" DOMException.
-      throw new DOMException(e, 'SyntaxError')
-    }
-
-    // 5. Set ev's url to urlRecord.
-    this.#url = urlRecord.href
-
-    // 6. Let corsAttributeState be Anonymous.
-    let corsAttributeState = ANONYMOUS
-
-    // 7. If the value of eventSourceInitDict's withCredentials member is true,
-    // then set corsAttributeState to Use Credentials and set ev's
-    // withCredentials attribute to true.
-    if (eventSourceInitDict.withCredentials) {
-      corsAttributeState = USE_CREDENTIALS
-      this.#withCredentials = true
-    }
-
-    // 8. Let request be the result of creating a potential-CORS request given
-    // urlRecord, the empty string, and corsAttributeState.
-    const initRequest = {
-      redirect: 'follow',
-      keepalive: true,
-      // @see https://html.spec.whatwg.org/multipage/urls-and-fetching.html#cors-settings-attributes
-      mode: 'cors',
-      credentials: corsAttributeState === 'anonymous'
-        ? 'same-origin'
-        : 'omit',
-      referrer: 'no-referrer'
-    }
-
-    // 9. Set request's client to settings.
-    initRequest.client = environmentSettingsObject.settingsObject
-
-    // 10. User agents may set (`Accept`, `text/event-stream`) in request's header list.
-    initRequest.headersList = [['accept', { name: 'accept', value: 'text/event-stream' }]]
-
-    // 11. Set request's cache mode to "no-store".
-    initRequest.cache = 'no-store'
-
-    // 12. Set request's initiator type to "other".
-    initRequest.initiator = 'other'
-
-    initRequest.urlList = [new URL(this.#url)]
-
-    // 13. Set ev's request to request.
-    this.#request = makeRequest(initRequest)
-
-    this.#connect()
-  }
-
-  /**
-   * Returns the state of this EventSource object's connection. It can have the
-   * values described below.
-   * @returns {0|1|2}
-   * @readonly
-   */
-  get readyState () {
-    return this.#readyState
-  }
-
-  /**
-   * Returns the URL providing the event stream.
-   * @readonly
-   * @returns {string}
-   */
-  get url () {
-    return this.#url
-  }
-
-  /**
-   * Returns a boolean indicating whether the EventSource object was
-   * instantiated with CORS credentials set (true), or not (false, the default).
-   */
-  get withCredentials () {
-    return this.#withCredentials
-  }
-
-  #connect () {
-    if (this.#readyState === CLOSED) return
-
-    this.#readyState = CONNECTING
-
-    const fetchParams = {
-      request: this.#request,
-      dispatcher: this.#dispatcher
-    }
-
-    // 14. Let processEventSourceEndOfBody given response res be the following step: if res is not a network error, then reestablish the connection.
-    const processEventSourceEndOfBody = (response) => {
-      if (isNetworkError(response)) {
-        this.dispatchEvent(new Event('error'))
-        this.close()
-      }
-
-      this.#reconnect()
-    }
-
-    // 15. Fetch request, with processResponseEndOfBody set to processEventSourceEndOfBody...
-    fetchParams.processResponseEndOfBody = processEventSourceEndOfBody
-
-    // and processResponse set to the following steps given response res:
-    fetchParams.processResponse = (response) => {
-      // 1. If res is an aborted network error, then fail the connection.
-
-      if (isNetworkError(response)) {
-        // 1. When a user agent is to fail the connection, the user agent
-        // must queue a task which, if the readyState attribute is set to a
-        // value other than CLOSED, sets the readyState attribute to CLOSED
-        // and fires an event named error at the EventSource object. Once the
-        // user agent has failed the connection, it does not attempt to
-        // reconnect.
-        if (response.aborted) {
-          this.close()
-          this.dispatchEvent(new Event('error'))
-          return
-          // 2. Otherwise, if res is a network error, then reestablish the
-          // connection, unless the user agent knows that to be futile, in
-          // which case the user agent may fail the connection.
-        } else {
-          this.#reconnect()
-          return
-        }
-      }
-
-      // 3. Otherwise, if res's status is not 200, or if res's `Content-Type`
-      // is not `text/event-stream`, then fail the connection.
-      const contentType = response.headersList.get('content-type', true)
-      const mimeType = contentType !== null ? parseMIMEType(contentType) : 'failure'
-      const contentTypeValid = mimeType !== 'failure' && mimeType.essence === 'text/event-stream'
-      if (
-        response.status !== 200 ||
-        contentTypeValid === false
-      ) {
-        this.close()
-        this.dispatchEvent(new Event('error'))
-        return
-      }
-
-      // 4. Otherwise, announce the connection and interpret res's body
-      // line by line.
-
-      // When a user agent is to announce the connection, the user agent
-      // must queue a task which, if the readyState attribute is set to a
-      // value other than CLOSED, sets the readyState attribute to OPEN
-      // and fires an event named open at the EventSource object.
-      // @see https://html.spec.whatwg.org/multipage/server-sent-events.html#sse-processing-model
-      this.#readyState = OPEN
-      this.dispatchEvent(new Event('open'))
-
-      // If redirected to a different origin, set the origin to the new origin.
-      this.#state.origin = response.urlList[response.urlList.length - 1].origin
-
-      const eventSourceStream = new EventSourceStream({
-        eventSourceSettings: this.#state,
-        maxEventSize: this.#dispatcher.eventSourceOptions?.maxEventSize,
-        push: (event) => {
-          this.dispatchEvent(createFastMessageEvent(
-            event.type,
-            event.options
-          ))
-        }
-      })
-
-      pipeline(response.body.stream,
-        eventSourceStream,
-        (error) => {
-          if (
-            error?.aborted === false
-          ) {
-            this.close()
-            this.dispatchEvent(new Event('error'))
-          }
-        })
-    }
-
-    this.#controller = fetching(fetchParams)
-  }
-
-  /**
-   * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#sse-processing-model
-   * @returns {Promise<void>}
-   */
-  async #reconnect () {
-    // When a user agent is to reestablish the connection, the user agent must
-    // run the following steps. These steps are run in parallel, not as part of
-    // a task. (The tasks that it queues, of course, are run like normal tasks
-    // and not themselves in parallel.)
-
-    // 1. Queue a task to run the following steps:
-
-    //   1. If the readyState attribute is set to CLOSED, abort the task.
-    if (this.#readyState === CLOSED) return
-
-    //   2. Set the readyState attribute to CONNECTING.
-    this.#readyState = CONNECTING
-
-    //   3. Fire an event named error at the EventSource object.
-    this.dispatchEvent(new Event('error'))
-
-    // 2. Wait a delay equal to the reconnection time of the event source.
-    await delay(this.#state.reconnectionTime)
-
-    // 5. Queue a task to run the following steps:
-
-    //   1. If the EventSource object's readyState attribute is not set to
-    //      CONNECTING, then return.
-    if (this.#readyState !== CONNECTING) return
-
-    //   2. Let request be the EventSource object's request.
-    //   3. If the EventSource object's last event ID string is not the empty
-    //      string, then:
-    //      1. Let lastEventIDValue be the EventSource object's last event ID
-    //         string, encoded as UTF-8.
-    //      2. Set (`Last-Event-ID`, lastEventIDValue) in request's header
-    //         list.
-    if (this.#state.lastEventId.length) {
-      this.#request.headersList.set('last-event-id', this.#state.lastEventId, true)
-    }
-
-    //   4. Fetch request and process the response obtained in this fashion, if any, as described earlier in this section.
-    this.#connect()
-  }
-
-  /**
-   * Closes the connection, if any, and sets the readyState attribute to
-   * CLOSED.
-   */
-  close () {
-    webidl.brandCheck(this, EventSource)
-
-    if (this.#readyState === CLOSED) return
-    this.#readyState = CLOSED
-    this.#controller.abort()
-    this.#request = null
-  }
-
-  get onopen () {
-    return this.#events.open
-  }
-
-  set onopen (fn) {
-    if (this.#events.open) {
-      this.removeEventListener('open', this.#events.open)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.open = fn
-      this.addEventListener('open', fn)
-    } else {
-      this.#events.open = null
-    }
-  }
-
-  get onmessage () {
-    return this.#events.message
-  }
-
-  set onmessage (fn) {
-    if (this.#events.message) {
-      this.removeEventListener('message', this.#events.message)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.message = fn
-      this.addEventListener('message', fn)
-    } else {
-      this.#events.message = null
-    }
-  }
-
-  get onerror () {
-    return this.#events.error
-  }
-
-  set onerror (fn) {
-    if (this.#events.error) {
-      this.removeEventListener('error', this.#events.error)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.error = fn
-      this.addEventListener('error', fn)
-    } else {
-      this.#events.error = null
-    }
-  }
-}
-
-const constantsPropertyDescriptors = {
-  CONNECTING: {
-    __proto__: null,
-    configurable: false,
-    enumerable: true,
-    value: CONNECTING,
-    writable: false
-  },
-  OPEN: {
-    __proto__: null,
-    configurable: false,
-    enumerable: true,
-    value: OPEN,
-    writable: false
-  },
-  CLOSED: {
-    __proto__: null,
-    configurable: false,
-    enumerable: true,
-    value: CLOSED,
-    writable: false
-  }
-}
-
-Object.defineProperties(EventSource, constantsPropertyDescriptors)
-Object.defineProperties(EventSource.prototype, constantsPropertyDescriptors)
-
-Object.defineProperties(EventSource.prototype, {
-  close: kEnumerableProperty,
-  onerror: kEnumerableProperty,
-  onmessage: kEnumerableProperty,
-  onopen: kEnumerableProperty,
-  readyState: kEnumerableProperty,
-  url: kEnumerableProperty,
-  withCredentials: kEnumerableProperty
-})
-
-webidl.converters.EventSourceInitDict = webidl.dictionaryConverter([
-  {
-    key: 'withCredentials',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'dispatcher', // undici only
-    converter: webidl.converters.any,
-    defaultValue: () => getGlobalDispatcher()
-  }
-])
-
-module.exports = {
-  EventSource,
-  defaultReconnectionTime
-}
-
-
-/***/ }),
-
-/***/ 4811:
-/***/ ((module) => {
-
-
-
-/**
- * Checks if the given value is a valid LastEventId.
- * @param {string} value
- * @returns {boolean}
- */
-function isValidLastEventId (value) {
-  // LastEventId should not contain U+0000 NULL
-  return value.indexOf('\u0000') === -1
-}
-
-/**
- * Checks if the given value is a base 10 digit.
- * @param {string} value
- * @returns {boolean}
- */
-function isASCIINumber (value) {
-  if (value.length === 0) return false
-  for (let i = 0; i < value.length; i++) {
-    if (value.charCodeAt(i) < 0x30 || value.charCodeAt(i) > 0x39) return false
-  }
-  return true
-}
-
-// https://github.com/nodejs/undici/issues/2664
-function delay (ms) {
-  return new Promise((resolve) => {
-    setTimeout(resolve, ms).unref()
-  })
-}
-
-module.exports = {
-  isValidLastEventId,
-  isASCIINumber,
-  delay
-}
-
-
-/***/ }),
-
 /***/ 4492:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
@@ -15024,7 +9358,7 @@ function extractBody (object, keepalive = false) {
     stream = object
   } else if (isBlobLike(object)) {
     // 3. Otherwise, if object is a Blob object, set stream to the
-    //    result of running object’s get stream.
+    //    result of running object\u2019s get stream.
     stream = object.stream()
   } else {
     // 4. Otherwise, set stream to a new ReadableStream object, and set
@@ -15075,7 +9409,7 @@ function extractBody (object, keepalive = false) {
     // See: https://github.com/nodejs/node/blob/e46c680bf2b211bbd52cf959ca17ee98c7f657f5/lib/internal/url.js#L490
     // and https://github.com/nodejs/node/blob/e46c680bf2b211bbd52cf959ca17ee98c7f657f5/lib/internal/url.js#L1100
 
-    // Set source to the result of running the application/x-www-form-urlencoded serializer with object’s list.
+    // Set source to the result of running the application/x-www-form-urlencoded serializer with object\u2019s list.
     source = object.toString()
 
     // Set type to `application/x-www-form-urlencoded;charset=UTF-8`.
@@ -15094,13 +9428,13 @@ function extractBody (object, keepalive = false) {
     const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, '0')}`
     const prefix = `--${boundary}\r\nContent-Disposition: form-data`
 
-    /*! formdata-polyfill. MIT License. Jimmy Wärting <https://jimmy.warting.se/opensource> */
+    /*! formdata-polyfill. MIT License. Jimmy W\u00e4rting <https://jimmy.warting.se/opensource> */
     const escape = (str) =>
       str.replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/"/g, '%22')
     const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, '\r\n')
 
     // Set action to this step: run the multipart/form-data
-    // encoding algorithm, with object’s entry list and UTF-8.
+    // encoding algorithm, with object\u2019s entry list and UTF-8.
     // - This ensures that the body is immutable and can't be changed afterwords
     // - That the content-length is calculated in advance.
     // - And that all parts are pre-encoded and ready to be sent.
@@ -15165,10 +9499,10 @@ function extractBody (object, keepalive = false) {
     // Set source to object.
     source = object
 
-    // Set length to object’s size.
+    // Set length to object\u2019s size.
     length = object.size
 
-    // If object’s type attribute is not the empty byte sequence, set
+    // If object\u2019s type attribute is not the empty byte sequence, set
     // type to its value.
     if (object.type) {
       type = object.type
@@ -15191,7 +9525,7 @@ function extractBody (object, keepalive = false) {
   }
 
   // 11. If source is a byte sequence, then set action to a
-  // step that returns source and length to source’s length.
+  // step that returns source and length to source\u2019s length.
   if (typeof source === 'string' || util.isBuffer(source)) {
     length = Buffer.byteLength(source)
   }
@@ -15263,10 +9597,10 @@ function cloneBody (instance, body) {
 
   // https://fetch.spec.whatwg.org/#concept-body-clone
 
-  // 1. Let « out1, out2 » be the result of teeing body’s stream.
+  // 1. Let \u00ab out1, out2 \u00bb be the result of teeing body\u2019s stream.
   const [out1, out2] = body.stream.tee()
 
-  // 2. Set body’s stream to out1.
+  // 2. Set body\u2019s stream to out1.
   body.stream = out1
 
   // 3. Return a body whose stream is out2 and other members are copied from body.
@@ -15289,7 +9623,7 @@ function bodyMixinMethods (instance) {
       // The blob() method steps are to return the result of
       // running consume body with this and the following step
       // given a byte sequence bytes: return a Blob whose
-      // contents are bytes and whose type attribute is this’s
+      // contents are bytes and whose type attribute is this\u2019s
       // MIME type.
       return consumeBody(this, (bytes) => {
         let mimeType = bodyMimeType(this)
@@ -15335,7 +9669,7 @@ function bodyMixinMethods (instance) {
         // 1. Let mimeType be the result of get the MIME type with this.
         const mimeType = bodyMimeType(this)
 
-        // 2. If mimeType is non-null, then switch on mimeType’s essence and run
+        // 2. If mimeType is non-null, then switch on mimeType\u2019s essence and run
         //    the corresponding steps:
         if (mimeType !== null) {
           switch (mimeType.essence) {
@@ -15383,7 +9717,7 @@ function bodyMixinMethods (instance) {
     bytes () {
       // The bytes() method steps are to return the result of running consume body
       // with this and the following step given a byte sequence bytes: return the
-      // result of creating a Uint8Array from bytes in this’s relevant realm.
+      // result of creating a Uint8Array from bytes in this\u2019s relevant realm.
       return consumeBody(this, (bytes) => {
         return new Uint8Array(bytes)
       }, instance)
@@ -15432,15 +9766,15 @@ async function consumeBody (object, convertBytesToJSValue, instance) {
     }
   }
 
-  // 5. If object’s body is null, then run successSteps with an
+  // 5. If object\u2019s body is null, then run successSteps with an
   //    empty byte sequence.
   if (object[kState].body == null) {
     successSteps(Buffer.allocUnsafe(0))
     return promise.promise
   }
 
-  // 6. Otherwise, fully read object’s body given successSteps,
-  //    errorSteps, and object’s relevant global object.
+  // 6. Otherwise, fully read object\u2019s body given successSteps,
+  //    errorSteps, and object\u2019s relevant global object.
   await fullyReadBody(object[kState].body, successSteps, errorSteps)
 
   // 7. Return promise.
@@ -15453,7 +9787,7 @@ function bodyUnusable (object) {
 
   // An object including the Body interface mixin is
   // said to be unusable if its body is non-null and
-  // its body’s stream is disturbed or locked.
+  // its body\u2019s stream is disturbed or locked.
   return body != null && (body.stream.locked || util.isDisturbed(body.stream))
 }
 
@@ -15471,8 +9805,8 @@ function parseJSONFromBytes (bytes) {
  */
 function bodyMimeType (requestOrResponse) {
   // 1. Let headers be null.
-  // 2. If requestOrResponse is a Request object, then set headers to requestOrResponse’s request’s header list.
-  // 3. Otherwise, set headers to requestOrResponse’s response’s header list.
+  // 2. If requestOrResponse is a Request object, then set headers to requestOrResponse\u2019s request\u2019s header list.
+  // 3. Otherwise, set headers to requestOrResponse\u2019s response\u2019s header list.
   /** @type {import('./headers').HeadersList} */
   const headers = requestOrResponse[kState].headersList
 
@@ -15655,7 +9989,7 @@ const HTTP_QUOTED_STRING_TOKENS = /^[\u0009\u0020-\u007E\u0080-\u00FF]+$/ // esl
 // https://fetch.spec.whatwg.org/#data-url-processor
 /** @param {URL} dataURL */
 function dataURLProcessor (dataURL) {
-  // 1. Assert: dataURL’s scheme is "data".
+  // 1. Assert: dataURL\u2019s scheme is "data".
   assert(dataURL.protocol === 'data:')
 
   // 2. Let input be the result of running the URL
@@ -15783,7 +10117,7 @@ function collectASequenceOfCodePoints (condition, input, position) {
   // 1. Let result be the empty string.
   let result = ''
 
-  // 2. While position doesn’t point past the end of input and the
+  // 2. While position doesn\u2019t point past the end of input and the
   // code point at position within input meets the condition condition:
   while (position.position < input.length && condition(input[position.position])) {
     // 1. Append that code point to the end of result.
@@ -16048,8 +10382,8 @@ function parseMIMEType (input) {
     // - parameterName is not the empty string
     // - parameterName solely contains HTTP token code points
     // - parameterValue solely contains HTTP quoted-string token code points
-    // - mimeType’s parameters[parameterName] does not exist
-    // then set mimeType’s parameters[parameterName] to parameterValue.
+    // - mimeType\u2019s parameters[parameterName] does not exist
+    // then set mimeType\u2019s parameters[parameterName] to parameterValue.
     if (
       parameterName.length !== 0 &&
       HTTP_TOKEN_CODEPOINTS.test(parameterName) &&
@@ -16071,7 +10405,7 @@ function forgivingBase64 (data) {
   data = data.replace(ASCII_WHITESPACE_REPLACE_REGEX, '')  // eslint-disable-line
 
   let dataLength = data.length
-  // 2. If data’s code point length divides by 4 leaving
+  // 2. If data\u2019s code point length divides by 4 leaving
   // no remainder, then:
   if (dataLength % 4 === 0) {
     // 1. If data ends with one or two U+003D (=) code points,
@@ -16084,7 +10418,7 @@ function forgivingBase64 (data) {
     }
   }
 
-  // 3. If data’s code point length divides by 4 leaving
+  // 3. If data\u2019s code point length divides by 4 leaving
   // a remainder of 1, then return failure.
   if (dataLength % 4 === 1) {
     return 'failure'
@@ -16189,11 +10523,11 @@ function serializeAMimeType (mimeType) {
   assert(mimeType !== 'failure')
   const { parameters, essence } = mimeType
 
-  // 1. Let serialization be the concatenation of mimeType’s
-  //    type, U+002F (/), and mimeType’s subtype.
+  // 1. Let serialization be the concatenation of mimeType\u2019s
+  //    type, U+002F (/), and mimeType\u2019s subtype.
   let serialization = essence
 
-  // 2. For each name → value of mimeType’s parameters:
+  // 2. For each name \u2192 value of mimeType\u2019s parameters:
   for (let [name, value] of parameters.entries()) {
     // 1. Append U+003B (;) to serialization.
     serialization += ';'
@@ -16293,8 +10627,8 @@ function removeChars (str, leading, trailing, predicate) {
  */
 function isomorphicDecode (input) {
   // 1. To isomorphic decode a byte sequence input, return a string whose code point
-  //    length is equal to input’s length and whose code points have the same values
-  //    as the values of input’s bytes, in the same order.
+  //    length is equal to input\u2019s length and whose code points have the same values
+  //    as the values of input\u2019s bytes, in the same order.
   const length = input.length
   if ((2 << 15) - 1 > length) {
     return String.fromCharCode.apply(null, input)
@@ -16339,7 +10673,7 @@ function minimizeSupportedMimeType (mimeType) {
       // 2. If mimeType is a JSON MIME type, then return "application/json".
       return 'application/json'
     case 'image/svg+xml':
-      // 3. If mimeType’s essence is "image/svg+xml", then return "image/svg+xml".
+      // 3. If mimeType\u2019s essence is "image/svg+xml", then return "image/svg+xml".
       return 'image/svg+xml'
     case 'text/xml':
     case 'application/xml':
@@ -16357,7 +10691,7 @@ function minimizeSupportedMimeType (mimeType) {
     return 'application/xml'
   }
 
-  // 5. If mimeType is supported by the user agent, then return mimeType’s essence.
+  // 5. If mimeType is supported by the user agent, then return mimeType\u2019s essence.
   // Technically, node doesn't support any mimetypes.
 
   // 6. Return the empty string.
@@ -16378,59 +10712,6 @@ module.exports = {
   minimizeSupportedMimeType,
   HTTP_TOKEN_CODEPOINTS,
   isomorphicDecode
-}
-
-
-/***/ }),
-
-/***/ 6653:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kConnected, kSize } = __nccwpck_require__(6443)
-
-class CompatWeakRef {
-  constructor (value) {
-    this.value = value
-  }
-
-  deref () {
-    return this.value[kConnected] === 0 && this.value[kSize] === 0
-      ? undefined
-      : this.value
-  }
-}
-
-class CompatFinalizer {
-  constructor (finalizer) {
-    this.finalizer = finalizer
-  }
-
-  register (dispatcher, key) {
-    if (dispatcher.on) {
-      dispatcher.on('disconnect', () => {
-        if (dispatcher[kConnected] === 0 && dispatcher[kSize] === 0) {
-          this.finalizer(key)
-        }
-      })
-    }
-  }
-
-  unregister (key) {}
-}
-
-module.exports = function () {
-  // FIXME: remove workaround when the Node bug is backported to v18
-  // https://github.com/nodejs/node/issues/49344#issuecomment-1741776308
-  if (process.env.NODE_V8_COVERAGE && process.version.startsWith('v18')) {
-    process._rawDebug('Using compatibility WeakRef and FinalizationRegistry')
-    return {
-      WeakRef: CompatWeakRef,
-      FinalizationRegistry: CompatFinalizer
-    }
-  }
-  return { WeakRef, FinalizationRegistry }
 }
 
 
@@ -16640,13 +10921,13 @@ function validateBoundary (boundary) {
  * @param {ReturnType<import('./data-url')['parseMIMEType']>} mimeType
  */
 function multipartFormDataParser (input, mimeType) {
-  // 1. Assert: mimeType’s essence is "multipart/form-data".
+  // 1. Assert: mimeType\u2019s essence is "multipart/form-data".
   assert(mimeType !== 'failure' && mimeType.essence === 'multipart/form-data')
 
   const boundaryString = mimeType.parameters.get('boundary')
 
-  // 2. If mimeType’s parameters["boundary"] does not exist, return failure.
-  //    Otherwise, let boundary be the result of UTF-8 decoding mimeType’s
+  // 2. If mimeType\u2019s parameters["boundary"] does not exist, return failure.
+  //    Otherwise, let boundary be the result of UTF-8 decoding mimeType\u2019s
   //    parameters["boundary"].
   if (boundaryString === undefined) {
     return 'failure'
@@ -17108,7 +11389,7 @@ class FormData {
     // name, value, and filename if given.
     const entry = makeEntry(name, value, filename)
 
-    // 3. Append entry to this’s entry list.
+    // 3. Append entry to this\u2019s entry list.
     this[kState].push(entry)
   }
 
@@ -17121,7 +11402,7 @@ class FormData {
     name = webidl.converters.USVString(name, prefix, 'name')
 
     // The delete(name) method steps are to remove all entries whose name
-    // is name from this’s entry list.
+    // is name from this\u2019s entry list.
     this[kState] = this[kState].filter(entry => entry.name !== name)
   }
 
@@ -17133,7 +11414,7 @@ class FormData {
 
     name = webidl.converters.USVString(name, prefix, 'name')
 
-    // 1. If there is no entry whose name is name in this’s entry list,
+    // 1. If there is no entry whose name is name in this\u2019s entry list,
     // then return null.
     const idx = this[kState].findIndex((entry) => entry.name === name)
     if (idx === -1) {
@@ -17141,7 +11422,7 @@ class FormData {
     }
 
     // 2. Return the value of the first entry whose name is name from
-    // this’s entry list.
+    // this\u2019s entry list.
     return this[kState][idx].value
   }
 
@@ -17153,10 +11434,10 @@ class FormData {
 
     name = webidl.converters.USVString(name, prefix, 'name')
 
-    // 1. If there is no entry whose name is name in this’s entry list,
+    // 1. If there is no entry whose name is name in this\u2019s entry list,
     // then return the empty list.
     // 2. Return the values of all entries whose name is name, in order,
-    // from this’s entry list.
+    // from this\u2019s entry list.
     return this[kState]
       .filter((entry) => entry.name === name)
       .map((entry) => entry.value)
@@ -17171,7 +11452,7 @@ class FormData {
     name = webidl.converters.USVString(name, prefix, 'name')
 
     // The has(name) method steps are to return true if there is an entry
-    // whose name is name in this’s entry list; otherwise false.
+    // whose name is name in this\u2019s entry list; otherwise false.
     return this[kState].findIndex((entry) => entry.name === name) !== -1
   }
 
@@ -17204,7 +11485,7 @@ class FormData {
     // filename if given.
     const entry = makeEntry(name, value, filename)
 
-    // 3. If there are entries in this’s entry list whose name is name, then
+    // 3. If there are entries in this\u2019s entry list whose name is name, then
     // replace the first such entry with entry and remove the others.
     const idx = this[kState].findIndex((entry) => entry.name === name)
     if (idx !== -1) {
@@ -17214,7 +11495,7 @@ class FormData {
         ...this[kState].slice(idx + 1).filter((entry) => entry.name !== name)
       ]
     } else {
-      // 4. Otherwise, append entry to this’s entry list.
+      // 4. Otherwise, append entry to this\u2019s entry list.
       this[kState].push(entry)
     }
   }
@@ -17356,4638 +11637,6 @@ module.exports = {
 
 /***/ }),
 
-/***/ 660:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-// https://github.com/Ethan-Arrowood/undici-fetch
-
-
-
-const { kConstruct } = __nccwpck_require__(6443)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const {
-  iteratorMixin,
-  isValidHeaderName,
-  isValidHeaderValue
-} = __nccwpck_require__(3168)
-const { webidl } = __nccwpck_require__(5893)
-const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(7975)
-
-const kHeadersMap = Symbol('headers map')
-const kHeadersSortedMap = Symbol('headers map sorted')
-
-/**
- * @param {number} code
- */
-function isHTTPWhiteSpaceCharCode (code) {
-  return code === 0x00a || code === 0x00d || code === 0x009 || code === 0x020
-}
-
-/**
- * @see https://fetch.spec.whatwg.org/#concept-header-value-normalize
- * @param {string} potentialValue
- */
-function headerValueNormalize (potentialValue) {
-  //  To normalize a byte sequence potentialValue, remove
-  //  any leading and trailing HTTP whitespace bytes from
-  //  potentialValue.
-  let i = 0; let j = potentialValue.length
-
-  while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j
-  while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i
-
-  return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j)
-}
-
-function fill (headers, object) {
-  // To fill a Headers object headers with a given object object, run these steps:
-
-  // 1. If object is a sequence, then for each header in object:
-  // Note: webidl conversion to array has already been done.
-  if (Array.isArray(object)) {
-    for (let i = 0; i < object.length; ++i) {
-      const header = object[i]
-      // 1. If header does not contain exactly two items, then throw a TypeError.
-      if (header.length !== 2) {
-        throw webidl.errors.exception({
-          header: 'Headers constructor',
-          message: `expected name/value pair to be length 2, found ${header.length}.`
-        })
-      }
-
-      // 2. Append (header’s first item, header’s second item) to headers.
-      appendHeader(headers, header[0], header[1])
-    }
-  } else if (typeof object === 'object' && object !== null) {
-    // Note: null should throw
-
-    // 2. Otherwise, object is a record, then for each key → value in object,
-    //    append (key, value) to headers
-    const keys = Object.keys(object)
-    for (let i = 0; i < keys.length; ++i) {
-      appendHeader(headers, keys[i], object[keys[i]])
-    }
-  } else {
-    throw webidl.errors.conversionFailed({
-      prefix: 'Headers constructor',
-      argument: 'Argument 1',
-      types: ['sequence<sequence<ByteString>>', 'record<ByteString, ByteString>']
-    })
-  }
-}
-
-/**
- * @see https://fetch.spec.whatwg.org/#concept-headers-append
- */
-function appendHeader (headers, name, value) {
-  // 1. Normalize value.
-  value = headerValueNormalize(value)
-
-  // 2. If name is not a header name or value is not a
-  //    header value, then throw a TypeError.
-  if (!isValidHeaderName(name)) {
-    throw webidl.errors.invalidArgument({
-      prefix: 'Headers.append',
-      value: name,
-      type: 'header name'
-    })
-  } else if (!isValidHeaderValue(value)) {
-    throw webidl.errors.invalidArgument({
-      prefix: 'Headers.append',
-      value,
-      type: 'header value'
-    })
-  }
-
-  // 3. If headers’s guard is "immutable", then throw a TypeError.
-  // 4. Otherwise, if headers’s guard is "request" and name is a
-  //    forbidden header name, return.
-  // 5. Otherwise, if headers’s guard is "request-no-cors":
-  //    TODO
-  // Note: undici does not implement forbidden header names
-  if (getHeadersGuard(headers) === 'immutable') {
-    throw new TypeError('immutable')
-  }
-
-  // 6. Otherwise, if headers’s guard is "response" and name is a
-  //    forbidden response-header name, return.
-
-  // 7. Append (name, value) to headers’s header list.
-  return getHeadersList(headers).append(name, value, false)
-
-  // 8. If headers’s guard is "request-no-cors", then remove
-  //    privileged no-CORS request headers from headers
-}
-
-function compareHeaderName (a, b) {
-  return a[0] < b[0] ? -1 : 1
-}
-
-class HeadersList {
-  /** @type {[string, string][]|null} */
-  cookies = null
-
-  constructor (init) {
-    if (init instanceof HeadersList) {
-      this[kHeadersMap] = new Map(init[kHeadersMap])
-      this[kHeadersSortedMap] = init[kHeadersSortedMap]
-      this.cookies = init.cookies === null ? null : [...init.cookies]
-    } else {
-      this[kHeadersMap] = new Map(init)
-      this[kHeadersSortedMap] = null
-    }
-  }
-
-  /**
-   * @see https://fetch.spec.whatwg.org/#header-list-contains
-   * @param {string} name
-   * @param {boolean} isLowerCase
-   */
-  contains (name, isLowerCase) {
-    // A header list list contains a header name name if list
-    // contains a header whose name is a byte-case-insensitive
-    // match for name.
-
-    return this[kHeadersMap].has(isLowerCase ? name : name.toLowerCase())
-  }
-
-  clear () {
-    this[kHeadersMap].clear()
-    this[kHeadersSortedMap] = null
-    this.cookies = null
-  }
-
-  /**
-   * @see https://fetch.spec.whatwg.org/#concept-header-list-append
-   * @param {string} name
-   * @param {string} value
-   * @param {boolean} isLowerCase
-   */
-  append (name, value, isLowerCase) {
-    this[kHeadersSortedMap] = null
-
-    // 1. If list contains name, then set name to the first such
-    //    header’s name.
-    const lowercaseName = isLowerCase ? name : name.toLowerCase()
-    const exists = this[kHeadersMap].get(lowercaseName)
-
-    // 2. Append (name, value) to list.
-    if (exists) {
-      const delimiter = lowercaseName === 'cookie' ? '; ' : ', '
-      this[kHeadersMap].set(lowercaseName, {
-        name: exists.name,
-        value: `${exists.value}${delimiter}${value}`
-      })
-    } else {
-      this[kHeadersMap].set(lowercaseName, { name, value })
-    }
-
-    if (lowercaseName === 'set-cookie') {
-      (this.cookies ??= []).push(value)
-    }
-  }
-
-  /**
-   * @see https://fetch.spec.whatwg.org/#concept-header-list-set
-   * @param {string} name
-   * @param {string} value
-   * @param {boolean} isLowerCase
-   */
-  set (name, value, isLowerCase) {
-    this[kHeadersSortedMap] = null
-    const lowercaseName = isLowerCase ? name : name.toLowerCase()
-
-    if (lowercaseName === 'set-cookie') {
-      this.cookies = [value]
-    }
-
-    // 1. If list contains name, then set the value of
-    //    the first such header to value and remove the
-    //    others.
-    // 2. Otherwise, append header (name, value) to list.
-    this[kHeadersMap].set(lowercaseName, { name, value })
-  }
-
-  /**
-   * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
-   * @param {string} name
-   * @param {boolean} isLowerCase
-   */
-  delete (name, isLowerCase) {
-    this[kHeadersSortedMap] = null
-    if (!isLowerCase) name = name.toLowerCase()
-
-    if (name === 'set-cookie') {
-      this.cookies = null
-    }
-
-    this[kHeadersMap].delete(name)
-  }
-
-  /**
-   * @see https://fetch.spec.whatwg.org/#concept-header-list-get
-   * @param {string} name
-   * @param {boolean} isLowerCase
-   * @returns {string | null}
-   */
-  get (name, isLowerCase) {
-    // 1. If list does not contain name, then return null.
-    // 2. Return the values of all headers in list whose name
-    //    is a byte-case-insensitive match for name,
-    //    separated from each other by 0x2C 0x20, in order.
-    return this[kHeadersMap].get(isLowerCase ? name : name.toLowerCase())?.value ?? null
-  }
-
-  * [Symbol.iterator] () {
-    // use the lowercased name
-    for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-      yield [name, value]
-    }
-  }
-
-  get entries () {
-    const headers = {}
-
-    if (this[kHeadersMap].size !== 0) {
-      for (const { name, value } of this[kHeadersMap].values()) {
-        headers[name] = value
-      }
-    }
-
-    return headers
-  }
-
-  rawValues () {
-    return this[kHeadersMap].values()
-  }
-
-  get entriesList () {
-    const headers = []
-
-    if (this[kHeadersMap].size !== 0) {
-      for (const { 0: lowerName, 1: { name, value } } of this[kHeadersMap]) {
-        if (lowerName === 'set-cookie') {
-          for (const cookie of this.cookies) {
-            headers.push([name, cookie])
-          }
-        } else {
-          headers.push([name, value])
-        }
-      }
-    }
-
-    return headers
-  }
-
-  // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
-  toSortedArray () {
-    const size = this[kHeadersMap].size
-    const array = new Array(size)
-    // In most cases, you will use the fast-path.
-    // fast-path: Use binary insertion sort for small arrays.
-    if (size <= 32) {
-      if (size === 0) {
-        // If empty, it is an empty array. To avoid the first index assignment.
-        return array
-      }
-      // Improve performance by unrolling loop and avoiding double-loop.
-      // Double-loop-less version of the binary insertion sort.
-      const iterator = this[kHeadersMap][Symbol.iterator]()
-      const firstValue = iterator.next().value
-      // set [name, value] to first index.
-      array[0] = [firstValue[0], firstValue[1].value]
-      // https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine
-      // 3.2.2. Assert: value is non-null.
-      assert(firstValue[1].value !== null)
-      for (
-        let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value;
-        i < size;
-        ++i
-      ) {
-        // get next value
-        value = iterator.next().value
-        // set [name, value] to current index.
-        x = array[i] = [value[0], value[1].value]
-        // https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine
-        // 3.2.2. Assert: value is non-null.
-        assert(x[1] !== null)
-        left = 0
-        right = i
-        // binary search
-        while (left < right) {
-          // middle index
-          pivot = left + ((right - left) >> 1)
-          // compare header name
-          if (array[pivot][0] <= x[0]) {
-            left = pivot + 1
-          } else {
-            right = pivot
-          }
-        }
-        if (i !== pivot) {
-          j = i
-          while (j > left) {
-            array[j] = array[--j]
-          }
-          array[left] = x
-        }
-      }
-      /* c8 ignore next 4 */
-      if (!iterator.next().done) {
-        // This is for debugging and will never be called.
-        throw new TypeError('Unreachable')
-      }
-      return array
-    } else {
-      // This case would be a rare occurrence.
-      // slow-path: fallback
-      let i = 0
-      for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-        array[i++] = [name, value]
-        // https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine
-        // 3.2.2. Assert: value is non-null.
-        assert(value !== null)
-      }
-      return array.sort(compareHeaderName)
-    }
-  }
-}
-
-// https://fetch.spec.whatwg.org/#headers-class
-class Headers {
-  #guard
-  #headersList
-
-  constructor (init = undefined) {
-    webidl.util.markAsUncloneable(this)
-
-    if (init === kConstruct) {
-      return
-    }
-
-    this.#headersList = new HeadersList()
-
-    // The new Headers(init) constructor steps are:
-
-    // 1. Set this’s guard to "none".
-    this.#guard = 'none'
-
-    // 2. If init is given, then fill this with init.
-    if (init !== undefined) {
-      init = webidl.converters.HeadersInit(init, 'Headers contructor', 'init')
-      fill(this, init)
-    }
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-headers-append
-  append (name, value) {
-    webidl.brandCheck(this, Headers)
-
-    webidl.argumentLengthCheck(arguments, 2, 'Headers.append')
-
-    const prefix = 'Headers.append'
-    name = webidl.converters.ByteString(name, prefix, 'name')
-    value = webidl.converters.ByteString(value, prefix, 'value')
-
-    return appendHeader(this, name, value)
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-headers-delete
-  delete (name) {
-    webidl.brandCheck(this, Headers)
-
-    webidl.argumentLengthCheck(arguments, 1, 'Headers.delete')
-
-    const prefix = 'Headers.delete'
-    name = webidl.converters.ByteString(name, prefix, 'name')
-
-    // 1. If name is not a header name, then throw a TypeError.
-    if (!isValidHeaderName(name)) {
-      throw webidl.errors.invalidArgument({
-        prefix: 'Headers.delete',
-        value: name,
-        type: 'header name'
-      })
-    }
-
-    // 2. If this’s guard is "immutable", then throw a TypeError.
-    // 3. Otherwise, if this’s guard is "request" and name is a
-    //    forbidden header name, return.
-    // 4. Otherwise, if this’s guard is "request-no-cors", name
-    //    is not a no-CORS-safelisted request-header name, and
-    //    name is not a privileged no-CORS request-header name,
-    //    return.
-    // 5. Otherwise, if this’s guard is "response" and name is
-    //    a forbidden response-header name, return.
-    // Note: undici does not implement forbidden header names
-    if (this.#guard === 'immutable') {
-      throw new TypeError('immutable')
-    }
-
-    // 6. If this’s header list does not contain name, then
-    //    return.
-    if (!this.#headersList.contains(name, false)) {
-      return
-    }
-
-    // 7. Delete name from this’s header list.
-    // 8. If this’s guard is "request-no-cors", then remove
-    //    privileged no-CORS request headers from this.
-    this.#headersList.delete(name, false)
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-headers-get
-  get (name) {
-    webidl.brandCheck(this, Headers)
-
-    webidl.argumentLengthCheck(arguments, 1, 'Headers.get')
-
-    const prefix = 'Headers.get'
-    name = webidl.converters.ByteString(name, prefix, 'name')
-
-    // 1. If name is not a header name, then throw a TypeError.
-    if (!isValidHeaderName(name)) {
-      throw webidl.errors.invalidArgument({
-        prefix,
-        value: name,
-        type: 'header name'
-      })
-    }
-
-    // 2. Return the result of getting name from this’s header
-    //    list.
-    return this.#headersList.get(name, false)
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-headers-has
-  has (name) {
-    webidl.brandCheck(this, Headers)
-
-    webidl.argumentLengthCheck(arguments, 1, 'Headers.has')
-
-    const prefix = 'Headers.has'
-    name = webidl.converters.ByteString(name, prefix, 'name')
-
-    // 1. If name is not a header name, then throw a TypeError.
-    if (!isValidHeaderName(name)) {
-      throw webidl.errors.invalidArgument({
-        prefix,
-        value: name,
-        type: 'header name'
-      })
-    }
-
-    // 2. Return true if this’s header list contains name;
-    //    otherwise false.
-    return this.#headersList.contains(name, false)
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-headers-set
-  set (name, value) {
-    webidl.brandCheck(this, Headers)
-
-    webidl.argumentLengthCheck(arguments, 2, 'Headers.set')
-
-    const prefix = 'Headers.set'
-    name = webidl.converters.ByteString(name, prefix, 'name')
-    value = webidl.converters.ByteString(value, prefix, 'value')
-
-    // 1. Normalize value.
-    value = headerValueNormalize(value)
-
-    // 2. If name is not a header name or value is not a
-    //    header value, then throw a TypeError.
-    if (!isValidHeaderName(name)) {
-      throw webidl.errors.invalidArgument({
-        prefix,
-        value: name,
-        type: 'header name'
-      })
-    } else if (!isValidHeaderValue(value)) {
-      throw webidl.errors.invalidArgument({
-        prefix,
-        value,
-        type: 'header value'
-      })
-    }
-
-    // 3. If this’s guard is "immutable", then throw a TypeError.
-    // 4. Otherwise, if this’s guard is "request" and name is a
-    //    forbidden header name, return.
-    // 5. Otherwise, if this’s guard is "request-no-cors" and
-    //    name/value is not a no-CORS-safelisted request-header,
-    //    return.
-    // 6. Otherwise, if this’s guard is "response" and name is a
-    //    forbidden response-header name, return.
-    // Note: undici does not implement forbidden header names
-    if (this.#guard === 'immutable') {
-      throw new TypeError('immutable')
-    }
-
-    // 7. Set (name, value) in this’s header list.
-    // 8. If this’s guard is "request-no-cors", then remove
-    //    privileged no-CORS request headers from this
-    this.#headersList.set(name, value, false)
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
-  getSetCookie () {
-    webidl.brandCheck(this, Headers)
-
-    // 1. If this’s header list does not contain `Set-Cookie`, then return « ».
-    // 2. Return the values of all headers in this’s header list whose name is
-    //    a byte-case-insensitive match for `Set-Cookie`, in order.
-
-    const list = this.#headersList.cookies
-
-    if (list) {
-      return [...list]
-    }
-
-    return []
-  }
-
-  // https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine
-  get [kHeadersSortedMap] () {
-    if (this.#headersList[kHeadersSortedMap]) {
-      return this.#headersList[kHeadersSortedMap]
-    }
-
-    // 1. Let headers be an empty list of headers with the key being the name
-    //    and value the value.
-    const headers = []
-
-    // 2. Let names be the result of convert header names to a sorted-lowercase
-    //    set with all the names of the headers in list.
-    const names = this.#headersList.toSortedArray()
-
-    const cookies = this.#headersList.cookies
-
-    // fast-path
-    if (cookies === null || cookies.length === 1) {
-      // Note: The non-null assertion of value has already been done by `HeadersList#toSortedArray`
-      return (this.#headersList[kHeadersSortedMap] = names)
-    }
-
-    // 3. For each name of names:
-    for (let i = 0; i < names.length; ++i) {
-      const { 0: name, 1: value } = names[i]
-      // 1. If name is `set-cookie`, then:
-      if (name === 'set-cookie') {
-        // 1. Let values be a list of all values of headers in list whose name
-        //    is a byte-case-insensitive match for name, in order.
-
-        // 2. For each value of values:
-        // 1. Append (name, value) to headers.
-        for (let j = 0; j < cookies.length; ++j) {
-          headers.push([name, cookies[j]])
-        }
-      } else {
-        // 2. Otherwise:
-
-        // 1. Let value be the result of getting name from list.
-
-        // 2. Assert: value is non-null.
-        // Note: This operation was done by `HeadersList#toSortedArray`.
-
-        // 3. Append (name, value) to headers.
-        headers.push([name, value])
-      }
-    }
-
-    // 4. Return headers.
-    return (this.#headersList[kHeadersSortedMap] = headers)
-  }
-
-  [util.inspect.custom] (depth, options) {
-    options.depth ??= depth
-
-    return `Headers ${util.formatWithOptions(options, this.#headersList.entries)}`
-  }
-
-  static getHeadersGuard (o) {
-    return o.#guard
-  }
-
-  static setHeadersGuard (o, guard) {
-    o.#guard = guard
-  }
-
-  static getHeadersList (o) {
-    return o.#headersList
-  }
-
-  static setHeadersList (o, list) {
-    o.#headersList = list
-  }
-}
-
-const { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers
-Reflect.deleteProperty(Headers, 'getHeadersGuard')
-Reflect.deleteProperty(Headers, 'setHeadersGuard')
-Reflect.deleteProperty(Headers, 'getHeadersList')
-Reflect.deleteProperty(Headers, 'setHeadersList')
-
-iteratorMixin('Headers', Headers, kHeadersSortedMap, 0, 1)
-
-Object.defineProperties(Headers.prototype, {
-  append: kEnumerableProperty,
-  delete: kEnumerableProperty,
-  get: kEnumerableProperty,
-  has: kEnumerableProperty,
-  set: kEnumerableProperty,
-  getSetCookie: kEnumerableProperty,
-  [Symbol.toStringTag]: {
-    value: 'Headers',
-    configurable: true
-  },
-  [util.inspect.custom]: {
-    enumerable: false
-  }
-})
-
-webidl.converters.HeadersInit = function (V, prefix, argument) {
-  if (webidl.util.Type(V) === 'Object') {
-    const iterator = Reflect.get(V, Symbol.iterator)
-
-    // A work-around to ensure we send the properly-cased Headers when V is a Headers object.
-    // Read https://github.com/nodejs/undici/pull/3159#issuecomment-2075537226 before touching, please.
-    if (!util.types.isProxy(V) && iterator === Headers.prototype.entries) { // Headers object
-      try {
-        return getHeadersList(V).entriesList
-      } catch {
-        // fall-through
-      }
-    }
-
-    if (typeof iterator === 'function') {
-      return webidl.converters['sequence<sequence<ByteString>>'](V, prefix, argument, iterator.bind(V))
-    }
-
-    return webidl.converters['record<ByteString, ByteString>'](V, prefix, argument)
-  }
-
-  throw webidl.errors.conversionFailed({
-    prefix: 'Headers constructor',
-    argument: 'Argument 1',
-    types: ['sequence<sequence<ByteString>>', 'record<ByteString, ByteString>']
-  })
-}
-
-module.exports = {
-  fill,
-  // for test.
-  compareHeaderName,
-  Headers,
-  HeadersList,
-  getHeadersGuard,
-  setHeadersGuard,
-  setHeadersList,
-  getHeadersList
-}
-
-
-/***/ }),
-
-/***/ 4398:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-// https://github.com/Ethan-Arrowood/undici-fetch
-
-
-
-const {
-  makeNetworkError,
-  makeAppropriateNetworkError,
-  filterResponse,
-  makeResponse,
-  fromInnerResponse
-} = __nccwpck_require__(9051)
-const { HeadersList } = __nccwpck_require__(660)
-const { Request, cloneRequest } = __nccwpck_require__(9967)
-const zlib = __nccwpck_require__(8522)
-const {
-  bytesMatch,
-  makePolicyContainer,
-  clonePolicyContainer,
-  requestBadPort,
-  TAOCheck,
-  appendRequestOriginHeader,
-  responseLocationURL,
-  requestCurrentURL,
-  setRequestReferrerPolicyOnRedirect,
-  tryUpgradeRequestToAPotentiallyTrustworthyURL,
-  createOpaqueTimingInfo,
-  appendFetchMetadata,
-  corsCheck,
-  crossOriginResourcePolicyCheck,
-  determineRequestsReferrer,
-  coarsenedSharedCurrentTime,
-  createDeferredPromise,
-  isBlobLike,
-  sameOrigin,
-  isCancelled,
-  isAborted,
-  isErrorLike,
-  fullyReadBody,
-  readableStreamClose,
-  isomorphicEncode,
-  urlIsLocal,
-  urlIsHttpHttpsScheme,
-  urlHasHttpsScheme,
-  clampAndCoarsenConnectionTimingInfo,
-  simpleRangeHeaderValue,
-  buildContentRange,
-  createInflate,
-  extractMimeType
-} = __nccwpck_require__(3168)
-const { kState, kDispatcher } = __nccwpck_require__(3627)
-const assert = __nccwpck_require__(4589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(4492)
-const {
-  redirectStatusSet,
-  nullBodyStatus,
-  safeMethodsSet,
-  requestBodyHeader,
-  subresourceSet
-} = __nccwpck_require__(4495)
-const EE = __nccwpck_require__(8474)
-const { Readable, pipeline, finished } = __nccwpck_require__(7075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(1900)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
-const { webidl } = __nccwpck_require__(5893)
-const { STATUS_CODES } = __nccwpck_require__(7067)
-const GET_OR_HEAD = ['GET', 'HEAD']
-
-const defaultUserAgent = typeof __UNDICI_IS_NODE__ !== 'undefined' || typeof esbuildDetection !== 'undefined'
-  ? 'node'
-  : 'undici'
-
-/** @type {import('buffer').resolveObjectURL} */
-let resolveObjectURL
-
-class Fetch extends EE {
-  constructor (dispatcher) {
-    super()
-
-    this.dispatcher = dispatcher
-    this.connection = null
-    this.dump = false
-    this.state = 'ongoing'
-  }
-
-  terminate (reason) {
-    if (this.state !== 'ongoing') {
-      return
-    }
-
-    this.state = 'terminated'
-    this.connection?.destroy(reason)
-    this.emit('terminated', reason)
-  }
-
-  // https://fetch.spec.whatwg.org/#fetch-controller-abort
-  abort (error) {
-    if (this.state !== 'ongoing') {
-      return
-    }
-
-    // 1. Set controller’s state to "aborted".
-    this.state = 'aborted'
-
-    // 2. Let fallbackError be an "AbortError" DOMException.
-    // 3. Set error to fallbackError if it is not given.
-    if (!error) {
-      error = new DOMException('The operation was aborted.', 'AbortError')
-    }
-
-    // 4. Let serializedError be StructuredSerialize(error).
-    //    If that threw an exception, catch it, and let
-    //    serializedError be StructuredSerialize(fallbackError).
-
-    // 5. Set controller’s serialized abort reason to serializedError.
-    this.serializedAbortReason = error
-
-    this.connection?.destroy(error)
-    this.emit('terminated', error)
-  }
-}
-
-function handleFetchDone (response) {
-  finalizeAndReportTiming(response, 'fetch')
-}
-
-// https://fetch.spec.whatwg.org/#fetch-method
-function fetch (input, init = undefined) {
-  webidl.argumentLengthCheck(arguments, 1, 'globalThis.fetch')
-
-  // 1. Let p be a new promise.
-  let p = createDeferredPromise()
-
-  // 2. Let requestObject be the result of invoking the initial value of
-  // Request as constructor with input and init as arguments. If this throws
-  // an exception, reject p with it and return p.
-  let requestObject
-
-  try {
-    requestObject = new Request(input, init)
-  } catch (e) {
-    p.reject(e)
-    return p.promise
-  }
-
-  // 3. Let request be requestObject’s request.
-  const request = requestObject[kState]
-
-  // 4. If requestObject’s signal’s aborted flag is set, then:
-  if (requestObject.signal.aborted) {
-    // 1. Abort the fetch() call with p, request, null, and
-    //    requestObject’s signal’s abort reason.
-    abortFetch(p, request, null, requestObject.signal.reason)
-
-    // 2. Return p.
-    return p.promise
-  }
-
-  // 5. Let globalObject be request’s client’s global object.
-  const globalObject = request.client.globalObject
-
-  // 6. If globalObject is a ServiceWorkerGlobalScope object, then set
-  // request’s service-workers mode to "none".
-  if (globalObject?.constructor?.name === 'ServiceWorkerGlobalScope') {
-    request.serviceWorkers = 'none'
-  }
-
-  // 7. Let responseObject be null.
-  let responseObject = null
-
-  // 8. Let relevantRealm be this’s relevant Realm.
-
-  // 9. Let locallyAborted be false.
-  let locallyAborted = false
-
-  // 10. Let controller be null.
-  let controller = null
-
-  // 11. Add the following abort steps to requestObject’s signal:
-  addAbortListener(
-    requestObject.signal,
-    () => {
-      // 1. Set locallyAborted to true.
-      locallyAborted = true
-
-      // 2. Assert: controller is non-null.
-      assert(controller != null)
-
-      // 3. Abort controller with requestObject’s signal’s abort reason.
-      controller.abort(requestObject.signal.reason)
-
-      const realResponse = responseObject?.deref()
-
-      // 4. Abort the fetch() call with p, request, responseObject,
-      //    and requestObject’s signal’s abort reason.
-      abortFetch(p, request, realResponse, requestObject.signal.reason)
-    }
-  )
-
-  // 12. Let handleFetchDone given response response be to finalize and
-  // report timing with response, globalObject, and "fetch".
-  // see function handleFetchDone
-
-  // 13. Set controller to the result of calling fetch given request,
-  // with processResponseEndOfBody set to handleFetchDone, and processResponse
-  // given response being these substeps:
-
-  const processResponse = (response) => {
-    // 1. If locallyAborted is true, terminate these substeps.
-    if (locallyAborted) {
-      return
-    }
-
-    // 2. If response’s aborted flag is set, then:
-    if (response.aborted) {
-      // 1. Let deserializedError be the result of deserialize a serialized
-      //    abort reason given controller’s serialized abort reason and
-      //    relevantRealm.
-
-      // 2. Abort the fetch() call with p, request, responseObject, and
-      //    deserializedError.
-
-      abortFetch(p, request, responseObject, controller.serializedAbortReason)
-      return
-    }
-
-    // 3. If response is a network error, then reject p with a TypeError
-    // and terminate these substeps.
-    if (response.type === 'error') {
-      p.reject(new TypeError('fetch failed', { cause: response.error }))
-      return
-    }
-
-    // 4. Set responseObject to the result of creating a Response object,
-    // given response, "immutable", and relevantRealm.
-    responseObject = new WeakRef(fromInnerResponse(response, 'immutable'))
-
-    // 5. Resolve p with responseObject.
-    p.resolve(responseObject.deref())
-    p = null
-  }
-
-  controller = fetching({
-    request,
-    processResponseEndOfBody: handleFetchDone,
-    processResponse,
-    dispatcher: requestObject[kDispatcher] // undici
-  })
-
-  // 14. Return p.
-  return p.promise
-}
-
-// https://fetch.spec.whatwg.org/#finalize-and-report-timing
-function finalizeAndReportTiming (response, initiatorType = 'other') {
-  // 1. If response is an aborted network error, then return.
-  if (response.type === 'error' && response.aborted) {
-    return
-  }
-
-  // 2. If response’s URL list is null or empty, then return.
-  if (!response.urlList?.length) {
-    return
-  }
-
-  // 3. Let originalURL be response’s URL list[0].
-  const originalURL = response.urlList[0]
-
-  // 4. Let timingInfo be response’s timing info.
-  let timingInfo = response.timingInfo
-
-  // 5. Let cacheState be response’s cache state.
-  let cacheState = response.cacheState
-
-  // 6. If originalURL’s scheme is not an HTTP(S) scheme, then return.
-  if (!urlIsHttpHttpsScheme(originalURL)) {
-    return
-  }
-
-  // 7. If timingInfo is null, then return.
-  if (timingInfo === null) {
-    return
-  }
-
-  // 8. If response’s timing allow passed flag is not set, then:
-  if (!response.timingAllowPassed) {
-    //  1. Set timingInfo to a the result of creating an opaque timing info for timingInfo.
-    timingInfo = createOpaqueTimingInfo({
-      startTime: timingInfo.startTime
-    })
-
-    //  2. Set cacheState to the empty string.
-    cacheState = ''
-  }
-
-  // 9. Set timingInfo’s end time to the coarsened shared current time
-  // given global’s relevant settings object’s cross-origin isolated
-  // capability.
-  // TODO: given global’s relevant settings object’s cross-origin isolated
-  // capability?
-  timingInfo.endTime = coarsenedSharedCurrentTime()
-
-  // 10. Set response’s timing info to timingInfo.
-  response.timingInfo = timingInfo
-
-  // 11. Mark resource timing for timingInfo, originalURL, initiatorType,
-  // global, and cacheState.
-  markResourceTiming(
-    timingInfo,
-    originalURL.href,
-    initiatorType,
-    globalThis,
-    cacheState
-  )
-}
-
-// https://w3c.github.io/resource-timing/#dfn-mark-resource-timing
-const markResourceTiming = performance.markResourceTiming
-
-// https://fetch.spec.whatwg.org/#abort-fetch
-function abortFetch (p, request, responseObject, error) {
-  // 1. Reject promise with error.
-  if (p) {
-    // We might have already resolved the promise at this stage
-    p.reject(error)
-  }
-
-  // 2. If request’s body is not null and is readable, then cancel request’s
-  // body with error.
-  if (request.body != null && isReadable(request.body?.stream)) {
-    request.body.stream.cancel(error).catch((err) => {
-      if (err.code === 'ERR_INVALID_STATE') {
-        // Node bug?
-        return
-      }
-      throw err
-    })
-  }
-
-  // 3. If responseObject is null, then return.
-  if (responseObject == null) {
-    return
-  }
-
-  // 4. Let response be responseObject’s response.
-  const response = responseObject[kState]
-
-  // 5. If response’s body is not null and is readable, then error response’s
-  // body with error.
-  if (response.body != null && isReadable(response.body?.stream)) {
-    response.body.stream.cancel(error).catch((err) => {
-      if (err.code === 'ERR_INVALID_STATE') {
-        // Node bug?
-        return
-      }
-      throw err
-    })
-  }
-}
-
-// https://fetch.spec.whatwg.org/#fetching
-function fetching ({
-  request,
-  processRequestBodyChunkLength,
-  processRequestEndOfBody,
-  processResponse,
-  processResponseEndOfBody,
-  processResponseConsumeBody,
-  useParallelQueue = false,
-  dispatcher = getGlobalDispatcher() // undici
-}) {
-  // Ensure that the dispatcher is set accordingly
-  assert(dispatcher)
-
-  // 1. Let taskDestination be null.
-  let taskDestination = null
-
-  // 2. Let crossOriginIsolatedCapability be false.
-  let crossOriginIsolatedCapability = false
-
-  // 3. If request’s client is non-null, then:
-  if (request.client != null) {
-    // 1. Set taskDestination to request’s client’s global object.
-    taskDestination = request.client.globalObject
-
-    // 2. Set crossOriginIsolatedCapability to request’s client’s cross-origin
-    // isolated capability.
-    crossOriginIsolatedCapability =
-      request.client.crossOriginIsolatedCapability
-  }
-
-  // 4. If useParallelQueue is true, then set taskDestination to the result of
-  // starting a new parallel queue.
-  // TODO
-
-  // 5. Let timingInfo be a new fetch timing info whose start time and
-  // post-redirect start time are the coarsened shared current time given
-  // crossOriginIsolatedCapability.
-  const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability)
-  const timingInfo = createOpaqueTimingInfo({
-    startTime: currentTime
-  })
-
-  // 6. Let fetchParams be a new fetch params whose
-  // request is request,
-  // timing info is timingInfo,
-  // process request body chunk length is processRequestBodyChunkLength,
-  // process request end-of-body is processRequestEndOfBody,
-  // process response is processResponse,
-  // process response consume body is processResponseConsumeBody,
-  // process response end-of-body is processResponseEndOfBody,
-  // task destination is taskDestination,
-  // and cross-origin isolated capability is crossOriginIsolatedCapability.
-  const fetchParams = {
-    controller: new Fetch(dispatcher),
-    request,
-    timingInfo,
-    processRequestBodyChunkLength,
-    processRequestEndOfBody,
-    processResponse,
-    processResponseConsumeBody,
-    processResponseEndOfBody,
-    taskDestination,
-    crossOriginIsolatedCapability
-  }
-
-  // 7. If request’s body is a byte sequence, then set request’s body to
-  //    request’s body as a body.
-  // NOTE: Since fetching is only called from fetch, body should already be
-  // extracted.
-  assert(!request.body || request.body.stream)
-
-  // 8. If request’s window is "client", then set request’s window to request’s
-  // client, if request’s client’s global object is a Window object; otherwise
-  // "no-window".
-  if (request.window === 'client') {
-    // TODO: What if request.client is null?
-    request.window =
-      request.client?.globalObject?.constructor?.name === 'Window'
-        ? request.client
-        : 'no-window'
-  }
-
-  // 9. If request’s origin is "client", then set request’s origin to request’s
-  // client’s origin.
-  if (request.origin === 'client') {
-    request.origin = request.client.origin
-  }
-
-  // 10. If all of the following conditions are true:
-  // TODO
-
-  // 11. If request’s policy container is "client", then:
-  if (request.policyContainer === 'client') {
-    // 1. If request’s client is non-null, then set request’s policy
-    // container to a clone of request’s client’s policy container. [HTML]
-    if (request.client != null) {
-      request.policyContainer = clonePolicyContainer(
-        request.client.policyContainer
-      )
-    } else {
-      // 2. Otherwise, set request’s policy container to a new policy
-      // container.
-      request.policyContainer = makePolicyContainer()
-    }
-  }
-
-  // 12. If request’s header list does not contain `Accept`, then:
-  if (!request.headersList.contains('accept', true)) {
-    // 1. Let value be `*/*`.
-    const value = '*/*'
-
-    // 2. A user agent should set value to the first matching statement, if
-    // any, switching on request’s destination:
-    // "document"
-    // "frame"
-    // "iframe"
-    // `text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8`
-    // "image"
-    // `image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5`
-    // "style"
-    // `text/css,*/*;q=0.1`
-    // TODO
-
-    // 3. Append `Accept`/value to request’s header list.
-    request.headersList.append('accept', value, true)
-  }
-
-  // 13. If request’s header list does not contain `Accept-Language`, then
-  // user agents should append `Accept-Language`/an appropriate value to
-  // request’s header list.
-  if (!request.headersList.contains('accept-language', true)) {
-    request.headersList.append('accept-language', '*', true)
-  }
-
-  // 14. If request’s priority is null, then use request’s initiator and
-  // destination appropriately in setting request’s priority to a
-  // user-agent-defined object.
-  if (request.priority === null) {
-    // TODO
-  }
-
-  // 15. If request is a subresource request, then:
-  if (subresourceSet.has(request.destination)) {
-    // TODO
-  }
-
-  // 16. Run main fetch given fetchParams.
-  mainFetch(fetchParams)
-    .catch(err => {
-      fetchParams.controller.terminate(err)
-    })
-
-  // 17. Return fetchParam's controller
-  return fetchParams.controller
-}
-
-// https://fetch.spec.whatwg.org/#concept-main-fetch
-async function mainFetch (fetchParams, recursive = false) {
-  // 1. Let request be fetchParams’s request.
-  const request = fetchParams.request
-
-  // 2. Let response be null.
-  let response = null
-
-  // 3. If request’s local-URLs-only flag is set and request’s current URL is
-  // not local, then set response to a network error.
-  if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
-    response = makeNetworkError('local URLs only')
-  }
-
-  // 4. Run report Content Security Policy violations for request.
-  // TODO
-
-  // 5. Upgrade request to a potentially trustworthy URL, if appropriate.
-  tryUpgradeRequestToAPotentiallyTrustworthyURL(request)
-
-  // 6. If should request be blocked due to a bad port, should fetching request
-  // be blocked as mixed content, or should request be blocked by Content
-  // Security Policy returns blocked, then set response to a network error.
-  if (requestBadPort(request) === 'blocked') {
-    response = makeNetworkError('bad port')
-  }
-  // TODO: should fetching request be blocked as mixed content?
-  // TODO: should request be blocked by Content Security Policy?
-
-  // 7. If request’s referrer policy is the empty string, then set request’s
-  // referrer policy to request’s policy container’s referrer policy.
-  if (request.referrerPolicy === '') {
-    request.referrerPolicy = request.policyContainer.referrerPolicy
-  }
-
-  // 8. If request’s referrer is not "no-referrer", then set request’s
-  // referrer to the result of invoking determine request’s referrer.
-  if (request.referrer !== 'no-referrer') {
-    request.referrer = determineRequestsReferrer(request)
-  }
-
-  // 9. Set request’s current URL’s scheme to "https" if all of the following
-  // conditions are true:
-  // - request’s current URL’s scheme is "http"
-  // - request’s current URL’s host is a domain
-  // - Matching request’s current URL’s host per Known HSTS Host Domain Name
-  //   Matching results in either a superdomain match with an asserted
-  //   includeSubDomains directive or a congruent match (with or without an
-  //   asserted includeSubDomains directive). [HSTS]
-  // TODO
-
-  // 10. If recursive is false, then run the remaining steps in parallel.
-  // TODO
-
-  // 11. If response is null, then set response to the result of running
-  // the steps corresponding to the first matching statement:
-  if (response === null) {
-    response = await (async () => {
-      const currentURL = requestCurrentURL(request)
-
-      if (
-        // - request’s current URL’s origin is same origin with request’s origin,
-        //   and request’s response tainting is "basic"
-        (sameOrigin(currentURL, request.url) && request.responseTainting === 'basic') ||
-        // request’s current URL’s scheme is "data"
-        (currentURL.protocol === 'data:') ||
-        // - request’s mode is "navigate" or "websocket"
-        (request.mode === 'navigate' || request.mode === 'websocket')
-      ) {
-        // 1. Set request’s response tainting to "basic".
-        request.responseTainting = 'basic'
-
-        // 2. Return the result of running scheme fetch given fetchParams.
-        return await schemeFetch(fetchParams)
-      }
-
-      // request’s mode is "same-origin"
-      if (request.mode === 'same-origin') {
-        // 1. Return a network error.
-        return makeNetworkError('request mode cannot be "same-origin"')
-      }
-
-      // request’s mode is "no-cors"
-      if (request.mode === 'no-cors') {
-        // 1. If request’s redirect mode is not "follow", then return a network
-        // error.
-        if (request.redirect !== 'follow') {
-          return makeNetworkError(
-            'redirect mode cannot be "follow" for "no-cors" request'
-          )
-        }
-
-        // 2. Set request’s response tainting to "opaque".
-        request.responseTainting = 'opaque'
-
-        // 3. Return the result of running scheme fetch given fetchParams.
-        return await schemeFetch(fetchParams)
-      }
-
-      // request’s current URL’s scheme is not an HTTP(S) scheme
-      if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
-        // Return a network error.
-        return makeNetworkError('URL scheme must be a HTTP(S) scheme')
-      }
-
-      // - request’s use-CORS-preflight flag is set
-      // - request’s unsafe-request flag is set and either request’s method is
-      //   not a CORS-safelisted method or CORS-unsafe request-header names with
-      //   request’s header list is not empty
-      //    1. Set request’s response tainting to "cors".
-      //    2. Let corsWithPreflightResponse be the result of running HTTP fetch
-      //    given fetchParams and true.
-      //    3. If corsWithPreflightResponse is a network error, then clear cache
-      //    entries using request.
-      //    4. Return corsWithPreflightResponse.
-      // TODO
-
-      // Otherwise
-      //    1. Set request’s response tainting to "cors".
-      request.responseTainting = 'cors'
-
-      //    2. Return the result of running HTTP fetch given fetchParams.
-      return await httpFetch(fetchParams)
-    })()
-  }
-
-  // 12. If recursive is true, then return response.
-  if (recursive) {
-    return response
-  }
-
-  // 13. If response is not a network error and response is not a filtered
-  // response, then:
-  if (response.status !== 0 && !response.internalResponse) {
-    // If request’s response tainting is "cors", then:
-    if (request.responseTainting === 'cors') {
-      // 1. Let headerNames be the result of extracting header list values
-      // given `Access-Control-Expose-Headers` and response’s header list.
-      // TODO
-      // 2. If request’s credentials mode is not "include" and headerNames
-      // contains `*`, then set response’s CORS-exposed header-name list to
-      // all unique header names in response’s header list.
-      // TODO
-      // 3. Otherwise, if headerNames is not null or failure, then set
-      // response’s CORS-exposed header-name list to headerNames.
-      // TODO
-    }
-
-    // Set response to the following filtered response with response as its
-    // internal response, depending on request’s response tainting:
-    if (request.responseTainting === 'basic') {
-      response = filterResponse(response, 'basic')
-    } else if (request.responseTainting === 'cors') {
-      response = filterResponse(response, 'cors')
-    } else if (request.responseTainting === 'opaque') {
-      response = filterResponse(response, 'opaque')
-    } else {
-      assert(false)
-    }
-  }
-
-  // 14. Let internalResponse be response, if response is a network error,
-  // and response’s internal response otherwise.
-  let internalResponse =
-    response.status === 0 ? response : response.internalResponse
-
-  // 15. If internalResponse’s URL list is empty, then set it to a clone of
-  // request’s URL list.
-  if (internalResponse.urlList.length === 0) {
-    internalResponse.urlList.push(...request.urlList)
-  }
-
-  // 16. If request’s timing allow failed flag is unset, then set
-  // internalResponse’s timing allow passed flag.
-  if (!request.timingAllowFailed) {
-    response.timingAllowPassed = true
-  }
-
-  // 17. If response is not a network error and any of the following returns
-  // blocked
-  // - should internalResponse to request be blocked as mixed content
-  // - should internalResponse to request be blocked by Content Security Policy
-  // - should internalResponse to request be blocked due to its MIME type
-  // - should internalResponse to request be blocked due to nosniff
-  // TODO
-
-  // 18. If response’s type is "opaque", internalResponse’s status is 206,
-  // internalResponse’s range-requested flag is set, and request’s header
-  // list does not contain `Range`, then set response and internalResponse
-  // to a network error.
-  if (
-    response.type === 'opaque' &&
-    internalResponse.status === 206 &&
-    internalResponse.rangeRequested &&
-    !request.headers.contains('range', true)
-  ) {
-    response = internalResponse = makeNetworkError()
-  }
-
-  // 19. If response is not a network error and either request’s method is
-  // `HEAD` or `CONNECT`, or internalResponse’s status is a null body status,
-  // set internalResponse’s body to null and disregard any enqueuing toward
-  // it (if any).
-  if (
-    response.status !== 0 &&
-    (request.method === 'HEAD' ||
-      request.method === 'CONNECT' ||
-      nullBodyStatus.includes(internalResponse.status))
-  ) {
-    internalResponse.body = null
-    fetchParams.controller.dump = true
-  }
-
-  // 20. If request’s integrity metadata is not the empty string, then:
-  if (request.integrity) {
-    // 1. Let processBodyError be this step: run fetch finale given fetchParams
-    // and a network error.
-    const processBodyError = (reason) =>
-      fetchFinale(fetchParams, makeNetworkError(reason))
-
-    // 2. If request’s response tainting is "opaque", or response’s body is null,
-    // then run processBodyError and abort these steps.
-    if (request.responseTainting === 'opaque' || response.body == null) {
-      processBodyError(response.error)
-      return
-    }
-
-    // 3. Let processBody given bytes be these steps:
-    const processBody = (bytes) => {
-      // 1. If bytes do not match request’s integrity metadata,
-      // then run processBodyError and abort these steps. [SRI]
-      if (!bytesMatch(bytes, request.integrity)) {
-        processBodyError('integrity mismatch')
-        return
-      }
-
-      // 2. Set response’s body to bytes as a body.
-      response.body = safelyExtractBody(bytes)[0]
-
-      // 3. Run fetch finale given fetchParams and response.
-      fetchFinale(fetchParams, response)
-    }
-
-    // 4. Fully read response’s body given processBody and processBodyError.
-    await fullyReadBody(response.body, processBody, processBodyError)
-  } else {
-    // 21. Otherwise, run fetch finale given fetchParams and response.
-    fetchFinale(fetchParams, response)
-  }
-}
-
-// https://fetch.spec.whatwg.org/#concept-scheme-fetch
-// given a fetch params fetchParams
-function schemeFetch (fetchParams) {
-  // Note: since the connection is destroyed on redirect, which sets fetchParams to a
-  // cancelled state, we do not want this condition to trigger *unless* there have been
-  // no redirects. See https://github.com/nodejs/undici/issues/1776
-  // 1. If fetchParams is canceled, then return the appropriate network error for fetchParams.
-  if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
-    return Promise.resolve(makeAppropriateNetworkError(fetchParams))
-  }
-
-  // 2. Let request be fetchParams’s request.
-  const { request } = fetchParams
-
-  const { protocol: scheme } = requestCurrentURL(request)
-
-  // 3. Switch on request’s current URL’s scheme and run the associated steps:
-  switch (scheme) {
-    case 'about:': {
-      // If request’s current URL’s path is the string "blank", then return a new response
-      // whose status message is `OK`, header list is « (`Content-Type`, `text/html;charset=utf-8`) »,
-      // and body is the empty byte sequence as a body.
-
-      // Otherwise, return a network error.
-      return Promise.resolve(makeNetworkError('about scheme is not supported'))
-    }
-    case 'blob:': {
-      if (!resolveObjectURL) {
-        resolveObjectURL = (__nccwpck_require__(4573).resolveObjectURL)
-      }
-
-      // 1. Let blobURLEntry be request’s current URL’s blob URL entry.
-      const blobURLEntry = requestCurrentURL(request)
-
-      // https://github.com/web-platform-tests/wpt/blob/7b0ebaccc62b566a1965396e5be7bb2bc06f841f/FileAPI/url/resources/fetch-tests.js#L52-L56
-      // Buffer.resolveObjectURL does not ignore URL queries.
-      if (blobURLEntry.search.length !== 0) {
-        return Promise.resolve(makeNetworkError('NetworkError when attempting to fetch resource.'))
-      }
-
-      const blob = resolveObjectURL(blobURLEntry.toString())
-
-      // 2. If request’s method is not `GET`, blobURLEntry is null, or blobURLEntry’s
-      //    object is not a Blob object, then return a network error.
-      if (request.method !== 'GET' || !isBlobLike(blob)) {
-        return Promise.resolve(makeNetworkError('invalid method'))
-      }
-
-      // 3. Let blob be blobURLEntry’s object.
-      // Note: done above
-
-      // 4. Let response be a new response.
-      const response = makeResponse()
-
-      // 5. Let fullLength be blob’s size.
-      const fullLength = blob.size
-
-      // 6. Let serializedFullLength be fullLength, serialized and isomorphic encoded.
-      const serializedFullLength = isomorphicEncode(`${fullLength}`)
-
-      // 7. Let type be blob’s type.
-      const type = blob.type
-
-      // 8. If request’s header list does not contain `Range`:
-      // 9. Otherwise:
-      if (!request.headersList.contains('range', true)) {
-        // 1. Let bodyWithType be the result of safely extracting blob.
-        // Note: in the FileAPI a blob "object" is a Blob *or* a MediaSource.
-        // In node, this can only ever be a Blob. Therefore we can safely
-        // use extractBody directly.
-        const bodyWithType = extractBody(blob)
-
-        // 2. Set response’s status message to `OK`.
-        response.statusText = 'OK'
-
-        // 3. Set response’s body to bodyWithType’s body.
-        response.body = bodyWithType[0]
-
-        // 4. Set response’s header list to « (`Content-Length`, serializedFullLength), (`Content-Type`, type) ».
-        response.headersList.set('content-length', serializedFullLength, true)
-        response.headersList.set('content-type', type, true)
-      } else {
-        // 1. Set response’s range-requested flag.
-        response.rangeRequested = true
-
-        // 2. Let rangeHeader be the result of getting `Range` from request’s header list.
-        const rangeHeader = request.headersList.get('range', true)
-
-        // 3. Let rangeValue be the result of parsing a single range header value given rangeHeader and true.
-        const rangeValue = simpleRangeHeaderValue(rangeHeader, true)
-
-        // 4. If rangeValue is failure, then return a network error.
-        if (rangeValue === 'failure') {
-          return Promise.resolve(makeNetworkError('failed to fetch the data URL'))
-        }
-
-        // 5. Let (rangeStart, rangeEnd) be rangeValue.
-        let { rangeStartValue: rangeStart, rangeEndValue: rangeEnd } = rangeValue
-
-        // 6. If rangeStart is null:
-        // 7. Otherwise:
-        if (rangeStart === null) {
-          // 1. Set rangeStart to fullLength − rangeEnd.
-          rangeStart = fullLength - rangeEnd
-
-          // 2. Set rangeEnd to rangeStart + rangeEnd − 1.
-          rangeEnd = rangeStart + rangeEnd - 1
-        } else {
-          // 1. If rangeStart is greater than or equal to fullLength, then return a network error.
-          if (rangeStart >= fullLength) {
-            return Promise.resolve(makeNetworkError('Range start is greater than the blob\'s size.'))
-          }
-
-          // 2. If rangeEnd is null or rangeEnd is greater than or equal to fullLength, then set
-          //    rangeEnd to fullLength − 1.
-          if (rangeEnd === null || rangeEnd >= fullLength) {
-            rangeEnd = fullLength - 1
-          }
-        }
-
-        // 8. Let slicedBlob be the result of invoking slice blob given blob, rangeStart,
-        //    rangeEnd + 1, and type.
-        const slicedBlob = blob.slice(rangeStart, rangeEnd, type)
-
-        // 9. Let slicedBodyWithType be the result of safely extracting slicedBlob.
-        // Note: same reason as mentioned above as to why we use extractBody
-        const slicedBodyWithType = extractBody(slicedBlob)
-
-        // 10. Set response’s body to slicedBodyWithType’s body.
-        response.body = slicedBodyWithType[0]
-
-        // 11. Let serializedSlicedLength be slicedBlob’s size, serialized and isomorphic encoded.
-        const serializedSlicedLength = isomorphicEncode(`${slicedBlob.size}`)
-
-        // 12. Let contentRange be the result of invoking build a content range given rangeStart,
-        //     rangeEnd, and fullLength.
-        const contentRange = buildContentRange(rangeStart, rangeEnd, fullLength)
-
-        // 13. Set response’s status to 206.
-        response.status = 206
-
-        // 14. Set response’s status message to `Partial Content`.
-        response.statusText = 'Partial Content'
-
-        // 15. Set response’s header list to « (`Content-Length`, serializedSlicedLength),
-        //     (`Content-Type`, type), (`Content-Range`, contentRange) ».
-        response.headersList.set('content-length', serializedSlicedLength, true)
-        response.headersList.set('content-type', type, true)
-        response.headersList.set('content-range', contentRange, true)
-      }
-
-      // 10. Return response.
-      return Promise.resolve(response)
-    }
-    case 'data:': {
-      // 1. Let dataURLStruct be the result of running the
-      //    data: URL processor on request’s current URL.
-      const currentURL = requestCurrentURL(request)
-      const dataURLStruct = dataURLProcessor(currentURL)
-
-      // 2. If dataURLStruct is failure, then return a
-      //    network error.
-      if (dataURLStruct === 'failure') {
-        return Promise.resolve(makeNetworkError('failed to fetch the data URL'))
-      }
-
-      // 3. Let mimeType be dataURLStruct’s MIME type, serialized.
-      const mimeType = serializeAMimeType(dataURLStruct.mimeType)
-
-      // 4. Return a response whose status message is `OK`,
-      //    header list is « (`Content-Type`, mimeType) »,
-      //    and body is dataURLStruct’s body as a body.
-      return Promise.resolve(makeResponse({
-        statusText: 'OK',
-        headersList: [
-          ['content-type', { name: 'Content-Type', value: mimeType }]
-        ],
-        body: safelyExtractBody(dataURLStruct.body)[0]
-      }))
-    }
-    case 'file:': {
-      // For now, unfortunate as it is, file URLs are left as an exercise for the reader.
-      // When in doubt, return a network error.
-      return Promise.resolve(makeNetworkError('not implemented... yet...'))
-    }
-    case 'http:':
-    case 'https:': {
-      // Return the result of running HTTP fetch given fetchParams.
-
-      return httpFetch(fetchParams)
-        .catch((err) => makeNetworkError(err))
-    }
-    default: {
-      return Promise.resolve(makeNetworkError('unknown scheme'))
-    }
-  }
-}
-
-// https://fetch.spec.whatwg.org/#finalize-response
-function finalizeResponse (fetchParams, response) {
-  // 1. Set fetchParams’s request’s done flag.
-  fetchParams.request.done = true
-
-  // 2, If fetchParams’s process response done is not null, then queue a fetch
-  // task to run fetchParams’s process response done given response, with
-  // fetchParams’s task destination.
-  if (fetchParams.processResponseDone != null) {
-    queueMicrotask(() => fetchParams.processResponseDone(response))
-  }
-}
-
-// https://fetch.spec.whatwg.org/#fetch-finale
-function fetchFinale (fetchParams, response) {
-  // 1. Let timingInfo be fetchParams’s timing info.
-  let timingInfo = fetchParams.timingInfo
-
-  // 2. If response is not a network error and fetchParams’s request’s client is a secure context,
-  //    then set timingInfo’s server-timing headers to the result of getting, decoding, and splitting
-  //    `Server-Timing` from response’s internal response’s header list.
-  // TODO
-
-  // 3. Let processResponseEndOfBody be the following steps:
-  const processResponseEndOfBody = () => {
-    // 1. Let unsafeEndTime be the unsafe shared current time.
-    const unsafeEndTime = Date.now() // ?
-
-    // 2. If fetchParams’s request’s destination is "document", then set fetchParams’s controller’s
-    //    full timing info to fetchParams’s timing info.
-    if (fetchParams.request.destination === 'document') {
-      fetchParams.controller.fullTimingInfo = timingInfo
-    }
-
-    // 3. Set fetchParams’s controller’s report timing steps to the following steps given a global object global:
-    fetchParams.controller.reportTimingSteps = () => {
-      // 1. If fetchParams’s request’s URL’s scheme is not an HTTP(S) scheme, then return.
-      if (fetchParams.request.url.protocol !== 'https:') {
-        return
-      }
-
-      // 2. Set timingInfo’s end time to the relative high resolution time given unsafeEndTime and global.
-      timingInfo.endTime = unsafeEndTime
-
-      // 3. Let cacheState be response’s cache state.
-      let cacheState = response.cacheState
-
-      // 4. Let bodyInfo be response’s body info.
-      const bodyInfo = response.bodyInfo
-
-      // 5. If response’s timing allow passed flag is not set, then set timingInfo to the result of creating an
-      //    opaque timing info for timingInfo and set cacheState to the empty string.
-      if (!response.timingAllowPassed) {
-        timingInfo = createOpaqueTimingInfo(timingInfo)
-
-        cacheState = ''
-      }
-
-      // 6. Let responseStatus be 0.
-      let responseStatus = 0
-
-      // 7. If fetchParams’s request’s mode is not "navigate" or response’s has-cross-origin-redirects is false:
-      if (fetchParams.request.mode !== 'navigator' || !response.hasCrossOriginRedirects) {
-        // 1. Set responseStatus to response’s status.
-        responseStatus = response.status
-
-        // 2. Let mimeType be the result of extracting a MIME type from response’s header list.
-        const mimeType = extractMimeType(response.headersList)
-
-        // 3. If mimeType is not failure, then set bodyInfo’s content type to the result of minimizing a supported MIME type given mimeType.
-        if (mimeType !== 'failure') {
-          bodyInfo.contentType = minimizeSupportedMimeType(mimeType)
-        }
-      }
-
-      // 8. If fetchParams’s request’s initiator type is non-null, then mark resource timing given timingInfo,
-      //    fetchParams’s request’s URL, fetchParams’s request’s initiator type, global, cacheState, bodyInfo,
-      //    and responseStatus.
-      if (fetchParams.request.initiatorType != null) {
-        // TODO: update markresourcetiming
-        markResourceTiming(timingInfo, fetchParams.request.url.href, fetchParams.request.initiatorType, globalThis, cacheState, bodyInfo, responseStatus)
-      }
-    }
-
-    // 4. Let processResponseEndOfBodyTask be the following steps:
-    const processResponseEndOfBodyTask = () => {
-      // 1. Set fetchParams’s request’s done flag.
-      fetchParams.request.done = true
-
-      // 2. If fetchParams’s process response end-of-body is non-null, then run fetchParams’s process
-      //    response end-of-body given response.
-      if (fetchParams.processResponseEndOfBody != null) {
-        queueMicrotask(() => fetchParams.processResponseEndOfBody(response))
-      }
-
-      // 3. If fetchParams’s request’s initiator type is non-null and fetchParams’s request’s client’s
-      //    global object is fetchParams’s task destination, then run fetchParams’s controller’s report
-      //    timing steps given fetchParams’s request’s client’s global object.
-      if (fetchParams.request.initiatorType != null) {
-        fetchParams.controller.reportTimingSteps()
-      }
-    }
-
-    // 5. Queue a fetch task to run processResponseEndOfBodyTask with fetchParams’s task destination
-    queueMicrotask(() => processResponseEndOfBodyTask())
-  }
-
-  // 4. If fetchParams’s process response is non-null, then queue a fetch task to run fetchParams’s
-  //    process response given response, with fetchParams’s task destination.
-  if (fetchParams.processResponse != null) {
-    queueMicrotask(() => {
-      fetchParams.processResponse(response)
-      fetchParams.processResponse = null
-    })
-  }
-
-  // 5. Let internalResponse be response, if response is a network error; otherwise response’s internal response.
-  const internalResponse = response.type === 'error' ? response : (response.internalResponse ?? response)
-
-  // 6. If internalResponse’s body is null, then run processResponseEndOfBody.
-  // 7. Otherwise:
-  if (internalResponse.body == null) {
-    processResponseEndOfBody()
-  } else {
-    // mcollina: all the following steps of the specs are skipped.
-    // The internal transform stream is not needed.
-    // See https://github.com/nodejs/undici/pull/3093#issuecomment-2050198541
-
-    // 1. Let transformStream be a new TransformStream.
-    // 2. Let identityTransformAlgorithm be an algorithm which, given chunk, enqueues chunk in transformStream.
-    // 3. Set up transformStream with transformAlgorithm set to identityTransformAlgorithm and flushAlgorithm
-    //    set to processResponseEndOfBody.
-    // 4. Set internalResponse’s body’s stream to the result of internalResponse’s body’s stream piped through transformStream.
-
-    finished(internalResponse.body.stream, () => {
-      processResponseEndOfBody()
-    })
-  }
-}
-
-// https://fetch.spec.whatwg.org/#http-fetch
-async function httpFetch (fetchParams) {
-  // 1. Let request be fetchParams’s request.
-  const request = fetchParams.request
-
-  // 2. Let response be null.
-  let response = null
-
-  // 3. Let actualResponse be null.
-  let actualResponse = null
-
-  // 4. Let timingInfo be fetchParams’s timing info.
-  const timingInfo = fetchParams.timingInfo
-
-  // 5. If request’s service-workers mode is "all", then:
-  if (request.serviceWorkers === 'all') {
-    // TODO
-  }
-
-  // 6. If response is null, then:
-  if (response === null) {
-    // 1. If makeCORSPreflight is true and one of these conditions is true:
-    // TODO
-
-    // 2. If request’s redirect mode is "follow", then set request’s
-    // service-workers mode to "none".
-    if (request.redirect === 'follow') {
-      request.serviceWorkers = 'none'
-    }
-
-    // 3. Set response and actualResponse to the result of running
-    // HTTP-network-or-cache fetch given fetchParams.
-    actualResponse = response = await httpNetworkOrCacheFetch(fetchParams)
-
-    // 4. If request’s response tainting is "cors" and a CORS check
-    // for request and response returns failure, then return a network error.
-    if (
-      request.responseTainting === 'cors' &&
-      corsCheck(request, response) === 'failure'
-    ) {
-      return makeNetworkError('cors failure')
-    }
-
-    // 5. If the TAO check for request and response returns failure, then set
-    // request’s timing allow failed flag.
-    if (TAOCheck(request, response) === 'failure') {
-      request.timingAllowFailed = true
-    }
-  }
-
-  // 7. If either request’s response tainting or response’s type
-  // is "opaque", and the cross-origin resource policy check with
-  // request’s origin, request’s client, request’s destination,
-  // and actualResponse returns blocked, then return a network error.
-  if (
-    (request.responseTainting === 'opaque' || response.type === 'opaque') &&
-    crossOriginResourcePolicyCheck(
-      request.origin,
-      request.client,
-      request.destination,
-      actualResponse
-    ) === 'blocked'
-  ) {
-    return makeNetworkError('blocked')
-  }
-
-  // 8. If actualResponse’s status is a redirect status, then:
-  if (redirectStatusSet.has(actualResponse.status)) {
-    // 1. If actualResponse’s status is not 303, request’s body is not null,
-    // and the connection uses HTTP/2, then user agents may, and are even
-    // encouraged to, transmit an RST_STREAM frame.
-    // See, https://github.com/whatwg/fetch/issues/1288
-    if (request.redirect !== 'manual') {
-      fetchParams.controller.connection.destroy(undefined, false)
-    }
-
-    // 2. Switch on request’s redirect mode:
-    if (request.redirect === 'error') {
-      // Set response to a network error.
-      response = makeNetworkError('unexpected redirect')
-    } else if (request.redirect === 'manual') {
-      // Set response to an opaque-redirect filtered response whose internal
-      // response is actualResponse.
-      // NOTE(spec): On the web this would return an `opaqueredirect` response,
-      // but that doesn't make sense server side.
-      // See https://github.com/nodejs/undici/issues/1193.
-      response = actualResponse
-    } else if (request.redirect === 'follow') {
-      // Set response to the result of running HTTP-redirect fetch given
-      // fetchParams and response.
-      response = await httpRedirectFetch(fetchParams, response)
-    } else {
-      assert(false)
-    }
-  }
-
-  // 9. Set response’s timing info to timingInfo.
-  response.timingInfo = timingInfo
-
-  // 10. Return response.
-  return response
-}
-
-// https://fetch.spec.whatwg.org/#http-redirect-fetch
-function httpRedirectFetch (fetchParams, response) {
-  // 1. Let request be fetchParams’s request.
-  const request = fetchParams.request
-
-  // 2. Let actualResponse be response, if response is not a filtered response,
-  // and response’s internal response otherwise.
-  const actualResponse = response.internalResponse
-    ? response.internalResponse
-    : response
-
-  // 3. Let locationURL be actualResponse’s location URL given request’s current
-  // URL’s fragment.
-  let locationURL
-
-  try {
-    locationURL = responseLocationURL(
-      actualResponse,
-      requestCurrentURL(request).hash
-    )
-
-    // 4. If locationURL is null, then return response.
-    if (locationURL == null) {
-      return response
-    }
-  } catch (err) {
-    // 5. If locationURL is failure, then return a network error.
-    return Promise.resolve(makeNetworkError(err))
-  }
-
-  // 6. If locationURL’s scheme is not an HTTP(S) scheme, then return a network
-  // error.
-  if (!urlIsHttpHttpsScheme(locationURL)) {
-    return Promise.resolve(makeNetworkError('URL scheme must be a HTTP(S) scheme'))
-  }
-
-  // 7. If request’s redirect count is 20, then return a network error.
-  if (request.redirectCount === 20) {
-    return Promise.resolve(makeNetworkError('redirect count exceeded'))
-  }
-
-  // 8. Increase request’s redirect count by 1.
-  request.redirectCount += 1
-
-  // 9. If request’s mode is "cors", locationURL includes credentials, and
-  // request’s origin is not same origin with locationURL’s origin, then return
-  //  a network error.
-  if (
-    request.mode === 'cors' &&
-    (locationURL.username || locationURL.password) &&
-    !sameOrigin(request, locationURL)
-  ) {
-    return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'))
-  }
-
-  // 10. If request’s response tainting is "cors" and locationURL includes
-  // credentials, then return a network error.
-  if (
-    request.responseTainting === 'cors' &&
-    (locationURL.username || locationURL.password)
-  ) {
-    return Promise.resolve(makeNetworkError(
-      'URL cannot contain credentials for request mode "cors"'
-    ))
-  }
-
-  // 11. If actualResponse’s status is not 303, request’s body is non-null,
-  // and request’s body’s source is null, then return a network error.
-  if (
-    actualResponse.status !== 303 &&
-    request.body != null &&
-    request.body.source == null
-  ) {
-    return Promise.resolve(makeNetworkError())
-  }
-
-  // 12. If one of the following is true
-  // - actualResponse’s status is 301 or 302 and request’s method is `POST`
-  // - actualResponse’s status is 303 and request’s method is not `GET` or `HEAD`
-  if (
-    ([301, 302].includes(actualResponse.status) && request.method === 'POST') ||
-    (actualResponse.status === 303 &&
-      !GET_OR_HEAD.includes(request.method))
-  ) {
-    // then:
-    // 1. Set request’s method to `GET` and request’s body to null.
-    request.method = 'GET'
-    request.body = null
-
-    // 2. For each headerName of request-body-header name, delete headerName from
-    // request’s header list.
-    for (const headerName of requestBodyHeader) {
-      request.headersList.delete(headerName)
-    }
-  }
-
-  // 13. If request’s current URL’s origin is not same origin with locationURL’s
-  //     origin, then for each headerName of CORS non-wildcard request-header name,
-  //     delete headerName from request’s header list.
-  if (!sameOrigin(requestCurrentURL(request), locationURL)) {
-    // https://fetch.spec.whatwg.org/#cors-non-wildcard-request-header-name
-    request.headersList.delete('authorization', true)
-
-    // https://fetch.spec.whatwg.org/#authentication-entries
-    request.headersList.delete('proxy-authorization', true)
-
-    // "Cookie" and "Host" are forbidden request-headers, which undici doesn't implement.
-    request.headersList.delete('cookie', true)
-    request.headersList.delete('host', true)
-  }
-
-  // 14. If request’s body is non-null, then set request’s body to the first return
-  // value of safely extracting request’s body’s source.
-  if (request.body != null) {
-    assert(request.body.source != null)
-    request.body = safelyExtractBody(request.body.source)[0]
-  }
-
-  // 15. Let timingInfo be fetchParams’s timing info.
-  const timingInfo = fetchParams.timingInfo
-
-  // 16. Set timingInfo’s redirect end time and post-redirect start time to the
-  // coarsened shared current time given fetchParams’s cross-origin isolated
-  // capability.
-  timingInfo.redirectEndTime = timingInfo.postRedirectStartTime =
-    coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability)
-
-  // 17. If timingInfo’s redirect start time is 0, then set timingInfo’s
-  //  redirect start time to timingInfo’s start time.
-  if (timingInfo.redirectStartTime === 0) {
-    timingInfo.redirectStartTime = timingInfo.startTime
-  }
-
-  // 18. Append locationURL to request’s URL list.
-  request.urlList.push(locationURL)
-
-  // 19. Invoke set request’s referrer policy on redirect on request and
-  // actualResponse.
-  setRequestReferrerPolicyOnRedirect(request, actualResponse)
-
-  // 20. Return the result of running main fetch given fetchParams and true.
-  return mainFetch(fetchParams, true)
-}
-
-// https://fetch.spec.whatwg.org/#http-network-or-cache-fetch
-async function httpNetworkOrCacheFetch (
-  fetchParams,
-  isAuthenticationFetch = false,
-  isNewConnectionFetch = false
-) {
-  // 1. Let request be fetchParams’s request.
-  const request = fetchParams.request
-
-  // 2. Let httpFetchParams be null.
-  let httpFetchParams = null
-
-  // 3. Let httpRequest be null.
-  let httpRequest = null
-
-  // 4. Let response be null.
-  let response = null
-
-  // 5. Let storedResponse be null.
-  // TODO: cache
-
-  // 6. Let httpCache be null.
-  const httpCache = null
-
-  // 7. Let the revalidatingFlag be unset.
-  const revalidatingFlag = false
-
-  // 8. Run these steps, but abort when the ongoing fetch is terminated:
-
-  //    1. If request’s window is "no-window" and request’s redirect mode is
-  //    "error", then set httpFetchParams to fetchParams and httpRequest to
-  //    request.
-  if (request.window === 'no-window' && request.redirect === 'error') {
-    httpFetchParams = fetchParams
-    httpRequest = request
-  } else {
-    // Otherwise:
-
-    // 1. Set httpRequest to a clone of request.
-    httpRequest = cloneRequest(request)
-
-    // 2. Set httpFetchParams to a copy of fetchParams.
-    httpFetchParams = { ...fetchParams }
-
-    // 3. Set httpFetchParams’s request to httpRequest.
-    httpFetchParams.request = httpRequest
-  }
-
-  //    3. Let includeCredentials be true if one of
-  const includeCredentials =
-    request.credentials === 'include' ||
-    (request.credentials === 'same-origin' &&
-      request.responseTainting === 'basic')
-
-  //    4. Let contentLength be httpRequest’s body’s length, if httpRequest’s
-  //    body is non-null; otherwise null.
-  const contentLength = httpRequest.body ? httpRequest.body.length : null
-
-  //    5. Let contentLengthHeaderValue be null.
-  let contentLengthHeaderValue = null
-
-  //    6. If httpRequest’s body is null and httpRequest’s method is `POST` or
-  //    `PUT`, then set contentLengthHeaderValue to `0`.
-  if (
-    httpRequest.body == null &&
-    ['POST', 'PUT'].includes(httpRequest.method)
-  ) {
-    contentLengthHeaderValue = '0'
-  }
-
-  //    7. If contentLength is non-null, then set contentLengthHeaderValue to
-  //    contentLength, serialized and isomorphic encoded.
-  if (contentLength != null) {
-    contentLengthHeaderValue = isomorphicEncode(`${contentLength}`)
-  }
-
-  //    8. If contentLengthHeaderValue is non-null, then append
-  //    `Content-Length`/contentLengthHeaderValue to httpRequest’s header
-  //    list.
-  if (contentLengthHeaderValue != null) {
-    httpRequest.headersList.append('content-length', contentLengthHeaderValue, true)
-  }
-
-  //    9. If contentLengthHeaderValue is non-null, then append (`Content-Length`,
-  //    contentLengthHeaderValue) to httpRequest’s header list.
-
-  //    10. If contentLength is non-null and httpRequest’s keepalive is true,
-  //    then:
-  if (contentLength != null && httpRequest.keepalive) {
-    // NOTE: keepalive is a noop outside of browser context.
-  }
-
-  //    11. If httpRequest’s referrer is a URL, then append
-  //    `Referer`/httpRequest’s referrer, serialized and isomorphic encoded,
-  //     to httpRequest’s header list.
-  if (httpRequest.referrer instanceof URL) {
-    httpRequest.headersList.append('referer', isomorphicEncode(httpRequest.referrer.href), true)
-  }
-
-  //    12. Append a request `Origin` header for httpRequest.
-  appendRequestOriginHeader(httpRequest)
-
-  //    13. Append the Fetch metadata headers for httpRequest. [FETCH-METADATA]
-  appendFetchMetadata(httpRequest)
-
-  //    14. If httpRequest’s header list does not contain `User-Agent`, then
-  //    user agents should append `User-Agent`/default `User-Agent` value to
-  //    httpRequest’s header list.
-  if (!httpRequest.headersList.contains('user-agent', true)) {
-    httpRequest.headersList.append('user-agent', defaultUserAgent)
-  }
-
-  //    15. If httpRequest’s cache mode is "default" and httpRequest’s header
-  //    list contains `If-Modified-Since`, `If-None-Match`,
-  //    `If-Unmodified-Since`, `If-Match`, or `If-Range`, then set
-  //    httpRequest’s cache mode to "no-store".
-  if (
-    httpRequest.cache === 'default' &&
-    (httpRequest.headersList.contains('if-modified-since', true) ||
-      httpRequest.headersList.contains('if-none-match', true) ||
-      httpRequest.headersList.contains('if-unmodified-since', true) ||
-      httpRequest.headersList.contains('if-match', true) ||
-      httpRequest.headersList.contains('if-range', true))
-  ) {
-    httpRequest.cache = 'no-store'
-  }
-
-  //    16. If httpRequest’s cache mode is "no-cache", httpRequest’s prevent
-  //    no-cache cache-control header modification flag is unset, and
-  //    httpRequest’s header list does not contain `Cache-Control`, then append
-  //    `Cache-Control`/`max-age=0` to httpRequest’s header list.
-  if (
-    httpRequest.cache === 'no-cache' &&
-    !httpRequest.preventNoCacheCacheControlHeaderModification &&
-    !httpRequest.headersList.contains('cache-control', true)
-  ) {
-    httpRequest.headersList.append('cache-control', 'max-age=0', true)
-  }
-
-  //    17. If httpRequest’s cache mode is "no-store" or "reload", then:
-  if (httpRequest.cache === 'no-store' || httpRequest.cache === 'reload') {
-    // 1. If httpRequest’s header list does not contain `Pragma`, then append
-    // `Pragma`/`no-cache` to httpRequest’s header list.
-    if (!httpRequest.headersList.contains('pragma', true)) {
-      httpRequest.headersList.append('pragma', 'no-cache', true)
-    }
-
-    // 2. If httpRequest’s header list does not contain `Cache-Control`,
-    // then append `Cache-Control`/`no-cache` to httpRequest’s header list.
-    if (!httpRequest.headersList.contains('cache-control', true)) {
-      httpRequest.headersList.append('cache-control', 'no-cache', true)
-    }
-  }
-
-  //    18. If httpRequest’s header list contains `Range`, then append
-  //    `Accept-Encoding`/`identity` to httpRequest’s header list.
-  if (httpRequest.headersList.contains('range', true)) {
-    httpRequest.headersList.append('accept-encoding', 'identity', true)
-  }
-
-  //    19. Modify httpRequest’s header list per HTTP. Do not append a given
-  //    header if httpRequest’s header list contains that header’s name.
-  //    TODO: https://github.com/whatwg/fetch/issues/1285#issuecomment-896560129
-  if (!httpRequest.headersList.contains('accept-encoding', true)) {
-    if (urlHasHttpsScheme(requestCurrentURL(httpRequest))) {
-      httpRequest.headersList.append('accept-encoding', 'br, gzip, deflate', true)
-    } else {
-      httpRequest.headersList.append('accept-encoding', 'gzip, deflate', true)
-    }
-  }
-
-  httpRequest.headersList.delete('host', true)
-
-  //    20. If includeCredentials is true, then:
-  if (includeCredentials) {
-    // 1. If the user agent is not configured to block cookies for httpRequest
-    // (see section 7 of [COOKIES]), then:
-    // TODO: credentials
-    // 2. If httpRequest’s header list does not contain `Authorization`, then:
-    // TODO: credentials
-  }
-
-  //    21. If there’s a proxy-authentication entry, use it as appropriate.
-  //    TODO: proxy-authentication
-
-  //    22. Set httpCache to the result of determining the HTTP cache
-  //    partition, given httpRequest.
-  //    TODO: cache
-
-  //    23. If httpCache is null, then set httpRequest’s cache mode to
-  //    "no-store".
-  if (httpCache == null) {
-    httpRequest.cache = 'no-store'
-  }
-
-  //    24. If httpRequest’s cache mode is neither "no-store" nor "reload",
-  //    then:
-  if (httpRequest.cache !== 'no-store' && httpRequest.cache !== 'reload') {
-    // TODO: cache
-  }
-
-  // 9. If aborted, then return the appropriate network error for fetchParams.
-  // TODO
-
-  // 10. If response is null, then:
-  if (response == null) {
-    // 1. If httpRequest’s cache mode is "only-if-cached", then return a
-    // network error.
-    if (httpRequest.cache === 'only-if-cached') {
-      return makeNetworkError('only if cached')
-    }
-
-    // 2. Let forwardResponse be the result of running HTTP-network fetch
-    // given httpFetchParams, includeCredentials, and isNewConnectionFetch.
-    const forwardResponse = await httpNetworkFetch(
-      httpFetchParams,
-      includeCredentials,
-      isNewConnectionFetch
-    )
-
-    // 3. If httpRequest’s method is unsafe and forwardResponse’s status is
-    // in the range 200 to 399, inclusive, invalidate appropriate stored
-    // responses in httpCache, as per the "Invalidation" chapter of HTTP
-    // Caching, and set storedResponse to null. [HTTP-CACHING]
-    if (
-      !safeMethodsSet.has(httpRequest.method) &&
-      forwardResponse.status >= 200 &&
-      forwardResponse.status <= 399
-    ) {
-      // TODO: cache
-    }
-
-    // 4. If the revalidatingFlag is set and forwardResponse’s status is 304,
-    // then:
-    if (revalidatingFlag && forwardResponse.status === 304) {
-      // TODO: cache
-    }
-
-    // 5. If response is null, then:
-    if (response == null) {
-      // 1. Set response to forwardResponse.
-      response = forwardResponse
-
-      // 2. Store httpRequest and forwardResponse in httpCache, as per the
-      // "Storing Responses in Caches" chapter of HTTP Caching. [HTTP-CACHING]
-      // TODO: cache
-    }
-  }
-
-  // 11. Set response’s URL list to a clone of httpRequest’s URL list.
-  response.urlList = [...httpRequest.urlList]
-
-  // 12. If httpRequest’s header list contains `Range`, then set response’s
-  // range-requested flag.
-  if (httpRequest.headersList.contains('range', true)) {
-    response.rangeRequested = true
-  }
-
-  // 13. Set response’s request-includes-credentials to includeCredentials.
-  response.requestIncludesCredentials = includeCredentials
-
-  // 14. If response’s status is 401, httpRequest’s response tainting is not
-  // "cors", includeCredentials is true, and request’s window is an environment
-  // settings object, then:
-  // TODO
-
-  // 15. If response’s status is 407, then:
-  if (response.status === 407) {
-    // 1. If request’s window is "no-window", then return a network error.
-    if (request.window === 'no-window') {
-      return makeNetworkError()
-    }
-
-    // 2. ???
-
-    // 3. If fetchParams is canceled, then return the appropriate network error for fetchParams.
-    if (isCancelled(fetchParams)) {
-      return makeAppropriateNetworkError(fetchParams)
-    }
-
-    // 4. Prompt the end user as appropriate in request’s window and store
-    // the result as a proxy-authentication entry. [HTTP-AUTH]
-    // TODO: Invoke some kind of callback?
-
-    // 5. Set response to the result of running HTTP-network-or-cache fetch given
-    // fetchParams.
-    // TODO
-    return makeNetworkError('proxy authentication required')
-  }
-
-  // 16. If all of the following are true
-  if (
-    // response’s status is 421
-    response.status === 421 &&
-    // isNewConnectionFetch is false
-    !isNewConnectionFetch &&
-    // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-    (request.body == null || request.body.source != null)
-  ) {
-    // then:
-
-    // 1. If fetchParams is canceled, then return the appropriate network error for fetchParams.
-    if (isCancelled(fetchParams)) {
-      return makeAppropriateNetworkError(fetchParams)
-    }
-
-    // 2. Set response to the result of running HTTP-network-or-cache
-    // fetch given fetchParams, isAuthenticationFetch, and true.
-
-    // TODO (spec): The spec doesn't specify this but we need to cancel
-    // the active response before we can start a new one.
-    // https://github.com/whatwg/fetch/issues/1293
-    fetchParams.controller.connection.destroy()
-
-    response = await httpNetworkOrCacheFetch(
-      fetchParams,
-      isAuthenticationFetch,
-      true
-    )
-  }
-
-  // 17. If isAuthenticationFetch is true, then create an authentication entry
-  if (isAuthenticationFetch) {
-    // TODO
-  }
-
-  // 18. Return response.
-  return response
-}
-
-// https://fetch.spec.whatwg.org/#http-network-fetch
-async function httpNetworkFetch (
-  fetchParams,
-  includeCredentials = false,
-  forceNewConnection = false
-) {
-  assert(!fetchParams.controller.connection || fetchParams.controller.connection.destroyed)
-
-  fetchParams.controller.connection = {
-    abort: null,
-    destroyed: false,
-    destroy (err, abort = true) {
-      if (!this.destroyed) {
-        this.destroyed = true
-        if (abort) {
-          this.abort?.(err ?? new DOMException('The operation was aborted.', 'AbortError'))
-        }
-      }
-    }
-  }
-
-  // 1. Let request be fetchParams’s request.
-  const request = fetchParams.request
-
-  // 2. Let response be null.
-  let response = null
-
-  // 3. Let timingInfo be fetchParams’s timing info.
-  const timingInfo = fetchParams.timingInfo
-
-  // 4. Let httpCache be the result of determining the HTTP cache partition,
-  // given request.
-  // TODO: cache
-  const httpCache = null
-
-  // 5. If httpCache is null, then set request’s cache mode to "no-store".
-  if (httpCache == null) {
-    request.cache = 'no-store'
-  }
-
-  // 6. Let networkPartitionKey be the result of determining the network
-  // partition key given request.
-  // TODO
-
-  // 7. Let newConnection be "yes" if forceNewConnection is true; otherwise
-  // "no".
-  const newConnection = forceNewConnection ? 'yes' : 'no' // eslint-disable-line no-unused-vars
-
-  // 8. Switch on request’s mode:
-  if (request.mode === 'websocket') {
-    // Let connection be the result of obtaining a WebSocket connection,
-    // given request’s current URL.
-    // TODO
-  } else {
-    // Let connection be the result of obtaining a connection, given
-    // networkPartitionKey, request’s current URL’s origin,
-    // includeCredentials, and forceNewConnection.
-    // TODO
-  }
-
-  // 9. Run these steps, but abort when the ongoing fetch is terminated:
-
-  //    1. If connection is failure, then return a network error.
-
-  //    2. Set timingInfo’s final connection timing info to the result of
-  //    calling clamp and coarsen connection timing info with connection’s
-  //    timing info, timingInfo’s post-redirect start time, and fetchParams’s
-  //    cross-origin isolated capability.
-
-  //    3. If connection is not an HTTP/2 connection, request’s body is non-null,
-  //    and request’s body’s source is null, then append (`Transfer-Encoding`,
-  //    `chunked`) to request’s header list.
-
-  //    4. Set timingInfo’s final network-request start time to the coarsened
-  //    shared current time given fetchParams’s cross-origin isolated
-  //    capability.
-
-  //    5. Set response to the result of making an HTTP request over connection
-  //    using request with the following caveats:
-
-  //        - Follow the relevant requirements from HTTP. [HTTP] [HTTP-SEMANTICS]
-  //        [HTTP-COND] [HTTP-CACHING] [HTTP-AUTH]
-
-  //        - If request’s body is non-null, and request’s body’s source is null,
-  //        then the user agent may have a buffer of up to 64 kibibytes and store
-  //        a part of request’s body in that buffer. If the user agent reads from
-  //        request’s body beyond that buffer’s size and the user agent needs to
-  //        resend request, then instead return a network error.
-
-  //        - Set timingInfo’s final network-response start time to the coarsened
-  //        shared current time given fetchParams’s cross-origin isolated capability,
-  //        immediately after the user agent’s HTTP parser receives the first byte
-  //        of the response (e.g., frame header bytes for HTTP/2 or response status
-  //        line for HTTP/1.x).
-
-  //        - Wait until all the headers are transmitted.
-
-  //        - Any responses whose status is in the range 100 to 199, inclusive,
-  //        and is not 101, are to be ignored, except for the purposes of setting
-  //        timingInfo’s final network-response start time above.
-
-  //    - If request’s header list contains `Transfer-Encoding`/`chunked` and
-  //    response is transferred via HTTP/1.0 or older, then return a network
-  //    error.
-
-  //    - If the HTTP request results in a TLS client certificate dialog, then:
-
-  //        1. If request’s window is an environment settings object, make the
-  //        dialog available in request’s window.
-
-  //        2. Otherwise, return a network error.
-
-  // To transmit request’s body body, run these steps:
-  let requestBody = null
-  // 1. If body is null and fetchParams’s process request end-of-body is
-  // non-null, then queue a fetch task given fetchParams’s process request
-  // end-of-body and fetchParams’s task destination.
-  if (request.body == null && fetchParams.processRequestEndOfBody) {
-    queueMicrotask(() => fetchParams.processRequestEndOfBody())
-  } else if (request.body != null) {
-    // 2. Otherwise, if body is non-null:
-
-    //    1. Let processBodyChunk given bytes be these steps:
-    const processBodyChunk = async function * (bytes) {
-      // 1. If the ongoing fetch is terminated, then abort these steps.
-      if (isCancelled(fetchParams)) {
-        return
-      }
-
-      // 2. Run this step in parallel: transmit bytes.
-      yield bytes
-
-      // 3. If fetchParams’s process request body is non-null, then run
-      // fetchParams’s process request body given bytes’s length.
-      fetchParams.processRequestBodyChunkLength?.(bytes.byteLength)
-    }
-
-    // 2. Let processEndOfBody be these steps:
-    const processEndOfBody = () => {
-      // 1. If fetchParams is canceled, then abort these steps.
-      if (isCancelled(fetchParams)) {
-        return
-      }
-
-      // 2. If fetchParams’s process request end-of-body is non-null,
-      // then run fetchParams’s process request end-of-body.
-      if (fetchParams.processRequestEndOfBody) {
-        fetchParams.processRequestEndOfBody()
-      }
-    }
-
-    // 3. Let processBodyError given e be these steps:
-    const processBodyError = (e) => {
-      // 1. If fetchParams is canceled, then abort these steps.
-      if (isCancelled(fetchParams)) {
-        return
-      }
-
-      // 2. If e is an "AbortError" DOMException, then abort fetchParams’s controller.
-      if (e.name === 'AbortError') {
-        fetchParams.controller.abort()
-      } else {
-        fetchParams.controller.terminate(e)
-      }
-    }
-
-    // 4. Incrementally read request’s body given processBodyChunk, processEndOfBody,
-    // processBodyError, and fetchParams’s task destination.
-    requestBody = (async function * () {
-      try {
-        for await (const bytes of request.body.stream) {
-          yield * processBodyChunk(bytes)
-        }
-        processEndOfBody()
-      } catch (err) {
-        processBodyError(err)
-      }
-    })()
-  }
-
-  try {
-    // socket is only provided for websockets
-    const { body, status, statusText, headersList, socket } = await dispatch({ body: requestBody })
-
-    if (socket) {
-      response = makeResponse({ status, statusText, headersList, socket })
-    } else {
-      const iterator = body[Symbol.asyncIterator]()
-      fetchParams.controller.next = () => iterator.next()
-
-      response = makeResponse({ status, statusText, headersList })
-    }
-  } catch (err) {
-    // 10. If aborted, then:
-    if (err.name === 'AbortError') {
-      // 1. If connection uses HTTP/2, then transmit an RST_STREAM frame.
-      fetchParams.controller.connection.destroy()
-
-      // 2. Return the appropriate network error for fetchParams.
-      return makeAppropriateNetworkError(fetchParams, err)
-    }
-
-    return makeNetworkError(err)
-  }
-
-  // 11. Let pullAlgorithm be an action that resumes the ongoing fetch
-  // if it is suspended.
-  const pullAlgorithm = async () => {
-    await fetchParams.controller.resume()
-  }
-
-  // 12. Let cancelAlgorithm be an algorithm that aborts fetchParams’s
-  // controller with reason, given reason.
-  const cancelAlgorithm = (reason) => {
-    // If the aborted fetch was already terminated, then we do not
-    // need to do anything.
-    if (!isCancelled(fetchParams)) {
-      fetchParams.controller.abort(reason)
-    }
-  }
-
-  // 13. Let highWaterMark be a non-negative, non-NaN number, chosen by
-  // the user agent.
-  // TODO
-
-  // 14. Let sizeAlgorithm be an algorithm that accepts a chunk object
-  // and returns a non-negative, non-NaN, non-infinite number, chosen by the user agent.
-  // TODO
-
-  // 15. Let stream be a new ReadableStream.
-  // 16. Set up stream with byte reading support with pullAlgorithm set to pullAlgorithm,
-  //     cancelAlgorithm set to cancelAlgorithm.
-  const stream = new ReadableStream(
-    {
-      async start (controller) {
-        fetchParams.controller.controller = controller
-      },
-      async pull (controller) {
-        await pullAlgorithm(controller)
-      },
-      async cancel (reason) {
-        await cancelAlgorithm(reason)
-      },
-      type: 'bytes'
-    }
-  )
-
-  // 17. Run these steps, but abort when the ongoing fetch is terminated:
-
-  //    1. Set response’s body to a new body whose stream is stream.
-  response.body = { stream, source: null, length: null }
-
-  //    2. If response is not a network error and request’s cache mode is
-  //    not "no-store", then update response in httpCache for request.
-  //    TODO
-
-  //    3. If includeCredentials is true and the user agent is not configured
-  //    to block cookies for request (see section 7 of [COOKIES]), then run the
-  //    "set-cookie-string" parsing algorithm (see section 5.2 of [COOKIES]) on
-  //    the value of each header whose name is a byte-case-insensitive match for
-  //    `Set-Cookie` in response’s header list, if any, and request’s current URL.
-  //    TODO
-
-  // 18. If aborted, then:
-  // TODO
-
-  // 19. Run these steps in parallel:
-
-  //    1. Run these steps, but abort when fetchParams is canceled:
-  if (!fetchParams.controller.resume) {
-    fetchParams.controller.on('terminated', onAborted)
-  }
-
-  fetchParams.controller.resume = async () => {
-    // 1. While true
-    while (true) {
-      // 1-3. See onData...
-
-      // 4. Set bytes to the result of handling content codings given
-      // codings and bytes.
-      let bytes
-      let isFailure
-      try {
-        const { done, value } = await fetchParams.controller.next()
-
-        if (isAborted(fetchParams)) {
-          break
-        }
-
-        bytes = done ? undefined : value
-      } catch (err) {
-        if (fetchParams.controller.ended && !timingInfo.encodedBodySize) {
-          // zlib doesn't like empty streams.
-          bytes = undefined
-        } else {
-          bytes = err
-
-          // err may be propagated from the result of calling readablestream.cancel,
-          // which might not be an error. https://github.com/nodejs/undici/issues/2009
-          isFailure = true
-        }
-      }
-
-      if (bytes === undefined) {
-        // 2. Otherwise, if the bytes transmission for response’s message
-        // body is done normally and stream is readable, then close
-        // stream, finalize response for fetchParams and response, and
-        // abort these in-parallel steps.
-        readableStreamClose(fetchParams.controller.controller)
-
-        finalizeResponse(fetchParams, response)
-
-        return
-      }
-
-      // 5. Increase timingInfo’s decoded body size by bytes’s length.
-      timingInfo.decodedBodySize += bytes?.byteLength ?? 0
-
-      // 6. If bytes is failure, then terminate fetchParams’s controller.
-      if (isFailure) {
-        fetchParams.controller.terminate(bytes)
-        return
-      }
-
-      // 7. Enqueue a Uint8Array wrapping an ArrayBuffer containing bytes
-      // into stream.
-      const buffer = new Uint8Array(bytes)
-      if (buffer.byteLength) {
-        fetchParams.controller.controller.enqueue(buffer)
-      }
-
-      // 8. If stream is errored, then terminate the ongoing fetch.
-      if (isErrored(stream)) {
-        fetchParams.controller.terminate()
-        return
-      }
-
-      // 9. If stream doesn’t need more data ask the user agent to suspend
-      // the ongoing fetch.
-      if (fetchParams.controller.controller.desiredSize <= 0) {
-        return
-      }
-    }
-  }
-
-  //    2. If aborted, then:
-  function onAborted (reason) {
-    // 2. If fetchParams is aborted, then:
-    if (isAborted(fetchParams)) {
-      // 1. Set response’s aborted flag.
-      response.aborted = true
-
-      // 2. If stream is readable, then error stream with the result of
-      //    deserialize a serialized abort reason given fetchParams’s
-      //    controller’s serialized abort reason and an
-      //    implementation-defined realm.
-      if (isReadable(stream)) {
-        fetchParams.controller.controller.error(
-          fetchParams.controller.serializedAbortReason
-        )
-      }
-    } else {
-      // 3. Otherwise, if stream is readable, error stream with a TypeError.
-      if (isReadable(stream)) {
-        fetchParams.controller.controller.error(new TypeError('terminated', {
-          cause: isErrorLike(reason) ? reason : undefined
-        }))
-      }
-    }
-
-    // 4. If connection uses HTTP/2, then transmit an RST_STREAM frame.
-    // 5. Otherwise, the user agent should close connection unless it would be bad for performance to do so.
-    fetchParams.controller.connection.destroy()
-  }
-
-  // 20. Return response.
-  return response
-
-  function dispatch ({ body }) {
-    const url = requestCurrentURL(request)
-    /** @type {import('../..').Agent} */
-    const agent = fetchParams.controller.dispatcher
-
-    return new Promise((resolve, reject) => agent.dispatch(
-      {
-        path: url.pathname + url.search,
-        origin: url.origin,
-        method: request.method,
-        body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body,
-        headers: request.headersList.entries,
-        maxRedirections: 0,
-        upgrade: request.mode === 'websocket' ? 'websocket' : undefined
-      },
-      {
-        body: null,
-        abort: null,
-
-        onConnect (abort) {
-          // TODO (fix): Do we need connection here?
-          const { connection } = fetchParams.controller
-
-          // Set timingInfo’s final connection timing info to the result of calling clamp and coarsen
-          // connection timing info with connection’s timing info, timingInfo’s post-redirect start
-          // time, and fetchParams’s cross-origin isolated capability.
-          // TODO: implement connection timing
-          timingInfo.finalConnectionTimingInfo = clampAndCoarsenConnectionTimingInfo(undefined, timingInfo.postRedirectStartTime, fetchParams.crossOriginIsolatedCapability)
-
-          if (connection.destroyed) {
-            abort(new DOMException('The operation was aborted.', 'AbortError'))
-          } else {
-            fetchParams.controller.on('terminated', abort)
-            this.abort = connection.abort = abort
-          }
-
-          // Set timingInfo’s final network-request start time to the coarsened shared current time given
-          // fetchParams’s cross-origin isolated capability.
-          timingInfo.finalNetworkRequestStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability)
-        },
-
-        onResponseStarted () {
-          // Set timingInfo’s final network-response start time to the coarsened shared current
-          // time given fetchParams’s cross-origin isolated capability, immediately after the
-          // user agent’s HTTP parser receives the first byte of the response (e.g., frame header
-          // bytes for HTTP/2 or response status line for HTTP/1.x).
-          timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability)
-        },
-
-        onHeaders (status, rawHeaders, resume, statusText) {
-          if (status < 200) {
-            return
-          }
-
-          let location = ''
-
-          const headersList = new HeadersList()
-
-          for (let i = 0; i < rawHeaders.length; i += 2) {
-            headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString('latin1'), true)
-          }
-          location = headersList.get('location', true)
-
-          const decoders = []
-
-          const willFollow = location && request.redirect === 'follow' &&
-            redirectStatusSet.has(status)
-
-          // https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Content-Encoding
-          if (request.method !== 'HEAD' && request.method !== 'CONNECT' && !nullBodyStatus.includes(status) && !willFollow) {
-            // https://www.rfc-editor.org/rfc/rfc7231#section-3.1.2.1
-            const contentEncoding = headersList.get('content-encoding', true)
-            // "All content-coding values are case-insensitive..."
-            /** @type {string[]} */
-            const codings = contentEncoding ? contentEncoding.toLowerCase().split(',') : []
-
-            // Limit the number of content-encodings to prevent resource exhaustion.
-            // CVE fix similar to urllib3 (GHSA-gm62-xv2j-4w53) and curl (CVE-2022-32206).
-            const maxContentEncodings = 5
-            if (codings.length > maxContentEncodings) {
-              this.abort(new Error(`too many content-encodings in response: ${codings.length}, maximum allowed is ${maxContentEncodings}`))
-              return true
-            }
-
-            for (let i = codings.length - 1; i >= 0; --i) {
-              const coding = codings[i].trim()
-              // https://www.rfc-editor.org/rfc/rfc9112.html#section-7.2
-              if (coding === 'x-gzip' || coding === 'gzip') {
-                decoders.push(zlib.createGunzip({
-                  // Be less strict when decoding compressed responses, since sometimes
-                  // servers send slightly invalid responses that are still accepted
-                  // by common browsers.
-                  // Always using Z_SYNC_FLUSH is what cURL does.
-                  flush: zlib.constants.Z_SYNC_FLUSH,
-                  finishFlush: zlib.constants.Z_SYNC_FLUSH
-                }))
-              } else if (coding === 'deflate') {
-                decoders.push(createInflate({
-                  flush: zlib.constants.Z_SYNC_FLUSH,
-                  finishFlush: zlib.constants.Z_SYNC_FLUSH
-                }))
-              } else if (coding === 'br') {
-                decoders.push(zlib.createBrotliDecompress({
-                  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-                  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH
-                }))
-              } else {
-                decoders.length = 0
-                break
-              }
-            }
-          }
-
-          this.body = new Readable({ read: resume })
-
-          const onError = this.onError.bind(this)
-
-          resolve({
-            status,
-            statusText,
-            headersList,
-            body: decoders.length
-              ? pipeline(this.body, ...decoders, (err) => {
-                if (err) {
-                  this.onError(err)
-                }
-              }).on('error', onError)
-              : this.body.on('error', onError)
-          })
-
-          return true
-        },
-
-        onData (chunk) {
-          if (fetchParams.controller.dump) {
-            return
-          }
-
-          // 1. If one or more bytes have been transmitted from response’s
-          // message body, then:
-
-          //  1. Let bytes be the transmitted bytes.
-          const bytes = chunk
-
-          //  2. Let codings be the result of extracting header list values
-          //  given `Content-Encoding` and response’s header list.
-          //  See pullAlgorithm.
-
-          //  3. Increase timingInfo’s encoded body size by bytes’s length.
-          timingInfo.encodedBodySize += bytes.byteLength
-
-          //  4. See pullAlgorithm...
-
-          return this.body.push(bytes)
-        },
-
-        onComplete () {
-          if (this.abort) {
-            fetchParams.controller.off('terminated', this.abort)
-          }
-
-          fetchParams.controller.ended = true
-
-          this.body.push(null)
-        },
-
-        onError (error) {
-          if (this.abort) {
-            fetchParams.controller.off('terminated', this.abort)
-          }
-
-          this.body?.destroy(error)
-
-          fetchParams.controller.terminate(error)
-
-          reject(error)
-        },
-
-        onUpgrade (status, rawHeaders, socket) {
-          if (status !== 101) {
-            return
-          }
-
-          const headersList = new HeadersList()
-
-          for (let i = 0; i < rawHeaders.length; i += 2) {
-            headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString('latin1'), true)
-          }
-
-          resolve({
-            status,
-            statusText: STATUS_CODES[status],
-            headersList,
-            socket
-          })
-
-          return true
-        }
-      }
-    ))
-  }
-}
-
-module.exports = {
-  fetch,
-  Fetch,
-  fetching,
-  finalizeAndReportTiming
-}
-
-
-/***/ }),
-
-/***/ 9967:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-/* globals AbortController */
-
-
-
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(4492)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(660)
-const { FinalizationRegistry } = __nccwpck_require__(6653)()
-const util = __nccwpck_require__(3440)
-const nodeUtil = __nccwpck_require__(7975)
-const {
-  isValidHTTPToken,
-  sameOrigin,
-  environmentSettingsObject
-} = __nccwpck_require__(3168)
-const {
-  forbiddenMethodsSet,
-  corsSafeListedMethodsSet,
-  referrerPolicy,
-  requestRedirect,
-  requestMode,
-  requestCredentials,
-  requestCache,
-  requestDuplex
-} = __nccwpck_require__(4495)
-const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { kConstruct } = __nccwpck_require__(6443)
-const assert = __nccwpck_require__(4589)
-const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(8474)
-
-const kAbortController = Symbol('abortController')
-
-const requestFinalizer = new FinalizationRegistry(({ signal, abort }) => {
-  signal.removeEventListener('abort', abort)
-})
-
-const dependentControllerMap = new WeakMap()
-
-function buildAbort (acRef) {
-  return abort
-
-  function abort () {
-    const ac = acRef.deref()
-    if (ac !== undefined) {
-      // Currently, there is a problem with FinalizationRegistry.
-      // https://github.com/nodejs/node/issues/49344
-      // https://github.com/nodejs/node/issues/47748
-      // In the case of abort, the first step is to unregister from it.
-      // If the controller can refer to it, it is still registered.
-      // It will be removed in the future.
-      requestFinalizer.unregister(abort)
-
-      // Unsubscribe a listener.
-      // FinalizationRegistry will no longer be called, so this must be done.
-      this.removeEventListener('abort', abort)
-
-      ac.abort(this.reason)
-
-      const controllerList = dependentControllerMap.get(ac.signal)
-
-      if (controllerList !== undefined) {
-        if (controllerList.size !== 0) {
-          for (const ref of controllerList) {
-            const ctrl = ref.deref()
-            if (ctrl !== undefined) {
-              ctrl.abort(this.reason)
-            }
-          }
-          controllerList.clear()
-        }
-        dependentControllerMap.delete(ac.signal)
-      }
-    }
-  }
-}
-
-let patchMethodWarning = false
-
-// https://fetch.spec.whatwg.org/#request-class
-class Request {
-  // https://fetch.spec.whatwg.org/#dom-request
-  constructor (input, init = {}) {
-    webidl.util.markAsUncloneable(this)
-    if (input === kConstruct) {
-      return
-    }
-
-    const prefix = 'Request constructor'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    input = webidl.converters.RequestInfo(input, prefix, 'input')
-    init = webidl.converters.RequestInit(init, prefix, 'init')
-
-    // 1. Let request be null.
-    let request = null
-
-    // 2. Let fallbackMode be null.
-    let fallbackMode = null
-
-    // 3. Let baseURL be this’s relevant settings object’s API base URL.
-    const baseUrl = environmentSettingsObject.settingsObject.baseUrl
-
-    // 4. Let signal be null.
-    let signal = null
-
-    // 5. If input is a string, then:
-    if (typeof input === 'string') {
-      this[kDispatcher] = init.dispatcher
-
-      // 1. Let parsedURL be the result of parsing input with baseURL.
-      // 2. If parsedURL is failure, then throw a TypeError.
-      let parsedURL
-      try {
-        parsedURL = new URL(input, baseUrl)
-      } catch (err) {
-        throw new TypeError('Failed to parse URL from ' + input, { cause: err })
-      }
-
-      // 3. If parsedURL includes credentials, then throw a TypeError.
-      if (parsedURL.username || parsedURL.password) {
-        throw new TypeError(
-          'Request cannot be constructed from a URL that includes credentials: ' +
-            input
-        )
-      }
-
-      // 4. Set request to a new request whose URL is parsedURL.
-      request = makeRequest({ urlList: [parsedURL] })
-
-      // 5. Set fallbackMode to "cors".
-      fallbackMode = 'cors'
-    } else {
-      this[kDispatcher] = init.dispatcher || input[kDispatcher]
-
-      // 6. Otherwise:
-
-      // 7. Assert: input is a Request object.
-      assert(input instanceof Request)
-
-      // 8. Set request to input’s request.
-      request = input[kState]
-
-      // 9. Set signal to input’s signal.
-      signal = input[kSignal]
-    }
-
-    // 7. Let origin be this’s relevant settings object’s origin.
-    const origin = environmentSettingsObject.settingsObject.origin
-
-    // 8. Let window be "client".
-    let window = 'client'
-
-    // 9. If request’s window is an environment settings object and its origin
-    // is same origin with origin, then set window to request’s window.
-    if (
-      request.window?.constructor?.name === 'EnvironmentSettingsObject' &&
-      sameOrigin(request.window, origin)
-    ) {
-      window = request.window
-    }
-
-    // 10. If init["window"] exists and is non-null, then throw a TypeError.
-    if (init.window != null) {
-      throw new TypeError(`'window' option '${window}' must be null`)
-    }
-
-    // 11. If init["window"] exists, then set window to "no-window".
-    if ('window' in init) {
-      window = 'no-window'
-    }
-
-    // 12. Set request to a new request with the following properties:
-    request = makeRequest({
-      // URL request’s URL.
-      // undici implementation note: this is set as the first item in request's urlList in makeRequest
-      // method request’s method.
-      method: request.method,
-      // header list A copy of request’s header list.
-      // undici implementation note: headersList is cloned in makeRequest
-      headersList: request.headersList,
-      // unsafe-request flag Set.
-      unsafeRequest: request.unsafeRequest,
-      // client This’s relevant settings object.
-      client: environmentSettingsObject.settingsObject,
-      // window window.
-      window,
-      // priority request’s priority.
-      priority: request.priority,
-      // origin request’s origin. The propagation of the origin is only significant for navigation requests
-      // being handled by a service worker. In this scenario a request can have an origin that is different
-      // from the current client.
-      origin: request.origin,
-      // referrer request’s referrer.
-      referrer: request.referrer,
-      // referrer policy request’s referrer policy.
-      referrerPolicy: request.referrerPolicy,
-      // mode request’s mode.
-      mode: request.mode,
-      // credentials mode request’s credentials mode.
-      credentials: request.credentials,
-      // cache mode request’s cache mode.
-      cache: request.cache,
-      // redirect mode request’s redirect mode.
-      redirect: request.redirect,
-      // integrity metadata request’s integrity metadata.
-      integrity: request.integrity,
-      // keepalive request’s keepalive.
-      keepalive: request.keepalive,
-      // reload-navigation flag request’s reload-navigation flag.
-      reloadNavigation: request.reloadNavigation,
-      // history-navigation flag request’s history-navigation flag.
-      historyNavigation: request.historyNavigation,
-      // URL list A clone of request’s URL list.
-      urlList: [...request.urlList]
-    })
-
-    const initHasKey = Object.keys(init).length !== 0
-
-    // 13. If init is not empty, then:
-    if (initHasKey) {
-      // 1. If request’s mode is "navigate", then set it to "same-origin".
-      if (request.mode === 'navigate') {
-        request.mode = 'same-origin'
-      }
-
-      // 2. Unset request’s reload-navigation flag.
-      request.reloadNavigation = false
-
-      // 3. Unset request’s history-navigation flag.
-      request.historyNavigation = false
-
-      // 4. Set request’s origin to "client".
-      request.origin = 'client'
-
-      // 5. Set request’s referrer to "client"
-      request.referrer = 'client'
-
-      // 6. Set request’s referrer policy to the empty string.
-      request.referrerPolicy = ''
-
-      // 7. Set request’s URL to request’s current URL.
-      request.url = request.urlList[request.urlList.length - 1]
-
-      // 8. Set request’s URL list to « request’s URL ».
-      request.urlList = [request.url]
-    }
-
-    // 14. If init["referrer"] exists, then:
-    if (init.referrer !== undefined) {
-      // 1. Let referrer be init["referrer"].
-      const referrer = init.referrer
-
-      // 2. If referrer is the empty string, then set request’s referrer to "no-referrer".
-      if (referrer === '') {
-        request.referrer = 'no-referrer'
-      } else {
-        // 1. Let parsedReferrer be the result of parsing referrer with
-        // baseURL.
-        // 2. If parsedReferrer is failure, then throw a TypeError.
-        let parsedReferrer
-        try {
-          parsedReferrer = new URL(referrer, baseUrl)
-        } catch (err) {
-          throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err })
-        }
-
-        // 3. If one of the following is true
-        // - parsedReferrer’s scheme is "about" and path is the string "client"
-        // - parsedReferrer’s origin is not same origin with origin
-        // then set request’s referrer to "client".
-        if (
-          (parsedReferrer.protocol === 'about:' && parsedReferrer.hostname === 'client') ||
-          (origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl))
-        ) {
-          request.referrer = 'client'
-        } else {
-          // 4. Otherwise, set request’s referrer to parsedReferrer.
-          request.referrer = parsedReferrer
-        }
-      }
-    }
-
-    // 15. If init["referrerPolicy"] exists, then set request’s referrer policy
-    // to it.
-    if (init.referrerPolicy !== undefined) {
-      request.referrerPolicy = init.referrerPolicy
-    }
-
-    // 16. Let mode be init["mode"] if it exists, and fallbackMode otherwise.
-    let mode
-    if (init.mode !== undefined) {
-      mode = init.mode
-    } else {
-      mode = fallbackMode
-    }
-
-    // 17. If mode is "navigate", then throw a TypeError.
-    if (mode === 'navigate') {
-      throw webidl.errors.exception({
-        header: 'Request constructor',
-        message: 'invalid request mode navigate.'
-      })
-    }
-
-    // 18. If mode is non-null, set request’s mode to mode.
-    if (mode != null) {
-      request.mode = mode
-    }
-
-    // 19. If init["credentials"] exists, then set request’s credentials mode
-    // to it.
-    if (init.credentials !== undefined) {
-      request.credentials = init.credentials
-    }
-
-    // 18. If init["cache"] exists, then set request’s cache mode to it.
-    if (init.cache !== undefined) {
-      request.cache = init.cache
-    }
-
-    // 21. If request’s cache mode is "only-if-cached" and request’s mode is
-    // not "same-origin", then throw a TypeError.
-    if (request.cache === 'only-if-cached' && request.mode !== 'same-origin') {
-      throw new TypeError(
-        "'only-if-cached' can be set only with 'same-origin' mode"
-      )
-    }
-
-    // 22. If init["redirect"] exists, then set request’s redirect mode to it.
-    if (init.redirect !== undefined) {
-      request.redirect = init.redirect
-    }
-
-    // 23. If init["integrity"] exists, then set request’s integrity metadata to it.
-    if (init.integrity != null) {
-      request.integrity = String(init.integrity)
-    }
-
-    // 24. If init["keepalive"] exists, then set request’s keepalive to it.
-    if (init.keepalive !== undefined) {
-      request.keepalive = Boolean(init.keepalive)
-    }
-
-    // 25. If init["method"] exists, then:
-    if (init.method !== undefined) {
-      // 1. Let method be init["method"].
-      let method = init.method
-
-      const mayBeNormalized = normalizedMethodRecords[method]
-
-      if (mayBeNormalized !== undefined) {
-        // Note: Bypass validation DELETE, GET, HEAD, OPTIONS, POST, PUT, PATCH and these lowercase ones
-        request.method = mayBeNormalized
-      } else {
-        // 2. If method is not a method or method is a forbidden method, then
-        // throw a TypeError.
-        if (!isValidHTTPToken(method)) {
-          throw new TypeError(`'${method}' is not a valid HTTP method.`)
-        }
-
-        const upperCase = method.toUpperCase()
-
-        if (forbiddenMethodsSet.has(upperCase)) {
-          throw new TypeError(`'${method}' HTTP method is unsupported.`)
-        }
-
-        // 3. Normalize method.
-        // https://fetch.spec.whatwg.org/#concept-method-normalize
-        // Note: must be in uppercase
-        method = normalizedMethodRecordsBase[upperCase] ?? method
-
-        // 4. Set request’s method to method.
-        request.method = method
-      }
-
-      if (!patchMethodWarning && request.method === 'patch') {
-        process.emitWarning('Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.', {
-          code: 'UNDICI-FETCH-patch'
-        })
-
-        patchMethodWarning = true
-      }
-    }
-
-    // 26. If init["signal"] exists, then set signal to it.
-    if (init.signal !== undefined) {
-      signal = init.signal
-    }
-
-    // 27. Set this’s request to request.
-    this[kState] = request
-
-    // 28. Set this’s signal to a new AbortSignal object with this’s relevant
-    // Realm.
-    // TODO: could this be simplified with AbortSignal.any
-    // (https://dom.spec.whatwg.org/#dom-abortsignal-any)
-    const ac = new AbortController()
-    this[kSignal] = ac.signal
-
-    // 29. If signal is not null, then make this’s signal follow signal.
-    if (signal != null) {
-      if (
-        !signal ||
-        typeof signal.aborted !== 'boolean' ||
-        typeof signal.addEventListener !== 'function'
-      ) {
-        throw new TypeError(
-          "Failed to construct 'Request': member signal is not of type AbortSignal."
-        )
-      }
-
-      if (signal.aborted) {
-        ac.abort(signal.reason)
-      } else {
-        // Keep a strong ref to ac while request object
-        // is alive. This is needed to prevent AbortController
-        // from being prematurely garbage collected.
-        // See, https://github.com/nodejs/undici/issues/1926.
-        this[kAbortController] = ac
-
-        const acRef = new WeakRef(ac)
-        const abort = buildAbort(acRef)
-
-        // Third-party AbortControllers may not work with these.
-        // See, https://github.com/nodejs/undici/pull/1910#issuecomment-1464495619.
-        try {
-          // If the max amount of listeners is equal to the default, increase it
-          // This is only available in node >= v19.9.0
-          if (typeof getMaxListeners === 'function' && getMaxListeners(signal) === defaultMaxListeners) {
-            setMaxListeners(1500, signal)
-          } else if (getEventListeners(signal, 'abort').length >= defaultMaxListeners) {
-            setMaxListeners(1500, signal)
-          }
-        } catch {}
-
-        util.addAbortListener(signal, abort)
-        // The third argument must be a registry key to be unregistered.
-        // Without it, you cannot unregister.
-        // https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/FinalizationRegistry
-        // abort is used as the unregister key. (because it is unique)
-        requestFinalizer.register(ac, { signal, abort }, abort)
-      }
-    }
-
-    // 30. Set this’s headers to a new Headers object with this’s relevant
-    // Realm, whose header list is request’s header list and guard is
-    // "request".
-    this[kHeaders] = new Headers(kConstruct)
-    setHeadersList(this[kHeaders], request.headersList)
-    setHeadersGuard(this[kHeaders], 'request')
-
-    // 31. If this’s request’s mode is "no-cors", then:
-    if (mode === 'no-cors') {
-      // 1. If this’s request’s method is not a CORS-safelisted method,
-      // then throw a TypeError.
-      if (!corsSafeListedMethodsSet.has(request.method)) {
-        throw new TypeError(
-          `'${request.method} is unsupported in no-cors mode.`
-        )
-      }
-
-      // 2. Set this’s headers’s guard to "request-no-cors".
-      setHeadersGuard(this[kHeaders], 'request-no-cors')
-    }
-
-    // 32. If init is not empty, then:
-    if (initHasKey) {
-      /** @type {HeadersList} */
-      const headersList = getHeadersList(this[kHeaders])
-      // 1. Let headers be a copy of this’s headers and its associated header
-      // list.
-      // 2. If init["headers"] exists, then set headers to init["headers"].
-      const headers = init.headers !== undefined ? init.headers : new HeadersList(headersList)
-
-      // 3. Empty this’s headers’s header list.
-      headersList.clear()
-
-      // 4. If headers is a Headers object, then for each header in its header
-      // list, append header’s name/header’s value to this’s headers.
-      if (headers instanceof HeadersList) {
-        for (const { name, value } of headers.rawValues()) {
-          headersList.append(name, value, false)
-        }
-        // Note: Copy the `set-cookie` meta-data.
-        headersList.cookies = headers.cookies
-      } else {
-        // 5. Otherwise, fill this’s headers with headers.
-        fillHeaders(this[kHeaders], headers)
-      }
-    }
-
-    // 33. Let inputBody be input’s request’s body if input is a Request
-    // object; otherwise null.
-    const inputBody = input instanceof Request ? input[kState].body : null
-
-    // 34. If either init["body"] exists and is non-null or inputBody is
-    // non-null, and request’s method is `GET` or `HEAD`, then throw a
-    // TypeError.
-    if (
-      (init.body != null || inputBody != null) &&
-      (request.method === 'GET' || request.method === 'HEAD')
-    ) {
-      throw new TypeError('Request with GET/HEAD method cannot have body.')
-    }
-
-    // 35. Let initBody be null.
-    let initBody = null
-
-    // 36. If init["body"] exists and is non-null, then:
-    if (init.body != null) {
-      // 1. Let Content-Type be null.
-      // 2. Set initBody and Content-Type to the result of extracting
-      // init["body"], with keepalive set to request’s keepalive.
-      const [extractedBody, contentType] = extractBody(
-        init.body,
-        request.keepalive
-      )
-      initBody = extractedBody
-
-      // 3, If Content-Type is non-null and this’s headers’s header list does
-      // not contain `Content-Type`, then append `Content-Type`/Content-Type to
-      // this’s headers.
-      if (contentType && !getHeadersList(this[kHeaders]).contains('content-type', true)) {
-        this[kHeaders].append('content-type', contentType)
-      }
-    }
-
-    // 37. Let inputOrInitBody be initBody if it is non-null; otherwise
-    // inputBody.
-    const inputOrInitBody = initBody ?? inputBody
-
-    // 38. If inputOrInitBody is non-null and inputOrInitBody’s source is
-    // null, then:
-    if (inputOrInitBody != null && inputOrInitBody.source == null) {
-      // 1. If initBody is non-null and init["duplex"] does not exist,
-      //    then throw a TypeError.
-      if (initBody != null && init.duplex == null) {
-        throw new TypeError('RequestInit: duplex option is required when sending a body.')
-      }
-
-      // 2. If this’s request’s mode is neither "same-origin" nor "cors",
-      // then throw a TypeError.
-      if (request.mode !== 'same-origin' && request.mode !== 'cors') {
-        throw new TypeError(
-          'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
-        )
-      }
-
-      // 3. Set this’s request’s use-CORS-preflight flag.
-      request.useCORSPreflightFlag = true
-    }
-
-    // 39. Let finalBody be inputOrInitBody.
-    let finalBody = inputOrInitBody
-
-    // 40. If initBody is null and inputBody is non-null, then:
-    if (initBody == null && inputBody != null) {
-      // 1. If input is unusable, then throw a TypeError.
-      if (bodyUnusable(input)) {
-        throw new TypeError(
-          'Cannot construct a Request with a Request object that has already been used.'
-        )
-      }
-
-      // 2. Set finalBody to the result of creating a proxy for inputBody.
-      // https://streams.spec.whatwg.org/#readablestream-create-a-proxy
-      const identityTransform = new TransformStream()
-      inputBody.stream.pipeThrough(identityTransform)
-      finalBody = {
-        source: inputBody.source,
-        length: inputBody.length,
-        stream: identityTransform.readable
-      }
-    }
-
-    // 41. Set this’s request’s body to finalBody.
-    this[kState].body = finalBody
-  }
-
-  // Returns request’s HTTP method, which is "GET" by default.
-  get method () {
-    webidl.brandCheck(this, Request)
-
-    // The method getter steps are to return this’s request’s method.
-    return this[kState].method
-  }
-
-  // Returns the URL of request as a string.
-  get url () {
-    webidl.brandCheck(this, Request)
-
-    // The url getter steps are to return this’s request’s URL, serialized.
-    return URLSerializer(this[kState].url)
-  }
-
-  // Returns a Headers object consisting of the headers associated with request.
-  // Note that headers added in the network layer by the user agent will not
-  // be accounted for in this object, e.g., the "Host" header.
-  get headers () {
-    webidl.brandCheck(this, Request)
-
-    // The headers getter steps are to return this’s headers.
-    return this[kHeaders]
-  }
-
-  // Returns the kind of resource requested by request, e.g., "document"
-  // or "script".
-  get destination () {
-    webidl.brandCheck(this, Request)
-
-    // The destination getter are to return this’s request’s destination.
-    return this[kState].destination
-  }
-
-  // Returns the referrer of request. Its value can be a same-origin URL if
-  // explicitly set in init, the empty string to indicate no referrer, and
-  // "about:client" when defaulting to the global’s default. This is used
-  // during fetching to determine the value of the `Referer` header of the
-  // request being made.
-  get referrer () {
-    webidl.brandCheck(this, Request)
-
-    // 1. If this’s request’s referrer is "no-referrer", then return the
-    // empty string.
-    if (this[kState].referrer === 'no-referrer') {
-      return ''
-    }
-
-    // 2. If this’s request’s referrer is "client", then return
-    // "about:client".
-    if (this[kState].referrer === 'client') {
-      return 'about:client'
-    }
-
-    // Return this’s request’s referrer, serialized.
-    return this[kState].referrer.toString()
-  }
-
-  // Returns the referrer policy associated with request.
-  // This is used during fetching to compute the value of the request’s
-  // referrer.
-  get referrerPolicy () {
-    webidl.brandCheck(this, Request)
-
-    // The referrerPolicy getter steps are to return this’s request’s referrer policy.
-    return this[kState].referrerPolicy
-  }
-
-  // Returns the mode associated with request, which is a string indicating
-  // whether the request will use CORS, or will be restricted to same-origin
-  // URLs.
-  get mode () {
-    webidl.brandCheck(this, Request)
-
-    // The mode getter steps are to return this’s request’s mode.
-    return this[kState].mode
-  }
-
-  // Returns the credentials mode associated with request,
-  // which is a string indicating whether credentials will be sent with the
-  // request always, never, or only when sent to a same-origin URL.
-  get credentials () {
-    // The credentials getter steps are to return this’s request’s credentials mode.
-    return this[kState].credentials
-  }
-
-  // Returns the cache mode associated with request,
-  // which is a string indicating how the request will
-  // interact with the browser’s cache when fetching.
-  get cache () {
-    webidl.brandCheck(this, Request)
-
-    // The cache getter steps are to return this’s request’s cache mode.
-    return this[kState].cache
-  }
-
-  // Returns the redirect mode associated with request,
-  // which is a string indicating how redirects for the
-  // request will be handled during fetching. A request
-  // will follow redirects by default.
-  get redirect () {
-    webidl.brandCheck(this, Request)
-
-    // The redirect getter steps are to return this’s request’s redirect mode.
-    return this[kState].redirect
-  }
-
-  // Returns request’s subresource integrity metadata, which is a
-  // cryptographic hash of the resource being fetched. Its value
-  // consists of multiple hashes separated by whitespace. [SRI]
-  get integrity () {
-    webidl.brandCheck(this, Request)
-
-    // The integrity getter steps are to return this’s request’s integrity
-    // metadata.
-    return this[kState].integrity
-  }
-
-  // Returns a boolean indicating whether or not request can outlive the
-  // global in which it was created.
-  get keepalive () {
-    webidl.brandCheck(this, Request)
-
-    // The keepalive getter steps are to return this’s request’s keepalive.
-    return this[kState].keepalive
-  }
-
-  // Returns a boolean indicating whether or not request is for a reload
-  // navigation.
-  get isReloadNavigation () {
-    webidl.brandCheck(this, Request)
-
-    // The isReloadNavigation getter steps are to return true if this’s
-    // request’s reload-navigation flag is set; otherwise false.
-    return this[kState].reloadNavigation
-  }
-
-  // Returns a boolean indicating whether or not request is for a history
-  // navigation (a.k.a. back-forward navigation).
-  get isHistoryNavigation () {
-    webidl.brandCheck(this, Request)
-
-    // The isHistoryNavigation getter steps are to return true if this’s request’s
-    // history-navigation flag is set; otherwise false.
-    return this[kState].historyNavigation
-  }
-
-  // Returns the signal associated with request, which is an AbortSignal
-  // object indicating whether or not request has been aborted, and its
-  // abort event handler.
-  get signal () {
-    webidl.brandCheck(this, Request)
-
-    // The signal getter steps are to return this’s signal.
-    return this[kSignal]
-  }
-
-  get body () {
-    webidl.brandCheck(this, Request)
-
-    return this[kState].body ? this[kState].body.stream : null
-  }
-
-  get bodyUsed () {
-    webidl.brandCheck(this, Request)
-
-    return !!this[kState].body && util.isDisturbed(this[kState].body.stream)
-  }
-
-  get duplex () {
-    webidl.brandCheck(this, Request)
-
-    return 'half'
-  }
-
-  // Returns a clone of request.
-  clone () {
-    webidl.brandCheck(this, Request)
-
-    // 1. If this is unusable, then throw a TypeError.
-    if (bodyUnusable(this)) {
-      throw new TypeError('unusable')
-    }
-
-    // 2. Let clonedRequest be the result of cloning this’s request.
-    const clonedRequest = cloneRequest(this[kState])
-
-    // 3. Let clonedRequestObject be the result of creating a Request object,
-    // given clonedRequest, this’s headers’s guard, and this’s relevant Realm.
-    // 4. Make clonedRequestObject’s signal follow this’s signal.
-    const ac = new AbortController()
-    if (this.signal.aborted) {
-      ac.abort(this.signal.reason)
-    } else {
-      let list = dependentControllerMap.get(this.signal)
-      if (list === undefined) {
-        list = new Set()
-        dependentControllerMap.set(this.signal, list)
-      }
-      const acRef = new WeakRef(ac)
-      list.add(acRef)
-      util.addAbortListener(
-        ac.signal,
-        buildAbort(acRef)
-      )
-    }
-
-    // 4. Return clonedRequestObject.
-    return fromInnerRequest(clonedRequest, ac.signal, getHeadersGuard(this[kHeaders]))
-  }
-
-  [nodeUtil.inspect.custom] (depth, options) {
-    if (options.depth === null) {
-      options.depth = 2
-    }
-
-    options.colors ??= true
-
-    const properties = {
-      method: this.method,
-      url: this.url,
-      headers: this.headers,
-      destination: this.destination,
-      referrer: this.referrer,
-      referrerPolicy: this.referrerPolicy,
-      mode: this.mode,
-      credentials: this.credentials,
-      cache: this.cache,
-      redirect: this.redirect,
-      integrity: this.integrity,
-      keepalive: this.keepalive,
-      isReloadNavigation: this.isReloadNavigation,
-      isHistoryNavigation: this.isHistoryNavigation,
-      signal: this.signal
-    }
-
-    return `Request ${nodeUtil.formatWithOptions(options, properties)}`
-  }
-}
-
-mixinBody(Request)
-
-// https://fetch.spec.whatwg.org/#requests
-function makeRequest (init) {
-  return {
-    method: init.method ?? 'GET',
-    localURLsOnly: init.localURLsOnly ?? false,
-    unsafeRequest: init.unsafeRequest ?? false,
-    body: init.body ?? null,
-    client: init.client ?? null,
-    reservedClient: init.reservedClient ?? null,
-    replacesClientId: init.replacesClientId ?? '',
-    window: init.window ?? 'client',
-    keepalive: init.keepalive ?? false,
-    serviceWorkers: init.serviceWorkers ?? 'all',
-    initiator: init.initiator ?? '',
-    destination: init.destination ?? '',
-    priority: init.priority ?? null,
-    origin: init.origin ?? 'client',
-    policyContainer: init.policyContainer ?? 'client',
-    referrer: init.referrer ?? 'client',
-    referrerPolicy: init.referrerPolicy ?? '',
-    mode: init.mode ?? 'no-cors',
-    useCORSPreflightFlag: init.useCORSPreflightFlag ?? false,
-    credentials: init.credentials ?? 'same-origin',
-    useCredentials: init.useCredentials ?? false,
-    cache: init.cache ?? 'default',
-    redirect: init.redirect ?? 'follow',
-    integrity: init.integrity ?? '',
-    cryptoGraphicsNonceMetadata: init.cryptoGraphicsNonceMetadata ?? '',
-    parserMetadata: init.parserMetadata ?? '',
-    reloadNavigation: init.reloadNavigation ?? false,
-    historyNavigation: init.historyNavigation ?? false,
-    userActivation: init.userActivation ?? false,
-    taintedOrigin: init.taintedOrigin ?? false,
-    redirectCount: init.redirectCount ?? 0,
-    responseTainting: init.responseTainting ?? 'basic',
-    preventNoCacheCacheControlHeaderModification: init.preventNoCacheCacheControlHeaderModification ?? false,
-    done: init.done ?? false,
-    timingAllowFailed: init.timingAllowFailed ?? false,
-    urlList: init.urlList,
-    url: init.urlList[0],
-    headersList: init.headersList
-      ? new HeadersList(init.headersList)
-      : new HeadersList()
-  }
-}
-
-// https://fetch.spec.whatwg.org/#concept-request-clone
-function cloneRequest (request) {
-  // To clone a request request, run these steps:
-
-  // 1. Let newRequest be a copy of request, except for its body.
-  const newRequest = makeRequest({ ...request, body: null })
-
-  // 2. If request’s body is non-null, set newRequest’s body to the
-  // result of cloning request’s body.
-  if (request.body != null) {
-    newRequest.body = cloneBody(newRequest, request.body)
-  }
-
-  // 3. Return newRequest.
-  return newRequest
-}
-
-/**
- * @see https://fetch.spec.whatwg.org/#request-create
- * @param {any} innerRequest
- * @param {AbortSignal} signal
- * @param {'request' | 'immutable' | 'request-no-cors' | 'response' | 'none'} guard
- * @returns {Request}
- */
-function fromInnerRequest (innerRequest, signal, guard) {
-  const request = new Request(kConstruct)
-  request[kState] = innerRequest
-  request[kSignal] = signal
-  request[kHeaders] = new Headers(kConstruct)
-  setHeadersList(request[kHeaders], innerRequest.headersList)
-  setHeadersGuard(request[kHeaders], guard)
-  return request
-}
-
-Object.defineProperties(Request.prototype, {
-  method: kEnumerableProperty,
-  url: kEnumerableProperty,
-  headers: kEnumerableProperty,
-  redirect: kEnumerableProperty,
-  clone: kEnumerableProperty,
-  signal: kEnumerableProperty,
-  duplex: kEnumerableProperty,
-  destination: kEnumerableProperty,
-  body: kEnumerableProperty,
-  bodyUsed: kEnumerableProperty,
-  isHistoryNavigation: kEnumerableProperty,
-  isReloadNavigation: kEnumerableProperty,
-  keepalive: kEnumerableProperty,
-  integrity: kEnumerableProperty,
-  cache: kEnumerableProperty,
-  credentials: kEnumerableProperty,
-  attribute: kEnumerableProperty,
-  referrerPolicy: kEnumerableProperty,
-  referrer: kEnumerableProperty,
-  mode: kEnumerableProperty,
-  [Symbol.toStringTag]: {
-    value: 'Request',
-    configurable: true
-  }
-})
-
-webidl.converters.Request = webidl.interfaceConverter(
-  Request
-)
-
-// https://fetch.spec.whatwg.org/#requestinfo
-webidl.converters.RequestInfo = function (V, prefix, argument) {
-  if (typeof V === 'string') {
-    return webidl.converters.USVString(V, prefix, argument)
-  }
-
-  if (V instanceof Request) {
-    return webidl.converters.Request(V, prefix, argument)
-  }
-
-  return webidl.converters.USVString(V, prefix, argument)
-}
-
-webidl.converters.AbortSignal = webidl.interfaceConverter(
-  AbortSignal
-)
-
-// https://fetch.spec.whatwg.org/#requestinit
-webidl.converters.RequestInit = webidl.dictionaryConverter([
-  {
-    key: 'method',
-    converter: webidl.converters.ByteString
-  },
-  {
-    key: 'headers',
-    converter: webidl.converters.HeadersInit
-  },
-  {
-    key: 'body',
-    converter: webidl.nullableConverter(
-      webidl.converters.BodyInit
-    )
-  },
-  {
-    key: 'referrer',
-    converter: webidl.converters.USVString
-  },
-  {
-    key: 'referrerPolicy',
-    converter: webidl.converters.DOMString,
-    // https://w3c.github.io/webappsec-referrer-policy/#referrer-policy
-    allowedValues: referrerPolicy
-  },
-  {
-    key: 'mode',
-    converter: webidl.converters.DOMString,
-    // https://fetch.spec.whatwg.org/#concept-request-mode
-    allowedValues: requestMode
-  },
-  {
-    key: 'credentials',
-    converter: webidl.converters.DOMString,
-    // https://fetch.spec.whatwg.org/#requestcredentials
-    allowedValues: requestCredentials
-  },
-  {
-    key: 'cache',
-    converter: webidl.converters.DOMString,
-    // https://fetch.spec.whatwg.org/#requestcache
-    allowedValues: requestCache
-  },
-  {
-    key: 'redirect',
-    converter: webidl.converters.DOMString,
-    // https://fetch.spec.whatwg.org/#requestredirect
-    allowedValues: requestRedirect
-  },
-  {
-    key: 'integrity',
-    converter: webidl.converters.DOMString
-  },
-  {
-    key: 'keepalive',
-    converter: webidl.converters.boolean
-  },
-  {
-    key: 'signal',
-    converter: webidl.nullableConverter(
-      (signal) => webidl.converters.AbortSignal(
-        signal,
-        'RequestInit',
-        'signal',
-        { strict: false }
-      )
-    )
-  },
-  {
-    key: 'window',
-    converter: webidl.converters.any
-  },
-  {
-    key: 'duplex',
-    converter: webidl.converters.DOMString,
-    allowedValues: requestDuplex
-  },
-  {
-    key: 'dispatcher', // undici specific option
-    converter: webidl.converters.any
-  }
-])
-
-module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
-
-
-/***/ }),
-
-/***/ 9051:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(660)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(4492)
-const util = __nccwpck_require__(3440)
-const nodeUtil = __nccwpck_require__(7975)
-const { kEnumerableProperty } = util
-const {
-  isValidReasonPhrase,
-  isCancelled,
-  isAborted,
-  isBlobLike,
-  serializeJavascriptValueToJSONString,
-  isErrorLike,
-  isomorphicEncode,
-  environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(3168)
-const {
-  redirectStatusSet,
-  nullBodyStatus
-} = __nccwpck_require__(4495)
-const { kState, kHeaders } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
-const { FormData } = __nccwpck_require__(5910)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { kConstruct } = __nccwpck_require__(6443)
-const assert = __nccwpck_require__(4589)
-const { types } = __nccwpck_require__(7975)
-
-const textEncoder = new TextEncoder('utf-8')
-
-// https://fetch.spec.whatwg.org/#response-class
-class Response {
-  // Creates network error Response.
-  static error () {
-    // The static error() method steps are to return the result of creating a
-    // Response object, given a new network error, "immutable", and this’s
-    // relevant Realm.
-    const responseObject = fromInnerResponse(makeNetworkError(), 'immutable')
-
-    return responseObject
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-response-json
-  static json (data, init = {}) {
-    webidl.argumentLengthCheck(arguments, 1, 'Response.json')
-
-    if (init !== null) {
-      init = webidl.converters.ResponseInit(init)
-    }
-
-    // 1. Let bytes the result of running serialize a JavaScript value to JSON bytes on data.
-    const bytes = textEncoder.encode(
-      serializeJavascriptValueToJSONString(data)
-    )
-
-    // 2. Let body be the result of extracting bytes.
-    const body = extractBody(bytes)
-
-    // 3. Let responseObject be the result of creating a Response object, given a new response,
-    //    "response", and this’s relevant Realm.
-    const responseObject = fromInnerResponse(makeResponse({}), 'response')
-
-    // 4. Perform initialize a response given responseObject, init, and (body, "application/json").
-    initializeResponse(responseObject, init, { body: body[0], type: 'application/json' })
-
-    // 5. Return responseObject.
-    return responseObject
-  }
-
-  // Creates a redirect Response that redirects to url with status status.
-  static redirect (url, status = 302) {
-    webidl.argumentLengthCheck(arguments, 1, 'Response.redirect')
-
-    url = webidl.converters.USVString(url)
-    status = webidl.converters['unsigned short'](status)
-
-    // 1. Let parsedURL be the result of parsing url with current settings
-    // object’s API base URL.
-    // 2. If parsedURL is failure, then throw a TypeError.
-    // TODO: base-URL?
-    let parsedURL
-    try {
-      parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl)
-    } catch (err) {
-      throw new TypeError(`Failed to parse URL from ${url}`, { cause: err })
-    }
-
-    // 3. If status is not a redirect status, then throw a RangeError.
-    if (!redirectStatusSet.has(status)) {
-      throw new RangeError(`Invalid status code ${status}`)
-    }
-
-    // 4. Let responseObject be the result of creating a Response object,
-    // given a new response, "immutable", and this’s relevant Realm.
-    const responseObject = fromInnerResponse(makeResponse({}), 'immutable')
-
-    // 5. Set responseObject’s response’s status to status.
-    responseObject[kState].status = status
-
-    // 6. Let value be parsedURL, serialized and isomorphic encoded.
-    const value = isomorphicEncode(URLSerializer(parsedURL))
-
-    // 7. Append `Location`/value to responseObject’s response’s header list.
-    responseObject[kState].headersList.append('location', value, true)
-
-    // 8. Return responseObject.
-    return responseObject
-  }
-
-  // https://fetch.spec.whatwg.org/#dom-response
-  constructor (body = null, init = {}) {
-    webidl.util.markAsUncloneable(this)
-    if (body === kConstruct) {
-      return
-    }
-
-    if (body !== null) {
-      body = webidl.converters.BodyInit(body)
-    }
-
-    init = webidl.converters.ResponseInit(init)
-
-    // 1. Set this’s response to a new response.
-    this[kState] = makeResponse({})
-
-    // 2. Set this’s headers to a new Headers object with this’s relevant
-    // Realm, whose header list is this’s response’s header list and guard
-    // is "response".
-    this[kHeaders] = new Headers(kConstruct)
-    setHeadersGuard(this[kHeaders], 'response')
-    setHeadersList(this[kHeaders], this[kState].headersList)
-
-    // 3. Let bodyWithType be null.
-    let bodyWithType = null
-
-    // 4. If body is non-null, then set bodyWithType to the result of extracting body.
-    if (body != null) {
-      const [extractedBody, type] = extractBody(body)
-      bodyWithType = { body: extractedBody, type }
-    }
-
-    // 5. Perform initialize a response given this, init, and bodyWithType.
-    initializeResponse(this, init, bodyWithType)
-  }
-
-  // Returns response’s type, e.g., "cors".
-  get type () {
-    webidl.brandCheck(this, Response)
-
-    // The type getter steps are to return this’s response’s type.
-    return this[kState].type
-  }
-
-  // Returns response’s URL, if it has one; otherwise the empty string.
-  get url () {
-    webidl.brandCheck(this, Response)
-
-    const urlList = this[kState].urlList
-
-    // The url getter steps are to return the empty string if this’s
-    // response’s URL is null; otherwise this’s response’s URL,
-    // serialized with exclude fragment set to true.
-    const url = urlList[urlList.length - 1] ?? null
-
-    if (url === null) {
-      return ''
-    }
-
-    return URLSerializer(url, true)
-  }
-
-  // Returns whether response was obtained through a redirect.
-  get redirected () {
-    webidl.brandCheck(this, Response)
-
-    // The redirected getter steps are to return true if this’s response’s URL
-    // list has more than one item; otherwise false.
-    return this[kState].urlList.length > 1
-  }
-
-  // Returns response’s status.
-  get status () {
-    webidl.brandCheck(this, Response)
-
-    // The status getter steps are to return this’s response’s status.
-    return this[kState].status
-  }
-
-  // Returns whether response’s status is an ok status.
-  get ok () {
-    webidl.brandCheck(this, Response)
-
-    // The ok getter steps are to return true if this’s response’s status is an
-    // ok status; otherwise false.
-    return this[kState].status >= 200 && this[kState].status <= 299
-  }
-
-  // Returns response’s status message.
-  get statusText () {
-    webidl.brandCheck(this, Response)
-
-    // The statusText getter steps are to return this’s response’s status
-    // message.
-    return this[kState].statusText
-  }
-
-  // Returns response’s headers as Headers.
-  get headers () {
-    webidl.brandCheck(this, Response)
-
-    // The headers getter steps are to return this’s headers.
-    return this[kHeaders]
-  }
-
-  get body () {
-    webidl.brandCheck(this, Response)
-
-    return this[kState].body ? this[kState].body.stream : null
-  }
-
-  get bodyUsed () {
-    webidl.brandCheck(this, Response)
-
-    return !!this[kState].body && util.isDisturbed(this[kState].body.stream)
-  }
-
-  // Returns a clone of response.
-  clone () {
-    webidl.brandCheck(this, Response)
-
-    // 1. If this is unusable, then throw a TypeError.
-    if (bodyUnusable(this)) {
-      throw webidl.errors.exception({
-        header: 'Response.clone',
-        message: 'Body has already been consumed.'
-      })
-    }
-
-    // 2. Let clonedResponse be the result of cloning this’s response.
-    const clonedResponse = cloneResponse(this[kState])
-
-    // Note: To re-register because of a new stream.
-    if (hasFinalizationRegistry && this[kState].body?.stream) {
-      streamRegistry.register(this, new WeakRef(this[kState].body.stream))
-    }
-
-    // 3. Return the result of creating a Response object, given
-    // clonedResponse, this’s headers’s guard, and this’s relevant Realm.
-    return fromInnerResponse(clonedResponse, getHeadersGuard(this[kHeaders]))
-  }
-
-  [nodeUtil.inspect.custom] (depth, options) {
-    if (options.depth === null) {
-      options.depth = 2
-    }
-
-    options.colors ??= true
-
-    const properties = {
-      status: this.status,
-      statusText: this.statusText,
-      headers: this.headers,
-      body: this.body,
-      bodyUsed: this.bodyUsed,
-      ok: this.ok,
-      redirected: this.redirected,
-      type: this.type,
-      url: this.url
-    }
-
-    return `Response ${nodeUtil.formatWithOptions(options, properties)}`
-  }
-}
-
-mixinBody(Response)
-
-Object.defineProperties(Response.prototype, {
-  type: kEnumerableProperty,
-  url: kEnumerableProperty,
-  status: kEnumerableProperty,
-  ok: kEnumerableProperty,
-  redirected: kEnumerableProperty,
-  statusText: kEnumerableProperty,
-  headers: kEnumerableProperty,
-  clone: kEnumerableProperty,
-  body: kEnumerableProperty,
-  bodyUsed: kEnumerableProperty,
-  [Symbol.toStringTag]: {
-    value: 'Response',
-    configurable: true
-  }
-})
-
-Object.defineProperties(Response, {
-  json: kEnumerableProperty,
-  redirect: kEnumerableProperty,
-  error: kEnumerableProperty
-})
-
-// https://fetch.spec.whatwg.org/#concept-response-clone
-function cloneResponse (response) {
-  // To clone a response response, run these steps:
-
-  // 1. If response is a filtered response, then return a new identical
-  // filtered response whose internal response is a clone of response’s
-  // internal response.
-  if (response.internalResponse) {
-    return filterResponse(
-      cloneResponse(response.internalResponse),
-      response.type
-    )
-  }
-
-  // 2. Let newResponse be a copy of response, except for its body.
-  const newResponse = makeResponse({ ...response, body: null })
-
-  // 3. If response’s body is non-null, then set newResponse’s body to the
-  // result of cloning response’s body.
-  if (response.body != null) {
-    newResponse.body = cloneBody(newResponse, response.body)
-  }
-
-  // 4. Return newResponse.
-  return newResponse
-}
-
-function makeResponse (init) {
-  return {
-    aborted: false,
-    rangeRequested: false,
-    timingAllowPassed: false,
-    requestIncludesCredentials: false,
-    type: 'default',
-    status: 200,
-    timingInfo: null,
-    cacheState: '',
-    statusText: '',
-    ...init,
-    headersList: init?.headersList
-      ? new HeadersList(init?.headersList)
-      : new HeadersList(),
-    urlList: init?.urlList ? [...init.urlList] : []
-  }
-}
-
-function makeNetworkError (reason) {
-  const isError = isErrorLike(reason)
-  return makeResponse({
-    type: 'error',
-    status: 0,
-    error: isError
-      ? reason
-      : new Error(reason ? String(reason) : reason),
-    aborted: reason && reason.name === 'AbortError'
-  })
-}
-
-// @see https://fetch.spec.whatwg.org/#concept-network-error
-function isNetworkError (response) {
-  return (
-    // A network error is a response whose type is "error",
-    response.type === 'error' &&
-    // status is 0
-    response.status === 0
-  )
-}
-
-function makeFilteredResponse (response, state) {
-  state = {
-    internalResponse: response,
-    ...state
-  }
-
-  return new Proxy(response, {
-    get (target, p) {
-      return p in state ? state[p] : target[p]
-    },
-    set (target, p, value) {
-      assert(!(p in state))
-      target[p] = value
-      return true
-    }
-  })
-}
-
-// https://fetch.spec.whatwg.org/#concept-filtered-response
-function filterResponse (response, type) {
-  // Set response to the following filtered response with response as its
-  // internal response, depending on request’s response tainting:
-  if (type === 'basic') {
-    // A basic filtered response is a filtered response whose type is "basic"
-    // and header list excludes any headers in internal response’s header list
-    // whose name is a forbidden response-header name.
-
-    // Note: undici does not implement forbidden response-header names
-    return makeFilteredResponse(response, {
-      type: 'basic',
-      headersList: response.headersList
-    })
-  } else if (type === 'cors') {
-    // A CORS filtered response is a filtered response whose type is "cors"
-    // and header list excludes any headers in internal response’s header
-    // list whose name is not a CORS-safelisted response-header name, given
-    // internal response’s CORS-exposed header-name list.
-
-    // Note: undici does not implement CORS-safelisted response-header names
-    return makeFilteredResponse(response, {
-      type: 'cors',
-      headersList: response.headersList
-    })
-  } else if (type === 'opaque') {
-    // An opaque filtered response is a filtered response whose type is
-    // "opaque", URL list is the empty list, status is 0, status message
-    // is the empty byte sequence, header list is empty, and body is null.
-
-    return makeFilteredResponse(response, {
-      type: 'opaque',
-      urlList: Object.freeze([]),
-      status: 0,
-      statusText: '',
-      body: null
-    })
-  } else if (type === 'opaqueredirect') {
-    // An opaque-redirect filtered response is a filtered response whose type
-    // is "opaqueredirect", status is 0, status message is the empty byte
-    // sequence, header list is empty, and body is null.
-
-    return makeFilteredResponse(response, {
-      type: 'opaqueredirect',
-      status: 0,
-      statusText: '',
-      headersList: [],
-      body: null
-    })
-  } else {
-    assert(false)
-  }
-}
-
-// https://fetch.spec.whatwg.org/#appropriate-network-error
-function makeAppropriateNetworkError (fetchParams, err = null) {
-  // 1. Assert: fetchParams is canceled.
-  assert(isCancelled(fetchParams))
-
-  // 2. Return an aborted network error if fetchParams is aborted;
-  // otherwise return a network error.
-  return isAborted(fetchParams)
-    ? makeNetworkError(Object.assign(new DOMException('The operation was aborted.', 'AbortError'), { cause: err }))
-    : makeNetworkError(Object.assign(new DOMException('Request was cancelled.'), { cause: err }))
-}
-
-// https://whatpr.org/fetch/1392.html#initialize-a-response
-function initializeResponse (response, init, body) {
-  // 1. If init["status"] is not in the range 200 to 599, inclusive, then
-  //    throw a RangeError.
-  if (init.status !== null && (init.status < 200 || init.status > 599)) {
-    throw new RangeError('init["status"] must be in the range of 200 to 599, inclusive.')
-  }
-
-  // 2. If init["statusText"] does not match the reason-phrase token production,
-  //    then throw a TypeError.
-  if ('statusText' in init && init.statusText != null) {
-    // See, https://datatracker.ietf.org/doc/html/rfc7230#section-3.1.2:
-    //   reason-phrase  = *( HTAB / SP / VCHAR / obs-text )
-    if (!isValidReasonPhrase(String(init.statusText))) {
-      throw new TypeError('Invalid statusText')
-    }
-  }
-
-  // 3. Set response’s response’s status to init["status"].
-  if ('status' in init && init.status != null) {
-    response[kState].status = init.status
-  }
-
-  // 4. Set response’s response’s status message to init["statusText"].
-  if ('statusText' in init && init.statusText != null) {
-    response[kState].statusText = init.statusText
-  }
-
-  // 5. If init["headers"] exists, then fill response’s headers with init["headers"].
-  if ('headers' in init && init.headers != null) {
-    fill(response[kHeaders], init.headers)
-  }
-
-  // 6. If body was given, then:
-  if (body) {
-    // 1. If response's status is a null body status, then throw a TypeError.
-    if (nullBodyStatus.includes(response.status)) {
-      throw webidl.errors.exception({
-        header: 'Response constructor',
-        message: `Invalid response status code ${response.status}`
-      })
-    }
-
-    // 2. Set response's body to body's body.
-    response[kState].body = body.body
-
-    // 3. If body's type is non-null and response's header list does not contain
-    //    `Content-Type`, then append (`Content-Type`, body's type) to response's header list.
-    if (body.type != null && !response[kState].headersList.contains('content-type', true)) {
-      response[kState].headersList.append('content-type', body.type, true)
-    }
-  }
-}
-
-/**
- * @see https://fetch.spec.whatwg.org/#response-create
- * @param {any} innerResponse
- * @param {'request' | 'immutable' | 'request-no-cors' | 'response' | 'none'} guard
- * @returns {Response}
- */
-function fromInnerResponse (innerResponse, guard) {
-  const response = new Response(kConstruct)
-  response[kState] = innerResponse
-  response[kHeaders] = new Headers(kConstruct)
-  setHeadersList(response[kHeaders], innerResponse.headersList)
-  setHeadersGuard(response[kHeaders], guard)
-
-  if (hasFinalizationRegistry && innerResponse.body?.stream) {
-    // If the target (response) is reclaimed, the cleanup callback may be called at some point with
-    // the held value provided for it (innerResponse.body.stream). The held value can be any value:
-    // a primitive or an object, even undefined. If the held value is an object, the registry keeps
-    // a strong reference to it (so it can pass it to the cleanup callback later). Reworded from
-    // https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/FinalizationRegistry
-    streamRegistry.register(response, new WeakRef(innerResponse.body.stream))
-  }
-
-  return response
-}
-
-webidl.converters.ReadableStream = webidl.interfaceConverter(
-  ReadableStream
-)
-
-webidl.converters.FormData = webidl.interfaceConverter(
-  FormData
-)
-
-webidl.converters.URLSearchParams = webidl.interfaceConverter(
-  URLSearchParams
-)
-
-// https://fetch.spec.whatwg.org/#typedefdef-xmlhttprequestbodyinit
-webidl.converters.XMLHttpRequestBodyInit = function (V, prefix, name) {
-  if (typeof V === 'string') {
-    return webidl.converters.USVString(V, prefix, name)
-  }
-
-  if (isBlobLike(V)) {
-    return webidl.converters.Blob(V, prefix, name, { strict: false })
-  }
-
-  if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-    return webidl.converters.BufferSource(V, prefix, name)
-  }
-
-  if (util.isFormDataLike(V)) {
-    return webidl.converters.FormData(V, prefix, name, { strict: false })
-  }
-
-  if (V instanceof URLSearchParams) {
-    return webidl.converters.URLSearchParams(V, prefix, name)
-  }
-
-  return webidl.converters.DOMString(V, prefix, name)
-}
-
-// https://fetch.spec.whatwg.org/#bodyinit
-webidl.converters.BodyInit = function (V, prefix, argument) {
-  if (V instanceof ReadableStream) {
-    return webidl.converters.ReadableStream(V, prefix, argument)
-  }
-
-  // Note: the spec doesn't include async iterables,
-  // this is an undici extension.
-  if (V?.[Symbol.asyncIterator]) {
-    return V
-  }
-
-  return webidl.converters.XMLHttpRequestBodyInit(V, prefix, argument)
-}
-
-webidl.converters.ResponseInit = webidl.dictionaryConverter([
-  {
-    key: 'status',
-    converter: webidl.converters['unsigned short'],
-    defaultValue: () => 200
-  },
-  {
-    key: 'statusText',
-    converter: webidl.converters.ByteString,
-    defaultValue: () => ''
-  },
-  {
-    key: 'headers',
-    converter: webidl.converters.HeadersInit
-  }
-])
-
-module.exports = {
-  isNetworkError,
-  makeNetworkError,
-  makeResponse,
-  makeAppropriateNetworkError,
-  filterResponse,
-  Response,
-  cloneResponse,
-  fromInnerResponse
-}
-
-
-/***/ }),
-
 /***/ 3627:
 /***/ ((module) => {
 
@@ -22037,7 +11686,7 @@ try {
 function responseURL (response) {
   // https://fetch.spec.whatwg.org/#responses
   // A response has an associated URL. It is a pointer to the last URL
-  // in response’s URL list and null if response’s URL list is empty.
+  // in response\u2019s URL list and null if response\u2019s URL list is empty.
   const urlList = response.urlList
   const length = urlList.length
   return length === 0 ? null : urlList[length - 1].toString()
@@ -22045,17 +11694,17 @@ function responseURL (response) {
 
 // https://fetch.spec.whatwg.org/#concept-response-location-url
 function responseLocationURL (response, requestFragment) {
-  // 1. If response’s status is not a redirect status, then return null.
+  // 1. If response\u2019s status is not a redirect status, then return null.
   if (!redirectStatusSet.has(response.status)) {
     return null
   }
 
   // 2. Let location be the result of extracting header list values given
-  // `Location` and response’s header list.
+  // `Location` and response\u2019s header list.
   let location = response.headersList.get('location', true)
 
   // 3. If location is a header value, then set location to the result of
-  //    parsing location with response’s URL.
+  //    parsing location with response\u2019s URL.
   if (location !== null && isValidHeaderValue(location)) {
     if (!isValidEncodedURL(location)) {
       // Some websites respond location header in UTF-8 form without encoding them as ASCII
@@ -22066,7 +11715,7 @@ function responseLocationURL (response, requestFragment) {
     location = new URL(location, responseURL(response))
   }
 
-  // 4. If location is a URL whose fragment is null, then set location’s
+  // 4. If location is a URL whose fragment is null, then set location\u2019s
   // fragment to requestFragment.
   if (location && !location.hash) {
     location.hash = requestFragment
@@ -22111,10 +11760,10 @@ function requestCurrentURL (request) {
 }
 
 function requestBadPort (request) {
-  // 1. Let url be request’s current URL.
+  // 1. Let url be request\u2019s current URL.
   const url = requestCurrentURL(request)
 
-  // 2. If url’s scheme is an HTTP(S) scheme and url’s port is a bad port,
+  // 2. If url\u2019s scheme is an HTTP(S) scheme and url\u2019s port is a bad port,
   // then return blocked.
   if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
     return 'blocked'
@@ -22182,14 +11831,14 @@ function isValidHeaderValue (potentialValue) {
 // https://w3c.github.io/webappsec-referrer-policy/#set-requests-referrer-policy-on-redirect
 function setRequestReferrerPolicyOnRedirect (request, actualResponse) {
   //  Given a request request and a response actualResponse, this algorithm
-  //  updates request’s referrer policy according to the Referrer-Policy
+  //  updates request\u2019s referrer policy according to the Referrer-Policy
   //  header (if any) in actualResponse.
 
-  // 1. Let policy be the result of executing § 8.1 Parse a referrer policy
+  // 1. Let policy be the result of executing \u00a7 8.1 Parse a referrer policy
   // from a Referrer-Policy header on actualResponse.
 
   // 8.1 Parse a referrer policy from a Referrer-Policy header
-  // 1. Let policy-tokens be the result of extracting header list values given `Referrer-Policy` and response’s header list.
+  // 1. Let policy-tokens be the result of extracting header list values given `Referrer-Policy` and response\u2019s header list.
   const { headersList } = actualResponse
   // 2. Let policy be the empty string.
   // 3. For each token in policy-tokens, if token is a referrer policy and token is not the empty string, then set policy to token.
@@ -22213,7 +11862,7 @@ function setRequestReferrerPolicyOnRedirect (request, actualResponse) {
     }
   }
 
-  // 2. If policy is not the empty string, then set request’s referrer policy to policy.
+  // 2. If policy is not the empty string, then set request\u2019s referrer policy to policy.
   if (policy !== '') {
     request.referrerPolicy = policy
   }
@@ -22243,16 +11892,16 @@ function appendFetchMetadata (httpRequest) {
 
   //  https://w3c.github.io/webappsec-fetch-metadata/#sec-fetch-mode-header
 
-  //  1. Assert: r’s url is a potentially trustworthy URL.
+  //  1. Assert: r\u2019s url is a potentially trustworthy URL.
   //  TODO
 
   //  2. Let header be a Structured Header whose value is a token.
   let header = null
 
-  //  3. Set header’s value to r’s mode.
+  //  3. Set header\u2019s value to r\u2019s mode.
   header = httpRequest.mode
 
-  //  4. Set a structured field value `Sec-Fetch-Mode`/header in r’s header list.
+  //  4. Set a structured field value `Sec-Fetch-Mode`/header in r\u2019s header list.
   httpRequest.headersList.set('sec-fetch-mode', header, true)
 
   //  https://w3c.github.io/webappsec-fetch-metadata/#sec-fetch-site-header
@@ -22279,13 +11928,13 @@ function appendRequestOriginHeader (request) {
     return
   }
 
-  // 2. If request’s response tainting is "cors" or request’s mode is "websocket",
-  //    then append (`Origin`, serializedOrigin) to request’s header list.
-  // 3. Otherwise, if request’s method is neither `GET` nor `HEAD`, then:
+  // 2. If request\u2019s response tainting is "cors" or request\u2019s mode is "websocket",
+  //    then append (`Origin`, serializedOrigin) to request\u2019s header list.
+  // 3. Otherwise, if request\u2019s method is neither `GET` nor `HEAD`, then:
   if (request.responseTainting === 'cors' || request.mode === 'websocket') {
     request.headersList.append('origin', serializedOrigin, true)
   } else if (request.method !== 'GET' && request.method !== 'HEAD') {
-    // 1. Switch on request’s referrer policy:
+    // 1. Switch on request\u2019s referrer policy:
     switch (request.referrerPolicy) {
       case 'no-referrer':
         // Set serializedOrigin to `null`.
@@ -22294,15 +11943,15 @@ function appendRequestOriginHeader (request) {
       case 'no-referrer-when-downgrade':
       case 'strict-origin':
       case 'strict-origin-when-cross-origin':
-        // If request’s origin is a tuple origin, its scheme is "https", and
-        // request’s current URL’s scheme is not "https", then set
+        // If request\u2019s origin is a tuple origin, its scheme is "https", and
+        // request\u2019s current URL\u2019s scheme is not "https", then set
         // serializedOrigin to `null`.
         if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
           serializedOrigin = null
         }
         break
       case 'same-origin':
-        // If request’s origin is not same origin with request’s current URL’s
+        // If request\u2019s origin is not same origin with request\u2019s current URL\u2019s
         // origin, then set serializedOrigin to `null`.
         if (!sameOrigin(request, requestCurrentURL(request))) {
           serializedOrigin = null
@@ -22312,7 +11961,7 @@ function appendRequestOriginHeader (request) {
         // Do nothing.
     }
 
-    // 2. Append (`Origin`, serializedOrigin) to request’s header list.
+    // 2. Append (`Origin`, serializedOrigin) to request\u2019s header list.
     request.headersList.append('origin', serializedOrigin, true)
   }
 }
@@ -22391,11 +12040,11 @@ function determineRequestsReferrer (request) {
   // Note: policy cannot (shouldn't) be null or an empty string.
   assert(policy)
 
-  // 2. Let environment be request’s client.
+  // 2. Let environment be request\u2019s client.
 
   let referrerSource = null
 
-  // 3. Switch on request’s referrer:
+  // 3. Switch on request\u2019s referrer:
   if (request.referrer === 'client') {
     // Note: node isn't a browser and doesn't implement document/iframes,
     // so we bypass this step and replace it with our own.
@@ -22409,11 +12058,11 @@ function determineRequestsReferrer (request) {
     // note: we need to clone it as it's mutated
     referrerSource = new URL(globalOrigin)
   } else if (request.referrer instanceof URL) {
-    // Let referrerSource be request’s referrer.
+    // Let referrerSource be request\u2019s referrer.
     referrerSource = request.referrer
   }
 
-  // 4. Let request’s referrerURL be the result of stripping referrerSource for
+  // 4. Let request\u2019s referrerURL be the result of stripping referrerSource for
   //    use as a referrer.
   let referrerURL = stripURLForReferrer(referrerSource)
 
@@ -22442,13 +12091,13 @@ function determineRequestsReferrer (request) {
     case 'strict-origin-when-cross-origin': {
       const currentURL = requestCurrentURL(request)
 
-      // 1. If the origin of referrerURL and the origin of request’s current
+      // 1. If the origin of referrerURL and the origin of request\u2019s current
       //    URL are the same, then return referrerURL.
       if (sameOrigin(referrerURL, currentURL)) {
         return referrerURL
       }
 
-      // 2. If referrerURL is a potentially trustworthy URL and request’s
+      // 2. If referrerURL is a potentially trustworthy URL and request\u2019s
       //    current URL is not a potentially trustworthy URL, then return no
       //    referrer.
       if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
@@ -22461,14 +12110,14 @@ function determineRequestsReferrer (request) {
     case 'strict-origin': // eslint-disable-line
       /**
          * 1. If referrerURL is a potentially trustworthy URL and
-         * request’s current URL is not a potentially trustworthy URL,
+         * request\u2019s current URL is not a potentially trustworthy URL,
          * then return no referrer.
          * 2. Return referrerOrigin
         */
     case 'no-referrer-when-downgrade': // eslint-disable-line
       /**
        * 1. If referrerURL is a potentially trustworthy URL and
-       * request’s current URL is not a potentially trustworthy URL,
+       * request\u2019s current URL is not a potentially trustworthy URL,
        * then return no referrer.
        * 2. Return referrerOrigin
       */
@@ -22489,26 +12138,26 @@ function stripURLForReferrer (url, originOnly) {
 
   url = new URL(url)
 
-  // 2. If url’s scheme is a local scheme, then return no referrer.
+  // 2. If url\u2019s scheme is a local scheme, then return no referrer.
   if (url.protocol === 'file:' || url.protocol === 'about:' || url.protocol === 'blank:') {
     return 'no-referrer'
   }
 
-  // 3. Set url’s username to the empty string.
+  // 3. Set url\u2019s username to the empty string.
   url.username = ''
 
-  // 4. Set url’s password to the empty string.
+  // 4. Set url\u2019s password to the empty string.
   url.password = ''
 
-  // 5. Set url’s fragment to null.
+  // 5. Set url\u2019s fragment to null.
   url.hash = ''
 
   // 6. If the origin-only flag is true, then:
   if (originOnly) {
-    // 1. Set url’s path to « the empty string ».
+    // 1. Set url\u2019s path to \u00ab the empty string \u00bb.
     url.pathname = ''
 
-    // 2. Set url’s query to null.
+    // 2. Set url\u2019s query to null.
     url.search = ''
   }
 
@@ -22813,7 +12462,7 @@ function normalizeMethod (method) {
 
 // https://infra.spec.whatwg.org/#serialize-a-javascript-value-to-a-json-string
 function serializeJavascriptValueToJSONString (value) {
-  // 1. Let result be ? Call(%JSON.stringify%, undefined, « value »).
+  // 1. Let result be ? Call(%JSON.stringify%, undefined, \u00ab value \u00bb).
   const result = JSON.stringify(value)
 
   // 2. If result is undefined, then throw a TypeError.
@@ -22872,9 +12521,9 @@ function createIterator (name, kInternalIterator, keyIndex = 0, valueIndex = 1) 
         )
       }
 
-      // 6. Let index be object’s index.
-      // 7. Let kind be object’s kind.
-      // 8. Let values be object’s target's value pairs to iterate over.
+      // 6. Let index be object\u2019s index.
+      // 7. Let kind be object\u2019s kind.
+      // 8. Let values be object\u2019s target's value pairs to iterate over.
       const index = this.#index
       const values = this.#target[kInternalIterator]
 
@@ -22893,7 +12542,7 @@ function createIterator (name, kInternalIterator, keyIndex = 0, valueIndex = 1) 
       // 11. Let pair be the entry in values at index index.
       const { [keyIndex]: key, [valueIndex]: value } = values[index]
 
-      // 12. Set object’s index to index + 1.
+      // 12. Set object\u2019s index to index + 1.
       this.#index = index + 1
 
       // 13. Return the iterator result for pair and kind.
@@ -22904,22 +12553,22 @@ function createIterator (name, kInternalIterator, keyIndex = 0, valueIndex = 1) 
       let result
       switch (this.#kind) {
         case 'key':
-          // 1. Let idlKey be pair’s key.
+          // 1. Let idlKey be pair\u2019s key.
           // 2. Let key be the result of converting idlKey to an
           //    ECMAScript value.
           // 3. result is key.
           result = key
           break
         case 'value':
-          // 1. Let idlValue be pair’s value.
+          // 1. Let idlValue be pair\u2019s value.
           // 2. Let value be the result of converting idlValue to
           //    an ECMAScript value.
           // 3. result is value.
           result = value
           break
         case 'key+value':
-          // 1. Let idlKey be pair’s key.
-          // 2. Let idlValue be pair’s value.
+          // 1. Let idlKey be pair\u2019s key.
+          // 2. Let idlValue be pair\u2019s value.
           // 3. Let key be the result of converting idlKey to an
           //    ECMAScript value.
           // 4. Let value be the result of converting idlValue to
@@ -23050,7 +12699,7 @@ async function fullyReadBody (body, processBody, processBodyError) {
   //    with taskDestination.
   const errorSteps = processBodyError
 
-  // 4. Let reader be the result of getting a reader for body’s stream.
+  // 4. Let reader be the result of getting a reader for body\u2019s stream.
   //    If that threw an exception, then run errorSteps with that
   //    exception and return.
   let reader
@@ -23102,9 +12751,9 @@ function isomorphicEncode (input) {
   // 1. Assert: input contains no code points greater than U+00FF.
   assert(!invalidIsomorphicEncodeValueRegex.test(input))
 
-  // 2. Return a byte sequence whose length is equal to input’s code
+  // 2. Return a byte sequence whose length is equal to input\u2019s code
   //    point length and whose bytes have the same values as the
-  //    values of input’s code points, in the same order
+  //    values of input\u2019s code points, in the same order
   return input
 }
 
@@ -23427,22 +13076,22 @@ function extractMimeType (headers) {
     // 6.3. Set mimeType to temporaryMimeType.
     mimeType = temporaryMimeType
 
-    // 6.4. If mimeType’s essence is not essence, then:
+    // 6.4. If mimeType\u2019s essence is not essence, then:
     if (mimeType.essence !== essence) {
       // 6.4.1. Set charset to null.
       charset = null
 
-      // 6.4.2. If mimeType’s parameters["charset"] exists, then set charset to
-      //        mimeType’s parameters["charset"].
+      // 6.4.2. If mimeType\u2019s parameters["charset"] exists, then set charset to
+      //        mimeType\u2019s parameters["charset"].
       if (mimeType.parameters.has('charset')) {
         charset = mimeType.parameters.get('charset')
       }
 
-      // 6.4.3. Set essence to mimeType’s essence.
+      // 6.4.3. Set essence to mimeType\u2019s essence.
       essence = mimeType.essence
     } else if (!mimeType.parameters.has('charset') && charset !== null) {
-      // 6.5. Otherwise, if mimeType’s parameters["charset"] does not exist, and
-      //      charset is non-null, set mimeType’s parameters["charset"] to charset.
+      // 6.5. Otherwise, if mimeType\u2019s parameters["charset"] does not exist, and
+      //      charset is non-null, set mimeType\u2019s parameters["charset"] to charset.
       mimeType.parameters.set('charset', charset)
     }
   }
@@ -23560,7 +13209,7 @@ function utf8DecodeBytes (buffer) {
     buffer = buffer.subarray(3)
   }
 
-  // 3. Process a queue with an instance of UTF-8’s
+  // 3. Process a queue with an instance of UTF-8\u2019s
   //    decoder, ioQueue, output, and "replacement".
   const output = textDecoder.decode(buffer)
 
@@ -23743,14 +13392,14 @@ webidl.util.ConvertToInt = function (V, bitLength, signedness, opts) {
 
   // 1. If bitLength is 64, then:
   if (bitLength === 64) {
-    // 1. Let upperBound be 2^53 − 1.
+    // 1. Let upperBound be 2^53 \u2212 1.
     upperBound = Math.pow(2, 53) - 1
 
     // 2. If signedness is "unsigned", then let lowerBound be 0.
     if (signedness === 'unsigned') {
       lowerBound = 0
     } else {
-      // 3. Otherwise let lowerBound be −2^53 + 1.
+      // 3. Otherwise let lowerBound be \u22122^53 + 1.
       lowerBound = Math.pow(-2, 53) + 1
     }
   } else if (signedness === 'unsigned') {
@@ -23759,22 +13408,22 @@ webidl.util.ConvertToInt = function (V, bitLength, signedness, opts) {
     // 1. Let lowerBound be 0.
     lowerBound = 0
 
-    // 2. Let upperBound be 2^bitLength − 1.
+    // 2. Let upperBound be 2^bitLength \u2212 1.
     upperBound = Math.pow(2, bitLength) - 1
   } else {
     // 3. Otherwise:
 
-    // 1. Let lowerBound be -2^bitLength − 1.
+    // 1. Let lowerBound be -2^bitLength \u2212 1.
     lowerBound = Math.pow(-2, bitLength) - 1
 
-    // 2. Let upperBound be 2^bitLength − 1 − 1.
+    // 2. Let upperBound be 2^bitLength \u2212 1 \u2212 1.
     upperBound = Math.pow(2, bitLength - 1) - 1
   }
 
   // 4. Let x be ? ToNumber(V).
   let x = Number(V)
 
-  // 5. If x is −0, then set x to +0.
+  // 5. If x is \u22120, then set x to +0.
   if (x === 0) {
     x = 0
   }
@@ -23782,7 +13431,7 @@ webidl.util.ConvertToInt = function (V, bitLength, signedness, opts) {
   // 6. If the conversion is to an IDL type associated
   //    with the [EnforceRange] extended attribute, then:
   if (opts?.enforceRange === true) {
-    // 1. If x is NaN, +∞, or −∞, then throw a TypeError.
+    // 1. If x is NaN, +\u221e, or \u2212\u221e, then throw a TypeError.
     if (
       Number.isNaN(x) ||
       x === Number.POSITIVE_INFINITY ||
@@ -23819,7 +13468,7 @@ webidl.util.ConvertToInt = function (V, bitLength, signedness, opts) {
 
     // 2. Round x to the nearest integer, choosing the
     //    even integer if it lies halfway between two,
-    //    and choosing +0 rather than −0.
+    //    and choosing +0 rather than \u22120.
     if (Math.floor(x) % 2 === 0) {
       x = Math.floor(x)
     } else {
@@ -23830,7 +13479,7 @@ webidl.util.ConvertToInt = function (V, bitLength, signedness, opts) {
     return x
   }
 
-  // 8. If x is NaN, +0, +∞, or −∞, then return +0.
+  // 8. If x is NaN, +0, +\u221e, or \u2212\u221e, then return +0.
   if (
     Number.isNaN(x) ||
     (x === 0 && Object.is(0, x)) ||
@@ -23846,8 +13495,8 @@ webidl.util.ConvertToInt = function (V, bitLength, signedness, opts) {
   // 10. Set x to x modulo 2^bitLength.
   x = x % Math.pow(2, bitLength)
 
-  // 11. If signedness is "signed" and x ≥ 2^bitLength − 1,
-  //    then return x − 2^bitLength.
+  // 11. If signedness is "signed" and x \u2265 2^bitLength \u2212 1,
+  //    then return x \u2212 2^bitLength.
   if (signedness === 'signed' && x >= Math.pow(2, bitLength) - 1) {
     return x - Math.pow(2, bitLength)
   }
@@ -23861,7 +13510,7 @@ webidl.util.IntegerPart = function (n) {
   // 1. Let r be floor(abs(n)).
   const r = Math.floor(Math.abs(n))
 
-  // 2. If n < 0, then return -1 × r.
+  // 2. If n < 0, then return -1 \u00d7 r.
   if (n < 0) {
     return -1 * r
   }
@@ -24227,7 +13876,7 @@ webidl.converters.TypedArray = function (V, T, prefix, name, opts) {
 
   // 2. If Type(V) is not Object, or V does not have a
   //    [[TypedArrayName]] internal slot with a value
-  //    equal to T’s name, then throw a TypeError.
+  //    equal to T\u2019s name, then throw a TypeError.
   if (
     webidl.util.Type(V) !== 'Object' ||
     !types.isTypedArray(V) ||
@@ -24345,3751 +13994,6 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2607:
-/***/ ((module) => {
-
-
-
-/**
- * @see https://encoding.spec.whatwg.org/#concept-encoding-get
- * @param {string|undefined} label
- */
-function getEncoding (label) {
-  if (!label) {
-    return 'failure'
-  }
-
-  // 1. Remove any leading and trailing ASCII whitespace from label.
-  // 2. If label is an ASCII case-insensitive match for any of the
-  //    labels listed in the table below, then return the
-  //    corresponding encoding; otherwise return failure.
-  switch (label.trim().toLowerCase()) {
-    case 'unicode-1-1-utf-8':
-    case 'unicode11utf8':
-    case 'unicode20utf8':
-    case 'utf-8':
-    case 'utf8':
-    case 'x-unicode20utf8':
-      return 'UTF-8'
-    case '866':
-    case 'cp866':
-    case 'csibm866':
-    case 'ibm866':
-      return 'IBM866'
-    case 'csisolatin2':
-    case 'iso-8859-2':
-    case 'iso-ir-101':
-    case 'iso8859-2':
-    case 'iso88592':
-    case 'iso_8859-2':
-    case 'iso_8859-2:1987':
-    case 'l2':
-    case 'latin2':
-      return 'ISO-8859-2'
-    case 'csisolatin3':
-    case 'iso-8859-3':
-    case 'iso-ir-109':
-    case 'iso8859-3':
-    case 'iso88593':
-    case 'iso_8859-3':
-    case 'iso_8859-3:1988':
-    case 'l3':
-    case 'latin3':
-      return 'ISO-8859-3'
-    case 'csisolatin4':
-    case 'iso-8859-4':
-    case 'iso-ir-110':
-    case 'iso8859-4':
-    case 'iso88594':
-    case 'iso_8859-4':
-    case 'iso_8859-4:1988':
-    case 'l4':
-    case 'latin4':
-      return 'ISO-8859-4'
-    case 'csisolatincyrillic':
-    case 'cyrillic':
-    case 'iso-8859-5':
-    case 'iso-ir-144':
-    case 'iso8859-5':
-    case 'iso88595':
-    case 'iso_8859-5':
-    case 'iso_8859-5:1988':
-      return 'ISO-8859-5'
-    case 'arabic':
-    case 'asmo-708':
-    case 'csiso88596e':
-    case 'csiso88596i':
-    case 'csisolatinarabic':
-    case 'ecma-114':
-    case 'iso-8859-6':
-    case 'iso-8859-6-e':
-    case 'iso-8859-6-i':
-    case 'iso-ir-127':
-    case 'iso8859-6':
-    case 'iso88596':
-    case 'iso_8859-6':
-    case 'iso_8859-6:1987':
-      return 'ISO-8859-6'
-    case 'csisolatingreek':
-    case 'ecma-118':
-    case 'elot_928':
-    case 'greek':
-    case 'greek8':
-    case 'iso-8859-7':
-    case 'iso-ir-126':
-    case 'iso8859-7':
-    case 'iso88597':
-    case 'iso_8859-7':
-    case 'iso_8859-7:1987':
-    case 'sun_eu_greek':
-      return 'ISO-8859-7'
-    case 'csiso88598e':
-    case 'csisolatinhebrew':
-    case 'hebrew':
-    case 'iso-8859-8':
-    case 'iso-8859-8-e':
-    case 'iso-ir-138':
-    case 'iso8859-8':
-    case 'iso88598':
-    case 'iso_8859-8':
-    case 'iso_8859-8:1988':
-    case 'visual':
-      return 'ISO-8859-8'
-    case 'csiso88598i':
-    case 'iso-8859-8-i':
-    case 'logical':
-      return 'ISO-8859-8-I'
-    case 'csisolatin6':
-    case 'iso-8859-10':
-    case 'iso-ir-157':
-    case 'iso8859-10':
-    case 'iso885910':
-    case 'l6':
-    case 'latin6':
-      return 'ISO-8859-10'
-    case 'iso-8859-13':
-    case 'iso8859-13':
-    case 'iso885913':
-      return 'ISO-8859-13'
-    case 'iso-8859-14':
-    case 'iso8859-14':
-    case 'iso885914':
-      return 'ISO-8859-14'
-    case 'csisolatin9':
-    case 'iso-8859-15':
-    case 'iso8859-15':
-    case 'iso885915':
-    case 'iso_8859-15':
-    case 'l9':
-      return 'ISO-8859-15'
-    case 'iso-8859-16':
-      return 'ISO-8859-16'
-    case 'cskoi8r':
-    case 'koi':
-    case 'koi8':
-    case 'koi8-r':
-    case 'koi8_r':
-      return 'KOI8-R'
-    case 'koi8-ru':
-    case 'koi8-u':
-      return 'KOI8-U'
-    case 'csmacintosh':
-    case 'mac':
-    case 'macintosh':
-    case 'x-mac-roman':
-      return 'macintosh'
-    case 'iso-8859-11':
-    case 'iso8859-11':
-    case 'iso885911':
-    case 'tis-620':
-    case 'windows-874':
-      return 'windows-874'
-    case 'cp1250':
-    case 'windows-1250':
-    case 'x-cp1250':
-      return 'windows-1250'
-    case 'cp1251':
-    case 'windows-1251':
-    case 'x-cp1251':
-      return 'windows-1251'
-    case 'ansi_x3.4-1968':
-    case 'ascii':
-    case 'cp1252':
-    case 'cp819':
-    case 'csisolatin1':
-    case 'ibm819':
-    case 'iso-8859-1':
-    case 'iso-ir-100':
-    case 'iso8859-1':
-    case 'iso88591':
-    case 'iso_8859-1':
-    case 'iso_8859-1:1987':
-    case 'l1':
-    case 'latin1':
-    case 'us-ascii':
-    case 'windows-1252':
-    case 'x-cp1252':
-      return 'windows-1252'
-    case 'cp1253':
-    case 'windows-1253':
-    case 'x-cp1253':
-      return 'windows-1253'
-    case 'cp1254':
-    case 'csisolatin5':
-    case 'iso-8859-9':
-    case 'iso-ir-148':
-    case 'iso8859-9':
-    case 'iso88599':
-    case 'iso_8859-9':
-    case 'iso_8859-9:1989':
-    case 'l5':
-    case 'latin5':
-    case 'windows-1254':
-    case 'x-cp1254':
-      return 'windows-1254'
-    case 'cp1255':
-    case 'windows-1255':
-    case 'x-cp1255':
-      return 'windows-1255'
-    case 'cp1256':
-    case 'windows-1256':
-    case 'x-cp1256':
-      return 'windows-1256'
-    case 'cp1257':
-    case 'windows-1257':
-    case 'x-cp1257':
-      return 'windows-1257'
-    case 'cp1258':
-    case 'windows-1258':
-    case 'x-cp1258':
-      return 'windows-1258'
-    case 'x-mac-cyrillic':
-    case 'x-mac-ukrainian':
-      return 'x-mac-cyrillic'
-    case 'chinese':
-    case 'csgb2312':
-    case 'csiso58gb231280':
-    case 'gb2312':
-    case 'gb_2312':
-    case 'gb_2312-80':
-    case 'gbk':
-    case 'iso-ir-58':
-    case 'x-gbk':
-      return 'GBK'
-    case 'gb18030':
-      return 'gb18030'
-    case 'big5':
-    case 'big5-hkscs':
-    case 'cn-big5':
-    case 'csbig5':
-    case 'x-x-big5':
-      return 'Big5'
-    case 'cseucpkdfmtjapanese':
-    case 'euc-jp':
-    case 'x-euc-jp':
-      return 'EUC-JP'
-    case 'csiso2022jp':
-    case 'iso-2022-jp':
-      return 'ISO-2022-JP'
-    case 'csshiftjis':
-    case 'ms932':
-    case 'ms_kanji':
-    case 'shift-jis':
-    case 'shift_jis':
-    case 'sjis':
-    case 'windows-31j':
-    case 'x-sjis':
-      return 'Shift_JIS'
-    case 'cseuckr':
-    case 'csksc56011987':
-    case 'euc-kr':
-    case 'iso-ir-149':
-    case 'korean':
-    case 'ks_c_5601-1987':
-    case 'ks_c_5601-1989':
-    case 'ksc5601':
-    case 'ksc_5601':
-    case 'windows-949':
-      return 'EUC-KR'
-    case 'csiso2022kr':
-    case 'hz-gb-2312':
-    case 'iso-2022-cn':
-    case 'iso-2022-cn-ext':
-    case 'iso-2022-kr':
-    case 'replacement':
-      return 'replacement'
-    case 'unicodefffe':
-    case 'utf-16be':
-      return 'UTF-16BE'
-    case 'csunicode':
-    case 'iso-10646-ucs-2':
-    case 'ucs-2':
-    case 'unicode':
-    case 'unicodefeff':
-    case 'utf-16':
-    case 'utf-16le':
-      return 'UTF-16LE'
-    case 'x-user-defined':
-      return 'x-user-defined'
-    default: return 'failure'
-  }
-}
-
-module.exports = {
-  getEncoding
-}
-
-
-/***/ }),
-
-/***/ 8355:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const {
-  staticPropertyDescriptors,
-  readOperation,
-  fireAProgressEvent
-} = __nccwpck_require__(3610)
-const {
-  kState,
-  kError,
-  kResult,
-  kEvents,
-  kAborted
-} = __nccwpck_require__(961)
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-
-class FileReader extends EventTarget {
-  constructor () {
-    super()
-
-    this[kState] = 'empty'
-    this[kResult] = null
-    this[kError] = null
-    this[kEvents] = {
-      loadend: null,
-      error: null,
-      abort: null,
-      load: null,
-      progress: null,
-      loadstart: null
-    }
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#dfn-readAsArrayBuffer
-   * @param {import('buffer').Blob} blob
-   */
-  readAsArrayBuffer (blob) {
-    webidl.brandCheck(this, FileReader)
-
-    webidl.argumentLengthCheck(arguments, 1, 'FileReader.readAsArrayBuffer')
-
-    blob = webidl.converters.Blob(blob, { strict: false })
-
-    // The readAsArrayBuffer(blob) method, when invoked,
-    // must initiate a read operation for blob with ArrayBuffer.
-    readOperation(this, blob, 'ArrayBuffer')
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#readAsBinaryString
-   * @param {import('buffer').Blob} blob
-   */
-  readAsBinaryString (blob) {
-    webidl.brandCheck(this, FileReader)
-
-    webidl.argumentLengthCheck(arguments, 1, 'FileReader.readAsBinaryString')
-
-    blob = webidl.converters.Blob(blob, { strict: false })
-
-    // The readAsBinaryString(blob) method, when invoked,
-    // must initiate a read operation for blob with BinaryString.
-    readOperation(this, blob, 'BinaryString')
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#readAsDataText
-   * @param {import('buffer').Blob} blob
-   * @param {string?} encoding
-   */
-  readAsText (blob, encoding = undefined) {
-    webidl.brandCheck(this, FileReader)
-
-    webidl.argumentLengthCheck(arguments, 1, 'FileReader.readAsText')
-
-    blob = webidl.converters.Blob(blob, { strict: false })
-
-    if (encoding !== undefined) {
-      encoding = webidl.converters.DOMString(encoding, 'FileReader.readAsText', 'encoding')
-    }
-
-    // The readAsText(blob, encoding) method, when invoked,
-    // must initiate a read operation for blob with Text and encoding.
-    readOperation(this, blob, 'Text', encoding)
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#dfn-readAsDataURL
-   * @param {import('buffer').Blob} blob
-   */
-  readAsDataURL (blob) {
-    webidl.brandCheck(this, FileReader)
-
-    webidl.argumentLengthCheck(arguments, 1, 'FileReader.readAsDataURL')
-
-    blob = webidl.converters.Blob(blob, { strict: false })
-
-    // The readAsDataURL(blob) method, when invoked, must
-    // initiate a read operation for blob with DataURL.
-    readOperation(this, blob, 'DataURL')
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#dfn-abort
-   */
-  abort () {
-    // 1. If this's state is "empty" or if this's state is
-    //    "done" set this's result to null and terminate
-    //    this algorithm.
-    if (this[kState] === 'empty' || this[kState] === 'done') {
-      this[kResult] = null
-      return
-    }
-
-    // 2. If this's state is "loading" set this's state to
-    //    "done" and set this's result to null.
-    if (this[kState] === 'loading') {
-      this[kState] = 'done'
-      this[kResult] = null
-    }
-
-    // 3. If there are any tasks from this on the file reading
-    //    task source in an affiliated task queue, then remove
-    //    those tasks from that task queue.
-    this[kAborted] = true
-
-    // 4. Terminate the algorithm for the read method being processed.
-    // TODO
-
-    // 5. Fire a progress event called abort at this.
-    fireAProgressEvent('abort', this)
-
-    // 6. If this's state is not "loading", fire a progress
-    //    event called loadend at this.
-    if (this[kState] !== 'loading') {
-      fireAProgressEvent('loadend', this)
-    }
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#dom-filereader-readystate
-   */
-  get readyState () {
-    webidl.brandCheck(this, FileReader)
-
-    switch (this[kState]) {
-      case 'empty': return this.EMPTY
-      case 'loading': return this.LOADING
-      case 'done': return this.DONE
-    }
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#dom-filereader-result
-   */
-  get result () {
-    webidl.brandCheck(this, FileReader)
-
-    // The result attribute’s getter, when invoked, must return
-    // this's result.
-    return this[kResult]
-  }
-
-  /**
-   * @see https://w3c.github.io/FileAPI/#dom-filereader-error
-   */
-  get error () {
-    webidl.brandCheck(this, FileReader)
-
-    // The error attribute’s getter, when invoked, must return
-    // this's error.
-    return this[kError]
-  }
-
-  get onloadend () {
-    webidl.brandCheck(this, FileReader)
-
-    return this[kEvents].loadend
-  }
-
-  set onloadend (fn) {
-    webidl.brandCheck(this, FileReader)
-
-    if (this[kEvents].loadend) {
-      this.removeEventListener('loadend', this[kEvents].loadend)
-    }
-
-    if (typeof fn === 'function') {
-      this[kEvents].loadend = fn
-      this.addEventListener('loadend', fn)
-    } else {
-      this[kEvents].loadend = null
-    }
-  }
-
-  get onerror () {
-    webidl.brandCheck(this, FileReader)
-
-    return this[kEvents].error
-  }
-
-  set onerror (fn) {
-    webidl.brandCheck(this, FileReader)
-
-    if (this[kEvents].error) {
-      this.removeEventListener('error', this[kEvents].error)
-    }
-
-    if (typeof fn === 'function') {
-      this[kEvents].error = fn
-      this.addEventListener('error', fn)
-    } else {
-      this[kEvents].error = null
-    }
-  }
-
-  get onloadstart () {
-    webidl.brandCheck(this, FileReader)
-
-    return this[kEvents].loadstart
-  }
-
-  set onloadstart (fn) {
-    webidl.brandCheck(this, FileReader)
-
-    if (this[kEvents].loadstart) {
-      this.removeEventListener('loadstart', this[kEvents].loadstart)
-    }
-
-    if (typeof fn === 'function') {
-      this[kEvents].loadstart = fn
-      this.addEventListener('loadstart', fn)
-    } else {
-      this[kEvents].loadstart = null
-    }
-  }
-
-  get onprogress () {
-    webidl.brandCheck(this, FileReader)
-
-    return this[kEvents].progress
-  }
-
-  set onprogress (fn) {
-    webidl.brandCheck(this, FileReader)
-
-    if (this[kEvents].progress) {
-      this.removeEventListener('progress', this[kEvents].progress)
-    }
-
-    if (typeof fn === 'function') {
-      this[kEvents].progress = fn
-      this.addEventListener('progress', fn)
-    } else {
-      this[kEvents].progress = null
-    }
-  }
-
-  get onload () {
-    webidl.brandCheck(this, FileReader)
-
-    return this[kEvents].load
-  }
-
-  set onload (fn) {
-    webidl.brandCheck(this, FileReader)
-
-    if (this[kEvents].load) {
-      this.removeEventListener('load', this[kEvents].load)
-    }
-
-    if (typeof fn === 'function') {
-      this[kEvents].load = fn
-      this.addEventListener('load', fn)
-    } else {
-      this[kEvents].load = null
-    }
-  }
-
-  get onabort () {
-    webidl.brandCheck(this, FileReader)
-
-    return this[kEvents].abort
-  }
-
-  set onabort (fn) {
-    webidl.brandCheck(this, FileReader)
-
-    if (this[kEvents].abort) {
-      this.removeEventListener('abort', this[kEvents].abort)
-    }
-
-    if (typeof fn === 'function') {
-      this[kEvents].abort = fn
-      this.addEventListener('abort', fn)
-    } else {
-      this[kEvents].abort = null
-    }
-  }
-}
-
-// https://w3c.github.io/FileAPI/#dom-filereader-empty
-FileReader.EMPTY = FileReader.prototype.EMPTY = 0
-// https://w3c.github.io/FileAPI/#dom-filereader-loading
-FileReader.LOADING = FileReader.prototype.LOADING = 1
-// https://w3c.github.io/FileAPI/#dom-filereader-done
-FileReader.DONE = FileReader.prototype.DONE = 2
-
-Object.defineProperties(FileReader.prototype, {
-  EMPTY: staticPropertyDescriptors,
-  LOADING: staticPropertyDescriptors,
-  DONE: staticPropertyDescriptors,
-  readAsArrayBuffer: kEnumerableProperty,
-  readAsBinaryString: kEnumerableProperty,
-  readAsText: kEnumerableProperty,
-  readAsDataURL: kEnumerableProperty,
-  abort: kEnumerableProperty,
-  readyState: kEnumerableProperty,
-  result: kEnumerableProperty,
-  error: kEnumerableProperty,
-  onloadstart: kEnumerableProperty,
-  onprogress: kEnumerableProperty,
-  onload: kEnumerableProperty,
-  onabort: kEnumerableProperty,
-  onerror: kEnumerableProperty,
-  onloadend: kEnumerableProperty,
-  [Symbol.toStringTag]: {
-    value: 'FileReader',
-    writable: false,
-    enumerable: false,
-    configurable: true
-  }
-})
-
-Object.defineProperties(FileReader, {
-  EMPTY: staticPropertyDescriptors,
-  LOADING: staticPropertyDescriptors,
-  DONE: staticPropertyDescriptors
-})
-
-module.exports = {
-  FileReader
-}
-
-
-/***/ }),
-
-/***/ 8573:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { webidl } = __nccwpck_require__(5893)
-
-const kState = Symbol('ProgressEvent state')
-
-/**
- * @see https://xhr.spec.whatwg.org/#progressevent
- */
-class ProgressEvent extends Event {
-  constructor (type, eventInitDict = {}) {
-    type = webidl.converters.DOMString(type, 'ProgressEvent constructor', 'type')
-    eventInitDict = webidl.converters.ProgressEventInit(eventInitDict ?? {})
-
-    super(type, eventInitDict)
-
-    this[kState] = {
-      lengthComputable: eventInitDict.lengthComputable,
-      loaded: eventInitDict.loaded,
-      total: eventInitDict.total
-    }
-  }
-
-  get lengthComputable () {
-    webidl.brandCheck(this, ProgressEvent)
-
-    return this[kState].lengthComputable
-  }
-
-  get loaded () {
-    webidl.brandCheck(this, ProgressEvent)
-
-    return this[kState].loaded
-  }
-
-  get total () {
-    webidl.brandCheck(this, ProgressEvent)
-
-    return this[kState].total
-  }
-}
-
-webidl.converters.ProgressEventInit = webidl.dictionaryConverter([
-  {
-    key: 'lengthComputable',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'loaded',
-    converter: webidl.converters['unsigned long long'],
-    defaultValue: () => 0
-  },
-  {
-    key: 'total',
-    converter: webidl.converters['unsigned long long'],
-    defaultValue: () => 0
-  },
-  {
-    key: 'bubbles',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'cancelable',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'composed',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  }
-])
-
-module.exports = {
-  ProgressEvent
-}
-
-
-/***/ }),
-
-/***/ 961:
-/***/ ((module) => {
-
-
-
-module.exports = {
-  kState: Symbol('FileReader state'),
-  kResult: Symbol('FileReader result'),
-  kError: Symbol('FileReader error'),
-  kLastProgressEventFired: Symbol('FileReader last progress event fired timestamp'),
-  kEvents: Symbol('FileReader events'),
-  kAborted: Symbol('FileReader aborted')
-}
-
-
-/***/ }),
-
-/***/ 3610:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const {
-  kState,
-  kError,
-  kResult,
-  kAborted,
-  kLastProgressEventFired
-} = __nccwpck_require__(961)
-const { ProgressEvent } = __nccwpck_require__(8573)
-const { getEncoding } = __nccwpck_require__(2607)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(1900)
-const { types } = __nccwpck_require__(7975)
-const { StringDecoder } = __nccwpck_require__(3193)
-const { btoa } = __nccwpck_require__(4573)
-
-/** @type {PropertyDescriptor} */
-const staticPropertyDescriptors = {
-  enumerable: true,
-  writable: false,
-  configurable: false
-}
-
-/**
- * @see https://w3c.github.io/FileAPI/#readOperation
- * @param {import('./filereader').FileReader} fr
- * @param {import('buffer').Blob} blob
- * @param {string} type
- * @param {string?} encodingName
- */
-function readOperation (fr, blob, type, encodingName) {
-  // 1. If fr’s state is "loading", throw an InvalidStateError
-  //    DOMException.
-  if (fr[kState] === 'loading') {
-    throw new DOMException('Invalid state', 'InvalidStateError')
-  }
-
-  // 2. Set fr’s state to "loading".
-  fr[kState] = 'loading'
-
-  // 3. Set fr’s result to null.
-  fr[kResult] = null
-
-  // 4. Set fr’s error to null.
-  fr[kError] = null
-
-  // 5. Let stream be the result of calling get stream on blob.
-  /** @type {import('stream/web').ReadableStream} */
-  const stream = blob.stream()
-
-  // 6. Let reader be the result of getting a reader from stream.
-  const reader = stream.getReader()
-
-  // 7. Let bytes be an empty byte sequence.
-  /** @type {Uint8Array[]} */
-  const bytes = []
-
-  // 8. Let chunkPromise be the result of reading a chunk from
-  //    stream with reader.
-  let chunkPromise = reader.read()
-
-  // 9. Let isFirstChunk be true.
-  let isFirstChunk = true
-
-  // 10. In parallel, while true:
-  // Note: "In parallel" just means non-blocking
-  // Note 2: readOperation itself cannot be async as double
-  // reading the body would then reject the promise, instead
-  // of throwing an error.
-  ;(async () => {
-    while (!fr[kAborted]) {
-      // 1. Wait for chunkPromise to be fulfilled or rejected.
-      try {
-        const { done, value } = await chunkPromise
-
-        // 2. If chunkPromise is fulfilled, and isFirstChunk is
-        //    true, queue a task to fire a progress event called
-        //    loadstart at fr.
-        if (isFirstChunk && !fr[kAborted]) {
-          queueMicrotask(() => {
-            fireAProgressEvent('loadstart', fr)
-          })
-        }
-
-        // 3. Set isFirstChunk to false.
-        isFirstChunk = false
-
-        // 4. If chunkPromise is fulfilled with an object whose
-        //    done property is false and whose value property is
-        //    a Uint8Array object, run these steps:
-        if (!done && types.isUint8Array(value)) {
-          // 1. Let bs be the byte sequence represented by the
-          //    Uint8Array object.
-
-          // 2. Append bs to bytes.
-          bytes.push(value)
-
-          // 3. If roughly 50ms have passed since these steps
-          //    were last invoked, queue a task to fire a
-          //    progress event called progress at fr.
-          if (
-            (
-              fr[kLastProgressEventFired] === undefined ||
-              Date.now() - fr[kLastProgressEventFired] >= 50
-            ) &&
-            !fr[kAborted]
-          ) {
-            fr[kLastProgressEventFired] = Date.now()
-            queueMicrotask(() => {
-              fireAProgressEvent('progress', fr)
-            })
-          }
-
-          // 4. Set chunkPromise to the result of reading a
-          //    chunk from stream with reader.
-          chunkPromise = reader.read()
-        } else if (done) {
-          // 5. Otherwise, if chunkPromise is fulfilled with an
-          //    object whose done property is true, queue a task
-          //    to run the following steps and abort this algorithm:
-          queueMicrotask(() => {
-            // 1. Set fr’s state to "done".
-            fr[kState] = 'done'
-
-            // 2. Let result be the result of package data given
-            //    bytes, type, blob’s type, and encodingName.
-            try {
-              const result = packageData(bytes, type, blob.type, encodingName)
-
-              // 4. Else:
-
-              if (fr[kAborted]) {
-                return
-              }
-
-              // 1. Set fr’s result to result.
-              fr[kResult] = result
-
-              // 2. Fire a progress event called load at the fr.
-              fireAProgressEvent('load', fr)
-            } catch (error) {
-              // 3. If package data threw an exception error:
-
-              // 1. Set fr’s error to error.
-              fr[kError] = error
-
-              // 2. Fire a progress event called error at fr.
-              fireAProgressEvent('error', fr)
-            }
-
-            // 5. If fr’s state is not "loading", fire a progress
-            //    event called loadend at the fr.
-            if (fr[kState] !== 'loading') {
-              fireAProgressEvent('loadend', fr)
-            }
-          })
-
-          break
-        }
-      } catch (error) {
-        if (fr[kAborted]) {
-          return
-        }
-
-        // 6. Otherwise, if chunkPromise is rejected with an
-        //    error error, queue a task to run the following
-        //    steps and abort this algorithm:
-        queueMicrotask(() => {
-          // 1. Set fr’s state to "done".
-          fr[kState] = 'done'
-
-          // 2. Set fr’s error to error.
-          fr[kError] = error
-
-          // 3. Fire a progress event called error at fr.
-          fireAProgressEvent('error', fr)
-
-          // 4. If fr’s state is not "loading", fire a progress
-          //    event called loadend at fr.
-          if (fr[kState] !== 'loading') {
-            fireAProgressEvent('loadend', fr)
-          }
-        })
-
-        break
-      }
-    }
-  })()
-}
-
-/**
- * @see https://w3c.github.io/FileAPI/#fire-a-progress-event
- * @see https://dom.spec.whatwg.org/#concept-event-fire
- * @param {string} e The name of the event
- * @param {import('./filereader').FileReader} reader
- */
-function fireAProgressEvent (e, reader) {
-  // The progress event e does not bubble. e.bubbles must be false
-  // The progress event e is NOT cancelable. e.cancelable must be false
-  const event = new ProgressEvent(e, {
-    bubbles: false,
-    cancelable: false
-  })
-
-  reader.dispatchEvent(event)
-}
-
-/**
- * @see https://w3c.github.io/FileAPI/#blob-package-data
- * @param {Uint8Array[]} bytes
- * @param {string} type
- * @param {string?} mimeType
- * @param {string?} encodingName
- */
-function packageData (bytes, type, mimeType, encodingName) {
-  // 1. A Blob has an associated package data algorithm, given
-  //    bytes, a type, a optional mimeType, and a optional
-  //    encodingName, which switches on type and runs the
-  //    associated steps:
-
-  switch (type) {
-    case 'DataURL': {
-      // 1. Return bytes as a DataURL [RFC2397] subject to
-      //    the considerations below:
-      //  * Use mimeType as part of the Data URL if it is
-      //    available in keeping with the Data URL
-      //    specification [RFC2397].
-      //  * If mimeType is not available return a Data URL
-      //    without a media-type. [RFC2397].
-
-      // https://datatracker.ietf.org/doc/html/rfc2397#section-3
-      // dataurl    := "data:" [ mediatype ] [ ";base64" ] "," data
-      // mediatype  := [ type "/" subtype ] *( ";" parameter )
-      // data       := *urlchar
-      // parameter  := attribute "=" value
-      let dataURL = 'data:'
-
-      const parsed = parseMIMEType(mimeType || 'application/octet-stream')
-
-      if (parsed !== 'failure') {
-        dataURL += serializeAMimeType(parsed)
-      }
-
-      dataURL += ';base64,'
-
-      const decoder = new StringDecoder('latin1')
-
-      for (const chunk of bytes) {
-        dataURL += btoa(decoder.write(chunk))
-      }
-
-      dataURL += btoa(decoder.end())
-
-      return dataURL
-    }
-    case 'Text': {
-      // 1. Let encoding be failure
-      let encoding = 'failure'
-
-      // 2. If the encodingName is present, set encoding to the
-      //    result of getting an encoding from encodingName.
-      if (encodingName) {
-        encoding = getEncoding(encodingName)
-      }
-
-      // 3. If encoding is failure, and mimeType is present:
-      if (encoding === 'failure' && mimeType) {
-        // 1. Let type be the result of parse a MIME type
-        //    given mimeType.
-        const type = parseMIMEType(mimeType)
-
-        // 2. If type is not failure, set encoding to the result
-        //    of getting an encoding from type’s parameters["charset"].
-        if (type !== 'failure') {
-          encoding = getEncoding(type.parameters.get('charset'))
-        }
-      }
-
-      // 4. If encoding is failure, then set encoding to UTF-8.
-      if (encoding === 'failure') {
-        encoding = 'UTF-8'
-      }
-
-      // 5. Decode bytes using fallback encoding encoding, and
-      //    return the result.
-      return decode(bytes, encoding)
-    }
-    case 'ArrayBuffer': {
-      // Return a new ArrayBuffer whose contents are bytes.
-      const sequence = combineByteSequences(bytes)
-
-      return sequence.buffer
-    }
-    case 'BinaryString': {
-      // Return bytes as a binary string, in which every byte
-      //  is represented by a code unit of equal value [0..255].
-      let binaryString = ''
-
-      const decoder = new StringDecoder('latin1')
-
-      for (const chunk of bytes) {
-        binaryString += decoder.write(chunk)
-      }
-
-      binaryString += decoder.end()
-
-      return binaryString
-    }
-  }
-}
-
-/**
- * @see https://encoding.spec.whatwg.org/#decode
- * @param {Uint8Array[]} ioQueue
- * @param {string} encoding
- */
-function decode (ioQueue, encoding) {
-  const bytes = combineByteSequences(ioQueue)
-
-  // 1. Let BOMEncoding be the result of BOM sniffing ioQueue.
-  const BOMEncoding = BOMSniffing(bytes)
-
-  let slice = 0
-
-  // 2. If BOMEncoding is non-null:
-  if (BOMEncoding !== null) {
-    // 1. Set encoding to BOMEncoding.
-    encoding = BOMEncoding
-
-    // 2. Read three bytes from ioQueue, if BOMEncoding is
-    //    UTF-8; otherwise read two bytes.
-    //    (Do nothing with those bytes.)
-    slice = BOMEncoding === 'UTF-8' ? 3 : 2
-  }
-
-  // 3. Process a queue with an instance of encoding’s
-  //    decoder, ioQueue, output, and "replacement".
-
-  // 4. Return output.
-
-  const sliced = bytes.slice(slice)
-  return new TextDecoder(encoding).decode(sliced)
-}
-
-/**
- * @see https://encoding.spec.whatwg.org/#bom-sniff
- * @param {Uint8Array} ioQueue
- */
-function BOMSniffing (ioQueue) {
-  // 1. Let BOM be the result of peeking 3 bytes from ioQueue,
-  //    converted to a byte sequence.
-  const [a, b, c] = ioQueue
-
-  // 2. For each of the rows in the table below, starting with
-  //    the first one and going down, if BOM starts with the
-  //    bytes given in the first column, then return the
-  //    encoding given in the cell in the second column of that
-  //    row. Otherwise, return null.
-  if (a === 0xEF && b === 0xBB && c === 0xBF) {
-    return 'UTF-8'
-  } else if (a === 0xFE && b === 0xFF) {
-    return 'UTF-16BE'
-  } else if (a === 0xFF && b === 0xFE) {
-    return 'UTF-16LE'
-  }
-
-  return null
-}
-
-/**
- * @param {Uint8Array[]} sequences
- */
-function combineByteSequences (sequences) {
-  const size = sequences.reduce((a, b) => {
-    return a + b.byteLength
-  }, 0)
-
-  let offset = 0
-
-  return sequences.reduce((a, b) => {
-    a.set(b, offset)
-    offset += b.byteLength
-    return a
-  }, new Uint8Array(size))
-}
-
-module.exports = {
-  staticPropertyDescriptors,
-  readOperation,
-  fireAProgressEvent
-}
-
-
-/***/ }),
-
-/***/ 6897:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(736)
-const {
-  kReadyState,
-  kSentClose,
-  kByteParser,
-  kReceivedClose,
-  kResponse
-} = __nccwpck_require__(1216)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(8625)
-const { channels } = __nccwpck_require__(2414)
-const { CloseEvent } = __nccwpck_require__(5188)
-const { makeRequest } = __nccwpck_require__(9967)
-const { fetching } = __nccwpck_require__(4398)
-const { Headers, getHeadersList } = __nccwpck_require__(660)
-const { getDecodeSplit } = __nccwpck_require__(3168)
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-
-/** @type {import('crypto')} */
-let crypto
-try {
-  crypto = __nccwpck_require__(7598)
-/* c8 ignore next 3 */
-} catch {
-
-}
-
-/**
- * @see https://websockets.spec.whatwg.org/#concept-websocket-establish
- * @param {URL} url
- * @param {string|string[]} protocols
- * @param {import('./websocket').WebSocket} ws
- * @param {(response: any, extensions: string[] | undefined) => void} onEstablish
- * @param {Partial<import('../../types/websocket').WebSocketInit>} options
- */
-function establishWebSocketConnection (url, protocols, client, ws, onEstablish, options) {
-  // 1. Let requestURL be a copy of url, with its scheme set to "http", if url’s
-  //    scheme is "ws", and to "https" otherwise.
-  const requestURL = url
-
-  requestURL.protocol = url.protocol === 'ws:' ? 'http:' : 'https:'
-
-  // 2. Let request be a new request, whose URL is requestURL, client is client,
-  //    service-workers mode is "none", referrer is "no-referrer", mode is
-  //    "websocket", credentials mode is "include", cache mode is "no-store" ,
-  //    and redirect mode is "error".
-  const request = makeRequest({
-    urlList: [requestURL],
-    client,
-    serviceWorkers: 'none',
-    referrer: 'no-referrer',
-    mode: 'websocket',
-    credentials: 'include',
-    cache: 'no-store',
-    redirect: 'error'
-  })
-
-  // Note: undici extension, allow setting custom headers.
-  if (options.headers) {
-    const headersList = getHeadersList(new Headers(options.headers))
-
-    request.headersList = headersList
-  }
-
-  // 3. Append (`Upgrade`, `websocket`) to request’s header list.
-  // 4. Append (`Connection`, `Upgrade`) to request’s header list.
-  // Note: both of these are handled by undici currently.
-  // https://github.com/nodejs/undici/blob/68c269c4144c446f3f1220951338daef4a6b5ec4/lib/client.js#L1397
-
-  // 5. Let keyValue be a nonce consisting of a randomly selected
-  //    16-byte value that has been forgiving-base64-encoded and
-  //    isomorphic encoded.
-  const keyValue = crypto.randomBytes(16).toString('base64')
-
-  // 6. Append (`Sec-WebSocket-Key`, keyValue) to request’s
-  //    header list.
-  request.headersList.append('sec-websocket-key', keyValue)
-
-  // 7. Append (`Sec-WebSocket-Version`, `13`) to request’s
-  //    header list.
-  request.headersList.append('sec-websocket-version', '13')
-
-  // 8. For each protocol in protocols, combine
-  //    (`Sec-WebSocket-Protocol`, protocol) in request’s header
-  //    list.
-  for (const protocol of protocols) {
-    request.headersList.append('sec-websocket-protocol', protocol)
-  }
-
-  // 9. Let permessageDeflate be a user-agent defined
-  //    "permessage-deflate" extension header value.
-  // https://github.com/mozilla/gecko-dev/blob/ce78234f5e653a5d3916813ff990f053510227bc/netwerk/protocol/websocket/WebSocketChannel.cpp#L2673
-  const permessageDeflate = 'permessage-deflate; client_max_window_bits'
-
-  // 10. Append (`Sec-WebSocket-Extensions`, permessageDeflate) to
-  //     request’s header list.
-  request.headersList.append('sec-websocket-extensions', permessageDeflate)
-
-  // 11. Fetch request with useParallelQueue set to true, and
-  //     processResponse given response being these steps:
-  const controller = fetching({
-    request,
-    useParallelQueue: true,
-    dispatcher: options.dispatcher,
-    processResponse (response) {
-      // 1. If response is a network error or its status is not 101,
-      //    fail the WebSocket connection.
-      if (response.type === 'error' || response.status !== 101) {
-        failWebsocketConnection(ws, 'Received network error or non-101 status code.')
-        return
-      }
-
-      // 2. If protocols is not the empty list and extracting header
-      //    list values given `Sec-WebSocket-Protocol` and response’s
-      //    header list results in null, failure, or the empty byte
-      //    sequence, then fail the WebSocket connection.
-      if (protocols.length !== 0 && !response.headersList.get('Sec-WebSocket-Protocol')) {
-        failWebsocketConnection(ws, 'Server did not respond with sent protocols.')
-        return
-      }
-
-      // 3. Follow the requirements stated step 2 to step 6, inclusive,
-      //    of the last set of steps in section 4.1 of The WebSocket
-      //    Protocol to validate response. This either results in fail
-      //    the WebSocket connection or the WebSocket connection is
-      //    established.
-
-      // 2. If the response lacks an |Upgrade| header field or the |Upgrade|
-      //    header field contains a value that is not an ASCII case-
-      //    insensitive match for the value "websocket", the client MUST
-      //    _Fail the WebSocket Connection_.
-      if (response.headersList.get('Upgrade')?.toLowerCase() !== 'websocket') {
-        failWebsocketConnection(ws, 'Server did not set Upgrade header to "websocket".')
-        return
-      }
-
-      // 3. If the response lacks a |Connection| header field or the
-      //    |Connection| header field doesn't contain a token that is an
-      //    ASCII case-insensitive match for the value "Upgrade", the client
-      //    MUST _Fail the WebSocket Connection_.
-      if (response.headersList.get('Connection')?.toLowerCase() !== 'upgrade') {
-        failWebsocketConnection(ws, 'Server did not set Connection header to "upgrade".')
-        return
-      }
-
-      // 4. If the response lacks a |Sec-WebSocket-Accept| header field or
-      //    the |Sec-WebSocket-Accept| contains a value other than the
-      //    base64-encoded SHA-1 of the concatenation of the |Sec-WebSocket-
-      //    Key| (as a string, not base64-decoded) with the string "258EAFA5-
-      //    E914-47DA-95CA-C5AB0DC85B11" but ignoring any leading and
-      //    trailing whitespace, the client MUST _Fail the WebSocket
-      //    Connection_.
-      const secWSAccept = response.headersList.get('Sec-WebSocket-Accept')
-      const digest = crypto.createHash('sha1').update(keyValue + uid).digest('base64')
-      if (secWSAccept !== digest) {
-        failWebsocketConnection(ws, 'Incorrect hash received in Sec-WebSocket-Accept header.')
-        return
-      }
-
-      // 5. If the response includes a |Sec-WebSocket-Extensions| header
-      //    field and this header field indicates the use of an extension
-      //    that was not present in the client's handshake (the server has
-      //    indicated an extension not requested by the client), the client
-      //    MUST _Fail the WebSocket Connection_.  (The parsing of this
-      //    header field to determine which extensions are requested is
-      //    discussed in Section 9.1.)
-      const secExtension = response.headersList.get('Sec-WebSocket-Extensions')
-      let extensions
-
-      if (secExtension !== null) {
-        extensions = parseExtensions(secExtension)
-
-        if (!extensions.has('permessage-deflate')) {
-          failWebsocketConnection(ws, 'Sec-WebSocket-Extensions header does not match.')
-          return
-        }
-      }
-
-      // 6. If the response includes a |Sec-WebSocket-Protocol| header field
-      //    and this header field indicates the use of a subprotocol that was
-      //    not present in the client's handshake (the server has indicated a
-      //    subprotocol not requested by the client), the client MUST _Fail
-      //    the WebSocket Connection_.
-      const secProtocol = response.headersList.get('Sec-WebSocket-Protocol')
-
-      if (secProtocol !== null) {
-        const requestProtocols = getDecodeSplit('sec-websocket-protocol', request.headersList)
-
-        // The client can request that the server use a specific subprotocol by
-        // including the |Sec-WebSocket-Protocol| field in its handshake.  If it
-        // is specified, the server needs to include the same field and one of
-        // the selected subprotocol values in its response for the connection to
-        // be established.
-        if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
-          failWebsocketConnection(ws, 'Protocol was not set in the opening handshake.')
-          return
-        }
-      }
-
-      response.socket.on('data', onSocketData)
-      response.socket.on('close', onSocketClose)
-      response.socket.on('error', onSocketError)
-
-      if (channels.open.hasSubscribers) {
-        channels.open.publish({
-          address: response.socket.address(),
-          protocol: secProtocol,
-          extensions: secExtension
-        })
-      }
-
-      onEstablish(response, extensions)
-    }
-  })
-
-  return controller
-}
-
-function closeWebSocketConnection (ws, code, reason, reasonByteLength) {
-  if (isClosing(ws) || isClosed(ws)) {
-    // If this's ready state is CLOSING (2) or CLOSED (3)
-    // Do nothing.
-  } else if (!isEstablished(ws)) {
-    // If the WebSocket connection is not yet established
-    // Fail the WebSocket connection and set this's ready state
-    // to CLOSING (2).
-    failWebsocketConnection(ws, 'Connection was closed before it was established.')
-    ws[kReadyState] = states.CLOSING
-  } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
-    // If the WebSocket closing handshake has not yet been started
-    // Start the WebSocket closing handshake and set this's ready
-    // state to CLOSING (2).
-    // - If neither code nor reason is present, the WebSocket Close
-    //   message must not have a body.
-    // - If code is present, then the status code to use in the
-    //   WebSocket Close message must be the integer given by code.
-    // - If reason is also present, then reasonBytes must be
-    //   provided in the Close message after the status code.
-
-    ws[kSentClose] = sentCloseFrameState.PROCESSING
-
-    const frame = new WebsocketFrameSend()
-
-    // If neither code nor reason is present, the WebSocket Close
-    // message must not have a body.
-
-    // If code is present, then the status code to use in the
-    // WebSocket Close message must be the integer given by code.
-    if (code !== undefined && reason === undefined) {
-      frame.frameData = Buffer.allocUnsafe(2)
-      frame.frameData.writeUInt16BE(code, 0)
-    } else if (code !== undefined && reason !== undefined) {
-      // If reason is also present, then reasonBytes must be
-      // provided in the Close message after the status code.
-      frame.frameData = Buffer.allocUnsafe(2 + reasonByteLength)
-      frame.frameData.writeUInt16BE(code, 0)
-      // the body MAY contain UTF-8-encoded data with value /reason/
-      frame.frameData.write(reason, 2, 'utf-8')
-    } else {
-      frame.frameData = emptyBuffer
-    }
-
-    /** @type {import('stream').Duplex} */
-    const socket = ws[kResponse].socket
-
-    socket.write(frame.createFrame(opcodes.CLOSE))
-
-    ws[kSentClose] = sentCloseFrameState.SENT
-
-    // Upon either sending or receiving a Close control frame, it is said
-    // that _The WebSocket Closing Handshake is Started_ and that the
-    // WebSocket connection is in the CLOSING state.
-    ws[kReadyState] = states.CLOSING
-  } else {
-    // Otherwise
-    // Set this's ready state to CLOSING (2).
-    ws[kReadyState] = states.CLOSING
-  }
-}
-
-/**
- * @param {Buffer} chunk
- */
-function onSocketData (chunk) {
-  if (!this.ws[kByteParser].write(chunk)) {
-    this.pause()
-  }
-}
-
-/**
- * @see https://websockets.spec.whatwg.org/#feedback-from-the-protocol
- * @see https://datatracker.ietf.org/doc/html/rfc6455#section-7.1.4
- */
-function onSocketClose () {
-  const { ws } = this
-  const { [kResponse]: response } = ws
-
-  response.socket.off('data', onSocketData)
-  response.socket.off('close', onSocketClose)
-  response.socket.off('error', onSocketError)
-
-  // If the TCP connection was closed after the
-  // WebSocket closing handshake was completed, the WebSocket connection
-  // is said to have been closed _cleanly_.
-  const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose]
-
-  let code = 1005
-  let reason = ''
-
-  const result = ws[kByteParser].closingInfo
-
-  if (result && !result.error) {
-    code = result.code ?? 1005
-    reason = result.reason
-  } else if (!ws[kReceivedClose]) {
-    // If _The WebSocket
-    // Connection is Closed_ and no Close control frame was received by the
-    // endpoint (such as could occur if the underlying transport connection
-    // is lost), _The WebSocket Connection Close Code_ is considered to be
-    // 1006.
-    code = 1006
-  }
-
-  // 1. Change the ready state to CLOSED (3).
-  ws[kReadyState] = states.CLOSED
-
-  // 2. If the user agent was required to fail the WebSocket
-  //    connection, or if the WebSocket connection was closed
-  //    after being flagged as full, fire an event named error
-  //    at the WebSocket object.
-  // TODO
-
-  // 3. Fire an event named close at the WebSocket object,
-  //    using CloseEvent, with the wasClean attribute
-  //    initialized to true if the connection closed cleanly
-  //    and false otherwise, the code attribute initialized to
-  //    the WebSocket connection close code, and the reason
-  //    attribute initialized to the result of applying UTF-8
-  //    decode without BOM to the WebSocket connection close
-  //    reason.
-  // TODO: process.nextTick
-  fireEvent('close', ws, (type, init) => new CloseEvent(type, init), {
-    wasClean, code, reason
-  })
-
-  if (channels.close.hasSubscribers) {
-    channels.close.publish({
-      websocket: ws,
-      code,
-      reason
-    })
-  }
-}
-
-function onSocketError (error) {
-  const { ws } = this
-
-  ws[kReadyState] = states.CLOSING
-
-  if (channels.socketError.hasSubscribers) {
-    channels.socketError.publish(error)
-  }
-
-  this.destroy()
-}
-
-module.exports = {
-  establishWebSocketConnection,
-  closeWebSocketConnection
-}
-
-
-/***/ }),
-
-/***/ 736:
-/***/ ((module) => {
-
-
-
-// This is a Globally Unique Identifier unique used
-// to validate that the endpoint accepts websocket
-// connections.
-// See https://www.rfc-editor.org/rfc/rfc6455.html#section-1.3
-const uid = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
-
-/** @type {PropertyDescriptor} */
-const staticPropertyDescriptors = {
-  enumerable: true,
-  writable: false,
-  configurable: false
-}
-
-const states = {
-  CONNECTING: 0,
-  OPEN: 1,
-  CLOSING: 2,
-  CLOSED: 3
-}
-
-const sentCloseFrameState = {
-  NOT_SENT: 0,
-  PROCESSING: 1,
-  SENT: 2
-}
-
-const opcodes = {
-  CONTINUATION: 0x0,
-  TEXT: 0x1,
-  BINARY: 0x2,
-  CLOSE: 0x8,
-  PING: 0x9,
-  PONG: 0xA
-}
-
-const maxUnsigned16Bit = 2 ** 16 - 1 // 65535
-
-const parserStates = {
-  INFO: 0,
-  PAYLOADLENGTH_16: 2,
-  PAYLOADLENGTH_64: 3,
-  READ_DATA: 4
-}
-
-const emptyBuffer = Buffer.allocUnsafe(0)
-
-const sendHints = {
-  string: 1,
-  typedArray: 2,
-  arrayBuffer: 3,
-  blob: 4
-}
-
-module.exports = {
-  uid,
-  sentCloseFrameState,
-  staticPropertyDescriptors,
-  states,
-  opcodes,
-  maxUnsigned16Bit,
-  parserStates,
-  emptyBuffer,
-  sendHints
-}
-
-
-/***/ }),
-
-/***/ 5188:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { kConstruct } = __nccwpck_require__(6443)
-const { MessagePort } = __nccwpck_require__(5919)
-
-/**
- * @see https://html.spec.whatwg.org/multipage/comms.html#messageevent
- */
-class MessageEvent extends Event {
-  #eventInit
-
-  constructor (type, eventInitDict = {}) {
-    if (type === kConstruct) {
-      super(arguments[1], arguments[2])
-      webidl.util.markAsUncloneable(this)
-      return
-    }
-
-    const prefix = 'MessageEvent constructor'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    type = webidl.converters.DOMString(type, prefix, 'type')
-    eventInitDict = webidl.converters.MessageEventInit(eventInitDict, prefix, 'eventInitDict')
-
-    super(type, eventInitDict)
-
-    this.#eventInit = eventInitDict
-    webidl.util.markAsUncloneable(this)
-  }
-
-  get data () {
-    webidl.brandCheck(this, MessageEvent)
-
-    return this.#eventInit.data
-  }
-
-  get origin () {
-    webidl.brandCheck(this, MessageEvent)
-
-    return this.#eventInit.origin
-  }
-
-  get lastEventId () {
-    webidl.brandCheck(this, MessageEvent)
-
-    return this.#eventInit.lastEventId
-  }
-
-  get source () {
-    webidl.brandCheck(this, MessageEvent)
-
-    return this.#eventInit.source
-  }
-
-  get ports () {
-    webidl.brandCheck(this, MessageEvent)
-
-    if (!Object.isFrozen(this.#eventInit.ports)) {
-      Object.freeze(this.#eventInit.ports)
-    }
-
-    return this.#eventInit.ports
-  }
-
-  initMessageEvent (
-    type,
-    bubbles = false,
-    cancelable = false,
-    data = null,
-    origin = '',
-    lastEventId = '',
-    source = null,
-    ports = []
-  ) {
-    webidl.brandCheck(this, MessageEvent)
-
-    webidl.argumentLengthCheck(arguments, 1, 'MessageEvent.initMessageEvent')
-
-    return new MessageEvent(type, {
-      bubbles, cancelable, data, origin, lastEventId, source, ports
-    })
-  }
-
-  static createFastMessageEvent (type, init) {
-    const messageEvent = new MessageEvent(kConstruct, type, init)
-    messageEvent.#eventInit = init
-    messageEvent.#eventInit.data ??= null
-    messageEvent.#eventInit.origin ??= ''
-    messageEvent.#eventInit.lastEventId ??= ''
-    messageEvent.#eventInit.source ??= null
-    messageEvent.#eventInit.ports ??= []
-    return messageEvent
-  }
-}
-
-const { createFastMessageEvent } = MessageEvent
-delete MessageEvent.createFastMessageEvent
-
-/**
- * @see https://websockets.spec.whatwg.org/#the-closeevent-interface
- */
-class CloseEvent extends Event {
-  #eventInit
-
-  constructor (type, eventInitDict = {}) {
-    const prefix = 'CloseEvent constructor'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    type = webidl.converters.DOMString(type, prefix, 'type')
-    eventInitDict = webidl.converters.CloseEventInit(eventInitDict)
-
-    super(type, eventInitDict)
-
-    this.#eventInit = eventInitDict
-    webidl.util.markAsUncloneable(this)
-  }
-
-  get wasClean () {
-    webidl.brandCheck(this, CloseEvent)
-
-    return this.#eventInit.wasClean
-  }
-
-  get code () {
-    webidl.brandCheck(this, CloseEvent)
-
-    return this.#eventInit.code
-  }
-
-  get reason () {
-    webidl.brandCheck(this, CloseEvent)
-
-    return this.#eventInit.reason
-  }
-}
-
-// https://html.spec.whatwg.org/multipage/webappapis.html#the-errorevent-interface
-class ErrorEvent extends Event {
-  #eventInit
-
-  constructor (type, eventInitDict) {
-    const prefix = 'ErrorEvent constructor'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    super(type, eventInitDict)
-    webidl.util.markAsUncloneable(this)
-
-    type = webidl.converters.DOMString(type, prefix, 'type')
-    eventInitDict = webidl.converters.ErrorEventInit(eventInitDict ?? {})
-
-    this.#eventInit = eventInitDict
-  }
-
-  get message () {
-    webidl.brandCheck(this, ErrorEvent)
-
-    return this.#eventInit.message
-  }
-
-  get filename () {
-    webidl.brandCheck(this, ErrorEvent)
-
-    return this.#eventInit.filename
-  }
-
-  get lineno () {
-    webidl.brandCheck(this, ErrorEvent)
-
-    return this.#eventInit.lineno
-  }
-
-  get colno () {
-    webidl.brandCheck(this, ErrorEvent)
-
-    return this.#eventInit.colno
-  }
-
-  get error () {
-    webidl.brandCheck(this, ErrorEvent)
-
-    return this.#eventInit.error
-  }
-}
-
-Object.defineProperties(MessageEvent.prototype, {
-  [Symbol.toStringTag]: {
-    value: 'MessageEvent',
-    configurable: true
-  },
-  data: kEnumerableProperty,
-  origin: kEnumerableProperty,
-  lastEventId: kEnumerableProperty,
-  source: kEnumerableProperty,
-  ports: kEnumerableProperty,
-  initMessageEvent: kEnumerableProperty
-})
-
-Object.defineProperties(CloseEvent.prototype, {
-  [Symbol.toStringTag]: {
-    value: 'CloseEvent',
-    configurable: true
-  },
-  reason: kEnumerableProperty,
-  code: kEnumerableProperty,
-  wasClean: kEnumerableProperty
-})
-
-Object.defineProperties(ErrorEvent.prototype, {
-  [Symbol.toStringTag]: {
-    value: 'ErrorEvent',
-    configurable: true
-  },
-  message: kEnumerableProperty,
-  filename: kEnumerableProperty,
-  lineno: kEnumerableProperty,
-  colno: kEnumerableProperty,
-  error: kEnumerableProperty
-})
-
-webidl.converters.MessagePort = webidl.interfaceConverter(MessagePort)
-
-webidl.converters['sequence<MessagePort>'] = webidl.sequenceConverter(
-  webidl.converters.MessagePort
-)
-
-const eventInit = [
-  {
-    key: 'bubbles',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'cancelable',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'composed',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  }
-]
-
-webidl.converters.MessageEventInit = webidl.dictionaryConverter([
-  ...eventInit,
-  {
-    key: 'data',
-    converter: webidl.converters.any,
-    defaultValue: () => null
-  },
-  {
-    key: 'origin',
-    converter: webidl.converters.USVString,
-    defaultValue: () => ''
-  },
-  {
-    key: 'lastEventId',
-    converter: webidl.converters.DOMString,
-    defaultValue: () => ''
-  },
-  {
-    key: 'source',
-    // Node doesn't implement WindowProxy or ServiceWorker, so the only
-    // valid value for source is a MessagePort.
-    converter: webidl.nullableConverter(webidl.converters.MessagePort),
-    defaultValue: () => null
-  },
-  {
-    key: 'ports',
-    converter: webidl.converters['sequence<MessagePort>'],
-    defaultValue: () => new Array(0)
-  }
-])
-
-webidl.converters.CloseEventInit = webidl.dictionaryConverter([
-  ...eventInit,
-  {
-    key: 'wasClean',
-    converter: webidl.converters.boolean,
-    defaultValue: () => false
-  },
-  {
-    key: 'code',
-    converter: webidl.converters['unsigned short'],
-    defaultValue: () => 0
-  },
-  {
-    key: 'reason',
-    converter: webidl.converters.USVString,
-    defaultValue: () => ''
-  }
-])
-
-webidl.converters.ErrorEventInit = webidl.dictionaryConverter([
-  ...eventInit,
-  {
-    key: 'message',
-    converter: webidl.converters.DOMString,
-    defaultValue: () => ''
-  },
-  {
-    key: 'filename',
-    converter: webidl.converters.USVString,
-    defaultValue: () => ''
-  },
-  {
-    key: 'lineno',
-    converter: webidl.converters['unsigned long'],
-    defaultValue: () => 0
-  },
-  {
-    key: 'colno',
-    converter: webidl.converters['unsigned long'],
-    defaultValue: () => 0
-  },
-  {
-    key: 'error',
-    converter: webidl.converters.any
-  }
-])
-
-module.exports = {
-  MessageEvent,
-  CloseEvent,
-  ErrorEvent,
-  createFastMessageEvent
-}
-
-
-/***/ }),
-
-/***/ 3264:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { maxUnsigned16Bit } = __nccwpck_require__(736)
-
-const BUFFER_SIZE = 16386
-
-/** @type {import('crypto')} */
-let crypto
-let buffer = null
-let bufIdx = BUFFER_SIZE
-
-try {
-  crypto = __nccwpck_require__(7598)
-/* c8 ignore next 3 */
-} catch {
-  crypto = {
-    // not full compatibility, but minimum.
-    randomFillSync: function randomFillSync (buffer, _offset, _size) {
-      for (let i = 0; i < buffer.length; ++i) {
-        buffer[i] = Math.random() * 255 | 0
-      }
-      return buffer
-    }
-  }
-}
-
-function generateMask () {
-  if (bufIdx === BUFFER_SIZE) {
-    bufIdx = 0
-    crypto.randomFillSync((buffer ??= Buffer.allocUnsafe(BUFFER_SIZE)), 0, BUFFER_SIZE)
-  }
-  return [buffer[bufIdx++], buffer[bufIdx++], buffer[bufIdx++], buffer[bufIdx++]]
-}
-
-class WebsocketFrameSend {
-  /**
-   * @param {Buffer|undefined} data
-   */
-  constructor (data) {
-    this.frameData = data
-  }
-
-  createFrame (opcode) {
-    const frameData = this.frameData
-    const maskKey = generateMask()
-    const bodyLength = frameData?.byteLength ?? 0
-
-    /** @type {number} */
-    let payloadLength = bodyLength // 0-125
-    let offset = 6
-
-    if (bodyLength > maxUnsigned16Bit) {
-      offset += 8 // payload length is next 8 bytes
-      payloadLength = 127
-    } else if (bodyLength > 125) {
-      offset += 2 // payload length is next 2 bytes
-      payloadLength = 126
-    }
-
-    const buffer = Buffer.allocUnsafe(bodyLength + offset)
-
-    // Clear first 2 bytes, everything else is overwritten
-    buffer[0] = buffer[1] = 0
-    buffer[0] |= 0x80 // FIN
-    buffer[0] = (buffer[0] & 0xF0) + opcode // opcode
-
-    /*! ws. MIT License. Einar Otto Stangvik <einaros@gmail.com> */
-    buffer[offset - 4] = maskKey[0]
-    buffer[offset - 3] = maskKey[1]
-    buffer[offset - 2] = maskKey[2]
-    buffer[offset - 1] = maskKey[3]
-
-    buffer[1] = payloadLength
-
-    if (payloadLength === 126) {
-      buffer.writeUInt16BE(bodyLength, 2)
-    } else if (payloadLength === 127) {
-      // Clear extended payload length
-      buffer[2] = buffer[3] = 0
-      buffer.writeUIntBE(bodyLength, 4, 6)
-    }
-
-    buffer[1] |= 0x80 // MASK
-
-    // mask body
-    for (let i = 0; i < bodyLength; ++i) {
-      buffer[offset + i] = frameData[i] ^ maskKey[i & 3]
-    }
-
-    return buffer
-  }
-}
-
-module.exports = {
-  WebsocketFrameSend
-}
-
-
-/***/ }),
-
-/***/ 9469:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(8522)
-const { isValidClientWindowBits } = __nccwpck_require__(8625)
-const { MessageSizeExceededError } = __nccwpck_require__(8707)
-
-const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
-const kBuffer = Symbol('kBuffer')
-const kLength = Symbol('kLength')
-
-class PerMessageDeflate {
-  /** @type {import('node:zlib').InflateRaw} */
-  #inflate
-
-  #options = {}
-
-  #maxPayloadSize = 0
-
-  /**
-   * @param {Map<string, string>} extensions
-   */
-  constructor (extensions, options) {
-    this.#options.serverNoContextTakeover = extensions.has('server_no_context_takeover')
-    this.#options.serverMaxWindowBits = extensions.get('server_max_window_bits')
-
-    this.#maxPayloadSize = options.maxPayloadSize
-  }
-
-  /**
-   * Decompress a compressed payload.
-   * @param {Buffer} chunk Compressed data
-   * @param {boolean} fin Final fragment flag
-   * @param {Function} callback Callback function
-   */
-  decompress (chunk, fin, callback) {
-    // An endpoint uses the following algorithm to decompress a message.
-    // 1.  Append 4 octets of 0x00 0x00 0xff 0xff to the tail end of the
-    //     payload of the message.
-    // 2.  Decompress the resulting data using DEFLATE.
-    if (!this.#inflate) {
-      let windowBits = Z_DEFAULT_WINDOWBITS
-
-      if (this.#options.serverMaxWindowBits) { // empty values default to Z_DEFAULT_WINDOWBITS
-        if (!isValidClientWindowBits(this.#options.serverMaxWindowBits)) {
-          callback(new Error('Invalid server_max_window_bits'))
-          return
-        }
-
-        windowBits = Number.parseInt(this.#options.serverMaxWindowBits)
-      }
-
-      try {
-        this.#inflate = createInflateRaw({ windowBits })
-      } catch (err) {
-        callback(err)
-        return
-      }
-      this.#inflate[kBuffer] = []
-      this.#inflate[kLength] = 0
-
-      this.#inflate.on('data', (data) => {
-        this.#inflate[kLength] += data.length
-
-        if (this.#maxPayloadSize > 0 && this.#inflate[kLength] > this.#maxPayloadSize) {
-          callback(new MessageSizeExceededError())
-          // The inflater may still hold buffered input that can emit a late
-          // zlib error. Remove the data listener, then deterministically stop
-          // the stream so a subsequent 'error' cannot fire without a listener
-          // (which would terminate the process as an unhandled error event).
-          this.#inflate.removeAllListeners()
-          this.#inflate.destroy()
-          this.#inflate = null
-          return
-        }
-
-        this.#inflate[kBuffer].push(data)
-      })
-
-      this.#inflate.on('error', (err) => {
-        this.#inflate = null
-        callback(err)
-      })
-    }
-
-    this.#inflate.write(chunk)
-    if (fin) {
-      this.#inflate.write(tail)
-    }
-
-    this.#inflate.flush(() => {
-      if (!this.#inflate) {
-        return
-      }
-
-      const full = Buffer.concat(this.#inflate[kBuffer], this.#inflate[kLength])
-
-      this.#inflate[kBuffer].length = 0
-      this.#inflate[kLength] = 0
-
-      callback(null, full)
-    })
-  }
-}
-
-module.exports = { PerMessageDeflate }
-
-
-/***/ }),
-
-/***/ 1652:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { Writable } = __nccwpck_require__(7075)
-const assert = __nccwpck_require__(4589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(736)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(1216)
-const { channels } = __nccwpck_require__(2414)
-const {
-  isValidStatusCode,
-  isValidOpcode,
-  failWebsocketConnection,
-  websocketMessageReceived,
-  utf8Decode,
-  isControlFrame,
-  isTextBinaryFrame,
-  isContinuationFrame
-} = __nccwpck_require__(8625)
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-const { closeWebSocketConnection } = __nccwpck_require__(6897)
-const { PerMessageDeflate } = __nccwpck_require__(9469)
-const { MessageSizeExceededError } = __nccwpck_require__(8707)
-
-function failWebsocketConnectionWithCode (ws, code, reason) {
-  closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
-  failWebsocketConnection(ws, reason)
-}
-
-// This code was influenced by ws released under the MIT license.
-// Copyright (c) 2011 Einar Otto Stangvik <einaros@gmail.com>
-// Copyright (c) 2013 Arnout Kazemier and contributors
-// Copyright (c) 2016 Luigi Pinca and contributors
-
-class ByteParser extends Writable {
-  #buffers = []
-  #fragmentsBytes = 0
-  #byteOffset = 0
-  #loop = false
-
-  #state = parserStates.INFO
-
-  #info = {}
-  #fragments = []
-
-  /** @type {Map<string, PerMessageDeflate>} */
-  #extensions
-
-  /** @type {number} */
-  #maxFragments
-
-  /** @type {number} */
-  #maxPayloadSize
-
-  /**
-   * @param {import('./websocket').WebSocket} ws
-   * @param {Map<string, string>|null} extensions
-   * @param {{ maxFragments?: number, maxPayloadSize?: number }} [options]
-   */
-  constructor (ws, extensions, options = {}) {
-    super()
-
-    this.ws = ws
-    this.#extensions = extensions == null ? new Map() : extensions
-    this.#maxFragments = options.maxFragments ?? 0
-    this.#maxPayloadSize = options.maxPayloadSize ?? 0
-
-    if (this.#extensions.has('permessage-deflate')) {
-      this.#extensions.set('permessage-deflate', new PerMessageDeflate(extensions, options))
-    }
-  }
-
-  /**
-   * @param {Buffer} chunk
-   * @param {() => void} callback
-   */
-  _write (chunk, _, callback) {
-    this.#buffers.push(chunk)
-    this.#byteOffset += chunk.length
-    this.#loop = true
-
-    this.run(callback)
-  }
-
-  #validatePayloadLength () {
-    if (
-      this.#maxPayloadSize > 0 &&
-      !isControlFrame(this.#info.opcode) &&
-      this.#info.payloadLength + this.#fragmentsBytes > this.#maxPayloadSize
-    ) {
-      failWebsocketConnectionWithCode(this.ws, 1009, 'Payload size exceeds maximum allowed size')
-      return false
-    }
-
-    return true
-  }
-
-  /**
-   * Runs whenever a new chunk is received.
-   * Callback is called whenever there are no more chunks buffering,
-   * or not enough bytes are buffered to parse.
-   */
-  run (callback) {
-    while (this.#loop) {
-      if (this.#state === parserStates.INFO) {
-        // If there aren't enough bytes to parse the payload length, etc.
-        if (this.#byteOffset < 2) {
-          return callback()
-        }
-
-        const buffer = this.consume(2)
-        const fin = (buffer[0] & 0x80) !== 0
-        const opcode = buffer[0] & 0x0F
-        const masked = (buffer[1] & 0x80) === 0x80
-
-        const fragmented = !fin && opcode !== opcodes.CONTINUATION
-        const payloadLength = buffer[1] & 0x7F
-
-        const rsv1 = buffer[0] & 0x40
-        const rsv2 = buffer[0] & 0x20
-        const rsv3 = buffer[0] & 0x10
-
-        if (!isValidOpcode(opcode)) {
-          failWebsocketConnection(this.ws, 'Invalid opcode received')
-          return callback()
-        }
-
-        if (masked) {
-          failWebsocketConnection(this.ws, 'Frame cannot be masked')
-          return callback()
-        }
-
-        // MUST be 0 unless an extension is negotiated that defines meanings
-        // for non-zero values.  If a nonzero value is received and none of
-        // the negotiated extensions defines the meaning of such a nonzero
-        // value, the receiving endpoint MUST _Fail the WebSocket
-        // Connection_.
-        // This document allocates the RSV1 bit of the WebSocket header for
-        // PMCEs and calls the bit the "Per-Message Compressed" bit.  On a
-        // WebSocket connection where a PMCE is in use, this bit indicates
-        // whether a message is compressed or not.
-        if (rsv1 !== 0 && !this.#extensions.has('permessage-deflate')) {
-          failWebsocketConnection(this.ws, 'Expected RSV1 to be clear.')
-          return
-        }
-
-        if (rsv2 !== 0 || rsv3 !== 0) {
-          failWebsocketConnection(this.ws, 'RSV1, RSV2, RSV3 must be clear')
-          return
-        }
-
-        if (fragmented && !isTextBinaryFrame(opcode)) {
-          // Only text and binary frames can be fragmented
-          failWebsocketConnection(this.ws, 'Invalid frame type was fragmented.')
-          return
-        }
-
-        // If we are already parsing a text/binary frame and do not receive either
-        // a continuation frame or close frame, fail the connection.
-        if (isTextBinaryFrame(opcode) && this.#fragments.length > 0) {
-          failWebsocketConnection(this.ws, 'Expected continuation frame')
-          return
-        }
-
-        if (this.#info.fragmented && fragmented) {
-          // A fragmented frame can't be fragmented itself
-          failWebsocketConnection(this.ws, 'Fragmented frame exceeded 125 bytes.')
-          return
-        }
-
-        // "All control frames MUST have a payload length of 125 bytes or less
-        // and MUST NOT be fragmented."
-        if ((payloadLength > 125 || fragmented) && isControlFrame(opcode)) {
-          failWebsocketConnection(this.ws, 'Control frame either too large or fragmented')
-          return
-        }
-
-        if (isContinuationFrame(opcode) && this.#fragments.length === 0 && !this.#info.compressed) {
-          failWebsocketConnection(this.ws, 'Unexpected continuation frame')
-          return
-        }
-
-        if (payloadLength <= 125) {
-          this.#info.payloadLength = payloadLength
-          this.#state = parserStates.READ_DATA
-
-          if (!this.#validatePayloadLength()) {
-            return
-          }
-        } else if (payloadLength === 126) {
-          this.#state = parserStates.PAYLOADLENGTH_16
-        } else if (payloadLength === 127) {
-          this.#state = parserStates.PAYLOADLENGTH_64
-        }
-
-        if (isTextBinaryFrame(opcode)) {
-          this.#info.binaryType = opcode
-          this.#info.compressed = rsv1 !== 0
-        }
-
-        this.#info.opcode = opcode
-        this.#info.masked = masked
-        this.#info.fin = fin
-        this.#info.fragmented = fragmented
-      } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
-        if (this.#byteOffset < 2) {
-          return callback()
-        }
-
-        const buffer = this.consume(2)
-
-        this.#info.payloadLength = buffer.readUInt16BE(0)
-        this.#state = parserStates.READ_DATA
-
-        if (!this.#validatePayloadLength()) {
-          return
-        }
-      } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
-        if (this.#byteOffset < 8) {
-          return callback()
-        }
-
-        const buffer = this.consume(8)
-        const upper = buffer.readUInt32BE(0)
-        const lower = buffer.readUInt32BE(4)
-
-        // 2^31 is the maximum bytes an arraybuffer can contain
-        // on 32-bit systems. Although, on 64-bit systems, this is
-        // 2^53-1 bytes.
-        // https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Errors/Invalid_array_length
-        // https://source.chromium.org/chromium/chromium/src/+/main:v8/src/common/globals.h;drc=1946212ac0100668f14eb9e2843bdd846e510a1e;bpv=1;bpt=1;l=1275
-        // https://source.chromium.org/chromium/chromium/src/+/main:v8/src/objects/js-array-buffer.h;l=34;drc=1946212ac0100668f14eb9e2843bdd846e510a1e
-        if (upper !== 0 || lower > 2 ** 31 - 1) {
-          failWebsocketConnection(this.ws, 'Received payload length > 2^31 bytes.')
-          return
-        }
-
-        this.#info.payloadLength = lower
-        this.#state = parserStates.READ_DATA
-
-        if (!this.#validatePayloadLength()) {
-          return
-        }
-      } else if (this.#state === parserStates.READ_DATA) {
-        if (this.#byteOffset < this.#info.payloadLength) {
-          return callback()
-        }
-
-        const body = this.consume(this.#info.payloadLength)
-
-        if (isControlFrame(this.#info.opcode)) {
-          this.#loop = this.parseControlFrame(body)
-          this.#state = parserStates.INFO
-
-          // If the automatic PONG/CLOSE reply filled the socket's write buffer,
-          // stop parsing and resume on drain so a PING flood cannot grow the
-          // outbound queue without bound.
-          const socket = this.ws[kResponse].socket
-          if (this.#loop && socket.writableNeedDrain) {
-            this.#loop = false
-            socket.once('drain', () => {
-              if (this.destroyed) return
-              this.#loop = true
-              this.run(callback)
-            })
-            return
-          }
-        } else {
-          if (!this.#info.compressed) {
-            if (!this.writeFragments(body)) {
-              return
-            }
-
-            if (this.#maxPayloadSize > 0 && this.#fragmentsBytes > this.#maxPayloadSize) {
-              failWebsocketConnectionWithCode(this.ws, 1009, new MessageSizeExceededError().message)
-              return
-            }
-
-            // If the frame is not fragmented, a message has been received.
-            // If the frame is fragmented, it will terminate with a fin bit set
-            // and an opcode of 0 (continuation), therefore we handle that when
-            // parsing continuation frames, not here.
-            if (!this.#info.fragmented && this.#info.fin) {
-              websocketMessageReceived(this.ws, this.#info.binaryType, this.consumeFragments())
-            }
-
-            this.#state = parserStates.INFO
-          } else {
-            this.#extensions.get('permessage-deflate').decompress(
-              body,
-              this.#info.fin,
-              (error, data) => {
-                if (error) {
-                  const code = error instanceof MessageSizeExceededError ? 1009 : 1007
-                  failWebsocketConnectionWithCode(this.ws, code, error.message)
-                  return
-                }
-
-                if (!this.writeFragments(data)) {
-                  return
-                }
-
-                if (this.#maxPayloadSize > 0 && this.#fragmentsBytes > this.#maxPayloadSize) {
-                  failWebsocketConnectionWithCode(this.ws, 1009, new MessageSizeExceededError().message)
-                  return
-                }
-
-                if (!this.#info.fin) {
-                  this.#state = parserStates.INFO
-                  this.#loop = true
-                  this.run(callback)
-                  return
-                }
-
-                websocketMessageReceived(this.ws, this.#info.binaryType, this.consumeFragments())
-
-                this.#loop = true
-                this.#state = parserStates.INFO
-                this.run(callback)
-              }
-            )
-
-            this.#loop = false
-            break
-          }
-        }
-      }
-    }
-  }
-
-  /**
-   * Take n bytes from the buffered Buffers
-   * @param {number} n
-   * @returns {Buffer}
-   */
-  consume (n) {
-    if (n > this.#byteOffset) {
-      throw new Error('Called consume() before buffers satiated.')
-    } else if (n === 0) {
-      return emptyBuffer
-    }
-
-    if (this.#buffers[0].length === n) {
-      this.#byteOffset -= this.#buffers[0].length
-      return this.#buffers.shift()
-    }
-
-    const buffer = Buffer.allocUnsafe(n)
-    let offset = 0
-
-    while (offset !== n) {
-      const next = this.#buffers[0]
-      const { length } = next
-
-      if (length + offset === n) {
-        buffer.set(this.#buffers.shift(), offset)
-        break
-      } else if (length + offset > n) {
-        buffer.set(next.subarray(0, n - offset), offset)
-        this.#buffers[0] = next.subarray(n - offset)
-        break
-      } else {
-        buffer.set(this.#buffers.shift(), offset)
-        offset += next.length
-      }
-    }
-
-    this.#byteOffset -= n
-
-    return buffer
-  }
-
-  writeFragments (fragment) {
-    if (
-      this.#maxFragments > 0 &&
-      this.#fragments.length === this.#maxFragments
-    ) {
-      failWebsocketConnectionWithCode(this.ws, 1008, 'Too many message fragments')
-      return false
-    }
-
-    this.#fragmentsBytes += fragment.length
-    this.#fragments.push(fragment)
-    return true
-  }
-
-  consumeFragments () {
-    const fragments = this.#fragments
-
-    if (fragments.length === 1) {
-      this.#fragmentsBytes = 0
-      return fragments.shift()
-    }
-
-    const output = Buffer.concat(fragments, this.#fragmentsBytes)
-    this.#fragments = []
-    this.#fragmentsBytes = 0
-
-    return output
-  }
-
-  parseCloseBody (data) {
-    assert(data.length !== 1)
-
-    // https://datatracker.ietf.org/doc/html/rfc6455#section-7.1.5
-    /** @type {number|undefined} */
-    let code
-
-    if (data.length >= 2) {
-      // _The WebSocket Connection Close Code_ is
-      // defined as the status code (Section 7.4) contained in the first Close
-      // control frame received by the application
-      code = data.readUInt16BE(0)
-    }
-
-    if (code !== undefined && !isValidStatusCode(code)) {
-      return { code: 1002, reason: 'Invalid status code', error: true }
-    }
-
-    // https://datatracker.ietf.org/doc/html/rfc6455#section-7.1.6
-    /** @type {Buffer} */
-    let reason = data.subarray(2)
-
-    // Remove BOM
-    if (reason[0] === 0xEF && reason[1] === 0xBB && reason[2] === 0xBF) {
-      reason = reason.subarray(3)
-    }
-
-    try {
-      reason = utf8Decode(reason)
-    } catch {
-      return { code: 1007, reason: 'Invalid UTF-8', error: true }
-    }
-
-    return { code, reason, error: false }
-  }
-
-  /**
-   * Parses control frames.
-   * @param {Buffer} body
-   */
-  parseControlFrame (body) {
-    const { opcode, payloadLength } = this.#info
-
-    if (opcode === opcodes.CLOSE) {
-      if (payloadLength === 1) {
-        failWebsocketConnection(this.ws, 'Received close frame with a 1-byte body.')
-        return false
-      }
-
-      this.#info.closeInfo = this.parseCloseBody(body)
-
-      if (this.#info.closeInfo.error) {
-        const { code, reason } = this.#info.closeInfo
-
-        closeWebSocketConnection(this.ws, code, reason, reason.length)
-        failWebsocketConnection(this.ws, reason)
-        return false
-      }
-
-      if (this.ws[kSentClose] !== sentCloseFrameState.SENT) {
-        // If an endpoint receives a Close frame and did not previously send a
-        // Close frame, the endpoint MUST send a Close frame in response.  (When
-        // sending a Close frame in response, the endpoint typically echos the
-        // status code it received.)
-        let body = emptyBuffer
-        if (this.#info.closeInfo.code) {
-          body = Buffer.allocUnsafe(2)
-          body.writeUInt16BE(this.#info.closeInfo.code, 0)
-        }
-        const closeFrame = new WebsocketFrameSend(body)
-
-        this.ws[kResponse].socket.write(
-          closeFrame.createFrame(opcodes.CLOSE),
-          (err) => {
-            if (!err) {
-              this.ws[kSentClose] = sentCloseFrameState.SENT
-            }
-          }
-        )
-      }
-
-      // Upon either sending or receiving a Close control frame, it is said
-      // that _The WebSocket Closing Handshake is Started_ and that the
-      // WebSocket connection is in the CLOSING state.
-      this.ws[kReadyState] = states.CLOSING
-      this.ws[kReceivedClose] = true
-
-      return false
-    } else if (opcode === opcodes.PING) {
-      // Upon receipt of a Ping frame, an endpoint MUST send a Pong frame in
-      // response, unless it already received a Close frame.
-      // A Pong frame sent in response to a Ping frame must have identical
-      // "Application data"
-
-      if (!this.ws[kReceivedClose]) {
-        const frame = new WebsocketFrameSend(body)
-
-        this.ws[kResponse].socket.write(frame.createFrame(opcodes.PONG))
-
-        if (channels.ping.hasSubscribers) {
-          channels.ping.publish({
-            payload: body
-          })
-        }
-      }
-    } else if (opcode === opcodes.PONG) {
-      // A Pong frame MAY be sent unsolicited.  This serves as a
-      // unidirectional heartbeat.  A response to an unsolicited Pong frame is
-      // not expected.
-
-      if (channels.pong.hasSubscribers) {
-        channels.pong.publish({
-          payload: body
-        })
-      }
-    }
-
-    return true
-  }
-
-  get closingInfo () {
-    return this.#info.closeInfo
-  }
-}
-
-module.exports = {
-  ByteParser
-}
-
-
-/***/ }),
-
-/***/ 3900:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-const { opcodes, sendHints } = __nccwpck_require__(736)
-const FixedQueue = __nccwpck_require__(4660)
-
-/** @type {typeof Uint8Array} */
-const FastBuffer = Buffer[Symbol.species]
-
-/**
- * @typedef {object} SendQueueNode
- * @property {Promise<void> | null} promise
- * @property {((...args: any[]) => any)} callback
- * @property {Buffer | null} frame
- */
-
-class SendQueue {
-  /**
-   * @type {FixedQueue}
-   */
-  #queue = new FixedQueue()
-
-  /**
-   * @type {boolean}
-   */
-  #running = false
-
-  /** @type {import('node:net').Socket} */
-  #socket
-
-  constructor (socket) {
-    this.#socket = socket
-  }
-
-  add (item, cb, hint) {
-    if (hint !== sendHints.blob) {
-      const frame = createFrame(item, hint)
-      if (!this.#running) {
-        // fast-path
-        this.#socket.write(frame, cb)
-      } else {
-        /** @type {SendQueueNode} */
-        const node = {
-          promise: null,
-          callback: cb,
-          frame
-        }
-        this.#queue.push(node)
-      }
-      return
-    }
-
-    /** @type {SendQueueNode} */
-    const node = {
-      promise: item.arrayBuffer().then((ab) => {
-        node.promise = null
-        node.frame = createFrame(ab, hint)
-      }),
-      callback: cb,
-      frame: null
-    }
-
-    this.#queue.push(node)
-
-    if (!this.#running) {
-      this.#run()
-    }
-  }
-
-  async #run () {
-    this.#running = true
-    const queue = this.#queue
-    while (!queue.isEmpty()) {
-      const node = queue.shift()
-      // wait pending promise
-      if (node.promise !== null) {
-        await node.promise
-      }
-      // write
-      this.#socket.write(node.frame, node.callback)
-      // cleanup
-      node.callback = node.frame = null
-    }
-    this.#running = false
-  }
-}
-
-function createFrame (data, hint) {
-  return new WebsocketFrameSend(toBuffer(data, hint)).createFrame(hint === sendHints.string ? opcodes.TEXT : opcodes.BINARY)
-}
-
-function toBuffer (data, hint) {
-  switch (hint) {
-    case sendHints.string:
-      return Buffer.from(data)
-    case sendHints.arrayBuffer:
-    case sendHints.blob:
-      return new FastBuffer(data)
-    case sendHints.typedArray:
-      return new FastBuffer(data.buffer, data.byteOffset, data.byteLength)
-  }
-}
-
-module.exports = { SendQueue }
-
-
-/***/ }),
-
-/***/ 1216:
-/***/ ((module) => {
-
-
-
-module.exports = {
-  kWebSocketURL: Symbol('url'),
-  kReadyState: Symbol('ready state'),
-  kController: Symbol('controller'),
-  kResponse: Symbol('response'),
-  kBinaryType: Symbol('binary type'),
-  kSentClose: Symbol('sent close'),
-  kReceivedClose: Symbol('received close'),
-  kByteParser: Symbol('byte parser')
-}
-
-
-/***/ }),
-
-/***/ 8625:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(1216)
-const { states, opcodes } = __nccwpck_require__(736)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(5188)
-const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(1900)
-
-/* globals Blob */
-
-/**
- * @param {import('./websocket').WebSocket} ws
- * @returns {boolean}
- */
-function isConnecting (ws) {
-  // If the WebSocket connection is not yet established, and the connection
-  // is not yet closed, then the WebSocket connection is in the CONNECTING state.
-  return ws[kReadyState] === states.CONNECTING
-}
-
-/**
- * @param {import('./websocket').WebSocket} ws
- * @returns {boolean}
- */
-function isEstablished (ws) {
-  // If the server's response is validated as provided for above, it is
-  // said that _The WebSocket Connection is Established_ and that the
-  // WebSocket Connection is in the OPEN state.
-  return ws[kReadyState] === states.OPEN
-}
-
-/**
- * @param {import('./websocket').WebSocket} ws
- * @returns {boolean}
- */
-function isClosing (ws) {
-  // Upon either sending or receiving a Close control frame, it is said
-  // that _The WebSocket Closing Handshake is Started_ and that the
-  // WebSocket connection is in the CLOSING state.
-  return ws[kReadyState] === states.CLOSING
-}
-
-/**
- * @param {import('./websocket').WebSocket} ws
- * @returns {boolean}
- */
-function isClosed (ws) {
-  return ws[kReadyState] === states.CLOSED
-}
-
-/**
- * @see https://dom.spec.whatwg.org/#concept-event-fire
- * @param {string} e
- * @param {EventTarget} target
- * @param {(...args: ConstructorParameters<typeof Event>) => Event} eventFactory
- * @param {EventInit | undefined} eventInitDict
- */
-function fireEvent (e, target, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
-  // 1. If eventConstructor is not given, then let eventConstructor be Event.
-
-  // 2. Let event be the result of creating an event given eventConstructor,
-  //    in the relevant realm of target.
-  // 3. Initialize event’s type attribute to e.
-  const event = eventFactory(e, eventInitDict)
-
-  // 4. Initialize any other IDL attributes of event as described in the
-  //    invocation of this algorithm.
-
-  // 5. Return the result of dispatching event at target, with legacy target
-  //    override flag set if set.
-  target.dispatchEvent(event)
-}
-
-/**
- * @see https://websockets.spec.whatwg.org/#feedback-from-the-protocol
- * @param {import('./websocket').WebSocket} ws
- * @param {number} type Opcode
- * @param {Buffer} data application data
- */
-function websocketMessageReceived (ws, type, data) {
-  // 1. If ready state is not OPEN (1), then return.
-  if (ws[kReadyState] !== states.OPEN) {
-    return
-  }
-
-  // 2. Let dataForEvent be determined by switching on type and binary type:
-  let dataForEvent
-
-  if (type === opcodes.TEXT) {
-    // -> type indicates that the data is Text
-    //      a new DOMString containing data
-    try {
-      dataForEvent = utf8Decode(data)
-    } catch {
-      failWebsocketConnection(ws, 'Received invalid UTF-8 in text frame.')
-      return
-    }
-  } else if (type === opcodes.BINARY) {
-    if (ws[kBinaryType] === 'blob') {
-      // -> type indicates that the data is Binary and binary type is "blob"
-      //      a new Blob object, created in the relevant Realm of the WebSocket
-      //      object, that represents data as its raw data
-      dataForEvent = new Blob([data])
-    } else {
-      // -> type indicates that the data is Binary and binary type is "arraybuffer"
-      //      a new ArrayBuffer object, created in the relevant Realm of the
-      //      WebSocket object, whose contents are data
-      dataForEvent = toArrayBuffer(data)
-    }
-  }
-
-  // 3. Fire an event named message at the WebSocket object, using MessageEvent,
-  //    with the origin attribute initialized to the serialization of the WebSocket
-  //    object’s url's origin, and the data attribute initialized to dataForEvent.
-  fireEvent('message', ws, createFastMessageEvent, {
-    origin: ws[kWebSocketURL].origin,
-    data: dataForEvent
-  })
-}
-
-function toArrayBuffer (buffer) {
-  if (buffer.byteLength === buffer.buffer.byteLength) {
-    return buffer.buffer
-  }
-  return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength)
-}
-
-/**
- * @see https://datatracker.ietf.org/doc/html/rfc6455
- * @see https://datatracker.ietf.org/doc/html/rfc2616
- * @see https://bugs.chromium.org/p/chromium/issues/detail?id=398407
- * @param {string} protocol
- */
-function isValidSubprotocol (protocol) {
-  // If present, this value indicates one
-  // or more comma-separated subprotocol the client wishes to speak,
-  // ordered by preference.  The elements that comprise this value
-  // MUST be non-empty strings with characters in the range U+0021 to
-  // U+007E not including separator characters as defined in
-  // [RFC2616] and MUST all be unique strings.
-  if (protocol.length === 0) {
-    return false
-  }
-
-  for (let i = 0; i < protocol.length; ++i) {
-    const code = protocol.charCodeAt(i)
-
-    if (
-      code < 0x21 || // CTL, contains SP (0x20) and HT (0x09)
-      code > 0x7E ||
-      code === 0x22 || // "
-      code === 0x28 || // (
-      code === 0x29 || // )
-      code === 0x2C || // ,
-      code === 0x2F || // /
-      code === 0x3A || // :
-      code === 0x3B || // ;
-      code === 0x3C || // <
-      code === 0x3D || // =
-      code === 0x3E || // >
-      code === 0x3F || // ?
-      code === 0x40 || // @
-      code === 0x5B || // [
-      code === 0x5C || // \
-      code === 0x5D || // ]
-      code === 0x7B || // {
-      code === 0x7D // }
-    ) {
-      return false
-    }
-  }
-
-  return true
-}
-
-/**
- * @see https://datatracker.ietf.org/doc/html/rfc6455#section-7-4
- * @param {number} code
- */
-function isValidStatusCode (code) {
-  if (code >= 1000 && code < 1015) {
-    return (
-      code !== 1004 && // reserved
-      code !== 1005 && // "MUST NOT be set as a status code"
-      code !== 1006 // "MUST NOT be set as a status code"
-    )
-  }
-
-  return code >= 3000 && code <= 4999
-}
-
-/**
- * @param {import('./websocket').WebSocket} ws
- * @param {string|undefined} reason
- */
-function failWebsocketConnection (ws, reason) {
-  const { [kController]: controller, [kResponse]: response } = ws
-
-  controller.abort()
-
-  if (response?.socket && !response.socket.destroyed) {
-    response.socket.destroy()
-  }
-
-  if (reason) {
-    // TODO: process.nextTick
-    fireEvent('error', ws, (type, init) => new ErrorEvent(type, init), {
-      error: new Error(reason),
-      message: reason
-    })
-  }
-}
-
-/**
- * @see https://datatracker.ietf.org/doc/html/rfc6455#section-5.5
- * @param {number} opcode
- */
-function isControlFrame (opcode) {
-  return (
-    opcode === opcodes.CLOSE ||
-    opcode === opcodes.PING ||
-    opcode === opcodes.PONG
-  )
-}
-
-function isContinuationFrame (opcode) {
-  return opcode === opcodes.CONTINUATION
-}
-
-function isTextBinaryFrame (opcode) {
-  return opcode === opcodes.TEXT || opcode === opcodes.BINARY
-}
-
-function isValidOpcode (opcode) {
-  return isTextBinaryFrame(opcode) || isContinuationFrame(opcode) || isControlFrame(opcode)
-}
-
-/**
- * Parses a Sec-WebSocket-Extensions header value.
- * @param {string} extensions
- * @returns {Map<string, string>}
- */
-// TODO(@Uzlopak, @KhafraDev): make compliant https://datatracker.ietf.org/doc/html/rfc6455#section-9.1
-function parseExtensions (extensions) {
-  const position = { position: 0 }
-  const extensionList = new Map()
-
-  while (position.position < extensions.length) {
-    const pair = collectASequenceOfCodePointsFast(';', extensions, position)
-    const [name, value = ''] = pair.split('=')
-
-    extensionList.set(
-      removeHTTPWhitespace(name, true, false),
-      removeHTTPWhitespace(value, false, true)
-    )
-
-    position.position++
-  }
-
-  return extensionList
-}
-
-/**
- * @see https://www.rfc-editor.org/rfc/rfc7692#section-7.1.2.2
- * @description "client-max-window-bits = 1*DIGIT"
- * @param {string} value
- */
-function isValidClientWindowBits (value) {
-  // Must have at least one character
-  if (value.length === 0) {
-    return false
-  }
-
-  // Check all characters are ASCII digits
-  for (let i = 0; i < value.length; i++) {
-    const byte = value.charCodeAt(i)
-
-    if (byte < 0x30 || byte > 0x39) {
-      return false
-    }
-  }
-
-  // Check numeric range: zlib requires windowBits in range 8-15
-  const num = Number.parseInt(value, 10)
-  return num >= 8 && num <= 15
-}
-
-// https://nodejs.org/api/intl.html#detecting-internationalization-support
-const hasIntl = typeof process.versions.icu === 'string'
-const fatalDecoder = hasIntl ? new TextDecoder('utf-8', { fatal: true }) : undefined
-
-/**
- * Converts a Buffer to utf-8, even on platforms without icu.
- * @param {Buffer} buffer
- */
-const utf8Decode = hasIntl
-  ? fatalDecoder.decode.bind(fatalDecoder)
-  : function (buffer) {
-    if (isUtf8(buffer)) {
-      return buffer.toString('utf-8')
-    }
-    throw new TypeError('Invalid utf-8 received.')
-  }
-
-module.exports = {
-  isConnecting,
-  isEstablished,
-  isClosing,
-  isClosed,
-  fireEvent,
-  isValidSubprotocol,
-  isValidStatusCode,
-  failWebsocketConnection,
-  websocketMessageReceived,
-  utf8Decode,
-  isControlFrame,
-  isContinuationFrame,
-  isTextBinaryFrame,
-  isValidOpcode,
-  parseExtensions,
-  isValidClientWindowBits
-}
-
-
-/***/ }),
-
-/***/ 3726:
-/***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
-
-
-
-const { webidl } = __nccwpck_require__(5893)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { environmentSettingsObject } = __nccwpck_require__(3168)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(736)
-const {
-  kWebSocketURL,
-  kReadyState,
-  kController,
-  kBinaryType,
-  kResponse,
-  kSentClose,
-  kByteParser
-} = __nccwpck_require__(1216)
-const {
-  isConnecting,
-  isEstablished,
-  isClosing,
-  isValidSubprotocol,
-  fireEvent
-} = __nccwpck_require__(8625)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(6897)
-const { ByteParser } = __nccwpck_require__(1652)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
-const { types } = __nccwpck_require__(7975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(5188)
-const { SendQueue } = __nccwpck_require__(3900)
-
-// https://websockets.spec.whatwg.org/#interface-definition
-class WebSocket extends EventTarget {
-  #events = {
-    open: null,
-    error: null,
-    close: null,
-    message: null
-  }
-
-  #bufferedAmount = 0
-  #protocol = ''
-  #extensions = ''
-
-  /** @type {SendQueue} */
-  #sendQueue
-
-  /**
-   * @param {string} url
-   * @param {string|string[]} protocols
-   */
-  constructor (url, protocols = []) {
-    super()
-
-    webidl.util.markAsUncloneable(this)
-
-    const prefix = 'WebSocket constructor'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    const options = webidl.converters['DOMString or sequence<DOMString> or WebSocketInit'](protocols, prefix, 'options')
-
-    url = webidl.converters.USVString(url, prefix, 'url')
-    protocols = options.protocols
-
-    // 1. Let baseURL be this's relevant settings object's API base URL.
-    const baseURL = environmentSettingsObject.settingsObject.baseUrl
-
-    // 1. Let urlRecord be the result of applying the URL parser to url with baseURL.
-    let urlRecord
-
-    try {
-      urlRecord = new URL(url, baseURL)
-    } catch (e) {
-      // 3. If urlRecord is failure, then throw a "SyntaxError" DOMException.
-      throw new DOMException(e, 'SyntaxError')
-    }
-
-    // 4. If urlRecord’s scheme is "http", then set urlRecord’s scheme to "ws".
-    if (urlRecord.protocol === 'http:') {
-      urlRecord.protocol = 'ws:'
-    } else if (urlRecord.protocol === 'https:') {
-      // 5. Otherwise, if urlRecord’s scheme is "https", set urlRecord’s scheme to "wss".
-      urlRecord.protocol = 'wss:'
-    }
-
-    // 6. If urlRecord’s scheme is not "ws" or "wss", then throw a "SyntaxError" DOMException.
-    if (urlRecord.protocol !== 'ws:' && urlRecord.protocol !== 'wss:') {
-      throw new DOMException(
-        `Expected a ws: or wss: protocol, got ${urlRecord.protocol}`,
-        'SyntaxError'
-      )
-    }
-
-    // 7. If urlRecord’s fragment is non-null, then throw a "SyntaxError"
-    //    DOMException.
-    if (urlRecord.hash || urlRecord.href.endsWith('#')) {
-      throw new DOMException('Got fragment', 'SyntaxError')
-    }
-
-    // 8. If protocols is a string, set protocols to a sequence consisting
-    //    of just that string.
-    if (typeof protocols === 'string') {
-      protocols = [protocols]
-    }
-
-    // 9. If any of the values in protocols occur more than once or otherwise
-    //    fail to match the requirements for elements that comprise the value
-    //    of `Sec-WebSocket-Protocol` fields as defined by The WebSocket
-    //    protocol, then throw a "SyntaxError" DOMException.
-    if (protocols.length !== new Set(protocols.map(p => p.toLowerCase())).size) {
-      throw new DOMException('Invalid Sec-WebSocket-Protocol value', 'SyntaxError')
-    }
-
-    if (protocols.length > 0 && !protocols.every(p => isValidSubprotocol(p))) {
-      throw new DOMException('Invalid Sec-WebSocket-Protocol value', 'SyntaxError')
-    }
-
-    // 10. Set this's url to urlRecord.
-    this[kWebSocketURL] = new URL(urlRecord.href)
-
-    // 11. Let client be this's relevant settings object.
-    const client = environmentSettingsObject.settingsObject
-
-    // 12. Run this step in parallel:
-
-    //    1. Establish a WebSocket connection given urlRecord, protocols,
-    //       and client.
-    this[kController] = establishWebSocketConnection(
-      urlRecord,
-      protocols,
-      client,
-      this,
-      (response, extensions) => this.#onConnectionEstablished(response, extensions),
-      options
-    )
-
-    // Each WebSocket object has an associated ready state, which is a
-    // number representing the state of the connection. Initially it must
-    // be CONNECTING (0).
-    this[kReadyState] = WebSocket.CONNECTING
-
-    this[kSentClose] = sentCloseFrameState.NOT_SENT
-
-    // The extensions attribute must initially return the empty string.
-
-    // The protocol attribute must initially return the empty string.
-
-    // Each WebSocket object has an associated binary type, which is a
-    // BinaryType. Initially it must be "blob".
-    this[kBinaryType] = 'blob'
-  }
-
-  /**
-   * @see https://websockets.spec.whatwg.org/#dom-websocket-close
-   * @param {number|undefined} code
-   * @param {string|undefined} reason
-   */
-  close (code = undefined, reason = undefined) {
-    webidl.brandCheck(this, WebSocket)
-
-    const prefix = 'WebSocket.close'
-
-    if (code !== undefined) {
-      code = webidl.converters['unsigned short'](code, prefix, 'code', { clamp: true })
-    }
-
-    if (reason !== undefined) {
-      reason = webidl.converters.USVString(reason, prefix, 'reason')
-    }
-
-    // 1. If code is present, but is neither an integer equal to 1000 nor an
-    //    integer in the range 3000 to 4999, inclusive, throw an
-    //    "InvalidAccessError" DOMException.
-    if (code !== undefined) {
-      if (code !== 1000 && (code < 3000 || code > 4999)) {
-        throw new DOMException('invalid code', 'InvalidAccessError')
-      }
-    }
-
-    let reasonByteLength = 0
-
-    // 2. If reason is present, then run these substeps:
-    if (reason !== undefined) {
-      // 1. Let reasonBytes be the result of encoding reason.
-      // 2. If reasonBytes is longer than 123 bytes, then throw a
-      //    "SyntaxError" DOMException.
-      reasonByteLength = Buffer.byteLength(reason)
-
-      if (reasonByteLength > 123) {
-        throw new DOMException(
-          `Reason must be less than 123 bytes; received ${reasonByteLength}`,
-          'SyntaxError'
-        )
-      }
-    }
-
-    // 3. Run the first matching steps from the following list:
-    closeWebSocketConnection(this, code, reason, reasonByteLength)
-  }
-
-  /**
-   * @see https://websockets.spec.whatwg.org/#dom-websocket-send
-   * @param {NodeJS.TypedArray|ArrayBuffer|Blob|string} data
-   */
-  send (data) {
-    webidl.brandCheck(this, WebSocket)
-
-    const prefix = 'WebSocket.send'
-    webidl.argumentLengthCheck(arguments, 1, prefix)
-
-    data = webidl.converters.WebSocketSendData(data, prefix, 'data')
-
-    // 1. If this's ready state is CONNECTING, then throw an
-    //    "InvalidStateError" DOMException.
-    if (isConnecting(this)) {
-      throw new DOMException('Sent before connected.', 'InvalidStateError')
-    }
-
-    // 2. Run the appropriate set of steps from the following list:
-    // https://datatracker.ietf.org/doc/html/rfc6455#section-6.1
-    // https://datatracker.ietf.org/doc/html/rfc6455#section-5.2
-
-    if (!isEstablished(this) || isClosing(this)) {
-      return
-    }
-
-    // If data is a string
-    if (typeof data === 'string') {
-      // If the WebSocket connection is established and the WebSocket
-      // closing handshake has not yet started, then the user agent
-      // must send a WebSocket Message comprised of the data argument
-      // using a text frame opcode; if the data cannot be sent, e.g.
-      // because it would need to be buffered but the buffer is full,
-      // the user agent must flag the WebSocket as full and then close
-      // the WebSocket connection. Any invocation of this method with a
-      // string argument that does not throw an exception must increase
-      // the bufferedAmount attribute by the number of bytes needed to
-      // express the argument as UTF-8.
-
-      const length = Buffer.byteLength(data)
-
-      this.#bufferedAmount += length
-      this.#sendQueue.add(data, () => {
-        this.#bufferedAmount -= length
-      }, sendHints.string)
-    } else if (types.isArrayBuffer(data)) {
-      // If the WebSocket connection is established, and the WebSocket
-      // closing handshake has not yet started, then the user agent must
-      // send a WebSocket Message comprised of data using a binary frame
-      // opcode; if the data cannot be sent, e.g. because it would need
-      // to be buffered but the buffer is full, the user agent must flag
-      // the WebSocket as full and then close the WebSocket connection.
-      // The data to be sent is the data stored in the buffer described
-      // by the ArrayBuffer object. Any invocation of this method with an
-      // ArrayBuffer argument that does not throw an exception must
-      // increase the bufferedAmount attribute by the length of the
-      // ArrayBuffer in bytes.
-
-      this.#bufferedAmount += data.byteLength
-      this.#sendQueue.add(data, () => {
-        this.#bufferedAmount -= data.byteLength
-      }, sendHints.arrayBuffer)
-    } else if (ArrayBuffer.isView(data)) {
-      // If the WebSocket connection is established, and the WebSocket
-      // closing handshake has not yet started, then the user agent must
-      // send a WebSocket Message comprised of data using a binary frame
-      // opcode; if the data cannot be sent, e.g. because it would need to
-      // be buffered but the buffer is full, the user agent must flag the
-      // WebSocket as full and then close the WebSocket connection. The
-      // data to be sent is the data stored in the section of the buffer
-      // described by the ArrayBuffer object that data references. Any
-      // invocation of this method with this kind of argument that does
-      // not throw an exception must increase the bufferedAmount attribute
-      // by the length of data’s buffer in bytes.
-
-      this.#bufferedAmount += data.byteLength
-      this.#sendQueue.add(data, () => {
-        this.#bufferedAmount -= data.byteLength
-      }, sendHints.typedArray)
-    } else if (isBlobLike(data)) {
-      // If the WebSocket connection is established, and the WebSocket
-      // closing handshake has not yet started, then the user agent must
-      // send a WebSocket Message comprised of data using a binary frame
-      // opcode; if the data cannot be sent, e.g. because it would need to
-      // be buffered but the buffer is full, the user agent must flag the
-      // WebSocket as full and then close the WebSocket connection. The data
-      // to be sent is the raw data represented by the Blob object. Any
-      // invocation of this method with a Blob argument that does not throw
-      // an exception must increase the bufferedAmount attribute by the size
-      // of the Blob object’s raw data, in bytes.
-
-      this.#bufferedAmount += data.size
-      this.#sendQueue.add(data, () => {
-        this.#bufferedAmount -= data.size
-      }, sendHints.blob)
-    }
-  }
-
-  get readyState () {
-    webidl.brandCheck(this, WebSocket)
-
-    // The readyState getter steps are to return this's ready state.
-    return this[kReadyState]
-  }
-
-  get bufferedAmount () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#bufferedAmount
-  }
-
-  get url () {
-    webidl.brandCheck(this, WebSocket)
-
-    // The url getter steps are to return this's url, serialized.
-    return URLSerializer(this[kWebSocketURL])
-  }
-
-  get extensions () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#extensions
-  }
-
-  get protocol () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#protocol
-  }
-
-  get onopen () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#events.open
-  }
-
-  set onopen (fn) {
-    webidl.brandCheck(this, WebSocket)
-
-    if (this.#events.open) {
-      this.removeEventListener('open', this.#events.open)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.open = fn
-      this.addEventListener('open', fn)
-    } else {
-      this.#events.open = null
-    }
-  }
-
-  get onerror () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#events.error
-  }
-
-  set onerror (fn) {
-    webidl.brandCheck(this, WebSocket)
-
-    if (this.#events.error) {
-      this.removeEventListener('error', this.#events.error)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.error = fn
-      this.addEventListener('error', fn)
-    } else {
-      this.#events.error = null
-    }
-  }
-
-  get onclose () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#events.close
-  }
-
-  set onclose (fn) {
-    webidl.brandCheck(this, WebSocket)
-
-    if (this.#events.close) {
-      this.removeEventListener('close', this.#events.close)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.close = fn
-      this.addEventListener('close', fn)
-    } else {
-      this.#events.close = null
-    }
-  }
-
-  get onmessage () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this.#events.message
-  }
-
-  set onmessage (fn) {
-    webidl.brandCheck(this, WebSocket)
-
-    if (this.#events.message) {
-      this.removeEventListener('message', this.#events.message)
-    }
-
-    if (typeof fn === 'function') {
-      this.#events.message = fn
-      this.addEventListener('message', fn)
-    } else {
-      this.#events.message = null
-    }
-  }
-
-  get binaryType () {
-    webidl.brandCheck(this, WebSocket)
-
-    return this[kBinaryType]
-  }
-
-  set binaryType (type) {
-    webidl.brandCheck(this, WebSocket)
-
-    if (type !== 'blob' && type !== 'arraybuffer') {
-      this[kBinaryType] = 'blob'
-    } else {
-      this[kBinaryType] = type
-    }
-  }
-
-  /**
-   * @see https://websockets.spec.whatwg.org/#feedback-from-the-protocol
-   */
-  #onConnectionEstablished (response, parsedExtensions) {
-    // processResponse is called when the "response's header list has been received and initialized."
-    // once this happens, the connection is open
-    this[kResponse] = response
-
-    const webSocketOptions = this[kController]?.dispatcher?.webSocketOptions
-    const maxFragments = webSocketOptions?.maxFragments
-    const maxPayloadSize = webSocketOptions?.maxPayloadSize
-
-    const parser = new ByteParser(this, parsedExtensions, {
-      maxFragments,
-      maxPayloadSize
-    })
-    parser.on('drain', onParserDrain)
-    parser.on('error', onParserError.bind(this))
-
-    response.socket.ws = this
-    this[kByteParser] = parser
-
-    this.#sendQueue = new SendQueue(response.socket)
-
-    // 1. Change the ready state to OPEN (1).
-    this[kReadyState] = states.OPEN
-
-    // 2. Change the extensions attribute’s value to the extensions in use, if
-    //    it is not the null value.
-    // https://datatracker.ietf.org/doc/html/rfc6455#section-9.1
-    const extensions = response.headersList.get('sec-websocket-extensions')
-
-    if (extensions !== null) {
-      this.#extensions = extensions
-    }
-
-    // 3. Change the protocol attribute’s value to the subprotocol in use, if
-    //    it is not the null value.
-    // https://datatracker.ietf.org/doc/html/rfc6455#section-1.9
-    const protocol = response.headersList.get('sec-websocket-protocol')
-
-    if (protocol !== null) {
-      this.#protocol = protocol
-    }
-
-    // 4. Fire an event named open at the WebSocket object.
-    fireEvent('open', this)
-  }
-}
-
-// https://websockets.spec.whatwg.org/#dom-websocket-connecting
-WebSocket.CONNECTING = WebSocket.prototype.CONNECTING = states.CONNECTING
-// https://websockets.spec.whatwg.org/#dom-websocket-open
-WebSocket.OPEN = WebSocket.prototype.OPEN = states.OPEN
-// https://websockets.spec.whatwg.org/#dom-websocket-closing
-WebSocket.CLOSING = WebSocket.prototype.CLOSING = states.CLOSING
-// https://websockets.spec.whatwg.org/#dom-websocket-closed
-WebSocket.CLOSED = WebSocket.prototype.CLOSED = states.CLOSED
-
-Object.defineProperties(WebSocket.prototype, {
-  CONNECTING: staticPropertyDescriptors,
-  OPEN: staticPropertyDescriptors,
-  CLOSING: staticPropertyDescriptors,
-  CLOSED: staticPropertyDescriptors,
-  url: kEnumerableProperty,
-  readyState: kEnumerableProperty,
-  bufferedAmount: kEnumerableProperty,
-  onopen: kEnumerableProperty,
-  onerror: kEnumerableProperty,
-  onclose: kEnumerableProperty,
-  close: kEnumerableProperty,
-  onmessage: kEnumerableProperty,
-  binaryType: kEnumerableProperty,
-  send: kEnumerableProperty,
-  extensions: kEnumerableProperty,
-  protocol: kEnumerableProperty,
-  [Symbol.toStringTag]: {
-    value: 'WebSocket',
-    writable: false,
-    enumerable: false,
-    configurable: true
-  }
-})
-
-Object.defineProperties(WebSocket, {
-  CONNECTING: staticPropertyDescriptors,
-  OPEN: staticPropertyDescriptors,
-  CLOSING: staticPropertyDescriptors,
-  CLOSED: staticPropertyDescriptors
-})
-
-webidl.converters['sequence<DOMString>'] = webidl.sequenceConverter(
-  webidl.converters.DOMString
-)
-
-webidl.converters['DOMString or sequence<DOMString>'] = function (V, prefix, argument) {
-  if (webidl.util.Type(V) === 'Object' && Symbol.iterator in V) {
-    return webidl.converters['sequence<DOMString>'](V)
-  }
-
-  return webidl.converters.DOMString(V, prefix, argument)
-}
-
-// This implements the proposal made in https://github.com/whatwg/websockets/issues/42
-webidl.converters.WebSocketInit = webidl.dictionaryConverter([
-  {
-    key: 'protocols',
-    converter: webidl.converters['DOMString or sequence<DOMString>'],
-    defaultValue: () => new Array(0)
-  },
-  {
-    key: 'dispatcher',
-    converter: webidl.converters.any,
-    defaultValue: () => getGlobalDispatcher()
-  },
-  {
-    key: 'headers',
-    converter: webidl.nullableConverter(webidl.converters.HeadersInit)
-  }
-])
-
-webidl.converters['DOMString or sequence<DOMString> or WebSocketInit'] = function (V) {
-  if (webidl.util.Type(V) === 'Object' && !(Symbol.iterator in V)) {
-    return webidl.converters.WebSocketInit(V)
-  }
-
-  return { protocols: webidl.converters['DOMString or sequence<DOMString>'](V) }
-}
-
-webidl.converters.WebSocketSendData = function (V) {
-  if (webidl.util.Type(V) === 'Object') {
-    if (isBlobLike(V)) {
-      return webidl.converters.Blob(V, { strict: false })
-    }
-
-    if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-      return webidl.converters.BufferSource(V)
-    }
-  }
-
-  return webidl.converters.USVString(V)
-}
-
-function onParserDrain () {
-  this.ws[kResponse].socket.resume()
-}
-
-function onParserError (err) {
-  let message
-  let code
-
-  if (err instanceof CloseEvent) {
-    message = err.reason
-    code = err.code
-  } else {
-    message = err.message
-  }
-
-  fireEvent('error', this, () => new ErrorEvent('error', { error: err, message }))
-
-  closeWebSocketConnection(this, code)
-}
-
-module.exports = {
-  WebSocket
-}
-
-
-/***/ }),
-
 /***/ 4155:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
@@ -28175,6 +14079,141 @@ const APP_HELP = (/* unused pure expression or super */ null && (`${helpOf(APP)}
 
 /***/ }),
 
+/***/ 8943:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $5: () => (/* binding */ credentialOf),
+/* harmony export */   X1: () => (/* binding */ jobDid),
+/* harmony export */   pn: () => (/* binding */ jobDeploy)
+/* harmony export */ });
+/* unused harmony exports AUTH_MODES, AUTH_ENV, AUDIENCE_ENV */
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8161);
+/* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_os__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _plane_did_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4027);
+/* harmony import */ var _plane_ci_job_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1242);
+/* harmony import */ var _plane_deploy_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6115);
+/* harmony import */ var _lease_ci_tokens_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7759);
+/* harmony import */ var _lease_errors_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(2679);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(1223);
+/* harmony import */ var _lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(8309);
+/* harmony import */ var _lease_settings_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(4801);
+
+
+
+
+
+
+
+
+
+/**
+ * The CLI's credential, as the action's `auth` input chooses it (`--auth`, LEASE_GATE_AUTH):
+ *   key   the key (LEASE_GATE_KEY), or none on a loopback kernel
+ *   oidc  a token: --oidc-token-file / LEASE_GATE_OIDC_TOKEN, else the job's own (ci-tokens.ts),
+ *         else a usage error naming what to set on this CI
+ *   auto  a token given by flag or variable; else the key if one is set; else the job's own
+ *         token if this job can get one; else none (a kernel off loopback then refuses)
+ * On a job's own token the CLI names itself by the token's claims (read, not verified: the
+ * kernel verifies and refuses any other DID) and lets the kernel fill the deploy from them.
+ */
+const AUTH_MODES = ['auto', 'key', 'oidc'];
+const AUTH_ENV = 'LEASE_GATE_AUTH';
+const AUDIENCE_ENV = 'LEASE_GATE_OIDC_AUDIENCE';
+/** The token to send, or undefined for the key (or none). Throws SettingsError for a bad flag. */
+function credentialOf(values, env) {
+    const auth = authMode(values, env);
+    const audience = audienceOf(values, env);
+    const tokenFile = values['oidc-token-file'];
+    if (auth === 'key') {
+        if (tokenFile) {
+            throw new _lease_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .SettingsError */ .G('--auth key and --oidc-token-file contradict: the key is sent, or the token; give one.');
+        }
+        return undefined;
+    }
+    if (tokenFile || env[_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__/* .TOKEN_ENV */ .o4])
+        return { bearer: (0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__/* .cachedToken */ .KQ)((0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__/* .givenTokenSource */ ._T)(tokenFile, env)) };
+    if (auth === 'auto' && (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_8__/* .keyFromEnv */ .ji)(env).value)
+        return undefined;
+    const ci = (0,_lease_ci_tokens_js__WEBPACK_IMPORTED_MODULE_4__/* .ciOfEnv */ .hZ)(env);
+    if (!ci) {
+        if (auth === 'auto')
+            return undefined;
+        throw new _lease_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .SettingsError */ .G(`--auth oidc, but this is not a job of a CI whose token lease-gate finds (GitHub Actions, GitLab CI, CircleCI, Buildkite: none of GITHUB_ACTIONS, GITLAB_CI, CIRCLECI, BUILDKITE is 'true'): give the token with --oidc-token-file FILE or ${_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__/* .TOKEN_ENV */ .o4}.`);
+    }
+    const way = (0,_lease_ci_tokens_js__WEBPACK_IMPORTED_MODULE_4__/* .ciTokenWay */ .rz)(ci, env, { audience, idTokenVar: values['id-token-var'] });
+    if ('missing' in way) {
+        if (auth === 'auto')
+            return undefined;
+        throw new _lease_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .SettingsError */ .G(`--auth oidc on ${_lease_ci_tokens_js__WEBPACK_IMPORTED_MODULE_4__/* .CI_NAMES */ .y3[ci]}: ${way.missing}`);
+    }
+    return { bearer: (0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__/* .cachedToken */ .KQ)(way.source), ci };
+}
+function authMode(values, env) {
+    const given = values.auth ?? (env[AUTH_ENV] || 'auto');
+    if (!AUTH_MODES.includes(given)) {
+        const from = values.auth === undefined ? `${AUTH_ENV} (environment)` : '--auth';
+        throw new _lease_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .SettingsError */ .G(`Invalid ${from} '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(given, 40)}'. Expected 'auto', 'key' or 'oidc'.`);
+    }
+    return given;
+}
+function audienceOf(values, env) {
+    const given = values['oidc-audience'] ?? (env[AUDIENCE_ENV] || undefined);
+    if (given !== undefined && !/^[\x21-\x7e]{1,200}$/.test(given)) {
+        const from = values['oidc-audience'] === undefined ? `${AUDIENCE_ENV} (environment)` : '--oidc-audience';
+        throw new _lease_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .SettingsError */ .G(`Invalid ${from} '${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(given, 60)}'. Expected 1 to 200 printable characters without spaces.`);
+    }
+    return given;
+}
+/**
+ * The DID a job's own token vouches for, with one segment of this host after it (as the
+ * CLI's default DID on a GitHub runner), so `acquire` and a later `release` of the same job
+ * speak as one agent. GitLab's host is its issuer's; GitHub's the server's. Undefined when
+ * the claims name no job of that CI (the kernel would refuse the token anyway).
+ */
+function jobDid(ci, token, env) {
+    const claims = (0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_7__/* .tokenClaims */ .f)(token);
+    if (!claims)
+        return undefined;
+    const hostOf = (url) => {
+        try {
+            return typeof url === 'string' ? new URL(url).host : '';
+        }
+        catch {
+            return '';
+        }
+    };
+    const host = ci === 'gitlab'
+        ? hostOf(claims.iss)
+        : ci === 'github'
+            ? hostOf(env.GITHUB_SERVER_URL || 'https://github.com')
+            : '';
+    const prefix = (0,_plane_ci_job_js__WEBPACK_IMPORTED_MODULE_2__/* .jobDidPrefix */ .VA)(ci, claims, host);
+    return prefix === undefined ? undefined : `${prefix}${(0,_plane_did_js__WEBPACK_IMPORTED_MODULE_1__/* .didSegment */ .f4)((0,node_os__WEBPACK_IMPORTED_MODULE_0__.hostname)() || 'host')}`;
+}
+/** The variable each CI sets to the commit the job runs on. */
+const COMMIT_ENV = {
+    github: 'GITHUB_SHA',
+    gitlab: 'CI_COMMIT_SHA',
+    circleci: 'CIRCLE_SHA1',
+    buildkite: 'BUILDKITE_COMMIT',
+};
+/**
+ * The deploy sent on a job's own token: the fields given by flags, plus the commit the CI's
+ * environment names. Present even when empty: an empty deploy asks the kernel to fill every
+ * field from the token (it maps the repository, which the CLI cannot know), and where the
+ * token has a field, a sent value must agree with it (403 not_your_deploy).
+ */
+function jobDeploy(ci, flags, env) {
+    const commit = (env[COMMIT_ENV[ci]] ?? '').trim().toLowerCase();
+    // Buildkite's may be `HEAD` before the agent resolves it: only a full SHA is sent.
+    const known = commit && _plane_deploy_js__WEBPACK_IMPORTED_MODULE_3__/* .deploySchema */ .zR.safeParse({ commit }).success ? { commit } : {};
+    return { ...known, ...flags };
+}
+
+
+/***/ }),
+
 /***/ 7568:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -28227,10 +14266,10 @@ function lazyFrom(load) {
 const leaseCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(451)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9451)));
 const freezeCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(222)]).then(__nccwpck_require__.bind(__nccwpck_require__, 2222)));
 const breakGlassCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(270)]).then(__nccwpck_require__.bind(__nccwpck_require__, 4270)));
-const ledgerCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(421)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6628)));
+const ledgerCommands = lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(861), __nccwpck_require__.e(551)]).then(__nccwpck_require__.bind(__nccwpck_require__, 6478)));
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
-    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(687), __nccwpck_require__.e(861), __nccwpck_require__.e(148)]).then(__nccwpck_require__.bind(__nccwpck_require__, 8148)))('kernel'), specs: [kernel/* KERNEL */.mI] },
+    kernel: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(631), __nccwpck_require__.e(687), __nccwpck_require__.e(861), __nccwpck_require__.e(607)]).then(__nccwpck_require__.bind(__nccwpck_require__, 3607)))('kernel'), specs: [kernel/* KERNEL */.mI] },
     acquire: { run: leaseCommands('acquire'), specs: [plane/* ACQUIRE */.Rf] },
     release: { run: leaseCommands('release'), specs: [plane/* RELEASE */.g2] },
     run: { run: lazyFrom(() => Promise.all(/* import() */[__nccwpck_require__.e(267), __nccwpck_require__.e(612)]).then(__nccwpck_require__.bind(__nccwpck_require__, 612)))('runCommand'), specs: [plane/* RUN */.oq] },
@@ -28263,7 +14302,11 @@ const USAGE = `Usage: lease-gate <command> [options]
 ${Object.values(HELPS).join('\n\n')}
 
 Common: the key comes from LEASE_GATE_KEY (or INTRAMEDIAL_KEY, the hosted plane's name), or an OIDC ID token from --oidc-token-file FILE or
-LEASE_GATE_OIDC_TOKEN is sent instead; --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
+LEASE_GATE_OIDC_TOKEN is sent instead. --auth auto|key|oidc (LEASE_GATE_AUTH; auto: a given token, else the key, else
+this CI job's own token if it can get one): on GitHub Actions the runner's token service, on GitLab the variable of the
+job's id_tokens (--id-token-var NAME, default LEASE_GATE_ID_TOKEN), on CircleCI CIRCLE_OIDC_TOKEN_V2 or \`circleci run
+oidc get\`, on Buildkite \`buildkite-agent oidc request-token\`; --oidc-audience AUD (LEASE_GATE_OIDC_AUDIENCE, default
+lease-gate) is the audience asked for. The job then acts as the DID its token vouches for. --api-url defaults to LEASE_GATE_API_URL, then INTRAMEDIAL_API_URL,
 else the hosted plane https://api.intramedial.com (a failure then says the hosted plane was asked);
 --actor-did to LEASE_GATE_ACTOR_DID or this host and user.
 An unreachable plane is said at once on stderr (the URL, where it came from), then retried quietly
@@ -28311,7 +14354,7 @@ async function main(argv, io = options/* stdio */.iz, env = process.env) {
         return options/* EXIT */.dc.refused;
     }
 }
-/** A usage error ends its sentence before "See …" is put after it. */
+/** A usage error ends its sentence before "See \u2026" is put after it. */
 const endSentence = (text) => /[.?!][')"\]]*$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`;
 /** One line for any failure, never a stack (errorMessage()), escaped for the terminal. */
 function describeFailure(error) {
@@ -28357,10 +14400,10 @@ async function runCli(argv = process.argv.slice(2)) {
 const STORE_FLAGS = {
     store: {
         type: 'string',
-        value: 'postgres[://…]',
+        value: 'postgres[://\u2026]',
         with: ['schema', 'pool-size', 'signing-key'],
         help: `any number of replicas
-  on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store …' only
+  on one PostgreSQL database (--store postgres reads DATABASE_URL). 'kernel migrate --store \u2026' only
   brings the schema up to date.`,
         synopsis: false,
     },
@@ -28374,12 +14417,22 @@ const AUTH_FLAGS = {
         value: 'AUD',
         with: ['policy', 'oidc-issuer', 'oidc-did-host'],
         help: `accept OIDC ID tokens
-  (GitHub Actions' by default); each acts only as its own run's DIDs, leasing what the policy allows.`,
+  (GitHub Actions' by default; --oidc-issuer [KIND=]URL, repeatable, names others: gitlab=URL,
+  circleci=URL); each acts only as its own job's DIDs, leasing what the policy allows.`,
         synopsis: false,
     },
     policy: { type: 'string', value: 'FILE', required: true, synopsis: false },
-    'oidc-issuer': { type: 'string', value: 'URL', synopsis: false },
+    'oidc-issuer': { type: 'string', multiple: true, value: '[KIND=]URL', synopsis: false },
     'oidc-did-host': { type: 'string', value: 'HOST', synopsis: false },
+    'oidc-issuers': {
+        type: 'string',
+        value: 'FILE',
+        with: ['policy'],
+        help: `several OIDC issuers (JSON: name, kind,
+  url, audience, organization, repositories; docs/ci-issuers.md), instead of --oidc-issuer; each
+  policy rule names its issuer.`,
+        synopsis: false,
+    },
     keys: {
         type: 'string',
         value: 'FILE',
@@ -28599,7 +14652,7 @@ const FREEZE = {
     },
     about: `  Grant the resource to nobody new until TIME (ISO 8601 with a zone), for DURATION (90m, 4h, 3d) or until
   unfrozen (needs LEASE_GATE_ADMIN_KEY). The holder keeps it (revoke it too to stop it); waiters keep
-  their place and are told "frozen until … by an operator: TEXT". --by NAME: who the ledger names
+  their place and are told "frozen until \u2026 by an operator: TEXT". --by NAME: who the ledger names
   (operator:NAME; letters, digits, . _ @ -, up to 64), else operator:admin-key.`,
 };
 const UNFREEZE = {
@@ -28682,7 +14735,7 @@ const APPROVE_BREAK_GLASS = {
 /* harmony export */   oq: () => (/* binding */ RUN),
 /* harmony export */   sh: () => (/* binding */ common)
 /* harmony export */ });
-/* unused harmony export DEPLOY_FLAGS */
+/* unused harmony exports AUTH, OIDC_AUDIENCE, ID_TOKEN_VAR, AUTH_FLAGS, DEPLOY_FLAGS */
 /**
  * The flags of the commands that talk to a plane, and the help of acquire, release, run,
  * status and history. Light on purpose: main() reads every help without loading a command.
@@ -28702,11 +14755,22 @@ const API_URL = { type: 'string', value: 'U' };
 const WAIT_TIMEOUT = { type: 'string', value: '30m' };
 const OIDC_TOKEN_FILE = { type: 'string', value: 'FILE' };
 const JSON_FLAG = { type: 'boolean', default: false };
+/** The credential (cli/ci-auth.ts) and, on a CI job, how its own token is asked for. */
+const AUTH = { type: 'string', value: 'auto|key|oidc' };
+const OIDC_AUDIENCE = { type: 'string', value: 'AUD' };
+const ID_TOKEN_VAR = { type: 'string', value: 'NAME' };
+/** The credential's flags, said once in the overview's "Common:" part. */
+const AUTH_FLAGS = {
+    'oidc-token-file': common(OIDC_TOKEN_FILE),
+    auth: common(AUTH),
+    'oidc-audience': common(OIDC_AUDIENCE),
+    'id-token-var': common(ID_TOKEN_VAR),
+};
 /** What every plane command parses that its synopsis need not repeat. */
 const COMMON_FLAGS = {
     'actor-did': common(ACTOR_DID),
     'wait-timeout': common(WAIT_TIMEOUT),
-    'oidc-token-file': common(OIDC_TOKEN_FILE),
+    ...AUTH_FLAGS,
     help: HELP_FLAG,
 };
 /** The deploy's identity (deploy-flags.ts reads them), for CI systems that are not GitHub Actions. */
@@ -28724,7 +14788,7 @@ const DEPLOY_FLAGS = {
 const DEPLOY_HELP = `  What is deployed (recorded in the grant's ledger entry, shown by status): --repository, --workflow,
   --ref, --commit (the full SHA), --run-number, --run-attempt, --run-url (https://). --queue newest
   steps aside when a newer run (higher --run-number) of the same repository, workflow and ref starts
-  waiting ("superseded by …" on stderr); it needs those four flags.`;
+  waiting ("superseded by \u2026" on stderr); it needs those four flags.`;
 /** The flags of acquire, and of the commands that name an actor the same way. */
 const WAITING_FLAGS = {
     resource: RESOURCE,
@@ -28738,7 +14802,7 @@ const ACQUIRE = {
         ...WAITING_FLAGS,
         json: JSON_FLAG,
         ...DEPLOY_FLAGS,
-        'oidc-token-file': common(OIDC_TOKEN_FILE),
+        ...AUTH_FLAGS,
         help: HELP_FLAG,
     },
     about: `  Take the lease, waiting on the plane's back-off while another holds it. Nothing renews a lease
@@ -28754,7 +14818,7 @@ const RELEASE = {
         'api-url': API_URL,
         json: JSON_FLAG,
         'wait-timeout': common(WAIT_TIMEOUT),
-        'oidc-token-file': common(OIDC_TOKEN_FILE),
+        ...AUTH_FLAGS,
         help: HELP_FLAG,
     },
     about: '  Give back the lease this actor holds.',
@@ -28769,7 +14833,7 @@ const RUN = {
             ...JSON_FLAG,
             hidden: "parsed as every plane command's: run prints the command's output",
         },
-        'oidc-token-file': common(OIDC_TOKEN_FILE),
+        ...AUTH_FLAGS,
         help: HELP_FLAG,
     },
     after: '-- <command> [args...]',
@@ -28897,6 +14961,7 @@ function flagsNamedIn(text) {
 /* harmony export */   dc: () => (/* binding */ EXIT),
 /* harmony export */   eb: () => (/* binding */ UsageError),
 /* harmony export */   iz: () => (/* binding */ stdio),
+/* harmony export */   qP: () => (/* binding */ holderSettings),
 /* harmony export */   qg: () => (/* binding */ parse),
 /* harmony export */   x$: () => (/* binding */ settingsFromFlags)
 /* harmony export */ });
@@ -28908,11 +14973,11 @@ function flagsNamedIn(text) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(3916);
 /* harmony import */ var _lease_did_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(623);
 /* harmony import */ var _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2679);
-/* harmony import */ var _lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(8309);
-/* harmony import */ var _lease_settings_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(4801);
-/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(1223);
+/* harmony import */ var _lease_settings_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(4801);
+/* harmony import */ var _lease_escape_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(1223);
 /* harmony import */ var _suggest_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(7472);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(8252);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(8252);
+/* harmony import */ var _ci_auth_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(8943);
 
 
 
@@ -28958,7 +15023,7 @@ function unknownFlag(error) {
 function unknownFlagMessage(flag, options) {
     const name = flag.replace(/^-+/, '').split('=')[0] ?? '';
     const guess = (0,_suggest_js__WEBPACK_IMPORTED_MODULE_9__/* .closest */ .k)(name, Object.keys(options));
-    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_7__/* .untrusted */ .bp)(flag, 60)}'`;
+    const shown = `'${(0,_lease_escape_js__WEBPACK_IMPORTED_MODULE_6__/* .untrusted */ .bp)(flag, 60)}'`;
     return guess
         ? `Unknown flag ${shown}. Did you mean --${guess}?`
         : `Unknown flag ${shown}. (A command's own arguments go after '--'.)`;
@@ -28994,36 +15059,60 @@ function pick(flag, value, env, envName, fallback) {
 function apiUrlSource(values, env) {
     return givenApiUrl(values['api-url'], env).source;
 }
-/** Flags and environment → the session's settings; messages name the flag or variable. */
+/** Flags and environment \u2192 the session's settings; messages name the flag or variable. */
 function settingsFromFlags(values, env) {
     const fixed = (value) => ({ value, from: 'default' });
-    const given = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_8__/* .givenApiUrl */ .dT)(values['api-url'], env);
+    const given = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_7__/* .givenApiUrl */ .dT)(values['api-url'], env);
     const apiUrl = { value: given.value, from: given.from };
     try {
         // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
-        const tokenFile = values['oidc-token-file'];
-        const bearer = tokenFile || env[_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__/* .TOKEN_ENV */ .o4] ? (0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__/* .cachedToken */ .KQ)((0,_lease_oidc_token_js__WEBPACK_IMPORTED_MODULE_5__/* .givenTokenSource */ ._T)(tokenFile, env)) : undefined;
-        const settings = (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_6__/* .buildSettings */ .E6)({
+        const credential = (0,_ci_auth_js__WEBPACK_IMPORTED_MODULE_8__/* .credentialOf */ .$5)(values, env);
+        const bearer = credential?.bearer;
+        const settings = (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_5__/* .buildSettings */ .E6)({
             resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),
             actorDid: pick('actor-did', values['actor-did'], env, 'LEASE_GATE_ACTOR_DID', values['actor-did'] ?? defaultCliDid(env)),
             apiUrl: apiUrl,
-            key: bearer ? { value: '', from: 'an OIDC token' } : (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_6__/* .keyFromEnv */ .ji)(env),
+            key: bearer ? { value: '', from: 'an OIDC token' } : (0,_lease_settings_js__WEBPACK_IMPORTED_MODULE_5__/* .keyFromEnv */ .ji)(env),
             waitTimeoutMs: pick('wait-timeout', values['wait-timeout'], env, undefined, '30m'),
             onTimeout: fixed('fail'),
             keepAlive: fixed('true'),
             dryRun: fixed('false'),
         }, bearer ? 'never' : 'unless-loopback');
         const apiUrlFrom = given.source;
-        return bearer ? { ...settings, bearer, apiUrlFrom } : { ...settings, apiUrlFrom };
+        if (!bearer)
+            return { ...settings, apiUrlFrom };
+        return credential.ci
+            ? { ...settings, bearer, apiUrlFrom, ci: credential.ci }
+            : { ...settings, bearer, apiUrlFrom };
     }
     catch (error) {
         // Nothing named a plane: the hosted one is meant, said with how to name another.
         if (error instanceof _lease_errors_js__WEBPACK_IMPORTED_MODULE_4__/* .SettingsError */ .G)
-            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_8__/* .hostedHint */ .hx)(false)}` : error.message, {
+            throw new UsageError(given.hosted ? `${error.message} ${(0,_plane_url_js__WEBPACK_IMPORTED_MODULE_7__/* .hostedHint */ .hx)(false)}` : error.message, {
                 cause: error,
             });
         throw error;
     }
+}
+/**
+ * settingsFromFlags for the commands that hold a lease (acquire, release, run): on a job's own
+ * token, and no DID given, the DID that token vouches for. The first token is asked for here
+ * (kept for the first request), so a CI that cannot give one fails before anything is sent.
+ */
+async function holderSettings(values, env) {
+    const settings = settingsFromFlags(values, env);
+    if (!settings.ci || !settings.bearer)
+        return settings;
+    if (values['actor-did'] !== undefined || env.LEASE_GATE_ACTOR_DID)
+        return settings;
+    // On a runner the default is already the run's DID, with its job, as the action's.
+    if (settings.ci === 'github' && (0,_lease_did_js__WEBPACK_IMPORTED_MODULE_3__/* .runContextFromEnv */ .wX)(env))
+        return settings;
+    const did = (0,_ci_auth_js__WEBPACK_IMPORTED_MODULE_8__/* .jobDid */ .X1)(settings.ci, await settings.bearer(), env);
+    if (!did) {
+        throw new UsageError(`This job's OIDC token names no job of ${settings.ci} in the form lease-gate knows: give --actor-did D (the kernel accepts only a DID its token vouches for).`);
+    }
+    return { ...settings, actorDid: did };
 }
 const stdio = {
     out: (line) => process.stdout.write(`${line}\n`),
@@ -29180,7 +15269,7 @@ function editDistance(a, b) {
  * may import nothing of ours but top-level modules like this one, and every other user may
  * import it too. No imports and no node: APIs, so the console page may bundle it.
  */
-/** C0 controls and DEL, as a character class's ranges (a line break, ESC, NUL, …). */
+/** C0 controls and DEL, as a character class's ranges (a line break, ESC, NUL, \u2026). */
 const CONTROL_RANGES = '\\u0000-\\u001f\\u007f';
 /** Whether a text holds a control character (`.test`: not global, so it keeps no lastIndex). */
 const CONTROL_CHAR = new RegExp(`[${CONTROL_RANGES}]`);
@@ -29332,7 +15421,7 @@ function errorMessage(error) {
  * "Unexpected error: " or hints, which do not fit mid-sentence: the sentence around it
  * says what failed. Line breaks become spaces rather than cutting at the first, because
  * some libraries put the reason on a later line (@actions/core's "Failed to get ID Token.
- * \n Error Code : 500 …"). Callers clip and escape as their output needs; wrap with
+ * \n Error Code : 500 \u2026"). Callers clip and escape as their output needs; wrap with
  * `{ cause: error }` to keep the rest.
  */
 function causeText(error) {
@@ -29381,7 +15470,7 @@ function formatDuration(ms) {
 
 /***/ }),
 
-/***/ 1197:
+/***/ 3276:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -29392,10 +15481,43 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: MAX_ANSWER_BYTES
 
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
 // EXTERNAL MODULE: ./src/http/loopback.ts
 var loopback = __nccwpck_require__(507);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/agent.js
+var agent = __nccwpck_require__(7405);
+var agent_default = /*#__PURE__*/__nccwpck_require__.n(agent);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/dispatcher.js
+var dispatcher = __nccwpck_require__(883);
+var dispatcher_default = /*#__PURE__*/__nccwpck_require__.n(dispatcher);
+// EXTERNAL MODULE: ./node_modules/undici/lib/dispatcher/env-http-proxy-agent.js
+var env_http_proxy_agent = __nccwpck_require__(3137);
+var env_http_proxy_agent_default = /*#__PURE__*/__nccwpck_require__.n(env_http_proxy_agent);
+// EXTERNAL MODULE: ./node_modules/undici/lib/api/index.js
+var api = __nccwpck_require__(6615);
+;// CONCATENATED MODULE: ./src/http/undici.ts
+
+
+
+
+/**
+ * The parts of undici the client uses, from their own files. undici's package index loads
+ * all of it (fetch, WebSocket, EventSource, mocks, caches) and with them node:crypto: 11 MiB
+ * more resident in the keeper, a process that lives as long as the job (docs/performance.md,
+ * keeper). The index gives every dispatcher its API methods (`request()`, and `connect()`,
+ * which the proxy agent tunnels with); so does this, from the same file.
+ */
+for (const [name, method] of Object.entries(api)) {
+    if (!(name in (dispatcher_default()).prototype)) {
+        Object.defineProperty((dispatcher_default()).prototype, name, {
+            value: method,
+            writable: true,
+            configurable: true,
+        });
+    }
+}
+const Agent = (agent_default());
+const EnvHttpProxyAgent = (env_http_proxy_agent_default());
+
 ;// CONCATENATED MODULE: ./src/http/dispatchers.ts
 
 
@@ -29415,11 +15537,11 @@ function createDispatchers(options) {
         keepAliveTimeout: 4_000,
     };
     const proxies = proxyEnv(options.env);
-    const direct = new undici/* Agent */.g6(agentOptions);
+    const direct = new Agent(agentOptions);
     // Loopback is decided here, by the same test that allows plain http: to it, and not
     // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
     const proxied = proxies.httpProxy || proxies.httpsProxy
-        ? new undici/* EnvHttpProxyAgent */.J2({
+        ? new EnvHttpProxyAgent({
             ...agentOptions,
             httpProxy: proxies.httpProxy || undefined,
             httpsProxy: proxies.httpsProxy || proxies.httpProxy || undefined,
@@ -29651,7 +15773,7 @@ function isLoopbackHost(hostname) {
 /**
  * The one way a URL lease-gate was given (a flag, a config file) is shown anywhere: in an
  * error, a log line, an answer, a notification or the ledger. Only its scheme, host, port
- * and path: credentials (`user:password@`), the query (`?token=…`) and the fragment may
+ * and path: credentials (`user:password@`), the query (`?token=\u2026`) and the fragment may
  * hold a secret, and what is signed into the ledger can never be taken out again.
  *
  * Text that does not parse as a URL is cut the same way, by its characters: a refused
@@ -29672,7 +15794,7 @@ function urlForDisplay(raw) {
     // A shown URL is one line a terminal prints as it is.
     return shown.replace(_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .CONTROL_CHARS */ .UV, '?').slice(0, 200);
 }
-/** `scheme://user:pass@host/path?query#fragment` → `scheme://host/path`, for text no URL parser takes. */
+/** `scheme://user:pass@host/path?query#fragment` \u2192 `scheme://host/path`, for text no URL parser takes. */
 function cutByHand(text) {
     const match = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?([^?#]*)/.exec(text);
     const scheme = match?.[1] ?? '';
@@ -29684,6 +15806,217 @@ function cutByHand(text) {
     if (at >= 0)
         rest = rest.slice(at + 1);
     return `${scheme}${rest}`;
+}
+
+
+/***/ }),
+
+/***/ 7759:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  y3: () => (/* binding */ CI_NAMES),
+  hZ: () => (/* binding */ ciOfEnv),
+  rz: () => (/* binding */ ciTokenWay)
+});
+
+// UNUSED EXPORTS: CIRCLECI_TOKEN_ENV, ID_TOKEN_ENV
+
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(1421);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(3916);
+;// CONCATENATED MODULE: ./src/lease/ci-exec.ts
+
+
+/** The job's token could not be had: a CI tool missing, failing, or printing no token. */
+class CiTokenError extends errors/* LeaseGateError */.eg {
+    name = 'CiTokenError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'helper' });
+    }
+}
+/** A CI tool asks its agent over the network: long enough for a slow agent, short for a wait. */
+const TOKEN_COMMAND_TIMEOUT_MS = 30_000;
+/** A JWT is a few kilobytes; anything much longer is not one. */
+const MAX_OUTPUT_BYTES = 64 * 1024;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/** Anything in a tool's words that looks like a JWT or a long secret. */
+const SECRETISH = /[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{40,}/g;
+/** A tool's stderr, as a clause: first line, clipped, nothing token-shaped left in it. */
+function toolWords(stderr) {
+    const line = stderr.trim().split('\n')[0] ?? '';
+    return line.replace(SECRETISH, '[redacted]').slice(0, 200);
+}
+/** `buildkite-agent oidc request-token`, as its error messages name it. */
+const shown = (command) => [command.program, ...command.args.filter((arg) => !arg.startsWith('{'))].slice(0, 4).join(' ');
+/** Runs the command and answers the token it printed; throws CiTokenError naming the command. */
+function tokenFromCommand(command, timeoutMs = TOKEN_COMMAND_TIMEOUT_MS) {
+    return new Promise((resolve, reject) => {
+        (0,external_node_child_process_.execFile)(command.program, [...command.args], {
+            env: command.env,
+            timeout: timeoutMs,
+            killSignal: 'SIGKILL',
+            maxBuffer: MAX_OUTPUT_BYTES,
+            windowsHide: true,
+            encoding: 'utf8',
+        }, (error, stdout, stderr) => {
+            const name = `\`${shown(command)}\``;
+            if (error) {
+                reject(new CiTokenError(failure(name, command.program, error, stderr, timeoutMs)));
+                return;
+            }
+            const token = stdout.trim();
+            if (!JWT.test(token)) {
+                reject(new CiTokenError(`${name} printed no token (expected one compact JWT).`));
+                return;
+            }
+            resolve(token);
+        });
+    });
+}
+/** Why the command failed, in words without its output. */
+function failure(name, program, error, stderr, timeoutMs) {
+    if (error.code === 'ENOENT')
+        return `${program} is not on PATH: ${name} cannot run.`;
+    if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+        return `${name} printed more than ${MAX_OUTPUT_BYTES} bytes: not a token.`;
+    }
+    if (error.killed)
+        return `${name} did not answer within ${timeoutMs / 1000} s.`;
+    const words = toolWords(stderr);
+    const code = typeof error.code === 'number' ? ` with code ${error.code}` : '';
+    return `${name} failed${code}${words ? `: ${words}` : ''}.`;
+}
+
+// EXTERNAL MODULE: ./src/lease/errors.ts
+var lease_errors = __nccwpck_require__(2679);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __nccwpck_require__(1223);
+// EXTERNAL MODULE: ./src/lease/oidc-token.ts
+var oidc_token = __nccwpck_require__(8309);
+;// CONCATENATED MODULE: ./src/lease/ci-tokens.ts
+
+
+
+
+const ID_TOKEN_ENV = 'LEASE_GATE_ID_TOKEN';
+const CIRCLECI_TOKEN_ENV = 'CIRCLE_OIDC_TOKEN_V2';
+const CI_NAMES = {
+    github: 'GitHub Actions',
+    gitlab: 'GitLab CI',
+    circleci: 'CircleCI',
+    buildkite: 'Buildkite',
+};
+/** CircleCI's variable is used while it has this long left; after, the command mints another. */
+const ENV_TOKEN_MARGIN_MS = 150_000;
+const ci_tokens_JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
+/** The CI this process runs on, by the variable each sets in every job; undefined elsewhere. */
+function ciOfEnv(env) {
+    if (env.GITHUB_ACTIONS === 'true')
+        return 'github';
+    if (env.GITLAB_CI === 'true')
+        return 'gitlab';
+    if (env.CIRCLECI === 'true')
+        return 'circleci';
+    if (env.BUILDKITE === 'true')
+        return 'buildkite';
+    return undefined;
+}
+/** The way to this job's token on `ci`; throws SettingsError for a bad flag (variable name, audience). */
+function ciTokenWay(ci, env, options = {}) {
+    const now = options.now ?? Date.now;
+    const run = options.run ?? ((command) => tokenFromCommand(command));
+    switch (ci) {
+        case 'github':
+            return (0,oidc_token/* runnerCanIssue */.wM)(env)
+                ? { ci, source: (0,oidc_token/* runnerTokenSource */.PT)(env, options.audience ?? oidc_token/* DEFAULT_AUDIENCE */.Z4) }
+                : {
+                    ci,
+                    missing: 'this job cannot ask the runner for a token (ACTIONS_ID_TOKEN_REQUEST_URL is not set): give the job `permissions: id-token: write`.',
+                };
+        case 'gitlab':
+            return gitlabWay(env, options, now);
+        case 'circleci':
+            return circleciWay(env, options.audience, now, run);
+        case 'buildkite': {
+            if (!env.BUILDKITE_AGENT_ACCESS_TOKEN) {
+                return {
+                    ci,
+                    missing: "buildkite-agent asks for the job's token with BUILDKITE_AGENT_ACCESS_TOKEN, which the agent sets in each job's environment, and it is not set here: run the command in the job's own step (not a container without the agent's environment).",
+                };
+            }
+            const audience = options.audience ?? oidc_token/* DEFAULT_AUDIENCE */.Z4;
+            const args = ['oidc', 'request-token', '--audience', audience];
+            return { ci, source: () => run({ program: 'buildkite-agent', args, env }) };
+        }
+    }
+}
+function gitlabWay(env, options, now) {
+    const name = options.idTokenVar ?? ID_TOKEN_ENV;
+    if (!VARIABLE.test(name)) {
+        throw new lease_errors/* SettingsError */.G(`Invalid --id-token-var '${(0,lease_escape/* untrusted */.bp)(name, 60)}'. Expected the name of the variable the job's \`id_tokens:\` sets (letters, digits, _).`);
+    }
+    const token = (env[name] ?? '').trim();
+    const aud = options.audience ?? oidc_token/* DEFAULT_AUDIENCE */.Z4;
+    if (!token) {
+        return {
+            ci: 'gitlab',
+            missing: `GitLab gives a job an ID token only in the variable its \`id_tokens:\` names, and ${name} is not set: add \`id_tokens: { ${name}: { aud: ${aud} } }\` to the job${name === ID_TOKEN_ENV ? ' (or name another variable with --id-token-var NAME)' : ''}.`,
+        };
+    }
+    if (!ci_tokens_JWT.test(token)) {
+        throw new lease_errors/* SettingsError */.G(`Invalid ${name}: expected one compact JWT (the job's id_tokens).`);
+    }
+    const claimed = (0,oidc_token/* tokenClaims */.f)(token)?.aud;
+    const audiences = Array.isArray(claimed) ? claimed : [claimed];
+    if (options.audience !== undefined && !audiences.includes(options.audience)) {
+        throw new lease_errors/* SettingsError */.G(`The ID token in ${name} is not for the audience '${(0,lease_escape/* untrusted */.bp)(options.audience, 100)}': set \`aud: ${(0,lease_escape/* untrusted */.bp)(options.audience, 100)}\` under the job's \`id_tokens: ${name}:\`.`);
+    }
+    return {
+        ci: 'gitlab',
+        source: () => {
+            const exp = (0,oidc_token/* tokenExpiryMs */.Hn)(token);
+            if (exp !== undefined && exp <= now()) {
+                return Promise.reject(new CiTokenError(`The GitLab ID token in ${name} expired at ${new Date(exp).toISOString()}: GitLab issues it once per job, lasting the job's timeout, and cannot renew it. Give the job a \`timeout:\` longer than the hold.`));
+            }
+            return Promise.resolve(token);
+        },
+    };
+}
+function circleciWay(env, audience, now, run) {
+    const command = (aud) => ({
+        program: 'circleci',
+        args: [
+            'run',
+            'oidc',
+            'get',
+            ...(aud === undefined ? [] : ['--claims', JSON.stringify({ aud })]),
+        ],
+        env,
+    });
+    if (audience !== undefined)
+        return { ci: 'circleci', source: () => run(command(audience)) };
+    const given = (env[CIRCLECI_TOKEN_ENV] ?? '').trim();
+    if (!given) {
+        return {
+            ci: 'circleci',
+            missing: `CircleCI sets ${CIRCLECI_TOKEN_ENV} in a job that may have OIDC tokens, and it is not set here; or ask for a token of your audience with --oidc-audience AUD (\`circleci run oidc get\`).`,
+        };
+    }
+    return {
+        ci: 'circleci',
+        source: () => {
+            // The variable lasts an hour from the job's start; a longer hold asks for another.
+            const exp = (0,oidc_token/* tokenExpiryMs */.Hn)(given);
+            return exp !== undefined && exp - ENV_TOKEN_MARGIN_MS > now()
+                ? Promise.resolve(given)
+                : run(command());
+        },
+    };
 }
 
 
@@ -29799,7 +16132,7 @@ class HelperError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateEr
 
 /** One line, bounded: CR and LF as the runner escapes them (%0D, %0A), other controls as \uXXXX. */
 function untrusted(text, max = 300) {
-    const bounded = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+    const bounded = text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
     return bounded
         .replace(/\r/g, '%0D')
         .replace(/\n/g, '%0A')
@@ -29829,18 +16162,21 @@ function escapeHtml(text) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Hn: () => (/* binding */ tokenExpiryMs),
 /* harmony export */   KQ: () => (/* binding */ cachedToken),
 /* harmony export */   PT: () => (/* binding */ runnerTokenSource),
+/* harmony export */   Z4: () => (/* binding */ DEFAULT_AUDIENCE),
 /* harmony export */   _T: () => (/* binding */ givenTokenSource),
-/* harmony export */   o4: () => (/* binding */ TOKEN_ENV)
+/* harmony export */   f: () => (/* binding */ tokenClaims),
+/* harmony export */   o4: () => (/* binding */ TOKEN_ENV),
+/* harmony export */   wM: () => (/* binding */ runnerCanIssue)
 /* harmony export */ });
-/* unused harmony exports DEFAULT_AUDIENCE, tokenExpiryMs, runnerCanIssue */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(3305);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1197);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3276);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4043);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 
 
@@ -29860,18 +16196,28 @@ const jwtExpirySchema = zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .object */ .Ikc(
 const tokenAnswerSchema = zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .object */ .Ikc({
     value: zod_mini__WEBPACK_IMPORTED_MODULE_4__/* .string */ .YjP().check(zod_mini__WEBPACK_IMPORTED_MODULE_5__/* ._minLength */ .m9(1), zod_mini__WEBPACK_IMPORTED_MODULE_5__/* ._maxLength */ .Eb(MAX_TOKEN_CHARS)),
 });
-/** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
-function tokenExpiryMs(token) {
+/**
+ * A compact JWT's payload, read and NOT verified: the plane verifies. The CLI reads its own
+ * token only to pace refreshes and to name itself as the DID the token vouches for.
+ */
+function tokenClaims(token) {
     const payload = token.split('.')[1];
     if (!payload || payload.length > MAX_TOKEN_CHARS)
         return undefined;
     try {
-        const read = jwtExpirySchema.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
-        return read.success ? read.data.exp * 1000 : undefined;
+        const json = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+        return json && typeof json === 'object' && !Array.isArray(json)
+            ? json
+            : undefined;
     }
     catch {
         return undefined;
     }
+}
+/** The `exp` of a compact JWT, read (not verified: the plane verifies) only to pace refreshes. */
+function tokenExpiryMs(token) {
+    const read = jwtExpirySchema.safeParse(tokenClaims(token));
+    return read.success ? read.data.exp * 1000 : undefined;
 }
 /** One token until shortly before it expires, then a fresh one; concurrent callers share a fetch. */
 function cachedToken(fetch, now = Date.now) {
@@ -29972,7 +16318,7 @@ function givenTokenSource(file, env) {
 /* unused harmony exports KEY_ENV, HOSTED_KEY_ENV, API_URL_FORM, invalid */
 /* harmony import */ var _gate_duration_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9731);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3659);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(6424);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4043);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(2679);
 
 
@@ -30002,7 +16348,7 @@ function readBoolean(given) {
     throw invalid(given, "'true' or 'false'");
 }
 /**
- * Raw values → Settings, or a SettingsError before anything is sent anywhere.
+ * Raw values \u2192 Settings, or a SettingsError before anything is sent anywhere.
  * `keyRequired`: the action needs a key unless it is a dry run; the CLI needs
  * one for anything but a plane on loopback.
  */
@@ -30014,7 +16360,7 @@ function buildSettings(raw, keyRequired) {
     if (!(0,_plane_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .isDid */ .Cn)(actorDid))
         throw invalid(raw.actorDid, _plane_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .DID_FORM */ .PN);
     const url = (0,_plane_url_js__WEBPACK_IMPORTED_MODULE_2__/* .parsePlaneUrl */ .p)(raw.apiUrl.value.trim());
-    // The client adds /api/v1/…: a path here would be sent twice (/api/v1/api/v1/…).
+    // The client adds /api/v1/\u2026: a path here would be sent twice (/api/v1/api/v1/\u2026).
     if (!url.ok || new URL(url.url).pathname !== '/')
         throw invalid(raw.apiUrl, API_URL_FORM);
     const waitTimeoutMs = (0,_gate_duration_js__WEBPACK_IMPORTED_MODULE_0__/* .parseDuration */ .E9)(raw.waitTimeoutMs.value);
@@ -30034,6 +16380,172 @@ function buildSettings(raw, keyRequired) {
             : `No plane key: set ${KEY_ENV} (or ${HOSTED_KEY_ENV} for the hosted plane); only a local kernel on loopback may run without one.`);
     }
     return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
+}
+
+
+/***/ }),
+
+/***/ 1242:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Dx: () => (/* binding */ CI_KINDS),
+/* harmony export */   MS: () => (/* binding */ templateProblem),
+/* harmony export */   Q1: () => (/* binding */ claimText),
+/* harmony export */   VA: () => (/* binding */ jobDidPrefix),
+/* harmony export */   gI: () => (/* binding */ gitlabProjectId),
+/* harmony export */   pS: () => (/* binding */ kindOfIssuer)
+/* harmony export */ });
+/* harmony import */ var _did_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4027);
+/* harmony import */ var _schema_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3659);
+
+
+/**
+ * Which DIDs a CI job's OIDC token lets it act as, by the CI that issued it: part of the
+ * wire contract, so the kernel (which verified the token) and the CLI (which reads its own
+ * token only to name itself; the kernel checks) spell them alike. No I/O and no node:
+ * imports. Each prefix names the narrowest unit the issuer's claims vouch for, and ends
+ * with a colon, so a job may add its own segments (a host, a nonce) after it.
+ *
+ *   github     did:web:<host>:<owner>:<repo>:actions:runs:<run_id>:attempts:<run_attempt>:
+ *   gitlab     did:web:<host>:gitlab:projects:<project id>:pipelines:<pipeline_id>:jobs:<job_id>:
+ *   circleci   did:web:oidc.circleci.com:circleci:orgs:<org-id>:projects:<project-id>:jobs:<job-id>:
+ *   buildkite  did:web:agent.buildkite.com:buildkite:<organization_slug>:<pipeline_slug>:builds:<build_number>:jobs:<job_id>:
+ *   custom     the operator's template, `{claim}` replaced by the claim's value as one segment
+ *
+ * GitHub's tokens name no job, so a run attempt is the unit there; the other CIs name the
+ * job. GitLab's project is its id, never its path: in a merge-request pipeline from a fork
+ * `project_*` describes the fork, and a path can be renamed, so `job_project_id` (the project
+ * the job runs in) is bound where the token has it.
+ */
+const CI_KINDS = ['github', 'gitlab', 'circleci', 'buildkite', 'custom'];
+const CIRCLECI = 'oidc.circleci.com/';
+/** Ids as the CIs issue them: decimal numbers, or UUIDs (CircleCI), each one segment. */
+const NUMBER = /^[1-9]\d{0,19}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A slug of Buildkite's: lowercase letters, digits and hyphens. */
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
+/** A `{claim}` placeholder of a custom template: claim names as JWTs spell them. */
+const PLACEHOLDER = /\{([A-Za-z0-9_./-]{1,100})\}/g;
+/** A claim as text: strings as they are, whole numbers in decimal; anything else absent. */
+function claimText(claims, name) {
+    const value = claims[name];
+    if (typeof value === 'string')
+        return value;
+    if (typeof value === 'number' && Number.isSafeInteger(value))
+        return String(value);
+    return undefined;
+}
+const matching = (claims, name, form) => {
+    const value = claimText(claims, name);
+    return value !== undefined && form.test(value) ? value : undefined;
+};
+const prefixOf = (segments) => `did:web:${segments.join(':')}:`;
+/** The GitLab project the job runs in: `job_project_id` where the token has it. */
+function gitlabProjectId(claims) {
+    return matching(claims, 'job_project_id', NUMBER) ?? matching(claims, 'project_id', NUMBER);
+}
+/**
+ * The DID prefix a job's token vouches for, or undefined when its claims do not name a
+ * job of that CI in the accepted forms (the kernel then refuses the token 401).
+ * `host`: the DID host (GitHub's `--oidc-did-host`, GitLab's instance host); ignored by
+ * CircleCI and Buildkite, whose issuers are one host each. `template`: custom only.
+ */
+function jobDidPrefix(kind, claims, host, template) {
+    const prefix = prefixFor(kind, claims, host, template);
+    // The prefix plus one segment must still be a DID the wire accepts.
+    return prefix !== undefined && (0,_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .isDid */ .Cn)(`${prefix}x`) ? prefix : undefined;
+}
+function prefixFor(kind, claims, host, template) {
+    switch (kind) {
+        case 'github': {
+            const repo = (0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .parseRepository */ .SU)(claimText(claims, 'repository') ?? '');
+            const run = matching(claims, 'run_id', NUMBER);
+            const attempt = matching(claims, 'run_attempt', /^[1-9]\d{0,5}$/);
+            if (!repo || !run || !attempt)
+                return undefined;
+            const head = [(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .didSegment */ .f4)(host), repo.owner, repo.repo];
+            return prefixOf([...head, 'actions', 'runs', run, 'attempts', attempt]);
+        }
+        case 'gitlab': {
+            const project = gitlabProjectId(claims);
+            const pipeline = matching(claims, 'pipeline_id', NUMBER);
+            const job = matching(claims, 'job_id', NUMBER);
+            if (!project || !pipeline || !job)
+                return undefined;
+            const head = [(0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .didSegment */ .f4)(host), 'gitlab', 'projects', project];
+            return prefixOf([...head, 'pipelines', pipeline, 'jobs', job]);
+        }
+        case 'circleci': {
+            const org = matching(claims, `${CIRCLECI}org-id`, UUID);
+            const project = matching(claims, `${CIRCLECI}project-id`, UUID);
+            const job = matching(claims, `${CIRCLECI}job-id`, UUID);
+            if (!org || !project || !job)
+                return undefined;
+            const head = ['oidc.circleci.com', 'circleci', 'orgs', org];
+            return prefixOf([...head, 'projects', project, 'jobs', job]);
+        }
+        case 'buildkite': {
+            const org = matching(claims, 'organization_slug', SLUG);
+            const pipeline = matching(claims, 'pipeline_slug', SLUG);
+            const build = matching(claims, 'build_number', NUMBER);
+            const job = matching(claims, 'job_id', UUID);
+            if (!org || !pipeline || !build || !job)
+                return undefined;
+            const head = ['agent.buildkite.com', 'buildkite', org, pipeline];
+            return prefixOf([...head, 'builds', build, 'jobs', job]);
+        }
+        case 'custom':
+            return template === undefined ? undefined : fromTemplate(template, claims);
+    }
+}
+/**
+ * A custom issuer's prefix: each `{claim}` replaced by the claim's value as one DID segment
+ * (so a value can never add a colon); a missing or empty claim gives no prefix at all.
+ */
+function fromTemplate(template, claims) {
+    let missing = false;
+    const prefix = template.replace(PLACEHOLDER, (_, name) => {
+        const value = claimText(claims, name);
+        if (!value)
+            missing = true;
+        return value ? (0,_did_js__WEBPACK_IMPORTED_MODULE_0__/* .didSegment */ .f4)(value) : '';
+    });
+    return missing ? undefined : prefix;
+}
+/** A custom template an operator wrote: checked at start, so a typo fails there, not per token. */
+function templateProblem(template) {
+    const names = [...template.matchAll(PLACEHOLDER)].map((m) => m[1]);
+    const sample = template.replace(PLACEHOLDER, 'x');
+    if (!template.startsWith('did:web:') || !template.endsWith(':') || !(0,_schema_js__WEBPACK_IMPORTED_MODULE_1__/* .isDid */ .Cn)(`${sample}x`)) {
+        return 'expected a DID prefix such as did:web:jenkins.example.com:{sub}: (did:web:, ending with a colon)';
+    }
+    if (names.length === 0)
+        return 'expected at least one {claim} placeholder';
+    return undefined;
+}
+/**
+ * The CI whose token this is, by its issuer URL alone: what the CLI and `--oidc-issuer URL`
+ * assume when nothing says otherwise. GitLab instances and custom issuers cannot be told by
+ * their URL (they are named by `gitlab=URL`, or in an issuers file).
+ */
+function kindOfIssuer(issuer) {
+    let url;
+    try {
+        url = new URL(issuer);
+    }
+    catch {
+        return undefined;
+    }
+    if (url.hostname === 'token.actions.githubusercontent.com')
+        return 'github';
+    if (url.hostname === 'oidc.circleci.com')
+        return 'circleci';
+    if (url.hostname === 'agent.buildkite.com')
+        return 'buildkite';
+    if (url.hostname === 'gitlab.com')
+        return 'gitlab';
+    return undefined;
 }
 
 
@@ -30189,7 +16701,7 @@ function didSegment(value) {
     }
     return out;
 }
-/** GitHub's naming rules: owners are 1–39 letters, digits or single hyphens; repos 1–100 of [A-Za-z0-9._-]. */
+/** GitHub's naming rules: owners are 1\u201339 letters, digits or single hyphens; repos 1\u2013100 of [A-Za-z0-9._-]. */
 const OWNER_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 const REPO_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 const RUN_ID_PATTERN = /^[1-9]\d{0,19}$/;
@@ -30473,7 +16985,7 @@ function clipText(text, max = MAX_TEXT) {
         .replace(/\n/g, '%0A')
         // Plane text never carries a control character onward.
         .replace(_control_chars_js__WEBPACK_IMPORTED_MODULE_0__/* .CONTROL_CHARS */ .UV, ' ');
-    return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+    return line.length <= max ? line : `${line.slice(0, max - 1)}\u2026`;
 }
 /** Turns a zod failure into "field: problem" that a person can act on. */
 function describeIssues(error) {
@@ -30486,7 +16998,7 @@ function describeIssues(error) {
 
 /***/ }),
 
-/***/ 6424:
+/***/ 4043:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -30603,13 +17115,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_p
 
 /***/ }),
 
-/***/ 7540:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:console");
-
-/***/ }),
-
 /***/ 7598:
 /***/ ((module) => {
 
@@ -30621,13 +17126,6 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto"
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnostics_channel");
-
-/***/ }),
-
-/***/ 610:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
 
 /***/ }),
 
@@ -30740,6 +17238,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:util/types");
+
+/***/ }),
+
+/***/ 8877:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
 
 /***/ }),
 
@@ -32109,7 +18614,7 @@ const $ZodCheckMultipleOf =
         if (typeof payload.value !== typeof def.value)
             throw new Error("Cannot mix number and bigint in multiple_of check.");
         const isMultiple = typeof payload.value === "bigint"
-            ? // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
+            ? // `value % 0n` throws, and nothing is a multiple of zero \u2014 the number branch already fails this way via NaN
                 def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
             : util.floatSafeRemainder(payload.value, def.value) === 0;
         if (isMultiple)
@@ -32360,7 +18865,7 @@ const $ZodCheckLengthEquals = /*@__PURE__*/ (/* unused pure expression or super 
     inst._zod.check = (payload) => {
         const input = payload.value;
         const units = input.length;
-        // A code point is one or two UTF-16 units, so outside `[length, length * 2]` units the target is missed either way — and missed in the same direction in both measures.
+        // A code point is one or two UTF-16 units, so outside `[length, length * 2]` units the target is missed either way \u2014 and missed in the same direction in both measures.
         const length = typeof input === "string" && units >= def.length && units <= def.length * 2
             ? util.codePointLength(input)
             : units;
@@ -32611,7 +19116,7 @@ function newError(Definition) {
 function $constructor(name, initializer, 
 /** This trait's members, installed once on every prototype that composes it. They cannot be declared in the initializer above: that runs per instance, and the prototype is shared. */
 proto, params) {
-    // Prototype for this constructor's `_zod` internals. Lazily-derived fields (`values`, `pattern`, `optin`, …) install here once rather than as an accessor on every instance.
+    // Prototype for this constructor's `_zod` internals. Lazily-derived fields (`values`, `pattern`, `optin`, \u2026) install here once rather than as an accessor on every instance.
     const zodProto = {};
     // Assigning the fields in the constructor body is what gives instances in-object slots; building the object literally and reparenting it costs a second allocation and a generic property copy.
     function Internals(def) {
@@ -32640,7 +19145,7 @@ proto, params) {
         inst._zod.traits.add(name);
         initializer(inst, def);
         if (initialized) {
-            // `super(def)` from a user subclass gives `this` a prototype the subclass owns, and installing there would overwrite whatever the subclass declared. `constr` built the instance, so its prototype is the one below the subclass's that should carry the members. A receiver whose chain never reaches that prototype installs on its own, which for a plain object handed straight to `init` means `Object.prototype` — unchanged from before.
+            // `super(def)` from a user subclass gives `this` a prototype the subclass owns, and installing there would overwrite whatever the subclass declared. `constr` built the instance, so its prototype is the one below the subclass's that should carry the members. A receiver whose chain never reaches that prototype installs on its own, which for a plain object handed straight to `init` means `Object.prototype` \u2014 unchanged from before.
             const own = Object.getPrototypeOf(inst);
             const ctorProto = inst._zod.constr.prototype;
             let up = own;
@@ -32886,7 +19391,7 @@ function deferProp(target, key, getter) {
         configurable: true,
     });
 }
-// Writes a settled key. A plain assignment is much cheaper than `defineProperty` and produces the same descriptor, but it runs whatever setter already answers to the key — an accessor this shape deferred, or an inherited one, which `__proto__` has on every object and prototype pollution can add for any name.
+// Writes a settled key. A plain assignment is much cheaper than `defineProperty` and produces the same descriptor, but it runs whatever setter already answers to the key \u2014 an accessor this shape deferred, or an inherited one, which `__proto__` has on every object and prototype pollution can add for any name.
 function putProp(target, key, value) {
     if (key in target)
         assignProp(target, key, value);
@@ -33310,7 +19815,7 @@ function prefixIssues(path, issues) {
 function unwrapMessage(message) {
     return typeof message === "string" ? message : message?.message;
 }
-/* A check holds no link back to the schema it is attached to — the same check instance is shared by every clone of that schema — so the owner is stamped onto the issues a check just raised, at the only point where both are in scope. Runs on the failure path only; `start` is the issue count from before the check ran. */
+/* A check holds no link back to the schema it is attached to \u2014 the same check instance is shared by every clone of that schema \u2014 so the owner is stamped onto the issues a check just raised, at the only point where both are in scope. Runs on the failure path only; `start` is the issue count from before the check ran. */
 /** The leading size checks of `defChecks` that set an upper bound, each paired with it. */
 function sizeCaps(defChecks) {
     const caps = [];
@@ -33484,11 +19989,11 @@ class Class {
 }
 //////////    PROTOTYPE INSTALLERS     //////////
 //
-// Members live on the prototype and materialize per instance on first read, which keeps own-property count under the step where V8 stops using inline slots. Changing anything here means re-measuring runtime, memory and bundle size together — see "The three axes" in AGENTS.md.
+// Members live on the prototype and materialize per instance on first read, which keeps own-property count under the step where V8 stops using inline slots. Changing anything here means re-measuring runtime, memory and bundle size together \u2014 see "The three axes" in AGENTS.md.
 /**
  * Installs a trait's members on its prototype. Each value builds that member for the instance on first read; the built value shadows the accessor as an own property, so a detached `const { parse } = schema` keeps working.
  *
- * Call this from a `proto` initializer, which runs once per prototype — never per instance.
+ * Call this from a `proto` initializer, which runs once per prototype \u2014 never per instance.
  */
 function members(proto, table) {
     for (const key in table) {
@@ -33624,7 +20129,7 @@ function installLazyProp(inst, key, make, enumerable) {
         },
     });
 }
-/** Marks the thunk `_catch` synthesises for a constant catch value. `Function.length` cannot tell that thunk from a user callback — rest and defaulted parameters both report arity 0 — and a user callback reads `ctx.error`, whose issues only finalize correctly against the caller's per-parse error map. Provenance can say what arity cannot. A plain string key rather than `Symbol.for`, whose call at module scope no bundler can prove pure — the same shape that anchored `urlCanParse` into every build. */
+/** Marks the thunk `_catch` synthesises for a constant catch value. `Function.length` cannot tell that thunk from a user callback \u2014 rest and defaulted parameters both report arity 0 \u2014 and a user callback reads `ctx.error`, whose issues only finalize correctly against the caller's per-parse error map. Provenance can say what arity cannot. A plain string key rather than `Symbol.for`, whose call at module scope no bundler can prove pure \u2014 the same shape that anchored `urlCanParse` into every build. */
 const CONSTANT_CATCH = "~constantCatch";
 /** Wraps a constant catch value in a thunk tagged with {@link CONSTANT_CATCH}. */
 function constantCatch(value) {
@@ -33715,7 +20220,7 @@ const unicodeEmail = /^[^\s@"]{1,64}@[^\s@]{1,255}$/u;
 const idnEmail = (/* unused pure expression or super */ null && (unicodeEmail));
 const browserEmail = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 // from https://thekevinscott.com/emojis-in-javascript/#writing-a-regular-expression
-// Single character class, not an alternation: the two properties overlap (U+1F9B0-U+1F9B3), so `(A|B)+` backtracks exponentially on a failed match. The leading lookahead then demands one anchor — a pictograph, a regional indicator, or the enclosing keycap — because `\p{Emoji_Component}` on its own covers ASCII digits, `#`, `*`, ZWJ, variation selectors and skin tone modifiers, none of which is an emoji without a base.
+// Single character class, not an alternation: the two properties overlap (U+1F9B0-U+1F9B3), so `(A|B)+` backtracks exponentially on a failed match. The leading lookahead then demands one anchor \u2014 a pictograph, a regional indicator, or the enclosing keycap \u2014 because `\p{Emoji_Component}` on its own covers ASCII digits, `#`, `*`, ZWJ, variation selectors and skin tone modifiers, none of which is an emoji without a base.
 const _emoji = (/* unused pure expression or super */ null && (`^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`));
 function emoji() {
     return new RegExp(_emoji, "u");
@@ -33738,7 +20243,7 @@ const domain = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+
 const httpProtocol = /^https?$/;
 // https://blog.stevenlevithan.com/archives/validate-phone-number#r4-3 (regex sans spaces) E.164: leading digit must be 1-9; total digits (excluding '+') between 7-15
 const e164 = /^\+[1-9]\d{6,14}$/;
-// Credit card shape: 12–19 digits, optionally separated by single spaces or single hyphens. ISO/IEC 7812 caps the PAN at 19 digits; 12 is the shortest issued length (Maestro).
+// Credit card shape: 12\u201319 digits, optionally separated by single spaces or single hyphens. ISO/IEC 7812 caps the PAN at 19 digits; 12 is the shortest issued length (Maestro).
 const creditCard = /^\d(?:[ -]?\d){11,18}$/;
 // ISO 4217 alpha codes from the SIX list, regenerated by scripts/update-iso-4217.ts
 const currencyCode = /^(?:AED|AFN|ALL|AMD|AOA|ARS|AUD|AWG|AZN|BAM|BBD|BDT|BHD|BIF|BMD|BND|BOB|BOV|BRL|BSD|BTN|BWP|BYN|BZD|CAD|CDF|CHE|CHF|CHW|CLF|CLP|CNY|COP|COU|CRC|CUP|CVE|CZK|DJF|DKK|DOP|DZD|EGP|ERN|ETB|EUR|FJD|FKP|GBP|GEL|GHS|GIP|GMD|GNF|GTQ|GYD|HKD|HNL|HTG|HUF|IDR|ILS|INR|IQD|IRR|ISK|JMD|JOD|JPY|KES|KGS|KHR|KMF|KPW|KRW|KWD|KYD|KZT|LAK|LBP|LKR|LRD|LSL|LYD|MAD|MDL|MGA|MKD|MMK|MNT|MOP|MRU|MUR|MVR|MWK|MXN|MXV|MYR|MZN|NAD|NGN|NIO|NOK|NPR|NZD|OMR|PAB|PEN|PGK|PHP|PKR|PLN|PYG|QAR|RON|RSD|RUB|RWF|SAR|SBD|SCR|SDG|SEK|SGD|SHP|SLE|SOS|SRD|SSP|STN|SVC|SYP|SZL|THB|TJS|TMT|TND|TOP|TRY|TTD|TWD|TZS|UAH|UGX|USD|USN|UYI|UYU|UYW|UZS|VED|VES|VND|VUV|WST|XAD|XAF|XAG|XAU|XBA|XBB|XBC|XBD|XCD|XCG|XDR|XOF|XPD|XPF|XPT|XSU|XTS|XUA|XXX|YER|ZAR|ZMW|ZWG)$/;
@@ -34368,7 +20873,7 @@ function isValidCreditCard(input) {
     return isLuhnAlgo(input.replace(CC_SANITIZE, ""));
 }
 const $ZodCreditCard = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCreditCard", (inst, def) => {
-    // Shape only — the Luhn check below is not expressible as a pattern, so consumers of `pattern` (JSON Schema, template literals) get the length and separator rules alone.
+    // Shape only \u2014 the Luhn check below is not expressible as a pattern, so consumers of `pattern` (JSON Schema, template literals) get the length and separator rules alone.
     def.pattern ?? (def.pattern = regexes.creditCard);
     $ZodStringFormat.init(inst, def);
     inst._zod.check = (payload) => {
@@ -34404,7 +20909,7 @@ function isValidIBAN(input) {
     return isIso7064Mod97(input);
 }
 const $ZodIBAN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodIBAN", (inst, def) => {
-    // shape only — checksum is not expressible as a pattern
+    // shape only \u2014 checksum is not expressible as a pattern
     def.pattern ?? (def.pattern = regexes.iban);
     $ZodStringFormat.init(inst, def);
     inst._zod.check = (payload) => {
@@ -34734,7 +21239,7 @@ const $ZodArray = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodArray", (ins
 function handlePropertyResult(result, final, key, input, optin, optout) {
     const isPresent = key in input;
     const isOptionalOut = optout === "optional";
-    // The middle rung means "absence permitted, nothing supplied in its place", so an absent key contributes nothing — whatever the schema made of `undefined` is invented, not substituted. Only `optional` reaches this with a value: `defaulted` substitutes, and a schema that isn't optional-out has to keep the key.
+    // The middle rung means "absence permitted, nothing supplied in its place", so an absent key contributes nothing \u2014 whatever the schema made of `undefined` is invented, not substituted. Only `optional` reaches this with a value: `defaulted` substitutes, and a schema that isn't optional-out has to keep the key.
     if (!isPresent && isOptionalOut && optin === "optional") {
         return;
     }
@@ -34969,7 +21474,7 @@ const $ZodObjectJIT = /*@__PURE__*/ (/* unused pure expression or super */ null 
             const isOptionalOut = schema?._zod?.optout === "optional";
             doc.write(`const ${id} = ${parseStr(k)};`);
             if (isOptionalIn && isOptionalOut) {
-                // For optional-in/out schemas, ignore errors on absent keys — and, like the interpreted path, drop the value produced alongside them. The middle rung goes further: it permits absence without supplying anything in its place, so an absent key contributes nothing at all.
+                // For optional-in/out schemas, ignore errors on absent keys \u2014 and, like the interpreted path, drop the value produced alongside them. The middle rung goes further: it permits absence without supplying anything in its place, so an absent key contributes nothing at all.
                 const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
                 doc.write(`
         const ${id}_present = ${isPresent};
@@ -35254,7 +21759,7 @@ const $ZodDiscriminatedUnion =
             propValues[zod.def.discriminator]?.delete(undefined);
         return propValues;
     });
-    // Checked now rather than in the lookup map below, so an option that lacks the discriminator fails at the `discriminatedUnion` call instead of on the first object parsed. Options whose shape cannot be enumerated without resolving it — pipes and lazies — are left to the map.
+    // Checked now rather than in the lookup map below, so an option that lacks the discriminator fails at the `discriminatedUnion` call instead of on the first object parsed. Options whose shape cannot be enumerated without resolving it \u2014 pipes and lazies \u2014 are left to the map.
     def.options.forEach((option, i) => {
         const propShape = util.rawShape(option._zod.def);
         if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
@@ -36503,7 +23008,7 @@ const _messageDesc = {
 };
 const _issuesDesc = { value: undefined, enumerable: false };
 /* Prototypes that already carry the lazy `toString`. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
+ * intrinsics so that `init` on a foreign object \u2014 it accepts any object \u2014
  * can never install an accessor onto a prototype we do not own. */
 const _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 const initializer = (inst, def) => {
@@ -36710,9 +23215,9 @@ function treeifyError(error, mapper = (issue) => issue.message) {
  *
  * ```
  * username
- *   ✖ Expected number, received string at "username
+ *   \u2716 Expected number, received string at "username
  * favoriteNumbers[0]
- *   ✖ Invalid input: expected number
+ *   \u2716 Invalid input: expected number
  * ```
  */
 function toDotPath(_path) {
@@ -36739,9 +23244,9 @@ function prettifyError(error) {
     const issues = [...error.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
     // Process each issue
     for (const issue of issues) {
-        lines.push(`✖ ${issue.message}`);
+        lines.push(`\u2716 ${issue.message}`);
         if (issue.path?.length)
-            lines.push(`  → at ${toDotPath(issue.path)}`);
+            lines.push(`  \u2192 at ${toDotPath(issue.path)}`);
     }
     // Convert Map to formatted string
     return lines.join("\n");
@@ -37528,7 +24033,7 @@ const ZodMiniRecord = /*@__PURE__*/ core_core/* $constructor */.xI("ZodMiniRecor
 });
 // @__NO_SIDE_EFFECTS__
 function record(keyType, valueType, params) {
-    // v3-compat: z.record(valueType, params?) — defaults keyType to z.string()
+    // v3-compat: z.record(valueType, params?) \u2014 defaults keyType to z.string()
     if (!valueType || !valueType._zod) {
         return new ZodMiniRecord({
             type: "record",

@@ -10,7 +10,7 @@ import { SourceMap } from 'node:module';
 
 const FRAME = /(file:\/\/\/[^\s()]+\.js):(\d+):(\d+)/g;
 
-/** `…/main.js:40090:5` → `…/main.js:40090:5 [src/action/main.ts:47:3]`, for every frame. */
+/** `\u2026/main.js:40090:5` \u2192 `\u2026/main.js:40090:5 [src/action/main.ts:47:3]`, for every frame. */
 function mapStack(stack) {
   const maps = new Map();
   const mapOf = (url) => {

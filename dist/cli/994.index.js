@@ -1,8 +1,8 @@
-export const id = 847;
-export const ids = [847];
+export const id = 994;
+export const ids = [994];
 export const modules = {
 
-/***/ 847:
+/***/ 7994:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -27,78 +27,200 @@ var store_error = __webpack_require__(7561);
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
-// EXTERNAL MODULE: ./src/kernel/rules/work.ts
-var rules_work = __webpack_require__(1512);
-;// CONCATENATED MODULE: ./src/kernel/postgres/literals.ts
-
-/**
- * SQL literals for the statements sent as one simple query (several statements,
- * a transaction's whole read or its write and COMMIT, in one round trip: the
- * extended protocol takes one round trip per statement). Every value is
- * escaped here and nowhere else; NUL, which would end a query's text, is refused.
- */
-/** A text literal in the escape-string form, whatever `standard_conforming_strings` says. */
-function textLiteral(value) {
-    if (value.includes('\0'))
-        throw new errors/* InternalError */.Gd('a value sent to PostgreSQL contains NUL');
-    return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-}
-/** A whole number as a literal (NULL for null); anything else is refused. */
-function integerLiteral(value) {
-    if (value === null)
-        return 'NULL';
-    if (!Number.isSafeInteger(value))
-        throw new errors/* InternalError */.Gd(`not a whole number for PostgreSQL: ${value}`);
-    return String(value);
-}
-/** An array literal of `type` (text, jsonb, bigint, int). */
-function arrayLiteral(values, type) {
-    const items = values.map((v) => (typeof v === 'string' ? textLiteral(v) : integerLiteral(v)));
-    return `ARRAY[${items.join(',')}]::${type}[]`;
-}
-
 // EXTERNAL MODULE: ./src/kernel/rules/state.ts
 var rules_state = __webpack_require__(1648);
+// EXTERNAL MODULE: ./src/kernel/rules/work.ts
+var rules_work = __webpack_require__(1512);
+;// CONCATENATED MODULE: ./src/kernel/postgres/commit.ts
+
+
+
+
+
+/** lease_gate_commit (migration 4), prepared once per connection by its name. */
+const COMMIT = {
+    name: 'lease_gate_commit',
+    text: 'SELECT * FROM lease_gate_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+};
+/**
+ * One round trip: the batch decided against the rows kept here at the projected
+ * clock, sent with the versions it read; lease_gate_commit writes it only if every row
+ * is still at that version (and the clock not behind the decision), in the statement's
+ * own transaction, so an answer means committed. A refusal writes nothing and answers
+ * the rows as they are, kept here for the next attempt. A grant's fence is a
+ * placeholder until the database draws it (commit-sql.ts); the answer's fences fill in
+ * the decisions. Before its first answer a replica has no clock: it only reads the rows.
+ */
+async function commitOnce(client, work, settings, context) {
+    const { rows, clock } = context;
+    const names = [...new Set(work.map((w) => w.resource))].sort();
+    const now = clock.now();
+    const loaded = new Map(names.map((r) => [r, rows.get(r)]));
+    let values;
+    let decided;
+    let drawn = 0;
+    if (now === undefined) {
+        values = params(context, Number.MAX_VALUE, names, loaded, undefined, 0);
+    }
+    else {
+        const hold = context.hold?.(now);
+        decided = (0,rules_work/* decideBatch */.js)(work, (resource) => loaded.get(resource).state, (resource) => (0,rules_work/* ruleContext */.wm)(settings, resource, now, () => -++drawn, hold));
+        values = params(context, now, names, loaded, decided, drawn);
+    }
+    const answer = (await client.query({ ...COMMIT, values })).rows[0];
+    if (!answer || answer.o_conflict || !decided) {
+        // Nothing was written: a row that is not a lease-gate state is the store's fault.
+        try {
+            clock.reset(answer.o_clock);
+            keepRead(rows, names, answer.o_rows ?? []);
+        }
+        catch (error) {
+            throw new store_error/* StoreUnavailableError */.o2(`the kernel's store answered rows it cannot read`, {
+                cause: error,
+            });
+        }
+        return { conflict: true };
+    }
+    try {
+        clock.saw(answer.o_clock);
+        const fences = (answer.o_fences ?? []).map(Number);
+        if (fences.length !== drawn)
+            throw new errors/* InternalError */.Gd('lease_gate_commit drew other fences');
+        if (drawn > 0)
+            fillFences(decided.decisions, fences);
+        for (const resource of decided.changed)
+            rows.set(resource, { state: decided.states.get(resource), version: answer.o_version });
+    }
+    catch (error) {
+        // Committed, but not answerable as written: never run again.
+        throw new CommitUnknownError({ cause: error });
+    }
+    return { conflict: false, decisions: decided.decisions, listened: answer.o_listened ?? [] };
+}
+/** The rows a refused commit read: kept, and the ones it did not find kept as absent. */
+function keepRead(rows, names, read) {
+    const found = new Map(read.map((r) => [r.resource, r]));
+    for (const resource of names) {
+        const row = found.get(resource);
+        rows.set(resource, row
+            ? { state: parseState(row.state, resource), version: row.version }
+            : { state: (0,rules/* emptyState */.p$)(resource), version: null });
+    }
+}
+/** lease_gate_commit's parameters, in its order. */
+function params(context, now, names, loaded, decided, drawn) {
+    const events = decided ? decided.decisions.flatMap((d) => d.events) : [];
+    const ids = drawn > 0 ? placeholderIds(events) : undefined;
+    const text = (value) => {
+        const json = JSON.stringify(value);
+        return ids ? templated(json, ids) : json;
+    };
+    const changed = decided?.changed;
+    return [
+        context.locks.stripes,
+        context.locks.plane,
+        now,
+        names,
+        names.map((r) => loaded.get(r).version),
+        names.map((r) => (changed?.has(r) ? text(decided.states.get(r)) : null)),
+        names.map((r) => (changed?.has(r) ? ((0,rules/* nextDeadline */.Gg)(decided.states.get(r)) ?? null) : null)),
+        events.map(text),
+        grantsBefore(events),
+        drawn,
+        context.replica,
+        events.length > 0,
+    ];
+}
+/**
+ * For each entry, which of the batch's fences its major is (sequencer.ts): the last
+ * grant's at or before it, or 0 for the fence sequence's value before the batch's draws.
+ */
+function grantsBefore(events) {
+    let last = 0;
+    return events.map((e) => {
+        if (e.kind === 'grant' && e.fence < 0)
+            last = Math.max(last, -e.fence);
+        return last;
+    });
+}
+/** The lease ids a batch made before its fences were drawn, by their placeholder's number. */
+function placeholderIds(events) {
+    const ids = new Map();
+    for (const e of events)
+        if (e.kind === 'grant' && e.fence < 0)
+            ids.set(e.leaseId, -e.fence);
+    return ids;
+}
+const MARK = '\u0001';
+const FENCE = /"fence":-(\d+)(?=[,}])/g;
+/**
+ * The JSON with each placeholder marked for lease_gate_fenced: a `fence` key's
+ * negative value (only a placeholder is negative; `"fence":` is always a key, as a
+ * quote inside a string is escaped), and a string that is exactly a placeholder lease
+ * id (lease.ts: `lease_<fence in base 36>_<random hex>`).
+ */
+function templated(json, ids) {
+    let out = json.replace(FENCE, `"fence":${MARK}$1${MARK}`);
+    for (const [id, k] of ids) {
+        const prefix = `lease_${(-k).toString(36)}`;
+        if (!id.startsWith(prefix))
+            throw new errors/* InternalError */.Gd(`a lease id not made by lease.ts: ${id}`);
+        out = out.replaceAll(`"${id}"`, `"lease_${MARK}b${k}${MARK}${id.slice(prefix.length)}"`);
+    }
+    return out;
+}
+/** The decisions as written: each placeholder fence, and lease id, made the drawn one. */
+function fillFences(decisions, fences) {
+    const ids = new Map();
+    for (const d of decisions)
+        for (const e of d.events)
+            if (e.kind === 'grant' && e.fence < 0) {
+                const fence = fences[-e.fence - 1];
+                const prefix = `lease_${e.fence.toString(36)}`;
+                ids.set(e.leaseId, `lease_${fence.toString(36)}${e.leaseId.slice(prefix.length)}`);
+            }
+    const fill = (value) => {
+        if (Array.isArray(value))
+            for (const item of value)
+                fill(item);
+        else if (value !== null && typeof value === 'object') {
+            const record = value;
+            for (const [key, item] of Object.entries(record)) {
+                if (key === 'fence' && typeof item === 'number' && item < 0)
+                    record[key] = fences[-item - 1];
+                else if (typeof item === 'string') {
+                    const id = ids.get(item);
+                    if (id !== undefined)
+                        record[key] = id;
+                }
+                else
+                    fill(item);
+            }
+        }
+    };
+    for (const d of decisions)
+        fill([d.state, d.reply, d.events]);
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/postgres/transaction.ts
-
-
 
 
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 /**
- * Commands, in order, as one transaction of two round trips (group commit:
- * one WAL flush for the batch). The first takes a writers stripe shared
- * (locks.ts: the sequencer's watermark waits for it; no two commits wait on
- * each other for it), locks the rows FOR UPDATE in resource order (so two
- * replicas' batches cannot deadlock), reads `now` from the database's clock
- * once every lock is held, and draws the fences the batch's leases may need
- * (fencesWanted).
- * Each command runs the same pure `decide` as every store, on the state the
- * one before it left. The second writes the rows and the entries (pending,
- * numbered later by the sequencer), and commits:
- * COMMIT makes all of it true at once, or none of it. Nothing here locks
- * anything every change needs. See docs/architecture.md.
+ * One attempt at a batch (commit.ts: one round trip, its own transaction unless the
+ * caller opened one). Not committed when it throws an ERROR (the statement's transaction
+ * rolled back) or answers a conflict; committed when it answers decisions. No answer, or
+ * FATAL/PANIC, may come after the commit record: CommitUnknownError, never run again.
  */
 async function runCommands(client, work, settings, context) {
-    let write;
-    let decisions;
-    let listened;
-    try {
-        ({ decisions, write, listened } = await decideLocked(client, work, settings, context));
-    }
-    catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-    }
     const unreplicated = watchSyncCancel(client);
+    let attempt;
     try {
-        await client.query(write === undefined ? 'COMMIT' : `${write}; COMMIT`);
+        attempt = await commitOnce(client, work, settings, context);
     }
     catch (error) {
-        // An ERROR means the transaction did not commit (a failed statement skips the COMMIT after
-        // it; a failed COMMIT rolls back). No answer, or FATAL/PANIC, may come after the commit record.
-        if (error.severity === 'ERROR')
+        if (!sent(error) || error.severity === 'ERROR')
             throw error;
         throw new CommitUnknownError({ cause: error });
     }
@@ -111,11 +233,13 @@ async function runCommands(client, work, settings, context) {
         throw new CommitUnknownError({
             cause: new Error(`the synchronous standby did not confirm the commit: ${unreplicated.seen()}`),
         });
-    return { decisions, listened };
+    return attempt;
 }
+/** Whether an error came from the database or the connection (ours are thrown before sending). */
+const sent = (error) => !(error instanceof errors/* LeaseGateError */.eg);
 /**
  * PostgreSQL answers a COMMIT whose wait for synchronous replication was cancelled with
- * success and a WARNING ("canceling wait for synchronous replication …; the transaction
+ * success and a WARNING ("canceling wait for synchronous replication \u2026; the transaction
  * has already committed locally, but might not have been replicated to the standby").
  * The text is the server's in English (lc_messages); its SQLSTATE is only 01000.
  */
@@ -140,155 +264,6 @@ class CommitUnknownError extends errors/* LeaseGateError */.eg {
         });
     }
 }
-/**
- * The statements of a change, prepared once per connection (so planned once,
- * not per batch) and run by EXECUTE inside the simple queries below.
- * - lg_lock: the rows locked, then the clock (the aggregate takes in every
- *   locked row before its one row is projected, so the clock is read after
- *   the last lock);
- * - lg_draw: the fence sequence's value (`base`, the `major` of entries that
- *   are not grants), the resources another replica listens for (`listened`:
- *   its snapshot is taken after every row lock is held, so a replica that
- *   registered before its own change on one of them committed is seen), and
- *   then the batch's fences (fencesWanted);
- * - lg_write: new rows inserted (never upserted: a replica that raced us to
- *   create one makes this fail, 23505, and the batch runs again against its
- *   row), changed rows updated, the entries pending with keys drawn in the
- *   batch's order. The other replicas are told after the commit (notices.ts).
- */
-const PREPARE = `
-PREPARE lg_lock(text[]) AS
-  SELECT l.rows, ${NOW_MS} AS now_ms
-    FROM (SELECT json_agg(json_build_object('resource', t.resource, 'state', t.state)) AS rows
-            FROM (SELECT resource, state FROM lease_gate_resources
-                   WHERE resource = ANY($1) ORDER BY resource FOR UPDATE) AS t) AS l;
-PREPARE lg_draw(text[], int[], int, text[], text) AS
-  SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM lease_gate_fence) AS base,
-         ARRAY(SELECT DISTINCT resource FROM lease_gate_listening
-                WHERE resource = ANY($4) AND replica <> $5) AS listened,
-         ARRAY(SELECT nextval('lease_gate_fence')
-                 FROM generate_series(1, $3 + (
-                   SELECT coalesce(sum(x.leases), 0)::int
-                     FROM unnest($1, $2) AS x(resource, leases)
-                     LEFT JOIN lease_gate_resources AS t ON t.resource = x.resource
-                    WHERE jsonb_typeof(t.state->'lease') IS DISTINCT FROM 'object'
-                       OR (t.state->'lease'->>'expiresAtMs')::float8 <= ${NOW_MS}))
-                ORDER BY 1) AS fences;
-PREPARE lg_write(text[], jsonb[], bigint[], text[], jsonb[], bigint[], bigint[], text[]) AS
-  WITH added AS (INSERT INTO lease_gate_resources (resource, state, deadline_ms)
-                   SELECT * FROM unnest($1, $2, $3)),
-       kept AS (UPDATE lease_gate_resources AS r SET state = u.state, deadline_ms = u.deadline_ms
-                  FROM unnest($4, $5, $6) AS u(resource, state, deadline_ms)
-                 WHERE r.resource = u.resource)
-  INSERT INTO lease_gate_pending (key, major, event)
-    SELECT nextval('lease_gate_key'), e.major, e.event
-      FROM unnest($7, $8) WITH ORDINALITY AS e(major, event, n) ORDER BY e.n;
-`;
-/** Connections whose session has the statements (a failed connection is closed, never reused). */
-const prepared = new WeakSet();
-/**
- * The first round trip: the writers stripe, then lg_lock, then, in a statement
- * after them, lg_draw (preceded by the PREPAREs on a connection's first batch).
- */
-function openSql(client, context, names, work) {
-    const { ifFree, always } = fencesWanted(work);
-    const locked = arrayLiteral(names, 'text');
-    return `${prepared.has(client) ? '' : PREPARE}BEGIN;
-SELECT pg_advisory_xact_lock_shared(${context.locks.writer});
-EXECUTE lg_lock(${locked});
-EXECUTE lg_draw(${arrayLiteral([...ifFree.keys()], 'text')}, ${arrayLiteral([...ifFree.values()], 'int')}, ${integerLiteral(always)}, ${locked}, ${textLiteral(context.replica)})`;
-}
-/**
- * How many fences a batch may need, so fences stay 1, 2, 3… as the grants go
- * (at most a few are left unused, a gap as a rolled-back grant leaves): only a
- * lease grants, once at most, and only on a resource without a live lease when
- * its rows were locked (`ifFree`, counted by lg_draw on the locked rows, whose
- * clock is read after this batch's `now`, so a lease live then was live at
- * `now`), unless another command of the batch on it may end that lease
- * first (`always`). A batch that still runs short fails before its COMMIT and
- * runs again one call at a time, where the count is exact.
- */
-function fencesWanted(work) {
-    const ifFree = new Map();
-    const ending = new Set();
-    let always = 0;
-    for (const { resource, command } of work) {
-        if (command.kind === 'lease') {
-            if (ending.has(resource))
-                always += 1;
-            else
-                ifFree.set(resource, (ifFree.get(resource) ?? 0) + 1);
-        }
-        else if (command.kind !== 'status')
-            ending.add(resource);
-    }
-    return { ifFree, always };
-}
-async function decideLocked(client, work, settings, context) {
-    const names = [...new Set(work.map((w) => w.resource))].sort();
-    const results = (await client.query(openSql(client, context, names, work)));
-    prepared.add(client);
-    const locked = results.at(-2).rows[0];
-    const drawn = results.at(-1).rows[0];
-    const { listened } = drawn;
-    const now = locked.now_ms;
-    const stored = new Map((locked.rows ?? []).map((r) => [r.resource, parseState(r.state, r.resource)]));
-    const fences = drawn.fences.map(Number);
-    let fenced = 0;
-    const hold = context.hold?.(now);
-    const nextFence = () => {
-        const fence = fences[fenced++];
-        // Rolled back, and run again call by call (commit-batch.ts), where fencesWanted is exact.
-        if (fence === undefined)
-            throw new errors/* InternalError */.Gd('a batch granted more leases than it drew fences');
-        return fence;
-    };
-    const final = (0,rules_work/* decideBatch */.js)(work, (resource) => stored.get(resource) ?? (0,rules/* emptyState */.p$)(resource), (resource) => (0,rules_work/* ruleContext */.wm)(settings, resource, now, nextFence, hold));
-    if (final.changed.size === 0)
-        return { decisions: final.decisions, listened };
-    const ordered = final.decisions.flatMap((d) => d.events);
-    // Rows are written in resource order, as they were locked, so two batches' inserts cannot deadlock.
-    const states = [...final.changed].map((r) => final.states.get(r)).sort(byResource);
-    const inserted = states.filter((s) => !stored.has(s.resource));
-    const updated = states.filter((s) => stored.has(s.resource));
-    const rows = (list) => [
-        arrayLiteral(list.map((s) => s.resource), 'text'),
-        arrayLiteral(list.map((s) => JSON.stringify(s)), 'jsonb'),
-        arrayLiteral(list.map((s) => (0,rules/* nextDeadline */.Gg)(s) ?? null), 'bigint'),
-    ];
-    const args = [
-        ...rows(inserted),
-        ...rows(updated),
-        arrayLiteral(majorsOf(ordered, Number(drawn.base)), 'bigint'),
-        arrayLiteral(ordered.map((e) => JSON.stringify(e)), 'text'),
-    ];
-    const write = `EXECUTE lg_write(${args.join(', ')})`;
-    // Only queues moved: not part of the durable record (waiters ask again), so no flush.
-    if (ordered.length === 0)
-        return {
-            decisions: final.decisions,
-            write: `SET LOCAL synchronous_commit TO OFF; ${write}`,
-            listened,
-        };
-    return { decisions: final.decisions, write, listened };
-}
-/**
- * Each entry's place before its key: a grant's is its fence; any other's is
- * the fence sequence's value once the rows were locked (`base`, below the
- * batch's fences), or the batch's last grant before it. So within a batch
- * they never fall, a resource's later change never has a smaller one, and
- * grants are ordered by their fences. Keys are drawn in the write, in the
- * batch's order, after the row locks. See sequencer.ts.
- */
-function majorsOf(events, base) {
-    let running = base;
-    return events.map((e) => {
-        if (e.kind === 'grant')
-            running = Math.max(running, e.fence);
-        return running;
-    });
-}
-const byResource = (a, b) => a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0;
 function parseState(raw, resource) {
     const state = (0,rules_state/* readResourceState */.yF)(raw, resource);
     if (!state)
@@ -302,6 +277,8 @@ function parseState(raw, resource) {
 
 
 const ATTEMPTS = 4;
+/** Optimistic attempts of a batch before its rows are locked from the read to the write. */
+const OPTIMISTIC = 3;
 /** A batch whose COMMIT went unanswered: answered 503, never run again. */
 class OutcomeUnknownError extends store_error/* StoreUnavailableError */.o2 {
     name = 'OutcomeUnknownError';
@@ -343,13 +320,15 @@ async function transact(context, work) {
     for (let attempt = 1;; attempt += 1) {
         const client = await context.connect();
         try {
-            const committed = await runCommands(client, work, context.settings, context);
+            const committed = await decideUntilWritten(client, context, work);
             client.release();
             return committed;
         }
         catch (error) {
             // A connection that failed mid-transaction is not reused; the server rolled it back.
             client.release(true);
+            // What the batch left is not known here: its rows are read before the next decision.
+            context.rows.forget(work.map((w) => w.resource));
             if (error instanceof CommitUnknownError) {
                 throw new OutcomeUnknownError(`the kernel's store did not confirm the change: ${(0,postgres_connect/* describe */.q0)(error.cause)}`, { cause: error.cause });
             }
@@ -360,6 +339,57 @@ async function transact(context, work) {
             });
         }
     }
+}
+/**
+ * Decided against the rows kept here, and again against the rows a refusal answers
+ * (another replica wrote one meanwhile), OPTIMISTIC times at most; then with the rows
+ * locked from the read to the write, so a batch on a resource that keeps changing
+ * still gets through (three round trips and a COMMIT, once).
+ */
+async function decideUntilWritten(client, context, work) {
+    for (let attempt = 0; attempt < OPTIMISTIC; attempt += 1) {
+        const done = await runCommands(client, work, context.settings, context);
+        if (!done.conflict)
+            return done;
+    }
+    await client.query('BEGIN');
+    try {
+        // The first reads the rows (no version kept matches '') and keeps them locked.
+        context.rows.forget(work.map((w) => w.resource));
+        for (let attempt = 0; attempt < 2; attempt += 1) {
+            const done = await runCommands(client, work, context.settings, context);
+            if (done.conflict)
+                continue;
+            await commit(client);
+            return done;
+        }
+    }
+    catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+    }
+    await client.query('ROLLBACK');
+    throw new store_error/* StoreUnavailableError */.o2("the kernel's store refused a batch decided on rows it held locked (the database's clock went back?)");
+}
+/** COMMIT of the locked form: an ERROR means rolled back; no answer, that it may be durable. */
+async function commit(client) {
+    const unreplicated = watchSyncCancel(client);
+    try {
+        await client.query('COMMIT');
+    }
+    catch (error) {
+        if (error.severity === 'ERROR')
+            throw error;
+        throw new CommitUnknownError({ cause: error });
+    }
+    finally {
+        unreplicated.stop();
+    }
+    const cancelled = unreplicated.seen();
+    if (cancelled)
+        throw new CommitUnknownError({
+            cause: new Error(`the synchronous standby did not confirm the commit: ${cancelled}`),
+        });
 }
 
 // EXTERNAL MODULE: ./src/kernel/postgres/settings.ts
@@ -596,9 +626,9 @@ var fetched_lines = __webpack_require__(3778);
 
 
 const PAGE = 5_000;
-/** The tree's frontier is saved first at this size, then each time the ledger doubles … */
+/** The tree's frontier is saved first at this size, then each time the ledger doubles \u2026 */
 const TREE_FIRST = 1_024;
-/** … or grows by this many entries. */
+/** \u2026 or grows by this many entries. */
 const TREE_EVERY = 65_536;
 /**
  * A replica's ledger over lease_gate_ledger (postgres/backend.ts): the lines stay in the
@@ -693,7 +723,7 @@ class PostgresLedger {
                 if (!last.success || last.data.seq !== snapshot.size - 1)
                     throw new Error('its last row is not the ledger entry before its size');
                 if (last.data.tsMs !== snapshot.lastTs)
-                    throw new Error('its last stamp is not the last row’s');
+                    throw new Error('its last stamp is not the last row\u2019s');
             }
             this.ledger.restoreFrom(lines, snapshot);
             this.savedTree = snapshot.size;
@@ -763,6 +793,75 @@ function parseJson(text) {
     }
     catch {
         return undefined;
+    }
+}
+
+// EXTERNAL MODULE: external "node:perf_hooks"
+var external_node_perf_hooks_ = __webpack_require__(643);
+;// CONCATENATED MODULE: ./src/kernel/postgres/rows.ts
+
+
+/** Rows kept at most; the least recently used go first (a miss costs one round trip). */
+const KEPT = 10_000;
+/**
+ * The rows this replica decides against without reading them (commit.ts). Never the
+ * truth: lease_gate_commit writes only if the row is still at the version kept here.
+ */
+class RowCache {
+    limit;
+    rows = new Map();
+    constructor(limit = KEPT) {
+        this.limit = limit;
+    }
+    /** The row as last seen; a resource never seen is guessed absent (new resources are). */
+    get(resource) {
+        const row = this.rows.get(resource);
+        if (!row)
+            return { state: (0,rules/* emptyState */.p$)(resource), version: null };
+        this.rows.delete(resource);
+        this.rows.set(resource, row);
+        return row;
+    }
+    set(resource, row) {
+        this.rows.delete(resource);
+        this.rows.set(resource, row);
+        if (this.rows.size > this.limit)
+            this.rows.delete(this.rows.keys().next().value);
+    }
+    /** What a failed batch left is not known: read before deciding on these again. */
+    forget(resources) {
+        for (const resource of resources)
+            this.set(resource, { state: (0,rules/* emptyState */.p$)(resource), version: '' });
+    }
+}
+/**
+ * The database's clock as seen from here: the last value a commit read, plus the time
+ * elapsed on this process's monotonic clock since its answer arrived. That value was
+ * read before the answer left the database, so the projection is at most the
+ * database's clock now (clocks that run at one rate); lease_gate_commit refuses a
+ * decision ahead of it, and `reset` then starts again from the value it answers.
+ */
+class DbClock {
+    base;
+    at = 0;
+    /** The projected clock, or undefined before the first answer. */
+    now() {
+        if (this.base === undefined)
+            return undefined;
+        return this.base + Math.floor(external_node_perf_hooks_.performance.now() - this.at);
+    }
+    /** A commit read `clockMs`: the projection never goes back for it. */
+    saw(clockMs) {
+        const projected = this.now();
+        if (projected !== undefined && projected >= clockMs)
+            return;
+        this.base = clockMs;
+        this.at = external_node_perf_hooks_.performance.now();
+    }
+    /** The projection was ahead of the database's clock: start again from `clockMs`. */
+    reset(clockMs) {
+        this.base = clockMs;
+        this.at = external_node_perf_hooks_.performance.now();
     }
 }
 
@@ -966,12 +1065,14 @@ class Listening {
 
 // The first half of each advisory lock key: ours, whatever else shares the database.
 const SEQUENCER = 0x4c470002;
-/** The writers' stripes: this plus 0 … WRITER_STRIPES - 1. */
+/** The writers' stripes: this plus 0 \u2026 WRITER_STRIPES - 1. */
 const WRITERS = 0x4c470100;
 const WRITER_STRIPES = 16;
 function planeLocks(schema) {
     const id = (0,external_node_crypto_.createHash)('sha256').update(`lease-gate ${schema}`).digest().readInt32BE(0);
     return {
+        stripes: WRITERS,
+        plane: id,
         writer: `${WRITERS} + pg_backend_pid() % ${WRITER_STRIPES}, ${id}`,
         watermark: `SELECT pg_advisory_lock(k, ${id}), pg_advisory_unlock(k, ${id})
                   FROM generate_series(${WRITERS}, ${WRITERS + WRITER_STRIPES - 1}) AS k`,
@@ -1130,8 +1231,8 @@ function payloads(resource, events) {
     return out;
 }
 
-// EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts
-var migrations = __webpack_require__(7000);
+// EXTERNAL MODULE: ./src/kernel/postgres/migrations.ts + 1 modules
+var migrations = __webpack_require__(7441);
 // EXTERNAL MODULE: ./src/ledger/checkpoint.ts
 var checkpoint = __webpack_require__(4491);
 ;// CONCATENATED MODULE: ./src/kernel/postgres/plane-key.ts
@@ -1166,6 +1267,34 @@ async function checkPlaneKey(client, publicKey) {
 
 // EXTERNAL MODULE: ./src/ledger/ledger.ts + 1 modules
 var ledger = __webpack_require__(7781);
+;// CONCATENATED MODULE: ./src/kernel/postgres/literals.ts
+
+/**
+ * SQL literals for the statements sent as one simple query (several statements,
+ * a transaction's whole read or its write and COMMIT, in one round trip: the
+ * extended protocol takes one round trip per statement). Every value is
+ * escaped here and nowhere else; NUL, which would end a query's text, is refused.
+ */
+/** A text literal in the escape-string form, whatever `standard_conforming_strings` says. */
+function textLiteral(value) {
+    if (value.includes('\0'))
+        throw new errors/* InternalError */.Gd('a value sent to PostgreSQL contains NUL');
+    return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+}
+/** A whole number as a literal (NULL for null); anything else is refused. */
+function integerLiteral(value) {
+    if (value === null)
+        return 'NULL';
+    if (!Number.isSafeInteger(value))
+        throw new errors/* InternalError */.Gd(`not a whole number for PostgreSQL: ${value}`);
+    return String(value);
+}
+/** An array literal of `type` (text, jsonb, bigint, int). */
+function arrayLiteral(values, type) {
+    const items = values.map((v) => (typeof v === 'string' ? textLiteral(v) : integerLiteral(v)));
+    return `ARRAY[${items.join(',')}]::${type}[]`;
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/postgres/sequencer.ts
 
 
@@ -1184,10 +1313,10 @@ const SEQUENCE_BATCH = 2_000;
  * the fence sequence's value read before the watermark. Every commit holds a
  * writers stripe shared from its first statement to its end (locks.ts), and
  * the watermark takes each stripe exclusively for a moment, so once it is
- * through, every transaction that drew a fence ≤ F has ended; PostgreSQL
+ * through, every transaction that drew a fence \u2264 F has ended; PostgreSQL
  * makes a commit visible before it releases its locks, so the next
  * statement's snapshot sees all of them. Then:
- * - a grant numbered now has fence ≤ F, and every grant with a smaller fence
+ * - a grant numbered now has fence \u2264 F, and every grant with a smaller fence
  *   drew it earlier, so it is visible too and numbered with it or before:
  *   fences rise along the ledger;
  * - an entry numbered now came after its resource's earlier changes, which
@@ -1272,6 +1401,7 @@ SELECT h.size, h.last_ts, p.key, p.event FROM lease_gate_sequenced AS h
 
 
 
+
 /**
  * How soon after a commit its entries are sequenced: more commits join the same pass, and
  * a pass is a few round trips and a WAL flush of its own (a ledger read runs one first).
@@ -1333,6 +1463,8 @@ class PostgresBackend {
     pruneEvery;
     /** The resources this replica asked to hear other replicas' changes of. */
     listening;
+    /** The rows this replica decides against, and its view of the database's clock (commit.ts). */
+    optimistic = { rows: new RowCache(), clock: new DbClock() };
     closed = false;
     constructor(options) {
         this.options = options;
@@ -1413,6 +1545,7 @@ class PostgresBackend {
             settings: this.settings,
             locks: this.locks,
             replica: this.replica,
+            ...this.optimistic,
             // Read at each transaction's `now`: a connection opened within this batch may be the
             // first to find the new timeline.
             hold: (now) => this.connections.hold(now),
@@ -1503,9 +1636,7 @@ class PostgresBackend {
         return rows.map((r) => r.resource);
     }
     /** None: the sweep finds them, whichever replica decided them. */
-    deadlines() {
-        return [];
-    }
+    deadlines = () => [];
     watch(listener) {
         this.heard = listener;
     }
@@ -1668,15 +1799,144 @@ const isRetryable = (error) => typeof error?.code === 'string' &&
 
 /***/ }),
 
-/***/ 7000:
+/***/ 7441:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   _U: () => (/* binding */ checkSchema),
-/* harmony export */   _r: () => (/* binding */ migrate)
-/* harmony export */ });
-/* unused harmony exports MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion */
-/* harmony import */ var _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7561);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  _U: () => (/* binding */ checkSchema),
+  _r: () => (/* binding */ migrate)
+});
+
+// UNUSED EXPORTS: MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, schemaVersion
+
+// EXTERNAL MODULE: ./src/kernel/store/store-error.ts
+var store_error = __webpack_require__(7561);
+;// CONCATENATED MODULE: ./src/kernel/postgres/commit-sql.ts
+/**
+ * Migration 4: a batch commits in one round trip (commit.ts). A replica decides against
+ * the rows it last read or wrote, and lease_gate_commit writes its decisions only if
+ * every row is still the version it decided on; otherwise it writes nothing and answers
+ * the rows as they are, to decide again.
+ *
+ * - version: a random uuid per writing transaction, so a version is never reused, not
+ *   after a row is deleted and made again, not after a failover hands out old xids again.
+ *   An older replica's write (rolling upgrade) gets a new one from a trigger.
+ * - decided_ms: the clock the row's last decision ran at; a decision runs at a later
+ *   one, so each resource's time never goes back, whichever replica decides.
+ *
+ * lease_gate_commit, in order: the writers stripe shared (locks.ts), the rows locked in
+ * resource order (no deadlock between replicas), the versions and the clock checked
+ * (the replica's clock, projected from the database's, must not be ahead of it), then
+ * lease_gate_listening read, the fence sequence's value (`base`), the batch's fences
+ * drawn, the rows and pending entries written with the fences filled in
+ * (lease_gate_fenced), and queue-only batches committed without a flush. The order of
+ * the draws is the one sequencer.ts relies on: after the rows are locked, `base` before
+ * the fences, the keys in the batch's order.
+ *
+ * A decision takes fence k of its batch before the database draws it: the replica
+ * writes the k-th as a placeholder, chr(1) k chr(1) (a number) or chr(1) 'b' k chr(1)
+ * (base 36, in a lease id), which JSON text never holds raw (JSON.stringify escapes
+ * control characters), and lease_gate_fenced puts the drawn fence in its place.
+ */
+const COMMIT_IN_ONE_ROUND_TRIP = `
+ALTER TABLE lease_gate_resources
+  ADD COLUMN version uuid NOT NULL DEFAULT gen_random_uuid(),
+  ADD COLUMN decided_ms float8 NOT NULL DEFAULT 0;
+
+-- A replica older than this schema, still running while the others upgrade, writes rows
+-- without a new version: given one here, so no replica's kept version survives its write.
+CREATE FUNCTION lease_gate_versioned() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.version := gen_random_uuid();
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER lease_gate_versioned BEFORE UPDATE ON lease_gate_resources
+  FOR EACH ROW WHEN (NEW.version = OLD.version) EXECUTE FUNCTION lease_gate_versioned();
+
+CREATE FUNCTION lease_gate_base36(n bigint) RETURNS text
+  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  WITH RECURSIVE d(q, s) AS (
+    SELECT n, ''::text
+    UNION ALL
+    SELECT q / 36, substr('0123456789abcdefghijklmnopqrstuvwxyz', (q % 36)::int + 1, 1) || s
+      FROM d WHERE q > 0)
+  SELECT CASE WHEN n = 0 THEN '0' ELSE (SELECT s FROM d WHERE q = 0) END
+$fn$;
+
+CREATE FUNCTION lease_gate_fenced(doc text, fences bigint[]) RETURNS text
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT CASE WHEN doc IS NULL OR strpos(doc, chr(1)) = 0 THEN doc ELSE (
+    SELECT string_agg(CASE
+             WHEN p.n % 2 = 1 THEN p.part
+             WHEN left(p.part, 1) = 'b' THEN lease_gate_base36(fences[substr(p.part, 2)::int])
+             ELSE fences[p.part::int]::text END, '' ORDER BY p.n)
+      FROM unnest(string_to_array(doc, chr(1))) WITH ORDINALITY AS p(part, n)) END
+$fn$;
+
+CREATE FUNCTION lease_gate_commit(
+  p_stripe int, p_plane int, p_now float8, p_names text[], p_expected text[],
+  p_states text[], p_deadlines bigint[], p_events text[], p_grants int[], p_fences int,
+  p_replica text, p_durable boolean,
+  OUT o_conflict boolean, OUT o_clock float8, OUT o_version uuid, OUT o_fences bigint[],
+  OUT o_listened text[], OUT o_rows json)
+  LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_base bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(p_stripe + pg_backend_pid() % 16, p_plane);
+  PERFORM 1 FROM (SELECT 1 FROM lease_gate_resources AS r
+                   WHERE r.resource = ANY(p_names) ORDER BY r.resource FOR UPDATE) AS t;
+  -- Read once every lock is held: later than any decision on these rows that committed.
+  o_clock := floor(extract(epoch FROM clock_timestamp()) * 1000)::float8;
+  o_conflict := p_now > o_clock OR EXISTS (
+    SELECT 1 FROM unnest(p_names, p_expected) AS e(resource, expected)
+      LEFT JOIN lease_gate_resources AS r ON r.resource = e.resource
+     WHERE CASE WHEN e.expected IS NULL THEN r.resource IS NOT NULL
+                ELSE r.resource IS NULL OR r.version::text <> e.expected
+                     OR r.decided_ms > p_now END);
+  IF o_conflict THEN
+    SELECT json_agg(json_build_object('resource', r.resource, 'state', r.state,
+                                      'version', r.version)) INTO o_rows
+      FROM lease_gate_resources AS r WHERE r.resource = ANY(p_names);
+    RETURN;
+  END IF;
+  o_listened := ARRAY(SELECT DISTINCT l.resource FROM lease_gate_listening AS l
+                       WHERE l.resource = ANY(p_names) AND l.replica <> p_replica);
+  SELECT CASE WHEN f.is_called THEN f.last_value ELSE 0 END INTO v_base FROM lease_gate_fence AS f;
+  o_fences := ARRAY(SELECT nextval('lease_gate_fence') FROM generate_series(1, p_fences));
+  o_version := gen_random_uuid();
+  UPDATE lease_gate_resources AS r
+     SET state = (CASE WHEN p_fences = 0 THEN u.state
+                       ELSE lease_gate_fenced(u.state, o_fences) END)::jsonb,
+         deadline_ms = u.deadline,
+         version = o_version, decided_ms = p_now
+    FROM unnest(p_names, p_expected, p_states, p_deadlines) AS u(resource, expected, state, deadline)
+   WHERE r.resource = u.resource AND u.state IS NOT NULL AND u.expected IS NOT NULL;
+  -- Never upserted: a replica that made the row meanwhile fails this (23505), and the batch
+  -- is decided again against its row.
+  INSERT INTO lease_gate_resources (resource, state, deadline_ms, version, decided_ms)
+    SELECT u.resource, (CASE WHEN p_fences = 0 THEN u.state
+                             ELSE lease_gate_fenced(u.state, o_fences) END)::jsonb,
+           u.deadline, o_version, p_now
+      FROM unnest(p_names, p_expected, p_states, p_deadlines) AS u(resource, expected, state, deadline)
+     WHERE u.state IS NOT NULL AND u.expected IS NULL ORDER BY u.resource;
+  INSERT INTO lease_gate_pending (key, major, event)
+    SELECT nextval('lease_gate_key'), CASE WHEN e.g = 0 THEN v_base ELSE o_fences[e.g] END,
+           CASE WHEN p_fences = 0 THEN e.event ELSE lease_gate_fenced(e.event, o_fences) END
+      FROM unnest(p_events, p_grants) WITH ORDINALITY AS e(event, g, n) ORDER BY e.n;
+  -- Only queues moved: not part of the durable record (waiters ask again), so no flush.
+  IF NOT p_durable THEN
+    PERFORM set_config('synchronous_commit', 'off', true);
+  END IF;
+END
+$fn$;
+`;
+
+;// CONCATENATED MODULE: ./src/kernel/postgres/migrations.ts
+
 
 /**
  * The schema, one version at a time. A migration is never edited once
@@ -1792,9 +2052,14 @@ const MIGRATIONS = [
       );
     `,
     },
+    {
+        version: 4,
+        name: 'the commit in one round trip: row versions, lease_gate_commit',
+        sql: COMMIT_IN_ONE_ROUND_TRIP,
+    },
 ];
 const SCHEMA_VERSION = MIGRATIONS.at(-1).version;
-class SchemaTooNewError extends _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD {
+class SchemaTooNewError extends store_error/* StoreError */.AD {
     name = 'SchemaTooNewError';
     constructor(message, options = {}) {
         super(message, { ...options, code: 'store_schema_too_new' });
@@ -1853,7 +2118,7 @@ async function checkSchema(client, schema) {
     if (version > SCHEMA_VERSION)
         throw tooNew(version, schema);
     if (version < SCHEMA_VERSION) {
-        throw new _store_store_error_js__WEBPACK_IMPORTED_MODULE_0__/* .StoreError */ .AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
+        throw new store_error/* StoreError */.AD(`the schema ${schema} is at version ${version}, this kernel needs ${SCHEMA_VERSION}: run lease-gate kernel migrate`);
     }
 }
 const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema ${schema} is at version ${version}, newer than this lease-gate (version ${SCHEMA_VERSION}); run a lease-gate at least as new as the one that migrated it`);
@@ -1863,4 +2128,4 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 };
 
-//# sourceMappingURL=847.index.js.map
+//# sourceMappingURL=994.index.js.map

@@ -1,8 +1,8 @@
-export const id = 421;
-export const ids = [421];
+export const id = 551;
+export const ids = [551];
 export const modules = {
 
-/***/ 6628:
+/***/ 6478:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -31,528 +31,15 @@ var remote = __webpack_require__(2555);
 var schemas = __webpack_require__(8395);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
-;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
-
-/** A bundle that does not verify; the message names the first problem. */
-class BundleError extends errors/* LeaseGateError */.eg {
-    name = 'BundleError';
-    constructor(message, options = {}) {
-        super(message, { ...options, code: 'bundle' });
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
-var api = __webpack_require__(3305);
-// EXTERNAL MODULE: ./src/zod-en.ts
-var zod_en = __webpack_require__(3184);
-// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
-var ledger_checkpoint = __webpack_require__(4491);
-// EXTERNAL MODULE: ./src/ledger/entry.ts
-var ledger_entry = __webpack_require__(5641);
-// EXTERNAL MODULE: ./src/ledger/merkle.ts
-var merkle = __webpack_require__(9527);
-;// CONCATENATED MODULE: ./src/ledger/frontier.ts
-
-/**
- * The right edge of an RFC 9162 Merkle tree: one hash per complete subtree
- * (at most one per bit of the size), enough to give the root of the leaves
- * appended so far without keeping them. A verifier that streams a bundle
- * holds this instead of the tree.
- */
-class MerkleFrontier {
-    /** Hashes of the complete subtrees, largest (leftmost) first. */
-    nodes = [];
-    size = 0;
-    appendHash(leaf) {
-        let node = leaf;
-        // Each trailing 1 bit of the old size is a subtree of the new one's size that now pairs up.
-        for (let n = this.size; n % 2 === 1; n = Math.floor(n / 2))
-            node = (0,merkle/* nodeHash */.zB)(this.nodes.pop(), node);
-        this.nodes.push(node);
-        this.size += 1;
-    }
-    /** MTH of the leaves so far: the subtrees folded from the right, as the split rule nests them. */
-    root() {
-        if (this.nodes.length === 0)
-            return merkle/* EMPTY_ROOT */.zg;
-        let root = this.nodes[this.nodes.length - 1];
-        for (let i = this.nodes.length - 2; i >= 0; i -= 1)
-            root = (0,merkle/* nodeHash */.zB)(this.nodes[i], root);
-        return root;
-    }
-}
-
-// EXTERNAL MODULE: ./src/ledger/merkle-proof.ts
-var merkle_proof = __webpack_require__(5588);
-// EXTERNAL MODULE: ./src/ledger/promotion.ts
-var promotion = __webpack_require__(1356);
-// EXTERNAL MODULE: ./src/plane/entry-kinds.ts
-var entry_kinds = __webpack_require__(4152);
-// EXTERNAL MODULE: ./src/plane/run-pass.ts
-var run_pass = __webpack_require__(4941);
-;// CONCATENATED MODULE: ./src/ledger/meaning-passes.ts
+;// CONCATENATED MODULE: ./src/ledger/bundle-reader.ts
 
 
 /**
- * verify's reading of break-glass entries (meaning.ts): what a pass must name, and that one
- * approval approves one pass. An OIDC approval names its run and attempt (`approval`); a
- * second pass approved by the same one is refused, as the kernel refuses it (one token of a
- * team that may approve would otherwise let any number of jobs through).
+ * The bundle file's reader (verify-file.ts): a small reader for exactly the
+ * bundle's shape, `{"checkpoint": "\u2026", "entries": [ {\u2026}, {\u2026}, \u2026 ]}` in any key
+ * order and spacing, that hands each value to a Reading as it comes, a chunk of
+ * the file in memory at a time.
  */
-class PassApprovals {
-    seen = new Map();
-    /** A break-glass entry says why, who opened it and until when; its approver is someone else. */
-    passOf(e) {
-        if (!e.reason || !e.by || e.expiresAtMs === undefined) {
-            throw new BundleError(`entry ${e.seq}: a break_glass must name its reason, who opened it (by) and its end (expiresAtMs)`);
-        }
-        if (e.approvedBy !== undefined && e.approvedBy === e.by) {
-            throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approvedBy}, who opened it; the approver must be another operator`);
-        }
-        if (e.approval !== undefined) {
-            if (e.approvedBy === undefined) {
-                throw new BundleError(`entry ${e.seq}: a break_glass names an approval (${e.approval}) but no approver (approvedBy)`);
-            }
-            const first = this.seen.get(e.approval);
-            if (first !== undefined) {
-                throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approval}, which already approved the break_glass of entry ${first}; one approval approves one pass`);
-            }
-            this.seen.set(e.approval, e.seq);
-        }
-        return { seq: e.seq, actorDid: e.actorDid, expiresAtMs: e.expiresAtMs };
-    }
-}
-/**
- * A withdrawal (`break_glass_withdrawn`) names who withdrew it and the agent of the pass it
- * ends: that pass is gone, as it is for the kernel's replay (rules/break-glass.ts).
- */
-function withdraw(passes, e) {
-    if (!e.by) {
-        throw new BundleError(`entry ${e.seq}: a break_glass_withdrawn must name who withdrew it (by)`);
-    }
-    if (passes.get(e.resource)?.actorDid === e.actorDid)
-        passes.delete(e.resource);
-}
-/** Why a grant inside a freeze is refused: no pass for it, or its pass ended before it. */
-function frozenGrant(e, freeze, at, pass) {
-    const grants = `entry ${e.seq}: grants ${e.leaseId} on ${e.resource}`;
-    const when = freeze.expiresAtMs === undefined || e.clockMs !== undefined || at === e.tsMs
-        ? 'while it is frozen'
-        : `stamped ${e.tsMs} in a run of +1 stamps ${Number.isFinite(at) ? `from ${at}` : 'that began before this range'}, so maybe before the freeze's end ${freeze.expiresAtMs} (a grant in a run must carry its clock, clockMs)`;
-    if (pass && (0,run_pass/* passCovers */._I)(pass.actorDid, e.actorDid)) {
-        return `${grants} ${when} (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}, and the grant is stamped ${e.tsMs}${e.clockMs !== undefined ? ` (clock ${e.clockMs})` : ' with no clock of its own (clockMs)'}`;
-    }
-    return `${grants} ${when} (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`;
-}
-
-;// CONCATENATED MODULE: ./src/ledger/meaning.ts
-
-
-
-
-
-/**
- * Replicas read their clocks before they take the ledger's order, so an
- * entry's stamp may trail the one before it by a few milliseconds' race; a
- * renewal or grant is judged late only past this margin. (A lapse needs none:
- * the clock that found it due read no earlier than the expiry.)
- */
-const CLOCK_RACE_MS = 1_000;
-const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource})`;
-/**
- * Checks that the entries tell a valid history in order and in time: per
- * resource, a grant and its end alternate, and every renewal or end names the
- * open lease (its id, holder and fence); grant fences strictly increase across
- * the log and lease ids are never granted twice; no grant is already expired,
- * no renewal comes after the lease expired, and no lapse comes before the
- * lease's last told expiry (a release or revoke may end it early). On a
- * partial range, a resource's state before its first entry in the range is
- * unknown, and the same rules hold from there on. Freezes and unfreezes name
- * no lease (empty id, fence 0) and leave the open lease alone, but no grant
- * may fall inside a freeze: between a freeze and its unfreeze or the end it named.
- *
- * Time: stamps strictly increase, so entries in one millisecond are stamped
- * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
- * does not. An entry happened no earlier than the first stamp of its run (its
- * `earliest`) and no later than its own stamp. A grant or renewal is judged at
- * its earliest (the reading that makes it valid: neither lets anyone else in).
- * A lapse is what lets the next holder in, so it is judged at the earliest it
- * can have happened: its `clockMs` (the kernel's clock that found it due,
- * which a lapse inside a run carries, never above its stamp), else the first
- * stamp of its run. A lapse judged at its own stamp would let a signer hide an
- * early one behind a run of +1 stamps it wrote (one entry a millisecond, read
- * as a burst in the run's first millisecond).
- */
-function checkMeaning(entries, partial, promote) {
-    const meaning = new MeaningCheck(partial, promote);
-    for (const e of entries)
-        meaning.check(e);
-}
-/**
- * checkMeaning one entry at a time, for a verifier that streams a bundle: it
- * keeps the state of each resource (its open lease, its freeze) and, to refuse
- * a lease id granted twice, each granted id with where it was granted, never
- * the entries themselves.
- */
-class MeaningCheck {
-    partial;
-    open = new Map();
-    granted = new Map();
-    frozen = new Map();
-    /** Each resource's break-glass not used yet. */
-    passes = new Map();
-    /** Each approval that approved a pass, so none approves two. */
-    approvals = new PassApprovals();
-    lastGrant;
-    earliest = 0;
-    /** The entry whose stamp is `earliest` (undefined: before a partial range). */
-    runStart;
-    previousTs;
-    /**
-     * With `promote` (each resource and the one before it, as the kernel's `--promote`): every
-     * grant of a resource with a step before it names a commit that completed a hold there
-     * earlier in the ledger, or is let through by a break-glass. Not on a partial range, whose
-     * earlier holds are unknown.
-     */
-    promotions;
-    constructor(partial, promote) {
-        this.partial = partial;
-        this.promotions = promote?.size && !partial ? new promotion/* PromotionRecord */.VL(promote) : undefined;
-    }
-    /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
-    check(e) {
-        const earliest = this.advanceClock(e);
-        checkClockMs(e);
-        if ((0,entry_kinds/* namesNoLease */.Y)(e.kind))
-            return this.noLease(e);
-        this.checkPolicy(e, earliest);
-        const known = this.open.has(e.resource) || !this.partial;
-        const current = this.open.get(e.resource) ?? null;
-        if (e.kind === 'grant')
-            return this.grant(e, current, earliest);
-        this.follow(e, current, known, earliest);
-    }
-    /** The first stamp of `e`'s run of +1 stamps (its `earliest`), kept across entries. */
-    advanceClock(e) {
-        // A range's first run may have begun before the range: its clock is unknown there.
-        if (this.previousTs === undefined || e.tsMs !== this.previousTs + 1) {
-            const unknown = this.previousTs === undefined && this.partial;
-            this.earliest = unknown ? -Infinity : e.tsMs;
-            this.runStart = unknown ? undefined : e.seq;
-        }
-        this.previousTs = e.tsMs;
-        return this.earliest;
-    }
-    /** A freeze, unfreeze or break-glass (given or withdrawn): names no lease, changes no lease. */
-    noLease(e) {
-        if (e.leaseId !== '' || e.fence !== 0) {
-            throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
-        }
-        if (e.kind === 'break_glass')
-            this.passes.set(e.resource, this.approvals.passOf(e));
-        else if (e.kind === 'break_glass_withdrawn')
-            withdraw(this.passes, e);
-        else if (e.kind === 'freeze')
-            this.frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
-        else
-            this.frozen.delete(e.resource);
-    }
-    /**
-     * A grant is let in by the promotion order and no freeze, or by an unused break-glass;
-     * every entry of a lease is recorded for the promotion order (it may complete a hold).
-     */
-    checkPolicy(e, earliest) {
-        const freeze = this.frozen.get(e.resource);
-        const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
-        // Each judged at the reading that would show a violation: the pass at the clock the grant
-        // carries (else its own stamp, the latest it can have been), with the race's margin; the
-        // freeze at the grant's clock, else the first stamp of its run (the earliest it can have been).
-        const passAt = e.clockMs ?? e.tsMs;
-        // A pass names the agent, or the run whose DIDs it covers (plane/run-pass.ts); used once.
-        const covers = pass !== undefined && (0,run_pass/* passCovers */._I)(pass.actorDid, e.actorDid);
-        const passed = covers && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
-        if (covers)
-            this.passes.delete(e.resource);
-        const at = e.clockMs ?? earliest;
-        const unpromoted = e.kind === 'grant'
-            ? this.promotions?.missing(e.resource, e.deploy, e.promotedVia)
-            : undefined;
-        if (unpromoted !== undefined && !passed) {
-            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} to ${e.actorDid}, but ${unpromoted}; no break-glass names it`);
-        }
-        this.promotions?.add(e);
-        if (e.kind === 'grant' &&
-            freeze &&
-            (freeze.expiresAtMs === undefined || at < freeze.expiresAtMs) &&
-            !passed) {
-            throw new BundleError(frozenGrant(e, freeze, at, pass));
-        }
-    }
-    /** A grant: no holder open, a fence above every earlier one, a lease id never granted, not expired. */
-    grant(e, current, earliest) {
-        if (current) {
-            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`);
-        }
-        const lastGrant = this.lastGrant;
-        if (lastGrant && e.fence <= lastGrant.fence) {
-            throw new BundleError(e.fence === lastGrant.fence
-                ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
-                : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
-        }
-        const twin = this.granted.get(e.leaseId);
-        if (twin) {
-            throw new BundleError(`${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`);
-        }
-        if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
-            throw new BundleError(`${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`);
-        }
-        this.granted.set(e.leaseId, { seq: e.seq, resource: e.resource });
-        this.lastGrant = { fence: e.fence, seq: e.seq };
-        this.open.set(e.resource, {
-            leaseId: e.leaseId,
-            actorDid: e.actorDid,
-            fence: e.fence,
-            seq: e.seq,
-            expiresAtMs: e.expiresAtMs,
-            toldAt: e.seq,
-            toldKind: e.kind,
-        });
-    }
-    /** A renewal or an end (release, lapse, revoke): names the open lease, in time. */
-    follow(e, current, known, earliest) {
-        if (current) {
-            if (current.leaseId !== e.leaseId ||
-                current.actorDid !== e.actorDid ||
-                current.fence !== e.fence) {
-                throw new BundleError(`entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`);
-            }
-            checkTime(e, current, earliest, this.runStart);
-        }
-        else if (known) {
-            throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
-        }
-        this.open.set(e.resource, e.kind === 'renew'
-            ? {
-                leaseId: e.leaseId,
-                actorDid: e.actorDid,
-                fence: e.fence,
-                seq: current?.seq ?? e.seq,
-                expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
-                toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
-                toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
-            }
-            : null);
-    }
-}
-/** Only a lapse or a grant carries the clock that decided it, and never above its stamp. */
-function checkClockMs(e) {
-    const clocked = e.kind === 'lapse' || e.kind === 'grant';
-    if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
-        throw new BundleError(clocked
-            ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
-            : `${named(e)}: carries clockMs, which only a lapse or a grant does`);
-    }
-}
-/** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
-function checkTime(e, current, earliest, runStart) {
-    const told = current.expiresAtMs;
-    if (told === undefined)
-        return;
-    const by = `entry ${current.toldAt} (${current.toldKind})`;
-    if (e.kind === 'lapse') {
-        const at = e.clockMs ?? earliest;
-        if (at >= told)
-            return;
-        if (e.clockMs !== undefined || at === e.tsMs) {
-            throw new BundleError(`${named(e)}: lapses at ${at}, ${told - at} ms before the expiry ${told} told at ${by}`);
-        }
-        const run = runStart === undefined
-            ? 'a run of +1 stamps that began before this range'
-            : `a run of +1 stamps from ${earliest} (entry ${runStart})`;
-        throw new BundleError(`${named(e)}: stamped ${e.tsMs} in ${run}, so it may have lapsed ${Number.isFinite(at) ? `${told - at} ms ` : ''}before the expiry ${told} told at ${by}; a lapse in a run must carry the clock that found it due (clockMs)`);
-    }
-    if (e.kind === 'renew' && earliest - CLOCK_RACE_MS >= told) {
-        throw new BundleError(`${named(e)}: renews at ${earliest} or later, after the lease expired at ${told} (told at ${by})`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/verify.ts
-
-
-
-
-
-
-
-
-
-/** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
-const bundleEntrySchema = schemas/* object */.Ikc({
-    index: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
-    entry: ledger_entry/* entrySchema */.Oo,
-    inclusionProof: schemas/* array */.YOg(schemas/* string */.YjP()),
-});
-const bundleSchema = schemas/* object */.Ikc({
-    checkpoint: schemas/* string */.YjP(),
-    entries: schemas/* array */.YOg(bundleEntrySchema),
-});
-/**
- * Checks a ledger bundle with nothing but the public key: the checkpoint's
- * signature and origin, every entry's inclusion proof, their order and
- * timestamps, completeness, consistency with an older checkpoint, and the
- * meaning of the entries (one holder at a time, fences strictly rising).
- * Throws a BundleError naming the first problem.
- */
-function verifyBundle(raw, publicKey, options = {}) {
-    const parsed = bundleSchema.safeParse(raw);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new BundleError(`bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
-    }
-    const verifier = new BundleVerifier(parsed.data.checkpoint, publicKey, options);
-    for (const item of parsed.data.entries)
-        verifier.add(item);
-    return verifier.finish();
-}
-/**
- * verifyBundle one entry at a time, in the bundle's order, holding only the
- * checkpoint, the entry before, the meaning's state per resource and (for
- * --previous) a Merkle frontier: memory does not grow with the bundle. The
- * verdict and its message are verifyBundle's: `add` throws the first problem
- * of order and proof at once; a problem of meaning waits for `finish`, because
- * a bundle with missing entries is refused as such first.
- */
-class BundleVerifier {
-    publicKey;
-    options;
-    checkpoint;
-    meaning;
-    meaningError;
-    first = 0;
-    count = 0;
-    previousTs;
-    /** For --previous: the leaves so far, and the root of the older checkpoint's first `size`. */
-    older;
-    constructor(checkpointText, publicKey, options = {}) {
-        this.publicKey = publicKey;
-        this.options = options;
-        this.checkpoint = guard(() => (0,ledger_checkpoint/* verifyCheckpoint */.om)(checkpointText, publicKey));
-        if (options.previous !== undefined) {
-            // Its own problems are told in finish(), in verifyBundle's order; here only its size matters.
-            let size;
-            try {
-                size = (0,ledger_checkpoint/* verifyCheckpoint */.om)(options.previous, publicKey).size;
-            }
-            catch (error) {
-                if (!(error instanceof ledger_checkpoint/* CheckpointError */.jg))
-                    throw error;
-            }
-            if (size !== undefined) {
-                this.older = { size, frontier: new MerkleFrontier() };
-                if (size === 0)
-                    this.older.root = this.older.frontier.root();
-            }
-        }
-    }
-    add({ index, entry, inclusionProof }) {
-        const i = this.count;
-        const checkpoint = this.checkpoint;
-        if (i === 0)
-            this.first = index;
-        const first = this.first;
-        if (index !== first + i)
-            throw new BundleError(`entry ${i}: index ${index} breaks the order (expected ${first + i})`);
-        if (entry.seq !== index)
-            throw new BundleError(`entry ${index}: seq ${entry.seq} does not match its index`);
-        const previousTs = this.previousTs;
-        if (previousTs !== undefined && entry.tsMs <= previousTs) {
-            throw new BundleError(`entry ${index}: tsMs ${entry.tsMs} is not after ${previousTs}`);
-        }
-        const proof = inclusionProof.map((h) => new Uint8Array(Buffer.from(h, 'base64')));
-        if (proof.some((h) => h.length !== 32))
-            throw new BundleError(`entry ${index}: a proof hash is not 32 bytes`);
-        const leaf = (0,merkle/* leafHash */.Jq)((0,ledger_entry/* leafBytes */.eS)(entry));
-        if (!(0,merkle_proof/* verifyInclusion */.y)(index, checkpoint.size, leaf, proof, checkpoint.root)) {
-            throw new BundleError(`entry ${index}: the inclusion proof does not lead to the checkpoint's root`);
-        }
-        this.count = i + 1;
-        this.previousTs = entry.tsMs;
-        const older = this.older;
-        if (older && older.root === undefined) {
-            older.frontier.appendHash(leaf);
-            if (older.frontier.size === older.size)
-                older.root = older.frontier.root();
-        }
-        if (this.meaningError)
-            return;
-        // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
-        this.meaning ??= new MeaningCheck(first !== 0, this.options.promote);
-        try {
-            this.meaning.check(entry);
-        }
-        catch (error) {
-            if (!(error instanceof BundleError))
-                throw error;
-            this.meaningError = error;
-        }
-    }
-    /** The verdict once every entry is added: completeness, meaning, --previous. */
-    finish() {
-        const { checkpoint, first, count, options } = this;
-        const complete = first === 0 && count === checkpoint.size;
-        if (!complete && !options.allowPartial) {
-            throw new BundleError(`bundle holds entries ${first}..${first + count - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`);
-        }
-        if (this.meaningError)
-            throw this.meaningError;
-        if (options.previous !== undefined) {
-            if (!complete)
-                throw new BundleError('--previous needs a complete bundle');
-            const older = guard(() => (0,ledger_checkpoint/* verifyCheckpoint */.om)(options.previous, this.publicKey));
-            if (older.size > checkpoint.size) {
-                throw new BundleError(`the previous checkpoint (size ${older.size}) is larger than this one (${checkpoint.size})`);
-            }
-            const root = this.older?.root;
-            if (!root || !(0,merkle/* equalHashes */.l$)(root, older.root)) {
-                throw new BundleError(`not consistent with the previous checkpoint: the first ${older.size} entries were rewritten`);
-            }
-        }
-        return { ...checkpoint, first, count };
-    }
-}
-function guard(check) {
-    try {
-        return check();
-    }
-    catch (error) {
-        if (error instanceof ledger_checkpoint/* CheckpointError */.jg)
-            throw new BundleError(error.message, { cause: error });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/verify-file.ts
-
-
-
-
-
-/**
- * `verify FILE` without the file in memory: a small reader for exactly the
- * bundle's shape, `{"checkpoint": "…", "entries": [ {…}, {…}, … ]}` in any key
- * order and spacing, hands the entries one at a time (each parsed on its own
- * by JSON.parse) to the streaming BundleVerifier. The verdict is the one
- * verifyBundle gives the parsed file, with its message: a file that is not
- * JSON is refused as such even when an entry before the bad byte is wrong, and
- * a shape problem of any entry comes before a problem of meaning.
- */
-/** A bundle file that is not readable JSON; the message says why (and where). */
-class BundleReadError extends errors/* LeaseGateError */.eg {
-    name = 'BundleReadError';
-    constructor(message, options = {}) {
-        super(message, { ...options, code: 'bundle_read' });
-    }
-}
 /** Bytes read at a time. */
 const CHUNK_BYTES = 1 << 20;
 /** The longest entry, checkpoint or other value (an entry of a long ledger is about 1 KB). */
@@ -734,8 +221,10 @@ function read(fd, reading) {
             seen.add(key);
             bytes.expect(COLON, "':'");
             bytes.skipSpace();
-            if (key === 'entries' && bytes.peek() === OPEN_ARRAY)
-                readEntries(bytes, reading);
+            if (key === 'entries' && bytes.peek() === OPEN_ARRAY) {
+                if (!readEntries(bytes, reading))
+                    return;
+            }
             else if (key === 'checkpoint')
                 reading.checkpoint(bytes.parsed(MAX_VALUE_BYTES, key));
             else if (key === 'entries')
@@ -754,26 +243,740 @@ function read(fd, reading) {
     if (bytes.peek() >= 0)
         throw bytes.cannot('data after the bundle');
 }
+/** The entries' array; false when a Reading ended the walk. */
 function readEntries(bytes, reading) {
     bytes.take();
     const keep = reading.entriesBegin();
     bytes.skipSpace();
     if (bytes.peek() === CLOSE_ARRAY) {
         bytes.take();
-        return;
+        return true;
     }
     for (let i = 0;; i += 1) {
         const what = `entries.${i}`;
-        if (keep)
-            reading.entry(bytes.parsed(MAX_VALUE_BYTES, what), i);
+        if (keep) {
+            if (reading.entry(bytes.parsed(MAX_VALUE_BYTES, what), i) === false)
+                return false;
+        }
         else
             bytes.value(MAX_VALUE_BYTES, what, false);
         bytes.skipSpace();
         const next = bytes.take();
         if (next === CLOSE_ARRAY)
-            return;
+            return true;
         if (next !== COMMA)
             throw bytes.cannot(`${what}: expected ',' or ']'`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify-error.ts
+
+/** A bundle that does not verify; the message names the first problem. */
+class BundleError extends errors/* LeaseGateError */.eg {
+    name = 'BundleError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'bundle' });
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js + 1 modules
+var api = __webpack_require__(3305);
+// EXTERNAL MODULE: ./src/zod-en.ts
+var zod_en = __webpack_require__(3184);
+// EXTERNAL MODULE: ./src/ledger/checkpoint.ts
+var ledger_checkpoint = __webpack_require__(4491);
+// EXTERNAL MODULE: ./src/ledger/entry.ts
+var ledger_entry = __webpack_require__(5641);
+// EXTERNAL MODULE: ./src/ledger/merkle.ts
+var merkle = __webpack_require__(9527);
+;// CONCATENATED MODULE: ./src/ledger/frontier.ts
+
+/**
+ * The right edge of an RFC 9162 Merkle tree: one hash per complete subtree
+ * (at most one per bit of the size), enough to give the root of the leaves
+ * appended so far without keeping them. A verifier that streams a bundle
+ * holds this instead of the tree.
+ */
+class MerkleFrontier {
+    /** Hashes of the complete subtrees, largest (leftmost) first. */
+    nodes = [];
+    size = 0;
+    appendHash(leaf) {
+        let node = leaf;
+        // Each trailing 1 bit of the old size is a subtree of the new one's size that now pairs up.
+        for (let n = this.size; n % 2 === 1; n = Math.floor(n / 2))
+            node = (0,merkle/* nodeHash */.zB)(this.nodes.pop(), node);
+        this.nodes.push(node);
+        this.size += 1;
+    }
+    /** MTH of the leaves so far: the subtrees folded from the right, as the split rule nests them. */
+    root() {
+        if (this.nodes.length === 0)
+            return merkle/* EMPTY_ROOT */.zg;
+        let root = this.nodes[this.nodes.length - 1];
+        for (let i = this.nodes.length - 2; i >= 0; i -= 1)
+            root = (0,merkle/* nodeHash */.zB)(this.nodes[i], root);
+        return root;
+    }
+}
+
+// EXTERNAL MODULE: ./src/ledger/merkle-proof.ts
+var merkle_proof = __webpack_require__(5588);
+// EXTERNAL MODULE: ./src/ledger/promotion.ts
+var promotion = __webpack_require__(1356);
+// EXTERNAL MODULE: ./src/plane/entry-kinds.ts
+var entry_kinds = __webpack_require__(4152);
+// EXTERNAL MODULE: ./src/plane/run-pass.ts
+var run_pass = __webpack_require__(4941);
+// EXTERNAL MODULE: ./src/plane/ci-job.ts
+var ci_job = __webpack_require__(1242);
+// EXTERNAL MODULE: ./src/plane/did.ts
+var plane_did = __webpack_require__(4027);
+// EXTERNAL MODULE: ./src/plane/url.ts
+var plane_url = __webpack_require__(4043);
+;// CONCATENATED MODULE: ./src/ledger/issuer-check.ts
+
+
+
+/**
+ * A grant's `issuer` (the OIDC issuer whose token its holder proved itself with), as
+ * `verify` checks it: an https URL (plain http only on loopback, as the kernel fetches keys),
+ * and the holder's DID in that issuer's namespace (plane/ci-job.ts), so a signer who swaps
+ * the issuer of a grant is caught:
+ *
+ *   GitHub's         any DID (a GitHub run's DIDs name their own host, --oidc-did-host)
+ *   CircleCI's       did:web:oidc.circleci.com:circleci:orgs:<the org id in the URL>:
+ *   Buildkite's      did:web:agent.buildkite.com:buildkite:
+ *   gitlab.com, and any other URL whose DIDs say gitlab: did:web:<its host>:gitlab:projects:
+ *   any other issuer (GHES, custom): not checked, its kind is not in the ledger
+ *
+ * The reason it does not hold, or undefined.
+ */
+function issuerProblem(e) {
+    if (e.issuer === undefined)
+        return undefined;
+    let url;
+    try {
+        url = new URL(e.issuer);
+    }
+    catch {
+        return `its issuer ${JSON.stringify(e.issuer.slice(0, 200))} is not a URL`;
+    }
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (!(url.protocol === 'https:' || (url.protocol === 'http:' && (0,plane_url/* isLoopbackHost */.c)(host)))) {
+        return `its issuer ${e.issuer} is not an https:// URL (plain http:// only on loopback)`;
+    }
+    const expected = namespaceOf(url, e.actorDid);
+    if (expected !== undefined && !e.actorDid.startsWith(expected)) {
+        return `its holder ${e.actorDid} is not in the namespace of its issuer ${e.issuer} (${expected}\u2026)`;
+    }
+    return undefined;
+}
+function namespaceOf(url, did) {
+    switch ((0,ci_job/* kindOfIssuer */.pS)(url.href)) {
+        case 'github':
+            return undefined;
+        case 'circleci': {
+            const org = /^\/org\/([^/]+)\/?$/.exec(url.pathname)?.[1] ?? '?';
+            return `did:web:oidc.circleci.com:circleci:orgs:${org}:`;
+        }
+        case 'buildkite':
+            return 'did:web:agent.buildkite.com:buildkite:';
+        case 'gitlab':
+            return `did:web:${(0,plane_did/* didSegment */.f4)(url.host)}:gitlab:projects:`;
+        case 'custom':
+        case undefined: {
+            // A self-managed GitLab (or a loopback one): its DIDs say gitlab after the host.
+            const gitlab = `did:web:${(0,plane_did/* didSegment */.f4)(url.host)}:gitlab:projects:`;
+            return /^did:web:[^:]+:gitlab:projects:/.test(did) ? gitlab : undefined;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/meaning-passes.ts
+
+
+/**
+ * verify's reading of break-glass entries (meaning.ts): what a pass must name, and that one
+ * approval approves one pass. An OIDC approval names its run and attempt (`approval`); a
+ * second pass approved by the same one is refused, as the kernel refuses it (one token of a
+ * team that may approve would otherwise let any number of jobs through).
+ */
+class PassApprovals {
+    seen = new Map();
+    /** A break-glass entry says why, who opened it and until when; its approver is someone else. */
+    passOf(e) {
+        if (!e.reason || !e.by || e.expiresAtMs === undefined) {
+            throw new BundleError(`entry ${e.seq}: a break_glass must name its reason, who opened it (by) and its end (expiresAtMs)`);
+        }
+        if (e.approvedBy !== undefined && e.approvedBy === e.by) {
+            throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approvedBy}, who opened it; the approver must be another operator`);
+        }
+        if (e.approval !== undefined) {
+            if (e.approvedBy === undefined) {
+                throw new BundleError(`entry ${e.seq}: a break_glass names an approval (${e.approval}) but no approver (approvedBy)`);
+            }
+            const first = this.seen.get(e.approval);
+            if (first !== undefined) {
+                throw new BundleError(`entry ${e.seq}: a break_glass approved by ${e.approval}, which already approved the break_glass of entry ${first}; one approval approves one pass`);
+            }
+            this.seen.set(e.approval, e.seq);
+        }
+        return { seq: e.seq, actorDid: e.actorDid, expiresAtMs: e.expiresAtMs };
+    }
+}
+/**
+ * A withdrawal (`break_glass_withdrawn`) names who withdrew it and the agent of the pass it
+ * ends: that pass is gone, as it is for the kernel's replay (rules/break-glass.ts).
+ */
+function withdraw(passes, e) {
+    if (!e.by) {
+        throw new BundleError(`entry ${e.seq}: a break_glass_withdrawn must name who withdrew it (by)`);
+    }
+    if (passes.get(e.resource)?.actorDid === e.actorDid)
+        passes.delete(e.resource);
+}
+/** Why a grant inside a freeze is refused: no pass for it, or its pass ended before it. */
+function frozenGrant(e, freeze, at, pass) {
+    const grants = `entry ${e.seq}: grants ${e.leaseId} on ${e.resource}`;
+    const when = freeze.expiresAtMs === undefined || e.clockMs !== undefined || at === e.tsMs
+        ? 'while it is frozen'
+        : `stamped ${e.tsMs} in a run of +1 stamps ${Number.isFinite(at) ? `from ${at}` : 'that began before this range'}, so maybe before the freeze's end ${freeze.expiresAtMs} (a grant in a run must carry its clock, clockMs)`;
+    if (pass && (0,run_pass/* passCovers */._I)(pass.actorDid, e.actorDid)) {
+        return `${grants} ${when} (entry ${freeze.seq}); the break-glass of entry ${pass.seq} ended at ${pass.expiresAtMs}, and the grant is stamped ${e.tsMs}${e.clockMs !== undefined ? ` (clock ${e.clockMs})` : ' with no clock of its own (clockMs)'}`;
+    }
+    return `${grants} ${when} (entry ${freeze.seq}) and no break-glass names ${e.actorDid}`;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/granted-ids.ts
+
+/** Slots at first; the table doubles when it is half full. */
+const FIRST_SLOTS = 1 << 10;
+/**
+ * The lease ids granted so far, for verify's rule that no id is granted twice,
+ * as 64-bit fingerprints in typed arrays: 8 to 16 bytes a grant off the
+ * JavaScript heap, instead of each id and where it was granted in a Map (about
+ * 100 bytes a grant on the heap, where every one is a copy the young
+ * generation's collections make and grow for). A match is confirmed by
+ * `find`, so the verdict and message are those of an exact set. The hash is
+ * seeded per run, so no bundle can be made to match often.
+ */
+class GrantedIds {
+    find;
+    hi = new Uint32Array(FIRST_SLOTS);
+    lo = new Uint32Array(FIRST_SLOTS);
+    count = 0;
+    seedHi = (0,external_node_crypto_.randomInt)(2 ** 32 - 1);
+    seedLo = (0,external_node_crypto_.randomInt)(2 ** 32 - 1);
+    constructor(find) {
+        this.find = find;
+    }
+    /** Where `leaseId` was granted before `seq`, or undefined (and it is recorded as granted now). */
+    grant(leaseId, seq) {
+        const [hi, lo] = this.fingerprint(leaseId);
+        const mask = this.hi.length - 1;
+        let slot = lo & mask;
+        for (; this.hi[slot] !== 0 || this.lo[slot] !== 0; slot = (slot + 1) & mask) {
+            if (this.hi[slot] !== hi || this.lo[slot] !== lo)
+                continue;
+            const earlier = this.find(leaseId, seq);
+            if (earlier)
+                return earlier;
+            // Two ids alike: this one is kept beside it, and matches ask `find` again.
+        }
+        this.hi[slot] = hi;
+        this.lo[slot] = lo;
+        this.count += 1;
+        if (this.count * 2 > this.hi.length)
+            this.grow();
+        return undefined;
+    }
+    /** Bytes the table holds. */
+    get heldBytes() {
+        return this.hi.byteLength + this.lo.byteLength;
+    }
+    /** Two 32-bit FNV-1a style hashes of the UTF-16 code units, finished as murmur3's; never 0 and 0. */
+    fingerprint(id) {
+        let a = this.seedHi ^ 0x811c9dc5;
+        let b = this.seedLo ^ 0x9747b28c;
+        for (let i = 0; i < id.length; i += 1) {
+            const c = id.charCodeAt(i);
+            a = Math.imul(a ^ c, 0x01000193);
+            b = Math.imul(b ^ c, 0x5bd1e995);
+            b ^= b >>> 15;
+        }
+        const hi = mix(a ^ id.length) >>> 0;
+        const lo = mix(b ^ id.length) >>> 0;
+        return hi === 0 && lo === 0 ? [0, 1] : [hi, lo];
+    }
+    grow() {
+        const { hi, lo } = this;
+        this.hi = new Uint32Array(hi.length * 2);
+        this.lo = new Uint32Array(hi.length * 2);
+        const mask = this.hi.length - 1;
+        for (let i = 0; i < hi.length; i += 1) {
+            if (hi[i] === 0 && lo[i] === 0)
+                continue;
+            let slot = lo[i] & mask;
+            while (this.hi[slot] !== 0 || this.lo[slot] !== 0)
+                slot = (slot + 1) & mask;
+            this.hi[slot] = hi[i];
+            this.lo[slot] = lo[i];
+        }
+    }
+}
+/** murmur3's 32-bit finish: every input bit moves every output bit. */
+function mix(h) {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return h ^ (h >>> 16);
+}
+
+;// CONCATENATED MODULE: ./src/ledger/meaning.ts
+
+
+
+
+
+
+
+/**
+ * Replicas read their clocks before they take the ledger's order, so an
+ * entry's stamp may trail the one before it by a few milliseconds' race; a
+ * renewal or grant is judged late only past this margin. (A lapse needs none:
+ * the clock that found it due read no earlier than the expiry.)
+ */
+const CLOCK_RACE_MS = 1_000;
+const named = (e) => `entry ${e.seq} (${e.kind} of ${e.leaseId} on ${e.resource})`;
+/**
+ * Checks that the entries tell a valid history in order and in time: per
+ * resource, a grant and its end alternate, and every renewal or end names the
+ * open lease (its id, holder and fence); grant fences strictly increase across
+ * the log and lease ids are never granted twice; no grant is already expired,
+ * no renewal comes after the lease expired, and no lapse comes before the
+ * lease's last told expiry (a release or revoke may end it early). On a
+ * partial range, a resource's state before its first entry in the range is
+ * unknown, and the same rules hold from there on. Freezes and unfreezes name
+ * no lease (empty id, fence 0) and leave the open lease alone, but no grant
+ * may fall inside a freeze: between a freeze and its unfreeze or the end it named.
+ *
+ * Time: stamps strictly increase, so entries in one millisecond are stamped
+ * one apart and a run of +1 stamps may run ahead of the clock; its first stamp
+ * does not. An entry happened no earlier than the first stamp of its run (its
+ * `earliest`) and no later than its own stamp. A grant or renewal is judged at
+ * its earliest (the reading that makes it valid: neither lets anyone else in).
+ * A lapse is what lets the next holder in, so it is judged at the earliest it
+ * can have happened: its `clockMs` (the kernel's clock that found it due,
+ * which a lapse inside a run carries, never above its stamp), else the first
+ * stamp of its run. A lapse judged at its own stamp would let a signer hide an
+ * early one behind a run of +1 stamps it wrote (one entry a millisecond, read
+ * as a burst in the run's first millisecond).
+ */
+function checkMeaning(entries, partial, promote) {
+    const meaning = new MeaningCheck(partial, promote, grantIn(entries));
+    for (const e of entries)
+        meaning.check(e);
+}
+/** FindGrant over entries in memory: the first grant of the id before `seq`. */
+function grantIn(entries) {
+    return (leaseId, seq) => {
+        const e = entries.find((x) => x.seq < seq && x.kind === 'grant' && x.leaseId === leaseId);
+        return e && { seq: e.seq, resource: e.resource };
+    };
+}
+/**
+ * checkMeaning one entry at a time, for a verifier that streams a bundle: it
+ * keeps the state of each resource (its open lease, its freeze; a resource
+ * with neither is forgotten, except on a partial range, where "known to have
+ * none" differs from unknown) and, to refuse a lease id granted twice, a
+ * fingerprint of each granted id (granted-ids.ts; `findGrant` reads the
+ * earlier grant back when one matches), never the entries themselves.
+ */
+class MeaningCheck {
+    partial;
+    open = new Map();
+    granted;
+    frozen = new Map();
+    /** Each resource's break-glass not used yet. */
+    passes = new Map();
+    /** Each approval that approved a pass, so none approves two. */
+    approvals = new PassApprovals();
+    lastGrant;
+    earliest = 0;
+    /** The entry whose stamp is `earliest` (undefined: before a partial range). */
+    runStart;
+    previousTs;
+    /**
+     * With `promote` (each resource and the one before it, as the kernel's `--promote`): every
+     * grant of a resource with a step before it names a commit that completed a hold there
+     * earlier in the ledger, or is let through by a break-glass. Not on a partial range, whose
+     * earlier holds are unknown.
+     */
+    promotions;
+    constructor(partial, promote, findGrant) {
+        this.partial = partial;
+        this.granted = new GrantedIds(findGrant);
+        this.promotions = promote?.size && !partial ? new promotion/* PromotionRecord */.VL(promote) : undefined;
+    }
+    /** Throws a BundleError if `e`, after every entry checked before it, breaks the history. */
+    check(e) {
+        const earliest = this.advanceClock(e);
+        checkClockMs(e);
+        const foreign = e.kind === 'grant' ? issuerProblem(e) : undefined;
+        if (foreign)
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource}, but ${foreign}`);
+        if ((0,entry_kinds/* namesNoLease */.Y)(e.kind))
+            return this.noLease(e);
+        this.checkPolicy(e, earliest);
+        const known = this.open.has(e.resource) || !this.partial;
+        const current = this.open.get(e.resource) ?? null;
+        if (e.kind === 'grant')
+            return this.grant(e, current, earliest);
+        this.follow(e, current, known, earliest);
+    }
+    /** The first stamp of `e`'s run of +1 stamps (its `earliest`), kept across entries. */
+    advanceClock(e) {
+        // A range's first run may have begun before the range: its clock is unknown there.
+        if (this.previousTs === undefined || e.tsMs !== this.previousTs + 1) {
+            const unknown = this.previousTs === undefined && this.partial;
+            this.earliest = unknown ? -Infinity : e.tsMs;
+            this.runStart = unknown ? undefined : e.seq;
+        }
+        this.previousTs = e.tsMs;
+        return this.earliest;
+    }
+    /** A freeze, unfreeze or break-glass (given or withdrawn): names no lease, changes no lease. */
+    noLease(e) {
+        if (e.leaseId !== '' || e.fence !== 0) {
+            throw new BundleError(`entry ${e.seq}: a ${e.kind} names no lease, but this one names ${e.leaseId} (fence ${e.fence})`);
+        }
+        if (e.kind === 'break_glass')
+            this.passes.set(e.resource, this.approvals.passOf(e));
+        else if (e.kind === 'break_glass_withdrawn')
+            withdraw(this.passes, e);
+        else if (e.kind === 'freeze')
+            this.frozen.set(e.resource, { seq: e.seq, expiresAtMs: e.expiresAtMs });
+        else
+            this.frozen.delete(e.resource);
+    }
+    /**
+     * A grant is let in by the promotion order and no freeze, or by an unused break-glass;
+     * every entry of a lease is recorded for the promotion order (it may complete a hold).
+     */
+    checkPolicy(e, earliest) {
+        const freeze = this.frozen.get(e.resource);
+        const pass = e.kind === 'grant' ? this.passes.get(e.resource) : undefined;
+        // Each judged at the reading that would show a violation: the pass at the clock the grant
+        // carries (else its own stamp, the latest it can have been), with the race's margin; the
+        // freeze at the grant's clock, else the first stamp of its run (the earliest it can have been).
+        const passAt = e.clockMs ?? e.tsMs;
+        // A pass names the agent, or the run whose DIDs it covers (plane/run-pass.ts); used once.
+        const covers = pass !== undefined && (0,run_pass/* passCovers */._I)(pass.actorDid, e.actorDid);
+        const passed = covers && passAt - CLOCK_RACE_MS < pass.expiresAtMs;
+        if (covers)
+            this.passes.delete(e.resource);
+        const at = e.clockMs ?? earliest;
+        const unpromoted = e.kind === 'grant'
+            ? this.promotions?.missing(e.resource, e.deploy, e.promotedVia)
+            : undefined;
+        if (unpromoted !== undefined && !passed) {
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} to ${e.actorDid}, but ${unpromoted}; no break-glass names it`);
+        }
+        this.promotions?.add(e);
+        if (e.kind === 'grant' &&
+            freeze &&
+            (freeze.expiresAtMs === undefined || at < freeze.expiresAtMs) &&
+            !passed) {
+            throw new BundleError(frozenGrant(e, freeze, at, pass));
+        }
+    }
+    /** A grant: no holder open, a fence above every earlier one, a lease id never granted, not expired. */
+    grant(e, current, earliest) {
+        if (current) {
+            throw new BundleError(`entry ${e.seq}: grants ${e.leaseId} on ${e.resource} while ${current.leaseId} (entry ${current.seq}) is still open: two holders at once`);
+        }
+        const lastGrant = this.lastGrant;
+        if (lastGrant && e.fence <= lastGrant.fence) {
+            throw new BundleError(e.fence === lastGrant.fence
+                ? `entry ${e.seq}: fence ${e.fence} was already issued at entry ${lastGrant.seq}`
+                : `entry ${e.seq}: fence ${e.fence} is below fence ${lastGrant.fence} of entry ${lastGrant.seq}`);
+        }
+        // Recorded now: a problem below ends the check, so the id's record is never read again.
+        const twin = this.granted.grant(e.leaseId, e.seq);
+        if (twin) {
+            throw new BundleError(`${named(e)}: lease id ${e.leaseId} was already granted at entry ${twin.seq} (grant on ${twin.resource})`);
+        }
+        if (e.expiresAtMs !== undefined && e.expiresAtMs <= earliest - CLOCK_RACE_MS) {
+            throw new BundleError(`${named(e)}: expires at ${e.expiresAtMs}, already past when it was granted (no earlier than ${earliest})`);
+        }
+        this.lastGrant = { fence: e.fence, seq: e.seq };
+        this.open.set(e.resource, {
+            leaseId: e.leaseId,
+            actorDid: e.actorDid,
+            fence: e.fence,
+            seq: e.seq,
+            expiresAtMs: e.expiresAtMs,
+            toldAt: e.seq,
+            toldKind: e.kind,
+        });
+    }
+    /** A renewal or an end (release, lapse, revoke): names the open lease, in time. */
+    follow(e, current, known, earliest) {
+        if (current) {
+            if (current.leaseId !== e.leaseId ||
+                current.actorDid !== e.actorDid ||
+                current.fence !== e.fence) {
+                throw new BundleError(`entry ${e.seq}: ${e.kind} names ${e.leaseId} (fence ${e.fence}) but the open lease on ${e.resource} is ${current.leaseId} (fence ${current.fence}, entry ${current.seq})`);
+            }
+            checkTime(e, current, earliest, this.runStart);
+        }
+        else if (known) {
+            throw new BundleError(`entry ${e.seq}: ${e.kind} of ${e.leaseId} on ${e.resource}, which has no open lease`);
+        }
+        if (e.kind !== 'renew') {
+            // Ended: on a whole ledger a resource not in `open` has no lease, so it need not stay.
+            if (this.partial)
+                this.open.set(e.resource, null);
+            else
+                this.open.delete(e.resource);
+            return;
+        }
+        this.open.set(e.resource, {
+            leaseId: e.leaseId,
+            actorDid: e.actorDid,
+            fence: e.fence,
+            seq: current?.seq ?? e.seq,
+            expiresAtMs: e.expiresAtMs ?? current?.expiresAtMs,
+            toldAt: e.expiresAtMs === undefined && current ? current.toldAt : e.seq,
+            toldKind: e.expiresAtMs === undefined && current ? current.toldKind : e.kind,
+        });
+    }
+}
+/** Only a lapse or a grant carries the clock that decided it, and never above its stamp. */
+function checkClockMs(e) {
+    const clocked = e.kind === 'lapse' || e.kind === 'grant';
+    if (e.clockMs !== undefined && (!clocked || e.clockMs > e.tsMs)) {
+        throw new BundleError(clocked
+            ? `${named(e)}: clockMs ${e.clockMs} is after its stamp ${e.tsMs} (a stamp never trails the clock)`
+            : `${named(e)}: carries clockMs, which only a lapse or a grant does`);
+    }
+}
+/** A renewal before the told expiry, a lapse not before it (a release or revoke may come any time). */
+function checkTime(e, current, earliest, runStart) {
+    const told = current.expiresAtMs;
+    if (told === undefined)
+        return;
+    const by = `entry ${current.toldAt} (${current.toldKind})`;
+    if (e.kind === 'lapse') {
+        const at = e.clockMs ?? earliest;
+        if (at >= told)
+            return;
+        if (e.clockMs !== undefined || at === e.tsMs) {
+            throw new BundleError(`${named(e)}: lapses at ${at}, ${told - at} ms before the expiry ${told} told at ${by}`);
+        }
+        const run = runStart === undefined
+            ? 'a run of +1 stamps that began before this range'
+            : `a run of +1 stamps from ${earliest} (entry ${runStart})`;
+        throw new BundleError(`${named(e)}: stamped ${e.tsMs} in ${run}, so it may have lapsed ${Number.isFinite(at) ? `${told - at} ms ` : ''}before the expiry ${told} told at ${by}; a lapse in a run must carry the clock that found it due (clockMs)`);
+    }
+    if (e.kind === 'renew' && earliest - CLOCK_RACE_MS >= told) {
+        throw new BundleError(`${named(e)}: renews at ${earliest} or later, after the lease expired at ${told} (told at ${by})`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify.ts
+
+
+
+
+
+
+
+
+
+/** One entry of a bundle as it is written: its index, the entry, and its inclusion proof. */
+const bundleEntrySchema = schemas/* object */.Ikc({
+    index: schemas/* number */.aig().check(schemas/* int */.Whr(), api/* _nonnegative */.UI()),
+    entry: ledger_entry/* entrySchema */.Oo,
+    inclusionProof: schemas/* array */.YOg(schemas/* string */.YjP()),
+});
+const bundleSchema = schemas/* object */.Ikc({
+    checkpoint: schemas/* string */.YjP(),
+    entries: schemas/* array */.YOg(bundleEntrySchema),
+});
+/**
+ * Checks a ledger bundle with nothing but the public key: the checkpoint's
+ * signature and origin, every entry's inclusion proof, their order and
+ * timestamps, completeness, consistency with an older checkpoint, and the
+ * meaning of the entries (one holder at a time, fences strictly rising).
+ * Throws a BundleError naming the first problem.
+ */
+function verifyBundle(raw, publicKey, options = {}) {
+    const parsed = bundleSchema.safeParse(raw);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new BundleError(`bundle: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    }
+    const entries = parsed.data.entries;
+    const verifier = new BundleVerifier(parsed.data.checkpoint, publicKey, options, (id, seq) => {
+        // The entries checked so far: their indexes rise from the first, each its seq.
+        for (const { index, entry } of entries) {
+            if (index >= seq)
+                break;
+            if (entry.kind === 'grant' && entry.leaseId === id)
+                return { seq: entry.seq, resource: entry.resource };
+        }
+        return undefined;
+    });
+    for (const item of parsed.data.entries)
+        verifier.add(item);
+    return verifier.finish();
+}
+/**
+ * verifyBundle one entry at a time, in the bundle's order, holding only the
+ * checkpoint, the entry before, the meaning's state per resource and (for
+ * --previous) a Merkle frontier: memory does not grow with the bundle. The
+ * verdict and its message are verifyBundle's: `add` throws the first problem
+ * of order and proof at once; a problem of meaning waits for `finish`, because
+ * a bundle with missing entries is refused as such first.
+ */
+class BundleVerifier {
+    publicKey;
+    options;
+    findGrant;
+    checkpoint;
+    meaning;
+    meaningError;
+    first = 0;
+    count = 0;
+    previousTs;
+    inclusion;
+    /** For --previous: the leaves so far, and the root of the older checkpoint's first `size`. */
+    older;
+    constructor(checkpointText, publicKey, options, 
+    /** Reads an earlier grant back (the bundle in memory, or its file again): granted-ids.ts. */
+    findGrant) {
+        this.publicKey = publicKey;
+        this.options = options;
+        this.findGrant = findGrant;
+        this.checkpoint = guard(() => (0,ledger_checkpoint/* verifyCheckpoint */.om)(checkpointText, publicKey));
+        if (options.previous !== undefined) {
+            // Its own problems are told in finish(), in verifyBundle's order; here only its size matters.
+            let size;
+            try {
+                size = (0,ledger_checkpoint/* verifyCheckpoint */.om)(options.previous, publicKey).size;
+            }
+            catch (error) {
+                if (!(error instanceof ledger_checkpoint/* CheckpointError */.jg))
+                    throw error;
+            }
+            if (size !== undefined) {
+                this.older = { size, frontier: new MerkleFrontier() };
+                if (size === 0)
+                    this.older.root = this.older.frontier.root();
+            }
+        }
+    }
+    add({ index, entry, inclusionProof }) {
+        const i = this.count;
+        const checkpoint = this.checkpoint;
+        if (i === 0)
+            this.first = index;
+        const first = this.first;
+        if (index !== first + i)
+            throw new BundleError(`entry ${i}: index ${index} breaks the order (expected ${first + i})`);
+        if (entry.seq !== index)
+            throw new BundleError(`entry ${index}: seq ${entry.seq} does not match its index`);
+        const previousTs = this.previousTs;
+        if (previousTs !== undefined && entry.tsMs <= previousTs) {
+            throw new BundleError(`entry ${index}: tsMs ${entry.tsMs} is not after ${previousTs}`);
+        }
+        const leaf = (0,merkle/* leafHashBase64 */.yJ)((0,ledger_entry/* entryJson */.Bm)(entry));
+        this.inclusion ??= new merkle_proof/* InclusionVerifier */.bu(checkpoint.size, checkpoint.root);
+        const included = this.inclusion.verify(index, leaf, inclusionProof);
+        if (included === 'length')
+            throw new BundleError(`entry ${index}: a proof hash is not 32 bytes`);
+        if (!included) {
+            throw new BundleError(`entry ${index}: the inclusion proof does not lead to the checkpoint's root`);
+        }
+        this.count = i + 1;
+        this.previousTs = entry.tsMs;
+        const older = this.older;
+        if (older && older.root === undefined) {
+            older.frontier.appendHash(new Uint8Array(Buffer.from(leaf, 'base64')));
+            if (older.frontier.size === older.size)
+                older.root = older.frontier.root();
+        }
+        if (this.meaningError)
+            return;
+        // A range that starts past 0 cannot know the state before it (checkMeaning's `partial`).
+        this.meaning ??= new MeaningCheck(first !== 0, this.options.promote, this.findGrant);
+        try {
+            this.meaning.check(entry);
+        }
+        catch (error) {
+            if (!(error instanceof BundleError))
+                throw error;
+            this.meaningError = error;
+        }
+    }
+    /** The verdict once every entry is added: completeness, meaning, --previous. */
+    finish() {
+        const { checkpoint, first, count, options } = this;
+        const complete = first === 0 && count === checkpoint.size;
+        if (!complete && !options.allowPartial) {
+            throw new BundleError(`bundle holds entries ${first}..${first + count - 1} of ${checkpoint.size}: some are missing (use --allow-partial for a range)`);
+        }
+        if (this.meaningError)
+            throw this.meaningError;
+        if (options.previous !== undefined) {
+            if (!complete)
+                throw new BundleError('--previous needs a complete bundle');
+            const older = guard(() => (0,ledger_checkpoint/* verifyCheckpoint */.om)(options.previous, this.publicKey));
+            if (older.size > checkpoint.size) {
+                throw new BundleError(`the previous checkpoint (size ${older.size}) is larger than this one (${checkpoint.size})`);
+            }
+            const root = this.older?.root;
+            if (!root || !(0,merkle/* equalHashes */.l$)(root, older.root)) {
+                throw new BundleError(`not consistent with the previous checkpoint: the first ${older.size} entries were rewritten`);
+            }
+        }
+        return { ...checkpoint, first, count };
+    }
+}
+function guard(check) {
+    try {
+        return check();
+    }
+    catch (error) {
+        if (error instanceof ledger_checkpoint/* CheckpointError */.jg)
+            throw new BundleError(error.message, { cause: error });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/verify-file.ts
+
+
+
+
+
+
+
+/**
+ * `verify FILE` without the file in memory: a small reader for exactly the
+ * bundle's shape, `{"checkpoint": "\u2026", "entries": [ {\u2026}, {\u2026}, \u2026 ]}` in any key
+ * order and spacing, hands the entries one at a time (each parsed on its own
+ * by JSON.parse) to the streaming BundleVerifier. The verdict is the one
+ * verifyBundle gives the parsed file, with its message: a file that is not
+ * JSON is refused as such even when an entry before the bad byte is wrong, and
+ * a shape problem of any entry comes before a problem of meaning.
+ */
+/** A bundle file that is not readable JSON; the message says why (and where). */
+class BundleReadError extends errors/* LeaseGateError */.eg {
+    name = 'BundleReadError';
+    constructor(message, options = {}) {
+        super(message, { ...options, code: 'bundle_read' });
     }
 }
 const ABSENT = Symbol('absent');
@@ -821,7 +1024,7 @@ function readError(error) {
 function whole(fd, file, cannot, publicKey, options, wholeBytes) {
     const size = (0,external_node_fs_.fstatSync)(fd).size;
     if (size > wholeBytes) {
-        throw new BundleReadError(`${cannot.message}; a bundle of ${Math.round(size / 2 ** 20)} MiB is read only as {"checkpoint": …, "entries": […]}`);
+        throw new BundleReadError(`${cannot.message}; a bundle of ${Math.round(size / 2 ** 20)} MiB is read only as {"checkpoint": \u2026, "entries": [\u2026]}`);
     }
     let raw;
     try {
@@ -852,7 +1055,7 @@ function streamed(fd, publicKey, options) {
             return;
         }
         try {
-            verifier = new BundleVerifier(parsed.data, publicKey, options);
+            verifier = new BundleVerifier(parsed.data, publicKey, options, (id, seq) => grantInFile(fd, id, seq));
         }
         catch (error) {
             if (!(error instanceof BundleError))
@@ -914,9 +1117,32 @@ function streamed(fd, publicKey, options) {
         throw first;
     return verifier.finish();
 }
+/**
+ * The first grant of `leaseId` among the entries before `seq`, read from the file again
+ * (FindGrant, granted-ids.ts): asked only when a lease id is granted twice, or its
+ * fingerprint matches another's, so the walk's cost is paid once at most, on a refusal.
+ */
+function grantInFile(fd, leaseId, seq) {
+    let found;
+    read(fd, {
+        checkpoint: () => undefined,
+        entriesBegin: () => true,
+        entry: (value) => {
+            const item = bundleEntrySchema.safeParse(value);
+            // The entries before `seq` were read and checked already: past them, none is.
+            if (!item.success || item.data.index >= seq)
+                return false;
+            const { entry } = item.data;
+            if (entry.kind !== 'grant' || entry.leaseId !== leaseId)
+                return true;
+            found = { seq: entry.seq, resource: entry.resource };
+            return false;
+        },
+        entriesValue: () => undefined,
+    });
+    return found;
+}
 
-// EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __webpack_require__(6424);
 // EXTERNAL MODULE: ./src/cli/options.ts
 var options = __webpack_require__(776);
 // EXTERNAL MODULE: ./src/cli/promote-flag.ts
@@ -929,7 +1155,30 @@ var table = __webpack_require__(9406);
 var cli_plane_url = __webpack_require__(8252);
 // EXTERNAL MODULE: ./src/lease/escape.ts
 var lease_escape = __webpack_require__(1223);
+// EXTERNAL MODULE: external "node:v8"
+var external_node_v8_ = __webpack_require__(8877);
+;// CONCATENATED MODULE: ./src/cli/small-heap.ts
+
+/**
+ * For a command that streams a ledger of any size (`verify`, `ledger export`), whose live
+ * memory is a page or an entry and the checker's bounded state: V8's defaults size the heap
+ * for throughput, and grow it with the work, not with what stays alive. The young
+ * generation doubles each time the bytes that survived its collections since it last grew
+ * exceed its size, so any long steady allocation, however little of it survives, takes it
+ * to its maximum (64 MiB a semi-space on Node 24: 128 MiB of a 1M-entry verify's 288 MiB
+ * peak RSS); the old generation may grow to about four times what was live at its last
+ * collection. Here the young generation keeps its first size and the old one grows as for
+ * a small device (`--optimize-for-size`): more, shorter collections, and a peak that does
+ * not grow with the ledger (docs/performance.md, "export and verify"). Both flags are read
+ * when V8 decides to grow, so setting them now takes effect; the process is the command's.
+ */
+function keepHeapSmall() {
+    (0,external_node_v8_.setFlagsFromString)('--semi-space-growth-factor=1');
+    (0,external_node_v8_.setFlagsFromString)('--optimize-for-size');
+}
+
 ;// CONCATENATED MODULE: ./src/cli/ledger-commands.ts
+
 
 
 
@@ -976,6 +1225,7 @@ async function ledger_commands_ledger(args, io, env) {
     if (!url.ok)
         throw new options/* UsageError */.eb(`Invalid ${given.from} '${(0,lease_escape/* untrusted */.bp)(given.value, 200)}'. Expected an https:// origin (plain http:// only for loopback).`);
     const key = (0,settings/* keyFromEnv */.ji)(env).value || env.LEASE_GATE_KERNEL_KEY;
+    keepHeapSmall();
     const progress = (count, size) => io.err(`ledger export: ${count} of ${size} entries`);
     if (values.out) {
         await exportToFile(url.url, key, values.out, progress);
@@ -1022,6 +1272,7 @@ function verify(args, io) {
     catch (error) {
         throw new options/* UsageError */.eb(`Cannot read the public key ${values['public-key']}: ${(0,errors/* causeText */.xv)(error)}`, { cause: error });
     }
+    keepHeapSmall();
     // The bundle is read as a stream (verifyBundleFile): a file too large to hold verifies in
     // memory that does not grow with it. As before, a bundle that is not JSON is said before
     // an unreadable --previous.
@@ -1086,7 +1337,7 @@ function unreadableBundle(io, file, error) {
 /* unused harmony exports LedgerFetchError, fetchLedger */
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8395);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3916);
-/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1197);
+/* harmony import */ var _http_client_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3276);
 /* harmony import */ var _plane_schema_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3659);
 
 
@@ -1101,12 +1352,14 @@ function unreadableBundle(io, file, error) {
 const TIMEOUT_MS = 30_000;
 /**
  * Entries asked per page: a page of a large ledger costs about 1 KB an entry
- * (the proofs grow with the log), so 500 stay well under the 4 MiB the
- * client accepts in one answer.
+ * (the proofs grow with the log). 100 keep a page's text, its parsed entries
+ * and the text written near 1 MB in all, so an export's memory is bounded by
+ * far less than the 4 MiB the client accepts in one answer (500 a page held
+ * several MB at once); the kernel serves each page sooner, too.
  */
-const PAGE = 500;
+const PAGE = 100;
 /** An export stops after this many pages (10 million entries). */
-const MAX_PAGES = 20_000;
+const MAX_PAGES = 100_000;
 /** A ledger answer that is not what the kernel serves: a broken or foreign server. */
 class LedgerFetchError extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'LedgerFetchError';
@@ -1381,4 +1634,4 @@ const error = () => {
 
 };
 
-//# sourceMappingURL=421.index.js.map
+//# sourceMappingURL=551.index.js.map

@@ -1,8 +1,8 @@
-export const id = 148;
-export const ids = [148];
+export const id = 607;
+export const ids = [607];
 export const modules = {
 
-/***/ 8148:
+/***/ 3607:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -26,7 +26,7 @@ var core = __webpack_require__(9098);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
 // EXTERNAL MODULE: ./src/plane/url.ts
-var plane_url = __webpack_require__(6424);
+var plane_url = __webpack_require__(4043);
 ;// CONCATENATED MODULE: ./src/kernel/http/names.ts
 
 
@@ -77,7 +77,7 @@ class KernelNames {
     /** The origins a change may come from, for a message. */
     describe(host) {
         const own = host !== undefined && this.hostAllowed(host) ? [`http://${host}`] : [];
-        return [...new Set([...own, ...this.origins])].join(', ') || 'this kernel’s own';
+        return [...new Set([...own, ...this.origins])].join(', ') || 'this kernel\u2019s own';
     }
     isDirect(hostname) {
         return (0,plane_url/* isLoopbackHost */.c)(hostname) || hostname === this.listenHostname;
@@ -164,7 +164,7 @@ const shown = (spec) => {
         : `${spec.slice(0, Math.min(at, 200))}=${(0,url_display/* urlForDisplay */.B)(spec.slice(at + 1))}`;
 };
 /**
- * The check's URL credentials (`https://user:pass@host/…`), sent as HTTP Basic: the URL
+ * The check's URL credentials (`https://user:pass@host/\u2026`), sent as HTTP Basic: the URL
  * as given is what the operator asked for, and it goes only to the check's own origin,
  * over https: or to loopback (parseHealthCheck). The client sends no userinfo itself.
  */
@@ -266,19 +266,34 @@ class HealthChecks {
     }
 }
 
-// EXTERNAL MODULE: ./src/http/client.ts + 2 modules
-var client = __webpack_require__(1197);
+// EXTERNAL MODULE: ./src/http/client.ts + 3 modules
+var client = __webpack_require__(3276);
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __webpack_require__(7598);
 // EXTERNAL MODULE: ./src/plane/deploy.ts
 var plane_deploy = __webpack_require__(6115);
+// EXTERNAL MODULE: ./src/kernel/auth/mappings.ts + 1 modules
+var mappings = __webpack_require__(4640);
 // EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
 var refusal = __webpack_require__(2528);
 ;// CONCATENATED MODULE: ./src/kernel/auth/deploy-claims.ts
 
 
+
 /** The values the claims allow for each field, the first being the one recorded when none is sent. */
-function vouched(claims, run, didHost) {
+function vouched(claims, run, issuer) {
+    const out = {};
+    const values = issuer.kind === 'github'
+        ? github(claims, run, issuer.didHost)
+        : (0,mappings/* deployValues */.IN)(issuer, claims, run);
+    for (const [field, list] of Object.entries(values)) {
+        // Only what the deploy schema accepts, so what is recorded is what a request could have said.
+        out[field] = list.filter((v) => v !== undefined && plane_deploy/* deploySchema */.zR.safeParse({ [field]: v }).success);
+    }
+    return out;
+}
+/** GitHub's mapping (the comment above). */
+function github(claims, run, didHost) {
     const text = (name) => (typeof claims[name] === 'string' ? claims[name] : undefined);
     const whole = (name) => {
         const value = text(name);
@@ -304,12 +319,7 @@ function vouched(claims, run, didHost) {
             `https://${didHost}/${path.replace(/\/attempts\/\d+$/, '')}`,
         ],
     };
-    const out = {};
-    for (const [field, list] of Object.entries(values)) {
-        // Only what the deploy schema accepts, so what is recorded is what a request could have said.
-        out[field] = list.filter((v) => v !== undefined && plane_deploy/* deploySchema */.zR.safeParse({ [field]: v }).success);
-    }
-    return out;
+    return values;
 }
 const pullRequest = (claims) => typeof claims.event_name === 'string' && claims.event_name.startsWith('pull_request');
 /** The fields a token's claims cannot vouch for on this event, taken as sent (see above). */
@@ -320,11 +330,17 @@ const takenAsSent = (claims, vouched) => pullRequest(claims) && !vouched ? new S
  * run asked for no deploy order). Throws `403 not_your_deploy` naming the first field
  * that disagrees. `mustVouch`: a resource of the promotion order (no field taken as sent).
  */
-function deployOfRun(sent, claims, run, didHost, mustVouch = false) {
+function deployOfRun(sent, claims, run, issuer, mustVouch = false) {
     if (!sent)
         return undefined;
-    const allowed = vouched(claims, run, didHost);
-    const asSent = takenAsSent(claims, mustVouch);
+    const allowed = vouched(claims, run, issuer);
+    if (mustVouch && sent.commit !== undefined && allowed.commit.length === 0) {
+        throw new refusal/* AuthRefusal */.N(`This token is ${run.described}: its claims name no commit (${issuer.kind} tokens carry none), so deploy.commit ${deploy_claims_shown(sent.commit)} would be believed, not vouched for; on a resource of the promotion order a hold marks its commit as having completed a step, so the commit must come from the token.`, { status: 403, reason: 'not_your_deploy' });
+    }
+    // Other CIs' tokens lack some fields (CircleCI's commit): those are believed, as sent.
+    const asSent = issuer.kind === 'github'
+        ? takenAsSent(claims, mustVouch)
+        : new Set(plane_deploy/* DEPLOY_FIELDS */.aD.filter((field) => allowed[field].length === 0));
     const out = {};
     for (const field of plane_deploy/* DEPLOY_FIELDS */.aD) {
         const value = sent[field];
@@ -335,7 +351,7 @@ function deployOfRun(sent, claims, run, didHost, mustVouch = false) {
         }
         const values = allowed[field];
         if (value !== undefined && values.length > 0 && !values.includes(value)) {
-            throw new refusal/* AuthRefusal */.N(`This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: its deploy.${field} is ${values.map(deploy_claims_shown).join(' or ')}, not ${deploy_claims_shown(value)}. On this kernel a run's deploy fields come from its OIDC token${field === 'commit' && pullRequest(claims) ? ", a pull request run's commit too on a resource of the promotion order (a hold there marks its commit as having completed a step)" : ''}.`, { status: 403, reason: 'not_your_deploy' });
+            throw new refusal/* AuthRefusal */.N(`This token is ${run.described}: its deploy.${field} is ${values.map(deploy_claims_shown).join(' or ')}, not ${deploy_claims_shown(value)}. On this kernel a run's deploy fields come from its OIDC token${field === 'commit' && pullRequest(claims) ? ", a pull request run's commit too on a resource of the promotion order (a hold there marks its commit as having completed a step)" : ''}.`, { status: 403, reason: 'not_your_deploy' });
         }
         const recorded = value !== undefined && values.length > 0 ? value : values[0];
         if (recorded !== undefined)
@@ -346,29 +362,8 @@ function deployOfRun(sent, claims, run, didHost, mustVouch = false) {
 /** A value for a message: validated by the deploy schema already (one line, bounded); quoted. */
 const deploy_claims_shown = (value) => typeof value === 'number' ? String(value) : JSON.stringify(value.slice(0, 300));
 
-// EXTERNAL MODULE: ./src/plane/did.ts
-var did = __webpack_require__(4027);
-;// CONCATENATED MODULE: ./src/kernel/auth/identity.ts
-
-
-function runIdentity(claims, didHost) {
-    const repository = typeof claims.repository === 'string' ? claims.repository : '';
-    const runId = typeof claims.run_id === 'string' ? claims.run_id : '';
-    const attempt = typeof claims.run_attempt === 'string' ? claims.run_attempt : '';
-    const repo = (0,did/* parseRepository */.SU)(repository);
-    if (!repo || !/^[1-9]\d{0,19}$/.test(runId) || !/^[1-9]\d{0,5}$/.test(attempt)) {
-        throw new refusal/* AuthRefusal */.N('The OIDC token verified but names no GitHub Actions run (its repository, run_id and run_attempt claims), so the kernel cannot tell which DIDs it may act as.', { status: 401, reason: 'unauthorized' });
-    }
-    const parts = [(0,did/* didSegment */.f4)(didHost), repo.owner, repo.repo, 'actions', 'runs', runId];
-    parts.push('attempts', attempt);
-    return { repository, runId, attempt, didPrefix: `did:web:${parts.join(':')}:` };
-}
-/** The DID host a run's DIDs carry for an issuer: github.com for GitHub's, the server's own for GHES. */
-function defaultDidHost(issuer) {
-    const url = new URL(issuer);
-    return url.hostname === 'token.actions.githubusercontent.com' ? 'github.com' : url.host;
-}
-
+// EXTERNAL MODULE: ./src/kernel/auth/issuers.ts
+var issuers = __webpack_require__(3500);
 ;// CONCATENATED MODULE: ./src/kernel/auth/authorize.ts
 
 
@@ -379,8 +374,21 @@ const SHARED = { kind: 'shared-key' };
 const digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
 /** Three base64url parts: what a JWS in compact form looks like. */
 const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+/** One GitHub-kind issuer named github, for the `{ verifier, didHost }` form. */
+function setOf(oidc) {
+    if ('issuers' in oidc)
+        return oidc.issuers;
+    const { verifier, didHost } = oidc;
+    const github = {
+        ...{ name: 'github', kind: 'github', url: verifier.issuer, audience: '', didHost },
+        ...{ repositories: new Map(), verifier },
+    };
+    return (0,issuers.issuerSet)([github]);
+}
 function createAuthorizer(options) {
     const { key, keys, oidc } = options;
+    const issuers = oidc ? setOf(oidc) : undefined;
+    const byName = new Map(issuers?.issuers.map((i) => [i.name, i]));
     const required = Boolean(key || keys || oidc);
     const keyDigest = key ? digest(key) : undefined;
     async function authorize(headers) {
@@ -395,21 +403,21 @@ function createAuthorizer(options) {
             const scoped = keys?.find(bearer);
             if (scoped)
                 return { kind: 'scoped-key', key: scoped };
-            if (oidc && bearer.length <= 16_384 && JWT_SHAPE.test(bearer)) {
-                const claims = await oidc.verifier.verify(bearer);
-                return { kind: 'oidc', claims, run: runIdentity(claims, oidc.didHost) };
+            if (issuers && bearer.length <= 16_384 && JWT_SHAPE.test(bearer)) {
+                const { claims, run } = await issuers.verify(bearer);
+                return { kind: 'oidc', claims, run, issuer: run.issuer };
             }
         }
-        throw new refusal/* AuthRefusal */.N(expected(options), { status: 401, reason: 'unauthorized' });
+        throw new refusal/* AuthRefusal */.N(expected(options, issuers), { status: 401, reason: 'unauthorized' });
     }
     function mayActAs(principal, act) {
         if (principal.kind === 'oidc') {
             const { run } = principal;
             if (!act.actorDid.startsWith(run.didPrefix)) {
-                throw new refusal/* AuthRefusal */.N(`This token is run ${run.runId} (attempt ${run.attempt}) of ${run.repository}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`, { status: 403, reason: 'not_your_did' });
+                throw new refusal/* AuthRefusal */.N(`This token is ${run.described}: it may act only as DIDs under ${run.didPrefix}, not as ${act.actorDid}.`, { status: 403, reason: 'not_your_did' });
             }
             if (act.action === 'lease')
-                oidc?.policy.check(principal.claims, act.resource);
+                oidc?.policy.check(principal.claims, act.resource, principal.issuer);
             return;
         }
         if (principal.kind === 'scoped-key') {
@@ -424,17 +432,18 @@ function createAuthorizer(options) {
         // 'open' and 'shared-key': everyone is trusted to be anyone.
     }
     function deployOf(principal, deploy, vouched = false) {
-        if (principal.kind !== 'oidc' || !oidc)
+        const issuer = principal.kind === 'oidc' ? byName.get(principal.issuer.name) : undefined;
+        if (principal.kind !== 'oidc' || !issuer)
             return deploy;
-        return deployOfRun(deploy, principal.claims, principal.run, oidc.didHost, vouched);
+        return deployOfRun(deploy, principal.claims, principal.run, issuer, vouched);
     }
     return { required, authorize, mayActAs, deployOf };
 }
-function expected(options) {
+function expected(options, issuers) {
     const ways = [
         options.key ? 'its key (LEASE_GATE_KERNEL_KEY)' : '',
         options.keys ? 'a key from its keys file' : '',
-        options.oidc ? `an OIDC ID token from ${options.oidc.verifier.issuer}` : '',
+        issuers ? `an OIDC ID token from ${issuers.issuers.map((i) => i.url).join(' or ')}` : '',
     ].filter(Boolean);
     return `This kernel needs ${ways.join(' or ')} as a Bearer token.`;
 }
@@ -478,7 +487,7 @@ function readJsonFile(file, schema, describe) {
     const path = issue?.path ?? [];
     throw new AuthFileError(`${file}: ${describe(path, raw)}: ${issue?.message ?? 'invalid'}.`);
 }
-/** "line 3, column 7: …" from JSON.parse's "at position N" (Node 20 and 24 both say it). */
+/** "line 3, column 7: \u2026" from JSON.parse's "at position N" (Node 20 and 24 both say it). */
 function syntaxError(text, message) {
     const at = /position (\d+)/.exec(message);
     const first = message.split('\n')[0] ?? message;
@@ -489,7 +498,7 @@ function syntaxError(text, message) {
     const column = before.length - before.lastIndexOf('\n');
     return `line ${line}, column ${column}: not valid JSON (${first.replace(/ in JSON at position \d+.*$/, '')})`;
 }
-/** `rules[1] ("production") → claims.ref` for a zod path into a list of named entries. */
+/** `rules[1] ("production") \u2192 claims.ref` for a zod path into a list of named entries. */
 function entryPath(list, entries, path) {
     const [top, index, ...rest] = path;
     if (top !== list || typeof index !== 'number')
@@ -507,6 +516,174 @@ var schemas = __webpack_require__(8395);
 var api = __webpack_require__(3305);
 // EXTERNAL MODULE: ./src/zod-en.ts
 var zod_en = __webpack_require__(3184);
+// EXTERNAL MODULE: ./src/plane/ci-job.ts
+var ci_job = __webpack_require__(1242);
+// EXTERNAL MODULE: ./src/plane/did.ts
+var did = __webpack_require__(4027);
+// EXTERNAL MODULE: ./src/kernel/auth/oidc-keys.ts
+var oidc_keys = __webpack_require__(9396);
+;// CONCATENATED MODULE: ./src/kernel/auth/issuer-config.ts
+
+
+
+
+
+
+
+
+/**
+ * The OIDC issuers a kernel accepts tokens of: `--oidc-issuer [KIND=]URL` (repeatable, all
+ * for `--oidc-audience`), or `--oidc-issuers FILE` (JSON, one entry per issuer, each with its
+ * own audience and mapping). Read and checked before the kernel listens; every error names
+ * the flag or the file and entry, and the accepted form. No I/O beyond reading the file.
+ *
+ *   { "issuers": [
+ *       { "name": "github", "kind": "github", "url": "https://token.actions.githubusercontent.com",
+ *         "audience": "lease-gate" },
+ *       { "name": "gitlab", "kind": "gitlab", "url": "https://gitlab.com", "audience": "lease-gate",
+ *         "repositories": { "4201": "acme/shop" } },
+ *       { "name": "buildkite", "kind": "buildkite", "url": "https://agent.buildkite.com",
+ *         "audience": "lease-gate", "organization": "acme" } ] }
+ */
+const ISSUERS_FILE_FLAG = '--oidc-issuers';
+const CLAIM = /^[A-Za-z0-9_./-]{1,100}$/;
+const issuer_config_text = (max) => schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(max));
+const claimName = schemas/* string */.YjP().check(api/* _regex */.Fk(CLAIM, 'expected a claim name such as build_number'));
+const entrySchema = schemas/* strictObject */.rej({
+    name: schemas/* string */.YjP().check(api/* _regex */.Fk(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'expected a name such as gitlab')),
+    kind: schemas/* enum */.k5n(ci_job/* CI_KINDS */.Dx),
+    url: issuer_config_text(500),
+    audience: schemas/* optional */.lqM(schemas/* string */.YjP().check(api/* _regex */.Fk(/^[\x21-\x7e]{1,200}$/, 'expected 1 to 200 printable characters'))),
+    didHost: schemas/* optional */.lqM(schemas/* string */.YjP()
+        .check(api/* _regex */.Fk(/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/, 'expected a host name such as gitlab.example.com'))),
+    organization: schemas/* optional */.lqM(issuer_config_text(100)),
+    repositories: schemas/* optional */.lqM(schemas/* record */.g1P(issuer_config_text(200), issuer_config_text(201))),
+    did: schemas/* optional */.lqM(issuer_config_text(500)),
+    deploy: schemas/* optional */.lqM(schemas/* partialRecord */.jgl(schemas/* enum */.k5n(plane_deploy/* DEPLOY_FIELDS */.aD), claimName)),
+    claims: schemas/* optional */.lqM(schemas/* array */.YOg(claimName).check(api/* _maxLength */.Eb(100))),
+});
+const fileSchema = schemas/* strictObject */.rej({
+    issuers: schemas/* array */.YOg(entrySchema).check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(50)),
+});
+/** Every issuer named in an issuers file, checked as a whole (names and URLs unique, pins set). */
+function readIssuersFile(file, audience) {
+    const data = readJsonFile(file, fileSchema, (path, raw) => entryPath('issuers', raw?.issuers, path));
+    const specs = data.issuers.map((entry, index) => {
+        const where = `${file}: issuers[${index}] ("${entry.name}")`;
+        const problem = entryProblem(entry, audience);
+        if (problem)
+            throw new AuthFileError(`${where}: ${problem}.`);
+        return specOf(entry, audience);
+    });
+    const seen = new Map();
+    for (const spec of specs) {
+        for (const key of [`name ${spec.name}`, `url ${spec.url}`]) {
+            if (seen.has(key))
+                throw new AuthFileError(`${file}: two issuers have the ${key}; each must be named once.`);
+            seen.set(key, spec.name);
+        }
+    }
+    return specs;
+}
+/** `--oidc-issuer [KIND=]URL` values: the kinds a URL alone can configure. */
+function issuersFromFlags(values, audience, didHost) {
+    const specs = values.map((value) => {
+        const at = /^([a-z]+)=(.*)$/.exec(value);
+        const url = at ? at[2] : value;
+        try {
+            (0,oidc_keys/* checkIssuerUrl */.nt)(url.replace(/\/+$/, ''));
+        }
+        catch (error) {
+            throw new AuthFileError(`Invalid --oidc-issuer: ${(0,errors/* causeText */.xv)(error)}.`);
+        }
+        // No KIND=: a URL of none of the known CIs is a GitHub Enterprise Server's, as before.
+        const kind = (at ? at[1] : ((0,ci_job/* kindOfIssuer */.pS)(url) ?? 'github'));
+        if (!ci_job/* CI_KINDS */.Dx.includes(kind)) {
+            throw new AuthFileError(`Invalid --oidc-issuer '${value.slice(0, 120)}': expected [KIND=]URL, KIND one of ${ci_job/* CI_KINDS */.Dx.join(', ')}, e.g. gitlab=https://gitlab.example.com.`);
+        }
+        if (kind === 'buildkite' || kind === 'custom') {
+            throw new AuthFileError(`--oidc-issuer ${value.slice(0, 120)}: a ${kind} issuer needs ${kind === 'buildkite' ? 'its organization pinned (https://agent.buildkite.com issues tokens for every Buildkite organization)' : 'a DID template and a claim mapping'}; configure it in an issuers file (${ISSUERS_FILE_FLAG} FILE, see docs/ci-issuers.md).`);
+        }
+        // --oidc-did-host is GitHub's (a GHES's DIDs); a GitLab's DIDs carry its own host.
+        const host = didHost && kind === 'github' ? { didHost } : {};
+        const entry = { name: kind, kind, url, audience, ...host };
+        const problem = entryProblem(entry, audience);
+        if (problem)
+            throw new AuthFileError(`Invalid --oidc-issuer '${value.slice(0, 120)}': ${problem}.`);
+        return specOf(entry, audience);
+    });
+    // Two issuers of one kind from flags: name them apart by their host.
+    for (const spec of specs) {
+        if (specs.filter((s) => s.name === spec.name).length > 1)
+            spec.name = `${spec.kind}-${new URL(spec.url).host}`;
+    }
+    const urls = new Set(specs.map((s) => s.url));
+    if (urls.size < specs.length)
+        throw new AuthFileError('--oidc-issuer names one issuer twice.');
+    return specs;
+}
+function entryProblem(entry, audience) {
+    try {
+        (0,oidc_keys/* checkIssuerUrl */.nt)(entry.url.replace(/\/+$/, ''));
+    }
+    catch (error) {
+        return (0,errors/* causeText */.xv)(error);
+    }
+    if (!entry.audience && !audience)
+        return 'needs an "audience" (or --oidc-audience AUD for all)';
+    const byUrl = (0,ci_job/* kindOfIssuer */.pS)(entry.url);
+    if (byUrl !== undefined && byUrl !== entry.kind)
+        return `its url is ${byUrl}'s, not a ${entry.kind} issuer's`;
+    if (entry.kind === 'buildkite' && !entry.organization)
+        return 'a buildkite issuer needs "organization" (its organization slug): https://agent.buildkite.com issues tokens for every Buildkite organization, so an unpinned one would let any of them lease';
+    if (entry.kind === 'circleci') {
+        const org = /\/org\/([0-9a-f-]{36})$/i.exec(entry.url.replace(/\/+$/, ''))?.[1];
+        if (!org)
+            return 'a circleci issuer url ends with /org/<org-id>, e.g. https://oidc.circleci.com/org/6a1b\u2026';
+        if (entry.organization && entry.organization !== org)
+            return `"organization" ${entry.organization} is not the org id in its url (${org})`;
+    }
+    if (entry.kind === 'custom') {
+        if (!entry.did)
+            return 'a custom issuer needs "did", a DID template such as did:web:jenkins.example.com:{sub}:';
+        const bad = (0,ci_job/* templateProblem */.MS)(entry.did);
+        if (bad)
+            return `"did": ${bad}`;
+    }
+    else if (entry.did || entry.deploy || entry.claims) {
+        return `"did", "deploy" and "claims" are for custom issuers; ${entry.kind}'s mapping is built in`;
+    }
+    for (const [project, repository] of Object.entries(entry.repositories ?? {})) {
+        if (!(0,did/* parseRepository */.SU)(repository))
+            return `"repositories" maps ${project} to ${JSON.stringify(repository.slice(0, 80))}: expected owner/repo`;
+    }
+    return undefined;
+}
+/** `entry` as checked by entryProblem: it or `audience` names the audience. */
+function specOf(entry, audience) {
+    const url = entry.url.replace(/\/+$/, '');
+    const host = new URL(url);
+    const didHost = entry.didHost ??
+        (host.hostname === 'token.actions.githubusercontent.com' ? 'github.com' : host.host);
+    const organization = entry.kind === 'circleci' ? /\/org\/([0-9a-f-]{36})$/i.exec(url)?.[1] : entry.organization;
+    return {
+        name: entry.name,
+        kind: entry.kind,
+        url,
+        audience: entry.audience ?? audience ?? '',
+        didHost,
+        organization,
+        repositories: new Map(Object.entries(entry.repositories ?? {})),
+        did: entry.did,
+        deploy: entry.deploy,
+        claims: entry.claims,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kernel/auth/github-issuer.ts
+/** GitHub Actions' issuer: its own module, so what names it need not load jose (oidc.ts). */
+const GITHUB_ISSUER_URL = 'https://token.actions.githubusercontent.com';
+
 ;// CONCATENATED MODULE: ./src/kernel/auth/glob.ts
 /**
  * The patterns of policy and keys files: `*` any run of characters (slashes and
@@ -590,100 +767,146 @@ function readScopedKeys(file) {
 
 
 
+
+
+
 /**
  * The policy file (`--policy FILE`, JSON): which OIDC token claims may lease
  * which resources. A resource may be leased when some rule whose `resources`
- * match it has every one of its `claims` matched by the token; a resource no
- * rule names is refused. Patterns are globs (`*`, `?`).
+ * match it, of the token's issuer, has every one of its `claims` matched by the
+ * token and none of its refusals; a resource no rule names is refused. Patterns
+ * are globs (`*`, `?`); a list claim (CircleCI's context-ids) matches when one
+ * of its items does.
  *
- *   { "rules": [ { "name": "production from main",
+ *   { "rules": [ { "name": "production from main", "issuer": "github",
  *                  "resources": ["lock:deploy/production"],
  *                  "claims": { "repository": "acme/shop", "ref": "refs/heads/main",
- *                              "environment": "production" } } ] }
+ *                              "environment": "production" },
+ *                  "refuse": { "event_name": "pull_request*" } } ] }
+ *
+ * `issuer` names an issuer (its name or URL); with one issuer configured it may be left
+ * out, with several it may not. `claims` and `refuse` may test only the claims of that
+ * issuer's kind (mappings.ts), so a typo is refused at start. `protectedRef`: the token
+ * must say its ref is protected (GitHub, GitLab). `allowForks`: lifts GitLab's built-in
+ * refusal of a fork's merge-request pipelines.
  */
-/** The claims of GitHub's tokens a rule may test; anything else is a typo, refused at start. */
-const POLICY_CLAIMS = [
-    'sub',
-    'repository',
-    'repository_owner',
-    'repository_id',
-    'repository_owner_id',
-    'repository_visibility',
-    'ref',
-    'ref_type',
-    'ref_protected',
-    'environment',
-    'job_workflow_ref',
-    'workflow_ref',
-    'workflow',
-    'event_name',
-    'actor',
-    'actor_id',
-    'runner_environment',
-    'base_ref',
-    'head_ref',
-];
 const policy_text = schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(500));
 const policy_patterns = schemas/* union */.KCZ([policy_text, schemas/* array */.YOg(policy_text).check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(100))]);
-const claimsSchema = schemas/* partialRecord */.jgl(schemas/* enum */.k5n(POLICY_CLAIMS), policy_patterns);
+const claimsSchema = schemas/* record */.g1P(policy_text, policy_patterns);
 const ruleSchema = schemas/* strictObject */.rej({
     name: schemas/* string */.YjP().check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(200)),
+    issuer: schemas/* optional */.lqM(policy_text),
     resources: schemas/* array */.YOg(policy_text).check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(100)),
     claims: claimsSchema.check(schemas/* refine */.YPB((c) => Object.keys(c).length > 0, 'a rule needs at least one claim')),
+    refuse: schemas/* optional */.lqM(claimsSchema),
+    protectedRef: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
+    allowForks: schemas/* optional */.lqM(schemas/* boolean */.zMY()),
 });
 const policySchema = schemas/* strictObject */.rej({
     rules: schemas/* array */.YOg(ruleSchema).check(api/* _minLength */.m9(1), api/* _maxLength */.Eb(1_000)),
 });
 const list = (value) => (typeof value === 'string' ? [value] : value);
-function readPolicy(file) {
+/** The one issuer of a kernel started with only `--oidc-audience` (GitHub's). */
+const GITHUB_ONLY = [
+    { name: 'github', kind: 'github', url: GITHUB_ISSUER_URL },
+];
+function readPolicy(file, issuers = GITHUB_ONLY) {
     const data = readJsonFile(file, policySchema, (path, raw) => entryPath('rules', raw?.rules, path));
-    return compilePolicy(data);
+    return compilePolicy(data, issuers, file);
 }
-function compilePolicy(data) {
-    const rules = data.rules.map((rule, index) => ({
-        name: rule.name,
-        index,
-        resources: anyOf(rule.resources),
-        claims: Object.entries(rule.claims).map(([claim, value]) => ({
-            claim,
-            shown: list(value).join(' or '),
-            match: anyOf(list(value)),
-        })),
-    }));
+function compilePolicy(data, issuers = GITHUB_ONLY, where = 'the policy') {
+    const rules = data.rules.map((rule, index) => {
+        const at = `${where}: rules[${index}] ("${rule.name.slice(0, 60)}")`;
+        const issuer = issuerOfRule(rule.issuer, issuers, at);
+        const tests = (claims, key) => Object.entries(claims).map(([claim, value]) => {
+            const known = (0,mappings/* policyClaimsOf */.DS)(issuer);
+            if (!known.includes(claim)) {
+                throw new AuthFileError(`${at} ${key}.${claim}: not a claim a rule may test on ${issuer.kind} tokens; expected one of ${known.join(', ')}.`);
+            }
+            return { claim, shown: list(value).join(' or '), match: anyOf(list(value)) };
+        });
+        if (rule.protectedRef && !mappings/* PROTECTED_REF_KINDS */.TU.includes(issuer.kind)) {
+            throw new AuthFileError(`${at} protectedRef: ${issuer.kind} tokens do not say whether a ref is protected (only ${mappings/* PROTECTED_REF_KINDS */.TU.join(' and ')} tokens do).`);
+        }
+        return {
+            name: rule.name,
+            index,
+            issuer: issuer.name,
+            kind: issuer.kind,
+            resources: anyOf(rule.resources),
+            claims: tests(rule.claims, 'claims'),
+            refuse: tests(rule.refuse ?? {}, 'refuse'),
+            protectedRef: rule.protectedRef ?? false,
+            allowForks: rule.allowForks ?? false,
+        };
+    });
     return {
         rules: rules.length,
-        check(claims, resource) {
+        check(claims, resource, issuer) {
+            const name = issuer?.name ?? issuers[0]?.name;
             let refusedBy;
             for (const rule of rules) {
-                if (!rule.resources(resource))
+                if (rule.issuer !== name || !rule.resources(resource))
                     continue;
-                const failed = rule.claims.find((c) => !c.match(claimText(claims[c.claim])));
-                if (!failed)
+                const why = policy_refusal(rule, claims, resource);
+                if (why === undefined)
                     return;
-                refusedBy ??= { rule, claim: failed.claim, shown: failed.shown };
+                refusedBy ??= why;
             }
-            if (!refusedBy) {
-                throw new refusal/* AuthRefusal */.N(`No rule of the kernel's policy lets anyone lease ${resource}.`, {
-                    status: 403,
-                    reason: 'not_allowed',
-                });
-            }
-            const { rule, claim, shown } = refusedBy;
-            const has = claimText(claims[claim]);
-            throw new refusal/* AuthRefusal */.N(`Policy rule ${rule.index + 1} ("${rule.name}") lets ${resource} be leased only with ${claim} ${shown}; this token has ${claim} ${has ? JSON.stringify(has.slice(0, 200)) : '(none)'}.`, { status: 403, reason: 'not_allowed' });
+            throw new refusal/* AuthRefusal */.N(refusedBy ??
+                `No rule of the kernel's policy lets anyone${issuers.length > 1 ? ` with a token of issuer ${name}` : ''} lease ${resource}.`, { status: 403, reason: 'not_allowed' });
         },
     };
 }
-/** A claim as text for matching; absent or non-scalar claims match nothing but `*`. */
-function claimText(value) {
-    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-        ? String(value)
-        : '';
+/** The issuer a rule names (by name or URL), or the only one; refused at start otherwise. */
+function issuerOfRule(named, issuers, at) {
+    const names = issuers.map((i) => i.name).join(', ');
+    if (named === undefined) {
+        if (issuers.length === 1)
+            return issuers[0];
+        throw new AuthFileError(`${at}: with several issuers configured (${names}) every rule names its "issuer".`);
+    }
+    const issuer = issuers.find((i) => i.name === named || i.url === named.replace(/\/+$/, ''));
+    if (!issuer) {
+        throw new AuthFileError(`${at} issuer: ${JSON.stringify(named.slice(0, 100))} is not a configured issuer; expected one of ${names}.`);
+    }
+    return issuer;
+}
+/** Why `rule` does not let these claims lease `resource`, or undefined when it does. */
+function policy_refusal(rule, claims, resource) {
+    const head = `Policy rule ${rule.index + 1} ("${rule.name}")`;
+    const failed = rule.claims.find((c) => !claimTexts(claims[c.claim]).some((v) => c.match(v)));
+    if (failed) {
+        const has = claimTexts(claims[failed.claim]).join(', ');
+        return `${head} lets ${resource} be leased only with ${failed.claim} ${failed.shown}; this token has ${failed.claim} ${has ? JSON.stringify(has.slice(0, 200)) : '(none)'}.`;
+    }
+    const hit = rule.refuse.find((c) => claimTexts(claims[c.claim]).some((v) => c.match(v)));
+    if (hit) {
+        const has = claimTexts(claims[hit.claim]).join(', ');
+        return `${head} refuses ${resource} to tokens with ${hit.claim} ${hit.shown}; this token has ${hit.claim} ${JSON.stringify(has.slice(0, 200))}.`;
+    }
+    if (rule.protectedRef && String(claims.ref_protected) !== 'true') {
+        return `${head} lets ${resource} be leased only from a protected ref; this token has ref_protected ${JSON.stringify(String(claims.ref_protected ?? '(none)'))}.`;
+    }
+    const builtIn = (0,mappings/* builtInRefusal */.SW)(rule.kind, claims, rule.allowForks);
+    if (builtIn)
+        return `${head} refuses ${resource} to this token (${builtIn.claim}): ${builtIn.why}.`;
+    return undefined;
+}
+/** A claim as texts for matching: a scalar as one, a list's scalars each; else one '' (matches only `*`). */
+function claimTexts(value) {
+    const one = (v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
+    if (Array.isArray(value)) {
+        const items = value.map(one).filter(Boolean);
+        return items.length ? items : [''];
+    }
+    return [one(value)];
 }
 
 // EXTERNAL MODULE: ./src/cli/options.ts
 var cli_options = __webpack_require__(776);
 ;// CONCATENATED MODULE: ./src/cli/kernel-auth.ts
+
 
 
 
@@ -698,25 +921,49 @@ var cli_options = __webpack_require__(776);
  */
 function authFlagsChecked(values, key) {
     const audience = values['oidc-audience'];
-    const oidcOn = audience !== undefined;
-    if (!oidcOn && (values['oidc-issuer'] || values['oidc-did-host'] || values.policy)) {
+    const file = values['oidc-issuers'];
+    const oidcOn = audience !== undefined || file !== undefined;
+    if (!oidcOn && (values['oidc-issuer']?.length || values['oidc-did-host'] || values.policy)) {
         throw new cli_options/* UsageError */.eb('--oidc-issuer, --oidc-did-host and --policy need --oidc-audience AUD (the audience the jobs ask their tokens for, e.g. lease-gate).');
+    }
+    if (file !== undefined && (values['oidc-issuer']?.length || values['oidc-did-host'])) {
+        throw new cli_options/* UsageError */.eb(`--oidc-issuers ${file} names every issuer, with its didHost: leave out --oidc-issuer and --oidc-did-host.`);
     }
     if (key && (oidcOn || values.keys)) {
         throw new cli_options/* UsageError */.eb('LEASE_GATE_KERNEL_KEY makes everyone who has it trusted to be anyone, which --oidc-audience and --keys exist to prevent: unset it, and give such callers a scoped key in the keys file instead.');
     }
     if (oidcOn && !values.policy) {
-        throw new cli_options/* UsageError */.eb('--oidc-audience needs --policy FILE: any GitHub repository can ask for a token with that audience, so the policy says which may lease what.');
+        throw new cli_options/* UsageError */.eb(`${audience !== undefined ? '--oidc-audience' : '--oidc-issuers'} needs --policy FILE: any GitHub repository can ask for a token with that audience, so the policy says which may lease what.`);
     }
-    if (oidcOn && !/^[\x21-\x7e]{1,200}$/.test(audience)) {
+    if (audience !== undefined && !/^[\x21-\x7e]{1,200}$/.test(audience)) {
         throw new cli_options/* UsageError */.eb(`Invalid --oidc-audience '${audience.slice(0, 80)}'. Expected 1 to 200 printable characters.`);
     }
 }
-/** Flags → the kernel's authorizer, every file read and checked before it listens. */
+/**
+ * The issuers the flags name: an issuers file, or `--oidc-issuer [KIND=]URL` (GitHub's when
+ * none) for `--oidc-audience`; undefined when OIDC is off.
+ */
+function issuerSpecs(values) {
+    const audience = values['oidc-audience'];
+    if (values['oidc-issuers'] !== undefined)
+        return readIssuersFile(values['oidc-issuers'], audience);
+    if (audience === undefined)
+        return undefined;
+    const didHost = values['oidc-did-host'];
+    if (didHost !== undefined && !/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
+        throw new cli_options/* UsageError */.eb(`Invalid --oidc-did-host '${didHost.slice(0, 80)}'. Expected a host name such as github.com.`);
+    }
+    const flags = values['oidc-issuer']?.length ? values['oidc-issuer'] : [GITHUB_ISSUER_URL];
+    try {
+        return issuersFromFlags(flags, audience, didHost);
+    }
+    catch (error) {
+        throw new cli_options/* UsageError */.eb((0,errors/* causeText */.xv)(error), { cause: error });
+    }
+}
+/** Flags \u2192 the kernel's authorizer, every file read and checked before it listens. */
 async function kernelAuth(values, key, operatorKeys = {}) {
     authFlagsChecked(values, key);
-    const audience = values['oidc-audience'];
-    const oidcOn = audience !== undefined;
     try {
         const keys = values.keys ? readScopedKeys(values.keys) : undefined;
         // An operator's key that is also an agent's would let that agent revoke and freeze.
@@ -725,30 +972,20 @@ async function kernelAuth(values, key, operatorKeys = {}) {
             if (agent)
                 throw new cli_options/* UsageError */.eb(`${name} is the scoped key "${agent.name}" in ${values.keys}: an operator's key must be one no agent holds.`);
         }
-        const policy = values.policy ? readPolicy(values.policy) : undefined;
         let http;
         let oidc;
         const parts = [];
         if (keys)
             parts.push(`${keys.size} scoped key(s) from ${values.keys}`);
-        if (oidcOn && policy) {
+        const specs = issuerSpecs(values);
+        if (specs && values.policy) {
+            const policy = readPolicy(values.policy, specs);
             // jose only when OIDC is on: it costs ~90 ms of CPU to load, which a dry run's kernel need not pay.
-            const { GITHUB_ISSUER, createOidcVerifier } = await __webpack_require__.e(/* import() */ 233).then(__webpack_require__.bind(__webpack_require__, 3233));
-            const issuer = values['oidc-issuer'] ?? GITHUB_ISSUER;
+            const { issuerSet, startIssuers } = await Promise.resolve(/* import() */).then(__webpack_require__.bind(__webpack_require__, 3500));
             http = (0,client/* createHttpClient */.u)();
-            let verifier;
-            try {
-                verifier = createOidcVerifier({ issuer, audience, http });
-            }
-            catch (error) {
-                throw new cli_options/* UsageError */.eb(`Invalid --oidc-issuer: ${(0,errors/* causeText */.xv)(error)}.`, { cause: error });
-            }
-            const didHost = values['oidc-did-host'] ?? defaultDidHost(verifier.issuer);
-            if (!/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(didHost)) {
-                throw new cli_options/* UsageError */.eb(`Invalid --oidc-did-host '${didHost.slice(0, 80)}'. Expected a host name such as github.com.`);
-            }
-            oidc = { verifier, didHost, policy };
-            parts.push(`OIDC tokens from ${verifier.issuer} for audience ${audience} (DIDs under did:web:${didHost}:…), policy of ${policy.rules} rule(s) from ${values.policy}`);
+            oidc = { issuers: issuerSet(await startIssuers(specs, http)), policy };
+            const each = specs.map((i) => `${i.name} (${i.kind}) ${i.url} for audience ${i.audience}${i.kind === 'github' || i.kind === 'gitlab' ? ` (DIDs under did:web:${i.didHost}:\u2026)` : ''}`);
+            parts.push(`OIDC tokens from ${each.join(', ')}, policy of ${policy.rules} rule(s) from ${values.policy}`);
         }
         return {
             auth: createAuthorizer({ key, keys, oidc }),
@@ -805,10 +1042,10 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(847)]).then(__webpack_require__.bind(__webpack_require__, 847));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(994)]).then(__webpack_require__.bind(__webpack_require__, 7994));
     return PostgresService.open({ ...options, ...rest });
 }
-/** `lease-gate kernel migrate --store …`: brings the schema to this version, and nothing else. */
+/** `lease-gate kernel migrate --store \u2026`: brings the schema to this version, and nothing else. */
 async function migrateCommand(args, io, env) {
     const { values } = (0,cli_options/* parse */.qg)(args, (0,table/* optionsOf */.cz)(kernel/* STORE_FLAGS */.Wv));
     const options = postgresFrom(values, env);
@@ -1141,7 +1378,7 @@ var log_format_flag = __webpack_require__(7661);
 
 
 /**
- * Flags and environment → the kernel's settings, or a UsageError naming the flag and the
+ * Flags and environment \u2192 the kernel's settings, or a UsageError naming the flag and the
  * form it takes. Pure: no file is read here (startKernel reads keys, policies, windows).
  */
 function kernelSettings(values, env) {
@@ -1161,10 +1398,11 @@ function kernelSettings(values, env) {
     });
     const host = values.host.replace(/^\[(.*)\]$/, '$1');
     const keys = (0,kernel_keys/* kernelKeysOf */.v)(env, host, parsedUrls);
-    const approverOidc = approverOidcOf(values['approver-oidc'], values['oidc-audience'], env);
+    const oidcOn = values['oidc-audience'] ?? (values['oidc-issuers'] ? 'issuers file' : undefined);
+    const approverOidc = approverOidcOf(values['approver-oidc'], oidcOn, env);
     const promote = (0,promote_flag/* promoteFlag */.V)(values.promote);
     const github = githubFlags(values, promote);
-    if (!(0,plane_url/* isLoopbackHost */.c)(host) && !keys.key && !values.keys && !values['oidc-audience']) {
+    if (!(0,plane_url/* isLoopbackHost */.c)(host) && !keys.key && !values.keys && !oidcOn) {
         throw new cli_options/* UsageError */.eb(`Refusing to listen on ${values.host} without a credential: set LEASE_GATE_KERNEL_KEY, --keys FILE or --oidc-audience, or keep --host on loopback.`);
     }
     authFlagsChecked(values, keys.key);
@@ -1199,6 +1437,7 @@ function kernelSettings(values, env) {
 const authOf = (values) => ({
     'oidc-issuer': values['oidc-issuer'],
     'oidc-audience': values['oidc-audience'],
+    'oidc-issuers': values['oidc-issuers'],
     'oidc-did-host': values['oidc-did-host'],
     policy: values.policy,
     keys: values.keys,
@@ -1286,7 +1525,7 @@ var external_node_http_ = __webpack_require__(7067);
 class ApiRefusal extends errors/* LeaseGateError */.eg {
     name = 'ApiRefusal';
     status;
-    /** The answer's `reason` (`bad_request`, `not_found`, …): the wire's word for the kind. */
+    /** The answer's `reason` (`bad_request`, `not_found`, \u2026): the wire's word for the kind. */
     reason;
     constructor(message, options) {
         super(message, { ...(0,errors/* causeOf */.rl)(options.cause), code: 'api_refusal' });
@@ -1382,6 +1621,11 @@ function approverCheck(approverKey, patterns, auth) {
             // A bad, expired or foreign token is refused 401 here, as on every other route.
             const principal = await auth.authorize(req.headers);
             if (principal.kind === 'oidc') {
+                // Approvers are GitHub runs only: the pass they approve is keyed by a repository's
+                // runs (repoPrefixOf), which other CIs' DIDs do not have (docs/ci-issuers.md).
+                if (principal.issuer.kind !== 'github') {
+                    throw new ApiRefusal(`A ${principal.issuer.kind} job's token (issuer ${principal.issuer.name}) may not approve a break-glass: OIDC approvers are GitHub Actions runs; approving needs ${needs} as the Bearer token.`, { status: 403, reason: 'forbidden' });
+                }
                 const sub = principal.claims.sub;
                 const printable = typeof sub === 'string' && SUB_PATTERN.test(sub);
                 if (printable && matches(sub))
@@ -1412,7 +1656,7 @@ function repoPrefixOf(didPrefix) {
 }
 /** Three base64url parts: what a JWS in compact form looks like. */
 const admin_JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
-/** A `sub` the ledger may name: printable, bounded (GitHub's are `repo:OWNER/REPO:…`). */
+/** A `sub` the ledger may name: printable, bounded (GitHub's are `repo:OWNER/REPO:\u2026`). */
 const SUB_PATTERN = /^[\x21-\x7e]{1,256}$/;
 const admin_digest = (value) => (0,external_node_crypto_.createHash)('sha256').update(value).digest();
 /** Compares in constant time (over digests, so lengths do not leak either). */
@@ -1633,8 +1877,11 @@ function answer(reply) {
  * kernel's own budget bounds them all together.
  */
 function compareCaller(principal, actorDid) {
-    if (principal.kind === 'oidc')
-        return `the repository ${principal.run.repository}`;
+    if (principal.kind === 'oidc') {
+        const { run } = principal;
+        // A job mapped to no repository: its own issuer's job, keyed by its DID prefix.
+        return run.repository ? `the repository ${run.repository}` : run.described;
+    }
     if (principal.kind === 'scoped-key')
         return `key "${principal.key.name}"`;
     return actorDid;
@@ -1748,7 +1995,7 @@ class HeldRequests extends HeldCalls {
         this.unsubscribe = service.onResourceChanged((resource) => this.wake(resource));
     }
     /**
-     * Asks for the lease; with a preferred wait of N ≥ 1 seconds (and room),
+     * Asks for the lease; with a preferred wait of N \u2265 1 seconds (and room),
      * holds the request until it is granted, refused for good, or min(N, cap)
      * seconds pass, then answers with the last reply.
      */
@@ -2042,6 +2289,8 @@ function leaseRoute({ service, auth, held, promotions }) {
             extensions.unpromoted = promotion.unpromoted;
         if (promotion?.promotedVia !== undefined)
             extensions.promotedVia = promotion.promotedVia;
+        if (principal.kind === 'oidc')
+            extensions.issuer = principal.issuer.url;
         const wait = preferredWait(req.headers.prefer);
         // Only a held request listens for its client going away.
         const signal = wait ? req.signal : NEVER_ABORTED;
@@ -2171,7 +2420,7 @@ function pageRequest(query, currentSize) {
     const from = whole(query.get('from'), 0, 'from');
     const end = whole(query.get('to'), currentSize, 'to');
     if (from > end || end > currentSize) {
-        throw new ApiRefusal(`from/to: expected 0 ≤ from ≤ to ≤ ${currentSize}`, {
+        throw new ApiRefusal(`from/to: expected 0 \u2264 from \u2264 to \u2264 ${currentSize}`, {
             status: 400,
             reason: 'bad_request',
         });
@@ -2237,7 +2486,7 @@ class BoundedLabels {
         this.cap = cap;
         this.build = build;
         if (!Number.isInteger(cap) || cap < 0)
-            throw new RangeError(`the resource cap must be a whole number ≥ 0, not ${cap}`);
+            throw new RangeError(`the resource cap must be a whole number \u2265 0, not ${cap}`);
     }
     /** The value for `resource`: its own while under the cap, else the shared "other" one. */
     of(resource) {
@@ -2263,8 +2512,6 @@ class BoundedLabels {
 
 // EXTERNAL MODULE: ./src/metrics/render.ts
 var render = __webpack_require__(8497);
-// EXTERNAL MODULE: ./src/kernel/auth/oidc-keys.ts
-var oidc_keys = __webpack_require__(9396);
 // EXTERNAL MODULE: ./src/kernel/store/round-trips.ts
 var round_trips = __webpack_require__(230);
 ;// CONCATENATED MODULE: ./src/kernel/http/metrics-scrape.ts
@@ -2300,7 +2547,7 @@ function scrapeGauges(metrics, sources) {
     });
     perResource('lease_gate_waiters', 'Waiters in the queue, per resource.', (r) => r.queue.length);
     perResource('lease_gate_leases_held', 'Live leases (1 while a resource is held).', (r) => r.lease ? 1 : 0);
-    perResource('lease_gate_frozen', 'Resources under an operator’s freeze.', (r) => r.frozen ? 1 : 0);
+    perResource('lease_gate_frozen', 'Resources under an operator\u2019s freeze.', (r) => r.frozen ? 1 : 0);
     leaseAgeSeries(registers, metrics, look);
     new prom_client.Gauge({
         name: 'lease_gate_held_requests',
@@ -2333,7 +2580,7 @@ function scrapeGauges(metrics, sources) {
     });
     new prom_client.Gauge({
         name: 'lease_gate_ready',
-        help: '1 when the kernel’s store takes writes (/readyz answers 200), else 0.',
+        help: '1 when the kernel\u2019s store takes writes (/readyz answers 200), else 0.',
         registers,
         async collect() {
             this.set((await look()).ready ? 1 : 0);
@@ -2376,7 +2623,7 @@ function notificationSeries(registers, health) {
     countFrom(registers, 'lease_gate_notifications_dropped_total', 'Notifications never queued (their URL too far behind).', field('dropped'));
     new prom_client.Gauge({
         name: 'lease_gate_notifications_pending',
-        help: 'Notifications queued and not yet delivered (the notifier’s lag, in notifications).',
+        help: 'Notifications queued and not yet delivered (the notifier\u2019s lag, in notifications).',
         registers,
         collect() {
             this.set(field('pending')());
@@ -2411,7 +2658,7 @@ function leaseAgeSeries(registers, metrics, look) {
 function healthCheckSeries(registers, health) {
     new prom_client.Gauge({
         name: 'lease_gate_health_check_healthy',
-        help: 'A resource’s --health-check: 1 while its URL answers healthy, 0 while it fails.',
+        help: 'A resource\u2019s --health-check: 1 while its URL answers healthy, 0 while it fails.',
         labelNames: ['resource'],
         registers,
         collect() {
@@ -2428,8 +2675,8 @@ function healthCheckSeries(registers, health) {
 }
 /** Counts the auth and PostgreSQL modules keep for the whole process. */
 function processCounts(registers) {
-    countFrom(registers, 'lease_gate_oidc_key_fetches_total', 'Fetches of an OIDC issuer’s keys.', () => oidc_keys/* oidcKeyFetches */.HL.attempts);
-    countFrom(registers, 'lease_gate_oidc_key_fetch_failures_total', 'Fetches of an OIDC issuer’s keys that failed.', () => oidc_keys/* oidcKeyFetches */.HL.failures);
+    countFrom(registers, 'lease_gate_oidc_key_fetches_total', 'Fetches of an OIDC issuer\u2019s keys.', () => oidc_keys/* oidcKeyFetches */.HL.attempts);
+    countFrom(registers, 'lease_gate_oidc_key_fetch_failures_total', 'Fetches of an OIDC issuer\u2019s keys that failed.', () => oidc_keys/* oidcKeyFetches */.HL.failures);
     countFrom(registers, 'lease_gate_postgres_round_trips_total', 'Queries sent to PostgreSQL (each one round trip).', () => round_trips/* storeRoundTrips */.e.count);
 }
 
@@ -2446,7 +2693,7 @@ function processCounts(registers) {
 
 /** Deploys wait and hold for seconds to an hour or so. */
 const DEPLOY_BUCKETS = [0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
-/** A handover (freed → next grant) is milliseconds to a few seconds. */
+/** A handover (freed \u2192 next grant) is milliseconds to a few seconds. */
 const HANDOVER_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
@@ -2481,9 +2728,9 @@ class KernelMetrics {
             labelNames: ['resource', 'reason'],
             registers,
         });
-        const wait = histogram('lease_gate_wait_seconds', 'From a waiter’s first ask to its grant (0 for a grant without a wait).', DEPLOY_BUCKETS);
+        const wait = histogram('lease_gate_wait_seconds', 'From a waiter\u2019s first ask to its grant (0 for a grant without a wait).', DEPLOY_BUCKETS);
         const hold = histogram('lease_gate_hold_seconds', 'From a grant to its release, lapse or revoke.', DEPLOY_BUCKETS);
-        const handover = histogram('lease_gate_handover_seconds', 'From a lease’s end, with waiters, to the next grant on its resource.', HANDOVER_BUCKETS);
+        const handover = histogram('lease_gate_handover_seconds', 'From a lease\u2019s end, with waiters, to the next grant on its resource.', HANDOVER_BUCKETS);
         this.resources = new BoundedLabels(options.resourceCap ?? DEFAULT_RESOURCE_CAP, (label) => ({
             label,
             grants: grants.labels(label),
@@ -3260,7 +3507,7 @@ const CONTENT_SECURITY_POLICY = [
     "form-action 'none'",
     "frame-ancestors 'none'",
 ].join('; ');
-/** Request path → built file. Nothing else is served, so no path reaches the file system. */
+/** Request path \u2192 built file. Nothing else is served, so no path reaches the file system. */
 const PAGES = {
     '/': 'index.html',
     '/console/': 'index.html',
@@ -3279,7 +3526,7 @@ const TYPES = {
 };
 function defaultAssetsDir() {
     const here = (0,external_node_path_.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url));
-    // dist/cli/index.js → dist/console; src/console/serve.ts → dist/console.
+    // dist/cli/index.js \u2192 dist/console; src/console/serve.ts \u2192 dist/console.
     const candidates = [(0,external_node_path_.join)(here, '..', 'console'), (0,external_node_path_.join)(here, '..', '..', 'dist', 'console')];
     return candidates.find((dir) => (0,external_node_fs_.existsSync)((0,external_node_path_.join)(dir, 'index.html')));
 }
@@ -3819,7 +4066,7 @@ function readNotifySecret(file) {
 }
 /**
  * `--notify-file FILE`: the same settings as a config entry,
- * `{"notify": {"urls": ["https://…"], "secretFile": "/path"}}`; the flags add to its URLs
+ * `{"notify": {"urls": ["https://\u2026"], "secretFile": "/path"}}`; the flags add to its URLs
  * and `--notify-secret-file` wins over its secret file. Checked whole at start.
  */
 function readNotifyFile(file) {
@@ -3832,7 +4079,7 @@ function readNotifyFile(file) {
             cause: error,
         });
     }
-    const form = `expected {"notify": {"urls": ["https://…"], "secretFile": "FILE"}}`;
+    const form = `expected {"notify": {"urls": ["https://\u2026"], "secretFile": "FILE"}}`;
     const notify = raw?.notify;
     if (typeof notify !== 'object' || notify === null || Array.isArray(notify))
         throw new notify_config_NotifyError(`--notify-file ${file}: ${form}.`);
@@ -3903,7 +4150,7 @@ function notificationText(n) {
         case 'unfreeze':
             return `${n.resource} unfrozen${why}`;
         case 'break_glass':
-            return `🔴 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
+            return `\ud83d\udd34 BREAK-GLASS on ${n.resource}: ${who} may be granted it once past any freeze${n.until ? ` until ${new Date(n.until).toISOString()}` : ''}, opened by ${n.by ? line(n.by) : 'an operator'}${n.approvedBy ? `, approved by ${line(n.approvedBy)}` : ''}${why}`;
         case 'break_glass_withdrawn':
             return `${n.resource}: the break-glass for ${who} withdrawn by ${n.by ? line(n.by) : 'an operator'}${why}`;
     }
@@ -3948,7 +4195,7 @@ function notification_notificationOf(entry) {
 /**
  * One notification is sent as it is; several as `{id, kind: "batch", count, notifications,
  * text}` in the order they happened, `text` their lines one under the other (a chat webhook
- * shows them as they are), the first 19 and "… and N more changes" past 20. A batch's id is
+ * shows them as they are), the first 19 and "\u2026 and N more changes" past 20. A batch's id is
  * derived from its first and last notifications' (the same run of changes, the same id).
  */
 function notification_deliveryOf(notifications) {
@@ -3963,7 +4210,7 @@ function notification_deliveryOf(notifications) {
     // A chat shows the first lines; the rest are in `notifications` (and the console).
     const shown = items.length > TEXT_LINES ? items.slice(0, TEXT_LINES - 1) : items;
     const more = items.length - shown.length;
-    const text = shown.map((n) => n.text).join('\n') + (more ? `\n… and ${more} more changes` : '');
+    const text = shown.map((n) => n.text).join('\n') + (more ? `\n\u2026 and ${more} more changes` : '');
     const body = JSON.stringify({ id, kind: 'batch', count: items.length, notifications, text });
     return { items, id, kind: 'batch', body: Buffer.from(body) };
 }
@@ -4231,7 +4478,7 @@ class notify_Notifier {
 function withoutUrl(message, url) {
     const origin = new URL(url).origin;
     // The HTTP client's messages name the URL as shown (urlForDisplay), which still has the path.
-    return message.split(url).join(`${origin}/…`).split(urlForDisplay(url)).join(`${origin}/…`);
+    return message.split(url).join(`${origin}/\u2026`).split(urlForDisplay(url)).join(`${origin}/\u2026`);
 }
 function sleep(ms, signal) {
     return new Promise((resolve) => {
@@ -4305,7 +4552,7 @@ function readCursorFile(file) {
             !Number.isSafeInteger(point.next) ||
             point.next < 0 ||
             (point.id !== undefined && (typeof point.id !== 'string' || point.id.length > 64)))
-            return { invalid: `its entry ${key.slice(0, 40)} is not {"next": N, "id": "…"}` };
+            return { invalid: `its entry ${key.slice(0, 40)} is not {"next": N, "id": "\u2026"}` };
         points[key] = { next: point.next, id: point.id };
     }
     return { points };
@@ -4390,9 +4637,9 @@ const origin = (url) => new URL(url).origin;
 /**
  * Notifications off the kernel's thread. The kernel answers every request on one thread,
  * and notifications made there (ids, text, JSON, HMAC, the POSTs) cost it about a sixth of
- * its time (`npm run bench -- notify`: 63 → 76 µs of CPU per request). Here that thread
- * only hands the changes over, as they are, in one message per HANDOFF_MS at most (47 → 47
- * µs); a worker thread runs the `Notifier` (queues, batches, retries, signatures) at a
+ * its time (`npm run bench -- notify`: 63 \u2192 76 \u00b5s of CPU per request). Here that thread
+ * only hands the changes over, as they are, in one message per HANDOFF_MS at most (47 \u2192 47
+ * \u00b5s); a worker thread runs the `Notifier` (queues, batches, retries, signatures) at a
  * lower priority and reports its health back when it changes, which `/readyz` shows.
  *
  * The worker is its own bundle, dist/notify/ (built from src/bin/notify.ts), found beside
@@ -4409,7 +4656,7 @@ const HANDOFF_MS = 10;
 /** How long close() waits for a worker still starting (from source tsx compiles it first). */
 const START_WAIT_MS = 30_000;
 /**
- * The worker: dist/cli/*.js → dist/notify/index.js; from source (src/kernel/*.ts),
+ * The worker: dist/cli/*.js \u2192 dist/notify/index.js; from source (src/kernel/*.ts),
  * src/bin/notify.ts loaded through tsx's API (a worker takes no `--import` of its own).
  */
 function notifyWorker(moduleUrl = import.meta.url) {
@@ -4684,7 +4931,7 @@ function serveNotifications() {
     port.postMessage({ type: 'ready' });
 }
 /**
- * On Linux a nice value belongs to a thread, and `setPriority(0, …)` sets the calling
+ * On Linux a nice value belongs to a thread, and `setPriority(0, \u2026)` sets the calling
  * thread's: the worker yields to the thread that answers when the cores are busy (its news
  * then wait a little and go in larger batches). Elsewhere it would lower the whole process,
  * so it is left alone. Lowering one's own priority needs no privilege; a refusal changes nothing.
@@ -5078,7 +5325,7 @@ const kernel_identity_origin = (key) => (0,checkpoint/* originFor */.Ag)(publicO
 
 
 /**
- * Checked settings → the kernel, serving until SIGINT or SIGTERM (or the --exit-with-pid
+ * Checked settings \u2192 the kernel, serving until SIGINT or SIGTERM (or the --exit-with-pid
  * process goes). Every file the settings name is read here, before it listens.
  */
 async function startKernel(settings, io, env) {
@@ -5322,7 +5569,7 @@ async function kernel_command_kernel(args, io, env) {
     return serveKernel(args, io, env);
 }
 /**
- * Parse → check (kernelSettings, no I/O) → start (every file read, then listen), every
+ * Parse \u2192 check (kernelSettings, no I/O) \u2192 start (every file read, then listen), every
  * line through one logger; with --log-format json a refusal to start is a JSON line too.
  */
 async function serveKernel(args, io, env) {
@@ -5371,7 +5618,7 @@ function logSettings(values, env) {
 /* harmony export */   u: () => (/* binding */ MIN_KEY_LENGTH),
 /* harmony export */   v: () => (/* binding */ kernelKeysOf)
 /* harmony export */ });
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6424);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4043);
 /* harmony import */ var _options_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(776);
 
 
@@ -5564,7 +5811,7 @@ function groupAlive(group) {
         return true;
     return list.some((entry) => entry.pgrp === group && entry.state !== 'Z');
 }
-/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session … starttime(22) …". */
+/** Parses /proc/<pid>/stat: "pid (comm) state ppid pgrp session \u2026 starttime(22) \u2026". */
 function parseStat(pid, stat) {
     // comm may hold spaces and parentheses: the fields start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -5734,6 +5981,329 @@ function printable(text, max = 200) {
 
 /***/ }),
 
+/***/ 3500:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+/* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   issuerSet: () => (/* binding */ issuerSet),
+/* harmony export */   startIssuers: () => (/* binding */ startIssuers)
+/* harmony export */ });
+/* harmony import */ var _mappings_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4640);
+/* harmony import */ var _refusal_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2528);
+
+
+/** Verifiers for `specs`; jose is loaded here, only when OIDC is on. */
+async function startIssuers(specs, http) {
+    const { createOidcVerifier } = await __webpack_require__.e(/* import() */ 233).then(__webpack_require__.bind(__webpack_require__, 3233));
+    return specs.map((spec) => ({
+        ...spec,
+        verifier: createOidcVerifier({ issuer: spec.url, audience: spec.audience, http }),
+    }));
+}
+function issuerSet(issuers) {
+    const byUrl = new Map(issuers.map((issuer) => [issuer.url, issuer]));
+    const names = issuers.map((i) => `${i.name} (${i.url})`).join(', ');
+    return {
+        issuers,
+        async verify(token) {
+            const iss = unverifiedIssuer(token);
+            const issuer = iss === undefined ? undefined : byUrl.get(iss.replace(/\/+$/, ''));
+            if (!issuer) {
+                const named = iss === undefined ? 'names no issuer' : `is of ${JSON.stringify(iss.slice(0, 200))}`;
+                throw new _refusal_js__WEBPACK_IMPORTED_MODULE_1__/* .AuthRefusal */ .N(`The OIDC token ${named}; this kernel accepts tokens of ${names}.`, {
+                    status: 401,
+                    reason: 'unauthorized',
+                });
+            }
+            const claims = await issuer.verifier.verify(token);
+            return { issuer, claims, run: (0,_mappings_js__WEBPACK_IMPORTED_MODULE_0__/* .jobIdentity */ .Kv)(issuer, claims) };
+        },
+    };
+}
+/** The `iss` a compact JWS's payload says, unverified: only to pick the verifier. */
+function unverifiedIssuer(token) {
+    const payload = token.split('.')[1] ?? '';
+    try {
+        const parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+        const iss = parsed?.iss;
+        return typeof iss === 'string' ? iss : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
+
+
+/***/ }),
+
+/***/ 4640:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  TU: () => (/* binding */ PROTECTED_REF_KINDS),
+  SW: () => (/* binding */ builtInRefusal),
+  IN: () => (/* binding */ deployValues),
+  Kv: () => (/* binding */ jobIdentity),
+  DS: () => (/* binding */ policyClaimsOf)
+});
+
+// UNUSED EXPORTS: CLAIMS_BY_KIND
+
+// EXTERNAL MODULE: ./src/plane/did.ts
+var did = __webpack_require__(4027);
+// EXTERNAL MODULE: ./src/plane/ci-job.ts
+var ci_job = __webpack_require__(1242);
+;// CONCATENATED MODULE: ./src/kernel/auth/policy-claims.ts
+/** Its own module so mappings.ts and policy.ts both read it without importing each other. */
+/** The claims of GitHub's tokens a rule may test; anything else is a typo, refused at start. */
+const POLICY_CLAIMS = [
+    'sub',
+    'repository',
+    'repository_owner',
+    'repository_id',
+    'repository_owner_id',
+    'repository_visibility',
+    'ref',
+    'ref_type',
+    'ref_protected',
+    'environment',
+    'job_workflow_ref',
+    'workflow_ref',
+    'workflow',
+    'event_name',
+    'actor',
+    'actor_id',
+    'runner_environment',
+    'base_ref',
+    'head_ref',
+];
+
+// EXTERNAL MODULE: ./src/kernel/auth/refusal.ts
+var refusal = __webpack_require__(2528);
+;// CONCATENATED MODULE: ./src/kernel/auth/mappings.ts
+
+
+
+
+const CIRCLE = 'oidc.circleci.com/';
+const circle = (names) => names.map((n) => `${CIRCLE}${n}`);
+/** The claims a policy rule of an issuer of each kind may test; custom: its configured list. */
+const CLAIMS_BY_KIND = {
+    github: POLICY_CLAIMS,
+    gitlab: [
+        ...['sub', 'namespace_id', 'namespace_path', 'project_id', 'project_path', 'user_id'],
+        ...['user_login', 'user_email', 'user_access_level', 'pipeline_id', 'pipeline_source'],
+        ...['job_id', 'ref', 'ref_type', 'ref_path', 'ref_protected', 'environment'],
+        ...['environment_protected', 'deployment_tier', 'deployment_action', 'runner_id'],
+        ...['runner_environment', 'sha', 'ci_config_ref_uri', 'ci_config_sha', 'project_visibility'],
+        ...['job_project_id', 'job_project_path', 'job_namespace_id', 'job_namespace_path'],
+    ],
+    circleci: [
+        'sub',
+        ...circle(['org-id', 'project-id', 'pipeline-id', 'pipeline-definition-id', 'workflow-id']),
+        ...circle(['job-id', 'vcs-origin', 'vcs-ref', 'context-ids', 'ssh-rerun']),
+    ],
+    buildkite: [
+        ...['sub', 'organization_slug', 'organization_id', 'pipeline_slug', 'pipeline_id'],
+        ...['build_number', 'build_branch', 'build_tag', 'build_commit', 'build_source', 'step_key'],
+        ...['job_id', 'agent_id', 'cluster_id', 'cluster_name', 'queue_id', 'queue_key'],
+        'runner_environment',
+    ],
+};
+function policyClaimsOf(spec) {
+    return spec.kind === 'custom' ? ['sub', ...(spec.claims ?? [])] : CLAIMS_BY_KIND[spec.kind];
+}
+/** The kinds whose tokens say whether the ref is protected (`protectedRef` rules). */
+const PROTECTED_REF_KINDS = ['github', 'gitlab'];
+const refused = (message) => new refusal/* AuthRefusal */.N(message, { status: 401, reason: 'unauthorized' });
+/** The repository a job's project maps to, or its own owner/repo-shaped name. */
+function repositoryOf(spec, claims) {
+    const text = (name) => (0,ci_job/* claimText */.Q1)(claims, name);
+    const mapped = (...keys) => keys.map((k) => (k === undefined ? undefined : spec.repositories.get(k))).find(Boolean);
+    const fits = (value) => (value && (0,did/* parseRepository */.SU)(value) ? value : undefined);
+    switch (spec.kind) {
+        case 'github':
+            return text('repository') ?? '';
+        case 'gitlab':
+            return (mapped((0,ci_job/* gitlabProjectId */.gI)(claims), text('project_path')) ?? fits(text('project_path')) ?? '');
+        case 'circleci': {
+            const origin = /^[^/]+\/([^/]+\/[^/]+?)(?:\.git)?$/.exec(text(`${CIRCLE}vcs-origin`) ?? '');
+            return mapped(text(`${CIRCLE}project-id`)) ?? fits(origin?.[1]) ?? '';
+        }
+        case 'buildkite': {
+            const slugs = `${text('organization_slug') ?? ''}/${text('pipeline_slug') ?? ''}`;
+            return mapped(slugs) ?? fits(slugs) ?? '';
+        }
+        case 'custom': {
+            const claim = spec.deploy?.repository;
+            const value = claim ? text(claim) : undefined;
+            return (value && mapped(value)) ?? fits(value) ?? '';
+        }
+    }
+}
+/** The job a verified token of `spec` names; 401 when its claims name none in the accepted forms. */
+function jobIdentity(spec, claims) {
+    const issuer = { name: spec.name, kind: spec.kind, url: spec.url };
+    const text = (name) => (0,ci_job/* claimText */.Q1)(claims, name) ?? '';
+    if (spec.kind === 'buildkite') {
+        const org = spec.organization ?? '';
+        if (text('organization_slug') !== org && text('organization_id') !== org) {
+            throw refused(`The OIDC token verified but is of the Buildkite organization ${JSON.stringify(text('organization_slug').slice(0, 100))}; issuer ${spec.name} accepts only ${org}'s.`);
+        }
+    }
+    const didPrefix = (0,ci_job/* jobDidPrefix */.VA)(spec.kind, claims, spec.didHost, spec.did);
+    if (didPrefix === undefined) {
+        throw refused(spec.kind === 'github'
+            ? 'The OIDC token verified but names no GitHub Actions run (its repository, run_id and run_attempt claims), so the kernel cannot tell which DIDs it may act as.'
+            : `The OIDC token of issuer ${spec.name} verified but names no ${spec.kind} job (${jobClaims(spec)}), so the kernel cannot tell which DIDs it may act as.`);
+    }
+    const repository = repositoryOf(spec, claims);
+    const of = repository || spec.name;
+    const ids = {
+        github: [
+            text('run_id'),
+            text('run_attempt'),
+            `run ${text('run_id')} (attempt ${text('run_attempt')}) of ${repository}`,
+        ],
+        gitlab: [
+            text('pipeline_id'),
+            '',
+            `GitLab job ${text('job_id')} of pipeline ${text('pipeline_id')} of ${text('project_path')}`,
+        ],
+        circleci: [
+            text(`${CIRCLE}workflow-id`),
+            '',
+            `CircleCI job ${text(`${CIRCLE}job-id`)} of ${of}`,
+        ],
+        buildkite: [
+            text('build_number'),
+            '',
+            `Buildkite job ${text('job_id')} of build ${text('build_number')} of ${text('organization_slug')}/${text('pipeline_slug')}`,
+        ],
+        custom: ['', '', `a job of issuer ${spec.name} (${didPrefix})`],
+    };
+    const [runId, attempt, described] = ids[spec.kind];
+    return { issuer, repository, runId, attempt, didPrefix, described };
+}
+const jobClaims = (spec) => ({
+    github: 'repository, run_id, run_attempt',
+    gitlab: 'project_id or job_project_id, pipeline_id, job_id',
+    circleci: 'oidc.circleci.com/org-id, project-id, job-id',
+    buildkite: 'organization_slug, pipeline_slug, build_number, job_id',
+    custom: `the claims of its DID template ${spec.did ?? ''}`,
+})[spec.kind];
+/**
+ * The deploy values a token vouches for, per field (the first recorded when none is sent);
+ * a field left empty is taken as sent, i.e. believed (docs/ci-issuers.md says which).
+ */
+function deployValues(spec, claims, job) {
+    const text = (name) => (0,ci_job/* claimText */.Q1)(claims, name);
+    const whole = (name) => {
+        const value = text(name);
+        return value && /^[1-9]\d{0,12}$/.test(value) ? Number(value) : undefined;
+    };
+    const repository = [job.repository || undefined];
+    const none = {
+        repository: [],
+        workflow: [],
+        ref: [],
+        commit: [],
+        runNumber: [],
+        runAttempt: [],
+        runUrl: [],
+    };
+    switch (spec.kind) {
+        case 'github':
+            return none; // deploy-claims.ts keeps GitHub's own mapping, unchanged.
+        case 'gitlab': {
+            const config = /\/\/(.+)@[^@]*$/.exec(text('ci_config_ref_uri') ?? '')?.[1];
+            const project = text('project_path');
+            const pipeline = text('pipeline_id');
+            const refPath = text('ref_path') ??
+                (text('ref')
+                    ? `refs/${text('ref_type') === 'tag' ? 'tags' : 'heads'}/${text('ref')}`
+                    : undefined);
+            return {
+                ...none,
+                repository,
+                workflow: [config],
+                ref: [refPath],
+                commit: [text('sha')],
+                runNumber: [whole('pipeline_id')],
+                runUrl: project && pipeline ? [`${spec.url}/${project}/-/pipelines/${pipeline}`] : [],
+            };
+        }
+        case 'circleci':
+            return {
+                ...none,
+                repository,
+                workflow: [text(`${CIRCLE}pipeline-definition-id`)],
+                ref: [text(`${CIRCLE}vcs-ref`)],
+            };
+        case 'buildkite': {
+            const tag = text('build_tag');
+            const branch = text('build_branch');
+            const slugs = `${text('organization_slug') ?? ''}/${text('pipeline_slug') ?? ''}`;
+            const build = whole('build_number');
+            return {
+                ...none,
+                repository,
+                workflow: [text('pipeline_slug')],
+                ref: [tag ? `refs/tags/${tag}` : branch ? `refs/heads/${branch}` : undefined],
+                commit: [text('build_commit')],
+                runNumber: [build],
+                runUrl: build ? [`https://buildkite.com/${slugs}/builds/${build}`] : [],
+            };
+        }
+        case 'custom': {
+            const out = { ...none, repository };
+            for (const [field, claim] of Object.entries(spec.deploy ?? {})) {
+                if (field === 'repository')
+                    continue;
+                const value = field === 'runNumber' || field === 'runAttempt' ? whole(claim) : text(claim);
+                out[field] = [value];
+            }
+            return out;
+        }
+    }
+}
+/**
+ * Refusals built into a kind, whatever the rules say (a rule may lift the fork one):
+ * CircleCI tokens of an SSH rerun (a person at a shell holds the job's token, as PyPI
+ * refuses them); GitLab merge-request pipelines of a fork's code (`job_project_id` not
+ * `project_id`, or an MR pipeline whose token cannot tell). The claim named, or undefined.
+ */
+function builtInRefusal(kind, claims, allowForks) {
+    if (kind === 'circleci' && claims[`${CIRCLE}ssh-rerun`] === true) {
+        return {
+            claim: `${CIRCLE}ssh-rerun`,
+            why: "an SSH rerun: someone at a shell holds this job's token, so it is refused",
+        };
+    }
+    if (kind === 'gitlab' && !allowForks) {
+        const job = (0,ci_job/* claimText */.Q1)(claims, 'job_project_id');
+        const project = (0,ci_job/* claimText */.Q1)(claims, 'project_id');
+        if (job !== undefined && project !== undefined && job !== project) {
+            return {
+                claim: 'job_project_id',
+                why: `a pipeline of project ${project}'s code (a fork) running in project ${job}: refused unless the rule says "allowForks": true`,
+            };
+        }
+        if (job === undefined && (0,ci_job/* claimText */.Q1)(claims, 'pipeline_source') === 'merge_request_event') {
+            return {
+                claim: 'pipeline_source',
+                why: 'a merge-request pipeline whose token has no job_project_id, so it may be a fork\'s: refused unless the rule says "allowForks": true',
+            };
+        }
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
 /***/ 9396:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
@@ -5747,7 +6317,7 @@ function printable(text, max = 200) {
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8395);
 /* harmony import */ var zod_mini__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3305);
 /* harmony import */ var _http_url_display_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3390);
-/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6424);
+/* harmony import */ var _plane_url_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4043);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3916);
 /* harmony import */ var _refusal_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(2528);
 
@@ -5885,7 +6455,7 @@ function unavailable(error) {
 class AuthRefusal extends _errors_js__WEBPACK_IMPORTED_MODULE_0__/* .LeaseGateError */ .eg {
     name = 'AuthRefusal';
     status;
-    /** The answer's `reason` (`unauthorized`, `not_your_did`, …): the wire's word for the kind. */
+    /** The answer's `reason` (`unauthorized`, `not_your_did`, \u2026): the wire's word for the kind. */
     reason;
     constructor(message, options) {
         super(message, { ...(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .causeOf */ .rl)(options.cause), code: 'auth_refusal' });
@@ -5956,8 +6526,8 @@ function redactUrl(url) {
 
 /**
  * Break-glass, within the pure rules (no I/O): an operator lets one named agent
- * through what would hold it back — a freeze (an operator's, a window's, a
- * health check's) or the promotion order — once, with a reason, for a bounded
+ * through what would hold it back \u2014 a freeze (an operator's, a window's, a
+ * health check's) or the promotion order \u2014 once, with a reason, for a bounded
  * time. Never through a holder (exclusivity), a revoke, a lock-delay or the
  * failover hold: break-glass overrides policy, not safety.
  *
@@ -6283,6 +6853,8 @@ const kernelEventSchema = zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .object */ .Ik
      * that completed the step before and contains this one, by GitHub's compare.
      */
     promotedVia: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
+    /** The OIDC issuer (URL) whose token the grant's holder proved itself with (grants only). */
+    issuer: zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .optional */ .lqM(zod_mini__WEBPACK_IMPORTED_MODULE_1__/* .string */ .YjP()),
 });
 // An unfreeze may free a resource too, and a break-glass lets its agent in: a held waiter asks again.
 const FREEING = new Set([
@@ -6314,8 +6886,8 @@ const EPOCH = 2 ** TIMELINE_FENCE_BITS;
 /** The last timeline whose fences stay within Number.MAX_SAFE_INTEGER (2^53 - 1). */
 const MAX_TIMELINE = Math.floor(Number.MAX_SAFE_INTEGER / EPOCH);
 /**
- * The least fence timeline `timeline` may draw above: (timeline - 1) · 2^40, so a
- * database that never failed over (timeline 1) keeps fences 1, 2, 3…. Undefined
+ * The least fence timeline `timeline` may draw above: (timeline - 1) \u00b7 2^40, so a
+ * database that never failed over (timeline 1) keeps fences 1, 2, 3\u2026. Undefined
  * past MAX_TIMELINE, where a fence would no longer be an exact number.
  */
 function fenceFloor(timeline) {
@@ -6872,6 +7444,8 @@ function grant(s, command, ctx, events, pass) {
         events[events.length - 1].clocked = true;
     if (command.promotedVia !== undefined)
         events[events.length - 1].promotedVia = command.promotedVia;
+    if (command.issuer !== undefined)
+        events[events.length - 1].issuer = command.issuer;
     return { ok: true, lease: s.lease, renewed: false, ...(previous ? { previous } : {}) };
 }
 /**
@@ -7742,6 +8316,8 @@ function toEvent(entry) {
         event.approval = entry.approval;
     if (entry.promotedVia !== undefined)
         event.promotedVia = entry.promotedVia;
+    if (entry.issuer !== undefined)
+        event.issuer = entry.issuer;
     const deploy = entry.deploy && plane_deploy/* deploySchema */.zR.safeParse(entry.deploy);
     if (deploy?.success)
         event.deploy = deploy.data;
@@ -8157,7 +8733,7 @@ function readSignedRecord(logPath) {
         parsed = undefined;
     }
     if (!parsed?.success) {
-        throw new store_error/* StartRefusedError */.Zy(`${path} is damaged: it should hold the last checkpoint signed over ${logPath} as {"size":N,"root":"…"}. ${RECOVERY}`);
+        throw new store_error/* StartRefusedError */.Zy(`${path} is damaged: it should hold the last checkpoint signed over ${logPath} as {"size":N,"root":"\u2026"}. ${RECOVERY}`);
     }
     return parsed.data;
 }
@@ -9359,8 +9935,8 @@ function memoryStore(options = {}) {
 }
 /**
  * Fences a memory kernel can issue per millisecond of wall clock between its
- * start and the next one's. At today's clock the floor is about 1.8 × 10^15,
- * within a safe integer (9 × 10^15) until the year 2255.
+ * start and the next one's. At today's clock the floor is about 1.8 \u00d7 10^15,
+ * within a safe integer (9 \u00d7 10^15) until the year 2255.
  */
 const FENCES_PER_MS = 1_000;
 /**
@@ -9407,7 +9983,7 @@ class FetchedLines {
     fetch;
     readsBack = true;
     length = 0;
-    /** Chunk start → its lines' bytes, least recently loaded first. */
+    /** Chunk start \u2192 its lines' bytes, least recently loaded first. */
     chunks = new Map();
     constructor(fetch) {
         this.fetch = fetch;
@@ -9573,7 +10149,7 @@ class LineStore {
         this.used += bytes;
         return view;
     }
-    /** The line at `i` (0 ≤ i < length). */
+    /** The line at `i` (0 \u2264 i < length). */
     at(i) {
         const at = i * SLOTS;
         const start = this.index[at + 1];
@@ -9842,7 +10418,7 @@ class Ledger {
         const root = this.tree.root(size);
         if (this.signed && size > this.signed.size) {
             const proof = this.tree.consistencyProof(this.signed.size, size);
-            if (!(0,merkle_proof/* verifyConsistency */.K)(this.signed.size, size, this.signed.root, root, proof)) {
+            if (!(0,merkle_proof/* verifyConsistency */.Ko)(this.signed.size, size, this.signed.root, root, proof)) {
                 throw new ledger_error/* LedgerError */.o('refusing to sign a checkpoint inconsistent with the last one signed');
             }
         }
@@ -9948,7 +10524,7 @@ function createLogger(options) {
         error: (msg, fields) => log('error', msg, fields),
     };
 }
-/** Query parameters whose value is a credential by its name (`?access_token=…`, `&sig=…`). */
+/** Query parameters whose value is a credential by its name (`?access_token=\u2026`, `&sig=\u2026`). */
 const SECRET_PARAM = /([?&;](?:[\w.-]*(?:token|key|secret|password|passwd|pwd|sig|signature|auth|code|credential)[\w.-]*)=)[^&#\s"']+/gi;
 /** A URL's userinfo: `scheme://user:password@`, or `scheme://token@` (no colon). */
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"':]*)(:[^\s/?#@"']*)?@/gi;
@@ -10004,7 +10580,7 @@ function wantsOpenMetrics(accept) {
 }
 /**
  * Renders `registry` in either format. prom-client renames a counter in place when it
- * writes OpenMetrics (`x_total` → `x`) and the next Prometheus-format scrape would lose the
+ * writes OpenMetrics (`x_total` \u2192 `x`) and the next Prometheus-format scrape would lose the
  * suffix: each render here runs alone and puts the names back.
  */
 class MetricsRenderer {
@@ -10129,4 +10705,4 @@ const realSleep = async (ms, signal) => {
 
 };
 
-//# sourceMappingURL=148.index.js.map
+//# sourceMappingURL=607.index.js.map
