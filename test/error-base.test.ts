@@ -23,7 +23,7 @@ const ALLOWED: Record<string, string> = {
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used)',
   'src/kernel/postgres/ledger-tree.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (a snapshot that is not used, logged)',
-  'src/kernel/postgres/transaction.ts: Error':
+  'src/kernel/postgres/commit-context.ts: Error':
     'thrown to be caught close by and reworded: its message becomes the inner words of one of ours (StoreUnavailableError: cannot write)',
   'src/fs/write-all.ts: Error':
     'a write that took no bytes: the file system kind of failure, which its callers reword (StoreError: cannot write) or report as the file system would',

@@ -365,7 +365,8 @@ describe('routes', () => {
     expect((await get(url, '/api/v1/acp/ledger/bundle?cursor=bogus')).status).toBe(400);
     const seen: number[] = [];
     const { bundle } = await fetchLedger(url, undefined, (n) => seen.push(n));
-    expect(seen).toEqual([500, 1_000, 1_251]); // the export follows pages of 500, with progress
+    // The export follows pages of 100 (ledger/remote.ts), with progress after each.
+    expect(seen).toEqual([...Array.from({ length: 12 }, (_, i) => (i + 1) * 100), 1_251]);
     expect(verifyBundle(bundle, publicKey)).toMatchObject({ size: 1_251, count: 1_251 });
   });
 

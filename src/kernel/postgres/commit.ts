@@ -5,7 +5,7 @@ import { emptyState, nextDeadline, type Decision } from '../rules/rules.js';
 import { decideBatch, ruleContext, type RuleSettings, type Work } from '../rules/work.js';
 import type { DbClock, Row, RowCache } from './rows.js';
 import { StoreUnavailableError } from '../store/store-error.js';
-import { CommitUnknownError, parseState, type CommitContext } from './transaction.js';
+import { CommitUnknownError, parseState, type CommitContext } from './commit-context.js';
 
 /** What a batch decides against: the replica's rows and its view of the database's clock. */
 export interface Optimistic {

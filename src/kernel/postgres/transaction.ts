@@ -1,14 +1,15 @@
 import type pg from 'pg';
-import { causeText, LeaseGateError } from '../../errors.js';
+import { LeaseGateError } from '../../errors.js';
 import type { RuleSettings, Work } from '../rules/work.js';
-import type { PlaneLocks } from './locks.js';
-import type { Decision, Freeze } from '../rules/rules.js';
-import { readResourceState, type ResourceState } from '../rules/state.js';
+import type { Decision } from '../rules/rules.js';
 import { commitOnce, type Attempt, type Optimistic } from './commit.js';
+import { CommitUnknownError, type CommitContext } from './commit-context.js';
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 
 export type { RuleSettings, Work };
+// Their own module, so commit.ts can use them without importing this file back.
+export { CommitUnknownError, parseState, type CommitContext } from './commit-context.js';
 
 /**
  * One attempt at a batch (commit.ts: one round trip, its own transaction unless the
@@ -65,39 +66,10 @@ export function watchSyncCancel(client: pg.ClientBase): {
   return { seen: () => seen, stop: () => void client.off('notice', onNotice) };
 }
 
-/** Who commits: the plane's locks, and this replica's name in lease_gate_listening. */
-export interface CommitContext {
-  locks: PlaneLocks;
-  replica: string;
-  /** The hold after a failover (failover.ts) in force at `now`, if any: no new holder meanwhile. */
-  hold?: ((now: number) => Freeze | undefined) | undefined;
-}
-
 /** A committed batch: its decisions, and the resources another replica listens for. */
 export interface Committed {
   decisions: Decision[];
   listened: string[];
-}
-
-/** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
-export class CommitUnknownError extends LeaseGateError<'store_commit_unknown'> {
-  override name = 'CommitUnknownError';
-  /** What the COMMIT met: the driver's error, or the standby's cancelled wait. */
-  declare readonly cause: unknown;
-  constructor(options: { cause: unknown }) {
-    const { cause } = options;
-    super(causeText(cause), {
-      cause,
-      code: 'store_commit_unknown',
-    });
-  }
-}
-
-export function parseState(raw: unknown, resource: string): ResourceState {
-  const state = readResourceState(raw, resource);
-  if (!state)
-    throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
-  return state;
 }
 
 export { NOW_MS };
