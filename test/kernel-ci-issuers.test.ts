@@ -279,6 +279,35 @@ describe('a kernel of several issuers', () => {
     expect(String(rerun.body.message)).toMatch(/oidc\.circleci\.com\/ssh-rerun.*SSH rerun/);
   });
 
+  it('refuses an SSH rerun said as the text "true" too, not only as a boolean', async () => {
+    for (const said of ['true', 'TRUE']) {
+      const rerun = await leaseAs(cc, 'lock:shared/ssh', { 'oidc.circleci.com/ssh-rerun': said });
+      expect(rerun, said).toMatchObject({ status: 403, body: { reason: 'not_allowed' } });
+      expect(String(rerun.body.message)).toMatch(/oidc\.circleci\.com\/ssh-rerun.*SSH rerun/);
+    }
+    expect(
+      (await leaseAs(cc, 'lock:shared/ssh', { 'oidc.circleci.com/ssh-rerun': 'false' })).status,
+    ).toBe(200);
+    await (await leaseAs(cc, 'lock:shared/ssh')).release();
+  });
+
+  it("refuses a repository its token does not name: no job joins another repository's lane unmapped", async () => {
+    // A CircleCI project of no mapping whose origin is no owner/repo: the token names no repository.
+    const unnamed = { 'oidc.circleci.com/vcs-origin': 'gitlab.com/evil/sub/shop' };
+    for (const resource of [STAGING, 'lock:shared/lane']) {
+      const joined = await leaseAs(cc, resource, unnamed, { repository: 'acme/shop' });
+      expect(joined, resource).toMatchObject({ status: 403, body: { reason: 'not_your_deploy' } });
+      expect(String(joined.body.message)).toMatch(
+        /its claims name no repository .*deploy\.repository "acme\/shop" would be believed.*issuer circleci's "repositories"/,
+      );
+      expect(await holder(resource, await gl.token())).toBeNull();
+    }
+    // Without a repository it still leases, its other fields as before.
+    const plain = await leaseAs(cc, 'lock:shared/lane', unnamed, { ref: 'refs/heads/main' });
+    expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+    await plain.release();
+  });
+
   it("never lets one issuer's token match another's rule or act as another's DID", async () => {
     // lock:bk/* is in the Buildkite rule only.
     const notAllowed = await leaseAs(gl, 'lock:bk/only');
