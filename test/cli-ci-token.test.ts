@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorMessage } from '../src/errors.js';
 import { ciTokenWay } from '../src/lease/ci-tokens.js';
 import { cachedToken, tokenClaims } from '../src/lease/oidc-token.js';
 import { jobDidPrefix } from '../src/plane/ci-job.js';
@@ -367,5 +368,28 @@ describe('--auth', () => {
     expect(p.seen).toEqual([]);
     const missing = await runMain(acquire(p.url), { ...env, PATH: '/nonexistent' });
     expect(missing.err).toContain('buildkite-agent is not on PATH');
+  });
+
+  it("a CI tool's escape sequences are escaped in its words, wherever they are printed", async () => {
+    const tools = fakeCiTools();
+    const secret = await issuers.buildkite!.token();
+    tools.fail(1, `\u001b]0;pwned\u0007\u001b[31merror: ${secret} refused\u001b[0m`);
+    const env = {
+      BUILDKITE: 'true',
+      BUILDKITE_AGENT_ACCESS_TOKEN: 'agent-secret',
+      PATH: tools.path,
+    };
+    const way = ciTokenWay('buildkite', env);
+    if (!('source' in way)) throw new Error(way.missing);
+    const message = await way.source().then(
+      () => '',
+      (error: unknown) => errorMessage(error),
+    );
+    expect(message).toContain(
+      'failed with code 1: \\u001b]0;pwned\\u0007\\u001b[31merror: [redacted]',
+    );
+    // eslint-disable-next-line no-control-regex
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expectNoToken(message, secret);
   });
 });
