@@ -370,6 +370,26 @@ describe('--auth', () => {
     expect(missing.err).toContain('buildkite-agent is not on PATH');
   });
 
+  it('a refused job token is said as a token refused, not as a key to check', async () => {
+    plane = await startScriptedPlane(() => ({
+      status: 401,
+      body: {
+        reason: 'unauthorized',
+        message: 'The OIDC token was refused: its "aud" claim is not accepted.',
+      },
+    }));
+    const token = await issuers.gitlab!.token();
+    const result = await runMain(acquire(plane.url, '--auth', 'oidc'), {
+      GITLAB_CI: 'true',
+      LEASE_GATE_ID_TOKEN: token,
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.err).toContain('its "aud" claim is not accepted');
+    expect(result.err).toContain("check that the kernel trusts the token's issuer and audience");
+    expect(result.err).not.toContain('LEASE_GATE_KEY');
+    expectNoToken(result.out + result.err, token);
+  });
+
   it("a CI tool's escape sequences are escaped in its words, wherever they are printed", async () => {
     const tools = fakeCiTools();
     const secret = await issuers.buildkite!.token();

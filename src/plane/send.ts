@@ -176,7 +176,10 @@ function keyRefused(
     : options.key
       ? 'the key'
       : 'the call: no key was sent';
-  const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+  // A refused job token is no key's fault: say what the kernel checks of a token instead.
+  const hint = options.bearer
+    ? "that the kernel trusts the token's issuer and audience (its --oidc-issuer or --oidc-issuers, docs/ci-issuers.md)"
+    : (options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)');
   return new KeyRefusedError(
     `${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`,
     { call: name, status, said },
