@@ -435,6 +435,13 @@ describe('the ledger of a kernel of several issuers', () => {
     );
     expect(tampered('http://gitlab.example.com')).toThrow(/not an https:\/\/ URL/);
     expect(tampered(`${gl.url}x`)).toThrow(/not a URL|not in the namespace/);
-    expect(tampered('https://token.actions.githubusercontent.com')).not.toThrow();
+    // Relabelled as GitHub's: GitHub's DIDs name any host, but always a run's attempt.
+    expect(tampered('https://token.actions.githubusercontent.com')).toThrow(
+      /not in the namespace of its issuer https:\/\/token\.actions\.githubusercontent\.com \(did:web:<host>:<owner>:<repo>:actions:runs:/,
+    );
+    const githubGrant = grants.find((e) => e.issuer === gh.url)!;
+    const asGithub = (e: (typeof entries)[number]) =>
+      e === githubGrant ? { ...e, issuer: 'https://token.actions.githubusercontent.com' } : e;
+    expect(() => checkMeaning(entries.map(asGithub), false)).not.toThrow();
   });
 });
