@@ -279,6 +279,13 @@ describe('a kernel of several issuers', () => {
     expect(String(rerun.body.message)).toMatch(/oidc\.circleci\.com\/ssh-rerun.*SSH rerun/);
   });
 
+  it("says each issuer at start with the DID host its jobs' DIDs really carry", () => {
+    // A host with a port is one DID segment, its colon encoded, as the tokens' DIDs have it.
+    const host = new URL(gl.url).host;
+    expect(auth.summary).toContain(`(DIDs under did:web:${host.replace(':', '%3A')}:…)`);
+    expect(didOf(gl).startsWith(`did:web:${host.replace(':', '%3A')}:gitlab:`)).toBe(true);
+  });
+
   it('refuses an SSH rerun said as the text "true" too, not only as a boolean', async () => {
     for (const said of ['true', 'TRUE']) {
       const rerun = await leaseAs(cc, 'lock:shared/ssh', { 'oidc.circleci.com/ssh-rerun': said });
