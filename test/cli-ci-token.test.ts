@@ -388,6 +388,17 @@ describe('--auth', () => {
     expect(result.err).toContain("check that the kernel trusts the token's issuer and audience");
     expect(result.err).not.toContain('LEASE_GATE_KEY');
     expectNoToken(result.out + result.err, token);
+    await plane.close();
+    plane = await startScriptedPlane(() => ({
+      status: 403,
+      body: { reason: 'not_allowed', message: 'Policy rule 1 ("main") lets x be leased only…' },
+    }));
+    const policy = await runMain(acquire(plane.url, '--auth', 'oidc'), {
+      GITLAB_CI: 'true',
+      LEASE_GATE_ID_TOKEN: token,
+    });
+    expect(policy.err).toContain("check the kernel's policy rules for the token's issuer");
+    expect(policy.err).not.toContain('LEASE_GATE_KEY');
   });
 
   it("a CI tool's escape sequences are escaped in its words, wherever they are printed", async () => {
