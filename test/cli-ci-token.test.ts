@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorMessage } from '../src/errors.js';
 import { ciTokenWay } from '../src/lease/ci-tokens.js';
 import { cachedToken, tokenClaims } from '../src/lease/oidc-token.js';
 import { jobDidPrefix } from '../src/plane/ci-job.js';
@@ -367,5 +368,59 @@ describe('--auth', () => {
     expect(p.seen).toEqual([]);
     const missing = await runMain(acquire(p.url), { ...env, PATH: '/nonexistent' });
     expect(missing.err).toContain('buildkite-agent is not on PATH');
+  });
+
+  it('a refused job token is said as a token refused, not as a key to check', async () => {
+    plane = await startScriptedPlane(() => ({
+      status: 401,
+      body: {
+        reason: 'unauthorized',
+        message: 'The OIDC token was refused: its "aud" claim is not accepted.',
+      },
+    }));
+    const token = await issuers.gitlab!.token();
+    const result = await runMain(acquire(plane.url, '--auth', 'oidc'), {
+      GITLAB_CI: 'true',
+      LEASE_GATE_ID_TOKEN: token,
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.err).toContain('its "aud" claim is not accepted');
+    expect(result.err).toContain("check that the kernel trusts the token's issuer and audience");
+    expect(result.err).not.toContain('LEASE_GATE_KEY');
+    expectNoToken(result.out + result.err, token);
+    await plane.close();
+    plane = await startScriptedPlane(() => ({
+      status: 403,
+      body: { reason: 'not_allowed', message: 'Policy rule 1 ("main") lets x be leased only…' },
+    }));
+    const policy = await runMain(acquire(plane.url, '--auth', 'oidc'), {
+      GITLAB_CI: 'true',
+      LEASE_GATE_ID_TOKEN: token,
+    });
+    expect(policy.err).toContain("check the kernel's policy rules for the token's issuer");
+    expect(policy.err).not.toContain('LEASE_GATE_KEY');
+  });
+
+  it("a CI tool's escape sequences are escaped in its words, wherever they are printed", async () => {
+    const tools = fakeCiTools();
+    const secret = await issuers.buildkite!.token();
+    tools.fail(1, `\u001b]0;pwned\u0007\u001b[31merror: ${secret} refused\u001b[0m`);
+    const env = {
+      BUILDKITE: 'true',
+      BUILDKITE_AGENT_ACCESS_TOKEN: 'agent-secret',
+      PATH: tools.path,
+    };
+    const way = ciTokenWay('buildkite', env);
+    if (!('source' in way)) throw new Error(way.missing);
+    const message = await way.source().then(
+      () => '',
+      (error: unknown) => errorMessage(error),
+    );
+    expect(message).toContain(
+      'failed with code 1: \\u001b]0;pwned\\u0007\\u001b[31merror: [redacted]',
+    );
+    // eslint-disable-next-line no-control-regex
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expectNoToken(message, secret);
   });
 });

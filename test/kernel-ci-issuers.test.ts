@@ -279,6 +279,42 @@ describe('a kernel of several issuers', () => {
     expect(String(rerun.body.message)).toMatch(/oidc\.circleci\.com\/ssh-rerun.*SSH rerun/);
   });
 
+  it("says each issuer at start with the DID host its jobs' DIDs really carry", () => {
+    // A host with a port is one DID segment, its colon encoded, as the tokens' DIDs have it.
+    const host = new URL(gl.url).host;
+    expect(auth.summary).toContain(`(DIDs under did:web:${host.replace(':', '%3A')}:…)`);
+    expect(didOf(gl).startsWith(`did:web:${host.replace(':', '%3A')}:gitlab:`)).toBe(true);
+  });
+
+  it('refuses an SSH rerun said as the text "true" too, not only as a boolean', async () => {
+    for (const said of ['true', 'TRUE']) {
+      const rerun = await leaseAs(cc, 'lock:shared/ssh', { 'oidc.circleci.com/ssh-rerun': said });
+      expect(rerun, said).toMatchObject({ status: 403, body: { reason: 'not_allowed' } });
+      expect(String(rerun.body.message)).toMatch(/oidc\.circleci\.com\/ssh-rerun.*SSH rerun/);
+    }
+    expect(
+      (await leaseAs(cc, 'lock:shared/ssh', { 'oidc.circleci.com/ssh-rerun': 'false' })).status,
+    ).toBe(200);
+    await (await leaseAs(cc, 'lock:shared/ssh')).release();
+  });
+
+  it("refuses a repository its token does not name: no job joins another repository's lane unmapped", async () => {
+    // A CircleCI project of no mapping whose origin is no owner/repo: the token names no repository.
+    const unnamed = { 'oidc.circleci.com/vcs-origin': 'gitlab.com/evil/sub/shop' };
+    for (const resource of [STAGING, 'lock:shared/lane']) {
+      const joined = await leaseAs(cc, resource, unnamed, { repository: 'acme/shop' });
+      expect(joined, resource).toMatchObject({ status: 403, body: { reason: 'not_your_deploy' } });
+      expect(String(joined.body.message)).toMatch(
+        /its claims name no repository .*deploy\.repository "acme\/shop" would be believed.*issuer circleci's "repositories"/,
+      );
+      expect(await holder(resource, await gl.token())).toBeNull();
+    }
+    // Without a repository it still leases, its other fields as before.
+    const plain = await leaseAs(cc, 'lock:shared/lane', unnamed, { ref: 'refs/heads/main' });
+    expect(plain.status, JSON.stringify(plain.body)).toBe(200);
+    await plain.release();
+  });
+
   it("never lets one issuer's token match another's rule or act as another's DID", async () => {
     // lock:bk/* is in the Buildkite rule only.
     const notAllowed = await leaseAs(gl, 'lock:bk/only');
@@ -406,6 +442,13 @@ describe('the ledger of a kernel of several issuers', () => {
     );
     expect(tampered('http://gitlab.example.com')).toThrow(/not an https:\/\/ URL/);
     expect(tampered(`${gl.url}x`)).toThrow(/not a URL|not in the namespace/);
-    expect(tampered('https://token.actions.githubusercontent.com')).not.toThrow();
+    // Relabelled as GitHub's: GitHub's DIDs name any host, but always a run's attempt.
+    expect(tampered('https://token.actions.githubusercontent.com')).toThrow(
+      /not in the namespace of its issuer https:\/\/token\.actions\.githubusercontent\.com \(did:web:<host>:<owner>:<repo>:actions:runs:/,
+    );
+    const githubGrant = grants.find((e) => e.issuer === gh.url)!;
+    const asGithub = (e: (typeof entries)[number]) =>
+      e === githubGrant ? { ...e, issuer: 'https://token.actions.githubusercontent.com' } : e;
+    expect(() => checkMeaning(entries.map(asGithub), false)).not.toThrow();
   });
 });

@@ -9,6 +9,7 @@ import {
 import { GITHUB_ISSUER_URL } from '../kernel/auth/github-issuer.js';
 import { readScopedKeys } from '../kernel/auth/keys.js';
 import { readPolicy } from '../kernel/auth/policy.js';
+import { didSegment } from '../plane/did.js';
 import { UsageError } from './options.js';
 import { causeText } from '../errors.js';
 
@@ -116,7 +117,7 @@ export async function kernelAuth(
       oidc = { issuers: issuerSet(await startIssuers(specs, http)), policy };
       const each = specs.map(
         (i) =>
-          `${i.name} (${i.kind}) ${i.url} for audience ${i.audience}${i.kind === 'github' || i.kind === 'gitlab' ? ` (DIDs under did:web:${i.didHost}:…)` : ''}`,
+          `${i.name} (${i.kind}) ${i.url} for audience ${i.audience}${i.kind === 'github' || i.kind === 'gitlab' ? ` (DIDs under did:web:${didSegment(i.didHost)}:…)` : ''}`,
       );
       parts.push(
         `OIDC tokens from ${each.join(', ')}, policy of ${policy.rules} rule(s) from ${values.policy}`,

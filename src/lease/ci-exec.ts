@@ -1,5 +1,6 @@
 import { execFile, type ExecFileException } from 'node:child_process';
 import { LeaseGateError, type CauseOptions } from '../errors.js';
+import { untrusted } from './escape.js';
 
 /**
  * A CI's own command that prints the job's OIDC token (`buildkite-agent oidc request-token`,
@@ -35,7 +36,8 @@ const SECRETISH = /[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*|[A-Za-z0
 /** A tool's stderr, as a clause: first line, clipped, nothing token-shaped left in it. */
 export function toolWords(stderr: string): string {
   const line = stderr.trim().split('\n')[0] ?? '';
-  return line.replace(SECRETISH, '[redacted]').slice(0, 200);
+  // Control characters escaped: the words end up in log lines printed as they are.
+  return untrusted(line.replace(SECRETISH, '[redacted]'), 200);
 }
 
 /** `buildkite-agent oidc request-token`, as its error messages name it. */

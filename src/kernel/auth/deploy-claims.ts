@@ -33,7 +33,8 @@ import { AuthRefusal } from './refusal.js';
  * Other CIs' tokens (mappings.ts `deployValues`, docs/ci-issuers.md): each field their
  * claims give is held to them as GitHub's are; a field they do not give (CircleCI's commit,
  * GitLab's attempt) is taken as sent, believed; a believed commit is refused on a resource
- * of the promotion order, where it would mark a step as completed.
+ * of the promotion order, where it would mark a step as completed, and a believed repository
+ * is refused everywhere (it would put the job in another repository's lane).
  */
 
 type Field = keyof Deploy;
@@ -111,6 +112,14 @@ export function deployOfRun(
   if (mustVouch && sent.commit !== undefined && allowed.commit.length === 0) {
     throw new AuthRefusal(
       `This token is ${run.described}: its claims name no commit (${issuer.kind} tokens carry none), so deploy.commit ${shown(sent.commit)} would be believed, not vouched for; on a resource of the promotion order a hold marks its commit as having completed a step, so the commit must come from the token.`,
+      { status: 403, reason: 'not_your_deploy' },
+    );
+  }
+  // A repository names the lane and the promotion order a hold counts in: believed, any job
+  // could join another repository's (a commit of its own marking a step done there).
+  if (issuer.kind !== 'github' && sent.repository !== undefined && !allowed.repository.length) {
+    throw new AuthRefusal(
+      `This token is ${run.described}: its claims name no repository (owner/repo), so deploy.repository ${shown(sent.repository)} would be believed, and would let it into that repository's deploy order and promotion order. Map its project to the repository in issuer ${issuer.name}'s "repositories" (docs/ci-issuers.md), or send no deploy.repository.`,
       { status: 403, reason: 'not_your_deploy' },
     );
   }

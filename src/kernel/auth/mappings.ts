@@ -249,7 +249,8 @@ export function builtInRefusal(
   claims: OidcClaims,
   allowForks: boolean,
 ): { claim: string; why: string } | undefined {
-  if (kind === 'circleci' && claims[`${CIRCLE}ssh-rerun`] === true) {
+  // CircleCI sends a boolean; "true" as text is refused alike, not taken for a normal run.
+  if (kind === 'circleci' && /^true$/i.test(String(claims[`${CIRCLE}ssh-rerun`]))) {
     return {
       claim: `${CIRCLE}ssh-rerun`,
       why: "an SSH rerun: someone at a shell holds this job's token, so it is refused",
