@@ -344,7 +344,8 @@ var plane_url = __webpack_require__(4043);
  * and the holder's DID in that issuer's namespace (plane/ci-job.ts), so a signer who swaps
  * the issuer of a grant is caught:
  *
- *   GitHub's         any DID (a GitHub run's DIDs name their own host, --oidc-did-host)
+ *   GitHub's         a run's: did:web:<any host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>:
+ *                    (its DIDs name their own host, --oidc-did-host)
  *   CircleCI's       did:web:oidc.circleci.com:circleci:orgs:<the org id in the URL>:
  *   Buildkite's      did:web:agent.buildkite.com:buildkite:
  *   gitlab.com, and any other URL whose DIDs say gitlab: did:web:<its host>:gitlab:projects:
@@ -372,10 +373,16 @@ function issuerProblem(e) {
     }
     return undefined;
 }
+/** A GitHub run attempt's DID prefix (plane/ci-job.ts), whatever its host. */
+const GITHUB_RUN = /^did:web:[^:]+:[^:]+:[^:]+:actions:runs:\d+:attempts:\d+:/;
 function namespaceOf(url, did) {
     switch ((0,ci_job/* kindOfIssuer */.pS)(url.href)) {
         case 'github':
-            return undefined;
+            // Any host (--oidc-did-host), but always a run's attempt: a grant of another CI's job
+            // relabelled as GitHub's is caught.
+            return GITHUB_RUN.test(did)
+                ? did
+                : 'did:web:<host>:<owner>:<repo>:actions:runs:<id>:attempts:<n>:';
         case 'circleci': {
             const org = /^\/org\/([^/]+)\/?$/.exec(url.pathname)?.[1] ?? '?';
             return `did:web:oidc.circleci.com:circleci:orgs:${org}:`;

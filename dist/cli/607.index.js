@@ -337,6 +337,11 @@ function deployOfRun(sent, claims, run, issuer, mustVouch = false) {
     if (mustVouch && sent.commit !== undefined && allowed.commit.length === 0) {
         throw new refusal/* AuthRefusal */.N(`This token is ${run.described}: its claims name no commit (${issuer.kind} tokens carry none), so deploy.commit ${deploy_claims_shown(sent.commit)} would be believed, not vouched for; on a resource of the promotion order a hold marks its commit as having completed a step, so the commit must come from the token.`, { status: 403, reason: 'not_your_deploy' });
     }
+    // A repository names the lane and the promotion order a hold counts in: believed, any job
+    // could join another repository's (a commit of its own marking a step done there).
+    if (issuer.kind !== 'github' && sent.repository !== undefined && !allowed.repository.length) {
+        throw new refusal/* AuthRefusal */.N(`This token is ${run.described}: its claims name no repository (owner/repo), so deploy.repository ${deploy_claims_shown(sent.repository)} would be believed, and would let it into that repository's deploy order and promotion order. Map its project to the repository in issuer ${issuer.name}'s "repositories" (docs/ci-issuers.md), or send no deploy.repository.`, { status: 403, reason: 'not_your_deploy' });
+    }
     // Other CIs' tokens lack some fields (CircleCI's commit): those are believed, as sent.
     const asSent = issuer.kind === 'github'
         ? takenAsSent(claims, mustVouch)
@@ -915,6 +920,7 @@ var cli_options = __webpack_require__(776);
 
 
 
+
 /**
  * The credential flags' own rules, checked without reading a file: what needs --oidc-audience,
  * the kernel key refused beside scoped credentials, the audience's form.
@@ -984,7 +990,7 @@ async function kernelAuth(values, key, operatorKeys = {}) {
             const { issuerSet, startIssuers } = await Promise.resolve(/* import() */).then(__webpack_require__.bind(__webpack_require__, 3500));
             http = (0,client/* createHttpClient */.u)();
             oidc = { issuers: issuerSet(await startIssuers(specs, http)), policy };
-            const each = specs.map((i) => `${i.name} (${i.kind}) ${i.url} for audience ${i.audience}${i.kind === 'github' || i.kind === 'gitlab' ? ` (DIDs under did:web:${i.didHost}:\u2026)` : ''}`);
+            const each = specs.map((i) => `${i.name} (${i.kind}) ${i.url} for audience ${i.audience}${i.kind === 'github' || i.kind === 'gitlab' ? ` (DIDs under did:web:${(0,did/* didSegment */.f4)(i.didHost)}:\u2026)` : ''}`);
             parts.push(`OIDC tokens from ${each.join(', ')}, policy of ${policy.rules} rule(s) from ${values.policy}`);
         }
         return {
@@ -1042,7 +1048,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(994)]).then(__webpack_require__.bind(__webpack_require__, 7994));
+    const { PostgresService } = await Promise.all(/* import() */[__webpack_require__.e(849), __webpack_require__.e(884)]).then(__webpack_require__.bind(__webpack_require__, 5884));
     return PostgresService.open({ ...options, ...rest });
 }
 /** `lease-gate kernel migrate --store \u2026`: brings the schema to this version, and nothing else. */
@@ -6276,7 +6282,8 @@ function deployValues(spec, claims, job) {
  * `project_id`, or an MR pipeline whose token cannot tell). The claim named, or undefined.
  */
 function builtInRefusal(kind, claims, allowForks) {
-    if (kind === 'circleci' && claims[`${CIRCLE}ssh-rerun`] === true) {
+    // CircleCI sends a boolean; "true" as text is refused alike, not taken for a normal run.
+    if (kind === 'circleci' && /^true$/i.test(String(claims[`${CIRCLE}ssh-rerun`]))) {
         return {
             claim: `${CIRCLE}ssh-rerun`,
             why: "an SSH rerun: someone at a shell holds this job's token, so it is refused",

@@ -15828,7 +15828,10 @@ __nccwpck_require__.d(__webpack_exports__, {
 var external_node_child_process_ = __nccwpck_require__(1421);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(3916);
+// EXTERNAL MODULE: ./src/lease/escape.ts
+var lease_escape = __nccwpck_require__(1223);
 ;// CONCATENATED MODULE: ./src/lease/ci-exec.ts
+
 
 
 /** The job's token could not be had: a CI tool missing, failing, or printing no token. */
@@ -15848,7 +15851,8 @@ const SECRETISH = /[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*|[A-Za-z0
 /** A tool's stderr, as a clause: first line, clipped, nothing token-shaped left in it. */
 function toolWords(stderr) {
     const line = stderr.trim().split('\n')[0] ?? '';
-    return line.replace(SECRETISH, '[redacted]').slice(0, 200);
+    // Control characters escaped: the words end up in log lines printed as they are.
+    return (0,lease_escape/* untrusted */.bp)(line.replace(SECRETISH, '[redacted]'), 200);
 }
 /** `buildkite-agent oidc request-token`, as its error messages name it. */
 const shown = (command) => [command.program, ...command.args.filter((arg) => !arg.startsWith('{'))].slice(0, 4).join(' ');
@@ -15893,8 +15897,6 @@ function failure(name, program, error, stderr, timeoutMs) {
 
 // EXTERNAL MODULE: ./src/lease/errors.ts
 var lease_errors = __nccwpck_require__(2679);
-// EXTERNAL MODULE: ./src/lease/escape.ts
-var lease_escape = __nccwpck_require__(1223);
 // EXTERNAL MODULE: ./src/lease/oidc-token.ts
 var oidc_token = __nccwpck_require__(8309);
 ;// CONCATENATED MODULE: ./src/lease/ci-tokens.ts

@@ -853,6 +853,7 @@ var external_node_child_process_ = __webpack_require__(1421);
 ;// CONCATENATED MODULE: ./src/lease/ci-exec.ts
 
 
+
 /** The job's token could not be had: a CI tool missing, failing, or printing no token. */
 class CiTokenError extends LeaseGateError {
     name = 'CiTokenError';
@@ -870,7 +871,8 @@ const SECRETISH = /[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*|[A-Za-z0
 /** A tool's stderr, as a clause: first line, clipped, nothing token-shaped left in it. */
 function toolWords(stderr) {
     const line = stderr.trim().split('\n')[0] ?? '';
-    return line.replace(SECRETISH, '[redacted]').slice(0, 200);
+    // Control characters escaped: the words end up in log lines printed as they are.
+    return escape_untrusted(line.replace(SECRETISH, '[redacted]'), 200);
 }
 /** `buildkite-agent oidc request-token`, as its error messages name it. */
 const shown = (command) => [command.program, ...command.args.filter((arg) => !arg.startsWith('{'))].slice(0, 4).join(' ');
@@ -2604,8 +2606,14 @@ function keyRefused(options, name, status, statusText, body) {
         : options.key
             ? 'the key'
             : 'the call: no key was sent';
-    const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-    return new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
+    // A refused job token is no key's fault: say what the kernel checks of a token instead.
+    const hint = !options.bearer
+        ? undefined
+        : status === 403
+            ? "the kernel's policy rules for the token's issuer against the job's claims (docs/ci-issuers.md)"
+            : "that the kernel trusts the token's issuer and audience (its --oidc-issuer or --oidc-issuers, docs/ci-issuers.md)";
+    const keyHint = hint ?? options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+    return new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${keyHint}.`, { call: name, status, said });
 }
 function headerValue(value) {
     return Array.isArray(value) ? value[0] : value;

@@ -30369,8 +30369,14 @@ function keyRefused(options, name, status, statusText, body) {
         : options.key
             ? 'the key'
             : 'the call: no key was sent';
-    const hint = options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
-    return new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${hint}.`, { call: name, status, said });
+    // A refused job token is no key's fault: say what the kernel checks of a token instead.
+    const hint = !options.bearer
+        ? undefined
+        : status === 403
+            ? "the kernel's policy rules for the token's issuer against the job's claims (docs/ci-issuers.md)"
+            : "that the kernel trusts the token's issuer and audience (its --oidc-issuer or --oidc-issuers, docs/ci-issuers.md)";
+    const keyHint = hint ?? options.keyHint ?? 'LEASE_GATE_KEY (or INTRAMEDIAL_KEY for the hosted plane)';
+    return new KeyRefusedError(`${name}: ${statusText}${said ? ` (${said})` : ''}. The plane refused ${sent}; check ${keyHint}.`, { call: name, status, said });
 }
 function headerValue(value) {
     return Array.isArray(value) ? value[0] : value;

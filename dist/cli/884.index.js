@@ -1,8 +1,8 @@
-export const id = 994;
-export const ids = [994];
+export const id = 884;
+export const ids = [884];
 export const modules = {
 
-/***/ 7994:
+/***/ 5884:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -27,10 +27,31 @@ var store_error = __webpack_require__(7561);
 var postgres_connect = __webpack_require__(6739);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __webpack_require__(3916);
-// EXTERNAL MODULE: ./src/kernel/rules/state.ts
-var rules_state = __webpack_require__(1648);
 // EXTERNAL MODULE: ./src/kernel/rules/work.ts
 var rules_work = __webpack_require__(1512);
+// EXTERNAL MODULE: ./src/kernel/rules/state.ts
+var rules_state = __webpack_require__(1648);
+;// CONCATENATED MODULE: ./src/kernel/postgres/commit-context.ts
+
+
+/** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
+class CommitUnknownError extends errors/* LeaseGateError */.eg {
+    name = 'CommitUnknownError';
+    constructor(options) {
+        const { cause } = options;
+        super((0,errors/* causeText */.xv)(cause), {
+            cause,
+            code: 'store_commit_unknown',
+        });
+    }
+}
+function parseState(raw, resource) {
+    const state = (0,rules_state/* readResourceState */.yF)(raw, resource);
+    if (!state)
+        throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
+    return state;
+}
+
 ;// CONCATENATED MODULE: ./src/kernel/postgres/commit.ts
 
 
@@ -207,6 +228,8 @@ function fillFences(decisions, fences) {
 
 
 const NOW_MS = `floor(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
+// Their own module, so commit.ts can use them without importing this file back.
+
 /**
  * One attempt at a batch (commit.ts: one round trip, its own transaction unless the
  * caller opened one). Not committed when it throws an ERROR (the statement's transaction
@@ -252,23 +275,6 @@ function watchSyncCancel(client) {
     };
     client.on('notice', onNotice);
     return { seen: () => seen, stop: () => void client.off('notice', onNotice) };
-}
-/** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
-class CommitUnknownError extends errors/* LeaseGateError */.eg {
-    name = 'CommitUnknownError';
-    constructor(options) {
-        const { cause } = options;
-        super((0,errors/* causeText */.xv)(cause), {
-            cause,
-            code: 'store_commit_unknown',
-        });
-    }
-}
-function parseState(raw, resource) {
-    const state = (0,rules_state/* readResourceState */.yF)(raw, resource);
-    if (!state)
-        throw new Error(`the stored state of ${JSON.stringify(resource)} is not a lease-gate state`);
-    return state;
 }
 
 
@@ -2128,4 +2134,4 @@ const tooNew = (version, schema) => new SchemaTooNewError(`the database's schema
 
 };
 
-//# sourceMappingURL=994.index.js.map
+//# sourceMappingURL=884.index.js.map
