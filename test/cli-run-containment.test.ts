@@ -52,7 +52,10 @@ const { spawn } = require('child_process');
 const [role, d] = [process.env.ROLE, process.env.DIR];
 const start = (ROLE, detached) =>
   spawn(process.execPath, [__filename], { env: { ...process.env, ROLE }, stdio: 'ignore', detached }).unref();
-fs.writeFileSync(d + '/' + (role || 'root') + '.pid', String(process.pid));
+// Written whole, then renamed: the test reads a pid file as soon as it exists.
+const pidFile = d + '/' + (role || 'root') + '.pid';
+fs.writeFileSync(pidFile + '.tmp', String(process.pid));
+fs.renameSync(pidFile + '.tmp', pidFile);
 if (!role) { start('middle', true); setInterval(() => {}, 1000); }
 if (role === 'middle') {
   fs.writeFileSync(d + '/ready', '');
@@ -73,7 +76,11 @@ async function until(ready: () => boolean, what: string) {
   }
 }
 
-const pidOf = (role: string) => Number(readFileSync(join(dir, `${role}.pid`), 'utf8'));
+function pidOf(role: string): number {
+  const pid = Number(readFileSync(join(dir, `${role}.pid`), 'utf8'));
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${role}.pid holds no pid`);
+  return pid;
+}
 
 /** Runs the scenario in `contained`; returns the grandchild's pid once the middle is gone. */
 async function orphanedGrandchild(c: Containment): Promise<number> {
