@@ -107,6 +107,12 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [ACTIONS] }],
     },
   },
+  // The dist loader is CommonJS, as the bundles it loads are (scripts/build.mjs).
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Type-aware rules: each .ts file is read with its own tsconfig (the root one, or
   // src/console/page's for the browser code).
   {

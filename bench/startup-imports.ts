@@ -5,15 +5,15 @@ import { median } from './stats.js';
 
 /**
  * What each import of the built main step costs on its way to the first ask: a copy of
- * dist/main whose bundle times each module it evaluates (ncc's `__nccwpck_require__`: the
- * module's own top-level code, without the modules it requires, which are timed on their own)
- * and marks the phases of the run (undici's diagnostics channels: the first request's headers
- * sent, the answer's headers received). The copy is a measuring tool only: it is run with the
+ * dist/main whose bundle times each module it evaluates (instrument(): a module's own code,
+ * without the modules it requires, which are timed on their own; a builtin a package requires
+ * counts in that package's time) and marks the phases of the run (the HTTP diagnostics
+ * channels: the first request sent, the first answer received). The copy is a measuring tool only: it is run with the
  * same inputs as the timed steps, and its figures are medians over its runs.
  */
 
 export interface ImportCost {
-  /** A package (`undici`), a Node builtin (`node:http`), or our src/ (with what ncc joined to it). */
+  /** A package (`undici`), a Node builtin (`node:http`), or our src/. */
   name: string;
   ms: number;
 }
@@ -35,94 +35,114 @@ export interface Phases {
 
 /** The entry module's own time: run() up to its first await. */
 const ENTRY_NAME = 'src/bin/main.ts: run() to its first await';
-const PRELUDE_AFTER =
-  'import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";\n';
-const EVAL_START = '/******/ \tvar threw = true;';
-const EVAL_END = '/******/ \t\tif(threw) delete __webpack_module_cache__[moduleId];\n/******/ \t}';
-// Split: ncc renames its own require's name where it meets it in the bench's source.
-const ENTRY = `/******/ var __webpack_exports__ = ${'__nccwpck'}_require__(`;
+/** The entry's one call, as rolldown writes `void run();` of src/bin/main.ts. */
+const ENTRY = '\nrun();\n';
+const CJS = '= /* @__PURE__ */ __commonJSMin(';
+/** A builtin the bundle requires at its top: `let node_http = require("node:http");`. */
+const BUILTIN = /^let \w+ = require\("(?:node:)?([\w/]+)"\);$/;
+/** Where a top-level statement of rolldown's output begins: at column 0, a declaration. */
+const STATEMENT = /^(?:var|let|const|function|async function|class) /;
 
-/** The package, builtin or src/ file of each module id of an ncc bundle, from its source map. */
-function moduleNames(code: string, map: SourceMap): Map<string, string> {
-  const lines = code.split('\n');
-  const starts: Array<[string, number]> = [];
-  lines.forEach((line, i) => {
-    const id = /^\/\*\*\*\/ (\d+):\s*$/.exec(line)?.[1];
-    if (id) starts.push([id, i]);
-  });
-  const names = new Map<string, string>();
-  starts.forEach(([id, from], k) => {
-    const to = starts[k + 1]?.[1] ?? lines.length;
-    const found = new Set<string>();
-    for (let line = from; line < to; line += 1) {
-      const source = map.findEntry(line, 0);
-      if ('originalSource' in source && source.generatedLine === line)
-        found.add(packageOf(source.originalSource));
-    }
-    names.set(id, moduleName(found, id));
-  });
-  return names;
-}
-
-/**
- * ncc joins ES modules into one (our src/ with @actions/core, …): named by what it joined. The
- * builtins it requires are modules of their own (their `require` lines map there too).
- */
-function moduleName(found: Set<string>, id: string): string {
-  const parts = [...found].filter((p) => !p.startsWith('node:') || found.size === 1);
-  if (parts.every((p) => p.startsWith('webpack/'))) return 'webpack runtime';
-  const joined = parts.filter((p) => !p.startsWith('webpack/')).sort();
-  if (joined.length <= 1) return joined[0] ?? `module ${id}`;
-  return `${joined.join(' + ')} (joined by ncc)`;
-}
-
-/** `../node_modules/undici/lib/x.js` → `undici`; `../external node-commonjs "node:http"` → `node:http`. */
+/** `../../node_modules/undici/lib/x.js` → `undici`; `../../src/…` → `src/`. */
 function packageOf(source: string): string {
-  const builtin = /^\.\.\/external [\w-]+ "(?:node:)?([^"]+)"$/.exec(source)?.[1];
-  if (builtin) return `node:${builtin}`;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
   if (pkg) return pkg;
   if (source.includes('/src/')) return 'src/';
   return source.replace(/^(\.\.\/)+/, '');
 }
 
+/** The package of a generated line, by its first mapped column (after the indent). */
+function sourceOf(map: SourceMap, lines: string[], line: number): string | undefined {
+  const entry = map.findEntry(line, /^\s*/.exec(lines[line] ?? '')![0].length);
+  return 'originalSource' in entry && entry.generatedLine === line
+    ? packageOf(entry.originalSource)
+    : undefined;
+}
+
+/**
+ * The timing put into a rolldown CommonJS bundle, line by line: each `__commonJSMin` module (a
+ * CommonJS package's file, run at its first require) timed as it runs, without the modules it
+ * requires; each run of top-level statements from one package (the ES modules rolldown hoists:
+ * our src/, zod, @actions/core) and each builtin required at the top, timed as a segment; the
+ * entry's `run();` as the last segment.
+ */
+function instrument(code: string, map: SourceMap): { code: string; names: string[] } {
+  const names: string[] = [];
+  const nameId = (name: string) => {
+    const at = names.indexOf(name);
+    return at >= 0 ? at : names.push(name) - 1;
+  };
+  let current: string | undefined;
+  const lines = code.split('\n');
+  const out = lines.map((line, i) => {
+    if (line.includes(CJS)) {
+      const id = nameId(sourceOf(map, lines, i + 1) ?? 'a CommonJS module');
+      return line.replace(CJS, `= /* @__PURE__ */ __lgCjs(${id}, `);
+    }
+    if (!STATEMENT.test(line)) return line;
+    const builtin = BUILTIN.exec(line)?.[1];
+    const name = builtin ? `node:${builtin}` : sourceOf(map, lines, i);
+    if (!name || name === current) return line;
+    current = name;
+    return `__lgSegment(${nameId(name)});\n${line}`;
+  });
+  return { code: out.join('\n'), names };
+}
+
+const PRELUDE = `const __lg = { bundle: performance.now(), marks: {}, self: [], stack: [], segment: undefined };
+function __lgAdd(id, ms) { __lg.self.push([id, ms]); }
+function __lgSegment(id) {
+  const now = performance.now(), s = __lg.segment;
+  if (s) __lgAdd(s.id, now - s.at - s.inner);
+  __lg.segment = id === undefined ? undefined : { id, at: now, inner: 0 };
+}
+function __lgCjs(id, cb) {
+  return __commonJSMin((exports, module) => {
+    const at = performance.now(); __lg.stack.push(0);
+    try { cb(exports, module); } finally {
+      const all = performance.now() - at, inner = __lg.stack.pop();
+      if (__lg.stack.length) __lg.stack[__lg.stack.length - 1] += all;
+      else if (__lg.segment) __lg.segment.inner += all;
+      __lgAdd(id, all - inner);
+    }
+  });
+}
+{ const dc = require('node:diagnostics_channel');
+  const ask = () => { __lg.marks.ask ??= performance.now(); };
+  const answer = () => { __lg.marks.answer ??= performance.now(); };
+  dc.subscribe('undici:client:sendHeaders', ask); dc.subscribe('undici:request:headers', answer);
+  dc.subscribe('http.client.request.start', ask); dc.subscribe('http.client.response.finish', answer); }
+`;
+
 /** Copies `dist/main` to `dir/main` with the timing put in; `LEASE_GATE_IMPORT_COSTS` names the JSON it writes. */
 export function instrumentMain(dist: string, root: string): string {
   const out = join(mkdtempSync(join(root, 'imports-')), 'main');
   cpSync(join(dist, 'main'), out, { recursive: true });
   const file = join(out, 'main.js');
-  let code = readFileSync(file, 'utf8');
-  for (const needle of [PRELUDE_AFTER, EVAL_START, EVAL_END, ENTRY]) {
-    if (!code.includes(needle))
-      throw new Error(
-        `startup-imports: ${file} has no ${JSON.stringify(needle)}; ncc's runtime changed`,
-      );
-  }
+  const code = readFileSync(file, 'utf8');
+  if (!code.includes(ENTRY) || !code.includes(CJS.slice(2)))
+    throw new Error(`startup-imports: ${file} is not the rolldown bundle this reads`);
   const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as never);
-  const names = Object.fromEntries(moduleNames(code, map));
-  const entry = new RegExp(`${ENTRY.replace(/[$()*/\\[\]]/g, '\\$&')}(\\d+)\\)`).exec(code)?.[1];
-  if (entry) names[entry] = ENTRY_NAME;
-  const prelude = `const __lgRequire = __WEBPACK_EXTERNAL_createRequire(import.meta.url);
-const __lg = { bundle: performance.now(), marks: {}, self: new Map(), stack: [] };
-{ const dc = __lgRequire('node:diagnostics_channel');
-  dc.subscribe('undici:client:sendHeaders', () => { __lg.marks.ask ??= performance.now(); });
-  dc.subscribe('undici:request:headers', () => { __lg.marks.answer ??= performance.now(); }); }
-process.on('exit', () => { const names = ${JSON.stringify(names)};
-  __lgRequire('node:fs').writeFileSync(process.env.LEASE_GATE_IMPORT_COSTS, JSON.stringify({
+  const timed = instrument(code, map);
+  const entryId = timed.names.push(ENTRY_NAME) - 1;
+  const exit = `process.on('exit', () => { const names = ${JSON.stringify(timed.names)};
+  require('node:fs').writeFileSync(process.env.LEASE_GATE_IMPORT_COSTS, JSON.stringify({
     bundle: __lg.bundle, ...__lg.marks, exit: performance.now(),
-    modules: [...__lg.self].map(([id, ms]) => ({ name: names[id] ?? 'module ' + id, ms })) })); });
+    modules: __lg.self.map(([id, ms]) => ({ name: names[id], ms })) })); });
 `;
-  code = code
-    .replace(PRELUDE_AFTER, `${PRELUDE_AFTER}${prelude}`)
-    .replace(EVAL_START, `const __lgAt = performance.now(); __lg.stack.push(0);\n${EVAL_START}`)
-    .replace(
-      EVAL_END,
-      `${EVAL_END}\nconst __lgAll = performance.now() - __lgAt; const __lgInner = __lg.stack.pop();
-if (__lg.stack.length) __lg.stack[__lg.stack.length - 1] += __lgAll;
-__lg.self.set(moduleId, __lgAll - __lgInner);`,
-    )
-    .replace(ENTRY, `__lg.marks.entry = performance.now();\n${ENTRY}`);
-  writeFileSync(file, code);
+  // The prelude goes after rolldown's runtime (its __commonJSMin), before the first builtin.
+  const runtimeEnd = timed.code.indexOf('\n__lgSegment(');
+  const body =
+    timed.code.slice(0, runtimeEnd + 1) +
+    PRELUDE +
+    exit +
+    timed.code
+      .slice(runtimeEnd + 1)
+      .replace(
+        ENTRY,
+        `\n__lgSegment(); __lg.marks.entry = performance.now(); __lgSegment(${entryId});\nrun();\n__lgSegment();\n`,
+      );
+  writeFileSync(file, body);
   return join(out, 'index.js');
 }
 
@@ -145,7 +165,7 @@ const sumOf = (modules: ImportCost[]) => modules.reduce((sum, m) => sum + m.ms, 
 
 /**
  * Medians over the runs: the phases, and each import's own time summed by package (a
- * package's modules, a builtin, or our src/ with the ESM packages ncc joined into its module).
+ * package's modules, a builtin, or our src/).
  * The entry module's own time (src/bin/main.ts) is `run()` up to its first await: settings.
  */
 export function summarize(runs: Record_[]): { phases: Phases; imports: ImportCost[] } {
@@ -177,15 +197,20 @@ export function summarize(runs: Record_[]): { phases: Phases; imports: ImportCos
 }
 
 /**
- * A copy of dist/main that reads and compiles its bundle and evaluates nothing (its entry
- * module is not required): beside bare node, what compiling the bundle costs.
+ * A copy of dist/main whose loader compiles the bundle as Node's CommonJS loader does (one
+ * function around the file) and runs nothing of it: beside bare node, what compiling costs.
  */
 export function compileOnlyMain(dist: string, root: string): string {
   const out = join(mkdtempSync(join(root, 'compile-')), 'main');
   cpSync(join(dist, 'main'), out, { recursive: true });
-  const file = join(out, 'main.js');
-  const code = readFileSync(file, 'utf8');
-  if (!code.includes(ENTRY)) throw new Error(`startup-imports: ${file} has no entry line`);
-  writeFileSync(file, code.replace(ENTRY, '/******/ var __webpack_exports__ = (() => undefined)('));
-  return join(out, 'index.js');
+  const file = join(out, 'index.js');
+  writeFileSync(
+    file,
+    `const { readFileSync } = require('node:fs');
+const { compileFunction } = require('node:vm');
+const file = require('node:path').join(__dirname, 'main.js');
+compileFunction(readFileSync(file, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file });
+`,
+  );
+  return file;
 }

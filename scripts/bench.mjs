@@ -1,4 +1,4 @@
-// npm run bench: bundles bench/ with ncc (it compiles the TypeScript) and runs it.
+// npm run bench: bundles bench/ (scripts/bench-bundle.mjs) and runs it.
 // Not part of npm test; loopback only; about six minutes on two cores. It measures
 // the committed dist/ (CI keeps it equal to src/): run `npm run build` first after
 // changing src/. Writes docs/performance.md (formatted as the repository's other
@@ -23,11 +23,10 @@
 // (LEASE_GATE_BENCH_PG_CHANGES changes, default 200,000). `npm run bench -- export` runs only
 // `ledger export` and `verify` of 200,000 and 1,000,000 entries: peak RSS and time per entry.
 import { execFileSync } from 'node:child_process';
+import { bundleBench } from './bench-bundle.mjs';
 
-execFileSync('npx', ['ncc', 'build', 'bench/index.ts', '-o', '.tmp/bench', '--quiet'], {
-  stdio: 'inherit',
-});
-execFileSync(process.execPath, ['.tmp/bench/index.js', ...process.argv.slice(2)], {
+const bench = await bundleBench('bench/index.ts', '.tmp/bench');
+execFileSync(process.execPath, [bench, ...process.argv.slice(2)], {
   stdio: 'inherit',
 });
 execFileSync('npx', ['prettier', '--log-level', 'warn', '--write', 'docs/performance.md'], {

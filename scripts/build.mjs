@@ -1,69 +1,106 @@
-// Bundles each entry with ncc into dist/<name>/: <name>.js (not minified, so reviewers can
-// read bundle diffs), <name>.js.map (pointing at src/), and index.js, a small loader that
-// names src/ lines in a crash's stack. CI rebuilds and diffs dist/.
-import { execFile } from 'node:child_process';
+// Bundles each entry of src/bin/ with rolldown into dist/<name>/: <name>.js (CommonJS, not
+// minified, so reviewers can read bundle diffs), <name>.js.map (pointing at src/), the
+// chunks loaded on demand, licenses.txt, and index.js, a small loader that names src/ lines
+// in a crash's stack. CI rebuilds and diffs dist/.
+//
+// Why CommonJS (docs/performance.md, start-up): an ES module that imports a Node builtin makes
+// Node read every export of it, and `node:http`'s WebSocket getters then load Node's own copy
+// of undici, about 20 ms of each step's start; `require()` reads none of them.
 import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { build } from 'rolldown';
+import { licenseText } from './licenses.mjs';
 
-const run = promisify(execFile);
 // keeper: the action's keeper alone, so that it holds only what renewing needs in memory.
 const entries = ['main', 'post', 'cli', 'notify', 'keeper'];
 const only = process.argv.slice(2);
-// Each entry is its own ncc process writing its own folder: as many at once as there are
-// cores. ncc is CPU-bound, mostly TypeScript: its loader checks every file the nearest
-// tsconfig.json includes. src/bin/tsconfig.json (the root's options, only the entries) keeps
-// that to the files bundled, not the tests and scripts too: the same output, 33 s instead of
-// 45 s for the four entries on two cores. The typecheck step still checks everything.
-const queue = [...(only.length ? only : entries)];
-await Promise.all(
-  Array.from({ length: Math.min(queue.length, availableParallelism()) }, async () => {
-    for (let name = queue.shift(); name; name = queue.shift()) await build(name);
-  }),
-);
+for (const name of only.length ? only : entries) await bundle(name);
 
-async function build(name) {
+async function bundle(name) {
   const out = `dist/${name}`;
   rmSync(out, { recursive: true, force: true });
-  // Skip ncc's cache (node_modules/.cache), so a local build is CI's fresh build.
-  const { stdout, stderr } = await run(
-    'npx',
-    [
-      'ncc',
-      'build',
-      `src/bin/${name}.ts`,
-      '-o',
-      out,
-      '--source-map',
-      '--no-source-map-register',
-      '--no-cache',
-      '--license',
-      'licenses.txt',
-      '--quiet',
-    ],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  process.stdout.write(stdout);
-  process.stderr.write(stderr);
-  const bundle = `${name}.js`;
-  const code = readFileSync(join(out, 'index.js'), 'utf8')
-    .replace(/^#!.*\n/, '')
-    .replace(/\/\/# sourceMappingURL=index\.js\.map\s*$/, `//# sourceMappingURL=${bundle}.map\n`);
-  writeFileSync(join(out, bundle), ascii(code));
-  writeFileSync(
-    join(out, `${bundle}.map`),
-    JSON.stringify(fixMap(join(out, 'index.js.map'), bundle)),
-  );
-  rmSync(join(out, 'index.js.map'));
-  // The chunks loaded on demand (octokit, the CLI's commands) have maps of their own.
-  for (const chunk of readdirSync(out).filter((f) => /^\d+\.index\.js$/.test(f))) {
-    writeFileSync(join(out, chunk), ascii(readFileSync(join(out, chunk), 'utf8')));
-    const file = join(out, `${chunk}.map`);
-    writeFileSync(file, JSON.stringify(fixMap(file, chunk)));
+  const { output } = await build({
+    input: { [name]: `src/bin/${name}.ts` },
+    platform: 'node',
+    logLevel: 'warn',
+    // Our sources import each other as `.js`, as Node's ES modules need.
+    resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+    // node:http2 is left to the plugin below, which decides it by who asks.
+    external: [...builtinModules.filter((m) => m !== 'http2'), /^node:(?!http2$)/, 'pg-native'],
+    plugins: [noHttp2ForUndici(), moduleUrl()],
+    treeshake: {
+      // These packages do nothing when loaded but define exports, and say nothing of it: marked
+      // so, a module none of whose exports we use is left out. @actions/core's OIDC module
+      // (@actions/http-client, and with it all of undici) and its platform module
+      // (@actions/exec) go; the action asks for its token through our own client.
+      moduleSideEffects: [
+        { test: /[\\/]node_modules[\\/](@actions[\\/][^\\/]+|tunnel)[\\/]/, sideEffects: false },
+      ],
+    },
+    write: true,
+    output: {
+      dir: out,
+      format: 'cjs',
+      entryFileNames: '[name].js',
+      chunkFileNames: '[name]-[hash].js',
+      sourcemap: true,
+      // The map names the files in this repository; their text stays out (a smaller map for
+      // the loader to parse when a crash is printed).
+      sourcemapExcludeSources: true,
+      comments: { legal: false },
+    },
+  });
+  for (const file of readdirSync(out).filter((f) => f.endsWith('.js'))) {
+    writeFileSync(join(out, file), ascii(readFileSync(join(out, file), 'utf8')));
   }
-  writeFileSync(join(out, 'index.js'), ascii(loader(name, bundle)));
+  const modules = output.flatMap((chunk) => (chunk.type === 'chunk' ? chunk.moduleIds : []));
+  writeFileSync(join(out, 'licenses.txt'), licenseText(modules));
+  // The root package.json says "module"; the bundles are CommonJS.
+  writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n');
+  writeFileSync(join(out, 'index.js'), ascii(loader(name, `${name}.js`)));
   chmodSync(join(out, 'index.js'), name === 'cli' ? 0o755 : 0o644);
+}
+
+/**
+ * undici's HTTP/2 client requires `node:http2` when it loads, and with it node:tls and
+ * node:crypto; lease-gate's agents never allow HTTP/2 (no `allowH2`). In the bundle undici
+ * gets what it falls back to itself where node:http2 cannot load. Measured: 4.4 MiB less
+ * peak RSS in the keeper, about 6 ms less of each step's start (docs/performance.md).
+ */
+function noHttp2ForUndici() {
+  const STUB = '\0lease-gate:no-http2';
+  return {
+    name: 'lease-gate:no-http2',
+    resolveId(source, importer) {
+      if (source !== 'node:http2' && source !== 'http2') return null;
+      const undici = /[\\/]node_modules[\\/]undici[\\/]/.test(importer ?? '');
+      return undici ? STUB : { id: source, external: true };
+    },
+    load(id) {
+      return id === STUB ? 'module.exports = { constants: {} };' : null;
+    },
+  };
+}
+
+/**
+ * `import.meta.url` in our sources (how a step finds dist/cli, dist/keeper, dist/notify) as
+ * the URL of the CommonJS file it is bundled into: chunks sit beside their entry.
+ */
+function moduleUrl() {
+  return {
+    name: 'lease-gate:module-url',
+    transform(code, id) {
+      if (!/[\\/]src[\\/].*\.ts$/.test(id) || !code.includes('import.meta.url')) return null;
+      return {
+        code: code.replaceAll(
+          'import.meta.url',
+          'require("node:url").pathToFileURL(__filename).href',
+        ),
+        map: null,
+      };
+    },
+  };
 }
 
 // Every character past ASCII (a dash in a message, a quote in undici's comments) written as
@@ -71,8 +108,7 @@ async function build(name) {
 // (no bundled code reads a template's raw text). Node then reads the bundle without decoding
 // UTF-8, and V8 keeps and scans it as one-byte text rather than two-byte: about 2 ms of each
 // step's start (docs/performance.md), and for the keeper, which lives as long as the job, its
-// source held at half the size: 0.8 MiB less peak RSS. Columns after such a character shift
-// in the map.
+// source held at half the size. Columns after such a character shift in the map.
 function ascii(code) {
   // `\—` (an escaped character) would become `\\u2014`: stop rather than change a meaning.
   if (/\\[\u0080-\uffff]/.test(code))
@@ -83,25 +119,12 @@ function ascii(code) {
   );
 }
 
-function fixMap(file, bundle) {
-  const map = JSON.parse(readFileSync(file, 'utf8'));
-  map.file = bundle;
-  // Leave out the sources' text (the paths name the files in this repository): a smaller map
-  // for the repository and for the loader to parse when a crash is printed.
-  delete map.sourcesContent;
-  // ncc names our modules as if the map sat one folder higher: point them at src/ again.
-  map.sources = map.sources.map((source) =>
-    source.startsWith('.././') ? `../../${source.slice('.././'.length)}` : source,
-  );
-  return map;
-}
-
-// The loader (scripts/dist-loader.mjs) imports the bundle and maps a crash's stack to src/
+// The loader (scripts/dist-loader.cjs) requires the bundle and maps a crash's stack to src/
 // lines when it is printed, rather than turning Node's source maps on for every start.
 function loader(name, bundle) {
-  const code = readFileSync('scripts/dist-loader.mjs', 'utf8').replace(
-    "import('./BUNDLE.js')",
-    `import('./${bundle}')`,
+  const code = readFileSync('scripts/dist-loader.cjs', 'utf8').replace(
+    "require('./BUNDLE.js')",
+    `require('./${bundle}')`,
   );
   return `${name === 'cli' ? '#!/usr/bin/env node\n' : ''}${code}`;
 }

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 export const SOURCES = [
   'src',
   'scripts/build.mjs',
-  'scripts/dist-loader.mjs',
+  'scripts/licenses.mjs',
+  'scripts/dist-loader.cjs',
   'scripts/build-console.mjs',
   'package-lock.json',
   'tsconfig.json',

@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors.js';
+import { askRunnerForToken } from '../lease/oidc-token.js';
 import type { InputName, OutputName, StateName } from './io.js';
 
 /**
@@ -62,18 +63,11 @@ export function memoryContext(options: {
     saveState: (name, value) => void (ctx.state[name] = value),
     setOutput: (name, value) => void (ctx.outputs[name] = value),
     setSecret: (value) => void ctx.secrets.push(value),
-    // The runner's token service as core.getIDToken asks it (a fake one on loopback in tests).
+    // The runner's token service, as the real steps ask it (a fake one on loopback in tests).
     getIDToken: async (audience) => {
-      const { runnerTokenSource } = await import('../lease/oidc-token.js');
-      const { createHttpClient } = await import('../http/client.js');
-      const http = createHttpClient({ env: ctx.env });
-      try {
-        const token = await runnerTokenSource(ctx.env, audience, http)();
-        ctx.secrets.push(token);
-        return token;
-      } finally {
-        await http.close();
-      }
+      const token = await askRunnerForToken(ctx.env, audience);
+      ctx.secrets.push(token);
+      return token;
     },
     info: (message) => void ctx.log.push({ kind: 'info', message }),
     debug: (message) => void ctx.log.push({ kind: 'debug', message }),

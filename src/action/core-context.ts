@@ -1,9 +1,11 @@
 import * as core from '@actions/core';
 import { escapeHtml, logLine } from '../lease/escape.js';
+import { askRunnerForToken } from '../lease/oidc-token.js';
 import type { ActionContext } from './context.js';
 
 /**
- * The runner's side of the port, through @actions/core. Annotations are
+ * The runner's side of the port, through @actions/core (the OIDC token through our own
+ * client: oidc-token.ts). Annotations are
  * workflow commands, whose data @actions/core escapes; plain lines are not, so
  * info() escapes CR and LF itself: no text can begin a line of the log.
  */
@@ -16,7 +18,7 @@ export function coreContext(env: NodeJS.ProcessEnv = process.env): ActionContext
     setOutput: (name, value) => core.setOutput(name, value),
     setSecret: (value) => core.setSecret(value),
     getIDToken: async (audience) => {
-      const token = await core.getIDToken(audience);
+      const token = await askRunnerForToken(env, audience);
       core.setSecret(token);
       return token;
     },

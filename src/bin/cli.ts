@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 import { runCli } from '../cli/entry.js';
 
-await runCli();
+void runCli();

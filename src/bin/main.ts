@@ -1,3 +1,3 @@
 import { run } from '../action/main.js';
 
-await run();
+void run();

@@ -1,3 +1,3 @@
 import { run } from '../action/post.js';
 
-await run();
+void run();

@@ -7,6 +7,7 @@ import {
   type IssuerSpec,
 } from '../kernel/auth/issuer-config.js';
 import { GITHUB_ISSUER_URL } from '../kernel/auth/github-issuer.js';
+import { issuerSet, startIssuers } from '../kernel/auth/issuers.js';
 import { readScopedKeys } from '../kernel/auth/keys.js';
 import { readPolicy } from '../kernel/auth/policy.js';
 import { didSegment } from '../plane/did.js';
@@ -111,8 +112,7 @@ export async function kernelAuth(
     const specs = issuerSpecs(values);
     if (specs && values.policy) {
       const policy = readPolicy(values.policy, specs);
-      // jose only when OIDC is on: it costs ~90 ms of CPU to load, which a dry run's kernel need not pay.
-      const { issuerSet, startIssuers } = await import('../kernel/auth/issuers.js');
+      // jose loads only here, in startIssuers: it costs ~90 ms of CPU, which a dry run's kernel need not pay.
       http = createHttpClient();
       oidc = { issuers: issuerSet(await startIssuers(specs, http)), policy };
       const each = specs.map(

@@ -6,8 +6,7 @@ import { SettingsError } from './errors.js';
 
 /**
  * OIDC ID tokens as the plane credential: a job's own token from the runner's
- * token request service (the keeper's way; the action's steps use
- * `@actions/core`), a file or a variable (the CLI), each kept until shortly
+ * token request service (the action's steps and its keeper), a file or a variable (the CLI), each kept until shortly
  * before it expires. Tokens are never logged, saved or put in a message.
  */
 
@@ -116,6 +115,20 @@ export function runnerTokenSource(
     if (!answer.success) throw new Error("the runner's token service answered without a token");
     return answer.data.value;
   };
+}
+
+/**
+ * One token from the runner's service, on a client of its own (closed after). The action's
+ * steps ask here rather than `@actions/core`'s getIDToken, whose `@actions/http-client`
+ * brings all of undici onto every step's start (docs/performance.md, start-up).
+ */
+export async function askRunnerForToken(env: NodeJS.ProcessEnv, audience: string): Promise<string> {
+  const http = createHttpClient({ env });
+  try {
+    return await runnerTokenSource(env, audience, http)();
+  } finally {
+    await http.close();
+  }
 }
 
 /** A token from a file (read on each refresh: another tool may renew it) or from LEASE_GATE_OIDC_TOKEN. */
