@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { hasBuiltInProxy } from '../src/http/agents.js';
 import { createHttpClient, type HttpClientOptions } from '../src/http/client.js';
 import { HttpError } from '../src/http/errors.js';
 import { cleanupsAfterEach } from './support/cleanup.js';
@@ -187,5 +188,10 @@ describe('the HTTP client through a proxy', () => {
     expect(error.detail).toBe('the proxy named by HTTP_PROXY is not an http: or https: URL');
     expect(error.message).not.toContain('hunter2');
     expect(seen).toEqual([]);
+  });
+
+  it('knows the Node versions whose agents take proxyEnv (24.5 on), as engines says', () => {
+    expect(['24.4.1', '22.22.0', '20.19.0'].map(hasBuiltInProxy)).toEqual([false, false, false]);
+    expect(['24.5.0', '24.22.3', '25.0.0'].map(hasBuiltInProxy)).toEqual([true, true, true]);
   });
 });

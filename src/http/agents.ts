@@ -54,9 +54,21 @@ export function proxySettings(env: NodeJS.ProcessEnv): {
   };
 }
 
-/** Node ignores a proxy URL it cannot parse and goes direct: here it is a failure instead. */
-function proxyUrlProblem(proxyEnv: ProxyEnv): string | undefined {
+/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
+export function hasBuiltInProxy(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 24 || (major === 24 && minor >= 5);
+}
+
+/**
+ * Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
+ * would go around the proxy. Here each is a failure instead, naming the variable, never its
+ * value (it may hold the proxy's credentials).
+ */
+function proxyProblem(proxyEnv: ProxyEnv): string | undefined {
   const [name, value] = Object.entries(proxyEnv)[0] ?? [];
+  if (!hasBuiltInProxy(process.versions.node))
+    return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
   const url = URL.parse(String(value));
   return url && (url.protocol === 'http:' || url.protocol === 'https:')
     ? undefined
@@ -76,7 +88,7 @@ export function createAgents(options: AgentsOptions): Agents {
       // left to NO_PROXY matching, which missed [::1] and 127.0.0.2 (the key crossed the proxy).
       const proxyEnv =
         options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : undefined;
-      const problem = proxyEnv && proxyUrlProblem(proxyEnv);
+      const problem = proxyEnv && proxyProblem(proxyEnv);
       if (problem) throw new HttpError(`${call}: ${problem}`, { failure: 'network', call });
       const key = `${scheme}${proxyEnv ? 'proxied' : 'direct'}`;
       const module = scheme === 'https:' ? await (https ??= import('node:https')) : undefined;
