@@ -96,7 +96,10 @@ export function createAgents(options: AgentsOptions): Agents {
         throw new HttpError(`${call}: the HTTP client is closed`, { failure: 'cancelled', call });
       let agent = made.get(key);
       if (!agent) {
-        const settings = { keepAlive: true, timeout: KEEP_ALIVE_MS, ...(proxyEnv && { proxyEnv }) };
+        // A direct agent gets an empty `proxyEnv`, not none: a Node run with
+        // NODE_USE_ENV_PROXY=1 may give an agent without one process.env's proxy (proposed in
+        // nodejs/node#64528).
+        const settings = { keepAlive: true, timeout: KEEP_ALIVE_MS, proxyEnv: proxyEnv ?? {} };
         agent = module ? new module.Agent(settings) : new HttpAgent(settings);
         made.set(key, agent);
       }
