@@ -120,7 +120,7 @@ export function instrumentMain(dist: string, root: string): string {
   cpSync(join(dist, 'main'), out, { recursive: true });
   const file = join(out, 'main.js');
   const code = readFileSync(file, 'utf8');
-  if (!code.includes(ENTRY) || !code.includes(CJS.slice(2)))
+  if (!code.includes(ENTRY))
     throw new Error(`startup-imports: ${file} is not the rolldown bundle this reads`);
   const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as never);
   const timed = instrument(code, map);

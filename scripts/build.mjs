@@ -33,7 +33,7 @@ async function bundle(name) {
       // These packages do nothing when loaded but define exports, and say nothing of it: marked
       // so, a module none of whose exports we use is left out. @actions/core's OIDC module
       // (@actions/http-client, and with it all of undici) and its platform module
-      // (@actions/exec) go; the action asks for its token through our own client.
+      // (@actions/exec) go; the steps ask for their token through our own client.
       moduleSideEffects: [
         { test: /[\\/]node_modules[\\/](@actions[\\/][^\\/]+|tunnel)[\\/]/, sideEffects: false },
       ],
@@ -63,10 +63,10 @@ async function bundle(name) {
 }
 
 /**
- * undici's HTTP/2 client requires `node:http2` when it loads, and with it node:tls and
- * node:crypto; lease-gate's agents never allow HTTP/2 (no `allowH2`). In the bundle undici
- * gets what it falls back to itself where node:http2 cannot load. Measured: 4.4 MiB less
- * peak RSS in the keeper, about 6 ms less of each step's start (docs/performance.md).
+ * undici (octokit's, through @actions/http-client: the steps' commit statuses) requires
+ * `node:http2` when it loads, and with it node:tls and node:crypto, though nothing of ours
+ * asks it for HTTP/2 (no `allowH2`). In the bundle undici gets what it falls back to itself
+ * where node:http2 cannot load.
  */
 function noHttp2ForUndici() {
   const STUB = '\0lease-gate:no-http2';

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../src/http/client.js';
 import { waitForLease } from '../src/gate/wait.js';
@@ -9,6 +7,7 @@ import { realSleep, systemClock } from '../src/plane/time.js';
 import { granted, held, released, startScriptedPlane } from './support/scripted-plane.js';
 import type { ScriptedPlane, Script } from './support/scripted-plane.js';
 import { causeText } from '../src/errors.js';
+import { startProxy } from './support/proxy.js';
 
 /** interfaces.md answers against the scripted plane on 127.0.0.1:0. */
 
@@ -190,23 +189,12 @@ describe('the plane client and interfaces.md', () => {
     expect(plane!.seen.some((r) => r.path.endsWith('/release'))).toBe(true);
   });
 
-  it('goes through a CONNECT proxy named by HTTP_PROXY', async () => {
-    const tunnels: string[] = [];
-    const proxy = createServer();
-    proxy.on('connect', (req, client: Socket, head) => {
-      tunnels.push(req.url ?? '');
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = connect(Number(port), host, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client).pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise((resolve) => proxy.close(() => resolve())));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  // Node's proxy support asks for an http: plane in absolute form (as curl does); an https:
+  // one through a CONNECT tunnel (test/http-transport.test.ts).
+  it('goes through the proxy named by HTTP_PROXY', async () => {
+    const proxy = await startProxy();
+    closers.push(() => proxy.close());
+    const proxyUrl = proxy.url;
     plane = await startScriptedPlane(() => ({ body: granted(ME) }));
     const http = createHttpClient({
       env: { HTTP_PROXY: proxyUrl, NO_PROXY: '' },
@@ -215,6 +203,8 @@ describe('the plane client and interfaces.md', () => {
     closers.push(() => http.close());
     const client = createPlaneClient({ apiUrl: plane.url, retry: fast, http });
     expect(await client.lease(REQ)).toMatchObject({ kind: 'granted' });
-    expect(tunnels).toEqual([new URL(plane.url).host]);
+    expect(proxy.asked.map((a) => a.line)).toEqual([
+      `POST ${plane.url}/api/v1/acp/coordination/lease`,
+    ]);
   });
 });

@@ -1,14 +1,16 @@
-import type { Dispatcher } from 'undici';
-import { createDispatchers } from './dispatchers.js';
+import { createAgents } from './agents.js';
 import { HttpError } from './errors.js';
+import { exchange } from './exchange.js';
 import { requestFailure } from './network-error.js';
 import { urlForDisplay } from './url-display.js';
 
 /**
- * The one HTTP client of lease-gate (plane, ledger): undici with connect,
- * headers and body timeouts, the proxy settings of the environment
- * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; loopback never goes through a proxy
- * unless a test asks, whatever NO_PROXY says), bounded answers, and close() so nothing keeps a step alive.
+ * The one HTTP client of lease-gate (plane, ledger, GitHub, OIDC): Node's own node:http and
+ * node:https agents (agents.ts) with connect, headers and body timeouts, the proxy settings of
+ * the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; loopback never goes through a proxy
+ * unless a test asks, whatever NO_PROXY says), bounded answers, and close() so nothing keeps
+ * a step alive. No HTTP library: undici's start-up cost was the largest on the action's path
+ * (docs/performance.md, "Start-up").
  */
 
 export interface HttpClientOptions {
@@ -53,42 +55,45 @@ const DEFAULTS = { connect: 5_000, headers: 10_000, body: 10_000 };
 
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headers;
-  const dispatchers = createDispatchers({
-    env: options.env ?? process.env,
+  const limits = {
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connect,
-    headersTimeoutMs: headersTimeout,
     bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.body,
+    maxBytes: MAX_ANSWER_BYTES,
+  };
+  const agents = createAgents({
+    env: options.env ?? process.env,
     proxyLoopback: options.proxyLoopback ?? false,
   });
-  let closed = false;
+  // Aborted by close(): requests still under way end as cancelled, not as a reset socket.
+  const closing = new AbortController();
 
   async function send(req: HttpRequest): Promise<HttpAnswer> {
     // The URL as shown: its credentials and query stay out of every message (url-display.ts).
     const call = `[${req.method}] "${urlForDisplay(req.url)}"`;
-    if (closed)
+    if (closing.signal.aborted)
       throw new HttpError(`${call}: the HTTP client is closed`, {
         failure: 'cancelled',
         call,
       });
+    // Until the answer's headers and through its body, as before: one deadline for the whole.
     const timeoutMs = req.timeoutMs ?? headersTimeout;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const cancel = req.signal ? AbortSignal.any([req.signal, closing.signal]) : closing.signal;
     try {
       const url = new URL(req.url);
-      // The dispatcher's own request(): undici's top-level one would load all of undici.
-      const answer = await dispatchers.for(url).request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
+      const answer = await exchange({
+        ...limits,
         method: req.method,
+        url,
         headers: req.headers ?? {},
-        ...(req.body === undefined ? {} : { body: req.body }),
-        signal,
-        headersTimeout: Math.max(headersTimeout, timeoutMs),
+        body: req.body,
+        agent: await agents.for(url, call),
+        signal: AbortSignal.any([cancel, timeout]),
+        call,
       });
-      const text = await readBounded(answer.body, call);
-      return { status: answer.statusCode, headers: answer.headers, text };
+      return { status: answer.status, headers: answer.headers, text: answer.text };
     } catch (error) {
-      throw requestFailure(error, { call, signal: req.signal, timeout, timeoutMs });
+      throw requestFailure(error, { call, signal: cancel, timeout, timeoutMs });
     }
   }
 
@@ -105,27 +110,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       }
       return answer.text;
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await dispatchers.destroy();
+    close() {
+      if (!closing.signal.aborted) {
+        closing.abort();
+        agents.destroy();
+      }
+      return Promise.resolve();
     },
   };
-}
-
-async function readBounded(body: Dispatcher.ResponseData['body'], call: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw new HttpError(`${call}: answer larger than ${MAX_ANSWER_BYTES} bytes`, {
-        failure: 'too-large',
-        call,
-      });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

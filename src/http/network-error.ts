@@ -2,7 +2,7 @@ import { HttpError } from './errors.js';
 
 /**
  * A failed request read as an HttpError whose message is ours: cancelled by the caller,
- * timed out, or the network's failure named by its code, never by undici's or Node's words.
+ * timed out, or the network's failure named by its code, never by Node's words.
  */
 
 /** `timeout`: the request's own deadline signal; `signal`: the caller's. */
@@ -14,8 +14,16 @@ export function requestFailure(
   if (error instanceof HttpError) return error;
   if (sent.signal?.aborted)
     return new HttpError(`${call}: cancelled`, { failure: 'cancelled', call });
-  if (sent.timeout.aborted || isTimeout(error)) {
+  if (sent.timeout.aborted) {
     return new HttpError(`${call}: no answer within ${timeoutMs} ms`, {
+      failure: 'timeout',
+      call,
+      cause: error,
+    });
+  }
+  if (codeOf(error) === 'ETIMEDOUT') {
+    // The system gave up connecting before our own connect deadline.
+    return new HttpError(`${call}: connection timed out (ETIMEDOUT)`, {
       failure: 'timeout',
       call,
       cause: error,
@@ -28,18 +36,9 @@ export function requestFailure(
   });
 }
 
-function isTimeout(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT'
-  );
-}
-
 /**
- * What failed, in our words, by the error's code: undici's and Node's own messages are not
- * passed on, since some carry the URL (with its credentials and query) or the proxy's.
+ * What failed, in our words, by the error's code: Node's own messages are not passed on,
+ * since some carry the URL (with its credentials and query) or the proxy's.
  */
 function describeNetworkError(error: unknown): string {
   const code = codeOf(error);
@@ -52,12 +51,17 @@ function describeNetworkError(error: unknown): string {
     )
   )
     return `TLS handshake failed (${code})`;
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+  if (code === 'ECONNRESET' || code === 'EPIPE')
     return `connection closed by the other side (${code})`;
+  // Node's proxy support: the proxy answered its CONNECT with anything but 2xx (a 407, a 502).
+  if (code === 'ERR_PROXY_TUNNEL') return `the proxy refused the tunnel (${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host not reachable (${code})`;
+  // llhttp's codes: what came back is not HTTP/1.1 (not a web server, or a broken one).
+  if (code.startsWith('HPE_')) return `the answer is not HTTP (${code})`;
   return code ? `connection failed (${code})` : 'connection failed';
 }
 
-/** The first string `code` of the error or of what it wraps (undici wraps the socket's error). */
+/** The first string `code` of the error or of what it wraps. */
 function codeOf(error: unknown): string {
   for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
     const code = (e as { code?: unknown }).code;

@@ -84,16 +84,15 @@ export function stopDryRunKernel(pid: number): Promise<boolean> {
  * Node flags for the keeper. It lives as long as the job and sends a few small requests a
  * minute, so it gives up a little CPU for memory (each measured alone over a 20 s hold on
  * Node 24.22.3, peak RSS; docs/performance.md, keeper):
- * - `--liftoff-only`: V8 compiles WebAssembly (undici's HTTP parser) with its baseline
- *   compiler only, never again optimised (89.4 → 72.8 MB when the keeper was the CLI);
- * - `--max-semi-space-size=1`: a young generation of 1 MB, not up to 16 (in the same figure);
+ * - `--max-semi-space-size=1`: a young generation of 1 MB, not up to 16 (with `--liftoff-only`,
+ *   89.4 → 72.8 MB when the keeper was the CLI; that flag, for undici's WebAssembly HTTP
+ *   parser, went with undici: the client is on node:http since #59, no WebAssembly loads);
  * - `--no-opt --no-maglev`: JavaScript is never optimised either: −3.2 MiB, its CPU the same
  *   (0.65 against 0.7 % of a core with 1.5 s leases);
  * - `--no-sparkplug`: nor baseline-compiled, it stays bytecode: −0.9 MiB, 0.7 % of a core.
  * Each is V8's own switch of a compiler tier; none changes what the keeper does.
  */
 export const KEEPER_NODE_FLAGS: readonly string[] = [
-  '--liftoff-only',
   '--max-semi-space-size=1',
   '--no-opt',
   '--no-maglev',
