@@ -2,11 +2,10 @@
  * The one durable write (src/fs/durable.ts) and the one "write until every byte is taken"
  * (src/fs/write-all.ts), on real files in a temporary directory: short writes go on, a
  * write that takes nothing fails, a failure leaves no temporary file and the old file whole,
- * and a directory sync that fails fails the write unless the platform cannot sync one.
+ * and a directory sync that fails fails the write unless the platform cannot sync one. The
+ * atomic write (not durable) replaces as whole and syncs no directory.
  */
-import { spawnSync } from 'node:child_process';
 import {
-  chmodSync,
   closeSync,
   mkdirSync,
   mkdtempSync,
@@ -24,6 +23,7 @@ import { createFileOnce } from '../src/fs/create-once.js';
 import {
   syncDirectory,
   syncDirectorySync,
+  writeFileAtomicSync,
   writeFileDurable,
   writeFileDurableSync,
 } from '../src/fs/durable.js';
@@ -35,6 +35,7 @@ import {
   type WriteSome,
   type WriteSomeSync,
 } from '../src/fs/write-all.js';
+import { inShutDirectory } from './support/shut-directory.js';
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'lease-gate-durable-'));
 const BYTES = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz'.repeat(40), 'utf8');
@@ -179,37 +180,45 @@ describe('the directory sync', () => {
   });
 
   it('fails a durable write whose directory cannot be opened to sync, after the rename', () => {
-    // As root every directory opens: a child that is not root meets a directory it may
-    // write into but not read, so the rename succeeds and the directory's sync fails.
-    const dir = fresh();
-    const shut = join(dir, 'shut');
-    mkdirSync(shut);
-    chmodSync(dir, 0o755);
-    chmodSync(shut, 0o333);
-    const script = `
-      import { writeFileDurable, writeFileDurableSync } from ${JSON.stringify(resolve('src/fs/durable.ts'))};
-      const path = ${JSON.stringify(join(shut, 'f.json'))};
-      let sync = 'written';
+    const durable = resolve('src/fs/durable.ts');
+    const { stdout, file } = inShutDirectory(
+      `import { writeFileDurable, writeFileDurableSync } from ${JSON.stringify(durable)};`,
+      `let sync = 'written';
       try { writeFileDurableSync(path, 'x'); } catch (error) { sync = error.code; }
       let async = 'written';
       try { await writeFileDurable(path, 'y'); } catch (error) { async = error.code; }
-      console.log(JSON.stringify({ sync, async }));
-    `;
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const run = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script],
-      {
-        ...asNobody,
-        cwd: process.cwd(),
-        encoding: 'utf8',
-      },
+      console.log(JSON.stringify({ sync, async }));`,
     );
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({ sync: 'EACCES', async: 'EACCES' });
+    expect(JSON.parse(stdout)).toEqual({ sync: 'EACCES', async: 'EACCES' });
     // The rename happened (the file is there) but was not reported durable.
-    chmodSync(shut, 0o755);
-    expect(readFileSync(join(shut, 'f.json'), 'utf8')).toBe('y');
+    expect(readFileSync(file, 'utf8')).toBe('y');
+  });
+});
+
+describe('writeFileAtomicSync (whole, not durable)', () => {
+  it('replaces the file whole, private, and leaves no temporary file, or none on a failure', () => {
+    const dir = fresh();
+    const path = join(dir, 'status.json');
+    writeFileAtomicSync(path, 'one');
+    writeFileAtomicSync(path, Buffer.from('two'));
+    expect(readFileSync(path, 'utf8')).toBe('two');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    mkdirSync(join(dir, 'a-directory', 'inside'), { recursive: true });
+    expect(() => writeFileAtomicSync(join(dir, 'a-directory'), 'x')).toThrow(/EISDIR/);
+    expect(readdirSync(dir).sort()).toEqual(['a-directory', 'status.json']);
+  });
+
+  it('syncs no directory: it writes where a durable write fails at the directory sync', () => {
+    const durable = resolve('src/fs/durable.ts');
+    const { stdout, file } = inShutDirectory(
+      `import { writeFileAtomicSync, writeFileDurableSync } from ${JSON.stringify(durable)};`,
+      `let durable = 'written';
+      try { writeFileDurableSync(path, 'x'); } catch (error) { durable = error.code; }
+      writeFileAtomicSync(path, 'y');
+      console.log(JSON.stringify({ durable }));`,
+    );
+    expect(JSON.parse(stdout)).toEqual({ durable: 'EACCES' });
+    expect(readFileSync(file, 'utf8')).toBe('y');
   });
 });
 

@@ -64,37 +64,59 @@ export async function writeFileDurable(
 }
 
 /**
- * writeFileDurable for callers that cannot wait: a keeper's status written from a
- * synchronous timer callback, the notification worker's cursor saved between two
- * deliveries (an asynchronous save could finish after a later one and put an older
- * cursor back), and the kernel's signing key made during its synchronous start.
+ * writeFileDurable for callers that cannot wait: the notification worker's cursor saved
+ * between two deliveries (an asynchronous save could finish after a later one and put an
+ * older cursor back), and the kernel's signing key made during its synchronous start.
  */
 export function writeFileDurableSync(
   path: string,
   text: Piece,
   options: DurableOptions = {},
 ): void {
+  replaceSync(path, text, options, true);
+}
+
+/**
+ * Replaces `path` with `text` so that a reader finds the old file or the new one whole,
+ * never half of it, as writeFileDurableSync does, but NOT durably: neither the file nor its
+ * directory is synced, so after a crash the old file, the new one, or (file systems that
+ * allocate late) an empty one may be found. Only for a file that nobody reads after a crash
+ * of the machine, and that is written often enough for two fsyncs a write to be most of its
+ * writer's work: the keeper's status file (lease/keeper-status.ts says why).
+ */
+export function writeFileAtomicSync(path: string, text: Piece, options: DurableOptions = {}): void {
+  replaceSync(path, text, options, false);
+}
+
+/** A temporary file, renamed over `path`; with `durable`, both synced (writeFileDurable's steps). */
+function replaceSync(path: string, text: Piece, options: DurableOptions, durable: boolean): void {
   const temp = tempOf(path, options);
-  writeTempSync(temp, text, 'w', options.mode ?? 0o600);
+  writeTempSync(temp, text, 'w', options.mode ?? 0o600, durable);
   try {
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
   }
-  syncDirectorySync(dirname(path));
+  if (durable) syncDirectorySync(dirname(path));
 }
 
 /**
- * Writes every byte of `text` to the file `temp` (opened with `flags`) and syncs it; a
- * file it opened and could not fill is removed.
+ * Writes every byte of `text` to the file `temp` (opened with `flags`) and, unless told
+ * `sync` false, syncs it; a file it opened and could not fill is removed.
  */
-export function writeTempSync(temp: string, text: Piece, flags: string, mode: number): void {
+export function writeTempSync(
+  temp: string,
+  text: Piece,
+  flags: string,
+  mode: number,
+  sync = true,
+): void {
   const fd = openSync(temp, flags, mode);
   try {
     try {
       writeAllSync(fdWriter(fd), bytesOf(text), 0);
-      fsyncSync(fd);
+      if (sync) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
