@@ -1,8 +1,8 @@
-const require_durable = require("./durable-qasORTDN.js");
+const require_durable = require("./durable-3qlBTb9V.js");
 const require_cli = require("./cli.js");
 const require_remote = require("./remote-BeUzwwFI.js");
 require("./zod-en-DySWmmj3.js");
-const require_checkpoint = require("./checkpoint-yxNAEvRZ.js");
+const require_checkpoint = require("./checkpoint-G5ROIOCl.js");
 const require_entry_kinds = require("./entry-kinds-DYb7pk0U.js");
 const require_run_pass = require("./run-pass-B7n0Po02.js");
 let node_fs = require("node:fs");
@@ -987,4 +987,4 @@ exports.keygen = keygen;
 exports.ledger = ledger;
 exports.verify = verify;
 
-//# sourceMappingURL=ledger-commands-CnRKlb8i.js.map
+//# sourceMappingURL=ledger-commands-DQOzNejM.js.map

@@ -2,12 +2,12 @@ require("./zod-en-DySWmmj3.js");
 const require_cli = require("./cli.js");
 const require_session = require("./session-B5Eut5ts.js");
 const require_time = require("./time-ww7Hd0C3.js");
-const require_log_output = require("./log-output-CjjVR7Qp.js");
+const require_log_output = require("./log-output-Ds3jN6an.js");
 let node_fs = require("node:fs");
-let node_buffer = require("node:buffer");
 let node_http = require("node:http");
 let node_crypto = require("node:crypto");
 let node_path = require("node:path");
+let node_buffer = require("node:buffer");
 // src/app/config.ts
 /** The config file is wrong: the message names the field and the accepted form. */
 var ConfigError = class extends require_cli.LeaseGateError {
@@ -3739,4 +3739,4 @@ async function startAppCommand(settings, io, env) {
 }
 exports.app = app;
 
-//# sourceMappingURL=app-command-DL3sGI0t.js.map
+//# sourceMappingURL=app-command-BCMqwW96.js.map

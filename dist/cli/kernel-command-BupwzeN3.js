@@ -1,24 +1,25 @@
+const require_rolldown_runtime = require("./rolldown-runtime-C-fzZZTt.js");
 const require_round_trips = require("./round-trips-B-VRNRTe.js");
 const require_cli = require("./cli.js");
 const require_freeze = require("./freeze-DFg06IGh.js");
 const require_run_pass = require("./run-pass-B7n0Po02.js");
-const require_checkpoint = require("./checkpoint-yxNAEvRZ.js");
+const require_checkpoint = require("./checkpoint-G5ROIOCl.js");
 require("./zod-en-DySWmmj3.js");
-const require_log_output = require("./log-output-CjjVR7Qp.js");
+const require_log_output = require("./log-output-Ds3jN6an.js");
 const require_time = require("./time-ww7Hd0C3.js");
 const require_entry_kinds = require("./entry-kinds-DYb7pk0U.js");
-const require_durable = require("./durable-qasORTDN.js");
+const require_durable = require("./durable-3qlBTb9V.js");
 const require_processes = require("./processes-DeLsQMUX.js");
 let node_os = require("node:os");
 let node_fs = require("node:fs");
-let node_net = require("node:net");
 let node_http = require("node:http");
-let node_worker_threads = require("node:worker_threads");
-let node_crypto = require("node:crypto");
 let node_url = require("node:url");
+let node_crypto = require("node:crypto");
 let node_path = require("node:path");
 let node_timers_promises = require("node:timers/promises");
 let node_fs_promises = require("node:fs/promises");
+let node_net = require("node:net");
+let node_worker_threads = require("node:worker_threads");
 /** The release reason of a holder that found itself outdated and did not deploy. */
 const OUTDATED_REASON = "outdated";
 const laneOf = (d) => d?.repository !== void 0 && d.workflow !== void 0 && d.ref !== void 0 && d.runNumber !== void 0 ? {
@@ -1514,7 +1515,7 @@ const shown = (value) => typeof value === "number" ? String(value) : JSON.string
 // src/kernel/auth/issuers.ts
 /** Verifiers for `specs`; jose is loaded here, only when OIDC is on. */
 async function startIssuers(specs, http) {
-	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-Dyh2YGiR.js"));
+	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-D6iytE8l.js"));
 	return specs.map((spec) => ({
 		...spec,
 		verifier: createOidcVerifier({
@@ -2673,7 +2674,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-	const { PostgresService } = await Promise.resolve().then(() => require("./backend-DDuCyb4N.js"));
+	const { PostgresService } = await Promise.resolve().then(() => require("./backend-DSyulNjh.js"));
 	return PostgresService.open({
 		...options,
 		...rest
@@ -2684,7 +2685,7 @@ async function migrateCommand(args, io, env) {
 	const { values } = require_cli.parse(args, require_cli.optionsOf(require_cli.STORE_FLAGS));
 	const options = postgresFrom(values, env);
 	if (!options) throw new require_cli.UsageError(`kernel migrate needs --store. Expected ${STORE_FORM}.`);
-	const { migrateDatabase } = await Promise.resolve().then(() => require("./migrate-once-scGqw2GE.js"));
+	const { migrateDatabase } = await Promise.resolve().then(() => require("./migrate-once-DoCf7g5C.js"));
 	const applied = await migrateDatabase(options);
 	io.out(applied.length ? `migrated schema ${options.schema} to version ${applied.at(-1)} (applied ${applied.join(", ")})` : `schema ${options.schema} is current`);
 	return require_cli.EXIT.done;
@@ -8556,7 +8557,7 @@ function notifierFrom(flags, io, cursorFile) {
 	}
 }
 // src/cli/kernel-command.ts
-var kernel_command_exports = /* @__PURE__ */ require_cli.__exportAll({ kernel: () => kernel });
+var kernel_command_exports = /* @__PURE__ */ require_rolldown_runtime.__exportAll({ kernel: () => kernel });
 /** `lease-gate kernel`: the local plane on loopback, until SIGINT or SIGTERM. */
 async function kernel(args, io, env) {
 	if (args[0] === "migrate") return migrateCommand(args.slice(1), io, env);
@@ -8648,4 +8649,4 @@ exports.validateAlgorithms = validateAlgorithms;
 exports.validateB64 = validateB64;
 exports.validateCrit = validateCrit;
 
-//# sourceMappingURL=kernel-command-DldBVgNt.js.map
+//# sourceMappingURL=kernel-command-BupwzeN3.js.map

@@ -1,8 +1,9 @@
+const require_rolldown_runtime = require("./rolldown-runtime-C-fzZZTt.js");
 require("./zod-en-DySWmmj3.js");
 const require_cli = require("./cli.js");
 const require_entry_kinds = require("./entry-kinds-DYb7pk0U.js");
 let node_crypto = require("node:crypto");
-node_crypto = require_cli.__toESM(node_crypto, 1);
+node_crypto = require_rolldown_runtime.__toESM(node_crypto, 1);
 // src/ledger/promotion.ts
 const PROMOTE_FORM = "FROM->TO, such as 'staging->production' (a name without ':' is lock:deploy/NAME) or 'lock:deploy/staging->lock:deploy/production'";
 /** The release reason of a holder that did not deploy (kernel/rules/deploy-order.ts). */
@@ -882,4 +883,4 @@ Object.defineProperty(exports, "verifyConsistency", {
 	}
 });
 
-//# sourceMappingURL=checkpoint-yxNAEvRZ.js.map
+//# sourceMappingURL=checkpoint-G5ROIOCl.js.map

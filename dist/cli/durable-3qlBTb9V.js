@@ -66,32 +66,46 @@ async function writeFileDurable(path, content, options = {}) {
 	await syncDirectory((0, node_path.dirname)(path));
 }
 /**
-* writeFileDurable for callers that cannot wait: a keeper's status written from a
-* synchronous timer callback, the notification worker's cursor saved between two
-* deliveries (an asynchronous save could finish after a later one and put an older
-* cursor back), and the kernel's signing key made during its synchronous start.
+* writeFileDurable for callers that cannot wait: the notification worker's cursor saved
+* between two deliveries (an asynchronous save could finish after a later one and put an
+* older cursor back), and the kernel's signing key made during its synchronous start.
 */
 function writeFileDurableSync(path, text, options = {}) {
+	replaceSync(path, text, options, true);
+}
+/**
+* Replaces `path` with `text` so that a reader finds the old file or the new one whole,
+* never half of it, as writeFileDurableSync does, but NOT durably: neither the file nor its
+* directory is synced, so after a crash the old file, the new one, or (file systems that
+* allocate late) an empty one may be found. Only for a file that nobody reads after a crash
+* of the machine, and that is written often enough for two fsyncs a write to be most of its
+* writer's work: the keeper's status file (lease/keeper-status.ts says why).
+*/
+function writeFileAtomicSync(path, text, options = {}) {
+	replaceSync(path, text, options, false);
+}
+/** A temporary file, renamed over `path`; with `durable`, both synced (writeFileDurable's steps). */
+function replaceSync(path, text, options, durable) {
 	const temp = tempOf(path, options);
-	writeTempSync(temp, text, "w", options.mode ?? 384);
+	writeTempSync(temp, text, "w", options.mode ?? 384, durable);
 	try {
 		(0, node_fs.renameSync)(temp, path);
 	} catch (error) {
 		(0, node_fs.rmSync)(temp, { force: true });
 		throw error;
 	}
-	syncDirectorySync((0, node_path.dirname)(path));
+	if (durable) syncDirectorySync((0, node_path.dirname)(path));
 }
 /**
-* Writes every byte of `text` to the file `temp` (opened with `flags`) and syncs it; a
-* file it opened and could not fill is removed.
+* Writes every byte of `text` to the file `temp` (opened with `flags`) and, unless told
+* `sync` false, syncs it; a file it opened and could not fill is removed.
 */
-function writeTempSync(temp, text, flags, mode) {
+function writeTempSync(temp, text, flags, mode, sync = true) {
 	const fd = (0, node_fs.openSync)(temp, flags, mode);
 	try {
 		try {
 			writeAllSync(fdWriter(fd), bytesOf(text), 0);
-			(0, node_fs.fsyncSync)(fd);
+			if (sync) (0, node_fs.fsyncSync)(fd);
 		} finally {
 			(0, node_fs.closeSync)(fd);
 		}
@@ -172,6 +186,12 @@ Object.defineProperty(exports, "writeAll", {
 		return writeAll;
 	}
 });
+Object.defineProperty(exports, "writeFileAtomicSync", {
+	enumerable: true,
+	get: function() {
+		return writeFileAtomicSync;
+	}
+});
 Object.defineProperty(exports, "writeFileDurable", {
 	enumerable: true,
 	get: function() {
@@ -191,4 +211,4 @@ Object.defineProperty(exports, "writeTempSync", {
 	}
 });
 
-//# sourceMappingURL=durable-qasORTDN.js.map
+//# sourceMappingURL=durable-3qlBTb9V.js.map

@@ -1,5 +1,5 @@
 const require_processes = require("./processes-DeLsQMUX.js");
-const require_durable = require("./durable-qasORTDN.js");
+const require_durable = require("./durable-3qlBTb9V.js");
 const require_cli = require("./cli.js");
 const require_session = require("./session-B5Eut5ts.js");
 let node_fs = require("node:fs");
@@ -67,7 +67,7 @@ const keeperLeaseSchema = require_cli.leaseSchema;
 /** Writes the keeper's record, unless post has removed the file (then nobody wants it). */
 function writeStatusFile(file, record) {
 	if (!(0, node_fs.existsSync)(file)) return false;
-	require_durable.writeFileDurableSync(file, JSON.stringify(record));
+	require_durable.writeFileAtomicSync(file, JSON.stringify(record));
 	return true;
 }
 // src/cli/keep-command.ts
@@ -156,4 +156,4 @@ function keeperTokens(env, audience) {
 }
 exports.keep = keep;
 
-//# sourceMappingURL=keep-command-DFdYQDc0.js.map
+//# sourceMappingURL=keep-command-BChB3s03.js.map

@@ -1,11 +1,11 @@
-const require_kernel_command = require("./kernel-command-DldBVgNt.js");
+const require_kernel_command = require("./kernel-command-BupwzeN3.js");
 const require_round_trips = require("./round-trips-B-VRNRTe.js");
-const require_migrations = require("./migrations-CjX4VANc.js");
+const require_migrations = require("./migrations-SoLxFay2.js");
 const require_cli = require("./cli.js");
 const require_freeze = require("./freeze-DFg06IGh.js");
-const require_checkpoint = require("./checkpoint-yxNAEvRZ.js");
-let node_perf_hooks = require("node:perf_hooks");
+const require_checkpoint = require("./checkpoint-G5ROIOCl.js");
 let node_crypto = require("node:crypto");
+let node_perf_hooks = require("node:perf_hooks");
 // src/kernel/postgres/commit-context.ts
 /** COMMIT was sent and failed or went unanswered: the batch may be durable, so it is never run again. */
 var CommitUnknownError = class extends require_cli.LeaseGateError {
@@ -1482,4 +1482,4 @@ var PostgresBackend = class {
 };
 exports.PostgresService = PostgresService;
 
-//# sourceMappingURL=backend-DDuCyb4N.js.map
+//# sourceMappingURL=backend-DSyulNjh.js.map

@@ -1,7 +1,8 @@
+const require_rolldown_runtime = require("./rolldown-runtime-C-fzZZTt.js");
 const require_cli = require("./cli.js");
 const require_round_trips = require("./round-trips-B-VRNRTe.js");
 // node_modules/postgres-array/index.js
-var require_postgres_array = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_postgres_array = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.parse = function(source, transform) {
 		return new ArrayParser(source, transform).parse();
 	};
@@ -79,7 +80,7 @@ var require_postgres_array = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	}
 }));
 // node_modules/pg-types/lib/arrayParser.js
-var require_arrayParser = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_arrayParser = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var array = require_postgres_array();
 	module.exports = { create: function(source, transform) {
 		return { parse: function() {
@@ -88,7 +89,7 @@ var require_arrayParser = /* @__PURE__ */ require_cli.__commonJSMin(((exports, m
 	} };
 }));
 // node_modules/postgres-date/index.js
-var require_postgres_date = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_postgres_date = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var DATE_TIME = /(\d{1,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,})?.*?( BC)?$/;
 	var DATE = /^(\d{1,})-(\d{2})-(\d{2})( BC)?$/;
 	var TIME_ZONE = /([Z+-])(\d{2})?:?(\d{2})?:?(\d{2})?/;
@@ -147,7 +148,7 @@ var require_postgres_date = /* @__PURE__ */ require_cli.__commonJSMin(((exports,
 	}
 }));
 // node_modules/xtend/mutable.js
-var require_mutable = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_mutable = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	module.exports = extend;
 	var hasOwnProperty = Object.prototype.hasOwnProperty;
 	function extend(target) {
@@ -159,7 +160,7 @@ var require_mutable = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	}
 }));
 // node_modules/postgres-interval/index.js
-var require_postgres_interval = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_postgres_interval = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var extend = require_mutable();
 	module.exports = PostgresInterval;
 	function PostgresInterval(raw) {
@@ -259,7 +260,7 @@ var require_postgres_interval = /* @__PURE__ */ require_cli.__commonJSMin(((expo
 	}
 }));
 // node_modules/postgres-bytea/index.js
-var require_postgres_bytea = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_postgres_bytea = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var bufferFrom = Buffer.from || Buffer;
 	module.exports = function parseBytea(input) {
 		if (/^\\x/.test(input)) return bufferFrom(input.substr(2), "hex");
@@ -281,7 +282,7 @@ var require_postgres_bytea = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	};
 }));
 // node_modules/pg-types/lib/textParsers.js
-var require_textParsers = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_textParsers = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var array = require_postgres_array();
 	var arrayParser = require_arrayParser();
 	var parseDate = require_postgres_date();
@@ -437,7 +438,7 @@ var require_textParsers = /* @__PURE__ */ require_cli.__commonJSMin(((exports, m
 	module.exports = { init };
 }));
 // node_modules/pg-int8/index.js
-var require_pg_int8 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_pg_int8 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var BASE = 1e6;
 	function readInt8(buffer) {
 		var high = buffer.readInt32BE(0);
@@ -493,7 +494,7 @@ var require_pg_int8 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	module.exports = readInt8;
 }));
 // node_modules/pg-types/lib/binaryParsers.js
-var require_binaryParsers = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_binaryParsers = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var parseInt64 = require_pg_int8();
 	var parseBits = function(data, bits, offset, invert, callback) {
 		offset = offset || 0;
@@ -651,7 +652,7 @@ var require_binaryParsers = /* @__PURE__ */ require_cli.__commonJSMin(((exports,
 	module.exports = { init };
 }));
 // node_modules/pg-types/lib/builtins.js
-var require_builtins = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_builtins = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	/**
 	* Following query was used to generate this file:
 	
@@ -726,7 +727,7 @@ var require_builtins = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modu
 	};
 }));
 // node_modules/pg-types/index.js
-var require_pg_types = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_pg_types = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	var textParsers = require_textParsers();
 	var binaryParsers = require_binaryParsers();
 	var arrayParser = require_arrayParser();
@@ -762,7 +763,7 @@ var require_pg_types = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	});
 }));
 // node_modules/pg/lib/defaults.js
-var require_defaults = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_defaults = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	let user;
 	try {
 		user = process.platform === "win32" ? process.env.USERNAME : process.env.USER;
@@ -802,7 +803,7 @@ var require_defaults = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modu
 	});
 }));
 // node_modules/pg/lib/utils.js
-var require_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_utils$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const defaults = require_defaults();
 	const nodeUtils = require("util");
 	const { isDate } = require("util/types");
@@ -915,7 +916,7 @@ var require_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	};
 }));
 // node_modules/pg/lib/crypto/utils.js
-var require_utils = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_utils = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const nodeCrypto = require("crypto");
 	module.exports = {
 		postgresMd5PasswordHash,
@@ -998,7 +999,7 @@ var require_utils = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module)
 	}
 }));
 // node_modules/pg/lib/crypto/cert-signatures.js
-var require_cert_signatures = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_cert_signatures = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	function x509Error(msg, cert) {
 		return /* @__PURE__ */ new Error("SASL channel binding: " + msg + " when parsing public certificate " + cert.toString("base64"));
 	}
@@ -1089,7 +1090,7 @@ var require_cert_signatures = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	module.exports = { signatureAlgorithmHashFromCertificate };
 }));
 // node_modules/pg/lib/crypto/sasl.js
-var require_sasl = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_sasl = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const crypto = require_utils();
 	const { signatureAlgorithmHashFromCertificate } = require_cert_signatures();
 	function saslprep(password) {
@@ -1223,7 +1224,7 @@ var require_sasl = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) 
 	};
 }));
 // node_modules/pg/lib/type-overrides.js
-var require_type_overrides = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_type_overrides = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const types = require_pg_types();
 	function TypeOverrides(userTypes) {
 		this._types = userTypes || types;
@@ -1251,7 +1252,7 @@ var require_type_overrides = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	module.exports = TypeOverrides;
 }));
 // node_modules/pg-connection-string/index.js
-var require_pg_connection_string = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_pg_connection_string = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	function parse(str, options = {}) {
 		if (str.charAt(0) === "/") {
 			const config = str.split(" ");
@@ -1374,7 +1375,7 @@ See https://www.postgresql.org/docs/current/libpq-ssl.html for libpq SSL mode de
 	parse.parseIntoClientConfig = parseIntoClientConfig;
 }));
 // node_modules/pg/lib/connection-parameters.js
-var require_connection_parameters = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_connection_parameters = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const dns = require("dns");
 	const defaults = require_defaults();
 	const parse = require_pg_connection_string().parse;
@@ -1474,7 +1475,7 @@ var require_connection_parameters = /* @__PURE__ */ require_cli.__commonJSMin(((
 	module.exports = ConnectionParameters;
 }));
 // node_modules/pg/lib/result.js
-var require_result = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_result = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const types = require_pg_types();
 	const matchRegexp = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
 	var Result = class {
@@ -1543,7 +1544,7 @@ var require_result = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	module.exports = Result;
 }));
 // node_modules/pg/lib/query.js
-var require_query$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_query$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { EventEmitter } = require("events");
 	const Result = require_result();
 	const utils = require_utils$1();
@@ -1694,7 +1695,7 @@ var require_query$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	module.exports = Query;
 }));
 // node_modules/pg-protocol/dist/messages.js
-var require_messages = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_messages = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.NoticeMessage = exports.DataRowMessage = exports.CommandCompleteMessage = exports.ReadyForQueryMessage = exports.NotificationResponseMessage = exports.BackendKeyDataMessage = exports.AuthenticationMD5Password = exports.ParameterStatusMessage = exports.ParameterDescriptionMessage = exports.RowDescriptionMessage = exports.Field = exports.CopyResponse = exports.CopyDataMessage = exports.DatabaseError = exports.copyDone = exports.emptyQuery = exports.replicationStart = exports.portalSuspended = exports.noData = exports.closeComplete = exports.bindComplete = exports.parseComplete = void 0;
 	exports.parseComplete = {
@@ -1855,7 +1856,7 @@ var require_messages = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	exports.NoticeMessage = NoticeMessage;
 }));
 // node_modules/pg-protocol/dist/buffer-writer.js
-var require_buffer_writer = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_buffer_writer = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.Writer = void 0;
 	var Writer = class {
@@ -1956,7 +1957,7 @@ var require_buffer_writer = /* @__PURE__ */ require_cli.__commonJSMin(((exports)
 	exports.Writer = Writer;
 }));
 // node_modules/pg-protocol/dist/serializer.js
-var require_serializer = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_serializer = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.serialize = void 0;
 	const buffer_writer_1 = require_buffer_writer();
@@ -2130,7 +2131,7 @@ var require_serializer = /* @__PURE__ */ require_cli.__commonJSMin(((exports) =>
 	};
 }));
 // node_modules/pg-protocol/dist/buffer-reader.js
-var require_buffer_reader = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_buffer_reader = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.BufferReader = void 0;
 	var BufferReader = class {
@@ -2184,7 +2185,7 @@ var require_buffer_reader = /* @__PURE__ */ require_cli.__commonJSMin(((exports)
 	exports.BufferReader = BufferReader;
 }));
 // node_modules/pg-protocol/dist/parser.js
-var require_parser = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_parser = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.Parser = void 0;
 	const messages_1 = require_messages();
@@ -2464,7 +2465,7 @@ var require_parser = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	};
 }));
 // node_modules/pg-protocol/dist/index.js
-var require_dist = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_dist = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.DatabaseError = exports.serialize = void 0;
 	exports.parse = parse;
@@ -2490,12 +2491,12 @@ var require_dist = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	}
 }));
 // node_modules/pg-cloudflare/dist/empty.js
-var require_empty = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_empty = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperty(exports, "__esModule", { value: true });
 	exports.default = {};
 }));
 // node_modules/pg/lib/stream.js
-var require_stream = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_stream = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { getStream, getSecureStream } = getStreamFuncs();
 	module.exports = {
 		/**
@@ -2561,7 +2562,7 @@ var require_stream = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	}
 }));
 // node_modules/pg/lib/connection.js
-var require_connection = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_connection = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const EventEmitter = require("events").EventEmitter;
 	const { parse, serialize } = require_dist();
 	const stream = require_stream();
@@ -2726,7 +2727,7 @@ var require_connection = /* @__PURE__ */ require_cli.__commonJSMin(((exports, mo
 	module.exports = Connection;
 }));
 // node_modules/split2/index.js
-var require_split2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_split2 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { Transform } = require("stream");
 	const { StringDecoder } = require("string_decoder");
 	const kLast = Symbol("last");
@@ -2815,7 +2816,7 @@ var require_split2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	module.exports = split;
 }));
 // node_modules/pgpass/lib/helper.js
-var require_helper = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_helper = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var path = require("path");
 	var Stream = require("stream").Stream;
 	var split = require_split2();
@@ -2964,7 +2965,7 @@ var require_helper = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	};
 }));
 // node_modules/pgpass/lib/index.js
-var require_lib$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_lib$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	require("path");
 	var fs = require("fs");
 	var helper = require_helper();
@@ -2979,7 +2980,7 @@ var require_lib$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module)
 	module.exports.warnTo = helper.warnTo;
 }));
 // node_modules/pg/lib/client.js
-var require_client$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_client$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const EventEmitter = require("events").EventEmitter;
 	const utils = require_utils$1();
 	const nodeUtils = require("util");
@@ -3539,7 +3540,7 @@ var require_client$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modu
 	module.exports = Client;
 }));
 // node_modules/pg-pool/index.js
-var require_pg_pool = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_pg_pool = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const EventEmitter = require("events").EventEmitter;
 	const NOOP = function() {};
 	const removeWhere = (list, predicate) => {
@@ -3886,7 +3887,7 @@ var require_pg_pool = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	module.exports = Pool;
 }));
 // node_modules/pg/lib/native/query.js
-var require_query = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_query = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const EventEmitter = require("events").EventEmitter;
 	const util = require("util");
 	const utils = require_utils$1();
@@ -4000,7 +4001,7 @@ var require_query = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module)
 	};
 }));
 // node_modules/pg/lib/native/client.js
-var require_client = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_client = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const nodeUtils = require("util");
 	var Native;
 	try {
@@ -4286,11 +4287,11 @@ var require_client = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	};
 }));
 // node_modules/pg/lib/native/index.js
-var require_native = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_native = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	module.exports = require_client();
 }));
 // node_modules/pg/lib/index.js
-var require_lib = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_lib = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Client = require_client$1();
 	const defaults = require_defaults();
 	const Connection = require_connection();
@@ -4345,7 +4346,7 @@ var require_lib = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) =
 	});
 }));
 // node_modules/pg/esm/index.mjs
-var import_lib = /* @__PURE__ */ require_cli.__toESM(require_lib(), 1);
+var import_lib = /* @__PURE__ */ require_rolldown_runtime.__toESM(require_lib(), 1);
 import_lib.default.Client;
 import_lib.default.Pool;
 import_lib.default.Connection;
@@ -4710,4 +4711,4 @@ Object.defineProperty(exports, "migrate", {
 	}
 });
 
-//# sourceMappingURL=migrations-CjX4VANc.js.map
+//# sourceMappingURL=migrations-SoLxFay2.js.map

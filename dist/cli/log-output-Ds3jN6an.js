@@ -1,3 +1,4 @@
+const require_rolldown_runtime = require("./rolldown-runtime-C-fzZZTt.js");
 const require_cli = require("./cli.js");
 const require_time = require("./time-ww7Hd0C3.js");
 // src/github/rest.ts
@@ -68,7 +69,7 @@ function printable(text, max = 200) {
 	return line.length <= max ? line : `${line.slice(0, max - 1)}~`;
 }
 // node_modules/prom-client/lib/util.js
-var require_util = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_util = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.getValueAsString = function getValueString(value) {
 		if (Number.isNaN(value)) return "Nan";
 		else if (!Number.isFinite(value)) {
@@ -143,7 +144,7 @@ var require_util = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	exports.Grouper = Grouper;
 }));
 // node_modules/prom-client/lib/registry.js
-var require_registry = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_registry = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { getValueAsString } = require_util();
 	var Registry = class Registry {
 		static get PROMETHEUS_CONTENT_TYPE() {
@@ -281,7 +282,7 @@ var require_registry = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modu
 	module.exports.globalRegistry = new Registry();
 }));
 // node_modules/prom-client/lib/validation.js
-var require_validation = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_validation = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const util = require("util");
 	const metricRegexp = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 	const labelRegexp = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -296,7 +297,7 @@ var require_validation = /* @__PURE__ */ require_cli.__commonJSMin(((exports) =>
 	};
 }));
 // node_modules/prom-client/lib/metric.js
-var require_metric = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_metric = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Registry = require_registry();
 	const { isObject } = require_util();
 	const { validateMetricName, validateLabelName } = require_validation();
@@ -331,7 +332,7 @@ var require_metric = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	module.exports = { Metric };
 }));
 // node_modules/prom-client/lib/exemplar.js
-var require_exemplar = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_exemplar = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	/**
 	* Class representing an OpenMetrics exemplar.
 	*
@@ -364,7 +365,7 @@ var require_exemplar = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modu
 /**
 * Counter metric
 */
-var require_counter = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_counter = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const util = require("util");
 	const { hashObject, isObject, getLabels, removeLabels, nowTimestamp } = require_util();
 	const { validateLabel } = require_validation();
@@ -475,7 +476,7 @@ var require_counter = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 /**
 * Gauge metric
 */
-var require_gauge = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_gauge = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const util = require("util");
 	const { setValue, setValueDelta, getLabels, hashObject, isObject, removeLabels } = require_util();
 	const { validateLabel } = require_validation();
@@ -614,7 +615,7 @@ var require_gauge = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module)
 /**
 * Histogram
 */
-var require_histogram = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_histogram = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const util = require("util");
 	const { getLabels, hashObject, isObject, removeLabels, nowTimestamp } = require_util();
 	const { validateLabel } = require_validation();
@@ -851,7 +852,7 @@ var require_histogram = /* @__PURE__ */ require_cli.__commonJSMin(((exports, mod
 	module.exports = Histogram;
 }));
 // node_modules/bintrees/lib/treebase.js
-var require_treebase = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_treebase = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	function TreeBase() {}
 	TreeBase.prototype.clear = function() {
 		this._root = null;
@@ -999,7 +1000,7 @@ var require_treebase = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modu
 	module.exports = TreeBase;
 }));
 // node_modules/bintrees/lib/rbtree.js
-var require_rbtree = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_rbtree = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var TreeBase = require_treebase();
 	function Node(data) {
 		this.data = data;
@@ -1135,7 +1136,7 @@ var require_rbtree = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module
 	module.exports = RBTree;
 }));
 // node_modules/bintrees/lib/bintree.js
-var require_bintree = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_bintree = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var TreeBase = require_treebase();
 	function Node(data) {
 		this.data = data;
@@ -1204,14 +1205,14 @@ var require_bintree = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	module.exports = BinTree;
 }));
 // node_modules/bintrees/index.js
-var require_bintrees = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_bintrees = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	module.exports = {
 		RBTree: require_rbtree(),
 		BinTree: require_bintree()
 	};
 }));
 // node_modules/tdigest/tdigest.js
-var require_tdigest = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_tdigest = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	var RBTree = require_bintrees().RBTree;
 	function TDigest(delta, K, CX) {
 		this.discrete = delta === false;
@@ -1419,7 +1420,7 @@ var require_tdigest = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	};
 }));
 // node_modules/prom-client/lib/timeWindowQuantiles.js
-var require_timeWindowQuantiles = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_timeWindowQuantiles = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { TDigest } = require_tdigest();
 	var TimeWindowQuantiles = class {
 		constructor(maxAgeSeconds, ageBuckets) {
@@ -1470,7 +1471,7 @@ var require_timeWindowQuantiles = /* @__PURE__ */ require_cli.__commonJSMin(((ex
 /**
 * Summary
 */
-var require_summary = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_summary = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const util = require("util");
 	const { getLabels, hashObject, removeLabels } = require_util();
 	const { validateLabel } = require_validation();
@@ -1640,7 +1641,7 @@ var require_summary = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 	module.exports = Summary;
 }));
 // node_modules/prom-client/lib/pushgateway.js
-var require_pushgateway = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_pushgateway = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const url = require("url");
 	const http = require("http");
 	const https = require("https");
@@ -1720,7 +1721,7 @@ var require_pushgateway = /* @__PURE__ */ require_cli.__commonJSMin(((exports, m
 	module.exports = Pushgateway;
 }));
 // node_modules/prom-client/lib/bucketGenerators.js
-var require_bucketGenerators = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_bucketGenerators = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.linearBuckets = (start, width, count) => {
 		if (count < 1) throw new Error("Linear buckets needs a positive count");
 		const buckets = new Array(count);
@@ -1740,7 +1741,7 @@ var require_bucketGenerators = /* @__PURE__ */ require_cli.__commonJSMin(((expor
 	};
 }));
 // node_modules/@opentelemetry/api/dist/diag/types.cjs
-var require_types$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_types$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.DiagLogLevel = /* @__PURE__ */ function(DiagLogLevel) {
 		/** Diagnostic Logging level setting to disable all logging (except and forced logs) */
 		DiagLogLevel[DiagLogLevel["NONE"] = 0] = "NONE";
@@ -1763,11 +1764,11 @@ var require_types$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/version.cjs
-var require_version$2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_version$2 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.VERSION = "1.10.0";
 }));
 // node_modules/@opentelemetry/api/dist/internal/semver.cjs
-var require_semver$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_semver$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_version = require_version$2();
 	const re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
 	/**
@@ -1849,7 +1850,7 @@ var require_semver$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	exports.isCompatible = isCompatible;
 }));
 // node_modules/@opentelemetry/api/dist/internal/global-utils.cjs
-var require_global_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_global_utils$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_version = require_version$2();
 	const require_semver = require_semver$1();
 	const major = require_version.VERSION.split(".")[0];
@@ -1900,7 +1901,7 @@ var require_global_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	exports.unregisterGlobal = unregisterGlobal;
 }));
 // node_modules/@opentelemetry/api/dist/diag/ComponentLogger.cjs
-var require_ComponentLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_ComponentLogger$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	/**
 	* Component Logger which is meant to be used as part of any component which
@@ -1939,7 +1940,7 @@ var require_ComponentLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((expo
 	exports.DiagComponentLogger = DiagComponentLogger;
 }));
 // node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs
-var require_logLevelLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_logLevelLogger$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	require_types$1();
 	function createLogLevelDiagLogger(maxLevel, logger) {
 		if (maxLevel < 0) maxLevel = 0;
@@ -1961,7 +1962,7 @@ var require_logLevelLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((expor
 	exports.createLogLevelDiagLogger = createLogLevelDiagLogger;
 }));
 // node_modules/@opentelemetry/api/dist/api/diag.cjs
-var require_diag$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_diag$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_ComponentLogger = require_ComponentLogger$1();
 	require_types$1();
@@ -2021,7 +2022,7 @@ var require_diag$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	};
 }));
 // node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs
-var require_baggage_impl$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_baggage_impl$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.BaggageImpl = class BaggageImpl {
 		constructor(entries) {
 			this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -2055,11 +2056,11 @@ var require_baggage_impl$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	};
 }));
 // node_modules/@opentelemetry/api/dist/baggage/internal/symbol.cjs
-var require_symbol$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_symbol$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.baggageEntryMetadataSymbol = Symbol("BaggageEntryMetadata");
 }));
 // node_modules/@opentelemetry/api/dist/baggage/utils.cjs
-var require_utils$3 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_utils$3 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_diag = require_diag$1();
 	const require_baggage_impl = require_baggage_impl$1();
 	const require_symbol = require_symbol$1();
@@ -2095,7 +2096,7 @@ var require_utils$3 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	exports.createBaggage = createBaggage;
 }));
 // node_modules/@opentelemetry/api/dist/context/context.cjs
-var require_context$3 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_context$3 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	/**
 	* Get a key to uniquely identify a context value
 	*
@@ -2129,7 +2130,7 @@ var require_context$3 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => 
 	exports.createContextKey = createContextKey;
 }));
 // node_modules/@opentelemetry/api/dist/diag/consoleLogger.cjs
-var require_consoleLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_consoleLogger$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const consoleMap = [
 		{
 			n: "error",
@@ -2190,7 +2191,7 @@ var require_consoleLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	exports._originalConsoleMethods = _originalConsoleMethods;
 }));
 // node_modules/@opentelemetry/api/dist/metrics/NoopMeter.cjs
-var require_NoopMeter$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopMeter$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	/**
 	* NoopMeter is a noop implementation of the {@link Meter} interface. It reuses
 	* constant NoopMetrics for all of its methods.
@@ -2305,7 +2306,7 @@ var require_NoopMeter$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) =
 	exports.createNoopMeter = createNoopMeter;
 }));
 // node_modules/@opentelemetry/api/dist/metrics/Metric.cjs
-var require_Metric$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_Metric$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.ValueType = /* @__PURE__ */ function(ValueType) {
 		ValueType[ValueType["INT"] = 0] = "INT";
 		ValueType[ValueType["DOUBLE"] = 1] = "DOUBLE";
@@ -2313,7 +2314,7 @@ var require_Metric$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/logs/NoopLogger.cjs
-var require_NoopLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopLogger$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	var NoopLogger = class {
 		emit(_logRecord) {}
 		enabled() {
@@ -2332,7 +2333,7 @@ var require_NoopLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) 
 	exports.createNoopLogger = createNoopLogger;
 }));
 // node_modules/@opentelemetry/api/dist/logs/LogRecord.cjs
-var require_LogRecord$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_LogRecord$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.SeverityNumber = /* @__PURE__ */ function(SeverityNumber) {
 		SeverityNumber[SeverityNumber["UNSPECIFIED"] = 0] = "UNSPECIFIED";
 		SeverityNumber[SeverityNumber["TRACE"] = 1] = "TRACE";
@@ -2363,7 +2364,7 @@ var require_LogRecord$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) =
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.cjs
-var require_TextMapPropagator$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_TextMapPropagator$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	/**
 	* @since 1.0.0
 	*/
@@ -2388,7 +2389,7 @@ var require_TextMapPropagator$1 = /* @__PURE__ */ require_cli.__commonJSMin(((ex
 	exports.defaultTextMapSetter = defaultTextMapSetter;
 }));
 // node_modules/@opentelemetry/api/dist/trace/trace_flags.cjs
-var require_trace_flags$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_trace_flags$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.TraceFlags = /* @__PURE__ */ function(TraceFlags) {
 		/** Represents no flag set. */
 		TraceFlags[TraceFlags["NONE"] = 0] = "NONE";
@@ -2398,7 +2399,7 @@ var require_trace_flags$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports)
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.cjs
-var require_invalid_span_constants$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_invalid_span_constants$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	require_trace_flags$1();
 	/**
 	* @since 1.0.0
@@ -2421,7 +2422,7 @@ var require_invalid_span_constants$1 = /* @__PURE__ */ require_cli.__commonJSMin
 	exports.INVALID_TRACEID = INVALID_TRACEID;
 }));
 // node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.cjs
-var require_NonRecordingSpan$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NonRecordingSpan$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_invalid_span_constants = require_invalid_span_constants$1();
 	/**
 	* The NonRecordingSpan is the default {@link Span} that is used when no Span
@@ -2465,7 +2466,7 @@ var require_NonRecordingSpan$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exp
 	exports.NonRecordingSpan = NonRecordingSpan;
 }));
 // node_modules/@opentelemetry/api/dist/trace/spancontext-utils.cjs
-var require_spancontext_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_spancontext_utils$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	require_invalid_span_constants$1();
 	const require_NonRecordingSpan = require_NonRecordingSpan$1();
 	const isHex = new Uint8Array([
@@ -2615,7 +2616,7 @@ var require_spancontext_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((ex
 	exports.wrapSpanContext = wrapSpanContext;
 }));
 // node_modules/@opentelemetry/api/dist/context/NoopContextManager.cjs
-var require_NoopContextManager$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopContextManager$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_context = require_context$3();
 	var NoopContextManager = class {
 		active() {
@@ -2641,7 +2642,7 @@ var require_NoopContextManager$1 = /* @__PURE__ */ require_cli.__commonJSMin(((e
 	exports.NoopContextManager = NoopContextManager;
 }));
 // node_modules/@opentelemetry/api/dist/api/context.cjs
-var require_context$2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_context$2 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
 	const require_NoopContextManager = require_NoopContextManager$1();
@@ -2734,7 +2735,7 @@ var require_context$2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => 
 	};
 }));
 // node_modules/@opentelemetry/api/dist/trace/context-utils.cjs
-var require_context_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_context_utils$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_context = require_context$3();
 	const require_context$1 = require_context$2();
 	const require_NonRecordingSpan = require_NonRecordingSpan$1();
@@ -2800,7 +2801,7 @@ var require_context_utils$1 = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	exports.setSpanContext = setSpanContext;
 }));
 // node_modules/@opentelemetry/api/dist/trace/NoopTracer.cjs
-var require_NoopTracer$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopTracer$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_context = require_context$2();
 	const require_NonRecordingSpan = require_NonRecordingSpan$1();
 	const require_context_utils = require_context_utils$1();
@@ -2843,7 +2844,7 @@ var require_NoopTracer$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) 
 	exports.NoopTracer = NoopTracer;
 }));
 // node_modules/@opentelemetry/api/dist/trace/ProxyTracer.cjs
-var require_ProxyTracer$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_ProxyTracer$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const NOOP_TRACER = new (require_NoopTracer$1()).NoopTracer();
 	/**
 	* Proxy tracer provided by the proxy tracer provider
@@ -2879,7 +2880,7 @@ var require_ProxyTracer$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports)
 	exports.ProxyTracer = ProxyTracer;
 }));
 // node_modules/@opentelemetry/api/dist/trace/span_kind.cjs
-var require_span_kind$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_span_kind$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.SpanKind = /* @__PURE__ */ function(SpanKind) {
 		/** Default value. Indicates that the span is used internally. */
 		SpanKind[SpanKind["INTERNAL"] = 0] = "INTERNAL";
@@ -2909,7 +2910,7 @@ var require_span_kind$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) =
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/trace/status.cjs
-var require_status$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_status$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.SpanStatusCode = /* @__PURE__ */ function(SpanStatusCode) {
 		/**
 		* The default status.
@@ -2928,7 +2929,7 @@ var require_status$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/trace/internal/tracestate-validators.cjs
-var require_tracestate_validators$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_tracestate_validators$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const VALID_KEY_CHAR_RANGE = "[_0-9a-z-*/]";
 	const VALID_KEY_REGEX = new RegExp(`^(?:${`[a-z]${VALID_KEY_CHAR_RANGE}{0,255}`}|${`[a-z0-9]${VALID_KEY_CHAR_RANGE}{0,240}@[a-z]${VALID_KEY_CHAR_RANGE}{0,13}`})$`);
 	const VALID_VALUE_BASE_REGEX = /^[ -~]{0,255}[!-~]$/;
@@ -2955,7 +2956,7 @@ var require_tracestate_validators$1 = /* @__PURE__ */ require_cli.__commonJSMin(
 	exports.validateValue = validateValue;
 }));
 // node_modules/@opentelemetry/api/dist/trace/internal/tracestate-impl.cjs
-var require_tracestate_impl$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_tracestate_impl$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_tracestate_validators = require_tracestate_validators$1();
 	const MAX_TRACE_STATE_ITEMS = 32;
 	const MAX_TRACE_STATE_LEN = 512;
@@ -3019,7 +3020,7 @@ var require_tracestate_impl$1 = /* @__PURE__ */ require_cli.__commonJSMin(((expo
 	};
 }));
 // node_modules/@opentelemetry/api/dist/trace/internal/utils.cjs
-var require_utils$2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_utils$2 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_tracestate_impl = require_tracestate_impl$1();
 	/**
 	* @deprecated Use TraceState from "@opentelemetry/core". This will be removed in the next major version.
@@ -3031,7 +3032,7 @@ var require_utils$2 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	exports.createTraceState = createTraceState;
 }));
 // node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.cjs
-var require_NoopTracerProvider = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopTracerProvider = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_NoopTracer = require_NoopTracer$1();
 	/**
 	* An implementation of the {@link TracerProvider} which returns an impotent
@@ -3047,7 +3048,7 @@ var require_NoopTracerProvider = /* @__PURE__ */ require_cli.__commonJSMin(((exp
 	exports.NoopTracerProvider = NoopTracerProvider;
 }));
 // node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.cjs
-var require_ProxyTracerProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_ProxyTracerProvider$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_ProxyTracer = require_ProxyTracer$1();
 	const NOOP_TRACER_PROVIDER = new (require_NoopTracerProvider()).NoopTracerProvider();
 	/**
@@ -3087,7 +3088,7 @@ var require_ProxyTracerProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((
 	exports.ProxyTracerProvider = ProxyTracerProvider;
 }));
 // node_modules/@opentelemetry/api/dist/trace/SamplingResult.cjs
-var require_SamplingResult$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_SamplingResult$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.SamplingDecision = /* @__PURE__ */ function(SamplingDecision) {
 		/**
 		* `Span.isRecording() === false`, span will not be recorded and all events
@@ -3108,15 +3109,15 @@ var require_SamplingResult$1 = /* @__PURE__ */ require_cli.__commonJSMin(((expor
 	}({});
 }));
 // node_modules/@opentelemetry/api/dist/context-api.cjs
-var require_context_api$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_context_api$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.context = require_context$2().ContextAPI.getInstance();
 }));
 // node_modules/@opentelemetry/api/dist/diag-api.cjs
-var require_diag_api$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_diag_api$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.diag = require_diag$1().DiagAPI.instance();
 }));
 // node_modules/@opentelemetry/api/dist/logs/NoopLoggerProvider.cjs
-var require_NoopLoggerProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopLoggerProvider$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_NoopLogger = require_NoopLogger$1();
 	var NoopLoggerProvider = class {
 		getLogger(_name, _version, _options) {
@@ -3127,7 +3128,7 @@ var require_NoopLoggerProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((e
 	exports.NoopLoggerProvider = NoopLoggerProvider;
 }));
 // node_modules/@opentelemetry/api/dist/logs/ProxyLogger.cjs
-var require_ProxyLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_ProxyLogger$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_NoopLogger = require_NoopLogger$1();
 	var ProxyLogger = class {
 		constructor(provider, name, version, options) {
@@ -3162,7 +3163,7 @@ var require_ProxyLogger$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports)
 	exports.ProxyLogger = ProxyLogger;
 }));
 // node_modules/@opentelemetry/api/dist/logs/ProxyLoggerProvider.cjs
-var require_ProxyLoggerProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_ProxyLoggerProvider$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_NoopLoggerProvider = require_NoopLoggerProvider$1();
 	const require_ProxyLogger = require_ProxyLogger$1();
 	var ProxyLoggerProvider = class {
@@ -3197,7 +3198,7 @@ var require_ProxyLoggerProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((
 	exports.ProxyLoggerProvider = ProxyLoggerProvider;
 }));
 // node_modules/@opentelemetry/api/dist/api/logs.cjs
-var require_logs = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_logs = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
 	const require_ProxyLoggerProvider = require_ProxyLoggerProvider$1();
@@ -3249,11 +3250,11 @@ var require_logs = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	};
 }));
 // node_modules/@opentelemetry/api/dist/logs-api.cjs
-var require_logs_api$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_logs_api$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.logs = require_logs().LogsAPI.getInstance();
 }));
 // node_modules/@opentelemetry/api/dist/metrics/NoopMeterProvider.cjs
-var require_NoopMeterProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopMeterProvider$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_NoopMeter = require_NoopMeter$1();
 	/**
 	* An implementation of the {@link MeterProvider} which returns an impotent Meter
@@ -3268,7 +3269,7 @@ var require_NoopMeterProvider$1 = /* @__PURE__ */ require_cli.__commonJSMin(((ex
 	exports.NoopMeterProvider = NoopMeterProvider;
 }));
 // node_modules/@opentelemetry/api/dist/api/metrics.cjs
-var require_metrics = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_metrics = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
 	const require_NoopMeterProvider = require_NoopMeterProvider$1();
@@ -3307,11 +3308,11 @@ var require_metrics = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	};
 }));
 // node_modules/@opentelemetry/api/dist/metrics-api.cjs
-var require_metrics_api$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_metrics_api$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.metrics = require_metrics().MetricsAPI.getInstance();
 }));
 // node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.cjs
-var require_NoopTextMapPropagator$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_NoopTextMapPropagator$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	/**
 	* No-op implementations of {@link TextMapPropagator}.
 	*/
@@ -3329,7 +3330,7 @@ var require_NoopTextMapPropagator$1 = /* @__PURE__ */ require_cli.__commonJSMin(
 	exports.NoopTextMapPropagator = NoopTextMapPropagator;
 }));
 // node_modules/@opentelemetry/api/dist/baggage/context-helpers.cjs
-var require_context_helpers$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_context_helpers$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_context = require_context$3();
 	const require_context$1 = require_context$2();
 	/**
@@ -3376,7 +3377,7 @@ var require_context_helpers$1 = /* @__PURE__ */ require_cli.__commonJSMin(((expo
 	exports.setBaggage = setBaggage;
 }));
 // node_modules/@opentelemetry/api/dist/api/propagation.cjs
-var require_propagation = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_propagation = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
 	const require_utils = require_utils$3();
@@ -3443,11 +3444,11 @@ var require_propagation = /* @__PURE__ */ require_cli.__commonJSMin(((exports) =
 	};
 }));
 // node_modules/@opentelemetry/api/dist/propagation-api.cjs
-var require_propagation_api$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_propagation_api$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.propagation = require_propagation().PropagationAPI.getInstance();
 }));
 // node_modules/@opentelemetry/api/dist/api/trace.cjs
-var require_trace = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_trace = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const require_global_utils = require_global_utils$1();
 	const require_diag = require_diag$1();
 	const require_context_utils = require_context_utils$1();
@@ -3502,11 +3503,11 @@ var require_trace = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	};
 }));
 // node_modules/@opentelemetry/api/dist/trace-api.cjs
-var require_trace_api$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_trace_api$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.trace = require_trace().TraceAPI.getInstance();
 }));
 // node_modules/@opentelemetry/api/dist/index.cjs
-var require_dist = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_dist = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	Object.defineProperties(exports, {
 		__esModule: { value: true },
 		[Symbol.toStringTag]: { value: "Module" }
@@ -3576,7 +3577,7 @@ var require_dist = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
 	exports.trace = require_trace_api.trace;
 }));
 // node_modules/prom-client/lib/metrics/processCpuTotal.js
-var require_processCpuTotal = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processCpuTotal = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const OtelApi = require_dist();
 	const Counter = require_counter();
 	const PROCESS_CPU_USER_SECONDS = "process_cpu_user_seconds_total";
@@ -3651,7 +3652,7 @@ var require_processCpuTotal = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	];
 }));
 // node_modules/prom-client/lib/metrics/processStartTime.js
-var require_processStartTime = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processStartTime = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
 	const PROCESS_START_TIME = "process_start_time_seconds";
@@ -3673,7 +3674,7 @@ var require_processStartTime = /* @__PURE__ */ require_cli.__commonJSMin(((expor
 	module.exports.metricNames = [PROCESS_START_TIME];
 }));
 // node_modules/prom-client/lib/metrics/osMemoryHeapLinux.js
-var require_osMemoryHeapLinux = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_osMemoryHeapLinux = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const fs = require("fs");
 	const values = [
@@ -3734,7 +3735,7 @@ var require_osMemoryHeapLinux = /* @__PURE__ */ require_cli.__commonJSMin(((expo
 	];
 }));
 // node_modules/prom-client/lib/metrics/helpers/safeMemoryUsage.js
-var require_safeMemoryUsage = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_safeMemoryUsage = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	function safeMemoryUsage() {
 		try {
 			return process.memoryUsage();
@@ -3745,7 +3746,7 @@ var require_safeMemoryUsage = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	module.exports = safeMemoryUsage;
 }));
 // node_modules/prom-client/lib/metrics/osMemoryHeap.js
-var require_osMemoryHeap = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_osMemoryHeap = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const linuxVariant = require_osMemoryHeapLinux();
 	const safeMemoryUsage = require_safeMemoryUsage();
@@ -3769,7 +3770,7 @@ var require_osMemoryHeap = /* @__PURE__ */ require_cli.__commonJSMin(((exports, 
 	module.exports.metricNames = process.platform === "linux" ? linuxVariant.metricNames : [PROCESS_RESIDENT_MEMORY];
 }));
 // node_modules/prom-client/lib/metrics/processOpenFileDescriptors.js
-var require_processOpenFileDescriptors = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processOpenFileDescriptors = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const fs = require("fs");
 	const process = require("process");
@@ -3795,7 +3796,7 @@ var require_processOpenFileDescriptors = /* @__PURE__ */ require_cli.__commonJSM
 	module.exports.metricNames = [PROCESS_OPEN_FDS];
 }));
 // node_modules/prom-client/lib/metrics/processMaxFileDescriptors.js
-var require_processMaxFileDescriptors = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processMaxFileDescriptors = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const fs = require("fs");
 	const PROCESS_MAX_FDS = "process_max_fds";
@@ -3828,7 +3829,7 @@ var require_processMaxFileDescriptors = /* @__PURE__ */ require_cli.__commonJSMi
 	module.exports.metricNames = [PROCESS_MAX_FDS];
 }));
 // node_modules/prom-client/lib/metrics/eventLoopLag.js
-var require_eventLoopLag = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_eventLoopLag = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	let perf_hooks;
 	try {
@@ -3945,7 +3946,7 @@ var require_eventLoopLag = /* @__PURE__ */ require_cli.__commonJSMin(((exports, 
 	];
 }));
 // node_modules/prom-client/lib/metrics/helpers/processMetricsHelpers.js
-var require_processMetricsHelpers = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processMetricsHelpers = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	function aggregateByObjectName(list) {
 		const data = {};
 		for (let i = 0; i < list.length; i++) {
@@ -3966,7 +3967,7 @@ var require_processMetricsHelpers = /* @__PURE__ */ require_cli.__commonJSMin(((
 	};
 }));
 // node_modules/prom-client/lib/metrics/processHandles.js
-var require_processHandles = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processHandles = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { aggregateByObjectName } = require_processMetricsHelpers();
 	const { updateMetrics } = require_processMetricsHelpers();
 	const Gauge = require_gauge();
@@ -4002,7 +4003,7 @@ var require_processHandles = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	module.exports.metricNames = [NODEJS_ACTIVE_HANDLES, NODEJS_ACTIVE_HANDLES_TOTAL];
 }));
 // node_modules/prom-client/lib/metrics/processRequests.js
-var require_processRequests = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processRequests = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const { aggregateByObjectName } = require_processMetricsHelpers();
 	const { updateMetrics } = require_processMetricsHelpers();
@@ -4037,7 +4038,7 @@ var require_processRequests = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	module.exports.metricNames = [NODEJS_ACTIVE_REQUESTS, NODEJS_ACTIVE_REQUESTS_TOTAL];
 }));
 // node_modules/prom-client/lib/metrics/processResources.js
-var require_processResources = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_processResources = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const { updateMetrics } = require_processMetricsHelpers();
 	const NODEJS_ACTIVE_RESOURCES = "nodejs_active_resources";
@@ -4077,7 +4078,7 @@ var require_processResources = /* @__PURE__ */ require_cli.__commonJSMin(((expor
 	module.exports.metricNames = [NODEJS_ACTIVE_RESOURCES, NODEJS_ACTIVE_RESOURCES_TOTAL];
 }));
 // node_modules/prom-client/lib/metrics/heapSizeAndUsed.js
-var require_heapSizeAndUsed = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_heapSizeAndUsed = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const safeMemoryUsage = require_safeMemoryUsage();
 	const NODEJS_HEAP_SIZE_TOTAL = "nodejs_heap_size_total_bytes";
@@ -4124,7 +4125,7 @@ var require_heapSizeAndUsed = /* @__PURE__ */ require_cli.__commonJSMin(((export
 	];
 }));
 // node_modules/prom-client/lib/metrics/heapSpacesSizeAndUsed.js
-var require_heapSpacesSizeAndUsed = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_heapSpacesSizeAndUsed = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const v8 = require("v8");
 	const METRICS = [
@@ -4177,7 +4178,7 @@ var require_heapSpacesSizeAndUsed = /* @__PURE__ */ require_cli.__commonJSMin(((
 	module.exports.metricNames = Object.values(NODEJS_HEAP_SIZE);
 }));
 // node_modules/prom-client/lib/metrics/version.js
-var require_version$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_version$1 = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Gauge = require_gauge();
 	const version = process.version;
 	const versionSegments = version.slice(1).split(".").map(Number);
@@ -4206,7 +4207,7 @@ var require_version$1 = /* @__PURE__ */ require_cli.__commonJSMin(((exports, mod
 	module.exports.metricNames = [NODE_VERSION_INFO];
 }));
 // node_modules/prom-client/lib/metrics/gc.js
-var require_gc = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_gc = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const Histogram = require_histogram();
 	let perf_hooks;
 	try {
@@ -4251,7 +4252,7 @@ var require_gc = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) =>
 	module.exports.metricNames = [NODEJS_GC_DURATION_SECONDS];
 }));
 // node_modules/prom-client/lib/defaultMetrics.js
-var require_defaultMetrics = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_defaultMetrics = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	const { isObject } = require_util();
 	const processCpuTotal = require_processCpuTotal();
 	const processStartTime = require_processStartTime();
@@ -4293,7 +4294,7 @@ var require_defaultMetrics = /* @__PURE__ */ require_cli.__commonJSMin(((exports
 	module.exports.metricsList = metricsList;
 }));
 // node_modules/prom-client/lib/metricAggregators.js
-var require_metricAggregators = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_metricAggregators = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	const { Grouper, hashObject } = require_util();
 	/**
 	* Returns a new function that applies the `aggregatorFn` to the values.
@@ -4361,7 +4362,7 @@ var require_metricAggregators = /* @__PURE__ */ require_cli.__commonJSMin(((expo
 	};
 }));
 // node_modules/prom-client/lib/cluster.js
-var require_cluster = /* @__PURE__ */ require_cli.__commonJSMin(((exports, module) => {
+var require_cluster = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports, module) => {
 	/**
 	* Extends the Registry class with a `clusterMetrics` method that returns
 	* aggregated metrics for all workers.
@@ -4526,7 +4527,7 @@ var require_cluster = /* @__PURE__ */ require_cli.__commonJSMin(((exports, modul
 * Prometheus client
 * @module Prometheus client
 */
-var require_prom_client = /* @__PURE__ */ require_cli.__commonJSMin(((exports) => {
+var require_prom_client = /* @__PURE__ */ require_rolldown_runtime.__commonJSMin(((exports) => {
 	exports.register = require_registry().globalRegistry;
 	exports.Registry = require_registry();
 	Object.defineProperty(exports, "contentType", {
@@ -4855,4 +4856,4 @@ Object.defineProperty(exports, "urlPassword", {
 	}
 });
 
-//# sourceMappingURL=log-output-CjjVR7Qp.js.map
+//# sourceMappingURL=log-output-Ds3jN6an.js.map
