@@ -252,3 +252,20 @@ describe('weak and shared keys', () => {
     );
   });
 });
+
+describe('a memory kernel without --signing-key', () => {
+  it('prints the public key of its run as a PEM block one can paste, the key its exports verify with', async () => {
+    const kernel = await startKernelProcess([]);
+    await lease(kernel.url, 'lock:deploy/memory');
+    const out = join(dir, 'memory.json');
+    expect((await runCli(['ledger', 'export', '--url', kernel.url, '--out', out])).code).toBe(0);
+    await kernel.stop();
+    // Not escaped into one line (`…key:%0A-----BEGIN…`): each PEM line on its own.
+    expect(kernel.output()).not.toContain('%0A');
+    const pem = /^-----BEGIN PUBLIC KEY-----\n[\s\S]+?\n-----END PUBLIC KEY-----$/m.exec(
+      kernel.output(),
+    );
+    expect(pem).not.toBeNull();
+    expect(pem![0].trim()).toBe(readFileSync(`${out}.pub`, 'utf8').trim());
+  });
+});

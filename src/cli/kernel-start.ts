@@ -191,7 +191,8 @@ function startLines(settings: KernelSettings, opened: Opened): string[] {
   if (credentials.summary) lines.push(credentials.summary);
   if (postgres)
     lines.push(`store: PostgreSQL ${redactUrl(postgres.url)}, schema ${postgres.schema}`);
-  lines.push(identity.line);
+  // A memory kernel's public key is a PEM block: one line each, as io.out escapes a line's newlines.
+  lines.push(...identity.line.split('\n'));
   if (windows) lines.push(`freeze windows: ${windows.size} from ${settings.windowsFile}`);
   if (approverOidc)
     lines.push(`break-glass approvers: OIDC tokens whose sub matches ${approverOidc.join(' or ')}`);
