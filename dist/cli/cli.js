@@ -4560,7 +4560,7 @@ const ledgerCommands = lazyFrom(() => Promise.resolve().then(() => require("./le
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
 	kernel: {
-		run: lazyFrom(() => Promise.resolve().then(() => require("./kernel-command-BupwzeN3.js")).then((n) => n.kernel_command_exports))("kernel"),
+		run: lazyFrom(() => Promise.resolve().then(() => require("./kernel-command-yefkbAkS.js")).then((n) => n.kernel_command_exports))("kernel"),
 		specs: [KERNEL]
 	},
 	acquire: {

@@ -1515,7 +1515,7 @@ const shown = (value) => typeof value === "number" ? String(value) : JSON.string
 // src/kernel/auth/issuers.ts
 /** Verifiers for `specs`; jose is loaded here, only when OIDC is on. */
 async function startIssuers(specs, http) {
-	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-D6iytE8l.js"));
+	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-DQLEUDnO.js"));
 	return specs.map((spec) => ({
 		...spec,
 		verifier: createOidcVerifier({
@@ -2674,7 +2674,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-	const { PostgresService } = await Promise.resolve().then(() => require("./backend-DSyulNjh.js"));
+	const { PostgresService } = await Promise.resolve().then(() => require("./backend-uuy7BH9F.js"));
 	return PostgresService.open({
 		...options,
 		...rest
@@ -8498,7 +8498,7 @@ function startLines(settings, opened) {
 	const lines = [];
 	if (credentials.summary) lines.push(credentials.summary);
 	if (postgres) lines.push(`store: PostgreSQL ${require_round_trips.redactUrl(postgres.url)}, schema ${postgres.schema}`);
-	lines.push(identity.line);
+	lines.push(...identity.line.split("\n"));
 	if (windows) lines.push(`freeze windows: ${windows.size} from ${settings.windowsFile}`);
 	if (approverOidc) lines.push(`break-glass approvers: OIDC tokens whose sub matches ${approverOidc.join(" or ")}`);
 	if (promote) lines.push(`promotion order: ${[...promote].map(([to, from]) => `${from} -> ${to}`).join(", ")}${github ? ` (descendants too, by GitHub's compare at ${github.apiUrl})` : ""}`);
@@ -8649,4 +8649,4 @@ exports.validateAlgorithms = validateAlgorithms;
 exports.validateB64 = validateB64;
 exports.validateCrit = validateCrit;
 
-//# sourceMappingURL=kernel-command-BupwzeN3.js.map
+//# sourceMappingURL=kernel-command-yefkbAkS.js.map
