@@ -170,13 +170,13 @@ describe('the HTTP client through a proxy', () => {
     expect(proxy.asked).toEqual([]);
   });
 
-  it("says a proxy refused the tunnel, without the proxy's credentials", async () => {
+  it("says a proxy did not open the tunnel, without the proxy's credentials", async () => {
     const { proxy, https } = await proxyAndTargets({ refuse: 407 });
     const env = { HTTPS_PROXY: proxy.withCredentials('user', 'hunter2') };
     const error = await failure(client({ env, proxyLoopback: true }).getText(`${https.url}/x`));
     expect(error.failure).toBe('network');
     expect(error.message).toMatch(
-      /^\[GET\] "https:\/\/127\.0\.0\.1:\d+\/x": the proxy refused the tunnel \(ERR_PROXY_TUNNEL\)$/,
+      /^\[GET\] "https:\/\/127\.0\.0\.1:\d+\/x": the proxy did not open the tunnel \(ERR_PROXY_TUNNEL\)$/,
     );
     expect(proxy.asked).toHaveLength(1);
   });

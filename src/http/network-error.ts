@@ -53,8 +53,10 @@ function describeNetworkError(error: unknown): string {
     return `TLS handshake failed (${code})`;
   if (code === 'ECONNRESET' || code === 'EPIPE')
     return `connection closed by the other side (${code})`;
-  // Node's proxy support: the proxy answered its CONNECT with anything but 2xx (a 407, a 502).
-  if (code === 'ERR_PROXY_TUNNEL') return `the proxy refused the tunnel (${code})`;
+  // Node's proxy support gives this code when the proxy answered its CONNECT with anything but
+  // 2xx (a 407, a 502) and when it never answered within the agent's socket timeout: either
+  // way, a tunnel the proxy did not open.
+  if (code === 'ERR_PROXY_TUNNEL') return `the proxy did not open the tunnel (${code})`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `host not reachable (${code})`;
   // llhttp's codes: what came back is not HTTP/1.1 (not a web server, or a broken one).
   if (code.startsWith('HPE_')) return `the answer is not HTTP (${code})`;
