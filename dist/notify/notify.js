@@ -299,7 +299,7 @@ function describeNetworkError(error) {
 	if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME") return `host name not resolved (${code})`;
 	if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH)/.test(code)) return `TLS handshake failed (${code})`;
 	if (code === "ECONNRESET" || code === "EPIPE") return `connection closed by the other side (${code})`;
-	if (code === "ERR_PROXY_TUNNEL") return `the proxy refused the tunnel (${code})`;
+	if (code === "ERR_PROXY_TUNNEL") return `the proxy did not open the tunnel (${code})`;
 	if (code === "EHOSTUNREACH" || code === "ENETUNREACH") return `host not reachable (${code})`;
 	if (code.startsWith("HPE_")) return `the answer is not HTTP (${code})`;
 	return code ? `connection failed (${code})` : "connection failed";
