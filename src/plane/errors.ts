@@ -60,9 +60,15 @@ export class TransientError extends PlaneError<'plane_transient'> {
   override name = 'TransientError';
   /** The plane's Retry-After, when it named one. */
   readonly retryAfterMs: number | undefined;
-  constructor(message: string, options: PlaneErrorOptions & { retryAfterMs?: number | undefined }) {
+  /** What looks unavailable when it goes on failing: the plane, or the OIDC token service. */
+  readonly failing: string;
+  constructor(
+    message: string,
+    options: PlaneErrorOptions & { retryAfterMs?: number | undefined; failing?: string },
+  ) {
     super(message, 'plane_transient', options);
     this.retryAfterMs = options.retryAfterMs;
+    this.failing = options.failing ?? 'the plane';
   }
 }
 

@@ -51,7 +51,7 @@ export async function withRetries<T>(
       const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
       if (wait === undefined) {
         throw new PlaneUnavailableError(
-          `${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; the plane looks unavailable`,
+          `${error.message} — still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1_000)} s; ${error.failing} looks unavailable`,
           { call: error.call, status: error.status, cause: error },
         );
       }

@@ -101,6 +101,7 @@ async function freshToken(options: SenderOptions, name: string): Promise<string>
     throw new TransientError(`${name}: could not get an OIDC token (${why})`, {
       call: name,
       cause: error,
+      failing: 'the OIDC token service',
     });
   }
 }
