@@ -4553,9 +4553,9 @@ var version = "1.0.0";
 function lazyFrom(load) {
 	return (name) => async (args, io, env) => (await load())[name](args, io, env);
 }
-const leaseCommands = lazyFrom(() => Promise.resolve().then(() => require("./lease-commands-lPPzSwf_.js")));
-const freezeCommands = lazyFrom(() => Promise.resolve().then(() => require("./freeze-commands--1uZfONO.js")));
-const breakGlassCommands = lazyFrom(() => Promise.resolve().then(() => require("./break-glass-commands-B8Gb-emU.js")));
+const leaseCommands = lazyFrom(() => Promise.resolve().then(() => require("./lease-commands-BNIgJISG.js")));
+const freezeCommands = lazyFrom(() => Promise.resolve().then(() => require("./freeze-commands-D-iFFqN9.js")));
+const breakGlassCommands = lazyFrom(() => Promise.resolve().then(() => require("./break-glass-commands-DrtTbllr.js")));
 const ledgerCommands = lazyFrom(() => Promise.resolve().then(() => require("./ledger-commands-DQOzNejM.js")));
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
@@ -4572,7 +4572,7 @@ const COMMANDS = {
 		specs: [RELEASE]
 	},
 	run: {
-		run: lazyFrom(() => Promise.resolve().then(() => require("./run-command-DngwLHoW.js")))("runCommand"),
+		run: lazyFrom(() => Promise.resolve().then(() => require("./run-command-CTrZY_-2.js")))("runCommand"),
 		specs: [RUN$1]
 	},
 	keygen: {
@@ -4596,7 +4596,7 @@ const COMMANDS = {
 		specs: [STATUS]
 	},
 	app: {
-		run: lazyFrom(() => Promise.resolve().then(() => require("./app-command-BCMqwW96.js")))("app"),
+		run: lazyFrom(() => Promise.resolve().then(() => require("./app-command-B8_aawm0.js")))("app"),
 		specs: [APP, APP_SMOKE]
 	},
 	revoke: {
@@ -4623,7 +4623,7 @@ const COMMANDS = {
 /** Each command's help, as `lease-gate NAME --help` prints it. */
 const HELPS = Object.fromEntries(Object.entries(COMMANDS).map(([name, command]) => [name, command.specs.map(helpOf).join("\n")]));
 /** Used by the action itself; not in the help. */
-const INTERNAL = { keep: lazyFrom(() => Promise.resolve().then(() => require("./keep-command-BChB3s03.js")))("keep") };
+const INTERNAL = { keep: lazyFrom(() => Promise.resolve().then(() => require("./keep-command-rOWHe6_i.js")))("keep") };
 const USAGE = `Usage: lease-gate <command> [options]
 
 ${Object.values(HELPS).join("\n\n")}

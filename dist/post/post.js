@@ -2066,9 +2066,12 @@ var TransientError = class extends PlaneError {
 	name = "TransientError";
 	/** The plane's Retry-After, when it named one. */
 	retryAfterMs;
+	/** What looks unavailable when it goes on failing: the plane, or the OIDC token service. */
+	failing;
 	constructor(message, options) {
 		super(message, "plane_transient", options);
 		this.retryAfterMs = options.retryAfterMs;
+		this.failing = options.failing ?? "the plane";
 	}
 };
 /** Transient failures went on past the retry budget. */
@@ -3208,7 +3211,7 @@ async function withRetries(attempt, call, how) {
 	} catch (error) {
 		if (!(error instanceof TransientError)) throw error;
 		const wait = nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
-		if (wait === void 0) throw new PlaneUnavailableError(`${error.message} \u2014 still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1e3)} s; the plane looks unavailable`, {
+		if (wait === void 0) throw new PlaneUnavailableError(`${error.message} \u2014 still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1e3)} s; ${error.failing} looks unavailable`, {
 			call: error.call,
 			status: error.status,
 			cause: error
@@ -3406,7 +3409,8 @@ async function freshToken(options, name) {
 	} catch (error) {
 		throw new TransientError(`${name}: could not get an OIDC token (${causeText(error).slice(0, 200)})`, {
 			call: name,
-			cause: error
+			cause: error,
+			failing: "the OIDC token service"
 		});
 	}
 }

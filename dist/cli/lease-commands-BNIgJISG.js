@@ -1,8 +1,8 @@
 const require_cli = require("./cli.js");
-const require_session = require("./session-B5Eut5ts.js");
+const require_session = require("./session-CtAguDwo.js");
 require("./freeze-DFg06IGh.js");
-const require_session$1 = require("./session-DJYaswkA.js");
-const require_freeze_commands = require("./freeze-commands--1uZfONO.js");
+const require_session$1 = require("./session-OsT2W7LK.js");
+const require_freeze_commands = require("./freeze-commands-D-iFFqN9.js");
 const require_deploy_flags = require("./deploy-flags-BvakNXK6.js");
 const require_words = require("./words-6aBbOxTY.js");
 // src/cli/queue-view.ts
@@ -203,4 +203,4 @@ exports.release = release;
 exports.revoke = revoke;
 exports.status = status;
 
-//# sourceMappingURL=lease-commands-lPPzSwf_.js.map
+//# sourceMappingURL=lease-commands-BNIgJISG.js.map

@@ -1,7 +1,7 @@
 const require_processes = require("./processes-DeLsQMUX.js");
 const require_durable = require("./durable-3qlBTb9V.js");
 const require_cli = require("./cli.js");
-const require_session = require("./session-B5Eut5ts.js");
+const require_session = require("./session-CtAguDwo.js");
 let node_fs = require("node:fs");
 // src/gate/keeper-status.ts
 /**
@@ -156,4 +156,4 @@ function keeperTokens(env, audience) {
 }
 exports.keep = keep;
 
-//# sourceMappingURL=keep-command-BChB3s03.js.map
+//# sourceMappingURL=keep-command-rOWHe6_i.js.map

@@ -1,6 +1,6 @@
 const require_cli = require("./cli.js");
-const require_session = require("./session-B5Eut5ts.js");
-const require_session$1 = require("./session-DJYaswkA.js");
+const require_session = require("./session-CtAguDwo.js");
+const require_session$1 = require("./session-OsT2W7LK.js");
 const require_time = require("./time-ww7Hd0C3.js");
 const require_deploy_flags = require("./deploy-flags-BvakNXK6.js");
 const require_processes = require("./processes-DeLsQMUX.js");
@@ -459,4 +459,4 @@ async function runContained(command, held, contained, o) {
 }
 exports.runCommand = runCommand;
 
-//# sourceMappingURL=run-command-DngwLHoW.js.map
+//# sourceMappingURL=run-command-CTrZY_-2.js.map

@@ -1,6 +1,6 @@
 require("./zod-en-DySWmmj3.js");
 const require_cli = require("./cli.js");
-const require_session = require("./session-B5Eut5ts.js");
+const require_session = require("./session-CtAguDwo.js");
 const require_time = require("./time-ww7Hd0C3.js");
 const require_log_output = require("./log-output-Ds3jN6an.js");
 let node_fs = require("node:fs");
@@ -3739,4 +3739,4 @@ async function startAppCommand(settings, io, env) {
 }
 exports.app = app;
 
-//# sourceMappingURL=app-command-BCMqwW96.js.map
+//# sourceMappingURL=app-command-B8_aawm0.js.map

@@ -1,7 +1,7 @@
 const require_cli = require("./cli.js");
-const require_freeze_commands = require("./freeze-commands--1uZfONO.js");
-const require_session = require("./session-DJYaswkA.js");
-const require_session$1 = require("./session-B5Eut5ts.js");
+const require_freeze_commands = require("./freeze-commands-D-iFFqN9.js");
+const require_session = require("./session-OsT2W7LK.js");
+const require_session$1 = require("./session-CtAguDwo.js");
 const require_run_pass = require("./run-pass-B7n0Po02.js");
 // src/cli/break-glass-flags.ts
 /** What the break-glass commands (open, approve, cancel) share: whom the pass is for (an agent or a run), the key, a refusal. */
@@ -152,4 +152,4 @@ async function approveBreakGlass(args, io, env) {
 exports.approveBreakGlass = approveBreakGlass;
 exports.breakGlass = breakGlass;
 
-//# sourceMappingURL=break-glass-commands-B8Gb-emU.js.map
+//# sourceMappingURL=break-glass-commands-DrtTbllr.js.map

@@ -1,5 +1,5 @@
 const require_cli = require("./cli.js");
-const require_session = require("./session-B5Eut5ts.js");
+const require_session = require("./session-CtAguDwo.js");
 // src/lease/texts.ts
 /** The texts both faces print: leases, holders, losses. Plane text is escaped here. */
 function formatEpoch(ms) {
@@ -244,4 +244,4 @@ Object.defineProperty(exports, "withSession", {
 	}
 });
 
-//# sourceMappingURL=session-DJYaswkA.js.map
+//# sourceMappingURL=session-OsT2W7LK.js.map

@@ -46,9 +46,12 @@ var TransientError = class extends PlaneError {
 	name = "TransientError";
 	/** The plane's Retry-After, when it named one. */
 	retryAfterMs;
+	/** What looks unavailable when it goes on failing: the plane, or the OIDC token service. */
+	failing;
 	constructor(message, options) {
 		super(message, "plane_transient", options);
 		this.retryAfterMs = options.retryAfterMs;
+		this.failing = options.failing ?? "the plane";
 	}
 };
 /** Transient failures went on past the retry budget. */
@@ -74,7 +77,7 @@ async function withRetries(attempt, call, how) {
 	} catch (error) {
 		if (!(error instanceof TransientError)) throw error;
 		const wait = require_time.nextRetryMs(policy, n, error.retryAfterMs, until - clock.now(), random);
-		if (wait === void 0) throw new PlaneUnavailableError(`${error.message} \u2014 still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1e3)} s; the plane looks unavailable`, {
+		if (wait === void 0) throw new PlaneUnavailableError(`${error.message} \u2014 still failing after ${n + 1} attempt(s) over ${Math.round((clock.now() - first) / 1e3)} s; ${error.failing} looks unavailable`, {
 			call: error.call,
 			status: error.status,
 			cause: error
@@ -500,7 +503,8 @@ async function freshToken(options, name) {
 	} catch (error) {
 		throw new TransientError(`${name}: could not get an OIDC token (${require_cli.causeText(error).slice(0, 200)})`, {
 			call: name,
-			cause: error
+			cause: error,
+			failing: "the OIDC token service"
 		});
 	}
 }
@@ -1307,4 +1311,4 @@ Object.defineProperty(exports, "revokedBy", {
 	}
 });
 
-//# sourceMappingURL=session-B5Eut5ts.js.map
+//# sourceMappingURL=session-CtAguDwo.js.map

@@ -1,6 +1,6 @@
-const require_session = require("./session-B5Eut5ts.js");
+const require_session = require("./session-CtAguDwo.js");
 const require_cli = require("./cli.js");
-const require_session$1 = require("./session-DJYaswkA.js");
+const require_session$1 = require("./session-OsT2W7LK.js");
 // src/plane/freeze-for.ts
 /**
 * How long a freeze or a break-glass lasts, as the CLI's `--for` and the console's field take
@@ -122,4 +122,4 @@ exports.operatorName = operatorName;
 exports.parseFreezeUntil = parseFreezeUntil;
 exports.unfreeze = unfreeze;
 
-//# sourceMappingURL=freeze-commands--1uZfONO.js.map
+//# sourceMappingURL=freeze-commands-D-iFFqN9.js.map
