@@ -12,7 +12,7 @@ import {
   withSummaryTable,
 } from './report.js';
 import { runRole } from './roles.js';
-import { postgresCost } from './pg-cost.js';
+import { COST_SECTION, postgresCost } from './pg-cost.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
@@ -240,6 +240,11 @@ async function bench(out: string): Promise<void> {
 
   // PostgreSQL (1–3 replicas), etcd, pgbench and the long-running kernel: page only.
   const plane = await planePart(log);
+  // Issue #59's PostgreSQL goals, against pgbench and pg_advisory_lock in the same run.
+  const pgCost = await postgresCost(log);
+  rows.push(...pgCost.goals);
+  // Issue #59's export and verify at 200,000 and 1,000,000 entries.
+  rows.push(...(await exportMemory(log)));
 
   const { starts, keeper } = await startAndKeep(add, log);
 
@@ -278,12 +283,15 @@ async function bench(out: string): Promise<void> {
     notes: existsSync('docs/performance.md')
       ? keptNotes(readFileSync('docs/performance.md', 'utf8'))
       : '',
-    extra: { markdown: plane.markdown, rows: plane.rows },
+    extra: {
+      markdown: `${plane.markdown}\n\n### ${COST_SECTION}\n\n${pgCost.table}`,
+      rows: plane.rows,
+    },
   });
   mkdirSync('docs', { recursive: true });
   const table = renderSummaryTable({ machine, date, rows });
   writeFileSync('docs/performance.md', withSummaryTable(page, table));
-  const raw = { waiting, core, http, redis, starts, keeper, ledger, plane: plane.raw };
+  const raw = { waiting, core, http, redis, starts, keeper, ledger, plane: plane.raw, pgCost };
   writeFileSync(out, JSON.stringify({ machine, date, minutes, rows, raw }, null, 2));
   console.log(page);
   console.log(`written to docs/performance.md; figures in ${out}`);
@@ -319,10 +327,7 @@ else if (first === 'auth') console.log(JSON.stringify(await authThroughput(), nu
 else if (first === 'notify')
   console.log(
     JSON.stringify(
-      await notifyBench(Number(rest[0] ?? 3), (line) =>
-        process.stderr.write(`${line}
-`),
-      ),
+      await notifyBench(Number(rest[0] ?? 3), (line) => process.stderr.write(`${line}\n`)),
       null,
       2,
     ),
@@ -371,7 +376,9 @@ else if (first === 'export') {
   const before = loadavg()[0]!;
   const cost = await postgresCost((line) => process.stderr.write(`${line}\n`));
   const after = `load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`;
-  console.log(`${cpus().length} cores, Node ${process.version}, ${after}\n\n${cost.table}`);
+  console.log(
+    `${cpus().length} cores, Node ${process.version}, ${after}\n\n${cost.table}\n\n${sectionTables(cost.goals)}`,
+  );
 } else await bench(first ?? 'bench-results.json');
 
 /** `index.js plane`: issue #23's plane table and long-running kernel alone, printed, nothing written. */

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { CycleResult } from './cycles.js';
 import { findPgbench, withUpserts } from './pgbench.js';
 import { handoverCosts, handoverTable, type HandoverCosts } from './pg-handover.js';
+import { PGBENCH_GOAL, pgGoalRows } from './pg-goals.js';
 import { URL, run, startReplica, stopped } from './postgres.js';
 import { runRole } from './spawn.js';
 import { round, type Row } from './stats.js';
@@ -46,6 +47,8 @@ interface Cost {
 export async function postgresCost(log: (line: string) => void): Promise<{
   table: string;
   rows: Row[];
+  /** Issue #59's goals, each beside its figure (pg-goals.ts). */
+  goals: Row[];
 }> {
   const admin = new pg.Client({ connectionString: URL, connectionTimeoutMillis: 2_000 });
   admin.on('error', () => undefined);
@@ -127,7 +130,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
     rmSync(dir, { recursive: true, force: true });
   }
   const table = [costTable(costs), ...(hand ? [handoverTable(hand)] : [])].join('\n\n');
-  return { table, rows: costRows(costs) };
+  return { table, rows: costRows(costs), goals: pgGoalRows(costs, hand) };
 }
 
 /**
@@ -495,9 +498,6 @@ const METRICS: [string, (c: Cost) => string][] = [
 ];
 
 const ms = (value: number) => `${round(value, 3)} ms`;
-
-/** The goal of issue #59: changes per second at least this share of pgbench's upserts. */
-const PGBENCH_GOAL = 0.5;
 
 /** Each column's changes per second over pgbench's transactions per second, beside the goal. */
 function metricsOf(costs: Cost[]): [string, (c: Cost) => string][] {
