@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { CycleResult } from './cycles.js';
 import { findPgbench, withUpserts } from './pgbench.js';
 import { handoverCosts, handoverTable, type HandoverCosts } from './pg-handover.js';
+import { commitFloor, type CommitFloor } from './pg-commit-floor.js';
 import { PGBENCH_GOAL, pgGoalRows } from './pg-goals.js';
 import { URL, run, startReplica, stopped } from './postgres.js';
 import { runRole } from './spawn.js';
@@ -58,6 +59,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
   const schemas: string[] = [];
   const costs: Cost[] = [];
   let hand: HandoverCosts | undefined;
+  let floor: CommitFloor | undefined;
   try {
     await run(['keygen', '--out', dir]);
     const fresh = async () => {
@@ -122,6 +124,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
       });
     }
     hand = await handoverCosts(URL, fresh, dir, log);
+    floor = await commitFloor(URL);
   } finally {
     for (const schema of schemas)
       await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
@@ -130,7 +133,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
     rmSync(dir, { recursive: true, force: true });
   }
   const table = [costTable(costs), ...(hand ? [handoverTable(hand)] : [])].join('\n\n');
-  return { table, rows: costRows(costs), goals: pgGoalRows(costs, hand) };
+  return { table, rows: costRows(costs), goals: pgGoalRows(costs, hand, floor) };
 }
 
 /**
