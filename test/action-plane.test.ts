@@ -159,6 +159,15 @@ describe('the action in-process against a scripted plane', () => {
     expect(plane!.seen).toEqual([]);
   });
 
+  it('refuses a proxy variable that is not a URL before any request, without its value', async () => {
+    await startPlane();
+    const { main } = await job({}, { HTTPS_PROXY: 'user:s3cret@proxy.example:3128' });
+    expect(main.failed).toBe(
+      'Invalid HTTPS_PROXY (value not shown). Expected an http:// or https:// URL, such as http://proxy.example:3128.',
+    );
+    expect(plane!.seen).toEqual([]);
+  });
+
   it('fails closed without a key, naming INTRAMEDIAL_KEY', async () => {
     await startPlane();
     const { main } = await job({}, { INTRAMEDIAL_KEY: '' });

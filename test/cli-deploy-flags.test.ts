@@ -113,6 +113,23 @@ describe('the deploy flags', () => {
     expect((await cli(['status', '--resource', R, '--api-url', url])).out).toBe(`${R} is free`);
   });
 
+  it('refuses a proxy variable that is not a URL as a usage error, naming it without its value', async () => {
+    const url = await start();
+    for (const [name, value] of [
+      ['HTTPS_PROXY', 'user:s3cret@proxy.example:3128'],
+      ['http_proxy', 'socks5://proxy.example:1080'],
+    ] as const) {
+      const args = ['acquire', '--resource', R, '--api-url', url];
+      const result = await runMain(args, { [name]: value });
+      expect(result.code).toBe(2);
+      expect(result.err).toMatch(
+        new RegExp(`^Invalid ${name} \\(value not shown\\)\\. Expected an http:// or https:// URL`),
+      );
+      expect(result.err).not.toContain('s3cret');
+    }
+    expect((await cli(['status', '--resource', R, '--api-url', url])).out).toBe(`${R} is free`);
+  });
+
   it('steps aside with --queue newest: run exits 0 without running the command, acquire exits 1', async () => {
     const url = await start();
     const base = ['--resource', R, '--api-url', url, '--wait-timeout', '60s', '--queue', 'newest'];

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { deriveActorDid, runContextFromEnv } from '../lease/did.js';
 import { DEFAULT_AUDIENCE, cachedToken, runnerCanIssue } from '../lease/oidc-token.js';
 import { SettingsError } from '../lease/errors.js';
-import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
+import {
+  buildSettings,
+  checkProxyEnv,
+  keyFromEnv,
+  type Given,
+  type Settings,
+} from '../lease/settings.js';
 import type { ActionContext } from './context.js';
 import { readDeployOrder, type DeployOrderSettings } from './deploy-settings.js';
 import { INPUTS, inputOrDefault, type InputName } from './io.js';
@@ -104,6 +110,7 @@ export function readSettings(
     }
     didInput.value = deriveActorDid(run, nonce);
   }
+  checkProxyEnv(ctx.env);
   const { mode, audience } = readAuth(ctx);
   const keyInput = given(INPUTS.key);
   if (!keyInput.value.trim()) keyInput.value = mode === 'key' ? readKey(ctx) : '';

@@ -4,7 +4,13 @@ import { LeaseGateError, errorMessage, type CauseOptions } from '../errors.js';
 import { deriveActorDid, hostUserDid, runContextFromEnv } from '../lease/did.js';
 import { SettingsError } from '../lease/errors.js';
 import type { JobCi } from '../lease/ci-tokens.js';
-import { buildSettings, keyFromEnv, type Given, type Settings } from '../lease/settings.js';
+import {
+  buildSettings,
+  checkProxyEnv,
+  keyFromEnv,
+  type Given,
+  type Settings,
+} from '../lease/settings.js';
 import { untrusted } from '../lease/escape.js';
 import { closest } from './suggest.js';
 import { givenApiUrl, hostedHint } from './plane-url.js';
@@ -118,6 +124,7 @@ export function settingsFromFlags(values: PlaneFlags, env: NodeJS.ProcessEnv): C
     // An OIDC token (for a kernel started with --oidc-audience) is sent instead of the key.
     const credential = credentialOf(values, env);
     const bearer = credential?.bearer;
+    checkProxyEnv(env);
     const settings = buildSettings(
       {
         resource: pick('resource', values.resource, env, undefined, 'lock:deploy/production'),

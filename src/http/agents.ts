@@ -75,6 +75,26 @@ function proxyProblem(proxyEnv: ProxyEnv): string | undefined {
     : `the proxy named by ${name} is not an http: or https: URL`;
 }
 
+/** The accepted form of a proxy variable, for the message that refuses one. */
+export const PROXY_FORM = 'an http:// or https:// URL, such as http://proxy.example:3128';
+
+/**
+ * The first proxy variable of `env` the client would use that is not a URL it can use
+ * (lower case first, as proxySettings reads them), for a face to refuse before any request:
+ * sent, it would fail as if the network were down, and be retried as an outage.
+ */
+export function badProxyVariable(env: NodeJS.ProcessEnv): string | undefined {
+  for (const name of ['HTTP_PROXY', 'HTTPS_PROXY']) {
+    const lower = name.toLowerCase();
+    const used = env[lower] !== undefined ? lower : name;
+    const value = env[used];
+    if (!value) continue;
+    const url = URL.parse(value);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return used;
+  }
+  return undefined;
+}
+
 export function createAgents(options: AgentsOptions): Agents {
   const proxies = proxySettings(options.env);
   const made = new Map<string, HttpAgent>();

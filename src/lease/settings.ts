@@ -1,5 +1,6 @@
 import { DURATION_FORM, parseDuration } from '../gate/duration.js';
 import { DID_FORM, RESOURCE_FORM, RESOURCE_PATTERN, isDid } from '../plane/schema.js';
+import { badProxyVariable, PROXY_FORM } from '../http/agents.js';
 import { parsePlaneUrl } from '../plane/url.js';
 import { SettingsError } from './errors.js';
 
@@ -101,4 +102,13 @@ export function buildSettings(
     );
   }
   return { resource, actorDid, apiUrl: url.url, key, waitTimeoutMs, onTimeout, keepAlive, dryRun };
+}
+
+/**
+ * A proxy variable the client could not use refused before any request, naming the
+ * variable but never its value (a proxy URL may carry credentials).
+ */
+export function checkProxyEnv(env: NodeJS.ProcessEnv): void {
+  const name = badProxyVariable(env);
+  if (name) throw new SettingsError(`Invalid ${name} (value not shown). Expected ${PROXY_FORM}.`);
 }
