@@ -2,9 +2,9 @@
 Object.defineProperty(exports, Symbol.toStringTag, { value: "Module" });
 let node_os = require("node:os");
 let node_util = require("node:util");
+let node_http = require("node:http");
 let node_child_process = require("node:child_process");
 let node_fs = require("node:fs");
-let node_http = require("node:http");
 let node_url = require("node:url");
 // src/errors.ts
 /**
@@ -3330,6 +3330,32 @@ function formatDuration(ms) {
 		seconds && `${seconds}s`
 	].filter(Boolean).join(" ") || "0s";
 }
+// src/http/errors.ts
+const CODES = {
+	network: "http_network",
+	timeout: "http_timeout",
+	"too-large": "http_too_large",
+	cancelled: "http_cancelled"
+};
+/** The one error of the HTTP client: the exchange did not complete. */
+var HttpError = class extends LeaseGateError {
+	name = "HttpError";
+	/** What went wrong, for callers that decide on it (retry, cancel). */
+	failure;
+	/** `[METHOD] "url"`, for messages. */
+	call;
+	/** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+	detail;
+	constructor(message, options) {
+		super(message, {
+			...causeOf(options.cause),
+			code: CODES[options.failure]
+		});
+		this.failure = options.failure;
+		this.call = options.call;
+		this.detail = message.startsWith(`${options.call}: `) ? message.slice(options.call.length + 2) : message;
+	}
+};
 // src/http/loopback.ts
 const LOOPBACK_HOSTS = /* @__PURE__ */ new Set([
 	"localhost",
@@ -3344,6 +3370,105 @@ const LOOPBACK_HOSTS = /* @__PURE__ */ new Set([
 */
 function isLoopbackHost(hostname) {
 	return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+// src/http/agents.ts
+/**
+* Idle keep-alive sockets are closed after this: before a server's usual 5 s closes them
+* under a request being sent. A server's shorter `Keep-Alive: timeout=` hint wins (Node).
+*/
+const KEEP_ALIVE_MS = 4e3;
+/**
+* What each scheme's agent is given as its `proxyEnv`, from `env` alone (never process.env
+* when a test passes its own): https: falls back to HTTP_PROXY when HTTPS_PROXY is unset.
+* `undefined`: no proxy for that scheme.
+*/
+function proxySettings(env) {
+	const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? "";
+	const httpProxy = pick("HTTP_PROXY");
+	const httpsProxy = pick("HTTPS_PROXY") || httpProxy;
+	const noProxy = pick("NO_PROXY");
+	return {
+		"http:": httpProxy ? {
+			HTTP_PROXY: httpProxy,
+			NO_PROXY: noProxy
+		} : void 0,
+		"https:": httpsProxy ? {
+			HTTPS_PROXY: httpsProxy,
+			NO_PROXY: noProxy
+		} : void 0
+	};
+}
+/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
+function hasBuiltInProxy(version) {
+	const [major = 0, minor = 0] = version.split(".").map(Number);
+	return major > 24 || major === 24 && minor >= 5;
+}
+/**
+* Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
+* would go around the proxy. Here each is a failure instead, naming the variable, never its
+* value (it may hold the proxy's credentials).
+*/
+function proxyProblem(proxyEnv) {
+	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
+	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
+	const url = URL.parse(String(value));
+	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
+}
+/** The accepted form of a proxy variable, for the message that refuses one. */
+const PROXY_FORM = "an http:// or https:// URL, such as http://proxy.example:3128";
+/**
+* The first proxy variable of `env` the client would use that is not a URL it can use
+* (lower case first, as proxySettings reads them), for a face to refuse before any request:
+* sent, it would fail as if the network were down, and be retried as an outage.
+*/
+function badProxyVariable(env) {
+	for (const name of ["HTTP_PROXY", "HTTPS_PROXY"]) {
+		const lower = name.toLowerCase();
+		const used = env[lower] !== void 0 ? lower : name;
+		const value = env[used];
+		if (!value) continue;
+		const url = URL.parse(value);
+		if (!url || url.protocol !== "http:" && url.protocol !== "https:") return used;
+	}
+}
+function createAgents(options) {
+	const proxies = proxySettings(options.env);
+	const made = /* @__PURE__ */ new Map();
+	let https;
+	let destroyed = false;
+	return {
+		async for(url, call) {
+			const scheme = url.protocol === "https:" ? "https:" : "http:";
+			const proxyEnv = options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : void 0;
+			const problem = proxyEnv && proxyProblem(proxyEnv);
+			if (problem) throw new HttpError(`${call}: ${problem}`, {
+				failure: "network",
+				call
+			});
+			const key = `${scheme}${proxyEnv ? "proxied" : "direct"}`;
+			const module = scheme === "https:" ? await (https ??= import("node:https")) : void 0;
+			if (destroyed) throw new HttpError(`${call}: the HTTP client is closed`, {
+				failure: "cancelled",
+				call
+			});
+			let agent = made.get(key);
+			if (!agent) {
+				const settings = {
+					keepAlive: true,
+					timeout: KEEP_ALIVE_MS,
+					proxyEnv: proxyEnv ?? {}
+				};
+				agent = module ? new module.Agent(settings) : new node_http.Agent(settings);
+				made.set(key, agent);
+			}
+			return agent;
+		},
+		destroy() {
+			destroyed = true;
+			for (const agent of made.values()) agent.destroy();
+			made.clear();
+		}
+	};
 }
 // src/plane/url.ts
 /**
@@ -3423,6 +3548,14 @@ function buildSettings(raw, keyRequired) {
 		keepAlive,
 		dryRun
 	};
+}
+/**
+* A proxy variable the client could not use refused before any request, naming the
+* variable but never its value (a proxy URL may carry credentials).
+*/
+function checkProxyEnv(env) {
+	const name = badProxyVariable(env);
+	if (name) throw new SettingsError(`Invalid ${name} (value not shown). Expected ${PROXY_FORM}.`);
 }
 // src/cli/suggest.ts
 /**
@@ -3757,114 +3890,6 @@ function failure(name, program, error, stderr, timeoutMs) {
 	if (error.killed) return `${name} did not answer within ${timeoutMs / 1e3} s.`;
 	const words = toolWords(stderr);
 	return `${name} failed${typeof error.code === "number" ? ` with code ${error.code}` : ""}${words ? `: ${words}` : ""}.`;
-}
-// src/http/errors.ts
-const CODES = {
-	network: "http_network",
-	timeout: "http_timeout",
-	"too-large": "http_too_large",
-	cancelled: "http_cancelled"
-};
-/** The one error of the HTTP client: the exchange did not complete. */
-var HttpError = class extends LeaseGateError {
-	name = "HttpError";
-	/** What went wrong, for callers that decide on it (retry, cancel). */
-	failure;
-	/** `[METHOD] "url"`, for messages. */
-	call;
-	/** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
-	detail;
-	constructor(message, options) {
-		super(message, {
-			...causeOf(options.cause),
-			code: CODES[options.failure]
-		});
-		this.failure = options.failure;
-		this.call = options.call;
-		this.detail = message.startsWith(`${options.call}: `) ? message.slice(options.call.length + 2) : message;
-	}
-};
-// src/http/agents.ts
-/**
-* Idle keep-alive sockets are closed after this: before a server's usual 5 s closes them
-* under a request being sent. A server's shorter `Keep-Alive: timeout=` hint wins (Node).
-*/
-const KEEP_ALIVE_MS = 4e3;
-/**
-* What each scheme's agent is given as its `proxyEnv`, from `env` alone (never process.env
-* when a test passes its own): https: falls back to HTTP_PROXY when HTTPS_PROXY is unset.
-* `undefined`: no proxy for that scheme.
-*/
-function proxySettings(env) {
-	const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? "";
-	const httpProxy = pick("HTTP_PROXY");
-	const httpsProxy = pick("HTTPS_PROXY") || httpProxy;
-	const noProxy = pick("NO_PROXY");
-	return {
-		"http:": httpProxy ? {
-			HTTP_PROXY: httpProxy,
-			NO_PROXY: noProxy
-		} : void 0,
-		"https:": httpsProxy ? {
-			HTTPS_PROXY: httpsProxy,
-			NO_PROXY: noProxy
-		} : void 0
-	};
-}
-/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
-function hasBuiltInProxy(version) {
-	const [major = 0, minor = 0] = version.split(".").map(Number);
-	return major > 24 || major === 24 && minor >= 5;
-}
-/**
-* Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
-* would go around the proxy. Here each is a failure instead, naming the variable, never its
-* value (it may hold the proxy's credentials).
-*/
-function proxyProblem(proxyEnv) {
-	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
-	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
-	const url = URL.parse(String(value));
-	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
-}
-function createAgents(options) {
-	const proxies = proxySettings(options.env);
-	const made = /* @__PURE__ */ new Map();
-	let https;
-	let destroyed = false;
-	return {
-		async for(url, call) {
-			const scheme = url.protocol === "https:" ? "https:" : "http:";
-			const proxyEnv = options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : void 0;
-			const problem = proxyEnv && proxyProblem(proxyEnv);
-			if (problem) throw new HttpError(`${call}: ${problem}`, {
-				failure: "network",
-				call
-			});
-			const key = `${scheme}${proxyEnv ? "proxied" : "direct"}`;
-			const module = scheme === "https:" ? await (https ??= import("node:https")) : void 0;
-			if (destroyed) throw new HttpError(`${call}: the HTTP client is closed`, {
-				failure: "cancelled",
-				call
-			});
-			let agent = made.get(key);
-			if (!agent) {
-				const settings = {
-					keepAlive: true,
-					timeout: KEEP_ALIVE_MS,
-					proxyEnv: proxyEnv ?? {}
-				};
-				agent = module ? new module.Agent(settings) : new node_http.Agent(settings);
-				made.set(key, agent);
-			}
-			return agent;
-		},
-		destroy() {
-			destroyed = true;
-			for (const agent of made.values()) agent.destroy();
-			made.clear();
-		}
-	};
 }
 // src/http/exchange.ts
 function exchange(x) {
@@ -4492,6 +4517,7 @@ function settingsFromFlags(values, env) {
 	try {
 		const credential = credentialOf(values, env);
 		const bearer = credential?.bearer;
+		checkProxyEnv(env);
 		const settings = buildSettings({
 			resource: pick("resource", values.resource, env, void 0, "lock:deploy/production"),
 			actorDid: pick("actor-did", values["actor-did"], env, "LEASE_GATE_ACTOR_DID", values["actor-did"] ?? defaultCliDid(env)),
@@ -4560,7 +4586,7 @@ const ledgerCommands = lazyFrom(() => Promise.resolve().then(() => require("./le
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
 	kernel: {
-		run: lazyFrom(() => Promise.resolve().then(() => require("./kernel-command-yefkbAkS.js")).then((n) => n.kernel_command_exports))("kernel"),
+		run: lazyFrom(() => Promise.resolve().then(() => require("./kernel-command-CgrypNr0.js")).then((n) => n.kernel_command_exports))("kernel"),
 		specs: [KERNEL]
 	},
 	acquire: {
@@ -4596,7 +4622,7 @@ const COMMANDS = {
 		specs: [STATUS]
 	},
 	app: {
-		run: lazyFrom(() => Promise.resolve().then(() => require("./app-command-B8_aawm0.js")))("app"),
+		run: lazyFrom(() => Promise.resolve().then(() => require("./app-command-CzRJflPf.js")))("app"),
 		specs: [APP, APP_SMOKE]
 	},
 	revoke: {

@@ -2361,6 +2361,32 @@ function isAlive(pid) {
 		return true;
 	}
 }
+// src/http/errors.ts
+const CODES = {
+	network: "http_network",
+	timeout: "http_timeout",
+	"too-large": "http_too_large",
+	cancelled: "http_cancelled"
+};
+/** The one error of the HTTP client: the exchange did not complete. */
+var HttpError = class extends LeaseGateError {
+	name = "HttpError";
+	/** What went wrong, for callers that decide on it (retry, cancel). */
+	failure;
+	/** `[METHOD] "url"`, for messages. */
+	call;
+	/** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+	detail;
+	constructor(message, options) {
+		super(message, {
+			...causeOf(options.cause),
+			code: CODES[options.failure]
+		});
+		this.failure = options.failure;
+		this.call = options.call;
+		this.detail = message.startsWith(`${options.call}: `) ? message.slice(options.call.length + 2) : message;
+	}
+};
 // src/http/loopback.ts
 const LOOPBACK_HOSTS = /* @__PURE__ */ new Set([
 	"localhost",
@@ -2375,6 +2401,105 @@ const LOOPBACK_HOSTS = /* @__PURE__ */ new Set([
 */
 function isLoopbackHost(hostname) {
 	return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+// src/http/agents.ts
+/**
+* Idle keep-alive sockets are closed after this: before a server's usual 5 s closes them
+* under a request being sent. A server's shorter `Keep-Alive: timeout=` hint wins (Node).
+*/
+const KEEP_ALIVE_MS = 4e3;
+/**
+* What each scheme's agent is given as its `proxyEnv`, from `env` alone (never process.env
+* when a test passes its own): https: falls back to HTTP_PROXY when HTTPS_PROXY is unset.
+* `undefined`: no proxy for that scheme.
+*/
+function proxySettings(env) {
+	const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? "";
+	const httpProxy = pick("HTTP_PROXY");
+	const httpsProxy = pick("HTTPS_PROXY") || httpProxy;
+	const noProxy = pick("NO_PROXY");
+	return {
+		"http:": httpProxy ? {
+			HTTP_PROXY: httpProxy,
+			NO_PROXY: noProxy
+		} : void 0,
+		"https:": httpsProxy ? {
+			HTTPS_PROXY: httpsProxy,
+			NO_PROXY: noProxy
+		} : void 0
+	};
+}
+/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
+function hasBuiltInProxy(version) {
+	const [major = 0, minor = 0] = version.split(".").map(Number);
+	return major > 24 || major === 24 && minor >= 5;
+}
+/**
+* Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
+* would go around the proxy. Here each is a failure instead, naming the variable, never its
+* value (it may hold the proxy's credentials).
+*/
+function proxyProblem(proxyEnv) {
+	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
+	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
+	const url = URL.parse(String(value));
+	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
+}
+/** The accepted form of a proxy variable, for the message that refuses one. */
+const PROXY_FORM = "an http:// or https:// URL, such as http://proxy.example:3128";
+/**
+* The first proxy variable of `env` the client would use that is not a URL it can use
+* (lower case first, as proxySettings reads them), for a face to refuse before any request:
+* sent, it would fail as if the network were down, and be retried as an outage.
+*/
+function badProxyVariable(env) {
+	for (const name of ["HTTP_PROXY", "HTTPS_PROXY"]) {
+		const lower = name.toLowerCase();
+		const used = env[lower] !== void 0 ? lower : name;
+		const value = env[used];
+		if (!value) continue;
+		const url = URL.parse(value);
+		if (!url || url.protocol !== "http:" && url.protocol !== "https:") return used;
+	}
+}
+function createAgents(options) {
+	const proxies = proxySettings(options.env);
+	const made = /* @__PURE__ */ new Map();
+	let https;
+	let destroyed = false;
+	return {
+		async for(url, call) {
+			const scheme = url.protocol === "https:" ? "https:" : "http:";
+			const proxyEnv = options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : void 0;
+			const problem = proxyEnv && proxyProblem(proxyEnv);
+			if (problem) throw new HttpError(`${call}: ${problem}`, {
+				failure: "network",
+				call
+			});
+			const key = `${scheme}${proxyEnv ? "proxied" : "direct"}`;
+			const module = scheme === "https:" ? await (https ??= import("node:https")) : void 0;
+			if (destroyed) throw new HttpError(`${call}: the HTTP client is closed`, {
+				failure: "cancelled",
+				call
+			});
+			let agent = made.get(key);
+			if (!agent) {
+				const settings = {
+					keepAlive: true,
+					timeout: KEEP_ALIVE_MS,
+					proxyEnv: proxyEnv ?? {}
+				};
+				agent = module ? new module.Agent(settings) : new node_http.Agent(settings);
+				made.set(key, agent);
+			}
+			return agent;
+		},
+		destroy() {
+			destroyed = true;
+			for (const agent of made.values()) agent.destroy();
+			made.clear();
+		}
+	};
 }
 // src/plane/url.ts
 /**
@@ -2454,6 +2579,14 @@ function buildSettings(raw, keyRequired) {
 		keepAlive,
 		dryRun
 	};
+}
+/**
+* A proxy variable the client could not use refused before any request, naming the
+* variable but never its value (a proxy URL may carry credentials).
+*/
+function checkProxyEnv(env) {
+	const name = badProxyVariable(env);
+	if (name) throw new SettingsError(`Invalid ${name} (value not shown). Expected ${PROXY_FORM}.`);
 }
 // src/lease/helpers.ts
 function helperCommand(moduleUrl = require("node:url").pathToFileURL(__filename).href) {
@@ -2990,114 +3123,6 @@ function lossOf(end) {
 		...end.message === void 0 ? {} : { message: end.message },
 		...end.holder === void 0 ? {} : { holder: end.holder },
 		...end.by === void 0 ? {} : { by: end.by }
-	};
-}
-// src/http/errors.ts
-const CODES = {
-	network: "http_network",
-	timeout: "http_timeout",
-	"too-large": "http_too_large",
-	cancelled: "http_cancelled"
-};
-/** The one error of the HTTP client: the exchange did not complete. */
-var HttpError = class extends LeaseGateError {
-	name = "HttpError";
-	/** What went wrong, for callers that decide on it (retry, cancel). */
-	failure;
-	/** `[METHOD] "url"`, for messages. */
-	call;
-	/** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
-	detail;
-	constructor(message, options) {
-		super(message, {
-			...causeOf(options.cause),
-			code: CODES[options.failure]
-		});
-		this.failure = options.failure;
-		this.call = options.call;
-		this.detail = message.startsWith(`${options.call}: `) ? message.slice(options.call.length + 2) : message;
-	}
-};
-// src/http/agents.ts
-/**
-* Idle keep-alive sockets are closed after this: before a server's usual 5 s closes them
-* under a request being sent. A server's shorter `Keep-Alive: timeout=` hint wins (Node).
-*/
-const KEEP_ALIVE_MS = 4e3;
-/**
-* What each scheme's agent is given as its `proxyEnv`, from `env` alone (never process.env
-* when a test passes its own): https: falls back to HTTP_PROXY when HTTPS_PROXY is unset.
-* `undefined`: no proxy for that scheme.
-*/
-function proxySettings(env) {
-	const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? "";
-	const httpProxy = pick("HTTP_PROXY");
-	const httpsProxy = pick("HTTPS_PROXY") || httpProxy;
-	const noProxy = pick("NO_PROXY");
-	return {
-		"http:": httpProxy ? {
-			HTTP_PROXY: httpProxy,
-			NO_PROXY: noProxy
-		} : void 0,
-		"https:": httpsProxy ? {
-			HTTPS_PROXY: httpsProxy,
-			NO_PROXY: noProxy
-		} : void 0
-	};
-}
-/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
-function hasBuiltInProxy(version) {
-	const [major = 0, minor = 0] = version.split(".").map(Number);
-	return major > 24 || major === 24 && minor >= 5;
-}
-/**
-* Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
-* would go around the proxy. Here each is a failure instead, naming the variable, never its
-* value (it may hold the proxy's credentials).
-*/
-function proxyProblem(proxyEnv) {
-	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
-	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
-	const url = URL.parse(String(value));
-	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
-}
-function createAgents(options) {
-	const proxies = proxySettings(options.env);
-	const made = /* @__PURE__ */ new Map();
-	let https;
-	let destroyed = false;
-	return {
-		async for(url, call) {
-			const scheme = url.protocol === "https:" ? "https:" : "http:";
-			const proxyEnv = options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : void 0;
-			const problem = proxyEnv && proxyProblem(proxyEnv);
-			if (problem) throw new HttpError(`${call}: ${problem}`, {
-				failure: "network",
-				call
-			});
-			const key = `${scheme}${proxyEnv ? "proxied" : "direct"}`;
-			const module = scheme === "https:" ? await (https ??= import("node:https")) : void 0;
-			if (destroyed) throw new HttpError(`${call}: the HTTP client is closed`, {
-				failure: "cancelled",
-				call
-			});
-			let agent = made.get(key);
-			if (!agent) {
-				const settings = {
-					keepAlive: true,
-					timeout: KEEP_ALIVE_MS,
-					proxyEnv: proxyEnv ?? {}
-				};
-				agent = module ? new module.Agent(settings) : new node_http.Agent(settings);
-				made.set(key, agent);
-			}
-			return agent;
-		},
-		destroy() {
-			destroyed = true;
-			for (const agent of made.values()) agent.destroy();
-			made.clear();
-		}
 	};
 }
 // src/http/exchange.ts
@@ -5354,6 +5379,7 @@ function readSettings(ctx, nonce = (0, node_crypto.randomBytes)(4).toString("hex
 		if (!run) throw new SettingsError(`Input '${INPUTS.actorDid}' is empty and cannot be derived: GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_JOB are not set (or not valid). Give a DID of the form did:<method>:<id>.`);
 		didInput.value = deriveActorDid(run, nonce);
 	}
+	checkProxyEnv(ctx.env);
 	const { mode, audience } = readAuth(ctx);
 	const keyInput = given(INPUTS.key);
 	if (!keyInput.value.trim()) keyInput.value = mode === "key" ? readKey(ctx) : "";

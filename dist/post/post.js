@@ -1869,6 +1869,32 @@ function clipText(text, max = MAX_TEXT) {
 function describeIssues(error) {
 	return error.issues.slice(0, 5).map((issue) => `${issue.path.length ? issue.path.map(String).join(".") : "(body)"}: ${issue.message}`).join("; ");
 }
+// src/http/errors.ts
+const CODES = {
+	network: "http_network",
+	timeout: "http_timeout",
+	"too-large": "http_too_large",
+	cancelled: "http_cancelled"
+};
+/** The one error of the HTTP client: the exchange did not complete. */
+var HttpError = class extends LeaseGateError {
+	name = "HttpError";
+	/** What went wrong, for callers that decide on it (retry, cancel). */
+	failure;
+	/** `[METHOD] "url"`, for messages. */
+	call;
+	/** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
+	detail;
+	constructor(message, options) {
+		super(message, {
+			...causeOf(options.cause),
+			code: CODES[options.failure]
+		});
+		this.failure = options.failure;
+		this.call = options.call;
+		this.detail = message.startsWith(`${options.call}: `) ? message.slice(options.call.length + 2) : message;
+	}
+};
 // src/http/loopback.ts
 const LOOPBACK_HOSTS = /* @__PURE__ */ new Set([
 	"localhost",
@@ -1883,6 +1909,88 @@ const LOOPBACK_HOSTS = /* @__PURE__ */ new Set([
 */
 function isLoopbackHost(hostname) {
 	return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+// src/http/agents.ts
+/**
+* Idle keep-alive sockets are closed after this: before a server's usual 5 s closes them
+* under a request being sent. A server's shorter `Keep-Alive: timeout=` hint wins (Node).
+*/
+const KEEP_ALIVE_MS = 4e3;
+/**
+* What each scheme's agent is given as its `proxyEnv`, from `env` alone (never process.env
+* when a test passes its own): https: falls back to HTTP_PROXY when HTTPS_PROXY is unset.
+* `undefined`: no proxy for that scheme.
+*/
+function proxySettings(env) {
+	const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? "";
+	const httpProxy = pick("HTTP_PROXY");
+	const httpsProxy = pick("HTTPS_PROXY") || httpProxy;
+	const noProxy = pick("NO_PROXY");
+	return {
+		"http:": httpProxy ? {
+			HTTP_PROXY: httpProxy,
+			NO_PROXY: noProxy
+		} : void 0,
+		"https:": httpsProxy ? {
+			HTTPS_PROXY: httpsProxy,
+			NO_PROXY: noProxy
+		} : void 0
+	};
+}
+/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
+function hasBuiltInProxy(version) {
+	const [major = 0, minor = 0] = version.split(".").map(Number);
+	return major > 24 || major === 24 && minor >= 5;
+}
+/**
+* Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
+* would go around the proxy. Here each is a failure instead, naming the variable, never its
+* value (it may hold the proxy's credentials).
+*/
+function proxyProblem(proxyEnv) {
+	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
+	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
+	const url = URL.parse(String(value));
+	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
+}
+function createAgents(options) {
+	const proxies = proxySettings(options.env);
+	const made = /* @__PURE__ */ new Map();
+	let https;
+	let destroyed = false;
+	return {
+		async for(url, call) {
+			const scheme = url.protocol === "https:" ? "https:" : "http:";
+			const proxyEnv = options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : void 0;
+			const problem = proxyEnv && proxyProblem(proxyEnv);
+			if (problem) throw new HttpError(`${call}: ${problem}`, {
+				failure: "network",
+				call
+			});
+			const key = `${scheme}${proxyEnv ? "proxied" : "direct"}`;
+			const module = scheme === "https:" ? await (https ??= import("node:https")) : void 0;
+			if (destroyed) throw new HttpError(`${call}: the HTTP client is closed`, {
+				failure: "cancelled",
+				call
+			});
+			let agent = made.get(key);
+			if (!agent) {
+				const settings = {
+					keepAlive: true,
+					timeout: KEEP_ALIVE_MS,
+					proxyEnv: proxyEnv ?? {}
+				};
+				agent = module ? new module.Agent(settings) : new node_http.Agent(settings);
+				made.set(key, agent);
+			}
+			return agent;
+		},
+		destroy() {
+			destroyed = true;
+			for (const agent of made.values()) agent.destroy();
+			made.clear();
+		}
+	};
 }
 // src/plane/url.ts
 /**
@@ -2818,114 +2926,6 @@ async function releaseQuietly(options, request) {
 	try {
 		await options.client.release(request, { retryUntilMs: options.clock.now() + RELEASE_ON_CANCEL_MS });
 	} catch {}
-}
-// src/http/errors.ts
-const CODES = {
-	network: "http_network",
-	timeout: "http_timeout",
-	"too-large": "http_too_large",
-	cancelled: "http_cancelled"
-};
-/** The one error of the HTTP client: the exchange did not complete. */
-var HttpError = class extends LeaseGateError {
-	name = "HttpError";
-	/** What went wrong, for callers that decide on it (retry, cancel). */
-	failure;
-	/** `[METHOD] "url"`, for messages. */
-	call;
-	/** What failed, without the call (`connection refused (ECONNREFUSED)`), for a sentence of the caller's own. */
-	detail;
-	constructor(message, options) {
-		super(message, {
-			...causeOf(options.cause),
-			code: CODES[options.failure]
-		});
-		this.failure = options.failure;
-		this.call = options.call;
-		this.detail = message.startsWith(`${options.call}: `) ? message.slice(options.call.length + 2) : message;
-	}
-};
-// src/http/agents.ts
-/**
-* Idle keep-alive sockets are closed after this: before a server's usual 5 s closes them
-* under a request being sent. A server's shorter `Keep-Alive: timeout=` hint wins (Node).
-*/
-const KEEP_ALIVE_MS = 4e3;
-/**
-* What each scheme's agent is given as its `proxyEnv`, from `env` alone (never process.env
-* when a test passes its own): https: falls back to HTTP_PROXY when HTTPS_PROXY is unset.
-* `undefined`: no proxy for that scheme.
-*/
-function proxySettings(env) {
-	const pick = (name) => env[name.toLowerCase()] ?? env[name] ?? "";
-	const httpProxy = pick("HTTP_PROXY");
-	const httpsProxy = pick("HTTPS_PROXY") || httpProxy;
-	const noProxy = pick("NO_PROXY");
-	return {
-		"http:": httpProxy ? {
-			HTTP_PROXY: httpProxy,
-			NO_PROXY: noProxy
-		} : void 0,
-		"https:": httpsProxy ? {
-			HTTPS_PROXY: httpsProxy,
-			NO_PROXY: noProxy
-		} : void 0
-	};
-}
-/** Whether Node `version` (`24.22.3`) has the agents' `proxyEnv`: 24.5 on. */
-function hasBuiltInProxy(version) {
-	const [major = 0, minor = 0] = version.split(".").map(Number);
-	return major > 24 || major === 24 && minor >= 5;
-}
-/**
-* Node ignores a proxy URL it cannot parse, and a Node before 24.5 ignores `proxyEnv`: both
-* would go around the proxy. Here each is a failure instead, naming the variable, never its
-* value (it may hold the proxy's credentials).
-*/
-function proxyProblem(proxyEnv) {
-	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
-	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
-	const url = URL.parse(String(value));
-	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
-}
-function createAgents(options) {
-	const proxies = proxySettings(options.env);
-	const made = /* @__PURE__ */ new Map();
-	let https;
-	let destroyed = false;
-	return {
-		async for(url, call) {
-			const scheme = url.protocol === "https:" ? "https:" : "http:";
-			const proxyEnv = options.proxyLoopback || !isLoopbackHost(url.hostname) ? proxies[scheme] : void 0;
-			const problem = proxyEnv && proxyProblem(proxyEnv);
-			if (problem) throw new HttpError(`${call}: ${problem}`, {
-				failure: "network",
-				call
-			});
-			const key = `${scheme}${proxyEnv ? "proxied" : "direct"}`;
-			const module = scheme === "https:" ? await (https ??= import("node:https")) : void 0;
-			if (destroyed) throw new HttpError(`${call}: the HTTP client is closed`, {
-				failure: "cancelled",
-				call
-			});
-			let agent = made.get(key);
-			if (!agent) {
-				const settings = {
-					keepAlive: true,
-					timeout: KEEP_ALIVE_MS,
-					proxyEnv: proxyEnv ?? {}
-				};
-				agent = module ? new module.Agent(settings) : new node_http.Agent(settings);
-				made.set(key, agent);
-			}
-			return agent;
-		},
-		destroy() {
-			destroyed = true;
-			for (const agent of made.values()) agent.destroy();
-			made.clear();
-		}
-	};
 }
 // src/http/exchange.ts
 function exchange(x) {

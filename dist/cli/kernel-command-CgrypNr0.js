@@ -11,8 +11,8 @@ const require_entry_kinds = require("./entry-kinds-DYb7pk0U.js");
 const require_durable = require("./durable-3qlBTb9V.js");
 const require_processes = require("./processes-DeLsQMUX.js");
 let node_os = require("node:os");
-let node_fs = require("node:fs");
 let node_http = require("node:http");
+let node_fs = require("node:fs");
 let node_url = require("node:url");
 let node_crypto = require("node:crypto");
 let node_path = require("node:path");
@@ -1515,7 +1515,7 @@ const shown = (value) => typeof value === "number" ? String(value) : JSON.string
 // src/kernel/auth/issuers.ts
 /** Verifiers for `specs`; jose is loaded here, only when OIDC is on. */
 async function startIssuers(specs, http) {
-	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-DQLEUDnO.js"));
+	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-FGATr5ll.js"));
 	return specs.map((spec) => ({
 		...spec,
 		verifier: createOidcVerifier({
@@ -2674,7 +2674,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-	const { PostgresService } = await Promise.resolve().then(() => require("./backend-uuy7BH9F.js"));
+	const { PostgresService } = await Promise.resolve().then(() => require("./backend-C1V_UTYa.js"));
 	return PostgresService.open({
 		...options,
 		...rest
@@ -8649,4 +8649,4 @@ exports.validateAlgorithms = validateAlgorithms;
 exports.validateB64 = validateB64;
 exports.validateCrit = validateCrit;
 
-//# sourceMappingURL=kernel-command-yefkbAkS.js.map
+//# sourceMappingURL=kernel-command-CgrypNr0.js.map

@@ -1,4 +1,4 @@
-const require_kernel_command = require("./kernel-command-yefkbAkS.js");
+const require_kernel_command = require("./kernel-command-CgrypNr0.js");
 // node_modules/jose/dist/webapi/lib/jws_verify.js
 function prepareVerify(options) {
 	return [options && require_kernel_command.validateAlgorithms("algorithms", options.algorithms), options?.crit];
@@ -233,4 +233,4 @@ function why(error) {
 }
 exports.createOidcVerifier = createOidcVerifier;
 
-//# sourceMappingURL=oidc-DQLEUDnO.js.map
+//# sourceMappingURL=oidc-FGATr5ll.js.map

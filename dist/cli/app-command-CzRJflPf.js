@@ -3,8 +3,8 @@ const require_cli = require("./cli.js");
 const require_session = require("./session-CtAguDwo.js");
 const require_time = require("./time-ww7Hd0C3.js");
 const require_log_output = require("./log-output-Ds3jN6an.js");
-let node_fs = require("node:fs");
 let node_http = require("node:http");
+let node_fs = require("node:fs");
 let node_crypto = require("node:crypto");
 let node_path = require("node:path");
 let node_buffer = require("node:buffer");
@@ -3739,4 +3739,4 @@ async function startAppCommand(settings, io, env) {
 }
 exports.app = app;
 
-//# sourceMappingURL=app-command-B8_aawm0.js.map
+//# sourceMappingURL=app-command-CzRJflPf.js.map
