@@ -16,7 +16,7 @@ import { round, type Row } from './stats.js';
  * levels, so 1.14 is the most a proof-bound check may show).
  */
 
-export const EXPORT_MEMORY_SECTION = 'ledger export and verify (issue #59): memory and time';
+export const EXPORT_MEMORY_SECTION = 'ledger export and verify (issue #59), memory and time';
 const SIZES = [200_000, 1_000_000];
 const GOAL_MIB = 100;
 /** Per-entry time at the larger size over the smaller: linear within this. */

@@ -11,7 +11,7 @@ import { handoverCosts, handoverTable, type HandoverCosts } from './pg-handover.
 import { commitFloor, type CommitFloor } from './pg-commit-floor.js';
 import { PGBENCH_GOAL, pgGoalRows } from './pg-goals.js';
 import { URL, run, startReplica, stopped } from './postgres.js';
-import { runRole } from './spawn.js';
+import { runRole, startKernel } from './spawn.js';
 import { round, type Row } from './stats.js';
 
 /**
@@ -60,6 +60,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
   const costs: Cost[] = [];
   let hand: HandoverCosts | undefined;
   let floor: CommitFloor | undefined;
+  let memory: { kernelMs: number } | undefined;
   try {
     await run(['keygen', '--out', dir]);
     const fresh = async () => {
@@ -69,6 +70,8 @@ export async function postgresCost(log: (line: string) => void): Promise<{
       await admin.query('CHECKPOINT').catch(() => undefined);
       return schema;
     };
+    log('pg-cost: the memory kernel, the same load …');
+    memory = await onMemoryKernel(SECONDS);
     for (const count of [1, 2, 3]) {
       const column = count === 1 ? '1 replica' : `${count} replicas`;
       log(`pg-cost: ${column} …`);
@@ -133,7 +136,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
     rmSync(dir, { recursive: true, force: true });
   }
   const table = [costTable(costs), ...(hand ? [handoverTable(hand)] : [])].join('\n\n');
-  return { table, rows: costRows(costs), goals: pgGoalRows(costs, hand, floor) };
+  return { table, rows: costRows(costs), goals: pgGoalRows(costs, { hand, floor, memory }) };
 }
 
 /**
@@ -192,6 +195,36 @@ async function onReplicas(
     };
   } finally {
     await Promise.all(replicas.map((r) => stopped(r.child)));
+  }
+}
+
+/**
+ * The same load on the committed memory kernel: its CPU per change (every thread), what the
+ * kernel pays with no database, for the replica's figure to be read against (two changes a
+ * cycle, lease and release, as on the replicas).
+ */
+async function onMemoryKernel(seconds: number): Promise<{ kernelMs: number }> {
+  const kernel = await startKernel();
+  try {
+    const before = sample([kernel.pid]);
+    const load = await runRole<CycleResult>(
+      'cycles',
+      [
+        JSON.stringify({
+          plane: 'kernel',
+          urls: [kernel.url],
+          clients: CLIENTS,
+          resources: CLIENTS,
+          seconds,
+          warmupSeconds: 0,
+        }),
+      ],
+      (seconds + 60) * 1000,
+    );
+    if (load.errors) throw new Error(`${load.errors} errors, the first: ${load.firstError}`);
+    return { kernelMs: spent(before, sample([kernel.pid])).planeMs / (load.cycles * 2) };
+  } finally {
+    await kernel.stop();
   }
 }
 

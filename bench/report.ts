@@ -141,7 +141,8 @@ export const shortSection = (section: string) =>
   section
     .replace(/ \((?!Node)[^)]*\)$/, '')
     .replace(/ beside .*$/, '')
-    .replace(/, .*$/, '');
+    // Not a comma inside brackets: `start-up (Node v24.22.3, 30 pairs)` stays whole.
+    .replace(/, [^()]*$/, '');
 
 /** `page` with the text between the bench markers replaced by `table`. */
 export function withSummaryTable(page: string, table: string): string {

@@ -486,5 +486,11 @@ describe("the README table's section names", () => {
       'notifications',
     );
     expect(shortSection('start-up (Node v24.22.3)')).toBe('start-up (Node v24.22.3)');
+    expect(shortSection('start-up (Node v24.22.3, 30 pairs)')).toBe(
+      'start-up (Node v24.22.3, 30 pairs)',
+    );
+    expect(shortSection('PostgreSQL plane (issue #59), against pgbench')).toBe(
+      'PostgreSQL plane (issue #59)',
+    );
   });
 });
