@@ -333,6 +333,11 @@ else if (first === 'notify')
     ),
   );
 else if (first === 'plane') await planeOnly();
+else if (first === 'waiting')
+  // The handover and plane-load table alone (about two minutes), printed.
+  console.log(
+    JSON.stringify(await compareWaiting((line) => process.stderr.write(`${line}\n`)), null, 2),
+  );
 else if (first === 'export') {
   // Issue #59's export and verify at 200,000 and 1,000,000 entries (a few minutes), printed.
   const before = loadavg()[0]!;

@@ -1,8 +1,11 @@
 // npm run bench: bundles bench/ (scripts/bench-bundle.mjs) and runs it.
-// Not part of npm test; loopback only; about six minutes on two cores. It measures
+// Not part of npm test; loopback only; about 25 minutes on two cores, every figure of
+// docs/performance.md from one run (issue #59's PostgreSQL goals, export and verify at
+// 1,000,000 entries, start-up and the keeper included, each beside its goal). It measures
 // the committed dist/ (CI keeps it equal to src/): run `npm run build` first after
 // changing src/. Writes docs/performance.md (formatted as the repository's other
 // files are) and bench-results.json, or the path given as its argument.
+// `npm run bench -- waiting` runs only the handover and plane-load table (about two minutes).
 // `npm run bench -- paired [rounds]` runs only the kernel (memory) against the node:http
 // echo, alternated, and prints the median ratio (about 20 s a pair; writes nothing).
 // `npm run bench -- metrics [pairs]` runs only lock cycles on the memory kernel with its
