@@ -23,7 +23,12 @@ interface Run {
   p99Ms: number;
   cpuMsPerHandover: number;
   load: number;
+  /** Across two replicas (release on A, the request held on B), when asked for. */
+  two?: { p50Ms: number; p99Ms: number } | undefined;
 }
+
+/** LEASE_GATE_BENCH_TWO_REPLICAS=1: each run also times the handover across two replicas. */
+const TWO = process.env.LEASE_GATE_BENCH_TWO_REPLICAS === '1';
 
 export async function handoverPairs(
   pairs: number,
@@ -43,12 +48,17 @@ export async function handoverPairs(
       log(`pg-handover: pair ${pair + 1} of ${pairs}, pg_advisory_lock …`);
       advisory.push(await advisoryHandover(URL, ROUNDS));
       for (const cli of clis) {
-        const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
-        schemas.push(schema);
-        await admin.query(`CREATE SCHEMA ${schema}`);
-        await admin.query('CHECKPOINT').catch(() => undefined);
+        const fresh = async () => {
+          const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
+          schemas.push(schema);
+          await admin.query(`CREATE SCHEMA ${schema}`);
+          await admin.query('CHECKPOINT').catch(() => undefined);
+          return schema;
+        };
         log(`pg-handover: pair ${pair + 1}, ${cli} …`);
-        runs.push(await oneReplica(schema, join(dir, 'ledger.key'), cli));
+        const key = join(dir, 'ledger.key');
+        const one = await oneReplica(await fresh(), key, cli);
+        runs.push(TWO ? { ...one, two: await twoReplicas(await fresh(), key, cli) } : one);
       }
     }
   } finally {
@@ -75,6 +85,20 @@ async function oneReplica(schema: string, key: string, cli: string): Promise<Run
   }
 }
 
+async function twoReplicas(schema: string, key: string, cli: string) {
+  const pair = [
+    await startReplica(schema, key, URL, cli),
+    await startReplica(schema, key, URL, cli),
+  ];
+  try {
+    await handover(pair[0]!.url, pair[1]!.url, 2);
+    const { p50Ms, p99Ms } = await handover(pair[0]!.url, pair[1]!.url, ROUNDS);
+    return { p50Ms, p99Ms };
+  } finally {
+    await Promise.all(pair.map((r) => stopped(r.child)));
+  }
+}
+
 /** A process's user and system CPU, every thread (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -87,16 +111,16 @@ function table(advisory: ReadonlyArray<{ p50Ms: number; p99Ms: number }>, runs: 
   const lines = [
     `${cpus().length} cores, Node ${process.version}, ${ROUNDS} handovers per run`,
     '',
-    '| pair | run | p50 | p99 | p99 / advisory p99 | replica CPU per handover | load (1 min) |',
-    '|---:|---|---:|---:|---:|---:|---:|',
+    '| pair | run | p50 | p99 | p99 / advisory p99 | replica CPU per handover | load (1 min) | 2 replicas p50 / p99 |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   const perPair = runs.length / advisory.length;
   advisory.forEach((a, pair) => {
-    lines.push(`| ${pair + 1} | pg_advisory_lock | ${ms(a.p50Ms)} | ${ms(a.p99Ms)} | | | |`);
+    lines.push(`| ${pair + 1} | pg_advisory_lock | ${ms(a.p50Ms)} | ${ms(a.p99Ms)} | | | | |`);
     for (const r of runs.slice(pair * perPair, (pair + 1) * perPair)) {
       const ratio = r.p99Ms / a.p99Ms;
       lines.push(
-        `| ${pair + 1} | ${r.cli} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${round(ratio, 2)} × | ${ms(r.cpuMsPerHandover)} | ${round(r.load, 2)} |`,
+        `| ${pair + 1} | ${r.cli} | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${round(ratio, 2)} × | ${ms(r.cpuMsPerHandover)} | ${round(r.load, 2)} | ${r.two ? `${ms(r.two.p50Ms)} / ${ms(r.two.p99Ms)}` : ''} |`,
       );
     }
   });
