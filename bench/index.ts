@@ -13,6 +13,7 @@ import {
 } from './report.js';
 import { runRole } from './roles.js';
 import { COST_SECTION, postgresCost } from './pg-cost.js';
+import { handoverPairs } from './pg-handover-pairs.js';
 import { round, type Row } from './stats.js';
 import { CLIENTS, credentialRows, inProcess, measure, overHttp, redisRows } from './throughput.js';
 import { durableBench } from './durable.js';
@@ -117,7 +118,8 @@ function startRows(
  * `index.js plane` runs only issue #23's plane table and long-running kernel and prints them.
  * `index.js auth` measures only the kernel without a credential, with a scoped key and with OIDC tokens.
  * `index.js pg-cost` measures only round trips and CPU per change on the PostgreSQL store, and
- * handover there beside pg_advisory_lock's.
+ * handover there beside pg_advisory_lock's. `index.js pg-handover [pairs] [CLI ...]` runs only
+ * that handover on one replica, alternated over the CLIs given (a before and an after).
  */
 
 async function bench(out: string): Promise<void> {
@@ -383,6 +385,19 @@ else if (first === 'export') {
   const after = `load average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`;
   console.log(
     `${cpus().length} cores, Node ${process.version}, ${after}\n\n${cost.table}\n\n${sectionTables(cost.goals)}`,
+  );
+} else if (first === 'pg-handover') {
+  // The one-replica handover beside pg_advisory_lock's only, alternated over the CLIs given.
+  const [pairs, ...clis] = rest;
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const before = loadavg()[0]!;
+  const table = await handoverPairs(
+    Number(pairs ?? 2),
+    clis.length ? clis : ['dist/cli/index.js'],
+    log,
+  );
+  console.log(
+    `${table}\nload average ${round(before, 1)} before, ${round(loadavg()[0]!, 1)} after`,
   );
 } else await bench(first ?? 'bench-results.json');
 

@@ -23,15 +23,19 @@ export function run(args: string[]): Promise<void> {
   });
 }
 
-/** A replica of the committed CLI on `schema`, on the database at `databaseUrl` (default URL). */
+/**
+ * A replica of the committed CLI (or the one at `cli`, a before to compare with) on `schema`,
+ * on the database at `databaseUrl` (default URL).
+ */
 export function startReplica(
   schema: string,
   key: string,
   databaseUrl = URL,
+  cli = 'dist/cli/index.js',
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ['dist/cli/index.js', 'kernel', '--port', '0', '--quiet', '--store', 'postgres'].concat([
+    [cli, 'kernel', '--port', '0', '--quiet', '--store', 'postgres'].concat([
       '--schema',
       schema,
       '--signing-key',
@@ -87,6 +91,7 @@ export async function handover(from: string, to: string, rounds: number) {
     };
   };
   const samples: number[] = [];
+  const spans: Array<{ sentAt: number; answeredAt: number }> = [];
   for (let i = 0; i < rounds; i += 1) {
     const [holder, waiter] =
       i % 2 ? ['did:web:bench:x', 'did:web:bench:y'] : ['did:web:bench:y', 'did:web:bench:x'];
@@ -100,10 +105,15 @@ export async function handover(from: string, to: string, rounds: number) {
       throw new Error(`waiter not granted by a held request: ${granted.status} ${granted.text}`);
     }
     samples.push(granted.at - t);
+    // Each round's span on the wall clock (ms since the epoch), to match a replica's own timestamps.
+    spans.push({
+      sentAt: performance.timeOrigin + t,
+      answeredAt: performance.timeOrigin + granted.at,
+    });
     await post(b, RELEASE, waiter);
   }
   await Promise.all([a.close(), b.close()]);
-  return { rounds, p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99) };
+  return { rounds, p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99), samples, spans };
 }
 
 /** Until the replica's overview shows the waiter queued (its request is held); bounded. */

@@ -21,7 +21,10 @@
 // `npm run bench -- plane-postgres` runs only its PostgreSQL columns and pgbench, and
 // what a change costs there; `npm run bench -- pg-cost` only that cost (round trips to
 // the database and CPU per change, 1–3 replicas and pgbench, each beside pgbench's rate,
-// then handover beside pg_advisory_lock's, about three minutes);
+// then handover beside pg_advisory_lock's, about three minutes); `npm run bench -- pg-handover
+// [pairs] [CLI ...]` only the one-replica handover beside pg_advisory_lock's, alternated over the
+// CLIs given (default dist/cli/index.js; e.g. a copy of main's dist/ against a new build), and
+// across two replicas too with LEASE_GATE_BENCH_TWO_REPLICAS=1;
 // `npm run bench -- pg-long` only the long-running PostgreSQL replica
 // (LEASE_GATE_BENCH_PG_CHANGES changes, default 200,000). `npm run bench -- export` runs only
 // `ledger export` and `verify` of 200,000 and 1,000,000 entries: peak RSS and time per entry.

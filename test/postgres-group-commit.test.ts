@@ -104,6 +104,36 @@ describe('group commit', () => {
     await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30, 40, 50, 60, 70]);
   });
 
+  it('sends the calls submitted together in one batch, in order, even with a slot free', async () => {
+    const { batches, finish, commit } = heldCommits();
+    const group = new GroupCommit(commit, options);
+    const answers = group.submitTogether(() => [group.submit(1), group.submit(2)]);
+    expect(batches).toEqual([[1, 2]]);
+    // While a batch is in flight they wait, together, for the next.
+    answers.push(...group.submitTogether(() => [group.submit(3), group.submit(4)]));
+    expect(batches).toEqual([[1, 2]]);
+    finish.shift()!();
+    await settle();
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    finish.shift()!();
+    await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30, 40]);
+  });
+
+  it('gathers the calls submitted together with those of the turn, for an in-process store', async () => {
+    const { batches, finish, commit } = heldCommits();
+    const group = new GroupCommit(commit, { ...options, gatherTurn: true });
+    const answers = group.submitTogether(() => [group.submit(1), group.submit(2)]);
+    answers.push(group.submit(3));
+    expect(batches).toEqual([]);
+    await settle();
+    expect(batches).toEqual([[1, 2, 3]]);
+    finish.shift()!();
+    await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30]);
+  });
+
   it('refuses a call that waits longer than its bound while every slot is stuck', async () => {
     vi.useFakeTimers();
     const { batches, finish, commit } = heldCommits();

@@ -119,6 +119,13 @@ export interface PlaneService {
    */
   onResourceChanged(listener: (resource: string) => void): () => void;
   /**
+   * Told as a release of `resource` is submitted, before its batch starts: what the
+   * listener asks then (a held request asking again) is committed in the release's own
+   * batch, after it, so the head of the queue held here is granted in the same commit.
+   * Absent: held requests ask once the release is durable (onResourceChanged).
+   */
+  onReleasing?(listener: (resource: string) => void): () => void;
+  /**
    * Wakes the held requests of `resource` on every replica (a queue change no durable
    * event announces, such as superseding). Absent: one process, whose own wake is enough.
    */

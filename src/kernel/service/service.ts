@@ -59,6 +59,7 @@ export class KernelService implements PlaneService {
   private readonly approvals = new PassApprovals(this);
   private readonly listeners = new Set<ChangeListener>();
   private readonly changedListeners = new Set<(resource: string) => void>();
+  private readonly releasingListeners = new Set<(resource: string) => void>();
   private readonly recordedListeners = new Set<(entries: readonly LedgerEntry[]) => void>();
   private observers: KernelObserver[] = [];
   private readonly alarms = new AlarmHeap();
@@ -115,7 +116,16 @@ export class KernelService implements PlaneService {
 
   async release(resource: string, actorDid: string, outdated?: boolean): Promise<ReleaseReply> {
     const command = { kind: 'release' as const, actorDid, ...(outdated ? { outdated } : {}) };
-    const reply = await this.run(resource, command);
+    // The request held here longest for the resource asks in the release's batch, after it:
+    // the rules decide it on the state the release left, so when it heads the queue it is
+    // granted in the same transaction, durable with the release (one WAL flush before the
+    // handover is answered, not two in a row). A grant is still answered only once durable,
+    // and no one else's grant is durable before the release.
+    const reply = await this.batches.submitTogether(() => {
+      const released = this.run(resource, command);
+      for (const listener of this.releasingListeners) listener(resource);
+      return released;
+    });
     // A revoked holder giving back changes nothing durable, but ends its lock-delay: wake the waiters.
     if (!reply.released) await this.backend.announceFreed(resource);
     return reply;
@@ -216,6 +226,12 @@ export class KernelService implements PlaneService {
   onResourceChanged(listener: (resource: string) => void): () => void {
     this.changedListeners.add(listener);
     return () => this.changedListeners.delete(listener);
+  }
+
+  /** See PlaneService.onReleasing. */
+  onReleasing(listener: (resource: string) => void): () => void {
+    this.releasingListeners.add(listener);
+    return () => this.releasingListeners.delete(listener);
   }
 
   /** The backend's clock (a shared backend's decisions read the database's; this paces held requests). */

@@ -46,6 +46,8 @@ export class GroupCommit<T, R> {
   private readonly running = new Set<Promise<void>>();
   /** Batches in flight that have not yet taken spareAfterMs. */
   private onTime = 0;
+  /** submitTogether calls running: a call submitted meanwhile waits for their end. */
+  private together = 0;
 
   constructor(
     /** Settles each item; throwing fails the whole batch. */
@@ -69,17 +71,37 @@ export class GroupCommit<T, R> {
           : undefined,
       };
       this.waiting.push(entry);
-      if (this.options.gatherTurn && this.inFlight === 0) {
-        if (this.gathering) return;
-        this.gathering = true;
-        setImmediate(() => {
-          this.gathering = false;
-          this.next();
-        });
-        return;
-      }
-      this.next();
+      if (this.together === 0) this.start();
     });
+  }
+
+  /**
+   * The calls `submit`ted while `fn` runs (synchronously) wait for it to end, so they go
+   * in one batch, in the order submitted (unless a batch's cap splits them): a release and
+   * the asks of the requests held for what it frees are committed together.
+   */
+  submitTogether<X>(fn: () => X): X {
+    this.together += 1;
+    try {
+      return fn();
+    } finally {
+      this.together -= 1;
+      if (this.together === 0 && this.waiting.length > 0) this.start();
+    }
+  }
+
+  /** A batch now, or at the end of this event-loop turn when the store gathers its calls. */
+  private start(): void {
+    if (this.options.gatherTurn && this.inFlight === 0) {
+      if (this.gathering) return;
+      this.gathering = true;
+      setImmediate(() => {
+        this.gathering = false;
+        this.next();
+      });
+      return;
+    }
+    this.next();
   }
 
   /** Resolves once no batch is in flight (a service that is closing waits for its writes). */
