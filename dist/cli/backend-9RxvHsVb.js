@@ -1,4 +1,4 @@
-const require_kernel_command = require("./kernel-command-CgrypNr0.js");
+const require_kernel_command = require("./kernel-command-Bpt0iy2F.js");
 const require_round_trips = require("./round-trips-B-VRNRTe.js");
 const require_migrations = require("./migrations-SoLxFay2.js");
 const require_cli = require("./cli.js");
@@ -1482,4 +1482,4 @@ var PostgresBackend = class {
 };
 exports.PostgresService = PostgresService;
 
-//# sourceMappingURL=backend-C1V_UTYa.js.map
+//# sourceMappingURL=backend-9RxvHsVb.js.map
