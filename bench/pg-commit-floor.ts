@@ -6,7 +6,8 @@ import { percentile } from './stats.js';
  * commits a one-row upsert, `synchronous_commit` on, `rounds` times; each is timed from the
  * statement sent to its answer. A release must be durable before the next holder is granted,
  * and that grant durable before it is answered, so a handover through the kernel pays at
- * least two of these; `pg_advisory_lock` pays none (its lock lives in shared memory).
+ * least one of these (both in one commit when the waiter is held on the releasing replica);
+ * `pg_advisory_lock` pays none (its lock lives in shared memory).
  */
 export interface CommitFloor {
   rounds: number;
