@@ -17,7 +17,7 @@ export interface Optimistic {
 export type Attempt =
   { conflict: false; decisions: Decision[]; listened: string[] } | { conflict: true };
 
-/** lease_gate_commit (migration 4), prepared once per connection by its name. */
+/** lease_gate_commit (migration 4, its body migration 5's), prepared once per connection by its name. */
 const COMMIT: pg.QueryConfig = {
   name: 'lease_gate_commit',
   text: 'SELECT * FROM lease_gate_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
