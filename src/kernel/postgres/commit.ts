@@ -17,7 +17,7 @@ export interface Optimistic {
 export type Attempt =
   { conflict: false; decisions: Decision[]; listened: string[] } | { conflict: true };
 
-/** lease_gate_commit (migration 4), prepared once per connection by its name. */
+/** lease_gate_commit (migration 4, its body migration 5's), prepared once per connection by its name. */
 const COMMIT: pg.QueryConfig = {
   name: 'lease_gate_commit',
   text: 'SELECT * FROM lease_gate_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
@@ -153,27 +153,33 @@ export function grantsBefore(events: readonly KernelEvent[]): number[] {
 /** The lease ids a batch made before its fences were drawn, by their placeholder's number. */
 function placeholderIds(events: readonly KernelEvent[]): Map<string, number> {
   const ids = new Map<string, number>();
-  for (const e of events) if (e.kind === 'grant' && e.fence < 0) ids.set(e.leaseId, -e.fence);
+  for (const e of events)
+    if (e.kind === 'grant' && e.fence < 0) {
+      if (!e.leaseId.startsWith(`lease_${e.fence.toString(36)}_`))
+        throw new InternalError(`a lease id not made by lease.ts: ${e.leaseId}`);
+      ids.set(e.leaseId, -e.fence);
+    }
   return ids;
 }
 
 const MARK = '\u0001';
-const FENCE = /"fence":-(\d+)(?=[,}])/g;
+/** A `fence` key's negative value, or a string that may be a placeholder lease id. */
+const PLACEHOLDER = /"fence":-(\d+)(?=[,}])|"(lease_-[0-9a-z]+_[^"\\]*)"/g;
 
 /**
- * The JSON with each placeholder marked for lease_gate_fenced: a `fence` key's
- * negative value (only a placeholder is negative; `"fence":` is always a key, as a
+ * The JSON with each placeholder marked for lease_gate_filled (migration 5): a `fence`
+ * key's negative value (only a placeholder is negative; `"fence":` is always a key, as a
  * quote inside a string is escaped), and a string that is exactly a placeholder lease
- * id (lease.ts: `lease_<fence in base 36>_<random hex>`).
+ * id (lease.ts: `lease_<fence in base 36>_<random hex>`). One pass over the text,
+ * however many grants the batch made.
  */
 export function templated(json: string, ids: ReadonlyMap<string, number>): string {
-  let out = json.replace(FENCE, `"fence":${MARK}$1${MARK}`);
-  for (const [id, k] of ids) {
-    const prefix = `lease_${(-k).toString(36)}`;
-    if (!id.startsWith(prefix)) throw new InternalError(`a lease id not made by lease.ts: ${id}`);
-    out = out.replaceAll(`"${id}"`, `"lease_${MARK}b${k}${MARK}${id.slice(prefix.length)}"`);
-  }
-  return out;
+  return json.replace(PLACEHOLDER, (match, fence?: string, id?: string) => {
+    if (fence !== undefined) return `"fence":${MARK}${fence}${MARK}`;
+    const k = ids.get(id!);
+    if (k === undefined) return match;
+    return `"lease_${MARK}b${k}${MARK}${id!.slice(`lease_${(-k).toString(36)}`.length)}"`;
+  });
 }
 
 /** The decisions as written: each placeholder fence, and lease id, made the drawn one. */

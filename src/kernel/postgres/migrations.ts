@@ -1,6 +1,7 @@
 import type { CauseOptions } from '../../errors.js';
 import type pg from 'pg';
 import { StoreError } from '../store/store-error.js';
+import { COMMIT_FILLED_IN_PLPGSQL } from './commit-fill-sql.js';
 import { COMMIT_IN_ONE_ROUND_TRIP } from './commit-sql.js';
 
 /**
@@ -121,6 +122,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
     version: 4,
     name: 'the commit in one round trip: row versions, lease_gate_commit',
     sql: COMMIT_IN_ONE_ROUND_TRIP,
+  },
+  {
+    version: 5,
+    name: 'lease_gate_commit fills its fences in PL/pgSQL, planned once per connection',
+    sql: COMMIT_FILLED_IN_PLPGSQL,
   },
 ];
 
