@@ -4586,7 +4586,7 @@ const ledgerCommands = lazyFrom(() => Promise.resolve().then(() => require("./le
 /** Each command: how it runs, and the flag tables its help is made of (two forms: two). */
 const COMMANDS = {
 	kernel: {
-		run: lazyFrom(() => Promise.resolve().then(() => require("./kernel-command-Bpt0iy2F.js")).then((n) => n.kernel_command_exports))("kernel"),
+		run: lazyFrom(() => Promise.resolve().then(() => require("./kernel-command-DtAmYtw2.js")).then((n) => n.kernel_command_exports))("kernel"),
 		specs: [KERNEL]
 	},
 	acquire: {

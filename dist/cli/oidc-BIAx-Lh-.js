@@ -1,4 +1,4 @@
-const require_kernel_command = require("./kernel-command-Bpt0iy2F.js");
+const require_kernel_command = require("./kernel-command-DtAmYtw2.js");
 // node_modules/jose/dist/webapi/lib/jws_verify.js
 function prepareVerify(options) {
 	return [options && require_kernel_command.validateAlgorithms("algorithms", options.algorithms), options?.crit];
@@ -233,4 +233,4 @@ function why(error) {
 }
 exports.createOidcVerifier = createOidcVerifier;
 
-//# sourceMappingURL=oidc-D5iiJ6-Z.js.map
+//# sourceMappingURL=oidc-BIAx-Lh-.js.map

@@ -1,6 +1,6 @@
-const require_kernel_command = require("./kernel-command-Bpt0iy2F.js");
+const require_kernel_command = require("./kernel-command-DtAmYtw2.js");
 const require_round_trips = require("./round-trips-B-VRNRTe.js");
-const require_migrations = require("./migrations-SoLxFay2.js");
+const require_migrations = require("./migrations-DEqxXIlL.js");
 const require_cli = require("./cli.js");
 const require_freeze = require("./freeze-DFg06IGh.js");
 const require_checkpoint = require("./checkpoint-G5ROIOCl.js");
@@ -24,7 +24,7 @@ function parseState(raw, resource) {
 	return state;
 }
 // src/kernel/postgres/commit.ts
-/** lease_gate_commit (migration 4), prepared once per connection by its name. */
+/** lease_gate_commit (migration 4, its body migration 5's), prepared once per connection by its name. */
 const COMMIT = {
 	name: "lease_gate_commit",
 	text: "SELECT * FROM lease_gate_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
@@ -135,25 +135,29 @@ function grantsBefore(events) {
 /** The lease ids a batch made before its fences were drawn, by their placeholder's number. */
 function placeholderIds(events) {
 	const ids = /* @__PURE__ */ new Map();
-	for (const e of events) if (e.kind === "grant" && e.fence < 0) ids.set(e.leaseId, -e.fence);
+	for (const e of events) if (e.kind === "grant" && e.fence < 0) {
+		if (!e.leaseId.startsWith(`lease_${e.fence.toString(36)}_`)) throw new require_cli.InternalError(`a lease id not made by lease.ts: ${e.leaseId}`);
+		ids.set(e.leaseId, -e.fence);
+	}
 	return ids;
 }
 const MARK = "";
-const FENCE = /"fence":-(\d+)(?=[,}])/g;
+/** A `fence` key's negative value, or a string that may be a placeholder lease id. */
+const PLACEHOLDER = /"fence":-(\d+)(?=[,}])|"(lease_-[0-9a-z]+_[^"\\]*)"/g;
 /**
-* The JSON with each placeholder marked for lease_gate_fenced: a `fence` key's
-* negative value (only a placeholder is negative; `"fence":` is always a key, as a
+* The JSON with each placeholder marked for lease_gate_filled (migration 5): a `fence`
+* key's negative value (only a placeholder is negative; `"fence":` is always a key, as a
 * quote inside a string is escaped), and a string that is exactly a placeholder lease
-* id (lease.ts: `lease_<fence in base 36>_<random hex>`).
+* id (lease.ts: `lease_<fence in base 36>_<random hex>`). One pass over the text,
+* however many grants the batch made.
 */
 function templated(json, ids) {
-	let out = json.replace(FENCE, `"fence":${MARK}$1${MARK}`);
-	for (const [id, k] of ids) {
-		const prefix = `lease_${(-k).toString(36)}`;
-		if (!id.startsWith(prefix)) throw new require_cli.InternalError(`a lease id not made by lease.ts: ${id}`);
-		out = out.replaceAll(`"${id}"`, `"lease_${MARK}b${k}${MARK}${id.slice(prefix.length)}"`);
-	}
-	return out;
+	return json.replace(PLACEHOLDER, (match, fence, id) => {
+		if (fence !== void 0) return `"fence":${MARK}${fence}${MARK}`;
+		const k = ids.get(id);
+		if (k === void 0) return match;
+		return `"lease_${MARK}b${k}${MARK}${id.slice(`lease_${(-k).toString(36)}`.length)}"`;
+	});
 }
 /** The decisions as written: each placeholder fence, and lease id, made the drawn one. */
 function fillFences(decisions, fences) {
@@ -1482,4 +1486,4 @@ var PostgresBackend = class {
 };
 exports.PostgresService = PostgresService;
 
-//# sourceMappingURL=backend-9RxvHsVb.js.map
+//# sourceMappingURL=backend-Bo1fZP-H.js.map

@@ -1515,7 +1515,7 @@ const shown = (value) => typeof value === "number" ? String(value) : JSON.string
 // src/kernel/auth/issuers.ts
 /** Verifiers for `specs`; jose is loaded here, only when OIDC is on. */
 async function startIssuers(specs, http) {
-	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-D5iiJ6-Z.js"));
+	const { createOidcVerifier } = await Promise.resolve().then(() => require("./oidc-BIAx-Lh-.js"));
 	return specs.map((spec) => ({
 		...spec,
 		verifier: createOidcVerifier({
@@ -2674,7 +2674,7 @@ function postgresFrom(values, env) {
 }
 /** Opens the PostgreSQL service (loaded only when asked for: `pg` stays off every other path). */
 async function openPostgres(options, rest) {
-	const { PostgresService } = await Promise.resolve().then(() => require("./backend-9RxvHsVb.js"));
+	const { PostgresService } = await Promise.resolve().then(() => require("./backend-Bo1fZP-H.js"));
 	return PostgresService.open({
 		...options,
 		...rest
@@ -2685,7 +2685,7 @@ async function migrateCommand(args, io, env) {
 	const { values } = require_cli.parse(args, require_cli.optionsOf(require_cli.STORE_FLAGS));
 	const options = postgresFrom(values, env);
 	if (!options) throw new require_cli.UsageError(`kernel migrate needs --store. Expected ${STORE_FORM}.`);
-	const { migrateDatabase } = await Promise.resolve().then(() => require("./migrate-once-DoCf7g5C.js"));
+	const { migrateDatabase } = await Promise.resolve().then(() => require("./migrate-once-Cd1bG8Pa.js"));
 	const applied = await migrateDatabase(options);
 	io.out(applied.length ? `migrated schema ${options.schema} to version ${applied.at(-1)} (applied ${applied.join(", ")})` : `schema ${options.schema} is current`);
 	return require_cli.EXIT.done;
@@ -8693,4 +8693,4 @@ exports.validateAlgorithms = validateAlgorithms;
 exports.validateB64 = validateB64;
 exports.validateCrit = validateCrit;
 
-//# sourceMappingURL=kernel-command-Bpt0iy2F.js.map
+//# sourceMappingURL=kernel-command-DtAmYtw2.js.map

@@ -1,4 +1,4 @@
-const require_migrations = require("./migrations-SoLxFay2.js");
+const require_migrations = require("./migrations-DEqxXIlL.js");
 const require_round_trips = require("./round-trips-B-VRNRTe.js");
 // src/kernel/postgres/migrate-once.ts
 /** One connection, the migrations under their advisory lock, then gone. */
@@ -21,4 +21,4 @@ async function migrateDatabase(options) {
 }
 exports.migrateDatabase = migrateDatabase;
 
-//# sourceMappingURL=migrate-once-DoCf7g5C.js.map
+//# sourceMappingURL=migrate-once-Cd1bG8Pa.js.map
