@@ -166,21 +166,10 @@ async function onReplicas(
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const idle = counts().ready - quiet;
     const [size, counted, before] = [await entries(), counts(), sample(pids)];
-    const load = await runRole<CycleResult>(
-      'cycles',
-      [
-        JSON.stringify({
-          plane: 'kernel',
-          urls: replicas.map((r) => r.url),
-          clients: CLIENTS,
-          resources: CLIENTS,
-          seconds,
-          warmupSeconds: 0,
-        }),
-      ],
-      (seconds + 60) * 1000,
+    await cycles(
+      replicas.map((r) => r.url),
+      seconds,
     );
-    if (load.errors) throw new Error(`${load.errors} errors, the first: ${load.firstError}`);
     const changes = (await entries()) - size;
     const after = counts();
     return {
@@ -198,6 +187,26 @@ async function onReplicas(
   }
 }
 
+/** The load: 16 clients cycling lease and release on resources of their own, in a process of its own. */
+async function cycles(urls: string[], seconds: number): Promise<CycleResult> {
+  const load = await runRole<CycleResult>(
+    'cycles',
+    [
+      JSON.stringify({
+        plane: 'kernel',
+        urls,
+        clients: CLIENTS,
+        resources: CLIENTS,
+        seconds,
+        warmupSeconds: 0,
+      }),
+    ],
+    (seconds + 60) * 1000,
+  );
+  if (load.errors) throw new Error(`${load.errors} errors, the first: ${load.firstError}`);
+  return load;
+}
+
 /**
  * The same load on the committed memory kernel: its CPU per change (every thread), what the
  * kernel pays with no database, for the replica's figure to be read against (two changes a
@@ -207,21 +216,7 @@ async function onMemoryKernel(seconds: number): Promise<{ kernelMs: number }> {
   const kernel = await startKernel();
   try {
     const before = sample([kernel.pid]);
-    const load = await runRole<CycleResult>(
-      'cycles',
-      [
-        JSON.stringify({
-          plane: 'kernel',
-          urls: [kernel.url],
-          clients: CLIENTS,
-          resources: CLIENTS,
-          seconds,
-          warmupSeconds: 0,
-        }),
-      ],
-      (seconds + 60) * 1000,
-    );
-    if (load.errors) throw new Error(`${load.errors} errors, the first: ${load.firstError}`);
+    const load = await cycles([kernel.url], seconds);
     return { kernelMs: spent(before, sample([kernel.pid])).planeMs / (load.cycles * 2) };
   } finally {
     await kernel.stop();
