@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { countingProxy, openingRequests, serverMessages } from '../bench/pg-cost.js';
+import { countingProxy, openingRequests, serverMessages } from '../bench/pg-counting-proxy.js';
 import { findPgbench, withUpserts } from '../bench/pgbench.js';
 import { describePostgres, POSTGRES_URL, testSchema } from './support/postgres.js';
 
