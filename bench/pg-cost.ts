@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { findPgbench, withUpserts } from './pgbench.js';
 import { handoverCosts, handoverTable, type HandoverCosts } from './pg-handover.js';
 import { commitFloor, type CommitFloor } from './pg-commit-floor.js';
 import { PGBENCH_GOAL, pgGoalRows } from './pg-goals.js';
-import { URL, run, startReplica, stopped } from './postgres.js';
+import { URL, benchSchemas, run, startReplica, stopped } from './postgres.js';
 import { runRole, startKernel } from './spawn.js';
 import { sample, spent } from './proc-cpu.js';
 import { countingProxy, type Counts } from './pg-counting-proxy.js';
@@ -56,20 +55,14 @@ export async function postgresCost(log: (line: string) => void): Promise<{
   await admin.connect();
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-pg-cost-'));
   const proxy = await countingProxy(URL);
-  const schemas: string[] = [];
+  const schemas = benchSchemas(admin);
+  const fresh = schemas.fresh;
   const costs: Cost[] = [];
   let hand: HandoverCosts | undefined;
   let floor: CommitFloor | undefined;
   let memory: { kernelMs: number } | undefined;
   try {
     await run(['keygen', '--out', dir]);
-    const fresh = async () => {
-      const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
-      schemas.push(schema);
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.query('CHECKPOINT').catch(() => undefined);
-      return schema;
-    };
     log('pg-cost: the memory kernel, the same load …');
     memory = await onMemoryKernel(SECONDS);
     for (const count of [1, 2, 3]) {
@@ -129,8 +122,7 @@ export async function postgresCost(log: (line: string) => void): Promise<{
     hand = await handoverCosts(URL, fresh, dir, log);
     floor = await commitFloor(URL);
   } finally {
-    for (const schema of schemas)
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+    await schemas.drop();
     await admin.end();
     await proxy.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { advisoryHandover, HANDOVER_GOAL } from './pg-handover.js';
-import { URL, handover, run, startReplica, stopped } from './postgres.js';
+import { URL, benchSchemas, handover, run, startReplica, stopped } from './postgres.js';
 import { percentile, round } from './stats.js';
 
 /**
@@ -39,7 +38,8 @@ export async function handoverPairs(
   admin.on('error', () => undefined);
   await admin.connect();
   const dir = mkdtempSync(join(tmpdir(), 'lease-gate-bench-pg-handover-'));
-  const schemas: string[] = [];
+  const schemas = benchSchemas(admin);
+  const fresh = schemas.fresh;
   const advisory: Array<{ p50Ms: number; p99Ms: number }> = [];
   const runs: Run[] = [];
   try {
@@ -48,13 +48,6 @@ export async function handoverPairs(
       log(`pg-handover: pair ${pair + 1} of ${pairs}, pg_advisory_lock …`);
       advisory.push(await advisoryHandover(URL, ROUNDS));
       for (const cli of clis) {
-        const fresh = async () => {
-          const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
-          schemas.push(schema);
-          await admin.query(`CREATE SCHEMA ${schema}`);
-          await admin.query('CHECKPOINT').catch(() => undefined);
-          return schema;
-        };
         log(`pg-handover: pair ${pair + 1}, ${cli} …`);
         const key = join(dir, 'ledger.key');
         const one = await oneReplica(await fresh(), key, cli);
@@ -62,8 +55,7 @@ export async function handoverPairs(
       }
     }
   } finally {
-    for (const schema of schemas)
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+    await schemas.drop();
     await admin.end();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
 import { Pool, request } from 'undici';
 import { percentile, type Row } from './stats.js';
 
@@ -13,6 +15,27 @@ export const URL =
   process.env.LEASE_GATE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const LEASE = '/api/v1/acp/coordination/lease';
 const RELEASE = '/api/v1/acp/coordination/release';
+
+/**
+ * Fresh schemas on `admin`'s database for one bench part, each made after a CHECKPOINT (so no
+ * earlier run's dirty pages are flushed during this one), and `drop` to remove them all.
+ */
+export function benchSchemas(admin: pg.Client) {
+  const made: string[] = [];
+  return {
+    async fresh(): Promise<string> {
+      const schema = `lease_gate_bench_${randomBytes(4).toString('hex')}`;
+      made.push(schema);
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.query('CHECKPOINT').catch(() => undefined);
+      return schema;
+    },
+    async drop(): Promise<void> {
+      for (const schema of made)
+        await admin.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+    },
+  };
+}
 
 export function run(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -69,10 +69,15 @@ function proxyProblem(proxyEnv: ProxyEnv): string | undefined {
   const [name, value] = Object.entries(proxyEnv)[0] ?? [];
   if (!hasBuiltInProxy(process.versions.node))
     return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
-  const url = URL.parse(String(value));
-  return url && (url.protocol === 'http:' || url.protocol === 'https:')
+  return isProxyUrl(String(value))
     ? undefined
     : `the proxy named by ${name} is not an http: or https: URL`;
+}
+
+/** Whether `value` is a proxy URL Node's agents use: http: or https:, else Node ignores it. */
+function isProxyUrl(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:');
 }
 
 /** The accepted form of a proxy variable, for the message that refuses one. */
@@ -88,9 +93,7 @@ export function badProxyVariable(env: NodeJS.ProcessEnv): string | undefined {
     const lower = name.toLowerCase();
     const used = env[lower] !== undefined ? lower : name;
     const value = env[used];
-    if (!value) continue;
-    const url = URL.parse(value);
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return used;
+    if (value && !isProxyUrl(value)) return used;
   }
   return undefined;
 }
