@@ -1950,8 +1950,12 @@ function hasBuiltInProxy(version) {
 function proxyProblem(proxyEnv) {
 	const [name, value] = Object.entries(proxyEnv)[0] ?? [];
 	if (!hasBuiltInProxy(process.versions.node)) return `Node ${process.versions.node} cannot use the proxy in ${name}: Node 24.5 or later is needed`;
-	const url = URL.parse(String(value));
-	return url && (url.protocol === "http:" || url.protocol === "https:") ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
+	return isProxyUrl(String(value)) ? void 0 : `the proxy named by ${name} is not an http: or https: URL`;
+}
+/** Whether `value` is a proxy URL Node's agents use: http: or https:, else Node ignores it. */
+function isProxyUrl(value) {
+	const url = URL.parse(value);
+	return url !== null && (url.protocol === "http:" || url.protocol === "https:");
 }
 function createAgents(options) {
 	const proxies = proxySettings(options.env);
